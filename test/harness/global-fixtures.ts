@@ -1,0 +1,18 @@
+/**
+ * Mocha global fixtures for the whole suite: a real Redis for every test that needs one.
+ * Uses REDIS_URL when it is set; otherwise starts `redis-server` on a free port with a
+ * throw-away data directory and stops it (and removes the directory) after the run.
+ */
+import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+
+let redis: RedisServerHandle | undefined;
+
+export async function mochaGlobalSetup(): Promise<void> {
+  if (process.env.REDIS_URL) return;
+  redis = await startRedisServer();
+  process.env.REDIS_URL = redis.url;
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await redis?.stop();
+}
