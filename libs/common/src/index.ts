@@ -1,1 +1,6 @@
-export {};
+export * from './config.js';
+export * from './logger.js';
+export * from './redis.js';
+export * from './errors.js';
+export * from './metrics.js';
+export * from './shutdown.js';

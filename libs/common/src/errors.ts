@@ -1,0 +1,65 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ERRORS, type ValidationDetail } from '@mgw/contracts';
+import type { Logger } from './logger.js';
+import { serializeError } from './logger.js';
+import { isRedisUnavailableError } from './redis.js';
+
+/** The one error type that carries an HTTP status and the spec's body `{success:false, error, details?}`. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly details?: unknown,
+    /** Extra body fields, e.g. `resetIn` on 429 or `messageId` on an OTP timeout. */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(error);
+  }
+
+  static invalid(details: ValidationDetail[]): ApiError {
+    return new ApiError(400, ERRORS.invalidRequest, details);
+  }
+
+  body(): Record<string, unknown> {
+    return {
+      success: false,
+      error: this.error,
+      ...(this.details === undefined ? {} : { details: this.details }),
+      ...this.extra,
+    };
+  }
+}
+
+/** Maps anything thrown to an ApiError; unknown errors become a 500 without internals. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+  // body-parser errors
+  if (e?.type === 'entity.parse.failed') {
+    return ApiError.invalid([{ path: [], message: 'Malformed JSON body' }]);
+  }
+  if (e?.type === 'entity.too.large') return new ApiError(413, ERRORS.bodyTooLarge);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return ApiError.invalid([{ path: [], message: e.message ?? 'Unsupported encoding' }]);
+  }
+  if (isRedisUnavailableError(err)) return new ApiError(503, ERRORS.serviceUnavailable);
+  return new ApiError(500, ERRORS.internal);
+}
+
+export const notFoundHandler: RequestHandler = (_req, _res, next) => {
+  next(new ApiError(404, ERRORS.notFound));
+};
+
+/** Registered last: every failure leaves as JSON; 5xx are logged with the error, never returned. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = toApiError(err);
+    const log = (req as { log?: Logger }).log ?? logger;
+    if (apiError.status >= 500) {
+      log.error('request failed', { status: apiError.status, err: serializeError(err) });
+    }
+    if (res.headersSent) return;
+    res.status(apiError.status).json(apiError.body());
+  };
+}

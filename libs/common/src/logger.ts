@@ -1,0 +1,89 @@
+import winston from 'winston';
+
+export type Logger = winston.Logger;
+
+/**
+ * Keys whose values never reach a log line: secrets (tokens), OTP codes and message content.
+ * Matched case-insensitively against every key of the log entry, at any depth.
+ */
+const REDACTED_KEYS = new Set([
+  'token',
+  'apitoken',
+  'authorization',
+  'password',
+  'secret',
+  'code',
+  'otp',
+  'text',
+  'caption',
+  'base64',
+  'body',
+  'conversation',
+  'creds',
+]);
+const REDACTED = '[REDACTED]';
+const TOKEN_IN_URL = /([?&]token=)[^&\s#]+/gi;
+const BEARER = /(bearer\s+)[\w.~+/=-]+/gi;
+
+function scrubString(s: string): string {
+  return s.replace(TOKEN_IN_URL, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
+}
+
+/** Errors become {name, message, stack} (winston drops an Error nested in metadata). */
+export function serializeError(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) {
+    const out: Record<string, unknown> = {
+      name: err.name,
+      message: scrubString(err.message),
+      stack: err.stack,
+    };
+    const withCode = err as Error & { code?: unknown; statusCode?: unknown };
+    if (withCode.code !== undefined) out.errorCode = withCode.code;
+    if (withCode.statusCode !== undefined) out.statusCode = withCode.statusCode;
+    return out;
+  }
+  return { message: String(err) };
+}
+
+function scrub(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return scrubString(value);
+  if (value instanceof Error) return serializeError(value);
+  if (value === null || typeof value !== 'object' || depth > 6) return value;
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = REDACTED_KEYS.has(k.toLowerCase()) && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
+  }
+  return out;
+}
+
+const redact = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    if (key === 'level') continue;
+    const v = (info as Record<string, unknown>)[key];
+    (info as Record<string, unknown>)[key] =
+      REDACTED_KEYS.has(key.toLowerCase()) && v !== undefined ? REDACTED : scrub(v, 0, new WeakSet());
+  }
+  return info;
+});
+
+export interface LoggerOptions {
+  level?: string;
+  service: string;
+  /** Where JSON lines go; stdout by default (tests may pass a stream to assert on). */
+  stream?: NodeJS.WritableStream;
+}
+
+/** JSON lines on stdout, with `service` on every line; `.child({requestId})` for per-request loggers. */
+export function createLogger({ level = 'info', service, stream }: LoggerOptions): Logger {
+  return winston.createLogger({
+    level: level === 'silent' ? 'error' : level,
+    silent: level === 'silent',
+    defaultMeta: { service },
+    format: winston.format.combine(winston.format.timestamp(), redact(), winston.format.json()),
+    transports: [stream ? new winston.transports.Stream({ stream }) : new winston.transports.Console()],
+  });
+}

@@ -1,0 +1,47 @@
+import type { Logger } from './logger.js';
+import { serializeError } from './logger.js';
+
+export interface ShutdownStep {
+  name: string;
+  run: () => Promise<unknown> | unknown;
+}
+
+/**
+ * On SIGTERM/SIGINT run the steps in order (stop intake first, close storage last), then exit 0.
+ * If the steps overrun `timeoutMs` the process exits 1 so an orchestrator does not wait forever.
+ * Returns the function so tests and supervisors can trigger the same path.
+ */
+export function installShutdown(
+  logger: Logger,
+  steps: ShutdownStep[],
+  timeoutMs: number,
+): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const shutdown = (signal = 'manual'): Promise<void> => {
+    if (running) return running;
+    logger.info('shutting down', { signal });
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting', { timeoutMs });
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    running = (async () => {
+      for (const step of steps) {
+        try {
+          await step.run();
+        } catch (err) {
+          logger.warn('shutdown step failed', { step: step.name, err: serializeError(err) });
+        }
+      }
+      clearTimeout(timer);
+      logger.info('shutdown complete');
+    })();
+    return running;
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      void shutdown(signal).then(() => process.exit(0));
+    });
+  }
+  return () => shutdown();
+}

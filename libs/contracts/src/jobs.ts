@@ -1,0 +1,104 @@
+import type {
+  AttachmentType,
+  ConnectMethod,
+  ConnectionStatus,
+  MessageStatus,
+  OtpLanguage,
+} from './limits.js';
+
+/**
+ * Where an attachment's bytes are: fetched by the sender from a URL, or stored once in Redis
+ * (`keys.mediaBlob(blobId)`) by the API and shared by every job of a list.
+ */
+export type AttachmentSource = { url: string } | { blobId: string; size: number };
+
+export interface JobAttachment {
+  type: AttachmentType;
+  source: AttachmentSource;
+  filename?: string;
+  caption?: string;
+  mimeType?: string;
+}
+
+/** A send job: one recipient, one message. The job id is `messageId`. */
+export interface SendJobData {
+  kind: 'send' | 'otp';
+  messageId: string;
+  /** The WhatsApp message id, fixed at enqueue time so a retry re-sends the same message. */
+  platformMessageId: string;
+  deviceId: string;
+  to: string;
+  text?: string;
+  attachment?: JobAttachment;
+  /** Our messageId of a message to reply to (resolved by the sender to the stored WhatsApp message). */
+  existingMessageId?: string;
+  /** When this job belongs to a list: the batch id returned to the client. */
+  batchId?: string;
+  otp?: { language: OtpLanguage };
+  enqueuedAt: number;
+}
+
+/** What a completed send job returns (OTP: the API returns it to the client). */
+export interface SendJobResult {
+  messageId: string;
+  platformMessageId: string;
+  phone: string;
+  sentAt: string;
+}
+
+export interface ConnectRequest {
+  action: 'connect';
+  deviceId: string;
+  method: ConnectMethod;
+  phoneNumber?: string;
+  forceNew: boolean;
+  rawQrCode: boolean;
+}
+
+export interface DisconnectRequest {
+  action: 'disconnect';
+  deviceId: string;
+}
+
+export type ConnectionRequest = ConnectRequest | DisconnectRequest;
+
+/** The connection service's answer; the API passes it through as the response body. */
+export interface ConnectionReply {
+  success: boolean;
+  status?: ConnectionStatus;
+  qrCode?: string;
+  pairingCode?: string;
+  message?: string;
+  error?: string;
+  /** HTTP status the API should use when success is false (default 409). */
+  httpStatus?: number;
+}
+
+/** The stored message record (`keys.message(id)`), as returned by GET /messages/:id. */
+export interface MessageRecord {
+  messageId: string;
+  deviceId: string;
+  to: string;
+  status: MessageStatus;
+  kind: 'send' | 'otp';
+  platformMessageId: string;
+  batchId?: string;
+  createdAt: string;
+  sentAt?: string;
+  deliveredAt?: string;
+  readAt?: string;
+  failedAt?: string;
+  error?: string;
+}
+
+/** The session record of a device (`keys.session(deviceId)`), read by GET /status. */
+export interface SessionRecord {
+  status: ConnectionStatus;
+  phone?: string;
+  name?: string;
+  profilePic?: string;
+  updatedAt?: string;
+  connectedAt?: string;
+  lastDisconnectReason?: string;
+  lastDisconnectAt?: string;
+}

@@ -1,0 +1,43 @@
+/** The spec's attachment limit: 10 MB of decoded file data. */
+export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
+
+/** Attachment types of the spec. */
+export const ATTACHMENT_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
+export const OTP_LANGUAGES = ['English', 'Arabic'] as const;
+export type OtpLanguage = (typeof OTP_LANGUAGES)[number];
+
+export const CONNECT_METHODS = ['qrCode', 'pairingCode'] as const;
+export type ConnectMethod = (typeof CONNECT_METHODS)[number];
+
+export const CONNECTION_STATUSES = ['connected', 'disconnected', 'connecting'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** Rank of each status: a receipt may only move a record forward (read never goes back to delivered). */
+export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = {
+  queued: 0,
+  sent: 1,
+  delivered: 2,
+  read: 3,
+  failed: 4,
+};
+
+/** Phone numbers: digits only, international format with country code, no leading zero (E.164 without '+'). */
+export const PHONE_PATTERN = /^[1-9]\d{6,14}$/;
+
+/** Device ids are short slugs: they appear in queue names, Redis keys and metric labels. */
+export const DEVICE_ID_PATTERN = /^[a-z0-9](?:[a-z0-9_-]{0,31})$/;
+
+/** The API's rate-limited endpoints, with the spec's per-minute defaults. */
+export const RATE_LIMITS = {
+  connect: 15,
+  disconnect: 5,
+  status: 20,
+  send: 30,
+  otp: 10,
+} as const;
+export type RateLimitedEndpoint = keyof typeof RATE_LIMITS;

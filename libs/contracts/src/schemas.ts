@@ -1,0 +1,138 @@
+import Joi from 'joi';
+import { EITHER_TEXT_OR_ATTACHMENT } from './errors.js';
+import {
+  ATTACHMENT_TYPES,
+  CONNECT_METHODS,
+  OTP_LANGUAGES,
+  PHONE_PATTERN,
+  type AttachmentType,
+} from './limits.js';
+import type { OtpLanguage, ConnectMethod } from './limits.js';
+
+/** One entry of the spec's validation `details`. */
+export interface ValidationDetail {
+  path: (string | number)[];
+  message: string;
+}
+
+const phone = Joi.string().pattern(PHONE_PATTERN).messages({
+  'string.pattern.base': '{{#label}} must be a phone number in international format: digits only, 7 to 15',
+});
+
+/** `?token=` is the spec's alternative to the Bearer header, so every query may carry it. */
+const token = Joi.string();
+
+const attachment = Joi.object({
+  type: Joi.string()
+    .valid(...ATTACHMENT_TYPES)
+    .required(),
+  url: Joi.string().uri({ scheme: ['http', 'https'] }),
+  base64: Joi.string().base64({ paddingRequired: false }).min(1),
+  filename: Joi.string().max(255),
+  caption: Joi.string().max(4096),
+  mimeType: Joi.string().pattern(/^[\w.+-]+\/[\w.+-]+$/),
+})
+  .xor('url', 'base64')
+  .messages({
+    'object.missing': 'attachment must have either url or base64',
+    'object.xor': 'attachment must have either url or base64, not both',
+  });
+
+export interface SendAttachmentInput {
+  type: AttachmentType;
+  url?: string;
+  base64?: string;
+  filename?: string;
+  caption?: string;
+  mimeType?: string;
+}
+
+export interface SendBody {
+  to: string | string[];
+  text?: string;
+  attachment?: SendAttachmentInput;
+  existingMessageId?: string;
+}
+
+/** POST /send body; the recipient list size is configurable (MAX_RECIPIENTS). */
+export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody> {
+  return Joi.object<SendBody>({
+    to: Joi.alternatives()
+      .try(phone, Joi.array().items(phone.required()).min(1).max(maxRecipients).unique())
+      .required()
+      .messages({
+        'alternatives.types': '"to" must be a phone number or a non-empty array of phone numbers',
+      }),
+    text: Joi.string().min(1).max(65536),
+    attachment,
+    existingMessageId: Joi.string().max(128),
+  })
+    .or('text', 'attachment')
+    .messages({ 'object.missing': EITHER_TEXT_OR_ATTACHMENT });
+}
+
+export interface OtpBody {
+  phone: string;
+  code: string;
+  language: OtpLanguage;
+}
+
+/** POST /otp body: `code` may be a string or a number; it is normalised to its digit string. */
+export const otpBodySchema = Joi.object<OtpBody>({
+  phone: phone.required(),
+  code: Joi.alternatives()
+    .try(
+      Joi.string().pattern(/^\d{4,8}$/),
+      Joi.number()
+        .integer()
+        .min(1000)
+        .max(99_999_999)
+        .custom((v: number) => String(v)),
+    )
+    .required()
+    .messages({ 'alternatives.match': '"code" must be 4 to 8 digits (0-9 only)' }),
+  language: Joi.string()
+    .valid(...OTP_LANGUAGES)
+    .default('English'),
+});
+
+export interface ConnectQuery {
+  token?: string;
+  method: ConnectMethod;
+  phoneNumber?: string;
+  forceNew: boolean;
+  rawQrCode: boolean;
+}
+
+/** GET|POST /connect query. */
+export const connectQuerySchema = Joi.object<ConnectQuery>({
+  token,
+  method: Joi.string()
+    .valid(...CONNECT_METHODS)
+    .default('qrCode'),
+  phoneNumber: phone.when('method', { is: 'pairingCode', then: Joi.required() }),
+  forceNew: Joi.boolean().default(false),
+  rawQrCode: Joi.boolean().default(false),
+});
+
+/** Endpoints that take no parameters accept only the `token` query parameter. */
+export const emptyQuerySchema = Joi.object({ token });
+
+/** Joi's error details in the spec's shape. The "either text or attachment" rule names both fields. */
+export function toValidationDetails(error: Joi.ValidationError): ValidationDetail[] {
+  return error.details.map((d) => {
+    const peers = d.type === 'object.missing' ? (d.context?.peers as string[] | undefined) : undefined;
+    const path = peers && d.path.length === 0 ? peers : d.path;
+    return { path, message: d.message.replace(/"/g, '') };
+  });
+}
+
+/** Validates `value`; returns the normalised value or the spec's details. */
+export function validate<T>(
+  schema: Joi.Schema<T>,
+  value: unknown,
+): { value: T; details?: undefined } | { value?: undefined; details: ValidationDetail[] } {
+  const result = schema.validate(value, { abortEarly: false, convert: true, stripUnknown: false });
+  if (result.error) return { details: toValidationDetails(result.error) };
+  return { value: result.value as T };
+}

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import {
+  EITHER_TEXT_OR_ATTACHMENT,
+  connectQuerySchema,
+  otpBodySchema,
+  renderOtp,
+  sendBodySchema,
+  validate,
+  newPlatformMessageId,
+} from '../src/index.js';
+
+describe('contracts: request schemas', () => {
+  const send = sendBodySchema(3);
+
+  it('When neither text nor attachment is given, then details name both fields with the spec message', () => {
+    const r = validate(send, { to: '15551234567' });
+    expect(r.details).to.deep.include({ path: ['text', 'attachment'], message: EITHER_TEXT_OR_ATTACHMENT });
+  });
+
+  it('When `to` is a list longer than the maximum, then it is refused', () => {
+    const r = validate(send, { to: ['15551234561', '15551234562', '15551234563', '15551234564'], text: 'x' });
+    expect(r.details?.[0]?.path).to.deep.equal(['to']);
+  });
+
+  it('When an attachment has both url and base64, then it is refused', () => {
+    const r = validate(send, {
+      to: '15551234567',
+      attachment: { type: 'image', url: 'https://a/b', base64: 'AAAA' },
+    });
+    expect(r.details?.[0]?.message).to.match(/either url or base64/);
+  });
+
+  it('When the OTP code is a number, then it is normalised to its digit string', () => {
+    const r = validate(otpBodySchema, { phone: '15551234567', code: 123456 });
+    expect(r.value).to.deep.equal({ phone: '15551234567', code: '123456', language: 'English' });
+  });
+
+  it('When the OTP code has letters or the wrong length, then it is refused', () => {
+    for (const code of ['12a4', '123', '123456789', 12, '']) {
+      expect(validate(otpBodySchema, { phone: '15551234567', code }).details, String(code)).to.be.an('array');
+    }
+  });
+
+  it('When connect asks for a pairing code without a phone number, then phoneNumber is required', () => {
+    const r = validate(connectQuerySchema, { method: 'pairingCode' });
+    expect(r.details?.[0]?.path).to.deep.equal(['phoneNumber']);
+  });
+
+  it('When the OTP templates render, then the code comes first in bold', () => {
+    expect(renderOtp('123456', 'English')).to.match(/^\*123456\* is your verification code/);
+    expect(renderOtp('123456', 'Arabic').startsWith('*123456* ')).to.equal(true);
+  });
+
+  it('When a platform message id is made, then it has the shape Baileys uses', () => {
+    expect(newPlatformMessageId()).to.match(/^3EB0[0-9A-F]{18}$/);
+  });
+});
