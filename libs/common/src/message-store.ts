@@ -1,0 +1,93 @@
+import type { Redis, ChainableCommander } from 'ioredis';
+import { MESSAGE_STATUS_RANK, keys, type MessageRecord, type MessageStatus } from '@mgw/contracts';
+
+/**
+ * Message records (`mgw:msg:<id>` hashes) shared by the API (creates, reads) and the sender
+ * (marks sent / failed / delivered / read). Every write refreshes the retention TTL.
+ * Status only moves forward (a late "delivered" receipt never overwrites "read"), except that
+ * `failed` is final and nothing moves a message out of it.
+ */
+export class MessageStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Adds the `queued` records of new messages to a MULTI (so they land with the jobs' enqueue). */
+  addQueued(multi: ChainableCommander, records: MessageRecord[]): void {
+    for (const r of records) {
+      multi.hset(keys.message(r.messageId), flatten(r));
+      multi.expire(keys.message(r.messageId), this.retentionSeconds);
+      multi.set(
+        keys.messageByPlatformId(r.deviceId, r.platformMessageId),
+        r.messageId,
+        'EX',
+        this.retentionSeconds,
+      );
+    }
+  }
+
+  async get(messageId: string): Promise<MessageRecord | undefined> {
+    const h = await this.redis.hgetall(keys.message(messageId));
+    if (!h.messageId) return undefined;
+    return h as unknown as MessageRecord;
+  }
+
+  async findByPlatformId(deviceId: string, platformMessageId: string): Promise<string | undefined> {
+    return (await this.redis.get(keys.messageByPlatformId(deviceId, platformMessageId))) ?? undefined;
+  }
+
+  async markSent(messageId: string, sentAt: Date): Promise<boolean> {
+    return this.advance(messageId, 'sent', { sentAt: sentAt.toISOString() });
+  }
+
+  async markFailed(messageId: string, error: string, at = new Date()): Promise<boolean> {
+    return this.advance(messageId, 'failed', { failedAt: at.toISOString(), error });
+  }
+
+  /** Applies a receipt; returns false when the record is unknown or already further along. */
+  async markReceipt(messageId: string, status: 'delivered' | 'read', at = new Date()): Promise<boolean> {
+    const field = status === 'delivered' ? 'deliveredAt' : 'readAt';
+    return this.advance(messageId, status, { [field]: at.toISOString() });
+  }
+
+  private async advance(
+    messageId: string,
+    status: MessageStatus,
+    fields: Record<string, string>,
+  ): Promise<boolean> {
+    const key = keys.message(messageId);
+    const result = (await this.redis.eval(
+      ADVANCE_SCRIPT,
+      1,
+      key,
+      status,
+      String(MESSAGE_STATUS_RANK[status]),
+      String(this.retentionSeconds),
+      JSON.stringify(fields),
+      JSON.stringify(MESSAGE_STATUS_RANK),
+    )) as number;
+    return result === 1;
+  }
+}
+
+/** Moves a record forward only; `failed` is terminal; sent/delivered/read never become failed. */
+const ADVANCE_SCRIPT = `
+local cur = redis.call('HGET', KEYS[1], 'status')
+if not cur then return 0 end
+local ranks = cjson.decode(ARGV[5])
+local target = ARGV[1]
+if cur == 'failed' then return 0 end
+if target == 'failed' and cur ~= 'queued' then return 0 end
+if target ~= 'failed' and ranks[cur] >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'status', target)
+for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+`;
+
+function flatten(r: MessageRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r)) if (v !== undefined) out[k] = String(v);
+  return out;
+}
