@@ -1,1 +1,2 @@
-export {};
+export * from './lease.js';
+export * from './auth-state.js';

@@ -1,0 +1,185 @@
+import type { Redis } from 'ioredis';
+import {
+  BufferJSON,
+  initAuthCreds,
+  proto,
+  type AuthenticationCreds,
+  type AuthenticationState,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+} from '@whiskeysockets/baileys';
+import { keys } from '@mgw/contracts';
+
+/**
+ * Baileys credentials and Signal keys in Redis (`keys.authCreds`, one hash per key type under
+ * `keys.authKeys`), behind an in-memory write-through cache: the lease holder is the only
+ * writer, so what it wrote is what Redis holds and a send never waits on a Redis read per key.
+ *
+ * Every write is fenced by the device lease epoch: a process that lost the lease (paused, then
+ * resumed after a failover) cannot roll the Signal ratchet back with stale keys ("Bad MAC").
+ */
+export class FencedWriteError extends Error {
+  override name = 'FencedWriteError';
+  constructor(deviceId: string) {
+    super(`auth state write refused for device ${deviceId}: the lease is held by a newer owner`);
+  }
+}
+
+/** KEYS[1] = lease; KEYS[2..] = targets. ARGV[1] = writer epoch, ARGV[2] = JSON ops. */
+const FENCED_WRITE = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+if tonumber(cjson.decode(raw).epoch) ~= tonumber(ARGV[1]) then return 0 end
+for _, op in ipairs(cjson.decode(ARGV[2])) do
+  local k = KEYS[op[1] + 2]
+  if op[2] == 'hset' then redis.call('HSET', k, op[3], op[4])
+  elseif op[2] == 'hdel' then redis.call('HDEL', k, op[3])
+  elseif op[2] == 'set' then redis.call('SET', k, op[3])
+  elseif op[2] == 'del' then redis.call('DEL', k) end
+end
+return 1
+`;
+
+type Op =
+  [number, 'hset', string, string] | [number, 'hdel', string] | [number, 'set', string] | [number, 'del'];
+
+export interface AuthStateOptions {
+  redis: Redis;
+  deviceId: string;
+  /** The lease epoch this process holds for the device, or undefined when it holds none. */
+  epoch: () => number | undefined;
+  /** Called once when a write is refused because the lease moved on. */
+  onFenced?: () => void;
+}
+
+export interface RedisAuthState {
+  state: AuthenticationState;
+  /** Persists `state.creds` (call on every `creds.update`). */
+  saveCreds: () => Promise<void>;
+  /** True when the stored credentials belong to a registered (linked) account. */
+  readonly registered: boolean;
+}
+
+const serialize = (value: unknown) => JSON.stringify(value, BufferJSON.replacer);
+const deserialize = (raw: string): unknown => JSON.parse(raw, BufferJSON.reviver);
+
+/** Runs `ops` against `targets` only while `epoch` is the device's current lease epoch. */
+export async function fencedWrite(
+  redis: Redis,
+  deviceId: string,
+  epoch: number,
+  targets: string[],
+  ops: Op[],
+): Promise<boolean> {
+  if (ops.length === 0) return true;
+  const applied = (await redis.eval(
+    FENCED_WRITE,
+    targets.length + 1,
+    keys.lease(deviceId),
+    ...targets,
+    String(epoch),
+    JSON.stringify(ops),
+  )) as number;
+  return applied === 1;
+}
+
+export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthState> {
+  const { redis, deviceId } = opts;
+  const rawCreds = await redis.get(keys.authCreds(deviceId));
+  const creds = rawCreds ? (deserialize(rawCreds) as AuthenticationCreds) : initAuthCreds();
+  // type -> id -> value; null means "known to be absent" so a miss is not asked for twice.
+  const cache = new Map<string, Map<string, unknown>>();
+  let fenced = false;
+
+  const write = async (targets: string[], ops: Op[]) => {
+    const epoch = opts.epoch();
+    const ok = epoch !== undefined && !fenced && (await fencedWrite(redis, deviceId, epoch, targets, ops));
+    if (!ok) {
+      if (!fenced) {
+        fenced = true;
+        opts.onFenced?.();
+      }
+      throw new FencedWriteError(deviceId);
+    }
+  };
+
+  const typeCache = (type: string) => {
+    let m = cache.get(type);
+    if (!m) cache.set(type, (m = new Map()));
+    return m;
+  };
+
+  return {
+    state: {
+      creds,
+      keys: {
+        get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
+          const m = typeCache(type);
+          const missing = ids.filter((id) => !m.has(id));
+          if (missing.length > 0) {
+            const values = await redis.hmget(keys.authKeys(deviceId, type), ...missing);
+            missing.forEach((id, i) => {
+              const raw = values[i];
+              let value: unknown = raw ? deserialize(raw) : null;
+              if (type === 'app-state-sync-key' && value) {
+                value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
+              }
+              m.set(id, value);
+            });
+          }
+          const out: { [id: string]: SignalDataTypeMap[T] } = {};
+          for (const id of ids) {
+            const v = m.get(id);
+            if (v !== null && v !== undefined) out[id] = v as SignalDataTypeMap[T];
+          }
+          return out;
+        },
+        set: async (data: SignalDataSet) => {
+          const targets: string[] = [];
+          const ops: Op[] = [];
+          for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
+            const entries = data[type];
+            if (!entries) continue;
+            const index = targets.push(keys.authKeys(deviceId, type)) - 1;
+            const m = typeCache(type);
+            for (const [id, value] of Object.entries(entries)) {
+              m.set(id, value ?? null);
+              ops.push(value ? [index, 'hset', id, serialize(value)] : [index, 'hdel', id]);
+            }
+          }
+          await write(targets, ops);
+        },
+      },
+    },
+    saveCreds: () => write([keys.authCreds(deviceId)], [[0, 'set', serialize(creds)]]),
+    get registered() {
+      return Boolean(creds.me?.id);
+    },
+  };
+}
+
+/** True when the device has stored credentials of a linked account. */
+export async function hasLinkedCredentials(redis: Redis, deviceId: string): Promise<boolean> {
+  const raw = await redis.get(keys.authCreds(deviceId));
+  if (!raw) return false;
+  return Boolean((deserialize(raw) as AuthenticationCreds).me?.id);
+}
+
+/** Deletes every credential and key of the device, fenced by the lease like any other write. */
+export async function purgeAuthState(redis: Redis, deviceId: string, epoch: number): Promise<boolean> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', keys.authPattern(deviceId), 'COUNT', 500);
+    cursor = next;
+    found.push(...batch);
+  } while (cursor !== '0');
+  const targets = [...new Set(found)];
+  return fencedWrite(
+    redis,
+    deviceId,
+    epoch,
+    targets,
+    targets.map((_, i) => [i, 'del'] as Op),
+  );
+}

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { keys } from '@mgw/contracts';
+import {
+  FencedWriteError,
+  LeaseManager,
+  hasLinkedCredentials,
+  loadAuthState,
+  purgeAuthState,
+} from '../src/index.js';
+
+describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
+  let redis: Redis;
+  const devices: string[] = [];
+  const device = () => {
+    const id = 'auth-' + randomBytes(4).toString('hex');
+    devices.push(id);
+    return id;
+  };
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(async () => {
+    for (const d of devices) {
+      const found = await redis.keys(keys.authPattern(d));
+      if (found.length) await redis.del(...found);
+      await redis.del(keys.lease(d), keys.leaseEpoch(d));
+    }
+    await redis.quit();
+  });
+
+  it('When keys of every Baileys 7 type are written, then a fresh load reads them back with Buffers intact', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const bytes = randomBytes(32);
+    await a.state.keys.set({
+      'pre-key': { '1': { public: bytes, private: bytes } },
+      session: { 'x.0': bytes },
+      'sender-key': { g: bytes },
+      'sender-key-memory': { g: { 'x@s.whatsapp.net': true } },
+      'app-state-sync-key': { k: { keyData: bytes, timestamp: 5 } },
+      'lid-mapping': { '15551234567': '99999@lid' },
+      'device-list': { '15551234567': ['0', '3'] },
+      tctoken: { 'x@s.whatsapp.net': { token: bytes, timestamp: '7' } },
+      'identity-key': { 'x.0': bytes },
+    });
+    a.state.creds.me = { id: '15550001111:5@s.whatsapp.net', name: 'Me' };
+    await a.saveCreds();
+
+    const b = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    expect(b.registered).to.equal(true);
+    expect(
+      Buffer.from(b.state.creds.noiseKey.private).equals(Buffer.from(a.state.creds.noiseKey.private)),
+    ).to.equal(true);
+    expect(Buffer.isBuffer((await b.state.keys.get('session', ['x.0']))['x.0'])).to.equal(true);
+    expect((await b.state.keys.get('pre-key', ['1']))['1']!.public).to.deep.equal(bytes);
+    expect((await b.state.keys.get('lid-mapping', ['15551234567']))['15551234567']).to.equal('99999@lid');
+    expect((await b.state.keys.get('device-list', ['15551234567']))['15551234567']).to.deep.equal(['0', '3']);
+    expect(
+      (await b.state.keys.get('tctoken', ['x@s.whatsapp.net']))['x@s.whatsapp.net']!.token,
+    ).to.deep.equal(bytes);
+    const sync = (await b.state.keys.get('app-state-sync-key', ['k']))['k']!;
+    expect(Buffer.from(sync.keyData!)).to.deep.equal(bytes);
+    expect(await b.state.keys.get('session', ['missing'])).to.deep.equal({});
+    expect(await hasLinkedCredentials(redis, id)).to.equal(true);
+  });
+
+  it('When a key is set to null, then it is deleted from Redis and from the cache', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    await a.state.keys.set({ session: { s: randomBytes(8) } });
+    await a.state.keys.set({ session: { s: null } });
+    expect(await a.state.keys.get('session', ['s'])).to.deep.equal({});
+    expect(await redis.hexists(keys.authKeys(id, 'session'), 's')).to.equal(0);
+  });
+
+  it('When a key was read once, then later reads are served from memory without touching Redis', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    await a.state.keys.set({ session: { s: Buffer.from('one') } });
+    await redis.hset(keys.authKeys(id, 'session'), 's', JSON.stringify('changed-behind-our-back'));
+    expect((await a.state.keys.get('session', ['s']))['s']).to.deep.equal(Buffer.from('one'));
+  });
+
+  it('When the lease moved to a newer owner, then the old owner cannot overwrite keys or creds', async () => {
+    const id = device();
+    const leases = new LeaseManager(redis, 'old', 5000);
+    const old = (await leases.acquire(id))!;
+    let fencedCalls = 0;
+    const a = await loadAuthState({
+      redis,
+      deviceId: id,
+      epoch: () => old.epoch,
+      onFenced: () => fencedCalls++,
+    });
+    await a.state.keys.set({ session: { s: Buffer.from('v1') } });
+
+    await redis.del(keys.lease(id));
+    const fresh = (await new LeaseManager(redis, 'new', 5000).acquire(id))!;
+    const b = await loadAuthState({ redis, deviceId: id, epoch: () => fresh.epoch });
+    await b.state.keys.set({ session: { s: Buffer.from('v2') } });
+
+    let err: unknown;
+    try {
+      await a.state.keys.set({ session: { s: Buffer.from('stale') } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(FencedWriteError);
+    await a.saveCreds().catch(() => undefined);
+    expect(fencedCalls).to.equal(1);
+    const c = await loadAuthState({ redis, deviceId: id, epoch: () => undefined });
+    expect((await c.state.keys.get('session', ['s']))['s']).to.deep.equal(Buffer.from('v2'));
+    expect(await redis.get(keys.authCreds(id))).to.equal(null);
+  });
+
+  it('When a device is purged by the lease holder, then no credential or key remains', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    await a.state.keys.set({
+      session: { s: Buffer.from('x') },
+      'pre-key': { '1': { public: Buffer.alloc(32), private: Buffer.alloc(32) } },
+    });
+    await a.saveCreds();
+    expect(await purgeAuthState(redis, id, lease.epoch + 1)).to.equal(false);
+    expect(await purgeAuthState(redis, id, lease.epoch)).to.equal(true);
+    expect(await redis.keys(keys.authPattern(id))).to.deep.equal([]);
+  });
+});
