@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: runs every `libs/*\/bench/*.bench.ts` and `services/*\/bench/*.bench.ts`
+ * (or only those whose path contains an argument) one after another. Benchmarks print ratios
+ * against a baseline measured in the same run; they never pass or fail on absolute times.
+ * They need a Redis: REDIS_URL, or a private redis-server started here.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const filter = process.argv.slice(2);
+const files = ['libs', 'services']
+  .flatMap((group) =>
+    readdirSync(path.join(ROOT, group)).flatMap((pkg) => {
+      const dir = path.join(group, pkg, 'bench');
+      if (!existsSync(path.join(ROOT, dir))) return [];
+      return readdirSync(path.join(ROOT, dir))
+        .filter((f) => f.endsWith('.bench.ts'))
+        .map((f) => path.join(dir, f));
+    }),
+  )
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const env = { ...process.env };
+let redis;
+let redisDir;
+if (!env.REDIS_URL) {
+  const port = await freePort();
+  redisDir = mkdtempSync(path.join(os.tmpdir(), 'mgw-bench-redis-'));
+  redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', redisDir],
+    {
+      stdio: 'ignore',
+    },
+  );
+  env.REDIS_URL = `redis://127.0.0.1:${port}`;
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+let failed = 0;
+for (const file of files) {
+  console.log(`\n## ${file}`);
+  const r = spawnSync(process.execPath, ['--conditions=development', '--import', 'tsx', file], {
+    cwd: ROOT,
+    env,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) failed++;
+}
+if (files.length === 0) console.log('no benchmarks found');
+redis?.kill();
+if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,259 @@
+/**
+ * End-to-end harness: the real services as separate processes, a real Redis, and the WhatsApp
+ * Web simulator (in this process), wired together exactly as `MESSENGER_SANDBOX=1 npm start`
+ * wires them. Each stack gets its own Redis database, flushed at start, so stacks never see
+ * each other's devices, queues or tokens.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
+import { freePort } from '../harness/redis-server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TSX_ARGS = ['--conditions=development', '--import', 'tsx'];
+
+export type ServiceName = 'api' | 'connection' | 'sender';
+
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  /** Everything the process printed (JSON log lines), for assertions and failure reports. */
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+export interface StackOptions {
+  /** How many sender processes to start (default 1). */
+  senders?: number;
+  /** Extra environment for every service. */
+  env?: Record<string, string>;
+  /** Simulator options. */
+  sim?: Parameters<typeof startSimulator>[0];
+  /** Device the stack's token acts on (default: a fresh id). */
+  deviceId?: string;
+}
+
+let nextDb = 1;
+
+export class Stack {
+  readonly processes: ServiceProcess[] = [];
+  apiUrl = '';
+  token = '';
+
+  private constructor(
+    readonly sim: SimulatorHandle,
+    readonly redis: Redis,
+    readonly redisUrl: string,
+    readonly deviceId: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  static async start(opts: StackOptions = {}): Promise<Stack> {
+    const base = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    base.pathname = `/${nextDb}`;
+    nextDb = (nextDb % 15) + 1;
+    const redis = new Redis(base.toString());
+    await redis.flushdb();
+    const sim = await startSimulator({ port: 0, ...opts.sim });
+    const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
+    const env = {
+      REDIS_URL: base.toString(),
+      MESSENGER_SANDBOX_URL: sim.controlUrl,
+      SEND_MIN_GAP_MS: '0',
+      SEND_GAP_JITTER_MS: '0',
+      SEND_BACKOFF_MS: '200',
+      LEASE_TTL_MS: '6000',
+      LEASE_RENEW_MS: '1000',
+      LEASE_SCAN_MS: '500',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      RATE_LIMIT_SEND: '100000',
+      RATE_LIMIT_OTP: '100000',
+      RATE_LIMIT_STATUS: '100000',
+      RATE_LIMIT_CONNECT: '100000',
+      RATE_LIMIT_DISCONNECT: '100000',
+      RATE_LIMIT_MESSAGES: '100000',
+      ...opts.env,
+    };
+    const stack = new Stack(sim, redis, base.toString(), deviceId, env);
+    try {
+      await Promise.all([
+        stack.startService('api'),
+        stack.startService('connection'),
+        ...Array.from({ length: opts.senders ?? 1 }, () => stack.startService('sender')),
+      ]);
+      stack.token = await stack.createToken(deviceId);
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  /** Starts one service process and waits until its /readyz answers 200. */
+  async startService(name: ServiceName, env: Record<string, string> = {}): Promise<ServiceProcess> {
+    const port = await freePort();
+    const portEnv =
+      name === 'api' ? { PORT: String(port), HOST: '127.0.0.1' } : { METRICS_PORT: String(port) };
+    const child = spawn(process.execPath, [...TSX_ARGS, `services/${name}/src/main.ts`], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env, ...portEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    const collect = (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line) output.push(line);
+      if (output.length > 5000) output.splice(0, output.length - 5000);
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const proc: ServiceProcess = { name: `${name}#${this.processes.length}`, child, port, output, exited };
+    this.processes.push(proc);
+    if (name === 'api') this.apiUrl = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) {
+          throw new Error(`${name} exited with ${child.exitCode}:\n${output.slice(-30).join('\n')}`);
+        }
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      { timeoutMs: 30_000, what: `${name} ready` },
+    );
+    return proc;
+  }
+
+  senders(): ServiceProcess[] {
+    return this.processes.filter((p) => p.name.startsWith('sender') && p.child.exitCode === null);
+  }
+
+  /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */
+  async createToken(deviceId?: string): Promise<string> {
+    const args = [...TSX_ARGS, 'services/api/src/token-cli.ts', 'create', '--name', 'e2e'];
+    if (deviceId) args.push('--device', deviceId);
+    const out = await run(process.execPath, args, { ...process.env, ...this.env });
+    const last = out.trim().split('\n').pop() ?? '';
+    if (!last) throw new Error('token CLI printed nothing');
+    return last.trim();
+  }
+
+  /** Calls the gateway API with the stack's token; returns status and parsed JSON body. */
+  async api<T = Record<string, unknown>>(
+    method: string,
+    pathAndQuery: string,
+    body?: unknown,
+    token = this.token,
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    const res = await fetch(`${this.apiUrl}/api/messenger/v1${pathAndQuery}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T, headers: res.headers };
+  }
+
+  /** Calls the simulator's control API. */
+  async simApi<T = Record<string, unknown>>(method: string, p: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.sim.controlUrl}${p}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json().catch(() => ({}))) as T;
+    if (!res.ok) throw new Error(`simulator ${method} ${p} -> ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** Links the stack's device by QR: /connect, the phone scans the PNG, wait for `connected`. */
+  async linkByQr(phone: string, name = 'E2E Account'): Promise<void> {
+    const connect = await this.api<{ qrCode: string }>('POST', '/connect');
+    if (connect.status !== 200 || !connect.body.qrCode) {
+      throw new Error(`connect failed: ${connect.status} ${JSON.stringify(connect.body)}`);
+    }
+    await this.simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name });
+    await this.waitForStatus('connected');
+  }
+
+  async waitForStatus(status: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+    let last: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        last = (await this.api('GET', '/status')).body;
+        return last.status === status;
+      },
+      { timeoutMs, what: `status ${status} (last: ${JSON.stringify(last)})` },
+    );
+    return last;
+  }
+
+  async inbox(phone: string): Promise<InboxMessage[]> {
+    return (await this.simApi<{ messages: InboxMessage[] }>('GET', `/inbox/${phone}`)).messages;
+  }
+
+  /** Log lines of every process, for a failing test's report. */
+  dumpLogs(lines = 40): string {
+    return this.processes.map((p) => `--- ${p.name}\n${p.output.slice(-lines).join('\n')}`).join('\n');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.processes.map(async (p) => {
+        if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+        p.child.kill('SIGTERM');
+        const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+        await p.exited;
+        clearTimeout(timer);
+      }),
+    );
+    await this.sim.close();
+    await this.redis.quit();
+  }
+}
+
+export interface InboxMessage {
+  id: string;
+  from: string;
+  type: string;
+  text?: string;
+  caption?: string;
+  fileName?: string;
+  mimetype?: string;
+  fileSha256?: string;
+  fileLength?: number;
+  quotedId?: string;
+  receivedAt: string;
+}
+
+/** Polls `check` until it returns true; bounded, never a fixed sleep. */
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  { timeoutMs = 20_000, intervalMs = 100, what = 'condition' } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')}: ${code}\n${err}`)),
+    );
+  });
+}
