@@ -1,1 +1,113 @@
-export {};
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { createControlApi, type SimulatorInfo } from './control-api.js';
+import type { ContactInput, InboxMessage, UnknownNumbers } from './directory.js';
+import type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
+import type { InboundResult } from './inbound.js';
+import type { SimLogger } from './logger.js';
+import type { LinkResult } from './pairing.js';
+import { Simulator, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
+
+export interface SimulatorOptions {
+  /** Control API (and WebSocket) port; 0 picks a free one. @defaultValue 3100 */
+  port?: number;
+  /** @defaultValue '127.0.0.1' */
+  host?: string;
+  /** Delay before delivery receipts. @defaultValue 400 */
+  receiptDelayMs?: number | null;
+  /** Delay (from the send) before read receipts; null disables them. @defaultValue 900 */
+  readDelayMs?: number | null;
+  /** What an unseen phone number is: a new WhatsApp user, or not on WhatsApp. @defaultValue 'create' */
+  unknownNumbers?: UnknownNumbers;
+  logger?: SimLogger;
+}
+
+export interface SimulatorHandle {
+  controlUrl: string;
+  info: SimulatorInfo;
+  simulator: Simulator;
+  linkWithQr(input: { qr: string; phone: string; name?: string }): Promise<LinkResult>;
+  linkWithPairingCode(input: { pairingCode: string; phone: string; name?: string }): Promise<LinkResult>;
+  unlink(phone: string, deviceId?: number): number[];
+  devices(phone: string): LinkedDeviceInfo[];
+  inbox(phone: string): InboxMessage[];
+  clearInbox(phone: string): void;
+  upsertContact(input: ContactInput): ReturnType<Simulator['upsertContact']>;
+  sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult>;
+  drop(phone?: string): number;
+  refuseLogin(fault: RefuseLoginFault): void;
+  ackError(fault: AckErrorFault): void;
+  stall(fault: StallFault): void;
+  clearFaults(): void;
+  setConfig(update: Partial<SimulatorConfig>): SimulatorConfig;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const sim = new Simulator(options.logger, options);
+  await sim.media.listen(host);
+
+  const ready: { info?: SimulatorInfo } = {};
+  const server = http.createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://sim').pathname !== '/ws/chat') {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => sim.accept(ws));
+  });
+  const api = createControlApi(sim, () => ready.info!);
+  server.on('request', (req, res) => void api(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3100, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const controlUrl = `http://${host}:${port}`;
+  const info: SimulatorInfo = {
+    wsUrl: `ws://${host}:${port}/ws/chat`,
+    rootPublicKey: sim.certs.root.public.toString('hex'),
+    mediaCaPem: sim.tls.caPem,
+  };
+  ready.info = info;
+
+  return {
+    controlUrl,
+    info,
+    simulator: sim,
+    linkWithQr: (input) => sim.linkWithQr(input),
+    linkWithPairingCode: (input) => sim.linkWithPairingCode(input),
+    unlink: (phone, deviceId) => sim.unlink(phone, deviceId),
+    devices: (phone) => sim.devices(phone),
+    inbox: (phone) => sim.inbox(phone),
+    clearInbox: (phone) => sim.clearInbox(phone),
+    upsertContact: (input) => sim.upsertContact(input),
+    sendInbound: (from, to, text) => sim.sendInbound(from, to, text),
+    drop: (phone) => sim.drop(phone),
+    refuseLogin: (fault) => sim.faults.refuseLogin(fault),
+    ackError: (fault) => sim.faults.ackError(fault),
+    stall: (fault) => sim.faults.stall(fault),
+    clearFaults: () => sim.faults.clear(),
+    setConfig: (update) => sim.setConfig(update),
+    close: async () => {
+      sim.closeAll();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sim.media.close();
+    },
+  };
+}
+
+export { Simulator, SimError } from './simulator.js';
+export type { LinkedDeviceInfo, SimulatorConfig } from './simulator.js';
+export type { SimulatorInfo } from './control-api.js';
+export type { ContactInput, InboxMessage, UnknownNumbers } from './directory.js';
+export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
+export type { InboundResult } from './inbound.js';
+export type { LinkResult } from './pairing.js';
+export type { SimLogger } from './logger.js';
+export { silentLogger } from './logger.js';

@@ -1,0 +1,44 @@
+import { startSimulator } from './index.js';
+
+const port = Number(process.env.SANDBOX_PORT ?? 3100);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`SANDBOX_PORT must be a port number, got "${process.env.SANDBOX_PORT}"`);
+  process.exit(2);
+}
+
+const verbose = process.env.SANDBOX_LOG === 'debug';
+const log =
+  (level: string) =>
+  (obj: unknown, msg?: string): void => {
+    if (level === 'debug' && !verbose) return;
+    console.log(
+      JSON.stringify({ level, msg, ...(typeof obj === 'object' && obj !== null ? obj : { detail: obj }) }),
+    );
+  };
+
+const sim = await startSimulator({
+  port,
+  host: process.env.SANDBOX_HOST ?? '127.0.0.1',
+  unknownNumbers: process.env.SANDBOX_UNKNOWN_NUMBERS === 'reject' ? 'reject' : 'create',
+  logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+});
+
+console.log(`messenger-sim control API listening on ${sim.controlUrl}`);
+console.log(`messenger-sim WhatsApp WebSocket at ${sim.info.wsUrl}`);
+console.log(`root public key ${sim.info.rootPublicKey} (GET ${sim.controlUrl}/info for it and the media CA)`);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`messenger-sim stopping (${signal})`);
+  sim.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error('messenger-sim failed to stop cleanly', err);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,175 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SimError, type Simulator } from './simulator.js';
+
+export interface SimulatorInfo {
+  wsUrl: string;
+  rootPublicKey: string;
+  mediaCaPem: string;
+}
+
+type Body = Record<string, unknown>;
+type Handler = (body: Body, params: string[]) => unknown;
+
+const MAX_BODY = 10 * 1024 * 1024;
+
+const readBody = (req: IncomingMessage): Promise<Body> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) reject(new SimError('body too large', 413));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8').trim();
+      if (!raw) return resolve({});
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+          reject(new SimError('body must be a JSON object', 400));
+        else resolve(parsed as Body);
+      } catch {
+        reject(new SimError('body is not valid JSON', 400));
+      }
+    });
+    req.on('error', reject);
+  });
+
+const str = (body: Body, key: string, required = true): string | undefined => {
+  const value = body[key];
+  if (value === undefined || value === null || value === '') {
+    if (required) throw new SimError(`${key} is required`, 400);
+    return undefined;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new SimError(`${key} must be a string`, 400);
+  return String(value);
+};
+
+const num = (body: Body, key: string): number | undefined => {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new SimError(`${key} must be a number`, 400);
+  return value;
+};
+
+/** The HTTP control surface: JSON in, JSON out, `{ error }` with a 4xx for anything the caller got wrong. */
+export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
+  const routes: Array<[string, RegExp, Handler]> = [
+    ['GET', /^\/health$/, () => ({ ok: true })],
+    ['GET', /^\/info$/, () => info()],
+    [
+      'POST',
+      /^\/phone\/link$/,
+      (b) => {
+        const phone = str(b, 'phone')!;
+        const name = str(b, 'name', false);
+        if (b.pairingCode !== undefined)
+          return sim.linkWithPairingCode({ pairingCode: str(b, 'pairingCode')!, phone, name });
+        return sim.linkWithQr({ qr: str(b, 'qr')!, phone, name });
+      },
+    ],
+    ['POST', /^\/phone\/unlink$/, (b) => ({ removed: sim.unlink(str(b, 'phone')!, num(b, 'deviceId')) })],
+    ['GET', /^\/inbox\/([^/]+)$/, (_b, [phone]) => ({ messages: sim.inbox(phone!) })],
+    [
+      'DELETE',
+      /^\/inbox\/([^/]+)$/,
+      (_b, [phone]) => {
+        sim.clearInbox(phone!);
+        return { ok: true };
+      },
+    ],
+    ['GET', /^\/devices\/([^/]+)$/, (_b, [phone]) => ({ devices: sim.devices(phone!) })],
+    [
+      'POST',
+      /^\/contacts$/,
+      (b) =>
+        sim.upsertContact({
+          phone: str(b, 'phone')!,
+          name: str(b, 'name', false),
+          pictureUrl: b.pictureUrl === null ? null : str(b, 'pictureUrl', false),
+          onWhatsApp: b.onWhatsApp === undefined ? undefined : b.onWhatsApp !== false,
+        }),
+    ],
+    [
+      'POST',
+      /^\/contacts\/([^/]+)\/send$/,
+      (b, [from]) => sim.sendInbound(from!, str(b, 'to')!, str(b, 'text')!),
+    ],
+    ['POST', /^\/faults\/drop$/, (b) => ({ dropped: sim.drop(str(b, 'phone', false)) })],
+    [
+      'POST',
+      /^\/faults\/refuse-login$/,
+      (b) => {
+        sim.faults.refuseLogin({
+          phone: str(b, 'phone', false),
+          reason: num(b, 'reason'),
+          count: num(b, 'count'),
+        });
+        return { ok: true };
+      },
+    ],
+    [
+      'POST',
+      /^\/faults\/ack-error$/,
+      (b) => {
+        sim.faults.ackError({
+          phone: str(b, 'phone', false),
+          to: str(b, 'to', false),
+          error: num(b, 'error'),
+          count: num(b, 'count'),
+        });
+        return { ok: true };
+      },
+    ],
+    [
+      'POST',
+      /^\/faults\/stall$/,
+      (b) => {
+        sim.faults.stall({
+          phone: str(b, 'phone', false),
+          xmlns: str(b, 'xmlns', false),
+          tag: str(b, 'tag', false),
+          count: num(b, 'count'),
+        });
+        return { ok: true };
+      },
+    ],
+    [
+      'DELETE',
+      /^\/faults$/,
+      () => {
+        sim.faults.clear();
+        return { ok: true };
+      },
+    ],
+    ['GET', /^\/config$/, () => ({ ...sim.config })],
+    ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
+  ];
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    try {
+      const path = new URL(req.url ?? '/', 'http://sim').pathname;
+      const sameMethod = routes.filter(([, re]) => re.test(path));
+      const route = sameMethod.find(([method]) => method === req.method);
+      if (!route) {
+        send(sameMethod.length ? 405 : 404, {
+          error: sameMethod.length ? 'method not allowed' : `no route ${req.method} ${path}`,
+        });
+        return;
+      }
+      const params = (route[1].exec(path) ?? []).slice(1).map((p) => decodeURIComponent(p));
+      const body = req.method === 'GET' || req.method === 'DELETE' ? {} : await readBody(req);
+      send(200, await route[2](body, params));
+    } catch (err) {
+      if (err instanceof SimError) send(err.status, { error: err.message });
+      else send(500, { error: (err as Error).message ?? 'internal error' });
+    }
+  };
+}

@@ -1,0 +1,151 @@
+import { randomInt } from 'node:crypto';
+import { PhoneSignal, type PreKeyBundle } from './phone-signal.js';
+import type { DeviceConnection } from './connection.js';
+import type { BinaryNode } from '@whiskeysockets/baileys';
+
+export interface InboxMessage {
+  id: string;
+  from: string;
+  type: 'text' | 'image' | 'video' | 'audio' | 'document' | 'sticker' | 'other';
+  text?: string;
+  caption?: string;
+  fileName?: string;
+  mimetype?: string;
+  fileSha256?: string;
+  fileLength?: number;
+  quotedId?: string;
+  receivedAt: string;
+}
+
+/** A companion device (the gateway's Baileys socket) linked to an account. */
+export interface CompanionDevice {
+  id: number;
+  keyIndex: number;
+  noiseKey: Buffer;
+  identityKey: Buffer;
+  registrationId: number;
+  signedPreKey: { keyId: number; publicKey: Buffer; signature: Buffer };
+  preKeys: Map<number, Buffer>;
+  platform: string;
+  linkedAt: string;
+  connection?: DeviceConnection;
+  /** Stanzas for the device while it is offline, delivered after its next login. */
+  pending: BinaryNode[];
+}
+
+export interface SimUser {
+  phone: string;
+  lid: string;
+  name: string;
+  pictureUrl?: string;
+  signal: PhoneSignal;
+  inbox: InboxMessage[];
+  devices: Map<number, CompanionDevice>;
+  nextDeviceId: number;
+  nextKeyIndex: number;
+}
+
+export interface ContactInput {
+  phone: string;
+  name?: string;
+  pictureUrl?: string | null;
+  onWhatsApp?: boolean;
+}
+
+export type UnknownNumbers = 'create' | 'reject';
+
+const normalizePhone = (phone: string): string => phone.replace(/[^0-9]/g, '');
+
+/** Everyone the simulated network knows: accounts that link devices and the contacts they write to. */
+export class Directory {
+  private readonly byPhone = new Map<string, SimUser>();
+  private readonly byLid = new Map<string, SimUser>();
+  private readonly notOnWhatsApp = new Set<string>();
+
+  constructor(public unknownNumbers: UnknownNumbers) {}
+
+  get(phone: string): SimUser | undefined {
+    return this.byPhone.get(normalizePhone(phone));
+  }
+
+  getByLid(lid: string): SimUser | undefined {
+    return this.byLid.get(lid);
+  }
+
+  /** Resolves a jid user part (phone number or LID) the client used. */
+  resolve(user: string, server: string | undefined): SimUser | undefined {
+    return server === 'lid' ? this.byLid.get(user) : this.lookupOrCreate(user);
+  }
+
+  /** Honours `unknownNumbers`: an unseen number becomes a user, or stays off WhatsApp. */
+  lookupOrCreate(phone: string): SimUser | undefined {
+    const p = normalizePhone(phone);
+    const existing = this.byPhone.get(p);
+    if (existing) return existing;
+    if (!p || this.notOnWhatsApp.has(p) || this.unknownNumbers === 'reject') return undefined;
+    return this.upsert({ phone: p });
+  }
+
+  upsert(input: ContactInput): SimUser | undefined {
+    const phone = normalizePhone(input.phone);
+    if (!phone) throw new Error('phone is required');
+    if (input.onWhatsApp === false) {
+      this.notOnWhatsApp.add(phone);
+      const user = this.byPhone.get(phone);
+      if (user) {
+        this.byPhone.delete(phone);
+        this.byLid.delete(user.lid);
+      }
+      return undefined;
+    }
+    this.notOnWhatsApp.delete(phone);
+    let user = this.byPhone.get(phone);
+    if (!user) {
+      user = {
+        phone,
+        lid: this.newLid(),
+        name: input.name ?? `User ${phone}`,
+        signal: new PhoneSignal(),
+        inbox: [],
+        devices: new Map(),
+        nextDeviceId: 1,
+        nextKeyIndex: 1,
+      };
+      this.byPhone.set(phone, user);
+      this.byLid.set(user.lid, user);
+    }
+    if (input.name !== undefined) user.name = input.name;
+    if (input.pictureUrl !== undefined) user.pictureUrl = input.pictureUrl ?? undefined;
+    return user;
+  }
+
+  users(): SimUser[] {
+    return [...this.byPhone.values()];
+  }
+
+  private newLid(): string {
+    for (;;) {
+      const lid = `${randomInt(1, 10)}${String(randomInt(0, 1e7)).padStart(7, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
+      if (!this.byLid.has(lid)) return lid;
+    }
+  }
+}
+
+/** A bundle for a companion device out of the prekeys it uploaded; each one-time prekey is used once. */
+export function companionBundle(device: CompanionDevice): PreKeyBundle {
+  const first = device.preKeys.entries().next();
+  let preKey: PreKeyBundle['preKey'];
+  if (!first.done) {
+    const [keyId, publicKey] = first.value;
+    device.preKeys.delete(keyId);
+    preKey = { keyId, publicKey };
+  }
+  return {
+    registrationId: device.registrationId,
+    identityKey: device.identityKey,
+    signedPreKey: device.signedPreKey,
+    preKey,
+  };
+}
+
+export { normalizePhone };

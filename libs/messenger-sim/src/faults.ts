@@ -1,0 +1,88 @@
+import { normalizePhone } from './directory.js';
+
+/** A fault armed for one account (or all when `phone` is absent), for `remaining` hits or forever. */
+interface Armed<T> {
+  phone?: string;
+  remaining: number | null;
+  detail: T;
+}
+
+export interface RefuseLoginFault {
+  phone?: string;
+  /** `<failure reason>` sent instead of `<success>`; 401 logs the client out, 503/500 do not. */
+  reason?: number;
+  count?: number | null;
+}
+
+export interface AckErrorFault {
+  phone?: string;
+  /** Only messages to this recipient phone number. */
+  to?: string;
+  error?: number;
+  count?: number | null;
+}
+
+export interface StallFault {
+  phone?: string;
+  /** iq namespace to swallow, e.g. `usync`, `encrypt`, `w:m`, `w:profile:picture`. */
+  xmlns?: string;
+  /** first child tag, e.g. `key`, `media_conn`. */
+  tag?: string;
+  count?: number | null;
+}
+
+const take = <T>(list: Armed<T>[], phone: string | undefined, match: (d: T) => boolean): T | undefined => {
+  const index = list.findIndex((a) => (!a.phone || a.phone === phone) && match(a.detail));
+  if (index < 0) return undefined;
+  const armed = list[index]!;
+  if (armed.remaining !== null && --armed.remaining <= 0) list.splice(index, 1);
+  return armed.detail;
+};
+
+const arm = <T extends { phone?: string; count?: number | null }>(
+  list: Armed<T>[],
+  fault: T,
+  defaultCount: number | null,
+): void => {
+  const remaining = fault.count === undefined ? defaultCount : fault.count;
+  list.push({ phone: fault.phone ? normalizePhone(fault.phone) : undefined, remaining, detail: fault });
+};
+
+/** Fault injection switches; each check consumes one armed hit. */
+export class Faults {
+  private refuseLogins: Armed<RefuseLoginFault>[] = [];
+  private ackErrors: Armed<AckErrorFault>[] = [];
+  private stalls: Armed<StallFault>[] = [];
+
+  refuseLogin(fault: RefuseLoginFault): void {
+    arm(this.refuseLogins, fault, null);
+  }
+
+  ackError(fault: AckErrorFault): void {
+    arm(this.ackErrors, fault, 1);
+  }
+
+  stall(fault: StallFault): void {
+    arm(this.stalls, fault, 1);
+  }
+
+  clear(): void {
+    this.refuseLogins = [];
+    this.ackErrors = [];
+    this.stalls = [];
+  }
+
+  takeRefusal(phone: string): number | undefined {
+    const hit = take(this.refuseLogins, phone, () => true);
+    return hit ? (hit.reason ?? 401) : undefined;
+  }
+
+  takeAckError(phone: string, to: string): number | undefined {
+    const hit = take(this.ackErrors, phone, (d) => !d.to || normalizePhone(d.to) === to);
+    return hit ? (hit.error ?? 479) : undefined;
+  }
+
+  takeStall(phone: string | undefined, xmlns: string, tag: string | undefined): boolean {
+    return !!take(this.stalls, phone, (d) => (!d.xmlns || d.xmlns === xmlns) && (!d.tag || d.tag === tag));
+  }
+}

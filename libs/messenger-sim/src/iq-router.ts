@@ -1,0 +1,64 @@
+import { getBinaryNodeChild, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import type { DeviceConnection } from './connection.js';
+import { handleEncryptIq } from './prekeys.js';
+import type { Simulator } from './simulator.js';
+import { firstChild, iqError, iqResult, node } from './stanza.js';
+import { handleUsyncIq } from './usync.js';
+
+const PRIVACY_DEFAULTS: Record<string, string> = {
+  readreceipts: 'all',
+  last: 'all',
+  online: 'all',
+  profile: 'all',
+  status: 'all',
+  groupadd: 'all',
+  calladd: 'all',
+  messages: 'all',
+};
+
+/** Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. */
+export function routeIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+  const xmlns = iq.attrs.xmlns ?? '';
+  const child = firstChild(iq);
+  if (sim.faults.takeStall(conn.account?.phone, xmlns, child?.tag)) {
+    sim.logger.info({ xmlns, tag: child?.tag }, 'stalling query (fault)');
+    return;
+  }
+  switch (xmlns) {
+    case 'encrypt':
+      return handleEncryptIq(sim, conn, iq);
+    case 'usync':
+      return handleUsyncIq(sim, conn, iq);
+    case 'md':
+      return sim.handleMdIq(conn, iq);
+    case 'w:m':
+      return sim.media.answerMediaConn(conn, iq);
+    case 'w:profile:picture':
+      return answerPicture(sim, conn, iq);
+    case 'privacy':
+      if (iq.attrs.type === 'get') {
+        const categories = Object.entries(PRIVACY_DEFAULTS).map(([name, value]) =>
+          node('category', { name, value }),
+        );
+        return conn.send(iqResult(iq, [node('privacy', {}, categories)]));
+      }
+      return conn.send(iqResult(iq));
+    case 'blocklist':
+      return conn.send(iqResult(iq, iq.attrs.type === 'get' ? [node('list', {})] : undefined));
+    case 'abt':
+      return conn.send(iqResult(iq, [node('props', { protocol: '1', hash: 'sim' })]));
+    default:
+      return conn.send(iqResult(iq));
+  }
+}
+
+function answerPicture(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+  const target = jidDecode(iq.attrs.target ?? '');
+  const user = target ? sim.directory.resolve(target.user, target.server) : undefined;
+  if (!user?.pictureUrl) {
+    conn.send(iqError(iq, 404, 'item-not-found'));
+    return;
+  }
+  const type = getBinaryNodeChild(iq, 'picture')?.attrs.type ?? 'preview';
+  conn.send(iqResult(iq, [node('picture', { url: user.pictureUrl, id: '1', type })]));
+}

@@ -1,0 +1,45 @@
+import { jidEncode, type proto } from '@whiskeysockets/baileys';
+import { unixSeconds, type DeviceConnection } from './connection.js';
+import type { Simulator } from './simulator.js';
+import { node } from './stanza.js';
+
+/**
+ * A login: the client names its device (`username` + `device`) and proves it with the Noise
+ * static key it registered while pairing. Removed, unknown or refused devices get `<failure>`.
+ */
+export function handleLogin(sim: Simulator, conn: DeviceConnection, payload: proto.ClientPayload): void {
+  const phone = String(payload.username ?? '');
+  const deviceId = Number(payload.device ?? 0);
+  const account = sim.directory.get(phone);
+  const device = account?.devices.get(deviceId);
+  const refusal = sim.faults.takeRefusal(phone);
+  if (!account || !device || !conn.clientStaticKey?.equals(device.noiseKey) || refusal !== undefined) {
+    const reason = refusal ?? 401;
+    sim.logger.info({ phone, deviceId, reason }, 'login refused');
+    conn.endWith(node('failure', { reason: String(reason), location: 'sim' }));
+    return;
+  }
+  const previous = device.connection;
+  if (previous && previous !== conn) {
+    // a newer socket for the same device replaces the old one, as on the real service
+    previous.endWith(node('stream:error', {}, [node('conflict', { type: 'replaced' })]));
+  }
+  conn.account = account;
+  conn.device = device;
+  device.connection = conn;
+  sim.logger.debug({ phone, deviceId }, 'device logged in');
+  conn.send(
+    node('success', {
+      t: unixSeconds(),
+      props: '1',
+      abprops: '1',
+      location: 'sim',
+      lid: jidEncode(account.lid, 'lid', deviceId),
+      creation: unixSeconds(),
+      display_name: account.name,
+    }),
+  );
+  conn.send(node('ib', {}, [node('offline', { count: '0' })]));
+  const pending = device.pending.splice(0);
+  for (const stanza of pending) conn.send(stanza);
+}

@@ -1,0 +1,103 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { aesDecryptWithIV, getMediaKeys, type BinaryNode, type MediaType } from '@whiskeysockets/baileys';
+import type { DeviceConnection } from './connection.js';
+import type { SimLogger } from './logger.js';
+import { iqResult, node } from './stanza.js';
+import type { MediaTlsMaterial } from './tls-certificate.js';
+
+const MAC_LENGTH = 10;
+const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+/**
+ * HTTPS host for `POST /mms/<type>/<encSha256>` uploads (and GETs of what was uploaded). It keeps
+ * the encrypted bytes so a simulated recipient can decrypt them with the mediaKey it receives.
+ */
+export class MediaHost {
+  private readonly server: https.Server;
+  private readonly files = new Map<string, Buffer>();
+  readonly auth = randomBytes(16).toString('base64url');
+  hostname = '';
+
+  constructor(
+    tls: MediaTlsMaterial,
+    private readonly logger: SimLogger,
+  ) {
+    this.server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+      const url = new URL(req.url ?? '/', 'https://sim');
+      if (req.method === 'GET') {
+        const file = this.files.get(url.pathname);
+        res.writeHead(file ? 200 : 404, { 'content-type': 'application/octet-stream' });
+        res.end(file);
+        return;
+      }
+      if (req.method !== 'POST' || !url.pathname.startsWith('/mms/')) {
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_UPLOAD_BYTES) chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (url.searchParams.get('auth') !== this.auth || size > MAX_UPLOAD_BYTES) {
+          res.writeHead(size > MAX_UPLOAD_BYTES ? 413 : 401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'rejected' }));
+          return;
+        }
+        const body = Buffer.concat(chunks);
+        const directPath = `${url.pathname.replace(/=+$/, '')}-${randomBytes(6).toString('hex')}.enc`;
+        this.files.set(directPath, body);
+        this.logger.debug({ directPath, bytes: body.length }, 'media uploaded');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
+      });
+    });
+  }
+
+  async listen(host: string): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
+    this.hostname = `${host}:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  answerMediaConn(conn: DeviceConnection, iq: BinaryNode): void {
+    conn.send(
+      iqResult(iq, [
+        node('media_conn', { auth: this.auth, ttl: '300', auth_ttl: '21600', max_buckets: '12' }, [
+          node('host', { hostname: this.hostname, maxContentLengthBytes: String(MAX_UPLOAD_BYTES) }),
+        ]),
+      ]),
+    );
+  }
+
+  /** Decrypts an upload as a recipient would: verify the 10-byte MAC, then AES-CBC. */
+  async decrypt(
+    ref: { directPath?: string | null; url?: string | null },
+    mediaKey: Uint8Array,
+    type: MediaType,
+  ): Promise<Buffer> {
+    const path = ref.directPath ?? (ref.url ? new URL(ref.url).pathname : undefined);
+    const file = path ? this.files.get(path) : undefined;
+    if (!file) throw new Error(`media not found on the simulated host: ${path ?? '(no path)'}`);
+    const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
+    const enc = file.subarray(0, file.length - MAC_LENGTH);
+    const mac = file.subarray(file.length - MAC_LENGTH);
+    const expected = createHmac('sha256', Buffer.from(macKey ?? []))
+      .update(iv)
+      .update(enc)
+      .digest()
+      .subarray(0, MAC_LENGTH);
+    if (!expected.equals(mac)) throw new Error('media MAC mismatch');
+    return aesDecryptWithIV(enc, Buffer.from(cipherKey), Buffer.from(iv));
+  }
+}
+
+export const sha256Hex = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');

@@ -1,0 +1,58 @@
+import { normalizeMessageContent, proto, type MediaType } from '@whiskeysockets/baileys';
+import type { InboxMessage } from './directory.js';
+
+export interface MediaRef {
+  mediaType: MediaType;
+  mediaKey: Uint8Array;
+  directPath?: string | null;
+  url?: string | null;
+}
+
+export interface DescribedMessage {
+  fields: Omit<InboxMessage, 'id' | 'from' | 'receivedAt'>;
+  media?: MediaRef;
+}
+
+type MediaMessage = {
+  mediaKey?: Uint8Array | null;
+  directPath?: string | null;
+  url?: string | null;
+  mimetype?: string | null;
+  contextInfo?: proto.IContextInfo | null;
+};
+
+const MEDIA_KINDS = [
+  ['imageMessage', 'image'],
+  ['videoMessage', 'video'],
+  ['audioMessage', 'audio'],
+  ['documentMessage', 'document'],
+  ['stickerMessage', 'sticker'],
+] as const;
+
+/** Reduces a decrypted `proto.Message` to what a test wants to assert on. */
+export function describeMessage(raw: proto.IMessage): DescribedMessage {
+  const message = normalizeMessageContent(raw) ?? raw;
+  if (message.conversation) return { fields: { type: 'text', text: message.conversation } };
+  if (message.extendedTextMessage) {
+    const ext = message.extendedTextMessage;
+    return {
+      fields: { type: 'text', text: ext.text ?? '', quotedId: ext.contextInfo?.stanzaId ?? undefined },
+    };
+  }
+  for (const [key, type] of MEDIA_KINDS) {
+    const media = message[key] as
+      (MediaMessage & { caption?: string | null; fileName?: string | null }) | null | undefined;
+    if (!media) continue;
+    const fields: DescribedMessage['fields'] = { type, mimetype: media.mimetype ?? undefined };
+    if (media.caption) fields.caption = media.caption;
+    if (media.fileName) fields.fileName = media.fileName;
+    if (media.contextInfo?.stanzaId) fields.quotedId = media.contextInfo.stanzaId;
+    return {
+      fields,
+      media: media.mediaKey
+        ? { mediaType: type, mediaKey: media.mediaKey, directPath: media.directPath, url: media.url }
+        : undefined,
+    };
+  }
+  return { fields: { type: 'other' } };
+}

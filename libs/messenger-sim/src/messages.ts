@@ -1,0 +1,87 @@
+import {
+  getBinaryNodeChild,
+  jidDecode,
+  proto,
+  unpadRandomMax16,
+  type BinaryNode,
+} from '@whiskeysockets/baileys';
+import { unixSeconds, type DeviceConnection } from './connection.js';
+import type { CompanionDevice, InboxMessage, SimUser } from './directory.js';
+import { describeMessage } from './message-content.js';
+import { sha256Hex } from './media-host.js';
+import { signalAddress } from './phone-signal.js';
+import { scheduleReceipts } from './receipts.js';
+import type { Simulator } from './simulator.js';
+import { bytesOf, childrenNamed, node } from './stanza.js';
+
+/** Keeps each inbox in arrival order even when media decryption of an earlier message is slower. */
+const inboxTails = new WeakMap<SimUser, Promise<void>>();
+
+/**
+ * A message stanza from a linked device: ack it (or fail it when a fault is armed), then let
+ * every addressed simulated phone decrypt its copy. Decrypt calls are issued synchronously in
+ * arrival order because the Signal ratchet must see them in the order the client encrypted.
+ */
+export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stanza: BinaryNode): void {
+  const account = conn.account;
+  const device = conn.device;
+  const id = stanza.attrs.id ?? '';
+  const to = stanza.attrs.to ?? '';
+  if (!account || !device) return;
+  const target = jidDecode(to);
+  const recipient = target ? sim.directory.resolve(target.user, target.server) : undefined;
+  const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
+  const error = sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '');
+  if (error !== undefined) {
+    ack.attrs.error = String(error);
+    conn.send(ack);
+    return;
+  }
+  conn.send(ack);
+
+  const sender = signalAddress(account.lid, device.id);
+  const participants = childrenNamed(getBinaryNodeChild(stanza, 'participants'), 'to');
+  for (const participant of participants) {
+    const jid = jidDecode(participant.attrs.jid ?? '');
+    const enc = getBinaryNodeChild(participant, 'enc');
+    const ciphertext = bytesOf(enc);
+    if (!jid || !enc || !ciphertext) continue;
+    const user = sim.directory.resolve(jid.user, jid.server);
+    if (!user || (jid.device ?? 0) !== 0) continue;
+    const plaintext = user.signal.decrypt(sender, enc.attrs.type ?? 'msg', ciphertext);
+    if (user === account) {
+      // the copy for the account's own phone only needs to keep that ratchet in step
+      plaintext.catch((err: unknown) => sim.logger.debug({ err, id }, 'own phone could not decrypt'));
+      continue;
+    }
+    const previous = inboxTails.get(user) ?? Promise.resolve();
+    const done = previous
+      .then(() => recordArrival(sim, user, account, plaintext, id))
+      .then(() => scheduleReceipts(sim, device, to, id))
+      .catch((err: unknown) =>
+        sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message'),
+      );
+    inboxTails.set(user, done);
+  }
+}
+
+async function recordArrival(
+  sim: Simulator,
+  user: SimUser,
+  from: SimUser,
+  plaintext: Promise<Buffer>,
+  id: string,
+): Promise<void> {
+  const message = proto.Message.decode(unpadRandomMax16(await plaintext));
+  const { fields, media } = describeMessage(message);
+  const entry: InboxMessage = { id, from: from.phone, ...fields, receivedAt: new Date().toISOString() };
+  if (media) {
+    const bytes = await sim.media.decrypt(media, media.mediaKey, media.mediaType);
+    entry.fileSha256 = sha256Hex(bytes);
+    entry.fileLength = bytes.length;
+  }
+  user.inbox.push(entry);
+  sim.logger.debug({ id, to: user.phone, type: entry.type }, 'message arrived');
+}
+
+export type { CompanionDevice };

@@ -1,0 +1,117 @@
+import { randomInt } from 'node:crypto';
+import { Curve, generateSignalPubKey } from '@whiskeysockets/baileys';
+import { ProtocolAddress, SessionBuilder, SessionCipher, SessionRecord, type SignalStorage } from 'libsignal';
+import { generateKeyPair, type KeyPair } from './certificates.js';
+
+/** What a client needs to start a Signal session with a device (the `encrypt get <key>` answer). */
+export interface PreKeyBundle {
+  registrationId: number;
+  identityKey: Buffer;
+  signedPreKey: { keyId: number; publicKey: Buffer; signature: Buffer };
+  preKey?: { keyId: number; publicKey: Buffer };
+}
+
+const SIGNED_PRE_KEY_ID = 1;
+
+/**
+ * The Signal identity of a simulated phone (device 0 of a user). One-time prekeys are minted
+ * on demand: the client rebuilds sessions on every new socket and when its device cache
+ * expires, so a fixed pool would run dry in long runs.
+ */
+export class PhoneSignal {
+  readonly identity: KeyPair = generateKeyPair();
+  readonly registrationId = randomInt(1, 16380);
+  private readonly signedPreKey: KeyPair = generateKeyPair();
+  private readonly signedPreKeySignature = Buffer.from(
+    Curve.sign(this.identity.private, generateSignalPubKey(this.signedPreKey.public)),
+  );
+  private readonly preKeys = new Map<number, KeyPair>();
+  private nextPreKeyId = 1;
+  private readonly sessions = new Map<string, Uint8Array>();
+
+  private readonly storage: SignalStorage = {
+    loadSession: async (id) => {
+      const data = this.sessions.get(id);
+      return data ? SessionRecord.deserialize(data) : undefined;
+    },
+    storeSession: async (id, session) => {
+      this.sessions.set(id, session.serialize());
+    },
+    isTrustedIdentity: () => true,
+    loadPreKey: async (id) => {
+      const key = this.preKeys.get(Number(id));
+      return key
+        ? { privKey: key.private, pubKey: Buffer.from(generateSignalPubKey(key.public)) }
+        : undefined;
+    },
+    removePreKey: (id) => {
+      this.preKeys.delete(Number(id));
+    },
+    loadSignedPreKey: () => ({
+      privKey: this.signedPreKey.private,
+      pubKey: Buffer.from(generateSignalPubKey(this.signedPreKey.public)),
+    }),
+    getOurRegistrationId: () => this.registrationId,
+    getOurIdentity: () => ({
+      privKey: this.identity.private,
+      pubKey: Buffer.from(generateSignalPubKey(this.identity.public)),
+    }),
+  };
+
+  freshBundle(): PreKeyBundle {
+    const keyId = this.nextPreKeyId++;
+    const preKey = generateKeyPair();
+    this.preKeys.set(keyId, preKey);
+    return {
+      registrationId: this.registrationId,
+      identityKey: Buffer.from(this.identity.public),
+      signedPreKey: {
+        keyId: SIGNED_PRE_KEY_ID,
+        publicKey: this.signedPreKey.public,
+        signature: this.signedPreKeySignature,
+      },
+      preKey: { keyId, publicKey: preKey.public },
+    };
+  }
+
+  /** Decrypts a pkmsg/msg from a sender device; libsignal queues per address, so call in arrival order. */
+  decrypt(sender: ProtocolAddress, type: string, ciphertext: Uint8Array): Promise<Buffer> {
+    const cipher = new SessionCipher(this.storage, sender);
+    return type === 'pkmsg'
+      ? cipher.decryptPreKeyWhisperMessage(ciphertext)
+      : cipher.decryptWhisperMessage(ciphertext);
+  }
+
+  hasSession(remote: ProtocolAddress): boolean {
+    const data = this.sessions.get(remote.toString());
+    return !!data && SessionRecord.deserialize(data).haveOpenSession();
+  }
+
+  async startSession(remote: ProtocolAddress, bundle: PreKeyBundle): Promise<void> {
+    const builder = new SessionBuilder(this.storage, remote);
+    await builder.initOutgoing({
+      registrationId: bundle.registrationId,
+      identityKey: generateSignalPubKey(bundle.identityKey),
+      signedPreKey: {
+        keyId: bundle.signedPreKey.keyId,
+        publicKey: generateSignalPubKey(bundle.signedPreKey.publicKey),
+        signature: bundle.signedPreKey.signature,
+      },
+      preKey: bundle.preKey
+        ? { keyId: bundle.preKey.keyId, publicKey: generateSignalPubKey(bundle.preKey.publicKey) }
+        : (undefined as never),
+    });
+  }
+
+  async encrypt(
+    remote: ProtocolAddress,
+    plaintext: Uint8Array,
+  ): Promise<{ type: 'pkmsg' | 'msg'; ciphertext: Buffer }> {
+    const cipher = new SessionCipher(this.storage, remote);
+    const { type, body } = await cipher.encrypt(plaintext);
+    return { type: type === 3 ? 'pkmsg' : 'msg', ciphertext: Buffer.from(body, 'binary') };
+  }
+}
+
+export const signalAddress = (user: string, device: number): ProtocolAddress =>
+  new ProtocolAddress(user, device);

@@ -1,0 +1,27 @@
+import { unixSeconds } from './connection.js';
+import type { CompanionDevice } from './directory.js';
+import type { Simulator } from './simulator.js';
+import { node } from './stanza.js';
+
+/**
+ * Delivery and read receipts from a recipient's phone back to the sending device. They are
+ * delayed on purpose: Baileys folds a receipt that arrives within ~100 ms of the send into the
+ * message upsert and never emits `messages.update` for it.
+ */
+export function scheduleReceipts(
+  sim: Simulator,
+  device: CompanionDevice,
+  chatJid: string,
+  messageId: string,
+): void {
+  const send = (type?: 'read') => {
+    sim.deliverToDevice(
+      device,
+      node('receipt', { from: chatJid, id: messageId, t: unixSeconds(), ...(type ? { type } : {}) }),
+    );
+  };
+  const { receiptDelayMs, readDelayMs } = sim.config;
+  if (receiptDelayMs !== null) setTimeout(() => send(), receiptDelayMs).unref();
+  if (readDelayMs !== null)
+    setTimeout(() => send('read'), Math.max(readDelayMs, (receiptDelayMs ?? 0) + 1)).unref();
+}

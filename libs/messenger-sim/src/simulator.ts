@@ -1,0 +1,319 @@
+import { jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import { createNoiseCertChain, type NoiseCertChain } from './certificates.js';
+import { DeviceConnection, type ConnectionHost } from './connection.js';
+import {
+  Directory,
+  normalizePhone,
+  type CompanionDevice,
+  type ContactInput,
+  type InboxMessage,
+  type SimUser,
+  type UnknownNumbers,
+} from './directory.js';
+import { Faults } from './faults.js';
+import { sendFromContact, type InboundResult } from './inbound.js';
+import { routeIq } from './iq-router.js';
+import { handleLogin } from './login.js';
+import { silentLogger, type SimLogger } from './logger.js';
+import { MediaHost } from './media-host.js';
+import { handleClientMessage } from './messages.js';
+import type { ClientHandshakeResult } from './noise-server.js';
+import { parseCompanionHello, runCodeExchange, type CodeRequest } from './pairing-code.js';
+import {
+  completePairing,
+  pairDeviceNode,
+  parseQr,
+  sessionFromRegistration,
+  type LinkResult,
+  type PairingSession,
+} from './pairing.js';
+import { qrPayload } from './qr-image.js';
+import { firstChild, iqError, iqResult, node } from './stanza.js';
+import { createMediaTlsMaterial, type MediaTlsMaterial } from './tls-certificate.js';
+import type { WebSocket } from 'ws';
+
+export interface SimulatorConfig {
+  /** Delay before a recipient's delivery receipt; null disables delivery receipts. */
+  receiptDelayMs: number | null;
+  /** Delay (from the send) before the read receipt; null disables read receipts. */
+  readDelayMs: number | null;
+}
+
+export interface LinkedDeviceInfo {
+  id: number;
+  jid: string;
+  lid: string;
+  keyIndex: number;
+  connected: boolean;
+  linkedAt: string;
+}
+
+/** An operation refused for a reason the caller can fix; the control API maps it to a 4xx. */
+export class SimError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'SimError';
+  }
+}
+
+const PAIRING_WAIT_MS = 10_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The simulated WhatsApp service: directory, connected devices, pairing, faults and media. */
+export class Simulator implements ConnectionHost {
+  readonly directory: Directory;
+  readonly faults = new Faults();
+  readonly certs: NoiseCertChain = createNoiseCertChain();
+  readonly tls: MediaTlsMaterial = createMediaTlsMaterial();
+  readonly media: MediaHost;
+  readonly config: SimulatorConfig;
+  private readonly connections = new Set<DeviceConnection>();
+  private readonly pairingSessions = new Map<DeviceConnection, PairingSession>();
+  private readonly codeRequests = new Map<DeviceConnection, CodeRequest>();
+
+  constructor(
+    readonly logger: SimLogger = silentLogger,
+    options: {
+      unknownNumbers?: UnknownNumbers;
+      receiptDelayMs?: number | null;
+      readDelayMs?: number | null;
+    } = {},
+  ) {
+    this.directory = new Directory(options.unknownNumbers ?? 'create');
+    this.media = new MediaHost(this.tls, logger);
+    this.config = {
+      receiptDelayMs: options.receiptDelayMs === undefined ? 400 : options.receiptDelayMs,
+      readDelayMs: options.readDelayMs === undefined ? 900 : options.readDelayMs,
+    };
+  }
+
+  accept(ws: WebSocket): void {
+    const conn = new DeviceConnection(ws, this.certs, this, this.logger);
+    this.connections.add(conn);
+  }
+
+  onHandshake(conn: DeviceConnection, { payload }: ClientHandshakeResult): void {
+    if (payload.devicePairingData) {
+      const session = sessionFromRegistration(conn, payload);
+      this.pairingSessions.set(conn, session);
+      conn
+        .query(pairDeviceNode(session))
+        .catch((err: unknown) => this.logger.debug({ err }, 'pair-device not acknowledged'));
+      return;
+    }
+    handleLogin(this, conn, payload);
+  }
+
+  onNode(conn: DeviceConnection, stanza: BinaryNode): void {
+    if (stanza.tag === 'iq') routeIq(this, conn, stanza);
+    else if (stanza.tag === 'message') handleClientMessage(this, conn, stanza);
+    else if (stanza.tag === 'receipt' && stanza.attrs.type === 'retry') {
+      this.logger.warn(
+        { id: stanza.attrs.id, from: conn.account?.phone },
+        'client could not decrypt a message (retry receipt)',
+      );
+    }
+  }
+
+  onClose(conn: DeviceConnection): void {
+    this.connections.delete(conn);
+    this.pairingSessions.delete(conn);
+    this.codeRequests.delete(conn);
+    if (conn.device?.connection === conn) conn.device.connection = undefined;
+  }
+
+  /** Sends to a device's live socket, or keeps the stanza until its next login. */
+  deliverToDevice(device: CompanionDevice, stanza: BinaryNode): void {
+    const conn = device.connection;
+    if (conn && !conn.closed) conn.send(stanza);
+    else device.pending.push(stanza);
+  }
+
+  handleMdIq(conn: DeviceConnection, iq: BinaryNode): void {
+    const child = firstChild(iq);
+    if (child?.tag === 'link_code_companion_reg') {
+      const stage = child.attrs.stage;
+      if (stage === 'companion_hello') {
+        this.codeRequests.set(conn, parseCompanionHello(conn, iq, child));
+      } else if (stage === 'companion_finish') {
+        const request = this.codeRequests.get(conn);
+        if (request?.finish) request.finish(iq);
+        else conn.send(iqError(iq, 404, 'item-not-found'));
+      } else conn.send(iqResult(iq));
+      return;
+    }
+    if (child?.tag === 'remove-companion-device') {
+      const jid = jidDecode(child.attrs.jid ?? '');
+      const account = conn.account;
+      if (account && jid?.device !== undefined && account.devices.delete(jid.device)) {
+        this.logger.info({ phone: account.phone, device: jid.device }, 'companion logged out');
+      }
+      conn.send(iqResult(iq));
+      return;
+    }
+    conn.send(iqResult(iq));
+  }
+
+  async linkWithQr(input: { qr: string; phone: string; name?: string }): Promise<LinkResult> {
+    let parsed: ReturnType<typeof parseQr>;
+    try {
+      parsed = parseQr(qrPayload(input.qr));
+    } catch (err) {
+      throw new SimError((err as Error).message, 400);
+    }
+    const session = [...this.pairingSessions.values()].find((s) => s.refs.includes(parsed.ref));
+    if (!session) throw new SimError('QR code is unknown or expired', 404);
+    if (!session.noiseKey.equals(parsed.noiseKey) || !session.identityKey.equals(parsed.identityKey)) {
+      throw new SimError('QR code keys do not match the waiting device', 400);
+    }
+    return this.finishLink(session, input, parsed.advSecret);
+  }
+
+  async linkWithPairingCode(input: {
+    pairingCode: string;
+    phone: string;
+    name?: string;
+  }): Promise<LinkResult> {
+    const phone = normalizePhone(input.phone);
+    const code = input.pairingCode.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
+    if (code.length !== 8) throw new SimError('pairingCode must have 8 characters', 400);
+    const deadline = Date.now() + PAIRING_WAIT_MS;
+    let request: CodeRequest | undefined;
+    // requestPairingCode() returns before its companion_hello reached us, so give it a moment
+    while (!(request = [...this.codeRequests.values()].find((r) => r.phone === phone && !r.finish))) {
+      if (Date.now() > deadline)
+        throw new SimError(`no device is waiting for a pairing code for ${phone}`, 404);
+      await sleep(25);
+    }
+    const session = this.pairingSessions.get(request.conn);
+    if (!session) throw new SimError('the waiting device disconnected', 409);
+    const account = this.ensureAccount(phone, input.name);
+    let advSecret: Buffer;
+    try {
+      advSecret = await runCodeExchange(request, code, account.signal.identity);
+    } catch (err) {
+      request.finish = undefined;
+      throw new SimError((err as Error).message, 400);
+    }
+    return this.finishLink(session, input, advSecret);
+  }
+
+  private async finishLink(
+    session: PairingSession,
+    input: { phone: string; name?: string },
+    advSecret: Buffer,
+  ): Promise<LinkResult> {
+    if (session.busy) throw new SimError('this device is already being linked', 409);
+    session.busy = true;
+    const account = this.ensureAccount(input.phone, input.name);
+    try {
+      const result = await completePairing(session, account, advSecret, () => undefined);
+      this.logger.info({ phone: account.phone, device: result.deviceId }, 'device linked');
+      return result;
+    } catch (err) {
+      session.busy = false;
+      throw new SimError(`linking failed: ${(err as Error).message}`, 409);
+    }
+  }
+
+  private ensureAccount(phone: string, name?: string): SimUser {
+    const account =
+      this.directory.get(phone) ?? this.directory.upsert({ phone, name: name ?? 'Sim Account' });
+    if (!account) throw new SimError('phone is not on WhatsApp', 400);
+    if (name) account.name = name;
+    return account;
+  }
+
+  /** The phone removes linked devices (all, or one): their sockets get 401 device_removed. */
+  unlink(phone: string, deviceId?: number): number[] {
+    const account = this.requireUser(phone);
+    const removed: number[] = [];
+    for (const device of [...account.devices.values()]) {
+      if (deviceId !== undefined && device.id !== deviceId) continue;
+      account.devices.delete(device.id);
+      removed.push(device.id);
+      device.connection?.endWith(
+        node('stream:error', { code: '401' }, [node('conflict', { type: 'device_removed' })]),
+      );
+    }
+    return removed;
+  }
+
+  /** Kills device sockets without a goodbye, like a network drop. */
+  drop(phone?: string): number {
+    let dropped = 0;
+    for (const conn of [...this.connections]) {
+      if (!conn.account || (phone && conn.account.phone !== normalizePhone(phone))) continue;
+      conn.terminate();
+      dropped++;
+    }
+    return dropped;
+  }
+
+  inbox(phone: string): InboxMessage[] {
+    return [...(this.directory.get(phone)?.inbox ?? [])];
+  }
+
+  clearInbox(phone: string): void {
+    const user = this.directory.get(phone);
+    if (user) user.inbox.length = 0;
+  }
+
+  devices(phone: string): LinkedDeviceInfo[] {
+    const account = this.requireUser(phone);
+    return [...account.devices.values()].map((d) => ({
+      id: d.id,
+      jid: `${account.phone}:${d.id}@s.whatsapp.net`,
+      lid: `${account.lid}:${d.id}@lid`,
+      keyIndex: d.keyIndex,
+      connected: !!d.connection && !d.connection.closed,
+      linkedAt: d.linkedAt,
+    }));
+  }
+
+  upsertContact(input: ContactInput): {
+    phone: string;
+    lid?: string;
+    name?: string;
+    pictureUrl?: string;
+    onWhatsApp: boolean;
+  } {
+    if (!input.phone || !normalizePhone(input.phone)) throw new SimError('phone is required', 400);
+    const user = this.directory.upsert(input);
+    return user
+      ? { phone: user.phone, lid: user.lid, name: user.name, pictureUrl: user.pictureUrl, onWhatsApp: true }
+      : { phone: normalizePhone(input.phone), onWhatsApp: false };
+  }
+
+  async sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult> {
+    const contact = this.directory.lookupOrCreate(fromPhone);
+    if (!contact) throw new SimError(`${fromPhone} is not on WhatsApp`, 404);
+    const account = this.requireUser(toPhone);
+    if (account.devices.size === 0) throw new SimError(`${toPhone} has no linked device`, 409);
+    return sendFromContact(this, contact, account, text);
+  }
+
+  setConfig(update: Partial<SimulatorConfig>): SimulatorConfig {
+    for (const key of ['receiptDelayMs', 'readDelayMs'] as const) {
+      const value = update[key];
+      if (value === undefined) continue;
+      if (value !== null && (typeof value !== 'number' || value < 0))
+        throw new SimError(`${key} must be a number >= 0 or null`, 400);
+      this.config[key] = value;
+    }
+    return { ...this.config };
+  }
+
+  closeAll(): void {
+    for (const conn of [...this.connections]) conn.terminate();
+  }
+
+  private requireUser(phone: string): SimUser {
+    const user = this.directory.get(phone);
+    if (!user) throw new SimError(`unknown phone ${phone}`, 404);
+    return user;
+  }
+}

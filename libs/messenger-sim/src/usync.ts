@@ -1,0 +1,65 @@
+import { getBinaryNodeChild, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
+import { unixSeconds, type DeviceConnection } from './connection.js';
+import type { SimUser } from './directory.js';
+import type { Simulator } from './simulator.js';
+import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js';
+
+/**
+ * usync answers device lists (with LIDs: the client stores the PN→LID mapping from them and
+ * encrypts to the LID), `onWhatsApp` contact checks and LID lookups. Companion devices must
+ * carry a key-index or the client drops them.
+ */
+export function handleUsyncIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+  const usync = getBinaryNodeChild(iq, 'usync');
+  const protocols = new Set(childNodes(getBinaryNodeChild(usync, 'query')).map((p) => p.tag));
+  const users = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user').map((u) =>
+    userResult(sim, u, protocols),
+  );
+  conn.send(
+    iqResult(iq, [
+      node(
+        'usync',
+        { sid: usync?.attrs.sid ?? '', index: '0', last: 'true', mode: usync?.attrs.mode ?? 'query' },
+        [node('list', {}, users)],
+      ),
+    ]),
+  );
+}
+
+function userResult(sim: Simulator, request: BinaryNode, protocols: Set<string>): BinaryNode {
+  let jid = request.attrs.jid;
+  let user: SimUser | undefined;
+  let isLid = false;
+  if (jid) {
+    const decoded = jidDecode(jid);
+    isLid = decoded?.server === 'lid';
+    user = decoded ? sim.directory.resolve(decoded.user, decoded.server) : undefined;
+    if (decoded) jid = jidEncode(decoded.user, decoded.server);
+  } else {
+    const phone = (bytesOf(getBinaryNodeChild(request, 'contact'))?.toString('utf8') ?? '').replace(
+      /[^0-9]/g,
+      '',
+    );
+    user = sim.directory.lookupOrCreate(phone);
+    jid = jidEncode(phone, 's.whatsapp.net');
+  }
+  const content: BinaryNode[] = [];
+  if (protocols.has('devices')) content.push(devicesNode(user));
+  if (protocols.has('lid') && user && !isLid) content.push(node('lid', { val: jidEncode(user.lid, 'lid') }));
+  if (protocols.has('contact')) content.push(node('contact', { type: user ? 'in' : 'out' }));
+  if (protocols.has('status') && user)
+    content.push(node('status', { t: unixSeconds() }, 'Hey there! I am using WhatsApp.'));
+  return node('user', { jid: jid ?? '' }, content);
+}
+
+function devicesNode(user: SimUser | undefined): BinaryNode {
+  if (!user) return node('devices', {}, [node('device-list', {}, [])]);
+  const devices = [node('device', { id: '0' })];
+  for (const device of user.devices.values()) {
+    devices.push(node('device', { id: String(device.id), 'key-index': String(device.keyIndex) }));
+  }
+  return node('devices', {}, [
+    node('device-list', {}, devices),
+    node('key-index-list', { ts: unixSeconds() }),
+  ]);
+}
