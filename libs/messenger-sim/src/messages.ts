@@ -6,13 +6,15 @@ import {
   type BinaryNode,
 } from '@whiskeysockets/baileys';
 import { unixSeconds, type DeviceConnection } from './connection.js';
-import type { CompanionDevice, InboxMessage, SimUser } from './directory.js';
+import type { InboxMessage, SimUser } from './directory.js';
 import { describeMessage } from './message-content.js';
 import { sha256Hex } from './media-host.js';
 import { signalAddress } from './phone-signal.js';
 import { scheduleReceipts } from './receipts.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, node } from './stanza.js';
+
+const ERROR_ACK_DELAY_MS = 300;
 
 /** Keeps each inbox in arrival order even when media decryption of an earlier message is slower. */
 const inboxTails = new WeakMap<SimUser, Promise<void>>();
@@ -33,8 +35,10 @@ export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stan
   const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
   const error = sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '');
   if (error !== undefined) {
+    // like receipts, an error that lands while Baileys still buffers the own-message upsert is
+    // folded into it and never surfaces as messages.update
     ack.attrs.error = String(error);
-    conn.send(ack);
+    setTimeout(() => conn.send(ack), ERROR_ACK_DELAY_MS).unref();
     return;
   }
   conn.send(ack);
@@ -83,5 +87,3 @@ async function recordArrival(
   user.inbox.push(entry);
   sim.logger.debug({ id, to: user.phone, type: entry.type }, 'message arrived');
 }
-
-export type { CompanionDevice };

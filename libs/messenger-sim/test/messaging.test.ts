@@ -1,0 +1,155 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { WAMessageStatus, type WAMessage, type WAMessageUpdate } from '@whiskeysockets/baileys';
+import type { InboxMessage, SimulatorHandle } from '../src/index.js';
+import { until, type TestDevice } from './helpers/baileys-client.js';
+import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+
+const ACCOUNT = '15550001001';
+const CONTACT = '15550001002';
+const contactJid = `${CONTACT}@s.whatsapp.net`;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('messenger-sim: messaging through a linked device', function () {
+  this.timeout(30_000);
+  let sim: SimulatorHandle;
+  let device: TestDevice;
+
+  const arrival = (phone: string, id: string | null | undefined): Promise<InboxMessage> =>
+    until(() => sim.inbox(phone).find((m) => m.id === id), 10_000, `message ${id} in ${phone}'s inbox`);
+
+  before(async () => {
+    sim = await startTestSimulator();
+    sim.upsertContact({
+      phone: CONTACT,
+      name: 'Known Contact',
+      pictureUrl: 'https://pps.example.test/known.jpg',
+    });
+    device = await linkByQr(sim, ACCOUNT);
+  });
+
+  after(async () => {
+    device?.end();
+    await sim.close();
+  });
+
+  it('When the device writes to a registered contact, then the contact reads the exact text', async () => {
+    const sent = await device.sock!.sendMessage(contactJid, { text: 'to a known contact ✓' });
+
+    const got = await arrival(CONTACT, sent!.key.id);
+
+    expect(got).to.include({ from: ACCOUNT, type: 'text', text: 'to a known contact ✓' });
+  });
+
+  const mediaCases = [
+    { type: 'image', content: (b: Buffer) => ({ image: b, caption: 'an image', mimetype: 'image/jpeg' }) },
+    { type: 'video', content: (b: Buffer) => ({ video: b, caption: 'a video', mimetype: 'video/mp4' }) },
+    { type: 'audio', content: (b: Buffer) => ({ audio: b, mimetype: 'audio/ogg; codecs=opus', seconds: 3 }) },
+    {
+      type: 'document',
+      content: (b: Buffer) => ({
+        document: b,
+        fileName: 'report.pdf',
+        mimetype: 'application/pdf',
+        caption: 'the report',
+      }),
+    },
+    { type: 'sticker', content: (b: Buffer) => ({ sticker: b, mimetype: 'image/webp' }) },
+  ] as const;
+
+  for (const { type, content } of mediaCases) {
+    it(`When the device sends a ${type}, then the contact decrypts the upload byte for byte`, async () => {
+      const bytes = randomBytes(20_000 + Math.floor(Math.random() * 5000));
+
+      const sent = await device.sock!.sendMessage(contactJid, content(bytes) as never);
+      const got = await arrival(CONTACT, sent!.key.id);
+
+      expect(got.type).to.equal(type);
+      expect(got.fileSha256).to.equal(sha256(bytes));
+      expect(got.fileLength).to.equal(bytes.length);
+      const spec = content(bytes) as { mimetype: string; caption?: string; fileName?: string };
+      expect(got.mimetype).to.equal(spec.mimetype);
+      if (spec.caption) expect(got.caption).to.equal(spec.caption);
+      if (spec.fileName) expect(got.fileName).to.equal(spec.fileName);
+    });
+  }
+
+  it('When the device replies to a message, then the contact sees the quoted message id', async () => {
+    const original = await device.sock!.sendMessage(contactJid, { text: 'original' });
+
+    const reply = await device.sock!.sendMessage(
+      contactJid,
+      { text: 'the reply' },
+      { quoted: original as WAMessage },
+    );
+    const got = await arrival(CONTACT, reply!.key.id);
+
+    expect(got).to.include({ text: 'the reply', quotedId: original!.key.id });
+  });
+
+  it('When a contact writes to the account, then the device receives the text as a notify upsert', async () => {
+    const received = new Promise<WAMessage>((resolve) => {
+      device.sock!.ev.on('messages.upsert', ({ messages, type }) => {
+        const m = messages.find((x) => !x.key.fromMe && x.message?.conversation);
+        if (m && type === 'notify') resolve(m);
+      });
+    });
+
+    const { id } = await sim.sendInbound(CONTACT, ACCOUNT, 'hello gateway');
+    const message = await received;
+
+    expect(message.key.id).to.equal(id);
+    expect(message.message?.conversation).to.equal('hello gateway');
+    expect(message.key.remoteJid).to.equal(contactJid);
+    expect(message.pushName).to.equal('Known Contact');
+  });
+
+  it('When a contact has a profile picture, then the device gets its URL; when not, the query fails with 404', async () => {
+    const url = await device.sock!.profilePictureUrl(contactJid, 'image');
+    expect(url).to.equal('https://pps.example.test/known.jpg');
+
+    sim.upsertContact({ phone: '15550001003' });
+    const error = await device.sock!.profilePictureUrl('15550001003@s.whatsapp.net').then(
+      () => undefined,
+      (err: { data?: unknown }) => err,
+    );
+    // Baileys throws a Boom whose `data` (not statusCode) carries the server's error code
+    expect(error?.data).to.equal(404);
+  });
+
+  it('When a number is registered as not on WhatsApp, then onWhatsApp reports only the real users', async () => {
+    sim.upsertContact({ phone: '15550001099', onWhatsApp: false });
+
+    const result = await device.sock!.onWhatsApp('15550001099', CONTACT);
+
+    expect(result?.map((r) => r.jid)).to.deep.equal([contactJid]);
+    expect(result?.[0]?.exists).to.equal(true);
+  });
+
+  it('When an ack error is armed, then the message update carries ERROR and nothing is delivered', async () => {
+    const updates: WAMessageUpdate[] = [];
+    device.sock!.ev.on('messages.update', (u) => updates.push(...u));
+    sim.ackError({ phone: ACCOUNT, error: 479 });
+
+    const sent = await device.sock!.sendMessage(contactJid, { text: 'doomed' });
+    const failed = await until(() =>
+      updates.find((u) => u.key.id === sent!.key.id && u.update.status === WAMessageStatus.ERROR),
+    );
+
+    expect(failed.update.messageStubParameters).to.deep.equal(['479']);
+    expect(sim.inbox(CONTACT).some((m) => m.id === sent!.key.id)).to.equal(false);
+  });
+
+  it('When a query is stalled, then the client times out on it and the next one is answered', async () => {
+    sim.stall({ phone: ACCOUNT, xmlns: 'w:profile:picture' });
+
+    const stalled = await device.sock!.profilePictureUrl(contactJid, 'image', 500).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+    const next = await device.sock!.profilePictureUrl(contactJid, 'image', 2000);
+
+    expect(stalled).to.match(/timed out/i);
+    expect(next).to.equal('https://pps.example.test/known.jpg');
+  });
+});
