@@ -1,1 +1,63 @@
-export {};
+import type { Server } from 'node:http';
+import {
+  closeRedis,
+  createDefaultMetricsRegistry,
+  createLogger,
+  createMetrics,
+  createRedis,
+  installShutdown,
+  loadConfig,
+  serializeError,
+  waitForRedis,
+} from '@mgw/common';
+import { createApiServices } from './api-services.js';
+import { createApp } from './app.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, service: 'api' });
+  const redis = createRedis(config.redisUrl, 'producer', 'api');
+  try {
+    await waitForRedis(redis, 10_000);
+  } catch (err) {
+    logger.error('Redis is not reachable; check REDIS_URL', { err: serializeError(err) });
+    await closeRedis(redis);
+    process.exit(1);
+  }
+
+  const services = createApiServices({
+    config,
+    logger,
+    redis,
+    metrics: createMetrics(),
+    defaultMetrics: createDefaultMetricsRegistry(),
+  });
+  const app = createApp(services);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  logger.info('api listening', { host: config.host, port: config.port });
+
+  installShutdown(
+    logger,
+    [
+      {
+        name: 'http server',
+        run: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      },
+      { name: 'queues', run: () => services.close() },
+      { name: 'redis', run: () => closeRedis(redis) },
+    ],
+    config.shutdownTimeoutMs,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`api failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import type { Redis } from 'ioredis';
+import {
+  MessageStore,
+  SessionStore,
+  type Config,
+  type Logger,
+  type Metrics,
+  type createDefaultMetricsRegistry,
+} from '@mgw/common';
+import { ConnectionClient } from './connection-client.js';
+import { Idempotency } from './idempotency.js';
+import { QueueEventsPool } from './job-results.js';
+import { MediaStore } from './media-store.js';
+import { SendQueues } from './send-queue.js';
+import { TokenStore } from './tokens.js';
+
+/** Everything the express app needs; built by main.ts and by the tests in the same way. */
+export interface ApiServices {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  metrics: Metrics;
+  defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
+  tokens: TokenStore;
+  sessions: SessionStore;
+  messages: MessageStore;
+  media: MediaStore;
+  sendQueues: SendQueues;
+  connection: ConnectionClient;
+  idempotency: Idempotency;
+  /** Closes queues and their event listeners (not the Redis connection it was given). */
+  close(): Promise<void>;
+}
+
+export function createApiServices(base: {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  metrics: Metrics;
+  defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
+}): ApiServices {
+  const { config, logger, redis, metrics } = base;
+  const messages = new MessageStore(redis, config.messageRetentionSeconds);
+  const events = new QueueEventsPool(config.redisUrl, redis, logger);
+  const sendQueues = new SendQueues({ redis, config, messages, events, metrics, logger });
+  const connection = new ConnectionClient({
+    redis,
+    events,
+    replyTimeoutMs: config.connectionReplyTimeoutMs,
+    metrics,
+    logger,
+  });
+  // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
+  const inProgressTtl =
+    Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
+  return {
+    ...base,
+    tokens: new TokenStore(redis),
+    sessions: new SessionStore(redis),
+    messages,
+    media: new MediaStore(redis, config.mediaBlobTtlSeconds),
+    sendQueues,
+    connection,
+    idempotency: new Idempotency(redis, config.idempotencyTtlSeconds, inProgressTtl),
+    async close() {
+      await Promise.all([sendQueues.close(), connection.close()]);
+      await events.close();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { Job, QueueEvents, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { closeRedis, createRedis, serializeError, type Logger } from '@mgw/common';
+import { BULL_PREFIX } from '@mgw/contracts';
+
+export type JobOutcome<R> =
+  { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timeout' };
+
+/**
+ * One QueueEvents (a blocking Redis connection of its own) per queue whose job results the API
+ * waits for, created on first use and closed on shutdown.
+ */
+export class QueueEventsPool {
+  private readonly pool = new Map<string, Promise<{ events: QueueEvents; connection: Redis }>>();
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly producer: Redis,
+    private readonly logger: Logger,
+  ) {}
+
+  get(queue: Queue): Promise<QueueEvents> {
+    let entry = this.pool.get(queue.name);
+    if (!entry) {
+      entry = this.open(queue);
+      this.pool.set(queue.name, entry);
+      // A failed start is not cached: the next request tries again.
+      entry.catch(() => this.pool.delete(queue.name));
+    }
+    return entry.then((e) => e.events);
+  }
+
+  private async open(queue: Queue): Promise<{ events: QueueEvents; connection: Redis }> {
+    // Start reading the event stream from its current end, fixed now: a QueueEvents started with
+    // '$' only sees events after its first XREAD, and a job that finishes in between is missed.
+    const last = await this.producer.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1);
+    const connection = createRedis(this.redisUrl, 'worker', `api-events-${queue.name}`);
+    const events = new QueueEvents(queue.name, {
+      connection,
+      prefix: BULL_PREFIX,
+      lastEventId: last[0]?.[0] ?? '0-0',
+    });
+    events.on('error', (err) => this.logger.warn('queue events error', { err: serializeError(err) }));
+    return { events, connection };
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.pool.values()];
+    this.pool.clear();
+    await Promise.all(
+      entries.map(async (p) => {
+        const e = await p.catch(() => undefined);
+        if (!e) return;
+        await e.events.close().catch(() => undefined);
+        await closeRedis(e.connection);
+      }),
+    );
+  }
+}
+
+/**
+ * Waits up to `timeoutMs` for a job to finish. After a wait that ended without a result the
+ * job's state decides: failed (with the worker's reason), completed, or still pending (timeout).
+ */
+export async function waitForJob<R>(
+  queue: Queue,
+  job: Job,
+  events: QueueEvents,
+  timeoutMs: number,
+): Promise<JobOutcome<R>> {
+  try {
+    return { kind: 'completed', value: (await job.waitUntilFinished(events, timeoutMs)) as R };
+  } catch {
+    const fresh = await Job.fromId(queue, job.id!).catch(() => undefined);
+    const state = await fresh?.getState().catch(() => 'unknown');
+    if (fresh && state === 'failed') return { kind: 'failed', reason: fresh.failedReason || 'unknown error' };
+    if (fresh && state === 'completed') return { kind: 'completed', value: fresh.returnvalue as R };
+    return { kind: 'timeout' };
+  }
+}

@@ -1,0 +1,74 @@
+import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import { RedisStore } from 'rate-limit-redis';
+import { ApiError, serializeError, type Config, type Logger, type Metrics } from '@mgw/common';
+import { ERRORS, keys } from '@mgw/contracts';
+import { authOf } from './auth.js';
+
+export type LimitedEndpoint = keyof Config['rateLimits'];
+
+/**
+ * rate-limit-redis loads its script once, when the limiter is created; if Redis is not reachable
+ * at that moment the rejected promise would be reused forever. Reload it on the next request.
+ */
+class ReloadingRedisStore extends RedisStore {
+  override async increment(key: string) {
+    try {
+      await this.incrementScriptSha;
+    } catch {
+      this.incrementScriptSha = this.loadIncrementScript();
+    }
+    return super.increment(key);
+  }
+}
+
+/**
+ * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
+ * Redis so every replica shares the counts. X-RateLimit-Reset is express-rate-limit's legacy
+ * header: the Unix time (seconds since the epoch, rounded up) at which the window ends.
+ */
+export function createRateLimiters(deps: {
+  redis: Redis;
+  config: Pick<Config, 'rateLimits' | 'rateLimitWindowMs'>;
+  metrics: Metrics;
+  logger: Logger;
+}): Record<LimitedEndpoint, RequestHandler> {
+  const { redis, config, metrics, logger } = deps;
+  const limiterLogger = {
+    warn: (err: unknown) => logger.warn('rate limiter warning', { err: serializeError(err) }),
+    error: (err: unknown) => logger.error('rate limiter error', { err: serializeError(err) }),
+  };
+  const make = (endpoint: LimitedEndpoint): RequestHandler =>
+    rateLimit({
+      windowMs: config.rateLimitWindowMs,
+      limit: config.rateLimits[endpoint],
+      legacyHeaders: true,
+      standardHeaders: false,
+      keyGenerator: (_req, res) => authOf(res).tokenHash,
+      store: new ReloadingRedisStore({
+        prefix: keys.rateLimitPrefix(endpoint),
+        sendCommand: (command: string, ...args: string[]) =>
+          redis.call(command, ...args) as Promise<number | string>,
+      }),
+      // Storage down is a 503 like everywhere else, not a silently unlimited API.
+      passOnStoreError: false,
+      logger: limiterLogger,
+      handler: (req, _res, next) => {
+        metrics.rateLimitRejections.inc({ endpoint });
+        const info = (req as { rateLimit?: { resetTime?: Date } }).rateLimit;
+        const ms = info?.resetTime ? info.resetTime.getTime() - Date.now() : config.rateLimitWindowMs;
+        next(
+          new ApiError(429, ERRORS.rateLimited, undefined, { resetIn: Math.max(1, Math.ceil(ms / 1000)) }),
+        );
+      },
+    });
+  return {
+    connect: make('connect'),
+    disconnect: make('disconnect'),
+    status: make('status'),
+    send: make('send'),
+    otp: make('otp'),
+    messages: make('messages'),
+  };
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from '@mgw/common';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Child logger carrying this request's id. */
+    log: Logger;
+    requestId: string;
+  }
+}
+
+const CLIENT_REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+/**
+ * The route template of a request (`/api/messenger/v1/messages/:id`), never the raw URL: ids and
+ * `?token=` must not reach logs or metric labels. Requests that matched no route are `unmatched`.
+ */
+export function routeTemplate(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+}
+
+/**
+ * Gives every request an id (the client's `X-Request-Id` when it is sane, else a new one), echoes
+ * it back, attaches a child logger, and writes one access-log line when the response is done.
+ */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get('x-request-id');
+    const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    req.requestId = requestId;
+    req.log = logger.child({ requestId });
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.info('request', {
+        method: req.method,
+        route: routeTemplate(req),
+        status: res.statusCode,
+        durationMs: Math.round(durationMs * 10) / 10,
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,50 @@
+import type { RequestHandler } from 'express';
+import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import type { ApiServices } from '../api-services.js';
+import { authOf } from '../auth.js';
+import { parse } from '../validation.js';
+import { respond } from './respond.js';
+
+/** GET|POST /connect: asks the connection service for a QR code or a pairing code. */
+export function connectRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    const q = parse(connectQuerySchema, req.query);
+    respond(
+      res,
+      await s.connection.request({
+        action: 'connect',
+        deviceId,
+        method: q.method,
+        ...(q.phoneNumber !== undefined ? { phoneNumber: q.phoneNumber } : {}),
+        forceNew: q.forceNew,
+        rawQrCode: q.rawQrCode,
+      }),
+    );
+  };
+}
+
+/** POST /disconnect: the connection service logs the account out. */
+export function disconnectRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    respond(res, await s.connection.request({ action: 'disconnect', deviceId }));
+  };
+}
+
+/** GET /status: the session record; account details only while connected. */
+export function statusRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const session = await s.sessions.get(deviceId);
+    const body: Record<string, unknown> = { success: true, status: session.status };
+    if (session.status === 'connected') {
+      for (const field of ['phone', 'name', 'profilePic'] as const) {
+        if (session[field]) body[field] = session[field];
+      }
+    }
+    res.status(200).json(body);
+  };
+}

@@ -1,0 +1,38 @@
+import type { RequestHandler } from 'express';
+import { METRICS_CONTENT_TYPE, renderMetrics } from '@mgw/common';
+import { ERRORS } from '@mgw/contracts';
+import type { ApiServices } from '../api-services.js';
+
+const PING_TIMEOUT_MS = 1000;
+
+/** GET /healthz: the process is alive (no dependency checks: a Redis outage must not kill pods). */
+export const healthRoute: RequestHandler = (_req, res) => {
+  res.status(200).json({ success: true, status: 'ok' });
+};
+
+/** GET /readyz: Redis answers PING within a second. */
+export function readyRoute(s: ApiServices): RequestHandler {
+  return async (_req, res) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('PING timed out')), PING_TIMEOUT_MS);
+    });
+    const ok = await Promise.race([s.redis.ping(), timeout]).then(
+      () => true,
+      () => false,
+    );
+    clearTimeout(timer);
+    s.metrics.redisUp.set(ok ? 1 : 0);
+    res
+      .status(ok ? 200 : 503)
+      .json(ok ? { success: true, status: 'ready' } : { success: false, error: ERRORS.serviceUnavailable });
+  };
+}
+
+/** GET /metrics: Prometheus text, our registry then Node's default metrics. */
+export function metricsRoute(s: ApiServices): RequestHandler {
+  return async (_req, res) => {
+    res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
+    res.status(200).send(await renderMetrics(s.metrics.registry, s.defaultMetrics));
+  };
+}

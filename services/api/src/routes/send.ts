@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
+import type { ApiServices } from '../api-services.js';
+import { authOf } from '../auth.js';
+import { sendMessage } from '../send-message.js';
+import { parse } from '../validation.js';
+import { respond } from './respond.js';
+
+/** POST /send */
+export function sendRoute(s: ApiServices): RequestHandler {
+  const schema = sendBodySchema(s.config.maxRecipients);
+  return async (req, res) => {
+    const auth = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const body = parse(schema, req.body ?? {});
+    respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(s, auth.deviceId, body)));
+  };
+}

@@ -1,0 +1,71 @@
+import { ApiError, type SessionStore } from '@mgw/common';
+import {
+  ERRORS,
+  PRIORITY,
+  newMessageId,
+  newPlatformMessageId,
+  type JobAttachment,
+  type SendBody,
+  type SendJobData,
+} from '@mgw/contracts';
+import type { Outcome } from './idempotency.js';
+import type { MediaStore } from './media-store.js';
+import type { SendQueues } from './send-queue.js';
+
+export interface SendDeps {
+  sessions: SessionStore;
+  media: MediaStore;
+  sendQueues: SendQueues;
+}
+
+export async function requireConnected(sessions: SessionStore, deviceId: string): Promise<void> {
+  if (!(await sessions.isConnected(deviceId))) throw new ApiError(409, ERRORS.noDevice);
+}
+
+/**
+ * POST /send: one job per recipient, accepted at once (202). A single `to` answers with its
+ * messageId; a list (even of one) with a batch id plus the messageIds in `to` order.
+ */
+export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBody): Promise<Outcome> {
+  await requireConnected(deps.sessions, deviceId);
+
+  let attachment: JobAttachment | undefined;
+  if (body.attachment) {
+    const { type, url, base64, filename, caption, mimeType } = body.attachment;
+    const source = base64 !== undefined ? await deps.media.put(base64) : { url: url! };
+    attachment = {
+      type,
+      source,
+      ...(filename !== undefined ? { filename } : {}),
+      ...(caption !== undefined ? { caption } : {}),
+      ...(mimeType !== undefined ? { mimeType } : {}),
+    };
+  }
+
+  const isList = Array.isArray(body.to);
+  const recipients = isList ? (body.to as string[]) : [body.to as string];
+  const batchId = isList ? newMessageId() : undefined;
+  const enqueuedAt = Date.now();
+  const jobs: SendJobData[] = recipients.map((to) => ({
+    kind: 'send',
+    messageId: newMessageId(),
+    platformMessageId: newPlatformMessageId(),
+    deviceId,
+    to,
+    ...(body.text !== undefined ? { text: body.text } : {}),
+    ...(attachment ? { attachment } : {}),
+    ...(body.existingMessageId !== undefined ? { existingMessageId: body.existingMessageId } : {}),
+    ...(batchId ? { batchId } : {}),
+    enqueuedAt,
+  }));
+
+  await deps.sendQueues.enqueue(deviceId, jobs, PRIORITY.send);
+
+  const messageIds = jobs.map((j) => j.messageId);
+  return {
+    status: 202,
+    body: isList
+      ? { success: true, messageId: batchId, messageIds }
+      : { success: true, messageId: messageIds[0] },
+  };
+}

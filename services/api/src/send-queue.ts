@@ -1,0 +1,148 @@
+import { Queue, type Job, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { MessageStore, serializeError, type Config, type Logger, type Metrics } from '@mgw/common';
+import {
+  BULL_PREFIX,
+  ENQUEUE_FAILED,
+  sendQueueName,
+  type MessageRecord,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { waitForJob, type JobOutcome, type QueueEventsPool } from './job-results.js';
+
+type SendQueue = Queue<SendJobData, SendJobResult>;
+
+const RECONCILE_DELAYS_MS = [0, 1000, 5000, 15_000, 60_000];
+
+/**
+ * The producer side of the per-device send queues. A message is its `queued` record plus its
+ * job: records are written first (one MULTI), then the jobs (one addBulk, jobId = messageId).
+ * If addBulk fails, every record whose job does not exist is marked failed, so no record claims
+ * `queued` for a job that will never run.
+ */
+export class SendQueues {
+  private readonly queues = new Map<string, SendQueue>();
+
+  constructor(
+    private readonly deps: {
+      redis: Redis;
+      config: Pick<Config, 'sendAttempts' | 'sendBackoffMs' | 'messageRetentionSeconds'>;
+      messages: MessageStore;
+      events: QueueEventsPool;
+      metrics: Metrics;
+      logger: Logger;
+    },
+  ) {}
+
+  queue(deviceId: string): SendQueue {
+    let q = this.queues.get(deviceId);
+    if (!q) {
+      q = new Queue<SendJobData, SendJobResult>(sendQueueName(deviceId), {
+        connection: this.deps.redis,
+        prefix: BULL_PREFIX,
+      });
+      q.on('error', (err) => this.deps.logger.warn('send queue error', { err: serializeError(err) }));
+      this.queues.set(deviceId, q);
+    }
+    return q;
+  }
+
+  jobOptions(priority: number): JobsOptions {
+    const { config } = this.deps;
+    return {
+      priority,
+      attempts: config.sendAttempts,
+      backoff: { type: 'exponential', delay: config.sendBackoffMs },
+      // Finished jobs go; the message record (with its own retention) is the lasting trace.
+      removeOnComplete: { age: 3600 },
+      removeOnFail: { age: config.messageRetentionSeconds },
+    };
+  }
+
+  /** Writes the `queued` records, then adds the jobs; both in the order given. */
+  async enqueue(deviceId: string, jobs: SendJobData[], priority: number): Promise<Job<SendJobData>[]> {
+    const { redis, messages, metrics } = this.deps;
+    const records = jobs.map(toRecord);
+    const multi = redis.multi();
+    messages.addQueued(multi, records);
+    const written = await multi.exec();
+    if (!written) throw new Error('Redis transaction aborted');
+    const failedWrite = written.find(([err]) => err)?.[0];
+    if (failedWrite) throw failedWrite;
+
+    const queue = this.queue(deviceId);
+    const opts = this.jobOptions(priority);
+    try {
+      const added = await queue.addBulk(
+        jobs.map((data) => ({ name: data.kind, data, opts: { ...opts, jobId: data.messageId } })),
+      );
+      metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]?.kind ?? 'send' }, jobs.length);
+      return added;
+    } catch (err) {
+      this.reconcile(
+        queue,
+        records.map((r) => r.messageId),
+        0,
+      );
+      throw err;
+    }
+  }
+
+  waitForResult(deviceId: string, job: Job, timeoutMs: number): Promise<JobOutcome<SendJobResult>> {
+    const queue = this.queue(deviceId);
+    return this.deps.events.get(queue).then(
+      (events) => waitForJob<SendJobResult>(queue, job, events, timeoutMs),
+      () => ({ kind: 'timeout' as const }),
+    );
+  }
+
+  /**
+   * addBulk may have failed before or after Redis ran it (a lost reply), so a record is marked
+   * failed only when its job is not there. Redis may be what failed: retry for about a minute.
+   */
+  private reconcile(queue: SendQueue, messageIds: string[], attempt: number): void {
+    const delay = RECONCILE_DELAYS_MS[attempt];
+    if (delay === undefined) {
+      this.deps.logger.error('could not mark messages of a failed enqueue as failed', {
+        count: messageIds.length,
+      });
+      return;
+    }
+    const timer = setTimeout(() => {
+      void (async () => {
+        const pipeline = this.deps.redis.pipeline();
+        for (const id of messageIds) pipeline.exists(queue.toKey(id));
+        const exists = (await pipeline.exec()) ?? [];
+        const orphans = messageIds.filter((_, i) => {
+          const [err, n] = exists[i] ?? [new Error('no reply')];
+          if (err) throw err;
+          return n === 0;
+        });
+        for (const id of orphans) await this.deps.messages.markFailed(id, ENQUEUE_FAILED);
+      })().catch((err: unknown) => {
+        this.deps.logger.warn('retrying failed-enqueue cleanup', { attempt, err: serializeError(err) });
+        this.reconcile(queue, messageIds, attempt + 1);
+      });
+    }, delay);
+    timer.unref();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
+    this.queues.clear();
+  }
+}
+
+function toRecord(job: SendJobData): MessageRecord {
+  return {
+    messageId: job.messageId,
+    deviceId: job.deviceId,
+    to: job.to,
+    status: 'queued',
+    kind: job.kind,
+    platformMessageId: job.platformMessageId,
+    ...(job.batchId ? { batchId: job.batchId } : {}),
+    createdAt: new Date(job.enqueuedAt).toISOString(),
+  };
+}

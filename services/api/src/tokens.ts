@@ -1,0 +1,130 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { keys, newTokenId, newTokenValue } from '@mgw/contracts';
+
+/** What is stored about a token: never its value, only the SHA-256 of it. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  /** The device this token acts on; absent = the default device. */
+  deviceId?: string;
+  createdAt: string;
+  expiresAt?: string;
+}
+
+export type TokenCheck =
+  { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
+
+export function hashToken(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+const DURATION = /^([1-9]\d{0,9})([smhd])$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses `<n>s|m|h|d` (e.g. `30d`) to milliseconds; undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION.exec(text);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/**
+ * API tokens in Redis: `keys.tokenByHash(sha256)` holds the record, `keys.tokenIndex()` maps
+ * id -> sha256 so tokens can be listed and revoked by id. Used by the token CLI and by auth.
+ */
+export class TokenStore {
+  constructor(private readonly redis: Redis) {}
+
+  /** Creates a token; the returned value is the only time it exists outside the client. */
+  async create(input: {
+    name: string;
+    deviceId?: string;
+    expiresInMs?: number;
+    now?: Date;
+  }): Promise<{ value: string; token: TokenRecord }> {
+    const now = input.now ?? new Date();
+    const value = newTokenValue();
+    const hash = hashToken(value);
+    const token: TokenRecord = {
+      id: newTokenId(),
+      name: input.name,
+      ...(input.deviceId ? { deviceId: input.deviceId } : {}),
+      createdAt: now.toISOString(),
+      ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
+    };
+    await this.redis
+      .multi()
+      .hset(keys.tokenByHash(hash), { ...token, hash })
+      .hset(keys.tokenIndex(), token.id, hash)
+      .exec()
+      .then(throwOnMultiError);
+    return { value, token };
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    const index = await this.redis.hgetall(keys.tokenIndex());
+    const hashes = Object.values(index);
+    if (hashes.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const h of hashes) pipeline.hgetall(keys.tokenByHash(h));
+    const rows = (await pipeline.exec()) ?? [];
+    return rows
+      .map(([, h]) => toRecord(h as Record<string, string>))
+      .filter((t): t is TokenRecord => t !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Deletes a token by id; false when there is no such token. */
+  async revoke(id: string): Promise<boolean> {
+    const hash = await this.redis.hget(keys.tokenIndex(), id);
+    if (!hash) return false;
+    await this.redis
+      .multi()
+      .del(keys.tokenByHash(hash))
+      .hdel(keys.tokenIndex(), id)
+      .exec()
+      .then(throwOnMultiError);
+    return true;
+  }
+
+  /**
+   * Looks the token up by its hash, then compares the stored hash with the computed one in
+   * constant time, so neither the lookup nor the comparison leaks how much of a guess was right.
+   */
+  async verify(value: string, now = new Date()): Promise<TokenCheck> {
+    const hash = hashToken(value);
+    const stored = await this.redis.hgetall(keys.tokenByHash(hash));
+    const token = toRecord(stored);
+    if (!token || !stored.hash || !sameHash(stored.hash, hash)) return { ok: false, reason: 'invalid' };
+    if (isExpired(token, now)) return { ok: false, reason: 'expired' };
+    return { ok: true, token, tokenHash: hash };
+  }
+}
+
+export function isExpired(token: TokenRecord, now = new Date()): boolean {
+  return token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now.getTime();
+}
+
+function sameHash(storedHex: string, computedHex: string): boolean {
+  const a = Buffer.from(storedHex, 'hex');
+  const b = Buffer.from(computedHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function toRecord(h: Record<string, string> | undefined): TokenRecord | undefined {
+  if (!h?.id || !h.createdAt) return undefined;
+  return {
+    id: h.id,
+    name: h.name ?? '',
+    ...(h.deviceId ? { deviceId: h.deviceId } : {}),
+    createdAt: h.createdAt,
+    ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
+  };
+}
+
+function throwOnMultiError(results: [Error | null, unknown][] | null): void {
+  if (!results) throw new Error('Redis transaction aborted');
+  const failed = results.find(([err]) => err);
+  if (failed?.[0]) throw failed[0];
+}
