@@ -14,7 +14,7 @@ describe('messenger-sim: QR linking and text', function () {
   });
 
   after(async () => {
-    device?.end();
+    await device?.end();
     await sim.close();
   });
 

@@ -29,7 +29,7 @@ describe('messenger-sim: messaging through a linked device', function () {
   });
 
   after(async () => {
-    device?.end();
+    await device?.end();
     await sim.close();
   });
 

@@ -137,10 +137,14 @@ export class TestDevice {
     return update.qr!;
   }
 
-  end(): void {
+  /** Closes the current socket and resolves once its close event has been seen. */
+  async end(): Promise<void> {
     const sock = this.sock;
+    if (!sock) return;
     this.sock = undefined;
-    sock?.end(undefined);
+    const closed = this.waitForClose(5_000).catch(() => undefined);
+    void sock.end(undefined);
+    await closed;
   }
 }
 

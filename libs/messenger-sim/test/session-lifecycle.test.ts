@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { DisconnectReason } from '@whiskeysockets/baileys';
+import type { SimulatorHandle } from '../src/index.js';
+import { TestDevice, until } from './helpers/baileys-client.js';
+import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+
+describe('messenger-sim: device session lifecycle', function () {
+  this.timeout(30_000);
+  let sim: SimulatorHandle;
+  const devices: TestDevice[] = [];
+
+  before(async () => {
+    sim = await startTestSimulator();
+  });
+
+  after(async () => {
+    await Promise.all(devices.map((d) => d.end()));
+    await sim.close();
+  });
+
+  it('When the phone enters the pairing code the device shows, then the device links and opens', async () => {
+    const device = new TestDevice(sim.info);
+    devices.push(device);
+    device.connect();
+    await device.nextQr();
+    const code = await device.sock!.requestPairingCode('15550002001');
+    const opened = device.waitForOpen(20_000);
+
+    const linked = await sim.linkWithPairingCode({
+      pairingCode: code,
+      phone: '15550002001',
+      name: 'Code Account',
+    });
+    await opened;
+
+    expect(linked.jid).to.equal(`15550002001:${linked.deviceId}@s.whatsapp.net`);
+    expect(device.auth.creds.me?.id).to.equal(linked.jid);
+    expect(device.auth.creds.registered).to.equal(true);
+    expect(device.closes.map((c) => c.statusCode)).to.deep.equal([DisconnectReason.restartRequired]);
+  });
+
+  it('When the phone enters a wrong pairing code, then linking is refused and no device is added', async () => {
+    const device = new TestDevice(sim.info);
+    devices.push(device);
+    device.connect();
+    await device.nextQr();
+    await device.sock!.requestPairingCode('15550002002');
+
+    const error = await sim.linkWithPairingCode({ pairingCode: 'ZZZZZZZZ', phone: '15550002002' }).then(
+      () => undefined,
+      (err: Error & { status?: number }) => err,
+    );
+
+    expect(error?.status).to.equal(400);
+    expect(sim.devices('15550002002')).to.deep.equal([]);
+  });
+
+  it('When a linked device reconnects with its saved credentials, then it opens without pairing again', async () => {
+    const device = await linkByQr(sim, '15550002003');
+    devices.push(device);
+    await device.end();
+
+    device.connect();
+    await device.waitForOpen();
+
+    expect(sim.devices('15550002003')).to.have.length(1);
+    const sent = await device.sock!.sendMessage('15550002099@s.whatsapp.net', { text: 'after re-login' });
+    await until(() => sim.inbox('15550002099').find((m) => m.id === sent!.key.id));
+  });
+
+  it('When the simulator drops the socket, then the device sees a closed connection and can log in again', async () => {
+    const device = await linkByQr(sim, '15550002004');
+    devices.push(device);
+    const closed = device.waitForClose();
+
+    expect(sim.drop('15550002004')).to.equal(1);
+    const info = await closed;
+    device.connect();
+    await device.waitForOpen();
+
+    expect(info.statusCode).to.equal(DisconnectReason.connectionClosed);
+  });
+
+  it('When logins are refused with 503, then the device closes with 503 and the next attempt opens', async () => {
+    const device = await linkByQr(sim, '15550002005');
+    devices.push(device);
+    await device.end();
+    sim.refuseLogin({ phone: '15550002005', reason: 503, count: 1 });
+
+    device.connect();
+    const refused = await device.waitForClose();
+    device.connect();
+    await device.waitForOpen();
+
+    expect(refused.statusCode).to.equal(503);
+  });
+
+  it('When the device logs out, then the phone no longer lists it and its credentials are refused with 401', async () => {
+    const device = await linkByQr(sim, '15550002006');
+    devices.push(device);
+    const closed = device.waitForClose();
+
+    await device.sock!.logout();
+    expect((await closed).statusCode).to.equal(DisconnectReason.loggedOut);
+    await until(() => sim.devices('15550002006').length === 0, 5_000, 'device removal');
+
+    device.connect();
+    const refused = await device.waitForClose();
+    expect(refused.statusCode).to.equal(DisconnectReason.loggedOut);
+  });
+
+  it('When the phone unlinks the device, then the device closes with 401 (device_removed)', async () => {
+    const device = await linkByQr(sim, '15550002007');
+    devices.push(device);
+    const closed = device.waitForClose();
+
+    const removed = sim.unlink('15550002007');
+    const info = await closed;
+
+    expect(removed).to.have.length(1);
+    expect(info.statusCode).to.equal(DisconnectReason.loggedOut);
+    expect(sim.devices('15550002007')).to.deep.equal([]);
+  });
+});
