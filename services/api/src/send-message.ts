@@ -9,7 +9,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import type { Outcome } from './idempotency.js';
-import type { MediaStore } from './media-store.js';
+import { assertAttachmentSize, type MediaStore } from './media-store.js';
 import type { SendQueues } from './send-queue.js';
 
 export interface SendDeps {
@@ -27,6 +27,7 @@ export async function requireConnected(sessions: SessionStore, deviceId: string)
  * messageId; a list (even of one) with a batch id plus the messageIds in `to` order.
  */
 export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBody): Promise<Outcome> {
+  if (body.attachment?.base64 !== undefined) assertAttachmentSize(body.attachment.base64);
   await requireConnected(deps.sessions, deviceId);
 
   let attachment: JobAttachment | undefined;

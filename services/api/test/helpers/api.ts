@@ -1,0 +1,134 @@
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  SessionStore,
+  closeRedis,
+  createLogger,
+  createMetrics,
+  createRedis,
+  loadConfig,
+  waitForRedis,
+  type Config,
+} from '@mgw/common';
+import { createApiServices, type ApiServices } from '../../src/api-services.js';
+import { API_BASE, createApp } from '../../src/app.js';
+
+export interface TestApi {
+  url: string;
+  /** `${url}/api/messenger/v1` */
+  api: string;
+  services: ApiServices;
+  redis: Redis;
+  config: Config;
+  /** Every JSON log line the app wrote. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & {
+  rateLimits?: Partial<Config['rateLimits']>;
+};
+
+/** Boots the real app in-process on 127.0.0.1, port 0, against the test Redis. */
+export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi> {
+  const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
+  const config: Config = {
+    ...base,
+    // Many tests fail auth on purpose; the guard has its own test with a low limit.
+    authFailureLimit: 1_000_000,
+    ...overrides,
+    rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
+  };
+  const logs: Record<string, unknown>[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+  });
+  const logger = createLogger({ level: 'info', service: 'api-test', stream });
+  const redis = createRedis(config.redisUrl, 'producer', 'api-test');
+  if (overrides.redisUrl === undefined) await waitForRedis(redis, 5000);
+  const services = createApiServices({ config, logger, redis, metrics: createMetrics() });
+  const app = createApp(services);
+  const server = await new Promise<import('node:http').Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    api: `${url}${API_BASE}`,
+    services,
+    redis,
+    config,
+    logs,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.close();
+      await closeRedis(redis);
+    },
+  };
+}
+
+/** A fresh device id per test, so queues and sessions never collide. */
+export function freshDeviceId(): string {
+  return `t-${randomBytes(5).toString('hex')}`;
+}
+
+export async function createToken(
+  t: TestApi,
+  opts: { deviceId?: string; expiresInMs?: number; name?: string } = {},
+): Promise<string> {
+  const { value } = await t.services.tokens.create({ name: opts.name ?? 'test', ...opts });
+  return value;
+}
+
+export async function markConnected(redis: Redis, deviceId: string): Promise<void> {
+  await new SessionStore(redis).update(deviceId, 'connected', {
+    phone: '15550001111',
+    name: 'Test Account',
+    profilePic: 'https://example.test/pic.jpg',
+  });
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** fetch + JSON body; `token` goes in the Bearer header unless `query` is set. */
+export async function call(
+  url: string,
+  opts: {
+    method?: string;
+    token?: string;
+    tokenInQuery?: boolean;
+    json?: unknown;
+    body?: string | Buffer;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<JsonResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  let target = url;
+  if (opts.token && opts.tokenInQuery) {
+    target += (url.includes('?') ? '&' : '?') + `token=${encodeURIComponent(opts.token)}`;
+  } else if (opts.token) {
+    headers.authorization = `Bearer ${opts.token}`;
+  }
+  let body: string | Buffer | undefined = opts.body;
+  if (opts.json !== undefined) {
+    body = JSON.stringify(opts.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(target, { method: opts.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = { raw: text };
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}

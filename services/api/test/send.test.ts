@@ -1,0 +1,242 @@
+import { expect } from 'chai';
+import type { Job } from 'bullmq';
+import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
+import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('POST /send', () => {
+  let t: TestApi;
+  let deviceId: string;
+  let token: string;
+  before(async () => (t = await startApi({ maxRecipients: 1000 })));
+  beforeEach(async () => {
+    deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+    await markConnected(t.redis, deviceId);
+  });
+  afterEach(async () => {
+    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+  });
+  after(async () => t.close());
+
+  const send = (json: unknown, headers?: Record<string, string>) =>
+    call(`${t.api}/send`, { token, json, ...(headers ? { headers } : {}) });
+  const job = async (id: string) =>
+    (await t.services.sendQueues.queue(deviceId).getJob(id)) as Job<SendJobData>;
+
+  it('When `to` is one number, then 202 {success, messageId} and one queued job with its record', async () => {
+    const res = await send({ to: '15551234567', text: 'hello' });
+
+    expect(res.status).to.equal(202);
+    expect(res.body).to.have.keys('success', 'messageId');
+    expect(res.body.success).to.equal(true);
+    const messageId = String(res.body.messageId);
+    expect(messageId).to.match(UUID);
+    const j = await job(messageId);
+    expect(j.id).to.equal(messageId);
+    expect(j.opts.priority).to.equal(PRIORITY.send);
+    expect(j.opts.attempts).to.equal(t.config.sendAttempts);
+    expect(j.opts.backoff).to.deep.equal({ type: 'exponential', delay: t.config.sendBackoffMs });
+    expect(j.data).to.include({ kind: 'send', messageId, deviceId, to: '15551234567', text: 'hello' });
+    expect(j.data.platformMessageId).to.match(/^3EB0[0-9A-F]{18}$/);
+    expect(j.data.batchId).to.equal(undefined);
+    const record = await t.services.messages.get(messageId);
+    expect(record).to.include({ messageId, deviceId, to: '15551234567', status: 'queued', kind: 'send' });
+    expect(record?.platformMessageId).to.equal(j.data.platformMessageId);
+    expect(await t.redis.ttl(keys.message(messageId))).to.be.greaterThan(0);
+  });
+
+  it('When `to` is a list of one, then 202 with a batch id and messageIds', async () => {
+    const res = await send({ to: ['15551234567'], text: 'hello' });
+
+    expect(res.status).to.equal(202);
+    expect(res.body).to.have.keys('success', 'messageId', 'messageIds');
+    const ids = res.body.messageIds as string[];
+    expect(ids).to.have.length(1);
+    expect(res.body.messageId).to.match(UUID).and.not.equal(ids[0]);
+    expect((await job(ids[0]!)).data.batchId).to.equal(res.body.messageId);
+  });
+
+  it('When the device is not connected, then 409 No connected messenger device found and nothing is queued', async () => {
+    await t.redis.hset(keys.session(deviceId), 'status', 'connecting');
+    const res = await send({ to: '15551234567', text: 'hello' });
+    expect(res.status).to.equal(409);
+    expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
+    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+  });
+
+  it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each with a queued record, and the media stored once', async () => {
+    const to = Array.from({ length: 1000 }, (_, i) => String(15550000000 + i));
+    const bytes = Buffer.from('%PDF-1.4 fake document');
+    const mediaBefore = new Set(await t.redis.keys('mgw:media:*'));
+
+    const res = await send({
+      to,
+      text: 'see attached',
+      attachment: {
+        type: 'document',
+        base64: bytes.toString('base64'),
+        filename: 'a.pdf',
+        mimeType: 'application/pdf',
+      },
+    });
+
+    expect(res.status).to.equal(202);
+    const ids = res.body.messageIds as string[];
+    expect(ids).to.have.length(1000);
+    const jobs = await Promise.all(ids.map(job));
+    expect(jobs.map((j) => j.id)).to.deep.equal(ids);
+    expect(jobs.map((j) => j.data.to)).to.deep.equal(to);
+    const newBlobs = (await t.redis.keys('mgw:media:*')).filter((k) => !mediaBefore.has(k));
+    expect(newBlobs).to.have.length(1);
+    const blobId = newBlobs[0]!.slice('mgw:media:'.length);
+    for (const j of jobs) {
+      expect(j.data.attachment).to.deep.equal({
+        type: 'document',
+        source: { blobId, size: bytes.length },
+        filename: 'a.pdf',
+        mimeType: 'application/pdf',
+      });
+      expect(j.data.batchId).to.equal(res.body.messageId);
+    }
+    expect(await t.redis.getBuffer(newBlobs[0]!)).to.deep.equal(bytes);
+    expect(await t.redis.ttl(newBlobs[0]!)).to.be.within(1, t.config.mediaBlobTtlSeconds);
+    const pipeline = t.redis.pipeline();
+    for (const id of ids) pipeline.hget(keys.message(id), 'status');
+    const statuses = (await pipeline.exec())!.map(([, s]) => s);
+    expect(statuses).to.deep.equal(ids.map(() => 'queued'));
+  });
+
+  it('When the attachment is a URL, then the job carries source {url} for the sender to fetch', async () => {
+    const res = await send({
+      to: '15551234567',
+      attachment: { type: 'image', url: 'https://example.test/a.png', caption: 'c' },
+    });
+    expect(res.status).to.equal(202);
+    expect((await job(String(res.body.messageId))).data.attachment).to.deep.equal({
+      type: 'image',
+      source: { url: 'https://example.test/a.png' },
+      caption: 'c',
+    });
+  });
+
+  it('When existingMessageId is given, then the job carries it for the reply', async () => {
+    const res = await send({ to: '15551234567', text: 'reply', existingMessageId: 'abc-123' });
+    expect((await job(String(res.body.messageId))).data.existingMessageId).to.equal('abc-123');
+  });
+
+  it('When the same Idempotency-Key and body are sent again, then the first response is replayed and nothing more is queued', async () => {
+    const body = { to: ['15551234567', '15557654321'], text: 'once' };
+    const first = await send(body, { 'Idempotency-Key': 'order-1' });
+    const second = await send(body, { 'Idempotency-Key': 'order-1' });
+
+    expect(second.status).to.equal(first.status).and.equal(202);
+    expect(second.body).to.deep.equal(first.body);
+    expect(second.headers.get('idempotent-replayed')).to.equal('true');
+    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(2);
+  });
+
+  it('When the same Idempotency-Key comes with a different body, then 422', async () => {
+    await send({ to: '15551234567', text: 'one' }, { 'Idempotency-Key': 'k-2' });
+    const res = await send({ to: '15551234567', text: 'two' }, { 'Idempotency-Key': 'k-2' });
+    expect(res.status).to.equal(422);
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: 'Idempotency-Key was already used with a different request',
+    });
+  });
+
+  it('When a request with the same Idempotency-Key is still in flight, then 409', async () => {
+    const { hashToken } = await import('../src/tokens.js');
+    const body = { to: '15551234567', text: 'slow' };
+    // The claim a first, still-running request leaves behind (same fingerprint: replay it once to learn it).
+    await send(body, { 'Idempotency-Key': 'k-3' });
+    const key = keys.idempotency(hashToken(token), 'k-3');
+    const stored = JSON.parse((await t.redis.get(key))!) as { fingerprint: string };
+    await t.redis.set(
+      key,
+      JSON.stringify({ fingerprint: stored.fingerprint, state: 'in_progress' }),
+      'EX',
+      60,
+    );
+
+    const res = await send(body, { 'Idempotency-Key': 'k-3' });
+    expect(res.status).to.equal(409);
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: 'A request with this Idempotency-Key is still in progress',
+    });
+  });
+
+  it('When a request is refused before it does anything (409 no device), then its Idempotency-Key is free to retry', async () => {
+    await t.redis.del(keys.session(deviceId));
+    const refused = await send({ to: '15551234567', text: 'x' }, { 'Idempotency-Key': 'k-4' });
+    await markConnected(t.redis, deviceId);
+    const retried = await send({ to: '15551234567', text: 'x' }, { 'Idempotency-Key': 'k-4' });
+    expect([refused.status, retried.status]).to.deep.equal([409, 202]);
+  });
+
+  it('When adding the jobs fails, then the records written for them end failed, not queued', async () => {
+    const queue = t.services.sendQueues.queue(deviceId);
+    const original = queue.addBulk.bind(queue);
+    queue.addBulk = () => Promise.reject(new Error('simulated addBulk failure'));
+    try {
+      const res = await send({ to: ['15551234567', '15557654321'], text: 'x' });
+      expect(res.status).to.equal(500);
+      expect(res.body).to.deep.equal({ success: false, error: 'Internal server error' });
+    } finally {
+      queue.addBulk = original;
+    }
+    const ids = await t.redis.keys('mgw:msg:*');
+    const mine: string[] = [];
+    for (const k of ids) if ((await t.redis.hget(k, 'deviceId')) === deviceId) mine.push(k);
+    expect(mine).to.have.length(2);
+    // The cleanup runs right after the failure; wait for it without a fixed sleep.
+    for (;;) {
+      const statuses = await Promise.all(mine.map((k) => t.redis.hget(k, 'status')));
+      if (statuses.every((s) => s === 'failed')) break;
+      expect(statuses.every((s) => s === 'queued' || s === 'failed')).to.equal(true);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await Promise.all(mine.map((k) => t.redis.hget(k, 'error')))).to.deep.equal([
+      'enqueue_failed',
+      'enqueue_failed',
+    ]);
+  });
+});
+
+describe('GET /messages/:id', () => {
+  let t: TestApi;
+  before(async () => (t = await startApi()));
+  after(async () => t.close());
+
+  it("When the id is one of the token's device's messages, then 200 with the record; otherwise 404", async () => {
+    const deviceId = freshDeviceId();
+    const other = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    const otherToken = await createToken(t, { deviceId: other });
+    await markConnected(t.redis, deviceId);
+    const sent = await call(`${t.api}/send`, { token, json: { to: '15551234567', text: 'hi' } });
+    const id = String(sent.body.messageId);
+
+    const mine = await call(`${t.api}/messages/${id}`, { token });
+    const foreign = await call(`${t.api}/messages/${id}`, { token: otherToken });
+    const unknown = await call(`${t.api}/messages/does-not-exist`, { token });
+
+    expect(mine.status).to.equal(200);
+    expect(mine.body.success).to.equal(true);
+    expect(mine.body.message).to.include({
+      messageId: id,
+      deviceId,
+      to: '15551234567',
+      status: 'queued',
+      kind: 'send',
+    });
+    for (const res of [foreign, unknown]) {
+      expect(res.status).to.equal(404);
+      expect(res.body).to.deep.equal({ success: false, error: 'Message not found' });
+    }
+    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+  });
+});

@@ -1,0 +1,245 @@
+import { expect } from 'chai';
+import { ATTACHMENT_MAX_BYTES } from '@mgw/contracts';
+import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+
+const PHONE = '15551234567';
+const PHONE_RULE = 'must be a phone number in international format: digits only, 7 to 15';
+
+function invalid(details: { path: (string | number)[]; message: string }[]) {
+  return { success: false, error: 'Invalid request data', details };
+}
+
+describe('API request validation', () => {
+  let t: TestApi;
+  let token: string;
+  before(async () => {
+    t = await startApi({ maxRecipients: 3 });
+    const deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+    await markConnected(t.redis, deviceId);
+  });
+  after(async () => t.close());
+
+  const send = (json: unknown) => call(`${t.api}/send`, { token, json });
+  const otp = (json: unknown) => call(`${t.api}/otp`, { token, json });
+
+  it('When /send has neither text nor attachment, then 400 with the either-text-or-attachment detail', async () => {
+    const res = await send({ to: PHONE });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(
+      invalid([{ path: ['text', 'attachment'], message: 'Either text or attachment must be provided' }]),
+    );
+  });
+
+  it('When /send has an empty body, then 400 naming `to` and the either-text-or-attachment rule', async () => {
+    const res = await send({});
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(
+      invalid([
+        { path: ['to'], message: 'to is required' },
+        { path: ['text', 'attachment'], message: 'Either text or attachment must be provided' },
+      ]),
+    );
+  });
+
+  const sendCases: [string, unknown, { path: (string | number)[]; message: string }[]][] = [
+    [
+      'a phone number with +',
+      { to: '+15551234567', text: 'x' },
+      [{ path: ['to'], message: `to ${PHONE_RULE}` }],
+    ],
+    [
+      'a too short phone number',
+      { to: '123456', text: 'x' },
+      [{ path: ['to'], message: `to ${PHONE_RULE}` }],
+    ],
+    [
+      'a duplicate recipient',
+      { to: [PHONE, PHONE], text: 'x' },
+      [{ path: ['to', 1], message: 'to[1] contains a duplicate value' }],
+    ],
+    [
+      'more recipients than MAX_RECIPIENTS',
+      { to: ['15550000001', '15550000002', '15550000003', '15550000004'], text: 'x' },
+      [{ path: ['to'], message: 'to must contain less than or equal to 3 items' }],
+    ],
+    [
+      'an empty recipient list',
+      { to: [], text: 'x' },
+      [{ path: ['to'], message: 'to does not match any of the allowed types' }],
+    ],
+    [
+      'a number as `to`',
+      { to: 15551234567, text: 'x' },
+      [{ path: ['to'], message: 'to must be a phone number or a non-empty array of phone numbers' }],
+    ],
+    [
+      'an empty text',
+      { to: PHONE, text: '' },
+      [{ path: ['text'], message: 'text is not allowed to be empty' }],
+    ],
+    [
+      'an unknown field',
+      { to: PHONE, text: 'x', extra: 1 },
+      [{ path: ['extra'], message: 'extra is not allowed' }],
+    ],
+    [
+      'an unknown attachment type',
+      { to: PHONE, attachment: { type: 'gif', url: 'https://example.test/a.gif' } },
+      [
+        {
+          path: ['attachment', 'type'],
+          message: 'attachment.type must be one of [image, video, audio, document, sticker]',
+        },
+      ],
+    ],
+    [
+      'an attachment without url or base64',
+      { to: PHONE, attachment: { type: 'image' } },
+      [{ path: ['attachment'], message: 'attachment must have either url or base64' }],
+    ],
+    [
+      'an attachment with both url and base64',
+      { to: PHONE, attachment: { type: 'image', url: 'https://example.test/a.png', base64: 'AAAA' } },
+      [{ path: ['attachment'], message: 'attachment must have either url or base64, not both' }],
+    ],
+    [
+      'a non-http attachment url',
+      { to: PHONE, attachment: { type: 'image', url: 'ftp://example.test/a.png' } },
+      [
+        {
+          path: ['attachment', 'url'],
+          message: 'attachment.url must be a valid uri with a scheme matching the http|https pattern',
+        },
+      ],
+    ],
+    [
+      'attachment data that is not base64',
+      { to: PHONE, attachment: { type: 'image', base64: '!!!' } },
+      [{ path: ['attachment', 'base64'], message: 'attachment.base64 must be a valid base64 string' }],
+    ],
+  ];
+  for (const [what, body, details] of sendCases) {
+    it(`When /send has ${what}, then 400 with exact details`, async () => {
+      const res = await send(body);
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal(invalid(details));
+    });
+  }
+
+  const otpCases: [string, unknown, { path: (string | number)[]; message: string }[]][] = [
+    [
+      'no fields',
+      {},
+      [
+        { path: ['phone'], message: 'phone is required' },
+        { path: ['code'], message: 'code is required' },
+      ],
+    ],
+    [
+      'a 3-digit code',
+      { phone: PHONE, code: '123' },
+      [{ path: ['code'], message: 'code must be 4 to 8 digits (0-9 only)' }],
+    ],
+    [
+      'a 9-digit code',
+      { phone: PHONE, code: '123456789' },
+      [{ path: ['code'], message: 'code must be 4 to 8 digits (0-9 only)' }],
+    ],
+    [
+      'a code with letters',
+      { phone: PHONE, code: '12a4' },
+      [{ path: ['code'], message: 'code with value 12a4 fails to match the required pattern: /^\\d{4,8}$/' }],
+    ],
+    [
+      'an unknown language',
+      { phone: PHONE, code: '1234', language: 'French' },
+      [{ path: ['language'], message: 'language must be one of [English, Arabic]' }],
+    ],
+    ['a bad phone', { phone: '0123', code: '1234' }, [{ path: ['phone'], message: `phone ${PHONE_RULE}` }]],
+  ];
+  for (const [what, body, details] of otpCases) {
+    it(`When /otp has ${what}, then 400 with exact details`, async () => {
+      const res = await otp(body);
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal(invalid(details));
+    });
+  }
+
+  it('When the JSON body is malformed, then 400 Invalid request data', async () => {
+    const res = await call(`${t.api}/send`, {
+      token,
+      body: '{"to": "15551234567", ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(invalid([{ path: [], message: 'Malformed JSON body' }]));
+  });
+
+  it('When a POST body is not sent as application/json, then 400 naming the content type', async () => {
+    const wrong = await call(`${t.api}/send`, {
+      token,
+      body: JSON.stringify({ to: PHONE, text: 'x' }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    const missing = await call(`${t.api}/send`, {
+      token,
+      body: Buffer.from(JSON.stringify({ to: PHONE, text: 'x' })),
+    });
+    for (const res of [wrong, missing]) {
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal(
+        invalid([{ path: [], message: 'Request bodies must be application/json' }]),
+      );
+    }
+  });
+
+  it('When a query parameter is not part of the endpoint, then 400', async () => {
+    const res = await call(`${t.api}/status?verbose=1`, { token });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(invalid([{ path: ['verbose'], message: 'verbose is not allowed' }]));
+  });
+
+  it('When /connect asks for a pairing code without a phone number or with bad flags, then 400', async () => {
+    const noPhone = await call(`${t.api}/connect?method=pairingCode`, { token, method: 'POST' });
+    const badFlags = await call(`${t.api}/connect?method=sms&forceNew=maybe`, { token });
+    expect(noPhone.status).to.equal(400);
+    expect(noPhone.body).to.deep.equal(
+      invalid([{ path: ['phoneNumber'], message: 'phoneNumber is required' }]),
+    );
+    expect(badFlags.body).to.deep.equal(
+      invalid([
+        { path: ['method'], message: 'method must be one of [qrCode, pairingCode]' },
+        { path: ['forceNew'], message: 'forceNew must be a boolean' },
+      ]),
+    );
+  });
+
+  it('When an attachment decodes to just over 10 MB, then 413 and nothing is stored', async () => {
+    const base64 = Buffer.alloc(ATTACHMENT_MAX_BYTES + 1, 7).toString('base64');
+    const before = await t.redis.keys('mgw:media:*');
+    const res = await send({ to: PHONE, attachment: { type: 'document', base64 } });
+    expect(res.status).to.equal(413);
+    expect(res.body).to.deep.equal({ success: false, error: 'Attachment too large: the limit is 10 MB' });
+    expect(await t.redis.keys('mgw:media:*')).to.deep.equal(before);
+  });
+
+  it('When an attachment decodes to exactly 10 MB, then it is accepted (202)', async () => {
+    const base64 = Buffer.alloc(ATTACHMENT_MAX_BYTES, 7).toString('base64');
+    const res = await send({ to: PHONE, attachment: { type: 'document', base64, filename: 'a.bin' } });
+    expect(res.status).to.equal(202);
+  });
+
+  it('When the body is larger than the JSON parser limit, then 413 (not 500)', async () => {
+    const res = await call(`${t.api}/send`, {
+      token,
+      body: JSON.stringify({ to: PHONE, text: 'x'.repeat(16 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).to.equal(413);
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: 'Request body too large: attachments are limited to 10 MB',
+    });
+  });
+});
