@@ -1,0 +1,36 @@
+import type { SocketConfig } from '@whiskeysockets/baileys';
+import { serializeError, type Logger } from '@mgw/common';
+
+type ILogger = SocketConfig['logger'];
+
+/**
+ * Baileys logs through pino's interface; this bridges it to our winston logger at a quiet level
+ * (Baileys' info is our debug, its debug/trace are dropped). Only scalar fields of its log
+ * objects are kept: nested objects may hold message content or key material.
+ */
+export function baileysLogger(logger: Logger, bindings: Record<string, unknown> = {}): ILogger {
+  const fields = (obj: unknown): Record<string, unknown> => {
+    if (obj instanceof Error) return { err: serializeError(obj) };
+    if (!obj || typeof obj !== 'object') return {};
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (v instanceof Error) out[k] = serializeError(v);
+      else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+    }
+    return out;
+  };
+  const emit = (level: 'debug' | 'warn' | 'error', obj: unknown, msg?: string) => {
+    const message = msg ?? (typeof obj === 'string' ? obj : 'baileys');
+    logger.log(level, message, { ...bindings, ...fields(obj), source: 'baileys' });
+  };
+  return {
+    // Baileys does expensive extra logging when its level is trace/debug; never let it.
+    level: 'info',
+    child: (obj) => baileysLogger(logger, { ...bindings, ...fields(obj) }),
+    trace: () => undefined,
+    debug: () => undefined,
+    info: (obj, msg) => emit('debug', obj, msg),
+    warn: (obj, msg) => emit('warn', obj, msg),
+    error: (obj, msg) => emit('error', obj, msg),
+  };
+}

@@ -1,0 +1,202 @@
+import { EventEmitter } from 'node:events';
+import { jidDecode, proto } from '@whiskeysockets/baileys';
+import { serializeError } from '@mgw/common';
+import { loadAuthState, type RedisAuthState } from './auth-state.js';
+import { classifyClose, reconnectDelayMs, type CloseInfo } from './disconnect-reason.js';
+import { createSocket, type SocketContext, type WASocket } from './socket.js';
+
+export interface AccountInfo {
+  /** The linked account's phone number (digits). */
+  phone: string;
+  name?: string;
+  profilePic?: string;
+}
+
+export interface ReceiptUpdate {
+  platformMessageId: string;
+  status: 'delivered' | 'read';
+  at: Date;
+}
+
+export interface DeviceConnectionEvents {
+  open: [AccountInfo];
+  /** Every close; `final` when this connection will not reconnect by itself. */
+  close: [CloseInfo & { final: boolean }];
+  reconnecting: [{ attempt: number; delayMs: number }];
+  receipts: [ReceiptUpdate[]];
+  /** An auth-state write was refused: another process holds the device now. */
+  fenced: [];
+}
+
+export interface DeviceConnectionOptions extends SocketContext {
+  /** The lease epoch this process holds for the device (fences every auth-state write). */
+  epoch: () => number | undefined;
+}
+
+/**
+ * The long-lived socket of a linked device: connects with the stored credentials, reconnects with
+ * backoff and jitter on transient closes (515 at once), stops for good on 401 (logged out) and
+ * 440 (replaced: someone else holds the device — never fight over it).
+ */
+export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
+  private sock: WASocket | undefined;
+  private auth: RedisAuthState | undefined;
+  private stopped = false;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private opened = false;
+
+  constructor(private readonly opts: DeviceConnectionOptions) {
+    super();
+  }
+
+  get isOpen(): boolean {
+    return this.opened && !this.stopped;
+  }
+
+  get socket(): WASocket | undefined {
+    return this.sock;
+  }
+
+  /** The linked account's own JID (after open). */
+  get userJid(): string | undefined {
+    return this.sock?.user?.id;
+  }
+
+  async start(): Promise<void> {
+    this.auth = await loadAuthState({
+      redis: this.opts.redis,
+      deviceId: this.opts.deviceId,
+      epoch: this.opts.epoch,
+      onFenced: () => {
+        this.emit('fenced');
+        void this.stop();
+      },
+    });
+    this.connect();
+  }
+
+  /** Resolves true once the socket is open, false after `timeoutMs` or when it stopped for good. */
+  waitForOpen(timeoutMs: number): Promise<boolean> {
+    if (this.isOpen) return Promise.resolve(true);
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        this.off('open', onOpen);
+        this.off('close', onClose);
+        resolve(value);
+      };
+      const onOpen = () => done(true);
+      const onClose = (info: { final: boolean }) => info.final && done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.on('open', onOpen);
+      this.on('close', onClose);
+    });
+  }
+
+  /** Closes the socket without logging out: the next owner reconnects with the same credentials. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.opened = false;
+    clearTimeout(this.reconnectTimer);
+    const sock = this.sock;
+    this.sock = undefined;
+    if (sock) await sock.end(undefined);
+  }
+
+  /**
+   * Logs the account out on WhatsApp (remove-companion-device: the device disappears from the
+   * phone's linked devices) and closes. Resolves when the close was seen.
+   */
+  async logout(timeoutMs = 10_000): Promise<void> {
+    const sock = this.sock;
+    if (!sock || !this.opened) throw new Error('cannot log out: the socket is not open');
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    const closed = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      sock.ev.on('connection.update', (u) => {
+        if (u.connection === 'close') {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await sock.logout();
+    await closed;
+    this.opened = false;
+    this.sock = undefined;
+  }
+
+  private connect(): void {
+    if (this.stopped || !this.auth) return;
+    const { logger, deviceId } = this.opts;
+    const sock = createSocket(this.opts, this.auth);
+    this.sock = sock;
+    sock.ev.on('connection.update', (u) => {
+      if (this.sock !== sock) return;
+      if (u.connection === 'open') {
+        this.attempt = 0;
+        this.opened = true;
+        void this.describeAccount(sock).then((info) => this.emit('open', info));
+      }
+      if (u.connection === 'close') this.onClose(u.lastDisconnect?.error);
+    });
+    sock.ev.on('messages.update', (updates) => {
+      const receipts: ReceiptUpdate[] = [];
+      for (const { key, update } of updates) {
+        if (!key.fromMe || !key.id || update.status == null) continue;
+        const status =
+          update.status >= proto.WebMessageInfo.Status.READ
+            ? 'read'
+            : update.status === proto.WebMessageInfo.Status.DELIVERY_ACK
+              ? 'delivered'
+              : undefined;
+        if (status) receipts.push({ platformMessageId: key.id, status, at: new Date() });
+      }
+      if (receipts.length) this.emit('receipts', receipts);
+    });
+    logger.debug('device socket connecting', { deviceId });
+  }
+
+  private onClose(error: unknown): void {
+    const info = classifyClose(error);
+    this.opened = false;
+    this.sock = undefined;
+    const final = this.stopped || info.action === 'logged-out' || info.action === 'replaced';
+    if (!this.stopped) {
+      this.opts.logger.info('device socket closed', {
+        deviceId: this.opts.deviceId,
+        code: info.code,
+        reason: info.reason,
+      });
+    }
+    this.emit('close', { ...info, final });
+    if (final) {
+      this.stopped = true;
+      return;
+    }
+    const delayMs = info.action === 'restart' ? 0 : reconnectDelayMs(this.attempt);
+    this.attempt += 1;
+    this.emit('reconnecting', { attempt: this.attempt, delayMs });
+    this.reconnectTimer = setTimeout(() => this.connect(), delayMs);
+  }
+
+  private async describeAccount(sock: WASocket): Promise<AccountInfo> {
+    const me = sock.user ?? this.auth?.state.creds.me;
+    const jid = me?.id ?? '';
+    const phone = jidDecode(jid)?.user ?? '';
+    let profilePic: string | undefined;
+    try {
+      profilePic = await sock.profilePictureUrl(jid.replace(/:\d+@/, '@'), 'image', 10_000);
+    } catch (err) {
+      // No picture (404) or not answered: the status just has none.
+      this.opts.logger.debug('no profile picture', {
+        deviceId: this.opts.deviceId,
+        err: serializeError(err),
+      });
+    }
+    return { phone, name: me?.name ?? me?.verifiedName ?? me?.notify, profilePic };
+  }
+}

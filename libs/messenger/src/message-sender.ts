@@ -1,0 +1,173 @@
+import type { Redis } from 'ioredis';
+import {
+  generateWAMessageFromContent,
+  prepareWAMessageMedia,
+  proto,
+  type AnyMediaMessageContent,
+  type WAMessage,
+} from '@whiskeysockets/baileys';
+import { messengerKeys, type AttachmentType } from '@mgw/contracts';
+import type { Logger } from '@mgw/common';
+import type { DeviceConnection } from './device-connection.js';
+import { MessageProtoStore } from './message-proto-store.js';
+
+export interface MediaInput {
+  type: AttachmentType;
+  /** Identifies the bytes (blob id or URL): the upload is reused for every message with this key. */
+  cacheKey: string;
+  /** Loads the bytes; only called when this device has not uploaded them yet. */
+  load: () => Promise<Buffer>;
+  fileName?: string;
+  mimeType?: string;
+  caption?: string;
+}
+
+export interface OutgoingMessage {
+  jid: string;
+  /** The WhatsApp message id decided at enqueue time: a retry re-sends the same message. */
+  platformMessageId: string;
+  text?: string;
+  media?: MediaInput;
+  /** WhatsApp id of one of our earlier messages to quote. */
+  quotedPlatformMessageId?: string;
+}
+
+export class NotConnectedError extends Error {
+  override name = 'NotConnectedError';
+}
+export class ReplyTargetMissingError extends Error {
+  override name = 'ReplyTargetMissingError';
+}
+
+const CONTACT_CACHE_SECONDS = 24 * 3600;
+const MEDIA_CACHE_MS = 60 * 60_000;
+
+/**
+ * Sends through a device's live socket. A media upload is done once per bytes (blob or URL) per
+ * device and reused for every recipient, which is what keeps a 1,000-recipient image list cheap.
+ */
+export class MessageSender {
+  private readonly protos: MessageProtoStore;
+  private readonly media = new Map<string, { at: number; message: Promise<proto.IMessage> }>();
+
+  constructor(
+    private readonly conn: DeviceConnection,
+    private readonly opts: {
+      redis: Redis;
+      deviceId: string;
+      logger: Logger;
+      messageRetentionSeconds: number;
+      onUpload?: (type: AttachmentType, bytes: number) => void;
+    },
+  ) {
+    this.protos = new MessageProtoStore(opts.redis, opts.deviceId, opts.messageRetentionSeconds);
+  }
+
+  /**
+   * The recipient's JID, or null when the number is not on WhatsApp. Asked once per number and
+   * device (cached in Redis for a day, so a failover does not ask again).
+   */
+  async lookup(phone: string): Promise<string | null> {
+    const key = messengerKeys.contacts(this.opts.deviceId);
+    const cached = await this.opts.redis.hget(key, phone);
+    if (cached !== null) return cached || null;
+    const sock = this.requireSocket();
+    const [result] = (await sock.onWhatsApp(phone)) ?? [];
+    const jid = result?.exists ? result.jid : null;
+    await this.opts.redis
+      .multi()
+      .hset(key, phone, jid ?? '')
+      .expire(key, CONTACT_CACHE_SECONDS)
+      .exec();
+    return jid;
+  }
+
+  async send(msg: OutgoingMessage): Promise<void> {
+    const sock = this.requireSocket();
+    const quoted = msg.quotedPlatformMessageId
+      ? await this.quoted(msg.jid, msg.quotedPlatformMessageId)
+      : undefined;
+    let sent: WAMessage | undefined;
+    if (msg.media) {
+      const prepared = await this.prepared(msg.media);
+      // A copy per recipient: the caption and quote differ, the uploaded media does not.
+      const content = proto.Message.decode(proto.Message.encode(prepared).finish());
+      const inner = mediaPart(content, msg.media.type);
+      if (inner && msg.media.caption && 'caption' in inner)
+        (inner as { caption?: string }).caption = msg.media.caption;
+      const full = generateWAMessageFromContent(msg.jid, content, {
+        userJid: sock.user?.id ?? '',
+        messageId: msg.platformMessageId,
+        quoted,
+      });
+      await sock.relayMessage(msg.jid, full.message!, { messageId: full.key.id! });
+      sent = full;
+    } else {
+      sent = await sock.sendMessage(
+        msg.jid,
+        { text: msg.text ?? '' },
+        { messageId: msg.platformMessageId, quoted },
+      );
+    }
+    if (sent?.message) await this.protos.save(msg.platformMessageId, sent.message);
+  }
+
+  private requireSocket() {
+    const sock = this.conn.socket;
+    if (!sock || !this.conn.isOpen) throw new NotConnectedError('the device socket is not open');
+    return sock;
+  }
+
+  /** Our earlier message as Baileys needs it to quote; replies go to the chat they quote from. */
+  private async quoted(jid: string, platformMessageId: string): Promise<WAMessage> {
+    const message = await this.protos.load(platformMessageId);
+    if (!message) throw new ReplyTargetMissingError(`no stored message ${platformMessageId}`);
+    return { key: { remoteJid: jid, fromMe: true, id: platformMessageId }, message };
+  }
+
+  private prepared(media: MediaInput): Promise<proto.IMessage> {
+    const now = Date.now();
+    for (const [k, v] of this.media) if (now - v.at > MEDIA_CACHE_MS) this.media.delete(k);
+    const key = `${media.type}|${media.mimeType ?? ''}|${media.fileName ?? ''}|${media.cacheKey}`;
+    const hit = this.media.get(key);
+    if (hit) return hit.message;
+    const message = (async () => {
+      const bytes = await media.load();
+      const sock = this.requireSocket();
+      const content = {
+        [media.type]: bytes,
+        ...(media.mimeType ? { mimetype: media.mimeType } : {}),
+        ...(media.fileName ? { fileName: media.fileName } : {}),
+      } as unknown as AnyMediaMessageContent;
+      const prepared = await prepareWAMessageMedia(content, {
+        upload: sock.waUploadToServer,
+        mediaUploadTimeoutMs: 60_000,
+      });
+      this.opts.onUpload?.(media.type, bytes.length);
+      return prepared;
+    })();
+    this.media.set(key, { at: now, message });
+    message.catch(() => this.media.delete(key));
+    return message;
+  }
+}
+
+/** Attachment types whose WhatsApp message has a caption (audio and stickers have none). */
+export function supportsCaption(type: AttachmentType): boolean {
+  return type === 'image' || type === 'video' || type === 'document';
+}
+
+function mediaPart(content: proto.IMessage, type: AttachmentType): object | null | undefined {
+  switch (type) {
+    case 'image':
+      return content.imageMessage;
+    case 'video':
+      return content.videoMessage;
+    case 'audio':
+      return content.audioMessage;
+    case 'document':
+      return content.documentMessage;
+    case 'sticker':
+      return content.stickerMessage;
+  }
+}

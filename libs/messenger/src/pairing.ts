@@ -1,0 +1,127 @@
+import { EventEmitter } from 'node:events';
+import { jidDecode } from '@whiskeysockets/baileys';
+import type { ConnectMethod } from '@mgw/contracts';
+import { serializeError } from '@mgw/common';
+import { loadAuthState, type RedisAuthState } from './auth-state.js';
+import { classifyClose } from './disconnect-reason.js';
+import { createSocket, type SocketContext, type WASocket } from './socket.js';
+
+export interface PairingOptions extends SocketContext {
+  epoch: () => number | undefined;
+  method: ConnectMethod;
+  /** Required for the pairing-code method (digits, international format). */
+  phoneNumber?: string;
+  /** QR refreshes (or pairing-code ref rotations) allowed before giving up. */
+  qrMaxAttempts: number;
+}
+
+export interface PairedAccount {
+  phone: string;
+  name?: string;
+}
+
+export interface PairingEvents {
+  /** A new raw QR string (the first, then every refresh). */
+  qr: [string];
+  'pairing-code': [string];
+  /** The phone linked and the credentials are stored; the pairing socket is closed. */
+  paired: [PairedAccount];
+  /** The pairing ended without a link (QR attempts exhausted, timeout, error, cancel). */
+  failed: [{ reason: string }];
+}
+
+/**
+ * A pairing socket: shows QRs (or asks for a pairing code) until the phone links. On success
+ * WhatsApp closes it with 515 "restart required"; we do not reconnect here: the credentials are
+ * stored and the sender that takes the device's lease opens the long-lived socket.
+ */
+export class PairingSession extends EventEmitter<PairingEvents> {
+  private sock: WASocket | undefined;
+  private auth: RedisAuthState | undefined;
+  private qrCount = 0;
+  private paired = false;
+  private finished = false;
+
+  constructor(private readonly opts: PairingOptions) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    this.auth = await loadAuthState({
+      redis: this.opts.redis,
+      deviceId: this.opts.deviceId,
+      epoch: this.opts.epoch,
+    });
+    const sock = createSocket(this.opts, this.auth);
+    this.sock = sock;
+    sock.ev.on('connection.update', (u) => {
+      if (u.qr) void this.onQr(u.qr);
+      if (u.isNewLogin) this.paired = true;
+      if (u.connection === 'close') void this.onClose(u.lastDisconnect?.error);
+    });
+  }
+
+  /** Ends the pairing (forceNew, shutdown); emits `failed` with the reason unless already done. */
+  async cancel(reason = 'cancelled'): Promise<void> {
+    this.finish('failed', { reason });
+    await this.sock?.end(undefined);
+  }
+
+  private async onQr(qr: string): Promise<void> {
+    this.qrCount += 1;
+    if (this.qrCount > this.opts.qrMaxAttempts) {
+      this.finish('failed', { reason: 'qr_attempts_exhausted' });
+      await this.sock?.end(undefined);
+      return;
+    }
+    if (this.opts.method === 'qrCode') {
+      this.emit('qr', qr);
+      return;
+    }
+    if (this.qrCount === 1 && this.sock) {
+      try {
+        const code = await this.sock.requestPairingCode(this.opts.phoneNumber ?? '');
+        this.emit('pairing-code', code);
+      } catch (err) {
+        this.opts.logger.warn('pairing code request failed', {
+          deviceId: this.opts.deviceId,
+          err: serializeError(err),
+        });
+        this.finish('failed', { reason: 'pairing_code_failed' });
+        await this.sock?.end(undefined);
+      }
+    }
+  }
+
+  private async onClose(error: unknown): Promise<void> {
+    const info = classifyClose(error);
+    const auth = this.auth;
+    if ((this.paired || auth?.registered) && auth) {
+      try {
+        // The creds.update save is fire-and-forget; make sure the final creds are stored.
+        await auth.saveCreds();
+        const me = auth.state.creds.me;
+        this.finish('paired', {
+          phone: jidDecode(me?.id ?? '')?.user ?? '',
+          name: me?.name ?? me?.verifiedName,
+        });
+      } catch (err) {
+        this.opts.logger.error('paired but credentials not stored', {
+          deviceId: this.opts.deviceId,
+          err: serializeError(err),
+        });
+        this.finish('failed', { reason: 'credentials_not_stored' });
+      }
+      return;
+    }
+    this.finish('failed', {
+      reason: info.action === 'reconnect' && info.code === 408 ? 'qr_timeout' : info.reason,
+    });
+  }
+
+  private finish<E extends 'paired' | 'failed'>(event: E, ...args: PairingEvents[E]): void {
+    if (this.finished) return;
+    this.finished = true;
+    (this.emit as (e: E, ...a: PairingEvents[E]) => boolean)(event, ...args);
+  }
+}

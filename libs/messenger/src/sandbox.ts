@@ -1,0 +1,44 @@
+import https from 'node:https';
+import { WA_CERT_DETAILS } from '@whiskeysockets/baileys';
+import type { Logger } from '@mgw/common';
+
+/** What a sandbox (the WhatsApp Web simulator) publishes at `<url>/info`. */
+export interface SandboxInfo {
+  wsUrl: string;
+  /** Hex, 32 bytes: the root key the simulator's certificate chain is signed with. */
+  rootPublicKey: string;
+  mediaCaPem: string;
+}
+
+/** Socket options that point Baileys at the sandbox instead of WhatsApp. */
+export interface SandboxSocketOptions {
+  waWebSocketUrl: string;
+  fetchAgent: https.Agent;
+}
+
+export async function fetchSandboxInfo(sandboxUrl: string, timeoutMs = 10_000): Promise<SandboxInfo> {
+  const res = await fetch(new URL('info', sandboxUrl.endsWith('/') ? sandboxUrl : sandboxUrl + '/'), {
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!res.ok) throw new Error(`sandbox info at ${sandboxUrl} answered ${res.status}`);
+  const info = (await res.json()) as SandboxInfo;
+  if (!info.wsUrl || !/^[0-9a-f]{64}$/i.test(info.rootPublicKey ?? '') || !info.mediaCaPem) {
+    throw new Error(`sandbox info at ${sandboxUrl} is incomplete`);
+  }
+  return info;
+}
+
+/**
+ * Sandbox mode only: makes this process trust the simulator's root key (Baileys reads the mutable
+ * WA_CERT_DETAILS at handshake time) and its media host's CA, and returns the socket options.
+ * Never called without MESSENGER_SANDBOX_URL, so production keeps WhatsApp's trust anchor.
+ */
+export async function enableSandbox(sandboxUrl: string, logger: Logger): Promise<SandboxSocketOptions> {
+  const info = await fetchSandboxInfo(sandboxUrl);
+  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(info.rootPublicKey, 'hex');
+  logger.warn(
+    'SANDBOX MODE: connecting to a WhatsApp Web simulator, not WhatsApp; its root key is trusted in this process',
+    { sandboxUrl, wsUrl: info.wsUrl },
+  );
+  return { waWebSocketUrl: info.wsUrl, fetchAgent: new https.Agent({ ca: info.mediaCaPem }) };
+}

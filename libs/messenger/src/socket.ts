@@ -1,0 +1,48 @@
+import type { Redis } from 'ioredis';
+import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import type { Logger } from '@mgw/common';
+import type { RedisAuthState } from './auth-state.js';
+import { baileysLogger } from './baileys-logger.js';
+import { MessageProtoStore } from './message-proto-store.js';
+import type { SandboxSocketOptions } from './sandbox.js';
+
+export type { WASocket };
+
+/** What every socket of a device needs, whoever opens it (pairing, sender, logout). */
+export interface SocketContext {
+  redis: Redis;
+  logger: Logger;
+  deviceId: string;
+  /** Present only in sandbox mode (MESSENGER_SANDBOX_URL). */
+  sandbox?: SandboxSocketOptions;
+  messageRetentionSeconds: number;
+}
+
+/**
+ * Creates a Baileys socket over the Redis auth state. History sync is off: a gateway does not
+ * read history, and with it on Baileys holds events back while it waits for the initial sync.
+ */
+export function createSocket(ctx: SocketContext, auth: RedisAuthState): WASocket {
+  const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds);
+  const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });
+  const config: UserFacingSocketConfig = {
+    auth: auth.state,
+    logger: log,
+    shouldSyncHistoryMessage: () => false,
+    syncFullHistory: false,
+    markOnlineOnConnect: false,
+    fireInitQueries: true,
+    getMessage: async (key) => (key.id ? protos.load(key.id) : undefined),
+    ...(ctx.sandbox
+      ? { waWebSocketUrl: ctx.sandbox.waWebSocketUrl, fetchAgent: ctx.sandbox.fetchAgent }
+      : {}),
+  };
+  const sock = makeWASocket(config);
+  sock.ev.on('creds.update', () => {
+    // A refused (fenced) write already told the owner through onFenced; nothing to add here.
+    auth.saveCreds().catch((err: unknown) => {
+      ctx.logger.warn('credentials not saved', { deviceId: ctx.deviceId, err });
+    });
+  });
+  return sock;
+}

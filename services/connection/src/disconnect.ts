@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { UnrecoverableError, Worker, Queue } from 'bullmq';
+import {
+  BULL_PREFIX,
+  FAILURE_REASONS,
+  keys,
+  messengerKeys,
+  sendQueueName,
+  type ConnectionReply,
+  type DeviceCommand,
+  type DeviceCommandReply,
+  type SendJobData,
+} from '@mgw/contracts';
+import { serializeError, type Config, type Logger, type MessageStore, type SessionStore } from '@mgw/common';
+import {
+  DeviceConnection,
+  hasLinkedCredentials,
+  purgeAuthState,
+  type Lease,
+  type LeaseManager,
+  type SandboxSocketOptions,
+} from '@mgw/messenger';
+import { holdLease } from './lease-heartbeat.js';
+
+export interface DisconnectDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  /** A connection of its own: BLPOP blocks it while waiting for an owner's reply. */
+  blocking: Redis;
+  bullConnection: Redis;
+  leases: LeaseManager;
+  sessions: SessionStore;
+  messages: MessageStore;
+  sandbox?: SandboxSocketOptions;
+}
+
+const OWNER_REPLY_TIMEOUT_S = 15;
+const OVERALL_TIMEOUT_MS = 45_000;
+
+export const DISCONNECTED_MESSAGE = 'Disconnected and logged out';
+export const ALREADY_DISCONNECTED_MESSAGE = 'Already disconnected';
+
+/**
+ * Logs a device out on WhatsApp. The live socket belongs to whichever sender holds the lease, so:
+ * take the device off the linked set (no new claims), then either the lease is free — this
+ * service takes it, opens a socket with the stored credentials and logs out itself — or a sender
+ * holds it — ask it over pub/sub and wait for its reply on a list. A holder that does not answer
+ * (it died) loses its lease within the TTL and the loop takes it.
+ */
+export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): Promise<ConnectionReply> {
+  const { redis, leases, logger } = deps;
+  const log = logger.child({ deviceId });
+  if (!(await hasLinkedCredentials(redis, deviceId))) {
+    await redis.srem(keys.linkedDevices(), deviceId);
+    const session = await deps.sessions.get(deviceId);
+    if (session.status !== 'disconnected')
+      await deps.sessions.markDisconnected(deviceId, 'disconnect_requested');
+    return { success: true, status: 'disconnected', message: ALREADY_DISCONNECTED_MESSAGE };
+  }
+  await redis.srem(keys.linkedDevices(), deviceId);
+  const deadline = Date.now() + OVERALL_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const lease = await leases.acquire(deviceId);
+    if (lease) {
+      await logoutHere(deviceId, lease, deps);
+      log.info('device logged out by the connection service');
+      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+    }
+    const reply = await askOwner(deviceId, deps);
+    if (reply?.ok) {
+      log.info('device logged out by its sender');
+      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+    }
+    if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
+    if (!(await hasLinkedCredentials(redis, deviceId))) {
+      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  // Put it back: the credentials are still valid and a sender should keep serving the device.
+  await redis.sadd(keys.linkedDevices(), deviceId);
+  return {
+    success: false,
+    error: 'The device is busy; the logout did not complete, try again',
+    httpStatus: 503,
+  };
+}
+
+async function askOwner(deviceId: string, deps: DisconnectDeps): Promise<DeviceCommandReply | undefined> {
+  const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
+  const listeners = await deps.redis.publish(messengerKeys.deviceCommands(), JSON.stringify(cmd));
+  if (listeners === 0) return undefined;
+  const got = await deps.blocking.blpop(messengerKeys.commandReply(cmd.requestId), OWNER_REPLY_TIMEOUT_S);
+  return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
+}
+
+/** No sender holds the device: log out with a socket of our own, under the lease. */
+async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps): Promise<void> {
+  const { config, redis, logger } = deps;
+  const log = logger.child({ deviceId });
+  let lost = false;
+  const conn = new DeviceConnection({
+    redis,
+    logger: log,
+    deviceId,
+    sandbox: deps.sandbox,
+    messageRetentionSeconds: config.messageRetentionSeconds,
+    epoch: () => (lost ? undefined : lease.epoch),
+  });
+  const release = holdLease(deps.leases, lease, config.leaseRenewMs, log, () => {
+    lost = true;
+    void conn.stop();
+  });
+  try {
+    await conn.start();
+    if (await conn.waitForOpen(20_000)) await conn.logout();
+    else {
+      // Refused (401: already unlinked on the phone) or unreachable: the credentials are useless
+      // to us either way once the user asked to disconnect; WhatsApp expires the companion.
+      log.warn('could not open a socket to log out; removing the credentials anyway');
+      await conn.stop();
+    }
+    await purgeAuthState(redis, deviceId, lease.epoch);
+    await deps.sessions.markDisconnected(deviceId, 'logged_out');
+    await failWaitingJobs(deviceId, deps);
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * Fails — with a reason, not silently — the jobs still waiting on the device's queue: a worker
+ * that marks each record failed (`logged_out`) and throws UnrecoverableError, so an API waiting on
+ * a job (OTP) gets a failure at once.
+ */
+export async function failWaitingJobs(
+  deviceId: string,
+  deps: Pick<DisconnectDeps, 'bullConnection' | 'messages' | 'logger'>,
+  timeoutMs = 30_000,
+): Promise<number> {
+  const name = sendQueueName(deviceId);
+  const queue = new Queue<SendJobData>(name, { connection: deps.bullConnection, prefix: BULL_PREFIX });
+  let failed = 0;
+  const worker = new Worker<SendJobData>(
+    name,
+    async (job) => {
+      await deps.messages.markFailed(job.data.messageId, FAILURE_REASONS.loggedOut);
+      failed += 1;
+      throw new UnrecoverableError(FAILURE_REASONS.loggedOut);
+    },
+    { connection: deps.bullConnection, prefix: BULL_PREFIX, concurrency: 50 },
+  );
+  worker.on('error', (err) => deps.logger.warn('drain worker error', { deviceId, err: serializeError(err) }));
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await queue.promoteJobs().catch(() => undefined);
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      if (Object.values(c).every((n) => n === 0)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await worker.close();
+    await queue.close();
+  }
+  return failed;
+}

@@ -1,0 +1,181 @@
+import type { Redis } from 'ioredis';
+import { keys, messengerKeys, type ConnectRequest, type ConnectionReply } from '@mgw/contracts';
+import { serializeError, type Config, type Logger, type SessionStore } from '@mgw/common';
+import {
+  PairingSession,
+  purgeAuthState,
+  qrToDataUrl,
+  type LeaseManager,
+  type SandboxSocketOptions,
+} from '@mgw/messenger';
+import { holdLease } from './lease-heartbeat.js';
+
+export interface PairingDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  leases: LeaseManager;
+  sessions: SessionStore;
+  sandbox?: SandboxSocketOptions;
+}
+
+/** The pairing record lives a little longer than the longest pairing (60 s + 20 s per refresh). */
+const FIRST_CODE_TIMEOUT_MS = 30_000;
+
+interface LocalPairing {
+  session: PairingSession;
+  method: ConnectRequest['method'];
+}
+
+/**
+ * Pairing sockets of this replica. The current QR / pairing code is kept in Redis
+ * (`messengerKeys.pairing`), so a second connect — on any replica — answers with it instead of
+ * opening a second socket. The pairing socket holds the device's lease while it writes the auth
+ * state and gives it up for the senders once the phone linked.
+ */
+export class PairingManager {
+  private readonly local = new Map<string, LocalPairing>();
+
+  constructor(private readonly deps: PairingDeps) {}
+
+  get active(): number {
+    return this.local.size;
+  }
+
+  /** A connect request when the device is not linked (or forceNew wiped it). */
+  async connect(req: ConnectRequest): Promise<ConnectionReply> {
+    const { redis } = this.deps;
+    if (req.forceNew) await this.cancel(req.deviceId, 'force_new');
+    const current = await redis.hgetall(messengerKeys.pairing(req.deviceId));
+    if (current.method === req.method && (current.qr || current.pairingCode)) return this.reply(req, current);
+    if (current.method && this.local.has(req.deviceId)) await this.cancel(req.deviceId, 'method_changed');
+    else if (current.method) {
+      return {
+        success: false,
+        error: 'A pairing with another method is in progress; retry with forceNew=true',
+        httpStatus: 409,
+      };
+    }
+    return this.start(req);
+  }
+
+  /** Ends this replica's pairing of a device, if any. */
+  async cancel(deviceId: string, reason: string): Promise<boolean> {
+    const p = this.local.get(deviceId);
+    if (!p) return false;
+    await p.session.cancel(reason);
+    return true;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.local.keys()].map((id) => this.cancel(id, 'shutdown')));
+  }
+
+  private async start(req: ConnectRequest): Promise<ConnectionReply> {
+    const { config, logger, redis, leases, sessions } = this.deps;
+    const { deviceId } = req;
+    const log = logger.child({ deviceId });
+    // A crashed replica's pairing lease runs out within its TTL; wait for it rather than fail.
+    const lease = await leases.acquireWithin(deviceId, config.leaseTtlMs + 1000);
+    if (!lease)
+      return {
+        success: false,
+        error: 'The device is busy (held by another process); try again',
+        httpStatus: 409,
+      };
+
+    let ended = false;
+    const session = new PairingSession({
+      redis,
+      logger: log,
+      deviceId,
+      sandbox: this.deps.sandbox,
+      messageRetentionSeconds: config.messageRetentionSeconds,
+      epoch: () => (ended ? undefined : lease.epoch),
+      method: req.method,
+      phoneNumber: req.phoneNumber,
+      qrMaxAttempts: config.qrMaxAttempts,
+    });
+    const release = holdLease(
+      leases,
+      lease,
+      config.leaseRenewMs,
+      log,
+      () => void session.cancel('lease_lost'),
+    );
+    this.local.set(deviceId, { session, method: req.method });
+    const pairingKey = messengerKeys.pairing(deviceId);
+    const ttlSeconds = 60 + 20 * config.qrMaxAttempts + 30;
+
+    const first = new Promise<Record<string, string> | { failed: string }>((resolve) => {
+      const timer = setTimeout(
+        () => resolve({ failed: 'no QR / pairing code from WhatsApp in time' }),
+        FIRST_CODE_TIMEOUT_MS,
+      );
+      const store = async (fields: Record<string, string>) => {
+        await redis.multi().hset(pairingKey, fields).expire(pairingKey, ttlSeconds).exec();
+        clearTimeout(timer);
+        resolve(fields);
+      };
+      session.on('qr', (qr) => void store({ method: req.method, qr, owner: leases.owner }));
+      session.on(
+        'pairing-code',
+        (code) => void store({ method: req.method, pairingCode: code, owner: leases.owner }),
+      );
+      session.once('failed', ({ reason }) => {
+        clearTimeout(timer);
+        resolve({ failed: reason });
+      });
+    });
+
+    session.once('paired', (account) => {
+      void (async () => {
+        ended = true;
+        await redis.del(pairingKey);
+        await sessions.update(deviceId, 'connecting', { phone: account.phone, name: account.name });
+        await redis.sadd(keys.linkedDevices(), deviceId);
+        await release();
+        this.local.delete(deviceId);
+        // The senders claim the device at once; the one that gets its lease opens the socket.
+        await redis.publish(keys.devicesChannel(), deviceId);
+        log.info('device linked; handed to the senders');
+      })().catch((err: unknown) => log.error('hand-over after pairing failed', { err: serializeError(err) }));
+    });
+    session.once('failed', ({ reason }) => {
+      void (async () => {
+        // Unlinked leftovers (an unscanned identity) must not be mistaken for an account later.
+        await purgeAuthState(redis, deviceId, lease.epoch).catch(() => false);
+        ended = true;
+        await redis.del(pairingKey);
+        await sessions.markDisconnected(deviceId, reason);
+        await release();
+        if (this.local.get(deviceId)?.session === session) this.local.delete(deviceId);
+        log.info('pairing ended without a link', { reason });
+      })().catch((err: unknown) => log.error('pairing cleanup failed', { err: serializeError(err) }));
+    });
+
+    // Leftovers of an earlier attempt that never linked: start from fresh credentials.
+    await purgeAuthState(redis, deviceId, lease.epoch);
+    await sessions.update(deviceId, 'connecting');
+    try {
+      await session.start();
+    } catch (err) {
+      await session.cancel('socket_failed');
+      throw err;
+    }
+    const got = await first;
+    if ('failed' in got) {
+      await session.cancel(String(got.failed));
+      return { success: false, error: `Could not start pairing: ${got.failed}`, httpStatus: 503 };
+    }
+    return this.reply(req, got);
+  }
+
+  private async reply(req: ConnectRequest, current: Record<string, string>): Promise<ConnectionReply> {
+    if (req.method === 'pairingCode') {
+      return { success: true, status: 'connecting', pairingCode: current.pairingCode };
+    }
+    const qr = current.qr ?? '';
+    return { success: true, status: 'connecting', qrCode: req.rawQrCode ? qr : await qrToDataUrl(qr) };
+  }
+}

@@ -1,0 +1,194 @@
+import type { Redis } from 'ioredis';
+import { keys, messengerKeys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
+import { serializeError, type Logger } from '@mgw/common';
+import type { LeaseManager } from '@mgw/messenger';
+import { DeviceRuntime, type RuntimeDeps, type RuntimeEnd } from './device-runtime.js';
+
+/** After giving a device up, wait this long before claiming it again (no ping-pong). */
+const COOLDOWN_MS = 30_000;
+const REPLY_TTL_SECONDS = 60;
+
+/**
+ * Claims linked devices through their leases and runs a DeviceRuntime for each one held:
+ * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced), a heartbeat
+ * that renews every lease, and the reactions the lease outcomes call for.
+ */
+export class DeviceOwner {
+  private readonly owned = new Map<string, DeviceRuntime>();
+  private readonly cooldown = new Map<string, number>();
+  private scanTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+  private stopping = false;
+  private rescan = false;
+
+  constructor(
+    private readonly leases: LeaseManager,
+    private readonly deps: RuntimeDeps,
+    private readonly subscriber: Redis,
+    private readonly logger: Logger,
+  ) {}
+
+  get size(): number {
+    return this.owned.size;
+  }
+
+  runtimes(): DeviceRuntime[] {
+    return [...this.owned.values()];
+  }
+
+  async start(): Promise<void> {
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === keys.devicesChannel()) void this.scan();
+      if (channel === messengerKeys.deviceCommands()) void this.onCommand(message);
+    });
+    await this.subscriber.subscribe(keys.devicesChannel(), messengerKeys.deviceCommands());
+    const { leaseScanMs, leaseRenewMs } = this.deps.config;
+    const scheduleScan = () => {
+      // Jitter spreads the replicas' scans so they do not all race for a free device at once.
+      this.scanTimer = setTimeout(
+        () => void this.scan().finally(scheduleScan),
+        leaseScanMs * (0.5 + Math.random()),
+      );
+    };
+    scheduleScan();
+    this.renewTimer = setInterval(() => void this.renewAll(), leaseRenewMs);
+    await this.scan();
+  }
+
+  /** SIGTERM: stop claiming, hand every device over (no logout), release the leases. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.scanTimer);
+    clearInterval(this.renewTimer);
+    await this.scanning;
+    await Promise.all(
+      [...this.owned.values()].map(async (rt) => {
+        await rt.stop();
+        await this.release(rt);
+      }),
+    );
+  }
+
+  scan(): Promise<void> {
+    if (this.scanning) {
+      // A link announced mid-scan may have missed this scan's SMEMBERS: scan once more after it.
+      this.rescan = true;
+      return this.scanning;
+    }
+    this.scanning = this.scanOnce().finally(() => {
+      this.scanning = undefined;
+      if (this.rescan) {
+        this.rescan = false;
+        void this.scan();
+      }
+    });
+    return this.scanning;
+  }
+
+  private async scanOnce(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const linked = await this.deps.redis.smembers(keys.linkedDevices());
+      this.deps.metrics.devicesLinked.set(linked.length);
+      for (const deviceId of linked) {
+        if (this.stopping) return;
+        if (this.owned.has(deviceId) || (this.cooldown.get(deviceId) ?? 0) > Date.now()) continue;
+        const lease = await this.leases.acquire(deviceId);
+        if (!lease) continue;
+        const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => void this.onRuntimeEnd(r, why));
+        this.owned.set(deviceId, rt);
+        this.deps.metrics.leasesHeld.set(this.owned.size);
+        this.logger.info('device claimed', { deviceId, epoch: lease.epoch });
+        await rt.start().catch((err: unknown) => {
+          this.logger.error('device start failed', { deviceId, err: serializeError(err) });
+          void this.giveUp(rt);
+        });
+      }
+    } catch (err) {
+      this.logger.warn('device scan failed', { err: serializeError(err) });
+    }
+  }
+
+  private async renewAll(): Promise<void> {
+    for (const rt of [...this.owned.values()]) {
+      const lease = { deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch };
+      const outcome = await this.leases.renew(lease);
+      if (outcome === 'renewed' || outcome === 'unknown') continue;
+      if (outcome === 'missing') {
+        const again = await this.leases.acquire(rt.deviceId).catch(() => undefined);
+        // Epoch+1 proves nobody held the device in between, so our cached keys are still current.
+        if (again && again.epoch === rt.epoch + 1) {
+          rt.setLease(again);
+          this.logger.warn('lease expired and was re-acquired', {
+            deviceId: rt.deviceId,
+            epoch: again.epoch,
+          });
+          continue;
+        }
+        if (again) await this.leases.release(again);
+      }
+      this.logger.warn('lease lost; closing the device socket', { deviceId: rt.deviceId, outcome });
+      this.owned.delete(rt.deviceId);
+      this.deps.metrics.leasesHeld.set(this.owned.size);
+      this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+      await rt.stop({ force: true });
+    }
+  }
+
+  private async onRuntimeEnd(rt: DeviceRuntime, why: RuntimeEnd): Promise<void> {
+    if (this.owned.get(rt.deviceId) !== rt) return;
+    this.logger.warn('device runtime ended', { deviceId: rt.deviceId, why });
+    if (why === 'logged-out') {
+      await rt.drainRetired();
+      await this.giveUp(rt);
+      return;
+    }
+    // replaced / fenced: someone else holds the device; back off, never fight over it.
+    await rt.stop({ force: why === 'fenced' });
+    await this.giveUp(rt);
+  }
+
+  private async giveUp(rt: DeviceRuntime): Promise<void> {
+    this.owned.delete(rt.deviceId);
+    this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+    this.deps.metrics.leasesHeld.set(this.owned.size);
+    await this.release(rt);
+  }
+
+  private async release(rt: DeviceRuntime): Promise<void> {
+    await this.leases
+      .release({ deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch })
+      .catch((err: unknown) =>
+        this.logger.warn('lease release failed', { deviceId: rt.deviceId, err: serializeError(err) }),
+      );
+    this.owned.delete(rt.deviceId);
+    this.deps.metrics.leasesHeld.set(this.owned.size);
+  }
+
+  /** The connection service asks the owner of a device to log it out (only the owner has the socket). */
+  private async onCommand(raw: string): Promise<void> {
+    let cmd: DeviceCommand;
+    try {
+      cmd = JSON.parse(raw) as DeviceCommand;
+    } catch {
+      return;
+    }
+    const rt = this.owned.get(cmd.deviceId);
+    if (!rt || cmd.type !== 'logout') return;
+    let reply: DeviceCommandReply;
+    try {
+      await rt.logout();
+      reply = { ok: true };
+    } catch (err) {
+      this.logger.error('logout failed', { deviceId: cmd.deviceId, err: serializeError(err) });
+      reply = { ok: false, error: (err as Error).message };
+    }
+    const key = messengerKeys.commandReply(cmd.requestId);
+    await this.deps.redis.multi().rpush(key, JSON.stringify(reply)).expire(key, REPLY_TTL_SECONDS).exec();
+    if (reply.ok) {
+      await rt.drainRetired();
+      await this.giveUp(rt);
+    }
+  }
+}

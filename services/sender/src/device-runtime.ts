@@ -1,0 +1,256 @@
+import type { Redis } from 'ioredis';
+import { Queue, Worker, type Job } from 'bullmq';
+import {
+  BULL_PREFIX,
+  CONNECTION_STATUSES,
+  FAILURE_REASONS,
+  keys,
+  sendQueueName,
+  type FailureReason,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import {
+  serializeError,
+  type Config,
+  type Logger,
+  type MessageStore,
+  type Metrics,
+  type SessionStore,
+} from '@mgw/common';
+import {
+  DeviceConnection,
+  MessageSender,
+  purgeAuthState,
+  type Lease,
+  type SandboxSocketOptions,
+} from '@mgw/messenger';
+import { Pacer } from './pacing.js';
+import { applyReceipts } from './receipts.js';
+import { processSendJob } from './send-job.js';
+
+export interface RuntimeDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  /** Commands, auth state and records. */
+  redis: Redis;
+  /** BullMQ workers' connection (maxRetriesPerRequest null). */
+  bullConnection: Redis;
+  messages: MessageStore;
+  sessions: SessionStore;
+  sandbox?: SandboxSocketOptions;
+}
+
+/** Why a runtime ended, for its owner (the device fleet). */
+export type RuntimeEnd = 'logged-out' | 'replaced' | 'fenced';
+
+/**
+ * Everything this process runs for one device it holds the lease of: the long-lived socket, the
+ * device's send queue worker (paced), receipts, and the session record.
+ */
+export class DeviceRuntime {
+  readonly conn: DeviceConnection;
+  private readonly worker: Worker<SendJobData, SendJobResult>;
+  private readonly queue: Queue<SendJobData, SendJobResult>;
+  private readonly log: Logger;
+  private retired: FailureReason | undefined;
+  private started = false;
+
+  constructor(
+    readonly deviceId: string,
+    private lease: Lease,
+    private readonly deps: RuntimeDeps,
+    private readonly onEnd: (runtime: DeviceRuntime, why: RuntimeEnd) => void,
+  ) {
+    const { config, redis, logger, metrics } = deps;
+    this.log = logger.child({ deviceId });
+    this.conn = new DeviceConnection({
+      redis,
+      logger: this.log,
+      deviceId,
+      sandbox: deps.sandbox,
+      messageRetentionSeconds: config.messageRetentionSeconds,
+      epoch: () => this.lease.epoch,
+    });
+    const sender = new MessageSender(this.conn, {
+      redis,
+      deviceId,
+      logger: this.log,
+      messageRetentionSeconds: config.messageRetentionSeconds,
+      onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
+    });
+    const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
+    this.queue = new Queue(sendQueueName(deviceId), { connection: deps.bullConnection, prefix: BULL_PREFIX });
+    this.worker = new Worker<SendJobData, SendJobResult>(
+      sendQueueName(deviceId),
+      (job) =>
+        processSendJob(job, {
+          deviceId,
+          redis,
+          messages: deps.messages,
+          conn: this.conn,
+          sender,
+          pacer,
+          metrics,
+          logger: this.log,
+          mediaFetchTimeoutMs: config.mediaFetchTimeoutMs,
+          openWaitMs: 30_000,
+          retiredReason: () => this.retired,
+        }),
+      {
+        connection: deps.bullConnection,
+        prefix: BULL_PREFIX,
+        autorun: false,
+        // Pacing needs one message at a time; without pacing a few in flight keep the socket busy.
+        concurrency: config.sendMinGapMs === 0 ? 8 : 1,
+      },
+    );
+    this.worker.on('completed', (job) =>
+      metrics.jobsCompleted.inc({ queue_type: 'send', kind: job.data.kind }),
+    );
+    this.worker.on('failed', (job, err) => void this.onJobFailed(job, err));
+    this.worker.on('error', (err) => this.log.warn('send worker error', { err: serializeError(err) }));
+    this.wireConnection();
+  }
+
+  get epoch(): number {
+    return this.lease.epoch;
+  }
+
+  /** After a lease re-acquire with no other owner in between, only the epoch changes. */
+  setLease(lease: Lease): void {
+    this.lease = lease;
+  }
+
+  async start(): Promise<void> {
+    this.setState('connecting');
+    await this.conn.start();
+  }
+
+  /** Hand-over (shutdown, lease lost): stop taking jobs, finish the active ones, close without logout. */
+  async stop({ force = false } = {}): Promise<void> {
+    await this.worker.close(force).catch(() => undefined);
+    await this.conn.stop();
+    await this.queue.close().catch(() => undefined);
+    this.clearState();
+  }
+
+  /** Logout requested through the API: log out on WhatsApp, then retire the device. */
+  async logout(): Promise<void> {
+    this.retired = FAILURE_REASONS.loggedOut;
+    // A device just claimed may still be connecting: the logout must reach WhatsApp.
+    if (await this.conn.waitForOpen(15_000)) await this.conn.logout();
+    else await this.conn.stop();
+    await this.retire('logged_out');
+  }
+
+  /**
+   * The account is gone (logout or unlinked from the phone): purge credentials (fenced by our
+   * lease), take it off the linked set, mark the session disconnected, fail what is still waiting.
+   */
+  private async retire(reason: string): Promise<void> {
+    this.retired ??= FAILURE_REASONS.loggedOut;
+    const { redis, sessions } = this.deps;
+    await purgeAuthState(redis, this.deviceId, this.lease.epoch);
+    await redis.srem(keys.linkedDevices(), this.deviceId);
+    await sessions.markDisconnected(this.deviceId, reason);
+    this.log.info('device retired', { reason });
+  }
+
+  /** Runs the worker until no job is left waiting (each fails with the retire reason), bounded. */
+  async drainRetired(timeoutMs = 30_000): Promise<void> {
+    if (!this.worker.isRunning()) void this.worker.run();
+    else this.worker.resume();
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await this.queue.promoteJobs().catch(() => undefined);
+      const c = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      if (Object.values(c).every((n) => n === 0)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await this.worker.close().catch(() => undefined);
+    await this.queue.close().catch(() => undefined);
+    this.clearState();
+  }
+
+  private wireConnection(): void {
+    const { metrics, sessions, messages } = this.deps;
+    this.conn.on('open', (account) => {
+      this.setState('connected');
+      void sessions
+        .update(this.deviceId, 'connected', {
+          phone: account.phone,
+          name: account.name,
+          profilePic: account.profilePic,
+        })
+        .catch((err: unknown) => this.log.warn('session not updated', { err: serializeError(err) }));
+      this.log.info('device connected');
+      if (!this.started) {
+        this.started = true;
+        void this.worker
+          .run()
+          .catch((err: unknown) => this.log.error('worker stopped', { err: serializeError(err) }));
+      } else if (this.worker.isPaused()) this.worker.resume();
+    });
+    this.conn.on('close', (info) => {
+      metrics.deviceDisconnects.inc({ device: this.deviceId, reason: info.reason });
+      if (info.final) {
+        if (info.action === 'logged-out' && !this.retired) {
+          this.retired = FAILURE_REASONS.loggedOut;
+          void this.retire('logged_out_from_phone')
+            .catch((err: unknown) => this.log.error('retire failed', { err: serializeError(err) }))
+            .finally(() => this.onEnd(this, 'logged-out'));
+        } else if (info.action === 'replaced') {
+          this.onEnd(this, 'replaced');
+        }
+        return;
+      }
+      this.setState('connecting');
+      void sessions
+        .update(this.deviceId, 'connecting', {
+          lastDisconnectReason: info.reason,
+          lastDisconnectAt: new Date().toISOString(),
+        })
+        .catch(() => undefined);
+    });
+    this.conn.on('reconnecting', () => metrics.deviceReconnects.inc({ device: this.deviceId }));
+    this.conn.on('fenced', () => this.onEnd(this, 'fenced'));
+    this.conn.on('receipts', (receipts) => {
+      void applyReceipts(messages, this.deviceId, receipts, metrics).catch((err: unknown) =>
+        this.log.warn('receipts not applied', { err: serializeError(err) }),
+      );
+    });
+  }
+
+  private async onJobFailed(job: Job<SendJobData, SendJobResult> | undefined, err: Error): Promise<void> {
+    if (!job) return;
+    const { metrics, messages } = this.deps;
+    const attempts = job.opts.attempts ?? 1;
+    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= attempts;
+    if (!final) {
+      metrics.jobsRetried.inc({ queue_type: 'send' });
+      return;
+    }
+    const reason = err.name === 'UnrecoverableError' ? err.message : FAILURE_REASONS.sendFailed;
+    metrics.jobsFailed.inc({ queue_type: 'send', reason });
+    if (err.name !== 'UnrecoverableError' && (await messages.markFailed(job.data.messageId, reason))) {
+      metrics.messages.inc({ status: 'failed' });
+    }
+  }
+
+  private setState(state: (typeof CONNECTION_STATUSES)[number]): void {
+    for (const s of CONNECTION_STATUSES)
+      this.deps.metrics.deviceState.set({ device: this.deviceId, state: s }, s === state ? 1 : 0);
+  }
+
+  private clearState(): void {
+    for (const s of CONNECTION_STATUSES)
+      this.deps.metrics.deviceState.remove({ device: this.deviceId, state: s });
+  }
+
+  /** Queue depth by state, for the scrape-time gauge. */
+  counts(): Promise<Record<string, number>> {
+    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  }
+}

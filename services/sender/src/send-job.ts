@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { UnrecoverableError, type Job } from 'bullmq';
+import {
+  FAILURE_REASONS,
+  PHONE_PATTERN,
+  type FailureReason,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { serializeError, type Logger, type MessageStore, type Metrics } from '@mgw/common';
+import {
+  NotConnectedError,
+  ReplyTargetMissingError,
+  supportsCaption,
+  type DeviceConnection,
+  type MediaInput,
+  type MessageSender,
+} from '@mgw/messenger';
+import { loadAttachment } from './media-source.js';
+import type { Pacer } from './pacing.js';
+import { PermanentSendError } from './send-errors.js';
+
+export interface SendJobDeps {
+  deviceId: string;
+  redis: Redis;
+  messages: MessageStore;
+  conn: DeviceConnection;
+  sender: MessageSender;
+  pacer: Pacer;
+  metrics: Metrics;
+  logger: Logger;
+  mediaFetchTimeoutMs: number;
+  /** How long a job waits for a dropped socket to come back before it is retried. */
+  openWaitMs: number;
+  /** Set once the device was logged out: every job left fails with this reason. */
+  retiredReason: () => FailureReason | undefined;
+}
+
+/**
+ * One send job: exactly one WhatsApp message (two when text comes with an attachment that has its
+ * own caption), with the id fixed at enqueue time, so a retry re-sends the same message instead of
+ * a second one. A record already `sent` (crash after the send, before the job completed) is not
+ * sent again.
+ */
+export async function processSendJob(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+): Promise<SendJobResult> {
+  const data = job.data;
+  const record = await deps.messages.get(data.messageId);
+  if (record && record.status !== 'queued' && record.status !== 'failed' && record.sentAt) {
+    return result(data, record.sentAt);
+  }
+  try {
+    if (record?.status === 'failed')
+      throw new PermanentSendError(
+        (record.error as FailureReason) ?? FAILURE_REASONS.sendFailed,
+        'already failed',
+      );
+    const retired = deps.retiredReason();
+    if (retired) throw new PermanentSendError(retired, 'the device was logged out');
+    if (!PHONE_PATTERN.test(data.to))
+      throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
+    if (!(await deps.conn.waitForOpen(deps.openWaitMs))) {
+      const retiredNow = deps.retiredReason();
+      if (retiredNow) throw new PermanentSendError(retiredNow, 'the device was logged out');
+      throw new NotConnectedError('the device socket did not open in time');
+    }
+    const jid = await deps.sender.lookup(data.to);
+    if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
+    const quoted = data.existingMessageId ? await replyTarget(data, deps) : undefined;
+
+    await deps.pacer.wait();
+    await sendContent(data, jid, quoted, deps);
+    const sentAt = new Date();
+    await deps.messages.markSent(data.messageId, sentAt);
+    deps.metrics.messages.inc({ status: 'sent' });
+    deps.metrics.sendLatency.observe(
+      { kind: data.kind },
+      Math.max(0, (sentAt.getTime() - data.enqueuedAt) / 1000),
+    );
+    return result(data, sentAt.toISOString());
+  } catch (err) {
+    const permanent = toPermanent(err);
+    if (permanent) {
+      if (await deps.messages.markFailed(data.messageId, permanent.reason))
+        deps.metrics.messages.inc({ status: 'failed' });
+      throw new UnrecoverableError(permanent.reason);
+    }
+    deps.logger.warn('send attempt failed; will retry', {
+      messageId: data.messageId,
+      attempt: job.attemptsMade + 1,
+      err: serializeError(err),
+    });
+    throw err;
+  }
+}
+
+function result(data: SendJobData, sentAt: string): SendJobResult {
+  return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
+}
+
+async function replyTarget(data: SendJobData, deps: SendJobDeps): Promise<string> {
+  const target = await deps.messages.get(data.existingMessageId!);
+  if (!target || target.deviceId !== deps.deviceId || !target.sentAt) {
+    throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
+  }
+  return target.platformMessageId;
+}
+
+/**
+ * Text with an attachment: the text becomes the caption when the attachment has none and its type
+ * has captions; otherwise it follows the media as a second message, whose WhatsApp id is derived
+ * from the job's so that a retry re-sends that one too instead of a new one.
+ */
+async function sendContent(
+  data: SendJobData,
+  jid: string,
+  quoted: string | undefined,
+  deps: SendJobDeps,
+): Promise<void> {
+  const att = data.attachment;
+  if (!att) {
+    await deps.sender.send({
+      jid,
+      platformMessageId: data.platformMessageId,
+      text: data.text,
+      quotedPlatformMessageId: quoted,
+    });
+    return;
+  }
+  const captionCapable = supportsCaption(att.type);
+  const textAsCaption = data.text !== undefined && !att.caption && captionCapable;
+  const cacheKey = 'blobId' in att.source ? `blob:${att.source.blobId}` : `url:${att.source.url}`;
+  const media: MediaInput = {
+    type: att.type,
+    cacheKey,
+    load: () => loadAttachment(deps.redis, att.source, deps.mediaFetchTimeoutMs),
+    fileName: att.filename,
+    mimeType: att.mimeType,
+    caption: captionCapable ? (att.caption ?? data.text) : undefined,
+  };
+  await deps.sender.send({
+    jid,
+    platformMessageId: data.platformMessageId,
+    media,
+    quotedPlatformMessageId: quoted,
+  });
+  // Audio and stickers have no caption: their caption and text follow as one text message.
+  const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : data.text];
+  const followUp = leftovers.filter((t): t is string => Boolean(t)).join('\n\n');
+  if (followUp) {
+    await deps.sender.send({ jid, platformMessageId: followUpId(data.platformMessageId), text: followUp });
+  }
+}
+
+/** The WhatsApp id of the text that follows a media message: stable across retries. */
+export function followUpId(platformMessageId: string): string {
+  return (
+    '3EB0' + createHash('sha256').update(`${platformMessageId}:text`).digest('hex').slice(0, 18).toUpperCase()
+  );
+}
+
+function toPermanent(err: unknown): PermanentSendError | undefined {
+  if (err instanceof PermanentSendError) return err;
+  if (err instanceof ReplyTargetMissingError) {
+    return new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, err.message);
+  }
+  return undefined;
+}
