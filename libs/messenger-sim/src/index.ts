@@ -51,6 +51,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const ready: { info?: SimulatorInfo } = {};
   const server = http.createServer();
+  // outlive client keep-alive pools so a reused socket is not closed under a request
+  server.keepAliveTimeout = 65_000;
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url ?? '/', 'http://sim').pathname !== '/ws/chat') {

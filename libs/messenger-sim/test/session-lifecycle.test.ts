@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import type { SimulatorHandle } from '../src/index.js';
-import { TestDevice, until } from './helpers/baileys-client.js';
+import { sleep, TestDevice, until } from './helpers/baileys-client.js';
 import { linkByQr, startTestSimulator } from './helpers/simulator.js';
 
 describe('messenger-sim: device session lifecycle', function () {
@@ -66,6 +66,31 @@ describe('messenger-sim: device session lifecycle', function () {
     expect(sim.devices('15550002003')).to.have.length(1);
     const sent = await device.sock!.sendMessage('15550002099@s.whatsapp.net', { text: 'after re-login' });
     await until(() => sim.inbox('15550002099').find((m) => m.id === sent!.key.id));
+  });
+
+  it('When the client pings on a short keep-alive interval, then every ping is answered and the socket stays open', async () => {
+    const linked = await linkByQr(sim, '15550002008');
+    await linked.end();
+    const device = new TestDevice(sim.info, { keepAliveIntervalMs: 200 });
+    devices.push(device);
+    Object.assign(device.auth, linked.auth);
+    const answers: string[] = [];
+    device.connect();
+    await device.waitForOpen();
+    await sleep(300);
+    // a ping answer is an empty iq result; the init queries are all answered by now
+    device.sock!.ws.on(
+      'frame',
+      (frame: { tag?: string; attrs?: Record<string, string>; content?: unknown }) => {
+        if (frame.tag === 'iq' && frame.attrs?.type === 'result' && frame.content === undefined)
+          answers.push(frame.attrs.id!);
+      },
+    );
+
+    await sleep(1_000);
+
+    expect(answers.length).to.be.at.least(3);
+    expect(device.closes.filter((c) => c.statusCode !== DisconnectReason.restartRequired)).to.deep.equal([]);
   });
 
   it('When the simulator drops the socket, then the device sees a closed connection and can log in again', async () => {

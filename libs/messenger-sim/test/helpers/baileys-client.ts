@@ -73,7 +73,10 @@ export class TestDevice {
   private readonly agent: https.Agent;
   private listeners: Array<(u: Partial<ConnectionState>) => void> = [];
 
-  constructor(private readonly info: SimulatorInfo) {
+  constructor(
+    private readonly info: SimulatorInfo,
+    private readonly options: { keepAliveIntervalMs?: number } = {},
+  ) {
     this.agent = trustSimulator(info);
   }
 
@@ -87,6 +90,7 @@ export class TestDevice {
       markOnlineOnConnect: false,
       shouldSyncHistoryMessage: () => false,
       connectTimeoutMs: 10_000,
+      ...this.options,
     });
     this.sock = sock;
     sock.ev.on('creds.update', (update) => Object.assign(this.auth.creds, update));
