@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+# One image for every service: built once, the command selects the process.
+#   docker build -t messenger-gateway .                     # default command: the API
+#   docker build --build-arg SERVICE=sender -t mgw-sender . # another default command
+# docker-compose.yml and k8s/ use one image and set `command` per service.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: install everything, compile TypeScript, then drop dev dependencies ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json lerna.json tsconfig.base.json ./
+COPY libs ./libs
+COPY services ./services
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --no-audit --no-fund
+RUN npx lerna run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && find libs services -name '*.tsbuildinfo' -delete
+
+# ---- runtime: production dependencies and dist/ only, as a non-root user ----
+FROM ${NODE_IMAGE} AS runtime
+ARG SERVICE=api
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+# node_modules holds symlinks to the workspace packages (libs/*, services/*), so their
+# package.json and dist/ must sit at the same paths as in the build stage.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/libs ./libs
+COPY --from=build /app/services ./services
+# /app/main.js is the default entry point chosen by SERVICE; fail the build on a typo.
+RUN case "$SERVICE" in \
+      api|connection|sender) target="services/$SERVICE/dist/main.js" ;; \
+      sandbox) target="libs/messenger-sim/dist/cli.js" ;; \
+      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, sandbox)" >&2; exit 1 ;; \
+    esac \
+ && test -f "/app/$target" \
+ && ln -s "/app/$target" /app/main.js
+# The image's `node` user (uid/gid 1000); k8s runs it with runAsNonRoot and a read-only root.
+USER 1000:1000
+EXPOSE 3000 9464
+# No curl in slim images: Node 20's fetch. HEALTHCHECK_URL points at the right port per service
+# (the API: PORT, default 3000; connection and sender: METRICS_PORT, default 9464).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL||'http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Exec form with node itself (not npm or a shell) so SIGTERM reaches the process and it drains.
+CMD ["node", "/app/main.js"]

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { npmBin, repoPath, runTool, type ToolResult } from './helpers/tools.js';
+
+interface ComposeService {
+  build?: unknown;
+  image?: string;
+  command?: string[];
+  environment?: Record<string, unknown>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  profiles?: string[];
+  deploy?: { replicas?: number };
+  stop_grace_period?: string;
+  volumes?: string[];
+}
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+}
+
+/** Compose durations such as "40s", "1m30s" in seconds. */
+function seconds(duration: string | undefined): number {
+  if (!duration) return 10;
+  let total = 0;
+  for (const [, n, unit] of duration.matchAll(/(\d+)(h|m|s)/g))
+    total += Number(n) * { h: 3600, m: 60, s: 1 }[unit!]!;
+  return total;
+}
+
+const GATEWAY = ['api', 'connection', 'sender'];
+
+describe('docker-compose.yml and the Dockerfile', () => {
+  let lint: ToolResult;
+  const compose = parse(readFileSync(repoPath('docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
+  const services = compose.services;
+
+  before(async () => {
+    lint = await runTool(npmBin('dclint'), ['--max-warnings', '0', '-f', 'json', 'docker-compose.yml']);
+  });
+
+  it('When dclint lints the compose file, then it reports no error and no warning', () => {
+    expect(lint.code, lint.output).to.equal(0);
+    const [report] = JSON.parse(lint.stdout) as Array<{ errorCount: number; warningCount: number }>;
+    expect(report, lint.output).to.include({ errorCount: 0, warningCount: 0 });
+  });
+
+  it('When compose starts Redis, then it runs Redis 7 with AOF and noeviction, on a volume', () => {
+    const redis = services.redis!;
+    expect(redis.image).to.match(/^redis:7/);
+    const args = redis.command!.join(' ');
+    expect(args).to.match(/--appendonly yes/);
+    expect(args).to.match(/--maxmemory-policy noeviction/);
+    expect(redis.volumes).to.include('redis-data:/data');
+  });
+
+  it('When the gateway services start, then each runs node on its entry point after Redis is healthy', () => {
+    const entry: Record<string, string> = {
+      api: 'services/api/dist/main.js',
+      connection: 'services/connection/dist/main.js',
+      sender: 'services/sender/dist/main.js',
+      sandbox: 'libs/messenger-sim/dist/cli.js',
+    };
+    for (const [name, main] of Object.entries(entry)) {
+      const svc = services[name]!;
+      expect(svc.build, `${name} builds the Dockerfile`).to.deep.equal({
+        context: '.',
+        dockerfile: 'Dockerfile',
+      });
+      expect(svc.command, name).to.deep.equal(['node', main]);
+      // the TypeScript source the entry point is compiled from exists
+      expect(existsSync(repoPath(main.replace('/dist/', '/src/').replace(/\.js$/, '.ts'))), main).to.equal(
+        true,
+      );
+    }
+    for (const name of GATEWAY) {
+      expect(services[name]!.depends_on, name).to.deep.include({
+        redis: { condition: 'service_healthy', restart: true },
+      });
+      expect(services[name]!.environment?.REDIS_URL, name).to.match(/redis:\/\/redis:6379/);
+    }
+  });
+
+  it('When every service is read, then each has a healthcheck, and node healthchecks use fetch on the right port', () => {
+    for (const [name, svc] of Object.entries(services)) {
+      expect(svc.healthcheck?.test, `${name} healthcheck`).to.be.an('array').that.is.not.empty;
+    }
+    const port: Record<string, number> = { api: 3000, connection: 9464, sender: 9464, sandbox: 3100 };
+    for (const [name, p] of Object.entries(port)) {
+      const test = services[name]!.healthcheck!.test;
+      expect(test.slice(0, 3), name).to.deep.equal(['CMD', 'node', '-e']);
+      expect(test[3], name).to.include(`fetch('http://127.0.0.1:${p}/`);
+    }
+    expect(services.grafana!.depends_on).to.deep.equal({ prometheus: { condition: 'service_healthy' } });
+  });
+
+  it('When the stack stops, then the grace periods cover the drain: sender ≥ 35 s, api and connection ≥ 30 s', () => {
+    expect(seconds(services.sender!.stop_grace_period)).to.be.at.least(35);
+    expect(Number(services.sender!.environment?.SHUTDOWN_TIMEOUT_MS) / 1000).to.be.below(
+      seconds(services.sender!.stop_grace_period),
+    );
+    expect(seconds(services.api!.stop_grace_period)).to.be.at.least(30);
+    expect(seconds(services.connection!.stop_grace_period)).to.be.at.least(30);
+  });
+
+  it('When profiles are read, then two senders run by default, the simulator is in "sandbox" and monitoring in "monitoring"', () => {
+    expect(services.sender!.deploy?.replicas).to.equal(2);
+    for (const name of [...GATEWAY, 'redis']) expect(services[name]!.profiles, name).to.equal(undefined);
+    expect(services.sandbox!.profiles).to.deep.equal(['sandbox']);
+    expect(services.sandbox!.environment).to.include({
+      SANDBOX_HOST: '0.0.0.0',
+      SANDBOX_PUBLIC_HOST: 'sandbox',
+    });
+    expect(services.prometheus!.profiles).to.deep.equal(['monitoring']);
+    expect(services.grafana!.profiles).to.deep.equal(['monitoring']);
+    expect(services.prometheus!.volumes).to.include(
+      './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
+    expect(services.grafana!.volumes).to.include(
+      './deploy/grafana/provisioning:/etc/grafana/provisioning:ro',
+    );
+    // only the sandbox profile sets it (from the shell): an empty value would fail config validation
+    expect(services.api!.environment).to.have.property('MESSENGER_SANDBOX_URL', null);
+  });
+
+  it('When the Dockerfile is read, then it is multi-stage, runs as non-root, execs node directly and has a node healthcheck', () => {
+    const dockerfile = readFileSync(repoPath('Dockerfile'), 'utf8');
+    const instructions = dockerfile
+      .replace(/\\\n/g, ' ')
+      .split('\n')
+      .filter((l) => l.trim() && !l.trim().startsWith('#'));
+    expect(instructions.filter((l) => /^FROM /.test(l)).length).to.be.at.least(2);
+    expect(dockerfile).to.match(/npm prune --omit=dev/);
+    const user = instructions.filter((l) => /^USER /.test(l)).at(-1);
+    expect(user).to.match(/^USER (?!root|0\b)\S+/);
+    const cmd = instructions.filter((l) => /^CMD /.test(l)).at(-1)!;
+    expect(JSON.parse(cmd.slice(4))[0]).to.equal('node');
+    const health = instructions.find((l) => /^HEALTHCHECK /.test(l));
+    expect(health).to.match(/CMD \["node", "-e", .*fetch\(/);
+    expect(health).to.not.match(/curl|wget/);
+    const ignore = readFileSync(repoPath('.dockerignore'), 'utf8').split('\n');
+    expect(ignore).to.include.members(['**/node_modules', '**/dist', '.git']);
+  });
+});
