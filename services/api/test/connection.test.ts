@@ -141,9 +141,12 @@ describe('connection service timeout', () => {
         success: false,
         error: 'The connection service did not answer in time',
       });
-      expect(await t.services.connection.queue.getJobCounts('wait', 'paused')).to.deep.equal({
+      const enqueued = await t.services.metrics.registry.getSingleMetricAsString('mgw_jobs_enqueued_total');
+      expect(enqueued).to.match(/queue_type="connection",kind="connect"\} 1/);
+      expect(await t.services.connection.queue.getJobCounts('wait', 'prioritized', 'delayed')).to.deep.equal({
         wait: 0,
-        paused: 0,
+        prioritized: 0,
+        delayed: 0,
       });
     } finally {
       await t.services.connection.queue.resume();

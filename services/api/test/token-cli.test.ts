@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call, startApi, type TestApi } from './helpers/api.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI the way `npm run -s token --` does. */
+function token(...args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--conditions=development', '--import', 'tsx', 'services/api/src/token-cli.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' } },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const lastLine = (s: string) => s.trimEnd().split('\n').at(-1)!;
+
+describe('token CLI', function () {
+  this.timeout(60_000);
+  let t: TestApi;
+  before(async () => (t = await startApi()));
+  after(async () => t.close());
+
+  it('When a token is created, then its value is the last line of stdout, it authenticates, list never shows it, and revoke makes it fail with 401', async () => {
+    const created = await token('create', '--name', 'ci deploy', '--device', 'shop-1');
+    expect(created.code).to.equal(0);
+    const value = lastLine(created.stdout);
+    expect(value).to.match(/^mgw_[A-Za-z0-9_-]{43}$/);
+    const id = /tok_[0-9a-f]{12}/.exec(created.stdout)?.[0];
+    expect(id).to.be.a('string');
+
+    const status = await call(`${t.api}/status`, { token: value });
+    expect(status.status).to.equal(200);
+
+    const listed = await token('list');
+    expect(listed.code).to.equal(0);
+    const row = listed.stdout.split('\n').find((l) => l.startsWith(id!));
+    expect(row).to.match(/ci deploy\s+shop-1\s+\S+Z\s+never\s+no$/);
+    expect(listed.stdout).not.to.include(value);
+    const { hashToken } = await import('../src/tokens.js');
+    expect(listed.stdout).not.to.include(hashToken(value));
+
+    const revoked = await token('revoke', id!);
+    expect(revoked.code).to.equal(0);
+    const after = await call(`${t.api}/status`, { token: value });
+    expect(after.status).to.equal(401);
+    expect(after.body).to.deep.equal({ success: false, error: 'Invalid API token' });
+    expect((await token('list')).stdout).not.to.include(id!);
+  });
+
+  it('When a token created with --expires-in has expired, then it fails with 401 and list marks it expired', async () => {
+    const created = await token('create', '--name', 'short', '--expires-in', '1s');
+    expect(created.code).to.equal(0);
+    const value = lastLine(created.stdout);
+    const expiresAt = /expires: (\S+)\)/.exec(created.stdout)?.[1];
+    expect(Date.parse(expiresAt!) - Date.now()).to.be.lessThan(1000);
+    // Wait until the expiry instant has passed (the outcome after it cannot change).
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(expiresAt!) - Date.now()) + 20));
+
+    const res = await call(`${t.api}/status`, { token: value });
+    expect(res.status).to.equal(401);
+    const id = /tok_[0-9a-f]{12}/.exec(created.stdout)![0];
+    const row = (await token('list')).stdout.split('\n').find((l) => l.startsWith(id));
+    expect(row).to.match(/short\s+\(default\)\s+\S+\s+\S+\s+yes$/);
+  });
+
+  it('When the arguments are wrong, then a clear error on stderr and a non-zero exit', async () => {
+    const [unknown, noName, badExpiry, badDevice, noId, revokeMissing] = await Promise.all([
+      token('rotate'),
+      token('create'),
+      token('create', '--name', 'x', '--expires-in', '30x'),
+      token('create', '--name', 'x', '--device', 'Bad Device!'),
+      token('revoke'),
+      token('revoke', 'tok_000000000000'),
+    ]);
+    expect(unknown.code).to.not.equal(0);
+    expect(unknown.stderr).to.include('unknown command: rotate');
+    expect(noName.code).to.not.equal(0);
+    expect(noName.stderr).to.include('--name is required');
+    expect(badExpiry.code).to.not.equal(0);
+    expect(badExpiry.stderr).to.include('--expires-in must be a positive number followed by s, m, h or d');
+    expect(badDevice.code).to.not.equal(0);
+    expect(badDevice.stderr).to.include('--device must be a device id');
+    expect(noId.code).to.not.equal(0);
+    expect(noId.stderr).to.include('revoke takes exactly one token id');
+    expect(revokeMissing.code).to.equal(1);
+    expect(revokeMissing.stderr).to.include('no token with id tok_000000000000');
+    for (const r of [unknown, noName, badExpiry, badDevice, noId]) expect(r.stdout).to.equal('');
+  });
+});
