@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { freePort } from '../../../test/harness/redis-server.js';
+import { waitForRedis } from '@mgw/common';
+import { freePort, startRedisServer } from '../../../test/harness/redis-server.js';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('API operations', () => {
@@ -84,6 +85,8 @@ describe('API operations', () => {
     expect(all).not.to.include(token);
     expect(all).not.to.include('very secret text');
     expect(all).not.to.include('55667788');
+    // express-rate-limit reports misconfiguration through its logger: there must be none.
+    expect(t.logs.filter((l) => String(l.message).startsWith('rate limiter'))).to.deep.equal([]);
     await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
   });
 });
@@ -118,5 +121,37 @@ describe('API with Redis down', () => {
     expect(health.status).to.equal(200);
     // Not a hang: well inside the test timeout, though no exact time is asserted.
     expect(Date.now() - started).to.be.lessThan(10_000);
+  });
+});
+
+describe('API when Redis stops while it runs', () => {
+  it('When the private Redis is stopped, then requests answer 503 JSON instead of hanging', async () => {
+    const redis = await startRedisServer();
+    const t = await startApi({ redisUrl: redis.url });
+    try {
+      await waitForRedis(t.redis, 5000);
+      const deviceId = freshDeviceId();
+      const token = await createToken(t, { deviceId });
+      await markConnected(t.redis, deviceId);
+      const before = await call(`${t.api}/send`, { token, json: { to: '15551234567', text: 'x' } });
+      expect(before.status).to.equal(202);
+
+      await redis.stop();
+      const status = await call(`${t.api}/status`, { token });
+      const send = await call(`${t.api}/send`, { token, json: { to: '15551234567', text: 'x' } });
+      const ready = await call(`${t.url}/readyz`);
+
+      for (const res of [status, send]) {
+        expect(res.status).to.equal(503);
+        expect(res.body).to.deep.equal({
+          success: false,
+          error: 'Service unavailable: storage is not reachable',
+        });
+      }
+      expect(ready.status).to.equal(503);
+    } finally {
+      await t.close();
+      await redis.stop();
+    }
   });
 });

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import type { Redis } from 'ioredis';
+import { TokenStore, hashToken, parseDuration } from '../src/tokens.js';
+
+describe('TokenStore', () => {
+  let redis: Redis;
+  let store: TokenStore;
+  before(async () => {
+    redis = createRedis(process.env.REDIS_URL!, 'producer', 'test-tokens');
+    await waitForRedis(redis);
+    store = new TokenStore(redis);
+  });
+  after(async () => closeRedis(redis));
+
+  it('When a token is created, then Redis holds its hash and record but never its value', async () => {
+    const { value, token } = await store.create({ name: 'n', deviceId: 'dev-1' });
+    const hash = hashToken(value);
+    const record = await redis.hgetall(keys.tokenByHash(hash));
+    expect(record).to.deep.include({ id: token.id, name: 'n', deviceId: 'dev-1', hash });
+    expect(await redis.hget(keys.tokenIndex(), token.id)).to.equal(hash);
+    const dump =
+      JSON.stringify(await redis.hgetall(keys.tokenByHash(hash))) +
+      JSON.stringify(await redis.hgetall(keys.tokenIndex()));
+    expect(dump).not.to.include(value);
+  });
+
+  it('When verifying, then valid, unknown and expired tokens are told apart', async () => {
+    const now = new Date('2030-01-01T00:00:00Z');
+    const { value, token } = await store.create({ name: 'e', expiresInMs: 60_000, now });
+    expect(await store.verify(value, new Date(now.getTime() + 59_999))).to.deep.equal({
+      ok: true,
+      token,
+      tokenHash: hashToken(value),
+    });
+    expect(await store.verify(value, new Date(now.getTime() + 60_000))).to.deep.equal({
+      ok: false,
+      reason: 'expired',
+    });
+    expect(await store.verify(value + 'x')).to.deep.equal({ ok: false, reason: 'invalid' });
+  });
+
+  it('When a stored record carries a different hash than its key, then the token is refused', async () => {
+    const { value } = await store.create({ name: 'tampered' });
+    await redis.hset(keys.tokenByHash(hashToken(value)), 'hash', hashToken('something else'));
+    expect(await store.verify(value)).to.deep.equal({ ok: false, reason: 'invalid' });
+  });
+
+  it('When revoking an unknown id, then false', async () => {
+    expect(await store.revoke('tok_doesnotexist')).to.equal(false);
+  });
+});
+
+describe('parseDuration', () => {
+  it('When given <n>s|m|h|d, then milliseconds; anything else, undefined', () => {
+    expect(['45s', '10m', '12h', '30d'].map(parseDuration)).to.deep.equal([
+      45_000, 600_000, 43_200_000, 2_592_000_000,
+    ]);
+    expect(['30x', '0d', '-1d', '1.5h', 'd', '', '30 d'].map(parseDuration)).to.deep.equal(
+      Array(7).fill(undefined),
+    );
+  });
+});
