@@ -16,6 +16,13 @@ const log =
     );
   };
 
+// libsignal announces every replaced session on the console; in this process it is only noise
+const consoleInfo = console.info.bind(console);
+console.info = (...args: unknown[]) => {
+  if (typeof args[0] === 'string' && args[0].startsWith('Closing session')) return;
+  consoleInfo(...args);
+};
+
 const sim = await startSimulator({
   port,
   host: process.env.SANDBOX_HOST ?? '127.0.0.1',

@@ -66,9 +66,11 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       (b) => {
         const phone = str(b, 'phone')!;
         const name = str(b, 'name', false);
-        if (b.pairingCode !== undefined)
-          return sim.linkWithPairingCode({ pairingCode: str(b, 'pairingCode')!, phone, name });
-        return sim.linkWithQr({ qr: str(b, 'qr')!, phone, name });
+        const pictureUrl = str(b, 'pictureUrl', false);
+        if (b.pairingCode !== undefined) {
+          return sim.linkWithPairingCode({ pairingCode: str(b, 'pairingCode')!, phone, name, pictureUrl });
+        }
+        return sim.linkWithQr({ qr: str(b, 'qr')!, phone, name, pictureUrl });
       },
     ],
     ['POST', /^\/phone\/unlink$/, (b) => ({ removed: sim.unlink(str(b, 'phone')!, num(b, 'deviceId')) })],
@@ -81,6 +83,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
         return { ok: true };
       },
     ],
+    ['GET', /^\/undecryptable\/([^/]+)$/, (_b, [phone]) => ({ messages: sim.undecryptable(phone!) })],
     ['GET', /^\/devices\/([^/]+)$/, (_b, [phone]) => ({ devices: sim.devices(phone!) })],
     [
       'POST',

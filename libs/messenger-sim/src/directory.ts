@@ -17,6 +17,14 @@ export interface InboxMessage {
   receivedAt: string;
 }
 
+/** A copy a simulated phone could not decrypt, e.g. after a gateway rolled its Signal state back. */
+export interface UndecryptableMessage {
+  id: string;
+  from: string;
+  error: string;
+  receivedAt: string;
+}
+
 /** A companion device (the gateway's Baileys socket) linked to an account. */
 export interface CompanionDevice {
   id: number;
@@ -40,6 +48,7 @@ export interface SimUser {
   pictureUrl?: string;
   signal: PhoneSignal;
   inbox: InboxMessage[];
+  undecryptable: UndecryptableMessage[];
   devices: Map<number, CompanionDevice>;
   nextDeviceId: number;
   nextKeyIndex: number;
@@ -107,6 +116,7 @@ export class Directory {
         name: input.name ?? `User ${phone}`,
         signal: new PhoneSignal(),
         inbox: [],
+        undecryptable: [],
         devices: new Map(),
         nextDeviceId: 1,
         nextKeyIndex: 1,

@@ -2,11 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createControlApi, type SimulatorInfo } from './control-api.js';
-import type { ContactInput, InboxMessage, UnknownNumbers } from './directory.js';
+import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 import type { InboundResult } from './inbound.js';
 import type { SimLogger } from './logger.js';
 import type { LinkResult } from './pairing.js';
+import type { LinkInput } from './phone.js';
 import { Simulator, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
 
 export interface SimulatorOptions {
@@ -27,12 +28,13 @@ export interface SimulatorHandle {
   controlUrl: string;
   info: SimulatorInfo;
   simulator: Simulator;
-  linkWithQr(input: { qr: string; phone: string; name?: string }): Promise<LinkResult>;
-  linkWithPairingCode(input: { pairingCode: string; phone: string; name?: string }): Promise<LinkResult>;
+  linkWithQr(input: LinkInput & { qr: string }): Promise<LinkResult>;
+  linkWithPairingCode(input: LinkInput & { pairingCode: string }): Promise<LinkResult>;
   unlink(phone: string, deviceId?: number): number[];
   devices(phone: string): LinkedDeviceInfo[];
   inbox(phone: string): InboxMessage[];
   clearInbox(phone: string): void;
+  undecryptable(phone: string): UndecryptableMessage[];
   upsertContact(input: ContactInput): ReturnType<Simulator['upsertContact']>;
   sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult>;
   drop(phone?: string): number;
@@ -86,6 +88,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     devices: (phone) => sim.devices(phone),
     inbox: (phone) => sim.inbox(phone),
     clearInbox: (phone) => sim.clearInbox(phone),
+    undecryptable: (phone) => sim.undecryptable(phone),
     upsertContact: (input) => sim.upsertContact(input),
     sendInbound: (from, to, text) => sim.sendInbound(from, to, text),
     drop: (phone) => sim.drop(phone),
@@ -107,9 +110,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 export { Simulator, SimError } from './simulator.js';
 export type { LinkedDeviceInfo, SimulatorConfig } from './simulator.js';
 export type { SimulatorInfo } from './control-api.js';
-export type { ContactInput, InboxMessage, UnknownNumbers } from './directory.js';
+export type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 export type { InboundResult } from './inbound.js';
 export type { LinkResult } from './pairing.js';
+export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';
 export { silentLogger } from './logger.js';

@@ -62,9 +62,11 @@ export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stan
     const done = previous
       .then(() => recordArrival(sim, user, account, plaintext, id))
       .then(() => scheduleReceipts(sim, device, to, id))
-      .catch((err: unknown) =>
-        sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message'),
-      );
+      .catch((err: unknown) => {
+        sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message');
+        const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+        user.undecryptable.push({ id, from: account.phone, error, receivedAt: new Date().toISOString() });
+      });
     inboxTails.set(user, done);
   }
 }

@@ -77,7 +77,6 @@ export async function completePairing(
   session: PairingSession,
   account: SimUser,
   advSecret: Buffer,
-  onLinked: (device: CompanionDevice) => void,
 ): Promise<LinkResult> {
   const deviceId = account.nextDeviceId++;
   const keyIndex = account.nextKeyIndex++;
@@ -135,7 +134,6 @@ export async function completePairing(
     pending: [],
   };
   account.devices.set(deviceId, device);
-  onLinked(device);
   session.conn.endWith(node('stream:error', { code: '515' }));
   return { phone: account.phone, deviceId, jid, lid };
 }

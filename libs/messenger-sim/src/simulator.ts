@@ -8,6 +8,7 @@ import {
   type ContactInput,
   type InboxMessage,
   type SimUser,
+  type UndecryptableMessage,
   type UnknownNumbers,
 } from './directory.js';
 import { Faults } from './faults.js';
@@ -18,19 +19,14 @@ import { silentLogger, type SimLogger } from './logger.js';
 import { MediaHost } from './media-host.js';
 import { handleClientMessage } from './messages.js';
 import type { ClientHandshakeResult } from './noise-server.js';
-import { parseCompanionHello, runCodeExchange, type CodeRequest } from './pairing-code.js';
-import {
-  completePairing,
-  pairDeviceNode,
-  parseQr,
-  sessionFromRegistration,
-  type LinkResult,
-  type PairingSession,
-} from './pairing.js';
-import { qrPayload } from './qr-image.js';
-import { firstChild, iqError, iqResult, node } from './stanza.js';
+import type { LinkResult } from './pairing.js';
+import { PhoneLinker, type LinkInput } from './phone.js';
+import { SimError } from './sim-error.js';
+import { firstChild, iqResult, node } from './stanza.js';
 import { createMediaTlsMaterial, type MediaTlsMaterial } from './tls-certificate.js';
 import type { WebSocket } from 'ws';
+
+export { SimError };
 
 export interface SimulatorConfig {
   /** Delay before a recipient's delivery receipt; null disables delivery receipts. */
@@ -48,19 +44,7 @@ export interface LinkedDeviceInfo {
   linkedAt: string;
 }
 
-/** An operation refused for a reason the caller can fix; the control API maps it to a 4xx. */
-export class SimError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = 'SimError';
-  }
-}
-
-const PAIRING_WAIT_MS = 10_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const MAX_PENDING_PER_DEVICE = 1000;
 
 /** The simulated WhatsApp service: directory, connected devices, pairing, faults and media. */
 export class Simulator implements ConnectionHost {
@@ -71,8 +55,7 @@ export class Simulator implements ConnectionHost {
   readonly media: MediaHost;
   readonly config: SimulatorConfig;
   private readonly connections = new Set<DeviceConnection>();
-  private readonly pairingSessions = new Map<DeviceConnection, PairingSession>();
-  private readonly codeRequests = new Map<DeviceConnection, CodeRequest>();
+  readonly linker: PhoneLinker;
 
   constructor(
     readonly logger: SimLogger = silentLogger,
@@ -84,6 +67,7 @@ export class Simulator implements ConnectionHost {
   ) {
     this.directory = new Directory(options.unknownNumbers ?? 'create');
     this.media = new MediaHost(this.tls, logger);
+    this.linker = new PhoneLinker(this.directory, logger);
     this.config = {
       receiptDelayMs: options.receiptDelayMs === undefined ? 400 : options.receiptDelayMs,
       readDelayMs: options.readDelayMs === undefined ? 900 : options.readDelayMs,
@@ -96,15 +80,8 @@ export class Simulator implements ConnectionHost {
   }
 
   onHandshake(conn: DeviceConnection, { payload }: ClientHandshakeResult): void {
-    if (payload.devicePairingData) {
-      const session = sessionFromRegistration(conn, payload);
-      this.pairingSessions.set(conn, session);
-      conn
-        .query(pairDeviceNode(session))
-        .catch((err: unknown) => this.logger.debug({ err }, 'pair-device not acknowledged'));
-      return;
-    }
-    handleLogin(this, conn, payload);
+    if (payload.devicePairingData) this.linker.onRegistration(conn, payload);
+    else handleLogin(this, conn, payload);
   }
 
   onNode(conn: DeviceConnection, stanza: BinaryNode): void {
@@ -120,8 +97,7 @@ export class Simulator implements ConnectionHost {
 
   onClose(conn: DeviceConnection): void {
     this.connections.delete(conn);
-    this.pairingSessions.delete(conn);
-    this.codeRequests.delete(conn);
+    this.linker.forget(conn);
     if (conn.device?.connection === conn) conn.device.connection = undefined;
   }
 
@@ -129,20 +105,13 @@ export class Simulator implements ConnectionHost {
   deliverToDevice(device: CompanionDevice, stanza: BinaryNode): void {
     const conn = device.connection;
     if (conn && !conn.closed) conn.send(stanza);
-    else device.pending.push(stanza);
+    else if (device.pending.push(stanza) > MAX_PENDING_PER_DEVICE) device.pending.shift();
   }
 
   handleMdIq(conn: DeviceConnection, iq: BinaryNode): void {
     const child = firstChild(iq);
     if (child?.tag === 'link_code_companion_reg') {
-      const stage = child.attrs.stage;
-      if (stage === 'companion_hello') {
-        this.codeRequests.set(conn, parseCompanionHello(conn, iq, child));
-      } else if (stage === 'companion_finish') {
-        const request = this.codeRequests.get(conn);
-        if (request?.finish) request.finish(iq);
-        else conn.send(iqError(iq, 404, 'item-not-found'));
-      } else conn.send(iqResult(iq));
+      this.linker.onCompanionReg(conn, iq, child);
       return;
     }
     if (child?.tag === 'remove-companion-device') {
@@ -155,76 +124,6 @@ export class Simulator implements ConnectionHost {
       return;
     }
     conn.send(iqResult(iq));
-  }
-
-  async linkWithQr(input: { qr: string; phone: string; name?: string }): Promise<LinkResult> {
-    let parsed: ReturnType<typeof parseQr>;
-    try {
-      parsed = parseQr(qrPayload(input.qr));
-    } catch (err) {
-      throw new SimError((err as Error).message, 400);
-    }
-    const session = [...this.pairingSessions.values()].find((s) => s.refs.includes(parsed.ref));
-    if (!session) throw new SimError('QR code is unknown or expired', 404);
-    if (!session.noiseKey.equals(parsed.noiseKey) || !session.identityKey.equals(parsed.identityKey)) {
-      throw new SimError('QR code keys do not match the waiting device', 400);
-    }
-    return this.finishLink(session, input, parsed.advSecret);
-  }
-
-  async linkWithPairingCode(input: {
-    pairingCode: string;
-    phone: string;
-    name?: string;
-  }): Promise<LinkResult> {
-    const phone = normalizePhone(input.phone);
-    const code = input.pairingCode.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
-    if (code.length !== 8) throw new SimError('pairingCode must have 8 characters', 400);
-    const deadline = Date.now() + PAIRING_WAIT_MS;
-    let request: CodeRequest | undefined;
-    // requestPairingCode() returns before its companion_hello reached us, so give it a moment
-    while (!(request = [...this.codeRequests.values()].find((r) => r.phone === phone && !r.finish))) {
-      if (Date.now() > deadline)
-        throw new SimError(`no device is waiting for a pairing code for ${phone}`, 404);
-      await sleep(25);
-    }
-    const session = this.pairingSessions.get(request.conn);
-    if (!session) throw new SimError('the waiting device disconnected', 409);
-    const account = this.ensureAccount(phone, input.name);
-    let advSecret: Buffer;
-    try {
-      advSecret = await runCodeExchange(request, code, account.signal.identity);
-    } catch (err) {
-      request.finish = undefined;
-      throw new SimError((err as Error).message, 400);
-    }
-    return this.finishLink(session, input, advSecret);
-  }
-
-  private async finishLink(
-    session: PairingSession,
-    input: { phone: string; name?: string },
-    advSecret: Buffer,
-  ): Promise<LinkResult> {
-    if (session.busy) throw new SimError('this device is already being linked', 409);
-    session.busy = true;
-    const account = this.ensureAccount(input.phone, input.name);
-    try {
-      const result = await completePairing(session, account, advSecret, () => undefined);
-      this.logger.info({ phone: account.phone, device: result.deviceId }, 'device linked');
-      return result;
-    } catch (err) {
-      session.busy = false;
-      throw new SimError(`linking failed: ${(err as Error).message}`, 409);
-    }
-  }
-
-  private ensureAccount(phone: string, name?: string): SimUser {
-    const account =
-      this.directory.get(phone) ?? this.directory.upsert({ phone, name: name ?? 'Sim Account' });
-    if (!account) throw new SimError('phone is not on WhatsApp', 400);
-    if (name) account.name = name;
-    return account;
   }
 
   /** The phone removes linked devices (all, or one): their sockets get 401 device_removed. */
@@ -259,7 +158,14 @@ export class Simulator implements ConnectionHost {
 
   clearInbox(phone: string): void {
     const user = this.directory.get(phone);
-    if (user) user.inbox.length = 0;
+    if (user) {
+      user.inbox.length = 0;
+      user.undecryptable.length = 0;
+    }
+  }
+
+  undecryptable(phone: string): UndecryptableMessage[] {
+    return [...(this.directory.get(phone)?.undecryptable ?? [])];
   }
 
   devices(phone: string): LinkedDeviceInfo[] {
@@ -286,6 +192,14 @@ export class Simulator implements ConnectionHost {
     return user
       ? { phone: user.phone, lid: user.lid, name: user.name, pictureUrl: user.pictureUrl, onWhatsApp: true }
       : { phone: normalizePhone(input.phone), onWhatsApp: false };
+  }
+
+  linkWithQr(input: LinkInput & { qr: string }): Promise<LinkResult> {
+    return this.linker.linkWithQr(input);
+  }
+
+  linkWithPairingCode(input: LinkInput & { pairingCode: string }): Promise<LinkResult> {
+    return this.linker.linkWithPairingCode(input);
   }
 
   async sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult> {

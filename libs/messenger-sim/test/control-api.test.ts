@@ -52,14 +52,18 @@ describe('messenger-sim: HTTP control API', function () {
       qr: await QRCode.toDataURL(qr),
       phone: ACCOUNT,
       name: 'HTTP Account',
+      pictureUrl: 'https://p.test/account.jpg',
     });
     await opened;
     const devices = await call('GET', `/devices/${ACCOUNT}`);
+    const ownPicture = await device.sock!.profilePictureUrl(device.auth.creds.me!.id, 'image');
 
     expect(linked.status).to.equal(200);
     expect(linked.body.jid).to.equal(`${ACCOUNT}:1@s.whatsapp.net`);
     expect(devices.body.devices).to.have.length(1);
     expect((devices.body.devices as Array<{ connected: boolean }>)[0]!.connected).to.equal(true);
+    expect(device.auth.creds.me?.name).to.equal('HTTP Account');
+    expect(ownPicture).to.equal('https://p.test/account.jpg');
   });
 
   it('When contacts are registered and write in, then the device receives it and the inbox shows what it sent', async () => {

@@ -93,6 +93,45 @@ describe('messenger-sim: device session lifecycle', function () {
     expect(device.closes.filter((c) => c.statusCode !== DisconnectReason.restartRequired)).to.deep.equal([]);
   });
 
+  it('When a device resumes from a stale Signal state, then the contact cannot decrypt and reports the message', async () => {
+    const device = await linkByQr(sim, '15550002009');
+    devices.push(device);
+    const to = '15550002010@s.whatsapp.net';
+    const first = await device.sock!.sendMessage(to, { text: 'first' });
+    await until(() => sim.inbox('15550002010').find((m) => m.id === first!.key.id));
+    const stale = device.auth.snapshot();
+    const second = await device.sock!.sendMessage(to, { text: 'second' });
+    await until(() => sim.inbox('15550002010').find((m) => m.id === second!.key.id));
+
+    device.auth.restore(stale);
+    const replayed = await device.sock!.sendMessage(to, { text: 'from stale state' });
+    const failure = await until(() =>
+      sim.undecryptable('15550002010').find((m) => m.id === replayed!.key.id),
+    );
+
+    expect(failure.from).to.equal('15550002009');
+    expect(failure.error).to.be.a('string').and.not.equal('');
+    expect(sim.inbox('15550002010').map((m) => m.text)).to.deep.equal(['first', 'second']);
+  });
+
+  it('When a contact writes while the device is offline, then the message arrives after the next login', async () => {
+    const device = await linkByQr(sim, '15550002011');
+    devices.push(device);
+    await device.end();
+
+    const { id, deliveredTo } = await sim.sendInbound('15550002012', '15550002011', 'while you were away');
+    const received = new Promise<string | null | undefined>((resolve) => {
+      device.connect();
+      device.sock!.ev.on('messages.upsert', ({ messages }) => {
+        const m = messages.find((x) => x.key.id === id);
+        if (m) resolve(m.message?.conversation);
+      });
+    });
+
+    expect(deliveredTo).to.deep.equal([1]);
+    expect(await received).to.equal('while you were away');
+  });
+
   it('When the simulator drops the socket, then the device sees a closed connection and can log in again', async () => {
     const device = await linkByQr(sim, '15550002004');
     devices.push(device);

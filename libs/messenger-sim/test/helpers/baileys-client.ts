@@ -34,8 +34,16 @@ export const silentPino = {
 };
 
 /** Auth state kept in memory, as the gateway keeps it in Redis. */
-export function memoryAuthState(): { creds: AuthenticationCreds; keys: SignalKeyStore } {
-  const store = new Map<string, unknown>();
+export interface MemoryAuthState {
+  creds: AuthenticationCreds;
+  keys: SignalKeyStore;
+  /** Copies the Signal key store, to simulate an owner that resumes from stale state. */
+  snapshot(): Map<string, unknown>;
+  restore(snapshot: Map<string, unknown>): void;
+}
+
+export function memoryAuthState(): MemoryAuthState {
+  let store = new Map<string, unknown>();
   const keys: SignalKeyStore = {
     get: <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
       const out: { [id: string]: SignalDataTypeMap[T] } = {};
@@ -54,7 +62,14 @@ export function memoryAuthState(): { creds: AuthenticationCreds; keys: SignalKey
       }
     },
   };
-  return { creds: initAuthCreds(), keys };
+  return {
+    creds: initAuthCreds(),
+    keys,
+    snapshot: () => structuredClone(store),
+    restore: (snapshot) => {
+      store = structuredClone(snapshot);
+    },
+  };
 }
 
 export interface CloseInfo {
