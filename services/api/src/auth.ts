@@ -33,8 +33,11 @@ function tokenFrom(req: Request): string | undefined {
 /** Failed attempts per client IP, in a fixed window that starts at the first failure. */
 const RECORD_FAILURE = `
 local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
+if n == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
 return {n, ttl}
 `;
 
@@ -58,7 +61,7 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
     res.setHeader('X-RateLimit-Remaining', String(Math.max(limit - failures, 0)));
     res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + Math.max(ttlMs, 0)) / 1000)));
   };
-  const blocked = (res: Response, ttlMs: number) => {
+  const blocked = (ttlMs: number) => {
     metrics.authRejections.inc({ reason: 'blocked' });
     return new ApiError(429, ERRORS.tooManyAuthFailures, undefined, {
       resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
@@ -72,7 +75,7 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
       const failures = Number(count ?? 0);
       if (failures >= limit) {
         setHeaders(res, failures, Number(ttl));
-        return next(blocked(res, Number(ttl)));
+        return next(blocked(Number(ttl)));
       }
 
       const value = tokenFrom(req);

@@ -10,6 +10,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const CLIENT_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /**
@@ -35,9 +36,12 @@ export function requestContext(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.info('request', {
+      const route = routeTemplate(req);
+      // Probes and scrapes arrive every few seconds from every replica: keep them out of info logs.
+      const level = QUIET_ROUTES.has(route) && res.statusCode < 400 ? 'debug' : 'info';
+      req.log.log(level, 'request', {
         method: req.method,
-        route: routeTemplate(req),
+        route,
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
       });

@@ -194,6 +194,33 @@ describe('API request validation', () => {
     }
   });
 
+  it('When odd but well-formed input arrives, then 400s, never a 500', async () => {
+    const arrayBody = await send([]);
+    const badKey = await call(`${t.api}/send`, {
+      token,
+      json: { to: PHONE, text: 'x' },
+      headers: { 'Idempotency-Key': 'x'.repeat(256) },
+    });
+    const badCharset = await call(`${t.api}/send`, {
+      token,
+      body: JSON.stringify({ to: PHONE, text: 'x' }),
+      headers: { 'content-type': 'application/json; charset=klingon' },
+    });
+    const twoTokens = await call(`${t.api}/status?token=a&token=b`);
+
+    expect(arrayBody.status).to.equal(400);
+    expect(arrayBody.body).to.deep.equal(invalid([{ path: [], message: 'value must be of type object' }]));
+    expect(badKey.status).to.equal(400);
+    expect(badKey.body).to.deep.equal(
+      invalid([
+        { path: ['Idempotency-Key'], message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
+      ]),
+    );
+    expect(badCharset.status).to.equal(400);
+    expect(badCharset.body.error).to.equal('Invalid request data');
+    expect(twoTokens.status).to.equal(401);
+  });
+
   it('When a query parameter is not part of the endpoint, then 400', async () => {
     const res = await call(`${t.api}/status?verbose=1`, { token });
     expect(res.status).to.equal(400);
