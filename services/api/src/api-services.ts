@@ -38,10 +38,12 @@ export function createApiServices(base: {
   redis: Redis;
   metrics: Metrics;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
+  /** How long a queue's QueueEvents stays open without waiters (default 5 minutes). */
+  queueEventsIdleMs?: number;
 }): ApiServices {
   const { config, logger, redis, metrics } = base;
   const messages = new MessageStore(redis, config.messageRetentionSeconds);
-  const events = new QueueEventsPool(config.redisUrl, redis, logger);
+  const events = new QueueEventsPool(config.redisUrl, redis, logger, base.queueEventsIdleMs);
   const sendQueues = new SendQueues({ redis, config, messages, events, metrics, logger });
   const connection = new ConnectionClient({
     redis,

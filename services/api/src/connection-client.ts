@@ -38,14 +38,18 @@ export class ConnectionClient {
   /** Sends the request and turns the reply into the HTTP answer; 504 when nobody answers in time. */
   async request(request: ConnectionRequest): Promise<Outcome> {
     const { events, replyTimeoutMs, metrics } = this.deps;
-    const queueEvents = await events.get(this.queue);
-    const job = await this.queue.add(request.action, request, {
-      attempts: 1,
-      removeOnComplete: { age: 3600 },
-      removeOnFail: { age: 24 * 3600 },
+    const { job, outcome } = await events.use(this.queue, async (queueEvents) => {
+      const added = await this.queue.add(request.action, request, {
+        attempts: 1,
+        removeOnComplete: { age: 3600 },
+        removeOnFail: { age: 24 * 3600 },
+      });
+      metrics.jobsEnqueued.inc({ queue_type: 'connection', kind: request.action });
+      return {
+        job: added,
+        outcome: await waitForJob<ConnectionReply>(this.queue, added, queueEvents, replyTimeoutMs),
+      };
     });
-    metrics.jobsEnqueued.inc({ queue_type: 'connection', kind: request.action });
-    const outcome = await waitForJob<ConnectionReply>(this.queue, job, queueEvents, replyTimeoutMs);
     if (outcome.kind === 'timeout') {
       // An unanswered request must not start a pairing minutes later; remove it if still waiting.
       await job.remove().catch(() => undefined);

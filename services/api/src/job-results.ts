@@ -6,28 +6,65 @@ import { BULL_PREFIX } from '@mgw/contracts';
 export type JobOutcome<R> =
   { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timeout' };
 
+interface Entry {
+  ready: Promise<{ events: QueueEvents; connection: Redis }>;
+  users: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
 /**
  * One QueueEvents (a blocking Redis connection of its own) per queue whose job results the API
- * waits for, created on first use and closed on shutdown.
+ * waits for: opened on first use, closed after `idleMs` without users (a pod serving hundreds of
+ * devices must not hold hundreds of idle connections), and all closed on shutdown.
  */
 export class QueueEventsPool {
-  private readonly pool = new Map<string, Promise<{ events: QueueEvents; connection: Redis }>>();
+  private readonly pool = new Map<string, Entry>();
 
   constructor(
     private readonly redisUrl: string,
     private readonly producer: Redis,
     private readonly logger: Logger,
+    private readonly idleMs = 5 * 60_000,
   ) {}
 
-  get(queue: Queue): Promise<QueueEvents> {
+  /** How many QueueEvents are open (or opening). */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  /** Runs `fn` with the queue's QueueEvents listening; subscribe before adding the job. */
+  async use<T>(queue: Queue, fn: (events: QueueEvents) => Promise<T>): Promise<T> {
+    const entry = this.entry(queue);
+    entry.users++;
+    clearTimeout(entry.idleTimer);
+    try {
+      const { events } = await entry.ready;
+      return await fn(events);
+    } finally {
+      entry.users--;
+      if (entry.users === 0 && this.pool.get(queue.name) === entry) {
+        entry.idleTimer = setTimeout(() => {
+          if (entry.users > 0 || this.pool.get(queue.name) !== entry) return;
+          this.pool.delete(queue.name);
+          void closeEntry(entry);
+        }, this.idleMs);
+        entry.idleTimer.unref();
+      }
+    }
+  }
+
+  private entry(queue: Queue): Entry {
     let entry = this.pool.get(queue.name);
     if (!entry) {
-      entry = this.open(queue);
-      this.pool.set(queue.name, entry);
-      // A failed start is not cached: the next request tries again.
-      entry.catch(() => this.pool.delete(queue.name));
+      const created: Entry = { ready: this.open(queue), users: 0 };
+      // A failed start is not kept: the next request tries again.
+      created.ready.catch(() => {
+        if (this.pool.get(queue.name) === created) this.pool.delete(queue.name);
+      });
+      this.pool.set(queue.name, created);
+      entry = created;
     }
-    return entry.then((e) => e.events);
+    return entry;
   }
 
   private async open(queue: Queue): Promise<{ events: QueueEvents; connection: Redis }> {
@@ -47,15 +84,16 @@ export class QueueEventsPool {
   async close(): Promise<void> {
     const entries = [...this.pool.values()];
     this.pool.clear();
-    await Promise.all(
-      entries.map(async (p) => {
-        const e = await p.catch(() => undefined);
-        if (!e) return;
-        await e.events.close().catch(() => undefined);
-        await closeRedis(e.connection);
-      }),
-    );
+    await Promise.all(entries.map(closeEntry));
   }
+}
+
+async function closeEntry(entry: Entry): Promise<void> {
+  clearTimeout(entry.idleTimer);
+  const e = await entry.ready.catch(() => undefined);
+  if (!e) return;
+  await e.events.close().catch(() => undefined);
+  await closeRedis(e.connection);
 }
 
 /**

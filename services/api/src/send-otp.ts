@@ -34,8 +34,7 @@ export async function sendOtp(
     otp: { language: body.language },
     enqueuedAt: Date.now(),
   };
-  const [added] = await deps.sendQueues.enqueue(deviceId, [job], PRIORITY.otp);
-  const outcome = await deps.sendQueues.waitForResult(deviceId, added!, deps.otpWaitTimeoutMs);
+  const outcome = await deps.sendQueues.sendAndWait(deviceId, job, PRIORITY.otp, deps.otpWaitTimeoutMs);
 
   if (outcome.kind === 'timeout') {
     return { status: 504, body: { success: false, error: ERRORS.otpTimeout, messageId: job.messageId } };

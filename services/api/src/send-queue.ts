@@ -89,12 +89,18 @@ export class SendQueues {
     }
   }
 
-  waitForResult(deviceId: string, job: Job, timeoutMs: number): Promise<JobOutcome<SendJobResult>> {
+  /** Enqueues one job and waits (bounded) for its result; used by OTP. */
+  sendAndWait(
+    deviceId: string,
+    job: SendJobData,
+    priority: number,
+    timeoutMs: number,
+  ): Promise<JobOutcome<SendJobResult>> {
     const queue = this.queue(deviceId);
-    return this.deps.events.get(queue).then(
-      (events) => waitForJob<SendJobResult>(queue, job, events, timeoutMs),
-      () => ({ kind: 'timeout' as const }),
-    );
+    return this.deps.events.use(queue, async (events) => {
+      const [added] = await this.enqueue(deviceId, [job], priority);
+      return waitForJob<SendJobResult>(queue, added!, events, timeoutMs);
+    });
   }
 
   /**
