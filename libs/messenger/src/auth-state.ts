@@ -153,7 +153,7 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
     },
     saveCreds: () => write([keys.authCreds(deviceId)], [[0, 'set', serialize(creds)]]),
     get registered() {
-      return Boolean(creds.me?.id);
+      return isLinked(creds);
     },
   };
 }
@@ -162,7 +162,15 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
 export async function hasLinkedCredentials(redis: Redis, deviceId: string): Promise<boolean> {
   const raw = await redis.get(keys.authCreds(deviceId));
   if (!raw) return false;
-  return Boolean((deserialize(raw) as AuthenticationCreds).me?.id);
+  return isLinked(deserialize(raw) as AuthenticationCreds);
+}
+
+/**
+ * `me` alone is not a link: requestPairingCode sets it before the phone confirmed anything.
+ * `account` (the signed device identity) only exists after pair-success.
+ */
+function isLinked(creds: AuthenticationCreds): boolean {
+  return Boolean(creds.me?.id && creds.account);
 }
 
 /** Deletes every credential and key of the device, fenced by the lease like any other write. */

@@ -48,6 +48,10 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     });
     a.state.creds.me = { id: '15550001111:5@s.whatsapp.net', name: 'Me' };
     await a.saveCreds();
+    // requestPairingCode sets `me` before any link: only the signed account identity counts.
+    expect(await hasLinkedCredentials(redis, id)).to.equal(false);
+    a.state.creds.account = { details: bytes, accountSignature: bytes };
+    await a.saveCreds();
 
     const b = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
     expect(b.registered).to.equal(true);

@@ -25,6 +25,8 @@ const FIRST_CODE_TIMEOUT_MS = 30_000;
 interface LocalPairing {
   session: PairingSession;
   method: ConnectRequest['method'];
+  /** Resolves when the pairing's clean-up (or hand-over) is done and its lease is released. */
+  done: Promise<void>;
 }
 
 /**
@@ -64,6 +66,8 @@ export class PairingManager {
     const p = this.local.get(deviceId);
     if (!p) return false;
     await p.session.cancel(reason);
+    // The next pairing must not start before this one's clean-up deleted its record and lease.
+    await p.done;
     return true;
   }
 
@@ -103,7 +107,9 @@ export class PairingManager {
       log,
       () => void session.cancel('lease_lost'),
     );
-    this.local.set(deviceId, { session, method: req.method });
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    this.local.set(deviceId, { session, method: req.method, done });
     const pairingKey = messengerKeys.pairing(deviceId);
     const ttlSeconds = 60 + 20 * config.qrMaxAttempts + 30;
 
@@ -135,11 +141,13 @@ export class PairingManager {
         await sessions.update(deviceId, 'connecting', { phone: account.phone, name: account.name });
         await redis.sadd(keys.linkedDevices(), deviceId);
         await release();
-        this.local.delete(deviceId);
+        if (this.local.get(deviceId)?.session === session) this.local.delete(deviceId);
         // The senders claim the device at once; the one that gets its lease opens the socket.
         await redis.publish(keys.devicesChannel(), deviceId);
         log.info('device linked; handed to the senders');
-      })().catch((err: unknown) => log.error('hand-over after pairing failed', { err: serializeError(err) }));
+      })()
+        .catch((err: unknown) => log.error('hand-over after pairing failed', { err: serializeError(err) }))
+        .finally(finished);
     });
     session.once('failed', ({ reason }) => {
       void (async () => {
@@ -151,7 +159,9 @@ export class PairingManager {
         await release();
         if (this.local.get(deviceId)?.session === session) this.local.delete(deviceId);
         log.info('pairing ended without a link', { reason });
-      })().catch((err: unknown) => log.error('pairing cleanup failed', { err: serializeError(err) }));
+      })()
+        .catch((err: unknown) => log.error('pairing cleanup failed', { err: serializeError(err) }))
+        .finally(finished);
     });
 
     // Leftovers of an earlier attempt that never linked: start from fresh credentials.

@@ -39,7 +39,11 @@ export class DeviceOwner {
 
   async start(): Promise<void> {
     this.subscriber.on('message', (channel: string, message: string) => {
-      if (channel === keys.devicesChannel()) void this.scan();
+      if (channel === keys.devicesChannel()) {
+        // A fresh link of this device: new credentials, nothing to ping-pong over.
+        this.cooldown.delete(message);
+        void this.scan();
+      }
       if (channel === messengerKeys.deviceCommands()) void this.onCommand(message);
     });
     await this.subscriber.subscribe(keys.devicesChannel(), messengerKeys.deviceCommands());
@@ -141,7 +145,7 @@ export class DeviceOwner {
     this.logger.warn('device runtime ended', { deviceId: rt.deviceId, why });
     if (why === 'logged-out') {
       await rt.drainRetired();
-      await this.giveUp(rt);
+      await this.giveUp(rt, false);
       return;
     }
     // replaced / fenced: someone else holds the device; back off, never fight over it.
@@ -149,9 +153,9 @@ export class DeviceOwner {
     await this.giveUp(rt);
   }
 
-  private async giveUp(rt: DeviceRuntime): Promise<void> {
+  private async giveUp(rt: DeviceRuntime, cooldown = true): Promise<void> {
     this.owned.delete(rt.deviceId);
-    this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+    if (cooldown) this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
     this.deps.metrics.leasesHeld.set(this.owned.size);
     await this.release(rt);
   }
@@ -188,7 +192,7 @@ export class DeviceOwner {
     await this.deps.redis.multi().rpush(key, JSON.stringify(reply)).expire(key, REPLY_TTL_SECONDS).exec();
     if (reply.ok) {
       await rt.drainRetired();
-      await this.giveUp(rt);
+      await this.giveUp(rt, false);
     }
   }
 }

@@ -55,6 +55,7 @@ export class DeviceRuntime {
   private readonly queue: Queue<SendJobData, SendJobResult>;
   private readonly log: Logger;
   private retired: FailureReason | undefined;
+  private readonly pacer: Pacer;
   private started = false;
 
   constructor(
@@ -81,6 +82,7 @@ export class DeviceRuntime {
       onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
     });
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
+    this.pacer = pacer;
     this.queue = new Queue(sendQueueName(deviceId), { connection: deps.bullConnection, prefix: BULL_PREFIX });
     this.worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
@@ -151,6 +153,7 @@ export class DeviceRuntime {
    */
   private async retire(reason: string): Promise<void> {
     this.retired ??= FAILURE_REASONS.loggedOut;
+    this.pacer.release();
     const { redis, sessions } = this.deps;
     await purgeAuthState(redis, this.deviceId, this.lease.epoch);
     await redis.srem(keys.linkedDevices(), this.deviceId);

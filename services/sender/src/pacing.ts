@@ -12,6 +12,7 @@ export class Pacer {
   private lastSentAt = 0;
   private override: { value: number | undefined; readAt: number } = { value: undefined, readAt: 0 };
   private chain: Promise<void> = Promise.resolve();
+  private readonly released = new AbortController();
 
   constructor(
     private readonly redis: Redis,
@@ -32,14 +33,31 @@ export class Pacer {
   /** Resolves when the next message may go; callers are served one after another. */
   async wait(): Promise<void> {
     const gap = await this.gapMs();
-    if (gap === 0) return;
+    if (gap === 0 || this.released.signal.aborted) return;
     const turn = this.chain.then(async () => {
       const due = this.lastSentAt + gap + Math.random() * this.jitterMs;
       const delay = due - Date.now();
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (delay > 0 && !this.released.signal.aborted) await sleep(delay, this.released.signal);
       this.lastSentAt = Date.now();
     });
     this.chain = turn.catch(() => undefined);
     await turn;
   }
+
+  /** Lets every waiting job through at once (the device is retired: they only need to fail). */
+  release(): void {
+    this.released.abort();
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

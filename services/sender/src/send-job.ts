@@ -72,6 +72,8 @@ export async function processSendJob(
     const quoted = data.existingMessageId ? await replyTarget(data, deps) : undefined;
 
     await deps.pacer.wait();
+    const retiredAfterWait = deps.retiredReason();
+    if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
     await sendContent(data, jid, quoted, deps);
     const sentAt = new Date();
     await deps.messages.markSent(data.messageId, sentAt);
