@@ -45,6 +45,41 @@ describe('messenger-sim: several accounts at once', function () {
   });
 });
 
+describe('messenger-sim: several devices on one account', function () {
+  this.timeout(30_000);
+  let sim: SimulatorHandle;
+  const devices: TestDevice[] = [];
+
+  before(async () => {
+    sim = await startTestSimulator();
+  });
+
+  after(async () => {
+    await Promise.all(devices.map((d) => d.end()));
+    await sim.close();
+  });
+
+  it('When two devices are linked to one account, then both are listed and both can send to a contact', async () => {
+    const first = await linkByQr(sim, '15550006001');
+    const second = await linkByQr(sim, '15550006001');
+    devices.push(first, second);
+
+    const a = await first.sock!.sendMessage('15550006002@s.whatsapp.net', { text: 'from device 1' });
+    const b = await second.sock!.sendMessage('15550006002@s.whatsapp.net', { text: 'from device 2' });
+    await until(() => sim.inbox('15550006002').length === 2);
+
+    expect(sim.devices('15550006001').map((d) => [d.id, d.connected])).to.deep.equal([
+      [1, true],
+      [2, true],
+    ]);
+    expect(second.auth.creds.me?.id).to.equal('15550006001:2@s.whatsapp.net');
+    expect(sim.inbox('15550006002').map((m) => [m.id, m.text])).to.deep.equal([
+      [a!.key.id, 'from device 1'],
+      [b!.key.id, 'from device 2'],
+    ]);
+  });
+});
+
 describe('messenger-sim: unknown numbers', function () {
   this.timeout(30_000);
   let sim: SimulatorHandle;
