@@ -41,9 +41,9 @@ RUN case "$SERVICE" in \
 # The image's `node` user (uid/gid 1000); k8s runs it with runAsNonRoot and a read-only root.
 USER 1000:1000
 EXPOSE 3000 9464
-# No curl in slim images: Node 20's fetch. HEALTHCHECK_URL points at the right port per service
-# (the API: PORT, default 3000; connection and sender: METRICS_PORT, default 9464).
+# No curl in slim images: Node 20's fetch. One image serves every service, so the check passes when
+# either health port answers: METRICS_PORT (connection, sender; 9464) or PORT (the API; 3000).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL||'http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const e=process.env;Promise.any([e.METRICS_PORT||9464,e.PORT||3000].map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"]
 # Exec form with node itself (not npm or a shell) so SIGTERM reaches the process and it drains.
 CMD ["node", "/app/main.js"]

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { npmBin, repoPath, runTool, type ToolResult } from './helpers/tools.js';
@@ -79,6 +81,11 @@ describe('docker-compose.yml and the Dockerfile', () => {
       });
       expect(services[name]!.environment?.REDIS_URL, name).to.match(/redis:\/\/redis:6379/);
     }
+    for (const name of ['connection', 'sender']) {
+      expect(services[name]!.depends_on, name).to.deep.include({
+        sandbox: { condition: 'service_healthy', required: false },
+      });
+    }
   });
 
   it('When every service is read, then each has a healthcheck, and node healthchecks use fetch on the right port', () => {
@@ -140,5 +147,36 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(health).to.not.match(/curl|wget/);
     const ignore = readFileSync(repoPath('.dockerignore'), 'utf8').split('\n');
     expect(ignore).to.include.members(['**/node_modules', '**/dist', '.git']);
+  });
+
+  it('When the image HEALTHCHECK runs, then it passes if either health port answers 200 and fails otherwise', async () => {
+    const dockerfile = readFileSync(repoPath('Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+    const [, json] = /^HEALTHCHECK .*?CMD (\[.*\])$/m.exec(dockerfile)!;
+    const args = JSON.parse(json!) as string[];
+    const serve = async (status: number) => {
+      const server = http.createServer((req, res) =>
+        res.writeHead(req.url === '/healthz' ? status : 404).end(),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, port: (server.address() as AddressInfo).port };
+    };
+    const free = await serve(200);
+    const unused = free.port;
+    await new Promise<void>((resolve) => free.server.close(() => resolve()));
+    const healthy = await serve(200);
+    const failing = await serve(503);
+    try {
+      const check = (env: Record<string, number>) =>
+        runTool(process.execPath, args.slice(1), {
+          env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
+        });
+      expect((await check({ PORT: healthy.port, METRICS_PORT: unused })).code, 'api port').to.equal(0);
+      expect((await check({ PORT: unused, METRICS_PORT: healthy.port })).code, 'metrics port').to.equal(0);
+      expect((await check({ PORT: failing.port, METRICS_PORT: unused })).code, '503').to.equal(1);
+      expect((await check({ PORT: unused, METRICS_PORT: unused })).code, 'nothing listening').to.equal(1);
+    } finally {
+      healthy.server.close();
+      failing.server.close();
+    }
   });
 });

@@ -35,11 +35,15 @@ export interface ToolResult {
 export function runTool(
   command: string,
   args: string[],
-  options: { input?: string; cwd?: string } = {},
+  options: { input?: string; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<ToolResult> {
   const name = path.basename(command);
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
