@@ -9,6 +9,7 @@ import type { MediaTlsMaterial } from './tls-certificate.js';
 
 const MAC_LENGTH = 10;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+const MAX_STORED_BYTES = 512 * 1024 * 1024;
 
 /**
  * HTTPS host for `POST /mms/<type>/<encSha256>` uploads (and GETs of what was uploaded). It keeps
@@ -17,6 +18,7 @@ const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export class MediaHost {
   private readonly server: https.Server;
   private readonly files = new Map<string, Buffer>();
+  private storedBytes = 0;
   readonly auth = randomBytes(16).toString('base64url');
   hostname = '';
 
@@ -50,12 +52,23 @@ export class MediaHost {
         }
         const body = Buffer.concat(chunks);
         const directPath = `${url.pathname.replace(/=+$/, '')}-${randomBytes(6).toString('hex')}.enc`;
-        this.files.set(directPath, body);
+        this.store(directPath, body);
         this.logger.debug({ directPath, bytes: body.length }, 'media uploaded');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
       });
     });
+  }
+
+  /** Keeps uploads up to a byte budget, dropping the oldest first, so a long sandbox run stays bounded. */
+  private store(path: string, body: Buffer): void {
+    this.files.set(path, body);
+    this.storedBytes += body.length;
+    for (const [oldPath, old] of this.files) {
+      if (this.storedBytes <= MAX_STORED_BYTES || oldPath === path) break;
+      this.files.delete(oldPath);
+      this.storedBytes -= old.length;
+    }
   }
 
   async listen(host: string): Promise<void> {

@@ -15,6 +15,7 @@ import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, node } from './stanza.js';
 
 const ERROR_ACK_DELAY_MS = 300;
+const MAX_INBOX = 10_000;
 
 /** Keeps each inbox in arrival order even when media decryption of an earlier message is slower. */
 const inboxTails = new WeakMap<SimUser, Promise<void>>();
@@ -65,7 +66,12 @@ export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stan
       .catch((err: unknown) => {
         sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message');
         const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-        user.undecryptable.push({ id, from: account.phone, error, receivedAt: new Date().toISOString() });
+        if (
+          user.undecryptable.push({ id, from: account.phone, error, receivedAt: new Date().toISOString() }) >
+          MAX_INBOX
+        ) {
+          user.undecryptable.shift();
+        }
       });
     inboxTails.set(user, done);
   }
@@ -86,6 +92,7 @@ async function recordArrival(
     entry.fileSha256 = sha256Hex(bytes);
     entry.fileLength = bytes.length;
   }
-  user.inbox.push(entry);
+  // a long-running sandbox keeps the most recent messages only
+  if (user.inbox.push(entry) > MAX_INBOX) user.inbox.shift();
   sim.logger.debug({ id, to: user.phone, type: entry.type }, 'message arrived');
 }

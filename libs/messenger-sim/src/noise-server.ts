@@ -36,6 +36,7 @@ export class NoiseServer {
   private key: Buffer;
   private counter = 0;
   private readonly ephemeral: KeyPair = generateKeyPair();
+  private clientEphemeral?: Buffer;
   private inBytes: Buffer = EMPTY;
   private sawIntro = false;
   private transport?: { enc: Buffer; dec: Buffer; readCounter: number; writeCounter: number };
@@ -114,8 +115,6 @@ export class NoiseServer {
     }).finish();
     return this.frame(Buffer.from(bytes));
   }
-
-  private clientEphemeral?: Buffer;
 
   /** Reads clientFinish, switches to transport mode, returns the client's static key and payload. */
   clientFinish(frame: Buffer): ClientHandshakeResult {

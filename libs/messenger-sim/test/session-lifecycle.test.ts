@@ -132,6 +132,21 @@ describe('messenger-sim: device session lifecycle', function () {
     expect(await received).to.equal('while you were away');
   });
 
+  it('When a second socket logs in with the same credentials, then the first is closed as replaced (440)', async () => {
+    const first = await linkByQr(sim, '15550002013');
+    devices.push(first);
+    const second = new TestDevice(sim.info);
+    devices.push(second);
+    Object.assign(second.auth, { creds: first.auth.creds, keys: first.auth.keys });
+    const replaced = first.waitForClose();
+
+    second.connect();
+    await second.waitForOpen();
+
+    expect((await replaced).statusCode).to.equal(DisconnectReason.connectionReplaced);
+    expect(sim.devices('15550002013')[0]!.connected).to.equal(true);
+  });
+
   it('When the simulator drops the socket, then the device sees a closed connection and can log in again', async () => {
     const device = await linkByQr(sim, '15550002004');
     devices.push(device);
