@@ -33,7 +33,7 @@ const schema = Joi.object({
     .min(1000)
     .default(15 * 60_000),
   MAX_RECIPIENTS: Joi.number().integer().min(1).max(100_000).default(1000),
-  OTP_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
+  OTP_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(20_000),
   CONNECTION_REPLY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   IDEMPOTENCY_TTL_SECONDS: Joi.number()
     .integer()

@@ -16,6 +16,14 @@ export const ERRORS = {
   idempotencyConflict: 'Idempotency-Key was already used with a different request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still in progress',
   unsupportedMediaType: 'Request bodies must be application/json',
+  /** 502 on /otp when the send job ended failed; the job's reason follows the prefix. */
+  otpFailedPrefix: 'OTP could not be sent: ',
+  /** 502 on /connect and /disconnect when the connection service's job failed (threw). */
+  connectionFailed: 'The connection service could not handle the request',
+  /** Error of a connection reply with success:false and no error text. */
+  connectionRefused: 'The connection request was refused',
+  /** 400 detail when the Idempotency-Key header is malformed. */
+  invalidIdempotencyKey: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
 } as const;
 
 /** The message that the spec puts in `details` when neither text nor attachment is given. */
@@ -32,5 +40,7 @@ export const FAILURE_REASONS = {
   replyTargetNotFound: 'reply_target_not_found',
   rejectedByServer: 'rejected_by_server',
   sendFailed: 'send_failed',
+  /** The job could not be added to its queue (the API answered 503); nothing was sent. */
+  enqueueFailed: 'enqueue_failed',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

@@ -7,4 +7,3 @@ export * from './jobs.js';
 export * from './keys.js';
 export * from './schemas.js';
 export * from './messenger-keys.js';
-export * from './api-outcomes.js';

@@ -57,12 +57,24 @@ export interface SendBody {
 /** POST /send body; the recipient list size is configurable (MAX_RECIPIENTS). */
 export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody> {
   return Joi.object<SendBody>({
+    // A conditional (not .try) so a bad list reports the list's own problem, not "no type matched".
     to: Joi.alternatives()
-      .try(phone, Joi.array().items(phone.required()).min(1).max(maxRecipients).unique())
-      .required()
-      .messages({
-        'alternatives.types': '"to" must be a phone number or a non-empty array of phone numbers',
-      }),
+      .conditional(Joi.array(), {
+        then: Joi.array()
+          .items(phone)
+          .min(1)
+          .max(maxRecipients)
+          .unique()
+          .messages({
+            'array.min': '"to" must list at least one phone number',
+            'array.max': `"to" may list at most ${maxRecipients} phone numbers`,
+            'array.unique': '"to" lists the same phone number twice',
+          }),
+        otherwise: phone.messages({
+          'string.base': '"to" must be a phone number or a non-empty array of phone numbers',
+        }),
+      })
+      .required(),
     text: Joi.string().min(1).max(65536),
     attachment,
     existingMessageId: Joi.string().max(128),
@@ -82,7 +94,9 @@ export const otpBodySchema = Joi.object<OtpBody>({
   phone: phone.required(),
   code: Joi.alternatives()
     .try(
-      Joi.string().pattern(/^\d{4,8}$/),
+      Joi.string()
+        .pattern(/^\d{4,8}$/)
+        .messages({ 'string.pattern.base': '"code" must be 4 to 8 digits (0-9 only)' }),
       Joi.number()
         .integer()
         .min(1000)

@@ -55,3 +55,20 @@ describe('contracts: request schemas', () => {
     expect(newPlatformMessageId()).to.match(/^3EB0[0-9A-F]{18}$/);
   });
 });
+
+describe('contracts: validation messages', () => {
+  it('When an OTP code has letters, then the message says what a code is without echoing the input', () => {
+    const r = validate(otpBodySchema, { phone: '15551234567', code: '12a4' });
+    expect(r.details).to.deep.equal([{ path: ['code'], message: 'code must be 4 to 8 digits (0-9 only)' }]);
+  });
+
+  it('When `to` is empty or repeats a number, then the message says so', () => {
+    const send = sendBodySchema(3);
+    expect(validate(send, { to: [], text: 'x' }).details?.[0]?.message).to.equal(
+      'to must list at least one phone number',
+    );
+    expect(validate(send, { to: ['15551234567', '15551234567'], text: 'x' }).details?.[0]?.message).to.equal(
+      'to lists the same phone number twice',
+    );
+  });
+});

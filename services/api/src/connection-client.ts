@@ -2,7 +2,6 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, serializeError, type Logger, type Metrics } from '@mgw/common';
 import {
-  API_ERRORS,
   BULL_PREFIX,
   CONNECTION_QUEUE,
   ERRORS,
@@ -57,7 +56,7 @@ export class ConnectionClient {
     }
     if (outcome.kind === 'failed') {
       this.deps.logger.warn('connection request failed', { action: request.action, reason: outcome.reason });
-      return { status: 502, body: { success: false, error: API_ERRORS.connectionFailed } };
+      return { status: 502, body: { success: false, error: ERRORS.connectionFailed } };
     }
     return toOutcome(outcome.value);
   }
@@ -76,7 +75,7 @@ function toOutcome(reply: ConnectionReply | null | undefined): Outcome {
       reply.httpStatus < 600
         ? reply.httpStatus
         : 409;
-    return { status, body: { success: false, error: reply?.error || API_ERRORS.connectionRefused } };
+    return { status, body: { success: false, error: reply?.error || ERRORS.connectionRefused } };
   }
   const body: Record<string, unknown> = { success: true };
   for (const field of ['status', 'qrCode', 'pairingCode', 'message'] as const) {

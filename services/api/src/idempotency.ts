@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { ApiError } from '@mgw/common';
-import { API_ERRORS, ERRORS, keys } from '@mgw/contracts';
+import { ERRORS, keys } from '@mgw/contracts';
 
 /** A response that is the result of work done (something was enqueued): it may be replayed. */
 export interface Outcome {
@@ -42,7 +42,7 @@ export class Idempotency {
     const key = req.get('idempotency-key');
     if (key === undefined) return { ...(await work()), replayed: false };
     if (!KEY.test(key)) {
-      throw ApiError.invalid([{ path: ['Idempotency-Key'], message: API_ERRORS.invalidIdempotencyKey }]);
+      throw ApiError.invalid([{ path: ['Idempotency-Key'], message: ERRORS.invalidIdempotencyKey }]);
     }
     const redisKey = keys.idempotency(tokenHash, key);
     const fingerprint = fingerprintOf(req);

@@ -1,6 +1,5 @@
 import type { Metrics } from '@mgw/common';
 import {
-  API_ERRORS,
   ERRORS,
   PRIORITY,
   newMessageId,
@@ -42,7 +41,7 @@ export async function sendOtp(
   if (outcome.kind === 'failed') {
     return {
       status: 502,
-      body: { success: false, error: API_ERRORS.otpFailedPrefix + outcome.reason, messageId: job.messageId },
+      body: { success: false, error: ERRORS.otpFailedPrefix + outcome.reason, messageId: job.messageId },
     };
   }
   const result = outcome.value;

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { MessageStore, serializeError, type Config, type Logger, type Metrics } from '@mgw/common';
 import {
   BULL_PREFIX,
-  ENQUEUE_FAILED,
+  FAILURE_REASONS,
   sendQueueName,
   type MessageRecord,
   type SendJobData,
@@ -125,7 +125,7 @@ export class SendQueues {
           if (err) throw err;
           return n === 0;
         });
-        for (const id of orphans) await this.deps.messages.markFailed(id, ENQUEUE_FAILED);
+        for (const id of orphans) await this.deps.messages.markFailed(id, FAILURE_REASONS.enqueueFailed);
       })().catch((err: unknown) => {
         this.deps.logger.warn('retrying failed-enqueue cleanup', { attempt, err: serializeError(err) });
         this.reconcile(queue, messageIds, attempt + 1);
