@@ -97,6 +97,7 @@ describe('docker-compose.yml and the Dockerfile', () => {
       const test = services[name]!.healthcheck!.test;
       expect(test.slice(0, 3), name).to.deep.equal(['CMD', 'node', '-e']);
       expect(test[3], name).to.include(`fetch('http://127.0.0.1:${p}/`);
+      expect(() => new Function(test[3]!), `${name} healthcheck is valid JavaScript`).to.not.throw();
     }
     expect(services.grafana!.depends_on).to.deep.equal({ prometheus: { condition: 'service_healthy' } });
   });

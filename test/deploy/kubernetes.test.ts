@@ -261,6 +261,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
           '-e',
           `setTimeout(() => {}, ${PRESTOP_SECONDS * 1000})`,
         ]);
+        expect(() => new Function(c.lifecycle!.preStop!.exec!.command[2]!)).to.not.throw();
         const drain = Number(envOf(objs, c).SHUTDOWN_TIMEOUT_MS) / 1000;
         expect(drain, `${name} ${svc} SHUTDOWN_TIMEOUT_MS`).to.be.greaterThan(0);
         expect(pod.terminationGracePeriodSeconds, `${name} ${svc}`).to.be.at.least(

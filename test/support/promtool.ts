@@ -27,3 +27,16 @@ export function checkMetricsExposition(text: string): Promise<void> {
     child.stdin.end(text);
   });
 }
+
+/**
+ * Keeps only the metric families whose name starts with `prefix` (HELP, TYPE and sample lines).
+ * A service's /metrics also carries prom-client's default Node metrics, some of which promtool
+ * rejects (gauges named `*_total`): scrape, filter with this, then `checkMetricsExposition`.
+ */
+export function ownMetricFamilies(text: string, prefix = 'mgw_'): string {
+  const kept = text.split('\n').filter((line) => {
+    const name = line.startsWith('# ') ? line.split(' ')[2] : line.split(/[{\s]/)[0];
+    return !!name && name.startsWith(prefix);
+  });
+  return kept.length ? kept.join('\n') + '\n' : '';
+}
