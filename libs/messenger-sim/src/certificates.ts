@@ -24,8 +24,14 @@ export function generateKeyPair(): KeyPair {
   return { public: Buffer.from(pair.public), private: Buffer.from(pair.private) };
 }
 
+/**
+ * One root per process: WA_CERT_DETAILS is process-wide, so several simulators started in the
+ * same test process (one per suite) must all chain to the key the client already trusts.
+ */
+let processRoot: KeyPair | undefined;
+
 export function createNoiseCertChain(): NoiseCertChain {
-  const root = generateKeyPair();
+  const root = (processRoot ??= generateKeyPair());
   const intermediate = generateKeyPair();
   const staticKey = generateKeyPair();
   const now = Math.floor(Date.now() / 1000);

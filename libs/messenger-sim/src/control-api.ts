@@ -148,6 +148,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
         return { ok: true };
       },
     ],
+    ['GET', /^\/media$/, () => sim.media.stats()],
     ['GET', /^\/config$/, () => ({ ...sim.config })],
     ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
   ];

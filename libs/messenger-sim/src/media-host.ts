@@ -19,6 +19,8 @@ export class MediaHost {
   private readonly server: https.Server;
   private readonly files = new Map<string, Buffer>();
   private storedBytes = 0;
+  /** Accepted uploads so far; lets a test prove media sent to many recipients was uploaded once. */
+  uploads = 0;
   readonly auth = randomBytes(16).toString('base64url');
   hostname = '';
 
@@ -53,6 +55,7 @@ export class MediaHost {
         const body = Buffer.concat(chunks);
         const directPath = `${url.pathname.replace(/=+$/, '')}-${randomBytes(6).toString('hex')}.enc`;
         this.store(directPath, body);
+        this.uploads++;
         this.logger.debug({ directPath, bytes: body.length }, 'media uploaded');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
@@ -69,6 +72,10 @@ export class MediaHost {
       this.files.delete(oldPath);
       this.storedBytes -= old.length;
     }
+  }
+
+  stats(): { uploads: number; files: number; storedBytes: number } {
+    return { uploads: this.uploads, files: this.files.size, storedBytes: this.storedBytes };
   }
 
   async listen(host: string): Promise<void> {

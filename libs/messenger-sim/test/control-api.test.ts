@@ -85,12 +85,14 @@ describe('messenger-sim: HTTP control API', function () {
     const sent = await device.sock!.sendMessage(`${CONTACT}@s.whatsapp.net`, { text: 'pong' });
     await until(() => sim.inbox(CONTACT).length > 0);
     const inbox = await call('GET', `/inbox/${CONTACT}`);
+    const media = await call('GET', '/media');
 
     expect(contact.body).to.include({ phone: CONTACT, name: 'Http Contact', onWhatsApp: true });
     expect(absent.body).to.deep.equal({ phone: '15550003099', onWhatsApp: false });
     expect(inbound.status).to.equal(200);
     expect(inbound.body.id).to.be.a('string');
     expect(inbox.body.messages).to.have.length(1);
+    expect(media.body).to.deep.equal({ uploads: 0, files: 0, storedBytes: 0 });
     expect((inbox.body.messages as Array<Record<string, unknown>>)[0]).to.include({
       id: sent!.key.id,
       from: ACCOUNT,

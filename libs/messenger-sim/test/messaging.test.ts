@@ -1,6 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { WAMessageStatus, type WAMessage, type WAMessageUpdate } from '@whiskeysockets/baileys';
+import {
+  generateWAMessageFromContent,
+  prepareWAMessageMedia,
+  WAMessageStatus,
+  type WAMessage,
+  type WAMessageUpdate,
+} from '@whiskeysockets/baileys';
 import type { InboxMessage, SimulatorHandle } from '../src/index.js';
 import { until, type TestDevice } from './helpers/baileys-client.js';
 import { linkByQr, startTestSimulator } from './helpers/simulator.js';
@@ -73,6 +79,31 @@ describe('messenger-sim: messaging through a linked device', function () {
       if (spec.fileName) expect(got.fileName).to.equal(spec.fileName);
     });
   }
+
+  it('When media is uploaded once and relayed to two contacts, then both decrypt it and the host saw one upload', async () => {
+    const bytes = randomBytes(30_000);
+    const uploadsBefore = sim.simulator.media.uploads;
+    const prepared = await prepareWAMessageMedia(
+      { image: bytes, caption: 'shared', mimetype: 'image/jpeg' },
+      { upload: device.sock!.waUploadToServer },
+    );
+
+    const ids: string[] = [];
+    for (const to of [contactJid, '15550001004@s.whatsapp.net']) {
+      const message = generateWAMessageFromContent(
+        to,
+        { imageMessage: prepared.imageMessage },
+        { userJid: device.auth.creds.me!.id },
+      );
+      await device.sock!.relayMessage(to, message.message!, { messageId: message.key.id! });
+      ids.push(message.key.id!);
+    }
+    const [first, second] = await Promise.all([arrival(CONTACT, ids[0]), arrival('15550001004', ids[1])]);
+
+    expect(sim.simulator.media.uploads - uploadsBefore).to.equal(1);
+    for (const got of [first, second])
+      expect(got).to.include({ type: 'image', caption: 'shared', fileSha256: sha256(bytes) });
+  });
 
   it('When the device replies to a message, then the contact sees the quoted message id', async () => {
     const original = await device.sock!.sendMessage(contactJid, { text: 'original' });
