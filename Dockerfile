@@ -8,6 +8,9 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---- build: install everything, compile TypeScript, then drop dev dependencies ----
 FROM ${NODE_IMAGE} AS build
+# lerna runs the builds through nx: no daemon, no cloud calls inside a build.
+ENV NX_DAEMON=false \
+    NX_NO_CLOUD=true
 WORKDIR /app
 COPY package.json package-lock.json lerna.json tsconfig.base.json ./
 COPY libs ./libs

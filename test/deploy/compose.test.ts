@@ -146,8 +146,58 @@ describe('docker-compose.yml and the Dockerfile', () => {
     const health = instructions.find((l) => /^HEALTHCHECK /.test(l));
     expect(health).to.match(/CMD \["node", "-e", .*fetch\(/);
     expect(health).to.not.match(/curl|wget/);
-    const ignore = readFileSync(repoPath('.dockerignore'), 'utf8').split('\n');
-    expect(ignore).to.include.members(['**/node_modules', '**/dist', '.git']);
+  });
+
+  it('When .dockerignore filters the build context, then sources and build config go in and node_modules, dist and tests stay out', () => {
+    const patterns = readFileSync(repoPath('.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    expect(
+      patterns.filter((p) => p.startsWith('!')),
+      'no re-includes (this check ignores them)',
+    ).to.be.empty;
+    // Docker matches each pattern (Go filepath.Match plus "**") against the path and its parents.
+    const toRegExp = (p: string) =>
+      new RegExp(
+        '^' +
+          p
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*\*\//g, '\0')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\0/g, '(?:.*/)?') +
+          '(?:/.*)?$',
+      );
+    const ignored = (file: string) => patterns.some((p) => toRegExp(p).test(file));
+    const dockerfile = readFileSync(repoPath('Dockerfile'), 'utf8');
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
+    expect(copied).to.include.members(['package.json', 'package-lock.json', 'libs', 'services']);
+    for (const src of copied) {
+      expect(existsSync(repoPath(src)), `${src} exists`).to.equal(true);
+      expect(ignored(src), `${src} is not ignored`).to.equal(false);
+    }
+    for (const needed of [
+      'tsconfig.base.json',
+      'lerna.json',
+      'libs/common/package.json',
+      'libs/common/tsconfig.build.json',
+      'libs/common/src/metrics.ts',
+      'libs/messenger-sim/src/cli.ts',
+      'services/sender/src/main.ts',
+    ]) {
+      expect(ignored(needed), `${needed} reaches the build`).to.equal(false);
+    }
+    for (const excluded of [
+      'node_modules/yaml/package.json',
+      'libs/common/node_modules/x',
+      'libs/common/dist/index.js',
+      'services/api/test/app.test.ts',
+      '.git/HEAD',
+      '.env',
+      'k8s/base/kustomization.yaml',
+    ]) {
+      expect(ignored(excluded), `${excluded} stays out`).to.equal(true);
+    }
   });
 
   it('When the image HEALTHCHECK runs, then it passes if either health port answers 200 and fails otherwise', async () => {
