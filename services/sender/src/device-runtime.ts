@@ -106,6 +106,12 @@ export class DeviceRuntime {
         autorun: false,
         // Pacing needs one message at a time; without pacing a few in flight keep the socket busy.
         concurrency: config.sendMinGapMs === 0 ? 8 : 1,
+        // A killed owner's in-flight jobs come back within seconds, not BullMQ's default minute;
+        // the lock is renewed every lockDuration/2, so a long media upload keeps its job.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+        // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.
+        maxStalledCount: 3,
       },
     );
     this.worker.on('completed', (job) =>

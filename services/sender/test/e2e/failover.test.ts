@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { keys } from '@mgw/contracts';
+import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+
+interface Lease {
+  owner: string;
+  epoch: number;
+}
+
+describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over (real services, simulator)', function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  const deviceB = `e2e-b-${Math.random().toString(36).slice(2, 8)}`;
+  let tokenB = '';
+
+  before(async () => {
+    stack = await Stack.start({ senders: 2 });
+    await stack.linkByQr('15550500001', 'Device A');
+    tokenB = await stack.createToken(deviceB);
+    const connect = await stack.api<{ qrCode: string }>('POST', '/connect', undefined, tokenB);
+    await stack.simApi('POST', '/phone/link', {
+      qr: connect.body.qrCode,
+      phone: '15550500002',
+      name: 'Device B',
+    });
+    await waitFor(
+      async () => (await stack.api('GET', '/status', undefined, tokenB)).body.status === 'connected',
+      {
+        what: 'device B connected',
+      },
+    );
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(80));
+  });
+
+  async function lease(deviceId: string): Promise<Lease | undefined> {
+    const raw = await stack.redis.get(keys.lease(deviceId));
+    return raw ? (JSON.parse(raw) as Lease) : undefined;
+  }
+
+  function holderOf(l: Lease) {
+    return stack.senders().find((p) => l.owner.includes(`:${p.child.pid}:`));
+  }
+
+  async function statuses(ids: string[], token = stack.token): Promise<Record<string, string>[]> {
+    return Promise.all(
+      ids.map(
+        async (id) =>
+          (await stack.api<{ message: Record<string, string> }>('GET', `/messages/${id}`, undefined, token))
+            .body.message,
+      ),
+    );
+  }
+
+  it('When the sender holding a device is killed with SIGKILL mid-list, then the other takes it over and every message arrives exactly once', async () => {
+    const before = (await lease(stack.deviceId))!;
+    const victim = holderOf(before)!;
+    expect(victim, 'holder of device A').to.not.equal(undefined);
+    // Pace the list so the kill lands in the middle of it.
+    await stack.redis.hset(keys.deviceSettings(stack.deviceId), 'sendGapMs', '25');
+    const recipients = Array.from({ length: 200 }, (_, i) => `1555051${String(i).padStart(4, '0')}`);
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+      to: recipients,
+      text: 'failover',
+    });
+    const ids = res.body.messageIds;
+    await waitFor(async () => (await statuses(ids)).filter((r) => r.status !== 'queued').length >= 40, {
+      what: '40 messages sent',
+      intervalMs: 50,
+    });
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+
+    await waitFor(
+      async () => {
+        const l = await lease(stack.deviceId);
+        return Boolean(l && l.epoch > before.epoch && holderOf(l));
+      },
+      { timeoutMs: 30_000, what: 'another sender holds device A' },
+    );
+    let records: Record<string, string>[] = [];
+    await waitFor(async () => (records = await statuses(ids)).every((r) => r.status !== 'queued'), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what: 'every list message leaves queued',
+    });
+    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    for (let i = 0; i < recipients.length; i++) {
+      const inbox = await stack.inbox(recipients[i]!);
+      expect(
+        inbox.map((m) => m.id),
+        recipients[i],
+      ).to.deep.equal([records[i]!.platformMessageId]);
+    }
+    // Device B kept working through all this.
+    const b = await stack.api<{ messageId: string }>(
+      'POST',
+      '/send',
+      { to: '15550520001', text: 'still here' },
+      tokenB,
+    );
+    await waitFor(async () => (await statuses([b.body.messageId], tokenB))[0]!.status !== 'queued', {
+      what: 'B sent',
+    });
+    await stack.redis.del(keys.deviceSettings(stack.deviceId));
+  });
+
+  it('When the simulator drops the socket, then the device reconnects by itself and the queue drains', async () => {
+    await stack.simApi('POST', '/faults/drop', { phone: '15550500001' });
+    const recipients = Array.from({ length: 20 }, (_, i) => `1555053${String(i).padStart(4, '0')}`);
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+      to: recipients,
+      text: 'after drop',
+    });
+    expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 202]);
+    await waitFor(async () => (await statuses(res.body.messageIds)).every((r) => r.status !== 'queued'), {
+      timeoutMs: 60_000,
+      what: 'queue drained after the drop',
+    });
+    for (const phone of recipients)
+      expect((await stack.inbox(phone)).map((m) => m.text)).to.deep.equal(['after drop']);
+    await stack.waitForStatus('connected');
+  });
+
+  it('When a sender gets SIGTERM, then it hands its devices over without logging out and the other sender serves them', async () => {
+    // The SIGKILL above left one sender; start another so there is someone to hand over to.
+    await stack.startService('sender');
+    const before = (await lease(deviceB))!;
+    const holder = holderOf(before)!;
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).to.equal(0);
+    await waitFor(
+      async () => {
+        const l = await lease(deviceB);
+        return Boolean(l && l.epoch > before.epoch && holderOf(l));
+      },
+      { timeoutMs: 20_000, what: 'device B taken over' },
+    );
+    expect(
+      (await stack.simApi<{ devices: unknown[] }>('GET', '/devices/15550500002')).devices,
+    ).to.have.length(1);
+    const b = await stack.api<{ messageId: string }>(
+      'POST',
+      '/send',
+      { to: '15550540001', text: 'after handover' },
+      tokenB,
+    );
+    await waitFor(async () => (await stack.inbox('15550540001')).some((m) => m.text === 'after handover'), {
+      what: 'message after hand-over',
+    });
+    expect((await statuses([b.body.messageId], tokenB))[0]!.status).to.not.equal('failed');
+  });
+});
