@@ -60,7 +60,13 @@ export class DeviceConnection {
     for (const frame of frames) {
       if (this.stage === 'hello') {
         this.stage = 'finish';
-        this.rawSend(() => this.noise.serverHello(frame));
+        try {
+          this.rawSend(() => this.noise.serverHello(frame));
+        } catch (err) {
+          this.logger.warn({ err, conn: this.id }, 'bad client hello');
+          this.terminate();
+          return;
+        }
       } else if (this.stage === 'finish') {
         this.stage = 'transport';
         try {
@@ -70,6 +76,7 @@ export class DeviceConnection {
         } catch (err) {
           this.logger.warn({ err, conn: this.id }, 'noise handshake failed');
           this.terminate();
+          return;
         }
       } else {
         // decrypt synchronously claims the next counter; the chain keeps dispatch in arrival order

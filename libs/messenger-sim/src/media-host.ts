@@ -42,6 +42,7 @@ export class MediaHost {
       }
       const chunks: Buffer[] = [];
       let size = 0;
+      req.on('error', (err) => this.logger.debug({ err }, 'upload aborted'));
       req.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size <= MAX_UPLOAD_BYTES) chunks.push(chunk);
