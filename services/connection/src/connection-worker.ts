@@ -9,7 +9,7 @@ import {
 } from '@mgw/contracts';
 import { serializeError, type Logger, type Metrics, type SessionStore } from '@mgw/common';
 import { hasLinkedCredentials } from '@mgw/messenger';
-import { disconnectDevice, type DisconnectDeps } from './disconnect.js';
+import { ALREADY_DISCONNECTED_MESSAGE, disconnectDevice, type DisconnectDeps } from './disconnect.js';
 import type { PairingManager } from './pairing-manager.js';
 
 export interface ConnectionWorkerDeps extends DisconnectDeps {
@@ -35,7 +35,7 @@ export function startConnectionWorker(
       const log = deps.logger.child({ deviceId: req.deviceId, action: req.action, jobId: job.id });
       try {
         const reply =
-          req.action === 'connect' ? await connect(req, deps) : await disconnectDevice(req.deviceId, deps);
+          req.action === 'connect' ? await connect(req, deps) : await disconnect(req.deviceId, deps);
         deps.metrics.jobsCompleted.inc({ queue_type: 'connection', kind: req.action });
         return reply;
       } catch (err) {
@@ -75,4 +75,13 @@ async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise
     if (!out.success) return out;
   }
   return deps.pairing.connect(req);
+}
+
+async function disconnect(deviceId: string, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
+  // A pairing in progress here is ended too: nobody should link a device its owner disconnected.
+  const cancelled = await deps.pairing.cancel(deviceId, 'disconnect_requested');
+  const reply = await disconnectDevice(deviceId, deps);
+  return cancelled && reply.message === ALREADY_DISCONNECTED_MESSAGE
+    ? { ...reply, message: 'Pairing cancelled' }
+    : reply;
 }

@@ -1,4 +1,15 @@
 import { expect } from 'chai';
+import { Queue } from 'bullmq';
+import {
+  BULL_PREFIX,
+  PRIORITY,
+  newMessageId,
+  newPlatformMessageId,
+  sendQueueName,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { MessageStore } from '@mgw/common';
 import { Stack, waitFor } from '../../../../test/e2e/harness.js';
 
 describe('e2e: link by QR, send a text, receipts (real services, simulator)', function () {
@@ -51,5 +62,69 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
     const inbox = await stack.inbox(contact);
     expect(inbox.filter((m) => m.text === text)).to.have.length(1);
     expect(inbox.find((m) => m.text === text)!.id).to.equal(record.platformMessageId);
+  });
+
+  it('When a job runs again for a message already sent (crash after the send), then it completes with the stored result and sends nothing', async () => {
+    const store = new MessageStore(stack.redis, 3600);
+    const contact = '15550100003';
+    const messageId = newMessageId();
+    const platformMessageId = newPlatformMessageId();
+    const multi = stack.redis.multi();
+    store.addQueued(multi, [
+      {
+        messageId,
+        deviceId: stack.deviceId,
+        to: contact,
+        status: 'queued',
+        kind: 'send',
+        platformMessageId,
+        createdAt: new Date().toISOString(),
+      },
+    ]);
+    await multi.exec();
+    const sentAt = new Date(Date.now() - 5000);
+    await store.markSent(messageId, sentAt);
+    const queue = new Queue<SendJobData, SendJobResult>(sendQueueName(stack.deviceId), {
+      connection: stack.redis.duplicate(),
+      prefix: BULL_PREFIX,
+    });
+    const job = await queue.add(
+      'send',
+      {
+        kind: 'send',
+        messageId,
+        platformMessageId,
+        deviceId: stack.deviceId,
+        to: contact,
+        text: 'must not go twice',
+        enqueuedAt: Date.now(),
+      },
+      { jobId: messageId, priority: PRIORITY.send },
+    );
+    let state = '';
+    await waitFor(async () => (state = await job.getState()) === 'completed' || state === 'failed', {
+      what: 'job finished',
+    });
+    const done = (await queue.getJob(messageId))!;
+    expect(state).to.equal('completed');
+    expect(done.returnvalue).to.deep.equal({
+      messageId,
+      platformMessageId,
+      phone: contact,
+      sentAt: sentAt.toISOString(),
+    });
+    expect(await stack.inbox(contact)).to.deep.equal([]);
+    await queue.close();
+  });
+
+  it('When the sender is scraped, then /metrics shows the lease, the connected device and the messages by status', async () => {
+    const sender = stack.senders()[0]!;
+    const text = await (await fetch(`http://127.0.0.1:${sender.port}/metrics`)).text();
+    expect(text).to.match(/^mgw_leases_held 1$/m);
+    expect(text).to.include(`mgw_device_connection_state{device="${stack.deviceId}",state="connected"} 1`);
+    expect(text).to.match(/^mgw_messages_total\{status="sent"\} [1-9]/m);
+    expect(text).to.match(/^mgw_messages_total\{status="read"\} [1-9]/m);
+    expect(text).to.match(/^mgw_send_latency_seconds_count\{kind="send"\} [1-9]/m);
+    expect(text).to.match(/^mgw_jobs_completed_total\{queue_type="send",kind="send"\} [1-9]/m);
   });
 });
