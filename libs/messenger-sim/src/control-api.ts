@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ContactInput } from './directory.js';
 import { SimError, type Simulator } from './simulator.js';
 
 export interface SimulatorInfo {
@@ -94,6 +95,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
           name: str(b, 'name', false),
           pictureUrl: b.pictureUrl === null ? null : str(b, 'pictureUrl', false),
           onWhatsApp: b.onWhatsApp === undefined ? undefined : b.onWhatsApp !== false,
+          receipts: str(b, 'receipts', false) as ContactInput['receipts'],
         }),
     ],
     [

@@ -46,6 +46,7 @@ export interface SimUser {
   lid: string;
   name: string;
   pictureUrl?: string;
+  receipts: ReceiptMode;
   signal: PhoneSignal;
   inbox: InboxMessage[];
   undecryptable: UndecryptableMessage[];
@@ -54,11 +55,16 @@ export interface SimUser {
   nextKeyIndex: number;
 }
 
+/** How far a contact's phone acknowledges what it receives. */
+export type ReceiptMode = 'read' | 'delivered' | 'none';
+
 export interface ContactInput {
   phone: string;
   name?: string;
   pictureUrl?: string | null;
   onWhatsApp?: boolean;
+  /** @defaultValue 'read' */
+  receipts?: ReceiptMode;
 }
 
 export type UnknownNumbers = 'create' | 'reject';
@@ -114,6 +120,7 @@ export class Directory {
         phone,
         lid: this.newLid(),
         name: input.name ?? `User ${phone}`,
+        receipts: 'read',
         signal: new PhoneSignal(),
         inbox: [],
         undecryptable: [],
@@ -126,6 +133,7 @@ export class Directory {
     }
     if (input.name !== undefined) user.name = input.name;
     if (input.pictureUrl !== undefined) user.pictureUrl = input.pictureUrl ?? undefined;
+    if (input.receipts !== undefined) user.receipts = input.receipts;
     return user;
   }
 

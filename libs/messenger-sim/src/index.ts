@@ -8,7 +8,7 @@ import type { InboundResult } from './inbound.js';
 import type { SimLogger } from './logger.js';
 import type { LinkResult } from './pairing.js';
 import type { LinkInput } from './phone.js';
-import { Simulator, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
+import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
 
 export interface SimulatorOptions {
   /** Control API (and WebSocket) port; 0 picks a free one. @defaultValue 3100 */
@@ -35,7 +35,7 @@ export interface SimulatorHandle {
   inbox(phone: string): InboxMessage[];
   clearInbox(phone: string): void;
   undecryptable(phone: string): UndecryptableMessage[];
-  upsertContact(input: ContactInput): ReturnType<Simulator['upsertContact']>;
+  upsertContact(input: ContactInput): ContactView;
   sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult>;
   drop(phone?: string): number;
   refuseLogin(fault: RefuseLoginFault): void;
@@ -108,9 +108,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 }
 
 export { Simulator, SimError } from './simulator.js';
-export type { LinkedDeviceInfo, SimulatorConfig } from './simulator.js';
+export type { ContactView, LinkedDeviceInfo, SimulatorConfig } from './simulator.js';
 export type { SimulatorInfo } from './control-api.js';
-export type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
+export type {
+  ContactInput,
+  InboxMessage,
+  ReceiptMode,
+  UndecryptableMessage,
+  UnknownNumbers,
+} from './directory.js';
 export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 export type { InboundResult } from './inbound.js';
 export type { LinkResult } from './pairing.js';

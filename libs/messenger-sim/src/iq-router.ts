@@ -48,6 +48,10 @@ export function routeIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode):
     case 'abt':
       return conn.send(iqResult(iq, [node('props', { protocol: '1', hash: 'sim' })]));
     default:
+      sim.logger.debug(
+        { xmlns, type: iq.attrs.type, tag: child?.tag },
+        'answering unknown iq with an empty result',
+      );
       return conn.send(iqResult(iq));
   }
 }

@@ -62,7 +62,7 @@ export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stan
     const previous = inboxTails.get(user) ?? Promise.resolve();
     const done = previous
       .then(() => recordArrival(sim, user, account, plaintext, id))
-      .then(() => scheduleReceipts(sim, device, to, id))
+      .then(() => scheduleReceipts(sim, user, device, to, id))
       .catch((err: unknown) => {
         sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message');
         const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -13,6 +13,26 @@ export interface PreKeyBundle {
 
 const SIGNED_PRE_KEY_ID = 1;
 
+interface SessionEntry {
+  indexInfo: { closed: number };
+}
+
+/**
+ * libsignal dumps every closed/reopened session (keys included) to the console. These records
+ * belong to simulated phones only, so their copies of the two methods do the same without the
+ * dump; Baileys' own records in the same process are untouched.
+ */
+function quiet(record: SessionRecord): SessionRecord {
+  const r = record as unknown as { closeSession(s: SessionEntry): void; openSession(s: SessionEntry): void };
+  r.closeSession = (session) => {
+    if (session.indexInfo.closed === -1) session.indexInfo.closed = Date.now();
+  };
+  r.openSession = (session) => {
+    session.indexInfo.closed = -1;
+  };
+  return record;
+}
+
 /**
  * The Signal identity of a simulated phone (device 0 of a user). One-time prekeys are minted
  * on demand: the client rebuilds sessions on every new socket and when its device cache
@@ -32,7 +52,7 @@ export class PhoneSignal {
   private readonly storage: SignalStorage = {
     loadSession: async (id) => {
       const data = this.sessions.get(id);
-      return data ? SessionRecord.deserialize(data) : undefined;
+      return data ? quiet(SessionRecord.deserialize(data)) : undefined;
     },
     storeSession: async (id, session) => {
       this.sessions.set(id, session.serialize());

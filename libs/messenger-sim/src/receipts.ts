@@ -1,5 +1,5 @@
 import { unixSeconds } from './connection.js';
-import type { CompanionDevice } from './directory.js';
+import type { CompanionDevice, SimUser } from './directory.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
 
@@ -10,6 +10,7 @@ import { node } from './stanza.js';
  */
 export function scheduleReceipts(
   sim: Simulator,
+  recipient: SimUser,
   device: CompanionDevice,
   chatJid: string,
   messageId: string,
@@ -21,7 +22,8 @@ export function scheduleReceipts(
     );
   };
   const { receiptDelayMs, readDelayMs } = sim.config;
+  if (recipient.receipts === 'none') return;
   if (receiptDelayMs !== null) setTimeout(() => send(), receiptDelayMs).unref();
-  if (readDelayMs !== null)
+  if (readDelayMs !== null && recipient.receipts === 'read')
     setTimeout(() => send('read'), Math.max(readDelayMs, (receiptDelayMs ?? 0) + 1)).unref();
 }

@@ -7,6 +7,7 @@ import {
   type CompanionDevice,
   type ContactInput,
   type InboxMessage,
+  type ReceiptMode,
   type SimUser,
   type UndecryptableMessage,
   type UnknownNumbers,
@@ -45,6 +46,16 @@ export interface LinkedDeviceInfo {
 }
 
 const MAX_PENDING_PER_DEVICE = 1000;
+const RECEIPT_MODES: readonly ReceiptMode[] = ['read', 'delivered', 'none'];
+
+export interface ContactView {
+  phone: string;
+  lid?: string;
+  name?: string;
+  pictureUrl?: string;
+  receipts?: ReceiptMode;
+  onWhatsApp: boolean;
+}
 
 /** The simulated WhatsApp service: directory, connected devices, pairing, faults and media. */
 export class Simulator implements ConnectionHost {
@@ -180,17 +191,21 @@ export class Simulator implements ConnectionHost {
     }));
   }
 
-  upsertContact(input: ContactInput): {
-    phone: string;
-    lid?: string;
-    name?: string;
-    pictureUrl?: string;
-    onWhatsApp: boolean;
-  } {
+  upsertContact(input: ContactInput): ContactView {
     if (!input.phone || !normalizePhone(input.phone)) throw new SimError('phone is required', 400);
+    if (input.receipts !== undefined && !RECEIPT_MODES.includes(input.receipts)) {
+      throw new SimError(`receipts must be one of ${RECEIPT_MODES.join(', ')}`, 400);
+    }
     const user = this.directory.upsert(input);
     return user
-      ? { phone: user.phone, lid: user.lid, name: user.name, pictureUrl: user.pictureUrl, onWhatsApp: true }
+      ? {
+          phone: user.phone,
+          lid: user.lid,
+          name: user.name,
+          pictureUrl: user.pictureUrl,
+          receipts: user.receipts,
+          onWhatsApp: true,
+        }
       : { phone: normalizePhone(input.phone), onWhatsApp: false };
   }
 

@@ -8,7 +8,7 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimulatorHandle } from '../src/index.js';
-import { until, type TestDevice } from './helpers/baileys-client.js';
+import { sleep, until, type TestDevice } from './helpers/baileys-client.js';
 import { linkByQr, startTestSimulator } from './helpers/simulator.js';
 
 const ACCOUNT = '15550001001';
@@ -155,6 +155,23 @@ describe('messenger-sim: messaging through a linked device', function () {
 
     expect(result?.map((r) => r.jid)).to.deep.equal([contactJid]);
     expect(result?.[0]?.exists).to.equal(true);
+  });
+
+  it('When contacts only deliver or never acknowledge, then the device sees exactly those receipts', async () => {
+    sim.upsertContact({ phone: '15550001005', receipts: 'delivered' });
+    sim.upsertContact({ phone: '15550001006', receipts: 'none' });
+    const updates: WAMessageUpdate[] = [];
+    device.sock!.ev.on('messages.update', (u) => updates.push(...u));
+
+    const delivered = await device.sock!.sendMessage('15550001005@s.whatsapp.net', { text: 'deliver only' });
+    const silent = await device.sock!.sendMessage('15550001006@s.whatsapp.net', { text: 'no receipts' });
+    await arrival('15550001006', silent!.key.id);
+    await sleep(1_000); // past the read delay (600 ms in these tests)
+
+    const statusesOf = (id: string | null | undefined) =>
+      updates.filter((u) => u.key.id === id).map((u) => u.update.status);
+    expect(statusesOf(delivered!.key.id)).to.deep.equal([WAMessageStatus.DELIVERY_ACK]);
+    expect(statusesOf(silent!.key.id)).to.deep.equal([]);
   });
 
   it('When an ack error is armed, then the message update carries ERROR and nothing is delivered', async () => {
