@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { keys, messengerKeys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
 import { serializeError, type Logger } from '@mgw/common';
-import type { LeaseManager } from '@mgw/messenger';
+import { hasLinkedCredentials, type LeaseManager } from '@mgw/messenger';
 import { DeviceRuntime, type RuntimeDeps, type RuntimeEnd } from './device-runtime.js';
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
@@ -100,6 +100,13 @@ export class DeviceOwner {
         if (this.owned.has(deviceId) || (this.cooldown.get(deviceId) ?? 0) > Date.now()) continue;
         const lease = await this.leases.acquire(deviceId);
         if (!lease) continue;
+        if (!(await hasLinkedCredentials(this.deps.redis, deviceId))) {
+          // Listed but without credentials (a logout raced the scan): a socket would start a QR
+          // pairing nobody is looking at. Drop it from the set; a new link adds it back.
+          await this.deps.redis.srem(keys.linkedDevices(), deviceId);
+          await this.leases.release(lease);
+          continue;
+        }
         const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => void this.onRuntimeEnd(r, why));
         this.owned.set(deviceId, rt);
         this.deps.metrics.leasesHeld.set(this.owned.size);

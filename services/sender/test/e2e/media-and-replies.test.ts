@@ -158,4 +158,27 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
     });
     expect(huge).to.include({ status: 'failed', error: 'attachment_too_large' });
   });
+
+  it('When a list gets the same media, then it is uploaded to WhatsApp once and every contact receives it', async () => {
+    const uploaded = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${stack.senders()[0]!.port}/metrics`)).text();
+      return Number(/^mgw_media_upload_bytes_total\{type="video"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await uploaded();
+    const bytes = randomBytes(30_000);
+    const to = Array.from({ length: 5 }, (_, i) => `155503300${i}0`);
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+      to,
+      attachment: { type: 'video', base64: bytes.toString('base64'), caption: 'for everyone' },
+    });
+    expect(res.body.messageIds).to.have.length(5);
+    for (const phone of to) {
+      await waitFor(async () => (await stack.inbox(phone)).length === 1, { what: `video at ${phone}` });
+      expect((await stack.inbox(phone))[0]).to.include({
+        fileSha256: sha256(bytes),
+        caption: 'for everyone',
+      });
+    }
+    expect((await uploaded()) - before).to.equal(bytes.length);
+  });
 });
