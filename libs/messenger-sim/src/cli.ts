@@ -25,12 +25,19 @@ console.info = (...args: unknown[]) => {
 
 const sim = await startSimulator({
   port,
-  host: process.env.SANDBOX_HOST ?? '127.0.0.1',
+  host: process.env.SANDBOX_HOST || '127.0.0.1',
+  publicHost: process.env.SANDBOX_PUBLIC_HOST || undefined,
+  mediaPort: process.env.SANDBOX_MEDIA_PORT ? Number(process.env.SANDBOX_MEDIA_PORT) : undefined,
   unknownNumbers: process.env.SANDBOX_UNKNOWN_NUMBERS === 'reject' ? 'reject' : 'create',
   logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
 });
 
 console.log(`messenger-sim control API listening on ${sim.controlUrl}`);
+if (process.env.SANDBOX_HOST && !sim.controlUrl.includes(`//${process.env.SANDBOX_HOST}:`)) {
+  console.log(
+    `  (bound to ${process.env.SANDBOX_HOST}; advertised to clients as ${new URL(sim.controlUrl).hostname})`,
+  );
+}
 console.log(`messenger-sim WhatsApp WebSocket at ${sim.info.wsUrl}`);
 console.log(`root public key ${sim.info.rootPublicKey} (GET ${sim.controlUrl}/info for it and the media CA)`);
 

@@ -13,8 +13,16 @@ import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfi
 export interface SimulatorOptions {
   /** Control API (and WebSocket) port; 0 picks a free one. @defaultValue 3100 */
   port?: number;
-  /** @defaultValue '127.0.0.1' */
+  /** Bind address of the control API, WebSocket and media host. @defaultValue '127.0.0.1' */
   host?: string;
+  /**
+   * Host name advertised in `wsUrl`, the media host name and the media certificate, for when
+   * clients reach the simulator under another name (containers: bind 0.0.0.0, advertise
+   * `sandbox`). @defaultValue `host`, or 127.0.0.1 when `host` is a wildcard
+   */
+  publicHost?: string;
+  /** Port of the HTTPS media host. @defaultValue 0 (any free port) */
+  mediaPort?: number;
   /** Delay before delivery receipts. @defaultValue 400 */
   receiptDelayMs?: number | null;
   /** Delay (from the send) before read receipts; null disables them. @defaultValue 900 */
@@ -46,10 +54,13 @@ export interface SimulatorHandle {
   close(): Promise<void>;
 }
 
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const host = options.host ?? '127.0.0.1';
-  const sim = new Simulator(options.logger, options);
-  await sim.media.listen(host);
+  const publicHost = options.publicHost ?? (WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host);
+  const sim = new Simulator(options.logger, { ...options, publicHost });
+  await sim.media.listen(host, publicHost, options.mediaPort ?? 0);
 
   const ready: { info?: SimulatorInfo } = {};
   const server = http.createServer();
@@ -70,9 +81,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.listen(options.port ?? 3100, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const controlUrl = `http://${host}:${port}`;
+  const controlUrl = `http://${publicHost}:${port}`;
   const info: SimulatorInfo = {
-    wsUrl: `ws://${host}:${port}/ws/chat`,
+    wsUrl: `ws://${publicHost}:${port}/ws/chat`,
     rootPublicKey: sim.certs.root.public.toString('hex'),
     mediaCaPem: sim.tls.caPem,
   };

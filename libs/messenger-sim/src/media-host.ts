@@ -79,9 +79,13 @@ export class MediaHost {
     return { uploads: this.uploads, files: this.files.size, storedBytes: this.storedBytes };
   }
 
-  async listen(host: string): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
-    this.hostname = `${host}:${(this.server.address() as AddressInfo).port}`;
+  /** Binds on `host`; clients are told to upload to `publicHost` (they differ in containers). */
+  async listen(host: string, publicHost: string, port = 0): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, resolve);
+    });
+    this.hostname = `${publicHost}:${(this.server.address() as AddressInfo).port}`;
   }
 
   close(): Promise<void> {

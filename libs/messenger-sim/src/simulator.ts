@@ -62,7 +62,7 @@ export class Simulator implements ConnectionHost {
   readonly directory: Directory;
   readonly faults = new Faults();
   readonly certs: NoiseCertChain = createNoiseCertChain();
-  readonly tls: MediaTlsMaterial = createMediaTlsMaterial();
+  readonly tls: MediaTlsMaterial;
   readonly media: MediaHost;
   readonly config: SimulatorConfig;
   private readonly connections = new Set<DeviceConnection>();
@@ -72,11 +72,14 @@ export class Simulator implements ConnectionHost {
     readonly logger: SimLogger = silentLogger,
     options: {
       unknownNumbers?: UnknownNumbers;
+      /** Host name clients use to reach this simulator (also put in the media certificate). */
+      publicHost?: string;
       receiptDelayMs?: number | null;
       readDelayMs?: number | null;
     } = {},
   ) {
     this.directory = new Directory(options.unknownNumbers ?? 'create');
+    this.tls = createMediaTlsMaterial(options.publicHost ? [options.publicHost] : []);
     this.media = new MediaHost(this.tls, logger);
     this.linker = new PhoneLinker(this.directory, logger);
     this.config = {

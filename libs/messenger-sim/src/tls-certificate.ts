@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 /**
- * A throwaway CA and a leaf for 127.0.0.1 / localhost, built with node:crypto and a tiny DER
+ * A throwaway CA and a leaf for 127.0.0.1, localhost and the advertised host, built with node:crypto and a tiny DER
  * writer so the media host needs no extra dependency. The CA PEM is what clients trust.
  */
 export interface MediaTlsMaterial {
@@ -71,7 +71,16 @@ interface CertSpec {
   publicKey: KeyObject;
   signingKey: KeyObject;
   isCa: boolean;
+  /** Names the leaf is valid for: IPv4 literals become IP entries, the rest DNS entries. */
+  altNames?: string[];
 }
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+const altName = (name: string): Buffer => {
+  const ip = IPV4.exec(name);
+  return ip ? der(0x87, Buffer.from(ip.slice(1).map(Number))) : der(0x82, Buffer.from(name, 'ascii'));
+};
 
 function buildCertificate(spec: CertSpec): string {
   const now = Date.now();
@@ -79,7 +88,7 @@ function buildCertificate(spec: CertSpec): string {
     seq(oid('2.5.29.19'), bool(true), octets(spec.isCa ? seq(bool(true)) : seq())),
   ];
   if (!spec.isCa) {
-    const san = seq(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost', 'ascii')));
+    const san = seq(...(spec.altNames ?? []).map(altName));
     extensions.push(seq(oid('2.5.29.17'), octets(san)));
   }
   const spki = spec.publicKey.export({ type: 'spki', format: 'der' });
@@ -99,7 +108,9 @@ function buildCertificate(spec: CertSpec): string {
   return `-----BEGIN CERTIFICATE-----\n${b64.trimEnd()}\n-----END CERTIFICATE-----\n`;
 }
 
-export function createMediaTlsMaterial(): MediaTlsMaterial {
+/** @param hosts extra names clients may use to reach the media host (127.0.0.1 and localhost are always in). */
+export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
+  const altNames = [...new Set(['127.0.0.1', 'localhost', ...hosts.filter((h) => h && !h.includes(':'))])];
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const leaf = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const caName = 'messenger-sim media CA';
@@ -116,6 +127,7 @@ export function createMediaTlsMaterial(): MediaTlsMaterial {
     publicKey: createPublicKey(leaf.privateKey),
     signingKey: ca.privateKey,
     isCa: false,
+    altNames,
   });
   const keyPem = leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return { caPem, certPem, keyPem };
