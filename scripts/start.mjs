@@ -111,9 +111,9 @@ async function ensureRedis() {
     say('or set REDIS_URL to a running Redis 7 (AOF on, maxmemory-policy noeviction).');
     process.exit(1);
   }
-  const dir = path.join(ROOT, '.data', 'redis');
+  const dir = path.join(env.MGW_DATA_DIR ?? path.join(ROOT, '.data'), 'redis');
   mkdirSync(dir, { recursive: true });
-  say(`starting redis-server on 127.0.0.1:${port} (data in .data/redis, AOF on)`);
+  say(`starting redis-server on 127.0.0.1:${port} (data in ${path.relative(ROOT, dir) || dir}, AOF on)`);
   const redis = spawn(
     'redis-server',
     [

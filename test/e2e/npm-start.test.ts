@@ -1,0 +1,144 @@
+/**
+ * `npm start` as a new user runs it: `MESSENGER_SANDBOX=1 npm start` on a machine where nothing
+ * listens at REDIS_URL. The supervisor builds, starts its own redis-server, the simulator and the
+ * three services; the README's sandbox walk-through then links a simulated phone and sends a
+ * message through the built services; Ctrl-C stops everything and exits 0.
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../harness/redis-server.js';
+import { waitFor } from './harness.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${code}\n${err}`)),
+    );
+  });
+}
+
+describe('npm start (sandbox mode, built services, its own Redis)', function () {
+  this.timeout(300_000);
+  let supervisor: ChildProcess;
+  let output = '';
+  let exited: Promise<number | null>;
+  let env: NodeJS.ProcessEnv;
+  let dataDir: string;
+  let api: string;
+  let sandbox: string;
+
+  before(async () => {
+    const [redisPort, apiPort, sandboxPort, m1, m2] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
+    api = `http://127.0.0.1:${apiPort}`;
+    sandbox = `http://127.0.0.1:${sandboxPort}`;
+    env = {
+      ...process.env,
+      // nothing listens here: the supervisor must start redis-server itself
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      MGW_DATA_DIR: dataDir,
+      PORT: String(apiPort),
+      SANDBOX_PORT: String(sandboxPort),
+      CONNECTION_METRICS_PORT: String(m1),
+      SENDER_METRICS_PORT: String(m2),
+      MESSENGER_SANDBOX: '1',
+      LOG_LEVEL: 'warn',
+    };
+    delete env.MESSENGER_SANDBOX_URL;
+    supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    supervisor.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    supervisor.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    exited = new Promise((resolve) => supervisor.once('exit', (code) => resolve(code)));
+    await waitFor(
+      async () => {
+        if (supervisor.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+        return (await fetch(`${api}/readyz`).catch(() => undefined))?.status === 200;
+      },
+      { timeoutMs: 240_000, intervalMs: 250, what: `the API of npm start\n${output}` },
+    );
+  });
+
+  after(async () => {
+    if (supervisor && supervisor.exitCode === null) {
+      supervisor.kill('SIGKILL');
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('When a new user follows the sandbox walk-through, then the simulated contact receives the message', async () => {
+    // the README's commands, as code: token, connect, phone scans, send, inbox
+    const tokenOut = await run(
+      process.execPath,
+      ['services/api/dist/token-cli.js', 'create', '--name', 'walkthrough'],
+      env,
+    );
+    const token = tokenOut.trim().split('\n').pop()!;
+    const call = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(`${api}/api/messenger/v1${p}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const connect = await call('POST', '/connect');
+    expect(connect.status).to.equal(200);
+    expect(connect.body.qrCode).to.match(/^data:image\/png;base64,/);
+    const link = await fetch(`${sandbox}/phone/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ qr: connect.body.qrCode, phone: '15550000001', name: 'Sandbox Account' }),
+    });
+    expect(link.status).to.equal(200);
+    await waitFor(async () => (await call('GET', '/status')).body.status === 'connected', {
+      timeoutMs: 30_000,
+      what: 'connected',
+    });
+    const sent = await call('POST', '/send', { to: '15550000002', text: 'Hello from the sandbox' });
+    expect(sent.status).to.equal(202);
+    let texts: string[] = [];
+    await waitFor(
+      async () => {
+        const inbox = (await (await fetch(`${sandbox}/inbox/15550000002`)).json()) as {
+          messages: { text?: string }[];
+        };
+        texts = inbox.messages.map((m) => m.text ?? '');
+        return texts.length > 0;
+      },
+      { timeoutMs: 30_000, what: 'the message in the inbox' },
+    );
+    expect(texts).to.deep.equal(['Hello from the sandbox']);
+  });
+
+  it('When Ctrl-C is pressed, then every process stops and npm start exits 0', async () => {
+    supervisor.kill('SIGINT');
+    expect(await exited).to.equal(0);
+    expect(output).to.match(/starting redis-server/);
+    const stillUp = await fetch(`${api}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    expect(stillUp).to.equal(false);
+  });
+});
