@@ -163,7 +163,7 @@ export interface OpsServerOptions {
   host?: string;
   metrics: Metrics;
   defaults?: client.Registry;
-  /** Resolves true when the service can do its work (e.g. Redis reachable). */
+  /** Resolves true when the service can do its work (e.g. Redis reachable); also run on each scrape. */
   ready: () => Promise<boolean>;
 }
 
@@ -189,10 +189,13 @@ export async function startOpsServer(
       return;
     }
     if (url === '/metrics') {
-      void renderMetrics(opts.metrics.registry, opts.defaults).then(
-        (text) => send(200, text, METRICS_CONTENT_TYPE),
-        () => send(500, JSON.stringify({ success: false, error: 'metrics unavailable' })),
-      );
+      // Refresh readiness-derived gauges (mgw_redis_up) on every scrape, not only when probed.
+      void Promise.resolve(opts.ready().catch(() => false))
+        .then(() => renderMetrics(opts.metrics.registry, opts.defaults))
+        .then(
+          (text) => send(200, text, METRICS_CONTENT_TYPE),
+          () => send(500, JSON.stringify({ success: false, error: 'metrics unavailable' })),
+        );
       return;
     }
     send(404, JSON.stringify({ success: false, error: 'Not found' }));

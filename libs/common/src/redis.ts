@@ -67,6 +67,24 @@ export function isRedisUnavailableError(err: unknown): boolean {
   );
 }
 
+/**
+ * PING with a deadline: true when Redis answered in time. Worker connections queue commands
+ * while Redis is away, so a readiness probe must not wait on them without a bound.
+ */
+export async function pingRedis(client: Redis, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answer = client.ping().then(
+    (reply) => reply === 'PONG',
+    () => false,
+  );
+  const ok = await Promise.race([answer, deadline]);
+  clearTimeout(timer);
+  return ok;
+}
+
 /** Closes clients without throwing (used on shutdown). */
 export async function closeRedis(...clients: (Redis | undefined)[]): Promise<void> {
   await Promise.all(
