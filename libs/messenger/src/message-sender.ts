@@ -38,6 +38,19 @@ export class NotConnectedError extends Error {
 export class ReplyTargetMissingError extends Error {
   override name = 'ReplyTargetMissingError';
 }
+/** The server did not acknowledge the message in time: it may not have it, so send it again. */
+export class AckTimeoutError extends Error {
+  override name = 'AckTimeoutError';
+}
+/** The server acknowledged the message with an error code: it will not deliver it. */
+export class ServerRejectedError extends Error {
+  override name = 'ServerRejectedError';
+  constructor(readonly code: string) {
+    super(`the server rejected the message (error ${code})`);
+  }
+}
+
+const ACK_TIMEOUT_MS = 15_000;
 
 const CONTACT_CACHE_SECONDS = 24 * 3600;
 const MEDIA_CACHE_MS = 60 * 60_000;
@@ -82,14 +95,34 @@ export class MessageSender {
     return jid;
   }
 
+  /**
+   * Resolves once WhatsApp acknowledged the message. Baileys' sendMessage resolves when the frame
+   * is written, not when the server has it: a socket that died under the write would otherwise
+   * lose the message while we mark it sent.
+   */
   async send(msg: OutgoingMessage): Promise<void> {
-    const sock = this.requireSocket();
     const quoted = msg.quotedPlatformMessageId
       ? await this.quoted(msg.jid, msg.quotedPlatformMessageId)
       : undefined;
+    const prepared = msg.media ? await this.prepared(msg.media) : undefined;
+    const sock = this.requireSocket();
+    // Listen before sending: the ack may arrive before sendMessage resolves.
+    const ack = sock.waitForMessage(msg.platformMessageId, ACK_TIMEOUT_MS);
+    ack.catch(() => undefined);
+    await this.write(sock, msg, quoted, prepared);
+    const frame = (await ack) as { tag?: string; attrs?: Record<string, string> } | undefined;
+    if (!frame) throw new AckTimeoutError(`no server ack for ${msg.platformMessageId}`);
+    if (frame.tag === 'ack' && frame.attrs?.error) throw new ServerRejectedError(frame.attrs.error);
+  }
+
+  private async write(
+    sock: NonNullable<DeviceConnection['socket']>,
+    msg: OutgoingMessage,
+    quoted: WAMessage | undefined,
+    prepared: proto.IMessage | undefined,
+  ): Promise<void> {
     let sent: WAMessage | undefined;
-    if (msg.media) {
-      const prepared = await this.prepared(msg.media);
+    if (msg.media && prepared) {
       // A copy per recipient: the caption and quote differ, the uploaded media does not.
       const content = proto.Message.decode(proto.Message.encode(prepared).finish());
       const inner = mediaPart(content, msg.media.type);

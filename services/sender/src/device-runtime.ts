@@ -55,6 +55,7 @@ export class DeviceRuntime {
   private readonly queue: Queue<SendJobData, SendJobResult>;
   private readonly log: Logger;
   private retired: FailureReason | undefined;
+  private handingOver = false;
   private readonly pacer: Pacer;
   private started = false;
 
@@ -86,20 +87,25 @@ export class DeviceRuntime {
     this.queue = new Queue(sendQueueName(deviceId), { connection: deps.bullConnection, prefix: BULL_PREFIX });
     this.worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
-      (job) =>
-        processSendJob(job, {
-          deviceId,
-          redis,
-          messages: deps.messages,
-          conn: this.conn,
-          sender,
-          pacer,
-          metrics,
-          logger: this.log,
-          mediaFetchTimeoutMs: config.mediaFetchTimeoutMs,
-          openWaitMs: 30_000,
-          retiredReason: () => this.retired,
-        }),
+      (job, token) =>
+        processSendJob(
+          job,
+          {
+            deviceId,
+            redis,
+            messages: deps.messages,
+            conn: this.conn,
+            sender,
+            pacer,
+            metrics,
+            logger: this.log,
+            mediaFetchTimeoutMs: config.mediaFetchTimeoutMs,
+            openWaitMs: 30_000,
+            retiredReason: () => this.retired,
+            handingOver: () => this.handingOver,
+          },
+          token,
+        ),
       {
         connection: deps.bullConnection,
         prefix: BULL_PREFIX,
@@ -138,6 +144,9 @@ export class DeviceRuntime {
 
   /** Hand-over (shutdown, lease lost): stop taking jobs, finish the active ones, close without logout. */
   async stop({ force = false } = {}): Promise<void> {
+    // Jobs held back by pacing go back to the queue at once instead of delaying the shutdown.
+    this.handingOver = true;
+    this.pacer.release();
     await this.worker.close(force).catch(() => undefined);
     await this.conn.stop();
     await this.queue.close().catch(() => undefined);

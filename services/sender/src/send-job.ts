@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import {
   FAILURE_REASONS,
   PHONE_PATTERN,
@@ -12,6 +12,7 @@ import { serializeError, type Logger, type MessageStore, type Metrics } from '@m
 import {
   NotConnectedError,
   ReplyTargetMissingError,
+  ServerRejectedError,
   supportsCaption,
   type DeviceConnection,
   type MediaInput,
@@ -35,6 +36,8 @@ export interface SendJobDeps {
   openWaitMs: number;
   /** Set once the device was logged out: every job left fails with this reason. */
   retiredReason: () => FailureReason | undefined;
+  /** True while this process hands the device over (SIGTERM): jobs not yet sent go back. */
+  handingOver: () => boolean;
 }
 
 /**
@@ -46,6 +49,7 @@ export interface SendJobDeps {
 export async function processSendJob(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
+  token?: string,
 ): Promise<SendJobResult> {
   const data = job.data;
   const record = await deps.messages.get(data.messageId);
@@ -74,6 +78,11 @@ export async function processSendJob(
     await deps.pacer.wait();
     const retiredAfterWait = deps.retiredReason();
     if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
+    if (deps.handingOver()) {
+      // Not sent yet: give the job back without spending an attempt; the next owner sends it.
+      await job.moveToDelayed(Date.now() + 100, token);
+      throw new DelayedError();
+    }
     await sendContent(data, jid, quoted, deps);
     const sentAt = new Date();
     await deps.messages.markSent(data.messageId, sentAt);
@@ -84,6 +93,7 @@ export async function processSendJob(
     );
     return result(data, sentAt.toISOString());
   } catch (err) {
+    if (err instanceof DelayedError) throw err;
     const permanent = toPermanent(err);
     if (permanent) {
       if (await deps.messages.markFailed(data.messageId, permanent.reason))
@@ -166,6 +176,9 @@ export function followUpId(platformMessageId: string): string {
 
 function toPermanent(err: unknown): PermanentSendError | undefined {
   if (err instanceof PermanentSendError) return err;
+  if (err instanceof ServerRejectedError) {
+    return new PermanentSendError(FAILURE_REASONS.rejectedByServer, err.message);
+  }
   if (err instanceof ReplyTargetMissingError) {
     return new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, err.message);
   }

@@ -42,8 +42,11 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     return raw ? (JSON.parse(raw) as Lease) : undefined;
   }
 
+  // The harness's senders() still lists a SIGKILLed process (exitCode stays null): skip those too.
+  const alive = () => stack.senders().filter((p) => p.child.signalCode === null);
+
   function holderOf(l: Lease) {
-    return stack.senders().find((p) => l.owner.includes(`:${p.child.pid}:`));
+    return alive().find((p) => l.owner.includes(`:${p.child.pid}:`));
   }
 
   async function statuses(ids: string[], token = stack.token): Promise<Record<string, string>[]> {
@@ -89,13 +92,18 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       what: 'every list message leaves queued',
     });
     expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    let redelivered = 0;
     for (let i = 0; i < recipients.length; i++) {
-      const inbox = await stack.inbox(recipients[i]!);
-      expect(
-        inbox.map((m) => m.id),
-        recipients[i],
-      ).to.deep.equal([records[i]!.platformMessageId]);
+      const ids = (await stack.inbox(recipients[i]!)).map((m) => m.id);
+      // Exactly one message per recipient, with the id fixed at enqueue time: never a second,
+      // different message. A message the killed sender had written but not yet recorded as sent
+      // is written again with the same id; WhatsApp de-duplicates by id, the simulator's inbox
+      // does not, so such a copy shows up here as the same id twice (reported, not hidden).
+      expect(new Set(ids), recipients[i]).to.deep.equal(new Set([records[i]!.platformMessageId]));
+      redelivered += ids.length - 1;
     }
+    // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
+    expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.
     const b = await stack.api<{ messageId: string }>(
       'POST',
@@ -109,28 +117,57 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     await stack.redis.del(keys.deviceSettings(stack.deviceId));
   });
 
-  it('When the simulator drops the socket, then the device reconnects by itself and the queue drains', async () => {
-    await stack.simApi('POST', '/faults/drop', { phone: '15550500001' });
-    const recipients = Array.from({ length: 20 }, (_, i) => `1555053${String(i).padStart(4, '0')}`);
+  it('When the simulator drops the socket mid-list, then the device reconnects by itself and the queue drains', async () => {
+    await stack.redis.hset(keys.deviceSettings(stack.deviceId), 'sendGapMs', '20');
+    const recipients = Array.from({ length: 60 }, (_, i) => `1555053${String(i).padStart(4, '0')}`);
     const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
       to: recipients,
       text: 'after drop',
     });
-    expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 202]);
-    await waitFor(async () => (await statuses(res.body.messageIds)).every((r) => r.status !== 'queued'), {
-      timeoutMs: 60_000,
-      what: 'queue drained after the drop',
+    expect(res.body.messageIds, JSON.stringify(res.body)).to.have.length(60);
+    await waitFor(async () => (await statuses(res.body.messageIds)).some((r) => r.status !== 'queued'), {
+      what: 'list started',
+      intervalMs: 20,
     });
-    for (const phone of recipients)
-      expect((await stack.inbox(phone)).map((m) => m.text)).to.deep.equal(['after drop']);
+    expect(
+      (await stack.simApi<{ dropped: number }>('POST', '/faults/drop', { phone: '15550500001' })).dropped,
+    ).to.equal(1);
+    let records: Record<string, string>[] = [];
+    await waitFor(
+      async () => (records = await statuses(res.body.messageIds)).every((r) => r.status !== 'queued'),
+      {
+        timeoutMs: 60_000,
+        what: 'queue drained after the drop',
+      },
+    );
+    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    let rewritten = 0;
+    for (let i = 0; i < recipients.length; i++) {
+      const ids = (await stack.inbox(recipients[i]!)).map((m) => m.id);
+      // Same rule as above: one message per recipient by WhatsApp id; a copy written again after
+      // the drop (the server had it, the ack was lost) keeps its id.
+      expect(new Set(ids), recipients[i]).to.deep.equal(new Set([records[i]!.platformMessageId]));
+      rewritten += ids.length - 1;
+    }
+    expect(rewritten).to.be.at.most(8);
     await stack.waitForStatus('connected');
+    const holder = holderOf((await lease(stack.deviceId))!)!;
+    const metrics = await (await fetch(`http://127.0.0.1:${holder.port}/metrics`)).text();
+    expect(metrics).to.match(/^mgw_device_reconnects_total\{device="[^"]+"\} [1-9]/m);
+    await stack.redis.del(keys.deviceSettings(stack.deviceId));
   });
 
-  it('When a sender gets SIGTERM, then it hands its devices over without logging out and the other sender serves them', async () => {
+  it('When a sender gets SIGTERM mid-list, then it hands its device over without logging out and the unsent jobs go to the next owner', async () => {
     // The SIGKILL above left one sender; start another so there is someone to hand over to.
     await stack.startService('sender');
     const before = (await lease(deviceB))!;
     const holder = holderOf(before)!;
+    // A long gap holds all but the first message back in the holder's pacer.
+    await stack.redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
+    const to = ['15550540001', '15550540002', '15550540003'];
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', { to, text: 'handover' }, tokenB);
+    await waitFor(async () => (await stack.inbox(to[0]!)).length === 1, { what: 'first message' });
+    await stack.redis.del(keys.deviceSettings(deviceB));
     holder.child.kill('SIGTERM');
     expect(await holder.exited).to.equal(0);
     await waitFor(
@@ -143,15 +180,17 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     expect(
       (await stack.simApi<{ devices: unknown[] }>('GET', '/devices/15550500002')).devices,
     ).to.have.length(1);
-    const b = await stack.api<{ messageId: string }>(
-      'POST',
-      '/send',
-      { to: '15550540001', text: 'after handover' },
-      tokenB,
+    await waitFor(
+      async () => (await statuses(res.body.messageIds, tokenB)).every((r) => r.status !== 'queued'),
+      {
+        timeoutMs: 30_000,
+        what: 'the held-back messages sent by the new owner',
+      },
     );
-    await waitFor(async () => (await stack.inbox('15550540001')).some((m) => m.text === 'after handover'), {
-      what: 'message after hand-over',
-    });
-    expect((await statuses([b.body.messageId], tokenB))[0]!.status).to.not.equal('failed');
+    const records = await statuses(res.body.messageIds, tokenB);
+    expect(records.map((r) => r.status)).to.not.include('failed');
+    for (let i = 0; i < to.length; i++) {
+      expect((await stack.inbox(to[i]!)).map((m) => m.id)).to.deep.equal([records[i]!.platformMessageId]);
+    }
   });
 });
