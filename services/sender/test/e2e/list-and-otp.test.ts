@@ -90,4 +90,16 @@ describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on W
     await waitFor(async () => (await record(res.body.messageId)).status === 'failed', { what: 'failed' });
     expect(await record(res.body.messageId)).to.include({ error: 'not_on_whatsapp' });
   });
+
+  it('When WhatsApp acks a message with an error, then it is not retried and fails with rejected_by_server', async () => {
+    await stack.simApi('POST', '/faults/ack-error', { to: '15550420010', error: 463, count: 1 });
+    const res = await stack.api<{ messageId: string }>('POST', '/send', {
+      to: '15550420010',
+      text: 'refused',
+    });
+    await waitFor(async () => (await record(res.body.messageId)).status === 'failed', { what: 'failed' });
+    expect(await record(res.body.messageId)).to.include({ error: 'rejected_by_server' });
+    // Not retried: a retry would have gone through (the fault was armed once) and reached the inbox.
+    expect(await stack.inbox('15550420010')).to.deep.equal([]);
+  });
 });
