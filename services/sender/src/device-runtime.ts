@@ -123,7 +123,7 @@ export class DeviceRuntime {
     this.worker.on('completed', (job) =>
       metrics.jobsCompleted.inc({ queue_type: 'send', kind: job.data.kind }),
     );
-    this.worker.on('failed', (job, err) => void this.onJobFailed(job, err));
+    this.worker.on('failed', (job, err) => this.onJobFailed(job, err));
     this.worker.on('error', (err) => this.log.warn('send worker error', { err: serializeError(err) }));
     this.wireConnection();
   }
@@ -241,20 +241,19 @@ export class DeviceRuntime {
     });
   }
 
-  private async onJobFailed(job: Job<SendJobData, SendJobResult> | undefined, err: Error): Promise<void> {
+  /** Metrics only: the record was already marked by the processor. */
+  private onJobFailed(job: Job<SendJobData, SendJobResult> | undefined, err: Error): void {
     if (!job) return;
-    const { metrics, messages } = this.deps;
-    const attempts = job.opts.attempts ?? 1;
-    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= attempts;
-    if (!final) {
+    const { metrics } = this.deps;
+    const unrecoverable = err.name === 'UnrecoverableError';
+    if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) {
       metrics.jobsRetried.inc({ queue_type: 'send' });
       return;
     }
-    const reason = err.name === 'UnrecoverableError' ? err.message : FAILURE_REASONS.sendFailed;
-    metrics.jobsFailed.inc({ queue_type: 'send', reason });
-    if (err.name !== 'UnrecoverableError' && (await messages.markFailed(job.data.messageId, reason))) {
-      metrics.messages.inc({ status: 'failed' });
-    }
+    metrics.jobsFailed.inc({
+      queue_type: 'send',
+      reason: unrecoverable ? err.message : FAILURE_REASONS.sendFailed,
+    });
   }
 
   private setState(state: (typeof CONNECTION_STATUSES)[number]): void {

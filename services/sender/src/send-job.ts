@@ -100,7 +100,14 @@ export async function processSendJob(
         deps.metrics.messages.inc({ status: 'failed' });
       throw new UnrecoverableError(permanent.reason);
     }
-    deps.logger.warn('send attempt failed; will retry', {
+    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (last) {
+      // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
+      if (await deps.messages.markFailed(data.messageId, FAILURE_REASONS.sendFailed)) {
+        deps.metrics.messages.inc({ status: 'failed' });
+      }
+    }
+    deps.logger.warn(last ? 'send failed on its last attempt' : 'send attempt failed; will retry', {
       messageId: data.messageId,
       attempt: job.attemptsMade + 1,
       err: serializeError(err),

@@ -1,0 +1,166 @@
+import { expect } from 'chai';
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  BULL_PREFIX,
+  newMessageId,
+  newPlatformMessageId,
+  type FailureReason,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { MessageStore, createLogger, createMetrics } from '@mgw/common';
+import type { DeviceConnection, MessageSender, OutgoingMessage } from '@mgw/messenger';
+import type { Pacer } from '../src/pacing.js';
+import { processSendJob } from '../src/send-job.js';
+
+/**
+ * The send job's retry rules against a real Redis and real BullMQ, with the WhatsApp side faked:
+ * a transient failure is retried with the same WhatsApp id, a permanent one is not, and the last
+ * failed attempt leaves the record `failed` with a reason.
+ */
+describe('sender: send job retries and failure reasons (real Redis + BullMQ, fake socket)', () => {
+  let redis: Redis;
+  let bull: Redis;
+  let store: MessageStore;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+    bull = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    store = new MessageStore(redis, 600);
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+  after(async () => {
+    await bull.quit();
+    await redis.quit();
+  });
+
+  async function run(opts: {
+    send: (m: OutgoingMessage, call: number) => Promise<void>;
+    lookup?: () => Promise<string | null>;
+    retired?: FailureReason;
+    attempts: number;
+  }) {
+    const deviceId = `job-${Math.random().toString(36).slice(2, 8)}`;
+    const name = `send-${deviceId}`;
+    const sends: OutgoingMessage[] = [];
+    const sender = {
+      lookup: opts.lookup ?? (async () => '15550001111@s.whatsapp.net'),
+      send: async (m: OutgoingMessage) => {
+        sends.push(m);
+        await opts.send(m, sends.length);
+      },
+    } as unknown as MessageSender;
+    const worker = new Worker<SendJobData, SendJobResult>(
+      name,
+      (job, token) =>
+        processSendJob(
+          job,
+          {
+            deviceId,
+            redis,
+            messages: store,
+            conn: { waitForOpen: async () => true } as unknown as DeviceConnection,
+            sender,
+            pacer: { wait: async () => undefined } as unknown as Pacer,
+            metrics: createMetrics(),
+            logger: createLogger({ level: 'silent', service: 'test' }),
+            mediaFetchTimeoutMs: 1000,
+            openWaitMs: 1000,
+            retiredReason: () => opts.retired,
+            handingOver: () => false,
+          },
+          token,
+        ),
+      { connection: bull, prefix: BULL_PREFIX },
+    );
+    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
+    const events = new QueueEvents(name, { connection: bull.duplicate(), prefix: BULL_PREFIX });
+    await events.waitUntilReady();
+    cleanups.push(async () => {
+      await worker.close();
+      await events.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    const data: SendJobData = {
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: '15550001111',
+      text: 'hi',
+      enqueuedAt: Date.now(),
+    };
+    const multi = redis.multi();
+    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    await multi.exec();
+    const job: Job<SendJobData, SendJobResult> = await queue.add('send', data, {
+      jobId: data.messageId,
+      attempts: opts.attempts,
+      backoff: { type: 'fixed', delay: 20 },
+    });
+    const outcome = await job.waitUntilFinished(events, 10_000).then(
+      (value: SendJobResult) => ({ value }),
+      (err: Error) => ({ error: err.message }),
+    );
+    return {
+      data,
+      sends,
+      outcome,
+      record: (await store.get(data.messageId))!,
+      job: (await queue.getJob(data.messageId))!,
+    };
+  }
+
+  it('When an attempt fails transiently, then it is retried with the same WhatsApp id and the record ends sent', async () => {
+    const r = await run({
+      attempts: 3,
+      send: async (_m, call) => {
+        if (call === 1) throw new Error('socket closed under the write');
+      },
+    });
+    expect(r.sends.map((m) => m.platformMessageId)).to.deep.equal([
+      r.data.platformMessageId,
+      r.data.platformMessageId,
+    ]);
+    expect(r.outcome).to.have.property('value');
+    expect(r.record.status).to.equal('sent');
+    expect((r.outcome as { value: SendJobResult }).value).to.deep.equal({
+      messageId: r.data.messageId,
+      platformMessageId: r.data.platformMessageId,
+      phone: '15550001111',
+      sentAt: r.record.sentAt,
+    });
+  });
+
+  it('When every attempt fails transiently, then the last one marks the record failed with send_failed', async () => {
+    const r = await run({
+      attempts: 2,
+      send: async () => {
+        throw new Error('no ack');
+      },
+    });
+    expect(r.sends).to.have.length(2);
+    expect(r.outcome).to.deep.equal({ error: 'no ack' });
+    expect(r.record).to.include({ status: 'failed', error: 'send_failed' });
+  });
+
+  it('When the number is not on WhatsApp, then nothing is sent, there is no retry and the reason is recorded', async () => {
+    const r = await run({ attempts: 5, lookup: async () => null, send: async () => undefined });
+    expect(r.sends).to.have.length(0);
+    expect(r.outcome).to.deep.equal({ error: 'not_on_whatsapp' });
+    expect(r.job.attemptsMade).to.equal(1);
+    expect(r.record).to.include({ status: 'failed', error: 'not_on_whatsapp' });
+  });
+
+  it('When the device was logged out, then waiting jobs fail at once with logged_out', async () => {
+    const r = await run({ attempts: 5, retired: 'logged_out', send: async () => undefined });
+    expect(r.sends).to.have.length(0);
+    expect(r.outcome).to.deep.equal({ error: 'logged_out' });
+    expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
+  });
+});
