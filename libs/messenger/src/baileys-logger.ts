@@ -5,7 +5,7 @@ type ILogger = SocketConfig['logger'];
 
 /**
  * Baileys logs through pino's interface; this bridges it to our winston logger at a quiet level
- * (Baileys' info is our debug, its debug/trace are dropped). Only scalar fields of its log
+ * (its info and warn are our debug, its error our warn, its debug/trace are dropped). Only scalar fields of its log
  * objects are kept: nested objects may hold message content or key material.
  */
 export function baileysLogger(logger: Logger, bindings: Record<string, unknown> = {}): ILogger {
@@ -19,7 +19,7 @@ export function baileysLogger(logger: Logger, bindings: Record<string, unknown> 
     }
     return out;
   };
-  const emit = (level: 'debug' | 'warn' | 'error', obj: unknown, msg?: string) => {
+  const emit = (level: 'debug' | 'warn', obj: unknown, msg?: string) => {
     const message = msg ?? (typeof obj === 'string' ? obj : 'baileys');
     logger.log(level, message, { ...bindings, ...fields(obj), source: 'baileys' });
   };
@@ -29,8 +29,10 @@ export function baileysLogger(logger: Logger, bindings: Record<string, unknown> 
     child: (obj) => baileysLogger(logger, { ...bindings, ...fields(obj) }),
     trace: () => undefined,
     debug: () => undefined,
+    // Baileys warns and errors on routine events (history sync off, the 515 restart after a
+    // link): one level quieter, our own logs say what matters.
     info: (obj, msg) => emit('debug', obj, msg),
-    warn: (obj, msg) => emit('warn', obj, msg),
-    error: (obj, msg) => emit('error', obj, msg),
+    warn: (obj, msg) => emit('debug', obj, msg),
+    error: (obj, msg) => emit('warn', obj, msg),
   };
 }

@@ -46,17 +46,35 @@ export class PairingManager {
 
   /** A connect request when the device is not linked (or forceNew wiped it). */
   async connect(req: ConnectRequest): Promise<ConnectionReply> {
-    const { redis } = this.deps;
+    const { redis, leases } = this.deps;
+    const key = messengerKeys.pairing(req.deviceId);
     if (req.forceNew) await this.cancel(req.deviceId, 'force_new');
-    const current = await redis.hgetall(messengerKeys.pairing(req.deviceId));
-    if (current.method === req.method && (current.qr || current.pairingCode)) return this.reply(req, current);
-    if (current.method && this.local.has(req.deviceId)) await this.cancel(req.deviceId, 'method_changed');
-    else if (current.method) {
-      return {
-        success: false,
-        error: 'A pairing with another method is in progress; retry with forceNew=true',
-        httpStatus: 409,
-      };
+    const current = await redis.hgetall(key);
+    if (current.method) {
+      // A record whose pairing socket is gone (its replica died) is stale: its QR links nothing.
+      const holder = await leases.current(req.deviceId);
+      if (holder?.owner !== current.owner) {
+        await redis.del(key);
+        return this.start(req);
+      }
+      const local = this.local.has(req.deviceId);
+      if (!local && req.forceNew) {
+        return {
+          success: false,
+          error: 'A pairing is in progress on another connection replica; retry in a moment',
+          httpStatus: 409,
+        };
+      }
+      if (current.method === req.method && (current.qr || current.pairingCode))
+        return this.reply(req, current);
+      if (!local) {
+        return {
+          success: false,
+          error: 'A pairing with another method is in progress; retry with forceNew=true',
+          httpStatus: 409,
+        };
+      }
+      await this.cancel(req.deviceId, 'method_changed');
     }
     return this.start(req);
   }

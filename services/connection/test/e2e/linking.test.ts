@@ -119,4 +119,29 @@ describe('e2e: connect, repeated connect, forceNew, pairing code, disconnect, un
     expect(await stack.redis.sismember(keys.linkedDevices(), stack.deviceId)).to.equal(0);
     await stack.redis.del(keys.deviceSettings(stack.deviceId));
   });
+
+  it('When the connection service dies mid-pairing, then a new one ignores the stale QR and pairs afresh', async () => {
+    const first = await stack.api<ConnectBody>('POST', '/connect?rawQrCode=true');
+    expect(first.body.qrCode).to.be.a('string');
+    const old = stack.processes.find(
+      (p) => p.name.startsWith('connection') && p.child.exitCode === null && p.child.signalCode === null,
+    )!;
+    old.child.kill('SIGKILL');
+    await old.exited;
+    await stack.startService('connection');
+    // Until the dead replica's lease runs out (LEASE_TTL_MS) nobody can tell it from a slow one.
+    await waitFor(async () => (await stack.redis.exists(keys.lease(stack.deviceId))) === 0, {
+      what: 'the dead pairing lease expired',
+    });
+    const next = await stack.api<ConnectBody>('POST', '/connect?rawQrCode=true');
+    expect(next.status, JSON.stringify(next.body)).to.equal(200);
+    expect(next.body.qrCode).to.be.a('string').and.not.equal(first.body.qrCode);
+    await stack.simApi('POST', '/phone/link', {
+      qr: next.body.qrCode,
+      phone: '15550200008',
+      name: 'After crash',
+    });
+    const status = await stack.waitForStatus('connected');
+    expect(status.phone).to.equal('15550200008');
+  });
 });
