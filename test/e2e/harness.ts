@@ -8,7 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
+import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
+
+export type { InboxMessage };
 import { freePort } from '../harness/redis-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -217,20 +219,6 @@ export class Stack {
   }
 }
 
-export interface InboxMessage {
-  id: string;
-  from: string;
-  type: string;
-  text?: string;
-  caption?: string;
-  fileName?: string;
-  mimetype?: string;
-  fileSha256?: string;
-  fileLength?: number;
-  quotedId?: string;
-  receivedAt: string;
-}
-
 /** Polls `check` until it returns true; bounded, never a fixed sleep. */
 export async function waitFor(
   check: () => Promise<boolean> | boolean,
@@ -244,7 +232,8 @@ export async function waitFor(
   }
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+/** Runs a command from the repository root; resolves with its stdout, rejects with its stderr. */
+export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
