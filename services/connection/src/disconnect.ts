@@ -122,6 +122,9 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
       log.warn('could not open a socket to log out; removing the credentials anyway');
       await conn.stop();
     }
+    // Baileys may still save creds after the close; a write landing after the purge would bring
+    // them back, so from here on every auth-state write of this socket is refused.
+    lost = true;
     await purgeAuthState(redis, deviceId, lease.epoch);
     await deps.sessions.markDisconnected(deviceId, 'logged_out');
     await failWaitingJobs(deviceId, deps);

@@ -170,8 +170,9 @@ export class PairingManager {
     session.once('failed', ({ reason }) => {
       void (async () => {
         // Unlinked leftovers (an unscanned identity) must not be mistaken for an account later.
-        await purgeAuthState(redis, deviceId, lease.epoch).catch(() => false);
+        // No late creds.update may write after the purge: refuse every write from here on.
         ended = true;
+        await purgeAuthState(redis, deviceId, lease.epoch).catch(() => false);
         await redis.del(pairingKey);
         await sessions.markDisconnected(deviceId, reason);
         await release();

@@ -73,7 +73,8 @@ export class DeviceRuntime {
       deviceId,
       sandbox: deps.sandbox,
       messageRetentionSeconds: config.messageRetentionSeconds,
-      epoch: () => this.lease.epoch,
+      // A retired device's socket may still try to save creds after its purge: refuse those.
+      epoch: () => (this.retired ? undefined : this.lease.epoch),
     });
     const sender = new MessageSender(this.conn, {
       redis,
@@ -233,7 +234,9 @@ export class DeviceRuntime {
         .catch(() => undefined);
     });
     this.conn.on('reconnecting', () => metrics.deviceReconnects.inc({ device: this.deviceId }));
-    this.conn.on('fenced', () => this.onEnd(this, 'fenced'));
+    this.conn.on('fenced', () => {
+      if (!this.retired) this.onEnd(this, 'fenced');
+    });
     this.conn.on('receipts', (receipts) => {
       void applyReceipts(messages, this.deviceId, receipts, metrics).catch((err: unknown) =>
         this.log.warn('receipts not applied', { err: serializeError(err) }),
