@@ -13,6 +13,8 @@ export interface PairingOptions extends SocketContext {
   phoneNumber?: string;
   /** QR refreshes (or pairing-code ref rotations) allowed before giving up. */
   qrMaxAttempts: number;
+  /** How long each QR lives; Baileys' default (60 s, then 20 s) when unset. */
+  qrTimeoutMs?: number;
 }
 
 export interface PairedAccount {
@@ -52,7 +54,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
       deviceId: this.opts.deviceId,
       epoch: this.opts.epoch,
     });
-    const sock = createSocket(this.opts, this.auth);
+    const sock = createSocket(this.opts, this.auth, { qrTimeout: this.opts.qrTimeoutMs });
     this.sock = sock;
     sock.ev.on('connection.update', (u) => {
       if (u.qr) void this.onQr(u.qr);

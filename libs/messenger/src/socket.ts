@@ -22,7 +22,11 @@ export interface SocketContext {
  * Creates a Baileys socket over the Redis auth state. History sync is off: a gateway does not
  * read history, and with it on Baileys holds events back while it waits for the initial sync.
  */
-export function createSocket(ctx: SocketContext, auth: RedisAuthState): WASocket {
+export function createSocket(
+  ctx: SocketContext,
+  auth: RedisAuthState,
+  extra: Pick<UserFacingSocketConfig, 'qrTimeout'> = {},
+): WASocket {
   const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds);
   const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });
   const config: UserFacingSocketConfig = {
@@ -36,6 +40,7 @@ export function createSocket(ctx: SocketContext, auth: RedisAuthState): WASocket
     ...(ctx.sandbox
       ? { waWebSocketUrl: ctx.sandbox.waWebSocketUrl, fetchAgent: ctx.sandbox.fetchAgent }
       : {}),
+    ...extra,
   };
   const sock = makeWASocket(config);
   sock.ev.on('creds.update', () => {
