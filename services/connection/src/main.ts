@@ -26,7 +26,11 @@ async function main(): Promise<void> {
   await waitForRedis(redis);
   const metrics = createMetrics();
   const sandbox = config.sandboxUrl ? await enableSandbox(config.sandboxUrl, logger) : undefined;
-  const leases = new LeaseManager(redis, processOwnerId('connection'), config.leaseTtlMs);
+  // Fail-fast connection for leases: a Redis outage must surface as an "unknown" renewal (keep
+  // the socket, retry) instead of commands queueing silently while the lease runs out.
+  const leaseRedis = createRedis(config.redisUrl, 'producer', 'connection-lease');
+  await waitForRedis(leaseRedis);
+  const leases = new LeaseManager(leaseRedis, processOwnerId('connection'), config.leaseTtlMs);
   const sessions = new SessionStore(redis);
   const pairing = new PairingManager({ config, logger, redis, leases, sessions, sandbox });
   const worker = startConnectionWorker({
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
       { name: 'connection worker', run: () => worker.close() },
       { name: 'pairing sockets', run: () => pairing.stopAll() },
       { name: 'ops server', run: () => ops.close() },
-      { name: 'redis', run: () => closeRedis(bullConnection, blocking, redis) },
+      { name: 'redis', run: () => closeRedis(bullConnection, blocking, leaseRedis, redis) },
     ],
     config.shutdownTimeoutMs,
   );

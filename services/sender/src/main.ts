@@ -26,7 +26,11 @@ async function main(): Promise<void> {
   await waitForRedis(redis);
   const metrics = createMetrics();
   const sandbox = config.sandboxUrl ? await enableSandbox(config.sandboxUrl, logger) : undefined;
-  const leases = new LeaseManager(redis, processOwnerId('sender'), config.leaseTtlMs);
+  // Fail-fast connection for leases: a Redis outage must surface as an "unknown" renewal (keep
+  // the socket, retry) instead of commands queueing silently while the lease runs out.
+  const leaseRedis = createRedis(config.redisUrl, 'producer', 'sender-lease');
+  await waitForRedis(leaseRedis);
+  const leases = new LeaseManager(leaseRedis, processOwnerId('sender'), config.leaseTtlMs);
   const owner = new DeviceOwner(
     leases,
     {
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
       { name: 'hand devices over', run: () => owner.stop() },
       { name: 'queue metrics', run: stopQueueMetrics },
       { name: 'ops server', run: () => ops.close() },
-      { name: 'redis', run: () => closeRedis(subscriber, bullConnection, redis) },
+      { name: 'redis', run: () => closeRedis(subscriber, bullConnection, leaseRedis, redis) },
     ],
     config.shutdownTimeoutMs,
   );
