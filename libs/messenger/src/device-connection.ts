@@ -24,6 +24,8 @@ export interface DeviceConnectionEvents {
   close: [CloseInfo & { final: boolean }];
   reconnecting: [{ attempt: number; delayMs: number }];
   receipts: [ReceiptUpdate[]];
+  /** The account's push name arrived or changed after open (app-state sync). */
+  name: [string];
   /** An auth-state write was refused: another process holds the device now. */
   fenced: [];
 }
@@ -143,6 +145,10 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
       }
       if (u.connection === 'close') this.onClose(u.lastDisconnect?.error);
     });
+    sock.ev.on('creds.update', (update) => {
+      const name = accountName(update.me?.name);
+      if (name && this.sock === sock && this.opened) this.emit('name', name);
+    });
     sock.ev.on('messages.update', (updates) => {
       const receipts: ReceiptUpdate[] = [];
       for (const { key, update } of updates) {
@@ -197,6 +203,11 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
         err: serializeError(err),
       });
     }
-    return { phone, name: me?.name ?? me?.verifiedName ?? me?.notify, profilePic };
+    return { phone, name: accountName(me?.name) ?? me?.verifiedName ?? me?.notify, profilePic };
   }
+}
+
+/** `requestPairingCode` sets the name to "~" as a placeholder: that is not a name. */
+export function accountName(name: string | null | undefined): string | undefined {
+  return name && name !== '~' ? name : undefined;
 }

@@ -3,6 +3,7 @@ import { jidDecode } from '@whiskeysockets/baileys';
 import type { ConnectMethod } from '@mgw/contracts';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
+import { accountName } from './device-connection.js';
 import { classifyClose } from './disconnect-reason.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 
@@ -105,7 +106,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
         const me = auth.state.creds.me;
         this.finish('paired', {
           phone: jidDecode(me?.id ?? '')?.user ?? '',
-          name: me?.name ?? me?.verifiedName,
+          name: accountName(me?.name) ?? me?.verifiedName,
         });
       } catch (err) {
         this.opts.logger.error('paired but credentials not stored', {

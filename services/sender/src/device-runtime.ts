@@ -234,6 +234,9 @@ export class DeviceRuntime {
         .catch(() => undefined);
     });
     this.conn.on('reconnecting', () => metrics.deviceReconnects.inc({ device: this.deviceId }));
+    this.conn.on('name', (name) => {
+      void sessions.update(this.deviceId, 'connected', { name }).catch(() => undefined);
+    });
     this.conn.on('fenced', () => {
       if (!this.retired) this.onEnd(this, 'fenced');
     });

@@ -81,9 +81,9 @@ describe('e2e: connect, repeated connect, forceNew, pairing code, disconnect, un
     expect(res.body.pairingCode).to.match(/^[A-Z0-9]{8}$/);
     const again = await stack.api<ConnectBody>('POST', `/connect?method=pairingCode&phoneNumber=${phone}`);
     expect(again.body.pairingCode, JSON.stringify(again.body)).to.equal(res.body.pairingCode);
-    await stack.simApi('POST', '/phone/link', { pairingCode: res.body.pairingCode, phone });
+    await stack.simApi('POST', '/phone/link', { pairingCode: res.body.pairingCode, phone, name: 'Carol' });
     const status = await stack.waitForStatus('connected');
-    expect(status.phone).to.equal(phone);
+    expect(status).to.include({ phone, name: 'Carol' });
   });
 
   it('When the phone unlinks the device while jobs wait, then status becomes disconnected and the jobs fail with logged_out', async () => {
