@@ -21,6 +21,7 @@ export class DeviceOwner {
   private scanning: Promise<void> | undefined;
   private stopping = false;
   private rescan = false;
+  private renewing: Promise<void> | undefined;
 
   constructor(
     private readonly leases: LeaseManager,
@@ -49,6 +50,7 @@ export class DeviceOwner {
     await this.subscriber.subscribe(keys.devicesChannel(), messengerKeys.deviceCommands());
     const { leaseScanMs, leaseRenewMs } = this.deps.config;
     const scheduleScan = () => {
+      if (this.stopping) return;
       // Jitter spreads the replicas' scans so they do not all race for a free device at once.
       this.scanTimer = setTimeout(
         () => void this.scan().finally(scheduleScan),
@@ -56,7 +58,11 @@ export class DeviceOwner {
       );
     };
     scheduleScan();
-    this.renewTimer = setInterval(() => void this.renewAll(), leaseRenewMs);
+    this.renewTimer = setInterval(() => {
+      // A slow Redis must not stack heartbeats: one renewal round at a time.
+      if (this.renewing) return;
+      this.renewing = this.renewAll().finally(() => (this.renewing = undefined));
+    }, leaseRenewMs);
     await this.scan();
   }
 
@@ -66,6 +72,7 @@ export class DeviceOwner {
     clearTimeout(this.scanTimer);
     clearInterval(this.renewTimer);
     await this.scanning;
+    await this.renewing;
     await Promise.all(
       [...this.owned.values()].map(async (rt) => {
         await rt.stop();
