@@ -57,7 +57,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     const session = await deps.sessions.get(deviceId);
     if (session.status !== 'disconnected')
       await deps.sessions.markDisconnected(deviceId, 'disconnect_requested');
-    return { success: true, status: 'disconnected', message: ALREADY_DISCONNECTED_MESSAGE };
+    return { success: true, message: ALREADY_DISCONNECTED_MESSAGE };
   }
   await redis.srem(keys.linkedDevices(), deviceId);
   const deadline = Date.now() + OVERALL_TIMEOUT_MS;
@@ -66,16 +66,16 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     if (lease) {
       await logoutHere(deviceId, lease, deps);
       log.info('device logged out by the connection service');
-      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+      return { success: true, message: DISCONNECTED_MESSAGE };
     }
     const reply = await askOwner(deviceId, deps);
     if (reply?.ok) {
       log.info('device logged out by its sender');
-      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+      return { success: true, message: DISCONNECTED_MESSAGE };
     }
     if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
     if (!(await hasLinkedCredentials(redis, deviceId))) {
-      return { success: true, status: 'disconnected', message: DISCONNECTED_MESSAGE };
+      return { success: true, message: DISCONNECTED_MESSAGE };
     }
     await new Promise((r) => setTimeout(r, 500));
   }

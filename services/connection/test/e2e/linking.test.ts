@@ -59,7 +59,7 @@ describe('e2e: connect, repeated connect, forceNew, pairing code, disconnect, un
     expect(await devicesOf('15550200001')).to.have.length(1);
     const res = await stack.api<ConnectBody>('POST', '/disconnect');
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ success: true, message: 'Disconnected and logged out' });
+    expect(res.body).to.deep.equal({ success: true, message: 'Disconnected and logged out' });
     await waitFor(async () => (await devicesOf('15550200001')).length === 0, {
       what: 'device removed on the phone',
     });
