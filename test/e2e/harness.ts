@@ -130,7 +130,9 @@ export class Stack {
   }
 
   senders(): ServiceProcess[] {
-    return this.processes.filter((p) => p.name.startsWith('sender') && p.child.exitCode === null);
+    return this.processes.filter(
+      (p) => p.name.startsWith('sender') && p.child.exitCode === null && p.child.signalCode === null,
+    );
   }
 
   /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */

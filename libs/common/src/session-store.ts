@@ -18,6 +18,23 @@ export class SessionStore {
     return (await this.redis.hget(keys.session(deviceId), 'status')) === 'connected';
   }
 
+  /**
+   * Whether the device can take messages: connected, or linked and reconnecting (its socket
+   * closed for a moment; jobs wait in its queue). A device that is only pairing cannot.
+   */
+  async acceptsMessages(deviceId: string): Promise<boolean> {
+    const results = await this.redis
+      .pipeline()
+      .hget(keys.session(deviceId), 'status')
+      .sismember(keys.linkedDevices(), deviceId)
+      .exec();
+    if (!results) return false;
+    for (const [err] of results) if (err) throw err;
+    const status = results[0]?.[1];
+    const linked = results[1]?.[1] === 1;
+    return status === 'connected' || (status === 'connecting' && linked);
+  }
+
   /** Sets the status and any given fields; `undefined` fields are left as they are. */
   async update(
     deviceId: string,

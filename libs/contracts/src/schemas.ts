@@ -30,7 +30,13 @@ const attachment = Joi.object({
   base64: Joi.string().base64({ paddingRequired: false }).min(1),
   filename: Joi.string().max(255),
   caption: Joi.string().max(4096),
-  mimeType: Joi.string().pattern(/^[\w.+-]+\/[\w.+-]+$/),
+  // type/subtype with optional parameters, e.g. WhatsApp voice notes: "audio/ogg; codecs=opus"
+  mimeType: Joi.string()
+    .max(255)
+    .pattern(/^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=[\w.+-]+)*$/)
+    .messages({
+      'string.pattern.base': '"mimeType" must be a MIME type such as image/png or audio/ogg; codecs=opus',
+    }),
 })
   .xor('url', 'base64')
   .messages({

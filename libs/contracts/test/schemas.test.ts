@@ -72,3 +72,19 @@ describe('contracts: validation messages', () => {
     );
   });
 });
+
+describe('contracts: attachment MIME types', () => {
+  const send = sendBodySchema(3);
+  it('When a MIME type carries parameters (a voice note), then it is accepted; a bare word is not', () => {
+    const ok = validate(send, {
+      to: '15551234567',
+      attachment: { type: 'audio', url: 'https://example.com/a.ogg', mimeType: 'audio/ogg; codecs=opus' },
+    });
+    expect(ok.details).to.equal(undefined);
+    const bad = validate(send, {
+      to: '15551234567',
+      attachment: { type: 'audio', url: 'https://e/a', mimeType: 'ogg' },
+    });
+    expect(bad.details?.[0]?.path).to.deep.equal(['attachment', 'mimeType']);
+  });
+});

@@ -19,7 +19,7 @@ export interface SendDeps {
 }
 
 export async function requireConnected(sessions: SessionStore, deviceId: string): Promise<void> {
-  if (!(await sessions.isConnected(deviceId))) throw new ApiError(409, ERRORS.noDevice);
+  if (!(await sessions.acceptsMessages(deviceId))) throw new ApiError(409, ERRORS.noDevice);
 }
 
 /**

@@ -58,12 +58,24 @@ describe('POST /send', () => {
     expect((await job(ids[0]!)).data.batchId).to.equal(res.body.messageId);
   });
 
-  it('When the device is not connected, then 409 No connected messenger device found and nothing is queued', async () => {
+  it('When the device is only pairing (connecting, not linked), then 409 No connected messenger device found and nothing is queued', async () => {
     await t.redis.hset(keys.session(deviceId), 'status', 'connecting');
     const res = await send({ to: '15551234567', text: 'hello' });
     expect(res.status).to.equal(409);
     expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
     expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+  });
+
+  it('When a linked device is reconnecting (connecting), then the message is accepted and waits in its queue', async () => {
+    await t.redis.hset(keys.session(deviceId), 'status', 'connecting');
+    await t.redis.sadd(keys.linkedDevices(), deviceId);
+    try {
+      const res = await send({ to: '15551234567', text: 'hello' });
+      expect(res.status).to.equal(202);
+      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(1);
+    } finally {
+      await t.redis.srem(keys.linkedDevices(), deviceId);
+    }
   });
 
   it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each with a queued record, and the media stored once', async () => {
