@@ -15,6 +15,8 @@ export interface InboxMessage {
   fileLength?: number;
   quotedId?: string;
   receivedAt: string;
+  /** Further copies with the same id that arrived later (WhatsApp shows a message once per id). */
+  duplicates?: number;
 }
 
 /** A copy a simulated phone could not decrypt, e.g. after a gateway rolled its Signal state back. */

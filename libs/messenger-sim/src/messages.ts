@@ -92,6 +92,14 @@ async function recordArrival(
     entry.fileSha256 = sha256Hex(bytes);
     entry.fileLength = bytes.length;
   }
+  // Like a real phone, a contact shows a message once per sender and id: a re-sent copy (a retry
+  // after a crash between send and bookkeeping) is counted on the first entry, not shown twice.
+  const first = user.inbox.find((m) => m.id === id && m.from === entry.from);
+  if (first) {
+    first.duplicates = (first.duplicates ?? 0) + 1;
+    sim.logger.debug({ id, to: user.phone }, 'duplicate copy of a message arrived');
+    return;
+  }
   // a long-running sandbox keeps the most recent messages only
   if (user.inbox.push(entry) > MAX_INBOX) user.inbox.shift();
   sim.logger.debug({ id, to: user.phone, type: entry.type }, 'message arrived');

@@ -47,6 +47,22 @@ describe('messenger-sim: messaging through a linked device', function () {
     expect(got).to.include({ from: ACCOUNT, type: 'text', text: 'to a known contact ✓' });
   });
 
+  it('When the same message id is sent twice (a retry), then the contact shows it once and counts the copy', async () => {
+    const messageId = '3EB0' + randomBytes(9).toString('hex').toUpperCase();
+    await device.sock!.sendMessage(contactJid, { text: 'sent twice' }, { messageId });
+    await arrival(CONTACT, messageId);
+    await device.sock!.sendMessage(contactJid, { text: 'sent twice' }, { messageId });
+
+    const entry = await until(
+      () => sim.inbox(CONTACT).find((m) => m.id === messageId && m.duplicates === 1),
+      10_000,
+      'the second copy to be counted',
+    );
+
+    expect(sim.inbox(CONTACT).filter((m) => m.id === messageId)).to.have.length(1);
+    expect(entry).to.include({ text: 'sent twice', duplicates: 1 });
+  });
+
   const mediaCases = [
     { type: 'image', content: (b: Buffer) => ({ image: b, caption: 'an image', mimetype: 'image/jpeg' }) },
     { type: 'video', content: (b: Buffer) => ({ video: b, caption: 'a video', mimetype: 'video/mp4' }) },
