@@ -3,11 +3,15 @@
  * Uses REDIS_URL when it is set; otherwise starts `redis-server` on a free port with a
  * throw-away data directory and stops it (and removes the directory) after the run.
  */
+import { createLogger } from '@mgw/common';
+import { routeLibsignalConsole } from '@mgw/messenger';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 let redis: RedisServerHandle | undefined;
 
 export async function mochaGlobalSetup(): Promise<void> {
+  // Baileys runs in this process in the simulator's tests: keep libsignal's session dumps out of the report.
+  routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
   if (process.env.REDIS_URL) return;
   redis = await startRedisServer();
   process.env.REDIS_URL = redis.url;

@@ -8,3 +8,5 @@ export * from './pairing.js';
 export * from './message-sender.js';
 export * from './message-proto-store.js';
 export * from './qr-image.js';
+export * from './libsignal-console.js';
+export * from './service-runtime.js';
