@@ -49,6 +49,33 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     return alive().find((p) => l.owner.includes(`:${p.child.pid}:`));
   }
 
+  /**
+   * Every list message was sent (none failed), and each recipient shows exactly one message, with
+   * the WhatsApp id fixed at enqueue time: never a second, different message. A message written
+   * to the socket but not yet recorded as sent when the process died or the socket dropped is
+   * written again with the same id; like WhatsApp, the contact shows it once and the simulator
+   * counts the extra copy in `duplicates`. Returns how many such copies arrived.
+   */
+  async function expectEachSentOnce(recipients: string[], ids: string[], what: string): Promise<number> {
+    let records: Record<string, string>[] = [];
+    await waitFor(async () => (records = await statuses(ids)).every((r) => r.status !== 'queued'), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what,
+    });
+    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    let copies = 0;
+    for (let i = 0; i < recipients.length; i++) {
+      const inbox = await stack.inbox(recipients[i]!);
+      expect(
+        inbox.map((m) => m.id),
+        recipients[i],
+      ).to.deep.equal([records[i]!.platformMessageId]);
+      copies += inbox[0]!.duplicates ?? 0;
+    }
+    return copies;
+  }
+
   async function statuses(ids: string[], token = stack.token): Promise<Record<string, string>[]> {
     return Promise.all(
       ids.map(
@@ -85,26 +112,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       },
       { timeoutMs: 30_000, what: 'another sender holds device A' },
     );
-    let records: Record<string, string>[] = [];
-    await waitFor(async () => (records = await statuses(ids)).every((r) => r.status !== 'queued'), {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-      what: 'every list message leaves queued',
-    });
-    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
-    let redelivered = 0;
-    for (let i = 0; i < recipients.length; i++) {
-      const inbox = await stack.inbox(recipients[i]!);
-      // Exactly one message per recipient, with the WhatsApp id fixed at enqueue time: never a
-      // second, different message. A message the killed sender had written but not yet recorded
-      // as sent is written again with the same id; like WhatsApp, the contact shows it once and
-      // the simulator counts the extra copy in `duplicates`.
-      expect(
-        inbox.map((m) => m.id),
-        recipients[i],
-      ).to.deep.equal([records[i]!.platformMessageId]);
-      redelivered += inbox[0]!.duplicates ?? 0;
-    }
+    const redelivered = await expectEachSentOnce(recipients, ids, 'every list message leaves queued');
     // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
     expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.
@@ -135,26 +143,11 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     expect(
       (await stack.simApi<{ dropped: number }>('POST', '/faults/drop', { phone: '15550500001' })).dropped,
     ).to.equal(1);
-    let records: Record<string, string>[] = [];
-    await waitFor(
-      async () => (records = await statuses(res.body.messageIds)).every((r) => r.status !== 'queued'),
-      {
-        timeoutMs: 60_000,
-        what: 'queue drained after the drop',
-      },
+    const rewritten = await expectEachSentOnce(
+      recipients,
+      res.body.messageIds,
+      'queue drained after the drop',
     );
-    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
-    let rewritten = 0;
-    for (let i = 0; i < recipients.length; i++) {
-      const inbox = await stack.inbox(recipients[i]!);
-      // Same rule as above: one message per recipient; a copy written again after the drop (the
-      // server had it, the ack was lost) keeps its id and is counted, not shown twice.
-      expect(
-        inbox.map((m) => m.id),
-        recipients[i],
-      ).to.deep.equal([records[i]!.platformMessageId]);
-      rewritten += inbox[0]!.duplicates ?? 0;
-    }
     expect(rewritten).to.be.at.most(8);
     await stack.waitForStatus('connected');
     const holder = holderOf((await lease(stack.deviceId))!)!;
