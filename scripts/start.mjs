@@ -7,10 +7,11 @@
  * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isStale } from './lib/staleness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
@@ -32,25 +33,11 @@ const SERVICES = [
 ];
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js', env: {} };
 
-function newestMtime(dir) {
-  let newest = 0;
-  if (!existsSync(dir)) return newest;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
 function buildIfNeeded() {
   const pkgs = ['libs', 'services'].flatMap((d) =>
     readdirSync(path.join(ROOT, d)).map((p) => path.join(ROOT, d, p)),
   );
-  const stale = pkgs.some(
-    (p) =>
-      existsSync(path.join(p, 'src')) && newestMtime(path.join(p, 'src')) > newestMtime(path.join(p, 'dist')),
-  );
-  if (!stale) return;
+  if (!pkgs.some(isStale)) return;
   say('building (npx lerna run build)…');
   const r = spawnSync('npx', ['lerna', 'run', 'build', '--loglevel', 'warn'], {
     cwd: ROOT,

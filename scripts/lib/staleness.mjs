@@ -1,0 +1,21 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** Newest modification time of any file below `dir` (0 when it does not exist). */
+export function newestMtime(dir) {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether a package's `dist/` is missing or older than its `src/`. */
+export function isStale(pkgDir) {
+  return (
+    existsSync(path.join(pkgDir, 'src')) &&
+    newestMtime(path.join(pkgDir, 'src')) > newestMtime(path.join(pkgDir, 'dist'))
+  );
+}
