@@ -71,7 +71,10 @@ export class MessageStore {
   }
 }
 
-/** Moves a record forward only; `failed` is terminal; sent/delivered/read never become failed. */
+/**
+ * Moves a record forward only; `failed` is terminal; sent/delivered/read never become failed.
+ * `sent` on a record a receipt already moved further only adds the missing `sentAt`.
+ */
 const ADVANCE_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], 'status')
 if not cur then return 0 end
@@ -79,7 +82,16 @@ local ranks = cjson.decode(ARGV[5])
 local target = ARGV[1]
 if cur == 'failed' then return 0 end
 if target == 'failed' and cur ~= 'queued' then return 0 end
-if target ~= 'failed' and ranks[cur] >= tonumber(ARGV[2]) then return 0 end
+if target ~= 'failed' and ranks[cur] >= tonumber(ARGV[2]) then
+  -- A receipt can overtake the sender's own bookkeeping (it waits for the server ack): the record
+  -- is already delivered/read, but it still gets its sentAt.
+  if target == 'sent' and redis.call('HEXISTS', KEYS[1], 'sentAt') == 0 then
+    for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+    return 1
+  end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'status', target)
 for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))

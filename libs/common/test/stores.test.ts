@@ -39,6 +39,16 @@ describe('common: message and session stores (real Redis)', () => {
     expect(await redis.ttl(`mgw:msg:${r.messageId}`)).to.be.within(1, 60);
   });
 
+  it('When a delivery receipt overtakes the sender marking the message sent, then the record keeps delivered and gets its sentAt', async () => {
+    const store = new MessageStore(redis, 60);
+    const r = await queued(store);
+    expect(await store.markReceipt(r.messageId, 'delivered')).to.equal(true);
+    const sentAt = new Date();
+    expect(await store.markSent(r.messageId, sentAt)).to.equal(true);
+    expect(await store.get(r.messageId)).to.include({ status: 'delivered', sentAt: sentAt.toISOString() });
+    expect(await store.markSent(r.messageId, new Date(0))).to.equal(false); // sentAt is not overwritten
+  });
+
   it('When a sent message is later marked failed, then it stays sent; a failed one stays failed', async () => {
     const store = new MessageStore(redis, 60);
     const a = await queued(store);
