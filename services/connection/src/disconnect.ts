@@ -156,6 +156,15 @@ export async function failWaitingJobs(
     { connection: deps.bullConnection, prefix: BULL_PREFIX, concurrency: 50 },
   );
   worker.on('error', (err) => deps.logger.warn('drain worker error', { deviceId, err: serializeError(err) }));
+  // A job that stalled too often is failed by BullMQ without the processor: mark it here too.
+  worker.on('failed', (job) => {
+    if (!job) return;
+    void deps.messages
+      .markFailed(job.data.messageId, FAILURE_REASONS.loggedOut)
+      .catch((err: unknown) =>
+        deps.logger.warn('failed job not recorded', { deviceId, err: serializeError(err) }),
+      );
+  });
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import {
   BULL_PREFIX,
   CONNECTION_STATUSES,
@@ -27,7 +27,7 @@ import {
 } from '@mgw/messenger';
 import { Pacer } from './pacing.js';
 import { applyReceipts } from './receipts.js';
-import { processSendJob } from './send-job.js';
+import { onSendJobFailed, processSendJob } from './send-job.js';
 
 export interface RuntimeDeps {
   config: Config;
@@ -124,7 +124,11 @@ export class DeviceRuntime {
     this.worker.on('completed', (job) =>
       metrics.jobsCompleted.inc({ queue_type: 'send', kind: job.data.kind }),
     );
-    this.worker.on('failed', (job, err) => this.onJobFailed(job, err));
+    this.worker.on('failed', (job, err) => {
+      void onSendJobFailed(job, err, { messages: deps.messages, metrics, logger: this.log }).catch(
+        (e: unknown) => this.log.warn('failed job not recorded', { err: serializeError(e) }),
+      );
+    });
     this.worker.on('error', (err) => this.log.warn('send worker error', { err: serializeError(err) }));
     this.wireConnection();
   }
@@ -244,21 +248,6 @@ export class DeviceRuntime {
       void applyReceipts(messages, this.deviceId, receipts, metrics).catch((err: unknown) =>
         this.log.warn('receipts not applied', { err: serializeError(err) }),
       );
-    });
-  }
-
-  /** Metrics only: the record was already marked by the processor. */
-  private onJobFailed(job: Job<SendJobData, SendJobResult> | undefined, err: Error): void {
-    if (!job) return;
-    const { metrics } = this.deps;
-    const unrecoverable = err.name === 'UnrecoverableError';
-    if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) {
-      metrics.jobsRetried.inc({ queue_type: 'send' });
-      return;
-    }
-    metrics.jobsFailed.inc({
-      queue_type: 'send',
-      reason: unrecoverable ? err.message : FAILURE_REASONS.sendFailed,
     });
   }
 

@@ -116,6 +116,40 @@ export async function processSendJob(
   }
 }
 
+/**
+ * The worker's `failed` handler. A job that will not run again must leave its record `failed`:
+ * the processor marks it on its last attempt, but a job that stalled more than `maxStalledCount`
+ * is failed by BullMQ without the processor running (UnrecoverableError "job stalled more than
+ * allowable limit"), so it is marked here too. `markFailed` only moves `queued` on: idempotent.
+ */
+export async function onSendJobFailed(
+  job: Job<SendJobData, SendJobResult> | undefined,
+  err: Error,
+  deps: Pick<SendJobDeps, 'messages' | 'metrics' | 'logger'>,
+): Promise<void> {
+  if (!job) return;
+  const unrecoverable = err.name === 'UnrecoverableError';
+  if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) {
+    deps.metrics.jobsRetried.inc({ queue_type: 'send' });
+    return;
+  }
+  const reason = unrecoverable && isFailureReason(err.message) ? err.message : FAILURE_REASONS.sendFailed;
+  deps.metrics.jobsFailed.inc({ queue_type: 'send', reason });
+  if (await deps.messages.markFailed(job.data.messageId, reason)) {
+    deps.metrics.messages.inc({ status: 'failed' });
+    deps.logger.warn('send job failed without its processor marking the record', {
+      messageId: job.data.messageId,
+      reason,
+      err: serializeError(err),
+    });
+  }
+}
+
+const FAILURE_REASON_VALUES = new Set<string>(Object.values(FAILURE_REASONS));
+function isFailureReason(s: string): s is FailureReason {
+  return FAILURE_REASON_VALUES.has(s);
+}
+
 function result(data: SendJobData, sentAt: string): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
 }

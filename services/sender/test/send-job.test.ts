@@ -12,7 +12,7 @@ import {
 import { MessageStore, createLogger, createMetrics } from '@mgw/common';
 import type { DeviceConnection, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
-import { processSendJob } from '../src/send-job.js';
+import { onSendJobFailed, processSendJob } from '../src/send-job.js';
 
 /**
  * The send job's retry rules against a real Redis and real BullMQ, with the WhatsApp side faked:
@@ -162,5 +162,57 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(r.sends).to.have.length(0);
     expect(r.outcome).to.deep.equal({ error: 'logged_out' });
     expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
+  });
+
+  it('When BullMQ fails a job that stalled more than allowed (the processor never runs), then the failed handler marks the record failed', async () => {
+    const deviceId = `stall-${Math.random().toString(36).slice(2, 8)}`;
+    const name = `send-${deviceId}`;
+    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
+    const data: SendJobData = {
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: '15550001111',
+      text: 'hi',
+      enqueuedAt: Date.now(),
+    };
+    const multi = redis.multi();
+    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    await multi.exec();
+    await queue.add('send', data, { jobId: data.messageId, attempts: 5 });
+    // What BullMQ's stalled check leaves on a job past maxStalledCount: a deferred failure that the
+    // next worker applies without calling the processor.
+    await redis.hset(
+      `${BULL_PREFIX}:${name}:${data.messageId}`,
+      'defa',
+      'job stalled more than allowable limit',
+    );
+    let processed = 0;
+    const logger = createLogger({ level: 'silent', service: 'test' });
+    const worker = new Worker<SendJobData, SendJobResult>(
+      name,
+      async () => {
+        processed += 1;
+        throw new Error('the processor must not run');
+      },
+      { connection: bull, prefix: BULL_PREFIX },
+    );
+    worker.on(
+      'failed',
+      (job, err) => void onSendJobFailed(job, err, { messages: store, metrics: createMetrics(), logger }),
+    );
+    cleanups.push(async () => {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    const deadline = Date.now() + 10_000;
+    while ((await store.get(data.messageId))?.status === 'queued' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(processed).to.equal(0);
+    expect(await queue.getJobState(data.messageId)).to.equal('failed');
+    expect(await store.get(data.messageId)).to.include({ status: 'failed', error: 'send_failed' });
   });
 });
