@@ -43,8 +43,9 @@ export function createApiServices(base: {
 }): ApiServices {
   const { config, logger, redis, metrics } = base;
   const messages = new MessageStore(redis, config.messageRetentionSeconds);
+  const sessions = new SessionStore(redis);
   const events = new QueueEventsPool(config.redisUrl, redis, logger, base.queueEventsIdleMs);
-  const sendQueues = new SendQueues({ redis, config, messages, events, metrics, logger });
+  const sendQueues = new SendQueues({ redis, config, messages, sessions, events, metrics, logger });
   const connection = new ConnectionClient({
     redis,
     events,
@@ -58,7 +59,7 @@ export function createApiServices(base: {
   return {
     ...base,
     tokens: new TokenStore(redis),
-    sessions: new SessionStore(redis),
+    sessions,
     messages,
     media: new MediaStore(redis, config.mediaBlobTtlSeconds),
     sendQueues,

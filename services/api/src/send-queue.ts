@@ -1,8 +1,17 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { MessageStore, serializeError, type Config, type Logger, type Metrics } from '@mgw/common';
+import {
+  ApiError,
+  MessageStore,
+  SessionStore,
+  serializeError,
+  type Config,
+  type Logger,
+  type Metrics,
+} from '@mgw/common';
 import {
   BULL_PREFIX,
+  ERRORS,
   FAILURE_REASONS,
   sendQueueName,
   type MessageRecord,
@@ -19,7 +28,9 @@ const RECONCILE_DELAYS_MS = [0, 1000, 5000, 15_000, 60_000];
  * The producer side of the per-device send queues. A message is its `queued` record plus its
  * job: records are written first (one MULTI), then the jobs (one addBulk, jobId = messageId).
  * If addBulk fails, every record whose job does not exist is marked failed, so no record claims
- * `queued` for a job that will never run.
+ * `queued` for a job that will never run. The device is checked before (by the route) and again
+ * after the jobs are added: a logout that ran in between has already drained the device's queue,
+ * so jobs that land after it would wait forever — they are withdrawn and the request gets 409.
  */
 export class SendQueues {
   private readonly queues = new Map<string, SendQueue>();
@@ -29,6 +40,7 @@ export class SendQueues {
       redis: Redis;
       config: Pick<Config, 'sendAttempts' | 'sendBackoffMs' | 'messageRetentionSeconds'>;
       messages: MessageStore;
+      sessions: SessionStore;
       events: QueueEventsPool;
       metrics: Metrics;
       logger: Logger;
@@ -78,8 +90,13 @@ export class SendQueues {
         jobs.map((data) => ({ name: data.kind, data, opts: { ...opts, jobId: data.messageId } })),
       );
       metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]?.kind ?? 'send' }, jobs.length);
+      if (!(await this.deps.sessions.acceptsMessages(deviceId))) {
+        await this.withdraw(added, FAILURE_REASONS.loggedOut);
+        throw new ApiError(409, ERRORS.noDevice);
+      }
       return added;
     } catch (err) {
+      if (err instanceof ApiError) throw err;
       this.reconcile(
         queue,
         records.map((r) => r.messageId),
@@ -87,6 +104,20 @@ export class SendQueues {
       );
       throw err;
     }
+  }
+
+  /** Removes jobs that must not run and marks their records failed (a job already taken is left to its worker). */
+  private async withdraw(added: Job<SendJobData>[], reason: string): Promise<void> {
+    for (const job of added) {
+      const removed = await job.remove().then(
+        () => true,
+        () => false,
+      );
+      if (removed) await this.deps.messages.markFailed(job.data.messageId, reason);
+    }
+    this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {
+      count: added.length,
+    });
   }
 
   /** Enqueues one job and waits (bounded) for its result; used by OTP. */

@@ -78,6 +78,29 @@ describe('POST /send', () => {
     }
   });
 
+  it('When the device is logged out while its messages are being enqueued, then 409, no job is left and the records end failed', async () => {
+    // acceptsMessages answers for the route's check, then the device goes (a logout drained its queue)
+    const sessions = t.services.sessions;
+    const original = sessions.acceptsMessages.bind(sessions);
+    let calls = 0;
+    sessions.acceptsMessages = async (id: string) => (++calls === 1 ? original(id) : false);
+    try {
+      const res = await send({ to: ['15551234567', '15551234568'], text: 'hello' });
+      expect(res.status).to.equal(409);
+      expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
+      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+      const keysLeft = await t.redis.keys('mgw:msg:*');
+      const records = await Promise.all(keysLeft.map((k) => t.redis.hgetall(k)));
+      const mine = records.filter((r) => r.deviceId === deviceId);
+      expect(mine.map((r) => [r.status, r.error])).to.deep.equal([
+        ['failed', 'logged_out'],
+        ['failed', 'logged_out'],
+      ]);
+    } finally {
+      sessions.acceptsMessages = original;
+    }
+  });
+
   it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each with a queued record, and the media stored once', async () => {
     const to = Array.from({ length: 1000 }, (_, i) => String(15550000000 + i));
     const bytes = Buffer.from('%PDF-1.4 fake document');
