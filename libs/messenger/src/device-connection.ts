@@ -28,6 +28,8 @@ export interface DeviceConnectionEvents {
   name: [string];
   /** An auth-state write was refused: another process holds the device now. */
   fenced: [];
+  /** Hand-over began (`drain`): nobody should wait for a socket that will not come back. */
+  draining: [];
 }
 
 export interface DeviceConnectionOptions extends SocketContext {
@@ -47,6 +49,8 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private opened = false;
+  /** Hand-over in progress: the open socket (if any) finishes its sends, nothing reconnects. */
+  private draining = false;
 
   constructor(private readonly opts: DeviceConnectionOptions) {
     super();
@@ -81,20 +85,36 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
   /** Resolves true once the socket is open, false after `timeoutMs` or when it stopped for good. */
   waitForOpen(timeoutMs: number): Promise<boolean> {
     if (this.isOpen) return Promise.resolve(true);
-    if (this.stopped) return Promise.resolve(false);
+    if (this.stopped || this.draining) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = (value: boolean) => {
         clearTimeout(timer);
         this.off('open', onOpen);
         this.off('close', onClose);
+        this.off('draining', onDraining);
         resolve(value);
       };
       const onOpen = () => done(true);
       const onClose = (info: { final: boolean }) => info.final && done(false);
+      const onDraining = () => done(false);
       const timer = setTimeout(() => done(false), timeoutMs);
       this.on('open', onOpen);
       this.on('close', onClose);
+      this.on('draining', onDraining);
     });
+  }
+
+  /**
+   * Hand-over begins (before the worker's active sends are awaited): a pending reconnect is
+   * cancelled and nothing reconnects any more, and jobs waiting for the socket to open stop
+   * waiting at once (they go back to the queue for the next owner). An open socket stays open for
+   * the sends in flight; `stop()` closes it.
+   */
+  drain(): void {
+    this.draining = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.emit('draining');
   }
 
   /** Closes the socket without logging out: the next owner reconnects with the same credentials. */
@@ -132,7 +152,7 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
   }
 
   private connect(): void {
-    if (this.stopped || !this.auth) return;
+    if (this.stopped || this.draining || !this.auth) return;
     const { logger, deviceId } = this.opts;
     const sock = createSocket(this.opts, this.auth);
     this.sock = sock;
@@ -170,7 +190,7 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
     const info = classifyClose(error);
     this.opened = false;
     this.sock = undefined;
-    const final = this.stopped || info.action === 'logged-out' || info.action === 'replaced';
+    const final = this.stopped || this.draining || info.action === 'logged-out' || info.action === 'replaced';
     if (!this.stopped) {
       this.opts.logger.info('device socket closed', {
         deviceId: this.opts.deviceId,

@@ -70,15 +70,17 @@ export class DeviceOwner {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.scanTimer);
-    clearInterval(this.renewTimer);
     await this.scanning;
-    await this.renewing;
+    // The leases keep being renewed while the active sends finish: a lapsed lease would let
+    // another sender open a second socket for a device this process still has open.
     await Promise.all(
       [...this.owned.values()].map(async (rt) => {
         await rt.stop();
         await this.release(rt);
       }),
     );
+    clearInterval(this.renewTimer);
+    await this.renewing;
   }
 
   scan(): Promise<void> {
@@ -130,6 +132,8 @@ export class DeviceOwner {
 
   private async renewAll(): Promise<void> {
     for (const rt of [...this.owned.values()]) {
+      // Released (or given up) since this round started: never renew or re-acquire it.
+      if (this.owned.get(rt.deviceId) !== rt) continue;
       const lease = { deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch };
       const outcome = await this.leases.renew(lease);
       if (outcome === 'renewed' || outcome === 'unknown') continue;
@@ -175,12 +179,16 @@ export class DeviceOwner {
   }
 
   private async release(rt: DeviceRuntime): Promise<void> {
+    // Out of the renewal set first, then let a round in flight finish (it may have re-acquired the
+    // lease with a new epoch, which setLease recorded): only then release, so nothing renews or
+    // re-acquires the lease after it was released.
+    if (this.owned.get(rt.deviceId) === rt) this.owned.delete(rt.deviceId);
+    await this.renewing;
     await this.leases
       .release({ deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch })
       .catch((err: unknown) =>
         this.logger.warn('lease release failed', { deviceId: rt.deviceId, err: serializeError(err) }),
       );
-    this.owned.delete(rt.deviceId);
     this.deps.metrics.leasesHeld.set(this.owned.size);
   }
 

@@ -152,6 +152,8 @@ export class DeviceRuntime {
     // Jobs held back by pacing go back to the queue at once instead of delaying the shutdown.
     this.handingOver = true;
     this.pacer.release();
+    // Jobs waiting for a socket that is reconnecting go back too, and no reconnect starts now.
+    this.conn.drain();
     await this.worker.close(force).catch(() => undefined);
     await this.conn.stop();
     await this.queue.close().catch(() => undefined);

@@ -69,6 +69,7 @@ export async function processSendJob(
     if (!(await deps.conn.waitForOpen(deps.openWaitMs))) {
       const retiredNow = deps.retiredReason();
       if (retiredNow) throw new PermanentSendError(retiredNow, 'the device was logged out');
+      if (deps.handingOver()) await handBack(job, token);
       throw new NotConnectedError('the device socket did not open in time');
     }
     const jid = await deps.sender.lookup(data.to);
@@ -78,11 +79,7 @@ export async function processSendJob(
     await deps.pacer.wait();
     const retiredAfterWait = deps.retiredReason();
     if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
-    if (deps.handingOver()) {
-      // Not sent yet: give the job back without spending an attempt; the next owner sends it.
-      await job.moveToDelayed(Date.now() + 100, token);
-      throw new DelayedError();
-    }
+    if (deps.handingOver()) await handBack(job, token);
     await sendContent(data, jid, quoted, deps);
     const sentAt = new Date();
     await deps.messages.markSent(data.messageId, sentAt);
@@ -148,6 +145,12 @@ export async function onSendJobFailed(
 const FAILURE_REASON_VALUES = new Set<string>(Object.values(FAILURE_REASONS));
 function isFailureReason(s: string): s is FailureReason {
   return FAILURE_REASON_VALUES.has(s);
+}
+
+/** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
+async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
+  await job.moveToDelayed(Date.now() + 100, token);
+  throw new DelayedError();
 }
 
 function result(data: SendJobData, sentAt: string): SendJobResult {

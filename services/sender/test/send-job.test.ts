@@ -215,4 +215,63 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(await queue.getJobState(data.messageId)).to.equal('failed');
     expect(await store.get(data.messageId)).to.include({ status: 'failed', error: 'send_failed' });
   });
+
+  it('When the device is handed over while a job waits for the socket, then the job goes back to the queue without spending an attempt', async () => {
+    const deviceId = `handover-${Math.random().toString(36).slice(2, 8)}`;
+    const name = `send-${deviceId}`;
+    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
+    const data: SendJobData = {
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: '15550001111',
+      text: 'hi',
+      enqueuedAt: Date.now(),
+    };
+    const multi = redis.multi();
+    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    await multi.exec();
+    let runs = 0;
+    const worker = new Worker<SendJobData, SendJobResult>(
+      name,
+      (job, token) => {
+        runs += 1;
+        return processSendJob(
+          job,
+          {
+            deviceId,
+            redis,
+            messages: store,
+            // The socket is reconnecting and the hand-over woke the waiter: not open.
+            conn: { waitForOpen: async () => false } as unknown as DeviceConnection,
+            sender: {} as MessageSender,
+            pacer: { wait: async () => undefined } as unknown as Pacer,
+            metrics: createMetrics(),
+            logger: createLogger({ level: 'silent', service: 'test' }),
+            mediaFetchTimeoutMs: 1000,
+            openWaitMs: 1000,
+            retiredReason: () => undefined,
+            handingOver: () => true,
+          },
+          token,
+        );
+      },
+      { connection: bull, prefix: BULL_PREFIX },
+    );
+    cleanups.push(async () => {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    await queue.add('send', data, { jobId: data.messageId, attempts: 1 });
+    const deadline = Date.now() + 10_000;
+    while (runs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await worker.close();
+    const job = (await queue.getJob(data.messageId))!;
+    expect(runs).to.be.at.least(1);
+    expect(['delayed', 'waiting']).to.include(await queue.getJobState(data.messageId));
+    expect(job.attemptsMade).to.equal(0);
+    expect(await store.get(data.messageId)).to.include({ status: 'queued' });
+  });
 });
