@@ -60,32 +60,49 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     return { success: true, message: ALREADY_DISCONNECTED_MESSAGE };
   }
   await redis.srem(keys.linkedDevices(), deviceId);
-  const deadline = Date.now() + OVERALL_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const lease = await leases.acquire(deviceId);
-    if (lease) {
-      await logoutHere(deviceId, lease, deps);
-      log.info('device logged out by the connection service');
-      return { success: true, message: DISCONNECTED_MESSAGE };
+  let loggedOut = false;
+  try {
+    const deadline = Date.now() + OVERALL_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const lease = await leases.acquire(deviceId);
+      if (lease) {
+        await logoutHere(deviceId, lease, deps);
+        loggedOut = true;
+        log.info('device logged out by the connection service');
+        return { success: true, message: DISCONNECTED_MESSAGE };
+      }
+      const reply = await askOwner(deviceId, deps);
+      if (reply?.ok) {
+        loggedOut = true;
+        log.info('device logged out by its sender');
+        return { success: true, message: DISCONNECTED_MESSAGE };
+      }
+      if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
+      if (!(await hasLinkedCredentials(redis, deviceId))) {
+        loggedOut = true;
+        return { success: true, message: DISCONNECTED_MESSAGE };
+      }
+      await new Promise((r) => setTimeout(r, 500));
     }
-    const reply = await askOwner(deviceId, deps);
-    if (reply?.ok) {
-      log.info('device logged out by its sender');
-      return { success: true, message: DISCONNECTED_MESSAGE };
-    }
-    if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
-    if (!(await hasLinkedCredentials(redis, deviceId))) {
-      return { success: true, message: DISCONNECTED_MESSAGE };
-    }
-    await new Promise((r) => setTimeout(r, 500));
+    return {
+      success: false,
+      error: 'The device is busy; the logout did not complete, try again',
+      httpStatus: 503,
+    };
+  } finally {
+    // Timed out or threw (a Redis blip, the logout failing): while the credentials are still valid
+    // a sender must keep serving the device, so it goes back in the linked set.
+    if (!loggedOut) await relink(deviceId, deps, log);
   }
-  // Put it back: the credentials are still valid and a sender should keep serving the device.
-  await redis.sadd(keys.linkedDevices(), deviceId);
-  return {
-    success: false,
-    error: 'The device is busy; the logout did not complete, try again',
-    httpStatus: 503,
-  };
+}
+
+async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDeps['logger']): Promise<void> {
+  try {
+    if (await hasLinkedCredentials(deps.redis, deviceId))
+      await deps.redis.sadd(keys.linkedDevices(), deviceId);
+  } catch (err) {
+    log.error('could not put the device back in the linked set', { err: serializeError(err) });
+  }
 }
 
 async function askOwner(deviceId: string, deps: DisconnectDeps): Promise<DeviceCommandReply | undefined> {
