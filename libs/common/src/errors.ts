@@ -43,6 +43,11 @@ export function toApiError(err: unknown): ApiError {
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return ApiError.invalid([{ path: [], message: e.message ?? 'Unsupported encoding' }]);
   }
+  // Other client errors the HTTP layer raises itself (e.g. a malformed %-escape in the path).
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return ApiError.invalid([{ path: [], message: 'Malformed request' }]);
+  }
   if (isRedisUnavailableError(err)) return new ApiError(503, ERRORS.serviceUnavailable);
   return new ApiError(500, ERRORS.internal);
 }

@@ -35,7 +35,8 @@ export function serializeError(err: unknown): Record<string, unknown> {
     const out: Record<string, unknown> = {
       name: err.name,
       message: scrubString(err.message),
-      stack: err.stack,
+      // the stack's first line repeats the message
+      stack: err.stack === undefined ? undefined : scrubString(err.stack),
     };
     const withCode = err as Error & { code?: unknown; statusCode?: unknown };
     if (withCode.code !== undefined) out.errorCode = withCode.code;

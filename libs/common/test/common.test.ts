@@ -29,6 +29,7 @@ describe('common: logger', () => {
       job: { code: '904417', text: 'hello there', to: '15551234567' },
     });
     logger.error('failed', { err: new Error('boom') });
+    logger.error('leaky', { err: new Error('GET /x?token=supersecret123 failed') });
     await new Promise((r) => setImmediate(r));
     const out = chunks.join('');
     expect(out).not.to.include('supersecret123');
@@ -47,6 +48,12 @@ describe('common: errors', () => {
     const e = toApiError(new Error('secret internals'));
     expect(e.status).to.equal(500);
     expect(JSON.stringify(e.body())).not.to.include('secret internals');
+  });
+
+  it('When the HTTP layer raises a client error (a malformed %-escape), then it is a 400, not a 500', () => {
+    const e = toApiError(Object.assign(new URIError('Failed to decode param'), { status: 400 }));
+    expect(e.status).to.equal(400);
+    expect(e.body()).to.include({ error: 'Invalid request data' });
   });
 
   it('When an ApiError has extra fields, then the body carries them', () => {

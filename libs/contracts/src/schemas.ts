@@ -103,7 +103,9 @@ export const otpBodySchema = Joi.object<OtpBody>({
       Joi.string()
         .pattern(/^\d{4,8}$/)
         .messages({ 'string.pattern.base': '"code" must be 4 to 8 digits (0-9 only)' }),
+      // strict: a string such as "1e3" or " 1234" must not be converted into a code
       Joi.number()
+        .strict()
         .integer()
         .min(1000)
         .max(99_999_999)
@@ -147,12 +149,47 @@ export function toValidationDetails(error: Joi.ValidationError): ValidationDetai
   });
 }
 
-/** Validates `value`; returns the normalised value or the spec's details. */
+/** More fields than any request of this API has: refused before Joi walks them one by one. */
+const MAX_FIELDS = 32;
+/** At most this many `details` entries are returned (the first problems are the useful ones). */
+const MAX_DETAILS = 50;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Cheap structural checks before Joi: a body of hundreds of thousands of unknown fields, or a
+ * `to` list far over the limit, would otherwise be validated item by item (seconds of CPU,
+ * hundreds of MB, a stack overflow) before being refused.
+ */
+function structuralProblem(value: unknown, maxItems: Record<string, number>): ValidationDetail | undefined {
+  if (!isPlainObject(value)) return undefined;
+  if (Object.hasOwn(value, '__proto__')) return { path: ['__proto__'], message: '__proto__ is not allowed' };
+  const objects = [value, ...Object.values(value).filter(isPlainObject)];
+  if (objects.some((o) => Object.keys(o).length > MAX_FIELDS)) {
+    return { path: [], message: `an object in the request has more than ${MAX_FIELDS} fields` };
+  }
+  for (const [key, max] of Object.entries(maxItems)) {
+    const v = value[key];
+    if (Array.isArray(v) && v.length > max)
+      return { path: [key], message: `${key} may list at most ${max} phone numbers` };
+  }
+  return undefined;
+}
+
+/**
+ * Validates `value`; returns the normalised value or the spec's details.
+ * `maxItems` names top-level arrays whose length is checked before anything else.
+ */
 export function validate<T>(
   schema: Joi.Schema<T>,
   value: unknown,
+  maxItems: Record<string, number> = {},
 ): { value: T; details?: undefined } | { value?: undefined; details: ValidationDetail[] } {
+  const problem = structuralProblem(value, maxItems);
+  if (problem) return { details: [problem] };
   const result = schema.validate(value, { abortEarly: false, convert: true, stripUnknown: false });
-  if (result.error) return { details: toValidationDetails(result.error) };
+  if (result.error) return { details: toValidationDetails(result.error).slice(0, MAX_DETAILS) };
   return { value: result.value as T };
 }

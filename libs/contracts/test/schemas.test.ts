@@ -88,3 +88,26 @@ describe('contracts: attachment MIME types', () => {
     expect(bad.details?.[0]?.path).to.deep.equal(['attachment', 'mimeType']);
   });
 });
+
+describe('contracts: structural limits before Joi', () => {
+  it('When `to` is far over the limit or an object has too many fields, then it is refused at once', () => {
+    const send = sendBodySchema(3);
+    const big = validate(send, { to: new Array(1_000_000).fill(0), text: 'x' }, { to: 3 });
+    expect(big.details).to.deep.equal([{ path: ['to'], message: 'to may list at most 3 phone numbers' }]);
+    const fields = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 0]));
+    expect(validate(send, { to: '15551234567', text: 'x', ...fields }).details?.[0]?.path).to.deep.equal([]);
+  });
+
+  it('When a body carries __proto__, then it is refused like any unknown field', () => {
+    const body = JSON.parse('{"to":"15551234567","text":"x","__proto__":{"a":1}}') as unknown;
+    expect(validate(sendBodySchema(3), body).details).to.deep.equal([
+      { path: ['__proto__'], message: '__proto__ is not allowed' },
+    ]);
+  });
+
+  it('When an OTP code is a numeric-looking string that is not 4 to 8 digits, then it is refused', () => {
+    for (const code of ['1e3', '1234.0', ' 1234', '+1234', '0000001234']) {
+      expect(validate(otpBodySchema, { phone: '15551234567', code }).details, code).to.be.an('array');
+    }
+  });
+});

@@ -23,6 +23,20 @@ describe('API request validation', () => {
   const send = (json: unknown) => call(`${t.api}/send`, { token, json });
   const otp = (json: unknown) => call(`${t.api}/otp`, { token, json });
 
+  it('When the path has a malformed %-escape, then 400 Invalid request data, not a 500', async () => {
+    const res = await call(`${t.api}/messages/%E0%A4%A`, { token });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(invalid([{ path: [], message: 'Malformed request' }]));
+  });
+
+  it('When `to` is a list of a million entries, then 400 at once with the list limit', async () => {
+    const res = await send({ to: new Array(1_000_000).fill(0), text: 'x' });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(
+      invalid([{ path: ['to'], message: 'to may list at most 3 phone numbers' }]),
+    );
+  });
+
   it('When /send has neither text nor attachment, then 400 with the either-text-or-attachment detail', async () => {
     const res = await send({ to: PHONE });
     expect(res.status).to.equal(400);

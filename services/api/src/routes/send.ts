@@ -12,7 +12,7 @@ export function sendRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
-    const body = parse(schema, req.body ?? {});
+    const body = parse(schema, req.body ?? {}, { to: s.config.maxRecipients });
     respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(s, auth.deviceId, body)));
   };
 }
