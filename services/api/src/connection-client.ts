@@ -35,7 +35,7 @@ export class ConnectionClient {
   }
 
   /** Sends the request and turns the reply into the HTTP answer; 504 when nobody answers in time. */
-  async request(request: ConnectionRequest): Promise<Outcome> {
+  async request(request: ConnectionRequest, log: Logger = this.deps.logger): Promise<Outcome> {
     const { events, replyTimeoutMs, metrics } = this.deps;
     const { job, outcome } = await events.use(this.queue, async (queueEvents) => {
       const added = await this.queue.add(request.action, request, {
@@ -55,7 +55,7 @@ export class ConnectionClient {
       throw new ApiError(504, ERRORS.connectionTimeout);
     }
     if (outcome.kind === 'failed') {
-      this.deps.logger.warn('connection request failed', { action: request.action, reason: outcome.reason });
+      log.warn('connection request failed', { action: request.action, reason: outcome.reason });
       return { status: 502, body: { success: false, error: ERRORS.connectionFailed } };
     }
     return toOutcome(outcome.value);

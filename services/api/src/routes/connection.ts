@@ -12,14 +12,17 @@ export function connectRoute(s: ApiServices): RequestHandler {
     const q = parse(connectQuerySchema, req.query);
     respond(
       res,
-      await s.connection.request({
-        action: 'connect',
-        deviceId,
-        method: q.method,
-        ...(q.phoneNumber !== undefined ? { phoneNumber: q.phoneNumber } : {}),
-        forceNew: q.forceNew,
-        rawQrCode: q.rawQrCode,
-      }),
+      await s.connection.request(
+        {
+          action: 'connect',
+          deviceId,
+          method: q.method,
+          ...(q.phoneNumber !== undefined ? { phoneNumber: q.phoneNumber } : {}),
+          forceNew: q.forceNew,
+          rawQrCode: q.rawQrCode,
+        },
+        req.log,
+      ),
     );
   };
 }
@@ -29,7 +32,7 @@ export function disconnectRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
-    respond(res, await s.connection.request({ action: 'disconnect', deviceId }));
+    respond(res, await s.connection.request({ action: 'disconnect', deviceId }, req.log));
   };
 }
 
