@@ -35,6 +35,8 @@ export interface DeviceConnectionEvents {
 export interface DeviceConnectionOptions extends SocketContext {
   /** The lease epoch this process holds for the device (fences every auth-state write). */
   epoch: () => number | undefined;
+  /** Tests only: a stand-in for Baileys' socket. */
+  createSocket?: typeof createSocket;
 }
 
 /**
@@ -154,14 +156,19 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
   private connect(): void {
     if (this.stopped || this.draining || !this.auth) return;
     const { logger, deviceId } = this.opts;
-    const sock = createSocket(this.opts, this.auth);
+    const sock = (this.opts.createSocket ?? createSocket)(this.opts, this.auth);
     this.sock = sock;
     sock.ev.on('connection.update', (u) => {
       if (this.sock !== sock) return;
       if (u.connection === 'open') {
         this.attempt = 0;
         this.opened = true;
-        void this.describeAccount(sock).then((info) => this.emit('open', info));
+        void this.describeAccount(sock).then((info) => {
+          // The picture lookup takes up to 10 s: a socket closed, stopped or logged out meanwhile
+          // must not mark the session connected again.
+          if (this.sock === sock && this.isOpen) this.emit('open', info);
+          else logger.info('device socket closed before its open was reported', { deviceId });
+        });
       }
       if (u.connection === 'close') this.onClose(u.lastDisconnect?.error);
     });

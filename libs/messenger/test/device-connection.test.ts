@@ -1,7 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
-import { DeviceConnection } from '../src/index.js';
+import { DeviceConnection, type WASocket } from '../src/index.js';
 
 describe('messenger: device connection hand-over (no socket)', () => {
   let redis: Redis;
@@ -30,5 +31,70 @@ describe('messenger: device connection hand-over (no socket)', () => {
     expect(Date.now() - started).to.be.below(5_000);
     // A job that starts waiting after the hand-over began does not wait either.
     expect(await conn.waitForOpen(30_000)).to.equal(false);
+  });
+});
+
+describe('messenger: device connection reports an open only for the current socket (fake socket, real Redis)', () => {
+  let redis: Redis;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(async () => {
+    await redis.quit();
+  });
+
+  /** A socket whose profile picture lookup answers when the test says so. */
+  function fakeSocket() {
+    const ev = new EventEmitter();
+    let answer: (url: string) => void = () => undefined;
+    const sock = {
+      ev,
+      user: { id: '15550009999:3@s.whatsapp.net', name: 'Me' },
+      profilePictureUrl: () => new Promise<string>((resolve) => (answer = resolve)),
+      end: async () => undefined,
+    };
+    return { sock, ev, answerPicture: (url: string) => answer(url) };
+  }
+
+  async function openedThenDescribedLate(interrupt: (conn: DeviceConnection, ev: EventEmitter) => unknown) {
+    const fake = fakeSocket();
+    const conn = new DeviceConnection({
+      redis,
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      deviceId: 'conn-late-' + Math.random().toString(36).slice(2, 8),
+      messageRetentionSeconds: 60,
+      epoch: () => 1,
+      createSocket: () => fake.sock as unknown as WASocket,
+    });
+    const opens: unknown[] = [];
+    conn.on('open', (info) => opens.push(info));
+    await conn.start();
+    fake.ev.emit('connection.update', { connection: 'open' });
+    await interrupt(conn, fake.ev);
+    fake.answerPicture('https://example.invalid/pic.jpg');
+    // Let the described open run its course.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    return { conn, opens };
+  }
+
+  it('When the socket opens and its account is described, then open is reported with the picture', async () => {
+    const { conn, opens } = await openedThenDescribedLate(() => undefined);
+    expect(opens).to.have.length(1);
+    expect(opens[0]).to.include({ phone: '15550009999', profilePic: 'https://example.invalid/pic.jpg' });
+    await conn.stop();
+  });
+
+  it('When the connection is stopped while the account is still being described, then no open is reported', async () => {
+    const { opens } = await openedThenDescribedLate((conn) => conn.stop());
+    expect(opens).to.deep.equal([]);
+  });
+
+  it('When the socket closes while the account is still being described, then no open is reported', async () => {
+    const { conn, opens } = await openedThenDescribedLate((_conn, ev) =>
+      ev.emit('connection.update', { connection: 'close', lastDisconnectError: undefined }),
+    );
+    expect(opens).to.deep.equal([]);
+    await conn.stop();
   });
 });
