@@ -25,10 +25,25 @@ export class FencedWriteError extends Error {
   }
 }
 
-/** KEYS[1] = lease; KEYS[2..] = targets. ARGV[1] = writer epoch, ARGV[2] = JSON ops. */
+/**
+ * Not fenced: the writer's lease TTL ran out while it was slow and nobody holds the device. Its
+ * renew loop re-acquires at once (epoch + 1: the same owner goes on) or gives the device up, so
+ * the write may be retried; it is never applied without a lease.
+ */
+export class LeaseMissingError extends Error {
+  override name = 'LeaseMissingError';
+  constructor(deviceId: string) {
+    super(`auth state write not applied for device ${deviceId}: the lease is missing (expired)`);
+  }
+}
+
+/**
+ * KEYS[1] = lease; KEYS[2..] = targets. ARGV[1] = writer epoch, ARGV[2] = JSON ops.
+ * Returns 1 applied, 0 fenced (another epoch holds the lease), -1 the lease is missing.
+ */
 const FENCED_WRITE = `
 local raw = redis.call('GET', KEYS[1])
-if not raw then return 0 end
+if not raw then return -1 end
 if tonumber(cjson.decode(raw).epoch) ~= tonumber(ARGV[1]) then return 0 end
 for _, op in ipairs(cjson.decode(ARGV[2])) do
   local k = KEYS[op[1] + 2]
@@ -50,6 +65,11 @@ export interface AuthStateOptions {
   epoch: () => number | undefined;
   /** Called once when a write is refused because the lease moved on. */
   onFenced?: () => void;
+  /**
+   * How long a write waits for the lease to be re-acquired when it is missing (expired) before it
+   * fails with LeaseMissingError; longer than the renew interval so the renew loop gets a turn.
+   */
+  missingLeaseWaitMs?: number;
 }
 
 export interface RedisAuthState {
@@ -60,18 +80,23 @@ export interface RedisAuthState {
   readonly registered: boolean;
 }
 
+const DEFAULT_MISSING_LEASE_WAIT_MS = 6_000;
+const MISSING_LEASE_POLL_MS = 200;
+
 const serialize = (value: unknown) => JSON.stringify(value, BufferJSON.replacer);
 const deserialize = (raw: string): unknown => JSON.parse(raw, BufferJSON.reviver);
 
 /** Runs `ops` against `targets` only while `epoch` is the device's current lease epoch. */
+export type FencedWriteOutcome = 'applied' | 'fenced' | 'missing';
+
 export async function fencedWrite(
   redis: Redis,
   deviceId: string,
   epoch: number,
   targets: string[],
   ops: Op[],
-): Promise<boolean> {
-  if (ops.length === 0) return true;
+): Promise<FencedWriteOutcome> {
+  if (ops.length === 0) return 'applied';
   const applied = (await redis.eval(
     FENCED_WRITE,
     targets.length + 1,
@@ -80,7 +105,7 @@ export async function fencedWrite(
     String(epoch),
     JSON.stringify(ops),
   )) as number;
-  return applied === 1;
+  return applied === 1 ? 'applied' : applied === -1 ? 'missing' : 'fenced';
 }
 
 export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthState> {
@@ -91,15 +116,25 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
   const cache = new Map<string, Map<string, unknown>>();
   let fenced = false;
 
+  const fence = () => {
+    if (!fenced) {
+      fenced = true;
+      opts.onFenced?.();
+    }
+    return new FencedWriteError(deviceId);
+  };
   const write = async (targets: string[], ops: Op[]) => {
-    const epoch = opts.epoch();
-    const ok = epoch !== undefined && !fenced && (await fencedWrite(redis, deviceId, epoch, targets, ops));
-    if (!ok) {
-      if (!fenced) {
-        fenced = true;
-        opts.onFenced?.();
-      }
-      throw new FencedWriteError(deviceId);
+    const waitUntil = Date.now() + (opts.missingLeaseWaitMs ?? DEFAULT_MISSING_LEASE_WAIT_MS);
+    for (;;) {
+      const epoch = opts.epoch();
+      if (epoch === undefined || fenced) throw fence();
+      const outcome = await fencedWrite(redis, deviceId, epoch, targets, ops);
+      if (outcome === 'applied') return;
+      // Only another epoch holding the lease fences for good; a missing lease (our TTL ran out
+      // while we were slow) is re-acquired by the renew loop: wait for it, re-reading the epoch.
+      if (outcome === 'fenced') throw fence();
+      if (Date.now() >= waitUntil) throw new LeaseMissingError(deviceId);
+      await new Promise((r) => setTimeout(r, MISSING_LEASE_POLL_MS));
     }
   };
 
@@ -175,6 +210,7 @@ function isLinked(creds: AuthenticationCreds): boolean {
 
 /** Deletes every credential and key of the device, fenced by the lease like any other write. */
 export async function purgeAuthState(redis: Redis, deviceId: string, epoch: number): Promise<boolean> {
+  // A missing lease is not ours either: nothing is purged (false), as when another epoch holds it.
   const found: string[] = [];
   let cursor = '0';
   do {
@@ -183,11 +219,12 @@ export async function purgeAuthState(redis: Redis, deviceId: string, epoch: numb
     found.push(...batch);
   } while (cursor !== '0');
   const targets = [...new Set(found)];
-  return fencedWrite(
+  const outcome = await fencedWrite(
     redis,
     deviceId,
     epoch,
     targets,
     targets.map((_, i) => [i, 'del'] as Op),
   );
+  return outcome === 'applied';
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
-import type { Logger } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
 import type { RedisAuthState } from './auth-state.js';
 import { baileysLogger } from './baileys-logger.js';
 import { MessageProtoStore } from './message-proto-store.js';
@@ -44,9 +44,10 @@ export function createSocket(
   };
   const sock = makeWASocket(config);
   sock.ev.on('creds.update', () => {
-    // A refused (fenced) write already told the owner through onFenced; nothing to add here.
+    // A refused (fenced) write already told the owner through onFenced; a missing lease
+    // (LeaseMissingError) is retried by the next creds.update, which saves the whole creds again.
     auth.saveCreds().catch((err: unknown) => {
-      ctx.logger.warn('credentials not saved', { deviceId: ctx.deviceId, err });
+      ctx.logger.warn('credentials not saved', { deviceId: ctx.deviceId, err: serializeError(err) });
     });
   });
   return sock;

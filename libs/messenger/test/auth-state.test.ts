@@ -5,6 +5,7 @@ import { keys } from '@mgw/contracts';
 import {
   FencedWriteError,
   LeaseManager,
+  LeaseMissingError,
   hasLinkedCredentials,
   loadAuthState,
   purgeAuthState,
@@ -119,6 +120,73 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     expect(fencedCalls).to.equal(1);
     const c = await loadAuthState({ redis, deviceId: id, epoch: () => undefined });
     expect((await c.state.keys.get('session', ['s']))['s']).to.deep.equal(Buffer.from('v2'));
+    expect(await redis.get(keys.authCreds(id))).to.equal(null);
+  });
+
+  it('When the lease expired (missing) and is not re-acquired in time, then the write fails retryably and the writer is not fenced', async () => {
+    const id = device();
+    const leases = new LeaseManager(redis, 'slow', 5000);
+    let lease = (await leases.acquire(id))!;
+    let fencedCalls = 0;
+    const a = await loadAuthState({
+      redis,
+      deviceId: id,
+      epoch: () => lease.epoch,
+      onFenced: () => fencedCalls++,
+      missingLeaseWaitMs: 300,
+    });
+    await redis.del(keys.lease(id));
+    const err = await Promise.resolve(a.state.keys.set({ session: { s: Buffer.from('v1') } })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(LeaseMissingError);
+    expect(fencedCalls).to.equal(0);
+    // The renew loop re-acquires (epoch + 1): writes go on.
+    lease = (await leases.acquire(id))!;
+    await a.state.keys.set({ session: { s: Buffer.from('v2') } });
+    await a.saveCreds();
+    expect(fencedCalls).to.equal(0);
+    expect(await redis.hget(keys.authKeys(id, 'session'), 's')).to.not.equal(null);
+    expect(await redis.get(keys.authCreds(id))).to.not.equal(null);
+  });
+
+  it('When the lease expired and is re-acquired while a write waits, then the write is applied under the new epoch', async () => {
+    const id = device();
+    const leases = new LeaseManager(redis, 'slow', 5000);
+    let lease = (await leases.acquire(id))!;
+    const a = await loadAuthState({
+      redis,
+      deviceId: id,
+      epoch: () => lease.epoch,
+      missingLeaseWaitMs: 10_000,
+    });
+    await redis.del(keys.lease(id));
+    const writing = a.saveCreds();
+    lease = (await leases.acquire(id))!;
+    await writing;
+    expect(await redis.get(keys.authCreds(id))).to.not.equal(null);
+  });
+
+  it('When the lease expired and another owner took it, then a waiting write is fenced for good', async () => {
+    const id = device();
+    const old = (await new LeaseManager(redis, 'old', 5000).acquire(id))!;
+    let fencedCalls = 0;
+    const a = await loadAuthState({
+      redis,
+      deviceId: id,
+      epoch: () => old.epoch,
+      onFenced: () => fencedCalls++,
+      missingLeaseWaitMs: 10_000,
+    });
+    await redis.del(keys.lease(id));
+    const writing = a.saveCreds().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await new LeaseManager(redis, 'new', 5000).acquire(id);
+    expect(await writing).to.be.instanceOf(FencedWriteError);
+    expect(fencedCalls).to.equal(1);
     expect(await redis.get(keys.authCreds(id))).to.equal(null);
   });
 
