@@ -78,7 +78,12 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
       epoch: this.opts.epoch,
       onFenced: () => {
         this.emit('fenced');
-        void this.stop();
+        this.stop().catch((err: unknown) =>
+          this.opts.logger.warn('device socket not closed', {
+            deviceId: this.opts.deviceId,
+            err: serializeError(err),
+          }),
+        );
       },
     });
     this.connect();

@@ -58,9 +58,23 @@ export class PairingSession extends EventEmitter<PairingEvents> {
     const sock = createSocket(this.opts, this.auth, { qrTimeout: this.opts.qrTimeoutMs });
     this.sock = sock;
     sock.ev.on('connection.update', (u) => {
-      if (u.qr) void this.onQr(u.qr);
+      if (u.qr) {
+        this.onQr(u.qr).catch((err: unknown) =>
+          this.opts.logger.warn('pairing QR not handled', {
+            deviceId: this.opts.deviceId,
+            err: serializeError(err),
+          }),
+        );
+      }
       if (u.isNewLogin) this.paired = true;
-      if (u.connection === 'close') void this.onClose(u.lastDisconnect?.error);
+      if (u.connection === 'close') {
+        this.onClose(u.lastDisconnect?.error).catch((err: unknown) =>
+          this.opts.logger.warn('pairing close not handled', {
+            deviceId: this.opts.deviceId,
+            err: serializeError(err),
+          }),
+        );
+      }
     });
   }
 

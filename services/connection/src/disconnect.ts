@@ -128,7 +128,7 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
   });
   const release = holdLease(deps.leases, lease, config.leaseRenewMs, log, () => {
     lost = true;
-    void conn.stop();
+    conn.stop().catch((err: unknown) => log.warn('socket not closed', { err: serializeError(err) }));
   });
   try {
     await conn.start();

@@ -1,4 +1,4 @@
-import type { Logger } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
 import type { Lease, LeaseManager } from '@mgw/messenger';
 
 /**
@@ -13,19 +13,24 @@ export function holdLease(
   onLost: () => void,
 ): () => Promise<void> {
   const timer = setInterval(() => {
-    void leases.renew(lease).then(async (outcome) => {
-      if (outcome === 'lost') {
-        logger.warn('lease lost while holding a device', { deviceId: lease.deviceId });
-        onLost();
-      } else if (outcome === 'missing') {
-        const again = await leases.acquire(lease.deviceId).catch(() => undefined);
-        if (again?.epoch === lease.epoch + 1) lease.epoch = again.epoch;
-        else {
-          if (again) await leases.release(again).catch(() => undefined);
+    void leases
+      .renew(lease)
+      .then(async (outcome) => {
+        if (outcome === 'lost') {
+          logger.warn('lease lost while holding a device', { deviceId: lease.deviceId });
           onLost();
+        } else if (outcome === 'missing') {
+          const again = await leases.acquire(lease.deviceId).catch(() => undefined);
+          if (again?.epoch === lease.epoch + 1) lease.epoch = again.epoch;
+          else {
+            if (again) await leases.release(again).catch(() => undefined);
+            onLost();
+          }
         }
-      }
-    });
+      })
+      .catch((err: unknown) =>
+        logger.warn('lease renewal failed', { deviceId: lease.deviceId, err: serializeError(err) }),
+      );
   }, everyMs);
   return async () => {
     clearInterval(timer);

@@ -118,13 +118,11 @@ export class PairingManager {
       phoneNumber: req.phoneNumber,
       qrMaxAttempts: config.qrMaxAttempts,
     });
-    const release = holdLease(
-      leases,
-      lease,
-      config.leaseRenewMs,
-      log,
-      () => void session.cancel('lease_lost'),
-    );
+    const release = holdLease(leases, lease, config.leaseRenewMs, log, () => {
+      session
+        .cancel('lease_lost')
+        .catch((err: unknown) => log.warn('pairing not cancelled', { err: serializeError(err) }));
+    });
     let finished!: () => void;
     const done = new Promise<void>((resolve) => (finished = resolve));
     this.local.set(deviceId, { session, method: req.method, done });
@@ -141,10 +139,14 @@ export class PairingManager {
         clearTimeout(timer);
         resolve(fields);
       };
-      session.on('qr', (qr) => void store({ method: req.method, qr, owner: leases.owner }));
+      const storeLogged = (fields: Record<string, string>) =>
+        store(fields).catch((err: unknown) =>
+          log.warn('pairing record not stored', { err: serializeError(err) }),
+        );
+      session.on('qr', (qr) => void storeLogged({ method: req.method, qr, owner: leases.owner }));
       session.on(
         'pairing-code',
-        (code) => void store({ method: req.method, pairingCode: code, owner: leases.owner }),
+        (code) => void storeLogged({ method: req.method, pairingCode: code, owner: leases.owner }),
       );
       session.once('failed', ({ reason }) => {
         clearTimeout(timer);

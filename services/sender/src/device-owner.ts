@@ -45,7 +45,11 @@ export class DeviceOwner {
         this.cooldown.delete(message);
         void this.scan();
       }
-      if (channel === messengerKeys.deviceCommands()) void this.onCommand(message);
+      if (channel === messengerKeys.deviceCommands()) {
+        this.onCommand(message).catch((err: unknown) =>
+          this.logger.error('device command failed', { err: serializeError(err) }),
+        );
+      }
     });
     await this.subscriber.subscribe(keys.devicesChannel(), messengerKeys.deviceCommands());
     const { leaseScanMs, leaseRenewMs } = this.deps.config;
@@ -61,7 +65,11 @@ export class DeviceOwner {
     this.renewTimer = setInterval(() => {
       // A slow Redis must not stack heartbeats: one renewal round at a time.
       if (this.renewing) return;
-      this.renewing = this.renewAll().finally(() => (this.renewing = undefined));
+      this.renewing = this.renewAll()
+        .catch((err: unknown) => {
+          this.logger.error('lease renewal round failed', { err: serializeError(err) });
+        })
+        .finally(() => (this.renewing = undefined));
     }, leaseRenewMs);
     await this.scan();
   }
@@ -116,7 +124,11 @@ export class DeviceOwner {
           await this.leases.release(lease);
           continue;
         }
-        const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => void this.onRuntimeEnd(r, why));
+        const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => {
+          this.onRuntimeEnd(r, why).catch((err: unknown) =>
+            this.logger.error('device runtime end not handled', { deviceId, why, err: serializeError(err) }),
+          );
+        });
         this.owned.set(deviceId, rt);
         this.deps.metrics.leasesHeld.set(this.owned.size);
         this.logger.info('device claimed', { deviceId, epoch: lease.epoch });
@@ -148,7 +160,12 @@ export class DeviceOwner {
           });
           continue;
         }
-        if (again) await this.leases.release(again);
+        if (again)
+          await this.leases
+            .release(again)
+            .catch((err: unknown) =>
+              this.logger.warn('lease release failed', { deviceId: rt.deviceId, err: serializeError(err) }),
+            );
       }
       this.logger.warn('lease lost; closing the device socket', { deviceId: rt.deviceId, outcome });
       this.owned.delete(rt.deviceId);
