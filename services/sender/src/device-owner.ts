@@ -132,9 +132,11 @@ export class DeviceOwner {
         this.owned.set(deviceId, rt);
         this.deps.metrics.leasesHeld.set(this.owned.size);
         this.logger.info('device claimed', { deviceId, epoch: lease.epoch });
-        await rt.start().catch((err: unknown) => {
+        await rt.start().catch(async (err: unknown) => {
           this.logger.error('device start failed', { deviceId, err: serializeError(err) });
-          void this.giveUp(rt);
+          // Its queue and worker connections, socket and state gauge go too, not just the lease.
+          await rt.stop({ force: true }).catch(() => undefined);
+          await this.giveUp(rt);
         });
       }
     } catch (err) {
