@@ -27,7 +27,7 @@ export interface DisconnectDeps {
   config: Config;
   logger: Logger;
   redis: Redis;
-  /** A connection of its own: BLPOP blocks it while waiting for an owner's reply. */
+  /** Template for the BLPOP connections (one duplicate per wait for an owner's reply). */
   blocking: Redis;
   bullConnection: Redis;
   leases: LeaseManager;
@@ -109,8 +109,14 @@ async function askOwner(deviceId: string, deps: DisconnectDeps): Promise<DeviceC
   const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
   const listeners = await deps.redis.publish(messengerKeys.deviceCommands(), JSON.stringify(cmd));
   if (listeners === 0) return undefined;
-  const got = await deps.blocking.blpop(messengerKeys.commandReply(cmd.requestId), OWNER_REPLY_TIMEOUT_S);
-  return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
+  // A connection per wait: BLPOP blocks its connection, and disconnects run concurrently.
+  const conn = deps.blocking.duplicate();
+  try {
+    const got = await conn.blpop(messengerKeys.commandReply(cmd.requestId), OWNER_REPLY_TIMEOUT_S);
+    return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
+  } finally {
+    await conn.quit().catch(() => conn.disconnect());
+  }
 }
 
 /** No sender holds the device: log out with a socket of our own, under the lease. */

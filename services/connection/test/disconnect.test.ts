@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { keys } from '@mgw/contracts';
+import { keys, messengerKeys, type DeviceCommand } from '@mgw/contracts';
 import { createLogger, type MessageStore, type SessionStore } from '@mgw/common';
 import type { LeaseManager } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from '../src/disconnect.js';
@@ -50,5 +50,55 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
     await redis.srem(keys.linkedDevices(), deviceId);
     await redis.del(keys.authCreds(deviceId));
+  });
+
+  it('When two disconnects wait for their owners at once, then a quick reply is not held up behind a slow one', async () => {
+    const bytes = randomBytes(8).toString('base64');
+    const slow = 'disc-' + randomBytes(4).toString('hex');
+    const quick = 'disc-' + randomBytes(4).toString('hex');
+    for (const id of [slow, quick]) {
+      await redis.set(
+        keys.authCreds(id),
+        JSON.stringify({
+          me: { id: '15550009999:3@s.whatsapp.net' },
+          account: { details: bytes, accountSignature: bytes },
+        }),
+      );
+    }
+    // A stand-in for the owning senders: answers the quick device at once, the slow one on demand.
+    const owner = redis.duplicate();
+    const pending = new Map<string, string>();
+    owner.on('message', (_channel: string, raw: string) => {
+      const cmd = JSON.parse(raw) as DeviceCommand;
+      if (cmd.deviceId === quick) void redis.rpush(messengerKeys.commandReply(cmd.requestId), '{"ok":true}');
+      if (cmd.deviceId === slow) pending.set(slow, cmd.requestId);
+    });
+    await owner.subscribe(messengerKeys.deviceCommands());
+    const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const deps = {
+      config: {} as DisconnectDeps['config'],
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      redis,
+      blocking,
+      bullConnection: redis,
+      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
+      sessions: {} as SessionStore,
+      messages: {} as MessageStore,
+    } satisfies DisconnectDeps;
+    try {
+      const slowDone = disconnectDevice(slow, deps);
+      const deadline = Date.now() + 5_000;
+      while (!pending.has(slow) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(pending.has(slow), 'slow device asked').to.equal(true);
+      const started = Date.now();
+      expect(await disconnectDevice(quick, deps)).to.include({ success: true });
+      expect(Date.now() - started).to.be.below(5_000);
+      await redis.rpush(messengerKeys.commandReply(pending.get(slow)!), '{"ok":true}');
+      expect(await slowDone).to.include({ success: true });
+    } finally {
+      await owner.quit();
+      await blocking.quit();
+      await redis.del(keys.authCreds(slow), keys.authCreds(quick));
+    }
   });
 });
