@@ -9,6 +9,14 @@ const COOLDOWN_MS = 30_000;
 const REPLY_TTL_SECONDS = 60;
 
 /**
+ * An `unknown` renewal (Redis did not answer) still leaves the device ours only while the TTL of
+ * the last confirmed renewal (sent at `lastConfirmedAt`) has not run out.
+ */
+export function leaseMayStillBeOurs(lastConfirmedAt: number, ttlMs: number, now = Date.now()): boolean {
+  return now - lastConfirmedAt < ttlMs;
+}
+
+/**
  * Claims linked devices through their leases and runs a DeviceRuntime for each one held:
  * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced), a heartbeat
  * that renews every lease, and the reactions the lease outcomes call for.
@@ -149,13 +157,21 @@ export class DeviceOwner {
       // Released (or given up) since this round started: never renew or re-acquire it.
       if (this.owned.get(rt.deviceId) !== rt) continue;
       const lease = { deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch };
+      const sentAt = Date.now();
       const outcome = await this.leases.renew(lease);
-      if (outcome === 'renewed' || outcome === 'unknown') continue;
+      if (outcome === 'renewed') {
+        rt.leaseConfirmedAt = sentAt;
+        continue;
+      }
+      // Redis did not answer: keep the socket, but only while the last confirmed renewal's TTL has
+      // not run out; after that another replica may already own the device.
+      if (outcome === 'unknown' && leaseMayStillBeOurs(rt.leaseConfirmedAt, this.deps.config.leaseTtlMs))
+        continue;
       if (outcome === 'missing') {
         const again = await this.leases.acquire(rt.deviceId).catch(() => undefined);
         // Epoch+1 proves nobody held the device in between, so our cached keys are still current.
         if (again && again.epoch === rt.epoch + 1) {
-          rt.setLease(again);
+          rt.setLease(again, sentAt);
           this.logger.warn('lease expired and was re-acquired', {
             deviceId: rt.deviceId,
             epoch: again.epoch,
@@ -173,6 +189,7 @@ export class DeviceOwner {
       this.owned.delete(rt.deviceId);
       this.deps.metrics.leasesHeld.set(this.owned.size);
       this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+      rt.markLeaseGone();
       await rt.stop({ force: true });
     }
   }

@@ -58,6 +58,10 @@ export class DeviceRuntime {
   private handingOver = false;
   private readonly pacer: Pacer;
   private started = false;
+  /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
+  private leaseGone = false;
+  /** When the lease was last confirmed ours (acquired or renewed): its TTL runs from about then. */
+  leaseConfirmedAt = Date.now();
 
   constructor(
     readonly deviceId: string,
@@ -74,7 +78,7 @@ export class DeviceRuntime {
       sandbox: deps.sandbox,
       messageRetentionSeconds: config.messageRetentionSeconds,
       // A retired device's socket may still try to save creds after its purge: refuse those.
-      epoch: () => (this.retired ? undefined : this.lease.epoch),
+      epoch: () => (this.retired || this.leaseGone ? undefined : this.lease.epoch),
     });
     const sender = new MessageSender(this.conn, {
       redis,
@@ -138,8 +142,14 @@ export class DeviceRuntime {
   }
 
   /** After a lease re-acquire with no other owner in between, only the epoch changes. */
-  setLease(lease: Lease): void {
+  setLease(lease: Lease, confirmedAt: number): void {
     this.lease = lease;
+    this.leaseConfirmedAt = confirmedAt;
+  }
+
+  /** Another process may hold the device now: never write its auth state again. */
+  markLeaseGone(): void {
+    this.leaseGone = true;
   }
 
   async start(): Promise<void> {
@@ -154,6 +164,9 @@ export class DeviceRuntime {
     this.pacer.release();
     // Jobs waiting for a socket that is reconnecting go back too, and no reconnect starts now.
     this.conn.drain();
+    // Forced (the lease is gone): the socket closes at once, not after the worker (whose close
+    // may wait on an unreachable Redis).
+    if (force) await this.conn.stop();
     await this.worker.close(force).catch(() => undefined);
     await this.conn.stop();
     await this.queue.close().catch(() => undefined);
