@@ -8,7 +8,7 @@ import {
   type SignalDataSet,
   type SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
-import { keys } from '@mgw/contracts';
+import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
 
 /**
  * Baileys credentials and Signal keys in Redis (`keys.authCreds`, one hash per key type under
@@ -211,6 +211,8 @@ function isLinked(creds: AuthenticationCreds): boolean {
 /** Deletes every credential and key of the device, fenced by the lease like any other write. */
 export async function purgeAuthState(redis: Redis, deviceId: string, epoch: number): Promise<boolean> {
   // A missing lease is not ours either: nothing is purged (false), as when another epoch holds it.
+  // The id goes into a SCAN MATCH pattern: glob characters would match other devices' keys.
+  if (!DEVICE_ID_PATTERN.test(deviceId)) throw new Error(`not a device id: ${JSON.stringify(deviceId)}`);
   const found: string[] = [];
   let cursor = '0';
   do {

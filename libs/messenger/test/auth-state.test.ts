@@ -190,6 +190,19 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     expect(await redis.get(keys.authCreds(id))).to.equal(null);
   });
 
+  it('When a purge is asked for an id with glob characters, then it is refused and no other device loses a key', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    await a.saveCreds();
+    const err = await purgeAuthState(redis, '*', lease.epoch).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(Error);
+    expect(await redis.get(keys.authCreds(id))).to.not.equal(null);
+  });
+
   it('When a device is purged by the lease holder, then no credential or key remains', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
