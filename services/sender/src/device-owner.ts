@@ -118,6 +118,8 @@ export class DeviceOwner {
   private async scanOnce(): Promise<void> {
     if (this.stopping) return;
     try {
+      const now = Date.now();
+      for (const [deviceId, until] of this.cooldown) if (until <= now) this.cooldown.delete(deviceId);
       const linked = await this.deps.redis.smembers(keys.linkedDevices());
       this.deps.metrics.devicesLinked.set(linked.length);
       for (const deviceId of linked) {
