@@ -22,6 +22,12 @@ export interface PairingDeps {
 /** The pairing record lives a little longer than the longest pairing (60 s + 20 s per refresh). */
 const FIRST_CODE_TIMEOUT_MS = 30_000;
 
+/** Deletes the pairing record only while it is this process's (another replica may have a new one). */
+const DELETE_OWN_RECORD = `
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 interface LocalPairing {
   session: PairingSession;
   method: ConnectRequest['method'];
@@ -107,6 +113,7 @@ export class PairingManager {
       };
 
     let ended = false;
+    let leaseLost = false;
     const session = new PairingSession({
       redis,
       logger: log,
@@ -119,6 +126,7 @@ export class PairingManager {
       qrMaxAttempts: config.qrMaxAttempts,
     });
     const release = holdLease(leases, lease, config.leaseRenewMs, log, () => {
+      leaseLost = true;
       session
         .cancel('lease_lost')
         .catch((err: unknown) => log.warn('pairing not cancelled', { err: serializeError(err) }));
@@ -175,8 +183,9 @@ export class PairingManager {
         // No late creds.update may write after the purge: refuse every write from here on.
         ended = true;
         await purgeAuthState(redis, deviceId, lease.epoch).catch(() => false);
-        await redis.del(pairingKey);
-        await sessions.markDisconnected(deviceId, reason);
+        await redis.eval(DELETE_OWN_RECORD, 1, pairingKey, leases.owner);
+        // Lost the lease: the device (and its session record) belongs to its new holder now.
+        if (!leaseLost) await sessions.markDisconnected(deviceId, reason);
         await release();
         if (this.local.get(deviceId)?.session === session) this.local.delete(deviceId);
         log.info('pairing ended without a link', { reason });
