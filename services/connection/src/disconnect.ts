@@ -37,7 +37,9 @@ export interface DisconnectDeps {
 }
 
 const OWNER_REPLY_TIMEOUT_S = 15;
-const OVERALL_TIMEOUT_MS = 45_000;
+/** The API waits CONNECTION_REPLY_TIMEOUT_MS for the answer: give up (503) a little before it does. */
+const ANSWER_MARGIN_MS = 5000;
+const MIN_OVERALL_MS = 5000;
 
 export const DISCONNECTED_MESSAGE = 'Disconnected and logged out';
 export const ALREADY_DISCONNECTED_MESSAGE = 'Already disconnected';
@@ -47,7 +49,8 @@ export const ALREADY_DISCONNECTED_MESSAGE = 'Already disconnected';
  * take the device off the linked set (no new claims), then either the lease is free — this
  * service takes it, opens a socket with the stored credentials and logs out itself — or a sender
  * holds it — ask it over pub/sub and wait for its reply on a list. A holder that does not answer
- * (it died) loses its lease within the TTL and the loop takes it.
+ * (it died) loses its lease within the TTL and the loop takes it. The loop ends (503) a little
+ * before the API stops waiting for this answer, so the client learns the logout did not happen.
  */
 export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): Promise<ConnectionReply> {
   const { redis, leases, logger } = deps;
@@ -62,7 +65,8 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
   await redis.srem(keys.linkedDevices(), deviceId);
   let loggedOut = false;
   try {
-    const deadline = Date.now() + OVERALL_TIMEOUT_MS;
+    const deadline =
+      Date.now() + Math.max(MIN_OVERALL_MS, deps.config.connectionReplyTimeoutMs - ANSWER_MARGIN_MS);
     while (Date.now() < deadline) {
       const lease = await leases.acquire(deviceId);
       if (lease) {
@@ -71,7 +75,8 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
         log.info('device logged out by the connection service');
         return { success: true, message: DISCONNECTED_MESSAGE };
       }
-      const reply = await askOwner(deviceId, deps);
+      const remainingS = Math.ceil((deadline - Date.now()) / 1000);
+      const reply = await askOwner(deviceId, deps, Math.max(1, Math.min(OWNER_REPLY_TIMEOUT_S, remainingS)));
       if (reply?.ok) {
         loggedOut = true;
         log.info('device logged out by its sender');
@@ -105,14 +110,18 @@ async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDep
   }
 }
 
-async function askOwner(deviceId: string, deps: DisconnectDeps): Promise<DeviceCommandReply | undefined> {
+async function askOwner(
+  deviceId: string,
+  deps: DisconnectDeps,
+  timeoutS: number,
+): Promise<DeviceCommandReply | undefined> {
   const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
   const listeners = await deps.redis.publish(messengerKeys.deviceCommands(), JSON.stringify(cmd));
   if (listeners === 0) return undefined;
   // A connection per wait: BLPOP blocks its connection, and disconnects run concurrently.
   const conn = deps.blocking.duplicate();
   try {
-    const got = await conn.blpop(messengerKeys.commandReply(cmd.requestId), OWNER_REPLY_TIMEOUT_S);
+    const got = await conn.blpop(messengerKeys.commandReply(cmd.requestId), timeoutS);
     return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
   } finally {
     await conn.quit().catch(() => conn.disconnect());

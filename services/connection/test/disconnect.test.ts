@@ -33,7 +33,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       },
     } as unknown as LeaseManager;
     const deps = {
-      config: {} as DisconnectDeps['config'],
+      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
       logger: createLogger({ level: 'silent', service: 'test' }),
       redis,
       blocking: redis,
@@ -76,7 +76,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     await owner.subscribe(messengerKeys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     const deps = {
-      config: {} as DisconnectDeps['config'],
+      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
       logger: createLogger({ level: 'silent', service: 'test' }),
       redis,
       blocking,
@@ -99,6 +99,46 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       await owner.quit();
       await blocking.quit();
       await redis.del(keys.authCreds(slow), keys.authCreds(quick));
+    }
+  });
+
+  it('When the owner never answers, then the answer is 503 before the API stops waiting, and the device stays linked', async () => {
+    const deviceId = 'disc-' + randomBytes(4).toString('hex');
+    const bytes = randomBytes(8).toString('base64');
+    await redis.set(
+      keys.authCreds(deviceId),
+      JSON.stringify({
+        me: { id: '15550009999:3@s.whatsapp.net' },
+        account: { details: bytes, accountSignature: bytes },
+      }),
+    );
+    await redis.sadd(keys.linkedDevices(), deviceId);
+    // An owner that holds the lease and listens, but never replies (hung).
+    const owner = redis.duplicate();
+    await owner.subscribe(messengerKeys.deviceCommands());
+    const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const apiWaitMs = 8000;
+    const deps = {
+      config: { connectionReplyTimeoutMs: apiWaitMs } as DisconnectDeps['config'],
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      redis,
+      blocking,
+      bullConnection: redis,
+      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
+      sessions: {} as SessionStore,
+      messages: {} as MessageStore,
+    } satisfies DisconnectDeps;
+    try {
+      const started = Date.now();
+      const reply = await disconnectDevice(deviceId, deps);
+      expect(reply).to.include({ success: false, httpStatus: 503 });
+      expect(Date.now() - started).to.be.below(apiWaitMs); // the API still gets this answer
+      expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
+    } finally {
+      await owner.quit();
+      await blocking.quit();
+      await redis.srem(keys.linkedDevices(), deviceId);
+      await redis.del(keys.authCreds(deviceId));
     }
   });
 });
