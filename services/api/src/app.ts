@@ -43,6 +43,8 @@ export function createApp(s: ApiServices): Express {
   const json: RequestHandler[] = [requireJsonBody, express.json({ limit: JSON_BODY_LIMIT })];
   const v1 = (path: string) => `${API_BASE}${path}`;
 
+  // express answers HEAD with GET routes; a HEAD must not start a pairing.
+  app.head(v1('/connect'), auth, (_req, res) => void res.set('Allow', 'GET, POST').status(405).end());
   app.get(v1('/connect'), auth, limit.connect, connectRoute(s));
   app.post(v1('/connect'), auth, limit.connect, ...json, connectRoute(s));
   app.post(v1('/disconnect'), auth, limit.disconnect, ...json, disconnectRoute(s));

@@ -43,6 +43,18 @@ describe('GET|POST /connect and POST /disconnect', () => {
     await t.close();
   });
 
+  it('When /connect is asked with HEAD, then 405 and no connection request is sent', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    const res = await fetch(`${t.api}/connect`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).to.equal(405);
+    expect(res.headers.get('allow')).to.equal('GET, POST');
+    expect(requests).to.deep.equal([]);
+  });
+
   it('When connecting by QR code (GET, defaults), then 200 with status connecting and the QR data URL', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(t, { deviceId });
