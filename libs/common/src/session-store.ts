@@ -14,10 +14,6 @@ export class SessionStore {
     return h as unknown as SessionRecord;
   }
 
-  async isConnected(deviceId: string): Promise<boolean> {
-    return (await this.redis.hget(keys.session(deviceId), 'status')) === 'connected';
-  }
-
   /**
    * Whether the device can take messages: connected, or linked and reconnecting (its socket
    * closed for a moment; jobs wait in its queue). A device that is only pairing cannot.

@@ -64,10 +64,11 @@ describe('common: message and session stores (real Redis)', () => {
     const sessions = new SessionStore(redis);
     expect(await sessions.get('nobody')).to.deep.equal({ status: 'disconnected' });
     await sessions.update('dev2', 'connected', { phone: '15550000001', name: 'A' });
-    expect(await sessions.isConnected('dev2')).to.equal(true);
+    expect(await sessions.acceptsMessages('dev2')).to.equal(true);
     await sessions.markDisconnected('dev2', 'logged_out');
     const s = await sessions.get('dev2');
     expect(s).to.include({ status: 'disconnected', lastDisconnectReason: 'logged_out' });
     expect(s.phone).to.equal(undefined);
+    expect(await sessions.acceptsMessages('dev2')).to.equal(false);
   });
 });

@@ -15,8 +15,8 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     await redis.quit();
   });
 
-  it('When the logout throws midway (a Redis blip on the lease), then the device is back in the linked set and the error surfaces', async () => {
-    const deviceId = 'disc-' + randomBytes(4).toString('hex');
+  /** Credentials that count as linked (they carry the signed device identity). */
+  async function storeLinkedCreds(deviceId: string): Promise<void> {
     const bytes = randomBytes(8).toString('base64');
     await redis.set(
       keys.authCreds(deviceId),
@@ -25,6 +25,11 @@ describe('connection: disconnect keeps a linked device when the logout does not 
         account: { details: bytes, accountSignature: bytes },
       }),
     );
+  }
+
+  it('When the logout throws midway (a Redis blip on the lease), then the device is back in the linked set and the error surfaces', async () => {
+    const deviceId = 'disc-' + randomBytes(4).toString('hex');
+    await storeLinkedCreds(deviceId);
     await redis.sadd(keys.linkedDevices(), deviceId);
     const leases = {
       owner: 'test',
@@ -53,18 +58,9 @@ describe('connection: disconnect keeps a linked device when the logout does not 
   });
 
   it('When two disconnects wait for their owners at once, then a quick reply is not held up behind a slow one', async () => {
-    const bytes = randomBytes(8).toString('base64');
     const slow = 'disc-' + randomBytes(4).toString('hex');
     const quick = 'disc-' + randomBytes(4).toString('hex');
-    for (const id of [slow, quick]) {
-      await redis.set(
-        keys.authCreds(id),
-        JSON.stringify({
-          me: { id: '15550009999:3@s.whatsapp.net' },
-          account: { details: bytes, accountSignature: bytes },
-        }),
-      );
-    }
+    for (const id of [slow, quick]) await storeLinkedCreds(id);
     // A stand-in for the owning senders: answers the quick device at once, the slow one on demand.
     const owner = redis.duplicate();
     const pending = new Map<string, string>();
@@ -104,14 +100,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
 
   it('When the owner never answers, then the answer is 503 before the API stops waiting, and the device stays linked', async () => {
     const deviceId = 'disc-' + randomBytes(4).toString('hex');
-    const bytes = randomBytes(8).toString('base64');
-    await redis.set(
-      keys.authCreds(deviceId),
-      JSON.stringify({
-        me: { id: '15550009999:3@s.whatsapp.net' },
-        account: { details: bytes, accountSignature: bytes },
-      }),
-    );
+    await storeLinkedCreds(deviceId);
     await redis.sadd(keys.linkedDevices(), deviceId);
     // An owner that holds the lease and listens, but never replies (hung).
     const owner = redis.duplicate();

@@ -38,6 +38,26 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     await redis.quit();
   });
 
+  /** A fresh device queue and one message with its `queued` record (the job is not added yet). */
+  async function queuedMessage(prefix: string) {
+    const deviceId = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+    const name = `send-${deviceId}`;
+    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
+    const data: SendJobData = {
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: '15550001111',
+      text: 'hi',
+      enqueuedAt: Date.now(),
+    };
+    const multi = redis.multi();
+    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    await multi.exec();
+    return { deviceId, name, queue, data };
+  }
+
   async function run(opts: {
     send: (m: OutgoingMessage, call: number) => Promise<void>;
     lookup?: () => Promise<string | null>;
@@ -165,21 +185,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
   });
 
   it('When BullMQ fails a job that stalled more than allowed (the processor never runs), then the failed handler marks the record failed', async () => {
-    const deviceId = `stall-${Math.random().toString(36).slice(2, 8)}`;
-    const name = `send-${deviceId}`;
-    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
-    const data: SendJobData = {
-      kind: 'send',
-      messageId: newMessageId(),
-      platformMessageId: newPlatformMessageId(),
-      deviceId,
-      to: '15550001111',
-      text: 'hi',
-      enqueuedAt: Date.now(),
-    };
-    const multi = redis.multi();
-    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
-    await multi.exec();
+    const { name, queue, data } = await queuedMessage('stall');
     await queue.add('send', data, { jobId: data.messageId, attempts: 5 });
     // What BullMQ's stalled check leaves on a job past maxStalledCount: a deferred failure that the
     // next worker applies without calling the processor.
@@ -217,21 +223,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
   });
 
   it('When the device is handed over while a job waits for the socket, then the job goes back to the queue without spending an attempt', async () => {
-    const deviceId = `handover-${Math.random().toString(36).slice(2, 8)}`;
-    const name = `send-${deviceId}`;
-    const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
-    const data: SendJobData = {
-      kind: 'send',
-      messageId: newMessageId(),
-      platformMessageId: newPlatformMessageId(),
-      deviceId,
-      to: '15550001111',
-      text: 'hi',
-      enqueuedAt: Date.now(),
-    };
-    const multi = redis.multi();
-    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
-    await multi.exec();
+    const { deviceId, name, queue, data } = await queuedMessage('handover');
     let runs = 0;
     const worker = new Worker<SendJobData, SendJobResult>(
       name,
