@@ -7,10 +7,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, existsSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canConnect, freePort, waitUntil } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filter = process.argv.slice(2);
@@ -26,15 +26,6 @@ const files = ['libs', 'services']
   )
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 const env = { ...process.env };
 let redis;
 let redisDir;
@@ -49,7 +40,7 @@ if (!env.REDIS_URL) {
     },
   );
   env.REDIS_URL = `redis://127.0.0.1:${port}`;
-  await new Promise((r) => setTimeout(r, 300));
+  await waitUntil(() => canConnect('127.0.0.1', port), 10_000, 'redis-server');
 }
 
 let failed = 0;

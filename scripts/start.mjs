@@ -8,9 +8,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canConnect, waitUntil } from './lib/net.mjs';
 import { isStale } from './lib/staleness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,24 +47,6 @@ function buildIfNeeded() {
   if (r.status !== 0) {
     say('build failed');
     process.exit(1);
-  }
-}
-
-function canConnect(host, port) {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, host);
-    sock.setTimeout(1000);
-    sock.once('connect', () => (sock.end(), resolve(true)));
-    sock.once('error', () => resolve(false));
-    sock.once('timeout', () => (sock.destroy(), resolve(false)));
-  });
-}
-
-async function waitUntil(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
