@@ -1,6 +1,73 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/**
+ * Package boundaries, kept by the linter (README "Development" shows the same map):
+ * which workspace packages each package's sources may import. Tests and benchmarks of a package
+ * may also import the test kit and the simulator. Anything else under @mgw/ is refused, and so is
+ * a relative import into another package.
+ */
+export const MAY_IMPORT = {
+  'libs/common': [],
+  'libs/contracts': [],
+  'libs/store': ['common', 'contracts'],
+  'libs/messenger': ['common', 'contracts', 'store'],
+  'libs/messenger-sim': [],
+  'libs/testing': ['common', 'contracts', 'messenger', 'messenger-sim'],
+  'services/api': ['common', 'contracts', 'store'],
+  'services/connection': ['common', 'contracts', 'store', 'messenger'],
+  'services/sender': ['common', 'contracts', 'store', 'messenger'],
+};
+/** Only the WhatsApp adapter speaks Baileys (the simulator and the test kit are its protocol peers). */
+export const BAILEYS_ALLOWED = ['libs/messenger', 'libs/messenger-sim', 'libs/testing'];
+const TEST_KIT = ['testing', 'messenger-sim'];
+const ALL = Object.keys(MAY_IMPORT).map((dir) => dir.split('/')[1]);
+const SERVICES = Object.keys(MAY_IMPORT).filter((d) => d.startsWith('services/'));
+
+/** `no-restricted-imports` options refusing every @mgw package not in `allowed` (and Baileys). */
+function restrictions(dir, allowed, why) {
+  const refused = ALL.filter((name) => !allowed.includes(name) && `${dir.split('/')[0]}/${name}` !== dir);
+  const paths = refused.map((name) => ({ name: `@mgw/${name}`, message: why }));
+  if (!BAILEYS_ALLOWED.includes(dir)) {
+    paths.push({
+      name: '@whiskeysockets/baileys',
+      message: 'Only libs/messenger imports Baileys: add what you need to @mgw/messenger.',
+    });
+  }
+  const patterns = [
+    ...refused.map((name) => ({ group: [`@mgw/${name}/*`], message: why })),
+    {
+      group: ['@mgw/*/src/*', '@mgw/*/test/*', '@mgw/*/dist/*', '@mgw/*/bench/*'],
+      message: 'Import a package by its name, never its folders.',
+    },
+    ...(BAILEYS_ALLOWED.includes(dir)
+      ? []
+      : [{ group: ['@whiskeysockets/baileys/*'], message: 'Only libs/messenger imports Baileys.' }]),
+  ];
+  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+}
+
+const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
+  {
+    files: [`${dir}/src/**/*.ts`],
+    rules: restrictions(
+      dir,
+      allowed,
+      `${dir} may import only: ${allowed.map((a) => '@mgw/' + a).join(', ') || 'no @mgw package'} (see eslint.config.js MAY_IMPORT).`,
+    ),
+  },
+  {
+    files: [`${dir}/test/**/*.ts`, `${dir}/bench/**/*.ts`],
+    rules: restrictions(
+      dir,
+      [...allowed, ...TEST_KIT, dir.split('/')[1]],
+      `tests of ${dir} may import only its own dependencies, @mgw/testing and @mgw/messenger-sim.`,
+    ),
+  },
+]);
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**'] },
@@ -29,5 +96,42 @@ export default tseslint.config(
   {
     files: ['**/test/**', '**/bench/**', 'scripts/**', '**/cli.ts', '**/cli/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
+  },
+  // No package reaches into another by a relative path (tests included): import it by name.
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: 'tsconfig.json',
+          conditionNames: ['development', 'types', 'import', 'default'],
+        }),
+      ],
+    },
+    rules: { 'import-x/no-relative-packages': 'error' },
+  },
+  ...boundaries,
+  // Services never import each other, even in tests; the cross-package tests under test/ may
+  // read a service's config (e.g. to check a ConfigMap), nothing else of it.
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: SERVICES.map((d) => ({
+            name: `@mgw/${d.split('/')[1]}`,
+            message: 'Start a service as a process (Stack), do not import it.',
+          })),
+          patterns: [
+            {
+              group: ['@mgw/*/src/*', '@mgw/*/test/*', '@mgw/*/dist/*'],
+              message: 'Import a package by its name, never its folders.',
+            },
+          ],
+        },
+      ],
+    },
   },
 );

@@ -3,14 +3,14 @@
  * `npm run bench`: runs every `libs/*\/bench/*.bench.ts` and `services/*\/bench/*.bench.ts`
  * (or only those whose path contains an argument) one after another. Benchmarks print ratios
  * against a baseline measured in the same run; they never pass or fail on absolute times.
- * They need a Redis: REDIS_URL, or a private redis-server started here.
+ * They need a Redis: REDIS_URL, or a private redis-server started here (run through tsx, so the
+ * test kit's source is imported directly).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, existsSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canConnect, freePort, waitUntil } from './lib/net.mjs';
+import { startRedisServer } from '@mgw/testing/redis-server';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filter = process.argv.slice(2);
@@ -27,21 +27,8 @@ const files = ['libs', 'services']
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 
 const env = { ...process.env };
-let redis;
-let redisDir;
-if (!env.REDIS_URL) {
-  const port = await freePort();
-  redisDir = mkdtempSync(path.join(os.tmpdir(), 'mgw-bench-redis-'));
-  redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', redisDir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  env.REDIS_URL = `redis://127.0.0.1:${port}`;
-  await waitUntil(() => canConnect('127.0.0.1', port), 10_000, 'redis-server');
-}
+const redis = env.REDIS_URL ? undefined : await startRedisServer();
+if (redis) env.REDIS_URL = redis.url;
 
 let failed = 0;
 for (const file of files) {
@@ -54,6 +41,5 @@ for (const file of files) {
   if (r.status !== 0) failed++;
 }
 if (files.length === 0) console.log('no benchmarks found');
-redis?.kill();
-if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+await redis?.stop();
 process.exit(failed ? 1 : 0);

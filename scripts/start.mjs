@@ -5,18 +5,25 @@
  * stops the services first — they drain and release their devices — then the Redis it started.
  *
  * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
+ * Anything that cannot start (no build, no simulator, no Redis) stops it with exit code 1 and a
+ * message that says how to fix it: it never starts a partial gateway.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { canConnect, waitUntil } from './lib/net.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isStale } from './lib/staleness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
+const fail = (msg, fix) => {
+  say(msg);
+  if (fix) say(fix);
+  process.exit(1);
+};
 const env = { ...process.env };
 env.REDIS_URL ??= 'redis://127.0.0.1:6379';
+const sandboxMode = env.MESSENGER_SANDBOX === '1';
 
 const SERVICES = [
   { name: 'api', entry: 'services/api/dist/main.js', env: {} },
@@ -31,7 +38,8 @@ const SERVICES = [
     env: { METRICS_PORT: env.SENDER_METRICS_PORT ?? '9466' },
   },
 ];
-const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js', env: {} };
+const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
+const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
 
 function buildIfNeeded() {
   const pkgs = ['libs', 'services'].flatMap((d) =>
@@ -44,17 +52,30 @@ function buildIfNeeded() {
     stdio: 'inherit',
     env: { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
   });
-  if (r.status !== 0) {
-    say('build failed');
-    process.exit(1);
+  if (r.status !== 0) fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
+}
+
+/** Every entry point this run needs must exist after the build, or nothing starts. */
+function requireBuilt() {
+  const needed = [...SERVICES.map((s) => s.entry), REDIS_SERVER, ...(sandboxMode ? [SANDBOX.entry] : [])];
+  const missing = needed.filter((entry) => !existsSync(path.join(ROOT, entry)));
+  if (missing.length > 0) {
+    fail(
+      `missing build output: ${missing.join(', ')}${sandboxMode ? ' (sandbox mode needs the simulator)' : ''}`,
+      'run `npm run build` (after `npm install`) and start again',
+    );
   }
 }
 
 const children = [];
 let stopping = false;
 
-function startChild(name, cmd, args, childEnv) {
-  const child = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+function startChild(name, entry, childEnv) {
+  const child = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   children.push({ name, child });
   child.once('exit', (code, signal) => {
     if (!stopping) {
@@ -66,6 +87,7 @@ function startChild(name, cmd, args, childEnv) {
 }
 
 async function ensureRedis() {
+  const { canConnect, startRedisServer } = await import(pathToFileURL(path.join(ROOT, REDIS_SERVER)).href);
   const url = new URL(env.REDIS_URL);
   const host = url.hostname || '127.0.0.1';
   const port = Number(url.port || 6379);
@@ -73,34 +95,17 @@ async function ensureRedis() {
   const local = ['127.0.0.1', 'localhost', '::1'].includes(host);
   const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   if (!local || which.status !== 0) {
-    say(`Redis is not reachable at ${url.host}.`);
-    say(
-      'Start one (e.g. `apt-get install redis-server`, `brew install redis`, or `docker run -p 6379:6379 redis:7`)',
+    fail(
+      `Redis is not reachable at ${url.host}.`,
+      'Start one (e.g. `apt-get install redis-server`, `brew install redis`, or `docker run -p 6379:6379 redis:7`) ' +
+        'or set REDIS_URL to a running Redis 7 (AOF on, maxmemory-policy noeviction).',
     );
-    say('or set REDIS_URL to a running Redis 7 (AOF on, maxmemory-policy noeviction).');
-    process.exit(1);
   }
-  const dir = path.join(env.MGW_DATA_DIR ?? path.join(ROOT, '.data'), 'redis');
-  mkdirSync(dir, { recursive: true });
-  say(`starting redis-server on 127.0.0.1:${port} (data in ${path.relative(ROOT, dir) || dir}, AOF on)`);
-  const redis = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--appendonly',
-      'yes',
-      '--dir',
-      dir,
-      '--maxmemory-policy',
-      'noeviction',
-    ],
-    { stdio: 'ignore' },
+  const dataDir = path.join(env.MGW_DATA_DIR ?? path.join(ROOT, '.data'), 'redis');
+  say(
+    `starting redis-server on 127.0.0.1:${port} (data in ${path.relative(ROOT, dataDir) || dataDir}, AOF on)`,
   );
-  await waitUntil(() => canConnect('127.0.0.1', port), 10_000, 'redis-server');
-  return redis;
+  return startRedisServer({ port, dataDir });
 }
 
 async function stopAll(code) {
@@ -118,35 +123,32 @@ async function stopAll(code) {
         }),
     ),
   );
-  if (redisChild && redisChild.exitCode === null) {
-    await new Promise((resolve) => {
-      redisChild.once('exit', resolve);
-      redisChild.kill('SIGTERM');
-    });
-  }
+  await redis?.stop();
   process.exit(code);
 }
 
-buildIfNeeded();
-const redisChild = await ensureRedis();
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
-
-if (env.MESSENGER_SANDBOX === '1' && existsSync(path.join(ROOT, SANDBOX.entry))) {
+async function startSandbox() {
   const port = env.SANDBOX_PORT ?? '3100';
-  startChild('sandbox', process.execPath, [SANDBOX.entry], { ...env, SANDBOX_PORT: port });
+  startChild(SANDBOX.name, SANDBOX.entry, { ...env, SANDBOX_PORT: port });
   env.MESSENGER_SANDBOX_URL = `http://127.0.0.1:${port}`;
   env.SEND_MIN_GAP_MS ??= '0';
-  await waitUntil(
-    async () => (await fetch(`${env.MESSENGER_SANDBOX_URL}/health`).catch(() => undefined))?.ok === true,
-    15_000,
-    'the sandbox simulator',
-  );
+  const deadline = Date.now() + 15_000;
+  while ((await fetch(`${env.MESSENGER_SANDBOX_URL}/health`).catch(() => undefined))?.ok !== true) {
+    if (Date.now() > deadline || stopping) {
+      say(`the sandbox simulator did not answer on ${env.MESSENGER_SANDBOX_URL}/health within 15 s`);
+      say(`is port ${port} taken? set SANDBOX_PORT to a free one`);
+      return stopAll(1);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   say(`sandbox simulator on ${env.MESSENGER_SANDBOX_URL} — no real WhatsApp is used`);
 }
 
-for (const svc of SERVICES) {
-  if (!existsSync(path.join(ROOT, svc.entry))) continue;
-  startChild(svc.name, process.execPath, [svc.entry], { ...env, ...svc.env });
-}
+buildIfNeeded();
+requireBuilt();
+const redis = await ensureRedis();
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+if (sandboxMode) await startSandbox();
+for (const svc of SERVICES) startChild(svc.name, svc.entry, { ...env, ...svc.env });
 say(`running: ${children.map((c) => c.name).join(', ')}; API on http://127.0.0.1:${env.PORT ?? 3000}`);

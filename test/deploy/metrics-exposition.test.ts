@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createDefaultMetricsRegistry, createMetrics, renderMetrics } from '@mgw/common';
+import { createDefaultMetricsRegistry, renderMetrics } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
 import { checkMetricsExposition, ownMetricFamilies } from '../support/promtool.js';
 
 type Metrics = ReturnType<typeof createMetrics>;

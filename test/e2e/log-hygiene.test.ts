@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { Stack, waitFor } from './harness.js';
+import { Stack, waitFor } from '@mgw/testing';
 
 describe('e2e: logs carry no token, OTP code or message text (all services at debug)', function () {
   this.timeout(120_000);

@@ -3,9 +3,9 @@
  * (Node's default metrics are served too but not linted: prom-client names some gauges *_total).
  */
 import { expect } from 'chai';
-import { METRIC_PREFIX } from '@mgw/common';
+import { METRIC_PREFIX } from '@mgw/contracts';
 import { checkMetricsExposition, ownMetricFamilies } from '../support/promtool.js';
-import { Stack, waitFor } from './harness.js';
+import { Stack, waitFor } from '@mgw/testing';
 
 describe('e2e: /metrics of every running service passes promtool', function () {
   this.timeout(120_000);

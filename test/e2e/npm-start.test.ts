@@ -6,12 +6,12 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../harness/redis-server.js';
-import { run, waitFor } from './harness.js';
+import { freePort, run, waitFor } from '@mgw/testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -127,5 +127,72 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       () => false,
     );
     expect(stillUp).to.equal(false);
+  });
+});
+
+describe('npm start refuses to start a partial gateway', function () {
+  this.timeout(120_000);
+
+  /** Runs the supervisor to its end; resolves with its exit code and what it printed. */
+  function startOnce(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['scripts/start.mjs'], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
+    });
+  }
+
+  it('When sandbox mode has no built simulator, then it exits 1, names the missing build and the fix, and starts nothing', async () => {
+    const cli = path.join(ROOT, 'libs/messenger-sim/dist/cli.js');
+    const hidden = `${cli}.hidden-by-test`;
+    // The walk-through above built everything; hide the simulator's entry point for this run only.
+    await rename(cli, hidden);
+    try {
+      const { code, output } = await startOnce({
+        ...process.env,
+        MESSENGER_SANDBOX: '1',
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        LOG_LEVEL: 'warn',
+      });
+      expect(code).to.equal(1);
+      expect(output).to.include('missing build output: libs/messenger-sim/dist/cli.js');
+      expect(output).to.include('npm run build');
+      expect(output).to.not.match(/starting redis-server|running:/);
+    } finally {
+      await rename(hidden, cli);
+    }
+  });
+
+  it('When the simulator cannot start (its port is taken), then it exits 1 instead of talking to WhatsApp', async () => {
+    const taken = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    const port = (taken.address() as net.AddressInfo).port;
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
+    try {
+      const { code, output } = await startOnce({
+        ...process.env,
+        MESSENGER_SANDBOX: '1',
+        SANDBOX_PORT: String(port),
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        MGW_DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      });
+      expect(code).to.equal(1);
+      expect(output).to.match(/sandbox (exited|simulator did not answer)/);
+      expect(output).to.not.include('running: sandbox, api');
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,18 +1,35 @@
 import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
-import { ApiError, createLogger, loadConfig, toApiError } from '../src/index.js';
+import {
+  ConfigError,
+  createLogger,
+  redisConfig,
+  redisEnv,
+  runtimeConfig,
+  runtimeEnv,
+  validateEnv,
+} from '../src/index.js';
 
-describe('common: config', () => {
-  it('When the environment is empty, then the defaults apply', () => {
-    const c = loadConfig({});
-    expect(c.port).to.equal(3000);
-    expect(c.redisUrl).to.equal('redis://127.0.0.1:6379');
-    expect(c.rateLimits).to.include({ connect: 15, disconnect: 5, status: 20, send: 30, otp: 10 });
+describe('common: config helpers', () => {
+  it('When pieces are validated, then defaults apply and every bad variable is named', () => {
+    const e = validateEnv([runtimeEnv, redisEnv], {});
+    expect(runtimeConfig(e)).to.deep.equal({
+      nodeEnv: 'development',
+      logLevel: 'info',
+      shutdownTimeoutMs: 25_000,
+    });
+    expect(redisConfig(e).url).to.equal('redis://127.0.0.1:6379');
+    expect(() => validateEnv([runtimeEnv, redisEnv], { LOG_LEVEL: 'loud', REDIS_URL: 'http://x' })).to.throw(
+      ConfigError,
+      /LOG_LEVEL.*REDIS_URL|REDIS_URL.*LOG_LEVEL/,
+    );
   });
 
-  it('When a variable is invalid, then loading fails naming it', () => {
-    expect(() => loadConfig({ PORT: 'abc', REDIS_URL: 'http://x' })).to.throw(
-      /PORT.*REDIS_URL|REDIS_URL.*PORT/,
+  it('When a cross-field rule fails, then loading fails with its message', () => {
+    const rule = (env: Record<string, number>) =>
+      env.SHUTDOWN_TIMEOUT_MS! < 5000 ? 'SHUTDOWN_TIMEOUT_MS must be at least 5000' : undefined;
+    expect(() => validateEnv([runtimeEnv], { SHUTDOWN_TIMEOUT_MS: '2000' }, [rule])).to.throw(
+      /at least 5000/,
     );
   });
 });
@@ -40,27 +57,5 @@ describe('common: logger', () => {
     const errLine = JSON.parse(chunks.find((c) => c.includes('failed')) ?? '{}');
     expect(errLine.err).to.include({ name: 'Error', message: 'boom' });
     expect(errLine.err.stack).to.be.a('string');
-  });
-});
-
-describe('common: errors', () => {
-  it('When an unknown error is mapped, then it is a 500 without internals', () => {
-    const e = toApiError(new Error('secret internals'));
-    expect(e.status).to.equal(500);
-    expect(JSON.stringify(e.body())).not.to.include('secret internals');
-  });
-
-  it('When the HTTP layer raises a client error (a malformed %-escape), then it is a 400, not a 500', () => {
-    const e = toApiError(Object.assign(new URIError('Failed to decode param'), { status: 400 }));
-    expect(e.status).to.equal(400);
-    expect(e.body()).to.include({ error: 'Invalid request data' });
-  });
-
-  it('When an ApiError has extra fields, then the body carries them', () => {
-    expect(new ApiError(429, 'Rate limit exceeded', undefined, { resetIn: 5 }).body()).to.deep.equal({
-      success: false,
-      error: 'Rate limit exceeded',
-      resetIn: 5,
-    });
   });
 });

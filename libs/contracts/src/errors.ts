@@ -24,6 +24,28 @@ export const ERRORS = {
   connectionRefused: 'The connection request was refused',
   /** 400 detail when the Idempotency-Key header is malformed. */
   invalidIdempotencyKey: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+
+  // Refusals of the connection service (the API passes them through with their status).
+  /** The connection service hit an error while handling the request. */
+  connectionServiceError: 'The connection service could not complete the request',
+  phoneNumberRequired: 'phoneNumber is required for the pairingCode method',
+  /** The sender that owns the device did not log it out in time; it stays linked. */
+  logoutIncomplete: 'The device is busy; the logout did not complete, try again',
+  pairingOnOtherReplica: 'A pairing is in progress on another connection replica; retry in a moment',
+  pairingOtherMethod: 'A pairing with another method is in progress; retry with forceNew=true',
+  /** Another process holds the device's lease (e.g. a pairing that is still ending). */
+  deviceBusy: 'The device is busy (held by another process); try again',
+  /** The pairing socket gave no QR / pairing code; the reason follows the prefix. */
+  pairingNotStartedPrefix: 'Could not start pairing: ',
+} as const;
+
+/** Success messages of /connect and /disconnect (the `message` field of the answer). */
+export const CONNECTION_MESSAGES = {
+  alreadyConnected: 'Already connected',
+  linkedConnecting: 'Device is linked; its connection is being established',
+  disconnected: 'Disconnected and logged out',
+  alreadyDisconnected: 'Already disconnected',
+  pairingCancelled: 'Pairing cancelled',
 } as const;
 
 /** The message that the spec puts in `details` when neither text nor attachment is given. */

@@ -1,17 +1,29 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** Our message id (returned by /send and /otp). A UUID: no ':' so it is a valid BullMQ job id. */
 export function newMessageId(): string {
   return randomUUID();
 }
 
+/** Same shape as Baileys' generateMessageIDV2: "3EB0" + 18 upper-case hex digits. */
+function formatPlatformId(hex: string): string {
+  return '3EB0' + hex.slice(0, 18).toUpperCase();
+}
+
 /**
  * The WhatsApp message id, decided when the job is created so that a retried job re-sends the
  * same message (WhatsApp and the recipient de-duplicate by id) instead of a second one.
- * Same shape as Baileys' generateMessageIDV2: "3EB0" + 18 upper-case hex digits.
  */
 export function newPlatformMessageId(): string {
-  return '3EB0' + randomBytes(9).toString('hex').toUpperCase();
+  return formatPlatformId(randomBytes(9).toString('hex'));
+}
+
+/**
+ * A WhatsApp message id derived from another one (e.g. the text that follows a media message),
+ * stable across retries so the derived message is re-sent rather than sent anew.
+ */
+export function derivedPlatformMessageId(platformMessageId: string, purpose: string): string {
+  return formatPlatformId(createHash('sha256').update(`${platformMessageId}:${purpose}`).digest('hex'));
 }
 
 /** Token ids shown by the token CLI (never the token value). */

@@ -6,4 +6,4 @@ export * from './queues.js';
 export * from './jobs.js';
 export * from './keys.js';
 export * from './schemas.js';
-export * from './messenger-keys.js';
+export * from './metrics.js';

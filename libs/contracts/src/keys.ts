@@ -1,41 +1,77 @@
 /**
- * Redis key builders: the one place that knows how keys are spelled.
+ * Redis key and channel builders: the one place that knows how keys are spelled.
  * Everything lives under `mgw:` so a shared Redis can be inspected and cleaned by prefix.
+ *
+ * Every key of one device carries the hash tag `{<deviceId>}`: on Redis Cluster a device's lease,
+ * auth state, records and send queue (see `sendQueueName`) then live in one slot, so the Lua
+ * scripts and transactions that touch several of them work, while devices spread over the cluster.
+ * Device ids are slugs (`DEVICE_ID_PATTERN`), so they never contain `}` or glob characters.
  */
 const P = 'mgw';
+const device = (deviceId: string) => `${P}:{${deviceId}}`;
 
 export const keys = {
+  // --- global ---------------------------------------------------------------------------------
   /** Hash: the token record, found by the SHA-256 of the token value. */
   tokenByHash: (sha256Hex: string) => `${P}:token:${sha256Hex}`,
   /** Hash: token id -> SHA-256, so tokens can be listed and revoked without their values. */
   tokenIndex: () => `${P}:tokens`,
-  /** Hash: the session record of a device. */
-  session: (deviceId: string) => `${P}:session:${deviceId}`,
   /** Set: device ids that have credentials; the senders claim these. */
   linkedDevices: () => `${P}:devices:linked`,
-  /** Hash: a message record (TTL = message retention). */
-  message: (messageId: string) => `${P}:msg:${messageId}`,
-  /** String: WhatsApp message id -> our message id, for receipts and replies. */
-  messageByPlatformId: (deviceId: string, platformMessageId: string) =>
-    `${P}:msgp:${deviceId}:${platformMessageId}`,
-  /** String (binary): an attachment stored once for all jobs of a request (TTL). */
-  mediaBlob: (blobId: string) => `${P}:media:${blobId}`,
   /** String: stored first response of an Idempotency-Key (per token), 24 h. */
   idempotency: (tokenHash: string, key: string) => `${P}:idem:${tokenHash}:${key}`,
   /** Rate-limit counters, per endpoint (rate-limit-redis adds the token hash). */
   rateLimitPrefix: (endpoint: string) => `${P}:rl:${endpoint}:`,
-  /** Baileys credentials of a device (JSON, Buffer-aware). */
-  authCreds: (deviceId: string) => `${P}:auth:${deviceId}:creds`,
-  /** Hash per Signal key type: field = key id, value = JSON. */
-  authKeys: (deviceId: string, type: string) => `${P}:auth:${deviceId}:keys:${type}`,
-  /** Pattern of every auth key of a device (for purge on logout). */
-  authPattern: (deviceId: string) => `${P}:auth:${deviceId}:*`,
-  /** String: the device lease, `{owner, epoch}` JSON with a TTL. */
-  lease: (deviceId: string) => `${P}:lease:${deviceId}`,
-  /** Counter: lease epochs of a device, so ownership changes are totally ordered. */
-  leaseEpoch: (deviceId: string) => `${P}:lease-epoch:${deviceId}`,
   /** Pub/sub channel: tells senders to look for devices to claim now (after a link). */
   devicesChannel: () => `${P}:events:devices`,
+  /** Pub/sub channel: commands to the sender that owns a device (e.g. logout). */
+  deviceCommands: () => `${P}:events:device-commands`,
+  /** List: the answer to one device command (the requester BLPOPs it). */
+  commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
+
+  // --- per device (hash tag {deviceId}) --------------------------------------------------------
+  /** Hash: the session record of a device (status, phone, name, picture). */
+  session: (deviceId: string) => `${device(deviceId)}:session`,
   /** Hash: per-device settings (e.g. sendGapMs). */
-  deviceSettings: (deviceId: string) => `${P}:device-settings:${deviceId}`,
+  deviceSettings: (deviceId: string) => `${device(deviceId)}:settings`,
+  /** String: the device lease, `{owner, epoch}` JSON with a TTL. */
+  lease: (deviceId: string) => `${device(deviceId)}:lease`,
+  /** Counter: lease epochs of a device, so ownership changes are totally ordered. */
+  leaseEpoch: (deviceId: string) => `${device(deviceId)}:lease-epoch`,
+  /** String: Baileys credentials of a device (JSON, Buffer-aware). */
+  authCreds: (deviceId: string) => `${device(deviceId)}:auth:creds`,
+  /** Hash per Signal key type: field = key id, value = JSON. */
+  authKeys: (deviceId: string, type: string) => `${device(deviceId)}:auth:keys:${type}`,
+  /** SCAN pattern of every credential and key of a device (for the purge on logout). */
+  authPattern: (deviceId: string) => `${device(deviceId)}:auth:*`,
+  /** Hash: a message record (TTL = message retention). */
+  message: (deviceId: string, messageId: string) => `${device(deviceId)}:msg:${messageId}`,
+  /** String: WhatsApp message id -> our message id, for receipts and replies. */
+  messageByPlatformId: (deviceId: string, platformMessageId: string) =>
+    `${device(deviceId)}:msg-by-wa:${platformMessageId}`,
+  /**
+   * String (base64 of the proto `Message`) of a message we sent, by its WhatsApp id: Baileys'
+   * `getMessage` re-encrypts it on a retry receipt, and a reply quotes it. TTL = message retention.
+   */
+  messageProto: (deviceId: string, platformMessageId: string) =>
+    `${device(deviceId)}:msg-proto:${platformMessageId}`,
+  /** String (binary): an attachment stored once for all jobs of a request (TTL). */
+  mediaBlob: (deviceId: string, blobId: string) => `${device(deviceId)}:media:${blobId}`,
+  /** Hash: the pairing in progress for a device (current QR / pairing code, owner), with a TTL. */
+  pairing: (deviceId: string) => `${device(deviceId)}:pairing`,
+  /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */
+  contacts: (deviceId: string) => `${device(deviceId)}:wa-contacts`,
 } as const;
+
+/** A command published on `keys.deviceCommands()` for the owner of `deviceId`. */
+export interface DeviceCommand {
+  type: 'logout';
+  deviceId: string;
+  requestId: string;
+}
+
+/** The owner's answer, pushed on `keys.commandReply(requestId)`. */
+export interface DeviceCommandReply {
+  ok: boolean;
+  error?: string;
+}

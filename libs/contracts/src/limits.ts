@@ -40,4 +40,3 @@ export const RATE_LIMITS = {
   send: 30,
   otp: 10,
 } as const;
-export type RateLimitedEndpoint = keyof typeof RATE_LIMITS;

@@ -4,9 +4,12 @@
  */
 export const BULL_PREFIX = 'mgw:bull';
 
-/** One send queue per device, so pacing and ownership are per account. */
+/**
+ * One send queue per device, so pacing and ownership are per account. The `{deviceId}` hash tag
+ * puts the queue's keys in the device's Redis Cluster slot, beside its records (see `keys`).
+ */
 export function sendQueueName(deviceId: string): string {
-  return `send-${deviceId}`;
+  return `send-{${deviceId}}`;
 }
 
 /** The connection service's request queue (connect / disconnect), answered through job results. */
@@ -14,7 +17,3 @@ export const CONNECTION_QUEUE = 'connection-requests';
 
 /** BullMQ priorities: lower number = served first; OTP jobs jump the queue of a long list. */
 export const PRIORITY = { otp: 1, send: 10 } as const;
-
-/** Queue types, as used in metric labels (bounded: never a device id or job id). */
-export const QUEUE_TYPES = ['send', 'connection'] as const;
-export type QueueType = (typeof QUEUE_TYPES)[number];

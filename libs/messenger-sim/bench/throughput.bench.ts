@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import QRCode from 'qrcode';
 import type { SimulatorInfo } from '../src/index.js';
-import { TestDevice } from '../test/helpers/baileys-client.js';
+import { TestDevice } from '@mgw/testing';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 300);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 1000);

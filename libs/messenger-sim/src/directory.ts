@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { PhoneSignal, type PreKeyBundle } from './phone-signal.js';
-import type { DeviceConnection } from './connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { BinaryNode } from '@whiskeysockets/baileys';
 
 export interface InboxMessage {
@@ -38,7 +38,7 @@ export interface CompanionDevice {
   preKeys: Map<number, Buffer>;
   platform: string;
   linkedAt: string;
-  connection?: DeviceConnection;
+  connection?: ClientConnection;
   /** Stanzas for the device while it is offline, delivered after its next login. */
   pending: BinaryNode[];
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { encodeWAMessage, jidEncode } from '@whiskeysockets/baileys';
-import { unixSeconds } from './connection.js';
+import { unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
 import { signalAddress } from './phone-signal.js';
 import type { Simulator } from './simulator.js';

@@ -1,5 +1,5 @@
 import { getBinaryNodeChild, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
-import type { DeviceConnection } from './connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { handleEncryptIq } from './prekeys.js';
 import type { Simulator } from './simulator.js';
 import { firstChild, iqError, iqResult, node } from './stanza.js';
@@ -17,7 +17,7 @@ const PRIVACY_DEFAULTS: Record<string, string> = {
 };
 
 /** Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. */
-export function routeIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const xmlns = iq.attrs.xmlns ?? '';
   const child = firstChild(iq);
   if (sim.faults.takeStall(conn.account?.phone, xmlns, child?.tag)) {
@@ -56,7 +56,7 @@ export function routeIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode):
   }
 }
 
-function answerPicture(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+function answerPicture(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const target = jidDecode(iq.attrs.target ?? '');
   const user = target ? sim.directory.resolve(target.user, target.server) : undefined;
   if (!user?.pictureUrl) {

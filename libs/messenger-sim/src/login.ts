@@ -1,5 +1,5 @@
 import { jidEncode, type proto } from '@whiskeysockets/baileys';
-import { unixSeconds, type DeviceConnection } from './connection.js';
+import { unixSeconds, type ClientConnection } from './client-connection.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
 
@@ -7,7 +7,7 @@ import { node } from './stanza.js';
  * A login: the client names its device (`username` + `device`) and proves it with the Noise
  * static key it registered while pairing. Removed, unknown or refused devices get `<failure>`.
  */
-export function handleLogin(sim: Simulator, conn: DeviceConnection, payload: proto.ClientPayload): void {
+export function handleLogin(sim: Simulator, conn: ClientConnection, payload: proto.ClientPayload): void {
   const phone = String(payload.username ?? '');
   const deviceId = Number(payload.device ?? 0);
   const account = sim.directory.get(phone);

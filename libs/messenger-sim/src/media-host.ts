@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { aesDecryptWithIV, getMediaKeys, type BinaryNode, type MediaType } from '@whiskeysockets/baileys';
-import type { DeviceConnection } from './connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { SimLogger } from './logger.js';
 import { iqResult, node } from './stanza.js';
 import type { MediaTlsMaterial } from './tls-certificate.js';
@@ -93,7 +93,7 @@ export class MediaHost {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  answerMediaConn(conn: DeviceConnection, iq: BinaryNode): void {
+  answerMediaConn(conn: ClientConnection, iq: BinaryNode): void {
     conn.send(
       iqResult(iq, [
         node('media_conn', { auth: this.auth, ttl: '300', auth_ttl: '21600', max_buckets: '12' }, [

@@ -5,7 +5,7 @@ import {
   unpadRandomMax16,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { unixSeconds, type DeviceConnection } from './connection.js';
+import { unixSeconds, type ClientConnection } from './client-connection.js';
 import type { InboxMessage, SimUser } from './directory.js';
 import { describeMessage } from './message-content.js';
 import { sha256Hex } from './media-host.js';
@@ -25,7 +25,7 @@ const inboxTails = new WeakMap<SimUser, Promise<void>>();
  * every addressed simulated phone decrypt its copy. Decrypt calls are issued synchronously in
  * arrival order because the Signal ratchet must see them in the order the client encrypted.
  */
-export function handleClientMessage(sim: Simulator, conn: DeviceConnection, stanza: BinaryNode): void {
+export function handleClientMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
   const account = conn.account;
   const device = conn.device;
   const id = stanza.attrs.id ?? '';

@@ -11,19 +11,19 @@ import {
   S_WHATSAPP_NET,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type DeviceConnection } from './connection.js';
+import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
 import { bytesOf, iqError, iqResult, node } from './stanza.js';
 
 /** A companion that asked for pairing-code linking (stage companion_hello) and waits for the phone. */
 export interface CodeRequest {
-  conn: DeviceConnection;
+  conn: ClientConnection;
   phone: string;
   ref: string;
   wrappedCompanionEphemeral: Buffer;
   finish?: (node: BinaryNode) => void;
 }
 
-export function parseCompanionHello(conn: DeviceConnection, iq: BinaryNode, reg: BinaryNode): CodeRequest {
+export function parseCompanionHello(conn: ClientConnection, iq: BinaryNode, reg: BinaryNode): CodeRequest {
   const jid = reg.attrs.jid;
   const wrapped = bytesOf(getBinaryNodeChild(reg, 'link_code_pairing_wrapped_companion_ephemeral_pub'));
   if (!jid || !wrapped || wrapped.length < 80) throw new Error('malformed companion_hello');

@@ -7,7 +7,7 @@ import {
   proto,
   S_WHATSAPP_NET,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type DeviceConnection } from './connection.js';
+import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
 import type { CompanionDevice, SimUser } from './directory.js';
 import { bytesOf, node } from './stanza.js';
 
@@ -17,7 +17,7 @@ const REFS_PER_SESSION = 6;
 
 /** What a registering client told us about itself in its ClientPayload. */
 export interface PairingSession {
-  conn: DeviceConnection;
+  conn: ClientConnection;
   refs: string[];
   noiseKey: Buffer;
   identityKey: Buffer;
@@ -37,7 +37,7 @@ const readBigEndian = (bytes: Uint8Array | null | undefined): number =>
   bytes ? [...bytes].reduce((acc, b) => acc * 256 + b, 0) : 0;
 
 export function sessionFromRegistration(
-  conn: DeviceConnection,
+  conn: ClientConnection,
   payload: proto.ClientPayload,
 ): PairingSession {
   const data = payload.devicePairingData;

@@ -1,5 +1,5 @@
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
-import type { DeviceConnection } from './connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { normalizePhone, type Directory, type SimUser } from './directory.js';
 import type { SimLogger } from './logger.js';
 import { parseCompanionHello, runCodeExchange, type CodeRequest } from './pairing-code.js';
@@ -29,15 +29,15 @@ export interface LinkInput {
  * asked for (QR refs, pairing-code requests), and the scan / code entry that links them.
  */
 export class PhoneLinker {
-  private readonly sessions = new Map<DeviceConnection, PairingSession>();
-  private readonly codeRequests = new Map<DeviceConnection, CodeRequest>();
+  private readonly sessions = new Map<ClientConnection, PairingSession>();
+  private readonly codeRequests = new Map<ClientConnection, CodeRequest>();
 
   constructor(
     private readonly directory: Directory,
     private readonly logger: SimLogger,
   ) {}
 
-  onRegistration(conn: DeviceConnection, payload: proto.ClientPayload): void {
+  onRegistration(conn: ClientConnection, payload: proto.ClientPayload): void {
     const session = sessionFromRegistration(conn, payload);
     this.sessions.set(conn, session);
     conn
@@ -45,7 +45,7 @@ export class PhoneLinker {
       .catch((err: unknown) => this.logger.debug({ err }, 'pair-device not acknowledged'));
   }
 
-  onCompanionReg(conn: DeviceConnection, iq: BinaryNode, reg: BinaryNode): void {
+  onCompanionReg(conn: ClientConnection, iq: BinaryNode, reg: BinaryNode): void {
     const stage = reg.attrs.stage;
     if (stage === 'companion_hello') {
       this.codeRequests.set(conn, parseCompanionHello(conn, iq, reg));
@@ -56,7 +56,7 @@ export class PhoneLinker {
     } else conn.send(iqResult(iq));
   }
 
-  forget(conn: DeviceConnection): void {
+  forget(conn: ClientConnection): void {
     this.sessions.delete(conn);
     this.codeRequests.delete(conn);
   }

@@ -5,7 +5,7 @@ import {
   jidDecode,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import type { DeviceConnection } from './connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { companionBundle } from './directory.js';
 import type { PreKeyBundle } from './phone-signal.js';
 import type { Simulator } from './simulator.js';
@@ -17,7 +17,7 @@ const readId = (n: BinaryNode | undefined): number =>
   [...(bytesOf(n) ?? [])].reduce((acc, b) => acc * 256 + b, 0);
 
 /** The `encrypt` namespace: prekey count, prekey upload, key-bundle digest, bundle fetch, rotation. */
-export function handleEncryptIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+export function handleEncryptIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const child = firstChild(iq);
   const device = conn.device;
   if (iq.attrs.type === 'get' && child?.tag === 'count') {

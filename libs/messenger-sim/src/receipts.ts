@@ -1,4 +1,4 @@
-import { unixSeconds } from './connection.js';
+import { unixSeconds } from './client-connection.js';
 import type { CompanionDevice, SimUser } from './directory.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';

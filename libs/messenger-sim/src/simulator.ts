@@ -1,6 +1,6 @@
 import { jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import { createNoiseCertChain, type NoiseCertChain } from './certificates.js';
-import { DeviceConnection, type ConnectionHost } from './connection.js';
+import { ClientConnection, type ConnectionHost } from './client-connection.js';
 import {
   Directory,
   normalizePhone,
@@ -65,7 +65,7 @@ export class Simulator implements ConnectionHost {
   readonly tls: MediaTlsMaterial;
   readonly media: MediaHost;
   readonly config: SimulatorConfig;
-  private readonly connections = new Set<DeviceConnection>();
+  private readonly connections = new Set<ClientConnection>();
   readonly linker: PhoneLinker;
 
   constructor(
@@ -89,16 +89,16 @@ export class Simulator implements ConnectionHost {
   }
 
   accept(ws: WebSocket): void {
-    const conn = new DeviceConnection(ws, this.certs, this, this.logger);
+    const conn = new ClientConnection(ws, this.certs, this, this.logger);
     this.connections.add(conn);
   }
 
-  onHandshake(conn: DeviceConnection, { payload }: ClientHandshakeResult): void {
+  onHandshake(conn: ClientConnection, { payload }: ClientHandshakeResult): void {
     if (payload.devicePairingData) this.linker.onRegistration(conn, payload);
     else handleLogin(this, conn, payload);
   }
 
-  onNode(conn: DeviceConnection, stanza: BinaryNode): void {
+  onNode(conn: ClientConnection, stanza: BinaryNode): void {
     if (stanza.tag === 'iq') routeIq(this, conn, stanza);
     else if (stanza.tag === 'message') handleClientMessage(this, conn, stanza);
     else if (stanza.tag === 'receipt' && stanza.attrs.type === 'retry') {
@@ -109,7 +109,7 @@ export class Simulator implements ConnectionHost {
     }
   }
 
-  onClose(conn: DeviceConnection): void {
+  onClose(conn: ClientConnection): void {
     this.connections.delete(conn);
     this.linker.forget(conn);
     if (conn.device?.connection === conn) conn.device.connection = undefined;
@@ -122,7 +122,7 @@ export class Simulator implements ConnectionHost {
     else if (device.pending.push(stanza) > MAX_PENDING_PER_DEVICE) device.pending.shift();
   }
 
-  handleMdIq(conn: DeviceConnection, iq: BinaryNode): void {
+  handleMdIq(conn: ClientConnection, iq: BinaryNode): void {
     const child = firstChild(iq);
     if (child?.tag === 'link_code_companion_reg') {
       this.linker.onCompanionReg(conn, iq, child);

@@ -1,5 +1,5 @@
 import { getBinaryNodeChild, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { unixSeconds, type DeviceConnection } from './connection.js';
+import { unixSeconds, type ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js';
@@ -9,7 +9,7 @@ import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js'
  * encrypts to the LID), `onWhatsApp` contact checks and LID lookups. Companion devices must
  * carry a key-index or the client drops them.
  */
-export function handleUsyncIq(sim: Simulator, conn: DeviceConnection, iq: BinaryNode): void {
+export function handleUsyncIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const usync = getBinaryNodeChild(iq, 'usync');
   const protocols = new Set(childNodes(getBinaryNodeChild(usync, 'query')).map((p) => p.tag));
   const users = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user').map((u) =>

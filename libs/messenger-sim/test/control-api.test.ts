@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import QRCode from 'qrcode';
 import type { WAMessage } from '@whiskeysockets/baileys';
 import type { SimulatorHandle } from '../src/index.js';
-import { TestDevice, until } from './helpers/baileys-client.js';
-import { startTestSimulator } from './helpers/simulator.js';
+import { TestDevice, until, startTestSimulator } from '@mgw/testing';
 
 const ACCOUNT = '15550003001';
 const CONTACT = '15550003002';

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { SimulatorHandle } from '../src/index.js';
-import { until, type TestDevice } from './helpers/baileys-client.js';
-import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+import { until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 describe('messenger-sim: QR linking and text', function () {
   this.timeout(30_000);
@@ -19,7 +18,7 @@ describe('messenger-sim: QR linking and text', function () {
   });
 
   it('When the phone scans the QR, then the device restarts (515) and opens logged in as the account', async () => {
-    device = await linkByQr(sim, '15550000001', 'Test Account');
+    device = await linkTestDevice(sim, '15550000001', 'Test Account');
 
     expect(device.closes.map((c) => c.statusCode)).to.deep.equal([515]);
     expect(device.auth.creds.me?.id).to.match(/^15550000001:1@s\.whatsapp\.net$/);

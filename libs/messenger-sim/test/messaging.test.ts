@@ -8,8 +8,7 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimulatorHandle } from '../src/index.js';
-import { sleep, until, type TestDevice } from './helpers/baileys-client.js';
-import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+import { sleep, until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 const ACCOUNT = '15550001001';
 const CONTACT = '15550001002';
@@ -31,7 +30,7 @@ describe('messenger-sim: messaging through a linked device', function () {
       name: 'Known Contact',
       pictureUrl: 'https://pps.example.test/known.jpg',
     });
-    device = await linkByQr(sim, ACCOUNT);
+    device = await linkTestDevice(sim, ACCOUNT);
   });
 
   after(async () => {

@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startSimulator, type SimulatorHandle } from '../src/index.js';
-import { until, type TestDevice } from './helpers/baileys-client.js';
-import { linkByQr } from './helpers/simulator.js';
+import { until, type TestDevice, linkTestDevice } from '@mgw/testing';
 
 describe('messenger-sim: advertised host (containers)', function () {
   this.timeout(30_000);
@@ -21,7 +20,7 @@ describe('messenger-sim: advertised host (containers)', function () {
 
   it('When bound to 0.0.0.0 with a public host, then clients connect and upload media under that name', async () => {
     expect(sim.info.wsUrl).to.match(/^ws:\/\/127\.0\.0\.2:\d+\/ws\/chat$/);
-    device = await linkByQr(sim, '15550007001');
+    device = await linkTestDevice(sim, '15550007001');
     const bytes = randomBytes(10_000);
 
     const sent = await device.sock!.sendMessage('15550007002@s.whatsapp.net', {

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import type { SimulatorHandle } from '../src/index.js';
-import { sleep, TestDevice, until } from './helpers/baileys-client.js';
-import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+import { sleep, TestDevice, until, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 describe('messenger-sim: device session lifecycle', function () {
   this.timeout(30_000);
@@ -56,7 +55,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When a linked device reconnects with its saved credentials, then it opens without pairing again', async () => {
-    const device = await linkByQr(sim, '15550002003');
+    const device = await linkTestDevice(sim, '15550002003');
     devices.push(device);
     await device.end();
 
@@ -69,7 +68,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When the client pings on a short keep-alive interval, then every ping is answered and the socket stays open', async () => {
-    const linked = await linkByQr(sim, '15550002008');
+    const linked = await linkTestDevice(sim, '15550002008');
     await linked.end();
     const device = new TestDevice(sim.info, { keepAliveIntervalMs: 200 });
     devices.push(device);
@@ -94,7 +93,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When a device resumes from a stale Signal state, then the contact cannot decrypt and reports the message', async () => {
-    const device = await linkByQr(sim, '15550002009');
+    const device = await linkTestDevice(sim, '15550002009');
     devices.push(device);
     const to = '15550002010@s.whatsapp.net';
     const first = await device.sock!.sendMessage(to, { text: 'first' });
@@ -115,7 +114,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When a contact writes while the device is offline, then the message arrives after the next login', async () => {
-    const device = await linkByQr(sim, '15550002011');
+    const device = await linkTestDevice(sim, '15550002011');
     devices.push(device);
     await device.end();
 
@@ -133,7 +132,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When a second socket logs in with the same credentials, then the first is closed as replaced (440)', async () => {
-    const first = await linkByQr(sim, '15550002013');
+    const first = await linkTestDevice(sim, '15550002013');
     devices.push(first);
     const second = new TestDevice(sim.info);
     devices.push(second);
@@ -148,7 +147,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When the simulator drops the socket, then the device sees a closed connection and can log in again', async () => {
-    const device = await linkByQr(sim, '15550002004');
+    const device = await linkTestDevice(sim, '15550002004');
     devices.push(device);
     const closed = device.waitForClose();
 
@@ -161,7 +160,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When logins are refused with 503, then the device closes with 503 and the next attempt opens', async () => {
-    const device = await linkByQr(sim, '15550002005');
+    const device = await linkTestDevice(sim, '15550002005');
     devices.push(device);
     await device.end();
     sim.refuseLogin({ phone: '15550002005', reason: 503, count: 1 });
@@ -175,7 +174,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When the device logs out, then the phone no longer lists it and its credentials are refused with 401', async () => {
-    const device = await linkByQr(sim, '15550002006');
+    const device = await linkTestDevice(sim, '15550002006');
     devices.push(device);
     const closed = device.waitForClose();
 
@@ -189,7 +188,7 @@ describe('messenger-sim: device session lifecycle', function () {
   });
 
   it('When the phone unlinks the device, then the device closes with 401 (device_removed)', async () => {
-    const device = await linkByQr(sim, '15550002007');
+    const device = await linkTestDevice(sim, '15550002007');
     devices.push(device);
     const closed = device.waitForClose();
 

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { WAMessageUpdate } from '@whiskeysockets/baileys';
 import { startSimulator, type SimulatorHandle } from '../src/index.js';
-import { until, type TestDevice } from './helpers/baileys-client.js';
-import { linkByQr, startTestSimulator } from './helpers/simulator.js';
+import { until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 const CONTACT = '15550004009';
 
@@ -21,7 +20,10 @@ describe('messenger-sim: several accounts at once', function () {
   });
 
   it('When two linked accounts write to the same contact, then each message arrives from its own account and receipts do not cross', async () => {
-    const [a, b] = await Promise.all([linkByQr(sim, '15550004001', 'A'), linkByQr(sim, '15550004002', 'B')]);
+    const [a, b] = await Promise.all([
+      linkTestDevice(sim, '15550004001', 'A'),
+      linkTestDevice(sim, '15550004002', 'B'),
+    ]);
     devices.push(a, b);
     const updatesA: WAMessageUpdate[] = [];
     const updatesB: WAMessageUpdate[] = [];
@@ -60,8 +62,8 @@ describe('messenger-sim: several devices on one account', function () {
   });
 
   it('When two devices are linked to one account, then both are listed and both can send to a contact', async () => {
-    const first = await linkByQr(sim, '15550006001');
-    const second = await linkByQr(sim, '15550006001');
+    const first = await linkTestDevice(sim, '15550006001');
+    const second = await linkTestDevice(sim, '15550006001');
     devices.push(first, second);
 
     const a = await first.sock!.sendMessage('15550006002@s.whatsapp.net', { text: 'from device 1' });
@@ -95,7 +97,7 @@ describe('messenger-sim: unknown numbers', function () {
   });
 
   it('When unknown numbers are rejected, then only registered contacts are on WhatsApp', async () => {
-    device = await linkByQr(sim, '15550005001');
+    device = await linkTestDevice(sim, '15550005001');
     sim.upsertContact({ phone: '15550005002' });
 
     const result = await device.sock!.onWhatsApp('15550005002', '15550005003');

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { proto } from '@whiskeysockets/baileys';
-import { messengerKeys } from '@mgw/contracts';
+import { keys } from '@mgw/contracts';
 
 /**
  * The proto of every message a device sent, by its WhatsApp id, kept for the message retention:
@@ -16,7 +16,7 @@ export class MessageProtoStore {
   async save(platformMessageId: string, message: proto.IMessage): Promise<void> {
     const bytes = Buffer.from(proto.Message.encode(message).finish());
     await this.redis.set(
-      messengerKeys.messageProto(this.deviceId, platformMessageId),
+      keys.messageProto(this.deviceId, platformMessageId),
       bytes.toString('base64'),
       'EX',
       this.ttlSeconds,
@@ -24,7 +24,7 @@ export class MessageProtoStore {
   }
 
   async load(platformMessageId: string): Promise<proto.IMessage | undefined> {
-    const raw = await this.redis.get(messengerKeys.messageProto(this.deviceId, platformMessageId));
+    const raw = await this.redis.get(keys.messageProto(this.deviceId, platformMessageId));
     return raw ? proto.Message.decode(Buffer.from(raw, 'base64')) : undefined;
   }
 }

@@ -6,9 +6,9 @@ import {
   type AnyMediaMessageContent,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import { messengerKeys, type AttachmentType } from '@mgw/contracts';
+import { keys, type AttachmentType } from '@mgw/contracts';
 import type { Logger } from '@mgw/common';
-import type { DeviceConnection } from './device-connection.js';
+import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
 
 export interface MediaInput {
@@ -64,7 +64,7 @@ export class MessageSender {
   private readonly media = new Map<string, { at: number; message: Promise<proto.IMessage> }>();
 
   constructor(
-    private readonly conn: DeviceConnection,
+    private readonly conn: DeviceSocket,
     private readonly opts: {
       redis: Redis;
       deviceId: string;
@@ -81,7 +81,7 @@ export class MessageSender {
    * device (cached in Redis for a day, so a failover does not ask again).
    */
   async lookup(phone: string): Promise<string | null> {
-    const key = messengerKeys.contacts(this.opts.deviceId);
+    const key = keys.contacts(this.opts.deviceId);
     const cached = await this.opts.redis.hget(key, phone);
     if (cached !== null) return cached || null;
     const sock = this.requireSocket();
@@ -116,7 +116,7 @@ export class MessageSender {
   }
 
   private async write(
-    sock: NonNullable<DeviceConnection['socket']>,
+    sock: NonNullable<DeviceSocket['socket']>,
     msg: OutgoingMessage,
     quoted: WAMessage | undefined,
     prepared: proto.IMessage | undefined,

@@ -1,26 +1,23 @@
 import type { Redis } from 'ioredis';
 import {
-  MessageStore,
-  SessionStore,
   createDefaultMetricsRegistry,
   createLogger,
-  createMetrics,
   createRedis,
-  loadConfig,
   pingRedis,
   startOpsServer,
   waitForRedis,
-  type Config,
   type Logger,
-  type Metrics,
+  type OpsServer,
 } from '@mgw/common';
+import { ERRORS, createMetrics, type Metrics } from '@mgw/contracts';
+import { MessageStore, SessionStore } from '@mgw/store';
+import type { MessengerServiceConfig } from './config.js';
 import { LeaseManager, processOwnerId } from './lease.js';
 import { routeLibsignalConsole } from './libsignal-console.js';
 import { enableSandbox, type SandboxSocketOptions } from './sandbox.js';
 
 /** What the connection and sender services both start with: the pieces around a Baileys socket. */
 export interface MessengerRuntime {
-  config: Config;
   logger: Logger;
   metrics: Metrics;
   /** General-purpose connection (worker role: waits out short Redis outages). */
@@ -31,35 +28,39 @@ export interface MessengerRuntime {
   sessions: SessionStore;
   messages: MessageStore;
   sandbox?: SandboxSocketOptions;
-  /** Starts /metrics, /healthz and /readyz (Redis reachable) on METRICS_PORT. */
-  startOps(): Promise<{ port: number; close(): Promise<void> }>;
+  /** Starts /metrics, /healthz and /readyz (Redis reachable) on the ops port. */
+  startOps(): Promise<OpsServer>;
 }
 
-export async function startMessengerRuntime(service: 'connection' | 'sender'): Promise<MessengerRuntime> {
-  const config = loadConfig();
+export async function startMessengerRuntime(
+  service: 'connection' | 'sender',
+  config: MessengerServiceConfig,
+): Promise<MessengerRuntime> {
   const logger = createLogger({ level: config.logLevel, service });
   routeLibsignalConsole(logger);
-  const redis = createRedis(config.redisUrl, 'worker', service);
+  const redis = createRedis(config.redis.url, 'worker', service);
   await waitForRedis(redis);
-  const leaseRedis = createRedis(config.redisUrl, 'producer', `${service}-lease`);
+  const leaseRedis = createRedis(config.redis.url, 'producer', `${service}-lease`);
   await waitForRedis(leaseRedis);
   const metrics = createMetrics();
-  const sandbox = config.sandboxUrl ? await enableSandbox(config.sandboxUrl, logger) : undefined;
+  const sandbox = config.messenger.sandboxUrl
+    ? await enableSandbox(config.messenger.sandboxUrl, logger)
+    : undefined;
   return {
-    config,
     logger,
     metrics,
     redis,
     leaseRedis,
-    leases: new LeaseManager(leaseRedis, processOwnerId(service), config.leaseTtlMs),
+    leases: new LeaseManager(leaseRedis, processOwnerId(service), config.messenger.lease.ttlMs),
     sessions: new SessionStore(redis),
-    messages: new MessageStore(redis, config.messageRetentionSeconds),
+    messages: new MessageStore(redis, config.store.messageRetentionSeconds),
     sandbox,
     startOps: () =>
       startOpsServer({
-        port: config.metricsPort,
-        metrics,
+        port: config.ops.port,
+        registry: metrics.registry,
         defaults: createDefaultMetricsRegistry(),
+        notReadyError: ERRORS.serviceUnavailable,
         ready: async () => {
           const ok = await pingRedis(redis);
           metrics.redisUp.set(ok ? 1 : 0);

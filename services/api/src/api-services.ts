@@ -1,22 +1,16 @@
 import type { Redis } from 'ioredis';
-import {
-  MessageStore,
-  SessionStore,
-  type Config,
-  type Logger,
-  type Metrics,
-  type createDefaultMetricsRegistry,
-} from '@mgw/common';
-import { ConnectionClient } from './connection-client.js';
+import { type Logger, type createDefaultMetricsRegistry } from '@mgw/common';
+import { type Metrics } from '@mgw/contracts';
+import { MediaStore, MessageStore, SessionStore, TokenStore } from '@mgw/store';
+import { type ApiConfig } from './config.js';
+import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
-import { QueueEventsPool } from './job-results.js';
-import { MediaStore } from './media-store.js';
+import { QueueEventsPool } from './queue-events-pool.js';
 import { SendQueues } from './send-queue.js';
-import { TokenStore } from './tokens.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
-  config: Config;
+  config: ApiConfig;
   logger: Logger;
   redis: Redis;
   metrics: Metrics;
@@ -26,14 +20,14 @@ export interface ApiServices {
   messages: MessageStore;
   media: MediaStore;
   sendQueues: SendQueues;
-  connection: ConnectionClient;
+  connection: ConnectionServiceClient;
   idempotency: Idempotency;
   /** Closes queues and their event listeners (not the Redis connection it was given). */
   close(): Promise<void>;
 }
 
 export function createApiServices(base: {
-  config: Config;
+  config: ApiConfig;
   logger: Logger;
   redis: Redis;
   metrics: Metrics;
@@ -42,11 +36,23 @@ export function createApiServices(base: {
   queueEventsIdleMs?: number;
 }): ApiServices {
   const { config, logger, redis, metrics } = base;
-  const messages = new MessageStore(redis, config.messageRetentionSeconds);
+  const messages = new MessageStore(redis, config.store.messageRetentionSeconds);
   const sessions = new SessionStore(redis);
-  const events = new QueueEventsPool(config.redisUrl, redis, logger, base.queueEventsIdleMs);
-  const sendQueues = new SendQueues({ redis, config, messages, sessions, events, metrics, logger });
-  const connection = new ConnectionClient({
+  const events = new QueueEventsPool(config.redis.url, redis, logger, base.queueEventsIdleMs);
+  const sendQueues = new SendQueues({
+    redis,
+    jobs: {
+      attempts: config.sendAttempts,
+      backoffMs: config.sendBackoffMs,
+      failedRetentionSeconds: config.store.messageRetentionSeconds,
+    },
+    messages,
+    sessions,
+    events,
+    metrics,
+    logger,
+  });
+  const connection = new ConnectionServiceClient({
     redis,
     events,
     replyTimeoutMs: config.connectionReplyTimeoutMs,
@@ -61,7 +67,7 @@ export function createApiServices(base: {
     tokens: new TokenStore(redis),
     sessions,
     messages,
-    media: new MediaStore(redis, config.mediaBlobTtlSeconds),
+    media: new MediaStore(redis),
     sendQueues,
     connection,
     idempotency: new Idempotency(redis, config.idempotencyTtlSeconds, inProgressTtl),

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { errorMiddleware, notFoundHandler } from '@mgw/common';
+import { OPS_PATHS } from '@mgw/common';
+import { errorMiddleware, notFoundHandler } from './api-error.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './auth.js';
 import { httpMetrics } from './http-metrics.js';
@@ -8,7 +9,7 @@ import { createRateLimiters } from './rate-limits.js';
 import { requestContext } from './request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
 import { messageRoute } from './routes/messages.js';
-import { healthRoute, metricsRoute, readyRoute } from './routes/ops.js';
+import { opsRoute } from './routes/ops.js';
 import { otpRoute } from './routes/otp.js';
 import { sendRoute } from './routes/send.js';
 import { requireJsonBody } from './validation.js';
@@ -34,9 +35,7 @@ export function createApp(s: ApiServices): Express {
   app.use(requestContext(s.logger));
   app.use(httpMetrics(s.metrics));
 
-  app.get('/healthz', healthRoute);
-  app.get('/readyz', readyRoute(s));
-  app.get('/metrics', metricsRoute(s));
+  for (const path of OPS_PATHS) app.get(path, opsRoute(s, path));
 
   const auth = authenticate(s);
   const limit = createRateLimiters(s);

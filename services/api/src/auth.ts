@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { ApiError, type Config, type Metrics } from '@mgw/common';
-import { ERRORS, keys } from '@mgw/contracts';
-import type { TokenStore } from './tokens.js';
+import { ApiError } from './api-error.js';
+import { type ApiConfig } from './config.js';
+import { ERRORS, keys, type Metrics } from '@mgw/contracts';
+import type { TokenStore } from '@mgw/store';
 
 /** Who is calling: set by `authenticate` on `res.locals.auth`. */
 export interface AuthContext {
@@ -44,7 +45,7 @@ return {n, ttl}
 export interface AuthDeps {
   redis: Redis;
   tokens: TokenStore;
-  config: Pick<Config, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
+  config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
   metrics: Metrics;
 }
 

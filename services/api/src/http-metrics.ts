@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Metrics } from '@mgw/common';
+import type { Metrics } from '@mgw/contracts';
 import { routeTemplate } from './request-context.js';
 
 /** Counts and times every request by route template, method and status (no ids in labels). */

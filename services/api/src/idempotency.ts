@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
-import { ApiError } from '@mgw/common';
+import { ApiError } from './api-error.js';
 import { ERRORS, keys } from '@mgw/contracts';
 
 /** A response that is the result of work done (something was enqueued): it may be replayed. */

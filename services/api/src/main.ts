@@ -3,20 +3,20 @@ import {
   closeRedis,
   createDefaultMetricsRegistry,
   createLogger,
-  createMetrics,
   createRedis,
   installShutdown,
-  loadConfig,
   serializeError,
   waitForRedis,
 } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
+import { loadApiConfig } from './config.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadApiConfig();
   const logger = createLogger({ level: config.logLevel, service: 'api' });
-  const redis = createRedis(config.redisUrl, 'producer', 'api');
+  const redis = createRedis(config.redis.url, 'producer', 'api');
   try {
     await waitForRedis(redis, 10_000);
   } catch (err) {

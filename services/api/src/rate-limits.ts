@@ -2,11 +2,13 @@ import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
-import { ApiError, serializeError, type Config, type Logger, type Metrics } from '@mgw/common';
-import { ERRORS, keys } from '@mgw/contracts';
+import { serializeError, type Logger } from '@mgw/common';
+import { ApiError } from './api-error.js';
+import { type ApiConfig } from './config.js';
+import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { authOf } from './auth.js';
 
-export type LimitedEndpoint = keyof Config['rateLimits'];
+export type LimitedEndpoint = keyof ApiConfig['rateLimits'];
 
 /**
  * rate-limit-redis loads its script once, when the limiter is created; if Redis is not reachable
@@ -30,7 +32,7 @@ class ReloadingRedisStore extends RedisStore {
  */
 export function createRateLimiters(deps: {
   redis: Redis;
-  config: Pick<Config, 'rateLimits' | 'rateLimitWindowMs'>;
+  config: Pick<ApiConfig, 'rateLimits' | 'rateLimitWindowMs'>;
   metrics: Metrics;
   logger: Logger;
 }): Record<LimitedEndpoint, RequestHandler> {

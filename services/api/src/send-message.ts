@@ -1,4 +1,3 @@
-import { ApiError, type SessionStore } from '@mgw/common';
 import {
   ERRORS,
   PRIORITY,
@@ -8,13 +7,16 @@ import {
   type SendBody,
   type SendJobData,
 } from '@mgw/contracts';
+import type { MediaStore, SessionStore } from '@mgw/store';
+import { ApiError } from './api-error.js';
 import type { Outcome } from './idempotency.js';
-import { assertAttachmentSize, type MediaStore } from './media-store.js';
+import { assertAttachmentSize, decodeAttachment } from './attachment-size.js';
 import type { SendQueues } from './send-queue.js';
 
 export interface SendDeps {
   sessions: SessionStore;
   media: MediaStore;
+  mediaBlobTtlSeconds: number;
   sendQueues: SendQueues;
 }
 
@@ -33,7 +35,10 @@ export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBo
   let attachment: JobAttachment | undefined;
   if (body.attachment) {
     const { type, url, base64, filename, caption, mimeType } = body.attachment;
-    const source = base64 !== undefined ? await deps.media.put(base64) : { url: url! };
+    const source =
+      base64 !== undefined
+        ? await deps.media.put(deviceId, decodeAttachment(base64), deps.mediaBlobTtlSeconds)
+        : { url: url! };
     attachment = {
       type,
       source,

@@ -1,4 +1,4 @@
-import type { Metrics } from '@mgw/common';
+import type { Metrics } from '@mgw/contracts';
 import {
   ERRORS,
   PRIORITY,

@@ -1,26 +1,17 @@
-import { Queue, type Job, type JobsOptions } from 'bullmq';
+import type { Job, JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { serializeError, type Logger } from '@mgw/common';
 import {
-  ApiError,
-  MessageStore,
-  SessionStore,
-  serializeError,
-  type Config,
-  type Logger,
-  type Metrics,
-} from '@mgw/common';
-import {
-  BULL_PREFIX,
   ERRORS,
   FAILURE_REASONS,
-  sendQueueName,
   type MessageRecord,
+  type Metrics,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { waitForJob, type JobOutcome, type QueueEventsPool } from './job-results.js';
-
-type SendQueue = Queue<SendJobData, SendJobResult>;
+import { openSendQueue, type MessageStore, type SendQueue, type SessionStore } from '@mgw/store';
+import { ApiError } from './api-error.js';
+import { waitForJob, type JobOutcome, type QueueEventsPool } from './queue-events-pool.js';
 
 const RECONCILE_DELAYS_MS = [0, 1000, 5000, 15_000, 60_000];
 
@@ -38,7 +29,8 @@ export class SendQueues {
   constructor(
     private readonly deps: {
       redis: Redis;
-      config: Pick<Config, 'sendAttempts' | 'sendBackoffMs' | 'messageRetentionSeconds'>;
+      /** Attempts and first backoff of a job; failed jobs are kept as long as message records. */
+      jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
       messages: MessageStore;
       sessions: SessionStore;
       events: QueueEventsPool;
@@ -50,10 +42,7 @@ export class SendQueues {
   queue(deviceId: string): SendQueue {
     let q = this.queues.get(deviceId);
     if (!q) {
-      q = new Queue<SendJobData, SendJobResult>(sendQueueName(deviceId), {
-        connection: this.deps.redis,
-        prefix: BULL_PREFIX,
-      });
+      q = openSendQueue(this.deps.redis, deviceId);
       q.on('error', (err) => this.deps.logger.warn('send queue error', { err: serializeError(err) }));
       this.queues.set(deviceId, q);
     }
@@ -61,14 +50,14 @@ export class SendQueues {
   }
 
   jobOptions(priority: number): JobsOptions {
-    const { config } = this.deps;
+    const { jobs } = this.deps;
     return {
       priority,
-      attempts: config.sendAttempts,
-      backoff: { type: 'exponential', delay: config.sendBackoffMs },
+      attempts: jobs.attempts,
+      backoff: { type: 'exponential', delay: jobs.backoffMs },
       // Finished jobs go; the message record (with its own retention) is the lasting trace.
       removeOnComplete: { age: 3600 },
-      removeOnFail: { age: config.messageRetentionSeconds },
+      removeOnFail: { age: jobs.failedRetentionSeconds },
     };
   }
 
@@ -99,6 +88,7 @@ export class SendQueues {
       if (err instanceof ApiError) throw err;
       this.reconcile(
         queue,
+        deviceId,
         records.map((r) => r.messageId),
         0,
       );
@@ -113,7 +103,7 @@ export class SendQueues {
         () => true,
         () => false,
       );
-      if (removed) await this.deps.messages.markFailed(job.data.messageId, reason);
+      if (removed) await this.deps.messages.markFailed(job.data.deviceId, job.data.messageId, reason);
     }
     this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {
       count: added.length,
@@ -138,7 +128,7 @@ export class SendQueues {
    * addBulk may have failed before or after Redis ran it (a lost reply), so a record is marked
    * failed only when its job is not there. Redis may be what failed: retry for about a minute.
    */
-  private reconcile(queue: SendQueue, messageIds: string[], attempt: number): void {
+  private reconcile(queue: SendQueue, deviceId: string, messageIds: string[], attempt: number): void {
     const delay = RECONCILE_DELAYS_MS[attempt];
     if (delay === undefined) {
       this.deps.logger.error('could not mark messages of a failed enqueue as failed', {
@@ -156,10 +146,11 @@ export class SendQueues {
           if (err) throw err;
           return n === 0;
         });
-        for (const id of orphans) await this.deps.messages.markFailed(id, FAILURE_REASONS.enqueueFailed);
+        for (const id of orphans)
+          await this.deps.messages.markFailed(deviceId, id, FAILURE_REASONS.enqueueFailed);
       })().catch((err: unknown) => {
         this.deps.logger.warn('retrying failed-enqueue cleanup', { attempt, err: serializeError(err) });
-        this.reconcile(queue, messageIds, attempt + 1);
+        this.reconcile(queue, deviceId, messageIds, attempt + 1);
       });
     }, delay);
     timer.unref();

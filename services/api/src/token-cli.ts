@@ -6,9 +6,9 @@
  * `create` prints the token value alone on the last line of stdout (it is shown only once).
  */
 import { parseArgs } from 'node:util';
-import { closeRedis, createRedis, loadConfig, waitForRedis } from '@mgw/common';
+import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
 import { DEVICE_ID_PATTERN } from '@mgw/contracts';
-import { TokenStore, isExpired, parseDuration, type TokenRecord } from './tokens.js';
+import { TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
 
 const USAGE = `Usage:
   token create --name NAME [--device DEVICE_ID] [--expires-in <n>s|m|h|d]
@@ -93,8 +93,8 @@ function formatList(tokens: TokenRecord[], now: Date): string {
 }
 
 async function run(command: Command): Promise<number> {
-  const config = loadConfig();
-  const redis = createRedis(config.redisUrl, 'producer', 'token-cli');
+  const { url } = redisConfig(validateEnv([redisEnv]));
+  const redis = createRedis(url, 'producer', 'token-cli');
   try {
     await waitForRedis(redis, 5000);
     const store = new TokenStore(redis);

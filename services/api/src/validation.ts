@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type Joi from 'joi';
-import { ApiError } from '@mgw/common';
+import { ApiError } from './api-error.js';
 import { ERRORS, validate } from '@mgw/contracts';
 
 /** The normalised value, or a 400 with the spec's `details`. */

@@ -92,7 +92,7 @@ describe('API authentication', () => {
     expect(linkedStatus.body.status).to.equal('connected');
     expect(unlinkedStatus.body).to.deep.equal({ success: true, status: 'disconnected' });
     expect(sent.status).to.equal(202);
-    const record = await t.services.messages.get(String(sent.body.messageId));
+    const record = await t.services.messages.get(deviceId, String(sent.body.messageId));
     expect(record?.deviceId).to.equal(deviceId);
   });
 });

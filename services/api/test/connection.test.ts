@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { SessionStore, closeRedis, createRedis } from '@mgw/common';
+import { closeRedis, createRedis } from '@mgw/common';
+import { SessionStore } from '@mgw/store';
 import {
   BULL_PREFIX,
   CONNECTION_QUEUE,
@@ -23,7 +24,7 @@ describe('GET|POST /connect and POST /disconnect', () => {
 
   before(async () => {
     t = await startApi();
-    connection = createRedis(t.config.redisUrl, 'worker', 'test-connection-service');
+    connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
     // Answers like the connection service will.
     worker = new Worker<ConnectionRequest, ConnectionReply>(
       CONNECTION_QUEUE,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { waitForRedis } from '@mgw/common';
-import { freePort, startRedisServer } from '../../../test/harness/redis-server.js';
+import { freePort, startRedisServer } from '@mgw/testing';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('API operations', () => {
@@ -93,7 +93,7 @@ describe('API operations', () => {
 
 describe('API with Redis down', () => {
   let t: TestApi;
-  before(async () => (t = await startApi({ redisUrl: `redis://127.0.0.1:${await freePort()}` })));
+  before(async () => (t = await startApi({ redis: { url: `redis://127.0.0.1:${await freePort()}` } })));
   after(async () => t.close());
 
   it('When Redis is not reachable, then API calls answer 503 JSON at once and /readyz is 503', async () => {
@@ -127,7 +127,7 @@ describe('API with Redis down', () => {
 describe('API when Redis stops while it runs', () => {
   it('When the private Redis is stopped, then requests answer 503 JSON instead of hanging', async () => {
     const redis = await startRedisServer();
-    const t = await startApi({ redisUrl: redis.url });
+    const t = await startApi({ redis: { url: redis.url } });
     try {
       await waitForRedis(t.redis, 5000);
       const deviceId = freshDeviceId();

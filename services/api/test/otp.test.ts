@@ -35,7 +35,7 @@ describe('POST /otp', () => {
 
   before(async () => {
     t = await startApi({ otpWaitTimeoutMs: 5000 });
-    workerConnection = createRedis(t.config.redisUrl, 'worker', 'test-sender');
+    workerConnection = createRedis(t.config.redis.url, 'worker', 'test-sender');
   });
   beforeEach(async () => {
     seen.length = 0;
@@ -83,7 +83,10 @@ describe('POST /otp', () => {
     expect(job.opts.priority).to.equal(PRIORITY.otp);
     expect(job.data).to.include({ kind: 'otp', to: '15551234567', text: renderOtp('123456', 'English') });
     expect(job.data.otp).to.deep.equal({ language: 'English' });
-    expect(await t.services.messages.get(job.data.messageId)).to.include({ kind: 'otp', status: 'queued' });
+    expect(await t.services.messages.get(job.data.deviceId, job.data.messageId)).to.include({
+      kind: 'otp',
+      status: 'queued',
+    });
     const metrics = await t.services.metrics.registry.getSingleMetricAsString('mgw_otp_sent_total');
     expect(metrics).to.match(/language="English"\} [1-9]/);
   });

@@ -41,10 +41,10 @@ describe('POST /send', () => {
     expect(j.data).to.include({ kind: 'send', messageId, deviceId, to: '15551234567', text: 'hello' });
     expect(j.data.platformMessageId).to.match(/^3EB0[0-9A-F]{18}$/);
     expect(j.data.batchId).to.equal(undefined);
-    const record = await t.services.messages.get(messageId);
+    const record = await t.services.messages.get(deviceId, messageId);
     expect(record).to.include({ messageId, deviceId, to: '15551234567', status: 'queued', kind: 'send' });
     expect(record?.platformMessageId).to.equal(j.data.platformMessageId);
-    expect(await t.redis.ttl(keys.message(messageId))).to.be.greaterThan(0);
+    expect(await t.redis.ttl(keys.message(deviceId, messageId))).to.be.greaterThan(0);
   });
 
   it('When `to` is a list of one, then 202 with a batch id and messageIds', async () => {
@@ -89,7 +89,7 @@ describe('POST /send', () => {
       expect(res.status).to.equal(409);
       expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
       expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
-      const keysLeft = await t.redis.keys('mgw:msg:*');
+      const keysLeft = await t.redis.keys(keys.message(deviceId, '*'));
       const records = await Promise.all(keysLeft.map((k) => t.redis.hgetall(k)));
       const mine = records.filter((r) => r.deviceId === deviceId);
       expect(mine.map((r) => [r.status, r.error])).to.deep.equal([
@@ -104,7 +104,7 @@ describe('POST /send', () => {
   it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each with a queued record, and the media stored once', async () => {
     const to = Array.from({ length: 1000 }, (_, i) => String(15550000000 + i));
     const bytes = Buffer.from('%PDF-1.4 fake document');
-    const mediaBefore = new Set(await t.redis.keys('mgw:media:*'));
+    const mediaBefore = new Set(await t.redis.keys(keys.mediaBlob(deviceId, '*')));
 
     const res = await send({
       to,
@@ -123,9 +123,9 @@ describe('POST /send', () => {
     const jobs = await Promise.all(ids.map(job));
     expect(jobs.map((j) => j.id)).to.deep.equal(ids);
     expect(jobs.map((j) => j.data.to)).to.deep.equal(to);
-    const newBlobs = (await t.redis.keys('mgw:media:*')).filter((k) => !mediaBefore.has(k));
+    const newBlobs = (await t.redis.keys(keys.mediaBlob(deviceId, '*'))).filter((k) => !mediaBefore.has(k));
     expect(newBlobs).to.have.length(1);
-    const blobId = newBlobs[0]!.slice('mgw:media:'.length);
+    const blobId = newBlobs[0]!.slice(keys.mediaBlob(deviceId, '').length);
     for (const j of jobs) {
       expect(j.data.attachment).to.deep.equal({
         type: 'document',
@@ -138,7 +138,7 @@ describe('POST /send', () => {
     expect(await t.redis.getBuffer(newBlobs[0]!)).to.deep.equal(bytes);
     expect(await t.redis.ttl(newBlobs[0]!)).to.be.within(1, t.config.mediaBlobTtlSeconds);
     const pipeline = t.redis.pipeline();
-    for (const id of ids) pipeline.hget(keys.message(id), 'status');
+    for (const id of ids) pipeline.hget(keys.message(deviceId, id), 'status');
     const statuses = (await pipeline.exec())!.map(([, s]) => s);
     expect(statuses).to.deep.equal(ids.map(() => 'queued'));
   });
@@ -183,7 +183,7 @@ describe('POST /send', () => {
   });
 
   it('When a request with the same Idempotency-Key is still in flight, then 409', async () => {
-    const { hashToken } = await import('../src/tokens.js');
+    const { hashToken } = await import('@mgw/store');
     const body = { to: '15551234567', text: 'slow' };
     // The claim a first, still-running request leaves behind (same fingerprint: replay it once to learn it).
     await send(body, { 'Idempotency-Key': 'k-3' });
@@ -223,7 +223,7 @@ describe('POST /send', () => {
     } finally {
       queue.addBulk = original;
     }
-    const ids = await t.redis.keys('mgw:msg:*');
+    const ids = await t.redis.keys(keys.message(deviceId, '*'));
     const mine: string[] = [];
     for (const k of ids) if ((await t.redis.hget(k, 'deviceId')) === deviceId) mine.push(k);
     expect(mine).to.have.length(2);

@@ -49,7 +49,7 @@ describe('token CLI', function () {
     const row = listed.stdout.split('\n').find((l) => l.startsWith(id!));
     expect(row).to.match(/ci deploy\s+shop-1\s+\S+Z\s+never\s+no$/);
     expect(listed.stdout).not.to.include(value);
-    const { hashToken } = await import('../src/tokens.js');
+    const { hashToken } = await import('@mgw/store');
     expect(listed.stdout).not.to.include(hashToken(value));
 
     const revoked = await token('revoke', id!);

@@ -2,14 +2,18 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   BULL_PREFIX,
+  CONNECTION_MESSAGES,
   CONNECTION_QUEUE,
+  ERRORS,
   type ConnectRequest,
   type ConnectionReply,
   type ConnectionRequest,
+  type Metrics,
 } from '@mgw/contracts';
-import { serializeError, type Logger, type Metrics, type SessionStore } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
+import { type SessionStore } from '@mgw/store';
 import { hasLinkedCredentials } from '@mgw/messenger';
-import { ALREADY_DISCONNECTED_MESSAGE, disconnectDevice, type DisconnectDeps } from './disconnect.js';
+import { disconnectDevice, type DisconnectDeps } from './disconnect.js';
 import type { PairingManager } from './pairing-manager.js';
 
 export interface ConnectionWorkerDeps extends DisconnectDeps {
@@ -43,7 +47,7 @@ export function startConnectionWorker(
         deps.metrics.jobsFailed.inc({ queue_type: 'connection', reason: 'error' });
         return {
           success: false,
-          error: 'The connection service could not complete the request',
+          error: ERRORS.connectionServiceError,
           httpStatus: 500,
         };
       }
@@ -57,17 +61,17 @@ export function startConnectionWorker(
 
 async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
   if (req.method === 'pairingCode' && !req.phoneNumber) {
-    return { success: false, error: 'phoneNumber is required for the pairingCode method', httpStatus: 400 };
+    return { success: false, error: ERRORS.phoneNumberRequired, httpStatus: 400 };
   }
   if (await hasLinkedCredentials(deps.redis, req.deviceId)) {
     if (!req.forceNew) {
       const session = await deps.sessions.get(req.deviceId);
       return session.status === 'connected'
-        ? { success: true, status: 'connected', message: 'Already connected' }
+        ? { success: true, status: 'connected', message: CONNECTION_MESSAGES.alreadyConnected }
         : {
             success: true,
             status: 'connecting',
-            message: 'Device is linked; its connection is being established',
+            message: CONNECTION_MESSAGES.linkedConnecting,
           };
     }
     // forceNew on a linked device: log the old session out (as /disconnect would), then pair anew.
@@ -81,7 +85,7 @@ async function disconnect(deviceId: string, deps: ConnectionWorkerDeps): Promise
   // A pairing in progress here is ended too: nobody should link a device its owner disconnected.
   const cancelled = await deps.pairing.cancel(deviceId, 'disconnect_requested');
   const reply = await disconnectDevice(deviceId, deps);
-  return cancelled && reply.message === ALREADY_DISCONNECTED_MESSAGE
-    ? { ...reply, message: 'Pairing cancelled' }
+  return cancelled && reply.message === CONNECTION_MESSAGES.alreadyDisconnected
+    ? { ...reply, message: CONNECTION_MESSAGES.pairingCancelled }
     : reply;
 }

@@ -1,30 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { UnrecoverableError, Worker, Queue } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
+import { serializeError, type Logger } from '@mgw/common';
 import {
   BULL_PREFIX,
+  CONNECTION_MESSAGES,
+  ERRORS,
   FAILURE_REASONS,
   keys,
-  messengerKeys,
   sendQueueName,
   type ConnectionReply,
   type DeviceCommand,
   type DeviceCommandReply,
   type SendJobData,
 } from '@mgw/contracts';
-import { serializeError, type Config, type Logger, type MessageStore, type SessionStore } from '@mgw/common';
 import {
-  DeviceConnection,
+  DeviceSocket,
   hasLinkedCredentials,
   purgeAuthState,
   type Lease,
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
+import { openSendQueue, waitUntilQueueEmpty, type MessageStore, type SessionStore } from '@mgw/store';
+import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
 export interface DisconnectDeps {
-  config: Config;
+  config: ConnectionConfig;
   logger: Logger;
   redis: Redis;
   /** Template for the BLPOP connections (one duplicate per wait for an owner's reply). */
@@ -40,9 +43,6 @@ const OWNER_REPLY_TIMEOUT_S = 15;
 /** The API waits CONNECTION_REPLY_TIMEOUT_MS for the answer: give up (503) a little before it does. */
 const ANSWER_MARGIN_MS = 5000;
 const MIN_OVERALL_MS = 5000;
-
-export const DISCONNECTED_MESSAGE = 'Disconnected and logged out';
-export const ALREADY_DISCONNECTED_MESSAGE = 'Already disconnected';
 
 /**
  * Logs a device out on WhatsApp. The live socket belongs to whichever sender holds the lease, so:
@@ -60,7 +60,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     const session = await deps.sessions.get(deviceId);
     if (session.status !== 'disconnected')
       await deps.sessions.markDisconnected(deviceId, 'disconnect_requested');
-    return { success: true, message: ALREADY_DISCONNECTED_MESSAGE };
+    return { success: true, message: CONNECTION_MESSAGES.alreadyDisconnected };
   }
   await redis.srem(keys.linkedDevices(), deviceId);
   let loggedOut = false;
@@ -73,25 +73,25 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
         await logoutHere(deviceId, lease, deps);
         loggedOut = true;
         log.info('device logged out by the connection service');
-        return { success: true, message: DISCONNECTED_MESSAGE };
+        return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       const remainingS = Math.ceil((deadline - Date.now()) / 1000);
       const reply = await askOwner(deviceId, deps, Math.max(1, Math.min(OWNER_REPLY_TIMEOUT_S, remainingS)));
       if (reply?.ok) {
         loggedOut = true;
         log.info('device logged out by its sender');
-        return { success: true, message: DISCONNECTED_MESSAGE };
+        return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
       if (!(await hasLinkedCredentials(redis, deviceId))) {
         loggedOut = true;
-        return { success: true, message: DISCONNECTED_MESSAGE };
+        return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       await new Promise((r) => setTimeout(r, 500));
     }
     return {
       success: false,
-      error: 'The device is busy; the logout did not complete, try again',
+      error: ERRORS.logoutIncomplete,
       httpStatus: 503,
     };
   } finally {
@@ -116,12 +116,12 @@ async function askOwner(
   timeoutS: number,
 ): Promise<DeviceCommandReply | undefined> {
   const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
-  const listeners = await deps.redis.publish(messengerKeys.deviceCommands(), JSON.stringify(cmd));
+  const listeners = await deps.redis.publish(keys.deviceCommands(), JSON.stringify(cmd));
   if (listeners === 0) return undefined;
   // A connection per wait: BLPOP blocks its connection, and disconnects run concurrently.
   const conn = deps.blocking.duplicate();
   try {
-    const got = await conn.blpop(messengerKeys.commandReply(cmd.requestId), timeoutS);
+    const got = await conn.blpop(keys.commandReply(cmd.requestId), timeoutS);
     return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
   } finally {
     await conn.quit().catch(() => conn.disconnect());
@@ -133,15 +133,15 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
   const { config, redis, logger } = deps;
   const log = logger.child({ deviceId });
   let lost = false;
-  const conn = new DeviceConnection({
+  const conn = new DeviceSocket({
     redis,
     logger: log,
     deviceId,
     sandbox: deps.sandbox,
-    messageRetentionSeconds: config.messageRetentionSeconds,
+    messageRetentionSeconds: config.store.messageRetentionSeconds,
     epoch: () => (lost ? undefined : lease.epoch),
   });
-  const release = holdLease(deps.leases, lease, config.leaseRenewMs, log, () => {
+  const release = holdLease(deps.leases, lease, config.messenger.lease.renewMs, log, () => {
     lost = true;
     conn.stop().catch((err: unknown) => log.warn('socket not closed', { err: serializeError(err) }));
   });
@@ -175,13 +175,12 @@ export async function failWaitingJobs(
   deps: Pick<DisconnectDeps, 'bullConnection' | 'messages' | 'logger'>,
   timeoutMs = 30_000,
 ): Promise<number> {
-  const name = sendQueueName(deviceId);
-  const queue = new Queue<SendJobData>(name, { connection: deps.bullConnection, prefix: BULL_PREFIX });
+  const queue = openSendQueue(deps.bullConnection, deviceId);
   let failed = 0;
   const worker = new Worker<SendJobData>(
-    name,
+    sendQueueName(deviceId),
     async (job) => {
-      await deps.messages.markFailed(job.data.messageId, FAILURE_REASONS.loggedOut);
+      await deps.messages.markFailed(deviceId, job.data.messageId, FAILURE_REASONS.loggedOut);
       failed += 1;
       throw new UnrecoverableError(FAILURE_REASONS.loggedOut);
     },
@@ -192,19 +191,13 @@ export async function failWaitingJobs(
   worker.on('failed', (job) => {
     if (!job) return;
     void deps.messages
-      .markFailed(job.data.messageId, FAILURE_REASONS.loggedOut)
+      .markFailed(deviceId, job.data.messageId, FAILURE_REASONS.loggedOut)
       .catch((err: unknown) =>
         deps.logger.warn('failed job not recorded', { deviceId, err: serializeError(err) }),
       );
   });
   try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      await queue.promoteJobs().catch(() => undefined);
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      if (Object.values(c).every((n) => n === 0)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilQueueEmpty(queue, timeoutMs);
   } finally {
     await worker.close();
     await queue.close();

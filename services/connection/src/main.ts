@@ -1,14 +1,16 @@
 import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
 import { startMessengerRuntime } from '@mgw/messenger';
+import { loadConnectionConfig } from './config.js';
 import { startConnectionWorker } from './connection-worker.js';
 import { PairingManager } from './pairing-manager.js';
 
 async function main(): Promise<void> {
-  const rt = await startMessengerRuntime('connection');
-  const { config, logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
+  const config = loadConnectionConfig();
+  const rt = await startMessengerRuntime('connection', config);
+  const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
   // BLPOP waits for the owning sender's logout reply; BullMQ wants a connection of its own.
-  const blocking = createRedis(config.redisUrl, 'worker', 'connection-blocking');
-  const bullConnection = createRedis(config.redisUrl, 'worker', 'connection-bull');
+  const blocking = createRedis(config.redis.url, 'worker', 'connection-blocking');
+  const bullConnection = createRedis(config.redis.url, 'worker', 'connection-bull');
   const pairing = new PairingManager({ config, logger, redis, leases, sessions, sandbox });
   const worker = startConnectionWorker({
     config,

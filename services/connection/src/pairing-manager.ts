@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { keys, messengerKeys, type ConnectRequest, type ConnectionReply } from '@mgw/contracts';
-import { serializeError, type Config, type Logger, type SessionStore } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
+import { ERRORS, keys, type ConnectRequest, type ConnectionReply } from '@mgw/contracts';
 import {
   PairingSession,
   purgeAuthState,
@@ -8,10 +8,12 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
+import type { SessionStore } from '@mgw/store';
+import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
 export interface PairingDeps {
-  config: Config;
+  config: ConnectionConfig;
   logger: Logger;
   redis: Redis;
   leases: LeaseManager;
@@ -37,7 +39,7 @@ interface LocalPairing {
 
 /**
  * Pairing sockets of this replica. The current QR / pairing code is kept in Redis
- * (`messengerKeys.pairing`), so a second connect — on any replica — answers with it instead of
+ * (`keys.pairing`), so a second connect — on any replica — answers with it instead of
  * opening a second socket. The pairing socket holds the device's lease while it writes the auth
  * state and gives it up for the senders once the phone linked.
  */
@@ -53,7 +55,7 @@ export class PairingManager {
   /** A connect request when the device is not linked (or forceNew wiped it). */
   async connect(req: ConnectRequest): Promise<ConnectionReply> {
     const { redis, leases } = this.deps;
-    const key = messengerKeys.pairing(req.deviceId);
+    const key = keys.pairing(req.deviceId);
     if (req.forceNew) await this.cancel(req.deviceId, 'force_new');
     const current = await redis.hgetall(key);
     if (current.method) {
@@ -67,7 +69,7 @@ export class PairingManager {
       if (!local && req.forceNew) {
         return {
           success: false,
-          error: 'A pairing is in progress on another connection replica; retry in a moment',
+          error: ERRORS.pairingOnOtherReplica,
           httpStatus: 409,
         };
       }
@@ -76,7 +78,7 @@ export class PairingManager {
       if (!local) {
         return {
           success: false,
-          error: 'A pairing with another method is in progress; retry with forceNew=true',
+          error: ERRORS.pairingOtherMethod,
           httpStatus: 409,
         };
       }
@@ -104,11 +106,11 @@ export class PairingManager {
     const { deviceId } = req;
     const log = logger.child({ deviceId });
     // A crashed replica's pairing lease runs out within its TTL; wait for it rather than fail.
-    const lease = await leases.acquireWithin(deviceId, config.leaseTtlMs + 1000);
+    const lease = await leases.acquireWithin(deviceId, config.messenger.lease.ttlMs + 1000);
     if (!lease)
       return {
         success: false,
-        error: 'The device is busy (held by another process); try again',
+        error: ERRORS.deviceBusy,
         httpStatus: 409,
       };
 
@@ -119,13 +121,13 @@ export class PairingManager {
       logger: log,
       deviceId,
       sandbox: this.deps.sandbox,
-      messageRetentionSeconds: config.messageRetentionSeconds,
+      messageRetentionSeconds: config.store.messageRetentionSeconds,
       epoch: () => (ended ? undefined : lease.epoch),
       method: req.method,
       phoneNumber: req.phoneNumber,
       qrMaxAttempts: config.qrMaxAttempts,
     });
-    const release = holdLease(leases, lease, config.leaseRenewMs, log, () => {
+    const release = holdLease(leases, lease, config.messenger.lease.renewMs, log, () => {
       leaseLost = true;
       session
         .cancel('lease_lost')
@@ -134,7 +136,7 @@ export class PairingManager {
     let finished!: () => void;
     const done = new Promise<void>((resolve) => (finished = resolve));
     this.local.set(deviceId, { session, method: req.method, done });
-    const pairingKey = messengerKeys.pairing(deviceId);
+    const pairingKey = keys.pairing(deviceId);
     const ttlSeconds = 60 + 20 * config.qrMaxAttempts + 30;
 
     const first = new Promise<Record<string, string> | { failed: string }>((resolve) => {
@@ -206,7 +208,7 @@ export class PairingManager {
     const got = await first;
     if ('failed' in got) {
       await session.cancel(String(got.failed));
-      return { success: false, error: `Could not start pairing: ${got.failed}`, httpStatus: 503 };
+      return { success: false, error: ERRORS.pairingNotStartedPrefix + got.failed, httpStatus: 503 };
     }
     return this.reply(req, got);
   }

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { keys, messengerKeys, type DeviceCommand } from '@mgw/contracts';
-import { createLogger, type MessageStore, type SessionStore } from '@mgw/common';
+import { keys, type DeviceCommand } from '@mgw/contracts';
+import { createLogger } from '@mgw/common';
+import type { MessageStore, SessionStore } from '@mgw/store';
 import type { LeaseManager } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from '../src/disconnect.js';
 
@@ -66,10 +67,10 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     const pending = new Map<string, string>();
     owner.on('message', (_channel: string, raw: string) => {
       const cmd = JSON.parse(raw) as DeviceCommand;
-      if (cmd.deviceId === quick) void redis.rpush(messengerKeys.commandReply(cmd.requestId), '{"ok":true}');
+      if (cmd.deviceId === quick) void redis.rpush(keys.commandReply(cmd.requestId), '{"ok":true}');
       if (cmd.deviceId === slow) pending.set(slow, cmd.requestId);
     });
-    await owner.subscribe(messengerKeys.deviceCommands());
+    await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     const deps = {
       config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
@@ -89,7 +90,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       const started = Date.now();
       expect(await disconnectDevice(quick, deps)).to.include({ success: true });
       expect(Date.now() - started).to.be.below(5_000);
-      await redis.rpush(messengerKeys.commandReply(pending.get(slow)!), '{"ok":true}');
+      await redis.rpush(keys.commandReply(pending.get(slow)!), '{"ok":true}');
       expect(await slowDone).to.include({ success: true });
     } finally {
       await owner.quit();
@@ -104,7 +105,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     await redis.sadd(keys.linkedDevices(), deviceId);
     // An owner that holds the lease and listens, but never replies (hung).
     const owner = redis.duplicate();
-    await owner.subscribe(messengerKeys.deviceCommands());
+    await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     const apiWaitMs = 8000;
     const deps = {

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
-import { keys, messengerKeys } from '@mgw/contracts';
-import { createLogger, SessionStore, type Config } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import { createLogger } from '@mgw/common';
+import { SessionStore } from '@mgw/store';
+import type { ConnectionConfig } from '../src/config.js';
 import { LeaseManager, enableSandbox, type SandboxSocketOptions } from '@mgw/messenger';
 import { PairingManager } from '../src/pairing-manager.js';
 
@@ -28,11 +30,10 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
     const leases = new LeaseManager(redis, 'replica-a', 5_000);
     const sessions = new SessionStore(redis);
     const config = {
-      leaseTtlMs: 5_000,
-      leaseRenewMs: 100,
-      messageRetentionSeconds: 60,
+      messenger: { lease: { ttlMs: 5_000, renewMs: 100 } },
+      store: { messageRetentionSeconds: 60 },
       qrMaxAttempts: 5,
-    } as Config;
+    } as ConnectionConfig;
     const pairing = new PairingManager({ config, logger, redis, leases, sessions, sandbox });
     const reply = await pairing.connect({ action: 'connect', deviceId, method: 'qrCode' } as never);
     expect(reply).to.include({ success: true });
@@ -41,15 +42,15 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
     // Replica B takes over (as after A's TTL ran out) and writes its own pairing record.
     const epoch = await redis.incr(keys.leaseEpoch(deviceId));
     await redis.set(keys.lease(deviceId), JSON.stringify({ owner: 'replica-b', epoch }), 'PX', 10_000);
-    await redis.hset(messengerKeys.pairing(deviceId), { method: 'qrCode', qr: 'b-qr', owner: 'replica-b' });
+    await redis.hset(keys.pairing(deviceId), { method: 'qrCode', qr: 'b-qr', owner: 'replica-b' });
     await sessions.update(deviceId, 'connecting');
 
     const deadline = Date.now() + 10_000;
     while (pairing.active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(pairing.active, 'pairing A ended').to.equal(0);
-    expect(await redis.hget(messengerKeys.pairing(deviceId), 'owner')).to.equal('replica-b');
+    expect(await redis.hget(keys.pairing(deviceId), 'owner')).to.equal('replica-b');
     expect((await sessions.get(deviceId)).status).to.equal('connecting');
     expect(JSON.parse((await redis.get(keys.lease(deviceId)))!)).to.include({ owner: 'replica-b' });
-    await redis.del(messengerKeys.pairing(deviceId), keys.lease(deviceId), keys.leaseEpoch(deviceId));
+    await redis.del(keys.pairing(deviceId), keys.lease(deviceId), keys.leaseEpoch(deviceId));
   });
 });

@@ -12,8 +12,7 @@
  * gateway/baseline is the price of durability (records, acks, leases, fenced key writes); it is
  * reported, never asserted.
  */
-import { TestDevice } from '../../../libs/messenger-sim/test/helpers/baileys-client.js';
-import { Stack, waitFor } from '../../../test/e2e/harness.js';
+import { Stack, TestDevice, waitFor } from '@mgw/testing';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
+import { serializeError, type Logger } from '@mgw/common';
 import {
   BULL_PREFIX,
   CONNECTION_STATUSES,
@@ -7,30 +8,32 @@ import {
   keys,
   sendQueueName,
   type FailureReason,
+  type Metrics,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
 import {
-  serializeError,
-  type Config,
-  type Logger,
-  type MessageStore,
-  type Metrics,
-  type SessionStore,
-} from '@mgw/common';
-import {
-  DeviceConnection,
+  DeviceSocket,
   MessageSender,
   purgeAuthState,
   type Lease,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
+import {
+  MediaStore,
+  openSendQueue,
+  waitUntilQueueEmpty,
+  type MessageStore,
+  type SendQueue,
+  type SessionStore,
+} from '@mgw/store';
+import type { SenderConfig } from './config.js';
 import { Pacer } from './pacing.js';
 import { applyReceipts } from './receipts.js';
 import { onSendJobFailed, processSendJob } from './send-job.js';
 
 export interface RuntimeDeps {
-  config: Config;
+  config: SenderConfig;
   logger: Logger;
   metrics: Metrics;
   /** Commands, auth state and records. */
@@ -50,9 +53,9 @@ export type RuntimeEnd = 'logged-out' | 'replaced' | 'fenced';
  * device's send queue worker (paced), receipts, and the session record.
  */
 export class DeviceRuntime {
-  readonly conn: DeviceConnection;
+  readonly conn: DeviceSocket;
   private readonly worker: Worker<SendJobData, SendJobResult>;
-  private readonly queue: Queue<SendJobData, SendJobResult>;
+  private readonly queue: SendQueue;
   private readonly log: Logger;
   private retired: FailureReason | undefined;
   private handingOver = false;
@@ -71,12 +74,12 @@ export class DeviceRuntime {
   ) {
     const { config, redis, logger, metrics } = deps;
     this.log = logger.child({ deviceId });
-    this.conn = new DeviceConnection({
+    this.conn = new DeviceSocket({
       redis,
       logger: this.log,
       deviceId,
       sandbox: deps.sandbox,
-      messageRetentionSeconds: config.messageRetentionSeconds,
+      messageRetentionSeconds: config.store.messageRetentionSeconds,
       // A retired device's socket may still try to save creds after its purge: refuse those.
       epoch: () => (this.retired || this.leaseGone ? undefined : this.lease.epoch),
     });
@@ -84,12 +87,13 @@ export class DeviceRuntime {
       redis,
       deviceId,
       logger: this.log,
-      messageRetentionSeconds: config.messageRetentionSeconds,
+      messageRetentionSeconds: config.store.messageRetentionSeconds,
       onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
     });
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
+    const media = new MediaStore(redis);
     this.pacer = pacer;
-    this.queue = new Queue(sendQueueName(deviceId), { connection: deps.bullConnection, prefix: BULL_PREFIX });
+    this.queue = openSendQueue(deps.bullConnection, deviceId);
     this.worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
       (job, token) =>
@@ -97,7 +101,7 @@ export class DeviceRuntime {
           job,
           {
             deviceId,
-            redis,
+            media,
             messages: deps.messages,
             conn: this.conn,
             sender,
@@ -187,7 +191,6 @@ export class DeviceRuntime {
    * lease), take it off the linked set, mark the session disconnected, fail what is still waiting.
    */
   private async retire(reason: string): Promise<void> {
-    this.retired ??= FAILURE_REASONS.loggedOut;
     this.pacer.release();
     const { redis, sessions } = this.deps;
     await purgeAuthState(redis, this.deviceId, this.lease.epoch);
@@ -200,13 +203,7 @@ export class DeviceRuntime {
   async drainRetired(timeoutMs = 30_000): Promise<void> {
     if (!this.worker.isRunning()) void this.worker.run();
     else this.worker.resume();
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      await this.queue.promoteJobs().catch(() => undefined);
-      const c = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      if (Object.values(c).every((n) => n === 0)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilQueueEmpty(this.queue, timeoutMs);
     await this.worker.close().catch(() => undefined);
     await this.queue.close().catch(() => undefined);
     this.clearState();

@@ -1,26 +1,28 @@
 import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
 import { startMessengerRuntime } from '@mgw/messenger';
-import { DeviceOwner } from './device-owner.js';
+import { loadSenderConfig } from './config.js';
+import { DeviceFleet } from './device-fleet.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
 async function main(): Promise<void> {
-  const rt = await startMessengerRuntime('sender');
-  const { config, logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
-  const bullConnection = createRedis(config.redisUrl, 'worker', 'sender-bull');
-  const subscriber = createRedis(config.redisUrl, 'subscriber', 'sender-sub');
-  const owner = new DeviceOwner(
+  const config = loadSenderConfig();
+  const rt = await startMessengerRuntime('sender', config);
+  const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
+  const bullConnection = createRedis(config.redis.url, 'worker', 'sender-bull');
+  const subscriber = createRedis(config.redis.url, 'subscriber', 'sender-sub');
+  const fleet = new DeviceFleet(
     leases,
     { config, logger, metrics, redis, bullConnection, messages, sessions, sandbox },
     subscriber,
     logger,
   );
   const ops = await rt.startOps();
-  await owner.start();
-  const stopQueueMetrics = startQueueMetrics(owner, metrics);
+  await fleet.start();
+  const stopQueueMetrics = startQueueMetrics(fleet, metrics);
   installShutdown(
     logger,
     [
-      { name: 'hand devices over', run: () => owner.stop() },
+      { name: 'hand devices over', run: () => fleet.stop() },
       { name: 'queue metrics', run: stopQueueMetrics },
       { name: 'ops server', run: () => ops.close() },
       { name: 'redis', run: () => closeRedis(subscriber, bullConnection, rt.leaseRedis, redis) },

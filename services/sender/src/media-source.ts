@@ -1,15 +1,16 @@
-import type { Redis } from 'ioredis';
-import { ATTACHMENT_MAX_BYTES, FAILURE_REASONS, keys, type AttachmentSource } from '@mgw/contracts';
+import { ATTACHMENT_MAX_BYTES, FAILURE_REASONS, type AttachmentSource } from '@mgw/contracts';
+import type { MediaStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
 /** Bytes of an attachment: fetched from its URL (10 MB cap, timeout) or read from its stored blob. */
 export async function loadAttachment(
-  redis: Redis,
+  media: MediaStore,
+  deviceId: string,
   source: AttachmentSource,
   timeoutMs: number,
 ): Promise<Buffer> {
   if ('blobId' in source) {
-    const bytes = await redis.getBuffer(keys.mediaBlob(source.blobId));
+    const bytes = await media.get(deviceId, source.blobId);
     if (!bytes)
       throw new PermanentSendError(FAILURE_REASONS.attachmentUnreachable, 'stored attachment expired');
     return bytes;

@@ -1,10 +1,10 @@
-import type { Metrics } from '@mgw/common';
-import type { DeviceOwner } from './device-owner.js';
+import type { Metrics } from '@mgw/contracts';
+import type { DeviceFleet } from './device-fleet.js';
 
 const STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 
 /** Refreshes the queue-depth gauge from the send queues of the devices this process owns. */
-export function startQueueMetrics(owner: DeviceOwner, metrics: Metrics, everyMs = 5000): () => void {
+export function startQueueMetrics(owner: DeviceFleet, metrics: Metrics, everyMs = 5000): () => void {
   const tick = async () => {
     const totals: Record<string, number> = Object.fromEntries(STATES.map((s) => [s, 0]));
     for (const rt of owner.runtimes()) {

@@ -1,5 +1,6 @@
-import type { MessageStore, Metrics } from '@mgw/common';
+import type { Metrics } from '@mgw/contracts';
 import type { ReceiptUpdate } from '@mgw/messenger';
+import type { MessageStore } from '@mgw/store';
 
 /** Moves our records forward on delivery/read receipts (unknown ids — e.g. follow-up texts — are skipped). */
 export async function applyReceipts(
@@ -11,6 +12,7 @@ export async function applyReceipts(
   for (const r of receipts) {
     const messageId = await messages.findByPlatformId(deviceId, r.platformMessageId);
     if (!messageId) continue;
-    if (await messages.markReceipt(messageId, r.status, r.at)) metrics.messages.inc({ status: r.status });
+    if (await messages.markReceipt(deviceId, messageId, r.status, r.at))
+      metrics.messages.inc({ status: r.status });
   }
 }

@@ -1,32 +1,34 @@
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import {
   FAILURE_REASONS,
   PHONE_PATTERN,
+  derivedPlatformMessageId,
   type FailureReason,
   type SendJobData,
   type SendJobResult,
+  type Metrics,
 } from '@mgw/contracts';
-import { serializeError, type Logger, type MessageStore, type Metrics } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
 import {
   NotConnectedError,
   ReplyTargetMissingError,
   ServerRejectedError,
   supportsCaption,
-  type DeviceConnection,
+  type DeviceSocket,
   type MediaInput,
   type MessageSender,
 } from '@mgw/messenger';
+import type { MediaStore, MessageStore } from '@mgw/store';
 import { loadAttachment } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import { PermanentSendError } from './send-errors.js';
 
 export interface SendJobDeps {
   deviceId: string;
-  redis: Redis;
+  /** Attachments stored once by the API (base64 in the request). */
+  media: MediaStore;
   messages: MessageStore;
-  conn: DeviceConnection;
+  conn: DeviceSocket;
   sender: MessageSender;
   pacer: Pacer;
   metrics: Metrics;
@@ -52,7 +54,7 @@ export async function processSendJob(
   token?: string,
 ): Promise<SendJobResult> {
   const data = job.data;
-  const record = await deps.messages.get(data.messageId);
+  const record = await deps.messages.get(data.deviceId, data.messageId);
   if (record && record.status !== 'queued' && record.status !== 'failed' && record.sentAt) {
     return result(data, record.sentAt);
   }
@@ -82,7 +84,7 @@ export async function processSendJob(
     if (deps.handingOver()) await handBack(job, token);
     await sendContent(data, jid, quoted, deps);
     const sentAt = new Date();
-    await deps.messages.markSent(data.messageId, sentAt);
+    await deps.messages.markSent(data.deviceId, data.messageId, sentAt);
     deps.metrics.messages.inc({ status: 'sent' });
     deps.metrics.sendLatency.observe(
       { kind: data.kind },
@@ -93,14 +95,14 @@ export async function processSendJob(
     if (err instanceof DelayedError) throw err;
     const permanent = toPermanent(err);
     if (permanent) {
-      if (await deps.messages.markFailed(data.messageId, permanent.reason))
+      if (await deps.messages.markFailed(data.deviceId, data.messageId, permanent.reason))
         deps.metrics.messages.inc({ status: 'failed' });
       throw new UnrecoverableError(permanent.reason);
     }
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (last) {
       // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
-      if (await deps.messages.markFailed(data.messageId, FAILURE_REASONS.sendFailed)) {
+      if (await deps.messages.markFailed(data.deviceId, data.messageId, FAILURE_REASONS.sendFailed)) {
         deps.metrics.messages.inc({ status: 'failed' });
       }
     }
@@ -132,7 +134,7 @@ export async function onSendJobFailed(
   }
   const reason = unrecoverable && isFailureReason(err.message) ? err.message : FAILURE_REASONS.sendFailed;
   deps.metrics.jobsFailed.inc({ queue_type: 'send', reason });
-  if (await deps.messages.markFailed(job.data.messageId, reason)) {
+  if (await deps.messages.markFailed(job.data.deviceId, job.data.messageId, reason)) {
     deps.metrics.messages.inc({ status: 'failed' });
     deps.logger.warn('send job failed without its processor marking the record', {
       messageId: job.data.messageId,
@@ -158,7 +160,7 @@ function result(data: SendJobData, sentAt: string): SendJobResult {
 }
 
 async function replyTarget(data: SendJobData, deps: SendJobDeps): Promise<string> {
-  const target = await deps.messages.get(data.existingMessageId!);
+  const target = await deps.messages.get(deps.deviceId, data.existingMessageId!);
   if (!target || target.deviceId !== deps.deviceId || !target.sentAt) {
     throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
   }
@@ -192,7 +194,7 @@ async function sendContent(
   const media: MediaInput = {
     type: att.type,
     cacheKey,
-    load: () => loadAttachment(deps.redis, att.source, deps.mediaFetchTimeoutMs),
+    load: () => loadAttachment(deps.media, data.deviceId, att.source, deps.mediaFetchTimeoutMs),
     fileName: att.filename,
     mimeType: att.mimeType,
     caption: captionCapable ? (att.caption ?? data.text) : undefined,
@@ -213,9 +215,7 @@ async function sendContent(
 
 /** The WhatsApp id of the text that follows a media message: stable across retries. */
 export function followUpId(platformMessageId: string): string {
-  return (
-    '3EB0' + createHash('sha256').update(`${platformMessageId}:text`).digest('hex').slice(0, 18).toUpperCase()
-  );
+  return derivedPlatformMessageId(platformMessageId, 'text');
 }
 
 function toPermanent(err: unknown): PermanentSendError | undefined {

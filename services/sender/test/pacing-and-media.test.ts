@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { ATTACHMENT_MAX_BYTES, keys } from '@mgw/contracts';
+import { MediaStore } from '@mgw/store';
 import { loadAttachment } from '../src/media-source.js';
 import { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
@@ -10,12 +11,14 @@ import { followUpId } from '../src/send-job.js';
 
 describe('sender: pacing and attachment loading (real Redis, local HTTP)', () => {
   let redis: Redis;
+  let media: MediaStore;
   let server: http.Server;
   let base = '';
   const device = `pace-${Math.random().toString(36).slice(2, 8)}`;
 
   before(async () => {
     redis = new Redis(process.env.REDIS_URL!);
+    media = new MediaStore(redis);
     server = http.createServer((req, res) => {
       if (req.url === '/chunked-huge') {
         // No Content-Length: the cap must be enforced while reading.
@@ -70,14 +73,16 @@ describe('sender: pacing and attachment loading (real Redis, local HTTP)', () =>
   });
 
   it('When an attachment URL answers, then its bytes load; 404, slow and oversize URLs fail permanently with the reason', async () => {
-    expect((await loadAttachment(redis, { url: `${base}/small` }, 1000)).toString()).to.equal('hello');
-    expect(await reason(loadAttachment(redis, { url: `${base}/nothing` }, 1000))).to.equal(
+    expect((await loadAttachment(media, 'dev1', { url: `${base}/small` }, 1000)).toString()).to.equal(
+      'hello',
+    );
+    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/nothing` }, 1000))).to.equal(
       'attachment_unreachable',
     );
-    expect(await reason(loadAttachment(redis, { url: `${base}/slow` }, 200))).to.equal(
+    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/slow` }, 200))).to.equal(
       'attachment_unreachable',
     );
-    expect(await reason(loadAttachment(redis, { url: `${base}/chunked-huge` }, 5000))).to.equal(
+    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/chunked-huge` }, 5000))).to.equal(
       'attachment_too_large',
     );
     expect(ATTACHMENT_MAX_BYTES).to.equal(10 * 1024 * 1024);
@@ -85,10 +90,12 @@ describe('sender: pacing and attachment loading (real Redis, local HTTP)', () =>
 
   it('When a stored blob is gone, then the attachment is unreachable; when present, its bytes load', async () => {
     const blobId = `blob-${Math.random().toString(36).slice(2)}`;
-    expect(await reason(loadAttachment(redis, { blobId, size: 3 }, 1000))).to.equal('attachment_unreachable');
-    await redis.set(keys.mediaBlob(blobId), Buffer.from([1, 2, 3]), 'EX', 60);
-    expect([...(await loadAttachment(redis, { blobId, size: 3 }, 1000))]).to.deep.equal([1, 2, 3]);
-    await redis.del(keys.mediaBlob(blobId));
+    expect(await reason(loadAttachment(media, 'dev1', { blobId, size: 3 }, 1000))).to.equal(
+      'attachment_unreachable',
+    );
+    await redis.set(keys.mediaBlob('dev1', blobId), Buffer.from([1, 2, 3]), 'EX', 60);
+    expect([...(await loadAttachment(media, 'dev1', { blobId, size: 3 }, 1000))]).to.deep.equal([1, 2, 3]);
+    await redis.del(keys.mediaBlob('dev1', blobId));
   });
 
   it('When a media message is followed by its text, then the text id is stable across retries and WhatsApp-shaped', () => {

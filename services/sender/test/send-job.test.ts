@@ -9,8 +9,10 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { MessageStore, createLogger, createMetrics } from '@mgw/common';
-import type { DeviceConnection, MessageSender, OutgoingMessage } from '@mgw/messenger';
+import { createLogger } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
+import { MediaStore, MessageStore } from '@mgw/store';
+import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { onSendJobFailed, processSendJob } from '../src/send-job.js';
 
@@ -81,9 +83,9 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           job,
           {
             deviceId,
-            redis,
+            media: new MediaStore(redis),
             messages: store,
-            conn: { waitForOpen: async () => true } as unknown as DeviceConnection,
+            conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
             metrics: createMetrics(),
@@ -131,7 +133,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
       data,
       sends,
       outcome,
-      record: (await store.get(data.messageId))!,
+      record: (await store.get(data.deviceId, data.messageId))!,
       job: (await queue.getJob(data.messageId))!,
     };
   }
@@ -214,12 +216,15 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
       await queue.close();
     });
     const deadline = Date.now() + 10_000;
-    while ((await store.get(data.messageId))?.status === 'queued' && Date.now() < deadline) {
+    while ((await store.get(data.deviceId, data.messageId))?.status === 'queued' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(processed).to.equal(0);
     expect(await queue.getJobState(data.messageId)).to.equal('failed');
-    expect(await store.get(data.messageId)).to.include({ status: 'failed', error: 'send_failed' });
+    expect(await store.get(data.deviceId, data.messageId)).to.include({
+      status: 'failed',
+      error: 'send_failed',
+    });
   });
 
   it('When the device is handed over while a job waits for the socket, then the job goes back to the queue without spending an attempt', async () => {
@@ -233,10 +238,10 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           job,
           {
             deviceId,
-            redis,
+            media: new MediaStore(redis),
             messages: store,
             // The socket is reconnecting and the hand-over woke the waiter: not open.
-            conn: { waitForOpen: async () => false } as unknown as DeviceConnection,
+            conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
             sender: {} as MessageSender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
             metrics: createMetrics(),
@@ -264,6 +269,6 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(runs).to.be.at.least(1);
     expect(['delayed', 'waiting']).to.include(await queue.getJobState(data.messageId));
     expect(job.attemptsMade).to.equal(0);
-    expect(await store.get(data.messageId)).to.include({ status: 'queued' });
+    expect(await store.get(data.deviceId, data.messageId)).to.include({ status: 'queued' });
   });
 });

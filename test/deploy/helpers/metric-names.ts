@@ -1,4 +1,5 @@
-import { createDefaultMetricsRegistry, createMetrics } from '@mgw/common';
+import { createDefaultMetricsRegistry } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
 
 type Registry = ReturnType<typeof createDefaultMetricsRegistry>;
 

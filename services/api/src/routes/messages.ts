@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '@mgw/common';
+import { ApiError } from '../api-error.js';
 import { ERRORS, emptyQuerySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../auth.js';
@@ -11,7 +11,7 @@ export function messageRoute(s: ApiServices): RequestHandler {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    const record = id.length <= 128 ? await s.messages.get(id) : undefined;
+    const record = id.length <= 128 ? await s.messages.get(deviceId, id) : undefined;
     if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
     res.status(200).json({ success: true, message: record });
   };

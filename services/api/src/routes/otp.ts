@@ -8,7 +8,11 @@ import { respond } from './respond.js';
 
 /** POST /otp */
 export function otpRoute(s: ApiServices): RequestHandler {
-  const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
+  const deps = {
+    ...s,
+    otpWaitTimeoutMs: s.config.otpWaitTimeoutMs,
+    mediaBlobTtlSeconds: s.config.mediaBlobTtlSeconds,
+  };
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);

@@ -2,16 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import {
-  SessionStore,
-  closeRedis,
-  createLogger,
-  createMetrics,
-  createRedis,
-  loadConfig,
-  waitForRedis,
-  type Config,
-} from '@mgw/common';
+import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
+import { SessionStore } from '@mgw/store';
+import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
 
@@ -21,20 +15,20 @@ export interface TestApi {
   api: string;
   services: ApiServices;
   redis: Redis;
-  config: Config;
+  config: ApiConfig;
   /** Every JSON log line the app wrote. */
   logs: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'rateLimits'>> & {
-  rateLimits?: Partial<Config['rateLimits']>;
+export type ConfigOverrides = Partial<Omit<ApiConfig, 'rateLimits'>> & {
+  rateLimits?: Partial<ApiConfig['rateLimits']>;
 };
 
 /** Boots the real app in-process on 127.0.0.1, port 0, against the test Redis. */
 export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi> {
-  const base = loadConfig({ ...process.env, NODE_ENV: 'test' });
-  const config: Config = {
+  const base = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
+  const config: ApiConfig = {
     ...base,
     // Many tests fail auth on purpose; the guard has its own test with a low limit.
     authFailureLimit: 1_000_000,
@@ -47,8 +41,8 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line));
   });
   const logger = createLogger({ level: 'info', service: 'api-test', stream });
-  const redis = createRedis(config.redisUrl, 'producer', 'api-test');
-  if (overrides.redisUrl === undefined) await waitForRedis(redis, 5000);
+  const redis = createRedis(config.redis.url, 'producer', 'api-test');
+  if (overrides.redis === undefined) await waitForRedis(redis, 5000);
   const services = createApiServices({ config, logger, redis, metrics: createMetrics() });
   const app = createApp(services);
   const server = await new Promise<import('node:http').Server>((resolve) => {

@@ -9,47 +9,37 @@ import {
   sendQueueName,
   type SendJobData,
 } from '@mgw/contracts';
-import { MessageStore } from '@mgw/common';
-import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+import { MessageStore } from '@mgw/store';
+import { useStack, waitFor } from '@mgw/testing';
 
 describe('e2e: disconnect when no sender holds the device (real services, simulator)', function () {
   this.timeout(120_000);
-  let stack: Stack;
+  const stack = useStack({ senders: 0 });
   const phone = '15550600001';
 
-  before(async () => {
-    stack = await Stack.start({ senders: 0 });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
-  });
-
   it('When nobody holds the linked device, then the connection service logs it out itself and fails its waiting jobs with logged_out', async () => {
-    const connect = await stack.api<{ qrCode: string }>('POST', '/connect');
-    await stack.simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name: 'Solo' });
-    await waitFor(async () => (await stack.redis.sismember(keys.linkedDevices(), stack.deviceId)) === 1, {
+    const connect = await stack().api<{ qrCode: string }>('POST', '/connect');
+    await stack().simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name: 'Solo' });
+    await waitFor(async () => (await stack().redis.sismember(keys.linkedDevices(), stack().deviceId)) === 1, {
       what: 'device linked',
     });
-    expect((await stack.simApi<{ devices: unknown[] }>('GET', `/devices/${phone}`)).devices).to.have.length(
+    expect((await stack().simApi<{ devices: unknown[] }>('GET', `/devices/${phone}`)).devices).to.have.length(
       1,
     );
 
     // Jobs accepted earlier, still waiting because no sender runs.
-    const store = new MessageStore(stack.redis, 3600);
-    const queue = new Queue<SendJobData>(sendQueueName(stack.deviceId), {
-      connection: stack.redis.duplicate(),
+    const store = new MessageStore(stack().redis, 3600);
+    const queue = new Queue<SendJobData>(sendQueueName(stack().deviceId), {
+      connection: stack().redis.duplicate(),
       prefix: BULL_PREFIX,
     });
     const ids = [newMessageId(), newMessageId()];
-    const multi = stack.redis.multi();
+    const multi = stack().redis.multi();
     const jobs = ids.map((messageId) => ({
       kind: 'send' as const,
       messageId,
       platformMessageId: newPlatformMessageId(),
-      deviceId: stack.deviceId,
+      deviceId: stack().deviceId,
       to: '15550600002',
       text: 'waiting',
       enqueuedAt: Date.now(),
@@ -63,23 +53,23 @@ describe('e2e: disconnect when no sender holds the device (real services, simula
       jobs.map((j) => ({ name: 'send', data: j, opts: { jobId: j.messageId, priority: PRIORITY.send } })),
     );
 
-    const res = await stack.api<{ success: boolean; message: string }>('POST', '/disconnect');
+    const res = await stack().api<{ success: boolean; message: string }>('POST', '/disconnect');
     expect(res.body).to.include({ success: true, message: 'Disconnected and logged out' });
     await waitFor(
       async () =>
-        (await stack.simApi<{ devices: unknown[] }>('GET', `/devices/${phone}`)).devices.length === 0,
+        (await stack().simApi<{ devices: unknown[] }>('GET', `/devices/${phone}`)).devices.length === 0,
       {
         what: 'device removed on the phone',
       },
     );
-    expect((await stack.api('GET', '/status')).body.status).to.equal('disconnected');
+    expect((await stack().api('GET', '/status')).body.status).to.equal('disconnected');
     for (const id of ids) {
-      expect(await store.get(id)).to.include({ status: 'failed', error: 'logged_out' });
+      expect(await store.get(stack().deviceId, id)).to.include({ status: 'failed', error: 'logged_out' });
       const job = (await queue.getJob(id))!;
       expect(await job.getState()).to.equal('failed');
       expect(job.failedReason).to.equal('logged_out');
     }
-    expect(await stack.redis.keys(keys.authPattern(stack.deviceId))).to.deep.equal([]);
+    expect(await stack().redis.keys(keys.authPattern(stack().deviceId))).to.deep.equal([]);
     await queue.close();
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
-import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+import { useStack, waitFor } from '@mgw/testing';
 
 interface Lease {
   owner: string;
@@ -9,41 +9,37 @@ interface Lease {
 
 describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over (real services, simulator)', function () {
   this.timeout(240_000);
-  let stack: Stack;
+  const stack = useStack({ senders: 2 }, 80);
   const deviceB = `e2e-b-${Math.random().toString(36).slice(2, 8)}`;
   let tokenB = '';
 
   before(async () => {
-    stack = await Stack.start({ senders: 2 });
-    await stack.linkByQr('15550500001', 'Device A');
-    tokenB = await stack.createToken(deviceB);
-    const connect = await stack.api<{ qrCode: string }>('POST', '/connect', undefined, tokenB);
-    await stack.simApi('POST', '/phone/link', {
+    await stack().linkByQr('15550500001', 'Device A');
+    tokenB = await stack().createToken(deviceB);
+    const connect = await stack().api<{ qrCode: string }>('POST', '/connect', undefined, tokenB);
+    await stack().simApi('POST', '/phone/link', {
       qr: connect.body.qrCode,
       phone: '15550500002',
       name: 'Device B',
     });
     await waitFor(
-      async () => (await stack.api('GET', '/status', undefined, tokenB)).body.status === 'connected',
+      async () => (await stack().api('GET', '/status', undefined, tokenB)).body.status === 'connected',
       {
         what: 'device B connected',
       },
     );
   });
-  after(async () => {
-    await stack?.stop();
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(80));
-  });
 
   async function lease(deviceId: string): Promise<Lease | undefined> {
-    const raw = await stack.redis.get(keys.lease(deviceId));
+    const raw = await stack().redis.get(keys.lease(deviceId));
     return raw ? (JSON.parse(raw) as Lease) : undefined;
   }
 
   // The harness's senders() still lists a SIGKILLed process (exitCode stays null): skip those too.
-  const alive = () => stack.senders().filter((p) => p.child.signalCode === null);
+  const alive = () =>
+    stack()
+      .senders()
+      .filter((p) => p.child.signalCode === null);
 
   function holderOf(l: Lease) {
     return alive().find((p) => l.owner.includes(`:${p.child.pid}:`));
@@ -66,7 +62,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
     let copies = 0;
     for (let i = 0; i < recipients.length; i++) {
-      const inbox = await stack.inbox(recipients[i]!);
+      const inbox = await stack().inbox(recipients[i]!);
       expect(
         inbox.map((m) => m.id),
         recipients[i],
@@ -76,24 +72,24 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     return copies;
   }
 
-  async function statuses(ids: string[], token = stack.token): Promise<Record<string, string>[]> {
+  async function statuses(ids: string[], token = stack().token): Promise<Record<string, string>[]> {
     return Promise.all(
       ids.map(
         async (id) =>
-          (await stack.api<{ message: Record<string, string> }>('GET', `/messages/${id}`, undefined, token))
+          (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`, undefined, token))
             .body.message,
       ),
     );
   }
 
   it('When the sender holding a device is killed with SIGKILL mid-list, then the other takes it over and every message arrives exactly once', async () => {
-    const before = (await lease(stack.deviceId))!;
+    const before = (await lease(stack().deviceId))!;
     const victim = holderOf(before)!;
     expect(victim, 'holder of device A').to.not.equal(undefined);
     // Pace the list so the kill lands in the middle of it.
-    await stack.redis.hset(keys.deviceSettings(stack.deviceId), 'sendGapMs', '25');
+    await stack().redis.hset(keys.deviceSettings(stack().deviceId), 'sendGapMs', '25');
     const recipients = Array.from({ length: 200 }, (_, i) => `1555051${String(i).padStart(4, '0')}`);
-    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+    const res = await stack().api<{ messageIds: string[] }>('POST', '/send', {
       to: recipients,
       text: 'failover',
     });
@@ -107,7 +103,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
 
     await waitFor(
       async () => {
-        const l = await lease(stack.deviceId);
+        const l = await lease(stack().deviceId);
         return Boolean(l && l.epoch > before.epoch && holderOf(l));
       },
       { timeoutMs: 30_000, what: 'another sender holds device A' },
@@ -116,7 +112,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
     expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.
-    const b = await stack.api<{ messageId: string }>(
+    const b = await stack().api<{ messageId: string }>(
       'POST',
       '/send',
       { to: '15550520001', text: 'still here' },
@@ -125,13 +121,13 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     await waitFor(async () => (await statuses([b.body.messageId], tokenB))[0]!.status !== 'queued', {
       what: 'B sent',
     });
-    await stack.redis.del(keys.deviceSettings(stack.deviceId));
+    await stack().redis.del(keys.deviceSettings(stack().deviceId));
   });
 
   it('When the simulator drops the socket mid-list, then the device reconnects by itself and the queue drains', async () => {
-    await stack.redis.hset(keys.deviceSettings(stack.deviceId), 'sendGapMs', '20');
+    await stack().redis.hset(keys.deviceSettings(stack().deviceId), 'sendGapMs', '20');
     const recipients = Array.from({ length: 60 }, (_, i) => `1555053${String(i).padStart(4, '0')}`);
-    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+    const res = await stack().api<{ messageIds: string[] }>('POST', '/send', {
       to: recipients,
       text: 'after drop',
     });
@@ -141,7 +137,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       intervalMs: 20,
     });
     expect(
-      (await stack.simApi<{ dropped: number }>('POST', '/faults/drop', { phone: '15550500001' })).dropped,
+      (await stack().simApi<{ dropped: number }>('POST', '/faults/drop', { phone: '15550500001' })).dropped,
     ).to.equal(1);
     const rewritten = await expectEachSentOnce(
       recipients,
@@ -149,24 +145,29 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       'queue drained after the drop',
     );
     expect(rewritten).to.be.at.most(8);
-    await stack.waitForStatus('connected');
-    const holder = holderOf((await lease(stack.deviceId))!)!;
+    await stack().waitForStatus('connected');
+    const holder = holderOf((await lease(stack().deviceId))!)!;
     const metrics = await (await fetch(`http://127.0.0.1:${holder.port}/metrics`)).text();
     expect(metrics).to.match(/^mgw_device_reconnects_total\{device="[^"]+"\} [1-9]/m);
-    await stack.redis.del(keys.deviceSettings(stack.deviceId));
+    await stack().redis.del(keys.deviceSettings(stack().deviceId));
   });
 
   it('When a sender gets SIGTERM mid-list, then it hands its device over without logging out and the unsent jobs go to the next owner', async () => {
     // The SIGKILL above left one sender; start another so there is someone to hand over to.
-    await stack.startService('sender');
+    await stack().startService('sender');
     const before = (await lease(deviceB))!;
     const holder = holderOf(before)!;
     // A long gap holds all but the first message back in the holder's pacer.
-    await stack.redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
+    await stack().redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
     const to = ['15550540001', '15550540002', '15550540003'];
-    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', { to, text: 'handover' }, tokenB);
-    await waitFor(async () => (await stack.inbox(to[0]!)).length === 1, { what: 'first message' });
-    await stack.redis.del(keys.deviceSettings(deviceB));
+    const res = await stack().api<{ messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to, text: 'handover' },
+      tokenB,
+    );
+    await waitFor(async () => (await stack().inbox(to[0]!)).length === 1, { what: 'first message' });
+    await stack().redis.del(keys.deviceSettings(deviceB));
     holder.child.kill('SIGTERM');
     expect(await holder.exited).to.equal(0);
     await waitFor(
@@ -177,7 +178,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       { timeoutMs: 20_000, what: 'device B taken over' },
     );
     expect(
-      (await stack.simApi<{ devices: unknown[] }>('GET', '/devices/15550500002')).devices,
+      (await stack().simApi<{ devices: unknown[] }>('GET', '/devices/15550500002')).devices,
     ).to.have.length(1);
     await waitFor(
       async () => (await statuses(res.body.messageIds, tokenB)).every((r) => r.status !== 'queued'),
@@ -189,7 +190,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     const records = await statuses(res.body.messageIds, tokenB);
     expect(records.map((r) => r.status)).to.not.include('failed');
     for (let i = 0; i < to.length; i++) {
-      expect((await stack.inbox(to[i]!)).map((m) => m.id)).to.deep.equal([records[i]!.platformMessageId]);
+      expect((await stack().inbox(to[i]!)).map((m) => m.id)).to.deep.equal([records[i]!.platformMessageId]);
     }
   });
 });

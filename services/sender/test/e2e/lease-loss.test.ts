@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
-import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+import { useStack, waitFor } from '@mgw/testing';
 
 interface Lease {
   owner: string;
@@ -9,22 +9,18 @@ interface Lease {
 
 describe('e2e: a sender that loses its lease lets go of the device (real services, simulator)', function () {
   this.timeout(120_000);
-  let stack: Stack;
+  const stack = useStack({ senders: 2 });
 
   before(async () => {
-    stack = await Stack.start({ senders: 2 });
-    await stack.linkByQr('15550700001');
-  });
-  after(async () => {
-    await stack?.stop();
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
+    await stack().linkByQr('15550700001');
   });
 
   const lease = async () =>
-    JSON.parse((await stack.redis.get(keys.lease(stack.deviceId))) ?? 'null') as Lease | null;
-  const holderOf = (l: Lease | null) => stack.senders().find((p) => l?.owner.includes(`:${p.child.pid}:`));
+    JSON.parse((await stack().redis.get(keys.lease(stack().deviceId))) ?? 'null') as Lease | null;
+  const holderOf = (l: Lease | null) =>
+    stack()
+      .senders()
+      .find((p) => l?.owner.includes(`:${p.child.pid}:`));
   const leasesHeld = async (port: number) =>
     Number(
       /^mgw_leases_held (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1],
@@ -35,9 +31,9 @@ describe('e2e: a sender that loses its lease lets go of the device (real service
     const old = holderOf(before)!;
     expect(await leasesHeld(old.port)).to.equal(1);
     // An intruder takes the device with a newer epoch, as a process that won a race would.
-    const epoch = await stack.redis.incr(keys.leaseEpoch(stack.deviceId));
-    await stack.redis.set(
-      keys.lease(stack.deviceId),
+    const epoch = await stack().redis.incr(keys.leaseEpoch(stack().deviceId));
+    await stack().redis.set(
+      keys.lease(stack().deviceId),
       JSON.stringify({ owner: 'intruder', epoch }),
       'PX',
       3000,
@@ -49,16 +45,16 @@ describe('e2e: a sender that loses its lease lets go of the device (real service
     });
     // The old holder is on cool-down, so the other sender took it.
     expect(holderOf(await lease())!.name).to.not.equal(old.name);
-    await stack.waitForStatus('connected');
-    const sent = await stack.api<{ messageId: string }>('POST', '/send', {
+    await stack().waitForStatus('connected');
+    const sent = await stack().api<{ messageId: string }>('POST', '/send', {
       to: '15550700002',
       text: 'after takeover',
     });
-    await waitFor(async () => (await stack.inbox('15550700002')).some((m) => m.text === 'after takeover'), {
+    await waitFor(async () => (await stack().inbox('15550700002')).some((m) => m.text === 'after takeover'), {
       what: 'message after takeover',
     });
     const record = (
-      await stack.api<{ message: { status: string } }>('GET', `/messages/${sent.body.messageId}`)
+      await stack().api<{ message: { status: string } }>('GET', `/messages/${sent.body.messageId}`)
     ).body.message;
     expect(record.status).to.not.equal('failed');
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { renderOtp } from '@mgw/contracts';
-import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+import { useStack, waitFor } from '@mgw/testing';
 
 interface OtpBody {
   success: boolean;
@@ -9,27 +9,20 @@ interface OtpBody {
 
 describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on WhatsApp (real services, simulator)', function () {
   this.timeout(240_000);
-  let stack: Stack;
+  const stack = useStack({ sim: { receiptDelayMs: 400, readDelayMs: null } });
   const account = '15550400001';
 
   before(async () => {
-    stack = await Stack.start({ sim: { receiptDelayMs: 400, readDelayMs: null } });
-    await stack.linkByQr(account);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
+    await stack().linkByQr(account);
   });
 
   async function record(id: string): Promise<Record<string, string>> {
-    return (await stack.api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body.message;
+    return (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body.message;
   }
 
   it('When a list of 500 is sent with an OTP right behind it, then each contact gets exactly one message with the recorded id and the OTP jumps the queue', async () => {
     const recipients = Array.from({ length: 500 }, (_, i) => `1555041${String(i).padStart(4, '0')}`);
-    const res = await stack.api<{ success: boolean; messageId: string; messageIds: string[] }>(
+    const res = await stack().api<{ success: boolean; messageId: string; messageIds: string[] }>(
       'POST',
       '/send',
       {
@@ -39,7 +32,7 @@ describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on W
     );
     expect(res.body.success).to.equal(true);
     expect(res.body.messageIds).to.have.length(500);
-    const otp = await stack.api<OtpBody>('POST', '/otp', { phone: '15550420001', code: '123456' });
+    const otp = await stack().api<OtpBody>('POST', '/otp', { phone: '15550420001', code: '123456' });
     expect(otp.status, JSON.stringify(otp.body)).to.equal(200);
 
     const records: Record<string, string>[] = [];
@@ -57,7 +50,7 @@ describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on W
     expect(laterThanOtp).to.be.greaterThan(250);
 
     for (let i = 0; i < recipients.length; i++) {
-      const inbox = await stack.inbox(recipients[i]!);
+      const inbox = await stack().inbox(recipients[i]!);
       expect(inbox, recipients[i]).to.have.length(1);
       expect(inbox[0]).to.include({ text: 'list message', id: records[i]!.platformMessageId });
     }
@@ -69,15 +62,15 @@ describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on W
   ] as const) {
     it(`When an OTP is sent in ${language}, then the response carries all six fields and the text is the template with the code in bold`, async () => {
       const phone = language === 'English' ? '15550420002' : '15550420003';
-      const res = await stack.api<OtpBody>('POST', '/otp', { phone, code, language });
+      const res = await stack().api<OtpBody>('POST', '/otp', { phone, code, language });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.success).to.equal(true);
       expect(res.body.data).to.include({ phone, code, language });
       expect(res.body.data.messageId).to.be.a('string');
       expect(res.body.data.platformMessageId).to.match(/^3EB0[0-9A-F]{18}$/);
       expect(new Date(res.body.data.sentAt!).toISOString()).to.equal(res.body.data.sentAt);
-      await waitFor(async () => (await stack.inbox(phone)).length === 1, { what: 'OTP arrived' });
-      const [got] = await stack.inbox(phone);
+      await waitFor(async () => (await stack().inbox(phone)).length === 1, { what: 'OTP arrived' });
+      const [got] = await stack().inbox(phone);
       expect(got!.text).to.equal(renderOtp(code, language));
       expect(got!.text!.startsWith(`*${code}*`)).to.equal(true);
       expect(got!.id).to.equal(res.body.data.platformMessageId);
@@ -85,21 +78,21 @@ describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on W
   }
 
   it('When the number is not on WhatsApp, then the message fails at once with not_on_whatsapp', async () => {
-    await stack.simApi('POST', '/contacts', { phone: '15550420009', onWhatsApp: false });
-    const res = await stack.api<{ messageId: string }>('POST', '/send', { to: '15550420009', text: 'hi' });
+    await stack().simApi('POST', '/contacts', { phone: '15550420009', onWhatsApp: false });
+    const res = await stack().api<{ messageId: string }>('POST', '/send', { to: '15550420009', text: 'hi' });
     await waitFor(async () => (await record(res.body.messageId)).status === 'failed', { what: 'failed' });
     expect(await record(res.body.messageId)).to.include({ error: 'not_on_whatsapp' });
   });
 
   it('When WhatsApp acks a message with an error, then it is not retried and fails with rejected_by_server', async () => {
-    await stack.simApi('POST', '/faults/ack-error', { to: '15550420010', error: 463, count: 1 });
-    const res = await stack.api<{ messageId: string }>('POST', '/send', {
+    await stack().simApi('POST', '/faults/ack-error', { to: '15550420010', error: 463, count: 1 });
+    const res = await stack().api<{ messageId: string }>('POST', '/send', {
       to: '15550420010',
       text: 'refused',
     });
     await waitFor(async () => (await record(res.body.messageId)).status === 'failed', { what: 'failed' });
     expect(await record(res.body.messageId)).to.include({ error: 'rejected_by_server' });
     // Not retried: a retry would have gone through (the fault was armed once) and reached the inbox.
-    expect(await stack.inbox('15550420010')).to.deep.equal([]);
+    expect(await stack().inbox('15550420010')).to.deep.equal([]);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Stack, waitFor, type InboxMessage } from '../../../../test/e2e/harness.js';
+import { Stack, waitFor, type InboxMessage } from '@mgw/testing';
 
 const TYPES = [
   { type: 'image', mimeType: 'image/jpeg', caption: true },

@@ -9,37 +9,31 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { MessageStore } from '@mgw/common';
-import { Stack, waitFor } from '../../../../test/e2e/harness.js';
+import { MessageStore } from '@mgw/store';
+import { useStack, waitFor } from '@mgw/testing';
 
 describe('e2e: link by QR, send a text, receipts (real services, simulator)', function () {
   this.timeout(120_000);
-  let stack: Stack;
+  const stack = useStack();
   const account = '15550100001';
   const contact = '15550100002';
 
-  before(async () => {
-    stack = await Stack.start();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
-  });
-
   it('When the phone scans the QR the API returned, then /status shows connected with phone, name and picture', async () => {
     const picture = 'https://pps.example.test/alice.jpg';
-    await stack.simApi('POST', '/contacts', { phone: account, name: 'Alice Business', pictureUrl: picture });
-    await stack.linkByQr(account, 'Alice Business');
-    const status = await stack.waitForStatus('connected');
+    await stack().simApi('POST', '/contacts', {
+      phone: account,
+      name: 'Alice Business',
+      pictureUrl: picture,
+    });
+    await stack().linkByQr(account, 'Alice Business');
+    const status = await stack().waitForStatus('connected');
     expect(status).to.include({ success: true, status: 'connected', phone: account, name: 'Alice Business' });
     expect(status.profilePic).to.equal(picture);
   });
 
   it('When a text is sent to one recipient, then the inbox holds exactly it and the record goes sent → delivered → read', async () => {
     const text = `hello ${Date.now()}`;
-    const sent = await stack.api<{ success: boolean; messageId: string }>('POST', '/send', {
+    const sent = await stack().api<{ success: boolean; messageId: string }>('POST', '/send', {
       to: contact,
       text,
     });
@@ -48,32 +42,32 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
     const seen = new Set<string>();
     await waitFor(
       async () => {
-        const r = await stack.api<{ message: { status: string } }>('GET', `/messages/${id}`);
+        const r = await stack().api<{ message: { status: string } }>('GET', `/messages/${id}`);
         seen.add(r.body.message.status);
         return r.body.message.status === 'read';
       },
       { timeoutMs: 30_000, what: 'read receipt', intervalMs: 50 },
     );
-    const record = (await stack.api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body
+    const record = (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body
       .message;
     expect(record.sentAt).to.be.a('string');
     expect(record.deliveredAt).to.be.a('string');
     expect(record.readAt).to.be.a('string');
-    const inbox = await stack.inbox(contact);
+    const inbox = await stack().inbox(contact);
     expect(inbox.filter((m) => m.text === text)).to.have.length(1);
     expect(inbox.find((m) => m.text === text)!.id).to.equal(record.platformMessageId);
   });
 
   it('When a job runs again for a message already sent (crash after the send), then it completes with the stored result and sends nothing', async () => {
-    const store = new MessageStore(stack.redis, 3600);
+    const store = new MessageStore(stack().redis, 3600);
     const contact = '15550100003';
     const messageId = newMessageId();
     const platformMessageId = newPlatformMessageId();
-    const multi = stack.redis.multi();
+    const multi = stack().redis.multi();
     store.addQueued(multi, [
       {
         messageId,
-        deviceId: stack.deviceId,
+        deviceId: stack().deviceId,
         to: contact,
         status: 'queued',
         kind: 'send',
@@ -83,9 +77,9 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
     ]);
     await multi.exec();
     const sentAt = new Date(Date.now() - 5000);
-    await store.markSent(messageId, sentAt);
-    const queue = new Queue<SendJobData, SendJobResult>(sendQueueName(stack.deviceId), {
-      connection: stack.redis.duplicate(),
+    await store.markSent(stack().deviceId, messageId, sentAt);
+    const queue = new Queue<SendJobData, SendJobResult>(sendQueueName(stack().deviceId), {
+      connection: stack().redis.duplicate(),
       prefix: BULL_PREFIX,
     });
     const job = await queue.add(
@@ -94,7 +88,7 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
         kind: 'send',
         messageId,
         platformMessageId,
-        deviceId: stack.deviceId,
+        deviceId: stack().deviceId,
         to: contact,
         text: 'must not go twice',
         enqueuedAt: Date.now(),
@@ -113,15 +107,15 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
       phone: contact,
       sentAt: sentAt.toISOString(),
     });
-    expect(await stack.inbox(contact)).to.deep.equal([]);
+    expect(await stack().inbox(contact)).to.deep.equal([]);
     await queue.close();
   });
 
   it('When the sender is scraped, then /metrics shows the lease, the connected device and the messages by status', async () => {
-    const sender = stack.senders()[0]!;
+    const sender = stack().senders()[0]!;
     const text = await (await fetch(`http://127.0.0.1:${sender.port}/metrics`)).text();
     expect(text).to.match(/^mgw_leases_held 1$/m);
-    expect(text).to.include(`mgw_device_connection_state{device="${stack.deviceId}",state="connected"} 1`);
+    expect(text).to.include(`mgw_device_connection_state{device="${stack().deviceId}",state="connected"} 1`);
     expect(text).to.match(/^mgw_messages_total\{status="sent"\} [1-9]/m);
     expect(text).to.match(/^mgw_messages_total\{status="read"\} [1-9]/m);
     expect(text).to.match(/^mgw_send_latency_seconds_count\{kind="send"\} [1-9]/m);

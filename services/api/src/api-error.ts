@@ -1,8 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERRORS, type ValidationDetail } from '@mgw/contracts';
-import type { Logger } from './logger.js';
-import { serializeError } from './logger.js';
-import { isRedisUnavailableError } from './redis.js';
+import { isRedisUnavailableError, serializeError, type Logger } from '@mgw/common';
 
 /** The one error type that carries an HTTP status and the spec's body `{success:false, error, details?}`. */
 export class ApiError extends Error {

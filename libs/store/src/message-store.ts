@@ -2,7 +2,7 @@ import type { Redis, ChainableCommander } from 'ioredis';
 import { MESSAGE_STATUS_RANK, keys, type MessageRecord, type MessageStatus } from '@mgw/contracts';
 
 /**
- * Message records (`mgw:msg:<id>` hashes) shared by the API (creates, reads) and the sender
+ * Message records (`keys.message` hashes, per device) shared by the API (creates, reads) and the sender
  * (marks sent / failed / delivered / read). Every write refreshes the retention TTL.
  * Status only moves forward (a late "delivered" receipt never overwrites "read"), except that
  * `failed` is final and nothing moves a message out of it.
@@ -16,8 +16,8 @@ export class MessageStore {
   /** Adds the `queued` records of new messages to a MULTI (so they land with the jobs' enqueue). */
   addQueued(multi: ChainableCommander, records: MessageRecord[]): void {
     for (const r of records) {
-      multi.hset(keys.message(r.messageId), flatten(r));
-      multi.expire(keys.message(r.messageId), this.retentionSeconds);
+      multi.hset(keys.message(r.deviceId, r.messageId), flatten(r));
+      multi.expire(keys.message(r.deviceId, r.messageId), this.retentionSeconds);
       multi.set(
         keys.messageByPlatformId(r.deviceId, r.platformMessageId),
         r.messageId,
@@ -27,8 +27,8 @@ export class MessageStore {
     }
   }
 
-  async get(messageId: string): Promise<MessageRecord | undefined> {
-    const h = await this.redis.hgetall(keys.message(messageId));
+  async get(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
+    const h = await this.redis.hgetall(keys.message(deviceId, messageId));
     if (!h.messageId) return undefined;
     return h as unknown as MessageRecord;
   }
@@ -37,26 +37,32 @@ export class MessageStore {
     return (await this.redis.get(keys.messageByPlatformId(deviceId, platformMessageId))) ?? undefined;
   }
 
-  async markSent(messageId: string, sentAt: Date): Promise<boolean> {
-    return this.advance(messageId, 'sent', { sentAt: sentAt.toISOString() });
+  async markSent(deviceId: string, messageId: string, sentAt: Date): Promise<boolean> {
+    return this.advance(deviceId, messageId, 'sent', { sentAt: sentAt.toISOString() });
   }
 
-  async markFailed(messageId: string, error: string, at = new Date()): Promise<boolean> {
-    return this.advance(messageId, 'failed', { failedAt: at.toISOString(), error });
+  async markFailed(deviceId: string, messageId: string, error: string, at = new Date()): Promise<boolean> {
+    return this.advance(deviceId, messageId, 'failed', { failedAt: at.toISOString(), error });
   }
 
   /** Applies a receipt; returns false when the record is unknown or already further along. */
-  async markReceipt(messageId: string, status: 'delivered' | 'read', at = new Date()): Promise<boolean> {
+  async markReceipt(
+    deviceId: string,
+    messageId: string,
+    status: 'delivered' | 'read',
+    at = new Date(),
+  ): Promise<boolean> {
     const field = status === 'delivered' ? 'deliveredAt' : 'readAt';
-    return this.advance(messageId, status, { [field]: at.toISOString() });
+    return this.advance(deviceId, messageId, status, { [field]: at.toISOString() });
   }
 
   private async advance(
+    deviceId: string,
     messageId: string,
     status: MessageStatus,
     fields: Record<string, string>,
   ): Promise<boolean> {
-    const key = keys.message(messageId);
+    const key = keys.message(deviceId, messageId);
     const result = (await this.redis.eval(
       ADVANCE_SCRIPT,
       1,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { keys, messengerKeys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
+import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
 import { serializeError, type Logger } from '@mgw/common';
 import { hasLinkedCredentials, type LeaseManager } from '@mgw/messenger';
 import { DeviceRuntime, type RuntimeDeps, type RuntimeEnd } from './device-runtime.js';
@@ -21,7 +21,7 @@ export function leaseMayStillBeOurs(lastConfirmedAt: number, ttlMs: number, now 
  * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced), a heartbeat
  * that renews every lease, and the reactions the lease outcomes call for.
  */
-export class DeviceOwner {
+export class DeviceFleet {
   private readonly owned = new Map<string, DeviceRuntime>();
   private readonly cooldown = new Map<string, number>();
   private scanTimer: NodeJS.Timeout | undefined;
@@ -53,14 +53,15 @@ export class DeviceOwner {
         this.cooldown.delete(message);
         void this.scan();
       }
-      if (channel === messengerKeys.deviceCommands()) {
+      if (channel === keys.deviceCommands()) {
         this.onCommand(message).catch((err: unknown) =>
           this.logger.error('device command failed', { err: serializeError(err) }),
         );
       }
     });
-    await this.subscriber.subscribe(keys.devicesChannel(), messengerKeys.deviceCommands());
-    const { leaseScanMs, leaseRenewMs } = this.deps.config;
+    await this.subscriber.subscribe(keys.devicesChannel(), keys.deviceCommands());
+    const { leaseScanMs } = this.deps.config;
+    const leaseRenewMs = this.deps.config.messenger.lease.renewMs;
     const scheduleScan = () => {
       if (this.stopping) return;
       // Jitter spreads the replicas' scans so they do not all race for a free device at once.
@@ -167,7 +168,10 @@ export class DeviceOwner {
       }
       // Redis did not answer: keep the socket, but only while the last confirmed renewal's TTL has
       // not run out; after that another replica may already own the device.
-      if (outcome === 'unknown' && leaseMayStillBeOurs(rt.leaseConfirmedAt, this.deps.config.leaseTtlMs))
+      if (
+        outcome === 'unknown' &&
+        leaseMayStillBeOurs(rt.leaseConfirmedAt, this.deps.config.messenger.lease.ttlMs)
+      )
         continue;
       if (outcome === 'missing') {
         const again = await this.leases.acquire(rt.deviceId).catch(() => undefined);
@@ -248,7 +252,7 @@ export class DeviceOwner {
       this.logger.error('logout failed', { deviceId: cmd.deviceId, err: serializeError(err) });
       reply = { ok: false, error: (err as Error).message };
     }
-    const key = messengerKeys.commandReply(cmd.requestId);
+    const key = keys.commandReply(cmd.requestId);
     await this.deps.redis.multi().rpush(key, JSON.stringify(reply)).expire(key, REPLY_TTL_SECONDS).exec();
     if (reply.ok) {
       await rt.drainRetired();

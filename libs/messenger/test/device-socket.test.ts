@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
-import { DeviceConnection, type WASocket } from '../src/index.js';
+import { DeviceSocket, type WASocket } from '../src/index.js';
 
 describe('messenger: device connection hand-over (no socket)', () => {
   let redis: Redis;
@@ -14,7 +14,7 @@ describe('messenger: device connection hand-over (no socket)', () => {
   });
 
   const connection = () =>
-    new DeviceConnection({
+    new DeviceSocket({
       redis,
       logger: createLogger({ level: 'silent', service: 'test' }),
       deviceId: 'conn-test',
@@ -56,9 +56,9 @@ describe('messenger: device connection reports an open only for the current sock
     return { sock, ev, answerPicture: (url: string) => answer(url) };
   }
 
-  async function openedThenDescribedLate(interrupt: (conn: DeviceConnection, ev: EventEmitter) => unknown) {
+  async function openedThenDescribedLate(interrupt: (conn: DeviceSocket, ev: EventEmitter) => unknown) {
     const fake = fakeSocket();
-    const conn = new DeviceConnection({
+    const conn = new DeviceSocket({
       redis,
       logger: createLogger({ level: 'silent', service: 'test' }),
       deviceId: 'conn-late-' + Math.random().toString(36).slice(2, 8),

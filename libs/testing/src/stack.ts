@@ -9,11 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
+import { freePort, waitFor } from './net.js';
 
 export type { InboxMessage };
-import { freePort } from '../harness/redis-server.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The monorepo root: the stack starts the services' sources from there. */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const TSX_ARGS = ['--conditions=development', '--import', 'tsx'];
 
 export type ServiceName = 'api' | 'connection' | 'sender';
@@ -218,19 +219,6 @@ export class Stack {
     );
     await this.sim.close();
     await this.redis.quit();
-  }
-}
-
-/** Polls `check` until it returns true; bounded, never a fixed sleep. */
-export async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  { timeoutMs = 20_000, intervalMs = 100, what = 'condition' } = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

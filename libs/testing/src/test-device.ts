@@ -11,7 +11,7 @@ import makeWASocket, {
   type SignalKeyStore,
   type WASocket,
 } from '@whiskeysockets/baileys';
-import type { SimulatorInfo } from '../../src/index.js';
+import type { SimulatorInfo } from '@mgw/messenger-sim';
 
 /** What a sandbox-mode gateway does: trust the simulator's Noise root and its media CA. */
 export function trustSimulator(info: SimulatorInfo): https.Agent {
@@ -72,7 +72,7 @@ export function memoryAuthState(): MemoryAuthState {
   };
 }
 
-export interface CloseInfo {
+export interface TestDeviceClose {
   statusCode: number | undefined;
   message: string;
 }
@@ -84,7 +84,7 @@ export interface CloseInfo {
 export class TestDevice {
   readonly auth = memoryAuthState();
   sock?: WASocket;
-  closes: CloseInfo[] = [];
+  closes: TestDeviceClose[] = [];
   private readonly agent: https.Agent;
   private listeners: Array<(u: Partial<ConnectionState>) => void> = [];
 
@@ -145,7 +145,7 @@ export class TestDevice {
     return this.waitForUpdate((u) => u.connection === 'open', timeoutMs);
   }
 
-  waitForClose(timeoutMs?: number): Promise<CloseInfo> {
+  waitForClose(timeoutMs?: number): Promise<TestDeviceClose> {
     return this.waitForUpdate((u) => u.connection === 'close', timeoutMs).then(
       () => this.closes[this.closes.length - 1]!,
     );
@@ -164,21 +164,5 @@ export class TestDevice {
     const closed = this.waitForClose(5_000).catch(() => undefined);
     void sock.end(undefined);
     await closed;
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function until<T>(
-  probe: () => T | undefined | false,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
   }
 }

@@ -18,7 +18,7 @@ export interface ReceiptUpdate {
   at: Date;
 }
 
-export interface DeviceConnectionEvents {
+export interface DeviceSocketEvents {
   open: [AccountInfo];
   /** Every close; `final` when this connection will not reconnect by itself. */
   close: [CloseInfo & { final: boolean }];
@@ -32,7 +32,7 @@ export interface DeviceConnectionEvents {
   draining: [];
 }
 
-export interface DeviceConnectionOptions extends SocketContext {
+export interface DeviceSocketOptions extends SocketContext {
   /** The lease epoch this process holds for the device (fences every auth-state write). */
   epoch: () => number | undefined;
   /** Tests only: a stand-in for Baileys' socket. */
@@ -44,7 +44,7 @@ export interface DeviceConnectionOptions extends SocketContext {
  * backoff and jitter on transient closes (515 at once), stops for good on 401 (logged out) and
  * 440 (replaced: someone else holds the device — never fight over it).
  */
-export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
+export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private sock: WASocket | undefined;
   private auth: RedisAuthState | undefined;
   private stopped = false;
@@ -54,7 +54,7 @@ export class DeviceConnection extends EventEmitter<DeviceConnectionEvents> {
   /** Hand-over in progress: the open socket (if any) finishes its sends, nothing reconnects. */
   private draining = false;
 
-  constructor(private readonly opts: DeviceConnectionOptions) {
+  constructor(private readonly opts: DeviceSocketOptions) {
     super();
   }
 

@@ -1,8 +1,8 @@
-import { startSimulator, type SimulatorHandle } from '../../src/index.js';
-import { TestDevice } from './baileys-client.js';
+import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
+import { TestDevice } from './test-device.js';
 
 /** Links a fresh gateway device to `phone` by QR and waits until its socket is open. */
-export async function linkByQr(
+export async function linkTestDevice(
   sim: SimulatorHandle,
   phone: string,
   name = 'Test Account',

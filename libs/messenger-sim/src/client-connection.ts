@@ -7,15 +7,15 @@ import type { SimLogger } from './logger.js';
 import type { CompanionDevice, SimUser } from './directory.js';
 
 export interface ConnectionHost {
-  onHandshake(conn: DeviceConnection, result: ClientHandshakeResult): void;
-  onNode(conn: DeviceConnection, node: BinaryNode): void;
-  onClose(conn: DeviceConnection): void;
+  onHandshake(conn: ClientConnection, result: ClientHandshakeResult): void;
+  onNode(conn: ClientConnection, node: BinaryNode): void;
+  onClose(conn: ClientConnection): void;
 }
 
 let connectionCounter = 0;
 
 /** One client websocket: Noise framing, ordered frame processing, and server-initiated queries. */
-export class DeviceConnection {
+export class ClientConnection {
   readonly id = ++connectionCounter;
   readonly noise: NoiseServer;
   clientStaticKey?: Buffer;

@@ -1,21 +1,23 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ApiError, serializeError, type Logger, type Metrics } from '@mgw/common';
+import { serializeError, type Logger } from '@mgw/common';
+import { ApiError } from './api-error.js';
 import {
   BULL_PREFIX,
   CONNECTION_QUEUE,
   ERRORS,
   type ConnectionReply,
   type ConnectionRequest,
+  type Metrics,
 } from '@mgw/contracts';
 import type { Outcome } from './idempotency.js';
-import { waitForJob, type QueueEventsPool } from './job-results.js';
+import { waitForJob, type QueueEventsPool } from './queue-events-pool.js';
 
 /**
  * Request/reply with the connection service: a job on CONNECTION_QUEUE whose return value is the
  * ConnectionReply. The API never opens a WhatsApp socket itself.
  */
-export class ConnectionClient {
+export class ConnectionServiceClient {
   readonly queue: Queue<ConnectionRequest, ConnectionReply>;
 
   constructor(

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import type { Redis } from 'ioredis';
-import { TokenStore, hashToken, parseDuration } from '../src/tokens.js';
+import { TokenStore, hashToken, parseDuration } from '../src/index.js';
 
 describe('TokenStore', () => {
   let redis: Redis;

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { canConnect, freePort, waitFor } from './net.js';
+
+export { canConnect };
+
+export interface RedisServerOptions {
+  /** Port on 127.0.0.1; a free one when omitted. */
+  port?: number;
+  /**
+   * Keep the data in this directory with AOF on (`npm start`); without it the server keeps
+   * nothing on disk and its throw-away directory is removed on stop (tests, benchmarks).
+   */
+  dataDir?: string;
+  /** Extra `redis-server` arguments, e.g. ['--maxmemory', '64mb']. */
+  args?: string[];
+}
+
+export interface RedisServerHandle {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a private `redis-server` bound to 127.0.0.1 — the one way the project starts one (the
+ * test harness, `npm start` and `npm run bench` all use it). Resolves once it accepts connections.
+ */
+export async function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServerHandle> {
+  const port = opts.port ?? (await freePort());
+  const persistent = opts.dataDir !== undefined;
+  const dir = persistent ? opts.dataDir! : await mkdtemp(path.join(os.tmpdir(), 'mgw-redis-'));
+  if (persistent) mkdirSync(dir, { recursive: true });
+  const persistence = persistent
+    ? ['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']
+    : ['--save', '', '--appendonly', 'no'];
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, ...(opts.args ?? [])],
+    { stdio: 'ignore' },
+  );
+  let spawnError: Error | undefined;
+  child.once('error', (err) => (spawnError = err));
+  try {
+    await waitFor(
+      async () => {
+        if (spawnError) throw new Error(`could not start redis-server (${spawnError.message})`);
+        if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+        return canConnect('127.0.0.1', port);
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: `redis-server on port ${port}` },
+    );
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      if (!persistent) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

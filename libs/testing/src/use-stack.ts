@@ -1,0 +1,23 @@
+import { Stack, type StackOptions } from './stack.js';
+
+/**
+ * Mocha hooks for a suite that runs against one whole stack: started before the suite, stopped
+ * after it, and the last log lines of every process printed when a test fails.
+ * Returns a getter, since the stack exists only once `before` ran.
+ */
+export function useStack(opts: StackOptions = {}, logLines = 60): () => Stack {
+  let stack: Stack | undefined;
+  before(async () => {
+    stack = await Stack.start(opts);
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed' && stack) console.error(stack.dumpLogs(logLines));
+  });
+  return () => {
+    if (!stack) throw new Error('the stack is not started yet (use it inside a test or hook)');
+    return stack;
+  };
+}

@@ -1,0 +1,114 @@
+import Joi from 'joi';
+import {
+  redisConfig,
+  redisEnv,
+  runtimeConfig,
+  runtimeEnv,
+  validateEnv,
+  type RedisConfig,
+  type RuntimeConfig,
+} from '@mgw/common';
+import { DEVICE_ID_PATTERN, RATE_LIMITS } from '@mgw/contracts';
+import { storeConfig, storeEnv, type StoreConfig } from '@mgw/store';
+
+const limit = (spec: number) => Joi.number().integer().min(1).default(spec);
+
+const apiEnv: Joi.PartialSchemaMap = {
+  PORT: Joi.number().port().default(3000),
+  HOST: Joi.string().default('0.0.0.0'),
+  TRUST_PROXY: Joi.alternatives()
+    .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string())
+    .default(false),
+  DEFAULT_DEVICE_ID: Joi.string().pattern(DEVICE_ID_PATTERN).default('default'),
+  RATE_LIMIT_WINDOW_MS: Joi.number().integer().min(1000).default(60_000),
+  RATE_LIMIT_CONNECT: limit(RATE_LIMITS.connect),
+  RATE_LIMIT_DISCONNECT: limit(RATE_LIMITS.disconnect),
+  RATE_LIMIT_STATUS: limit(RATE_LIMITS.status),
+  RATE_LIMIT_SEND: limit(RATE_LIMITS.send),
+  RATE_LIMIT_OTP: limit(RATE_LIMITS.otp),
+  RATE_LIMIT_MESSAGES: limit(120),
+  AUTH_FAILURE_LIMIT: Joi.number().integer().min(1).default(30),
+  AUTH_FAILURE_WINDOW_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(15 * 60_000),
+  MAX_RECIPIENTS: Joi.number().integer().min(1).max(100_000).default(1000),
+  OTP_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(20_000),
+  CONNECTION_REPLY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
+  IDEMPOTENCY_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(24 * 3600),
+  MEDIA_BLOB_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(24 * 3600),
+  SEND_ATTEMPTS: Joi.number().integer().min(1).default(5),
+  SEND_BACKOFF_MS: Joi.number().integer().min(10).default(2000),
+};
+
+export interface RateLimitsConfig {
+  connect: number;
+  disconnect: number;
+  status: number;
+  send: number;
+  otp: number;
+  messages: number;
+}
+
+export interface ApiConfig extends RuntimeConfig {
+  redis: RedisConfig;
+  store: StoreConfig;
+  port: number;
+  host: string;
+  /** express `trust proxy`: set behind a load balancer so client IPs are the real ones. */
+  trustProxy: boolean | number | string;
+  /** The device a token without a device link acts on. */
+  defaultDeviceId: string;
+  rateLimitWindowMs: number;
+  rateLimits: RateLimitsConfig;
+  authFailureLimit: number;
+  authFailureWindowMs: number;
+  maxRecipients: number;
+  otpWaitTimeoutMs: number;
+  connectionReplyTimeoutMs: number;
+  idempotencyTtlSeconds: number;
+  mediaBlobTtlSeconds: number;
+  /** Attempts and first retry delay of a send job (transient failures). */
+  sendAttempts: number;
+  sendBackoffMs: number;
+}
+
+/** Every environment variable this service reads, by schema piece. */
+export const API_ENV = [runtimeEnv, redisEnv, storeEnv, apiEnv];
+
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const e = validateEnv(API_ENV, env);
+  return {
+    ...runtimeConfig(e),
+    redis: redisConfig(e),
+    store: storeConfig(e),
+    port: e.PORT,
+    host: e.HOST,
+    trustProxy: e.TRUST_PROXY,
+    defaultDeviceId: e.DEFAULT_DEVICE_ID,
+    rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
+    rateLimits: {
+      connect: e.RATE_LIMIT_CONNECT,
+      disconnect: e.RATE_LIMIT_DISCONNECT,
+      status: e.RATE_LIMIT_STATUS,
+      send: e.RATE_LIMIT_SEND,
+      otp: e.RATE_LIMIT_OTP,
+      messages: e.RATE_LIMIT_MESSAGES,
+    },
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    authFailureWindowMs: e.AUTH_FAILURE_WINDOW_MS,
+    maxRecipients: e.MAX_RECIPIENTS,
+    otpWaitTimeoutMs: e.OTP_WAIT_TIMEOUT_MS,
+    connectionReplyTimeoutMs: e.CONNECTION_REPLY_TIMEOUT_MS,
+    idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    mediaBlobTtlSeconds: e.MEDIA_BLOB_TTL_SECONDS,
+    sendAttempts: e.SEND_ATTEMPTS,
+    sendBackoffMs: e.SEND_BACKOFF_MS,
+  };
+}

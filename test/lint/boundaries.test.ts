@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package boundaries are the linter's job (eslint.config.js): these cases prove each rule
+ * fires on a file that breaks it, and stays quiet on the same import where it is allowed.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const eslint = new ESLint({ cwd: ROOT });
+
+async function problems(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${filePath}` });
+  return result!.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+const use = (spec: string, name = 'x') => `import { ${name} } from '${spec}';\nexport const y = ${name};\n`;
+
+describe('package boundaries (eslint)', function () {
+  this.timeout(60_000);
+
+  it('When a service imports Baileys, then the lint fails; libs/messenger may', async () => {
+    const code = use('@whiskeysockets/baileys', 'proto');
+    expect(await problems('services/sender/src/probe.ts', code)).to.satisfy((p: string[]) =>
+      p.some((m) => m.includes('Only libs/messenger imports Baileys')),
+    );
+    expect(await problems('services/api/test/probe.test.ts', code)).to.have.length.greaterThan(0);
+    expect(await problems('libs/messenger/src/probe.ts', code)).to.deep.equal([]);
+  });
+
+  it('When libs/common imports any @mgw package, then the lint fails', async () => {
+    for (const pkg of ['@mgw/contracts', '@mgw/store', '@mgw/messenger']) {
+      const p = await problems('libs/common/src/probe.ts', use(pkg));
+      expect(p.join('\n'), pkg).to.include('libs/common may import only: no @mgw package');
+    }
+  });
+
+  it('When a service imports another service (in src or tests), then the lint fails', async () => {
+    expect((await problems('services/api/src/probe.ts', use('@mgw/sender'))).join()).to.include(
+      'may import only',
+    );
+    expect(
+      (await problems('services/sender/test/probe.test.ts', use('@mgw/connection/config'))).join(),
+    ).to.include('may import only');
+    expect(await problems('services/api/src/probe.ts', use('@mgw/store'))).to.deep.equal([]);
+  });
+
+  it('When production code imports the test kit or the simulator, then the lint fails; its tests may', async () => {
+    expect((await problems('services/sender/src/probe.ts', use('@mgw/testing'))).join()).to.include(
+      'may import only',
+    );
+    expect((await problems('libs/messenger/src/probe.ts', use('@mgw/messenger-sim'))).join()).to.include(
+      'may import only',
+    );
+    expect(await problems('services/sender/test/probe.test.ts', use('@mgw/testing'))).to.deep.equal([]);
+  });
+
+  it('When a file reaches into another package by a relative path (its src or its test folder), then the lint fails', async () => {
+    const intoSrc = await problems('services/api/src/probe.ts', use('../../sender/src/pacing.js', 'Pacer'));
+    expect(intoSrc.join()).to.include('import-x/no-relative-packages');
+    const intoTests = await problems(
+      'services/sender/test/e2e/probe.test.ts',
+      use('../../../api/test/helpers/api.js', 'startApi'),
+    );
+    expect(intoTests.join()).to.include('import-x/no-relative-packages');
+    expect(
+      await problems('services/api/test/probe.test.ts', use('./helpers/api.js', 'startApi')),
+    ).to.deep.equal([]);
+  });
+
+  it('When a package is imported by its folders instead of its name, then the lint fails', async () => {
+    const p = await problems('services/api/src/probe.ts', use('@mgw/store/src/token-store.js', 'TokenStore'));
+    expect(p.join()).to.include('Import a package by its name');
+  });
+});
