@@ -6,3 +6,4 @@ export * from './metrics.js';
 export * from './shutdown.js';
 export * from './message-store.js';
 export * from './session-store.js';
+export * from './outbound/index.js';
