@@ -4,3 +4,4 @@ export * from './redis.js';
 export * from './metrics.js';
 export * from './ops-server.js';
 export * from './shutdown.js';
+export * from './outbound/index.js';
