@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContactInput } from './directory.js';
+import type { InboundAttachment } from './inbound-content.js';
 import { SimError, type Simulator } from './simulator.js';
 
 export interface SimulatorInfo {
@@ -101,7 +102,19 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     [
       'POST',
       /^\/contacts\/([^/]+)\/send$/,
-      (b, [from]) => sim.sendInbound(from!, str(b, 'to')!, str(b, 'text')!),
+      (b, [from]) => {
+        const attachment = b.attachment;
+        if (
+          attachment !== undefined &&
+          (typeof attachment !== 'object' || !attachment || Array.isArray(attachment))
+        )
+          throw new SimError('attachment must be an object', 400);
+        return sim.sendInbound(from!, str(b, 'to')!, {
+          text: str(b, 'text', false),
+          attachment: attachment as InboundAttachment | undefined,
+          quotedId: str(b, 'quotedId', false),
+        });
+      },
     ],
     ['POST', /^\/faults\/drop$/, (b) => ({ dropped: sim.drop(str(b, 'phone', false)) })],
     [
@@ -143,10 +156,32 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       },
     ],
     [
+      'POST',
+      /^\/faults\/restrict$/,
+      (b) =>
+        sim.restrict({
+          phone: str(b, 'phone')!,
+          until: typeof b.until === 'number' ? b.until : str(b, 'until', false),
+          durationMs: num(b, 'durationMs'),
+          reason: str(b, 'reason', false),
+        }),
+    ],
+    [
+      'POST',
+      /^\/faults\/new-chat-cap$/,
+      (b) => {
+        if (b.newChatCap === undefined) throw new SimError('newChatCap is required (a number or null)', 400);
+        const phone = str(b, 'phone', false);
+        sim.setNewChatCap(phone, b.newChatCap === null ? null : num(b, 'newChatCap')!);
+        return phone ? sim.restrictions(phone) : { ok: true };
+      },
+    ],
+    ['GET', /^\/accounts\/([^/]+)\/restrictions$/, (_b, [phone]) => sim.restrictions(phone!)],
+    [
       'DELETE',
       /^\/faults$/,
       () => {
-        sim.faults.clear();
+        sim.clearFaults();
         return { ok: true };
       },
     ],

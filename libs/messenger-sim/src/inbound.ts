@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { encodeWAMessage, jidEncode } from '@whiskeysockets/baileys';
-import { unixSeconds } from './client-connection.js';
+import { encodeWAMessage, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
+import { newStanzaId, unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
+import { buildInboundMessage, type InboundInput, type InboundMedia } from './inbound-content.js';
 import { signalAddress } from './phone-signal.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
@@ -9,6 +10,32 @@ import { node } from './stanza.js';
 export interface InboundResult {
   id: string;
   deliveredTo: number[];
+  /** Where the attachment was uploaded and what the receiver must decrypt to. */
+  media?: InboundMedia;
+}
+
+/**
+ * The contact's phone trusts the account once it wrote to it: the server hands the account a
+ * trusted-contact token (Baileys stores it under the contact's LID and attaches it as
+ * `<tctoken>` to its own messages to that contact, which is what gets them past a reach-out lock).
+ */
+function privacyTokenNotification(contact: SimUser, account: SimUser, token: Buffer, t: string): BinaryNode {
+  return node(
+    'notification',
+    {
+      from: jidEncode(contact.phone, 's.whatsapp.net'),
+      sender_lid: jidEncode(contact.lid, 'lid'),
+      type: 'privacy_token',
+      id: newStanzaId(),
+      t: unixSeconds(),
+    },
+    // in this notification the token's jid names the receiving account, not the issuer
+    [
+      node('tokens', {}, [
+        node('token', { jid: jidEncode(account.phone, 's.whatsapp.net'), t, type: 'trusted_contact' }, token),
+      ]),
+    ],
+  );
 }
 
 /**
@@ -19,16 +46,25 @@ export async function sendFromContact(
   sim: Simulator,
   contact: SimUser,
   account: SimUser,
-  text: string,
+  input: InboundInput,
 ): Promise<InboundResult> {
   const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
-  const plaintext = encodeWAMessage({ conversation: text });
+  const { message, media } = await buildInboundMessage(sim.media, contact, account, input);
+  const plaintext = encodeWAMessage(message);
+  const { token, t, untold } = sim.reachout.contactWrote(contact, account);
   const deliveredTo: number[] = [];
   for (const device of account.devices.values()) {
+    if (untold.includes(device.id))
+      sim.deliverToDevice(device, privacyTokenNotification(contact, account, token, t));
     const address = signalAddress(account.lid, device.id);
     if (!contact.signal.hasSession(address))
       await contact.signal.startSession(address, companionBundle(device));
     const { type, ciphertext } = await contact.signal.encrypt(address, plaintext);
+    const enc = node(
+      'enc',
+      { v: '2', type, ...(media ? { mediatype: input.attachment!.type } : {}) },
+      ciphertext,
+    );
     sim.deliverToDevice(
       device,
       node(
@@ -36,14 +72,14 @@ export async function sendFromContact(
         {
           from: jidEncode(contact.phone, 's.whatsapp.net'),
           id,
-          type: 'text',
+          type: media ? 'media' : 'text',
           t: unixSeconds(),
           notify: contact.name,
         },
-        [node('enc', { v: '2', type }, ciphertext)],
+        [enc],
       ),
     );
     deliveredTo.push(device.id);
   }
-  return { id, deliveredTo };
+  return { id, deliveredTo, ...(media ? { media } : {}) };
 }

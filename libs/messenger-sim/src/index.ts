@@ -5,9 +5,11 @@ import { createControlApi, type SimulatorInfo } from './control-api.js';
 import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 import type { InboundResult } from './inbound.js';
+import type { InboundInput } from './inbound-content.js';
 import type { SimLogger } from './logger.js';
 import type { LinkResult } from './pairing.js';
 import type { LinkInput } from './phone.js';
+import type { RestrictInput, RestrictionsView } from './reachout.js';
 import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
 
 export interface SimulatorOptions {
@@ -44,11 +46,17 @@ export interface SimulatorHandle {
   clearInbox(phone: string): void;
   undecryptable(phone: string): UndecryptableMessage[];
   upsertContact(input: ContactInput): ContactView;
-  sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult>;
+  /** A contact writes to the account: a text, or `{ text?, attachment?, quotedId? }`. */
+  sendInbound(fromPhone: string, toPhone: string, content: string | InboundInput): Promise<InboundResult>;
   drop(phone?: string): number;
   refuseLogin(fault: RefuseLoginFault): void;
   ackError(fault: AckErrorFault): void;
   stall(fault: StallFault): void;
+  /** Reach-out time lock: cold 1:1 messages get 463 until it ends. */
+  restrict(input: RestrictInput): RestrictionsView;
+  /** New chats per rolling day for one account (or all); null removes the cap. */
+  setNewChatCap(phone: string | undefined, newChatCap: number | null): void;
+  restrictions(phone: string): RestrictionsView;
   clearFaults(): void;
   setConfig(update: Partial<SimulatorConfig>): SimulatorConfig;
   close(): Promise<void>;
@@ -101,12 +109,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearInbox: (phone) => sim.clearInbox(phone),
     undecryptable: (phone) => sim.undecryptable(phone),
     upsertContact: (input) => sim.upsertContact(input),
-    sendInbound: (from, to, text) => sim.sendInbound(from, to, text),
+    sendInbound: (from, to, content) => sim.sendInbound(from, to, content),
     drop: (phone) => sim.drop(phone),
     refuseLogin: (fault) => sim.faults.refuseLogin(fault),
     ackError: (fault) => sim.faults.ackError(fault),
     stall: (fault) => sim.faults.stall(fault),
-    clearFaults: () => sim.faults.clear(),
+    restrict: (input) => sim.restrict(input),
+    setNewChatCap: (phone, cap) => sim.setNewChatCap(phone, cap),
+    restrictions: (phone) => sim.restrictions(phone),
+    clearFaults: () => sim.clearFaults(),
     setConfig: (update) => sim.setConfig(update),
     close: async () => {
       sim.closeAll();
@@ -130,6 +141,9 @@ export type {
 } from './directory.js';
 export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 export type { InboundResult } from './inbound.js';
+export type { AttachmentType, InboundAttachment, InboundInput, InboundMedia } from './inbound-content.js';
+export type { CapInfo, RestrictInput, RestrictionsView } from './reachout.js';
+export { REACHOUT_REFUSED } from './reachout.js';
 export type { LinkResult } from './pairing.js';
 export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';

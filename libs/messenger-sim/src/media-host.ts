@@ -1,7 +1,13 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { aesDecryptWithIV, getMediaKeys, type BinaryNode, type MediaType } from '@whiskeysockets/baileys';
+import {
+  aesDecryptWithIV,
+  getMediaKeys,
+  MEDIA_PATH_MAP,
+  type BinaryNode,
+  type MediaType,
+} from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
 import type { SimLogger } from './logger.js';
 import { iqResult, node } from './stanza.js';
@@ -53,15 +59,29 @@ export class MediaHost {
           res.end(JSON.stringify({ error: 'rejected' }));
           return;
         }
-        const body = Buffer.concat(chunks);
-        const directPath = `${url.pathname.replace(/=+$/, '')}-${randomBytes(6).toString('hex')}.enc`;
-        this.store(directPath, body);
-        this.uploads++;
-        this.logger.debug({ directPath, bytes: body.length }, 'media uploaded');
+        const { url: mediaUrl, directPath } = this.accept(url.pathname, Buffer.concat(chunks));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
+        res.end(JSON.stringify({ url: mediaUrl, direct_path: directPath }));
       });
     });
+  }
+
+  /** Stores an accepted upload of `POST <uploadPath>` and names where it can be fetched. */
+  private accept(uploadPath: string, body: Buffer): { url: string; directPath: string } {
+    const directPath = `${uploadPath.replace(/=+$/, '')}-${randomBytes(6).toString('hex')}.enc`;
+    this.store(directPath, body);
+    this.uploads++;
+    this.logger.debug({ directPath, bytes: body.length }, 'media uploaded');
+    return { url: `https://${this.hostname}${directPath}`, directPath };
+  }
+
+  /**
+   * A simulated phone's upload: the same path a client would POST to (`/mms/<type>/<encSha256>`),
+   * without the HTTPS round trip to ourselves.
+   */
+  uploadFromPhone(mediaType: MediaType, body: Buffer): { url: string; directPath: string } {
+    const token = createHash('sha256').update(body).digest('base64url');
+    return this.accept(`${MEDIA_PATH_MAP[mediaType]}/${token}`, body);
   }
 
   /** Keeps uploads up to a byte budget, dropping the oldest first, so a long sandbox run stays bounded. */

@@ -34,7 +34,9 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
   const target = jidDecode(to);
   const recipient = target ? sim.directory.resolve(target.user, target.server) : undefined;
   const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
-  const error = sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '');
+  const error =
+    sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '') ??
+    sim.reachout.admit(account, recipient, bytesOf(getBinaryNodeChild(stanza, 'tctoken')));
   if (error !== undefined) {
     // like receipts, an error that lands while Baileys still buffers the own-message upsert is
     // folded into it and never surfaces as messages.update

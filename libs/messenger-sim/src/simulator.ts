@@ -14,14 +14,17 @@ import {
 } from './directory.js';
 import { Faults } from './faults.js';
 import { sendFromContact, type InboundResult } from './inbound.js';
+import { checkInboundInput, type InboundInput } from './inbound-content.js';
 import { routeIq } from './iq-router.js';
 import { handleLogin } from './login.js';
 import { silentLogger, type SimLogger } from './logger.js';
 import { MediaHost } from './media-host.js';
 import { handleClientMessage } from './messages.js';
+import { notifyCapping, notifyTimelock } from './mex.js';
 import type { ClientHandshakeResult } from './noise-server.js';
 import type { LinkResult } from './pairing.js';
 import { PhoneLinker, type LinkInput } from './phone.js';
+import { lockFrom, Reachout, type RestrictInput, type RestrictionsView } from './reachout.js';
 import { SimError } from './sim-error.js';
 import { firstChild, iqResult, node } from './stanza.js';
 import { createMediaTlsMaterial, type MediaTlsMaterial } from './tls-certificate.js';
@@ -61,6 +64,12 @@ export interface ContactView {
 export class Simulator implements ConnectionHost {
   readonly directory: Directory;
   readonly faults = new Faults();
+  readonly reachout = new Reachout({
+    lockChanged: (phone) => notifyTimelock(this, phone),
+    newChatOpened: (phone) => {
+      if (this.reachout.cap(phone) !== undefined) notifyCapping(this, phone);
+    },
+  });
   readonly certs: NoiseCertChain = createNoiseCertChain();
   readonly tls: MediaTlsMaterial;
   readonly media: MediaHost;
@@ -220,12 +229,49 @@ export class Simulator implements ConnectionHost {
     return this.linker.linkWithPairingCode(input);
   }
 
-  async sendInbound(fromPhone: string, toPhone: string, text: string): Promise<InboundResult> {
+  /** A contact writes to an account: a text, or `{ text?, attachment?, quotedId? }`. */
+  async sendInbound(
+    fromPhone: string,
+    toPhone: string,
+    content: string | InboundInput,
+  ): Promise<InboundResult> {
+    const input = typeof content === 'string' ? { text: content } : content;
+    checkInboundInput(input);
     const contact = this.directory.lookupOrCreate(fromPhone);
     if (!contact) throw new SimError(`${fromPhone} is not on WhatsApp`, 404);
     const account = this.requireUser(toPhone);
     if (account.devices.size === 0) throw new SimError(`${toPhone} has no linked device`, 409);
-    return sendFromContact(this, contact, account, text);
+    return sendFromContact(this, contact, account, input);
+  }
+
+  /** Puts an account under a reach-out time lock; its devices are notified when it starts and ends. */
+  restrict(input: RestrictInput): RestrictionsView {
+    const account = this.requireUser(input.phone ?? '');
+    this.reachout.restrict(account.phone, lockFrom(input));
+    return this.reachout.view(account.phone);
+  }
+
+  /** Caps the new chats per rolling day of one account (or all); null removes the cap. */
+  setNewChatCap(phone: string | undefined, newChatCap: number | null): void {
+    if (newChatCap !== null && (!Number.isInteger(newChatCap) || newChatCap < 0))
+      throw new SimError('newChatCap must be an integer >= 0 or null', 400);
+    const account = phone ? this.requireUser(phone) : undefined;
+    this.reachout.setCap(account?.phone, newChatCap);
+    this.notifyCaps(account ? [account.phone] : 'all');
+  }
+
+  private notifyCaps(phones: string[] | 'all'): void {
+    const targets = phones === 'all' ? this.directory.users().map((u) => u.phone) : phones;
+    for (const phone of targets) notifyCapping(this, phone);
+  }
+
+  restrictions(phone: string): RestrictionsView {
+    return this.reachout.view(this.requireUser(phone).phone);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+    this.notifyCaps(this.reachout.clearFaults());
   }
 
   setConfig(update: Partial<SimulatorConfig>): SimulatorConfig {
@@ -240,6 +286,7 @@ export class Simulator implements ConnectionHost {
   }
 
   closeAll(): void {
+    this.reachout.close();
     for (const conn of [...this.connections]) conn.terminate();
   }
 

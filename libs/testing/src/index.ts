@@ -4,3 +4,4 @@ export * from './stack.js';
 export * from './test-device.js';
 export * from './test-simulator.js';
 export * from './use-stack.js';
+export * from './media-download.js';

@@ -1,0 +1,81 @@
+import {
+  getBinaryNodeChild,
+  QueryIds,
+  S_WHATSAPP_NET,
+  XWAPaths,
+  type BinaryNode,
+} from '@whiskeysockets/baileys';
+import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { SimUser } from './directory.js';
+import type { Simulator } from './simulator.js';
+import { iqResult, node } from './stanza.js';
+
+/** Baileys' `handleMexNotification` dispatches on these `op_name`s. */
+export const TIMELOCK_OP = 'NotificationUserReachoutTimelockUpdate';
+export const CAPPING_OP = 'MessageCappingInfoNotification';
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
+
+/** The GraphQL shape both the timelock query and its notification carry. */
+function timelockPayload(sim: Simulator, phone: string) {
+  const lock = sim.reachout.lock(phone);
+  return lock
+    ? {
+        is_active: true,
+        time_enforcement_ends: String(Math.ceil(lock.until / 1000)),
+        enforcement_type: lock.enforcementType,
+      }
+    : { is_active: false, time_enforcement_ends: '0', enforcement_type: 'DEFAULT' };
+}
+
+/** Server push of a GraphQL update: `<notification type=mex><update op_name>{json}</update>`. */
+function mexNotification(opName: string, data: Record<string, unknown>): BinaryNode {
+  return node('notification', { from: S_WHATSAPP_NET, type: 'mex', id: newStanzaId(), t: unixSeconds() }, [
+    node('update', { op_name: opName }, json({ data })),
+  ]);
+}
+
+function notifyDevices(sim: Simulator, account: SimUser, build: () => BinaryNode): void {
+  for (const device of account.devices.values()) sim.deliverToDevice(device, build());
+}
+
+/** Baileys turns this into `connection.update` with `reachoutTimeLock` (also when lifted). */
+export function notifyTimelock(sim: Simulator, phone: string): void {
+  const account = sim.directory.get(phone);
+  if (!account) return;
+  const payload = timelockPayload(sim, phone);
+  notifyDevices(sim, account, () =>
+    mexNotification(TIMELOCK_OP, { xwa2_notify_account_reachout_timelock: payload }),
+  );
+}
+
+/** Baileys emits the payload as it is on `message-capping.update`. */
+export function notifyCapping(sim: Simulator, phone: string): void {
+  const account = sim.directory.get(phone);
+  if (!account) return;
+  const payload = sim.reachout.capInfo(phone);
+  notifyDevices(sim, account, () =>
+    mexNotification(CAPPING_OP, { xwa2_notify_new_chat_messages_capping_info_update: payload }),
+  );
+}
+
+/**
+ * `w:mex` GraphQL queries by persisted query id; the answer is `<result>{json}</result>`.
+ * Unknown ids get a GraphQL error, which Baileys throws as a Boom.
+ */
+export function handleMexIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+  const queryId = getBinaryNodeChild(iq, 'query')?.attrs.query_id;
+  const phone = conn.account?.phone ?? '';
+  let body: unknown;
+  if (queryId === QueryIds.REACHOUT_TIMELOCK) {
+    body = { data: { [XWAPaths.xwa2_fetch_account_reachout_timelock]: timelockPayload(sim, phone) } };
+  } else if (queryId === QueryIds.MESSAGE_CAPPING_INFO) {
+    body = { data: { [XWAPaths.xwa2_message_capping_info]: sim.reachout.capInfo(phone) } };
+  } else {
+    sim.logger.debug({ queryId }, 'unsupported mex query');
+    body = {
+      errors: [{ message: `query ${queryId ?? '?'} is not simulated`, extensions: { error_code: 400 } }],
+    };
+  }
+  conn.send(iqResult(iq, [node('result', {}, json(body))]));
+}
