@@ -5,3 +5,4 @@ export * from './test-device.js';
 export * from './test-simulator.js';
 export * from './use-stack.js';
 export * from './media-download.js';
+export * from './redis-cluster.js';
