@@ -57,12 +57,12 @@ describe('package boundaries (eslint)', function () {
 
   it('When a file reaches into another package by a relative path (its src or its test folder), then the lint fails', async () => {
     const intoSrc = await problems('services/api/src/probe.ts', use('../../sender/src/pacing.js', 'Pacer'));
-    expect(intoSrc.join()).to.include('import-x/no-relative-packages');
+    expect(intoSrc.join()).to.include('mgw/no-cross-package-relative');
     const intoTests = await problems(
       'services/sender/test/e2e/probe.test.ts',
       use('../../../api/test/helpers/api.js', 'startApi'),
     );
-    expect(intoTests.join()).to.include('import-x/no-relative-packages');
+    expect(intoTests.join()).to.include('mgw/no-cross-package-relative');
     expect(
       await problems('services/api/test/probe.test.ts', use('./helpers/api.js', 'startApi')),
     ).to.deep.equal([]);
