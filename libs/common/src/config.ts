@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { parseAllowedPrivateHosts, type AllowList } from './outbound/address-policy.js';
 
 /**
  * Config helpers. Each service declares its own schema from shared pieces (these, and the
@@ -78,4 +79,27 @@ export interface OpsConfig {
 
 export function opsConfig(e: Env): OpsConfig {
   return { port: e.METRICS_PORT };
+}
+
+/**
+ * Private hosts the outbound client may reach (attachment URLs, webhooks): comma-separated host
+ * names, IPs or CIDRs. Empty by default: every private, loopback and link-local address is refused.
+ */
+export const outboundEnv: Joi.PartialSchemaMap = {
+  ALLOWED_PRIVATE_HOSTS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      parseAllowedPrivateHosts(value);
+      return value;
+    })
+    .messages({ 'any.custom': '{{#error.message}}' }),
+};
+
+export interface OutboundConfig {
+  allowList: AllowList;
+}
+
+export function outboundConfig(e: Env): OutboundConfig {
+  return { allowList: parseAllowedPrivateHosts(e.ALLOWED_PRIVATE_HOSTS) };
 }

@@ -11,7 +11,9 @@ export const ERRORS = {
   messageNotFound: 'Message not found',
   serviceUnavailable: 'Service unavailable: storage is not reachable',
   internal: 'Internal server error',
-  otpTimeout: 'OTP was queued but not sent in time; check it with GET /messages/:id',
+  otpTimeout: 'OTP was not sent in time and will not be sent',
+  /** 504 in the rare case a send attempt had started and did not end within the extra wait. */
+  otpUncertain: 'OTP sending started but did not finish in time; check it with GET /messages/:id',
   connectionTimeout: 'The connection service did not answer in time',
   idempotencyConflict: 'Idempotency-Key was already used with a different request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still in progress',
@@ -22,6 +24,8 @@ export const ERRORS = {
   connectionFailed: 'The connection service could not handle the request',
   /** Error of a connection reply with success:false and no error text. */
   connectionRefused: 'The connection request was refused',
+  /** 429 when a device already holds its quota of queued messages or bytes. */
+  deviceQueueFull: 'Too many messages are queued for this device; wait until some are sent',
   /** 400 detail when the Idempotency-Key header is malformed. */
   invalidIdempotencyKey: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
 
@@ -64,5 +68,11 @@ export const FAILURE_REASONS = {
   sendFailed: 'send_failed',
   /** The job could not be added to its queue (the API answered 503); nothing was sent. */
   enqueueFailed: 'enqueue_failed',
+  /** The attachment URL points at an address the outbound guard refuses; it was never contacted. */
+  attachmentUrlNotAllowed: 'attachment_url_not_allowed',
+  /** The request's content was gone (kept for the message retention); nothing was sent. */
+  contentExpired: 'content_expired',
+  /** An OTP the API already answered 504 for: it is never sent afterwards. */
+  otpExpired: 'otp_expired',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

@@ -7,12 +7,12 @@ import type {
 } from './limits.js';
 
 /**
- * Where an attachment's bytes are: fetched by the sender from a URL, or stored once in Redis
- * (`keys.mediaBlob(blobId)`) by the API and shared by every job of a list.
+ * Where an attachment's bytes are: fetched by the sender from a URL, or the base64 bytes of the
+ * request, stored once inside the request's content record (`size` bytes).
  */
-export type AttachmentSource = { url: string } | { blobId: string; size: number };
+export type AttachmentSource = { url: string } | { stored: true; size: number };
 
-export interface JobAttachment {
+export interface ContentAttachment {
   type: AttachmentType;
   source: AttachmentSource;
   filename?: string;
@@ -20,7 +20,19 @@ export interface JobAttachment {
   mimeType?: string;
 }
 
-/** A send job: one recipient, one message. The job id is `messageId`. */
+/**
+ * What one request shares between all its messages, stored once (sealed) in `keys.content`:
+ * a 1,000-recipient list costs one copy of its text and attachment, not 1,000.
+ */
+export interface MessageContent {
+  text?: string;
+  attachment?: ContentAttachment;
+  /** Our messageId of a message to reply to (resolved by the sender to the stored WhatsApp message). */
+  existingMessageId?: string;
+  otp?: { language: OtpLanguage };
+}
+
+/** A send job: one recipient, one message; ids only, never content. The job id is `messageId`. */
 export interface SendJobData {
   kind: 'send' | 'otp';
   messageId: string;
@@ -28,13 +40,17 @@ export interface SendJobData {
   platformMessageId: string;
   deviceId: string;
   to: string;
-  text?: string;
-  attachment?: JobAttachment;
-  /** Our messageId of a message to reply to (resolved by the sender to the stored WhatsApp message). */
-  existingMessageId?: string;
+  /** The request's content record (`keys.content(deviceId, contentId)`). */
+  contentId: string;
   /** When this job belongs to a list: the batch id returned to the client. */
   batchId?: string;
-  otp?: { language: OtpLanguage };
+  /**
+   * The device's link generation when the message was accepted. Removing a device's messages
+   * (logout, unlink, forceNew) starts a new generation: an older message is never sent.
+   */
+  linkGeneration: number;
+  /** OTP only: no attempt starts after this time (epoch ms); the API's answer has been given. */
+  expiresAt?: number;
   enqueuedAt: number;
 }
 

@@ -55,8 +55,13 @@ export const keys = {
    */
   messageProto: (deviceId: string, platformMessageId: string) =>
     `${device(deviceId)}:msg-proto:${platformMessageId}`,
-  /** String (binary): an attachment stored once for all jobs of a request (TTL). */
-  mediaBlob: (deviceId: string, blobId: string) => `${device(deviceId)}:media:${blobId}`,
+  /**
+   * Hash: the content a request shares between its messages (sealed text, attachment descriptor
+   * and base64 bytes, reply target), stored once; deleted when its last message is settled.
+   */
+  content: (deviceId: string, contentId: string) => `${device(deviceId)}:content:${contentId}`,
+  /** Hash: what the device holds in its queue (`messages`, `bytes`), checked against its quota. */
+  deviceQueue: (deviceId: string) => `${device(deviceId)}:queue-stats`,
   /** Hash: the pairing in progress for a device (current QR / pairing code, owner), with a TTL. */
   pairing: (deviceId: string) => `${device(deviceId)}:pairing`,
   /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */

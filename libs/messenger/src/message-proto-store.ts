@@ -13,13 +13,17 @@ export class MessageProtoStore {
     private readonly ttlSeconds: number,
   ) {}
 
-  async save(platformMessageId: string, message: proto.IMessage): Promise<void> {
+  async save(
+    platformMessageId: string,
+    message: proto.IMessage,
+    ttlSeconds = this.ttlSeconds,
+  ): Promise<void> {
     const bytes = Buffer.from(proto.Message.encode(message).finish());
     await this.redis.set(
       keys.messageProto(this.deviceId, platformMessageId),
       bytes.toString('base64'),
       'EX',
-      this.ttlSeconds,
+      ttlSeconds,
     );
   }
 

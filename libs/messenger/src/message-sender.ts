@@ -30,6 +30,8 @@ export interface OutgoingMessage {
   media?: MediaInput;
   /** WhatsApp id of one of our earlier messages to quote. */
   quotedPlatformMessageId?: string;
+  /** How long the sent proto is kept for retry receipts and quoting (default: the message retention). */
+  keepProtoSeconds?: number;
 }
 
 export class NotConnectedError extends Error {
@@ -142,7 +144,7 @@ export class MessageSender {
         { messageId: msg.platformMessageId, quoted },
       );
     }
-    if (sent?.message) await this.protos.save(msg.platformMessageId, sent.message);
+    if (sent?.message) await this.protos.save(msg.platformMessageId, sent.message, msg.keepProtoSeconds);
   }
 
   private requireSocket() {

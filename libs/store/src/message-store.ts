@@ -1,11 +1,54 @@
-import type { Redis, ChainableCommander } from 'ioredis';
-import { MESSAGE_STATUS_RANK, keys, type MessageRecord, type MessageStatus } from '@mgw/contracts';
+import type { Redis } from 'ioredis';
+import {
+  BULL_PREFIX,
+  MESSAGE_STATUS_RANK,
+  keys,
+  sendQueueName,
+  type MessageRecord,
+  type MessageStatus,
+  type SendJobData,
+} from '@mgw/contracts';
+import { CLAIM_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
+
+/** The fields a record is created with, from the message's job (the record is absent while queued). */
+export function recordBase(job: SendJobData): Record<string, string> {
+  return {
+    messageId: job.messageId,
+    deviceId: job.deviceId,
+    to: job.to,
+    kind: job.kind,
+    platformMessageId: job.platformMessageId,
+    ...(job.batchId ? { batchId: job.batchId } : {}),
+    createdAt: new Date(job.enqueuedAt).toISOString(),
+  };
+}
+
+const PUBLIC_FIELDS = [
+  'messageId',
+  'deviceId',
+  'to',
+  'status',
+  'kind',
+  'platformMessageId',
+  'batchId',
+  'createdAt',
+  'sentAt',
+  'deliveredAt',
+  'readAt',
+  'failedAt',
+  'error',
+] as const;
+
+export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'expired';
+export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
- * Message records (`keys.message` hashes, per device) shared by the API (creates, reads) and the sender
- * (marks sent / failed / delivered / read). Every write refreshes the retention TTL.
- * Status only moves forward (a late "delivered" receipt never overwrites "read"), except that
- * `failed` is final and nothing moves a message out of it.
+ * Message records (`keys.message`, per device). A queued message has no record: its job is its
+ * record until something happens to it, so accepting a list writes one job per recipient and
+ * nothing else. Every later change goes through one script (message-scripts.ts) that moves the
+ * status only forward (`failed` only from `queued`, nothing out of `failed`), creates the record
+ * from the job's fields when needed, and settles the message exactly once: the device's queue
+ * quota is given back and the request's content is released with its last message.
  */
 export class MessageStore {
   constructor(
@@ -13,39 +56,65 @@ export class MessageStore {
     private readonly retentionSeconds: number,
   ) {}
 
-  /** Adds the `queued` records of new messages to a MULTI (so they land with the jobs' enqueue). */
-  addQueued(multi: ChainableCommander, records: MessageRecord[]): void {
-    for (const r of records) {
-      multi.hset(keys.message(r.deviceId, r.messageId), flatten(r));
-      multi.expire(keys.message(r.deviceId, r.messageId), this.retentionSeconds);
-      multi.set(
-        keys.messageByPlatformId(r.deviceId, r.platformMessageId),
-        r.messageId,
-        'EX',
-        this.retentionSeconds,
-      );
-    }
-  }
-
+  /** A message of the device: its record, or — while it is queued — what its job says. */
   async get(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
     const h = await this.redis.hgetall(keys.message(deviceId, messageId));
-    if (!h.messageId) return undefined;
-    return h as unknown as MessageRecord;
+    if (h.messageId) return publicRecord(h);
+    // No record yet: the message is queued and its job holds its fields.
+    const raw = await this.redis.hget(`${BULL_PREFIX}:${sendQueueName(deviceId)}:${messageId}`, 'data');
+    const job = raw ? (JSON.parse(raw) as SendJobData) : undefined;
+    if (!job || job.messageId !== messageId || job.deviceId !== deviceId) return undefined;
+    return publicRecord({ ...recordBase(job), ...h });
+  }
+
+  /** The message's record, without looking at its job: undefined while it is queued and untouched. */
+  async getRecord(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
+    const h = await this.redis.hgetall(keys.message(deviceId, messageId));
+    return h.messageId ? publicRecord(h) : undefined;
   }
 
   async findByPlatformId(deviceId: string, platformMessageId: string): Promise<string | undefined> {
     return (await this.redis.get(keys.messageByPlatformId(deviceId, platformMessageId))) ?? undefined;
   }
 
-  async markSent(deviceId: string, messageId: string, sentAt: Date): Promise<boolean> {
-    return this.advance(deviceId, messageId, 'sent', { sentAt: sentAt.toISOString() });
+  /**
+   * Called right before the message is written to the socket: records that an attempt started
+   * (so an OTP can no longer be expired under it) and maps the WhatsApp id back to ours for
+   * receipts. Refuses a message that is already failed or, for an OTP, past its expiry.
+   */
+  async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
+    return (await this.redis.eval(
+      CLAIM_SCRIPT,
+      2,
+      keys.message(job.deviceId, job.messageId),
+      keys.messageByPlatformId(job.deviceId, job.platformMessageId),
+      job.messageId,
+      String(this.retentionSeconds),
+      String(now),
+      job.expiresAt === undefined ? '' : String(job.expiresAt),
+      JSON.stringify(recordBase(job)),
+    )) as ClaimOutcome;
   }
 
-  async markFailed(deviceId: string, messageId: string, error: string, at = new Date()): Promise<boolean> {
-    return this.advance(deviceId, messageId, 'failed', { failedAt: at.toISOString(), error });
+  async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
+    return (await this.transition(job, 'sent', { sentAt: sentAt.toISOString() }, true)) === 1;
   }
 
-  /** Applies a receipt; returns false when the record is unknown or already further along. */
+  /** Fails a queued message for good and settles it; false when it was already further along. */
+  async markFailed(job: SendJobData, error: string, at = new Date()): Promise<boolean> {
+    return (await this.transition(job, 'failed', { failedAt: at.toISOString(), error }, true)) === 1;
+  }
+
+  /**
+   * Fails the message only if no attempt to send it has started (used when the API gives up
+   * waiting for an OTP: the answer says it will not be sent, so it must not be).
+   */
+  async expireUnclaimed(job: SendJobData, error: string, at = new Date()): Promise<ExpireOutcome> {
+    const r = await this.transition(job, 'failed', { failedAt: at.toISOString(), error }, true, true);
+    return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
+  }
+
+  /** Applies a receipt; false when the message is unknown or already further along. */
   async markReceipt(
     deviceId: string,
     messageId: string,
@@ -53,59 +122,39 @@ export class MessageStore {
     at = new Date(),
   ): Promise<boolean> {
     const field = status === 'delivered' ? 'deliveredAt' : 'readAt';
-    return this.advance(deviceId, messageId, status, { [field]: at.toISOString() });
+    const job = { deviceId, messageId } as SendJobData;
+    return (await this.transition(job, status, { [field]: at.toISOString() }, false)) === 1;
   }
 
-  private async advance(
-    deviceId: string,
-    messageId: string,
-    status: MessageStatus,
+  private async transition(
+    job: SendJobData,
+    target: MessageStatus,
     fields: Record<string, string>,
-  ): Promise<boolean> {
-    const key = keys.message(deviceId, messageId);
-    const result = (await this.redis.eval(
-      ADVANCE_SCRIPT,
-      1,
-      key,
-      status,
-      String(MESSAGE_STATUS_RANK[status]),
+    settle: boolean,
+    requireUnclaimed = false,
+  ): Promise<number> {
+    const base = settle ? recordBase(job) : {};
+    return (await this.redis.eval(
+      TRANSITION_SCRIPT,
+      3,
+      keys.message(job.deviceId, job.messageId),
+      job.contentId ? keys.content(job.deviceId, job.contentId) : keys.message(job.deviceId, job.messageId),
+      keys.deviceQueue(job.deviceId),
+      target,
+      String(MESSAGE_STATUS_RANK[target]),
+      JSON.stringify(MESSAGE_STATUS_RANK),
       String(this.retentionSeconds),
       JSON.stringify(fields),
-      JSON.stringify(MESSAGE_STATUS_RANK),
+      JSON.stringify(base),
+      settle && job.contentId ? '1' : '0',
+      requireUnclaimed ? '1' : '0',
     )) as number;
-    return result === 1;
   }
 }
 
-/**
- * Moves a record forward only; `failed` is terminal; sent/delivered/read never become failed.
- * `sent` on a record a receipt already moved further only adds the missing `sentAt`.
- */
-const ADVANCE_SCRIPT = `
-local cur = redis.call('HGET', KEYS[1], 'status')
-if not cur then return 0 end
-local ranks = cjson.decode(ARGV[5])
-local target = ARGV[1]
-if cur == 'failed' then return 0 end
-if target == 'failed' and cur ~= 'queued' then return 0 end
-if target ~= 'failed' and ranks[cur] >= tonumber(ARGV[2]) then
-  -- A receipt can overtake the sender's own bookkeeping (it waits for the server ack): the record
-  -- is already delivered/read, but it still gets its sentAt.
-  if target == 'sent' and redis.call('HEXISTS', KEYS[1], 'sentAt') == 0 then
-    for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
-    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-    return 1
-  end
-  return 0
-end
-redis.call('HSET', KEYS[1], 'status', target)
-for k, v in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[1], k, v) end
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return 1
-`;
-
-function flatten(r: MessageRecord): Record<string, string> {
+function publicRecord(h: Record<string, string>): MessageRecord {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r)) if (v !== undefined) out[k] = String(v);
-  return out;
+  for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
+  out.status ??= 'queued';
+  return out as unknown as MessageRecord;
 }

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { keys, type ConnectionStatus, type SessionRecord } from '@mgw/contracts';
+import { getDeviceState } from './device-state.js';
 
 /**
- * The session record of each device (`mgw:session:<deviceId>`), read by GET /status and by the
+ * The session record of each device (`keys.session`), read by GET /status and by the
  * API's "is a device connected?" check, written by whichever process owns the device's socket.
  */
 export class SessionStore {
@@ -19,16 +20,7 @@ export class SessionStore {
    * closed for a moment; jobs wait in its queue). A device that is only pairing cannot.
    */
   async acceptsMessages(deviceId: string): Promise<boolean> {
-    const results = await this.redis
-      .pipeline()
-      .hget(keys.session(deviceId), 'status')
-      .sismember(keys.linkedDevices(), deviceId)
-      .exec();
-    if (!results) return false;
-    for (const [err] of results) if (err) throw err;
-    const status = results[0]?.[1];
-    const linked = results[1]?.[1] === 1;
-    return status === 'connected' || (status === 'connecting' && linked);
+    return (await getDeviceState(this.redis, deviceId)).acceptsMessages;
   }
 
   /** Sets the status and any given fields; `undefined` fields are left as they are. */

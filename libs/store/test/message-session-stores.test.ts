@@ -1,66 +1,171 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { keys, newMessageId, newPlatformMessageId, type MessageRecord } from '@mgw/contracts';
-import { MessageStore, SessionStore } from '../src/index.js';
+import {
+  PRIORITY,
+  keys,
+  newMessageId,
+  newPlatformMessageId,
+  type MessageContent,
+  type SendJobData,
+} from '@mgw/contracts';
+import {
+  ContentStore,
+  MessageStore,
+  SessionStore,
+  getDeviceState,
+  identitySealer,
+  openSendQueue,
+  purgeDeviceMessages,
+  stageQueued,
+  type SendQueue,
+} from '../src/index.js';
 
-describe('store: message and session records (real Redis)', () => {
+describe('store: messages, contents and the device queue quota (real Redis)', () => {
   let redis: Redis;
+  let store: MessageStore;
+  let contents: ContentStore;
+  const queues: SendQueue[] = [];
   before(() => {
-    redis = new Redis(process.env.REDIS_URL!);
+    redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    store = new MessageStore(redis, 60);
+    contents = new ContentStore(redis, identitySealer, 60);
   });
-  after(() => redis.quit());
+  after(async () => {
+    await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
+    await redis.quit();
+  });
 
-  async function queued(store: MessageStore): Promise<MessageRecord> {
-    const r: MessageRecord = {
-      messageId: newMessageId(),
-      deviceId: 'dev1',
-      to: '15551234567',
-      status: 'queued',
+  /** A request of `n` messages accepted the way the API does: content once, quota, one job each. */
+  async function accept(
+    n: number,
+    content: MessageContent = { text: 'hello' },
+    media?: Buffer,
+  ): Promise<{ deviceId: string; jobs: SendJobData[]; queue: SendQueue }> {
+    const deviceId = `st-${Math.random().toString(36).slice(2, 8)}`;
+    const queue = openSendQueue(redis, deviceId);
+    queues.push(queue);
+    const contentId = newMessageId();
+    const jobs: SendJobData[] = Array.from({ length: n }, (_, i) => ({
       kind: 'send',
+      messageId: newMessageId(),
       platformMessageId: newPlatformMessageId(),
-      createdAt: new Date().toISOString(),
-    };
+      deviceId,
+      to: String(15551230000 + i),
+      contentId,
+      linkGeneration: 0,
+      enqueuedAt: Date.now(),
+    }));
     const multi = redis.multi();
-    store.addQueued(multi, [r]);
+    contents.stage(multi, deviceId, contentId, content, n, media);
+    stageQueued(multi, deviceId, n, ContentStore.sizeOf(content, media));
     await multi.exec();
-    return r;
+    await queue.addBulk(
+      jobs.map((data) => ({ name: 'send', data, opts: { jobId: data.messageId, priority: PRIORITY.send } })),
+    );
+    return { deviceId, jobs, queue };
   }
 
+  it('When a message is only queued, then it has no record and reads as queued from its job', async () => {
+    const { deviceId, jobs } = await accept(1);
+    const job = jobs[0]!;
+    expect(await redis.exists(keys.message(deviceId, job.messageId))).to.equal(0);
+    expect(await store.get(deviceId, job.messageId)).to.deep.include({
+      messageId: job.messageId,
+      status: 'queued',
+      to: job.to,
+      kind: 'send',
+      platformMessageId: job.platformMessageId,
+    });
+    expect(await store.get('another-device', job.messageId)).to.equal(undefined);
+  });
+
   it('When receipts arrive out of order, then the status only moves forward', async () => {
-    const store = new MessageStore(redis, 60);
-    const r = await queued(store);
-    expect(await store.markSent('dev1', r.messageId, new Date())).to.equal(true);
-    expect(await store.markReceipt('dev1', r.messageId, 'read')).to.equal(true);
-    expect(await store.markReceipt('dev1', r.messageId, 'delivered')).to.equal(false);
-    const got = await store.get('dev1', r.messageId);
+    const { deviceId, jobs } = await accept(1);
+    const job = jobs[0]!;
+    expect(await store.claim(job)).to.equal('claimed');
+    expect(await store.markSent(job, new Date())).to.equal(true);
+    expect(await store.markReceipt(deviceId, job.messageId, 'read')).to.equal(true);
+    expect(await store.markReceipt(deviceId, job.messageId, 'delivered')).to.equal(false);
+    const got = await store.get(deviceId, job.messageId);
     expect(got?.status).to.equal('read');
     expect(got?.sentAt).to.be.a('string');
-    expect(await store.findByPlatformId('dev1', r.platformMessageId)).to.equal(r.messageId);
-    expect(await redis.ttl(keys.message('dev1', r.messageId))).to.be.within(1, 60);
+    expect(got).to.not.have.any.keys('settled', 'sendingAt');
+    expect(await store.findByPlatformId(deviceId, job.platformMessageId)).to.equal(job.messageId);
+    expect(await redis.ttl(keys.message(deviceId, job.messageId))).to.be.within(1, 60);
   });
 
   it('When a delivery receipt overtakes the sender marking the message sent, then the record keeps delivered and gets its sentAt', async () => {
-    const store = new MessageStore(redis, 60);
-    const r = await queued(store);
-    expect(await store.markReceipt('dev1', r.messageId, 'delivered')).to.equal(true);
+    const { deviceId, jobs } = await accept(1);
+    const job = jobs[0]!;
+    await store.claim(job);
+    expect(await store.markReceipt(deviceId, job.messageId, 'delivered')).to.equal(true);
     const sentAt = new Date();
-    expect(await store.markSent('dev1', r.messageId, sentAt)).to.equal(true);
-    expect(await store.get('dev1', r.messageId)).to.include({
+    expect(await store.markSent(job, sentAt)).to.equal(true);
+    expect(await store.get(deviceId, job.messageId)).to.include({
       status: 'delivered',
       sentAt: sentAt.toISOString(),
     });
-    expect(await store.markSent('dev1', r.messageId, new Date(0))).to.equal(false); // sentAt is not overwritten
+    expect(await store.markSent(job, new Date(0))).to.equal(false); // sentAt is not overwritten
   });
 
   it('When a sent message is later marked failed, then it stays sent; a failed one stays failed', async () => {
-    const store = new MessageStore(redis, 60);
-    const a = await queued(store);
-    await store.markSent('dev1', a.messageId, new Date());
-    expect(await store.markFailed('dev1', a.messageId, 'x')).to.equal(false);
-    const b = await queued(store);
-    expect(await store.markFailed('dev1', b.messageId, 'logged_out')).to.equal(true);
-    expect(await store.markSent('dev1', b.messageId, new Date())).to.equal(false);
-    expect((await store.get('dev1', b.messageId))?.error).to.equal('logged_out');
+    const { deviceId, jobs } = await accept(2);
+    const [a, b] = jobs as [SendJobData, SendJobData];
+    await store.markSent(a, new Date());
+    expect(await store.markFailed(a, 'x')).to.equal(false);
+    expect(await store.markFailed(b, 'logged_out')).to.equal(true);
+    expect(await store.markSent(b, new Date())).to.equal(false);
+    expect(await store.get(deviceId, b.messageId)).to.include({ status: 'failed', error: 'logged_out' });
+    expect(await store.claim(b)).to.equal('failed');
+  });
+
+  it('When every message of a request settles, then the quota is given back once and the content (with its bytes) leaves Redis', async () => {
+    const media = Buffer.alloc(1000, 1);
+    const content = {
+      text: 'see attached',
+      attachment: { type: 'document' as const, source: { stored: true as const, size: 1000 } },
+    };
+    const { deviceId, jobs } = await accept(3, content, media);
+    const size = ContentStore.sizeOf(content, media);
+    expect(await getDeviceState(redis, deviceId)).to.include({ queuedMessages: 3, queuedBytes: size });
+    expect((await contents.media(deviceId, jobs[0]!.contentId))?.equals(media)).to.equal(true);
+
+    await store.markSent(jobs[0]!, new Date());
+    await store.markSent(jobs[0]!, new Date()); // a retry's second "sent" settles nothing more
+    await store.markFailed(jobs[1]!, 'not_on_whatsapp');
+    expect(await getDeviceState(redis, deviceId)).to.include({ queuedMessages: 1, queuedBytes: size });
+    expect(await contents.get(deviceId, jobs[0]!.contentId)).to.not.equal(undefined);
+
+    await store.markSent(jobs[2]!, new Date());
+    expect(await getDeviceState(redis, deviceId)).to.include({ queuedMessages: 0, queuedBytes: 0 });
+    expect(await redis.exists(keys.content(deviceId, jobs[0]!.contentId))).to.equal(0);
+  });
+
+  it('When the API expires an OTP, then only an unclaimed message expires; a claimed one is left to its attempt', async () => {
+    const { jobs } = await accept(2);
+    const [a, b] = jobs as [SendJobData, SendJobData];
+    expect(await store.expireUnclaimed(a, 'otp_expired')).to.equal('expired');
+    expect(await store.claim(a)).to.equal('failed'); // the sender will not send it afterwards
+    expect(await store.claim(b)).to.equal('claimed');
+    expect(await store.expireUnclaimed(b, 'otp_expired')).to.equal('claimed');
+    await store.markSent(b, new Date());
+    expect(await store.expireUnclaimed(b, 'otp_expired')).to.equal('claimed');
+    expect(await store.claim({ ...b, expiresAt: Date.now() - 1, messageId: newMessageId() })).to.equal(
+      'expired',
+    );
+  });
+
+  it("When a device's messages are purged, then every waiting job ends failed with the reason, the quota is back and a new link generation starts", async () => {
+    const { deviceId, jobs, queue } = await accept(5);
+    const before = (await getDeviceState(redis, deviceId)).linkGeneration;
+    expect(await purgeDeviceMessages({ redis, queue, messages: store }, deviceId, 'logged_out')).to.equal(5);
+    expect(await queue.count()).to.equal(0);
+    for (const j of jobs) {
+      expect(await store.get(deviceId, j.messageId)).to.include({ status: 'failed', error: 'logged_out' });
+    }
+    const after = await getDeviceState(redis, deviceId);
+    expect(after).to.include({ queuedMessages: 0, queuedBytes: 0 });
+    expect(after.linkGeneration).to.equal(before + 1);
   });
 
   it('When a device has no session record, then it reads as disconnected; details go on disconnect', async () => {

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { type Logger, type createDefaultMetricsRegistry } from '@mgw/common';
-import { type Metrics } from '@mgw/contracts';
-import { MediaStore, MessageStore, SessionStore, TokenStore } from '@mgw/store';
-import { type ApiConfig } from './config.js';
+import type { Logger, createDefaultMetricsRegistry } from '@mgw/common';
+import type { Metrics } from '@mgw/contracts';
+import { ContentStore, MessageStore, SessionStore, TokenStore, type Sealer } from '@mgw/store';
+import type { ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
 import { QueueEventsPool } from './queue-events-pool.js';
@@ -12,17 +12,19 @@ import { SendQueues } from './send-queue.js';
 export interface ApiServices {
   config: ApiConfig;
   logger: Logger;
+  /** The API's own commands. */
   redis: Redis;
+  /** BullMQ's producer connection (kept apart: ioredis copies BullMQ's scripts into every batch on it). */
+  bullRedis: Redis;
   metrics: Metrics;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   tokens: TokenStore;
   sessions: SessionStore;
   messages: MessageStore;
-  media: MediaStore;
   sendQueues: SendQueues;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
-  /** Closes queues and their event listeners (not the Redis connection it was given). */
+  /** Closes queues and their event listeners (not the Redis connections it was given). */
   close(): Promise<void>;
 }
 
@@ -30,30 +32,34 @@ export function createApiServices(base: {
   config: ApiConfig;
   logger: Logger;
   redis: Redis;
+  bullRedis: Redis;
+  sealer: Sealer;
   metrics: Metrics;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   /** How long a queue's QueueEvents stays open without waiters (default 5 minutes). */
   queueEventsIdleMs?: number;
 }): ApiServices {
-  const { config, logger, redis, metrics } = base;
-  const messages = new MessageStore(redis, config.store.messageRetentionSeconds);
-  const sessions = new SessionStore(redis);
+  const { config, logger, redis, bullRedis, metrics } = base;
+  const retention = config.store.messageRetentionSeconds;
+  const messages = new MessageStore(redis, retention);
   const events = new QueueEventsPool(config.redis.url, redis, logger, base.queueEventsIdleMs);
   const sendQueues = new SendQueues({
     redis,
+    bullRedis,
     jobs: {
       attempts: config.sendAttempts,
       backoffMs: config.sendBackoffMs,
-      failedRetentionSeconds: config.store.messageRetentionSeconds,
+      failedRetentionSeconds: retention,
     },
+    quota: config.deviceQuota,
     messages,
-    sessions,
+    contents: new ContentStore(redis, base.sealer, retention),
     events,
     metrics,
     logger,
   });
   const connection = new ConnectionServiceClient({
-    redis,
+    redis: bullRedis,
     events,
     replyTimeoutMs: config.connectionReplyTimeoutMs,
     metrics,
@@ -63,11 +69,15 @@ export function createApiServices(base: {
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
   return {
-    ...base,
+    config,
+    logger,
+    redis,
+    bullRedis,
+    metrics,
+    defaultMetrics: base.defaultMetrics,
     tokens: new TokenStore(redis),
-    sessions,
+    sessions: new SessionStore(redis),
     messages,
-    media: new MediaStore(redis),
     sendQueues,
     connection,
     idempotency: new Idempotency(redis, config.idempotencyTtlSeconds, inProgressTtl),

@@ -39,10 +39,11 @@ const apiEnv: Joi.PartialSchemaMap = {
     .integer()
     .min(60)
     .default(24 * 3600),
-  MEDIA_BLOB_TTL_SECONDS: Joi.number()
+  DEVICE_MAX_QUEUED_MESSAGES: Joi.number().integer().min(1).default(20_000),
+  DEVICE_MAX_QUEUED_BYTES: Joi.number()
     .integer()
-    .min(60)
-    .default(24 * 3600),
+    .min(1024 * 1024)
+    .default(64 * 1024 * 1024),
   SEND_ATTEMPTS: Joi.number().integer().min(1).default(5),
   SEND_BACKOFF_MS: Joi.number().integer().min(10).default(2000),
 };
@@ -73,7 +74,8 @@ export interface ApiConfig extends RuntimeConfig {
   otpWaitTimeoutMs: number;
   connectionReplyTimeoutMs: number;
   idempotencyTtlSeconds: number;
-  mediaBlobTtlSeconds: number;
+  /** What one device may hold in its queue (messages, and bytes of text and attachments). */
+  deviceQuota: { maxQueuedMessages: number; maxQueuedBytes: number };
   /** Attempts and first retry delay of a send job (transient failures). */
   sendAttempts: number;
   sendBackoffMs: number;
@@ -107,7 +109,10 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     otpWaitTimeoutMs: e.OTP_WAIT_TIMEOUT_MS,
     connectionReplyTimeoutMs: e.CONNECTION_REPLY_TIMEOUT_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
-    mediaBlobTtlSeconds: e.MEDIA_BLOB_TTL_SECONDS,
+    deviceQuota: {
+      maxQueuedMessages: e.DEVICE_MAX_QUEUED_MESSAGES,
+      maxQueuedBytes: e.DEVICE_MAX_QUEUED_BYTES,
+    },
     sendAttempts: e.SEND_ATTEMPTS,
     sendBackoffMs: e.SEND_BACKOFF_MS,
   };

@@ -51,7 +51,7 @@ export class ConnectionServiceClient {
         outcome: await waitForJob<ConnectionReply>(this.queue, added, queueEvents, replyTimeoutMs),
       };
     });
-    if (outcome.kind === 'timeout') {
+    if (outcome.kind === 'timeout' || outcome.kind === 'removed') {
       // An unanswered request must not start a pairing minutes later; remove it if still waiting.
       await job.remove().catch(() => undefined);
       throw new ApiError(504, ERRORS.connectionTimeout);

@@ -9,6 +9,7 @@ import {
   waitForRedis,
 } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
+import { identitySealer } from '@mgw/store';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
@@ -17,11 +18,12 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger({ level: config.logLevel, service: 'api' });
   const redis = createRedis(config.redis.url, 'producer', 'api');
+  const bullRedis = createRedis(config.redis.url, 'producer', 'api-bull');
   try {
-    await waitForRedis(redis, 10_000);
+    await Promise.all([waitForRedis(redis, 10_000), waitForRedis(bullRedis, 10_000)]);
   } catch (err) {
     logger.error('Redis is not reachable; check REDIS_URL', { err: serializeError(err) });
-    await closeRedis(redis);
+    await closeRedis(redis, bullRedis);
     process.exit(1);
   }
 
@@ -29,6 +31,8 @@ async function main(): Promise<void> {
     config,
     logger,
     redis,
+    bullRedis,
+    sealer: identitySealer,
     metrics: createMetrics(),
     defaultMetrics: createDefaultMetricsRegistry(),
   });
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
           }),
       },
       { name: 'queues', run: () => services.close() },
-      { name: 'redis', run: () => closeRedis(redis) },
+      { name: 'redis', run: () => closeRedis(bullRedis, redis) },
     ],
     config.shutdownTimeoutMs,
   );

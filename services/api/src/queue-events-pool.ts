@@ -4,7 +4,11 @@ import { closeRedis, createRedis, serializeError, type Logger } from '@mgw/commo
 import { BULL_PREFIX } from '@mgw/contracts';
 
 export type JobOutcome<R> =
-  { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timeout' };
+  | { kind: 'completed'; value: R }
+  | { kind: 'failed'; reason: string }
+  /** The job was removed before it finished (e.g. a logout purged the device's queue). */
+  | { kind: 'removed' }
+  | { kind: 'timeout' };
 
 interface Entry {
   ready: Promise<{ events: QueueEvents; connection: Redis }>;
@@ -96,9 +100,12 @@ async function closeEntry(entry: Entry): Promise<void> {
   await closeRedis(e.connection);
 }
 
+const REMOVED = Symbol('removed');
+
 /**
- * Waits up to `timeoutMs` for a job to finish. After a wait that ended without a result the
- * job's state decides: failed (with the worker's reason), completed, or still pending (timeout).
+ * Waits up to `timeoutMs` for a job to finish, or to be removed. After a wait that ended without
+ * a result the job's state decides: failed (with the worker's reason), completed, or still
+ * pending (timeout).
  */
 export async function waitForJob<R>(
   queue: Queue,
@@ -106,13 +113,22 @@ export async function waitForJob<R>(
   events: QueueEvents,
   timeoutMs: number,
 ): Promise<JobOutcome<R>> {
+  let onRemoved: ((e: { jobId: string }) => void) | undefined;
+  const removed = new Promise<typeof REMOVED>((resolve) => {
+    onRemoved = ({ jobId }) => jobId === job.id && resolve(REMOVED);
+    events.on('removed', onRemoved);
+  });
   try {
-    return { kind: 'completed', value: (await job.waitUntilFinished(events, timeoutMs)) as R };
+    const value = await Promise.race([job.waitUntilFinished(events, timeoutMs), removed]);
+    if (value === REMOVED) return { kind: 'removed' };
+    return { kind: 'completed', value: value as R };
   } catch {
     const fresh = await Job.fromId(queue, job.id!).catch(() => undefined);
     const state = await fresh?.getState().catch(() => 'unknown');
     if (fresh && state === 'failed') return { kind: 'failed', reason: fresh.failedReason || 'unknown error' };
     if (fresh && state === 'completed') return { kind: 'completed', value: fresh.returnvalue as R };
     return { kind: 'timeout' };
+  } finally {
+    if (onRemoved) events.off('removed', onRemoved);
   }
 }

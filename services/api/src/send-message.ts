@@ -1,27 +1,29 @@
-import {
-  ERRORS,
-  PRIORITY,
-  newMessageId,
-  newPlatformMessageId,
-  type JobAttachment,
-  type SendBody,
-  type SendJobData,
-} from '@mgw/contracts';
-import type { MediaStore, SessionStore } from '@mgw/store';
-import { ApiError } from './api-error.js';
-import type { Outcome } from './idempotency.js';
+import { PRIORITY, newMessageId, type MessageContent, type SendBody } from '@mgw/contracts';
 import { assertAttachmentSize, decodeAttachment } from './attachment-size.js';
+import type { Outcome } from './idempotency.js';
 import type { SendQueues } from './send-queue.js';
 
 export interface SendDeps {
-  sessions: SessionStore;
-  media: MediaStore;
-  mediaBlobTtlSeconds: number;
   sendQueues: SendQueues;
 }
 
-export async function requireConnected(sessions: SessionStore, deviceId: string): Promise<void> {
-  if (!(await sessions.acceptsMessages(deviceId))) throw new ApiError(409, ERRORS.noDevice);
+/** The request's shared content, once, plus the attachment's bytes when it came as base64. */
+export function contentOf(body: SendBody): { content: MessageContent; media?: Buffer } {
+  const content: MessageContent = {
+    ...(body.text !== undefined ? { text: body.text } : {}),
+    ...(body.existingMessageId !== undefined ? { existingMessageId: body.existingMessageId } : {}),
+  };
+  if (!body.attachment) return { content };
+  const { type, url, base64, filename, caption, mimeType } = body.attachment;
+  const media = base64 !== undefined ? decodeAttachment(base64) : undefined;
+  content.attachment = {
+    type,
+    source: media ? { stored: true, size: media.length } : { url: url! },
+    ...(filename !== undefined ? { filename } : {}),
+    ...(caption !== undefined ? { caption } : {}),
+    ...(mimeType !== undefined ? { mimeType } : {}),
+  };
+  return { content, media };
 }
 
 /**
@@ -30,43 +32,17 @@ export async function requireConnected(sessions: SessionStore, deviceId: string)
  */
 export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBody): Promise<Outcome> {
   if (body.attachment?.base64 !== undefined) assertAttachmentSize(body.attachment.base64);
-  await requireConnected(deps.sessions, deviceId);
-
-  let attachment: JobAttachment | undefined;
-  if (body.attachment) {
-    const { type, url, base64, filename, caption, mimeType } = body.attachment;
-    const source =
-      base64 !== undefined
-        ? await deps.media.put(deviceId, decodeAttachment(base64), deps.mediaBlobTtlSeconds)
-        : { url: url! };
-    attachment = {
-      type,
-      source,
-      ...(filename !== undefined ? { filename } : {}),
-      ...(caption !== undefined ? { caption } : {}),
-      ...(mimeType !== undefined ? { mimeType } : {}),
-    };
-  }
-
   const isList = Array.isArray(body.to);
   const recipients = isList ? (body.to as string[]) : [body.to as string];
   const batchId = isList ? newMessageId() : undefined;
-  const enqueuedAt = Date.now();
-  const jobs: SendJobData[] = recipients.map((to) => ({
-    kind: 'send',
-    messageId: newMessageId(),
-    platformMessageId: newPlatformMessageId(),
+  const jobs = await deps.sendQueues.accept({
     deviceId,
-    to,
-    ...(body.text !== undefined ? { text: body.text } : {}),
-    ...(attachment ? { attachment } : {}),
-    ...(body.existingMessageId !== undefined ? { existingMessageId: body.existingMessageId } : {}),
+    kind: 'send',
+    recipients,
+    ...contentOf(body),
     ...(batchId ? { batchId } : {}),
-    enqueuedAt,
-  }));
-
-  await deps.sendQueues.enqueue(deviceId, jobs, PRIORITY.send);
-
+    priority: PRIORITY.send,
+  });
   const messageIds = jobs.map((j) => j.messageId);
   return {
     status: 202,

@@ -1,57 +1,87 @@
-import type { Job, JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Job, type JobsOptions } from 'bullmq';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   ERRORS,
   FAILURE_REASONS,
-  type MessageRecord,
+  newMessageId,
+  newPlatformMessageId,
+  type MessageContent,
   type Metrics,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { openSendQueue, type MessageStore, type SendQueue, type SessionStore } from '@mgw/store';
+import {
+  ContentStore,
+  getDeviceState,
+  openSendQueue,
+  parseDeviceState,
+  readDeviceState,
+  stageQueued,
+  type MessageStore,
+  type SendQueue,
+} from '@mgw/store';
 import { ApiError } from './api-error.js';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from './queue-events-pool.js';
 
-const RECONCILE_DELAYS_MS = [0, 1000, 5000, 15_000, 60_000];
+/** One request's messages: one content, one job per recipient. */
+export interface SendRequest {
+  deviceId: string;
+  kind: SendJobData['kind'];
+  recipients: string[];
+  content: MessageContent;
+  /** The attachment's bytes when the request carried them (base64). */
+  media?: Buffer;
+  batchId?: string;
+  priority: number;
+  /** OTP: no attempt starts after this time. */
+  expiresAt?: number;
+}
+
+export interface SendQueuesOptions {
+  /** The API's own commands (device state reads). */
+  redis: Redis;
+  /** BullMQ's connection: the transaction that adds jobs runs on it (it knows BullMQ's scripts). */
+  bullRedis: Redis;
+  /** Attempts and first backoff of a job; failed jobs are kept as long as message records. */
+  jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
+  quota: { maxQueuedMessages: number; maxQueuedBytes: number };
+  messages: MessageStore;
+  contents: ContentStore;
+  events: QueueEventsPool;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
 
 /**
- * The producer side of the per-device send queues. A message is its `queued` record plus its
- * job: records are written first (one MULTI), then the jobs (one addBulk, jobId = messageId).
- * If addBulk fails, every record whose job does not exist is marked failed, so no record claims
- * `queued` for a job that will never run. The device is checked before (by the route) and again
- * after the jobs are added: a logout that ran in between has already drained the device's queue,
- * so jobs that land after it would wait forever — they are withdrawn and the request gets 409.
+ * The producer side of the per-device send queues. A request is accepted in one transaction: its
+ * content stored once, the device's queue quota counted, one job per recipient (jobId =
+ * messageId; a queued message has no other record), and — at the same instant, inside the
+ * transaction — the device's state read again. A logout that ran between the first check and
+ * the transaction has already purged the queue and started a new link generation, so jobs that
+ * landed after it are withdrawn (records `failed` / `logged_out`) and the request gets 409.
  */
 export class SendQueues {
   private readonly queues = new Map<string, SendQueue>();
 
-  constructor(
-    private readonly deps: {
-      redis: Redis;
-      /** Attempts and first backoff of a job; failed jobs are kept as long as message records. */
-      jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
-      messages: MessageStore;
-      sessions: SessionStore;
-      events: QueueEventsPool;
-      metrics: Metrics;
-      logger: Logger;
-    },
-  ) {}
+  constructor(private readonly deps: SendQueuesOptions) {}
 
   queue(deviceId: string): SendQueue {
     let q = this.queues.get(deviceId);
     if (!q) {
-      q = openSendQueue(this.deps.redis, deviceId);
+      q = openSendQueue(this.deps.bullRedis, deviceId);
       q.on('error', (err) => this.deps.logger.warn('send queue error', { err: serializeError(err) }));
       this.queues.set(deviceId, q);
     }
     return q;
   }
 
-  jobOptions(priority: number): JobsOptions {
+  jobOptions(priority: number, messageId: string): JobsOptions {
     const { jobs } = this.deps;
     return {
+      jobId: messageId,
       priority,
       attempts: jobs.attempts,
       backoff: { type: 'exponential', delay: jobs.backoffMs },
@@ -61,116 +91,137 @@ export class SendQueues {
     };
   }
 
-  /** Writes the `queued` records, then adds the jobs; both in the order given. */
-  async enqueue(deviceId: string, jobs: SendJobData[], priority: number): Promise<Job<SendJobData>[]> {
-    const { redis, messages, metrics } = this.deps;
-    const records = jobs.map(toRecord);
-    const multi = redis.multi();
-    messages.addQueued(multi, records);
-    const written = await multi.exec();
-    if (!written) throw new Error('Redis transaction aborted');
-    const failedWrite = written.find(([err]) => err)?.[0];
-    if (failedWrite) throw failedWrite;
+  /** Accepts a request's messages (409 no device, 429 quota, 503 storage); returns their jobs. */
+  async accept(req: SendRequest): Promise<SendJobData[]> {
+    const { deviceId } = req;
+    const state = await getDeviceState(this.deps.redis, deviceId);
+    if (!state.acceptsMessages) throw new ApiError(409, ERRORS.noDevice);
+    const bytes = ContentStore.sizeOf(req.content, req.media);
+    const { quota } = this.deps;
+    if (
+      state.queuedMessages + req.recipients.length > quota.maxQueuedMessages ||
+      state.queuedBytes + bytes > quota.maxQueuedBytes
+    ) {
+      throw new ApiError(429, ERRORS.deviceQueueFull, undefined, {
+        queued: { messages: state.queuedMessages, bytes: state.queuedBytes },
+        limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
+      });
+    }
+
+    const contentId = newMessageId();
+    const enqueuedAt = Date.now();
+    const jobs: SendJobData[] = req.recipients.map((to) => ({
+      kind: req.kind,
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to,
+      contentId,
+      ...(req.batchId ? { batchId: req.batchId } : {}),
+      linkGeneration: state.linkGeneration,
+      ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
+      enqueuedAt,
+    }));
 
     const queue = this.queue(deviceId);
-    const opts = this.jobOptions(priority);
+    // BullMQ's own client: its job-adding scripts are defined on it.
+    const multi = (await queue.getBackend().client).multi() as unknown as ChainableCommander;
+    this.deps.contents.stage(multi, deviceId, contentId, req.content, jobs.length, req.media);
+    stageQueued(multi, deviceId, jobs.length, bytes);
+    for (const data of jobs) {
+      const opts = this.jobOptions(req.priority, data.messageId);
+      await new Job(queue, data.kind, data, opts, data.messageId).addJob(multi as never);
+    }
+    readDeviceState(multi, deviceId);
+    let replies: [Error | null, unknown][];
     try {
-      const added = await queue.addBulk(
-        jobs.map((data) => ({ name: data.kind, data, opts: { ...opts, jobId: data.messageId } })),
-      );
-      metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]?.kind ?? 'send' }, jobs.length);
-      if (!(await this.deps.sessions.acceptsMessages(deviceId))) {
-        await this.withdraw(added, FAILURE_REASONS.loggedOut);
-        throw new ApiError(409, ERRORS.noDevice);
-      }
-      return added;
+      replies = (await multi.exec()) ?? [];
+      const failed = replies.find(([err]) => err)?.[0];
+      if (failed) throw failed;
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      this.reconcile(
-        queue,
-        deviceId,
-        records.map((r) => r.messageId),
-        0,
-      );
+      // Refused as a whole (e.g. Redis out of memory): nothing was written. Any other failure may
+      // be a lost reply that hides an applied transaction: make sure none of it is ever sent.
+      if (!/EXECABORT/.test((err as Error).message)) this.withdrawLater(jobs, 0);
       throw err;
     }
-  }
-
-  /** Removes jobs that must not run and marks their records failed (a job already taken is left to its worker). */
-  private async withdraw(added: Job<SendJobData>[], reason: string): Promise<void> {
-    for (const job of added) {
-      const removed = await job.remove().then(
-        () => true,
-        () => false,
-      );
-      if (removed) await this.deps.messages.markFailed(job.data.deviceId, job.data.messageId, reason);
+    this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: req.kind }, jobs.length);
+    // The transaction's last three replies are the device's state at the moment it ran.
+    const after = parseDeviceState(replies, replies.length - 3);
+    if (!after.acceptsMessages || after.linkGeneration !== state.linkGeneration) {
+      await this.withdraw(jobs, FAILURE_REASONS.loggedOut);
+      this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {
+        count: jobs.length,
+      });
+      throw new ApiError(409, ERRORS.noDevice);
     }
-    this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {
-      count: added.length,
+    return jobs;
+  }
+
+  /** Accepts one message and waits (bounded) for its result; used by OTP. */
+  acceptAndWait(
+    req: SendRequest,
+    timeoutMs: number,
+  ): Promise<{ job: SendJobData; outcome: JobOutcome<SendJobResult> }> {
+    const queue = this.queue(req.deviceId);
+    return this.deps.events.use(queue, async (events) => {
+      const [job] = await this.accept(req);
+      return { job: job!, outcome: await this.waitFor(job!, timeoutMs, events) };
     });
   }
 
-  /** Enqueues one job and waits (bounded) for its result; used by OTP. */
-  sendAndWait(
-    deviceId: string,
+  /** Waits (bounded) for a job already accepted. */
+  async waitFor(
     job: SendJobData,
-    priority: number,
     timeoutMs: number,
+    events?: Parameters<typeof waitForJob>[2],
   ): Promise<JobOutcome<SendJobResult>> {
-    const queue = this.queue(deviceId);
-    return this.deps.events.use(queue, async (events) => {
-      const [added] = await this.enqueue(deviceId, [job], priority);
-      return waitForJob<SendJobResult>(queue, added!, events, timeoutMs);
-    });
+    const queue = this.queue(job.deviceId);
+    const added = await queue.getJob(job.messageId);
+    if (!added) return { kind: 'timeout' };
+    if (events) return waitForJob<SendJobResult>(queue, added, events, timeoutMs);
+    return this.deps.events.use(queue, (ev) => waitForJob<SendJobResult>(queue, added, ev, timeoutMs));
+  }
+
+  /** Removes jobs that must not run and fails their messages (a job already taken is left to its worker). */
+  async withdraw(jobs: SendJobData[], reason: string): Promise<void> {
+    await Promise.all(
+      jobs.map(async (job) => {
+        await this.deps.messages.markFailed(job, reason);
+        await this.queue(job.deviceId)
+          .remove(job.messageId)
+          .catch(() => 0);
+      }),
+    );
   }
 
   /**
-   * addBulk may have failed before or after Redis ran it (a lost reply), so a record is marked
-   * failed only when its job is not there. Redis may be what failed: retry for about a minute.
+   * After a failed transaction whose outcome is unknown: if it was applied (its content exists),
+   * its messages are withdrawn (`enqueue_failed`); retried for about a minute, since Redis may be
+   * what failed.
    */
-  private reconcile(queue: SendQueue, deviceId: string, messageIds: string[], attempt: number): void {
-    const delay = RECONCILE_DELAYS_MS[attempt];
-    if (delay === undefined) {
-      this.deps.logger.error('could not mark messages of a failed enqueue as failed', {
-        count: messageIds.length,
-      });
+  private withdrawLater(jobs: SendJobData[], attempt: number): void {
+    const delay = WITHDRAW_RETRY_MS[attempt];
+    const first = jobs[0];
+    if (delay === undefined || !first) {
+      if (first) this.deps.logger.error('could not check a failed enqueue', { count: jobs.length });
       return;
     }
-    const timer = setTimeout(() => {
-      void (async () => {
-        const pipeline = this.deps.redis.pipeline();
-        for (const id of messageIds) pipeline.exists(queue.toKey(id));
-        const exists = (await pipeline.exec()) ?? [];
-        const orphans = messageIds.filter((_, i) => {
-          const [err, n] = exists[i] ?? [new Error('no reply')];
-          if (err) throw err;
-          return n === 0;
+    setTimeout(() => {
+      this.deps.contents
+        .exists(first.deviceId, first.contentId)
+        .then((applied) => (applied ? this.withdraw(jobs, FAILURE_REASONS.enqueueFailed) : undefined))
+        .catch((err: unknown) => {
+          this.deps.logger.warn('retrying the check of a failed enqueue', {
+            attempt,
+            err: serializeError(err),
+          });
+          this.withdrawLater(jobs, attempt + 1);
         });
-        for (const id of orphans)
-          await this.deps.messages.markFailed(deviceId, id, FAILURE_REASONS.enqueueFailed);
-      })().catch((err: unknown) => {
-        this.deps.logger.warn('retrying failed-enqueue cleanup', { attempt, err: serializeError(err) });
-        this.reconcile(queue, deviceId, messageIds, attempt + 1);
-      });
-    }, delay);
-    timer.unref();
+    }, delay).unref();
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
     this.queues.clear();
   }
-}
-
-function toRecord(job: SendJobData): MessageRecord {
-  return {
-    messageId: job.messageId,
-    deviceId: job.deviceId,
-    to: job.to,
-    status: 'queued',
-    kind: job.kind,
-    platformMessageId: job.platformMessageId,
-    ...(job.batchId ? { batchId: job.batchId } : {}),
-    createdAt: new Date(job.enqueuedAt).toISOString(),
-  };
 }

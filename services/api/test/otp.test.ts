@@ -11,6 +11,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
+import { ContentStore, identitySealer } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('POST /otp', () => {
@@ -53,6 +54,9 @@ describe('POST /otp', () => {
     await closeRedis(workerConnection);
   });
 
+  const contentOf = async (job: Job<SendJobData>) =>
+    (await new ContentStore(t.redis, identitySealer, 60).get(job.data.deviceId, job.data.contentId))?.content;
+
   const sentResult = (job: Job<SendJobData>): SendJobResult => ({
     messageId: job.data.messageId,
     platformMessageId: job.data.platformMessageId,
@@ -81,8 +85,13 @@ describe('POST /otp', () => {
     });
     expect(job.id).to.equal(job.data.messageId);
     expect(job.opts.priority).to.equal(PRIORITY.otp);
-    expect(job.data).to.include({ kind: 'otp', to: '15551234567', text: renderOtp('123456', 'English') });
-    expect(job.data.otp).to.deep.equal({ language: 'English' });
+    expect(job.data).to.include({ kind: 'otp', to: '15551234567' });
+    expect(job.data).to.not.have.any.keys('text');
+    expect(job.data.expiresAt).to.be.a('number');
+    expect(await contentOf(job)).to.deep.equal({
+      text: renderOtp('123456', 'English'),
+      otp: { language: 'English' },
+    });
     expect(await t.services.messages.get(job.data.deviceId, job.data.messageId)).to.include({
       kind: 'otp',
       status: 'queued',
@@ -100,10 +109,10 @@ describe('POST /otp', () => {
     expect(res.status).to.equal(200);
     expect((res.body.data as Record<string, unknown>).language).to.equal('Arabic');
     expect((res.body.data as Record<string, unknown>).code).to.equal('0042');
-    expect(seen[0]!.data.text).to.equal(renderOtp('0042', 'Arabic'));
+    expect((await contentOf(seen[0]!))?.text).to.equal(renderOtp('0042', 'Arabic'));
   });
 
-  it('When the OTP is not sent within the wait, then 504 naming the messageId, and the message stays queued', async () => {
+  it('When the OTP is not sent within the wait, then 504 naming the messageId, and it is never sent afterwards', async () => {
     const fast = await startApi({ otpWaitTimeoutMs: 300 });
     try {
       const fastToken = await createToken(fast, { deviceId });
@@ -114,9 +123,39 @@ describe('POST /otp', () => {
       expect(res.status).to.equal(504);
       expect(res.body).to.have.keys('success', 'error', 'messageId');
       expect(res.body.success).to.equal(false);
-      expect(res.body.error).to.equal('OTP was queued but not sent in time; check it with GET /messages/:id');
-      const state = await t.services.sendQueues.queue(deviceId).getJobState(String(res.body.messageId));
-      expect(state).to.equal('prioritized');
+      expect(res.body.error).to.equal('OTP was not sent in time and will not be sent');
+      const id = String(res.body.messageId);
+      expect(await t.services.sendQueues.queue(deviceId).getJobState(id)).to.equal('unknown');
+      expect(await t.services.messages.get(deviceId, id)).to.include({
+        status: 'failed',
+        error: 'otp_expired',
+      });
+      // a sender that comes back now finds nothing to send
+      startSender(async (job) => sentResult(job));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen).to.deep.equal([]);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('When the send attempt had started as the wait ran out, then the API waits for it and answers its result', async () => {
+    const fast = await startApi({ otpWaitTimeoutMs: 300 });
+    try {
+      // A sender that claims the message (as the real one does before the socket write), then is slow.
+      startSender(async (job) => {
+        expect(await t.services.messages.claim(job.data)).to.equal('claimed');
+        await new Promise((r) => setTimeout(r, 900));
+        await t.services.messages.markSent(job.data, new Date('2026-01-02T03:04:05.000Z'));
+        return sentResult(job);
+      });
+      const fastToken = await createToken(fast, { deviceId });
+      const res = await call(`${fast.api}/otp`, {
+        token: fastToken,
+        json: { phone: '15551234567', code: '4321' },
+      });
+      expect(res.status).to.equal(200);
+      expect(res.body.data).to.include({ code: '4321', sentAt: '2026-01-02T03:04:05.000Z' });
     } finally {
       await fast.close();
     }

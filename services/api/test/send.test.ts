@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
+import { ContentStore, identitySealer } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,8 +25,10 @@ describe('POST /send', () => {
     call(`${t.api}/send`, { token, json, ...(headers ? { headers } : {}) });
   const job = async (id: string) =>
     (await t.services.sendQueues.queue(deviceId).getJob(id)) as Job<SendJobData>;
+  const contentOf = async (j: Job<SendJobData>) =>
+    (await new ContentStore(t.redis, identitySealer, 60).get(deviceId, j.data.contentId))?.content;
 
-  it('When `to` is one number, then 202 {success, messageId} and one queued job with its record', async () => {
+  it('When `to` is one number, then 202 {success, messageId}, one queued job (ids only) and its content stored once', async () => {
     const res = await send({ to: '15551234567', text: 'hello' });
 
     expect(res.status).to.equal(202);
@@ -38,13 +41,15 @@ describe('POST /send', () => {
     expect(j.opts.priority).to.equal(PRIORITY.send);
     expect(j.opts.attempts).to.equal(t.config.sendAttempts);
     expect(j.opts.backoff).to.deep.equal({ type: 'exponential', delay: t.config.sendBackoffMs });
-    expect(j.data).to.include({ kind: 'send', messageId, deviceId, to: '15551234567', text: 'hello' });
+    expect(j.data).to.include({ kind: 'send', messageId, deviceId, to: '15551234567' });
+    expect(j.data).to.not.have.any.keys('text', 'attachment');
     expect(j.data.platformMessageId).to.match(/^3EB0[0-9A-F]{18}$/);
     expect(j.data.batchId).to.equal(undefined);
+    expect(await contentOf(j)).to.deep.equal({ text: 'hello' });
+    expect(await t.redis.ttl(keys.content(deviceId, j.data.contentId))).to.be.greaterThan(0);
     const record = await t.services.messages.get(deviceId, messageId);
     expect(record).to.include({ messageId, deviceId, to: '15551234567', status: 'queued', kind: 'send' });
     expect(record?.platformMessageId).to.equal(j.data.platformMessageId);
-    expect(await t.redis.ttl(keys.message(deviceId, messageId))).to.be.greaterThan(0);
   });
 
   it('When `to` is a list of one, then 202 with a batch id and messageIds', async () => {
@@ -79,11 +84,14 @@ describe('POST /send', () => {
   });
 
   it('When the device is logged out while its messages are being enqueued, then 409, no job is left and the records end failed', async () => {
-    // acceptsMessages answers for the route's check, then the device goes (a logout drained its queue)
-    const sessions = t.services.sessions;
-    const original = sessions.acceptsMessages.bind(sessions);
-    let calls = 0;
-    sessions.acceptsMessages = async (id: string) => (++calls === 1 ? original(id) : false);
+    // The route's check passed; a logout lands before the transaction runs (simulated by queueing
+    // its effect on the device's session inside the transaction, ahead of the state read-back).
+    const contents = (t.services.sendQueues as unknown as { deps: { contents: ContentStore } }).deps.contents;
+    const original = contents.stage.bind(contents);
+    contents.stage = (multi, ...rest) => {
+      original(multi, ...rest);
+      multi.hset(keys.session(deviceId), { status: 'disconnected' });
+    };
     try {
       const res = await send({ to: ['15551234567', '15551234568'], text: 'hello' });
       expect(res.status).to.equal(409);
@@ -91,20 +99,21 @@ describe('POST /send', () => {
       expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
       const keysLeft = await t.redis.keys(keys.message(deviceId, '*'));
       const records = await Promise.all(keysLeft.map((k) => t.redis.hgetall(k)));
-      const mine = records.filter((r) => r.deviceId === deviceId);
-      expect(mine.map((r) => [r.status, r.error])).to.deep.equal([
+      expect(records.map((r) => [r.status, r.error])).to.deep.equal([
         ['failed', 'logged_out'],
         ['failed', 'logged_out'],
       ]);
+      // withdrawn messages gave their quota back and released their content
+      expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('0');
+      expect(await t.redis.keys(keys.content(deviceId, '*'))).to.deep.equal([]);
     } finally {
-      sessions.acceptsMessages = original;
+      contents.stage = original;
     }
   });
 
-  it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each with a queued record, and the media stored once', async () => {
+  it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each queued, and the content with the media stored once', async () => {
     const to = Array.from({ length: 1000 }, (_, i) => String(15550000000 + i));
     const bytes = Buffer.from('%PDF-1.4 fake document');
-    const mediaBefore = new Set(await t.redis.keys(keys.mediaBlob(deviceId, '*')));
 
     const res = await send({
       to,
@@ -123,42 +132,65 @@ describe('POST /send', () => {
     const jobs = await Promise.all(ids.map(job));
     expect(jobs.map((j) => j.id)).to.deep.equal(ids);
     expect(jobs.map((j) => j.data.to)).to.deep.equal(to);
-    const newBlobs = (await t.redis.keys(keys.mediaBlob(deviceId, '*'))).filter((k) => !mediaBefore.has(k));
-    expect(newBlobs).to.have.length(1);
-    const blobId = newBlobs[0]!.slice(keys.mediaBlob(deviceId, '').length);
+    const stored = await t.redis.keys(keys.content(deviceId, '*'));
+    expect(stored).to.have.length(1);
     for (const j of jobs) {
-      expect(j.data.attachment).to.deep.equal({
-        type: 'document',
-        source: { blobId, size: bytes.length },
-        filename: 'a.pdf',
-        mimeType: 'application/pdf',
-      });
+      expect(stored[0]).to.equal(keys.content(deviceId, j.data.contentId));
+      expect(j.data).to.not.have.any.keys('text', 'attachment');
       expect(j.data.batchId).to.equal(res.body.messageId);
     }
-    expect(await t.redis.getBuffer(newBlobs[0]!)).to.deep.equal(bytes);
-    expect(await t.redis.ttl(newBlobs[0]!)).to.be.within(1, t.config.mediaBlobTtlSeconds);
-    const pipeline = t.redis.pipeline();
-    for (const id of ids) pipeline.hget(keys.message(deviceId, id), 'status');
-    const statuses = (await pipeline.exec())!.map(([, s]) => s);
-    expect(statuses).to.deep.equal(ids.map(() => 'queued'));
+    expect(await contentOf(jobs[0]!)).to.deep.equal({
+      text: 'see attached',
+      attachment: {
+        type: 'document',
+        source: { stored: true, size: bytes.length },
+        filename: 'a.pdf',
+        mimeType: 'application/pdf',
+      },
+    });
+    const contents = new ContentStore(t.redis, identitySealer, 60);
+    expect(await contents.media(deviceId, jobs[0]!.data.contentId)).to.deep.equal(bytes);
+    expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('1000');
+    const records = await Promise.all(ids.slice(0, 20).map((id) => t.services.messages.get(deviceId, id)));
+    expect(records.map((r) => r?.status)).to.deep.equal(ids.slice(0, 20).map(() => 'queued'));
   });
 
-  it('When the attachment is a URL, then the job carries source {url} for the sender to fetch', async () => {
+  it('When the attachment is a URL, then the content carries source {url} for the sender to fetch', async () => {
     const res = await send({
       to: '15551234567',
       attachment: { type: 'image', url: 'https://example.test/a.png', caption: 'c' },
     });
     expect(res.status).to.equal(202);
-    expect((await job(String(res.body.messageId))).data.attachment).to.deep.equal({
+    expect((await contentOf(await job(String(res.body.messageId))))?.attachment).to.deep.equal({
       type: 'image',
       source: { url: 'https://example.test/a.png' },
       caption: 'c',
     });
   });
 
-  it('When existingMessageId is given, then the job carries it for the reply', async () => {
+  it('When existingMessageId is given, then the content carries it for the reply', async () => {
     const res = await send({ to: '15551234567', text: 'reply', existingMessageId: 'abc-123' });
-    expect((await job(String(res.body.messageId))).data.existingMessageId).to.equal('abc-123');
+    expect((await contentOf(await job(String(res.body.messageId))))?.existingMessageId).to.equal('abc-123');
+  });
+
+  it('When the device already holds its quota of queued messages, then 429 with the counts and nothing is queued', async () => {
+    await t.redis.hset(
+      keys.deviceQueue(deviceId),
+      'messages',
+      String(t.config.deviceQuota.maxQueuedMessages - 1),
+    );
+    try {
+      const res = await send({ to: ['15551234567', '15557654321'], text: 'x' });
+      expect(res.status).to.equal(429);
+      expect(res.body).to.deep.include({
+        success: false,
+        error: 'Too many messages are queued for this device; wait until some are sent',
+      });
+      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+      expect((await send({ to: '15551234567', text: 'one fits' })).status).to.equal(202);
+    } finally {
+      await t.redis.del(keys.deviceQueue(deviceId));
+    }
   });
 
   it('When the same Idempotency-Key and body are sent again, then the first response is replayed and nothing more is queued', async () => {
@@ -212,32 +244,34 @@ describe('POST /send', () => {
     expect([refused.status, retried.status]).to.deep.equal([409, 202]);
   });
 
-  it('When adding the jobs fails, then the records written for them end failed, not queued', async () => {
-    const queue = t.services.sendQueues.queue(deviceId);
-    const original = queue.addBulk.bind(queue);
-    queue.addBulk = () => Promise.reject(new Error('simulated addBulk failure'));
+  it('When the enqueue transaction fails after Redis applied part of it, then its messages end failed (enqueue_failed) and none stays queued', async () => {
+    // A command of the transaction fails when it runs (Redis does not roll back the others).
+    const contents = (t.services.sendQueues as unknown as { deps: { contents: ContentStore } }).deps.contents;
+    const original = contents.stage.bind(contents);
+    contents.stage = (multi, ...rest) => {
+      original(multi, ...rest);
+      multi.hincrby(keys.content(deviceId, rest[1]), 'body', 1);
+    };
+    let ids: string[] = [];
     try {
       const res = await send({ to: ['15551234567', '15557654321'], text: 'x' });
       expect(res.status).to.equal(500);
       expect(res.body).to.deep.equal({ success: false, error: 'Internal server error' });
     } finally {
-      queue.addBulk = original;
+      contents.stage = original;
     }
-    const ids = await t.redis.keys(keys.message(deviceId, '*'));
-    const mine: string[] = [];
-    for (const k of ids) if ((await t.redis.hget(k, 'deviceId')) === deviceId) mine.push(k);
-    expect(mine).to.have.length(2);
-    // The cleanup runs right after the failure; wait for it without a fixed sleep.
+    // The withdrawal runs right after the failure; wait for it without a fixed sleep.
     for (;;) {
-      const statuses = await Promise.all(mine.map((k) => t.redis.hget(k, 'status')));
-      if (statuses.every((s) => s === 'failed')) break;
-      expect(statuses.every((s) => s === 'queued' || s === 'failed')).to.equal(true);
+      ids = (await t.redis.keys(keys.message(deviceId, '*'))).sort();
+      const statuses = await Promise.all(ids.map((k) => t.redis.hget(k, 'status')));
+      if (ids.length === 2 && statuses.every((s) => s === 'failed')) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(await Promise.all(mine.map((k) => t.redis.hget(k, 'error')))).to.deep.equal([
+    expect(await Promise.all(ids.map((k) => t.redis.hget(k, 'error')))).to.deep.equal([
       'enqueue_failed',
       'enqueue_failed',
     ]);
+    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
   });
 });
 

@@ -258,11 +258,11 @@ describe('API request validation', () => {
 
   it('When an attachment decodes to just over 10 MB, then 413 and nothing is stored', async () => {
     const base64 = Buffer.alloc(ATTACHMENT_MAX_BYTES + 1, 7).toString('base64');
-    const before = await t.redis.keys(keys.mediaBlob('*', '*'));
+    const before = await t.redis.keys(keys.content('*', '*'));
     const res = await send({ to: PHONE, attachment: { type: 'document', base64 } });
     expect(res.status).to.equal(413);
     expect(res.body).to.deep.equal({ success: false, error: 'Attachment too large: the limit is 10 MB' });
-    expect(await t.redis.keys(keys.mediaBlob('*', '*'))).to.deep.equal(before);
+    expect(await t.redis.keys(keys.content('*', '*'))).to.deep.equal(before);
   });
 
   it('When an attachment decodes to exactly 10 MB, then it is accepted (202)', async () => {

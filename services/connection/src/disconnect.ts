@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { UnrecoverableError, Worker } from 'bullmq';
 import { serializeError, type Logger } from '@mgw/common';
 import {
-  BULL_PREFIX,
   CONNECTION_MESSAGES,
   ERRORS,
   FAILURE_REASONS,
   keys,
-  sendQueueName,
   type ConnectionReply,
   type DeviceCommand,
   type DeviceCommandReply,
-  type SendJobData,
 } from '@mgw/contracts';
 import {
   DeviceSocket,
@@ -22,7 +18,7 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import { openSendQueue, waitUntilQueueEmpty, type MessageStore, type SessionStore } from '@mgw/store';
+import { openSendQueue, purgeDeviceMessages, type MessageStore, type SessionStore } from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
@@ -166,41 +162,23 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
 }
 
 /**
- * Fails — with a reason, not silently — the jobs still waiting on the device's queue: a worker
- * that marks each record failed (`logged_out`) and throws UnrecoverableError, so an API waiting on
- * a job (OTP) gets a failure at once.
+ * Ends — with a reason, not silently — every message still waiting on the device's queue (their
+ * records `failed` / `logged_out`) and starts a new link generation, so none of them is ever sent.
  */
 export async function failWaitingJobs(
   deviceId: string,
-  deps: Pick<DisconnectDeps, 'bullConnection' | 'messages' | 'logger'>,
+  deps: Pick<DisconnectDeps, 'redis' | 'bullConnection' | 'messages'>,
   timeoutMs = 30_000,
 ): Promise<number> {
   const queue = openSendQueue(deps.bullConnection, deviceId);
-  let failed = 0;
-  const worker = new Worker<SendJobData>(
-    sendQueueName(deviceId),
-    async (job) => {
-      await deps.messages.markFailed(deviceId, job.data.messageId, FAILURE_REASONS.loggedOut);
-      failed += 1;
-      throw new UnrecoverableError(FAILURE_REASONS.loggedOut);
-    },
-    { connection: deps.bullConnection, prefix: BULL_PREFIX, concurrency: 50 },
-  );
-  worker.on('error', (err) => deps.logger.warn('drain worker error', { deviceId, err: serializeError(err) }));
-  // A job that stalled too often is failed by BullMQ without the processor: mark it here too.
-  worker.on('failed', (job) => {
-    if (!job) return;
-    void deps.messages
-      .markFailed(deviceId, job.data.messageId, FAILURE_REASONS.loggedOut)
-      .catch((err: unknown) =>
-        deps.logger.warn('failed job not recorded', { deviceId, err: serializeError(err) }),
-      );
-  });
   try {
-    await waitUntilQueueEmpty(queue, timeoutMs);
+    return await purgeDeviceMessages(
+      { redis: deps.redis, queue, messages: deps.messages },
+      deviceId,
+      FAILURE_REASONS.loggedOut,
+      timeoutMs,
+    );
   } finally {
-    await worker.close();
-    await queue.close();
+    await queue.close().catch(() => undefined);
   }
-  return failed;
 }

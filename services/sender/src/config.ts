@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { validateEnv } from '@mgw/common';
+import { outboundConfig, outboundEnv, validateEnv, type OutboundConfig } from '@mgw/common';
 import {
   MESSENGER_SERVICE_ENV,
   messengerRules,
@@ -21,10 +21,12 @@ export interface SenderConfig extends MessengerServiceConfig {
   sendMinGapMs: number;
   sendGapJitterMs: number;
   mediaFetchTimeoutMs: number;
+  /** Which private hosts attachment URLs may point at (none by default). */
+  outbound: OutboundConfig;
 }
 
 /** Every environment variable this service reads, by schema piece. */
-export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, senderEnv];
+export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, senderEnv];
 
 export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderConfig {
   const e = validateEnv(SENDER_ENV, env, messengerRules);
@@ -34,5 +36,6 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     sendMinGapMs: e.SEND_MIN_GAP_MS,
     sendGapJitterMs: e.SEND_GAP_JITTER_MS,
     mediaFetchTimeoutMs: e.MEDIA_FETCH_TIMEOUT_MS,
+    outbound: outboundConfig(e),
   };
 }

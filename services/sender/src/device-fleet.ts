@@ -60,6 +60,8 @@ export class DeviceFleet {
       }
     });
     await this.subscriber.subscribe(keys.devicesChannel(), keys.deviceCommands());
+    // Back from an outage: claim what lapsed meanwhile now, not at the next scan.
+    this.deps.redis.on('ready', () => void this.scan());
     const { leaseScanMs } = this.deps.config;
     const leaseRenewMs = this.deps.config.messenger.lease.renewMs;
     const scheduleScan = () => {
@@ -194,7 +196,9 @@ export class DeviceFleet {
       this.logger.warn('lease lost; closing the device socket', { deviceId: rt.deviceId, outcome });
       this.owned.delete(rt.deviceId);
       this.deps.metrics.leasesHeld.set(this.owned.size);
-      this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+      // Another process holds (or held) the device: back off, never fight over it. A lease that
+      // lapsed only because Redis was away is claimed again as soon as Redis answers.
+      if (outcome !== 'unknown') this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
       rt.markLeaseGone();
       await rt.stop({ force: true });
     }

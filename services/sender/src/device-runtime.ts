@@ -20,14 +20,17 @@ import {
   type SandboxSocketOptions,
 } from '@mgw/messenger';
 import {
-  MediaStore,
+  getDeviceState,
   openSendQueue,
-  waitUntilQueueEmpty,
+  purgeDeviceMessages,
+  waitUntilNoActiveJob,
+  type ContentStore,
   type MessageStore,
   type SendQueue,
   type SessionStore,
 } from '@mgw/store';
 import type { SenderConfig } from './config.js';
+import type { AttachmentFetcher } from './media-source.js';
 import { Pacer } from './pacing.js';
 import { applyReceipts } from './receipts.js';
 import { onSendJobFailed, processSendJob } from './send-job.js';
@@ -41,7 +44,10 @@ export interface RuntimeDeps {
   /** BullMQ workers' connection (maxRetriesPerRequest null). */
   bullConnection: Redis;
   messages: MessageStore;
+  contents: ContentStore;
   sessions: SessionStore;
+  /** Attachment URLs, through the guarded outbound client. */
+  fetchAttachment: AttachmentFetcher;
   sandbox?: SandboxSocketOptions;
 }
 
@@ -58,6 +64,12 @@ export class DeviceRuntime {
   private readonly queue: SendQueue;
   private readonly log: Logger;
   private retired: FailureReason | undefined;
+  /** Aborted on retirement, so sends in flight on the logged-out socket fail at once. */
+  private readonly retiredSignal = new AbortController();
+  /** Messages sent here whose "sent" could not be recorded yet (see processSendJob). */
+  private readonly unrecorded = new Map<string, Date>();
+  /** The device's link generation, read when this process took the device. */
+  private linkGeneration = 0;
   private handingOver = false;
   private readonly pacer: Pacer;
   private started = false;
@@ -91,7 +103,6 @@ export class DeviceRuntime {
       onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
     });
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
-    const media = new MediaStore(redis);
     this.pacer = pacer;
     this.queue = openSendQueue(deps.bullConnection, deviceId);
     this.worker = new Worker<SendJobData, SendJobResult>(
@@ -101,17 +112,20 @@ export class DeviceRuntime {
           job,
           {
             deviceId,
-            media,
             messages: deps.messages,
+            contents: deps.contents,
             conn: this.conn,
             sender,
             pacer,
+            fetchAttachment: deps.fetchAttachment,
             metrics,
             logger: this.log,
-            mediaFetchTimeoutMs: config.mediaFetchTimeoutMs,
             openWaitMs: 30_000,
             retiredReason: () => this.retired,
+            retired: this.retiredSignal.signal,
+            linkGeneration: () => this.linkGeneration,
             handingOver: () => this.handingOver,
+            unrecorded: this.unrecorded,
           },
           token,
         ),
@@ -158,6 +172,7 @@ export class DeviceRuntime {
 
   async start(): Promise<void> {
     this.setState('connecting');
+    this.linkGeneration = (await getDeviceState(this.deps.redis, this.deviceId)).linkGeneration;
     await this.conn.start();
   }
 
@@ -188,23 +203,28 @@ export class DeviceRuntime {
 
   /**
    * The account is gone (logout or unlinked from the phone): purge credentials (fenced by our
-   * lease), take it off the linked set, mark the session disconnected, fail what is still waiting.
+   * lease), take it off the linked set, mark the session disconnected, and end every message of
+   * the device (a new link generation: none of them is ever sent, by this link or a later one).
    */
   private async retire(reason: string): Promise<void> {
     this.pacer.release();
-    const { redis, sessions } = this.deps;
+    this.retiredSignal.abort();
+    const { redis, sessions, messages } = this.deps;
     await purgeAuthState(redis, this.deviceId, this.lease.epoch);
     await redis.srem(keys.linkedDevices(), this.deviceId);
     await sessions.markDisconnected(this.deviceId, reason);
-    this.log.info('device retired', { reason });
+    const ended = await purgeDeviceMessages(
+      { redis, queue: this.queue, messages },
+      this.deviceId,
+      this.retired ?? FAILURE_REASONS.loggedOut,
+    );
+    this.log.info('device retired', { reason, messagesEnded: ended });
   }
 
-  /** Runs the worker until no job is left waiting (each fails with the retire reason), bounded. */
-  async drainRetired(timeoutMs = 30_000): Promise<void> {
-    if (!this.worker.isRunning()) void this.worker.run();
-    else this.worker.resume();
-    await waitUntilQueueEmpty(this.queue, timeoutMs);
-    await this.worker.close().catch(() => undefined);
+  /** After retirement: lets the attempts in flight end (they fail at once), then closes the worker. */
+  async drainRetired(timeoutMs = 20_000): Promise<void> {
+    await waitUntilNoActiveJob(this.queue, timeoutMs);
+    await this.worker.close(true).catch(() => undefined);
     await this.queue.close().catch(() => undefined);
     this.clearState();
   }

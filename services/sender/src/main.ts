@@ -1,7 +1,9 @@
 import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
 import { startMessengerRuntime } from '@mgw/messenger';
+import { ContentStore, identitySealer } from '@mgw/store';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './device-fleet.js';
+import { createAttachmentFetcher } from './media-source.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
 async function main(): Promise<void> {
@@ -10,9 +12,25 @@ async function main(): Promise<void> {
   const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
   const bullConnection = createRedis(config.redis.url, 'worker', 'sender-bull');
   const subscriber = createRedis(config.redis.url, 'subscriber', 'sender-sub');
+  const contents = new ContentStore(redis, identitySealer, config.store.messageRetentionSeconds);
+  const fetchAttachment = createAttachmentFetcher({
+    outbound: config.outbound,
+    timeoutMs: config.mediaFetchTimeoutMs,
+  });
   const fleet = new DeviceFleet(
     leases,
-    { config, logger, metrics, redis, bullConnection, messages, sessions, sandbox },
+    {
+      config,
+      logger,
+      metrics,
+      redis,
+      bullConnection,
+      messages,
+      contents,
+      sessions,
+      fetchAttachment,
+      sandbox,
+    },
     subscriber,
     logger,
   );

@@ -1,59 +1,56 @@
-import { ATTACHMENT_MAX_BYTES, FAILURE_REASONS, type AttachmentSource } from '@mgw/contracts';
-import type { MediaStore } from '@mgw/store';
+import {
+  OutboundError,
+  OutboundRefusedError,
+  OutboundTooLargeError,
+  createOutboundClient,
+  type OutboundConfig,
+} from '@mgw/common';
+import { ATTACHMENT_MAX_BYTES, FAILURE_REASONS } from '@mgw/contracts';
 import { PermanentSendError } from './send-errors.js';
 
-/** Bytes of an attachment: fetched from its URL (10 MB cap, timeout) or read from its stored blob. */
-export async function loadAttachment(
-  media: MediaStore,
-  deviceId: string,
-  source: AttachmentSource,
-  timeoutMs: number,
-): Promise<Buffer> {
-  if ('blobId' in source) {
-    const bytes = await media.get(deviceId, source.blobId);
-    if (!bytes)
-      throw new PermanentSendError(FAILURE_REASONS.attachmentUnreachable, 'stored attachment expired');
-    return bytes;
-  }
-  return fetchCapped(source.url, timeoutMs);
+/** Downloads an attachment URL; every failure is permanent and carries the message's reason. */
+export type AttachmentFetcher = (url: string) => Promise<Buffer>;
+
+/**
+ * Attachment URLs come from clients, so they are fetched only through the guarded outbound
+ * client: private, loopback and link-local addresses (also behind a redirect or a DNS answer) are
+ * refused before any connection, ports are 80/443 unless the host is allowed, and the download
+ * is capped at the spec's 10 MB and `timeoutMs`.
+ */
+export function createAttachmentFetcher(opts: {
+  outbound: OutboundConfig;
+  timeoutMs: number;
+  /** Extra CAs (the sandbox's media host). */
+  ca?: string;
+}): AttachmentFetcher {
+  const client = createOutboundClient({
+    allowList: opts.outbound.allowList,
+    timeoutMs: opts.timeoutMs,
+    maxBytes: ATTACHMENT_MAX_BYTES,
+    userAgent: 'messenger-gateway',
+    ...(opts.ca ? { ca: opts.ca } : {}),
+  });
+  return async (url) => {
+    let res;
+    try {
+      res = await client.fetch(url);
+    } catch (err) {
+      throw toPermanent(err);
+    }
+    if (res.status < 200 || res.status > 299) {
+      throw new PermanentSendError(FAILURE_REASONS.attachmentUnreachable, `the URL answered ${res.status}`);
+    }
+    return res.body;
+  };
 }
 
-async function fetchCapped(url: string, timeoutMs: number): Promise<Buffer> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-  } catch (err) {
-    throw new PermanentSendError(
-      FAILURE_REASONS.attachmentUnreachable,
-      `fetch failed: ${(err as Error).message}`,
-    );
+function toPermanent(err: unknown): PermanentSendError {
+  if (err instanceof OutboundRefusedError && err.reason !== 'unresolvable') {
+    return new PermanentSendError(FAILURE_REASONS.attachmentUrlNotAllowed, err.message);
   }
-  if (!res.ok || !res.body) {
-    throw new PermanentSendError(FAILURE_REASONS.attachmentUnreachable, `fetch answered ${res.status}`);
+  if (err instanceof OutboundTooLargeError) {
+    return new PermanentSendError(FAILURE_REASONS.attachmentTooLarge, 'attachment exceeds 10 MB');
   }
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > ATTACHMENT_MAX_BYTES) {
-    await res.body.cancel();
-    throw new PermanentSendError(FAILURE_REASONS.attachmentTooLarge, `attachment is ${declared} bytes`);
-  }
-  // Count while reading: a missing or lying Content-Length must not let 1 GB into memory.
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.byteLength;
-      if (total > ATTACHMENT_MAX_BYTES) {
-        await res.body.cancel().catch(() => undefined);
-        throw new PermanentSendError(FAILURE_REASONS.attachmentTooLarge, 'attachment exceeds 10 MB');
-      }
-      chunks.push(Buffer.from(chunk));
-    }
-  } catch (err) {
-    if (err instanceof PermanentSendError) throw err;
-    throw new PermanentSendError(
-      FAILURE_REASONS.attachmentUnreachable,
-      `download failed: ${(err as Error).message}`,
-    );
-  }
-  return Buffer.concat(chunks);
+  const detail = err instanceof OutboundError ? err.message : String(err);
+  return new PermanentSendError(FAILURE_REASONS.attachmentUnreachable, `fetch failed: ${detail}`);
 }

@@ -1,14 +1,15 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
   PHONE_PATTERN,
   derivedPlatformMessageId,
   type FailureReason,
+  type MessageContent,
+  type Metrics,
   type SendJobData,
   type SendJobResult,
-  type Metrics,
 } from '@mgw/contracts';
-import { serializeError, type Logger } from '@mgw/common';
 import {
   NotConnectedError,
   ReplyTargetMissingError,
@@ -18,35 +19,51 @@ import {
   type MediaInput,
   type MessageSender,
 } from '@mgw/messenger';
-import type { MediaStore, MessageStore } from '@mgw/store';
-import { loadAttachment } from './media-source.js';
+import type { ContentStore, MessageStore } from '@mgw/store';
+import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import { PermanentSendError } from './send-errors.js';
 
+/** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
+export const OTP_PROTO_SECONDS = 15 * 60;
+
 export interface SendJobDeps {
   deviceId: string;
-  /** Attachments stored once by the API (base64 in the request). */
-  media: MediaStore;
   messages: MessageStore;
+  contents: ContentStore;
   conn: DeviceSocket;
   sender: MessageSender;
   pacer: Pacer;
+  fetchAttachment: AttachmentFetcher;
   metrics: Metrics;
   logger: Logger;
-  mediaFetchTimeoutMs: number;
   /** How long a job waits for a dropped socket to come back before it is retried. */
   openWaitMs: number;
   /** Set once the device was logged out: every job left fails with this reason. */
   retiredReason: () => FailureReason | undefined;
+  /** Aborted when the device is retired: a send in flight stops waiting at once. */
+  retired: AbortSignal;
+  /** The device's link generation while this process holds it; older messages are never sent. */
+  linkGeneration: () => number;
   /** True while this process hands the device over (SIGTERM): jobs not yet sent go back. */
   handingOver: () => boolean;
+  /**
+   * Messages this process sent whose "sent" could not be recorded (Redis away): a retry here
+   * records them instead of sending them a second time.
+   */
+  unrecorded: Map<string, Date>;
 }
+
+/** Bound on the in-memory list of sent-but-unrecorded messages (only ever filled during an outage). */
+const MAX_UNRECORDED = 10_000;
 
 /**
  * One send job: exactly one WhatsApp message (two when text comes with an attachment that has its
- * own caption), with the id fixed at enqueue time, so a retry re-sends the same message instead of
- * a second one. A record already `sent` (crash after the send, before the job completed) is not
- * sent again.
+ * own caption), with the id fixed at enqueue time, so a retry re-sends the same message instead
+ * of a second one. The content is read from the request's content record (stored once); a
+ * message already sent (crash after the send, before the job completed) is not sent again, and
+ * the message is claimed right before the socket write (which is what lets the API expire an
+ * OTP it gave up on, atomically).
  */
 export async function processSendJob(
   job: Job<SendJobData, SendJobResult>,
@@ -54,20 +71,28 @@ export async function processSendJob(
   token?: string,
 ): Promise<SendJobResult> {
   const data = job.data;
-  const record = await deps.messages.get(data.deviceId, data.messageId);
-  if (record && record.status !== 'queued' && record.status !== 'failed' && record.sentAt) {
-    return result(data, record.sentAt);
-  }
+  const sentEarlier = deps.unrecorded.get(data.messageId);
+  if (sentEarlier) return recordSent(data, sentEarlier, deps);
+  const record = await deps.messages.getRecord(data.deviceId, data.messageId);
+  if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
   try {
-    if (record?.status === 'failed')
-      throw new PermanentSendError(
-        (record.error as FailureReason) ?? FAILURE_REASONS.sendFailed,
-        'already failed',
-      );
+    if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
     const retired = deps.retiredReason();
     if (retired) throw new PermanentSendError(retired, 'the device was logged out');
+    if (data.linkGeneration !== deps.linkGeneration()) {
+      throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
+    }
     if (!PHONE_PATTERN.test(data.to))
       throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
+    const stored = await deps.contents.get(data.deviceId, data.contentId);
+    if (!stored)
+      throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the content of the request is gone');
+    if (stored.attachmentError) {
+      throw new PermanentSendError(
+        reasonOf(stored.attachmentError),
+        'the attachment failed for this request',
+      );
+    }
     if (!(await deps.conn.waitForOpen(deps.openWaitMs))) {
       const retiredNow = deps.retiredReason();
       if (retiredNow) throw new PermanentSendError(retiredNow, 'the device was logged out');
@@ -76,35 +101,43 @@ export async function processSendJob(
     }
     const jid = await deps.sender.lookup(data.to);
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
-    const quoted = data.existingMessageId ? await replyTarget(data, deps) : undefined;
+    const content = stored.content;
+    const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
 
     await deps.pacer.wait();
     const retiredAfterWait = deps.retiredReason();
     if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
     if (deps.handingOver()) await handBack(job, token);
-    await sendContent(data, jid, quoted, deps);
+
+    const claim = await deps.messages.claim(data);
+    if (claim === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+    if (claim === 'failed' || claim === 'sent') {
+      const now = await deps.messages.getRecord(data.deviceId, data.messageId);
+      if (now?.sentAt && now.status !== 'failed') return result(data, now.sentAt);
+      throw new PermanentSendError(reasonOf(now?.error), 'already failed');
+    }
+    await abortable(sendContent(data, content, jid, quoted, deps), deps.retired);
     const sentAt = new Date();
-    await deps.messages.markSent(data.deviceId, data.messageId, sentAt);
-    deps.metrics.messages.inc({ status: 'sent' });
     deps.metrics.sendLatency.observe(
       { kind: data.kind },
       Math.max(0, (sentAt.getTime() - data.enqueuedAt) / 1000),
     );
-    return result(data, sentAt.toISOString());
+    return await recordSent(data, sentAt, deps);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
-    const permanent = toPermanent(err);
+    const permanent = toPermanent(err, deps.retiredReason());
     if (permanent) {
-      if (await deps.messages.markFailed(data.deviceId, data.messageId, permanent.reason))
+      if (isAttachmentReason(permanent.reason)) {
+        await deps.contents.rememberAttachmentError(data.deviceId, data.contentId, permanent.reason);
+      }
+      if (await deps.messages.markFailed(data, permanent.reason))
         deps.metrics.messages.inc({ status: 'failed' });
       throw new UnrecoverableError(permanent.reason);
     }
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (last) {
-      // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
-      if (await deps.messages.markFailed(data.deviceId, data.messageId, FAILURE_REASONS.sendFailed)) {
-        deps.metrics.messages.inc({ status: 'failed' });
-      }
+    // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
+    if (last && (await deps.messages.markFailed(data, FAILURE_REASONS.sendFailed))) {
+      deps.metrics.messages.inc({ status: 'failed' });
     }
     deps.logger.warn(last ? 'send failed on its last attempt' : 'send attempt failed; will retry', {
       messageId: data.messageId,
@@ -116,10 +149,27 @@ export async function processSendJob(
 }
 
 /**
- * The worker's `failed` handler. A job that will not run again must leave its record `failed`:
- * the processor marks it on its last attempt, but a job that stalled more than `maxStalledCount`
- * is failed by BullMQ without the processor running (UnrecoverableError "job stalled more than
- * allowable limit"), so it is marked here too. `markFailed` only moves `queued` on: idempotent.
+ * Records "sent". When that fails (Redis away) the message is remembered, so the retry of this job
+ * on this process records it instead of sending it again (another process could only re-send it
+ * with the same WhatsApp id, which WhatsApp and the phone de-duplicate).
+ */
+async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): Promise<SendJobResult> {
+  try {
+    await deps.messages.markSent(data, sentAt);
+  } catch (err) {
+    if (deps.unrecorded.size < MAX_UNRECORDED) deps.unrecorded.set(data.messageId, sentAt);
+    throw err;
+  }
+  deps.unrecorded.delete(data.messageId);
+  deps.metrics.messages.inc({ status: 'sent' });
+  return result(data, sentAt.toISOString());
+}
+
+/**
+ * The worker's `failed` handler. A job that will not run again must leave its message settled
+ * as `failed`: the processor marks it on its last attempt, but a job that stalled more than
+ * `maxStalledCount` is failed by BullMQ without the processor running, so it is marked here too
+ * (`markFailed` settles a message once: idempotent).
  */
 export async function onSendJobFailed(
   job: Job<SendJobData, SendJobResult> | undefined,
@@ -134,7 +184,7 @@ export async function onSendJobFailed(
   }
   const reason = unrecoverable && isFailureReason(err.message) ? err.message : FAILURE_REASONS.sendFailed;
   deps.metrics.jobsFailed.inc({ queue_type: 'send', reason });
-  if (await deps.messages.markFailed(job.data.deviceId, job.data.messageId, reason)) {
+  if (await deps.messages.markFailed(job.data, reason)) {
     deps.metrics.messages.inc({ status: 'failed' });
     deps.logger.warn('send job failed without its processor marking the record', {
       messageId: job.data.messageId,
@@ -148,6 +198,18 @@ const FAILURE_REASON_VALUES = new Set<string>(Object.values(FAILURE_REASONS));
 function isFailureReason(s: string): s is FailureReason {
   return FAILURE_REASON_VALUES.has(s);
 }
+function reasonOf(error: string | undefined): FailureReason {
+  return error && isFailureReason(error) ? error : FAILURE_REASONS.sendFailed;
+}
+
+const ATTACHMENT_REASONS = new Set<string>([
+  FAILURE_REASONS.attachmentUnreachable,
+  FAILURE_REASONS.attachmentTooLarge,
+  FAILURE_REASONS.attachmentUrlNotAllowed,
+]);
+function isAttachmentReason(reason: string): boolean {
+  return ATTACHMENT_REASONS.has(reason);
+}
 
 /** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
 async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
@@ -155,13 +217,31 @@ async function handBack(job: Job<SendJobData, SendJobResult>, token: string | un
   throw new DelayedError();
 }
 
+/**
+ * Stops waiting for `work` when the device is retired: a socket that was logged out can hold a
+ * send for a minute before Baileys gives up, and those messages must fail with the logout's
+ * reason at once instead. The abandoned send settles on its own (its rejection is swallowed).
+ */
+async function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'the device was logged out');
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () =>
+      reject(new PermanentSendError(FAILURE_REASONS.loggedOut, 'the device was logged out'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 function result(data: SendJobData, sentAt: string): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
 }
 
-async function replyTarget(data: SendJobData, deps: SendJobDeps): Promise<string> {
-  const target = await deps.messages.get(deps.deviceId, data.existingMessageId!);
-  if (!target || target.deviceId !== deps.deviceId || !target.sentAt) {
+async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string> {
+  const target = await deps.messages.get(deps.deviceId, messageId);
+  if (!target || !target.sentAt) {
     throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
   }
   return target.platformMessageId;
@@ -174,30 +254,35 @@ async function replyTarget(data: SendJobData, deps: SendJobDeps): Promise<string
  */
 async function sendContent(
   data: SendJobData,
+  content: MessageContent,
   jid: string,
   quoted: string | undefined,
   deps: SendJobDeps,
 ): Promise<void> {
-  const att = data.attachment;
+  const keepProtoSeconds = data.kind === 'otp' ? OTP_PROTO_SECONDS : undefined;
+  const att = content.attachment;
   if (!att) {
     await deps.sender.send({
       jid,
       platformMessageId: data.platformMessageId,
-      text: data.text,
+      text: content.text,
       quotedPlatformMessageId: quoted,
+      keepProtoSeconds,
     });
     return;
   }
   const captionCapable = supportsCaption(att.type);
-  const textAsCaption = data.text !== undefined && !att.caption && captionCapable;
-  const cacheKey = 'blobId' in att.source ? `blob:${att.source.blobId}` : `url:${att.source.url}`;
+  const textAsCaption = content.text !== undefined && !att.caption && captionCapable;
+  const source = att.source;
   const media: MediaInput = {
     type: att.type,
-    cacheKey,
-    load: () => loadAttachment(deps.media, data.deviceId, att.source, deps.mediaFetchTimeoutMs),
+    // The bytes of one request are uploaded once per device, whatever the number of recipients.
+    cacheKey: 'url' in source ? `url:${source.url}` : `content:${data.contentId}`,
+    load: () =>
+      'url' in source ? deps.fetchAttachment(source.url) : storedMedia(deps, data.deviceId, data.contentId),
     fileName: att.filename,
     mimeType: att.mimeType,
-    caption: captionCapable ? (att.caption ?? data.text) : undefined,
+    caption: captionCapable ? (att.caption ?? content.text) : undefined,
   };
   await deps.sender.send({
     jid,
@@ -206,11 +291,17 @@ async function sendContent(
     quotedPlatformMessageId: quoted,
   });
   // Audio and stickers have no caption: their caption and text follow as one text message.
-  const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : data.text];
+  const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : content.text];
   const followUp = leftovers.filter((t): t is string => Boolean(t)).join('\n\n');
   if (followUp) {
     await deps.sender.send({ jid, platformMessageId: followUpId(data.platformMessageId), text: followUp });
   }
+}
+
+async function storedMedia(deps: SendJobDeps, deviceId: string, contentId: string): Promise<Buffer> {
+  const media = await deps.contents.media(deviceId, contentId);
+  if (!media) throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the stored attachment is gone');
+  return media;
 }
 
 /** The WhatsApp id of the text that follows a media message: stable across retries. */
@@ -218,7 +309,7 @@ export function followUpId(platformMessageId: string): string {
   return derivedPlatformMessageId(platformMessageId, 'text');
 }
 
-function toPermanent(err: unknown): PermanentSendError | undefined {
+function toPermanent(err: unknown, retired: FailureReason | undefined): PermanentSendError | undefined {
   if (err instanceof PermanentSendError) return err;
   if (err instanceof ServerRejectedError) {
     return new PermanentSendError(FAILURE_REASONS.rejectedByServer, err.message);
@@ -226,5 +317,7 @@ function toPermanent(err: unknown): PermanentSendError | undefined {
   if (err instanceof ReplyTargetMissingError) {
     return new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, err.message);
   }
+  // After a logout every failure is the logout's: retrying would only wait for a socket that is gone.
+  if (retired) return new PermanentSendError(retired, 'the device was logged out');
   return undefined;
 }

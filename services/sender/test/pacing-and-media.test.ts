@@ -2,23 +2,21 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { parseAllowedPrivateHosts } from '@mgw/common';
 import { ATTACHMENT_MAX_BYTES, keys } from '@mgw/contracts';
-import { MediaStore } from '@mgw/store';
-import { loadAttachment } from '../src/media-source.js';
+import { createAttachmentFetcher } from '../src/media-source.js';
 import { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
 import { followUpId } from '../src/send-job.js';
 
 describe('sender: pacing and attachment loading (real Redis, local HTTP)', () => {
   let redis: Redis;
-  let media: MediaStore;
   let server: http.Server;
   let base = '';
   const device = `pace-${Math.random().toString(36).slice(2, 8)}`;
 
   before(async () => {
     redis = new Redis(process.env.REDIS_URL!);
-    media = new MediaStore(redis);
     server = http.createServer((req, res) => {
       if (req.url === '/chunked-huge') {
         // No Content-Length: the cap must be enforced while reading.
@@ -72,30 +70,32 @@ describe('sender: pacing and attachment loading (real Redis, local HTTP)', () =>
     expect(Date.now() - started).to.be.below(10_000);
   });
 
+  const fetcher = (timeoutMs: number, allowed = '127.0.0.1') =>
+    createAttachmentFetcher({ outbound: { allowList: parseAllowedPrivateHosts(allowed) }, timeoutMs });
+
   it('When an attachment URL answers, then its bytes load; 404, slow and oversize URLs fail permanently with the reason', async () => {
-    expect((await loadAttachment(media, 'dev1', { url: `${base}/small` }, 1000)).toString()).to.equal(
-      'hello',
-    );
-    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/nothing` }, 1000))).to.equal(
-      'attachment_unreachable',
-    );
-    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/slow` }, 200))).to.equal(
-      'attachment_unreachable',
-    );
-    expect(await reason(loadAttachment(media, 'dev1', { url: `${base}/chunked-huge` }, 5000))).to.equal(
-      'attachment_too_large',
-    );
+    expect((await fetcher(1000)(`${base}/small`)).toString()).to.equal('hello');
+    expect(await reason(fetcher(1000)(`${base}/nothing`))).to.equal('attachment_unreachable');
+    expect(await reason(fetcher(200)(`${base}/slow`))).to.equal('attachment_unreachable');
+    expect(await reason(fetcher(5000)(`${base}/chunked-huge`))).to.equal('attachment_too_large');
     expect(ATTACHMENT_MAX_BYTES).to.equal(10 * 1024 * 1024);
   });
 
-  it('When a stored blob is gone, then the attachment is unreachable; when present, its bytes load', async () => {
-    const blobId = `blob-${Math.random().toString(36).slice(2)}`;
-    expect(await reason(loadAttachment(media, 'dev1', { blobId, size: 3 }, 1000))).to.equal(
-      'attachment_unreachable',
-    );
-    await redis.set(keys.mediaBlob('dev1', blobId), Buffer.from([1, 2, 3]), 'EX', 60);
-    expect([...(await loadAttachment(media, 'dev1', { blobId, size: 3 }, 1000))]).to.deep.equal([1, 2, 3]);
-    await redis.del(keys.mediaBlob('dev1', blobId));
+  it('When an attachment URL points at a private address that is not allowed, then it fails attachment_url_not_allowed without a request', async () => {
+    let requests = 0;
+    server.on('request', () => (requests += 1));
+    const port = (server.address() as AddressInfo).port;
+    for (const url of [
+      `http://127.0.0.1:${port}/small`,
+      `http://localhost:${port}/small`,
+      `http://[::ffff:127.0.0.1]:${port}/small`,
+      `http://2130706433:${port}/small`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/file.pdf',
+    ]) {
+      expect(await reason(fetcher(1000, '')(url)), url).to.equal('attachment_url_not_allowed');
+    }
+    expect(requests).to.equal(0);
   });
 
   it('When a media message is followed by its text, then the text id is stable across retries and WhatsApp-shaped', () => {

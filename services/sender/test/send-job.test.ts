@@ -3,17 +3,20 @@ import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   BULL_PREFIX,
+  sendQueueName,
   newMessageId,
   newPlatformMessageId,
   type FailureReason,
+  type MessageContent,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { MediaStore, MessageStore } from '@mgw/store';
+import { ContentStore, MessageStore, identitySealer } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
+import { PermanentSendError } from '../src/send-errors.js';
 import { onSendJobFailed, processSendJob } from '../src/send-job.js';
 
 /**
@@ -25,12 +28,14 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
   let redis: Redis;
   let bull: Redis;
   let store: MessageStore;
+  let contents: ContentStore;
   const cleanups: (() => Promise<unknown>)[] = [];
 
   before(() => {
     redis = new Redis(process.env.REDIS_URL!);
     bull = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     store = new MessageStore(redis, 600);
+    contents = new ContentStore(redis, identitySealer, 600);
   });
   afterEach(async () => {
     for (const c of cleanups.splice(0)) await c();
@@ -43,7 +48,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
   /** A fresh device queue and one message with its `queued` record (the job is not added yet). */
   async function queuedMessage(prefix: string) {
     const deviceId = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
-    const name = `send-${deviceId}`;
+    const name = sendQueueName(deviceId);
     const queue = new Queue<SendJobData, SendJobResult>(name, { connection: bull, prefix: BULL_PREFIX });
     const data: SendJobData = {
       kind: 'send',
@@ -51,11 +56,12 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
       platformMessageId: newPlatformMessageId(),
       deviceId,
       to: '15550001111',
-      text: 'hi',
+      contentId: newMessageId(),
+      linkGeneration: 0,
       enqueuedAt: Date.now(),
     };
     const multi = redis.multi();
-    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    contents.stage(multi, deviceId, data.contentId, { text: 'hi' }, 1);
     await multi.exec();
     return { deviceId, name, queue, data };
   }
@@ -64,10 +70,16 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     send: (m: OutgoingMessage, call: number) => Promise<void>;
     lookup?: () => Promise<string | null>;
     retired?: FailureReason;
+    retiredSignal?: AbortSignal;
     attempts: number;
+    /** The device's current link generation (the job is accepted for generation 0). */
+    linkGeneration?: number;
+    content?: MessageContent;
+    recipients?: number;
+    fetchAttachment?: (url: string) => Promise<Buffer>;
   }) {
     const deviceId = `job-${Math.random().toString(36).slice(2, 8)}`;
-    const name = `send-${deviceId}`;
+    const name = sendQueueName(deviceId);
     const sends: OutgoingMessage[] = [];
     const sender = {
       lookup: opts.lookup ?? (async () => '15550001111@s.whatsapp.net'),
@@ -83,17 +95,20 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           job,
           {
             deviceId,
-            media: new MediaStore(redis),
             messages: store,
+            contents,
+            fetchAttachment: opts.fetchAttachment ?? (async () => Buffer.alloc(0)),
             conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
-            mediaFetchTimeoutMs: 1000,
             openWaitMs: 1000,
             retiredReason: () => opts.retired,
+            retired: opts.retiredSignal ?? new AbortController().signal,
+            linkGeneration: () => opts.linkGeneration ?? 0,
             handingOver: () => false,
+            unrecorded: new Map(),
           },
           token,
         ),
@@ -108,31 +123,39 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
       await queue.obliterate({ force: true });
       await queue.close();
     });
-    const data: SendJobData = {
+    const contentId = newMessageId();
+    const all: SendJobData[] = Array.from({ length: opts.recipients ?? 1 }, (_, i) => ({
       kind: 'send',
       messageId: newMessageId(),
       platformMessageId: newPlatformMessageId(),
       deviceId,
-      to: '15550001111',
-      text: 'hi',
+      to: String(15550001111 + i),
+      contentId,
+      linkGeneration: 0,
       enqueuedAt: Date.now(),
-    };
+    }));
+    const data = all[0]!;
     const multi = redis.multi();
-    store.addQueued(multi, [{ ...data, status: 'queued', createdAt: new Date().toISOString() }]);
+    contents.stage(multi, deviceId, contentId, opts.content ?? { text: 'hi' }, all.length);
     await multi.exec();
-    const job: Job<SendJobData, SendJobResult> = await queue.add('send', data, {
-      jobId: data.messageId,
-      attempts: opts.attempts,
-      backoff: { type: 'fixed', delay: 20 },
-    });
-    const outcome = await job.waitUntilFinished(events, 10_000).then(
-      (value: SendJobResult) => ({ value }),
-      (err: Error) => ({ error: err.message }),
+    const outcomes = await Promise.all(
+      all.map(async (d) => {
+        const job: Job<SendJobData, SendJobResult> = await queue.add('send', d, {
+          jobId: d.messageId,
+          attempts: opts.attempts,
+          backoff: { type: 'fixed', delay: 20 },
+        });
+        return job.waitUntilFinished(events, 10_000).then(
+          (value: SendJobResult) => ({ value }),
+          (err: Error) => ({ error: err.message }),
+        );
+      }),
     );
     return {
       data,
       sends,
-      outcome,
+      outcome: outcomes[0]!,
+      outcomes,
       record: (await store.get(data.deviceId, data.messageId))!,
       job: (await queue.getJob(data.messageId))!,
     };
@@ -184,6 +207,49 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(r.sends).to.have.length(0);
     expect(r.outcome).to.deep.equal({ error: 'logged_out' });
     expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
+  });
+
+  it('When a message was accepted for an earlier link of the device, then it fails logged_out and is never sent', async () => {
+    const r = await run({ attempts: 5, linkGeneration: 1, send: async () => undefined });
+    expect(r.sends).to.have.length(0);
+    expect(r.outcome).to.deep.equal({ error: 'logged_out' });
+    expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
+  });
+
+  it('When the device is retired while a send hangs on the dead socket, then the job fails logged_out at once, not after retries', async () => {
+    const retiring = new AbortController();
+    const started = Date.now();
+    const r = await run({
+      attempts: 5,
+      retiredSignal: retiring.signal,
+      send: async () => {
+        setTimeout(() => retiring.abort(), 100);
+        await new Promise((resolve) => setTimeout(resolve, 60_000).unref());
+      },
+    });
+    expect(r.outcome).to.deep.equal({ error: 'logged_out' });
+    expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
+    expect(r.job.attemptsMade).to.equal(1);
+    expect(Date.now() - started).to.be.below(10_000);
+  });
+
+  it("When a request's attachment URL fails for one recipient, then the others fail with the same reason without fetching it again", async () => {
+    let fetches = 0;
+    const r = await run({
+      attempts: 3,
+      recipients: 5,
+      content: { attachment: { type: 'document', source: { url: 'https://files.example/a.pdf' } } },
+      fetchAttachment: async () => {
+        fetches += 1;
+        throw new PermanentSendError('attachment_url_not_allowed', 'private address');
+      },
+      // a real MessageSender loads the media through `load` once per request
+      send: async (m) => void (await m.media?.load()),
+    });
+    expect(r.outcomes).to.deep.equal(
+      Array.from({ length: 5 }, () => ({ error: 'attachment_url_not_allowed' })),
+    );
+    expect(fetches).to.equal(1);
   });
 
   it('When BullMQ fails a job that stalled more than allowed (the processor never runs), then the failed handler marks the record failed', async () => {
@@ -238,18 +304,21 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           job,
           {
             deviceId,
-            media: new MediaStore(redis),
             messages: store,
+            contents,
+            fetchAttachment: async () => Buffer.alloc(0),
             // The socket is reconnecting and the hand-over woke the waiter: not open.
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
             sender: {} as MessageSender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
-            mediaFetchTimeoutMs: 1000,
             openWaitMs: 1000,
             retiredReason: () => undefined,
+            retired: new AbortController().signal,
+            linkGeneration: () => 0,
             handingOver: () => true,
+            unrecorded: new Map(),
           },
           token,
         );

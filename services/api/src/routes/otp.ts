@@ -8,11 +8,7 @@ import { respond } from './respond.js';
 
 /** POST /otp */
 export function otpRoute(s: ApiServices): RequestHandler {
-  const deps = {
-    ...s,
-    otpWaitTimeoutMs: s.config.otpWaitTimeoutMs,
-    mediaBlobTtlSeconds: s.config.mediaBlobTtlSeconds,
-  };
+  const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);

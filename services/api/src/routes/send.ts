@@ -9,11 +9,10 @@ import { respond } from './respond.js';
 /** POST /send */
 export function sendRoute(s: ApiServices): RequestHandler {
   const schema = sendBodySchema(s.config.maxRecipients);
-  const deps = { ...s, mediaBlobTtlSeconds: s.config.mediaBlobTtlSeconds };
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
     const body = parse(schema, req.body ?? {}, { to: s.config.maxRecipients });
-    respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(deps, auth.deviceId, body)));
+    respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(s, auth.deviceId, body)));
   };
 }

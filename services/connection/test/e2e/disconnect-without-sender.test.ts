@@ -1,16 +1,7 @@
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
-import {
-  BULL_PREFIX,
-  PRIORITY,
-  keys,
-  newMessageId,
-  newPlatformMessageId,
-  sendQueueName,
-  type SendJobData,
-} from '@mgw/contracts';
+import { keys } from '@mgw/contracts';
 import { MessageStore } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { queueMessages, useStack, waitFor } from '@mgw/testing';
 
 describe('e2e: disconnect when no sender holds the device (real services, simulator)', function () {
   this.timeout(120_000);
@@ -29,29 +20,13 @@ describe('e2e: disconnect when no sender holds the device (real services, simula
 
     // Jobs accepted earlier, still waiting because no sender runs.
     const store = new MessageStore(stack().redis, 3600);
-    const queue = new Queue<SendJobData>(sendQueueName(stack().deviceId), {
-      connection: stack().redis.duplicate(),
-      prefix: BULL_PREFIX,
-    });
-    const ids = [newMessageId(), newMessageId()];
-    const multi = stack().redis.multi();
-    const jobs = ids.map((messageId) => ({
-      kind: 'send' as const,
-      messageId,
-      platformMessageId: newPlatformMessageId(),
+    const { jobs, queue } = await queueMessages({
+      redis: stack().redis,
       deviceId: stack().deviceId,
-      to: '15550600002',
-      text: 'waiting',
-      enqueuedAt: Date.now(),
-    }));
-    store.addQueued(
-      multi,
-      jobs.map((j) => ({ ...j, status: 'queued' as const, createdAt: new Date().toISOString() })),
-    );
-    await multi.exec();
-    await queue.addBulk(
-      jobs.map((j) => ({ name: 'send', data: j, opts: { jobId: j.messageId, priority: PRIORITY.send } })),
-    );
+      to: ['15550600002', '15550600003'],
+      content: { text: 'waiting' },
+    });
+    const ids = jobs.map((j) => j.messageId);
 
     const res = await stack().api<{ success: boolean; message: string }>('POST', '/disconnect');
     expect(res.body).to.include({ success: true, message: 'Disconnected and logged out' });
@@ -65,9 +40,8 @@ describe('e2e: disconnect when no sender holds the device (real services, simula
     expect((await stack().api('GET', '/status')).body.status).to.equal('disconnected');
     for (const id of ids) {
       expect(await store.get(stack().deviceId, id)).to.include({ status: 'failed', error: 'logged_out' });
-      const job = (await queue.getJob(id))!;
-      expect(await job.getState()).to.equal('failed');
-      expect(job.failedReason).to.equal('logged_out');
+      // ended: no longer waiting for anyone, so a later link cannot send it
+      expect(await queue.getJob(id)).to.equal(undefined);
     }
     expect(await stack().redis.keys(keys.authPattern(stack().deviceId))).to.deep.equal([]);
     await queue.close();

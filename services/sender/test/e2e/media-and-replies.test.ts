@@ -20,10 +20,25 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
   let server: http.Server;
   let baseUrl = '';
   const files = new Map<string, Buffer>();
+  // The outbound guard refuses loopback: the files are served from 127.0.0.2, which the stack
+  // allows (ALLOWED_PRIVATE_HOSTS), while a "secret" service on 127.0.0.1 must never be reached.
+  let secret: http.Server;
+  let secretPort = 0;
+  let secretHits = 0;
   const account = '15550300001';
 
   before(async () => {
+    secret = http.createServer((_req, res) => {
+      secretHits += 1;
+      res.writeHead(200).end('internal metrics');
+    });
+    await new Promise<void>((r) => secret.listen(0, '127.0.0.1', r));
+    secretPort = (secret.address() as AddressInfo).port;
     server = http.createServer((req, res) => {
+      if (req.url === '/to-secret') {
+        res.writeHead(302, { location: `http://127.0.0.1:${secretPort}/metrics` }).end();
+        return;
+      }
       const body = files.get(req.url ?? '');
       if (!body) {
         res.writeHead(404).end();
@@ -31,14 +46,15 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
       }
       res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    stack = await Stack.start();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
+    baseUrl = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
+    stack = await Stack.start({ env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.2' } });
     await stack.linkByQr(account);
   });
   after(async () => {
     await stack?.stop();
     await new Promise<void>((r) => server.close(() => r()));
+    await new Promise<void>((r) => secret.close(() => r()));
   });
   afterEach(function () {
     if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
@@ -157,6 +173,21 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
       attachment: { type: 'document', url: `${baseUrl}/huge.bin` },
     });
     expect(huge).to.include({ status: 'failed', error: 'attachment_too_large' });
+  });
+
+  it('When an attachment URL points at loopback (by IP, by name, IPv4-mapped, as an integer, or behind a redirect from an allowed host), then it is never contacted and the message fails attachment_url_not_allowed', async () => {
+    const urls = [
+      `http://127.0.0.1:${secretPort}/metrics`,
+      `http://localhost:${secretPort}/metrics`,
+      `http://[::ffff:127.0.0.1]:${secretPort}/metrics`,
+      `http://2130706433:${secretPort}/metrics`,
+      `${baseUrl}/to-secret`,
+    ];
+    for (const [i, url] of urls.entries()) {
+      const record = await sendAndWait({ to: `155503400${i}0`, attachment: { type: 'document', url } });
+      expect(record, url).to.include({ status: 'failed', error: 'attachment_url_not_allowed' });
+    }
+    expect(secretHits).to.equal(0);
   });
 
   it('When a list gets the same media, then it is uploaded to WhatsApp once and every contact receives it', async () => {

@@ -1,16 +1,7 @@
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
-import {
-  BULL_PREFIX,
-  PRIORITY,
-  newMessageId,
-  newPlatformMessageId,
-  sendQueueName,
-  type SendJobData,
-  type SendJobResult,
-} from '@mgw/contracts';
+import { PRIORITY } from '@mgw/contracts';
 import { MessageStore } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { queueMessages, useStack, waitFor } from '@mgw/testing';
 
 describe('e2e: link by QR, send a text, receipts (real services, simulator)', function () {
   this.timeout(120_000);
@@ -61,40 +52,19 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
   it('When a job runs again for a message already sent (crash after the send), then it completes with the stored result and sends nothing', async () => {
     const store = new MessageStore(stack().redis, 3600);
     const contact = '15550100003';
-    const messageId = newMessageId();
-    const platformMessageId = newPlatformMessageId();
-    const multi = stack().redis.multi();
-    store.addQueued(multi, [
-      {
-        messageId,
-        deviceId: stack().deviceId,
-        to: contact,
-        status: 'queued',
-        kind: 'send',
-        platformMessageId,
-        createdAt: new Date().toISOString(),
-      },
-    ]);
-    await multi.exec();
-    const sentAt = new Date(Date.now() - 5000);
-    await store.markSent(stack().deviceId, messageId, sentAt);
-    const queue = new Queue<SendJobData, SendJobResult>(sendQueueName(stack().deviceId), {
-      connection: stack().redis.duplicate(),
-      prefix: BULL_PREFIX,
+    const { jobs, queue } = await queueMessages({
+      redis: stack().redis,
+      deviceId: stack().deviceId,
+      to: [contact],
+      content: { text: 'must not go twice' },
+      hold: true, // the job is added below, once the message counts as sent
     });
-    const job = await queue.add(
-      'send',
-      {
-        kind: 'send',
-        messageId,
-        platformMessageId,
-        deviceId: stack().deviceId,
-        to: contact,
-        text: 'must not go twice',
-        enqueuedAt: Date.now(),
-      },
-      { jobId: messageId, priority: PRIORITY.send },
-    );
+    const data = jobs[0]!;
+    const { messageId, platformMessageId } = data;
+    const sentAt = new Date(Date.now() - 5000);
+    await store.claim(data);
+    await store.markSent(data, sentAt);
+    const job = await queue.add('send', data, { jobId: messageId, priority: PRIORITY.send });
     let state = '';
     await waitFor(async () => (state = await job.getState()) === 'completed' || state === 'failed', {
       what: 'job finished',
