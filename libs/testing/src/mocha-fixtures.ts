@@ -11,12 +11,15 @@ import { createLogger } from '@mgw/common';
 import { routeLibsignalConsole } from '@mgw/messenger';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
+// At load (mocha --require), before any spec file is read: suites may build an Encryption while
+// they are declared.
+process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
+
 let redis: RedisServerHandle | undefined;
 
 export async function mochaGlobalSetup(): Promise<void> {
   // Baileys runs in this process in the simulator's tests: keep libsignal's session dumps out of the report.
   routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
-  process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
   if (process.env.REDIS_URL) return;
   redis = await startRedisServer();
   process.env.REDIS_URL = redis.url;

@@ -22,7 +22,13 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import { openSendQueue, waitUntilQueueEmpty, type MessageStore, type SessionStore } from '@mgw/store';
+import {
+  openSendQueue,
+  waitUntilQueueEmpty,
+  type Encryption,
+  type MessageStore,
+  type SessionStore,
+} from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
@@ -36,6 +42,7 @@ export interface DisconnectDeps {
   leases: LeaseManager;
   sessions: SessionStore;
   messages: MessageStore;
+  encryption: Encryption;
   sandbox?: SandboxSocketOptions;
 }
 
@@ -55,7 +62,7 @@ const MIN_OVERALL_MS = 5000;
 export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): Promise<ConnectionReply> {
   const { redis, leases, logger } = deps;
   const log = logger.child({ deviceId });
-  if (!(await hasLinkedCredentials(redis, deviceId))) {
+  if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
     await redis.srem(keys.linkedDevices(), deviceId);
     const session = await deps.sessions.get(deviceId);
     if (session.status !== 'disconnected')
@@ -83,7 +90,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
         return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
-      if (!(await hasLinkedCredentials(redis, deviceId))) {
+      if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
         loggedOut = true;
         return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
@@ -103,7 +110,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
 
 async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDeps['logger']): Promise<void> {
   try {
-    if (await hasLinkedCredentials(deps.redis, deviceId))
+    if (await hasLinkedCredentials(deps.redis, deviceId, deps.encryption))
       await deps.redis.sadd(keys.linkedDevices(), deviceId);
   } catch (err) {
     log.error('could not put the device back in the linked set', { err: serializeError(err) });
@@ -135,6 +142,7 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
   let lost = false;
   const conn = new DeviceSocket({
     redis,
+    encryption: deps.encryption,
     logger: log,
     deviceId,
     sandbox: deps.sandbox,

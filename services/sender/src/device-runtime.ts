@@ -22,6 +22,7 @@ import {
 import {
   MediaStore,
   openSendQueue,
+  type Encryption,
   waitUntilQueueEmpty,
   type MessageStore,
   type SendQueue,
@@ -42,6 +43,7 @@ export interface RuntimeDeps {
   bullConnection: Redis;
   messages: MessageStore;
   sessions: SessionStore;
+  encryption: Encryption;
   sandbox?: SandboxSocketOptions;
 }
 
@@ -76,6 +78,7 @@ export class DeviceRuntime {
     this.log = logger.child({ deviceId });
     this.conn = new DeviceSocket({
       redis,
+      encryption: deps.encryption,
       logger: this.log,
       deviceId,
       sandbox: deps.sandbox,
@@ -85,6 +88,7 @@ export class DeviceRuntime {
     });
     const sender = new MessageSender(this.conn, {
       redis,
+      encryption: deps.encryption,
       deviceId,
       logger: this.log,
       messageRetentionSeconds: config.store.messageRetentionSeconds,

@@ -7,12 +7,12 @@ import { startQueueMetrics } from './queue-metrics.js';
 async function main(): Promise<void> {
   const config = loadSenderConfig();
   const rt = await startMessengerRuntime('sender', config);
-  const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
+  const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   const bullConnection = createRedis(config.redis.url, 'worker', 'sender-bull');
   const subscriber = createRedis(config.redis.url, 'subscriber', 'sender-sub');
   const fleet = new DeviceFleet(
     leases,
-    { config, logger, metrics, redis, bullConnection, messages, sessions, sandbox },
+    { config, logger, metrics, redis, bullConnection, messages, sessions, encryption, sandbox },
     subscriber,
     logger,
   );
