@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Logger, type createDefaultMetricsRegistry } from '@mgw/common';
 import { type Metrics } from '@mgw/contracts';
-import { MediaStore, MessageStore, SessionStore, TokenStore } from '@mgw/store';
+import { MediaStore, MessageStore, SessionStore, TokenStore, type Encryption } from '@mgw/store';
 import { type ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
@@ -14,6 +14,8 @@ export interface ApiServices {
   logger: Logger;
   redis: Redis;
   metrics: Metrics;
+  /** Seals what the API stores that must not be readable at rest (idempotency replays). */
+  encryption: Encryption;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   tokens: TokenStore;
   sessions: SessionStore;
@@ -31,6 +33,7 @@ export function createApiServices(base: {
   logger: Logger;
   redis: Redis;
   metrics: Metrics;
+  encryption: Encryption;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   /** How long a queue's QueueEvents stays open without waiters (default 5 minutes). */
   queueEventsIdleMs?: number;
@@ -70,7 +73,7 @@ export function createApiServices(base: {
     media: new MediaStore(redis),
     sendQueues,
     connection,
-    idempotency: new Idempotency(redis, config.idempotencyTtlSeconds, inProgressTtl),
+    idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
     async close() {
       await Promise.all([sendQueues.close(), connection.close()]);
       await events.close();

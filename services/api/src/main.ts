@@ -9,6 +9,7 @@ import {
   waitForRedis,
 } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
+import { Encryption } from '@mgw/store';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     logger,
     redis,
     metrics: createMetrics(),
+    encryption: Encryption.fromConfig(config.encryption),
     defaultMetrics: createDefaultMetricsRegistry(),
   });
   const app = createApp(services);

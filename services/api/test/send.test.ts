@@ -183,18 +183,17 @@ describe('POST /send', () => {
   });
 
   it('When a request with the same Idempotency-Key is still in flight, then 409', async () => {
-    const { hashToken } = await import('@mgw/store');
+    const { hashToken, storageContext } = await import('@mgw/store');
     const body = { to: '15551234567', text: 'slow' };
     // The claim a first, still-running request leaves behind (same fingerprint: replay it once to learn it).
     await send(body, { 'Idempotency-Key': 'k-3' });
     const key = keys.idempotency(hashToken(token), 'k-3');
-    const stored = JSON.parse((await t.redis.get(key))!) as { fingerprint: string };
-    await t.redis.set(
-      key,
-      JSON.stringify({ fingerprint: stored.fingerprint, state: 'in_progress' }),
-      'EX',
-      60,
-    );
+    const enc = t.services.encryption;
+    const stored = JSON.parse(enc.openText((await t.redis.get(key))!, storageContext(key))) as {
+      fingerprint: string;
+    };
+    const claim = JSON.stringify({ fingerprint: stored.fingerprint, state: 'in_progress' });
+    await t.redis.set(key, enc.sealText(claim, storageContext(key)), 'EX', 60);
 
     const res = await send(body, { 'Idempotency-Key': 'k-3' });
     expect(res.status).to.equal(409);

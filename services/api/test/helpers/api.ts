@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { SessionStore } from '@mgw/store';
+import { Encryption, SessionStore } from '@mgw/store';
 import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
@@ -43,7 +43,13 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
   const logger = createLogger({ level: 'info', service: 'api-test', stream });
   const redis = createRedis(config.redis.url, 'producer', 'api-test');
   if (overrides.redis === undefined) await waitForRedis(redis, 5000);
-  const services = createApiServices({ config, logger, redis, metrics: createMetrics() });
+  const services = createApiServices({
+    config,
+    logger,
+    redis,
+    metrics: createMetrics(),
+    encryption: Encryption.fromConfig(config.encryption),
+  });
   const app = createApp(services);
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
