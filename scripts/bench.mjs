@@ -7,6 +7,7 @@
  * test kit's source is imported directly).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,8 @@ const files = ['libs', 'services']
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 
 const env = { ...process.env };
+// The services refuse to start without a key; a benchmark's data is thrown away, so is its key.
+env.MGW_ENCRYPTION_KEY ||= `bench:${randomBytes(32).toString('base64')}`;
 const redis = env.REDIS_URL ? undefined : await startRedisServer();
 if (redis) env.REDIS_URL = redis.url;
 

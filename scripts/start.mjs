@@ -5,11 +5,14 @@
  * stops the services first — they drain and release their devices — then the Redis it started.
  *
  * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
+ * Without MGW_ENCRYPTION_KEY, the key that seals credentials and messages in Redis is created once
+ * under the data directory (next to the Redis data it protects) and reused on every start.
  * Anything that cannot start (no build, no simulator, no Redis) stops it with exit code 1 and a
  * message that says how to fix it: it never starts a partial gateway.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isStale } from './lib/staleness.mjs';
@@ -39,6 +42,8 @@ const SERVICES = [
   },
 ];
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
+const DATA_DIR = env.MGW_DATA_DIR ?? path.join(ROOT, '.data');
+const KEY_LINE = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
 const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
 
 function buildIfNeeded() {
@@ -101,11 +106,40 @@ async function ensureRedis() {
         'or set REDIS_URL to a running Redis 7 (AOF on, maxmemory-policy noeviction).',
     );
   }
-  const dataDir = path.join(env.MGW_DATA_DIR ?? path.join(ROOT, '.data'), 'redis');
+  const dataDir = path.join(DATA_DIR, 'redis');
   say(
     `starting redis-server on 127.0.0.1:${port} (data in ${path.relative(ROOT, dataDir) || dataDir}, AOF on)`,
   );
   return startRedisServer({ port, dataDir });
+}
+
+/**
+ * The key the services seal with: MGW_ENCRYPTION_KEY when set, else `<data dir>/encryption.key`,
+ * made once (0600, created exclusively so two starts cannot make two keys). It is never printed:
+ * losing it loses every linked device, so back it up with the Redis data.
+ */
+function ensureEncryptionKey() {
+  if (env.MGW_ENCRYPTION_KEY) return;
+  const file = path.join(DATA_DIR, 'encryption.key');
+  if (!existsSync(file)) {
+    mkdirSync(DATA_DIR, { recursive: true });
+    const id = `local-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
+    try {
+      writeFileSync(file, `${id}:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      say(`generated a key at ${file}`);
+    } catch (err) {
+      if (err.code !== 'EEXIST')
+        fail(`could not write ${file}: ${err.message}`, 'set MGW_DATA_DIR to a writable directory');
+    }
+  }
+  const line = readFileSync(file, 'utf8').trim();
+  if (!KEY_LINE.test(line)) {
+    fail(
+      `${file} does not hold a key line (<keyId>:<base64 of 32 bytes>)`,
+      'restore it from your backup, or set MGW_ENCRYPTION_KEY (the data sealed under a lost key cannot be read)',
+    );
+  }
+  env.MGW_ENCRYPTION_KEY = line;
 }
 
 async function stopAll(code) {
@@ -146,6 +180,7 @@ async function startSandbox() {
 
 buildIfNeeded();
 requireBuilt();
+ensureEncryptionKey();
 const redis = await ensureRedis();
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));

@@ -80,6 +80,11 @@ describe('docker-compose.yml and the Dockerfile', () => {
         redis: { condition: 'service_healthy', restart: true },
       });
       expect(services[name]!.environment?.REDIS_URL, name).to.match(/redis:\/\/redis:6379/);
+      // required: compose refuses to start without it, saying how to make one
+      expect(services[name]!.environment?.MGW_ENCRYPTION_KEY, name).to.match(
+        /^\$\{MGW_ENCRYPTION_KEY:\?.*keys -- generate.*\}$/,
+      );
+      expect(services[name]!.environment, name).to.have.property('MGW_ENCRYPTION_OLD_KEYS', null);
     }
     for (const name of ['connection', 'sender']) {
       expect(services[name]!.depends_on, name).to.deep.include({

@@ -364,7 +364,8 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
       for (const key of Object.keys(cm.data!)) {
         expect(settings.has(key), `${name}: ${key} is not a setting`).to.equal(true);
       }
-      const env = { ...cm.data, REDIS_URL: secretTemplate.stringData!.REDIS_URL };
+      // what the pods get from the Secret (the template's values are valid, placeholders as they are)
+      const env = { ...cm.data, ...secretTemplate.stringData };
       for (const load of [loadApiConfig, loadConnectionConfig, loadSenderConfig]) {
         expect(() => load(env), `${name}: ${load.name}`).to.not.throw();
       }
@@ -372,10 +373,15 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         GATEWAY.map((svc) => [svc, workload(objs, svc).template.spec.containers[0]!.env ?? []]),
       );
       for (const [svc, env] of Object.entries(gatewayEnv)) {
-        expect(
-          env.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef?.key,
-          `${name} ${svc}`,
-        ).to.equal('REDIS_URL');
+        for (const secret of ['REDIS_URL', 'MGW_ENCRYPTION_KEY', 'MGW_ENCRYPTION_OLD_KEYS']) {
+          expect(
+            env.find((e) => e.name === secret)?.valueFrom?.secretKeyRef?.key,
+            `${name} ${svc} ${secret}`,
+          ).to.equal(secret);
+        }
+        // a pod without the key would not start; only the rotation list may be absent
+        const optional = env.filter((e) => e.valueFrom?.secretKeyRef?.optional).map((e) => e.name);
+        expect(optional, `${name} ${svc}`).to.deep.equal(['MGW_ENCRYPTION_OLD_KEYS']);
       }
     }),
   );

@@ -2,11 +2,12 @@
  * `npm start` as a new user runs it: `MESSENGER_SANDBOX=1 npm start` on a machine where nothing
  * listens at REDIS_URL. The supervisor builds, starts its own redis-server, the simulator and the
  * three services; the README's sandbox walk-through then links a simulated phone and sends a
- * message through the built services; Ctrl-C stops everything and exits 0.
+ * message through the built services; Ctrl-C stops everything and exits 0. Without
+ * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let dataDir: string;
   let api: string;
   let sandbox: string;
+  let token: string;
 
   before(async () => {
     const [redisPort, apiPort, sandboxPort, m1, m2] = await Promise.all([
@@ -49,6 +51,13 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       LOG_LEVEL: 'warn',
     };
     delete env.MESSENGER_SANDBOX_URL;
+    // as a new user: no key (the test kit sets one for everything else)
+    delete env.MGW_ENCRYPTION_KEY;
+    await startSupervisor();
+  });
+
+  async function startSupervisor(): Promise<void> {
+    output = '';
     supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
       cwd: ROOT,
       env,
@@ -64,7 +73,19 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       },
       { timeoutMs: 240_000, intervalMs: 250, what: `the API of npm start\n${output}` },
     );
-  });
+  }
+
+  /** A /send with an Idempotency-Key: the first answer is stored (sealed) and replayed after. */
+  const idempotentSend = () =>
+    fetch(`${api}/api/messenger/v1/send`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'survives-restart',
+      },
+      body: JSON.stringify({ to: '15550000002', text: 'once' }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
 
   after(async () => {
     if (supervisor && supervisor.exitCode === null) {
@@ -80,7 +101,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       ['services/api/dist/token-cli.js', 'create', '--name', 'walkthrough'],
       env,
     );
-    const token = tokenOut.trim().split('\n').pop()!;
+    token = tokenOut.trim().split('\n').pop()!;
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(`${api}/api/messenger/v1${p}`, {
         method,
@@ -118,6 +139,27 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(texts).to.deep.equal(['Hello from the sandbox']);
   });
 
+  let firstAnswer: { status: number; body: unknown };
+  it('When no MGW_ENCRYPTION_KEY is set, then a key file (0600) is made once, only its path is printed, and Redis holds sealed values under it', async () => {
+    const file = path.join(dataDir, 'encryption.key');
+    expect(output).to.include(`generated a key at ${file}`);
+    expect((await stat(file)).mode & 0o777).to.equal(0o600);
+    const line = (await readFile(file, 'utf8')).trim();
+    expect(line).to.match(/^local-\d{8}:[A-Za-z0-9+/]{43}=$/);
+    expect(output).not.to.include(line.split(':')[1]!);
+    firstAnswer = await idempotentSend();
+    expect(firstAnswer.status).to.equal(202);
+    const status = await run(process.execPath, ['services/api/dist/encryption-cli.js', 'status'], {
+      ...env,
+      MGW_ENCRYPTION_KEY: line,
+    });
+    const rows = Object.fromEntries(status.split('\n').map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]));
+    for (const family of ['auth-creds', 'auth-keys', 'message-protos', 'idempotency']) {
+      expect(Number(rows[family]![1]), `${family} under the key`).to.be.above(0);
+      expect(rows[family]!.slice(2), family).to.deep.equal(['-', '-', '0', '0']);
+    }
+  });
+
   it('When Ctrl-C is pressed, then every process stops and npm start exits 0', async () => {
     supervisor.kill('SIGINT');
     expect(await exited).to.equal(0);
@@ -127,6 +169,15 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       () => false,
     );
     expect(stillUp).to.equal(false);
+  });
+
+  it('When npm start runs again on the same data directory, then it reuses the key: what the first run sealed opens', async () => {
+    await startSupervisor();
+    expect(output).not.to.include('generated a key');
+    // the stored answer of the first run, sealed under the key, is replayed as it was
+    expect(await idempotentSend()).to.deep.equal(firstAnswer);
+    supervisor.kill('SIGINT');
+    expect(await exited).to.equal(0);
   });
 });
 

@@ -18,7 +18,7 @@ export const keys = {
   tokenIndex: () => `${P}:tokens`,
   /** Set: device ids that have credentials; the senders claim these. */
   linkedDevices: () => `${P}:devices:linked`,
-  /** String: stored first response of an Idempotency-Key (per token), 24 h. */
+  /** String: stored first response of an Idempotency-Key (per token), 24 h; sealed. */
   idempotency: (tokenHash: string, key: string) => `${P}:idem:${tokenHash}:${key}`,
   /** Rate-limit counters, per endpoint (rate-limit-redis adds the token hash). */
   rateLimitPrefix: (endpoint: string) => `${P}:rl:${endpoint}:`,
@@ -38,9 +38,9 @@ export const keys = {
   lease: (deviceId: string) => `${device(deviceId)}:lease`,
   /** Counter: lease epochs of a device, so ownership changes are totally ordered. */
   leaseEpoch: (deviceId: string) => `${device(deviceId)}:lease-epoch`,
-  /** String: Baileys credentials of a device (JSON, Buffer-aware). */
+  /** String: Baileys credentials of a device (JSON, Buffer-aware), sealed. */
   authCreds: (deviceId: string) => `${device(deviceId)}:auth:creds`,
-  /** Hash per Signal key type: field = key id, value = JSON. */
+  /** Hash per Signal key type: field = key id, value = JSON, sealed per field. */
   authKeys: (deviceId: string, type: string) => `${device(deviceId)}:auth:keys:${type}`,
   /** SCAN pattern of every credential and key of a device (for the purge on logout). */
   authPattern: (deviceId: string) => `${device(deviceId)}:auth:*`,
@@ -50,8 +50,9 @@ export const keys = {
   messageByPlatformId: (deviceId: string, platformMessageId: string) =>
     `${device(deviceId)}:msg-by-wa:${platformMessageId}`,
   /**
-   * String (base64 of the proto `Message`) of a message we sent, by its WhatsApp id: Baileys'
-   * `getMessage` re-encrypts it on a retry receipt, and a reply quotes it. TTL = message retention.
+   * String (the proto `Message`, sealed; its base64 before encryption) of a message we sent, by
+   * its WhatsApp id: Baileys' `getMessage` re-encrypts it on a retry receipt, and a reply quotes
+   * it. TTL = message retention.
    */
   messageProto: (deviceId: string, platformMessageId: string) =>
     `${device(deviceId)}:msg-proto:${platformMessageId}`,

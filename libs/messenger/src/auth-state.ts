@@ -9,6 +9,7 @@ import {
   type SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
 import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
+import { storageContext, type Encryption } from '@mgw/store';
 
 /**
  * Baileys credentials and Signal keys in Redis (`keys.authCreds`, one hash per key type under
@@ -17,6 +18,10 @@ import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
  *
  * Every write is fenced by the device lease epoch: a process that lost the lease (paused, then
  * resumed after a failover) cannot roll the Signal ratchet back with stale keys ("Bad MAC").
+ *
+ * Every value is sealed (the account's private keys are in there) under the Redis key, plus the
+ * field for a Signal key, as context: a value moved to another device or key id does not open.
+ * Legacy plaintext (from before encryption) is read as is and sealed on its next write.
  */
 export class FencedWriteError extends Error {
   override name = 'FencedWriteError';
@@ -60,6 +65,7 @@ type Op =
 
 export interface AuthStateOptions {
   redis: Redis;
+  encryption: Encryption;
   deviceId: string;
   /** The lease epoch this process holds for the device, or undefined when it holds none. */
   epoch: () => number | undefined;
@@ -86,6 +92,11 @@ const MISSING_LEASE_POLL_MS = 200;
 const serialize = (value: unknown) => JSON.stringify(value, BufferJSON.replacer);
 const deserialize = (raw: string): unknown => JSON.parse(raw, BufferJSON.reviver);
 
+function readCreds(enc: Encryption, deviceId: string, raw: string): AuthenticationCreds {
+  const key = keys.authCreds(deviceId);
+  return deserialize(enc.openText(raw, storageContext(key))) as AuthenticationCreds;
+}
+
 /** Runs `ops` against `targets` only while `epoch` is the device's current lease epoch. */
 export type FencedWriteOutcome = 'applied' | 'fenced' | 'missing';
 
@@ -109,9 +120,10 @@ export async function fencedWrite(
 }
 
 export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthState> {
-  const { redis, deviceId } = opts;
-  const rawCreds = await redis.get(keys.authCreds(deviceId));
-  const creds = rawCreds ? (deserialize(rawCreds) as AuthenticationCreds) : initAuthCreds();
+  const { redis, deviceId, encryption: enc } = opts;
+  const credsKey = keys.authCreds(deviceId);
+  const rawCreds = await redis.get(credsKey);
+  const creds = rawCreds ? readCreds(enc, deviceId, rawCreds) : initAuthCreds();
   // type -> id -> value; null means "known to be absent" so a miss is not asked for twice.
   const cache = new Map<string, Map<string, unknown>>();
   let fenced = false;
@@ -152,10 +164,11 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
           const m = typeCache(type);
           const missing = ids.filter((id) => !m.has(id));
           if (missing.length > 0) {
-            const values = await redis.hmget(keys.authKeys(deviceId, type), ...missing);
+            const key = keys.authKeys(deviceId, type);
+            const values = await redis.hmget(key, ...missing);
             missing.forEach((id, i) => {
               const raw = values[i];
-              let value: unknown = raw ? deserialize(raw) : null;
+              let value: unknown = raw ? deserialize(enc.openText(raw, storageContext(key, id))) : null;
               if (type === 'app-state-sync-key' && value) {
                 value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
               }
@@ -175,18 +188,24 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
           for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
             const entries = data[type];
             if (!entries) continue;
-            const index = targets.push(keys.authKeys(deviceId, type)) - 1;
+            const key = keys.authKeys(deviceId, type);
+            const index = targets.push(key) - 1;
             const m = typeCache(type);
             for (const [id, value] of Object.entries(entries)) {
               m.set(id, value ?? null);
-              ops.push(value ? [index, 'hset', id, serialize(value)] : [index, 'hdel', id]);
+              ops.push(
+                value
+                  ? [index, 'hset', id, enc.sealText(serialize(value), storageContext(key, id))]
+                  : [index, 'hdel', id],
+              );
             }
           }
           await write(targets, ops);
         },
       },
     },
-    saveCreds: () => write([keys.authCreds(deviceId)], [[0, 'set', serialize(creds)]]),
+    saveCreds: () =>
+      write([credsKey], [[0, 'set', enc.sealText(serialize(creds), storageContext(credsKey))]]),
     get registered() {
       return isLinked(creds);
     },
@@ -194,10 +213,14 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
 }
 
 /** True when the device has stored credentials of a linked account. */
-export async function hasLinkedCredentials(redis: Redis, deviceId: string): Promise<boolean> {
+export async function hasLinkedCredentials(
+  redis: Redis,
+  deviceId: string,
+  enc: Encryption,
+): Promise<boolean> {
   const raw = await redis.get(keys.authCreds(deviceId));
   if (!raw) return false;
-  return isLinked(deserialize(raw) as AuthenticationCreds);
+  return isLinked(readCreds(enc, deviceId, raw));
 }
 
 /**

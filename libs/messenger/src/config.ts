@@ -12,7 +12,14 @@ import {
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
-import { storeConfig, storeEnv, type StoreConfig } from '@mgw/store';
+import {
+  encryptionConfig,
+  encryptionEnv,
+  storeConfig,
+  storeEnv,
+  type EncryptionConfig,
+  type StoreConfig,
+} from '@mgw/store';
 
 /** Settings of every process that opens WhatsApp sockets (connection and sender services). */
 export const messengerEnv: Joi.PartialSchemaMap = {
@@ -50,12 +57,13 @@ export function messengerConfig(e: Env): MessengerConfig {
 }
 
 /** What every process that opens WhatsApp sockets reads (the connection and sender services add theirs). */
-export const MESSENGER_SERVICE_ENV = [runtimeEnv, redisEnv, opsEnv, storeEnv, messengerEnv];
+export const MESSENGER_SERVICE_ENV = [runtimeEnv, redisEnv, opsEnv, storeEnv, encryptionEnv, messengerEnv];
 
 export interface MessengerServiceConfig extends RuntimeConfig {
   redis: RedisConfig;
   ops: OpsConfig;
   store: StoreConfig;
+  encryption: EncryptionConfig;
   messenger: MessengerConfig;
 }
 
@@ -65,6 +73,7 @@ export function messengerServiceConfig(e: Env): MessengerServiceConfig {
     redis: redisConfig(e),
     ops: opsConfig(e),
     store: storeConfig(e),
+    encryption: encryptionConfig(e),
     messenger: messengerConfig(e),
   };
 }

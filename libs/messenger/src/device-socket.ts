@@ -74,6 +74,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   async start(): Promise<void> {
     this.auth = await loadAuthState({
       redis: this.opts.redis,
+      encryption: this.opts.encryption,
       deviceId: this.opts.deviceId,
       epoch: this.opts.epoch,
       onFenced: () => {

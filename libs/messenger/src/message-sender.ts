@@ -8,6 +8,7 @@ import {
 } from '@whiskeysockets/baileys';
 import { keys, type AttachmentType } from '@mgw/contracts';
 import type { Logger } from '@mgw/common';
+import type { Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
 
@@ -69,13 +70,19 @@ export class MessageSender {
     private readonly conn: DeviceSocket,
     private readonly opts: {
       redis: Redis;
+      encryption: Encryption;
       deviceId: string;
       logger: Logger;
       messageRetentionSeconds: number;
       onUpload?: (type: AttachmentType, bytes: number) => void;
     },
   ) {
-    this.protos = new MessageProtoStore(opts.redis, opts.deviceId, opts.messageRetentionSeconds);
+    this.protos = new MessageProtoStore(
+      opts.redis,
+      opts.deviceId,
+      opts.messageRetentionSeconds,
+      opts.encryption,
+    );
   }
 
   /**

@@ -52,6 +52,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
   async start(): Promise<void> {
     this.auth = await loadAuthState({
       redis: this.opts.redis,
+      encryption: this.opts.encryption,
       deviceId: this.opts.deviceId,
       epoch: this.opts.epoch,
     });

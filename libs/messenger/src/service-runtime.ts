@@ -10,7 +10,7 @@ import {
   type OpsServer,
 } from '@mgw/common';
 import { ERRORS, createMetrics, type Metrics } from '@mgw/contracts';
-import { MessageStore, SessionStore } from '@mgw/store';
+import { Encryption, MessageStore, SessionStore } from '@mgw/store';
 import type { MessengerServiceConfig } from './config.js';
 import { LeaseManager, processOwnerId } from './lease.js';
 import { routeLibsignalConsole } from './libsignal-console.js';
@@ -27,6 +27,8 @@ export interface MessengerRuntime {
   leases: LeaseManager;
   sessions: SessionStore;
   messages: MessageStore;
+  /** Built once from MGW_ENCRYPTION_KEY (and old keys): seals what the sockets store. */
+  encryption: Encryption;
   sandbox?: SandboxSocketOptions;
   /** Starts /metrics, /healthz and /readyz (Redis reachable) on the ops port. */
   startOps(): Promise<OpsServer>;
@@ -38,6 +40,7 @@ export async function startMessengerRuntime(
 ): Promise<MessengerRuntime> {
   const logger = createLogger({ level: config.logLevel, service });
   routeLibsignalConsole(logger);
+  const encryption = Encryption.fromConfig(config.encryption);
   const redis = createRedis(config.redis.url, 'worker', service);
   await waitForRedis(redis);
   const leaseRedis = createRedis(config.redis.url, 'producer', `${service}-lease`);
@@ -54,6 +57,7 @@ export async function startMessengerRuntime(
     leases: new LeaseManager(leaseRedis, processOwnerId(service), config.messenger.lease.ttlMs),
     sessions: new SessionStore(redis),
     messages: new MessageStore(redis, config.store.messageRetentionSeconds),
+    encryption,
     sandbox,
     startOps: () =>
       startOpsServer({

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
 import { serializeError, type Logger } from '@mgw/common';
+import type { Encryption } from '@mgw/store';
 import type { RedisAuthState } from './auth-state.js';
 import { baileysLogger } from './baileys-logger.js';
 import { MessageProtoStore } from './message-proto-store.js';
@@ -11,6 +12,8 @@ export type { WASocket };
 /** What every socket of a device needs, whoever opens it (pairing, sender, logout). */
 export interface SocketContext {
   redis: Redis;
+  /** Seals the auth state and the stored message protos. */
+  encryption: Encryption;
   logger: Logger;
   deviceId: string;
   /** Present only in sandbox mode (MESSENGER_SANDBOX_URL). */
@@ -27,7 +30,7 @@ export function createSocket(
   auth: RedisAuthState,
   extra: Pick<UserFacingSocketConfig, 'qrTimeout'> = {},
 ): WASocket {
-  const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds);
+  const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds, ctx.encryption);
   const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });
   const config: UserFacingSocketConfig = {
     auth: auth.state,

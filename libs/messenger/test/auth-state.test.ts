@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
+import { Encryption } from '@mgw/store';
 import {
   FencedWriteError,
   LeaseManager,
@@ -13,6 +14,7 @@ import {
 
 describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
   let redis: Redis;
+  const encryption = Encryption.fromEnv();
   const devices: string[] = [];
   const device = () => {
     const id = 'auth-' + randomBytes(4).toString('hex');
@@ -34,7 +36,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
   it('When keys of every Baileys 7 type are written, then a fresh load reads them back with Buffers intact', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     const bytes = randomBytes(32);
     await a.state.keys.set({
       'pre-key': { '1': { public: bytes, private: bytes } },
@@ -50,11 +52,11 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     a.state.creds.me = { id: '15550001111:5@s.whatsapp.net', name: 'Me' };
     await a.saveCreds();
     // requestPairingCode sets `me` before any link: only the signed account identity counts.
-    expect(await hasLinkedCredentials(redis, id)).to.equal(false);
+    expect(await hasLinkedCredentials(redis, id, encryption)).to.equal(false);
     a.state.creds.account = { details: bytes, accountSignature: bytes };
     await a.saveCreds();
 
-    const b = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const b = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     expect(b.registered).to.equal(true);
     expect(
       Buffer.from(b.state.creds.noiseKey.private).equals(Buffer.from(a.state.creds.noiseKey.private)),
@@ -69,13 +71,13 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     const sync = (await b.state.keys.get('app-state-sync-key', ['k']))['k']!;
     expect(Buffer.from(sync.keyData!)).to.deep.equal(bytes);
     expect(await b.state.keys.get('session', ['missing'])).to.deep.equal({});
-    expect(await hasLinkedCredentials(redis, id)).to.equal(true);
+    expect(await hasLinkedCredentials(redis, id, encryption)).to.equal(true);
   });
 
   it('When a key is set to null, then it is deleted from Redis and from the cache', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     await a.state.keys.set({ session: { s: randomBytes(8) } });
     await a.state.keys.set({ session: { s: null } });
     expect(await a.state.keys.get('session', ['s'])).to.deep.equal({});
@@ -85,7 +87,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
   it('When a key was read once, then later reads are served from memory without touching Redis', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     await a.state.keys.set({ session: { s: Buffer.from('one') } });
     await redis.hset(keys.authKeys(id, 'session'), 's', JSON.stringify('changed-behind-our-back'));
     expect((await a.state.keys.get('session', ['s']))['s']).to.deep.equal(Buffer.from('one'));
@@ -98,6 +100,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     let fencedCalls = 0;
     const a = await loadAuthState({
       redis,
+      encryption,
       deviceId: id,
       epoch: () => old.epoch,
       onFenced: () => fencedCalls++,
@@ -106,7 +109,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
 
     await redis.del(keys.lease(id));
     const fresh = (await new LeaseManager(redis, 'new', 5000).acquire(id))!;
-    const b = await loadAuthState({ redis, deviceId: id, epoch: () => fresh.epoch });
+    const b = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => fresh.epoch });
     await b.state.keys.set({ session: { s: Buffer.from('v2') } });
 
     let err: unknown;
@@ -118,7 +121,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     expect(err).to.be.instanceOf(FencedWriteError);
     await a.saveCreds().catch(() => undefined);
     expect(fencedCalls).to.equal(1);
-    const c = await loadAuthState({ redis, deviceId: id, epoch: () => undefined });
+    const c = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => undefined });
     expect((await c.state.keys.get('session', ['s']))['s']).to.deep.equal(Buffer.from('v2'));
     expect(await redis.get(keys.authCreds(id))).to.equal(null);
   });
@@ -130,6 +133,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     let fencedCalls = 0;
     const a = await loadAuthState({
       redis,
+      encryption,
       deviceId: id,
       epoch: () => lease.epoch,
       onFenced: () => fencedCalls++,
@@ -157,6 +161,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     let lease = (await leases.acquire(id))!;
     const a = await loadAuthState({
       redis,
+      encryption,
       deviceId: id,
       epoch: () => lease.epoch,
       missingLeaseWaitMs: 10_000,
@@ -174,6 +179,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     let fencedCalls = 0;
     const a = await loadAuthState({
       redis,
+      encryption,
       deviceId: id,
       epoch: () => old.epoch,
       onFenced: () => fencedCalls++,
@@ -193,7 +199,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
   it('When a purge is asked for an id with glob characters, then it is refused and no other device loses a key', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     await a.saveCreds();
     const err = await purgeAuthState(redis, '*', lease.epoch).then(
       () => undefined,
@@ -206,7 +212,7 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
   it('When a device is purged by the lease holder, then no credential or key remains', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, deviceId: id, epoch: () => lease.epoch });
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
     await a.state.keys.set({
       session: { s: Buffer.from('x') },
       'pre-key': { '1': { public: Buffer.alloc(32), private: Buffer.alloc(32) } },

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
+import { Encryption } from '@mgw/store';
 import { DeviceSocket, type WASocket } from '../src/index.js';
 
 describe('messenger: device connection hand-over (no socket)', () => {
@@ -16,6 +17,7 @@ describe('messenger: device connection hand-over (no socket)', () => {
   const connection = () =>
     new DeviceSocket({
       redis,
+      encryption: Encryption.fromEnv(),
       logger: createLogger({ level: 'silent', service: 'test' }),
       deviceId: 'conn-test',
       messageRetentionSeconds: 60,
@@ -60,6 +62,7 @@ describe('messenger: device connection reports an open only for the current sock
     const fake = fakeSocket();
     const conn = new DeviceSocket({
       redis,
+      encryption: Encryption.fromEnv(),
       logger: createLogger({ level: 'silent', service: 'test' }),
       deviceId: 'conn-late-' + Math.random().toString(36).slice(2, 8),
       messageRetentionSeconds: 60,

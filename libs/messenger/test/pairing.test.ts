@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
 import { keys } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
+import { Encryption } from '@mgw/store';
 import {
   LeaseManager,
   PairingSession,
@@ -19,6 +20,7 @@ describe('messenger: pairing socket against the simulator (real Baileys, real Re
   let sim: SimulatorHandle;
   let sandbox: SandboxSocketOptions;
   const logger = createLogger({ level: 'silent', service: 'test' });
+  const encryption = Encryption.fromEnv();
   const devices: string[] = [];
 
   before(async () => {
@@ -42,6 +44,7 @@ describe('messenger: pairing socket against the simulator (real Baileys, real Re
     const lease = (await new LeaseManager(redis, 'test', 30_000).acquire(deviceId))!;
     const session = new PairingSession({
       redis,
+      encryption,
       logger,
       deviceId,
       sandbox,
@@ -64,7 +67,7 @@ describe('messenger: pairing socket against the simulator (real Baileys, real Re
     expect(reason).to.equal('qr_attempts_exhausted');
     expect(qrs).to.have.length(2);
     expect(new Set(qrs).size).to.equal(2);
-    expect(await hasLinkedCredentials(redis, deviceId)).to.equal(false);
+    expect(await hasLinkedCredentials(redis, deviceId, encryption)).to.equal(false);
   });
 
   it('When the phone scans the QR, then the session reports the paired phone and the credentials are linked', async () => {
@@ -76,6 +79,6 @@ describe('messenger: pairing socket against the simulator (real Baileys, real Re
     await sim.linkWithQr({ qr, phone: '15550800001', name: 'Paired' });
     const [account] = (await paired) as [PairedAccount];
     expect(account.phone).to.equal('15550800001');
-    expect(await hasLinkedCredentials(redis, deviceId)).to.equal(true);
+    expect(await hasLinkedCredentials(redis, deviceId, encryption)).to.equal(true);
   });
 });

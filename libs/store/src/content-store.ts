@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { keys, type MessageContent } from '@mgw/contracts';
+import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
 
 /** A request's content as the sender reads it (the attachment bytes separately: `media`). */
@@ -44,11 +45,11 @@ export class ContentStore {
   ): void {
     const key = keys.content(deviceId, contentId);
     const fields: Record<string, string | Buffer> = {
-      body: this.sealer.sealText(JSON.stringify(content), `${key}#body`),
+      body: this.sealer.sealText(JSON.stringify(content), storageContext(key, 'body')),
       remaining: String(messages),
       bytes: String(ContentStore.sizeOf(content, media)),
     };
-    if (media) fields.media = this.sealer.seal(media, `${key}#media`);
+    if (media) fields.media = this.sealer.seal(media, storageContext(key, 'media'));
     multi.hset(key, fields);
     multi.expire(key, this.retentionSeconds);
   }
@@ -59,7 +60,7 @@ export class ContentStore {
     const [body, attachmentError] = await this.redis.hmget(key, 'body', 'attachmentError');
     if (!body) return undefined;
     return {
-      content: JSON.parse(this.sealer.openText(body, `${key}#body`)) as MessageContent,
+      content: JSON.parse(this.sealer.openText(body, storageContext(key, 'body'))) as MessageContent,
       ...(attachmentError ? { attachmentError } : {}),
     };
   }
@@ -68,7 +69,7 @@ export class ContentStore {
   async media(deviceId: string, contentId: string): Promise<Buffer | undefined> {
     const key = keys.content(deviceId, contentId);
     const media = await this.redis.hgetBuffer(key, 'media');
-    return media ? this.sealer.open(media, `${key}#media`) : undefined;
+    return media ? this.sealer.open(media, storageContext(key, 'media')) : undefined;
   }
 
   async exists(deviceId: string, contentId: string): Promise<boolean> {

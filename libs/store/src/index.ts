@@ -6,3 +6,4 @@ export * from './device-state.js';
 export * from './session-store.js';
 export * from './token-store.js';
 export * from './send-queues.js';
+export * from './encryption/index.js';

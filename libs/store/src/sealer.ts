@@ -8,14 +8,3 @@ export interface Sealer {
   sealText(plain: string, context: string): string;
   openText(sealed: string, context: string): string;
 }
-
-/**
- * Stores values as they are. A stand-in until the at-rest encryption lands (it implements
- * `Sealer`); nothing else should use it.
- */
-export const identitySealer: Sealer = {
-  seal: (plain) => plain,
-  open: (sealed) => sealed,
-  sealText: (plain) => plain,
-  openText: (sealed) => sealed,
-};

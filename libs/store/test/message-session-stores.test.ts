@@ -13,7 +13,7 @@ import {
   MessageStore,
   SessionStore,
   getDeviceState,
-  identitySealer,
+  Encryption,
   openSendQueue,
   purgeDeviceMessages,
   stageQueued,
@@ -28,7 +28,7 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
   before(() => {
     redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     store = new MessageStore(redis, 60);
-    contents = new ContentStore(redis, identitySealer, 60);
+    contents = new ContentStore(redis, Encryption.fromEnv(), 60);
   });
   after(async () => {
     await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));

@@ -2,10 +2,18 @@
  * Mocha global fixtures for the whole suite: a real Redis for every test that needs one.
  * Uses REDIS_URL when it is set; otherwise starts `redis-server` on a free port with a
  * throw-away data directory and stops it (and removes the directory) after the run.
+ *
+ * Every service refuses to start without MGW_ENCRYPTION_KEY: the run gets a random one (unless
+ * set), which every in-process test and every child process of a Stack inherits.
  */
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '@mgw/common';
 import { routeLibsignalConsole } from '@mgw/messenger';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+
+// At load (mocha --require), before any spec file is read: suites may build an Encryption while
+// they are declared.
+process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
 
 let redis: RedisServerHandle | undefined;
 

@@ -6,7 +6,7 @@ import {
   type MessageContent,
   type SendJobData,
 } from '@mgw/contracts';
-import { ContentStore, identitySealer, openSendQueue, stageQueued, type SendQueue } from '@mgw/store';
+import { ContentStore, Encryption, openSendQueue, stageQueued, type SendQueue } from '@mgw/store';
 
 /**
  * Puts messages on a device's queue the way the API accepts them (content once, quota counted,
@@ -38,7 +38,7 @@ export async function queueMessages(opts: {
     ...opts.job,
   }));
   const multi = redis.multi();
-  new ContentStore(redis, identitySealer, 3600).stage(multi, deviceId, contentId, content, jobs.length);
+  new ContentStore(redis, Encryption.fromEnv(), 3600).stage(multi, deviceId, contentId, content, jobs.length);
   stageQueued(multi, deviceId, jobs.length, ContentStore.sizeOf(content));
   await multi.exec();
   const queue = openSendQueue(redis.duplicate({ maxRetriesPerRequest: null }), deviceId);

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger, createDefaultMetricsRegistry } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, SessionStore, TokenStore, type Sealer } from '@mgw/store';
+import { ContentStore, MessageStore, SessionStore, TokenStore, type Encryption } from '@mgw/store';
 import type { ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
@@ -17,6 +17,8 @@ export interface ApiServices {
   /** BullMQ's producer connection (kept apart: ioredis copies BullMQ's scripts into every batch on it). */
   bullRedis: Redis;
   metrics: Metrics;
+  /** Seals what the API stores that must not be readable at rest (idempotency replays). */
+  encryption: Encryption;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   tokens: TokenStore;
   sessions: SessionStore;
@@ -33,8 +35,9 @@ export function createApiServices(base: {
   logger: Logger;
   redis: Redis;
   bullRedis: Redis;
-  sealer: Sealer;
   metrics: Metrics;
+  /** Seals what the API stores that must not be readable at rest (contents, idempotency replays). */
+  encryption: Encryption;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   /** How long a queue's QueueEvents stays open without waiters (default 5 minutes). */
   queueEventsIdleMs?: number;
@@ -53,7 +56,7 @@ export function createApiServices(base: {
     },
     quota: config.deviceQuota,
     messages,
-    contents: new ContentStore(redis, base.sealer, retention),
+    contents: new ContentStore(redis, base.encryption, retention),
     events,
     metrics,
     logger,
@@ -74,13 +77,14 @@ export function createApiServices(base: {
     redis,
     bullRedis,
     metrics,
+    encryption: base.encryption,
     defaultMetrics: base.defaultMetrics,
     tokens: new TokenStore(redis),
     sessions: new SessionStore(redis),
     messages,
     sendQueues,
     connection,
-    idempotency: new Idempotency(redis, config.idempotencyTtlSeconds, inProgressTtl),
+    idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
     async close() {
       await Promise.all([sendQueues.close(), connection.close()]);
       await events.close();

@@ -9,7 +9,14 @@ import {
   type RuntimeConfig,
 } from '@mgw/common';
 import { DEVICE_ID_PATTERN, RATE_LIMITS } from '@mgw/contracts';
-import { storeConfig, storeEnv, type StoreConfig } from '@mgw/store';
+import {
+  encryptionConfig,
+  encryptionEnv,
+  storeConfig,
+  storeEnv,
+  type EncryptionConfig,
+  type StoreConfig,
+} from '@mgw/store';
 
 const limit = (spec: number) => Joi.number().integer().min(1).default(spec);
 
@@ -60,6 +67,7 @@ export interface RateLimitsConfig {
 export interface ApiConfig extends RuntimeConfig {
   redis: RedisConfig;
   store: StoreConfig;
+  encryption: EncryptionConfig;
   port: number;
   host: string;
   /** express `trust proxy`: set behind a load balancer so client IPs are the real ones. */
@@ -82,7 +90,7 @@ export interface ApiConfig extends RuntimeConfig {
 }
 
 /** Every environment variable this service reads, by schema piece. */
-export const API_ENV = [runtimeEnv, redisEnv, storeEnv, apiEnv];
+export const API_ENV = [runtimeEnv, redisEnv, storeEnv, encryptionEnv, apiEnv];
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const e = validateEnv(API_ENV, env);
@@ -90,6 +98,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ...runtimeConfig(e),
     redis: redisConfig(e),
     store: storeConfig(e),
+    encryption: encryptionConfig(e),
     port: e.PORT,
     host: e.HOST,
     trustProxy: e.TRUST_PROXY,

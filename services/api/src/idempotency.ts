@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { ApiError } from './api-error.js';
 import { ERRORS, keys } from '@mgw/contracts';
+import { storageContext, type Encryption } from '@mgw/store';
 
 /** A response that is the result of work done (something was enqueued): it may be replayed. */
 export interface Outcome {
@@ -25,10 +26,13 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * nothing; the same key with another request is 422; a repeat while the first still runs is 409.
  * Only outcomes are kept: a request refused before it did anything (400, 409 no device, 503)
  * frees the key, so the client can retry it with the same key once the cause is fixed.
+ *
+ * The record is sealed (claim and outcome alike): a replayed /otp response holds the OTP code.
  */
 export class Idempotency {
   constructor(
     private readonly redis: Redis,
+    private readonly encryption: Encryption,
     private readonly ttlSeconds: number,
     /** How long a claim lives if its process dies mid-request. */
     private readonly inProgressTtlSeconds: number,
@@ -46,18 +50,16 @@ export class Idempotency {
     }
     const redisKey = keys.idempotency(tokenHash, key);
     const fingerprint = fingerprintOf(req);
+    const seal = (stored: Stored) =>
+      this.encryption.sealText(JSON.stringify(stored), storageContext(redisKey));
     const claim: Stored = { fingerprint, state: 'in_progress' };
-    const claimed = await this.redis.set(
-      redisKey,
-      JSON.stringify(claim),
-      'EX',
-      this.inProgressTtlSeconds,
-      'NX',
-    );
+    const claimed = await this.redis.set(redisKey, seal(claim), 'EX', this.inProgressTtlSeconds, 'NX');
     if (claimed !== 'OK') {
       const raw = await this.redis.get(redisKey);
       // Expired between SET NX and GET: treat as in flight rather than racing a second run.
-      const stored = raw ? (JSON.parse(raw) as Stored) : { fingerprint, state: 'in_progress' as const };
+      const stored = raw
+        ? (JSON.parse(this.encryption.openText(raw, storageContext(redisKey))) as Stored)
+        : { fingerprint, state: 'in_progress' as const };
       if (stored.fingerprint !== fingerprint) throw new ApiError(422, ERRORS.idempotencyConflict);
       if (stored.state === 'in_progress' || stored.status === undefined || !stored.body) {
         throw new ApiError(409, ERRORS.idempotencyInProgress);
@@ -72,7 +74,7 @@ export class Idempotency {
       throw err;
     }
     const done: Stored = { fingerprint, state: 'done', ...outcome };
-    await this.redis.set(redisKey, JSON.stringify(done), 'EX', this.ttlSeconds);
+    await this.redis.set(redisKey, seal(done), 'EX', this.ttlSeconds);
     return { ...outcome, replayed: false };
   }
 }

@@ -9,7 +9,7 @@ import {
   waitForRedis,
 } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { identitySealer } from '@mgw/store';
+import { Encryption } from '@mgw/store';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
@@ -32,8 +32,8 @@ async function main(): Promise<void> {
     logger,
     redis,
     bullRedis,
-    sealer: identitySealer,
     metrics: createMetrics(),
+    encryption: Encryption.fromConfig(config.encryption),
     defaultMetrics: createDefaultMetricsRegistry(),
   });
   const app = createApp(services);

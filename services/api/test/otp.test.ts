@@ -11,7 +11,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { ContentStore, identitySealer } from '@mgw/store';
+import { ContentStore, Encryption } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('POST /otp', () => {
@@ -55,7 +55,8 @@ describe('POST /otp', () => {
   });
 
   const contentOf = async (job: Job<SendJobData>) =>
-    (await new ContentStore(t.redis, identitySealer, 60).get(job.data.deviceId, job.data.contentId))?.content;
+    (await new ContentStore(t.redis, Encryption.fromEnv(), 60).get(job.data.deviceId, job.data.contentId))
+      ?.content;
 
   const sentResult = (job: Job<SendJobData>): SendJobResult => ({
     messageId: job.data.messageId,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
-import { ContentStore, identitySealer } from '@mgw/store';
+import { ContentStore, Encryption } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,7 +26,7 @@ describe('POST /send', () => {
   const job = async (id: string) =>
     (await t.services.sendQueues.queue(deviceId).getJob(id)) as Job<SendJobData>;
   const contentOf = async (j: Job<SendJobData>) =>
-    (await new ContentStore(t.redis, identitySealer, 60).get(deviceId, j.data.contentId))?.content;
+    (await new ContentStore(t.redis, Encryption.fromEnv(), 60).get(deviceId, j.data.contentId))?.content;
 
   it('When `to` is one number, then 202 {success, messageId}, one queued job (ids only) and its content stored once', async () => {
     const res = await send({ to: '15551234567', text: 'hello' });
@@ -148,7 +148,7 @@ describe('POST /send', () => {
         mimeType: 'application/pdf',
       },
     });
-    const contents = new ContentStore(t.redis, identitySealer, 60);
+    const contents = new ContentStore(t.redis, Encryption.fromEnv(), 60);
     expect(await contents.media(deviceId, jobs[0]!.data.contentId)).to.deep.equal(bytes);
     expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('1000');
     const records = await Promise.all(ids.slice(0, 20).map((id) => t.services.messages.get(deviceId, id)));
@@ -215,18 +215,17 @@ describe('POST /send', () => {
   });
 
   it('When a request with the same Idempotency-Key is still in flight, then 409', async () => {
-    const { hashToken } = await import('@mgw/store');
+    const { hashToken, storageContext } = await import('@mgw/store');
     const body = { to: '15551234567', text: 'slow' };
     // The claim a first, still-running request leaves behind (same fingerprint: replay it once to learn it).
     await send(body, { 'Idempotency-Key': 'k-3' });
     const key = keys.idempotency(hashToken(token), 'k-3');
-    const stored = JSON.parse((await t.redis.get(key))!) as { fingerprint: string };
-    await t.redis.set(
-      key,
-      JSON.stringify({ fingerprint: stored.fingerprint, state: 'in_progress' }),
-      'EX',
-      60,
-    );
+    const enc = t.services.encryption;
+    const stored = JSON.parse(enc.openText((await t.redis.get(key))!, storageContext(key))) as {
+      fingerprint: string;
+    };
+    const claim = JSON.stringify({ fingerprint: stored.fingerprint, state: 'in_progress' });
+    await t.redis.set(key, enc.sealText(claim, storageContext(key)), 'EX', 60);
 
     const res = await send(body, { 'Idempotency-Key': 'k-3' });
     expect(res.status).to.equal(409);

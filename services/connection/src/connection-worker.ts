@@ -63,7 +63,7 @@ async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise
   if (req.method === 'pairingCode' && !req.phoneNumber) {
     return { success: false, error: ERRORS.phoneNumberRequired, httpStatus: 400 };
   }
-  if (await hasLinkedCredentials(deps.redis, req.deviceId)) {
+  if (await hasLinkedCredentials(deps.redis, req.deviceId, deps.encryption)) {
     if (!req.forceNew) {
       const session = await deps.sessions.get(req.deviceId);
       return session.status === 'connected'

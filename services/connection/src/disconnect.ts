@@ -18,7 +18,13 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import { openSendQueue, purgeDeviceMessages, type MessageStore, type SessionStore } from '@mgw/store';
+import {
+  openSendQueue,
+  purgeDeviceMessages,
+  type Encryption,
+  type MessageStore,
+  type SessionStore,
+} from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
@@ -32,6 +38,7 @@ export interface DisconnectDeps {
   leases: LeaseManager;
   sessions: SessionStore;
   messages: MessageStore;
+  encryption: Encryption;
   sandbox?: SandboxSocketOptions;
 }
 
@@ -51,7 +58,7 @@ const MIN_OVERALL_MS = 5000;
 export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): Promise<ConnectionReply> {
   const { redis, leases, logger } = deps;
   const log = logger.child({ deviceId });
-  if (!(await hasLinkedCredentials(redis, deviceId))) {
+  if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
     await redis.srem(keys.linkedDevices(), deviceId);
     const session = await deps.sessions.get(deviceId);
     if (session.status !== 'disconnected')
@@ -79,7 +86,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
         return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       if (reply && !reply.ok) log.warn('owner could not log out', { error: reply.error });
-      if (!(await hasLinkedCredentials(redis, deviceId))) {
+      if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
         loggedOut = true;
         return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
@@ -99,7 +106,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
 
 async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDeps['logger']): Promise<void> {
   try {
-    if (await hasLinkedCredentials(deps.redis, deviceId))
+    if (await hasLinkedCredentials(deps.redis, deviceId, deps.encryption))
       await deps.redis.sadd(keys.linkedDevices(), deviceId);
   } catch (err) {
     log.error('could not put the device back in the linked set', { err: serializeError(err) });
@@ -131,6 +138,7 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
   let lost = false;
   const conn = new DeviceSocket({
     redis,
+    encryption: deps.encryption,
     logger: log,
     deviceId,
     sandbox: deps.sandbox,

@@ -7,11 +7,11 @@ import { PairingManager } from './pairing-manager.js';
 async function main(): Promise<void> {
   const config = loadConnectionConfig();
   const rt = await startMessengerRuntime('connection', config);
-  const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
+  const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   // BLPOP waits for the owning sender's logout reply; BullMQ wants a connection of its own.
   const blocking = createRedis(config.redis.url, 'worker', 'connection-blocking');
   const bullConnection = createRedis(config.redis.url, 'worker', 'connection-bull');
-  const pairing = new PairingManager({ config, logger, redis, leases, sessions, sandbox });
+  const pairing = new PairingManager({ config, logger, redis, encryption, leases, sessions, sandbox });
   const worker = startConnectionWorker({
     config,
     logger,
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     leases,
     sessions,
     messages,
+    encryption,
     sandbox,
     pairing,
   });

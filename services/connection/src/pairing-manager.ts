@@ -8,7 +8,7 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import type { SessionStore } from '@mgw/store';
+import type { Encryption, SessionStore } from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 
@@ -16,6 +16,7 @@ export interface PairingDeps {
   config: ConnectionConfig;
   logger: Logger;
   redis: Redis;
+  encryption: Encryption;
   leases: LeaseManager;
   sessions: SessionStore;
   sandbox?: SandboxSocketOptions;
@@ -118,6 +119,7 @@ export class PairingManager {
     let leaseLost = false;
     const session = new PairingSession({
       redis,
+      encryption: this.deps.encryption,
       logger: log,
       deviceId,
       sandbox: this.deps.sandbox,

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys, type DeviceCommand } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
-import type { MessageStore, SessionStore } from '@mgw/store';
+import { Encryption, type MessageStore, type SessionStore } from '@mgw/store';
 import type { LeaseManager } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from '../src/disconnect.js';
 
@@ -47,6 +47,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       leases,
       sessions: {} as SessionStore,
       messages: {} as MessageStore,
+      encryption: Encryption.fromEnv(),
     } satisfies DisconnectDeps;
     const outcome = await disconnectDevice(deviceId, deps).then(
       () => 'resolved',
@@ -81,6 +82,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
       sessions: {} as SessionStore,
       messages: {} as MessageStore,
+      encryption: Encryption.fromEnv(),
     } satisfies DisconnectDeps;
     try {
       const slowDone = disconnectDevice(slow, deps);
@@ -117,6 +119,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
       sessions: {} as SessionStore,
       messages: {} as MessageStore,
+      encryption: Encryption.fromEnv(),
     } satisfies DisconnectDeps;
     try {
       const started = Date.now();

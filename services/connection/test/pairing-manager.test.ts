@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
 import { keys } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
-import { SessionStore } from '@mgw/store';
+import { Encryption, SessionStore } from '@mgw/store';
 import type { ConnectionConfig } from '../src/config.js';
 import { LeaseManager, enableSandbox, type SandboxSocketOptions } from '@mgw/messenger';
 import { PairingManager } from '../src/pairing-manager.js';
@@ -34,7 +34,15 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
       store: { messageRetentionSeconds: 60 },
       qrMaxAttempts: 5,
     } as ConnectionConfig;
-    const pairing = new PairingManager({ config, logger, redis, leases, sessions, sandbox });
+    const pairing = new PairingManager({
+      config,
+      logger,
+      redis,
+      encryption: Encryption.fromEnv(),
+      leases,
+      sessions,
+      sandbox,
+    });
     const reply = await pairing.connect({ action: 'connect', deviceId, method: 'qrCode' } as never);
     expect(reply).to.include({ success: true });
     expect(pairing.active).to.equal(1);

@@ -130,7 +130,7 @@ export class DeviceFleet {
         if (this.owned.has(deviceId) || (this.cooldown.get(deviceId) ?? 0) > Date.now()) continue;
         const lease = await this.leases.acquire(deviceId);
         if (!lease) continue;
-        if (!(await hasLinkedCredentials(this.deps.redis, deviceId))) {
+        if (!(await hasLinkedCredentials(this.deps.redis, deviceId, this.deps.encryption))) {
           // Listed but without credentials (a logout raced the scan): a socket would start a QR
           // pairing nobody is looking at. Drop it from the set; a new link adds it back.
           await this.deps.redis.srem(keys.linkedDevices(), deviceId);

@@ -25,6 +25,7 @@ import {
   purgeDeviceMessages,
   waitUntilNoActiveJob,
   type ContentStore,
+  type Encryption,
   type MessageStore,
   type SendQueue,
   type SessionStore,
@@ -48,6 +49,7 @@ export interface RuntimeDeps {
   sessions: SessionStore;
   /** Attachment URLs, through the guarded outbound client. */
   fetchAttachment: AttachmentFetcher;
+  encryption: Encryption;
   sandbox?: SandboxSocketOptions;
 }
 
@@ -88,6 +90,7 @@ export class DeviceRuntime {
     this.log = logger.child({ deviceId });
     this.conn = new DeviceSocket({
       redis,
+      encryption: deps.encryption,
       logger: this.log,
       deviceId,
       sandbox: deps.sandbox,
@@ -97,6 +100,7 @@ export class DeviceRuntime {
     });
     const sender = new MessageSender(this.conn, {
       redis,
+      encryption: deps.encryption,
       deviceId,
       logger: this.log,
       messageRetentionSeconds: config.store.messageRetentionSeconds,

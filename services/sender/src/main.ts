@@ -1,6 +1,6 @@
 import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
 import { startMessengerRuntime } from '@mgw/messenger';
-import { ContentStore, identitySealer } from '@mgw/store';
+import { ContentStore } from '@mgw/store';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './device-fleet.js';
 import { createAttachmentFetcher } from './media-source.js';
@@ -9,10 +9,10 @@ import { startQueueMetrics } from './queue-metrics.js';
 async function main(): Promise<void> {
   const config = loadSenderConfig();
   const rt = await startMessengerRuntime('sender', config);
-  const { logger, metrics, redis, leases, sessions, messages, sandbox } = rt;
+  const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   const bullConnection = createRedis(config.redis.url, 'worker', 'sender-bull');
   const subscriber = createRedis(config.redis.url, 'subscriber', 'sender-sub');
-  const contents = new ContentStore(redis, identitySealer, config.store.messageRetentionSeconds);
+  const contents = new ContentStore(redis, encryption, config.store.messageRetentionSeconds);
   const fetchAttachment = createAttachmentFetcher({
     outbound: config.outbound,
     timeoutMs: config.mediaFetchTimeoutMs,
@@ -28,6 +28,7 @@ async function main(): Promise<void> {
       messages,
       contents,
       sessions,
+      encryption,
       fetchAttachment,
       sandbox,
     },

@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { loadSenderConfig } from '../src/config.js';
 
 describe('sender config', () => {
-  it('When the environment is empty, then the defaults apply, nested by what reads them', () => {
-    const c = loadSenderConfig({});
+  // The one variable without a default: every service refuses to start without a key.
+  const KEY = { MGW_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64')}` };
+
+  it('When only the encryption key is set, then the defaults apply, nested by what reads them', () => {
+    const c = loadSenderConfig(KEY);
+    expect(c.encryption.current.id).to.equal('k1');
     expect(c.messenger.lease).to.deep.equal({ ttlMs: 15_000, renewMs: 5000 });
     expect(c.store.messageRetentionSeconds).to.equal(7 * 24 * 3600);
     expect(c).to.include({ sendMinGapMs: 1000, sendGapJitterMs: 500, leaseScanMs: 3000 });
@@ -11,9 +16,13 @@ describe('sender config', () => {
   });
 
   it('When the lease renewal does not fit twice in the lease TTL, then the start fails naming both variables', () => {
-    expect(() => loadSenderConfig({ LEASE_TTL_MS: '6000', LEASE_RENEW_MS: '4000' })).to.throw(
+    expect(() => loadSenderConfig({ ...KEY, LEASE_TTL_MS: '6000', LEASE_RENEW_MS: '4000' })).to.throw(
       /LEASE_RENEW_MS \(4000\) must be at most half of LEASE_TTL_MS \(6000\)/,
     );
-    expect(() => loadSenderConfig({ LEASE_TTL_MS: '6000', LEASE_RENEW_MS: '3000' })).to.not.throw();
+    expect(() => loadSenderConfig({ ...KEY, LEASE_TTL_MS: '6000', LEASE_RENEW_MS: '3000' })).to.not.throw();
+  });
+
+  it('When the encryption key is missing, then the start fails saying how to generate one', () => {
+    expect(() => loadSenderConfig({})).to.throw(/MGW_ENCRYPTION_KEY is required.*generate/);
   });
 });

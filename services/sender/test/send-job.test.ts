@@ -13,7 +13,7 @@ import {
 } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, identitySealer } from '@mgw/store';
+import { ContentStore, MessageStore, Encryption } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
@@ -35,7 +35,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     redis = new Redis(process.env.REDIS_URL!);
     bull = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     store = new MessageStore(redis, 600);
-    contents = new ContentStore(redis, identitySealer, 600);
+    contents = new ContentStore(redis, Encryption.fromEnv(), 600);
   });
   afterEach(async () => {
     for (const c of cleanups.splice(0)) await c();

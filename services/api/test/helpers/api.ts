@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { SessionStore, identitySealer } from '@mgw/store';
+import { Encryption, SessionStore } from '@mgw/store';
 import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
@@ -50,8 +50,8 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     logger,
     redis,
     bullRedis,
-    sealer: identitySealer,
     metrics: createMetrics(),
+    encryption: Encryption.fromConfig(config.encryption),
   });
   const app = createApp(services);
   const server = await new Promise<import('node:http').Server>((resolve) => {

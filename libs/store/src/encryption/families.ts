@@ -1,0 +1,79 @@
+import { keys } from '@mgw/contracts';
+
+/**
+ * Where a value lives, as associated data: the Redis key, plus the field for a hash. NUL cannot
+ * occur in our keys, so no key/field pair reads as another.
+ */
+export function storageContext(key: string, field?: string): string {
+  return field === undefined ? key : `${key}\0${field}`;
+}
+
+/**
+ * A kind of Redis key whose values are sealed. `rotation.ts` scans these to count and re-encrypt
+ * values, so every writer that seals must be listed here with the same form and context.
+ */
+export interface EncryptedFamily {
+  name: string;
+  /** SCAN MATCH pattern (built with the key builder, `*` for each variable part). */
+  pattern: string;
+  /** A string key holds one value; a hash holds one value per field. */
+  type: 'string' | 'hash';
+  /** `text`: sealText/openText (strings, JSON); `binary`: seal/open (blobs). */
+  form: 'text' | 'binary';
+  /**
+   * Hashes that mix sealed and plain fields: only these fields are sealed, each in its own form
+   * (the others — counters, flags — are left alone).
+   */
+  fields?: Record<string, 'text' | 'binary'>;
+  /** The context a value is sealed under (default: storageContext). */
+  context?: (key: string, field?: string) => string;
+  /**
+   * What a legacy (unsealed) value becomes when it is sealed, when the writer changed its inner
+   * form along with encryption (default: the same bytes).
+   */
+  fromLegacy?: (raw: Buffer) => Buffer;
+}
+
+export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
+  {
+    name: 'auth-creds',
+    pattern: keys.authCreds('*'),
+    type: 'string',
+    form: 'text',
+  },
+  {
+    name: 'auth-keys',
+    pattern: keys.authKeys('*', '*'),
+    type: 'hash',
+    form: 'text',
+  },
+  {
+    // Sealed as the proto's bytes; before encryption the value was their base64 text.
+    name: 'message-protos',
+    pattern: keys.messageProto('*', '*'),
+    type: 'string',
+    form: 'binary',
+    fromLegacy: (raw) => Buffer.from(raw.toString('latin1'), 'base64'),
+  },
+  {
+    name: 'idempotency',
+    pattern: keys.idempotency('*', '*'),
+    type: 'string',
+    form: 'text',
+  },
+  {
+    // A request's content: its text/descriptor (body) and base64 bytes (media); the counters of
+    // the hash (remaining, bytes) and attachmentError are not secret.
+    name: 'contents',
+    pattern: keys.content('*', '*'),
+    type: 'hash',
+    form: 'text',
+    fields: { body: 'text', media: 'binary' },
+  },
+];
+
+/** The form of one stored value of a family, or undefined when that field is not sealed. */
+export function formOf(family: EncryptedFamily, field?: string): 'text' | 'binary' | undefined {
+  if (field === undefined || !family.fields) return family.form;
+  return family.fields[field];
+}

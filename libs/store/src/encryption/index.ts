@@ -1,0 +1,4 @@
+export * from './config.js';
+export * from './encryption.js';
+export * from './families.js';
+export * from './rotation.js';
