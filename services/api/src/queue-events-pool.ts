@@ -97,7 +97,8 @@ async function closeEntry(entry: Entry): Promise<void> {
 }
 
 /**
- * Waits up to `timeoutMs` for a job to finish. After a wait that ended without a result the
+ * Waits up to `timeoutMs` for a job to finish, or until `signal` aborts (the caller knows then
+ * that nobody will answer, e.g. no worker is alive). After a wait that ended without a result the
  * job's state decides: failed (with the worker's reason), completed, or still pending (timeout).
  */
 export async function waitForJob<R>(
@@ -105,9 +106,11 @@ export async function waitForJob<R>(
   job: Job,
   events: QueueEvents,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<JobOutcome<R>> {
   try {
-    return { kind: 'completed', value: (await job.waitUntilFinished(events, timeoutMs)) as R };
+    const finished = job.waitUntilFinished(events, timeoutMs) as Promise<R>;
+    return { kind: 'completed', value: signal ? await untilAborted(finished, signal) : await finished };
   } catch {
     const fresh = await Job.fromId(queue, job.id!).catch(() => undefined);
     const state = await fresh?.getState().catch(() => 'unknown');
@@ -115,4 +118,15 @@ export async function waitForJob<R>(
     if (fresh && state === 'completed') return { kind: 'completed', value: fresh.returnvalue as R };
     return { kind: 'timeout' };
   }
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (`p` then settles unobserved). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
