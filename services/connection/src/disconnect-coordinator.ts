@@ -103,7 +103,8 @@ export class DisconnectCoordinator {
     joined: Marker,
     deadline: number,
   ): Promise<{ reply: ConnectionReply } | { dead: boolean }> {
-    let nextLivenessCheck = Date.now() + 1000;
+    // Checked on the first look (a marker left by a dead process is taken over at once), then each second.
+    let nextLivenessCheck = Date.now();
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       const raw = await this.redis.get(key);
