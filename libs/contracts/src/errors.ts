@@ -37,6 +37,8 @@ export const ERRORS = {
     'A pairing with another method or phone number is in progress; retry with forceNew=true',
   /** 409: /connect while a /disconnect of the same device runs (a client race). */
   disconnectInProgress: 'A disconnect of this device is in progress; connect again once it answered',
+  /** 409: connects with forceNew=true kept replacing the pairing this /connect waited for. */
+  pairingReplaced: 'A newer connect with forceNew=true replaced this pairing; connect again for its code',
   /** 409: a /disconnect ended the pairing this /connect was waiting for (a client race). */
   pairingCancelledByDisconnect: 'A disconnect of this device ended the pairing; connect again to link',
   /** Another process holds the device's lease (e.g. a pairing that is still ending). */

@@ -82,7 +82,7 @@ export class PairingManager {
       if (joinId) {
         const out = await this.join(req, joinId, startedAt);
         if (out !== 'replaced') return out;
-        if (++rejoins > MAX_REJOINS) return pairingEndedReply('replaced by a newer pairing');
+        if (++rejoins > MAX_REJOINS) return pairingEndedReply('force_new');
         continue;
       }
       await sleep(200);

@@ -8,6 +8,8 @@ export function pairingEndedReply(reason: string): ConnectionReply {
     // Client races: the device's owner asked for something else meanwhile.
     case 'disconnect_requested':
       return { success: false, error: ERRORS.pairingCancelledByDisconnect, httpStatus: 409 };
+    case 'force_new':
+      return { success: false, error: ERRORS.pairingReplaced, httpStatus: 409 };
     case 'lease_lost':
       return { success: false, error: ERRORS.deviceBusy, httpStatus: 409 };
     case 'shutdown':
