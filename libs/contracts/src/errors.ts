@@ -14,13 +14,16 @@ export const ERRORS = {
   otpTimeout: 'OTP was not sent in time and will not be sent',
   /** 504 in the rare case a send attempt had started and did not end within the extra wait. */
   otpUncertain: 'OTP sending started but did not finish in time; check it with GET /messages/:id',
+  /** 504: a live connection service did not answer within CONNECTION_REPLY_TIMEOUT_MS. */
   connectionTimeout: 'The connection service did not answer in time',
+  /** 503: no connection service process announces itself alive (or the last one stopped). */
+  connectionServiceDown: 'The connection service is not running; try again shortly',
   idempotencyConflict: 'Idempotency-Key was already used with a different request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still in progress',
   unsupportedMediaType: 'Request bodies must be application/json',
   /** 502 on /otp when the send job ended failed; the job's reason follows the prefix. */
   otpFailedPrefix: 'OTP could not be sent: ',
-  /** 502 on /connect and /disconnect when the connection service's job failed (threw). */
+  /** 502 on /connect and /disconnect when the connection service failed while handling it. */
   connectionFailed: 'The connection service could not handle the request',
   /** Error of a connection reply with success:false and no error text. */
   connectionRefused: 'The connection request was refused',
@@ -30,16 +33,21 @@ export const ERRORS = {
   invalidIdempotencyKey: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
 
   // Refusals of the connection service (the API passes them through with their status).
-  /** The connection service hit an error while handling the request. */
-  connectionServiceError: 'The connection service could not complete the request',
   phoneNumberRequired: 'phoneNumber is required for the pairingCode method',
   /** The sender that owns the device did not log it out in time; it stays linked. */
   logoutIncomplete: 'The device is busy; the logout did not complete, try again',
-  pairingOnOtherReplica: 'A pairing is in progress on another connection replica; retry in a moment',
-  pairingOtherMethod: 'A pairing with another method is in progress; retry with forceNew=true',
+  /** 409: a pairing with another method (or, by pairing code, another phone number) is running. */
+  pairingOtherMethod:
+    'A pairing with another method or phone number is in progress; retry with forceNew=true',
+  /** 409: /connect while a /disconnect of the same device runs (a client race). */
+  disconnectInProgress: 'A disconnect of this device is in progress; connect again once it answered',
+  /** 409: connects with forceNew=true kept replacing the pairing this /connect waited for. */
+  pairingReplaced: 'A newer connect with forceNew=true replaced this pairing; connect again for its code',
+  /** 409: a /disconnect ended the pairing this /connect was waiting for (a client race). */
+  pairingCancelledByDisconnect: 'A disconnect of this device ended the pairing; connect again to link',
   /** Another process holds the device's lease (e.g. a pairing that is still ending). */
   deviceBusy: 'The device is busy (held by another process); try again',
-  /** The pairing socket gave no QR / pairing code; the reason follows the prefix. */
+  /** 503: the pairing socket gave no QR / pairing code (WhatsApp); the reason follows the prefix. */
   pairingNotStartedPrefix: 'Could not start pairing: ',
 } as const;
 

@@ -69,11 +69,14 @@ export interface ConnectRequest {
   phoneNumber?: string;
   forceNew: boolean;
   rawQrCode: boolean;
+  /** Epoch ms after which nobody waits for the answer: the service drops the request unread. */
+  expiresAt?: number;
 }
 
 export interface DisconnectRequest {
   action: 'disconnect';
   deviceId: string;
+  expiresAt?: number;
 }
 
 export type ConnectionRequest = ConnectRequest | DisconnectRequest;

@@ -26,6 +26,13 @@ export const keys = {
   devicesChannel: () => `${P}:events:devices`,
   /** Pub/sub channel: commands to the sender that owns a device (e.g. logout). */
   deviceCommands: () => `${P}:events:device-commands`,
+  /** Pub/sub channel: commands between connection replicas (e.g. end a pairing you hold). */
+  connectionCommands: () => `${P}:events:connection-commands`,
+  /**
+   * Sorted set: connection service processes (lease owner id) scored by the time their liveness
+   * expires (ms, Redis server clock). The API answers 503 at once when none is alive.
+   */
+  connectionWorkers: () => `${P}:connection:alive`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 
@@ -65,6 +72,11 @@ export const keys = {
   deviceQueue: (deviceId: string) => `${device(deviceId)}:queue-stats`,
   /** Hash: the pairing in progress for a device (current QR / pairing code, owner), with a TTL. */
   pairing: (deviceId: string) => `${device(deviceId)}:pairing`,
+  /**
+   * String: the /disconnect running for a device (`{id, owner, state, reply?}` JSON, TTL), so a
+   * second disconnect joins it and a /connect meanwhile answers 409.
+   */
+  disconnecting: (deviceId: string) => `${device(deviceId)}:disconnecting`,
   /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */
   contacts: (deviceId: string) => `${device(deviceId)}:wa-contacts`,
 } as const;
@@ -74,6 +86,15 @@ export interface DeviceCommand {
   type: 'logout';
   deviceId: string;
   requestId: string;
+}
+
+/** A command published on `keys.connectionCommands()` for the replica that pairs `deviceId`. */
+export interface ConnectionCommand {
+  type: 'cancel-pairing';
+  deviceId: string;
+  /** Only the pairing with this id is ended (a newer one of the same device is left alone). */
+  pairingId: string;
+  reason: string;
 }
 
 /** The owner's answer, pushed on `keys.commandReply(requestId)`. */

@@ -15,5 +15,12 @@ export function sendQueueName(deviceId: string): string {
 /** The connection service's request queue (connect / disconnect), answered through job results. */
 export const CONNECTION_QUEUE = 'connection-requests';
 
+/**
+ * Liveness of the connection service: each process refreshes its entry in
+ * `keys.connectionWorkers()` every `beatMs`, valid for `ttlMs`. The API refuses (503) a /connect
+ * or /disconnect when no entry is valid, and stops waiting for an answer when the last one lapses.
+ */
+export const CONNECTION_LIVENESS = { beatMs: 1000, ttlMs: 5000 } as const;
+
 /** BullMQ priorities: lower number = served first; OTP jobs jump the queue of a long list. */
 export const PRIORITY = { otp: 1, send: 10 } as const;

@@ -49,13 +49,16 @@ export class PairingSession extends EventEmitter<PairingEvents> {
     super();
   }
 
+  /** Opens the socket; a pairing cancelled before (or while loading its state) opens none. */
   async start(): Promise<void> {
+    if (this.finished) return;
     this.auth = await loadAuthState({
       redis: this.opts.redis,
       encryption: this.opts.encryption,
       deviceId: this.opts.deviceId,
       epoch: this.opts.epoch,
     });
+    if (this.finished) return;
     const sock = createSocket(this.opts, this.auth, { qrTimeout: this.opts.qrTimeoutMs });
     this.sock = sock;
     sock.ev.on('connection.update', (u) => {

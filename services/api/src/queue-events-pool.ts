@@ -103,15 +103,17 @@ async function closeEntry(entry: Entry): Promise<void> {
 const REMOVED = Symbol('removed');
 
 /**
- * Waits up to `timeoutMs` for a job to finish, or to be removed. After a wait that ended without
- * a result the job's state decides: failed (with the worker's reason), completed, or still
- * pending (timeout).
+ * Waits up to `timeoutMs` for a job to finish, to be removed, or until `signal` aborts (the
+ * caller knows then that nobody will answer, e.g. no worker is alive). After a wait that ended
+ * without a result the job's state decides: failed (with the worker's reason), completed, or
+ * still pending (timeout).
  */
 export async function waitForJob<R>(
   queue: Queue,
   job: Job,
   events: QueueEvents,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<JobOutcome<R>> {
   let onRemoved: ((e: { jobId: string }) => void) | undefined;
   const removed = new Promise<typeof REMOVED>((resolve) => {
@@ -119,7 +121,8 @@ export async function waitForJob<R>(
     events.on('removed', onRemoved);
   });
   try {
-    const value = await Promise.race([job.waitUntilFinished(events, timeoutMs), removed]);
+    const finished = Promise.race([job.waitUntilFinished(events, timeoutMs) as Promise<R>, removed]);
+    const value = signal ? await untilAborted(finished, signal) : await finished;
     if (value === REMOVED) return { kind: 'removed' };
     return { kind: 'completed', value: value as R };
   } catch {
@@ -131,4 +134,15 @@ export async function waitForJob<R>(
   } finally {
     if (onRemoved) events.off('removed', onRemoved);
   }
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (`p` then settles unobserved). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

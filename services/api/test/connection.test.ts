@@ -11,6 +11,7 @@ import {
   type ConnectionRequest,
 } from '@mgw/contracts';
 import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
+import { announceConnectionService } from './helpers/connection-service.js';
 
 const QR =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -20,16 +21,21 @@ describe('GET|POST /connect and POST /disconnect', () => {
   let connection: Redis;
   let worker: Worker<ConnectionRequest, ConnectionReply>;
   let answer: (req: ConnectionRequest) => ConnectionReply;
+  let withdraw: () => Promise<void>;
   const requests: ConnectionRequest[] = [];
 
   before(async () => {
     t = await startApi();
+    withdraw = await announceConnectionService(t.redis);
     connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
     // Answers like the connection service will.
     worker = new Worker<ConnectionRequest, ConnectionReply>(
       CONNECTION_QUEUE,
       async (job: Job<ConnectionRequest>) => {
-        requests.push(job.data);
+        // The deadline is the API's to set; the rest of the request is checked field by field.
+        const { expiresAt, ...rest } = job.data;
+        expect(expiresAt).to.be.a('number').greaterThan(Date.now());
+        requests.push(rest);
         return answer(job.data);
       },
       { connection, prefix: BULL_PREFIX },
@@ -41,6 +47,7 @@ describe('GET|POST /connect and POST /disconnect', () => {
   after(async () => {
     await worker.close();
     await closeRedis(connection);
+    await withdraw();
     await t.close();
   });
 
@@ -143,8 +150,9 @@ describe('GET|POST /connect and POST /disconnect', () => {
 });
 
 describe('connection service timeout', () => {
-  it('When nobody answers in time, then 504 and the request is withdrawn from the queue', async () => {
+  it('When a live service does not answer in time, then 504 and the request is withdrawn from the queue', async () => {
     const t = await startApi({ connectionReplyTimeoutMs: 300 });
+    const withdraw = await announceConnectionService(t.redis);
     try {
       await t.services.connection.queue.pause();
       const token = await createToken(t, { deviceId: freshDeviceId() });
@@ -162,6 +170,7 @@ describe('connection service timeout', () => {
         delayed: 0,
       });
     } finally {
+      await withdraw();
       await t.services.connection.queue.resume();
       await t.close();
     }

@@ -14,10 +14,12 @@ import { serializeError, type Logger } from '@mgw/common';
 import { type SessionStore } from '@mgw/store';
 import { hasLinkedCredentials } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from './disconnect.js';
+import type { DisconnectCoordinator } from './disconnect-coordinator.js';
 import type { PairingManager } from './pairing-manager.js';
 
 export interface ConnectionWorkerDeps extends DisconnectDeps {
   pairing: PairingManager;
+  coordinator: DisconnectCoordinator;
   sessions: SessionStore;
   metrics: Metrics;
   logger: Logger;
@@ -28,6 +30,10 @@ export interface ConnectionWorkerDeps extends DisconnectDeps {
  * Answers the API's connect / disconnect requests (job data = ConnectionRequest, return value =
  * ConnectionReply, passed through by the API). Never throws for an expected outcome: a refusal is
  * `success:false` with an HTTP status, so the API does not wait for retries.
+ *
+ * Requests of one device never queue behind each other's slow work: a second disconnect joins the
+ * running one, a connect joins the running pairing (or answers 409 during a disconnect), so a
+ * device occupies a slot or two at most and `CONNECTION_CONCURRENCY` slots serve the others.
  */
 export function startConnectionWorker(
   deps: ConnectionWorkerDeps,
@@ -37,6 +43,12 @@ export function startConnectionWorker(
     async (job) => {
       const req = job.data;
       const log = deps.logger.child({ deviceId: req.deviceId, action: req.action, jobId: job.id });
+      // Nobody waits for it any more (picked up late, e.g. after a worker died holding it): a
+      // pairing or a logout nobody asked for right now must not start.
+      if (req.expiresAt !== undefined && Date.now() > req.expiresAt) {
+        log.info('request expired before it was handled; dropped');
+        return { success: false, error: ERRORS.connectionTimeout, httpStatus: 504 };
+      }
       try {
         const reply =
           req.action === 'connect' ? await connect(req, deps) : await disconnect(req.deviceId, deps);
@@ -45,15 +57,14 @@ export function startConnectionWorker(
       } catch (err) {
         log.error('connection request failed', { err: serializeError(err) });
         deps.metrics.jobsFailed.inc({ queue_type: 'connection', reason: 'error' });
-        return {
-          success: false,
-          error: ERRORS.connectionServiceError,
-          httpStatus: 500,
-        };
+        return { success: false, error: ERRORS.connectionFailed, httpStatus: 502 };
       }
     },
-    // Pairing requests wait for WhatsApp's first QR; several devices may pair at once.
-    { connection: deps.bullConnection, prefix: BULL_PREFIX, concurrency: 16 },
+    {
+      connection: deps.bullConnection,
+      prefix: BULL_PREFIX,
+      concurrency: deps.config.connectionConcurrency,
+    },
   );
   worker.on('error', (err) => deps.logger.warn('connection worker error', { err: serializeError(err) }));
   return worker;
@@ -62,6 +73,10 @@ export function startConnectionWorker(
 async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
   if (req.method === 'pairingCode' && !req.phoneNumber) {
     return { success: false, error: ERRORS.phoneNumberRequired, httpStatus: 400 };
+  }
+  // The client raced its own /disconnect: whichever way it ends, this connect cannot be served.
+  if (await deps.coordinator.inProgress(req.deviceId)) {
+    return { success: false, error: ERRORS.disconnectInProgress, httpStatus: 409 };
   }
   if (await hasLinkedCredentials(deps.redis, req.deviceId, deps.encryption)) {
     if (!req.forceNew) {
@@ -75,17 +90,20 @@ async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise
           };
     }
     // forceNew on a linked device: log the old session out (as /disconnect would), then pair anew.
-    const out = await disconnectDevice(req.deviceId, deps);
+    const out = await disconnect(req.deviceId, deps);
     if (!out.success) return out;
   }
   return deps.pairing.connect(req);
 }
 
 async function disconnect(deviceId: string, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
-  // A pairing in progress here is ended too: nobody should link a device its owner disconnected.
-  const cancelled = await deps.pairing.cancel(deviceId, 'disconnect_requested');
-  const reply = await disconnectDevice(deviceId, deps);
-  return cancelled && reply.message === CONNECTION_MESSAGES.alreadyDisconnected
-    ? { ...reply, message: CONNECTION_MESSAGES.pairingCancelled }
-    : reply;
+  return deps.coordinator.run(deviceId, async () => {
+    // A pairing in progress (on any replica) is ended too: nobody should link a device its owner
+    // disconnected.
+    const cancelled = await deps.pairing.cancelAnywhere(deviceId, 'disconnect_requested');
+    const reply = await disconnectDevice(deviceId, deps);
+    return cancelled && reply.message === CONNECTION_MESSAGES.alreadyDisconnected
+      ? { ...reply, message: CONNECTION_MESSAGES.pairingCancelled }
+      : reply;
+  });
 }

@@ -2,16 +2,40 @@ import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/c
 import { startMessengerRuntime } from '@mgw/messenger';
 import { loadConnectionConfig } from './config.js';
 import { startConnectionWorker } from './connection-worker.js';
+import { DisconnectCoordinator } from './disconnect-coordinator.js';
+import { Liveness } from './liveness.js';
 import { PairingManager } from './pairing-manager.js';
+
+/** A running disconnect's marker outlives the API's wait for it by this much. */
+const DISCONNECT_MARKER_MARGIN_MS = 5000;
 
 async function main(): Promise<void> {
   const config = loadConnectionConfig();
   const rt = await startMessengerRuntime('connection', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
-  // BLPOP waits for the owning sender's logout reply; BullMQ wants a connection of its own.
+  // BLPOP waits for the owning sender's logout reply; BullMQ and pub/sub want connections of their own.
   const blocking = createRedis(config.redis.url, 'worker', 'connection-blocking');
   const bullConnection = createRedis(config.redis.url, 'worker', 'connection-bull');
-  const pairing = new PairingManager({ config, logger, redis, encryption, leases, sessions, sandbox });
+  const subscriber = createRedis(config.redis.url, 'subscriber', 'connection-sub');
+  // The liveness id is the lease owner: a pairing record names it, so a dead replica's is stale.
+  const liveness = new Liveness(redis, leases.owner, logger);
+  const coordinator = new DisconnectCoordinator(
+    redis,
+    liveness,
+    config.connectionReplyTimeoutMs + DISCONNECT_MARKER_MARGIN_MS,
+  );
+  const pairing = new PairingManager({
+    config,
+    logger,
+    redis,
+    encryption,
+    leases,
+    sessions,
+    liveness,
+    disconnecting: (deviceId) => coordinator.inProgress(deviceId),
+    sandbox,
+  });
+  await pairing.listen(subscriber);
   const worker = startConnectionWorker({
     config,
     logger,
@@ -25,15 +49,23 @@ async function main(): Promise<void> {
     encryption,
     sandbox,
     pairing,
+    coordinator,
   });
+  await worker.waitUntilReady();
+  // Announced only once the worker takes jobs: the API refuses requests (503) until then.
+  await liveness.start();
   const ops = await rt.startOps();
   installShutdown(
     logger,
     [
       { name: 'connection worker', run: () => worker.close() },
       { name: 'pairing sockets', run: () => pairing.stopAll() },
+      { name: 'liveness', run: () => liveness.stop() },
       { name: 'ops server', run: () => ops.close() },
-      { name: 'redis', run: () => closeRedis(bullConnection, blocking, rt.leaseRedis, redis) },
+      {
+        name: 'redis',
+        run: () => closeRedis(bullConnection, blocking, subscriber, rt.leaseRedis, redis),
+      },
     ],
     config.shutdownTimeoutMs,
   );

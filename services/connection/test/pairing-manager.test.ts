@@ -6,6 +6,7 @@ import { createLogger } from '@mgw/common';
 import { Encryption, SessionStore } from '@mgw/store';
 import type { ConnectionConfig } from '../src/config.js';
 import { LeaseManager, enableSandbox, type SandboxSocketOptions } from '@mgw/messenger';
+import { Liveness } from '../src/liveness.js';
 import { PairingManager } from '../src/pairing-manager.js';
 
 describe('connection: a pairing that loses its lease (real Baileys, simulator, real Redis)', function () {
@@ -34,6 +35,8 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
       store: { messageRetentionSeconds: 60 },
       qrMaxAttempts: 5,
     } as ConnectionConfig;
+    const liveness = new Liveness(redis, 'replica-a', logger);
+    await liveness.start();
     const pairing = new PairingManager({
       config,
       logger,
@@ -41,6 +44,8 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
       encryption: Encryption.fromEnv(),
       leases,
       sessions,
+      liveness,
+      disconnecting: async () => false,
       sandbox,
     });
     const reply = await pairing.connect({ action: 'connect', deviceId, method: 'qrCode' } as never);
@@ -50,7 +55,13 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
     // Replica B takes over (as after A's TTL ran out) and writes its own pairing record.
     const epoch = await redis.incr(keys.leaseEpoch(deviceId));
     await redis.set(keys.lease(deviceId), JSON.stringify({ owner: 'replica-b', epoch }), 'PX', 10_000);
-    await redis.hset(keys.pairing(deviceId), { method: 'qrCode', qr: 'b-qr', owner: 'replica-b' });
+    await redis.hset(keys.pairing(deviceId), {
+      pairingId: 'pairing-b',
+      method: 'qrCode',
+      state: 'showing',
+      qr: 'b-qr',
+      owner: 'replica-b',
+    });
     await sessions.update(deviceId, 'connecting');
 
     const deadline = Date.now() + 10_000;
@@ -59,6 +70,7 @@ describe('connection: a pairing that loses its lease (real Baileys, simulator, r
     expect(await redis.hget(keys.pairing(deviceId), 'owner')).to.equal('replica-b');
     expect((await sessions.get(deviceId)).status).to.equal('connecting');
     expect(JSON.parse((await redis.get(keys.lease(deviceId)))!)).to.include({ owner: 'replica-b' });
+    await liveness.stop();
     await redis.del(keys.pairing(deviceId), keys.lease(deviceId), keys.leaseEpoch(deviceId));
   });
 });

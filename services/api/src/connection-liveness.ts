@@ -1,0 +1,37 @@
+import type { Redis } from 'ioredis';
+import { keys } from '@mgw/contracts';
+
+// Entries are scored by their expiry on the Redis server's clock (see the connection service's
+// Liveness), so the API's own clock does not matter.
+const COUNT_ALIVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], now, '+inf')
+`;
+
+/**
+ * Whether any connection service process is alive, read from `keys.connectionWorkers()` and
+ * cached for `cacheMs`, so a burst of /connect costs one Redis call per second, not one each.
+ * A Redis error propagates (the request then answers 503 storage unavailable).
+ */
+export class ConnectionLiveness {
+  private cached: { at: number; alive: boolean } | undefined;
+  private checking: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly cacheMs = 1000,
+  ) {}
+
+  async alive(): Promise<boolean> {
+    if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.alive;
+    this.checking ??= this.check().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async check(): Promise<boolean> {
+    const n = (await this.redis.eval(COUNT_ALIVE, 1, keys.connectionWorkers())) as number;
+    this.cached = { at: Date.now(), alive: n > 0 };
+    return n > 0;
+  }
+}

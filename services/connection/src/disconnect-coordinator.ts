@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ERRORS, keys, type ConnectionReply } from '@mgw/contracts';
+import type { Liveness } from './liveness.js';
+
+interface Marker {
+  id: string;
+  owner: string;
+  state: 'running' | 'done';
+  reply?: ConnectionReply;
+}
+
+/** Takes the marker unless another disconnect runs; returns that one's marker when it does. */
+const CLAIM = `
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local m = cjson.decode(raw)
+  if m.state == 'running' and m.id ~= ARGV[3] then return raw end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+return false
+`;
+
+/** Publishes the outcome for the joiners, only while the marker is still this disconnect's. */
+const FINISH = `
+local raw = redis.call('GET', KEYS[1])
+if raw and cjson.decode(raw).id == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', tonumber(ARGV[3]))
+  return 1
+end
+return 0
+`;
+
+/** Joiners that arrive shortly after the end still read the outcome. */
+const DONE_TTL_MS = 15_000;
+const POLL_MS = 150;
+
+/**
+ * One /disconnect per device at a time, across replicas: the first claims `keys.disconnecting`,
+ * the next ones wait for its outcome and answer the same (they take no Baileys socket, no lease,
+ * no owner round trip of their own). A /connect meanwhile answers 409 (`inProgress`). A marker
+ * whose process died (not alive any more) is taken over at once.
+ */
+export class DisconnectCoordinator {
+  constructor(
+    private readonly redis: Redis,
+    private readonly liveness: Liveness,
+    /** How long a disconnect may run: the API's wait plus a margin. */
+    private readonly runningTtlMs: number,
+  ) {}
+
+  async run(deviceId: string, work: () => Promise<ConnectionReply>): Promise<ConnectionReply> {
+    const key = keys.disconnecting(deviceId);
+    const id = randomUUID();
+    const mine: Marker = { id, owner: this.liveness.owner, state: 'running' };
+    const deadline = Date.now() + this.runningTtlMs;
+    let takeover = '';
+    while (Date.now() < deadline) {
+      const other = (await this.redis.eval(
+        CLAIM,
+        1,
+        key,
+        JSON.stringify(mine),
+        String(this.runningTtlMs),
+        takeover,
+      )) as string | null;
+      if (!other) return this.runOwn(key, mine, work);
+      const joined = JSON.parse(other) as Marker;
+      const outcome = await this.waitFor(key, joined, deadline);
+      if ('reply' in outcome) return outcome.reply;
+      takeover = outcome.dead ? joined.id : '';
+    }
+    return { success: false, error: ERRORS.logoutIncomplete, httpStatus: 503 };
+  }
+
+  /** Whether a disconnect of the device runs now (on a live process). */
+  async inProgress(deviceId: string): Promise<boolean> {
+    const raw = await this.redis.get(keys.disconnecting(deviceId));
+    if (!raw) return false;
+    const m = JSON.parse(raw) as Marker;
+    return m.state === 'running' && (await this.liveness.isAlive(m.owner));
+  }
+
+  private async runOwn(
+    key: string,
+    mine: Marker,
+    work: () => Promise<ConnectionReply>,
+  ): Promise<ConnectionReply> {
+    let reply: ConnectionReply = { success: false, error: ERRORS.connectionFailed, httpStatus: 502 };
+    try {
+      reply = await work();
+      return reply;
+    } finally {
+      const done: Marker = { ...mine, state: 'done', reply };
+      await this.redis
+        .eval(FINISH, 1, key, mine.id, JSON.stringify(done), String(DONE_TTL_MS))
+        .catch(() => undefined);
+    }
+  }
+
+  private async waitFor(
+    key: string,
+    joined: Marker,
+    deadline: number,
+  ): Promise<{ reply: ConnectionReply } | { dead: boolean }> {
+    // Checked on the first look (a marker left by a dead process is taken over at once), then each second.
+    let nextLivenessCheck = Date.now();
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      const raw = await this.redis.get(key);
+      if (!raw) return { dead: false };
+      const m = JSON.parse(raw) as Marker;
+      if (m.id !== joined.id) return { dead: false };
+      if (m.state === 'done' && m.reply) return { reply: m.reply };
+      if (Date.now() >= nextLivenessCheck) {
+        nextLivenessCheck = Date.now() + 1000;
+        if (!(await this.liveness.isAlive(m.owner))) return { dead: true };
+      }
+    }
+    return { dead: false };
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Fuzzed requests against the whole stack (real processes, real Redis, the simulator) with raised
+ * rate limits. Counts and prints the status histogram, 5xx, non-JSON bodies, answers over 2 s and
+ * the processes alive at the end. FUZZ_REQUESTS (default 2000), FUZZ_SEED (default: random,
+ * printed) and FUZZ_CONCURRENCY (default 8) replay or scale a run, e.g. FUZZ_REQUESTS=10000.
+ *
+ * Only well-formed HTTP (fetch): what Node's own parser refuses is tested with the HTTP layer.
+ */
+import { expect } from 'chai';
+import { ERRORS } from '@mgw/contracts';
+import { Stack } from '@mgw/testing';
+import { RequestFuzzer } from './fuzz/requests.js';
+
+const COUNT = Number(process.env.FUZZ_REQUESTS ?? 2000);
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
+/** 5xx answers that name an outage of a dependency, as documented; anything else is a defect. */
+const DEPENDENCY_OUTAGES = new Set<string>([ERRORS.serviceUnavailable, ERRORS.connectionServiceDown]);
+
+interface Result {
+  label: string;
+  status: number;
+  ms: number;
+  json: boolean;
+  envelope: boolean;
+  requestId: boolean;
+  error?: string;
+}
+
+describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', function () {
+  this.timeout(120_000 + COUNT * 60);
+  let stack: Stack;
+
+  before(async () => {
+    // The Stack raises the per-token limits; the failed-authentication guard (per IP) too here,
+    // or the invalid tokens would turn every later answer into a 429.
+    stack = await Stack.start({ env: { AUTH_FAILURE_LIMIT: '100000000' } });
+  });
+  after(() => stack?.stop());
+
+  it(`When ${COUNT} random requests hit the API, then every answer is JSON with the envelope and a request id, no 5xx but documented outages, every process alive`, async () => {
+    console.log(`      fuzz seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_REQUESTS=${COUNT} replays this run)`);
+    const tokens = [
+      stack.token,
+      await stack.createToken(stack.deviceId),
+      await stack.createToken(`fz-${SEED % 100_000}-a`),
+      await stack.createToken(`fz-${SEED % 100_000}-b`),
+    ];
+    const fuzzer = new RequestFuzzer(SEED, tokens);
+    const requests = Array.from({ length: COUNT }, () => fuzzer.next());
+    const results: Result[] = [];
+    const transportErrors: string[] = [];
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < requests.length) {
+          const r = requests[next++]!;
+          const label = `${r.method} ${r.path.slice(0, 120)}`;
+          const t0 = Date.now();
+          try {
+            const res = await fetch(`${stack.apiUrl}${r.path}`, {
+              method: r.method,
+              headers: r.headers,
+              body: r.body,
+              redirect: 'manual',
+            });
+            const text = await res.text();
+            const result: Result = {
+              label,
+              status: res.status,
+              ms: Date.now() - t0,
+              json: false,
+              envelope: false,
+              requestId: Boolean(res.headers.get('x-request-id')),
+            };
+            if (r.method === 'HEAD') Object.assign(result, { json: true, envelope: text === '' });
+            else {
+              try {
+                const body = JSON.parse(text) as { success?: unknown; error?: unknown };
+                result.json = true;
+                result.envelope =
+                  typeof body === 'object' &&
+                  body !== null &&
+                  body.success === res.ok &&
+                  (res.ok || typeof body.error === 'string');
+                if (typeof body.error === 'string') result.error = body.error;
+              } catch {
+                result.error = text.slice(0, 80);
+              }
+            }
+            results.push(result);
+          } catch (err) {
+            transportErrors.push(`${label}: ${(err as Error).message}`);
+          }
+        }
+      }),
+    );
+    const elapsed = Date.now() - started;
+
+    const histogram: Record<number, number> = {};
+    for (const r of results) histogram[r.status] = (histogram[r.status] ?? 0) + 1;
+    const serverErrors = results.filter((r) => r.status >= 500);
+    const unexplained = serverErrors.filter((r) => !DEPENDENCY_OUTAGES.has(r.error ?? ''));
+    const nonJson = results.filter((r) => !r.json);
+    const badEnvelope = results.filter((r) => r.json && !r.envelope);
+    const noRequestId = results.filter((r) => !r.requestId);
+    const slow = results.filter((r) => r.ms > 2000);
+    const alive = stack.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    const times = results.map((r) => r.ms).sort((a, b) => a - b);
+    const show = (rs: Result[]) =>
+      rs.slice(0, 10).map((r) => `        ${r.status} ${r.ms} ms ${r.label} -> ${r.error ?? ''}`);
+    console.log(
+      [
+        `      ${results.length} answers in ${elapsed} ms (${CONCURRENCY} at a time); statuses ${JSON.stringify(histogram)}`,
+        `      5xx: ${serverErrors.length} (not a documented outage: ${unexplained.length}); non-JSON: ${nonJson.length}; ` +
+          `bad envelope: ${badEnvelope.length}; no request id: ${noRequestId.length}; transport errors: ${transportErrors.length}`,
+        `      latency p50 ${times[Math.floor(times.length / 2)]} ms, p99 ${times[Math.floor(times.length * 0.99)]} ms, ` +
+          `max ${times[times.length - 1]} ms; over 2 s: ${slow.length}`,
+        `      processes alive at the end: ${alive.length}/${stack.processes.length} (${stack.processes.map((p) => p.name).join(', ')})`,
+        ...show([...serverErrors, ...nonJson, ...badEnvelope, ...slow]),
+        ...transportErrors.slice(0, 10).map((e) => `        ${e}`),
+      ].join('\n'),
+    );
+    expect(transportErrors, 'requests without an HTTP answer').to.deep.equal([]);
+    expect(
+      nonJson.map((r) => r.label),
+      'non-JSON answers',
+    ).to.deep.equal([]);
+    expect(
+      badEnvelope.map((r) => r.label),
+      'answers without the envelope',
+    ).to.deep.equal([]);
+    expect(
+      noRequestId.map((r) => r.label),
+      'answers without X-Request-Id',
+    ).to.deep.equal([]);
+    expect(
+      unexplained.map((r) => `${r.status} ${r.label} ${r.error}`),
+      '5xx that are not a dependency outage',
+    ).to.deep.equal([]);
+    expect(alive.length, 'processes alive').to.equal(stack.processes.length);
+  });
+});

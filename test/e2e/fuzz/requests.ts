@@ -1,0 +1,283 @@
+/**
+ * Random but reproducible API requests (well-formed HTTP, sent with fetch): valid and invalid
+ * tokens, methods, paths under /api/messenger/v1, queries, bodies, content types and encodings,
+ * request ids and idempotency keys. Everything comes from one seeded PRNG, so a seed replays the
+ * same sequence of requests.
+ */
+import { gzipSync, deflateSync } from 'node:zlib';
+
+export interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** What it mostly exercises (for the printed histogram). */
+  endpoint: string;
+}
+
+/** mulberry32: a small, fast, seedable PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class RequestFuzzer {
+  private readonly rnd: () => number;
+
+  constructor(
+    seed: number,
+    private readonly tokens: string[],
+    /** Message ids the API handed out (so /messages/:id sometimes finds one). */
+    private readonly messageIds: string[] = [],
+  ) {
+    this.rnd = prng(seed);
+  }
+
+  next(): FuzzRequest {
+    const endpoint = this.pickWeighted<string>([
+      ['connect', 25],
+      ['disconnect', 15],
+      ['status', 12],
+      ['send', 15],
+      ['otp', 10],
+      ['messages', 10],
+      ['junk', 13],
+    ]);
+    const method = this.method(endpoint);
+    const query = this.query(endpoint);
+    const headers: Record<string, string> = {};
+    this.auth(headers, query);
+    const path = `/api/messenger/v1${this.pathOf(endpoint)}${query.length ? '?' + query.join('&') : ''}`;
+    let body: Buffer | undefined;
+    if (!['GET', 'HEAD'].includes(method) && this.chance(0.7)) body = this.body(endpoint, headers);
+    if (this.chance(0.3)) headers['x-request-id'] = this.requestId();
+    if (this.chance(0.15)) headers['idempotency-key'] = this.idempotencyKey();
+    if (this.chance(0.1)) headers.accept = this.pick(['*/*', 'text/html', 'application/xml', '']);
+    // fetch sends header values as Latin-1 bytes; beyond that it refuses to send at all.
+    for (const [k, v] of Object.entries(headers)) headers[k] = v.replace(/[^\x20-\xff]/g, '?');
+    return { method, path, headers, body, endpoint };
+  }
+
+  private method(endpoint: string): string {
+    const usual = ['connect', 'status', 'messages'].includes(endpoint) ? 'GET' : 'POST';
+    if (this.chance(0.75)) return endpoint === 'connect' && this.chance(0.5) ? 'POST' : usual;
+    return this.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
+  }
+
+  private pathOf(endpoint: string): string {
+    switch (endpoint) {
+      case 'messages': {
+        const known = this.messageIds.length && this.chance(0.3);
+        return `/messages/${known ? this.pick(this.messageIds) : encodeURIComponent(this.junkString(1, 40))}`;
+      }
+      case 'junk':
+        return this.pick([
+          '',
+          '/',
+          '/connect/extra',
+          '/SEND',
+          '/messages',
+          '/messages/',
+          '/status/..',
+          '/%E2%98%83',
+          '/send%00',
+          `/${encodeURIComponent(this.junkString(1, 30))}`,
+          '/otp/' + 'a'.repeat(this.int(1, 3000)),
+        ]);
+      default:
+        return `/${endpoint}`;
+    }
+  }
+
+  private query(endpoint: string): string[] {
+    const q: string[] = [];
+    const add = (k: string, v: string) => q.push(`${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+    if (endpoint === 'connect') {
+      if (this.chance(0.5)) add('method', this.pick(['qrCode', 'pairingCode', 'bogus', '', 'QRCODE']));
+      if (this.chance(0.4)) add('phoneNumber', this.phone());
+      if (this.chance(0.2)) add('forceNew', this.pick(['true', 'false', 'yes', '1']));
+      if (this.chance(0.4)) add('rawQrCode', this.pick(['true', 'false', 'maybe']));
+    }
+    if (this.chance(0.08)) add(this.junkString(1, 10), this.junkString(0, 20));
+    if (this.chance(0.03)) {
+      add('method', 'qrCode');
+      add('method', 'pairingCode');
+    }
+    return q;
+  }
+
+  private auth(headers: Record<string, string>, query: string[]): void {
+    const valid = this.pick(this.tokens);
+    const kind = this.pickWeighted<string>([
+      ['valid', 62],
+      ['invalid', 15],
+      ['none', 8],
+      ['query', 8],
+      ['malformed', 7],
+    ]);
+    if (kind === 'valid') headers.authorization = `Bearer ${valid}`;
+    if (kind === 'invalid')
+      headers.authorization = `Bearer mgw_${this.junkString(0, 60).replace(/[^\x21-\x7e]/g, 'x')}`;
+    if (kind === 'query') query.push(`token=${encodeURIComponent(this.chance(0.8) ? valid : 'nope')}`);
+    if (kind === 'malformed') {
+      headers.authorization = this.pick([
+        'Bearer',
+        'Basic dXNlcjpwYXNz',
+        `bearer  ${valid}`,
+        valid,
+        'Bearer ' + 'x'.repeat(5000),
+      ]);
+    }
+  }
+
+  private body(endpoint: string, headers: Record<string, string>): Buffer {
+    let text: string;
+    const shape = this.int(0, 9);
+    if (shape <= 3 && endpoint === 'send') text = JSON.stringify(this.sendBody());
+    else if (shape <= 3 && endpoint === 'otp') text = JSON.stringify(this.otpBody());
+    else if (shape <= 5) text = JSON.stringify(this.randomValue(3));
+    else if (shape === 6)
+      text = '{"to": "1555' + this.junkString(0, 20); // malformed JSON
+    else if (shape === 7) text = this.chance(0.02) ? 'x'.repeat(16 * 1024 * 1024) : this.junkString(0, 200);
+    else if (shape === 8) text = 'to=15550000000&text=hi';
+    else text = '';
+    headers['content-type'] = this.pickWeighted<string>([
+      ['application/json', 70],
+      ['application/json; charset=utf-8', 8],
+      ['application/json; charset=utf-16', 3],
+      ['text/plain', 6],
+      ['application/x-www-form-urlencoded', 5],
+      ['multipart/form-data; boundary=x', 3],
+      ['application/vnd.api+json', 5],
+    ]);
+    let bytes = Buffer.from(text);
+    const encoding = this.pickWeighted<string>([
+      ['', 80],
+      ['gzip', 8],
+      ['deflate', 4],
+      ['br', 3],
+      ['identity', 2],
+      ['bogus', 3],
+    ]);
+    if (encoding) {
+      headers['content-encoding'] = encoding;
+      if (encoding === 'gzip' && this.chance(0.8)) bytes = gzipSync(bytes);
+      if (encoding === 'deflate' && this.chance(0.8)) bytes = deflateSync(bytes);
+    }
+    return bytes;
+  }
+
+  private sendBody(): Record<string, unknown> {
+    const body: Record<string, unknown> = {};
+    body.to = this.chance(0.7) ? this.phone() : Array.from({ length: this.int(0, 5) }, () => this.phone());
+    if (this.chance(0.8)) body.text = this.junkString(0, 100);
+    if (this.chance(0.2)) {
+      body.attachment = {
+        type: this.pick(['image', 'video', 'audio', 'document', 'sticker', 'exe']),
+        ...(this.chance(0.5)
+          ? { url: this.pick(['https://127.0.0.1:1/x.png', 'ftp://x', 'not a url']) }
+          : {}),
+        ...(this.chance(0.5) ? { base64: this.pick(['aGVsbG8=', '!!!', '']) } : {}),
+      };
+    }
+    if (this.chance(0.1)) body.existingMessageId = this.junkString(0, 200);
+    if (this.chance(0.1)) body[this.junkString(1, 8)] = this.randomValue(1);
+    return body;
+  }
+
+  private otpBody(): Record<string, unknown> {
+    return {
+      ...(this.chance(0.9) ? { phone: this.phone() } : {}),
+      ...(this.chance(0.9) ? { code: this.pick(['1234', 12345678, '12ab', 99, '000000', null]) } : {}),
+      ...(this.chance(0.3) ? { language: this.pick(['English', 'Arabic', 'Klingon', 7]) } : {}),
+    };
+  }
+
+  private randomValue(depth: number): unknown {
+    const kind = this.int(0, depth > 0 ? 7 : 4);
+    switch (kind) {
+      case 0:
+        return null;
+      case 1:
+        return this.chance(0.5);
+      case 2:
+        return this.pick([0, -1, 1e308, 3.14, Number.MAX_SAFE_INTEGER + 2]);
+      case 3:
+        return this.junkString(0, 50);
+      case 4:
+        return 'z'.repeat(this.int(0, 20_000));
+      case 5:
+      case 6:
+        return Object.fromEntries(
+          Array.from({ length: this.int(0, 6) }, () => [
+            this.pick([
+              'to',
+              'text',
+              'phone',
+              'code',
+              'attachment',
+              '__proto__',
+              'constructor',
+              this.junkString(1, 8),
+            ]),
+            this.randomValue(depth - 1),
+          ]),
+        );
+      default:
+        return Array.from({ length: this.int(0, 6) }, () => this.randomValue(depth - 1));
+    }
+  }
+
+  private phone(): string {
+    return this.pick([
+      `1555${String(this.int(0, 9_999_999)).padStart(7, '0')}`,
+      `+1555${this.int(1_000_000, 9_999_999)}`,
+      '123',
+      '',
+      '٠١٢٣٤٥٦٧٨٩',
+      '1555000000000000000000',
+    ]);
+  }
+
+  private requestId(): string {
+    return this.chance(0.6) ? `fuzz-${this.int(0, 1e9)}` : this.junkString(0, 200).replace(/[\r\n]/g, '');
+  }
+
+  private idempotencyKey(): string {
+    return this.chance(0.6) ? `k${this.int(0, 50)}` : 'x'.repeat(this.int(0, 400));
+  }
+
+  /** Printable and non-ASCII characters (header-safe callers strip what headers cannot carry). */
+  private junkString(min: number, max: number): string {
+    const alphabet = 'abcXYZ019 -_./:%?#&=+"\'<>{}[]\\|~`!@$^*()éü中文😀\u200b';
+    const chars = Array.from(alphabet);
+    return Array.from({ length: this.int(min, max) }, () => this.pick(chars)).join('');
+  }
+
+  private chance(p: number): boolean {
+    return this.rnd() < p;
+  }
+
+  private int(min: number, max: number): number {
+    return min + Math.floor(this.rnd() * (max - min + 1));
+  }
+
+  private pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.rnd() * items.length)]!;
+  }
+
+  private pickWeighted<T>(items: Array<[T, number]>): T {
+    const sum = items.reduce((s, [, w]) => s + w, 0);
+    let r = this.rnd() * sum;
+    for (const [item, w] of items) {
+      if ((r -= w) < 0) return item;
+    }
+    return items[items.length - 1]![0];
+  }
+}
