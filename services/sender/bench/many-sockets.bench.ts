@@ -11,7 +11,8 @@
  * every job: without any I/O between texts Baileys encrypts and writes them all in one turn of the
  * event loop, and lag would only measure the length of that turn. Printed per
  * N: time until every sendMessage resolved, aggregate msg/s and its ratio to N = 1, event-loop
- * lag p50/p99/max while sending and while idle, RSS. Nothing is asserted.
+ * lag p50/p99/max while sending and while idle, RSS, and this process's CPU time per text (steadier
+ * than wall time on a shared machine). Nothing is asserted.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -91,13 +92,14 @@ async function withLag<T>(
 const header =
   `${'sockets'.padStart(7)}${'send s'.padStart(9)}${'msg/s'.padStart(8)}${'ratio'.padStart(7)}` +
   `${'lag p50'.padStart(9)}${'p99'.padStart(8)}${'max'.padStart(8)}${'idle p99'.padStart(10)}` +
-  `${'RSS MiB'.padStart(8)}${'setup s'.padStart(9)}`;
+  `${'RSS MiB'.padStart(8)}${'setup s'.padStart(9)}${'CPU ms/msg'.padStart(12)}`;
 const server = process.env.REDIS_URL ? undefined : await startRedisServer();
 const redis = new Redis(process.env.REDIS_URL ?? server!.url);
 await redis.set('bench:job', 'x');
 const devices: TestDevice[] = [];
 const rows: string[] = [];
 let baseRate = 0;
+let cpuAtStart = process.cpuUsage();
 try {
   const info = (await api('GET', '/info')) as unknown as SimulatorInfo;
   console.log(`${process.version}: ${MESSAGES} texts per socket, all sockets at once, no pacing`);
@@ -121,6 +123,7 @@ try {
     const idle = await withLag(() => new Promise((r) => setTimeout(r, IDLE_MS)));
     const sending = await withLag(async () => {
       const t1 = performance.now();
+      cpuAtStart = process.cpuUsage();
       await Promise.all(
         devices.map(async (d, i) => {
           for (let m = 0; m < MESSAGES; m++) {
@@ -131,6 +134,8 @@ try {
       );
       return (performance.now() - t1) / 1000;
     });
+    const cpu = process.cpuUsage(cpuAtStart);
+    const cpuPerMessage = (cpu.user + cpu.system) / 1000 / (target * MESSAGES);
     const seconds = sending.value;
     const rate = (target * MESSAGES) / seconds;
     if (baseRate === 0) baseRate = rate;
@@ -139,14 +144,17 @@ try {
       `${String(target).padStart(7)}${seconds.toFixed(2).padStart(9)}${rate.toFixed(0).padStart(8)}` +
         `${(rate / baseRate).toFixed(2).padStart(7)}` +
         `${sending.p50.toFixed(0).padStart(9)}${sending.p99.toFixed(0).padStart(8)}${sending.max.toFixed(0).padStart(8)}` +
-        `${idle.p99.toFixed(0).padStart(10)}${rssMiB.toFixed(0).padStart(8)}${setupSeconds.toFixed(0).padStart(9)}`,
+        `${idle.p99.toFixed(0).padStart(10)}${rssMiB.toFixed(0).padStart(8)}${setupSeconds.toFixed(0).padStart(9)}` +
+        `${cpuPerMessage.toFixed(2).padStart(12)}`,
     );
     console.log(`${rows[rows.length - 1]}   (${target} sockets done)`);
   }
   console.log(`\n${header}`);
   for (const row of rows) console.log(row);
   console.log(
-    "ratio = aggregate msg/s against the first row; lag: ms past a 10 ms timer's due time (0 = none)",
+    "ratio = aggregate msg/s against the first row; lag: ms past a 10 ms timer's due time (0 = none); " +
+      "CPU: this process's user + system time while sending, per text (steadier than wall time when the " +
+      'machine is shared)',
   );
 } finally {
   await Promise.all(devices.map((d) => d.end()));
