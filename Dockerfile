@@ -4,7 +4,8 @@
 #   docker build --build-arg SERVICE=sender -t mgw-sender . # another default command
 # docker-compose.yml and k8s/ use one image and set `command` per service.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The same Node as CI (.node-version).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # ---- build: install everything, compile TypeScript, then drop dev dependencies ----
 FROM ${NODE_IMAGE} AS build
@@ -44,7 +45,7 @@ RUN case "$SERVICE" in \
 # The image's `node` user (uid/gid 1000); k8s runs it with runAsNonRoot and a read-only root.
 USER 1000:1000
 EXPOSE 3000 9464
-# No curl in slim images: Node 20's fetch. One image serves every service, so the check passes when
+# No curl in slim images: Node's fetch. One image serves every service, so the check passes when
 # either health port answers: METRICS_PORT (connection, sender; 9464) or PORT (the API; 3000).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const e=process.env;Promise.any([e.METRICS_PORT||9464,e.PORT||3000].map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"]
