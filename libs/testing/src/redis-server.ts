@@ -22,7 +22,10 @@ export interface RedisServerOptions {
 export interface RedisServerHandle {
   url: string;
   port: number;
+  /** Stops it (SIGTERM: a clean shutdown); the throw-away directory goes too. */
   stop(): Promise<void>;
+  /** Kills it as a crash would (SIGKILL), keeping its data directory (for a restart). */
+  kill(): Promise<void>;
 }
 
 /**
@@ -57,15 +60,17 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     child.kill('SIGKILL');
     throw err;
   }
+  const exited = new Promise((r) => child.once('exit', r));
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
       if (!persistent) await rm(dir, { recursive: true, force: true });
     },
   };

@@ -5,11 +5,14 @@
  * each other's devices, queues or tokens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
 import { freePort, waitFor } from './net.js';
+import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 export type { InboxMessage };
 
@@ -37,6 +40,11 @@ export interface StackOptions {
   sim?: Parameters<typeof startSimulator>[0];
   /** Device the stack's token acts on (default: a fresh id). */
   deviceId?: string;
+  /**
+   * A redis-server of the stack's own (AOF, fsync on every write) instead of a database of the
+   * suite's Redis, so a test can crash and restart it (`killRedis`, `restartRedis`).
+   */
+  privateRedis?: boolean;
 }
 
 let nextDb = 1;
@@ -52,12 +60,18 @@ export class Stack {
     readonly redisUrl: string,
     readonly deviceId: string,
     private readonly env: Record<string, string>,
+    private privateRedis?: { server: RedisServerHandle; dataDir: string },
   ) {}
 
   static async start(opts: StackOptions = {}): Promise<Stack> {
-    const base = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    base.pathname = `/${nextDb}`;
-    nextDb = (nextDb % 15) + 1;
+    let own: { server: RedisServerHandle; dataDir: string } | undefined;
+    if (opts.privateRedis) {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-stack-redis-'));
+      own = { dataDir, server: await startRedisServer({ dataDir, args: PRIVATE_REDIS_ARGS }) };
+    }
+    const base = new URL(own?.server.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    base.pathname = own ? '/0' : `/${nextDb}`;
+    if (!own) nextDb = (nextDb % 15) + 1;
     const redis = new Redis(base.toString());
     await redis.flushdb();
     const sim = await startSimulator({ port: 0, ...opts.sim });
@@ -81,7 +95,7 @@ export class Stack {
       RATE_LIMIT_MESSAGES: '100000',
       ...opts.env,
     };
-    const stack = new Stack(sim, redis, base.toString(), deviceId, env);
+    const stack = new Stack(sim, redis, base.toString(), deviceId, env, own);
     try {
       await Promise.all([
         stack.startService('api'),
@@ -218,9 +232,32 @@ export class Stack {
       }),
     );
     await this.sim.close();
-    await this.redis.quit();
+    this.redis.disconnect();
+    if (this.privateRedis) {
+      await this.privateRedis.server.stop();
+      await rm(this.privateRedis.dataDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Crashes the stack's private Redis (SIGKILL); its data stays on disk for `restartRedis`. */
+  async killRedis(): Promise<void> {
+    if (!this.privateRedis) throw new Error('killRedis needs a stack started with privateRedis');
+    await this.privateRedis.server.kill();
+  }
+
+  /** Starts the private Redis again on the same port, from its AOF. */
+  async restartRedis(): Promise<void> {
+    if (!this.privateRedis) throw new Error('restartRedis needs a stack started with privateRedis');
+    const { dataDir, server } = this.privateRedis;
+    this.privateRedis = {
+      dataDir,
+      server: await startRedisServer({ port: server.port, dataDir, args: PRIVATE_REDIS_ARGS }),
+    };
   }
 }
+
+/** Every acknowledged write is on disk before the reply: a crash then loses nothing. */
+const PRIVATE_REDIS_ARGS = ['--appendfsync', 'always'];
 
 /** Runs a command from the repository root; resolves with its stdout, rejects with its stderr. */
 export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {

@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../../../test/harness/redis-server.js';
+import { startRedisServer } from '@mgw/testing';
 
 const AWAITS = Number(process.env.BENCH_AWAITS ?? 50_000);
 const IMMEDIATES = Number(process.env.BENCH_IMMEDIATES ?? 10_000);

@@ -17,9 +17,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import type { SimulatorInfo } from '../../../libs/messenger-sim/src/index.js';
-import { TestDevice } from '../../../libs/messenger-sim/test/helpers/baileys-client.js';
-import { startRedisServer } from '../../../test/harness/redis-server.js';
+import type { SimulatorInfo } from '@mgw/messenger-sim';
+import { TestDevice, startRedisServer } from '@mgw/testing';
 
 const STEPS = (process.env.BENCH_SOCKETS ?? '1,50,100').split(',').map(Number);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20);
