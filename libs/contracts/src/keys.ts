@@ -26,6 +26,8 @@ export const keys = {
   devicesChannel: () => `${P}:events:devices`,
   /** Pub/sub channel: commands to the sender that owns a device (e.g. logout). */
   deviceCommands: () => `${P}:events:device-commands`,
+  /** String: a process's readiness write probe (expires in seconds); proves Redis accepts writes. */
+  readyProbe: (processName: string) => `${P}:ready-probe:${processName}`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 
