@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Cluster } from 'ioredis';
-import { freePort, startRedisServer, type RedisServerHandle } from '@mgw/testing';
+import { fillRedisToMaxmemory, freePort, startRedisServer, type RedisServerHandle } from '@mgw/testing';
 import {
   closeRedis,
   createRedis,
@@ -10,28 +10,6 @@ import {
   redisAcceptsWrites,
   waitForRedis,
 } from '../src/index.js';
-
-/**
- * Writes values until Redis refuses even a tiny one; returns that refusal. Sizes shrink because a
- * large command's own query buffer counts as used memory while it runs: a refused 64 KiB write
- * can leave room for small ones.
- */
-async function fillUp(redis: ReturnType<typeof createRedis>): Promise<Error> {
-  let refusal: Error | undefined;
-  for (const size of [64 * 1024, 1024, 16]) {
-    const value = 'x'.repeat(size);
-    for (let i = 0; i < 10_000; i++) {
-      try {
-        await redis.set(`fill:${size}:${i}`, value);
-      } catch (err) {
-        refusal = err as Error;
-        break;
-      }
-    }
-  }
-  if (!refusal) throw new Error('Redis never refused a write');
-  return refusal;
-}
 
 const rejectionOf = (p: Promise<unknown>) =>
   p.then(
@@ -47,7 +25,7 @@ describe('common: a Redis at maxmemory (noeviction)', () => {
     server = await startRedisServer({ args: ['--maxmemory', '3mb', '--maxmemory-policy', 'noeviction'] });
     redis = createRedis(server.url, 'producer', 'oom-test');
     await waitForRedis(redis, 5000);
-    refusal = await fillUp(redis);
+    refusal = await fillRedisToMaxmemory(redis);
   });
   after(async () => {
     await closeRedis(redis);

@@ -6,3 +6,4 @@ export * from './test-simulator.js';
 export * from './use-stack.js';
 export * from './media-download.js';
 export * from './redis-cluster.js';
+export * from './redis-fill.js';
