@@ -164,6 +164,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const isPrototypeKey = (key: string) => key === '__proto__';
 
+/** The detail of a top-level list (`to`) longer than its limit; also used by the API's body reader. */
+export function listTooLong(key: string, max: number): ValidationDetail {
+  return { path: [key], message: `${key} may list at most ${max} phone numbers` };
+}
+
 /**
  * Cheap structural checks before Joi: a body of hundreds of thousands of unknown fields, or a
  * `to` list far over the limit, would otherwise be validated item by item (seconds of CPU,
@@ -175,8 +180,7 @@ function structuralProblem(value: unknown, maxItems: Record<string, number>): Va
   if (!isPlainObject(value)) return undefined;
   for (const [key, max] of Object.entries(maxItems)) {
     const v = value[key];
-    if (Array.isArray(v) && v.length > max)
-      return { path: [key], message: `${key} may list at most ${max} phone numbers` };
+    if (Array.isArray(v) && v.length > max) return listTooLong(key, max);
   }
   // Breadth-first over objects and arrays; bodies are shallow (the body reader caps their depth).
   const queue: { node: unknown; path: (string | number)[] }[] = [{ node: value, path: [] }];
