@@ -3,7 +3,6 @@ import zlib from 'node:zlib';
 import type { Request, RequestHandler } from 'express';
 import { ERRORS, type ValidationDetail } from '@mgw/contracts';
 import { ApiError } from './api-error.js';
-import { clearRefused, markRefused } from './http-server.js';
 import { JsonShapeGuard, type JsonShapeLimits } from './json-shape.js';
 
 /**
@@ -30,7 +29,6 @@ const LINGER_MS = 1000;
  * (a huge or never-ending body) is cut off. A stalled client (`close`) is closed after the answer.
  */
 function refuse(req: Request, next: (err: unknown) => void, err: ApiError, close = false): void {
-  markRefused(req.socket);
   if (close) {
     req.res?.setHeader('Connection', 'close');
     return next(err);
@@ -38,10 +36,7 @@ function refuse(req: Request, next: (err: unknown) => void, err: ApiError, close
   const cutOff = setTimeout(() => {
     if (!req.complete) req.socket.destroy();
   }, LINGER_MS);
-  req.once('end', () => {
-    clearTimeout(cutOff);
-    clearRefused(req.socket);
-  });
+  req.once('end', () => clearTimeout(cutOff));
   req.resume();
   next(err);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import http, { type RequestListener, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@mgw/common';
 import { ERRORS, type Metrics } from '@mgw/contracts';
@@ -53,13 +53,19 @@ function describe({ code, reason = '' }: ParserError): { status: number; error: 
 }
 
 /**
- * Connections whose request was already answered while its body was still arriving (a refused
- * body being dropped): if the parser fails on them later, or their deadline passes, nothing more
- * is answered — the client already has its answer.
+ * Connections whose request was answered while its body was still arriving (a refused body being
+ * dropped, a body nobody reads): if the parser fails on them later, or their deadline passes,
+ * nothing more is written — the client already has its answer.
  */
-const refused = new WeakSet<Duplex>();
-export const markRefused = (socket: Duplex) => void refused.add(socket);
-export const clearRefused = (socket: Duplex) => void refused.delete(socket);
+const answeredEarly = new WeakSet<Duplex>();
+
+function trackEarlyAnswers(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    answeredEarly.add(req.socket);
+    req.once('end', () => answeredEarly.delete(req.socket));
+  });
+}
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -81,7 +87,7 @@ export function clientErrorHandler(logger: Logger, metrics: Metrics) {
     if (answered.has(socket)) return;
     answered.add(socket);
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || refused.has(socket)) {
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || answeredEarly.has(socket)) {
       socket.destroy();
       return;
     }
@@ -119,15 +125,14 @@ export function createHttpServer(
   logger: Logger,
   metrics: Metrics,
 ): http.Server {
-  const server = http.createServer(
-    {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      // Node checks both deadlines only this often (default 30 s, which would triple a 10 s one).
-      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
-    },
-    app,
-  );
+  const server = http.createServer({
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    // Node checks both deadlines only this often (default 30 s, which would triple a 10 s one).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+  });
+  server.on('request', trackEarlyAnswers);
+  server.on('request', app);
   server.on('clientError', clientErrorHandler(logger, metrics));
   return server;
 }

@@ -49,6 +49,17 @@ describe('API: slow clients are closed in seconds, with a JSON answer', function
     expect(res.closedMs).to.be.within(1900, 3500);
   });
 
+  it('When a request was answered before its body came (a GET with a body that never comes), then the deadline closes it without a second answer', async () => {
+    const res = await rawRequest(
+      t.url,
+      [head('GET', '/api/messenger/v1/status', { authorization: `Bearer ${token}`, 'content-length': 1000 })],
+      { waitMs: 6000 },
+    );
+    expect(res.status).to.equal(200);
+    expect(res.raw.match(/HTTP\/1\.1 /g), 'one answer only').to.have.length(1);
+    expect(res.closedMs).to.be.within(1900, 3500);
+  });
+
   it('When the headers never finish, then the headers deadline answers 408 JSON', async () => {
     const res = await rawRequest(
       t.url,
