@@ -44,7 +44,7 @@ function refuse(req: Request, next: (err: unknown) => void, err: ApiError, close
 /** For endpoints without a body (`/connect`, `/disconnect`): a body is a 400, read no further. */
 export function noBody(): RequestHandler {
   const refusal = () => invalid(ERRORS.noBodyExpected);
-  return (req, res, next) => {
+  return (req, _res, next) => {
     if (!hasBody(req)) return next();
     if (req.headers['transfer-encoding'] === undefined) return refuse(req, next, refusal());
     // Chunked: an empty chunked body is no body; the first byte of anything else is enough.
