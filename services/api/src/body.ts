@@ -82,8 +82,8 @@ function decompressor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.Brotl
 
 /** JSON.parse of the whole body once it is in; strict like body-parser: an object or an array. */
 function parseJson(text: string): unknown {
-  if (text.trim().length === 0) return {};
   const first = /\S/.exec(text)?.[0];
+  if (first === undefined) return {};
   if (first !== '{' && first !== '[') throw invalid('Malformed JSON body');
   try {
     return JSON.parse(text) as unknown;
@@ -100,7 +100,7 @@ function parseJson(text: string): unknown {
  */
 export function jsonBody(opts: JsonBodyOptions): RequestHandler {
   const tooLarge = () => new ApiError(413, opts.tooLargeError);
-  return (req, res, next) => {
+  return (req, _res, next) => {
     if (!hasBody(req)) return next();
     if (!req.is('application/json')) return refuse(req, next, invalid(ERRORS.unsupportedMediaType));
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
