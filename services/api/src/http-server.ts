@@ -86,6 +86,8 @@ export function clientErrorHandler(logger: Logger, metrics: Metrics) {
     // The parser keeps failing on every later packet of a broken connection: answer once.
     if (answered.has(socket)) return;
     answered.add(socket);
+    // The response in progress on this socket, if any (the field Node's own handler checks): once
+    // its headers are out, another answer would corrupt the stream, so the connection is just cut.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || answeredEarly.has(socket)) {
       socket.destroy();
