@@ -88,6 +88,7 @@ describe('e2e: every service is not ready while Redis refuses writes', function 
       const full = await statuses();
       const ping = await filler.ping();
       await filler.flushdb();
+      await filler.config('SET', 'maxmemory', '16mb');
       await waitFor(async () => JSON.stringify((last = await statuses())) === JSON.stringify(all(200)), {
         timeoutMs: 10_000,
         what: `ready again (last ${JSON.stringify(last)})`,
