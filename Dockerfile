@@ -46,7 +46,7 @@ RUN case "$SERVICE" in \
 USER 1000:1000
 EXPOSE 3000 9464
 # No curl in slim images: Node's fetch. One image serves every service, so the check passes when
-# either health port answers: METRICS_PORT (connection, sender; 9464) or PORT (the API; 3000).
+# either health port answers: METRICS_PORT (every service's ops port; 9464) or PORT (the API's; 3000).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const e=process.env;Promise.any([e.METRICS_PORT||9464,e.PORT||3000].map(p=>fetch('http://127.0.0.1:'+p+'/healthz').then(r=>{if(!r.ok)throw r.status}))).then(()=>process.exit(0),()=>process.exit(1))"]
 # Exec form with node itself (not npm or a shell) so SIGTERM reaches the process and it drains.

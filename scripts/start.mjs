@@ -29,7 +29,11 @@ env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 const sandboxMode = env.MESSENGER_SANDBOX === '1';
 
 const SERVICES = [
-  { name: 'api', entry: 'services/api/dist/main.js', env: {} },
+  {
+    name: 'api',
+    entry: 'services/api/dist/main.js',
+    env: { METRICS_PORT: env.API_METRICS_PORT ?? '9464' },
+  },
   {
     name: 'connection',
     entry: 'services/connection/dist/main.js',

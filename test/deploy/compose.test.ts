@@ -16,6 +16,7 @@ interface ComposeService {
   deploy?: { replicas?: number };
   stop_grace_period?: string;
   volumes?: string[];
+  ports?: string[];
 }
 interface ComposeFile {
   services: Record<string, ComposeService>;
@@ -105,6 +106,17 @@ describe('docker-compose.yml and the Dockerfile', () => {
       expect(() => new Function(test[3]!), `${name} healthcheck is valid JavaScript`).to.not.throw();
     }
     expect(services.grafana!.depends_on).to.deep.equal({ prometheus: { condition: 'service_healthy' } });
+  });
+
+  it('When the API is read, then /metrics has its own port, not published, that Prometheus scrapes', () => {
+    const api = services.api!;
+    expect(Number(api.environment?.METRICS_PORT)).to.equal(9464);
+    expect((api.ports ?? []).join(' ')).to.not.include('9464');
+    const prometheus = parse(readFileSync(repoPath('deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ job_name: string; dns_sd_configs: Array<{ port: number }> }>;
+    };
+    const job = prometheus.scrape_configs.find((j) => j.job_name === 'api');
+    expect(job?.dns_sd_configs[0]?.port).to.equal(9464);
   });
 
   it('When the stack stops, then the grace periods cover the drain: sender ≥ 35 s, api and connection ≥ 30 s', () => {

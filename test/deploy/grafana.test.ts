@@ -64,7 +64,7 @@ describe('Grafana dashboard and provisioning', () => {
     expect(unknown, 'metrics not in the catalogue').to.deep.equal([]);
   });
 
-  it('When the dashboard is read, then it shows requests, errors, latency, queues, sending, outcomes, devices, memory and event-loop lag', () => {
+  it('When the dashboard is read, then it shows requests, errors, latency, queues, sending, outcomes, devices, Redis memory, memory and event-loop lag', () => {
     const used = new Set(exprs.flatMap(({ expr }) => promqlMetricNames(expr)));
     expect([...used]).to.include.members([
       'mgw_http_requests_total',
@@ -79,6 +79,8 @@ describe('Grafana dashboard and provisioning', () => {
       'mgw_device_reconnects_total',
       'mgw_leases_held',
       'mgw_devices_linked',
+      'mgw_redis_memory_used_bytes',
+      'mgw_redis_memory_max_bytes',
       'process_resident_memory_bytes',
       'nodejs_eventloop_lag_p99_seconds',
       'nodejs_heap_size_used_bytes',

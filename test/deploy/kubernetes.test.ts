@@ -81,6 +81,7 @@ const workloads = (objs: K8sObject[]) =>
 const specOf = <T>(o: K8sObject) => o.spec as unknown as T;
 const find = (objs: K8sObject[], kind: string, name: string) =>
   objs.find((o) => o.kind === kind && o.metadata.name === name);
+const firstContainer = (w: K8sObject) => specOf<WorkloadSpec>(w).template.spec.containers[0]!;
 const workload = (objs: K8sObject[], name: string) => {
   const w = find(objs, 'Deployment', name) ?? find(objs, 'StatefulSet', name);
   if (!w) throw new Error(`no workload ${name}`);
@@ -248,6 +249,11 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         expect(Number(env[svc === 'api' ? 'PORT' : 'METRICS_PORT']), `${name} ${svc} port env`).to.equal(
           svc === 'api' ? 3000 : 9464,
         );
+        // /metrics is on every service's ops port, the API's included (not on its public port).
+        expect(c!.ports?.find((p) => p.name === 'metrics')?.containerPort, `${name} ${svc} metrics`).to.equal(
+          9464,
+        );
+        expect(Number(env.METRICS_PORT), `${name} ${svc} METRICS_PORT`).to.equal(9464);
       }
     }),
   );
@@ -387,7 +393,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
   );
 
   it(
-    'When the network policies are read, then all is denied by default and only the api accepts traffic from anywhere',
+    'When the network policies are read, then all is denied by default and only the api accepts traffic from anywhere, and only without TRUST_PROXY',
     each((objs, name) => {
       const policies = objs
         .filter((o) => o.kind === 'NetworkPolicy')
@@ -403,7 +409,10 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
           .filter((p) => matches(p.podSelector, labels))
           .flatMap((p) => p.ingress ?? [])
           .some((rule) => !rule.from || rule.from.some((f) => f.ipBlock));
-        expect(open, `${name} ${w.metadata.name} open to anywhere`).to.equal(labels[COMPONENT] === 'api');
+        const behindProxy = !['', 'false', '0'].includes(envOf(objs, firstContainer(w)).TRUST_PROXY ?? '');
+        expect(open, `${name} ${w.metadata.name} open to anywhere`).to.equal(
+          labels[COMPONENT] === 'api' && !behindProxy,
+        );
       }
     }),
   );
@@ -489,7 +498,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
     }
   });
 
-  it('When the monitoring component is added, then the ServiceMonitor scrapes every service port and the PrometheusRule equals the rules file', () => {
+  it('When the monitoring component is added, then the ServiceMonitor scrapes every service on its metrics port and the PrometheusRule equals the rules file', () => {
     const objs = rendered['production + monitoring + external-redis'];
     const sm = specOf<{ selector: LabelSelector; endpoints: Array<{ port: string; path: string }> }>(
       find(objs, 'ServiceMonitor', 'messenger-gateway')!,
@@ -505,6 +514,10 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         svc,
       ).to.equal(true);
     }
+    expect(
+      sm.endpoints.map((e) => e.port),
+      'never the public port',
+    ).to.deep.equal(['metrics']);
     const rule = specOf<{ groups: unknown }>(find(objs, 'PrometheusRule', 'messenger-gateway')!);
     const file = parse(readFileSync(repoPath('deploy/prometheus/rules/messenger-gateway.yml'), 'utf8')) as {
       groups: unknown;

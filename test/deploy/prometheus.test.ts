@@ -92,6 +92,8 @@ describe('Prometheus configuration and alert rules', () => {
       'mgw_leases_held',
       'mgw_devices_linked',
       'mgw_redis_up',
+      'mgw_redis_memory_used_bytes',
+      'mgw_redis_memory_max_bytes',
       'up',
     ]) {
       expect(uses(metric), `no alert uses ${metric}`).to.equal(true);
@@ -107,14 +109,14 @@ describe('Prometheus configuration and alert rules', () => {
     expect(unknown, 'metrics not in the catalogue').to.deep.equal([]);
   });
 
-  it('When the scrape config is read, then it scrapes the api, connection and sender services on their ports', () => {
+  it('When the scrape config is read, then it scrapes the api, connection and sender services on their ops ports', () => {
     const config = parse(readFileSync(repoPath('deploy/prometheus/prometheus.yml'), 'utf8')) as {
       rule_files: string[];
       scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }> }>;
     };
     const byJob = new Map(config.scrape_configs.map((s) => [s.job_name, s]));
     for (const [job, port] of [
-      ['api', 3000],
+      ['api', 9464],
       ['connection', 9464],
       ['sender', 9464],
     ] as const) {

@@ -30,13 +30,19 @@ describe('e2e: /metrics of every running service passes promtool', function () {
   for (const service of ['api', 'connection', 'sender'] as const) {
     it(`When ${service} is scraped after traffic, then its own metric families pass promtool check metrics`, async () => {
       const proc = stack.processes.find((p) => p.name.startsWith(service))!;
-      const res = await fetch(`http://127.0.0.1:${proc.port}/metrics`);
+      const res = await fetch(`http://127.0.0.1:${proc.metricsPort}/metrics`);
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/plain/);
       const page = await res.text();
       expect(page).to.include('process_resident_memory_bytes'); // Node's defaults are served as well
       const own = ownMetricFamilies(page, METRIC_PREFIX);
       expect(own).to.include(`${METRIC_PREFIX}redis_up`);
+      if (service === 'api') {
+        expect(own).to.include(`${METRIC_PREFIX}redis_memory_used_bytes`);
+        expect(own).to.include(`${METRIC_PREFIX}redis_memory_max_bytes`);
+        const publicPort = await fetch(`http://127.0.0.1:${proc.port}/metrics`);
+        expect(publicPort.status, '/metrics is not on the public port').to.equal(404);
+      }
       await checkMetricsExposition(own);
     });
   }

@@ -28,7 +28,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let token: string;
 
   before(async () => {
-    const [redisPort, apiPort, sandboxPort, m1, m2] = await Promise.all([
+    const [redisPort, apiPort, sandboxPort, m0, m1, m2] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
@@ -45,6 +46,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       MGW_DATA_DIR: dataDir,
       PORT: String(apiPort),
       SANDBOX_PORT: String(sandboxPort),
+      API_METRICS_PORT: String(m0),
       CONNECTION_METRICS_PORT: String(m1),
       SENDER_METRICS_PORT: String(m2),
       MESSENGER_SANDBOX: '1',

@@ -68,7 +68,7 @@ export function redisConfig(e: Env): RedisConfig {
   return { url: e.REDIS_URL };
 }
 
-/** The port of /healthz, /readyz and /metrics for services that have no HTTP port of their own. */
+/** The port of /healthz, /readyz and /metrics (for the API, apart from its public port). */
 export const opsEnv: Joi.PartialSchemaMap = {
   METRICS_PORT: Joi.number().port().default(9464),
 };

@@ -3,17 +3,23 @@ import winston from 'winston';
 export type Logger = winston.Logger;
 
 /**
- * Keys whose values never reach a log line: secrets (tokens), OTP codes and message content.
- * Matched case-insensitively against every key of the log entry, at any depth.
+ * Keys whose values never reach a log line: secrets (tokens, credentials, pairing material), OTP
+ * codes and message content. Matched case-insensitively against every key of the log entry, at
+ * any depth. A plain `code` is not here: socket close codes and error codes must stay readable,
+ * so an OTP code is only ever logged (if at all) as `otp` or `otpCode`.
  */
 const REDACTED_KEYS = new Set([
   'token',
   'apitoken',
   'authorization',
+  'cookie',
   'password',
   'secret',
-  'code',
   'otp',
+  'otpcode',
+  'pairingcode',
+  'qr',
+  'qrcode',
   'text',
   'caption',
   'base64',
@@ -21,6 +27,9 @@ const REDACTED_KEYS = new Set([
   'conversation',
   'creds',
 ]);
+/** Compound names of secrets (`accessToken`, `clientSecret`, `redisPassword`, …); `tokenId` is not one. */
+const REDACTED_SUFFIX = /(token|secret|password|authorization|cookie)$/i;
+const isSecretKey = (key: string) => REDACTED_KEYS.has(key.toLowerCase()) || REDACTED_SUFFIX.test(key);
 const REDACTED = '[REDACTED]';
 const TOKEN_IN_URL = /([?&]token=)[^&\s#]+/gi;
 const BEARER = /(bearer\s+)[\w.~+/=-]+/gi;
@@ -56,7 +65,7 @@ function scrub(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = REDACTED_KEYS.has(k.toLowerCase()) && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
+    out[k] = isSecretKey(k) && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
   }
   return out;
 }
@@ -66,7 +75,7 @@ const redact = winston.format((info) => {
     if (key === 'level') continue;
     const v = (info as Record<string, unknown>)[key];
     (info as Record<string, unknown>)[key] =
-      REDACTED_KEYS.has(key.toLowerCase()) && v !== undefined ? REDACTED : scrub(v, 0, new WeakSet());
+      isSecretKey(key) && v !== undefined ? REDACTED : scrub(v, 0, new WeakSet());
   }
   return info;
 });

@@ -12,6 +12,8 @@ export interface OpsOptions {
    * scrape, so gauges it refreshes (such as a Redis-up gauge) are current when scraped.
    */
   ready: () => Promise<boolean>;
+  /** Refreshes gauges read from elsewhere (e.g. Redis memory) before each scrape; errors are ignored. */
+  collect?: () => Promise<void>;
   /** `error` of the 503 /readyz body (`{ success: false, error }`, the error envelope). */
   notReadyError: string;
 }
@@ -41,7 +43,7 @@ export function createOpsHandler(opts: OpsOptions): (path: OpsPath, res: ServerR
       const ok = await isReady();
       return sendJson(res, ok ? 200 : 503, ok ? { success: true, status: 'ready' } : notReady);
     }
-    await isReady();
+    await Promise.all([isReady(), opts.collect?.().catch(() => undefined)]);
     try {
       const text = await renderMetrics(opts.registry, opts.defaults);
       res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE });
@@ -62,9 +64,10 @@ export async function startOpsServer(opts: OpsOptions & { port: number; host?: s
   const handle = createOpsHandler(opts);
   const server = http.createServer((req: IncomingMessage, res) => {
     const path = req.url?.split('?')[0] as OpsPath | undefined;
-    if (path && OPS_PATHS.includes(path) && (req.method === 'GET' || req.method === 'HEAD')) {
-      void handle(path, res);
-      return;
+    if (path && OPS_PATHS.includes(path)) {
+      if (req.method === 'GET' || req.method === 'HEAD') return void handle(path, res);
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendJson(res, 405, { success: false, error: 'Method not allowed' });
     }
     sendJson(res, 404, { success: false, error: 'Not found' });
   });

@@ -52,19 +52,60 @@ export async function waitForRedis(client: Redis, timeoutMs = 10_000): Promise<v
   });
 }
 
-/** Errors that mean "Redis is not reachable right now" (mapped to 503, not 500). */
-export function isRedisUnavailableError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const msg = err.message;
-  return (
-    msg.includes("Stream isn't writeable") ||
-    msg.includes('enableOfflineQueue') ||
-    msg.includes('Connection is closed') ||
-    msg.includes('ECONNREFUSED') ||
-    msg.includes('Reached the max retries per request limit') ||
-    err.name === 'MaxRetriesPerRequestError' ||
-    (err as NodeJS.ErrnoException).code === 'ECONNREFUSED'
-  );
+/**
+ * Messages of Redis errors that mean "storage cannot serve this now": unreachable, full
+ * (`maxmemory` with noeviction refuses writes), a cluster without a working majority or
+ * mid-failover, a replica that took writes' place, or a dataset still loading.
+ */
+const UNAVAILABLE_MESSAGES = [
+  "Stream isn't writeable",
+  'enableOfflineQueue',
+  'Connection is closed',
+  'ECONNREFUSED',
+  'Reached the max retries per request limit',
+  'OOM command not allowed',
+  'CLUSTERDOWN',
+  'Too many Cluster redirections',
+  "Cluster isn't ready",
+  'MASTERDOWN',
+  'READONLY',
+  'LOADING',
+];
+
+/**
+ * Errors that mean "Redis cannot serve this right now" (mapped to 503, never 500). Also looks
+ * through wrappers: an aborted MULTI (`EXECABORT`) carries the refusals in `previousErrors`, and
+ * other libraries wrap the Redis error in `cause` or an AggregateError.
+ */
+export function isRedisUnavailableError(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 4) return false;
+  const e = err as Error & { code?: unknown; previousErrors?: unknown; errors?: unknown };
+  if (
+    UNAVAILABLE_MESSAGES.some((m) => e.message.includes(m)) ||
+    e.name === 'MaxRetriesPerRequestError' ||
+    e.code === 'ECONNREFUSED'
+  ) {
+    return true;
+  }
+  const inner = [
+    e.cause,
+    ...(Array.isArray(e.previousErrors) ? e.previousErrors : []),
+    ...(Array.isArray(e.errors) ? e.errors : []),
+  ];
+  return inner.some((i) => isRedisUnavailableError(i, depth + 1));
+}
+
+/** Resolves with the promise's value, or with `fallback` after `timeoutMs` (or when it rejects). */
+async function within<T>(p: Promise<T>, timeoutMs: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), timeoutMs);
+  });
+  try {
+    return await Promise.race([p.catch(() => fallback), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -72,17 +113,44 @@ export function isRedisUnavailableError(err: unknown): boolean {
  * while Redis is away, so a readiness probe must not wait on them without a bound.
  */
 export async function pingRedis(client: Redis, timeoutMs = 1000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  const answer = client.ping().then(
-    (reply) => reply === 'PONG',
-    () => false,
+  return within(
+    client.ping().then((reply) => reply === 'PONG'),
+    timeoutMs,
+    false,
   );
-  const ok = await Promise.race([answer, deadline]);
-  clearTimeout(timer);
-  return ok;
+}
+
+/**
+ * The readiness check of every service: Redis answers *and accepts writes*. A Redis at
+ * `maxmemory` (noeviction) still answers PING but refuses every write, so only a write shows that
+ * the process can do its work. The probe key is tiny and expires by itself.
+ */
+export async function redisAcceptsWrites(
+  client: Redis,
+  probeKey: string,
+  timeoutMs = 1000,
+): Promise<boolean> {
+  return within(
+    client.set(probeKey, String(Date.now()), 'PX', 10_000).then((reply) => reply === 'OK'),
+    timeoutMs,
+    false,
+  );
+}
+
+export interface RedisMemory {
+  usedBytes: number;
+  /** `maxmemory`; 0 means no limit is set. */
+  maxBytes: number;
+}
+
+/** `used_memory` and `maxmemory` from INFO memory, or undefined when Redis did not answer in time. */
+export async function readRedisMemory(client: Redis, timeoutMs = 1000): Promise<RedisMemory | undefined> {
+  const info = await within<string | undefined>(client.info('memory'), timeoutMs, undefined);
+  if (info === undefined) return undefined;
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? NaN);
+  const usedBytes = field('used_memory');
+  const maxBytes = field('maxmemory');
+  return Number.isFinite(usedBytes) && Number.isFinite(maxBytes) ? { usedBytes, maxBytes } : undefined;
 }
 
 /** Closes clients without throwing (used on shutdown). */

@@ -42,20 +42,42 @@ describe('common: logger', () => {
     const logger = createLogger({ service: 'test', stream });
     logger.info('request', {
       url: '/api/messenger/v1/status?token=supersecret123',
-      headers: { authorization: 'Bearer abc.def' },
-      job: { code: '904417', text: 'hello there', to: '15551234567' },
+      headers: { authorization: 'Bearer abc.def', cookie: 'sid=cookie-secret' },
+      job: { otpCode: '904417', otp: { language: 'English', code: '774411' }, text: 'hello there' },
+      accessToken: 'access-secret-9',
+      to: '15551234567',
     });
     logger.error('failed', { err: new Error('boom') });
     logger.error('leaky', { err: new Error('GET /x?token=supersecret123 failed') });
     await new Promise((r) => setImmediate(r));
     const out = chunks.join('');
-    expect(out).not.to.include('supersecret123');
-    expect(out).not.to.include('abc.def');
-    expect(out).not.to.include('904417');
-    expect(out).not.to.include('hello there');
+    for (const secret of [
+      'supersecret123',
+      'abc.def',
+      'cookie-secret',
+      '904417',
+      '774411',
+      'hello there',
+      'access-secret-9',
+    ]) {
+      expect(out, secret).not.to.include(secret);
+    }
     expect(out).to.include('15551234567');
     const errLine = JSON.parse(chunks.find((c) => c.includes('failed')) ?? '{}');
     expect(errLine.err).to.include({ name: 'Error', message: 'boom' });
     expect(errLine.err.stack).to.be.a('string');
+  });
+
+  it('When a line carries a socket close code, an error code and a token id, then they stay readable', async () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on('data', (d: Buffer) => chunks.push(d.toString()));
+    const logger = createLogger({ service: 'test', stream });
+    const err = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    logger.warn('socket closed', { code: 428, reason: 'connection_closed', tokenId: 'tok_1', err });
+    await new Promise((r) => setImmediate(r));
+    const line = JSON.parse(chunks.join('')) as Record<string, unknown>;
+    expect(line).to.include({ code: 428, reason: 'connection_closed', tokenId: 'tok_1' });
+    expect(line.err).to.include({ errorCode: 'ECONNREFUSED' });
   });
 });

@@ -6,8 +6,18 @@ export const ERRORS = {
   noDevice: 'No connected messenger device found',
   attachmentTooLarge: 'Attachment too large: the limit is 10 MB',
   bodyTooLarge: 'Request body too large: attachments are limited to 10 MB',
+  /** 413 on /otp: its body is a phone number, a code and a language. */
+  otpBodyTooLarge: 'Request body too large: /otp bodies are limited to 4 KB',
   tooManyAuthFailures: 'Too many failed authentication attempts',
   notFound: 'Not found',
+  /** 405 on a known path with a method it does not serve (the `Allow` header lists those it does). */
+  methodNotAllowed: 'Method not allowed',
+  /** 408: the request (headers or body) did not arrive within the server's timeouts. */
+  requestTimeout: 'Request timeout: the request did not arrive in time',
+  /** 431: the request's headers are over Node's 16 KB limit. */
+  headersTooLarge: 'Request header fields too large',
+  /** 413: chunk extensions of a chunked body over Node's limit. */
+  chunkExtensionsTooLarge: 'Request chunk extensions too large',
   messageNotFound: 'Message not found',
   serviceUnavailable: 'Service unavailable: storage is not reachable',
   internal: 'Internal server error',
@@ -21,6 +31,8 @@ export const ERRORS = {
   idempotencyConflict: 'Idempotency-Key was already used with a different request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still in progress',
   unsupportedMediaType: 'Request bodies must be application/json',
+  /** 400 detail on /connect and /disconnect when the request carries a body. */
+  noBodyExpected: 'This endpoint takes no request body',
   /** 502 on /otp when the send job ended failed; the job's reason follows the prefix. */
   otpFailedPrefix: 'OTP could not be sent: ',
   /** 502 on /connect and /disconnect when the connection service failed while handling it. */

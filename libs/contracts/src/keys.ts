@@ -33,6 +33,8 @@ export const keys = {
    * expires (ms, Redis server clock). The API answers 503 at once when none is alive.
    */
   connectionWorkers: () => `${P}:connection:alive`,
+  /** String: a process's readiness write probe (expires in seconds); proves Redis accepts writes. */
+  readyProbe: (processName: string) => `${P}:ready-probe:${processName}`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 

@@ -1,6 +1,19 @@
 /** The spec's attachment limit: 10 MB of decoded file data. */
 export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Longest strings a /send body may carry, in characters. `text` and `caption` are WhatsApp's own
+ * limits (longer ones are cut or refused by the app); a URL over 2,048 characters is not one any
+ * browser or CDN serves; `filename` is what file systems allow; `existingMessageId` is one of ours.
+ */
+export const STRING_LIMITS = {
+  text: 65_536,
+  caption: 1024,
+  url: 2048,
+  filename: 255,
+  existingMessageId: 128,
+} as const;
+
 /** Attachment types of the spec. */
 export const ATTACHMENT_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];

@@ -132,7 +132,17 @@ export function createMetrics() {
     }),
     redisUp: new client.Gauge({
       name: `${p}redis_up`,
-      help: '1 when this process reached Redis on its last check, else 0.',
+      help: '1 when this process reached Redis and Redis accepted a write on its last check, else 0.',
+      registers: reg,
+    }),
+    redisMemoryUsed: new client.Gauge({
+      name: `${p}redis_memory_used_bytes`,
+      help: 'Memory Redis uses (INFO memory used_memory), read by the API on each scrape.',
+      registers: reg,
+    }),
+    redisMemoryMax: new client.Gauge({
+      name: `${p}redis_memory_max_bytes`,
+      help: 'Redis maxmemory (0 = no limit), read by the API on each scrape.',
       registers: reg,
     }),
   };

@@ -5,6 +5,7 @@ import {
   CONNECT_METHODS,
   OTP_LANGUAGES,
   PHONE_PATTERN,
+  STRING_LIMITS,
   type AttachmentType,
 } from './limits.js';
 import type { OtpLanguage, ConnectMethod } from './limits.js';
@@ -26,10 +27,13 @@ const attachment = Joi.object({
   type: Joi.string()
     .valid(...ATTACHMENT_TYPES)
     .required(),
-  url: Joi.string().uri({ scheme: ['http', 'https'] }),
+  // The length first: a multi-megabyte "URL" is refused before the URI rule reads it.
+  url: Joi.string()
+    .max(STRING_LIMITS.url)
+    .uri({ scheme: ['http', 'https'] }),
   base64: Joi.string().base64({ paddingRequired: false }).min(1),
-  filename: Joi.string().max(255),
-  caption: Joi.string().max(4096),
+  filename: Joi.string().max(STRING_LIMITS.filename),
+  caption: Joi.string().max(STRING_LIMITS.caption),
   // type/subtype with optional parameters, e.g. WhatsApp voice notes: "audio/ogg; codecs=opus"
   mimeType: Joi.string()
     .max(255)
@@ -81,9 +85,9 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
         }),
       })
       .required(),
-    text: Joi.string().min(1).max(65536),
+    text: Joi.string().min(1).max(STRING_LIMITS.text),
     attachment,
-    existingMessageId: Joi.string().max(128),
+    existingMessageId: Joi.string().max(STRING_LIMITS.existingMessageId),
   })
     .or('text', 'attachment')
     .messages({ 'object.missing': EITHER_TEXT_OR_ATTACHMENT });
@@ -158,22 +162,47 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const isPrototypeKey = (key: string) => key === '__proto__';
+
+/** The detail of a top-level list (`to`) longer than its limit; also used by the API's body reader. */
+export function listTooLong(key: string, max: number): ValidationDetail {
+  return { path: [key], message: `${key} may list at most ${max} phone numbers` };
+}
+
 /**
  * Cheap structural checks before Joi: a body of hundreds of thousands of unknown fields, or a
  * `to` list far over the limit, would otherwise be validated item by item (seconds of CPU,
- * hundreds of MB, a stack overflow) before being refused.
+ * hundreds of MB, a stack overflow) before being refused. `__proto__` is refused at any depth:
+ * JSON.parse makes it an own field, and Joi would silently drop it from a nested object instead
+ * of reporting it, while a careless copy elsewhere could turn it into a prototype.
  */
 function structuralProblem(value: unknown, maxItems: Record<string, number>): ValidationDetail | undefined {
   if (!isPlainObject(value)) return undefined;
-  if (Object.hasOwn(value, '__proto__')) return { path: ['__proto__'], message: '__proto__ is not allowed' };
-  const objects = [value, ...Object.values(value).filter(isPlainObject)];
-  if (objects.some((o) => Object.keys(o).length > MAX_FIELDS)) {
-    return { path: [], message: `an object in the request has more than ${MAX_FIELDS} fields` };
-  }
   for (const [key, max] of Object.entries(maxItems)) {
     const v = value[key];
-    if (Array.isArray(v) && v.length > max)
-      return { path: [key], message: `${key} may list at most ${max} phone numbers` };
+    if (Array.isArray(v) && v.length > max) return listTooLong(key, max);
+  }
+  // Breadth-first over objects and arrays; bodies are shallow (the body reader caps their depth).
+  const queue: { node: unknown; path: (string | number)[] }[] = [{ node: value, path: [] }];
+  for (let i = 0; i < queue.length; i++) {
+    const { node, path } = queue[i]!;
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => {
+        if (typeof item === 'object' && item !== null) queue.push({ node: item, path: [...path, index] });
+      });
+      continue;
+    }
+    if (!isPlainObject(node)) continue;
+    const fields = Object.keys(node);
+    if (fields.length > MAX_FIELDS) {
+      return { path: [], message: `an object in the request has more than ${MAX_FIELDS} fields` };
+    }
+    for (const key of fields) {
+      const at = [...path, key];
+      if (isPrototypeKey(key)) return { path: at, message: `${at.join('.')} is not allowed` };
+      const v = node[key];
+      if (typeof v === 'object' && v !== null) queue.push({ node: v, path: at });
+    }
   }
   return undefined;
 }

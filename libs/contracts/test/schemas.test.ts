@@ -105,9 +105,81 @@ describe('contracts: structural limits before Joi', () => {
     ]);
   });
 
+  it('When __proto__ is nested in the attachment or in a list item, then it is refused with its path', () => {
+    const nested = JSON.parse(
+      '{"to":"15551234567","attachment":{"type":"image","url":"https://a.example/b.png","__proto__":{"x":1}}}',
+    ) as unknown;
+    const inList = JSON.parse('{"to":["15551234567",{"__proto__":{}}],"text":"x"}') as unknown;
+    expect(validate(sendBodySchema(3), nested).details).to.deep.equal([
+      { path: ['attachment', '__proto__'], message: 'attachment.__proto__ is not allowed' },
+    ]);
+    expect(validate(sendBodySchema(3), inList).details).to.deep.equal([
+      { path: ['to', 1, '__proto__'], message: 'to.1.__proto__ is not allowed' },
+    ]);
+  });
+
   it('When an OTP code is a numeric-looking string that is not 4 to 8 digits, then it is refused', () => {
     for (const code of ['1e3', '1234.0', ' 1234', '+1234', '0000001234']) {
       expect(validate(otpBodySchema, { phone: '15551234567', code }).details, code).to.be.an('array');
     }
+  });
+});
+
+describe('contracts: string caps of /send', () => {
+  const send = sendBodySchema(3);
+  const to = '15551234567';
+  const url = (n: number) =>
+    `https://files.example.com/${'a'.repeat(n - 'https://files.example.com/'.length)}`;
+
+  const cases: [string, (n: number) => unknown, number, (string | number)[], string][] = [
+    [
+      'text',
+      (n) => ({ to, text: 'x'.repeat(n) }),
+      65_536,
+      ['text'],
+      'text length must be less than or equal to 65536 characters long',
+    ],
+    [
+      'caption',
+      (n) => ({ to, attachment: { type: 'image', url: url(40), caption: 'c'.repeat(n) } }),
+      1024,
+      ['attachment', 'caption'],
+      'attachment.caption length must be less than or equal to 1024 characters long',
+    ],
+    [
+      'url',
+      (n) => ({ to, attachment: { type: 'image', url: url(n) } }),
+      2048,
+      ['attachment', 'url'],
+      'attachment.url length must be less than or equal to 2048 characters long',
+    ],
+    [
+      'filename',
+      (n) => ({ to, attachment: { type: 'document', url: url(40), filename: 'f'.repeat(n) } }),
+      255,
+      ['attachment', 'filename'],
+      'attachment.filename length must be less than or equal to 255 characters long',
+    ],
+    [
+      'existingMessageId',
+      (n) => ({ to, text: 'x', existingMessageId: 'm'.repeat(n) }),
+      128,
+      ['existingMessageId'],
+      'existingMessageId length must be less than or equal to 128 characters long',
+    ],
+  ];
+  for (const [field, body, max, path, message] of cases) {
+    it(`When ${field} is ${max} characters it is accepted; at ${max + 1}, then 400 naming the limit`, () => {
+      expect(validate(send, body(max)).details, `${field} at the cap`).to.equal(undefined);
+      expect(validate(send, body(max + 1)).details).to.deep.equal([{ path, message }]);
+    });
+  }
+
+  it('When the attachment url is megabytes long, then it is refused by its length in milliseconds', () => {
+    const started = performance.now();
+    const r = validate(send, { to, attachment: { type: 'image', url: url(13_000_000) } });
+    const ms = performance.now() - started;
+    expect(r.details?.map((d) => d.path)).to.deep.equal([['attachment', 'url']]);
+    expect(ms, `validation took ${ms.toFixed(1)} ms`).to.be.lessThan(200);
   });
 });

@@ -3,13 +3,13 @@ import {
   createDefaultMetricsRegistry,
   createLogger,
   createRedis,
-  pingRedis,
+  redisAcceptsWrites,
   startOpsServer,
   waitForRedis,
   type Logger,
   type OpsServer,
 } from '@mgw/common';
-import { ERRORS, createMetrics, type Metrics } from '@mgw/contracts';
+import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, MessageStore, SessionStore } from '@mgw/store';
 import type { MessengerServiceConfig } from './config.js';
 import { LeaseManager, processOwnerId } from './lease.js';
@@ -30,7 +30,7 @@ export interface MessengerRuntime {
   /** Built once from MGW_ENCRYPTION_KEY (and old keys): seals what the sockets store. */
   encryption: Encryption;
   sandbox?: SandboxSocketOptions;
-  /** Starts /metrics, /healthz and /readyz (Redis reachable) on the ops port. */
+  /** Starts /metrics, /healthz and /readyz (Redis reachable and accepting writes) on the ops port. */
   startOps(): Promise<OpsServer>;
 }
 
@@ -46,6 +46,7 @@ export async function startMessengerRuntime(
   const leaseRedis = createRedis(config.redis.url, 'producer', `${service}-lease`);
   await waitForRedis(leaseRedis);
   const metrics = createMetrics();
+  const owner = processOwnerId(service);
   const sandbox = config.messenger.sandboxUrl
     ? await enableSandbox(config.messenger.sandboxUrl, logger)
     : undefined;
@@ -54,7 +55,7 @@ export async function startMessengerRuntime(
     metrics,
     redis,
     leaseRedis,
-    leases: new LeaseManager(leaseRedis, processOwnerId(service), config.messenger.lease.ttlMs),
+    leases: new LeaseManager(leaseRedis, owner, config.messenger.lease.ttlMs),
     sessions: new SessionStore(redis),
     messages: new MessageStore(redis, config.store.messageRetentionSeconds),
     encryption,
@@ -66,7 +67,8 @@ export async function startMessengerRuntime(
         defaults: createDefaultMetricsRegistry(),
         notReadyError: ERRORS.serviceUnavailable,
         ready: async () => {
-          const ok = await pingRedis(redis);
+          // The fail-fast connection: the worker one would queue the probe through an outage.
+          const ok = await redisAcceptsWrites(leaseRedis, keys.readyProbe(owner));
           metrics.redisUp.set(ok ? 1 : 0);
           return ok;
         },

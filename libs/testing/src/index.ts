@@ -7,3 +7,4 @@ export * from './use-stack.js';
 export * from './media-download.js';
 export * from './redis-cluster.js';
 export * from './queued-messages.js';
+export * from './redis-fill.js';

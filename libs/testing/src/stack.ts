@@ -25,7 +25,10 @@ export type ServiceName = 'api' | 'connection' | 'sender';
 export interface ServiceProcess {
   name: string;
   child: ChildProcess;
+  /** The service's HTTP port: `PORT` for the api, `METRICS_PORT` for the others. */
   port: number;
+  /** The port of /metrics, /healthz and /readyz (`METRICS_PORT`; for the api, apart from `port`). */
+  metricsPort: number;
   /** Everything the process printed (JSON log lines), for assertions and failure reports. */
   output: string[];
   exited: Promise<number | null>;
@@ -113,8 +116,11 @@ export class Stack {
   /** Starts one service process and waits until its /readyz answers 200. */
   async startService(name: ServiceName, env: Record<string, string> = {}): Promise<ServiceProcess> {
     const port = await freePort();
+    const metricsPort = name === 'api' ? await freePort() : port;
     const portEnv =
-      name === 'api' ? { PORT: String(port), HOST: '127.0.0.1' } : { METRICS_PORT: String(port) };
+      name === 'api'
+        ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
+        : { METRICS_PORT: String(port) };
     const child = spawn(process.execPath, [...TSX_ARGS, `services/${name}/src/main.ts`], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
@@ -128,7 +134,14 @@ export class Stack {
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const proc: ServiceProcess = { name: `${name}#${this.processes.length}`, child, port, output, exited };
+    const proc: ServiceProcess = {
+      name: `${name}#${this.processes.length}`,
+      child,
+      port,
+      metricsPort,
+      output,
+      exited,
+    };
     this.processes.push(proc);
     if (name === 'api') this.apiUrl = `http://127.0.0.1:${port}`;
     await waitFor(

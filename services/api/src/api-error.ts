@@ -32,15 +32,7 @@ export class ApiError extends Error {
 /** Maps anything thrown to an ApiError; unknown errors become a 500 without internals. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
-  // body-parser errors
-  if (e?.type === 'entity.parse.failed') {
-    return ApiError.invalid([{ path: [], message: 'Malformed JSON body' }]);
-  }
-  if (e?.type === 'entity.too.large') return new ApiError(413, ERRORS.bodyTooLarge);
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return ApiError.invalid([{ path: [], message: e.message ?? 'Unsupported encoding' }]);
-  }
+  const e = err as { status?: number; statusCode?: number };
   // Other client errors the HTTP layer raises itself (e.g. a malformed %-escape in the path).
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -53,6 +45,14 @@ export function toApiError(err: unknown): ApiError {
 export const notFoundHandler: RequestHandler = (_req, _res, next) => {
   next(new ApiError(404, ERRORS.notFound));
 };
+
+/** A known path called with a method it does not serve: 405 with the methods it does. */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return (_req, res, next) => {
+    res.setHeader('Allow', allow);
+    next(new ApiError(405, ERRORS.methodNotAllowed));
+  };
+}
 
 /** Registered last: every failure leaves as JSON; 5xx are logged with the error, never returned. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {

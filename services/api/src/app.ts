@@ -1,9 +1,10 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { OPS_PATHS } from '@mgw/common';
-import { errorMiddleware, notFoundHandler } from './api-error.js';
+import { ERRORS } from '@mgw/contracts';
+import { errorMiddleware, methodNotAllowed, notFoundHandler } from './api-error.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './auth.js';
+import { jsonBody, noBody } from './body.js';
 import { httpMetrics } from './http-metrics.js';
 import { createRateLimiters } from './rate-limits.js';
 import { requestContext } from './request-context.js';
@@ -12,20 +13,25 @@ import { messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
 import { otpRoute } from './routes/otp.js';
 import { sendRoute } from './routes/send.js';
-import { requireJsonBody } from './validation.js';
 
 export const API_BASE = '/api/messenger/v1';
 
 /**
  * A 10 MB attachment is ~13.4 MiB of base64; with the JSON around it 15 MB is enough, and
- * anything larger is refused by the parser with 413 before it is buffered.
+ * anything larger is refused with 413 before it is buffered.
  */
-export const JSON_BODY_LIMIT = '15mb';
+export const SEND_BODY_LIMIT_BYTES = 15 * 1024 * 1024;
+/** An OTP body is a phone number, a code and a language: 4 KB is plenty. */
+export const OTP_BODY_LIMIT_BYTES = 4 * 1024;
+/** Our bodies nest two levels (`{ attachment: {…} }`, `{ to: […] }`); 8 leaves room and refuses hostile JSON. */
+export const MAX_JSON_DEPTH = 8;
+/** Values a body may hold besides its recipient list (fields of the body and its attachment). */
+const FIELD_ALLOWANCE = 64;
 
 /**
  * The express app. Routes are registered with their full path (not a sub-router) so the route
  * template is known to the access log and metrics even when a request fails. Every versioned
- * route runs: authenticate -> its per-token limiter -> JSON body checks -> handler.
+ * route runs: authenticate -> its per-token limiter -> its body handling -> handler.
  */
 export function createApp(s: ApiServices): Express {
   const app = express();
@@ -35,22 +41,51 @@ export function createApp(s: ApiServices): Express {
   app.use(requestContext(s.logger));
   app.use(httpMetrics(s.metrics));
 
-  for (const path of OPS_PATHS) app.get(path, opsRoute(s, path));
+  for (const path of ['/healthz', '/readyz'] as const) {
+    app.get(path, opsRoute(s, path));
+    app.all(path, methodNotAllowed('GET, HEAD'));
+  }
 
   const auth = authenticate(s);
   const limit = createRateLimiters(s);
-  const json: RequestHandler[] = [requireJsonBody, express.json({ limit: JSON_BODY_LIMIT })];
+  const idleTimeoutMs = s.config.http.bodyIdleTimeoutMs;
+  const sendBody = jsonBody({
+    limitBytes: SEND_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: s.config.maxRecipients + FIELD_ALLOWANCE,
+    lists: { to: s.config.maxRecipients },
+    idleTimeoutMs,
+  });
+  const otpBody = jsonBody({
+    limitBytes: OTP_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.otpBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
   // express answers HEAD with GET routes; a HEAD must not start a pairing.
-  app.head(v1('/connect'), auth, (_req, res) => void res.set('Allow', 'GET, POST').status(405).end());
-  app.get(v1('/connect'), auth, limit.connect, connectRoute(s));
-  app.post(v1('/connect'), auth, limit.connect, ...json, connectRoute(s));
-  app.post(v1('/disconnect'), auth, limit.disconnect, ...json, disconnectRoute(s));
+  app.head(v1('/connect'), auth, methodNotAllowed('GET, POST'));
+  app.get(v1('/connect'), auth, limit.connect, withoutBody, connectRoute(s));
+  app.post(v1('/connect'), auth, limit.connect, withoutBody, connectRoute(s));
+  app.post(v1('/disconnect'), auth, limit.disconnect, withoutBody, disconnectRoute(s));
   app.get(v1('/status'), auth, limit.status, statusRoute(s));
-  app.post(v1('/send'), auth, limit.send, ...json, sendRoute(s));
-  app.post(v1('/otp'), auth, limit.otp, ...json, otpRoute(s));
+  app.post(v1('/send'), auth, limit.send, sendBody, sendRoute(s));
+  app.post(v1('/otp'), auth, limit.otp, otpBody, otpRoute(s));
   app.get(v1('/messages/:id'), auth, limit.messages, messageRoute(s));
+  // A known path with another method: 405 naming the methods it serves (after the token, like a 404).
+  const allowed: [string, string][] = [
+    ['/connect', 'GET, POST'],
+    ['/disconnect', 'POST'],
+    ['/status', 'GET, HEAD'],
+    ['/send', 'POST'],
+    ['/otp', 'POST'],
+    ['/messages/:id', 'GET, HEAD'],
+  ];
+  for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));
   // Unknown paths under the API need a token too: without one, nothing about the API is revealed.
   app.use(API_BASE, auth, notFoundHandler);
 

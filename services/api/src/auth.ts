@@ -31,15 +31,23 @@ function tokenFrom(req: Request): string | undefined {
   return typeof q === 'string' && q.length > 0 ? q : undefined;
 }
 
-/** Failed attempts per client IP, in a fixed window that starts at the first failure. */
+/**
+ * Counts one failed attempt of a client IP, in a fixed window that starts at its first failure;
+ * an IP already at the limit is not counted further. Returns [failures, window left in ms,
+ * blocked (1) or not (0)].
+ */
 const RECORD_FAILURE = `
-local n = redis.call('INCR', KEYS[1])
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 local ttl = redis.call('PTTL', KEYS[1])
+if n >= tonumber(ARGV[2]) and ttl > 0 then
+  return {n, ttl, 1}
+end
+n = redis.call('INCR', KEYS[1])
 if n == 1 or ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
 end
-return {n, ttl}
+return {n, ttl, 0}
 `;
 
 export interface AuthDeps {
@@ -50,10 +58,13 @@ export interface AuthDeps {
 }
 
 /**
- * Authenticates every request before anything else happens to it. A client IP that has failed
- * `authFailureLimit` times in the window is refused with 429 for the rest of the window, even
- * with a valid token: otherwise a guesser would still learn which guesses are right.
- * Auth responses carry the X-RateLimit-* headers of that guard (limit, attempts left, reset).
+ * Authenticates every request before anything else happens to it. The token is checked first:
+ * a valid token is always served, even from an IP over the failure limit (clients behind one NAT
+ * or proxy must not lock each other out, and tokens are far too long to guess). Only a request
+ * that presents a wrong token (unknown, revoked, expired) counts as a failure of its IP; past
+ * `authFailureLimit` in the window, wrong tokens from that IP get 429 instead of 401. No token
+ * at all is a plain 401 that counts nothing (CORS preflights, health checkers, curious browsers),
+ * and so is any OPTIONS request. Wrong-token answers carry the X-RateLimit-* headers of the guard.
  */
 export function authenticate({ redis, tokens, config, metrics }: AuthDeps): RequestHandler {
   const limit = config.authFailureLimit;
@@ -62,23 +73,9 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
     res.setHeader('X-RateLimit-Remaining', String(Math.max(limit - failures, 0)));
     res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + Math.max(ttlMs, 0)) / 1000)));
   };
-  const blocked = (ttlMs: number) => {
-    metrics.authRejections.inc({ reason: 'blocked' });
-    return new ApiError(429, ERRORS.tooManyAuthFailures, undefined, {
-      resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
-    });
-  };
 
   return async (req, res, next) => {
     try {
-      const failKey = keys.rateLimitPrefix('auth-failures') + ipKeyGenerator(req.ip ?? 'unknown');
-      const [count, ttl] = await redis.multi().get(failKey).pttl(failKey).exec().then(results);
-      const failures = Number(count ?? 0);
-      if (failures >= limit) {
-        setHeaders(res, failures, Number(ttl));
-        return next(blocked(Number(ttl)));
-      }
-
       const value = tokenFrom(req);
       const check = value ? await tokens.verify(value) : undefined;
       if (check?.ok) {
@@ -89,26 +86,32 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
         } satisfies AuthContext;
         return next();
       }
+      if (!check || req.method === 'OPTIONS') {
+        metrics.authRejections.inc({ reason: check ? check.reason : 'missing' });
+        return next(new ApiError(401, ERRORS.invalidToken));
+      }
 
-      metrics.authRejections.inc({ reason: check ? check.reason : 'missing' });
-      const [n, ttlMs] = (await redis.eval(
+      const failKey = keys.rateLimitPrefix('auth-failures') + ipKeyGenerator(req.ip ?? 'unknown');
+      const [failures, ttlMs, blocked] = (await redis.eval(
         RECORD_FAILURE,
         1,
         failKey,
         String(config.authFailureWindowMs),
-      )) as [number, number];
-      setHeaders(res, n, ttlMs);
+        String(limit),
+      )) as [number, number, number];
+      setHeaders(res, failures, ttlMs);
+      if (blocked) {
+        metrics.authRejections.inc({ reason: 'blocked' });
+        return next(
+          new ApiError(429, ERRORS.tooManyAuthFailures, undefined, {
+            resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
+          }),
+        );
+      }
+      metrics.authRejections.inc({ reason: check.reason });
       next(new ApiError(401, ERRORS.invalidToken));
     } catch (err) {
       next(err);
     }
   };
-}
-
-function results(r: [Error | null, unknown][] | null): unknown[] {
-  if (!r) throw new Error('Redis transaction aborted');
-  return r.map(([err, value]) => {
-    if (err) throw err;
-    return value;
-  });
 }

@@ -1,10 +1,14 @@
 import Joi from 'joi';
 import {
+  opsConfig,
+  opsEnv,
   redisConfig,
   redisEnv,
   runtimeConfig,
   runtimeEnv,
   validateEnv,
+  type ConfigRule,
+  type OpsConfig,
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
@@ -53,7 +57,18 @@ const apiEnv: Joi.PartialSchemaMap = {
     .default(64 * 1024 * 1024),
   SEND_ATTEMPTS: Joi.number().integer().min(1).default(5),
   SEND_BACKOFF_MS: Joi.number().integer().min(10).default(2000),
+  HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
+  HTTP_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
 };
+
+/** Node refuses a headers deadline later than the whole-request one. */
+const apiRules: ConfigRule[] = [
+  (e) =>
+    e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS
+      ? 'HTTP_HEADERS_TIMEOUT_MS must not be over HTTP_REQUEST_TIMEOUT_MS'
+      : undefined,
+];
 
 export interface RateLimitsConfig {
   connect: number;
@@ -64,10 +79,22 @@ export interface RateLimitsConfig {
   messages: number;
 }
 
+export interface HttpConfig {
+  /** Longest wait for a request's headers. */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request (headers and body). */
+  requestTimeoutMs: number;
+  /** Longest pause inside a request body before it is answered 408. */
+  bodyIdleTimeoutMs: number;
+}
+
 export interface ApiConfig extends RuntimeConfig {
   redis: RedisConfig;
   store: StoreConfig;
   encryption: EncryptionConfig;
+  /** Port of /metrics (and /healthz, /readyz) apart from the public API port. */
+  ops: OpsConfig;
+  http: HttpConfig;
   port: number;
   host: string;
   /** express `trust proxy`: set behind a load balancer so client IPs are the real ones. */
@@ -90,15 +117,21 @@ export interface ApiConfig extends RuntimeConfig {
 }
 
 /** Every environment variable this service reads, by schema piece. */
-export const API_ENV = [runtimeEnv, redisEnv, storeEnv, encryptionEnv, apiEnv];
+export const API_ENV = [runtimeEnv, redisEnv, opsEnv, storeEnv, encryptionEnv, apiEnv];
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const e = validateEnv(API_ENV, env);
+  const e = validateEnv(API_ENV, env, apiRules);
   return {
     ...runtimeConfig(e),
     redis: redisConfig(e),
     store: storeConfig(e),
     encryption: encryptionConfig(e),
+    ops: opsConfig(e),
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      bodyIdleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+    },
     port: e.PORT,
     host: e.HOST,
     trustProxy: e.TRUST_PROXY,

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import {
   closeRedis,
   createDefaultMetricsRegistry,
@@ -13,6 +12,8 @@ import { Encryption } from '@mgw/store';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
+import { createHttpServer } from './http-server.js';
+import { startApiOps } from './routes/ops.js';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -36,12 +37,13 @@ async function main(): Promise<void> {
     encryption: Encryption.fromConfig(config.encryption),
     defaultMetrics: createDefaultMetricsRegistry(),
   });
-  const app = createApp(services);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
+  const server = createHttpServer(createApp(services), config.http, logger, services.metrics);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
   });
-  logger.info('api listening', { host: config.host, port: config.port });
+  const ops = await startApiOps(services, config.ops.port, config.host);
+  logger.info('api listening', { host: config.host, port: config.port, metricsPort: ops.port });
 
   installShutdown(
     logger,
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
             server.closeIdleConnections();
           }),
       },
+      { name: 'ops server', run: () => ops.close() },
       { name: 'queues', run: () => services.close() },
       { name: 'redis', run: () => closeRedis(bullRedis, redis) },
     ],

@@ -10,7 +10,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+const QUIET_ROUTES = new Set(['/healthz', '/readyz']);
 const CLIENT_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /**

@@ -99,21 +99,30 @@ describe('API authentication', () => {
 
 describe('API authentication failure guard', () => {
   let t: TestApi;
+  let token: string;
   const failKey = keys.rateLimitPrefix('auth-failures') + '127.0.0.1';
   before(async () => {
     t = await startApi({ authFailureLimit: 3, authFailureWindowMs: 60_000 });
-    await t.redis.del(failKey);
+    token = await createToken(t);
   });
+  beforeEach(async () => t.redis.del(failKey));
   after(async () => {
     await t.redis.del(failKey);
     await t.close();
   });
+  const rejections = async () =>
+    (await t.services.metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'mgw_auth_rejections_total',
+    )!.values as { labels: { reason?: string }; value: number }[];
+  const count = async (reason: string) =>
+    (await rejections()).find((v) => v.labels.reason === reason)?.value ?? 0;
 
-  it('When an IP fails authentication too often, then 429 with resetIn, even with a valid token', async () => {
-    const token = await createToken(t);
+  it('When an IP presents wrong tokens too often, then wrong tokens get 429 with resetIn, while a valid token from it is still served', async () => {
+    const [invalidBefore, blockedBefore] = [await count('invalid'), await count('blocked')];
     const failures = [];
     for (let i = 0; i < 3; i++) failures.push(await call(`${t.api}/status`, { token: `guess-${i}` }));
-    const blocked = await call(`${t.api}/status`, { token });
+    const blocked = await call(`${t.api}/status`, { token: 'guess-3' });
+    const valid = await call(`${t.api}/status`, { token });
 
     expect(failures.map((r) => r.status)).to.deep.equal([401, 401, 401]);
     expect(failures.map((r) => r.headers.get('x-ratelimit-remaining'))).to.deep.equal(['2', '1', '0']);
@@ -123,8 +132,37 @@ describe('API authentication failure guard', () => {
     expect(blocked.body.error).to.equal('Too many failed authentication attempts');
     expect(blocked.body.resetIn).to.be.a('number').within(1, 60);
     expect(blocked.headers.get('x-ratelimit-limit')).to.equal('3');
-    const metrics = await t.services.metrics.registry.getSingleMetricAsString('mgw_auth_rejections_total');
-    expect(metrics).to.match(/reason="blocked"\} 1/);
-    expect(metrics).to.match(/reason="invalid"\} 3/);
+    expect(valid.status, 'a valid token is never refused').to.equal(200);
+    expect(await count('invalid')).to.equal(invalidBefore + 3);
+    expect(await count('blocked')).to.equal(blockedBefore + 1);
+  });
+
+  it('When 40 requests come without any token, then each is a plain 401 and none counts against the IP', async () => {
+    const missingBefore = await count('missing');
+    const anonymous = [];
+    for (let i = 0; i < 40; i++) anonymous.push(await call(`${t.api}/status`));
+    const valid = await call(`${t.api}/status`, { token });
+    const wrong = await call(`${t.api}/status`, { token: 'guess' });
+
+    expect(new Set(anonymous.map((r) => r.status))).to.deep.equal(new Set([401]));
+    expect(anonymous[0]!.headers.get('x-ratelimit-remaining'), 'no guard headers').to.equal(null);
+    expect(valid.status).to.equal(200);
+    expect(wrong.status).to.equal(401);
+    expect(wrong.headers.get('x-ratelimit-remaining'), 'the first counted failure').to.equal('2');
+    expect(await count('missing')).to.equal(missingBefore + 40);
+  });
+
+  it('When CORS preflights (OPTIONS) come, even with a wrong ?token=, then 401 and nothing is counted', async () => {
+    for (let i = 0; i < 5; i++) {
+      const preflight = await call(`${t.api}/send?token=wrong-${i}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).to.equal(401);
+    }
+    expect(await t.redis.get(failKey)).to.equal(null);
+    expect((await call(`${t.api}/status`, { token: 'guess' })).headers.get('x-ratelimit-remaining')).to.equal(
+      '2',
+    );
   });
 });

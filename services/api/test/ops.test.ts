@@ -17,7 +17,7 @@ describe('API operations', () => {
     expect(ready.body).to.deep.equal({ success: true, status: 'ready' });
   });
 
-  it('When /metrics is scraped, then Prometheus text with requests by route template (no ids), jobs and auth rejections', async () => {
+  it('When /metrics is scraped on the ops port, then Prometheus text with requests by route template (no ids), jobs, auth rejections and Redis memory', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(t, { deviceId });
     await markConnected(t.redis, deviceId);
@@ -25,8 +25,9 @@ describe('API operations', () => {
     await call(`${t.api}/messages/${String(sent.body.messageId)}`, { token });
     await call(`${t.api}/status`);
 
-    const res = await fetch(`${t.url}/metrics`);
+    const res = await fetch(`${t.metricsUrl}/metrics`);
     const text = await res.text();
+    const memory = await t.redis.info('memory');
 
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain/);
@@ -39,13 +40,31 @@ describe('API operations', () => {
     expect(text).to.match(/mgw_jobs_enqueued_total\{queue_type="send",kind="send"\} 1/);
     expect(text).to.match(/mgw_auth_rejections_total\{reason="missing"\} 1/);
     expect(text).not.to.include(String(sent.body.messageId));
+    expect(text).to.match(/^mgw_redis_up 1$/m);
+    const used = Number(/^mgw_redis_memory_used_bytes (\d+)$/m.exec(text)?.[1]);
+    const usedNow = Number(/^used_memory:(\d+)/m.exec(memory)?.[1]);
+    expect(used, 'used_memory read on this scrape').to.be.within(usedNow * 0.5, usedNow * 2);
+    expect(text).to.match(/^mgw_redis_memory_max_bytes \d+$/m);
     await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
   });
 
-  it('When a path is unknown outside the API, then 404 JSON', async () => {
-    const res = await call(`${t.url}/nothing-here`);
-    expect(res.status).to.equal(404);
-    expect(res.body).to.deep.equal({ success: false, error: 'Not found' });
+  it('When a path is unknown outside the API (/metrics included, on the public port), then 404 JSON', async () => {
+    for (const path of ['/nothing-here', '/metrics']) {
+      const res = await call(`${t.url}${path}`);
+      expect(res.status, path).to.equal(404);
+      expect(res.body).to.deep.equal({ success: false, error: 'Not found' });
+    }
+  });
+
+  it('When the ops port is probed, then /healthz and /readyz answer there too, and a wrong method is 405', async () => {
+    const health = await call(`${t.metricsUrl}/healthz`);
+    const ready = await call(`${t.metricsUrl}/readyz`);
+    const post = await call(`${t.url}/healthz`, { method: 'POST' });
+    expect([health.status, ready.status]).to.deep.equal([200, 200]);
+    expect(ready.body).to.deep.equal({ success: true, status: 'ready' });
+    expect(post.status).to.equal(405);
+    expect(post.headers.get('allow')).to.equal('GET, HEAD');
+    expect(post.body).to.deep.equal({ success: false, error: 'Method not allowed' });
   });
 
   it('When a request carries X-Request-Id, then it is echoed; otherwise one is generated', async () => {

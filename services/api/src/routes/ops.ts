@@ -1,22 +1,53 @@
+import { hostname } from 'node:os';
 import type { RequestHandler } from 'express';
-import { createOpsHandler, pingRedis, type OpsPath } from '@mgw/common';
-import { ERRORS } from '@mgw/contracts';
+import {
+  createOpsHandler,
+  readRedisMemory,
+  redisAcceptsWrites,
+  startOpsServer,
+  type OpsOptions,
+  type OpsPath,
+  type OpsServer,
+} from '@mgw/common';
+import { ERRORS, keys } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 
+const PROBE_KEY = keys.readyProbe(`api:${hostname()}:${process.pid}`);
+
 /**
- * GET /healthz, /readyz and /metrics: the operational endpoints every service has (one
- * implementation in @mgw/common), answered here from the API's own port.
+ * What every ops endpoint of the API shares: ready when Redis answers *and* accepts a write (a
+ * Redis at maxmemory answers PING but refuses every write), and, before each scrape, the Redis
+ * memory gauges from INFO (the API reads them: it is the one service every deployment has).
  */
-export function opsRoute(s: ApiServices, path: OpsPath): RequestHandler {
-  const handle = createOpsHandler({
+function opsOptions(s: ApiServices): OpsOptions {
+  return {
     registry: s.metrics.registry,
     defaults: s.defaultMetrics,
     notReadyError: ERRORS.serviceUnavailable,
     ready: async () => {
-      const ok = await pingRedis(s.redis, 1000);
+      const ok = await redisAcceptsWrites(s.redis, PROBE_KEY, 1000);
       s.metrics.redisUp.set(ok ? 1 : 0);
       return ok;
     },
-  });
+    collect: async () => {
+      const memory = await readRedisMemory(s.redis, 1000);
+      if (!memory) return;
+      s.metrics.redisMemoryUsed.set(memory.usedBytes);
+      s.metrics.redisMemoryMax.set(memory.maxBytes);
+    },
+  };
+}
+
+/**
+ * GET /healthz and /readyz on the public port too (probes and load balancers use it);
+ * /metrics is served only on the ops port (it names every device).
+ */
+export function opsRoute(s: ApiServices, path: Exclude<OpsPath, '/metrics'>): RequestHandler {
+  const handle = createOpsHandler(opsOptions(s));
   return (_req, res) => handle(path, res);
+}
+
+/** /metrics, /healthz and /readyz on `METRICS_PORT`, like the connection and sender services. */
+export function startApiOps(s: ApiServices, port: number, host?: string): Promise<OpsServer> {
+  return startOpsServer({ ...opsOptions(s), port, host });
 }

@@ -8,9 +8,13 @@ import { Encryption, SessionStore } from '@mgw/store';
 import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
+import { createHttpServer } from '../../src/http-server.js';
+import { startApiOps } from '../../src/routes/ops.js';
 
 export interface TestApi {
   url: string;
+  /** The ops port (`METRICS_PORT`): /metrics, /healthz, /readyz. */
+  metricsUrl: string;
   /** `${url}/api/messenger/v1` */
   api: string;
   services: ApiServices;
@@ -21,8 +25,9 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export type ConfigOverrides = Partial<Omit<ApiConfig, 'rateLimits'>> & {
+export type ConfigOverrides = Partial<Omit<ApiConfig, 'rateLimits' | 'http'>> & {
   rateLimits?: Partial<ApiConfig['rateLimits']>;
+  http?: Partial<ApiConfig['http']>;
 };
 
 /** Boots the real app in-process on 127.0.0.1, port 0, against the test Redis. */
@@ -34,6 +39,7 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     authFailureLimit: 1_000_000,
     ...overrides,
     rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
+    http: { ...base.http, ...overrides.http },
   };
   const logs: Record<string, unknown>[] = [];
   const stream = new PassThrough();
@@ -53,13 +59,13 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     metrics: createMetrics(),
     encryption: Encryption.fromConfig(config.encryption),
   });
-  const app = createApp(services);
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server = createHttpServer(createApp(services), config.http, logger, services.metrics);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const ops = await startApiOps(services, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${ops.port}`,
     api: `${url}${API_BASE}`,
     services,
     redis,
@@ -68,6 +74,7 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ops.close();
       await services.close();
       await closeRedis(bullRedis, redis);
     },

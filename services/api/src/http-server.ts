@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '@mgw/common';
+import { ERRORS, type Metrics } from '@mgw/contracts';
+
+export interface HttpTimeouts {
+  /** Longest time for a request's headers to arrive. */
+  headersTimeoutMs: number;
+  /** Longest time for a whole request (headers and body) to arrive. */
+  requestTimeoutMs: number;
+}
+
+type ParserError = Error & { code?: string; reason?: string };
+
+/** What the error envelope says for each error Node's HTTP parser answers itself. */
+function describe({ code, reason = '' }: ParserError): { status: number; error: string; detail?: string } {
+  const bad = (detail: string) => ({ status: 400, error: ERRORS.invalidRequest, detail });
+  const conflictingLengths = bad(
+    'Content-Length must not be sent together with Transfer-Encoding, nor twice',
+  );
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, error: ERRORS.requestTimeout };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, error: ERRORS.headersTooLarge };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, error: ERRORS.chunkExtensionsTooLarge };
+    case 'HPE_INVALID_METHOD':
+      return bad('Unknown HTTP method');
+    case 'HPE_INVALID_URL':
+      return bad('Malformed request target: the path must be ASCII without spaces (percent-encode the rest)');
+    case 'HPE_INVALID_CONSTANT':
+      return bad('Malformed request line: a space in the path must be percent-encoded (%20)');
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return reason.includes('Content-Length') ? conflictingLengths : bad('Malformed chunked body');
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_INVALID_EOF_STATE':
+      return bad('Malformed chunked body');
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return conflictingLengths;
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return bad('Invalid Content-Length');
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return bad('Malformed header');
+    case 'HPE_INVALID_VERSION':
+      return bad('Unsupported HTTP version');
+    default:
+      return bad('Malformed HTTP request');
+  }
+}
+
+/**
+ * Connections whose request was answered while its body was still arriving (a refused body being
+ * dropped, a body nobody reads): if the parser fails on them later, or their deadline passes,
+ * nothing more is written — the client already has its answer.
+ */
+const answeredEarly = new WeakSet<Duplex>();
+
+function trackEarlyAnswers(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    answeredEarly.add(req.socket);
+    req.once('end', () => answeredEarly.delete(req.socket));
+  });
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Node's HTTP parser answers some requests itself, before express sees them (unknown method,
+ * raw spaces or non-ASCII in the path, bad chunked encoding, conflicting lengths, headers over
+ * 16 KB, request timeouts) — by default with an empty, non-JSON 400/408/413/431. This answers
+ * them with the API's error envelope and a request id, like every other answer, then closes.
+ */
+export function clientErrorHandler(logger: Logger, metrics: Metrics) {
+  const answered = new WeakSet<Duplex>();
+  return (err: ParserError, socket: Duplex): void => {
+    // The parser keeps failing on every later packet of a broken connection: answer once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    // The response in progress on this socket, if any (the field Node's own handler checks): once
+    // its headers are out, another answer would corrupt the stream, so the connection is just cut.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || answeredEarly.has(socket)) {
+      socket.destroy();
+      return;
+    }
+    const { status, error, detail } = describe(err);
+    const requestId = randomUUID();
+    const body = JSON.stringify({
+      success: false,
+      error,
+      ...(detail === undefined ? {} : { details: [{ path: [], message: detail }] }),
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
+        'Cache-Control: no-store\r\n' +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+    // Give the client a moment to read the answer before unread input turns the close into a reset.
+    setTimeout(() => socket.destroy(), 1000).unref();
+    metrics.httpRequests.inc({ route: 'unparsed', method: 'unknown', status: String(status) });
+    logger.info('request refused by the HTTP parser', { requestId, status, reason: err.code ?? err.name });
+  };
+}
+
+/**
+ * The API's HTTP server: slow clients are closed in seconds rather than Node's minutes (headers
+ * and whole-request deadlines, checked often enough to matter), and parser errors get JSON.
+ */
+export function createHttpServer(
+  app: RequestListener,
+  timeouts: HttpTimeouts,
+  logger: Logger,
+  metrics: Metrics,
+): http.Server {
+  const server = http.createServer({
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    // Node checks both deadlines only this often (default 30 s, which would triple a 10 s one).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+  });
+  server.on('request', trackEarlyAnswers);
+  server.on('request', app);
+  server.on('clientError', clientErrorHandler(logger, metrics));
+  return server;
+}

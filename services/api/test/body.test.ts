@@ -1,0 +1,134 @@
+import { gzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+import { head, rawRequest } from './helpers/raw-http.js';
+
+const NO_BODY = {
+  success: false,
+  error: 'Invalid request data',
+  details: [{ path: [], message: 'This endpoint takes no request body' }],
+};
+const BAD_METHOD = {
+  success: false,
+  error: 'Invalid request data',
+  details: [{ path: ['method'], message: 'method must be one of [qrCode, pairingCode]' }],
+};
+
+describe('API request bodies, route by route', () => {
+  let t: TestApi;
+  let token: string;
+  let auth: Record<string, string>;
+  before(async () => {
+    t = await startApi();
+    const deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+    auth = { authorization: `Bearer ${token}` };
+    await markConnected(t.redis, deviceId);
+  });
+  after(async () => t.close());
+
+  it('When /connect or /disconnect carries a body, then 400 "takes no request body", answered before the body arrives', async () => {
+    const json = await call(`${t.api}/connect`, { token, json: {} });
+    // 10 MB declared, 5 bytes sent: the answer must not wait for the rest.
+    const declared = await rawRequest(t.url, [
+      head('POST', '/api/messenger/v1/disconnect', { ...auth, 'content-length': 10_000_000 }),
+      'hello',
+    ]);
+    const chunked = await rawRequest(t.url, [
+      head('POST', '/api/messenger/v1/disconnect', { ...auth, 'transfer-encoding': 'chunked' }),
+      '5\r\nhello\r\n',
+    ]);
+
+    expect(json.status).to.equal(400);
+    expect(json.body).to.deep.equal(NO_BODY);
+    for (const res of [declared, chunked]) {
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal(NO_BODY);
+      expect(res.closedMs, 'the unfinished body is cut off after a second').to.be.within(900, 2000);
+    }
+    expect(declared.answeredMs, 'answered without the 10 MB').to.be.lessThan(1000);
+  });
+
+  it('When /connect comes with no body, an empty one or an empty chunked one, then the body check lets it through', async () => {
+    const path = '/api/messenger/v1/connect?method=sms';
+    const none = await call(`${t.url}${path}`, { token, method: 'POST' });
+    const empty = await rawRequest(t.url, [head('POST', path, { ...auth, 'content-length': 0 })], {
+      untilAnswered: true,
+    });
+    const emptyChunked = await rawRequest(
+      t.url,
+      [head('POST', path, { ...auth, 'transfer-encoding': 'chunked' }), '0\r\n\r\n'],
+      { untilAnswered: true },
+    );
+    // The query check answers: the request got past the body check.
+    expect(none.body).to.deep.equal(BAD_METHOD);
+    expect(empty.body).to.deep.equal(BAD_METHOD);
+    expect(emptyChunked.body).to.deep.equal(BAD_METHOD);
+  });
+
+  it('When an /otp body is over 4 KB, declared or streamed, then 413 with its own error', async () => {
+    const big = JSON.stringify({ phone: '15551234567', code: '1234', language: 'x'.repeat(5000) });
+    const declared = await call(`${t.api}/otp`, {
+      token,
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
+    const streamed = await rawRequest(
+      t.url,
+      [
+        head('POST', '/api/messenger/v1/otp', {
+          ...auth,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        }),
+        `${Buffer.byteLength(big).toString(16)}\r\n${big}\r\n`,
+        '0\r\n\r\n',
+      ],
+      { untilAnswered: true },
+    );
+    const expected = { success: false, error: 'Request body too large: /otp bodies are limited to 4 KB' };
+    expect(declared.status).to.equal(413);
+    expect(declared.body).to.deep.equal(expected);
+    expect(streamed.status).to.equal(413);
+    expect(streamed.body).to.deep.equal(expected);
+  });
+
+  it('When an /otp body is just under 4 KB, then it is read and validated as before', async () => {
+    const body = JSON.stringify({ phone: '15551234567', code: '12a4', pad: 'x'.repeat(3900) });
+    const res = await call(`${t.api}/otp`, { token, body, headers: { 'content-type': 'application/json' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.details).to.deep.include({ path: ['pad'], message: 'pad is not allowed' });
+  });
+
+  it('When a body is gzip-compressed, then it is read as before; a compressed bomb is 413 at the limit', async () => {
+    const zipped = gzipSync(JSON.stringify({ phone: '15551234567', code: '12a4' }));
+    const bomb = gzipSync(
+      JSON.stringify({ phone: '15551234567', code: '1234', language: '0'.repeat(3_000_000) }),
+    );
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const ok = await call(`${t.api}/otp`, { token, body: zipped, headers });
+    const exploded = await call(`${t.api}/otp`, { token, body: bomb, headers });
+    const unknown = await call(`${t.api}/otp`, {
+      token,
+      body: zipped,
+      headers: { ...headers, 'content-encoding': 'zip' },
+    });
+
+    expect(ok.body.details).to.deep.equal([
+      { path: ['code'], message: 'code must be 4 to 8 digits (0-9 only)' },
+    ]);
+    expect(bomb.length, 'the bomb is small on the wire').to.be.lessThan(4096);
+    expect(exploded.status).to.equal(413);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.details).to.deep.equal([{ path: [], message: 'Unsupported Content-Encoding "zip"' }]);
+  });
+
+  it('When a body holds a huge list outside `to`, then 400 before it is parsed', async () => {
+    const body = `{"to":"15551234567","text":"x","extra":[${'0,'.repeat(200_000)}0]}`;
+    const res = await call(`${t.api}/send`, { token, body, headers: { 'content-type': 'application/json' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.details).to.deep.equal([
+      { path: [], message: 'The JSON body holds more than 1064 values' },
+    ]);
+  });
+});

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+import { head, rawRequest, type RawPart } from './helpers/raw-http.js';
+
+const TIMEOUT = { success: false, error: 'Request timeout: the request did not arrive in time' };
+
+describe('API: slow clients are closed in seconds, with a JSON answer', function () {
+  this.timeout(30_000);
+  let t: TestApi;
+  let sendHead: string;
+  let token: string;
+  let deviceId: string;
+  before(async () => {
+    t = await startApi({
+      otpWaitTimeoutMs: 2600,
+      http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, bodyIdleTimeoutMs: 500 },
+    });
+    deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+    await markConnected(t.redis, deviceId);
+    sendHead = head('POST', '/api/messenger/v1/send', {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': 100,
+    });
+  });
+  after(async () => t.close());
+
+  it('When a client declares 100 bytes and sends 10, then 408 JSON and the connection closes after the idle timeout', async () => {
+    const res = await rawRequest(t.url, [sendHead, '{"to":"155', { pauseMs: 10_000 }]);
+    expect(res.status).to.equal(408);
+    expect(res.body).to.deep.equal(TIMEOUT);
+    expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    expect(res.closedMs, 'closed about HTTP_IDLE_TIMEOUT_MS (500 ms) after the last byte').to.be.within(
+      450,
+      1500,
+    );
+  });
+
+  it('When a body trickles in (never idle long, never done), then the whole-request deadline answers 408 JSON', async () => {
+    const trickle: RawPart[] = [sendHead];
+    for (let i = 0; i < 40; i++) trickle.push(' ', { pauseMs: 200 });
+    const res = await rawRequest(t.url, trickle, { waitMs: 8000 });
+    expect(res.status).to.equal(408);
+    expect(res.body).to.deep.equal(TIMEOUT);
+    expect(res.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    // HTTP_REQUEST_TIMEOUT_MS 2000, checked every 250 ms.
+    expect(res.closedMs).to.be.within(1900, 3500);
+  });
+
+  it('When a request was answered before its body came (a GET with a body that never comes), then the deadline closes it without a second answer', async () => {
+    const res = await rawRequest(
+      t.url,
+      [head('GET', '/api/messenger/v1/status', { authorization: `Bearer ${token}`, 'content-length': 1000 })],
+      { waitMs: 6000 },
+    );
+    expect(res.status).to.equal(200);
+    expect(res.raw.match(/HTTP\/1\.1 /g), 'one answer only').to.have.length(1);
+    expect(res.closedMs).to.be.within(1900, 3500);
+  });
+
+  it('When the headers never finish, then the headers deadline answers 408 JSON', async () => {
+    const res = await rawRequest(
+      t.url,
+      ['GET /api/messenger/v1/status HTTP/1.1\r\nHost: x\r\nX-Slow: 1', { pauseMs: 10_000 }],
+      { waitMs: 6000 },
+    );
+    expect(res.status).to.equal(408);
+    expect(res.body).to.deep.equal(TIMEOUT);
+    expect(res.closedMs).to.be.within(900, 2500);
+  });
+
+  it('When a request has arrived and its answer takes longer than the request deadline (an OTP wait), then it is not cut', async () => {
+    // No sender runs: the OTP waits OTP_WAIT_TIMEOUT_MS (2.6 s), past HTTP_REQUEST_TIMEOUT_MS (2 s).
+    const body = JSON.stringify({ phone: '15551234567', code: '123456' });
+    const res = await rawRequest(
+      t.url,
+      [
+        head('POST', '/api/messenger/v1/otp', {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        }),
+        body,
+      ],
+      { untilAnswered: true, waitMs: 6000 },
+    );
+    expect(res.status).to.equal(504);
+    expect(res.answeredMs).to.be.greaterThan(2500);
+    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+  });
+});
