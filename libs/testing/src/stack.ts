@@ -76,6 +76,8 @@ export class Stack {
     base.pathname = own ? '/0' : `/${nextDb}`;
     if (!own) nextDb = (nextDb % 15) + 1;
     const redis = new Redis(base.toString());
+    // A test may take Redis away on purpose (privateRedis): reconnect quietly.
+    redis.on('error', () => undefined);
     await redis.flushdb();
     const sim = await startSimulator({ port: 0, ...opts.sim });
     const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
@@ -203,21 +205,28 @@ export class Stack {
     return json;
   }
 
-  /** Links the stack's device by QR: /connect, the phone scans the PNG, wait for `connected`. */
-  async linkByQr(phone: string, name = 'E2E Account'): Promise<void> {
-    const connect = await this.api<{ qrCode: string }>('POST', '/connect');
+  /**
+   * Links a device by QR — the stack's, or the one `token` acts on: /connect, the phone scans the
+   * PNG, wait for `connected`.
+   */
+  async linkByQr(phone: string, name = 'E2E Account', token = this.token): Promise<void> {
+    const connect = await this.api<{ qrCode: string }>('POST', '/connect', undefined, token);
     if (connect.status !== 200 || !connect.body.qrCode) {
       throw new Error(`connect failed: ${connect.status} ${JSON.stringify(connect.body)}`);
     }
     await this.simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name });
-    await this.waitForStatus('connected');
+    await this.waitForStatus('connected', 30_000, token);
   }
 
-  async waitForStatus(status: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  async waitForStatus(
+    status: string,
+    timeoutMs = 30_000,
+    token = this.token,
+  ): Promise<Record<string, unknown>> {
     let last: Record<string, unknown> = {};
     await waitFor(
       async () => {
-        last = (await this.api('GET', '/status')).body;
+        last = (await this.api('GET', '/status', undefined, token)).body;
         return last.status === status;
       },
       { timeoutMs, what: `status ${status} (last: ${JSON.stringify(last)})` },
