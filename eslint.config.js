@@ -72,7 +72,7 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
 ]);
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -22,6 +22,8 @@ export const keys = {
   idempotency: (tokenHash: string, key: string) => `${P}:idem:${tokenHash}:${key}`,
   /** Rate-limit counters, per endpoint (rate-limit-redis adds the token hash). */
   rateLimitPrefix: (endpoint: string) => `${P}:rl:${endpoint}:`,
+  /** Pub/sub channel: the SHA-256 of a revoked token (API processes drop it from their cache). */
+  tokensChannel: () => `${P}:events:tokens`,
   /** Pub/sub channel: tells senders to look for devices to claim now (after a link). */
   devicesChannel: () => `${P}:events:devices`,
   /** Pub/sub channel: commands to the sender that owns a device (e.g. logout). */

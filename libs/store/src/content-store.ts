@@ -8,13 +8,31 @@ export interface StoredContent {
   content: MessageContent;
   /** Set when the attachment failed for one message of the request: the others fail at once. */
   attachmentError?: string;
+  /**
+   * Set while a long list is still being accepted (in pieces): its messages wait, unsent, until
+   * the field goes; past this time (epoch ms) the list was never completed and they fail.
+   */
+  heldUntil?: number;
 }
+
+const UNSTAGE = `#!lua flags=allow-oom
+local n = tonumber(ARGV[1])
+local bytes = 0
+if ARGV[2] == '1' then
+  bytes = tonumber(redis.call('HGET', KEYS[1], 'bytes') or '0')
+  redis.call('DEL', KEYS[1])
+elseif n > 0 then
+  redis.call('HINCRBY', KEYS[1], 'remaining', -n)
+end
+if n > 0 and redis.call('HINCRBY', KEYS[2], 'messages', -n) < 0 then redis.call('HSET', KEYS[2], 'messages', 0) end
+if bytes > 0 and redis.call('HINCRBY', KEYS[2], 'bytes', -bytes) < 0 then redis.call('HSET', KEYS[2], 'bytes', 0) end
+return n`;
 
 /**
  * The content a request shares between its messages, stored once per request in a hash
  * (`keys.content`): `body` (sealed JSON), `media` (sealed bytes, optional), `remaining` (messages
- * not settled yet), `bytes` (what it counts against the device's byte quota) and
- * `attachmentError`. The message store's settle script decrements `remaining` and deletes the
+ * not settled yet), `bytes` (what it counts against the device's byte quota),
+ * `attachmentError`, and `heldUntil` while a long list is being accepted in pieces. The message store's settle script decrements `remaining` and deletes the
  * hash with the last message, so a base64 blob leaves Redis as soon as nobody needs it.
  */
 export class ContentStore {
@@ -42,6 +60,8 @@ export class ContentStore {
     content: MessageContent,
     messages: number,
     media?: Buffer,
+    /** A list accepted in pieces: its messages are held until `stageReady` (or this time, epoch ms). */
+    heldUntil?: number,
   ): void {
     const key = keys.content(deviceId, contentId);
     const fields: Record<string, string | Buffer> = {
@@ -50,18 +70,55 @@ export class ContentStore {
       bytes: String(ContentStore.sizeOf(content, media)),
     };
     if (media) fields.media = this.sealer.seal(media, storageContext(key, 'media'));
+    if (heldUntil !== undefined) fields.heldUntil = String(heldUntil);
     multi.hset(key, fields);
     multi.expire(key, this.retentionSeconds);
+  }
+
+  /** A later piece of a list: `messages` more share the content. */
+  stageMore(multi: ChainableCommander, deviceId: string, contentId: string, messages: number): void {
+    const key = keys.content(deviceId, contentId);
+    multi.hincrby(key, 'remaining', messages);
+    // Should the content be gone (every earlier message withdrawn), this recreates it: with a TTL.
+    multi.expire(key, this.retentionSeconds);
+  }
+
+  /**
+   * Takes back a list refused after some of its pieces were committed: `removed` of its messages
+   * (their jobs already removed) stop counting against the device's quota and the content; when
+   * none is left (`allRemoved`) the content goes with its bytes. It only frees memory, so it runs
+   * on a Redis that is out of memory (the usual reason a piece was refused).
+   */
+  async unstage(deviceId: string, contentId: string, removed: number, allRemoved: boolean): Promise<void> {
+    await this.redis.eval(
+      UNSTAGE,
+      2,
+      keys.content(deviceId, contentId),
+      keys.deviceQueue(deviceId),
+      removed,
+      allRemoved ? 1 : 0,
+    );
+  }
+
+  /** The list's last piece: its messages may be sent. */
+  stageReady(multi: ChainableCommander, deviceId: string, contentId: string): void {
+    multi.hdel(keys.content(deviceId, contentId), 'heldUntil');
   }
 
   /** The content, or undefined once it is gone (every message settled, or the retention ran out). */
   async get(deviceId: string, contentId: string): Promise<StoredContent | undefined> {
     const key = keys.content(deviceId, contentId);
-    const [body, attachmentError] = await this.redis.hmget(key, 'body', 'attachmentError');
+    const [body, attachmentError, heldUntil] = await this.redis.hmget(
+      key,
+      'body',
+      'attachmentError',
+      'heldUntil',
+    );
     if (!body) return undefined;
     return {
       content: JSON.parse(this.sealer.openText(body, storageContext(key, 'body'))) as MessageContent,
       ...(attachmentError ? { attachmentError } : {}),
+      ...(heldUntil ? { heldUntil: Number(heldUntil) } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 import { Queue, type ConnectionOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { BULL_PREFIX, sendQueueName, type SendJobData, type SendJobResult } from '@mgw/contracts';
 import { nextLinkGeneration } from './device-state.js';
 import type { MessageStore } from './message-store.js';
@@ -53,4 +53,48 @@ export async function waitUntilNoActiveJob(queue: Queue, timeoutMs: number, poll
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/** A transaction that BullMQ's `Job.addJob` can add jobs to (it calls `runCommand`). */
+export type JobTransaction = ChainableCommander & {
+  runCommand(name: string, args: (string | Buffer | number)[]): JobTransaction;
+};
+
+/** The names BullMQ gives the scripts that add a job: `addStandardJob:<version>` and its kin. */
+const JOB_ADDING_SCRIPT = /^add(Standard|Prioritized|Delayed)Job:/;
+const adopted = new WeakSet<Redis>();
+
+/**
+ * Starts a transaction on `redis` (not on BullMQ's connection) to which jobs of `queue` can be
+ * added with `new Job(...).addJob(tx)`. ioredis copies every script defined on a connection into
+ * each transaction started on it, and BullMQ's connection defines about fifty: there a transaction
+ * costs ~50 µs before its first command. Here only the scripts that add a job are defined, copied
+ * once from the queue's own connection, so their names, versions and code are BullMQ's; they run
+ * by SHA (ioredis sends the code only the first time on a socket).
+ */
+export async function jobTransaction(redis: Redis, queue: SendQueue): Promise<JobTransaction> {
+  if (!adopted.has(redis)) {
+    const bull = (await queue.getBackend().client) as unknown as { scriptsSet: Record<string, Script> };
+    let found = 0;
+    for (const [name, script] of Object.entries(bull.scriptsSet)) {
+      if (!JOB_ADDING_SCRIPT.test(name)) continue;
+      found++;
+      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    }
+    // A BullMQ upgrade that renamed them must fail loudly here, not on the first job.
+    if (found === 0) throw new Error("BullMQ's job-adding scripts were not found on its connection");
+    adopted.add(redis);
+  }
+  const tx = redis.multi() as JobTransaction;
+  const commands = tx as unknown as Record<string, (args: unknown[]) => unknown>;
+  tx.runCommand = (name, args) => {
+    commands[name]!(args);
+    return tx;
+  };
+  return tx;
+}
+
+interface Script {
+  lua: string;
+  numberOfKeys: number;
 }

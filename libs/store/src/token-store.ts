@@ -83,6 +83,8 @@ export class TokenStore {
       .multi()
       .del(keys.tokenByHash(hash))
       .hdel(keys.tokenIndex(), id)
+      // API processes cache verified tokens: tell them to forget this one now.
+      .publish(keys.tokensChannel(), hash)
       .exec()
       .then(throwOnMultiError);
     return true;

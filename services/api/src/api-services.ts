@@ -7,6 +7,7 @@ import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
 import { QueueEventsPool } from './queue-events-pool.js';
 import { SendQueues } from './send-queue.js';
+import { TokenCache } from './token-cache.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -21,11 +22,15 @@ export interface ApiServices {
   encryption: Encryption;
   defaultMetrics?: ReturnType<typeof createDefaultMetricsRegistry>;
   tokens: TokenStore;
+  /** Verified tokens, kept briefly and dropped at once when revoked. */
+  tokenCache: TokenCache;
   sessions: SessionStore;
   messages: MessageStore;
   sendQueues: SendQueues;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
+  /** Subscribes to what the API must hear at once (token revocations). */
+  start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
   close(): Promise<void>;
 }
@@ -35,6 +40,8 @@ export function createApiServices(base: {
   logger: Logger;
   redis: Redis;
   bullRedis: Redis;
+  /** Pub/sub connection (token revocations). */
+  subscriber: Redis;
   metrics: Metrics;
   /** Seals what the API stores that must not be readable at rest (contents, idempotency replays). */
   encryption: Encryption;
@@ -55,6 +62,7 @@ export function createApiServices(base: {
       failedRetentionSeconds: retention,
     },
     quota: config.deviceQuota,
+    listChunk: config.acceptChunkRecipients,
     messages,
     contents: new ContentStore(redis, base.encryption, retention),
     events,
@@ -68,6 +76,8 @@ export function createApiServices(base: {
     metrics,
     logger,
   });
+  const tokens = new TokenStore(redis);
+  const tokenCache = new TokenCache(tokens, base.subscriber, logger);
   // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
@@ -79,12 +89,14 @@ export function createApiServices(base: {
     metrics,
     encryption: base.encryption,
     defaultMetrics: base.defaultMetrics,
-    tokens: new TokenStore(redis),
+    tokens,
+    tokenCache,
     sessions: new SessionStore(redis),
     messages,
     sendQueues,
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
+    start: () => tokenCache.start(),
     async close() {
       await Promise.all([sendQueues.close(), connection.close()]);
       await events.close();

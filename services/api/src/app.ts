@@ -46,7 +46,7 @@ export function createApp(s: ApiServices): Express {
     app.all(path, methodNotAllowed('GET, HEAD'));
   }
 
-  const auth = authenticate(s);
+  const auth = authenticate({ ...s, tokens: s.tokenCache });
   const limit = createRateLimiters(s);
   const idleTimeoutMs = s.config.http.bodyIdleTimeoutMs;
   const sendBody = jsonBody({

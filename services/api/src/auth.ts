@@ -52,7 +52,8 @@ return {n, ttl, 0}
 
 export interface AuthDeps {
   redis: Redis;
-  tokens: TokenStore;
+  /** Verifies a presented token (the cache in front of the token store). */
+  tokens: Pick<TokenStore, 'verify'>;
   config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
   metrics: Metrics;
 }

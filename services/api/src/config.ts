@@ -43,7 +43,8 @@ const apiEnv: Joi.PartialSchemaMap = {
     .integer()
     .min(1000)
     .default(15 * 60_000),
-  MAX_RECIPIENTS: Joi.number().integer().min(1).max(100_000).default(1000),
+  MAX_RECIPIENTS: Joi.number().integer().min(1).max(100_000).default(10_000),
+  ACCEPT_CHUNK_RECIPIENTS: Joi.number().integer().min(1).max(10_000).default(500),
   OTP_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(20_000),
   CONNECTION_REPLY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   IDEMPOTENCY_TTL_SECONDS: Joi.number()
@@ -106,6 +107,8 @@ export interface ApiConfig extends RuntimeConfig {
   authFailureLimit: number;
   authFailureWindowMs: number;
   maxRecipients: number;
+  /** Recipients per transaction: a longer list is accepted in pieces of this size. */
+  acceptChunkRecipients: number;
   otpWaitTimeoutMs: number;
   connectionReplyTimeoutMs: number;
   idempotencyTtlSeconds: number;
@@ -148,6 +151,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     authFailureWindowMs: e.AUTH_FAILURE_WINDOW_MS,
     maxRecipients: e.MAX_RECIPIENTS,
+    acceptChunkRecipients: e.ACCEPT_CHUNK_RECIPIENTS,
     otpWaitTimeoutMs: e.OTP_WAIT_TIMEOUT_MS,
     connectionReplyTimeoutMs: e.CONNECTION_REPLY_TIMEOUT_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,

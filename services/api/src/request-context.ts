@@ -31,7 +31,12 @@ export function requestContext(logger: Logger): RequestHandler {
     const given = req.get('x-request-id');
     const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = requestId;
-    req.log = logger.child({ requestId });
+    // Most requests never log beyond their access line: the child logger is made on first use.
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (child ??= logger.child({ requestId })),
+    });
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.once('finish', () => {
@@ -39,7 +44,8 @@ export function requestContext(logger: Logger): RequestHandler {
       const route = routeTemplate(req);
       // Probes and scrapes arrive every few seconds from every replica: keep them out of info logs.
       const level = QUIET_ROUTES.has(route) && res.statusCode < 400 ? 'debug' : 'info';
-      req.log.log(level, 'request', {
+      (child ?? logger).log(level, 'request', {
+        ...(child ? {} : { requestId }),
         method: req.method,
         route,
         status: res.statusCode,

@@ -1,5 +1,5 @@
 import { Job, type JobsOptions } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   ERRORS,
@@ -14,10 +14,13 @@ import {
 import {
   ContentStore,
   getDeviceState,
+  jobTransaction,
   openSendQueue,
   parseDeviceState,
   readDeviceState,
   stageQueued,
+  type DeviceState,
+  type JobTransaction,
   type MessageStore,
   type SendQueue,
 } from '@mgw/store';
@@ -39,13 +42,18 @@ export interface SendRequest {
 }
 
 export interface SendQueuesOptions {
-  /** The API's own commands (device state reads). */
+  /**
+   * The API's own connection: device state reads, and the transactions that add jobs (BullMQ's
+   * job-adding scripts are defined on it, see `jobTransaction`).
+   */
   redis: Redis;
-  /** BullMQ's connection: the transaction that adds jobs runs on it (it knows BullMQ's scripts). */
+  /** BullMQ's connection (queues, job lookups and removals). */
   bullRedis: Redis;
   /** Attempts and first backoff of a job; failed jobs are kept as long as message records. */
   jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
   quota: { maxQueuedMessages: number; maxQueuedBytes: number };
+  /** Recipients per transaction: larger lists are accepted in pieces of this size (default 500). */
+  listChunk?: number;
   messages: MessageStore;
   contents: ContentStore;
   events: QueueEventsPool;
@@ -54,6 +62,31 @@ export interface SendQueuesOptions {
 }
 
 const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
+const DEFAULT_LIST_CHUNK = 500;
+/**
+ * A list accepted in pieces is held (its messages wait, unsent) until its last piece commits.
+ * Should the API die in between, the sender fails the held messages `enqueue_failed` after this.
+ */
+const LIST_HOLD_MS = 60_000;
+/** Past this, a list still being accepted is given up (withdrawn, 503) well before its hold ends. */
+const LIST_GIVE_UP_MS = LIST_HOLD_MS / 2;
+
+/** Requests sharing a transaction carry at most this many bytes of content between them. */
+const BATCH_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A request waiting for the next transaction of its device. */
+interface Waiting {
+  req: SendRequest;
+  resolve(jobs: SendJobData[]): void;
+  reject(err: unknown): void;
+}
+
+/** A request admitted into a transaction. */
+interface Admitted {
+  waiting: Waiting;
+  jobs: SendJobData[];
+  bytes: number;
+}
 
 /**
  * The producer side of the per-device send queues. A request is accepted in one transaction: its
@@ -62,11 +95,25 @@ const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
  * transaction — the device's state read again. A logout that ran between the first check and
  * the transaction has already purged the queue and started a new link generation, so jobs that
  * landed after it are withdrawn (records `failed` / `logged_out`) and the request gets 409.
+ *
+ * Requests for one device that arrive while its previous transaction is in flight share the next
+ * one (group commit): one state read and one transaction for all of them, each still admitted or
+ * refused (409, 429) on its own. A list longer than `listChunk` is accepted in pieces, one
+ * transaction each, yielding to the event loop between them; its content is held (`heldUntil`)
+ * until the last piece commits, so no message of it is sent before the whole list is accepted,
+ * and a piece that fails takes back the pieces before it (the request gets the error, nothing sent).
  */
 export class SendQueues {
   private readonly queues = new Map<string, SendQueue>();
+  /** Per device: requests waiting for the next transaction. */
+  private readonly waiting = new Map<string, Waiting[]>();
+  /** Devices with a transaction in flight. */
+  private readonly committing = new Set<string>();
+  private readonly listChunk: number;
 
-  constructor(private readonly deps: SendQueuesOptions) {}
+  constructor(private readonly deps: SendQueuesOptions) {
+    this.listChunk = deps.listChunk ?? DEFAULT_LIST_CHUNK;
+  }
 
   queue(deviceId: string): SendQueue {
     let q = this.queues.get(deviceId);
@@ -92,29 +139,216 @@ export class SendQueues {
   }
 
   /** Accepts a request's messages (409 no device, 429 quota, 503 storage); returns their jobs. */
-  async accept(req: SendRequest): Promise<SendJobData[]> {
-    const { deviceId } = req;
+  accept(req: SendRequest): Promise<SendJobData[]> {
+    if (req.recipients.length > this.listChunk) return this.acceptInPieces(req);
+    return new Promise((resolve, reject) => {
+      const waiting = this.waiting.get(req.deviceId);
+      if (waiting) waiting.push({ req, resolve, reject });
+      else {
+        this.waiting.set(req.deviceId, [{ req, resolve, reject }]);
+        // Requests whose handlers run in this same turn of the event loop join this transaction.
+        if (!this.committing.has(req.deviceId)) setImmediate(() => void this.commitWaiting(req.deviceId));
+      }
+    });
+  }
+
+  /** Commits the device's waiting requests (as many as fit in one transaction), then the next ones. */
+  private async commitWaiting(deviceId: string): Promise<void> {
+    const waiting = this.waiting.get(deviceId);
+    if (!waiting || this.committing.has(deviceId)) return;
+    // At most a piece's worth of recipients and of bytes per transaction (the first always goes).
+    let recipients = 0;
+    let bytes = 0;
+    let take = 0;
+    for (const { req } of waiting) {
+      recipients += req.recipients.length;
+      bytes += ContentStore.sizeOf(req.content, req.media);
+      if (take > 0 && (recipients > this.listChunk || bytes > BATCH_MAX_BYTES)) break;
+      take++;
+    }
+    const batch = waiting.splice(0, take);
+    if (waiting.length === 0) this.waiting.delete(deviceId);
+    this.committing.add(deviceId);
+    try {
+      await this.commitBatch(deviceId, batch);
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      this.committing.delete(deviceId);
+      if (this.waiting.has(deviceId)) void this.commitWaiting(deviceId);
+    }
+  }
+
+  private async commitBatch(deviceId: string, batch: Waiting[]): Promise<void> {
     const state = await getDeviceState(this.deps.redis, deviceId);
-    if (!state.acceptsMessages) throw new ApiError(409, ERRORS.noDevice);
-    const bytes = ContentStore.sizeOf(req.content, req.media);
+    const admitted: Admitted[] = [];
+    let messages = state.queuedMessages;
+    let bytes = state.queuedBytes;
+    for (const waiting of batch) {
+      const { req } = waiting;
+      const size = ContentStore.sizeOf(req.content, req.media);
+      const refusal = this.refusal(state, messages, bytes, req.recipients.length, size);
+      if (refusal) {
+        waiting.reject(refusal);
+        continue;
+      }
+      messages += req.recipients.length;
+      bytes += size;
+      admitted.push({ waiting, jobs: this.jobsOf(req, req.recipients, newMessageId(), state), bytes: size });
+    }
+    if (admitted.length === 0) return;
+
+    const tx = await jobTransaction(this.deps.redis, this.queue(deviceId));
+    for (const { waiting, jobs, bytes: size } of admitted) {
+      const { req } = waiting;
+      this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
+      stageQueued(tx, deviceId, jobs.length, size);
+      await this.addJobs(tx, jobs, req.priority);
+    }
+    const all = admitted.flatMap((a) => a.jobs);
+    const first = all[0]!;
+    try {
+      await this.commit(tx, all, state, () => this.deps.contents.exists(deviceId, first.contentId));
+    } catch (err) {
+      for (const a of admitted) a.waiting.reject(err);
+      return;
+    }
+    for (const a of admitted) a.waiting.resolve(a.jobs);
+  }
+
+  /**
+   * A long list, one transaction per `listChunk` recipients. The first stores the content marked
+   * `pending` (the sender holds its messages); each later one adds its messages to the content's
+   * count; the last clears `pending`. The next piece is built while the previous one runs.
+   */
+  private async acceptInPieces(req: SendRequest): Promise<SendJobData[]> {
+    const { deviceId } = req;
+    const started = Date.now();
+    const state = await getDeviceState(this.deps.redis, deviceId);
+    const size = ContentStore.sizeOf(req.content, req.media);
+    const refusal = this.refusal(state, state.queuedMessages, state.queuedBytes, req.recipients.length, size);
+    if (refusal) throw refusal;
+
+    const contentId = newMessageId();
+    const queue = this.queue(deviceId);
+    /** Pieces known to be in Redis. */
+    const committed: SendJobData[] = [];
+    /** The piece Redis is running now (the next one is built meanwhile). */
+    let running: { done: Promise<void>; jobs: SendJobData[] } | undefined;
+    const settleRunning = async () => {
+      if (!running) return;
+      const { done, jobs } = running;
+      running = undefined;
+      await done;
+      committed.push(...jobs);
+    };
+    try {
+      for (let from = 0; from < req.recipients.length; from += this.listChunk) {
+        const jobs = this.jobsOf(req, req.recipients.slice(from, from + this.listChunk), contentId, state);
+        const tx = await jobTransaction(this.deps.redis, queue);
+        if (from === 0) {
+          this.deps.contents.stage(
+            tx,
+            deviceId,
+            contentId,
+            req.content,
+            jobs.length,
+            req.media,
+            started + LIST_HOLD_MS,
+          );
+          stageQueued(tx, deviceId, jobs.length, size);
+        } else {
+          this.deps.contents.stageMore(tx, deviceId, contentId, jobs.length);
+          stageQueued(tx, deviceId, jobs.length, 0);
+        }
+        if (from + this.listChunk >= req.recipients.length)
+          this.deps.contents.stageReady(tx, deviceId, contentId);
+        await this.addJobs(tx, jobs, req.priority);
+        // One piece at a time in Redis: a piece that fails stops the list before the next is sent.
+        await settleRunning();
+        if (Date.now() - started > LIST_GIVE_UP_MS) throw new ApiError(503, ERRORS.serviceUnavailable);
+        const probe = jobs[0]!.messageId;
+        const applied = async () =>
+          from === 0
+            ? this.deps.contents.exists(deviceId, contentId)
+            : (await queue.getJobState(probe)) !== 'unknown';
+        running = { done: this.commit(tx, jobs, state, applied), jobs };
+        // The piece is on its way; let other requests run before the next one is built.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await settleRunning();
+      return committed;
+    } catch (err) {
+      // A piece still running is waited for: if it lands, it is withdrawn with the others.
+      await settleRunning().catch(() => undefined);
+      // The pieces in Redis are taken back: the request is refused whole (the failed piece was
+      // never applied, or `commit` withdraws it once its outcome is known).
+      if (committed.length > 0) await this.takeBack(committed, contentId);
+      throw err;
+    }
+  }
+
+  /**
+   * Removes the jobs of a refused list's committed pieces and un-counts them. Their ids were never
+   * given to the client, so they leave no record. A job a worker holds right now (waiting for the
+   * list) cannot be removed: it stays held and fails `enqueue_failed` when the hold ends.
+   */
+  private async takeBack(jobs: SendJobData[], contentId: string): Promise<void> {
+    const { deviceId } = jobs[0]!;
+    const queue = this.queue(deviceId);
+    try {
+      const removed = await Promise.all(jobs.map((j) => queue.remove(j.messageId).catch(() => 0)));
+      const count = removed.filter((r) => r === 1).length;
+      await this.deps.contents.unstage(deviceId, contentId, count, count === jobs.length);
+      if (count < jobs.length)
+        this.deps.logger.warn(
+          'part of a refused list could not be taken back; it is held until its hold ends',
+          {
+            count: jobs.length - count,
+          },
+        );
+    } catch (err) {
+      this.deps.logger.error(
+        'could not take back a refused list; its messages stay held and fail when the hold ends',
+        {
+          count: jobs.length,
+          err: serializeError(err),
+        },
+      );
+    }
+  }
+
+  /** Why the device cannot take `messages` more messages of `bytes` now, if it cannot. */
+  private refusal(
+    state: DeviceState,
+    queued: number,
+    queuedBytes: number,
+    messages: number,
+    bytes: number,
+  ): ApiError | undefined {
+    if (!state.acceptsMessages) return new ApiError(409, ERRORS.noDevice);
     const { quota } = this.deps;
-    if (
-      state.queuedMessages + req.recipients.length > quota.maxQueuedMessages ||
-      state.queuedBytes + bytes > quota.maxQueuedBytes
-    ) {
-      throw new ApiError(429, ERRORS.deviceQueueFull, undefined, {
-        queued: { messages: state.queuedMessages, bytes: state.queuedBytes },
+    if (queued + messages > quota.maxQueuedMessages || queuedBytes + bytes > quota.maxQueuedBytes) {
+      return new ApiError(429, ERRORS.deviceQueueFull, undefined, {
+        queued: { messages: queued, bytes: queuedBytes },
         limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
       });
     }
+    return undefined;
+  }
 
-    const contentId = newMessageId();
+  private jobsOf(
+    req: SendRequest,
+    recipients: string[],
+    contentId: string,
+    state: DeviceState,
+  ): SendJobData[] {
     const enqueuedAt = Date.now();
-    const jobs: SendJobData[] = req.recipients.map((to) => ({
+    return recipients.map((to) => ({
       kind: req.kind,
       messageId: newMessageId(),
       platformMessageId: newPlatformMessageId(),
-      deviceId,
+      deviceId: req.deviceId,
       to,
       contentId,
       ...(req.batchId ? { batchId: req.batchId } : {}),
@@ -122,29 +356,41 @@ export class SendQueues {
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
       enqueuedAt,
     }));
+  }
 
-    const queue = this.queue(deviceId);
-    // BullMQ's own client: its job-adding scripts are defined on it.
-    const multi = (await queue.getBackend().client).multi() as unknown as ChainableCommander;
-    this.deps.contents.stage(multi, deviceId, contentId, req.content, jobs.length, req.media);
-    stageQueued(multi, deviceId, jobs.length, bytes);
+  private async addJobs(tx: JobTransaction, jobs: SendJobData[], priority: number): Promise<void> {
+    const queue = this.queue(jobs[0]!.deviceId);
     for (const data of jobs) {
-      const opts = this.jobOptions(req.priority, data.messageId);
-      await new Job(queue, data.kind, data, opts, data.messageId).addJob(multi as never);
+      await new Job(queue, data.kind, data, this.jobOptions(priority, data.messageId), data.messageId).addJob(
+        tx as never,
+      );
     }
-    readDeviceState(multi, deviceId);
+  }
+
+  /**
+   * Runs a transaction that adds `jobs`, with the device's state read at its end. Refused as a
+   * whole (EXECABORT: e.g. Redis out of memory) nothing was written; any other failure may be a
+   * lost reply that hides an applied transaction, so `applied` is asked (retrying for about a
+   * minute) and the jobs are withdrawn if it was. A device that went away meanwhile (logout: a new
+   * link generation) gets its jobs withdrawn and the request 409.
+   */
+  private async commit(
+    tx: JobTransaction,
+    jobs: SendJobData[],
+    state: DeviceState,
+    applied: () => Promise<boolean>,
+  ): Promise<void> {
+    readDeviceState(tx, jobs[0]!.deviceId);
     let replies: [Error | null, unknown][];
     try {
-      replies = (await multi.exec()) ?? [];
+      replies = (await tx.exec()) ?? [];
       const failed = replies.find(([err]) => err)?.[0];
       if (failed) throw failed;
     } catch (err) {
-      // Refused as a whole (e.g. Redis out of memory): nothing was written. Any other failure may
-      // be a lost reply that hides an applied transaction: make sure none of it is ever sent.
-      if (!/EXECABORT/.test((err as Error).message)) this.withdrawLater(jobs, 0);
+      if (!/EXECABORT/.test((err as Error).message)) this.withdrawLater(jobs, applied, 0);
       throw err;
     }
-    this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: req.kind }, jobs.length);
+    this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]!.kind }, jobs.length);
     // The transaction's last three replies are the device's state at the moment it ran.
     const after = parseDeviceState(replies, replies.length - 3);
     if (!after.acceptsMessages || after.linkGeneration !== state.linkGeneration) {
@@ -154,7 +400,6 @@ export class SendQueues {
       });
       throw new ApiError(409, ERRORS.noDevice);
     }
-    return jobs;
   }
 
   /** Accepts one message and waits (bounded) for its result; used by OTP. */
@@ -195,27 +440,25 @@ export class SendQueues {
   }
 
   /**
-   * After a failed transaction whose outcome is unknown: if it was applied (its content exists),
-   * its messages are withdrawn (`enqueue_failed`); retried for about a minute, since Redis may be
-   * what failed.
+   * After a failed transaction whose outcome is unknown: if it was applied (`applied()`), its
+   * messages are withdrawn (`enqueue_failed`); retried for about a minute, since Redis may be what
+   * failed.
    */
-  private withdrawLater(jobs: SendJobData[], attempt: number): void {
+  private withdrawLater(jobs: SendJobData[], applied: () => Promise<boolean>, attempt: number): void {
     const delay = WITHDRAW_RETRY_MS[attempt];
-    const first = jobs[0];
-    if (delay === undefined || !first) {
-      if (first) this.deps.logger.error('could not check a failed enqueue', { count: jobs.length });
+    if (delay === undefined) {
+      this.deps.logger.error('could not check a failed enqueue', { count: jobs.length });
       return;
     }
     setTimeout(() => {
-      this.deps.contents
-        .exists(first.deviceId, first.contentId)
-        .then((applied) => (applied ? this.withdraw(jobs, FAILURE_REASONS.enqueueFailed) : undefined))
+      applied()
+        .then((yes) => (yes ? this.withdraw(jobs, FAILURE_REASONS.enqueueFailed) : undefined))
         .catch((err: unknown) => {
           this.deps.logger.warn('retrying the check of a failed enqueue', {
             attempt,
             err: serializeError(err),
           });
-          this.withdrawLater(jobs, attempt + 1);
+          this.withdrawLater(jobs, applied, attempt + 1);
         });
     }, delay).unref();
   }

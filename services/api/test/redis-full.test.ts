@@ -100,6 +100,32 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     expect((await records()).filter((r) => r.status === 'queued' && !r.hasJob)).to.deep.equal([]);
   });
 
+  it('When a long list (accepted in pieces) fills Redis after some pieces were committed, then those are taken back: 503, no job, no content, no quota used, no record', async () => {
+    const enqueued = async () =>
+      (await t.services.metrics.jobsEnqueued.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const used = Number(/^used_memory:(\d+)/m.exec(await filler.info('memory'))?.[1]);
+    // Room for a piece or two of 500 messages, not for 5,000.
+    await filler.config('SET', 'maxmemory', String(used + 1024 * 1024));
+    const queue = t.services.sendQueues.queue(deviceId);
+    const jobsBefore = await queue.count();
+    const contentsBefore = await t.redis.keys(keys.content(deviceId, '*'));
+    const quotaBefore = await t.redis.hgetall(keys.deviceQueue(deviceId));
+    const recordsBefore = await records();
+    const enqueuedBefore = await enqueued();
+    const to = Array.from({ length: 5000 }, (_, i) => String(15558000000 + i));
+    const big = await call(`${t.api}/send`, { token, json: { to, text: 'z'.repeat(2000) } });
+    expect(big.status).to.equal(503);
+    expect(big.body).to.deep.equal(UNAVAILABLE);
+    expect(await enqueued(), 'some pieces were committed before Redis filled up').to.be.greaterThan(
+      enqueuedBefore,
+    );
+    expect(await queue.count()).to.equal(jobsBefore);
+    expect(await t.redis.keys(keys.content(deviceId, '*'))).to.deep.equal(contentsBefore);
+    expect(await t.redis.hgetall(keys.deviceQueue(deviceId))).to.deep.equal(quotaBefore);
+    expect(await records()).to.deep.equal(recordsBefore);
+    expect(t.logs.filter((l) => /could not take back/.test(String(l.message)))).to.deep.equal([]);
+  });
+
   it('When memory is freed again, then the API is ready and accepts messages at once', async () => {
     await filler.flushdb();
     await filler.config('SET', 'maxmemory', String(8 * 1024 * 1024));

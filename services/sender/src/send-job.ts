@@ -19,7 +19,7 @@ import {
   type MediaInput,
   type MessageSender,
 } from '@mgw/messenger';
-import type { ContentStore, MessageStore } from '@mgw/store';
+import type { ContentStore, MessageStore, StoredContent } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import { PermanentSendError } from './send-errors.js';
@@ -84,7 +84,7 @@ export async function processSendJob(
     }
     if (!PHONE_PATTERN.test(data.to))
       throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
-    const stored = await deps.contents.get(data.deviceId, data.contentId);
+    const stored = await acceptedContent(job, deps, token);
     if (!stored)
       throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the content of the request is gone');
     if (stored.attachmentError) {
@@ -212,6 +212,37 @@ function isAttachmentReason(reason: string): boolean {
 }
 
 /** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
+/** How long a message of a list still being accepted waits in place before it steps aside. */
+const HELD_WAIT_MS = 2000;
+const HELD_POLL_MS = 50;
+
+/**
+ * The request's content once the request is wholly accepted. A long list is accepted in pieces
+ * and held (`heldUntil`) until its last piece commits, so none of it goes out if a later piece
+ * fails: its message waits here a moment (that usually takes well under a second), then goes back
+ * to the queue for a second without using an attempt; a hold that outlives its time means the API
+ * never finished the list, and the message fails `enqueue_failed` (it was never acknowledged).
+ */
+async function acceptedContent(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<StoredContent | undefined> {
+  const { deviceId, contentId } = job.data;
+  const waitUntil = Date.now() + HELD_WAIT_MS;
+  for (;;) {
+    const stored = await deps.contents.get(deviceId, contentId);
+    if (stored?.heldUntil === undefined) return stored;
+    if (Date.now() >= stored.heldUntil)
+      throw new PermanentSendError(FAILURE_REASONS.enqueueFailed, 'its list was never wholly accepted');
+    if (deps.retired.aborted || Date.now() >= waitUntil) {
+      await job.moveToDelayed(Date.now() + 1000, token);
+      throw new DelayedError();
+    }
+    await new Promise((resolve) => setTimeout(resolve, HELD_POLL_MS));
+  }
+}
+
 async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
   await job.moveToDelayed(Date.now() + 100, token);
   throw new DelayedError();

@@ -77,6 +77,8 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     content?: MessageContent;
     recipients?: number;
     fetchAttachment?: (url: string) => Promise<Buffer>;
+    /** The request is a list still being accepted: held for this long (ms), or a hold already over. */
+    held?: number | 'expired';
   }) {
     const deviceId = `job-${Math.random().toString(36).slice(2, 8)}`;
     const name = sendQueueName(deviceId);
@@ -136,8 +138,26 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     }));
     const data = all[0]!;
     const multi = redis.multi();
-    contents.stage(multi, deviceId, contentId, opts.content ?? { text: 'hi' }, all.length);
+    const heldUntil =
+      opts.held === undefined ? undefined : opts.held === 'expired' ? Date.now() - 1 : Date.now() + 60_000;
+    contents.stage(
+      multi,
+      deviceId,
+      contentId,
+      opts.content ?? { text: 'hi' },
+      all.length,
+      undefined,
+      heldUntil,
+    );
     await multi.exec();
+    let releasedAt: number | undefined;
+    if (typeof opts.held === 'number') {
+      setTimeout(() => {
+        const release = redis.multi();
+        contents.stageReady(release, deviceId, contentId);
+        void release.exec().then(() => (releasedAt = Date.now()));
+      }, opts.held);
+    }
     const outcomes = await Promise.all(
       all.map(async (d) => {
         const job: Job<SendJobData, SendJobResult> = await queue.add('send', d, {
@@ -154,12 +174,29 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     return {
       data,
       sends,
+      releasedAt,
       outcome: outcomes[0]!,
       outcomes,
       record: (await store.get(data.deviceId, data.messageId))!,
       job: (await queue.getJob(data.messageId))!,
     };
   }
+
+  it('When its list is still being accepted (held), then a message waits unsent, steps aside after a moment without spending an attempt, and goes out once the hold is cleared', async () => {
+    // Held 3 s: past the 2 s a message waits in place, so it also goes back to the queue once.
+    const r = await run({ attempts: 1, recipients: 2, held: 3000, send: async () => undefined });
+    expect(r.outcomes.every((o) => 'value' in o)).to.equal(true);
+    expect(r.sends).to.have.length(2);
+    expect(r.record.status).to.equal('sent');
+    expect(Date.parse(r.record.sentAt!)).to.be.at.least(r.releasedAt! - 50);
+  });
+
+  it('When a held list was never completed (its hold is over: the API died mid-list), then its messages fail enqueue_failed and are never sent', async () => {
+    const r = await run({ attempts: 3, recipients: 2, held: 'expired', send: async () => undefined });
+    expect(r.sends).to.have.length(0);
+    expect(r.outcomes).to.deep.equal([{ error: 'enqueue_failed' }, { error: 'enqueue_failed' }]);
+    expect(r.record).to.include({ status: 'failed', error: 'enqueue_failed' });
+  });
 
   it('When an attempt fails transiently, then it is retried with the same WhatsApp id and the record ends sent', async () => {
     const r = await run({

@@ -63,7 +63,7 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
   },
   {
     // A request's content: its text/descriptor (body) and base64 bytes (media); the counters of
-    // the hash (remaining, bytes) and attachmentError are not secret.
+    // the hash (remaining, bytes, heldUntil) and attachmentError are not secret.
     name: 'contents',
     pattern: keys.content('*', '*'),
     type: 'hash',

@@ -47,8 +47,9 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line));
   });
   const logger = createLogger({ level: 'info', service: 'api-test', stream });
-  const redis = createRedis(config.redis.url, 'producer', 'api-test');
+  const redis = createRedis(config.redis.url, 'producer', 'api-test', { enableAutoPipelining: true });
   const bullRedis = createRedis(config.redis.url, 'producer', 'api-test-bull');
+  const subscriber = createRedis(config.redis.url, 'subscriber', 'api-test-sub');
   if (overrides.redis === undefined)
     await Promise.all([waitForRedis(redis, 5000), waitForRedis(bullRedis, 5000)]);
   const services = createApiServices({
@@ -56,9 +57,11 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
     logger,
     redis,
     bullRedis,
+    subscriber,
     metrics: createMetrics(),
     encryption: Encryption.fromConfig(config.encryption),
   });
+  if (overrides.redis === undefined) await services.start();
   const server = createHttpServer(createApp(services), config.http, logger, services.metrics);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const ops = await startApiOps(services, 0, '127.0.0.1');
@@ -76,7 +79,7 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await ops.close();
       await services.close();
-      await closeRedis(bullRedis, redis);
+      await closeRedis(subscriber, bullRedis, redis);
     },
   };
 }

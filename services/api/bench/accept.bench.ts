@@ -1,0 +1,234 @@
+/**
+ * What accepting a message costs the API, against baselines measured in the same run:
+ *
+ * - POST /send to one recipient (autocannon, 10 connections): the gateway's req/s ÷ a bare
+ *   express app's req/s on the same body, in alternating rounds (ABBA);
+ * - a 10,000-recipient list: the gateway's accept time ÷ a raw BullMQ `addBulk` of the same jobs,
+ *   alternating, and the worst `/healthz` latency while the gateway accepts it (event-loop stalls);
+ * - Redis bytes and API memory per queued recipient (a 1,000-recipient list with a 60,000-character
+ *   text), beside the figures measured before content was stored once (220 MB for that list).
+ *
+ * The gateway runs as its own process with a device marked connected and no sender (jobs pile up
+ * in Redis), rate limits and the device quota raised. Nothing is asserted; ratios are printed.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/contracts';
+import { SessionStore, TokenStore } from '@mgw/store';
+import { freePort, waitFor } from '@mgw/testing';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const LIST = Number(process.env.BENCH_LIST ?? 10_000);
+const TSX = ['--conditions=development', '--import', 'tsx'];
+/** Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps,list,memory').split(','));
+
+const redisUrl = process.env.REDIS_URL!;
+const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+const deviceId = `bench-${randomUUID().slice(0, 8)}`;
+const body = JSON.stringify({ to: '15551234567', text: 'hello from the accept bench' });
+
+async function startProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ChildProcess> {
+  // BENCH_PROFILE=dir writes a CPU profile of the process (node --cpu-prof) there on exit.
+  const profile = process.env.BENCH_PROFILE
+    ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, ...TSX, entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(async () => (await fetch(readyUrl).catch(() => undefined))?.ok === true, {
+    timeoutMs: 60_000,
+    what: entry,
+  });
+  return child;
+}
+
+async function rps(url: string, token?: string): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({
+    url,
+    connections: 10,
+    duration: DURATION_S,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body,
+  });
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const apiPort = await freePort();
+const opsPort = await freePort();
+const barePort = await freePort();
+const api = await startProcess(
+  'services/api/src/main.ts',
+  {
+    PORT: String(apiPort),
+    METRICS_PORT: String(opsPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'production',
+    RATE_LIMIT_SEND: '100000000',
+    RATE_LIMIT_WINDOW_MS: '60000',
+    DEVICE_MAX_QUEUED_MESSAGES: '100000000',
+    DEVICE_MAX_QUEUED_BYTES: '10000000000',
+    MAX_RECIPIENTS: String(Math.max(LIST, 1000)),
+  },
+  `http://127.0.0.1:${apiPort}/healthz`,
+);
+const bare = fork(path.join(ROOT, 'services/api/bench/bare-express.ts'), {
+  execArgv: TSX,
+  env: { ...process.env, PORT: String(barePort) },
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
+await new Promise((r) => bare.once('message', r));
+
+try {
+  const { value: token } = await new TokenStore(redis).create({ name: 'bench', deviceId });
+  await new SessionStore(redis).update(deviceId, 'connected', { phone: '15550009999' });
+  const gatewayUrl = `http://127.0.0.1:${apiPort}/api/messenger/v1/send`;
+  const bareUrl = `http://127.0.0.1:${barePort}/api/messenger/v1/send`;
+
+  // --- single-recipient accept rate, ABBA -------------------------------------------------------
+  if (PARTS.has('rps')) {
+    await rps(gatewayUrl, token); // warm-up (JIT, connections, scripts)
+    await rps(bareUrl);
+    const g: number[] = [];
+    const b: number[] = [];
+    const gp99: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ['g', 'b'] : ['b', 'g'];
+      for (const which of order) {
+        if (which === 'g') {
+          const r = await rps(gatewayUrl, token);
+          if (r.errors > 0) console.log(`  (gateway round had ${r.errors} non-2xx/errors)`);
+          g.push(r.rps);
+          gp99.push(r.p99);
+        } else b.push((await rps(bareUrl)).rps);
+      }
+    }
+    console.log(
+      `POST /send, 1 recipient, 10 connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${g.map(Math.round).join('/')} req/s ` +
+        `(p99 ${median(gp99)} ms), bare express ${b.map(Math.round).join('/')} req/s → ratio ${(median(g) / median(b)).toFixed(2)}`,
+    );
+  }
+
+  // --- a 10,000-recipient list vs a raw addBulk, with /healthz watched -----------------------------
+  const to = Array.from({ length: LIST }, (_, i) => String(15550000000 + i));
+  if (PARTS.has('list')) {
+    const rawQueue = new Queue(`send-{${deviceId}-raw}`, { connection: redis, prefix: BULL_PREFIX });
+    const gatewayMs: number[] = [];
+    const rawMs: number[] = [];
+    const healthWorst: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      // gateway, with a /healthz probe every 2 ms measuring how long it waits
+      let probing = true;
+      let worst = 0;
+      const probe = (async () => {
+        while (probing) {
+          const t = performance.now();
+          await fetch(`http://127.0.0.1:${apiPort}/healthz`);
+          worst = Math.max(worst, performance.now() - t);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      const t0 = performance.now();
+      const res = await fetch(gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ to, text: `list ${round}` }),
+      });
+      gatewayMs.push(performance.now() - t0);
+      probing = false;
+      await probe;
+      healthWorst.push(worst);
+      if (res.status !== 202) throw new Error(`list: ${res.status} ${await res.text()}`);
+
+      // raw addBulk of the same jobs (ids only, as ours are)
+      const contentId = newMessageId();
+      const jobs = to.map((phone) => {
+        const messageId = newMessageId();
+        return {
+          name: 'send',
+          data: {
+            kind: 'send',
+            messageId,
+            platformMessageId: newPlatformMessageId(),
+            deviceId,
+            to: phone,
+            contentId,
+            batchId: contentId,
+            linkGeneration: 0,
+            enqueuedAt: Date.now(),
+          },
+          opts: {
+            jobId: messageId,
+            priority: PRIORITY.send,
+            attempts: 5,
+            backoff: { type: 'exponential', delay: 2000 },
+          },
+        };
+      });
+      const t1 = performance.now();
+      await rawQueue.addBulk(jobs);
+      rawMs.push(performance.now() - t1);
+    }
+    console.log(
+      `${LIST}-recipient list: gateway ${gatewayMs.map(Math.round).join('/')} ms, raw addBulk ${rawMs.map(Math.round).join('/')} ms ` +
+        `→ ratio ${(median(gatewayMs) / median(rawMs)).toFixed(2)}; worst /healthz wait during the list ${healthWorst.map(Math.round).join('/')} ms`,
+    );
+    await rawQueue.obliterate({ force: true });
+    await rawQueue.close();
+  }
+
+  // --- Redis bytes and API memory per queued recipient ---------------------------------------------
+  if (PARTS.has('memory')) {
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    const rss = async () =>
+      Number(
+        /^process_resident_memory_bytes (\S+)$/m.exec(
+          await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text(),
+        )?.[1],
+      );
+    const text = 'x'.repeat(60_000);
+    const thousand = to.slice(0, 1000);
+    const before = await usedMemory();
+    const rssBefore = await rss();
+    const res = await fetch(gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ to: thousand, text }),
+    });
+    if (res.status !== 202) throw new Error(`memory list: ${res.status}`);
+    const perRecipient = ((await usedMemory()) - before - text.length) / 1000;
+    const rssPerRecipient = ((await rss()) - rssBefore) / 1000;
+    console.log(
+      `1,000 recipients × 60,000-character text: Redis +${Math.round(perRecipient)} bytes per recipient beyond the text ` +
+        `(before content was stored once: ≈ 220,000), API RSS ${rssPerRecipient >= 0 ? '+' : ''}${Math.round(rssPerRecipient)} bytes per recipient`,
+    );
+  }
+} finally {
+  api.kill('SIGTERM');
+  bare.kill('SIGTERM');
+  const queue = new Queue(`send-{${deviceId}}`, { connection: redis, prefix: BULL_PREFIX });
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  await redis.quit();
+}
