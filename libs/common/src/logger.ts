@@ -34,7 +34,11 @@ const REDACTED = '[REDACTED]';
 const TOKEN_IN_URL = /([?&]token=)[^&\s#]+/gi;
 const BEARER = /(bearer\s+)[\w.~+/=-]+/gi;
 
+/** Cheap test first: almost no logged string holds either, and `replace` always copies. */
+const MAY_HOLD_SECRET = /token=|bearer/i;
+
 function scrubString(s: string): string {
+  if (!MAY_HOLD_SECRET.test(s)) return s;
   return s.replace(TOKEN_IN_URL, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
 }
 
@@ -71,11 +75,14 @@ function scrub(value: unknown, depth: number, seen: WeakSet<object>): unknown {
 }
 
 const redact = winston.format((info) => {
+  const fields = info as Record<string, unknown>;
+  let seen: WeakSet<object> | undefined;
   for (const key of Object.keys(info)) {
     if (key === 'level') continue;
-    const v = (info as Record<string, unknown>)[key];
-    (info as Record<string, unknown>)[key] =
-      isSecretKey(key) && v !== undefined ? REDACTED : scrub(v, 0, new WeakSet());
+    const v = fields[key];
+    if (isSecretKey(key) && v !== undefined) fields[key] = REDACTED;
+    else if (typeof v === 'string') fields[key] = scrubString(v);
+    else if (v !== null && typeof v === 'object') fields[key] = scrub(v, 0, (seen ??= new WeakSet()));
   }
   return info;
 });

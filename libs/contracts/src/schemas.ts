@@ -222,3 +222,29 @@ export function validate<T>(
   if (result.error) return { details: toValidationDetails(result.error).slice(0, MAX_DETAILS) };
   return { value: result.value as T };
 }
+
+/**
+ * Validates a POST /send body exactly as `validate(sendBodySchema(max), value, { to: max })`, but
+ * cheaply for long lists: joi spends ~4 µs per phone number (45 ms for 10,000, all at once). When
+ * every number of the list is well-formed and the list has no duplicate and fits — checked here
+ * in plain JS — joi is given the body with the list cut to its first number, which it judges the
+ * same way as the whole list, and the list is put back. A list with any problem goes to joi whole,
+ * for its exact details.
+ */
+export function validateSendBody(
+  schema: Joi.ObjectSchema<SendBody>,
+  value: unknown,
+  maxRecipients: number,
+): ReturnType<typeof validate<SendBody>> {
+  const to = isPlainObject(value) ? value.to : undefined;
+  if (Array.isArray(to) && to.length > 1 && to.length <= maxRecipients && wellFormedAndDistinct(to)) {
+    const result = validate(schema, { ...(value as object), to: [to[0]] }, { to: maxRecipients });
+    return result.details ? result : { value: { ...result.value, to: [...(to as string[])] } };
+  }
+  return validate(schema, value, { to: maxRecipients });
+}
+
+function wellFormedAndDistinct(list: unknown[]): boolean {
+  for (const n of list) if (typeof n !== 'string' || !PHONE_PATTERN.test(n)) return false;
+  return new Set(list).size === list.length;
+}

@@ -6,6 +6,7 @@ import {
   renderOtp,
   sendBodySchema,
   validate,
+  validateSendBody,
   newPlatformMessageId,
 } from '../src/index.js';
 
@@ -181,5 +182,46 @@ describe('contracts: string caps of /send', () => {
     const ms = performance.now() - started;
     expect(r.details?.map((d) => d.path)).to.deep.equal([['attachment', 'url']]);
     expect(ms, `validation took ${ms.toFixed(1)} ms`).to.be.lessThan(200);
+  });
+
+  describe('validateSendBody (the fast path for long lists)', () => {
+    const max = 5;
+    const schema = sendBodySchema(max);
+    const list = ['15551234561', '15551234562', '15551234563'];
+    const bodies: [string, unknown][] = [
+      ['a valid list with text', { to: list, text: 'hi' }],
+      [
+        'a valid list with an attachment',
+        { to: list, attachment: { type: 'image', url: 'https://a.example/b.png' } },
+      ],
+      ['a valid list without text or attachment', { to: list }],
+      ['a valid list with an unknown field', { to: list, text: 'hi', extra: 1 }],
+      ['a valid list with an empty text', { to: list, text: '' }],
+      ['a list with a duplicate', { to: [...list, list[1]], text: 'hi' }],
+      ['a list with a + number', { to: ['+15551234561', ...list], text: 'hi' }],
+      ['a list with a number (not a string)', { to: [15551234561, ...list], text: 'hi' }],
+      ['a list with an empty string', { to: ['', ...list], text: 'hi' }],
+      ['a list with a padded number', { to: [' 15551234561', ...list], text: 'hi' }],
+      ['a list over the maximum', { to: [...list, '15551234564', '15551234565', '15551234566'], text: 'hi' }],
+      ['a list at the maximum', { to: [...list, '15551234564', '15551234565'], text: 'hi' }],
+      ['a list of one', { to: [list[0]], text: 'hi' }],
+      ['an empty list', { to: [], text: 'hi' }],
+      ['a single number', { to: list[0], text: 'hi' }],
+      ['not an object', ['15551234561']],
+    ];
+    for (const [what, body] of bodies) {
+      it(`When the body is ${what}, then it gets the same verdict, value and details as joi on the whole body`, () => {
+        expect(validateSendBody(schema, structuredClone(body), max)).to.deep.equal(
+          validate(schema, structuredClone(body), { to: max }),
+        );
+      });
+    }
+
+    it('When a 10,000-number list is valid, then every number comes back in order', () => {
+      const to = Array.from({ length: 10_000 }, (_, i) => String(15550000000 + i));
+      const r = validateSendBody(sendBodySchema(10_000), { to, text: 'x' }, 10_000);
+      expect(r.details).to.equal(undefined);
+      expect(r.value?.to).to.deep.equal(to);
+    });
   });
 });

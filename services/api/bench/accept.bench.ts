@@ -13,6 +13,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -56,7 +57,22 @@ async function startProcess(
   return child;
 }
 
-async function rps(url: string, token?: string): Promise<{ rps: number; p99: number; errors: number }> {
+/** CPU time (user + system, ms) a process has used so far; Linux only (0 elsewhere). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return 0;
+  }
+}
+
+async function rps(
+  url: string,
+  pids: (number | undefined)[],
+  token?: string,
+): Promise<{ rps: number; p99: number; errors: number; cpuUsPerRequest: number[] }> {
+  const cpuBefore = pids.map(cpuMs);
   const result = await autocannon({
     url,
     connections: 10,
@@ -65,10 +81,12 @@ async function rps(url: string, token?: string): Promise<{ rps: number; p99: num
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body,
   });
+  const requests = Math.max(1, result.requests.total);
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
+    cpuUsPerRequest: pids.map((pid, i) => ((cpuMs(pid) - cpuBefore[i]!) * 1000) / requests),
   };
 }
 
@@ -108,25 +126,42 @@ try {
 
   // --- single-recipient accept rate, ABBA -------------------------------------------------------
   if (PARTS.has('rps')) {
-    await rps(gatewayUrl, token); // warm-up (JIT, connections, scripts)
-    await rps(bareUrl);
+    // The API's and Redis's CPU per request say more than req/s on a shared machine.
+    const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    const gatewayPids = [api.pid, redisPid];
+    await rps(gatewayUrl, gatewayPids, token); // warm-up (JIT, connections, scripts)
+    await rps(bareUrl, [bare.pid]);
     const g: number[] = [];
     const b: number[] = [];
     const gp99: number[] = [];
+    const gCpu: number[][] = [];
+    const bCpu: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? ['g', 'b'] : ['b', 'g'];
       for (const which of order) {
         if (which === 'g') {
-          const r = await rps(gatewayUrl, token);
+          const r = await rps(gatewayUrl, gatewayPids, token);
           if (r.errors > 0) console.log(`  (gateway round had ${r.errors} non-2xx/errors)`);
           g.push(r.rps);
           gp99.push(r.p99);
-        } else b.push((await rps(bareUrl)).rps);
+          gCpu.push(r.cpuUsPerRequest);
+        } else {
+          const r = await rps(bareUrl, [bare.pid]);
+          b.push(r.rps);
+          bCpu.push(r.cpuUsPerRequest[0]!);
+        }
       }
     }
+    const apiCpu = median(gCpu.map((c) => c[0]!));
+    const redisCpu = median(gCpu.map((c) => c[1]!));
+    const bareCpu = median(bCpu);
     console.log(
       `POST /send, 1 recipient, 10 connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${g.map(Math.round).join('/')} req/s ` +
         `(p99 ${median(gp99)} ms), bare express ${b.map(Math.round).join('/')} req/s → ratio ${(median(g) / median(b)).toFixed(2)}`,
+    );
+    console.log(
+      `  CPU per request: api ${Math.round(apiCpu)} µs + redis ${Math.round(redisCpu)} µs, bare express ${Math.round(bareCpu)} µs ` +
+        `→ bare ÷ api ${(bareCpu / apiCpu).toFixed(2)}`,
     );
   }
 

@@ -3,7 +3,7 @@ import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../auth.js';
 import { sendMessage } from '../send-message.js';
-import { parse } from '../validation.js';
+import { parse, parseSendBody } from '../validation.js';
 import { respond } from './respond.js';
 
 /** POST /send */
@@ -12,7 +12,7 @@ export function sendRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
-    const body = parse(schema, req.body ?? {}, { to: s.config.maxRecipients });
+    const body = parseSendBody(schema, req.body ?? {}, s.config.maxRecipients);
     respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(s, auth.deviceId, body)));
   };
 }
