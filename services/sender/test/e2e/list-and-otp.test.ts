@@ -7,9 +7,13 @@ interface OtpBody {
   data: Record<string, string>;
 }
 
-describe('e2e: a 500-recipient list, OTP in English and Arabic, numbers not on WhatsApp (real services, simulator)', function () {
+describe('e2e: a 500-recipient list (accepted in pieces), OTP in English and Arabic, numbers not on WhatsApp (real services, simulator)', function () {
   this.timeout(240_000);
-  const stack = useStack({ sim: { receiptDelayMs: 400, readDelayMs: null } });
+  // Pieces of 100: the list is held until its fifth piece commits, then sent whole.
+  const stack = useStack({
+    sim: { receiptDelayMs: 400, readDelayMs: null },
+    env: { ACCEPT_CHUNK_RECIPIENTS: '100' },
+  });
   const account = '15550400001';
 
   before(async () => {
