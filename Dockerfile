@@ -36,9 +36,9 @@ COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
 # /app/main.js is the default entry point chosen by SERVICE; fail the build on a typo.
 RUN case "$SERVICE" in \
-      api|connection|sender) target="services/$SERVICE/dist/main.js" ;; \
+      api|connection|sender|notifier) target="services/$SERVICE/dist/main.js" ;; \
       sandbox) target="libs/messenger-sim/dist/cli.js" ;; \
-      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, sandbox)" >&2; exit 1 ;; \
+      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, notifier, sandbox)" >&2; exit 1 ;; \
     esac \
  && test -f "/app/$target" \
  && ln -s "/app/$target" /app/main.js

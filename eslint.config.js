@@ -22,6 +22,7 @@ export const MAY_IMPORT = {
   'services/api': ['common', 'contracts', 'store'],
   'services/connection': ['common', 'contracts', 'store', 'messenger'],
   'services/sender': ['common', 'contracts', 'store', 'messenger'],
+  'services/notifier': ['common', 'contracts', 'store'],
 };
 /** Only the WhatsApp adapter speaks Baileys (the simulator and the test kit are its protocol peers). */
 export const BAILEYS_ALLOWED = ['libs/messenger', 'libs/messenger-sim', 'libs/testing'];

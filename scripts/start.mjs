@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isStale } from './lib/staleness.mjs';
+import { isStale, newestMtime } from './lib/staleness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
@@ -44,17 +44,27 @@ const SERVICES = [
     entry: 'services/sender/dist/main.js',
     env: { METRICS_PORT: env.SENDER_METRICS_PORT ?? '9466' },
   },
+  {
+    name: 'notifier',
+    entry: 'services/notifier/dist/main.js',
+    env: { METRICS_PORT: env.NOTIFIER_METRICS_PORT ?? '9467' },
+  },
 ];
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
 const DATA_DIR = env.MGW_DATA_DIR ?? path.join(ROOT, '.data');
 const KEY_LINE = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
 const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
+const DASHBOARD = 'services/api/dist/dashboard/index.html';
 
 function buildIfNeeded() {
   const pkgs = ['libs', 'services'].flatMap((d) =>
     readdirSync(path.join(ROOT, d)).map((p) => path.join(ROOT, d, p)),
   );
-  if (!pkgs.some(isStale)) return;
+  // The dashboard's sources sit beside the api's src/ (they are built by the same `build`).
+  const dashboardStale =
+    newestMtime(path.join(ROOT, 'services/api/dashboard/src')) >
+    newestMtime(path.join(ROOT, 'services/api/dist/dashboard'));
+  if (!pkgs.some(isStale) && !dashboardStale) return;
   say('building (npx lerna run build)…');
   const r = spawnSync('npx', ['lerna', 'run', 'build', '--loglevel', 'warn'], {
     cwd: ROOT,
@@ -66,7 +76,12 @@ function buildIfNeeded() {
 
 /** Every entry point this run needs must exist after the build, or nothing starts. */
 function requireBuilt() {
-  const needed = [...SERVICES.map((s) => s.entry), REDIS_SERVER, ...(sandboxMode ? [SANDBOX.entry] : [])];
+  const needed = [
+    ...SERVICES.map((s) => s.entry),
+    REDIS_SERVER,
+    DASHBOARD,
+    ...(sandboxMode ? [SANDBOX.entry] : []),
+  ];
   const missing = needed.filter((entry) => !existsSync(path.join(ROOT, entry)));
   if (missing.length > 0) {
     fail(
@@ -95,8 +110,31 @@ function startChild(name, entry, childEnv) {
   return child;
 }
 
+/**
+ * With REDIS_CLUSTER_NODES the services use that Redis Cluster (REDIS_URL is ignored): nothing is
+ * started here, and a cluster no seed answers for stops the start, as a missing Redis does.
+ */
 async function ensureRedis() {
   const { canConnect, startRedisServer } = await import(pathToFileURL(path.join(ROOT, REDIS_SERVER)).href);
+  if (env.REDIS_CLUSTER_NODES?.trim()) {
+    const seeds = env.REDIS_CLUSTER_NODES.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const reachable = await Promise.all(
+      seeds.map((seed) => {
+        const at = seed.lastIndexOf(':');
+        const port = Number(seed.slice(at + 1));
+        return at > 0 && port > 0 ? canConnect(seed.slice(0, at), port) : false;
+      }),
+    );
+    if (!reachable.some(Boolean))
+      fail(
+        `No Redis Cluster node is reachable at ${seeds.join(', ')} (REDIS_CLUSTER_NODES).`,
+        'Set REDIS_CLUSTER_NODES to host:port seeds of a running Redis Cluster, or unset it to use REDIS_URL.',
+      );
+    say(`using the Redis Cluster at ${seeds.join(', ')} (REDIS_URL is ignored)`);
+    return undefined;
+  }
   const url = new URL(env.REDIS_URL);
   const host = url.hostname || '127.0.0.1';
   const port = Number(url.port || 6379);
@@ -146,6 +184,39 @@ function ensureEncryptionKey() {
   env.MGW_ENCRYPTION_KEY = line;
 }
 
+/**
+ * The dashboard's password: ADMIN_PASSWORD when set, else `<data dir>/admin-password`, made once
+ * (0600, exclusively) and printed only then; later starts say where it is.
+ */
+function ensureAdminPassword() {
+  if (env.ADMIN_PASSWORD) return {};
+  const file = path.join(DATA_DIR, 'admin-password');
+  let made = false;
+  if (!existsSync(file)) {
+    mkdirSync(DATA_DIR, { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+      made = true;
+    } catch (err) {
+      if (err.code !== 'EEXIST')
+        fail(`could not write ${file}: ${err.message}`, 'set MGW_DATA_DIR to a writable directory');
+    }
+  }
+  const password = readFileSync(file, 'utf8').trim();
+  if (password.length < 12)
+    fail(`${file} holds no password of 12+ characters`, 'delete it to make a new one');
+  env.ADMIN_PASSWORD = password;
+  return { made, file };
+}
+
+function sayDashboard(admin) {
+  const url = `http://127.0.0.1:${env.PORT ?? 3000}/dashboard`;
+  if (admin.made)
+    say(`dashboard: ${url} — password (shown once, kept in ${admin.file}): ${env.ADMIN_PASSWORD}`);
+  else if (admin.file) say(`dashboard: ${url} — its password is in ${admin.file}`);
+  else say(`dashboard: ${url} — sign in with ADMIN_PASSWORD`);
+}
+
 async function stopAll(code) {
   if (stopping) return;
   stopping = true;
@@ -170,6 +241,10 @@ async function startSandbox() {
   startChild(SANDBOX.name, SANDBOX.entry, { ...env, SANDBOX_PORT: port });
   env.MESSENGER_SANDBOX_URL = `http://127.0.0.1:${port}`;
   env.SEND_MIN_GAP_MS ??= '0';
+  // No real account to keep safe: no caps, warm-up or first-contact limit unless asked for.
+  env.SEND_DAILY_CAP ??= '0';
+  env.SEND_WARMUP_CAPS ??= 'off';
+  env.SEND_FIRST_CONTACT_CAP ??= '0';
   const deadline = Date.now() + 15_000;
   while ((await fetch(`${env.MESSENGER_SANDBOX_URL}/health`).catch(() => undefined))?.ok !== true) {
     if (Date.now() > deadline || stopping) {
@@ -185,9 +260,11 @@ async function startSandbox() {
 buildIfNeeded();
 requireBuilt();
 ensureEncryptionKey();
+const admin = ensureAdminPassword();
 const redis = await ensureRedis();
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 if (sandboxMode) await startSandbox();
 for (const svc of SERVICES) startChild(svc.name, svc.entry, { ...env, ...svc.env });
 say(`running: ${children.map((c) => c.name).join(', ')}; API on http://127.0.0.1:${env.PORT ?? 3000}`);
+sayDashboard(admin);

@@ -385,9 +385,17 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
             `${name} ${svc} ${secret}`,
           ).to.equal(secret);
         }
-        // a pod without the key would not start; only the rotation list may be absent
+        // a pod without the key would not start; only the rotation list (and the admin API's
+        // automation token) may be absent
         const optional = env.filter((e) => e.valueFrom?.secretKeyRef?.optional).map((e) => e.name);
-        expect(optional, `${name} ${svc}`).to.deep.equal(['MGW_ENCRYPTION_OLD_KEYS']);
+        expect(optional, `${name} ${svc}`).to.deep.equal(
+          svc === 'api' ? ['MGW_ENCRYPTION_OLD_KEYS', 'ADMIN_API_TOKEN'] : ['MGW_ENCRYPTION_OLD_KEYS'],
+        );
+        if (svc === 'api') {
+          expect(env.find((e) => e.name === 'ADMIN_PASSWORD')?.valueFrom?.secretKeyRef?.key).to.equal(
+            'ADMIN_PASSWORD',
+          );
+        }
       }
     }),
   );

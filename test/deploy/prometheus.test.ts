@@ -89,6 +89,7 @@ describe('Prometheus configuration and alert rules', () => {
       'mgw_jobs_failed_total',
       'mgw_device_connection_state',
       'mgw_device_reconnects_total',
+      'mgw_device_restricted',
       'mgw_leases_held',
       'mgw_devices_linked',
       'mgw_redis_up',
@@ -109,7 +110,7 @@ describe('Prometheus configuration and alert rules', () => {
     expect(unknown, 'metrics not in the catalogue').to.deep.equal([]);
   });
 
-  it('When the scrape config is read, then it scrapes the api, connection and sender services on their ops ports', () => {
+  it('When the scrape config is read, then it scrapes the api, connection, sender and notifier services on their ops ports', () => {
     const config = parse(readFileSync(repoPath('deploy/prometheus/prometheus.yml'), 'utf8')) as {
       rule_files: string[];
       scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }> }>;
@@ -119,6 +120,7 @@ describe('Prometheus configuration and alert rules', () => {
       ['api', 9464],
       ['connection', 9464],
       ['sender', 9464],
+      ['notifier', 9464],
     ] as const) {
       const sd = byJob.get(job)?.dns_sd_configs?.[0];
       expect(sd, `scrape job ${job}`).to.deep.include({ names: [job], port });

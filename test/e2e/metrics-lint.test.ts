@@ -20,8 +20,8 @@ describe('e2e: /metrics of every running service passes promtool', function () {
     });
     await waitFor(
       async () =>
-        (await stack.api<{ message: { status: string } }>('GET', `/messages/${sent.body.messageId}`)).body
-          .message.status !== 'queued',
+        (await stack.api<{ data: { status: string } }>('GET', `/messages/${sent.body.messageId}`)).body.data
+          .status !== 'queued',
       { what: 'the message to leave queued' },
     );
   });

@@ -28,7 +28,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let token: string;
 
   before(async () => {
-    const [redisPort, apiPort, sandboxPort, m0, m1, m2] = await Promise.all([
+    const [redisPort, apiPort, sandboxPort, m0, m1, m2, m3] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
@@ -49,12 +50,14 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       API_METRICS_PORT: String(m0),
       CONNECTION_METRICS_PORT: String(m1),
       SENDER_METRICS_PORT: String(m2),
+      NOTIFIER_METRICS_PORT: String(m3),
       MESSENGER_SANDBOX: '1',
       LOG_LEVEL: 'warn',
     };
     delete env.MESSENGER_SANDBOX_URL;
-    // as a new user: no key (the test kit sets one for everything else)
+    // as a new user: no key (the test kit sets one for everything else), no dashboard password
     delete env.MGW_ENCRYPTION_KEY;
+    delete env.ADMIN_PASSWORD;
     await startSupervisor();
   });
 
@@ -162,6 +165,27 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     }
   });
 
+  let adminPassword = '';
+  it('When no ADMIN_PASSWORD is set, then one is made once (0600) and printed with the dashboard URL, and it signs in', async () => {
+    const file = path.join(dataDir, 'admin-password');
+    expect((await stat(file)).mode & 0o777).to.equal(0o600);
+    adminPassword = (await readFile(file, 'utf8')).trim();
+    expect(adminPassword).to.have.length.of.at.least(12);
+    expect(output).to.include(
+      `dashboard: ${api}/dashboard — password (shown once, kept in ${file}): ${adminPassword}`,
+    );
+    expect(output.split(adminPassword)).to.have.length(2);
+    const page = await fetch(`${api}/dashboard/devices`);
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.include('/dashboard/assets/app.js');
+    const signIn = await fetch(`${api}/api/admin/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ password: adminPassword }),
+    });
+    expect(signIn.status).to.equal(200);
+  });
+
   it('When Ctrl-C is pressed, then every process stops and npm start exits 0', async () => {
     supervisor.kill('SIGINT');
     expect(await exited).to.equal(0);
@@ -176,6 +200,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   it('When npm start runs again on the same data directory, then it reuses the key: what the first run sealed opens', async () => {
     await startSupervisor();
     expect(output).not.to.include('generated a key');
+    expect(output).not.to.include(adminPassword);
+    expect(output).to.include(`its password is in ${path.join(dataDir, 'admin-password')}`);
     // the stored answer of the first run, sealed under the key, is replayed as it was
     expect(await idempotentSend()).to.deep.equal(firstAnswer);
     supervisor.kill('SIGINT');
@@ -224,6 +250,20 @@ describe('npm start refuses to start a partial gateway', function () {
     } finally {
       await rename(hidden, cli);
     }
+  });
+
+  it('When REDIS_CLUSTER_NODES names seeds nobody answers at, then it exits 1 naming them and the variable, and starts no redis-server', async () => {
+    const seeds = `127.0.0.1:${await freePort()},127.0.0.1:${await freePort()}`;
+    const { code, output } = await startOnce({
+      ...process.env,
+      REDIS_CLUSTER_NODES: seeds,
+      LOG_LEVEL: 'warn',
+    });
+    expect(code).to.equal(1);
+    expect(output).to.include(
+      `No Redis Cluster node is reachable at ${seeds.replace(',', ', ')} (REDIS_CLUSTER_NODES)`,
+    );
+    expect(output).to.not.match(/starting redis-server|running:/);
   });
 
   it('When the simulator cannot start (its port is taken), then it exits 1 instead of talking to WhatsApp', async () => {

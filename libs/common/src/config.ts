@@ -54,18 +54,63 @@ export function runtimeConfig(e: Env): RuntimeConfig {
   return { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS };
 }
 
+/**
+ * Where Redis is: one server (`REDIS_URL`), or a Redis Cluster (`REDIS_CLUSTER_NODES`, seeds as
+ * `host:port,host:port`; `REDIS_URL` is then ignored). The cluster's credentials and TLS come from
+ * their own variables, since there is no URL to carry them.
+ */
 export const redisEnv: Joi.PartialSchemaMap = {
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
+  REDIS_CLUSTER_NODES: Joi.string()
+    .allow('')
+    .pattern(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/)
+    .messages({
+      'string.pattern.base': 'must be comma-separated host:port seeds (e.g. 10.0.0.1:6379,10.0.0.2:6379)',
+    })
+    .default(''),
+  REDIS_CLUSTER_TLS: Joi.boolean().default(false),
+  REDIS_CLUSTER_USERNAME: Joi.string().allow('').default(''),
+  REDIS_CLUSTER_PASSWORD: Joi.string().allow('').default(''),
 };
+
+export interface RedisClusterConfig {
+  /** The seeds; ioredis learns every other node (and each slot's master) from them. */
+  nodes: { host: string; port: number }[];
+  tls: boolean;
+  username?: string;
+  password?: string;
+}
 
 export interface RedisConfig {
   url: string;
+  /** Set when `REDIS_CLUSTER_NODES` is: every connection is then a Cluster client. */
+  cluster?: RedisClusterConfig;
 }
 
 export function redisConfig(e: Env): RedisConfig {
-  return { url: e.REDIS_URL };
+  const seeds = String(e.REDIS_CLUSTER_NODES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (seeds.length === 0) return { url: e.REDIS_URL };
+  const nodes = seeds.map((seed) => {
+    const at = seed.lastIndexOf(':');
+    const port = Number(seed.slice(at + 1));
+    if (!(port >= 1 && port <= 65535))
+      throw new ConfigError(`Invalid configuration: REDIS_CLUSTER_NODES: ${seed} has no valid port`);
+    return { host: seed.slice(0, at), port };
+  });
+  return {
+    url: e.REDIS_URL,
+    cluster: {
+      nodes,
+      tls: e.REDIS_CLUSTER_TLS === true,
+      ...(e.REDIS_CLUSTER_USERNAME ? { username: e.REDIS_CLUSTER_USERNAME } : {}),
+      ...(e.REDIS_CLUSTER_PASSWORD ? { password: e.REDIS_CLUSTER_PASSWORD } : {}),
+    },
+  };
 }
 
 /** The port of /healthz, /readyz and /metrics (for the API, apart from its public port). */

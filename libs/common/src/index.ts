@@ -5,3 +5,4 @@ export * from './metrics.js';
 export * from './ops-server.js';
 export * from './shutdown.js';
 export * from './outbound/index.js';
+export * from './redis-scripts.js';

@@ -25,6 +25,36 @@ describe('common: config helpers', () => {
     );
   });
 
+  it('When REDIS_CLUSTER_NODES names seeds, then the config selects a cluster with them, its TLS and credentials; bad seeds stop the start naming the variable', () => {
+    const e = validateEnv([redisEnv], {
+      REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, redis-1.internal:7001 ',
+      REDIS_CLUSTER_TLS: 'true',
+      REDIS_CLUSTER_PASSWORD: 'pw',
+    });
+    expect(redisConfig(e)).to.deep.equal({
+      url: 'redis://127.0.0.1:6379',
+      cluster: {
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: 'redis-1.internal', port: 7001 },
+        ],
+        tls: true,
+        password: 'pw',
+      },
+    });
+    expect(redisConfig(validateEnv([redisEnv], { REDIS_CLUSTER_NODES: '' })).cluster).to.equal(undefined);
+    for (const bad of ['redis-1', '10.0.0.1:7000;10.0.0.2:7000', 'a:b', '10.0.0.1:7000,']) {
+      expect(() => validateEnv([redisEnv], { REDIS_CLUSTER_NODES: bad }), bad).to.throw(
+        ConfigError,
+        /REDIS_CLUSTER_NODES: must be comma-separated host:port seeds/,
+      );
+    }
+    expect(() => redisConfig(validateEnv([redisEnv], { REDIS_CLUSTER_NODES: 'h:99999' }))).to.throw(
+      ConfigError,
+      /REDIS_CLUSTER_NODES: h:99999 has no valid port/,
+    );
+  });
+
   it('When a cross-field rule fails, then loading fails with its message', () => {
     const rule = (env: Record<string, number>) =>
       env.SHUTDOWN_TIMEOUT_MS! < 5000 ? 'SHUTDOWN_TIMEOUT_MS must be at least 5000' : undefined;

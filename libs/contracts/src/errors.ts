@@ -6,6 +6,8 @@ export const ERRORS = {
   noDevice: 'No connected messenger device found',
   attachmentTooLarge: 'Attachment too large: the limit is 10 MB',
   bodyTooLarge: 'Request body too large: attachments are limited to 10 MB',
+  /** 413 on PUT /webhook: its body is a URL and a list of event types. */
+  webhookBodyTooLarge: 'Request body too large: webhook bodies are limited to 8 KB',
   /** 413 on /otp: its body is a phone number, a code and a language. */
   otpBodyTooLarge: 'Request body too large: /otp bodies are limited to 4 KB',
   tooManyAuthFailures: 'Too many failed authentication attempts',
@@ -19,6 +21,18 @@ export const ERRORS = {
   /** 413: chunk extensions of a chunked body over Node's limit. */
   chunkExtensionsTooLarge: 'Request chunk extensions too large',
   messageNotFound: 'Message not found',
+  /** 404 on GET /messages/:id/media for a message without an attachment (or not an inbound one). */
+  mediaNotFound: 'This message has no media',
+  /** 502 on GET /messages/:id/media when the device owner could not download it from WhatsApp. */
+  mediaUnavailable: 'The media could not be downloaded from WhatsApp',
+  /** 504 on GET /messages/:id/media when the device owner did not answer in time. */
+  mediaTimeout: 'The media download did not finish in time',
+  /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
+  batchNotFound: 'Batch not found',
+  /** 404 on GET /webhook when the device has none. */
+  webhookNotFound: 'No webhook is configured for this device',
+  /** 400 detail when the webhook URL is one the outbound guard refuses (private address, port). */
+  webhookUrlNotAllowed: 'url is not allowed: it must resolve to a public address on port 80 or 443',
   serviceUnavailable: 'Service unavailable: storage is not reachable',
   internal: 'Internal server error',
   otpTimeout: 'OTP was not sent in time and will not be sent',

@@ -7,3 +7,4 @@ export * from './jobs.js';
 export * from './keys.js';
 export * from './schemas.js';
 export * from './metrics.js';
+export * from './events.js';

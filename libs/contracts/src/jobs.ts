@@ -108,6 +108,8 @@ export interface MessageRecord {
   readAt?: string;
   failedAt?: string;
   error?: string;
+  /** `outbound` (sent by the gateway); inbound messages have their own shape (InboundRecord). */
+  direction?: 'outbound' | 'inbound';
 }
 
 /** The session record of a device (`keys.session(deviceId)`), read by GET /status. */

@@ -35,18 +35,44 @@ export const keys = {
    * expires (ms, Redis server clock). The API answers 503 at once when none is alive.
    */
   connectionWorkers: () => `${P}:connection:alive`,
+  /** Hash: an admin (dashboard) session — CSRF token, times — found by the SHA-256 of its cookie; TTL. */
+  adminSession: (sha256Hex: string) => `${P}:admin:session:${sha256Hex}`,
+  /** Counter: failed admin sign-ins of one client IP in the current window; TTL = the window. */
+  adminSignInFailures: (ip: string) => `${P}:admin:signin-failures:${ip}`,
   /** String: a process's readiness write probe (expires in seconds); proves Redis accepts writes. */
   readyProbe: (processName: string) => `${P}:ready-probe:${processName}`,
+  /**
+   * Sorted set: live sender processes (lease owner id) scored by the time their liveness expires
+   * (ms, Redis server clock); the fair share of each is the linked devices over the live ones.
+   * Hash tag `{senders}`: the roster script touches both roster keys, in one slot on a cluster.
+   */
+  senders: () => `${P}:{senders}:alive`,
+  /** Hash: sender (lease owner id) -> devices it holds, refreshed with its liveness. */
+  senderLoads: () => `${P}:{senders}:load`,
+  /** Set: device ids that have a webhook endpoint; the notifier delivers the events of these. */
+  webhookDevices: () => `${P}:webhooks`,
+  /**
+   * Pub/sub channel: a device id whose event outbox just received an event (the notifier reads
+   * it at once instead of waiting for its sweep).
+   */
+  eventsChannel: () => `${P}:events:outbox`,
+  /** Pub/sub channel: a device id whose webhook was set, rotated, disabled or removed (notifiers re-read it). */
+  webhooksChannel: () => `${P}:events:webhooks`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 
   // --- per device (hash tag {deviceId}) --------------------------------------------------------
   /** Hash: the session record of a device (status, phone, name, picture). */
   session: (deviceId: string) => `${device(deviceId)}:session`,
-  /** Hash: per-device settings (e.g. sendGapMs). */
+  /** Hash: per-device settings: sending-policy overrides (see libs/store/src/send-policy.ts), warm-up start. */
   deviceSettings: (deviceId: string) => `${device(deviceId)}:settings`,
   /** String: the device lease, `{owner, epoch}` JSON with a TTL. */
   lease: (deviceId: string) => `${device(deviceId)}:lease`,
+  /**
+   * String: a directed hand-over of a device (`{to, at}` JSON, TTL): while it lives only the
+   * sender `to` may acquire the lease (fair share: the giver released it for that sender).
+   */
+  handover: (deviceId: string) => `${device(deviceId)}:handover`,
   /** Counter: lease epochs of a device, so ownership changes are totally ordered. */
   leaseEpoch: (deviceId: string) => `${device(deviceId)}:lease-epoch`,
   /** String: Baileys credentials of a device (JSON, Buffer-aware), sealed. */
@@ -60,6 +86,16 @@ export const keys = {
   /** String: WhatsApp message id -> our message id, for receipts and replies. */
   messageByPlatformId: (deviceId: string, platformMessageId: string) =>
     `${device(deviceId)}:msg-by-wa:${platformMessageId}`,
+  /**
+   * Sorted set: the device's message ids (outbound when accepted, inbound when received) scored
+   * by a per-device sequence (`messageSeq`), newest highest: GET /messages pages through it.
+   */
+  messageIndex: (deviceId: string) => `${device(deviceId)}:msg-index`,
+  /** Counter: the sequence that orders `messageIndex`. */
+  messageSeq: (deviceId: string) => `${device(deviceId)}:msg-seq`,
+  /** String: WhatsApp id of a message a contact sent -> our message id (a redelivery is recorded once). */
+  inboundByPlatformId: (deviceId: string, platformMessageId: string) =>
+    `${device(deviceId)}:msg-in-by-wa:${platformMessageId}`,
   /**
    * String (the proto `Message`, sealed; its base64 before encryption) of a message we sent, by
    * its WhatsApp id: Baileys' `getMessage` re-encrypts it on a retry receipt, and a reply quotes
@@ -81,16 +117,43 @@ export const keys = {
    * second disconnect joins it and a /connect meanwhile answers 409.
    */
   disconnecting: (deviceId: string) => `${device(deviceId)}:disconnecting`,
+  /**
+   * Hash: the device's webhook endpoint (`url`, `events`, `secret` sealed, `previousSecret` sealed
+   * with `previousUntil` during a rotation, `disabledAt`/`disabledReason`, `failures`).
+   */
+  webhook: (deviceId: string) => `${device(deviceId)}:webhook`,
+  /**
+   * Stream: events of the device waiting to become webhook deliveries (written atomically with the
+   * change they report, see libs/store/src/events.ts); the notifier reads it with a consumer group.
+   */
+  eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
+  /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
+  batch: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}`,
+  /** Hash: an inbound attachment downloaded for one GET /messages/:id/media (`bytes` sealed, `mimeType`, `fileName`), 60 s. */
+  mediaDownload: (deviceId: string, requestId: string) => `${device(deviceId)}:media-dl:${requestId}`,
   /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */
   contacts: (deviceId: string) => `${device(deviceId)}:wa-contacts`,
+  /**
+   * Hash: what a device sent in one cap window (`sent`, `firstContacts`), by window start (ms);
+   * expires two windows after it starts. See libs/store/src/send-policy.ts.
+   */
+  deviceUsage: (deviceId: string, windowStart: number) => `${device(deviceId)}:usage:${windowStart}`,
+  /**
+   * Set: numbers the account has a chat with (they wrote to it, or it sent them a message): a
+   * message to any other number is a first contact, counted against the first-contact cap.
+   */
+  deviceChats: (deviceId: string) => `${device(deviceId)}:chats`,
+  /** Hash: the device's sending pause (`reason`, `until` ms, `since` ms) while WhatsApp pushes back. */
+  deviceRestriction: (deviceId: string) => `${device(deviceId)}:restriction`,
 } as const;
 
-/** A command published on `keys.deviceCommands()` for the owner of `deviceId`. */
-export interface DeviceCommand {
-  type: 'logout';
-  deviceId: string;
-  requestId: string;
-}
+/**
+ * A command published on `keys.deviceCommands()` for the owner of `deviceId`: log it out, or
+ * download the attachment of an inbound message (the bytes go to `keys.mediaDownload`, sealed).
+ */
+export type DeviceCommand =
+  | { type: 'logout'; deviceId: string; requestId: string }
+  | { type: 'download-media'; deviceId: string; requestId: string; messageId: string };
 
 /** A command published on `keys.connectionCommands()` for the replica that pairs `deviceId`. */
 export interface ConnectionCommand {

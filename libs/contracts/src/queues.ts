@@ -12,8 +12,12 @@ export function sendQueueName(deviceId: string): string {
   return `send-{${deviceId}}`;
 }
 
-/** The connection service's request queue (connect / disconnect), answered through job results. */
-export const CONNECTION_QUEUE = 'connection-requests';
+/**
+ * The connection service's request queue (connect / disconnect), answered through job results.
+ * Its hash tag keeps all of the queue's keys in one Redis Cluster slot (BullMQ's scripts touch
+ * several of them at once).
+ */
+export const CONNECTION_QUEUE = '{connection-requests}';
 
 /**
  * Liveness of the connection service: each process refreshes its entry in
@@ -24,3 +28,20 @@ export const CONNECTION_LIVENESS = { beatMs: 1000, ttlMs: 5000 } as const;
 
 /** BullMQ priorities: lower number = served first; OTP jobs jump the queue of a long list. */
 export const PRIORITY = { otp: 1, send: 10 } as const;
+
+/**
+ * One webhook delivery queue per device (hash tag as for `sendQueueName`): a slow or dead endpoint
+ * only ever holds its own device's deliveries back.
+ */
+export function webhookQueueName(deviceId: string): string {
+  return `webhook-{${deviceId}}`;
+}
+
+/** The consumer group the notifiers read the devices' event outboxes with. */
+export const OUTBOX_GROUP = 'notifier';
+
+/**
+ * Most events a device's outbox holds unread (oldest trimmed first): bounds what one tenant can
+ * put in Redis while its notifier is away. At a few hundred bytes each, 100,000 are ~30 MB.
+ */
+export const OUTBOX_MAX_EVENTS = 100_000;

@@ -3,12 +3,14 @@ import { EITHER_TEXT_OR_ATTACHMENT } from './errors.js';
 import {
   ATTACHMENT_TYPES,
   CONNECT_METHODS,
+  MESSAGE_STATUSES,
   OTP_LANGUAGES,
   PHONE_PATTERN,
   STRING_LIMITS,
   type AttachmentType,
 } from './limits.js';
 import type { OtpLanguage, ConnectMethod } from './limits.js';
+import { EVENT_TYPES, type EventType } from './events.js';
 
 /** One entry of the spec's validation `details`. */
 export interface ValidationDetail {
@@ -248,3 +250,44 @@ function wellFormedAndDistinct(list: unknown[]): boolean {
   for (const n of list) if (typeof n !== 'string' || !PHONE_PATTERN.test(n)) return false;
   return new Set(list).size === list.length;
 }
+
+export interface WebhookBody {
+  url: string;
+  events?: EventType[];
+  rotateSecret: boolean;
+}
+
+/** PUT /webhook body: the endpoint (http or https), the events it wants (all when omitted). */
+export const webhookBodySchema = Joi.object<WebhookBody>({
+  url: Joi.string()
+    .max(STRING_LIMITS.url)
+    .uri({ scheme: ['http', 'https'] })
+    .required(),
+  events: Joi.array()
+    .items(Joi.string().valid(...EVENT_TYPES))
+    .min(1)
+    .unique(),
+  rotateSecret: Joi.boolean().default(false),
+});
+
+export interface MessagesQuery {
+  token?: string;
+  batchId?: string;
+  status?: (typeof MESSAGE_STATUSES)[number];
+  direction?: 'outbound' | 'inbound';
+  limit: number;
+  cursor?: string;
+}
+
+/** GET /messages query: filters, a page size (1–100, default 50) and the cursor of the previous page. */
+export const messagesQuerySchema = Joi.object<MessagesQuery>({
+  token,
+  batchId: Joi.string().max(128),
+  status: Joi.string().valid(...MESSAGE_STATUSES),
+  direction: Joi.string().valid('outbound', 'inbound'),
+  limit: Joi.number().integer().min(1).max(100).default(50),
+  cursor: Joi.string()
+    .max(64)
+    .pattern(/^\d+$/)
+    .messages({ 'string.pattern.base': '"cursor" must be the nextCursor of a previous page' }),
+});

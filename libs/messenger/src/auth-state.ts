@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { masterNodes, type RedisClient } from '@mgw/common';
 import {
   BufferJSON,
   initAuthCreds,
@@ -10,11 +10,13 @@ import {
 } from '@whiskeysockets/baileys';
 import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
 import { storageContext, type Encryption } from '@mgw/store';
+import { AuthCacheScope } from './auth-cache.js';
 
 /**
  * Baileys credentials and Signal keys in Redis (`keys.authCreds`, one hash per key type under
- * `keys.authKeys`), behind an in-memory write-through cache: the lease holder is the only
- * writer, so what it wrote is what Redis holds and a send never waits on a Redis read per key.
+ * `keys.authKeys`), behind a write-through cache bounded per process (see auth-cache.ts): the
+ * lease holder is the only writer, so what it wrote is what Redis holds, a send to a known
+ * contact never waits on a Redis read, and an evicted key is read from Redis again.
  *
  * Every write is fenced by the device lease epoch: a process that lost the lease (paused, then
  * resumed after a failover) cannot roll the Signal ratchet back with stale keys ("Bad MAC").
@@ -64,7 +66,7 @@ type Op =
   [number, 'hset', string, string] | [number, 'hdel', string] | [number, 'set', string] | [number, 'del'];
 
 export interface AuthStateOptions {
-  redis: Redis;
+  redis: RedisClient;
   encryption: Encryption;
   deviceId: string;
   /** The lease epoch this process holds for the device, or undefined when it holds none. */
@@ -101,7 +103,7 @@ function readCreds(enc: Encryption, deviceId: string, raw: string): Authenticati
 export type FencedWriteOutcome = 'applied' | 'fenced' | 'missing';
 
 export async function fencedWrite(
-  redis: Redis,
+  redis: RedisClient,
   deviceId: string,
   epoch: number,
   targets: string[],
@@ -124,8 +126,11 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
   const credsKey = keys.authCreds(deviceId);
   const rawCreds = await redis.get(credsKey);
   const creds = rawCreds ? readCreds(enc, deviceId, rawCreds) : initAuthCreds();
-  // type -> id -> value; null means "known to be absent" so a miss is not asked for twice.
-  const cache = new Map<string, Map<string, unknown>>();
+  // null means "known to be absent" so a miss is not asked for twice.
+  const cache = new AuthCacheScope();
+  // Values whose write is in flight (type -> id -> value): an eviction meanwhile must not let a
+  // read fetch the older value Redis still holds.
+  const pending = new Map<string, Map<string, unknown>>();
   let fenced = false;
 
   const fence = () => {
@@ -142,18 +147,36 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
       if (epoch === undefined || fenced) throw fence();
       const outcome = await fencedWrite(redis, deviceId, epoch, targets, ops);
       if (outcome === 'applied') return;
-      // Only another epoch holding the lease fences for good; a missing lease (our TTL ran out
-      // while we were slow) is re-acquired by the renew loop: wait for it, re-reading the epoch.
-      if (outcome === 'fenced') throw fence();
+      // Another epoch holds the lease. When it is this process's own newer lease (re-acquired
+      // while the write was on its way) the write goes again under it; only another owner's
+      // lease fences for good. A missing lease (our TTL ran out while we were slow) is restored
+      // by the renewer: wait for it, re-reading the epoch.
+      if (outcome === 'fenced') {
+        const now = opts.epoch();
+        if (now !== undefined && now > epoch) continue;
+        throw fence();
+      }
       if (Date.now() >= waitUntil) throw new LeaseMissingError(deviceId);
       await new Promise((r) => setTimeout(r, MISSING_LEASE_POLL_MS));
     }
   };
 
-  const typeCache = (type: string) => {
-    let m = cache.get(type);
-    if (!m) cache.set(type, (m = new Map()));
-    return m;
+  const withPending = async (data: Map<string, Map<string, unknown>>, run: () => Promise<void>) => {
+    for (const [type, values] of data) {
+      let m = pending.get(type);
+      if (!m) pending.set(type, (m = new Map()));
+      for (const [id, v] of values) m.set(id, v);
+    }
+    try {
+      await run();
+    } finally {
+      // Only our own entries: a later write of the same key may have replaced them meanwhile.
+      for (const [type, values] of data) {
+        const m = pending.get(type)!;
+        for (const [id, v] of values) if (m.get(id) === v) m.delete(id);
+        if (m.size === 0) pending.delete(type);
+      }
+    }
   };
 
   return {
@@ -161,23 +184,33 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
       creds,
       keys: {
         get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
-          const m = typeCache(type);
-          const missing = ids.filter((id) => !m.has(id));
+          const found = new Map<string, unknown>();
+          const inFlight = pending.get(type);
+          const missing: string[] = [];
+          for (const id of ids) {
+            if (inFlight?.has(id)) found.set(id, inFlight.get(id));
+            else if (cache.has(type, id)) found.set(id, cache.get(type, id));
+            else missing.push(id);
+          }
+          cache.count(ids.length - missing.length, missing.length);
           if (missing.length > 0) {
             const key = keys.authKeys(deviceId, type);
             const values = await redis.hmget(key, ...missing);
             missing.forEach((id, i) => {
+              // Written while this read was on its way: the write is newer than what Redis said.
+              if (pending.get(type)?.has(id)) return void found.set(id, pending.get(type)!.get(id));
               const raw = values[i];
               let value: unknown = raw ? deserialize(enc.openText(raw, storageContext(key, id))) : null;
               if (type === 'app-state-sync-key' && value) {
                 value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
               }
-              m.set(id, value);
+              cache.set(type, id, value, raw?.length ?? 0);
+              found.set(id, value);
             });
           }
           const out: { [id: string]: SignalDataTypeMap[T] } = {};
           for (const id of ids) {
-            const v = m.get(id);
+            const v = found.get(id);
             if (v !== null && v !== undefined) out[id] = v as SignalDataTypeMap[T];
           }
           return out;
@@ -185,22 +218,22 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
         set: async (data: SignalDataSet) => {
           const targets: string[] = [];
           const ops: Op[] = [];
+          const written = new Map<string, Map<string, unknown>>();
           for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
             const entries = data[type];
             if (!entries) continue;
             const key = keys.authKeys(deviceId, type);
             const index = targets.push(key) - 1;
-            const m = typeCache(type);
+            const values = new Map<string, unknown>();
+            written.set(type, values);
             for (const [id, value] of Object.entries(entries)) {
-              m.set(id, value ?? null);
-              ops.push(
-                value
-                  ? [index, 'hset', id, enc.sealText(serialize(value), storageContext(key, id))]
-                  : [index, 'hdel', id],
-              );
+              const sealed = value ? enc.sealText(serialize(value), storageContext(key, id)) : undefined;
+              values.set(id, value ?? null);
+              cache.set(type, id, value ?? null, sealed?.length ?? 0);
+              ops.push(sealed ? [index, 'hset', id, sealed] : [index, 'hdel', id]);
             }
           }
-          await write(targets, ops);
+          await withPending(written, () => write(targets, ops));
         },
       },
     },
@@ -214,7 +247,7 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
 
 /** True when the device has stored credentials of a linked account. */
 export async function hasLinkedCredentials(
-  redis: Redis,
+  redis: RedisClient,
   deviceId: string,
   enc: Encryption,
 ): Promise<boolean> {
@@ -232,17 +265,20 @@ function isLinked(creds: AuthenticationCreds): boolean {
 }
 
 /** Deletes every credential and key of the device, fenced by the lease like any other write. */
-export async function purgeAuthState(redis: Redis, deviceId: string, epoch: number): Promise<boolean> {
+export async function purgeAuthState(redis: RedisClient, deviceId: string, epoch: number): Promise<boolean> {
   // A missing lease is not ours either: nothing is purged (false), as when another epoch holds it.
   // The id goes into a SCAN MATCH pattern: glob characters would match other devices' keys.
   if (!DEVICE_ID_PATTERN.test(deviceId)) throw new Error(`not a device id: ${JSON.stringify(deviceId)}`);
+  // SCAN sees one server: on a Cluster, ask every master (the keys are all on the device's).
   const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', keys.authPattern(deviceId), 'COUNT', 500);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
+  for (const node of masterNodes(redis)) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', keys.authPattern(deviceId), 'COUNT', 500);
+      cursor = next;
+      found.push(...batch);
+    } while (cursor !== '0');
+  }
   const targets = [...new Set(found)];
   const outcome = await fencedWrite(
     redis,

@@ -28,6 +28,7 @@ export const messengerEnv: Joi.PartialSchemaMap = {
     .optional(),
   LEASE_TTL_MS: Joi.number().integer().min(1000).default(15_000),
   LEASE_RENEW_MS: Joi.number().integer().min(200).default(5000),
+  AUTH_CACHE_MAX_MB: Joi.number().min(0.01).default(64),
 };
 
 /** A renewal must fit twice in the TTL, or one slow round lets the lease lapse. */
@@ -47,12 +48,15 @@ export interface MessengerConfig {
   /** Control API of a simulator; when set, sockets talk to it instead of WhatsApp. */
   sandboxUrl?: string;
   lease: LeaseConfig;
+  /** Bound of the process's auth-state (Signal key) cache, in bytes; least recently used out first. */
+  authCacheMaxBytes: number;
 }
 
 export function messengerConfig(e: Env): MessengerConfig {
   return {
     sandboxUrl: e.MESSENGER_SANDBOX_URL,
     lease: { ttlMs: e.LEASE_TTL_MS, renewMs: e.LEASE_RENEW_MS },
+    authCacheMaxBytes: Math.round(e.AUTH_CACHE_MAX_MB * 1024 * 1024),
   };
 }
 

@@ -3,6 +3,7 @@ import { jidDecode, proto } from '@whiskeysockets/baileys';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
 import { classifyClose, reconnectDelayMs, type CloseInfo } from './disconnect-reason.js';
+import { parseInbound, type InboundMessage } from './inbound-message.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 
 export interface AccountInfo {
@@ -24,12 +25,33 @@ export interface DeviceSocketEvents {
   close: [CloseInfo & { final: boolean }];
   reconnecting: [{ attempt: number; delayMs: number }];
   receipts: [ReceiptUpdate[]];
+  /** Contacts wrote to the account (one-to-one text and media; see parseInbound). */
+  inbound: [InboundMessage[]];
   /** The account's push name arrived or changed after open (app-state sync). */
   name: [string];
   /** An auth-state write was refused: another process holds the device now. */
   fenced: [];
   /** Hand-over began (`drain`): nobody should wait for a socket that will not come back. */
   draining: [];
+  /** WhatsApp set, changed or lifted the account's reach-out time lock. */
+  reachout: [ReachoutLock];
+  /** These numbers wrote to the account (so it has a chat with them). */
+  wroteToUs: [string[]];
+}
+
+/** The account's reach-out time lock: while active, WhatsApp refuses new chats (ack 463). */
+export interface ReachoutLock {
+  active: boolean;
+  /** When the lock ends (absent when WhatsApp did not say). */
+  until?: Date;
+  enforcementType?: string;
+}
+
+/** The new-chat cap as WhatsApp reports it. */
+export interface NewChatCap {
+  capped: boolean;
+  /** When the current cap cycle ends. */
+  cycleEndsAt?: Date;
 }
 
 export interface DeviceSocketOptions extends SocketContext {
@@ -69,6 +91,27 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   /** The linked account's own JID (after open). */
   get userJid(): string | undefined {
     return this.sock?.user?.id;
+  }
+
+  /** Asks WhatsApp for the account's reach-out time lock (also reported as a `reachout` event). */
+  async fetchReachoutLock(): Promise<ReachoutLock> {
+    const sock = this.sock;
+    if (!sock) throw new Error('the device socket is not open');
+    const r = await sock.fetchAccountReachoutTimelock();
+    return { active: !!r.isActive, until: r.timeEnforcementEnds, enforcementType: r.enforcementType };
+  }
+
+  /** Asks WhatsApp for the account's new-chat cap. */
+  async fetchNewChatCap(): Promise<NewChatCap> {
+    const sock = this.sock;
+    if (!sock) throw new Error('the device socket is not open');
+    const r = (await sock.fetchNewChatMessageCap()) as
+      { capping_status?: string; cycle_end_timestamp?: string } | undefined;
+    const end = Number(r?.cycle_end_timestamp);
+    return {
+      capped: r?.capping_status === 'CAPPED',
+      ...(Number.isFinite(end) && end > 0 ? { cycleEndsAt: new Date(end * 1000) } : {}),
+    };
   }
 
   async start(): Promise<void> {
@@ -177,6 +220,24 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
         });
       }
       if (u.connection === 'close') this.onClose(u.lastDisconnect?.error);
+      if (u.reachoutTimeLock) {
+        const lock = u.reachoutTimeLock;
+        this.emit('reachout', {
+          active: !!lock.isActive,
+          until: lock.timeEnforcementEnds,
+          enforcementType: lock.enforcementType,
+        });
+      }
+    });
+    sock.ev.on('messages.upsert', ({ messages }) => {
+      const phones = new Set<string>();
+      for (const m of messages) {
+        if (m.key.fromMe) continue;
+        const pn = [m.key.remoteJid, m.key.remoteJidAlt].find((j) => j?.endsWith('@s.whatsapp.net'));
+        const user = pn ? jidDecode(pn)?.user : undefined;
+        if (user) phones.add(user);
+      }
+      if (phones.size && this.sock === sock) this.emit('wroteToUs', [...phones]);
     });
     sock.ev.on('creds.update', (update) => {
       const name = accountName(update.me?.name);
@@ -195,6 +256,10 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
         if (status) receipts.push({ platformMessageId: key.id, status, at: new Date() });
       }
       if (receipts.length) this.emit('receipts', receipts);
+    });
+    sock.ev.on('messages.upsert', ({ messages }) => {
+      const inbound = messages.map(parseInbound).filter((m): m is InboundMessage => m !== undefined);
+      if (inbound.length) this.emit('inbound', inbound);
     });
     logger.debug('device socket connecting', { deviceId });
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
 import { proto } from '@whiskeysockets/baileys';
 import { keys } from '@mgw/contracts';
 import { storageContext, type Encryption } from '@mgw/store';
@@ -13,7 +13,7 @@ import { storageContext, type Encryption } from '@mgw/store';
  */
 export class MessageProtoStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly deviceId: string,
     private readonly ttlSeconds: number,
     private readonly encryption: Encryption,

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   generateWAMessageFromContent,
   prepareWAMessageMedia,
@@ -7,7 +6,7 @@ import {
   type WAMessage,
 } from '@whiskeysockets/baileys';
 import { keys, type AttachmentType } from '@mgw/contracts';
-import type { Logger } from '@mgw/common';
+import type { Logger, RedisClient } from '@mgw/common';
 import type { Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
@@ -45,6 +44,10 @@ export class ReplyTargetMissingError extends Error {
 export class AckTimeoutError extends Error {
   override name = 'AckTimeoutError';
 }
+/** The number lookup (usync) got no answer in time: whether the number is on WhatsApp is unknown. */
+export class LookupFailedError extends Error {
+  override name = 'LookupFailedError';
+}
 /** The server acknowledged the message with an error code: it will not deliver it. */
 export class ServerRejectedError extends Error {
   override name = 'ServerRejectedError';
@@ -52,6 +55,14 @@ export class ServerRejectedError extends Error {
     super(`the server rejected the message (error ${code})`);
   }
 }
+
+/**
+ * Ack error codes that mean WhatsApp pushes back on the account rather than on one message:
+ * 463 (reach-out restriction: a time lock, the new-chat cap, or a restricted account) and 429
+ * (rate-overlimit). Sending on into them worsens the restriction.
+ */
+export const ACK_ACCOUNT_RESTRICTED = '463';
+export const ACK_RATE_LIMITED = '429';
 
 const ACK_TIMEOUT_MS = 15_000;
 
@@ -69,7 +80,7 @@ export class MessageSender {
   constructor(
     private readonly conn: DeviceSocket,
     private readonly opts: {
-      redis: Redis;
+      redis: RedisClient;
       encryption: Encryption;
       deviceId: string;
       logger: Logger;
@@ -94,7 +105,12 @@ export class MessageSender {
     const cached = await this.opts.redis.hget(key, phone);
     if (cached !== null) return cached || null;
     const sock = this.requireSocket();
-    const [result] = (await sock.onWhatsApp(phone)) ?? [];
+    const results = await sock.onWhatsApp(phone);
+    // Baileys answers undefined when the usync query timed out (a server busy or going away, as
+    // during a logout) and a list without the number when it is not on WhatsApp: only the latter
+    // is an answer worth failing the message for and caching; the former is retried.
+    if (!results) throw new LookupFailedError(`the WhatsApp lookup of a number got no answer`);
+    const [result] = results;
     const jid = result?.exists ? result.jid : null;
     await this.opts.redis
       .multi()

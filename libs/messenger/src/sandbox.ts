@@ -14,6 +14,8 @@ export interface SandboxInfo {
 export interface SandboxSocketOptions {
   waWebSocketUrl: string;
   fetchAgent: https.Agent;
+  /** The CA of the simulator's media host (for downloads through the guarded outbound client). */
+  mediaCaPem: string;
 }
 
 export async function fetchSandboxInfo(sandboxUrl: string, timeoutMs = 10_000): Promise<SandboxInfo> {
@@ -40,5 +42,9 @@ export async function enableSandbox(sandboxUrl: string, logger: Logger): Promise
     'SANDBOX MODE: connecting to a WhatsApp Web simulator, not WhatsApp; its root key is trusted in this process',
     { sandboxUrl, wsUrl: info.wsUrl },
   );
-  return { waWebSocketUrl: info.wsUrl, fetchAgent: new https.Agent({ ca: info.mediaCaPem }) };
+  return {
+    waWebSocketUrl: info.wsUrl,
+    fetchAgent: new https.Agent({ ca: info.mediaCaPem }),
+    mediaCaPem: info.mediaCaPem,
+  };
 }

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   createDefaultMetricsRegistry,
   createLogger,
@@ -8,10 +7,12 @@ import {
   waitForRedis,
   type Logger,
   type OpsServer,
+  type RedisClient,
 } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, MessageStore, SessionStore } from '@mgw/store';
 import type { MessengerServiceConfig } from './config.js';
+import { configureAuthCache } from './auth-cache.js';
 import { LeaseManager, processOwnerId } from './lease.js';
 import { routeLibsignalConsole } from './libsignal-console.js';
 import { enableSandbox, type SandboxSocketOptions } from './sandbox.js';
@@ -21,9 +22,9 @@ export interface MessengerRuntime {
   logger: Logger;
   metrics: Metrics;
   /** General-purpose connection (worker role: waits out short Redis outages). */
-  redis: Redis;
+  redis: RedisClient;
   /** Fail-fast connection for leases, so an outage reads as an "unknown" renewal at once. */
-  leaseRedis: Redis;
+  leaseRedis: RedisClient;
   leases: LeaseManager;
   sessions: SessionStore;
   messages: MessageStore;
@@ -41,11 +42,20 @@ export async function startMessengerRuntime(
   const logger = createLogger({ level: config.logLevel, service });
   routeLibsignalConsole(logger);
   const encryption = Encryption.fromConfig(config.encryption);
-  const redis = createRedis(config.redis.url, 'worker', service);
+  const redis = createRedis(config.redis, 'worker', service);
   await waitForRedis(redis);
-  const leaseRedis = createRedis(config.redis.url, 'producer', `${service}-lease`);
+  const leaseRedis = createRedis(config.redis, 'producer', `${service}-lease`);
   await waitForRedis(leaseRedis);
   const metrics = createMetrics();
+  configureAuthCache({
+    maxBytes: config.messenger.authCacheMaxBytes,
+    stats: {
+      hits: (n) => metrics.authCache.inc({ result: 'hit' }, n),
+      misses: (n) => metrics.authCache.inc({ result: 'miss' }, n),
+      evicted: () => metrics.authCache.inc({ result: 'eviction' }),
+      size: (bytes) => metrics.authCacheBytes.set(bytes),
+    },
+  });
   const owner = processOwnerId(service);
   const sandbox = config.messenger.sandboxUrl
     ? await enableSandbox(config.messenger.sandboxUrl, logger)

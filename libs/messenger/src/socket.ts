@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import type { Encryption } from '@mgw/store';
 import type { RedisAuthState } from './auth-state.js';
 import { baileysLogger } from './baileys-logger.js';
@@ -11,7 +10,7 @@ export type { WASocket };
 
 /** What every socket of a device needs, whoever opens it (pairing, sender, logout). */
 export interface SocketContext {
-  redis: Redis;
+  redis: RedisClient;
   /** Seals the auth state and the stored message protos. */
   encryption: Encryption;
   logger: Logger;

@@ -7,6 +7,8 @@ import {
   FencedWriteError,
   LeaseManager,
   LeaseMissingError,
+  authCacheBytes,
+  configureAuthCache,
   hasLinkedCredentials,
   loadAuthState,
   purgeAuthState,
@@ -221,5 +223,81 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     expect(await purgeAuthState(redis, id, lease.epoch + 1)).to.equal(false);
     expect(await purgeAuthState(redis, id, lease.epoch)).to.equal(true);
     expect(await redis.keys(keys.authPattern(id))).to.deep.equal([]);
+  });
+
+  it('When the process re-acquired the lease while a write with its previous epoch was on its way, then the write goes again under the new epoch and nothing is fenced', async () => {
+    const id = device();
+    const leases = new LeaseManager(redis, 'same', 5000);
+    let lease = (await leases.acquire(id))!;
+    const previous = lease.epoch;
+    let fencedCalls = 0;
+    let asked = 0;
+    const a = await loadAuthState({
+      redis,
+      encryption,
+      deviceId: id,
+      // The first write reads the old epoch; by the time it runs, the process holds a newer one.
+      epoch: () => (asked++ === 0 ? previous : lease.epoch),
+      onFenced: () => fencedCalls++,
+    });
+    await leases.release(lease);
+    lease = (await leases.acquire(id))!;
+    expect(lease.epoch).to.be.above(previous);
+    await a.saveCreds();
+    await a.state.keys.set({ session: { s: Buffer.from('after') } });
+    expect(fencedCalls).to.equal(0);
+    expect(await redis.get(keys.authCreds(id))).to.not.equal(null);
+  });
+
+  it('When another owner holds a newer lease, then a write carrying an older epoch is still fenced', async () => {
+    const id = device();
+    const mine = (await new LeaseManager(redis, 'mine', 5000).acquire(id))!;
+    let fencedCalls = 0;
+    const a = await loadAuthState({
+      redis,
+      encryption,
+      deviceId: id,
+      epoch: () => mine.epoch,
+      onFenced: () => fencedCalls++,
+    });
+    await redis.del(keys.lease(id));
+    await new LeaseManager(redis, 'theirs', 5000).acquire(id);
+    const err = await a.saveCreds().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(FencedWriteError);
+    expect(fencedCalls).to.equal(1);
+  });
+
+  it('When the cache bound is reached, then least recently used keys are evicted, the cache stays within its bound and a miss is read back from Redis', async () => {
+    const counted = { hits: 0, misses: 0, evictions: 0 };
+    const bound = 8 * 1024;
+    configureAuthCache({
+      maxBytes: bound,
+      stats: {
+        hits: (n) => (counted.hits += n),
+        misses: (n) => (counted.misses += n),
+        evicted: () => counted.evictions++,
+        size: () => undefined,
+      },
+    });
+    try {
+      const id = device();
+      const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+      const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
+      const sessions = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`c${i}`, randomBytes(200)]));
+      for (const [cid, v] of Object.entries(sessions)) await a.state.keys.set({ session: { [cid]: v } });
+      expect(authCacheBytes()).to.be.at.most(bound);
+      expect(counted.evictions).to.be.above(50);
+      // The first contacts were evicted long ago: read from Redis, opened, and equal to what was written.
+      const back = await a.state.keys.get('session', Object.keys(sessions));
+      for (const [cid, v] of Object.entries(sessions))
+        expect(Buffer.from(back[cid] as Uint8Array), cid).to.deep.equal(v);
+      expect(counted.misses).to.be.above(50);
+      expect(authCacheBytes()).to.be.at.most(bound);
+    } finally {
+      configureAuthCache({ maxBytes: 64 * 1024 * 1024 });
+    }
   });
 });

@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
+import type { ChainableCommander } from 'ioredis';
 import { keys, type MessageContent } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
@@ -37,7 +38,7 @@ return n`;
  */
 export class ContentStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly sealer: Sealer,
     /** Upper bound of a content's life (the message retention), should a message never settle. */
     private readonly retentionSeconds: number,

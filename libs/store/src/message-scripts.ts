@@ -1,3 +1,5 @@
+import { EMIT_LUA } from './events.js';
+
 /**
  * The Lua scripts of the message store. Each runs atomically on keys of one device (one hash
  * tag), which is what makes "settle exactly once" and "expire only if unclaimed" hold under
@@ -5,13 +7,21 @@
  */
 
 /**
- * KEYS: record, content, device queue stats. ARGV: target status, its rank, ranks JSON, retention
- * seconds, fields JSON (set with the status), base JSON (the record's fields from its job, set
- * where missing), settle ('1': this is the message's final outcome as the sender sees it),
- * requireUnclaimed ('1': refuse (-1) when a send attempt already started).
+ * KEYS: record, content, device queue stats, webhook, event outbox. ARGV: target status, its
+ * rank, ranks JSON, retention seconds, fields JSON (set with the status), base JSON (the record's
+ * fields from its job, set where missing), settle ('1': this is the message's final outcome as the
+ * sender sees it), requireUnclaimed ('1': refuse (-1) when a send attempt already started),
+ * deviceId, batch key prefix, events channel.
  * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
+ *
+ * Events (see events.ts) are emitted here, with the change: `message.<status>` in status order
+ * whatever order the changes arrive in — `evRank` remembers the last status announced, and nothing
+ * after `sent` is announced before `sentAt` is known (a receipt that overtook the sender's
+ * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
+ * with the status, and its last message leaving `queued` emits `batch.completed`. The batch key is
+ * built from the record's batchId: it carries the device's hash tag, so it is in this slot.
  */
-export const TRANSITION_SCRIPT = `
+export const TRANSITION_SCRIPT = `${EMIT_LUA}
 local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
 local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
@@ -21,6 +31,8 @@ local changed = 0
 local function apply(withStatus)
   if withStatus then redis.call('HSET', rec, 'status', target) end
   for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSET', rec, k, v) end
+  -- A read message was delivered, even when its delivery receipt never came on its own.
+  if target == 'read' then redis.call('HSETNX', rec, 'deliveredAt', redis.call('HGET', rec, 'readAt')) end
   changed = 1
 end
 if cur == 'failed' then
@@ -37,6 +49,47 @@ end
 if changed == 1 or ARGV[7] == '1' then
   for k, v in pairs(cjson.decode(ARGV[6])) do redis.call('HSETNX', rec, k, v) end
   redis.call('EXPIRE', rec, retention)
+end
+if changed == 1 then
+  local hook, outbox, deviceId, channel = KEYS[4], KEYS[5], ARGV[9], ARGV[11]
+  local function announce(status, timeField)
+    local r = redis.call('HMGET', rec, 'messageId', 'to', 'platformMessageId', 'batchId', 'error', timeField)
+    local d = { deviceId = deviceId, messageId = r[1], to = r[2], platformMessageId = r[3], status = status }
+    if r[4] then d.batchId = r[4] end
+    if status == 'failed' and r[5] then d.error = r[5] end
+    d[timeField] = r[6]
+    mgw_emit(hook, outbox, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
+  end
+  local now = redis.call('HGET', rec, 'status')
+  if now == 'failed' then
+    if redis.call('HSETNX', rec, 'evRank', 'failed') == 1 then announce('failed', 'failedAt') end
+  elseif redis.call('HEXISTS', rec, 'sentAt') == 1 then
+    local done, rankNow = tonumber(redis.call('HGET', rec, 'evRank') or '0'), ranks[now]
+    local steps = { { 'sent', 'sentAt' }, { 'delivered', 'deliveredAt' }, { 'read', 'readAt' } }
+    for r = done + 1, rankNow do
+      local step = steps[r]
+      if step and redis.call('HEXISTS', rec, step[2]) == 1 then announce(step[1], step[2]) end
+    end
+    if rankNow > done then redis.call('HSET', rec, 'evRank', rankNow) end
+  end
+  local batchId = redis.call('HGET', rec, 'batchId')
+  if batchId and now ~= cur then
+    local batch = ARGV[10] .. batchId
+    if redis.call('EXISTS', batch) == 1 then
+      redis.call('HINCRBY', batch, cur, -1)
+      redis.call('HINCRBY', batch, now, 1)
+      if cur == 'queued' and tonumber(redis.call('HGET', batch, 'queued') or '0') <= 0 then
+        local at = redis.call('HGET', rec, now .. 'At')
+        if redis.call('HSETNX', batch, 'completedAt', at) == 1 then
+          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed')
+          local counts = { queued = tonumber(b[2] or '0'), sent = tonumber(b[3] or '0'),
+            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0') }
+          local d = { deviceId = deviceId, batchId = batchId, total = tonumber(b[1] or '0'), counts = counts, completedAt = at }
+          mgw_emit(hook, outbox, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
+        end
+      end
+    end
+  end
 end
 -- The message leaves the device's queue once, whatever its status became: quota back, and the
 -- content (with its attachment bytes) released with the request's last message.

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
   MESSAGE_STATUS_RANK,
@@ -8,7 +8,18 @@ import {
   type MessageStatus,
   type SendJobData,
 } from '@mgw/contracts';
+import { RedisScript, pipelineReplies, scriptPipeline } from '@mgw/common';
 import { CLAIM_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
+
+const CLAIM = new RedisScript<ClaimOutcome>('mgwMessageClaim', CLAIM_SCRIPT);
+const TRANSITION = new RedisScript<number>('mgwMessageTransition', TRANSITION_SCRIPT);
+
+/** A delivery or read receipt for one of the device's messages, by its WhatsApp id. */
+export interface ReceiptInput {
+  platformMessageId: string;
+  status: 'delivered' | 'read';
+  at: Date;
+}
 
 /** The fields a record is created with, from the message's job (the record is absent while queued). */
 export function recordBase(job: SendJobData): Record<string, string> {
@@ -37,6 +48,7 @@ const PUBLIC_FIELDS = [
   'readAt',
   'failedAt',
   'error',
+  'direction',
 ] as const;
 
 export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'expired';
@@ -52,7 +64,7 @@ export type ExpireOutcome = 'expired' | 'claimed' | 'final';
  */
 export class MessageStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly retentionSeconds: number,
   ) {}
 
@@ -83,17 +95,20 @@ export class MessageStore {
    * receipts. Refuses a message that is already failed or, for an OTP, past its expiry.
    */
   async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
-    return (await this.redis.eval(
-      CLAIM_SCRIPT,
-      2,
-      keys.message(job.deviceId, job.messageId),
-      keys.messageByPlatformId(job.deviceId, job.platformMessageId),
-      job.messageId,
-      String(this.retentionSeconds),
-      String(now),
-      job.expiresAt === undefined ? '' : String(job.expiresAt),
-      JSON.stringify(recordBase(job)),
-    )) as ClaimOutcome;
+    return CLAIM.run(
+      this.redis,
+      [
+        keys.message(job.deviceId, job.messageId),
+        keys.messageByPlatformId(job.deviceId, job.platformMessageId),
+      ],
+      [
+        job.messageId,
+        this.retentionSeconds,
+        now,
+        job.expiresAt === undefined ? '' : job.expiresAt,
+        JSON.stringify(recordBase(job)),
+      ],
+    );
   }
 
   async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
@@ -126,6 +141,37 @@ export class MessageStore {
     return (await this.transition(job, status, { [field]: at.toISOString() }, false)) === 1;
   }
 
+  /**
+   * Applies many receipts of one device in two round trips (one pipeline to find our ids, one of
+   * transitions), not two per receipt; every key is the device's, so both pipelines stay in its
+   * slot on a cluster. Returns the receipts that moved a message forward.
+   */
+  async markReceipts(deviceId: string, receipts: readonly ReceiptInput[]): Promise<ReceiptInput[]> {
+    if (receipts.length === 0) return [];
+    const find = this.redis.pipeline();
+    for (const r of receipts) find.get(keys.messageByPlatformId(deviceId, r.platformMessageId));
+    const ids = pipelineReplies(await find.exec());
+    const known = receipts
+      .map((r, i) => ({ r, messageId: ids[i] }))
+      .filter((x): x is { r: ReceiptInput; messageId: string } => typeof x.messageId === 'string');
+    if (known.length === 0) return [];
+    const apply = scriptPipeline(this.redis, TRANSITION);
+    for (const { r, messageId } of known) {
+      const field = r.status === 'delivered' ? 'deliveredAt' : 'readAt';
+      TRANSITION.queue(
+        apply,
+        ...this.transitionArgs(
+          { deviceId, messageId } as SendJobData,
+          r.status,
+          { [field]: r.at.toISOString() },
+          false,
+        ),
+      );
+    }
+    const applied = pipelineReplies(await apply.exec());
+    return known.filter((_, i) => applied[i] === 1).map((x) => x.r);
+  }
+
   private async transition(
     job: SendJobData,
     target: MessageStatus,
@@ -133,22 +179,39 @@ export class MessageStore {
     settle: boolean,
     requireUnclaimed = false,
   ): Promise<number> {
+    return TRANSITION.run(this.redis, ...this.transitionArgs(job, target, fields, settle, requireUnclaimed));
+  }
+
+  private transitionArgs(
+    job: SendJobData,
+    target: MessageStatus,
+    fields: Record<string, string>,
+    settle: boolean,
+    requireUnclaimed = false,
+  ): [string[], string[]] {
     const base = settle ? recordBase(job) : {};
-    return (await this.redis.eval(
-      TRANSITION_SCRIPT,
-      3,
-      keys.message(job.deviceId, job.messageId),
-      job.contentId ? keys.content(job.deviceId, job.contentId) : keys.message(job.deviceId, job.messageId),
-      keys.deviceQueue(job.deviceId),
-      target,
-      String(MESSAGE_STATUS_RANK[target]),
-      JSON.stringify(MESSAGE_STATUS_RANK),
-      String(this.retentionSeconds),
-      JSON.stringify(fields),
-      JSON.stringify(base),
-      settle && job.contentId ? '1' : '0',
-      requireUnclaimed ? '1' : '0',
-    )) as number;
+    return [
+      [
+        keys.message(job.deviceId, job.messageId),
+        job.contentId ? keys.content(job.deviceId, job.contentId) : keys.message(job.deviceId, job.messageId),
+        keys.deviceQueue(job.deviceId),
+        keys.webhook(job.deviceId),
+        keys.eventOutbox(job.deviceId),
+      ],
+      [
+        target,
+        String(MESSAGE_STATUS_RANK[target]),
+        JSON.stringify(MESSAGE_STATUS_RANK),
+        String(this.retentionSeconds),
+        JSON.stringify(fields),
+        JSON.stringify(base),
+        settle && job.contentId ? '1' : '0',
+        requireUnclaimed ? '1' : '0',
+        job.deviceId,
+        keys.batch(job.deviceId, ''),
+        keys.eventsChannel(),
+      ],
+    ];
   }
 }
 
@@ -156,5 +219,6 @@ function publicRecord(h: Record<string, string>): MessageRecord {
   const out: Record<string, string> = {};
   for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
   out.status ??= 'queued';
+  out.direction ??= 'outbound';
   return out as unknown as MessageRecord;
 }

@@ -1,5 +1,6 @@
+import type { RedisClient } from '@mgw/common';
 import { Queue, type ConnectionOptions, type Job } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { BULL_PREFIX, sendQueueName, type SendJobData, type SendJobResult } from '@mgw/contracts';
 import { nextLinkGeneration } from './device-state.js';
 import type { MessageStore } from './message-store.js';
@@ -23,7 +24,7 @@ const PAGE = 500;
  * fails it when its attempt ends. Bounded by `timeoutMs`; returns how many were ended.
  */
 export async function purgeDeviceMessages(
-  deps: { redis: Redis; queue: SendQueue; messages: MessageStore },
+  deps: { redis: RedisClient; queue: SendQueue; messages: MessageStore },
   deviceId: string,
   reason: string,
   timeoutMs = 30_000,
@@ -62,7 +63,7 @@ export type JobTransaction = ChainableCommander & {
 
 /** The names BullMQ gives the scripts that add a job: `addStandardJob:<version>` and its kin. */
 const JOB_ADDING_SCRIPT = /^add(Standard|Prioritized|Delayed)Job:/;
-const adopted = new WeakSet<Redis>();
+const adopted = new WeakSet<RedisClient>();
 
 /**
  * Starts a transaction on `redis` (not on BullMQ's connection) to which jobs of `queue` can be
@@ -72,7 +73,7 @@ const adopted = new WeakSet<Redis>();
  * once from the queue's own connection, so their names, versions and code are BullMQ's; they run
  * by SHA (ioredis sends the code only the first time on a socket).
  */
-export async function jobTransaction(redis: Redis, queue: SendQueue): Promise<JobTransaction> {
+export async function jobTransaction(redis: RedisClient, queue: SendQueue): Promise<JobTransaction> {
   if (!adopted.has(redis)) {
     const bull = (await queue.getBackend().client) as unknown as { scriptsSet: Record<string, Script> };
     let found = 0;

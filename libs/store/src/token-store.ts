@@ -1,5 +1,5 @@
+import type { RedisClient } from '@mgw/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { keys, newTokenId, newTokenValue } from '@mgw/contracts';
 
 /** What is stored about a token: never its value, only the SHA-256 of it. */
@@ -34,7 +34,7 @@ export function parseDuration(text: string): number | undefined {
  * id -> sha256 so tokens can be listed and revoked by id. Used by the token CLI and by auth.
  */
 export class TokenStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Creates a token; the returned value is the only time it exists outside the client. */
   async create(input: {
@@ -53,12 +53,11 @@ export class TokenStore {
       createdAt: now.toISOString(),
       ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
     };
-    await this.redis
-      .multi()
-      .hset(keys.tokenByHash(hash), { ...token, hash })
-      .hset(keys.tokenIndex(), token.id, hash)
-      .exec()
-      .then(throwOnMultiError);
+    // Two keys of two Cluster slots, so no transaction: the record first (the token works), then
+    // the index entry that lists it. A crash in between leaves a working token that `list` does not
+    // show; the CLI reported no success, so it is never handed out.
+    await this.redis.hset(keys.tokenByHash(hash), { ...token, hash });
+    await this.redis.hset(keys.tokenIndex(), token.id, hash);
     return { value, token };
   }
 
@@ -66,11 +65,10 @@ export class TokenStore {
     const index = await this.redis.hgetall(keys.tokenIndex());
     const hashes = Object.values(index);
     if (hashes.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const h of hashes) pipeline.hgetall(keys.tokenByHash(h));
-    const rows = (await pipeline.exec()) ?? [];
+    // One read per token, not a pipeline: on a Cluster the records live on different nodes.
+    const rows = await Promise.all(hashes.map((h) => this.redis.hgetall(keys.tokenByHash(h))));
     return rows
-      .map(([, h]) => toRecord(h as Record<string, string>))
+      .map((h) => toRecord(h))
       .filter((t): t is TokenRecord => t !== undefined)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
@@ -79,14 +77,13 @@ export class TokenStore {
   async revoke(id: string): Promise<boolean> {
     const hash = await this.redis.hget(keys.tokenIndex(), id);
     if (!hash) return false;
-    await this.redis
-      .multi()
-      .del(keys.tokenByHash(hash))
-      .hdel(keys.tokenIndex(), id)
-      // API processes cache verified tokens: tell them to forget this one now.
-      .publish(keys.tokensChannel(), hash)
-      .exec()
-      .then(throwOnMultiError);
+    // The record first: the token stops working at once. Separate commands, since the record and
+    // the index are in two Cluster slots; a crash before the HDEL leaves an index entry whose
+    // record is gone, which `list` skips and a second revoke removes.
+    await this.redis.del(keys.tokenByHash(hash));
+    await this.redis.hdel(keys.tokenIndex(), id);
+    // API processes cache verified tokens: tell them to forget this one now.
+    await this.redis.publish(keys.tokensChannel(), hash);
     return true;
   }
 
@@ -123,10 +120,4 @@ function toRecord(h: Record<string, string> | undefined): TokenRecord | undefine
     createdAt: h.createdAt,
     ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
   };
-}
-
-function throwOnMultiError(results: [Error | null, unknown][] | null): void {
-  if (!results) throw new Error('Redis transaction aborted');
-  const failed = results.find(([err]) => err);
-  if (failed?.[0]) throw failed[0];
 }

@@ -39,6 +39,8 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
   const proto = keys.messageProto('shop-1', '3EB0AAAA');
   const idem = keys.idempotency('ab'.repeat(32), 'req-1');
   const content = keys.content('shop-1', 'c-1');
+  const inbound = keys.message('shop-1', 'in-1');
+  const webhook = keys.webhook('shop-1');
 
   /** One value of each family in each state: plaintext, under k1, under k2. */
   async function seed(): Promise<void> {
@@ -58,6 +60,17 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       remaining: '2',
       bytes: '5',
     });
+    // an inbound message: its text is sealed, its other fields are not
+    await redis.hset(inbound, {
+      direction: 'inbound',
+      from: '15550000001',
+      text: before.sealText('hello', storageContext(inbound, 'text')),
+    });
+    // a webhook: its secret is sealed, its URL is not
+    await redis.hset(webhook, {
+      url: 'https://hooks.example.com/x',
+      secret: before.sealText('whsec_c2VjcmV0', storageContext(webhook, 'secret')),
+    });
   }
 
   it('When values are under an old key or in plaintext, then status counts each family by key id and plaintext', async () => {
@@ -69,6 +82,8 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       { family: 'message-protos', sealed: {}, plaintext: 1, malformed: 0 },
       { family: 'idempotency', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'contents', sealed: { k1: 2 }, plaintext: 0, malformed: 0 },
+      { family: 'inbound-messages', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'webhooks', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
     ]);
     expect(status.map((s) => s.family)).to.deep.equal(ENCRYPTED_FAMILIES.map((f) => f.name));
   });
@@ -82,6 +97,8 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       ['message-protos', 1, 0, 0, 0],
       ['idempotency', 1, 0, 0, 0],
       ['contents', 2, 0, 0, 0],
+      ['inbound-messages', 1, 0, 0, 0],
+      ['webhooks', 1, 0, 0, 0],
     ]);
     const status = await encryptionStatus(redis, after);
     for (const s of status) {
@@ -107,8 +124,12 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
     expect(await redis.hmget(content, 'remaining', 'bytes')).to.deep.equal(['2', '5']);
 
     const again = await reencrypt(redis, after);
-    expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0]);
-    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 2]);
+    expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0, 0, 0]);
+    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 2, 1, 1]);
+    expect(
+      onlyK2.openText((await redis.hget(webhook, 'secret'))!, storageContext(webhook, 'secret')),
+    ).to.equal('whsec_c2VjcmV0');
+    expect(await redis.hget(webhook, 'url')).to.equal('https://hooks.example.com/x');
   });
 
   it('When a writer changes a field between the read and the write of reencrypt, then the writer’s value (or deletion) stays and the rest is converted', async () => {
@@ -124,7 +145,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
         raced += 1;
       },
     });
-    expect(raced).to.equal(5);
+    expect(raced).to.equal(7);
     expect(await redis.hget(sessions, 'alice.0')).to.equal(concurrent);
     expect(await redis.exists(creds)).to.equal(0);
     expect(results.find((r) => r.family === 'auth-creds')).to.include({ rewritten: 0, changed: 1 });

@@ -94,6 +94,32 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(await redis.ttl(keys.message(deviceId, job.messageId))).to.be.within(1, 60);
   });
 
+  it('When receipts arrive in a batch, then one call applies them all in two round trips, skipping unknown ids and stale ones', async () => {
+    const { deviceId, jobs } = await accept(3);
+    for (const job of jobs) {
+      await store.claim(job);
+      await store.markSent(job, new Date());
+    }
+    await store.markReceipt(deviceId, jobs[2]!.messageId, 'read');
+    const at = new Date();
+    const applied = await store.markReceipts(deviceId, [
+      { platformMessageId: jobs[0]!.platformMessageId, status: 'delivered', at },
+      { platformMessageId: jobs[1]!.platformMessageId, status: 'read', at },
+      { platformMessageId: 'not-ours', status: 'delivered', at },
+      { platformMessageId: jobs[2]!.platformMessageId, status: 'delivered', at },
+    ]);
+    expect(applied.map((r) => r.platformMessageId)).to.deep.equal([
+      jobs[0]!.platformMessageId,
+      jobs[1]!.platformMessageId,
+    ]);
+    expect((await store.get(deviceId, jobs[0]!.messageId))?.status).to.equal('delivered');
+    expect(await store.get(deviceId, jobs[1]!.messageId)).to.include({
+      status: 'read',
+      readAt: at.toISOString(),
+    });
+    expect((await store.get(deviceId, jobs[2]!.messageId))?.status).to.equal('read');
+  });
+
   it('When a delivery receipt overtakes the sender marking the message sent, then the record keeps delivered and gets its sentAt', async () => {
     const { deviceId, jobs } = await accept(1);
     const job = jobs[0]!;

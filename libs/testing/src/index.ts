@@ -8,3 +8,4 @@ export * from './media-download.js';
 export * from './redis-cluster.js';
 export * from './queued-messages.js';
 export * from './redis-fill.js';
+export * from './webhook-receiver.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import {
   PRIORITY,
   newMessageId,
@@ -13,7 +13,7 @@ import { ContentStore, Encryption, openSendQueue, stageQueued, type SendQueue } 
  * one job per recipient), for tests that need waiting messages without going through the API.
  */
 export async function queueMessages(opts: {
-  redis: Redis;
+  redis: Redis | Cluster;
   deviceId: string;
   to: string[];
   content?: MessageContent;
@@ -41,7 +41,11 @@ export async function queueMessages(opts: {
   new ContentStore(redis, Encryption.fromEnv(), 3600).stage(multi, deviceId, contentId, content, jobs.length);
   stageQueued(multi, deviceId, jobs.length, ContentStore.sizeOf(content));
   await multi.exec();
-  const queue = openSendQueue(redis.duplicate({ maxRetriesPerRequest: null }), deviceId);
+  const worker =
+    redis instanceof Cluster
+      ? redis.duplicate([], { redisOptions: { maxRetriesPerRequest: null } })
+      : redis.duplicate({ maxRetriesPerRequest: null });
+  const queue = openSendQueue(worker, deviceId);
   if (opts.hold) return { jobs, queue };
   await queue.addBulk(
     jobs.map((data) => ({ name: data.kind, data, opts: { jobId: data.messageId, priority: PRIORITY.send } })),

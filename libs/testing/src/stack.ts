@@ -9,9 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
 import { freePort, waitFor } from './net.js';
+import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from './redis-cluster.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 export type { InboxMessage };
@@ -20,7 +21,7 @@ export type { InboxMessage };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const TSX_ARGS = ['--conditions=development', '--import', 'tsx'];
 
-export type ServiceName = 'api' | 'connection' | 'sender';
+export type ServiceName = 'api' | 'connection' | 'sender' | 'notifier';
 
 export interface ServiceProcess {
   name: string;
@@ -37,6 +38,8 @@ export interface ServiceProcess {
 export interface StackOptions {
   /** How many sender processes to start (default 1). */
   senders?: number;
+  /** Also start the notifier (webhook deliveries); off by default, as most suites send no events. */
+  notifier?: boolean;
   /** Extra environment for every service. */
   env?: Record<string, string>;
   /** Simulator options. */
@@ -48,6 +51,11 @@ export interface StackOptions {
    * suite's Redis, so a test can crash and restart it (`killRedis`, `restartRedis`).
    */
   privateRedis?: boolean;
+  /**
+   * A Redis Cluster of the stack's own (3 masters; add replicas for a failover test): every
+   * service and the token CLI get `REDIS_CLUSTER_NODES`, and `stack.cluster` can kill nodes.
+   */
+  redisCluster?: RedisClusterOptions | true;
 }
 
 let nextDb = 1;
@@ -59,14 +67,22 @@ export class Stack {
 
   private constructor(
     readonly sim: SimulatorHandle,
-    readonly redis: Redis,
+    readonly redis: Redis | Cluster,
     readonly redisUrl: string,
     readonly deviceId: string,
     private readonly env: Record<string, string>,
     private privateRedis?: { server: RedisServerHandle; dataDir: string },
+    private readonly ownCluster?: ClusterHandle,
   ) {}
 
+  /** The stack's Redis Cluster (`redisCluster` option). */
+  get cluster(): ClusterHandle {
+    if (!this.ownCluster) throw new Error('this stack was started without redisCluster');
+    return this.ownCluster;
+  }
+
   static async start(opts: StackOptions = {}): Promise<Stack> {
+    if (opts.redisCluster) return Stack.startOnCluster(opts);
     let own: { server: RedisServerHandle; dataDir: string } | undefined;
     if (opts.privateRedis) {
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-stack-redis-'));
@@ -79,14 +95,43 @@ export class Stack {
     // A test may take Redis away on purpose (privateRedis): reconnect quietly.
     redis.on('error', () => undefined);
     await redis.flushdb();
+    const env = await Stack.startEnv(opts, { REDIS_URL: base.toString() });
+    return Stack.startServices(new Stack(env.sim, redis, base.toString(), env.deviceId, env.env, own), opts);
+  }
+
+  /** A stack on a Redis Cluster of its own, stopped with the stack. */
+  private static async startOnCluster(opts: StackOptions): Promise<Stack> {
+    const cluster = await startRedisCluster(opts.redisCluster === true ? {} : opts.redisCluster);
+    let redis: Cluster | undefined;
+    try {
+      redis = new Cluster(cluster.seeds.split(','));
+      // A test may kill a master on purpose: reconnect quietly.
+      redis.on('error', () => undefined);
+      const env = await Stack.startEnv(opts, { REDIS_CLUSTER_NODES: cluster.seeds });
+      return Stack.startServices(
+        new Stack(env.sim, redis, '', env.deviceId, env.env, undefined, cluster),
+        opts,
+      );
+    } catch (err) {
+      redis?.disconnect();
+      await cluster.stop();
+      throw err;
+    }
+  }
+
+  private static async startEnv(opts: StackOptions, redisEnv: Record<string, string>) {
     const sim = await startSimulator({ port: 0, ...opts.sim });
     const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
     const env = {
-      REDIS_URL: base.toString(),
+      ...redisEnv,
       MESSENGER_SANDBOX_URL: sim.controlUrl,
       SEND_MIN_GAP_MS: '0',
       SEND_GAP_JITTER_MS: '0',
       SEND_BACKOFF_MS: '200',
+      // Account-safety caps off unless a suite turns them on (services/sender/test/e2e/account-safety).
+      SEND_DAILY_CAP: '0',
+      SEND_WARMUP_CAPS: 'off',
+      SEND_FIRST_CONTACT_CAP: '0',
       LEASE_TTL_MS: '6000',
       LEASE_RENEW_MS: '1000',
       LEASE_SCAN_MS: '500',
@@ -100,14 +145,18 @@ export class Stack {
       RATE_LIMIT_MESSAGES: '100000',
       ...opts.env,
     };
-    const stack = new Stack(sim, redis, base.toString(), deviceId, env, own);
+    return { sim, deviceId, env };
+  }
+
+  private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
     try {
       await Promise.all([
         stack.startService('api'),
         stack.startService('connection'),
         ...Array.from({ length: opts.senders ?? 1 }, () => stack.startService('sender')),
+        ...(opts.notifier ? [stack.startService('notifier')] : []),
       ]);
-      stack.token = await stack.createToken(deviceId);
+      stack.token = await stack.createToken(stack.deviceId);
     } catch (err) {
       await stack.stop();
       throw err;
@@ -173,6 +222,11 @@ export class Stack {
     const last = out.trim().split('\n').pop() ?? '';
     if (!last) throw new Error('token CLI printed nothing');
     return last.trim();
+  }
+
+  /** Runs a CLI of the repository (e.g. `services/api/src/encryption-cli.ts`) with the stack's environment. */
+  runCli(entry: string, args: string[]): Promise<string> {
+    return run(process.execPath, [...TSX_ARGS, entry, ...args], { ...process.env, ...this.env });
   }
 
   /** Calls the gateway API with the stack's token; returns status and parsed JSON body. */
@@ -255,6 +309,7 @@ export class Stack {
     );
     await this.sim.close();
     this.redis.disconnect();
+    await this.ownCluster?.stop();
     if (this.privateRedis) {
       await this.privateRedis.server.stop();
       await rm(this.privateRedis.dataDir, { recursive: true, force: true });

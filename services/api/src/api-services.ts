@@ -1,7 +1,17 @@
-import type { Redis } from 'ioredis';
-import type { Logger, createDefaultMetricsRegistry } from '@mgw/common';
+import type { Logger, createDefaultMetricsRegistry, RedisClient } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, SessionStore, TokenStore, type Encryption } from '@mgw/store';
+import { createOutboundClient, type OutboundClient } from '@mgw/common';
+import {
+  BatchStore,
+  ContentStore,
+  InboundStore,
+  MessageIndex,
+  MessageStore,
+  SessionStore,
+  TokenStore,
+  WebhookStore,
+  type Encryption,
+} from '@mgw/store';
 import type { ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './connection-service-client.js';
 import { Idempotency } from './idempotency.js';
@@ -14,9 +24,9 @@ export interface ApiServices {
   config: ApiConfig;
   logger: Logger;
   /** The API's own commands. */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ's producer connection (kept apart: ioredis copies BullMQ's scripts into every batch on it). */
-  bullRedis: Redis;
+  bullRedis: RedisClient;
   metrics: Metrics;
   /** Seals what the API stores that must not be readable at rest (idempotency replays). */
   encryption: Encryption;
@@ -26,6 +36,14 @@ export interface ApiServices {
   tokenCache: TokenCache;
   sessions: SessionStore;
   messages: MessageStore;
+  batches: BatchStore;
+  /** The order of a device's messages (GET /messages). */
+  index: MessageIndex;
+  /** Messages contacts wrote (GET /messages/:id opens their text). */
+  inbound: InboundStore;
+  webhooks: WebhookStore;
+  /** Checks webhook URLs against the outbound guard (the notifier's client makes the calls). */
+  outbound: OutboundClient;
   sendQueues: SendQueues;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
@@ -38,10 +56,10 @@ export interface ApiServices {
 export function createApiServices(base: {
   config: ApiConfig;
   logger: Logger;
-  redis: Redis;
-  bullRedis: Redis;
+  redis: RedisClient;
+  bullRedis: RedisClient;
   /** Pub/sub connection (token revocations). */
-  subscriber: Redis;
+  subscriber: RedisClient;
   metrics: Metrics;
   /** Seals what the API stores that must not be readable at rest (contents, idempotency replays). */
   encryption: Encryption;
@@ -52,7 +70,9 @@ export function createApiServices(base: {
   const { config, logger, redis, bullRedis, metrics } = base;
   const retention = config.store.messageRetentionSeconds;
   const messages = new MessageStore(redis, retention);
-  const events = new QueueEventsPool(config.redis.url, redis, logger, base.queueEventsIdleMs);
+  const batches = new BatchStore(redis, retention);
+  const index = new MessageIndex(redis, retention);
+  const events = new QueueEventsPool(config.redis, redis, logger, base.queueEventsIdleMs);
   const sendQueues = new SendQueues({
     redis,
     bullRedis,
@@ -64,6 +84,8 @@ export function createApiServices(base: {
     quota: config.deviceQuota,
     listChunk: config.acceptChunkRecipients,
     messages,
+    batches,
+    index,
     contents: new ContentStore(redis, base.encryption, retention),
     events,
     metrics,
@@ -93,6 +115,15 @@ export function createApiServices(base: {
     tokenCache,
     sessions: new SessionStore(redis),
     messages,
+    batches,
+    index,
+    inbound: new InboundStore(redis, base.encryption, retention),
+    webhooks: new WebhookStore(redis, base.encryption, config.webhookSecretOverlapSeconds),
+    outbound: createOutboundClient({
+      allowList: config.outbound.allowList,
+      timeoutMs: 5000,
+      maxBytes: 0,
+    }),
     sendQueues,
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),

@@ -2,6 +2,8 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { ERRORS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './api-error.js';
+import { mountAdminApi } from './admin/admin-api.js';
+import { mountDashboard } from './admin/dashboard-static.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './auth.js';
 import { jsonBody, noBody } from './body.js';
@@ -9,10 +11,14 @@ import { httpMetrics } from './http-metrics.js';
 import { createRateLimiters } from './rate-limits.js';
 import { requestContext } from './request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
-import { messageRoute } from './routes/messages.js';
+import { batchRoute } from './routes/batches.js';
+import { mediaRoute } from './routes/media.js';
+import { listMessagesRoute, messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
 import { otpRoute } from './routes/otp.js';
 import { sendRoute } from './routes/send.js';
+import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from './routes/webhook.js';
+import { mountDocs, openApiRoute } from './openapi/docs-page.js';
 
 export const API_BASE = '/api/messenger/v1';
 
@@ -25,6 +31,8 @@ export const SEND_BODY_LIMIT_BYTES = 15 * 1024 * 1024;
 export const OTP_BODY_LIMIT_BYTES = 4 * 1024;
 /** Our bodies nest two levels (`{ attachment: {…} }`, `{ to: […] }`); 8 leaves room and refuses hostile JSON. */
 export const MAX_JSON_DEPTH = 8;
+/** A webhook body is a URL and a list of at most seven event types. */
+export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
 /** Values a body may hold besides its recipient list (fields of the body and its attachment). */
 const FIELD_ALLOWANCE = 64;
 
@@ -64,9 +72,19 @@ export function createApp(s: ApiServices): Express {
     maxValues: FIELD_ALLOWANCE,
     idleTimeoutMs,
   });
+  const webhookBody = jsonBody({
+    limitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.webhookBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
   const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
+  // The API's own description needs no token (it holds nothing); registered before the catch-all.
+  app.get(v1('/openapi.json'), openApiRoute(s.config));
+  app.all(v1('/openapi.json'), methodNotAllowed('GET, HEAD'));
   // express answers HEAD with GET routes; a HEAD must not start a pairing.
   app.head(v1('/connect'), auth, methodNotAllowed('GET, POST'));
   app.get(v1('/connect'), auth, limit.connect, withoutBody, connectRoute(s));
@@ -75,7 +93,13 @@ export function createApp(s: ApiServices): Express {
   app.get(v1('/status'), auth, limit.status, statusRoute(s));
   app.post(v1('/send'), auth, limit.send, sendBody, sendRoute(s));
   app.post(v1('/otp'), auth, limit.otp, otpBody, otpRoute(s));
+  app.get(v1('/messages'), auth, limit.messages, listMessagesRoute(s));
   app.get(v1('/messages/:id'), auth, limit.messages, messageRoute(s));
+  app.get(v1('/messages/:id/media'), auth, limit.messages, mediaRoute(s));
+  app.get(v1('/batches/:batchId'), auth, limit.messages, batchRoute(s));
+  app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
+  app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
+  app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
   // A known path with another method: 405 naming the methods it serves (after the token, like a 404).
   const allowed: [string, string][] = [
     ['/connect', 'GET, POST'],
@@ -83,11 +107,19 @@ export function createApp(s: ApiServices): Express {
     ['/status', 'GET, HEAD'],
     ['/send', 'POST'],
     ['/otp', 'POST'],
+    ['/messages', 'GET, HEAD'],
     ['/messages/:id', 'GET, HEAD'],
+    ['/messages/:id/media', 'GET, HEAD'],
+    ['/batches/:batchId', 'GET, HEAD'],
+    ['/webhook', 'GET, HEAD, PUT, DELETE'],
   ];
   for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));
   // Unknown paths under the API need a token too: without one, nothing about the API is revealed.
   app.use(API_BASE, auth, notFoundHandler);
+
+  mountAdminApi(app, s);
+  mountDashboard(app, s.config.admin);
+  mountDocs(app);
 
   app.use(notFoundHandler);
   app.use(errorMiddleware(s.logger));

@@ -1,6 +1,6 @@
+import type { RedisClient } from '@mgw/common';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from './config.js';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
@@ -51,7 +51,7 @@ return {n, ttl, 0}
 `;
 
 export interface AuthDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** Verifies a presented token (the cache in front of the token store). */
   tokens: Pick<TokenStore, 'verify'>;
   config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;

@@ -2,6 +2,8 @@ import Joi from 'joi';
 import {
   opsConfig,
   opsEnv,
+  outboundConfig,
+  outboundEnv,
   redisConfig,
   redisEnv,
   runtimeConfig,
@@ -9,6 +11,7 @@ import {
   validateEnv,
   type ConfigRule,
   type OpsConfig,
+  type OutboundConfig,
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
@@ -16,9 +19,12 @@ import { DEVICE_ID_PATTERN, RATE_LIMITS } from '@mgw/contracts';
 import {
   encryptionConfig,
   encryptionEnv,
+  SEND_POLICY_ENV,
+  sendPolicyConfig,
   storeConfig,
   storeEnv,
   type EncryptionConfig,
+  type SendPolicyConfig,
   type StoreConfig,
 } from '@mgw/store';
 
@@ -38,6 +44,11 @@ const apiEnv: Joi.PartialSchemaMap = {
   RATE_LIMIT_SEND: limit(RATE_LIMITS.send),
   RATE_LIMIT_OTP: limit(RATE_LIMITS.otp),
   RATE_LIMIT_MESSAGES: limit(120),
+  RATE_LIMIT_WEBHOOK: limit(30),
+  WEBHOOK_SECRET_OVERLAP_SECONDS: Joi.number()
+    .integer()
+    .min(0)
+    .default(24 * 3600),
   AUTH_FAILURE_LIMIT: Joi.number().integer().min(1).default(30),
   AUTH_FAILURE_WINDOW_MS: Joi.number()
     .integer()
@@ -63,6 +74,23 @@ const apiEnv: Joi.PartialSchemaMap = {
   HTTP_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
 };
 
+/** The dashboard and the admin API (`/dashboard`, `/api/admin/v1`); off while both secrets are unset. */
+const adminEnv: Joi.PartialSchemaMap = {
+  // '' counts as unset: a Secret key that is present but empty must not enable anything.
+  ADMIN_PASSWORD: Joi.string().min(12).max(1024).allow(''),
+  ADMIN_API_TOKEN: Joi.string().min(32).max(1024).pattern(/^\S+$/).allow(''),
+  ADMIN_SESSION_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(12 * 3600),
+  ADMIN_SIGNIN_LIMIT: Joi.number().integer().min(1).default(10),
+  ADMIN_SIGNIN_WINDOW_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(15 * 60_000),
+  DASHBOARD_ASSETS_DIR: Joi.string().allow(''),
+};
+
 /** Node refuses a headers deadline later than the whole-request one. */
 const apiRules: ConfigRule[] = [
   (e) =>
@@ -78,6 +106,7 @@ export interface RateLimitsConfig {
   send: number;
   otp: number;
   messages: number;
+  webhook: number;
 }
 
 export interface HttpConfig {
@@ -87,6 +116,19 @@ export interface HttpConfig {
   requestTimeoutMs: number;
   /** Longest pause inside a request body before it is answered 408. */
   bodyIdleTimeoutMs: number;
+}
+
+export interface AdminConfig {
+  /** Enables the dashboard and its sign-in; undefined = no dashboard. */
+  password?: string;
+  /** Bearer token of the admin API for automation; undefined = sessions only. */
+  apiToken?: string;
+  sessionTtlSeconds: number;
+  /** Failed sign-ins one client IP may make per window before it is refused (429). */
+  signInLimit: number;
+  signInWindowMs: number;
+  /** Where the built dashboard is; undefined = the package's `dist/dashboard`. */
+  dashboardDir?: string;
 }
 
 export interface ApiConfig extends RuntimeConfig {
@@ -116,11 +158,28 @@ export interface ApiConfig extends RuntimeConfig {
   deviceQuota: { maxQueuedMessages: number; maxQueuedBytes: number };
   /** Attempts and first retry delay of a send job (transient failures). */
   sendAttempts: number;
+  /** The sending-policy defaults (as the senders have them), for GET /status and the admin API. */
+  sendPolicy: SendPolicyConfig;
   sendBackoffMs: number;
+  admin: AdminConfig;
+  /** Private hosts webhook URLs may point at (ALLOWED_PRIVATE_HOSTS; none by default). */
+  outbound: OutboundConfig;
+  /** How long the previous webhook secret keeps signing after a rotation. */
+  webhookSecretOverlapSeconds: number;
 }
 
 /** Every environment variable this service reads, by schema piece. */
-export const API_ENV = [runtimeEnv, redisEnv, opsEnv, storeEnv, encryptionEnv, apiEnv];
+export const API_ENV = [
+  runtimeEnv,
+  redisEnv,
+  opsEnv,
+  storeEnv,
+  encryptionEnv,
+  outboundEnv,
+  SEND_POLICY_ENV,
+  apiEnv,
+  adminEnv,
+];
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const e = validateEnv(API_ENV, env, apiRules);
@@ -147,7 +206,10 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       send: e.RATE_LIMIT_SEND,
       otp: e.RATE_LIMIT_OTP,
       messages: e.RATE_LIMIT_MESSAGES,
+      webhook: e.RATE_LIMIT_WEBHOOK,
     },
+    outbound: outboundConfig(e),
+    webhookSecretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_SECONDS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     authFailureWindowMs: e.AUTH_FAILURE_WINDOW_MS,
     maxRecipients: e.MAX_RECIPIENTS,
@@ -160,6 +222,15 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       maxQueuedBytes: e.DEVICE_MAX_QUEUED_BYTES,
     },
     sendAttempts: e.SEND_ATTEMPTS,
+    sendPolicy: sendPolicyConfig(e),
     sendBackoffMs: e.SEND_BACKOFF_MS,
+    admin: {
+      ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
+      ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),
+      sessionTtlSeconds: e.ADMIN_SESSION_TTL_SECONDS,
+      signInLimit: e.ADMIN_SIGNIN_LIMIT,
+      signInWindowMs: e.ADMIN_SIGNIN_WINDOW_MS,
+      ...(e.DASHBOARD_ASSETS_DIR ? { dashboardDir: e.DASHBOARD_ASSETS_DIR } : {}),
+    },
   };
 }

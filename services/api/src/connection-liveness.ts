@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 
 // Entries are scored by their expiry on the Redis server's clock (see the connection service's
@@ -19,7 +19,7 @@ export class ConnectionLiveness {
   private checking: Promise<boolean> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly cacheMs = 1000,
   ) {}
 

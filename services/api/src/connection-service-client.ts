@@ -1,6 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ApiError } from './api-error.js';
 import {
   BULL_PREFIX,
@@ -33,7 +32,7 @@ export class ConnectionServiceClient {
 
   constructor(
     private readonly deps: {
-      redis: Redis;
+      redis: RedisClient;
       events: QueueEventsPool;
       replyTimeoutMs: number;
       metrics: Metrics;

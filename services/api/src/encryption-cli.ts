@@ -3,7 +3,7 @@
  *   npm run -s keys -- generate [--id ID]   prints a new key line `<id>:<base64>` (nothing stored)
  *   npm run -s keys -- status               values per encrypted family, by key id, and plaintext
  *   npm run -s keys -- reencrypt            rewrites every value not under MGW_ENCRYPTION_KEY
- * status and reencrypt read REDIS_URL, MGW_ENCRYPTION_KEY and MGW_ENCRYPTION_OLD_KEYS.
+ * status and reencrypt read REDIS_URL (or REDIS_CLUSTER_NODES), MGW_ENCRYPTION_KEY and MGW_ENCRYPTION_OLD_KEYS.
  * Rotation: README "Security", "Encryption at rest".
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,7 @@ import {
   type FamilyStatus,
   type ReencryptResult,
 } from '@mgw/store';
+import { runCli } from './cli-main.js';
 
 const USAGE = `Usage:
   keys generate [--id KEY_ID]
@@ -120,7 +121,7 @@ async function run(command: Command): Promise<number> {
   }
   const env = validateEnv([redisEnv, encryptionEnv]);
   const enc = Encryption.fromConfig(encryptionConfig(env));
-  const redis = createRedis(redisConfig(env).url, 'producer', 'keys-cli');
+  const redis = createRedis(redisConfig(env), 'producer', 'keys-cli');
   try {
     await waitForRedis(redis, 5000);
     if (command.kind === 'status') {
@@ -137,20 +138,4 @@ async function run(command: Command): Promise<number> {
   }
 }
 
-async function main(): Promise<number> {
-  let command: Command;
-  try {
-    command = parseCommand(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  try {
-    return await run(command);
-  } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
-  }
-}
-
-process.exitCode = await main();
+await runCli(USAGE, parseCommand, run);

@@ -1,6 +1,6 @@
+import type { RedisClient } from '@mgw/common';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { Redis } from 'ioredis';
 import { ApiError } from './api-error.js';
 import { ERRORS, keys } from '@mgw/contracts';
 import { storageContext, type Encryption } from '@mgw/store';
@@ -31,7 +31,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  */
 export class Idempotency {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly encryption: Encryption,
     private readonly ttlSeconds: number,
     /** How long a claim lives if its process dies mid-request. */

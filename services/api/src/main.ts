@@ -19,9 +19,9 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger({ level: config.logLevel, service: 'api' });
   // Concurrent requests' commands share writes (auto-pipelining): fewer syscalls per request.
-  const redis = createRedis(config.redis.url, 'producer', 'api', { enableAutoPipelining: true });
-  const bullRedis = createRedis(config.redis.url, 'producer', 'api-bull');
-  const subscriber = createRedis(config.redis.url, 'subscriber', 'api-sub');
+  const redis = createRedis(config.redis, 'producer', 'api', { enableAutoPipelining: true });
+  const bullRedis = createRedis(config.redis, 'producer', 'api-bull');
+  const subscriber = createRedis(config.redis, 'subscriber', 'api-sub');
   try {
     await Promise.all([waitForRedis(redis, 10_000), waitForRedis(bullRedis, 10_000)]);
   } catch (err) {

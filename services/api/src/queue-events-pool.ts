@@ -1,6 +1,12 @@
 import { Job, QueueEvents, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { closeRedis, createRedis, serializeError, type Logger } from '@mgw/common';
+import {
+  closeRedis,
+  createRedis,
+  serializeError,
+  type Logger,
+  type RedisClient,
+  type RedisConfig,
+} from '@mgw/common';
 import { BULL_PREFIX } from '@mgw/contracts';
 
 export type JobOutcome<R> =
@@ -11,7 +17,7 @@ export type JobOutcome<R> =
   | { kind: 'timeout' };
 
 interface Entry {
-  ready: Promise<{ events: QueueEvents; connection: Redis }>;
+  ready: Promise<{ events: QueueEvents; connection: RedisClient }>;
   users: number;
   idleTimer?: NodeJS.Timeout;
 }
@@ -25,8 +31,8 @@ export class QueueEventsPool {
   private readonly pool = new Map<string, Entry>();
 
   constructor(
-    private readonly redisUrl: string,
-    private readonly producer: Redis,
+    private readonly redisTarget: RedisConfig,
+    private readonly producer: RedisClient,
     private readonly logger: Logger,
     private readonly idleMs = 5 * 60_000,
   ) {}
@@ -71,11 +77,11 @@ export class QueueEventsPool {
     return entry;
   }
 
-  private async open(queue: Queue): Promise<{ events: QueueEvents; connection: Redis }> {
+  private async open(queue: Queue): Promise<{ events: QueueEvents; connection: RedisClient }> {
     // Start reading the event stream from its current end, fixed now: a QueueEvents started with
     // '$' only sees events after its first XREAD, and a job that finishes in between is missed.
     const last = await this.producer.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1);
-    const connection = createRedis(this.redisUrl, 'worker', `api-events-${queue.name}`);
+    const connection = createRedis(this.redisTarget, 'worker', `api-events-${queue.name}`);
     const events = new QueueEvents(queue.name, {
       connection,
       prefix: BULL_PREFIX,

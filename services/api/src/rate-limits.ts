@@ -1,8 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
-import { RedisStore } from 'rate-limit-redis';
-import { serializeError, type Logger } from '@mgw/common';
+import { RedisStore, type SendCommandClusterDetails } from 'rate-limit-redis';
+import { masterNodes, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from './config.js';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
@@ -26,12 +26,40 @@ class ReloadingRedisStore extends RedisStore {
 }
 
 /**
+ * rate-limit-redis runs its scripts by SHA. On a Cluster a script must be on the master of each
+ * counter's slot, and a replica promoted by a failover starts without any: SCRIPT LOAD goes to
+ * every master, and an EVALSHA refused with NOSCRIPT runs as EVAL with the script's text (the
+ * store's own reload-and-retry would load it on masters the client may not know yet).
+ */
+function scriptsEverywhere(redis: RedisClient) {
+  const scripts = new Map<string, string>();
+  return async ({ command: [name, ...args] }: SendCommandClusterDetails): Promise<number | string> => {
+    const command = name!.toUpperCase();
+    if (command === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
+      const sha = createHash('sha1').update(args[1]!).digest('hex');
+      scripts.set(sha, args[1]!);
+      const loaded = await Promise.allSettled(masterNodes(redis).map((n) => n.script('LOAD', args[1]!)));
+      const failed = loaded.find((r) => r.status === 'rejected');
+      if (failed && loaded.every((r) => r.status === 'rejected')) throw failed.reason;
+      return sha;
+    }
+    try {
+      return (await redis.call(name!, ...args)) as number | string;
+    } catch (err) {
+      const script = command === 'EVALSHA' ? scripts.get(args[0]!) : undefined;
+      if (!script || !/^NOSCRIPT/.test((err as Error).message)) throw err;
+      return (await redis.call('EVAL', script, ...args.slice(1))) as number | string;
+    }
+  };
+}
+
+/**
  * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
  * Redis so every replica shares the counts. X-RateLimit-Reset is express-rate-limit's legacy
  * header: the Unix time (seconds since the epoch, rounded up) at which the window ends.
  */
 export function createRateLimiters(deps: {
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<ApiConfig, 'rateLimits' | 'rateLimitWindowMs'>;
   metrics: Metrics;
   logger: Logger;
@@ -50,8 +78,7 @@ export function createRateLimiters(deps: {
       keyGenerator: (_req, res) => authOf(res).tokenHash,
       store: new ReloadingRedisStore({
         prefix: keys.rateLimitPrefix(endpoint),
-        sendCommand: (command: string, ...args: string[]) =>
-          redis.call(command, ...args) as Promise<number | string>,
+        sendCommandCluster: scriptsEverywhere(redis),
       }),
       // Storage down is a 503 like everywhere else, not a silently unlimited API.
       passOnStoreError: false,
@@ -72,5 +99,6 @@ export function createRateLimiters(deps: {
     send: make('send'),
     otp: make('otp'),
     messages: make('messages'),
+    webhook: make('webhook'),
   };
 }

@@ -1,6 +1,5 @@
 import { Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   ERRORS,
   FAILURE_REASONS,
@@ -20,9 +19,12 @@ import {
   readDeviceState,
   stageQueued,
   type DeviceState,
+  type BatchStore,
   type JobTransaction,
+  type MessageIndex,
   type MessageStore,
   type SendQueue,
+  DEVICE_STATE_REPLIES,
 } from '@mgw/store';
 import { ApiError } from './api-error.js';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from './queue-events-pool.js';
@@ -46,15 +48,19 @@ export interface SendQueuesOptions {
    * The API's own connection: device state reads, and the transactions that add jobs (BullMQ's
    * job-adding scripts are defined on it, see `jobTransaction`).
    */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ's connection (queues, job lookups and removals). */
-  bullRedis: Redis;
+  bullRedis: RedisClient;
   /** Attempts and first backoff of a job; failed jobs are kept as long as message records. */
   jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
   quota: { maxQueuedMessages: number; maxQueuedBytes: number };
   /** Recipients per transaction: larger lists are accepted in pieces of this size (default 500). */
   listChunk?: number;
   messages: MessageStore;
+  /** A list's counts, written with its messages. */
+  batches: BatchStore;
+  /** The order GET /messages lists messages in, written with them. */
+  index: MessageIndex;
   contents: ContentStore;
   events: QueueEventsPool;
   metrics: Metrics;
@@ -205,6 +211,12 @@ export class SendQueues {
       const { req } = waiting;
       this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
       stageQueued(tx, deviceId, jobs.length, size);
+      if (req.batchId) this.deps.batches.stage(tx, deviceId, req.batchId, jobs.length);
+      this.deps.index.stage(
+        tx,
+        deviceId,
+        jobs.map((j) => j.messageId),
+      );
       await this.addJobs(tx, jobs, req.priority);
     }
     const all = admitted.flatMap((a) => a.jobs);
@@ -263,6 +275,12 @@ export class SendQueues {
           this.deps.contents.stageMore(tx, deviceId, contentId, jobs.length);
           stageQueued(tx, deviceId, jobs.length, 0);
         }
+        if (req.batchId) this.deps.batches.stage(tx, deviceId, req.batchId, jobs.length);
+        this.deps.index.stage(
+          tx,
+          deviceId,
+          jobs.map((j) => j.messageId),
+        );
         if (from + this.listChunk >= req.recipients.length)
           this.deps.contents.stageReady(tx, deviceId, contentId);
         await this.addJobs(tx, jobs, req.priority);
@@ -395,8 +413,8 @@ export class SendQueues {
       throw err;
     }
     this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]!.kind }, jobs.length);
-    // The transaction's last three replies are the device's state at the moment it ran.
-    const after = parseDeviceState(replies, replies.length - 3);
+    // The transaction's last replies are the device's state at the moment it ran.
+    const after = parseDeviceState(replies, replies.length - DEVICE_STATE_REPLIES);
     if (!after.acceptsMessages || after.linkGeneration !== state.linkGeneration) {
       await this.withdraw(jobs, FAILURE_REASONS.loggedOut);
       this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {

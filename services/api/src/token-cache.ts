@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { hashToken, isExpired, type TokenCheck, type TokenRecord, type TokenStore } from '@mgw/store';
 
@@ -25,7 +24,7 @@ export class TokenCache {
 
   constructor(
     private readonly tokens: TokenStore,
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly logger: Logger,
     private readonly opts: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
   ) {}

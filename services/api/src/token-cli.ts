@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
 import { DEVICE_ID_PATTERN } from '@mgw/contracts';
 import { TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
+import { runCli } from './cli-main.js';
 
 const USAGE = `Usage:
   token create --name NAME [--device DEVICE_ID] [--expires-in <n>s|m|h|d]
@@ -93,8 +94,7 @@ function formatList(tokens: TokenRecord[], now: Date): string {
 }
 
 async function run(command: Command): Promise<number> {
-  const { url } = redisConfig(validateEnv([redisEnv]));
-  const redis = createRedis(url, 'producer', 'token-cli');
+  const redis = createRedis(redisConfig(validateEnv([redisEnv])), 'producer', 'token-cli');
   try {
     await waitForRedis(redis, 5000);
     const store = new TokenStore(redis);
@@ -122,20 +122,4 @@ async function run(command: Command): Promise<number> {
   }
 }
 
-async function main(): Promise<number> {
-  let command: Command;
-  try {
-    command = parseCommand(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  try {
-    return await run(command);
-  } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
-  }
-}
-
-process.exitCode = await main();
+await runCli(USAGE, parseCommand, run);

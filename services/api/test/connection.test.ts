@@ -191,20 +191,24 @@ describe('GET /status', () => {
     });
     const res = await call(`${t.api}/status`, { token: await createToken(t, { deviceId }) });
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({
+    const { sending, ...spec } = res.body;
+    expect(spec).to.deep.equal({
       success: true,
       status: 'connected',
       phone: '15550001111',
       name: 'Shop',
       profilePic: 'https://pps.example/p.jpg',
     });
+    // Beyond the spec: the account's usage against its caps (the defaults here).
+    expect(sending).to.include({ sentToday: 0, firstContactsToday: 0, dailyCap: 1000, firstContactCap: 10 });
   });
 
-  it('When the device is connecting, then only the status', async () => {
+  it('When the device is connecting, then only the status (and its sending usage)', async () => {
     const deviceId = freshDeviceId();
     await t.redis.hset(keys.session(deviceId), { status: 'connecting', phone: '15550001111' });
     const res = await call(`${t.api}/status`, { token: await createToken(t, { deviceId }) });
-    expect(res.body).to.deep.equal({ success: true, status: 'connecting' });
+    expect(Object.keys(res.body)).to.have.members(['success', 'status', 'sending']);
+    expect(res.body).to.deep.include({ success: true, status: 'connecting' });
   });
 
   it('When the device has no session record, then disconnected', async () => {

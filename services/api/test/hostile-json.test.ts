@@ -80,8 +80,9 @@ describe('API: hostile JSON is refused while it streams, without blocking other 
       expect(r.headers['x-request-id']).to.be.a('string');
     }
     // Generous bounds: on a busy shared machine an idle process already shows stalls of tens of
-    // ms (CPU contention). Before, one such body held the API's event loop for 3.5 s.
-    expect(Math.max(...answered), 'refusal time').to.be.lessThan(1000);
+    // ms (CPU contention), and four uploads at once compete for the cores (1.2 s seen at a load of
+    // 14 on 2 cores). Before, one such body held the API's event loop for 3.5 s, so four ≥ 14 s.
+    expect(Math.max(...answered), 'refusal time').to.be.lessThan(3000);
     expect(healthz.length).to.be.greaterThan(5);
     expect(percentile(healthz, 0.5), '/healthz median').to.be.lessThan(50);
     expect(percentile(healthz, 0.99), '/healthz p99').to.be.lessThan(250);

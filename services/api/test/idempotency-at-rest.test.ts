@@ -81,7 +81,8 @@ describe('Idempotency records at rest (real Redis)', () => {
     ) as {
       fingerprint: string;
     };
-    const legacyBody = { success: true, legacy: true };
+    // A body the first answer could not have had (its id), so the replay is surely the planted one.
+    const legacyBody = { success: true, messageId: 'legacy-plaintext-record' };
     await t.redis.set(
       key,
       JSON.stringify({ fingerprint: stored.fingerprint, state: 'done', status: 202, body: legacyBody }),

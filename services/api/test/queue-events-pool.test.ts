@@ -20,7 +20,12 @@ describe('QueueEventsPool and waitForJob', () => {
       connection: producer,
       prefix: BULL_PREFIX,
     });
-    pool = new QueueEventsPool(url(), producer, createLogger({ level: 'silent', service: 'test' }), 20);
+    pool = new QueueEventsPool(
+      { url: url() },
+      producer,
+      createLogger({ level: 'silent', service: 'test' }),
+      20,
+    );
   });
   afterEach(async () => {
     await pool.close();

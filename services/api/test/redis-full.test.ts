@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Redis } from 'ioredis';
 import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { fillRedisToMaxmemory, startRedisServer, type RedisServerHandle } from '@mgw/testing';
@@ -12,7 +13,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
   let t: TestApi;
   let token: string;
   let deviceId: string;
-  let filler: ReturnType<typeof createRedis>;
+  let filler: Redis;
   before(async () => {
     server = await startRedisServer({ args: ['--maxmemory', '8mb', '--maxmemory-policy', 'noeviction'] });
     t = await startApi({ redis: { url: server.url } });

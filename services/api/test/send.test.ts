@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
-import { ContentStore, Encryption } from '@mgw/store';
+import { ContentStore, Encryption, markLinked, markUnlinked } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -73,13 +73,13 @@ describe('POST /send', () => {
 
   it('When a linked device is reconnecting (connecting), then the message is accepted and waits in its queue', async () => {
     await t.redis.hset(keys.session(deviceId), 'status', 'connecting');
-    await t.redis.sadd(keys.linkedDevices(), deviceId);
+    await markLinked(t.redis, deviceId);
     try {
       const res = await send({ to: '15551234567', text: 'hello' });
       expect(res.status).to.equal(202);
       expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(1);
     } finally {
-      await t.redis.srem(keys.linkedDevices(), deviceId);
+      await markUnlinked(t.redis, deviceId);
     }
   });
 
@@ -294,7 +294,7 @@ describe('GET /messages/:id', () => {
 
     expect(mine.status).to.equal(200);
     expect(mine.body.success).to.equal(true);
-    expect(mine.body.message).to.include({
+    expect(mine.body.data).to.include({
       messageId: id,
       deviceId,
       to: '15551234567',

@@ -1,5 +1,4 @@
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   BULL_PREFIX,
   CONNECTION_MESSAGES,
@@ -10,7 +9,7 @@ import {
   type ConnectionRequest,
   type Metrics,
 } from '@mgw/contracts';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { type SessionStore } from '@mgw/store';
 import { hasLinkedCredentials } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from './disconnect.js';
@@ -23,7 +22,7 @@ export interface ConnectionWorkerDeps extends DisconnectDeps {
   sessions: SessionStore;
   metrics: Metrics;
   logger: Logger;
-  bullConnection: Redis;
+  bullConnection: RedisClient;
 }
 
 /**

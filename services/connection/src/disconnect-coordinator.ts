@@ -1,5 +1,5 @@
+import type { RedisClient } from '@mgw/common';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { ERRORS, keys, type ConnectionReply } from '@mgw/contracts';
 import type { Liveness } from './liveness.js';
 
@@ -43,7 +43,7 @@ const POLL_MS = 150;
  */
 export class DisconnectCoordinator {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly liveness: Liveness,
     /** How long a disconnect may run: the API's wait plus a margin. */
     private readonly runningTtlMs: number,

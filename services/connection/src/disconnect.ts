@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { isClusterClient, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   CONNECTION_MESSAGES,
   ERRORS,
@@ -24,6 +23,8 @@ import {
   type Encryption,
   type MessageStore,
   type SessionStore,
+  markLinked,
+  markUnlinked,
 } from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
@@ -31,10 +32,10 @@ import { holdLease } from './lease-heartbeat.js';
 export interface DisconnectDeps {
   config: ConnectionConfig;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   /** Template for the BLPOP connections (one duplicate per wait for an owner's reply). */
-  blocking: Redis;
-  bullConnection: Redis;
+  blocking: RedisClient;
+  bullConnection: RedisClient;
   leases: LeaseManager;
   sessions: SessionStore;
   messages: MessageStore;
@@ -59,13 +60,13 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
   const { redis, leases, logger } = deps;
   const log = logger.child({ deviceId });
   if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
-    await redis.srem(keys.linkedDevices(), deviceId);
+    await markUnlinked(redis, deviceId);
     const session = await deps.sessions.get(deviceId);
     if (session.status !== 'disconnected')
       await deps.sessions.markDisconnected(deviceId, 'disconnect_requested');
     return { success: true, message: CONNECTION_MESSAGES.alreadyDisconnected };
   }
-  await redis.srem(keys.linkedDevices(), deviceId);
+  await markUnlinked(redis, deviceId);
   let loggedOut = false;
   try {
     const deadline =
@@ -107,7 +108,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
 async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDeps['logger']): Promise<void> {
   try {
     if (await hasLinkedCredentials(deps.redis, deviceId, deps.encryption))
-      await deps.redis.sadd(keys.linkedDevices(), deviceId);
+      await markLinked(deps.redis, deviceId);
   } catch (err) {
     log.error('could not put the device back in the linked set', { err: serializeError(err) });
   }
@@ -120,7 +121,10 @@ async function askOwner(
 ): Promise<DeviceCommandReply | undefined> {
   const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
   const listeners = await deps.redis.publish(keys.deviceCommands(), JSON.stringify(cmd));
-  if (listeners === 0) return undefined;
+  // No sender listens: nobody will answer. On a Redis Cluster the count covers only the clients of
+  // the node that took the PUBLISH (the message still reaches every node), so there it proves
+  // nothing and the reply is waited for.
+  if (listeners === 0 && !isClusterClient(deps.redis)) return undefined;
   // A connection per wait: BLPOP blocks its connection, and disconnects run concurrently.
   const conn = deps.blocking.duplicate();
   try {

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { CONNECTION_LIVENESS, keys } from '@mgw/contracts';
 
 // Scores are expiry times on the Redis server's clock, so hosts with skewed clocks still agree.
@@ -29,7 +28,7 @@ export class Liveness {
   private beating: Promise<void> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly owner: string,
     private readonly logger: Logger,
     private readonly beatMs: number = CONNECTION_LIVENESS.beatMs,

@@ -14,9 +14,9 @@ async function main(): Promise<void> {
   const rt = await startMessengerRuntime('connection', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   // BLPOP waits for the owning sender's logout reply; BullMQ and pub/sub want connections of their own.
-  const blocking = createRedis(config.redis.url, 'worker', 'connection-blocking');
-  const bullConnection = createRedis(config.redis.url, 'worker', 'connection-bull');
-  const subscriber = createRedis(config.redis.url, 'subscriber', 'connection-sub');
+  const blocking = createRedis(config.redis, 'worker', 'connection-blocking');
+  const bullConnection = createRedis(config.redis, 'worker', 'connection-bull');
+  const subscriber = createRedis(config.redis, 'subscriber', 'connection-sub');
   // The liveness id is the lease owner: a pairing record names it, so a dead replica's is stale.
   const liveness = new Liveness(redis, leases.owner, logger);
   const coordinator = new DisconnectCoordinator(

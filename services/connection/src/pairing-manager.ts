@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { serializeError } from '@mgw/common';
+import { serializeError, type RedisClient } from '@mgw/common';
 import {
   ERRORS,
   keys,
@@ -38,7 +37,7 @@ export class PairingManager {
   }
 
   /** Ends this replica's pairings when another replica asks (forceNew, disconnect). */
-  async listen(subscriber: Redis): Promise<void> {
+  async listen(subscriber: RedisClient): Promise<void> {
     subscriber.on('message', (channel: string, raw: string) => {
       if (channel !== keys.connectionCommands()) return;
       let cmd: ConnectionCommand;

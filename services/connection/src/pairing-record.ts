@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
 import { keys, type ConnectMethod } from '@mgw/contracts';
 
 /**
@@ -39,7 +39,7 @@ export function isRunning(rec: PairingRecord | undefined): rec is PairingRecord 
   return rec?.state === 'starting' || rec?.state === 'showing';
 }
 
-export async function readPairing(redis: Redis, deviceId: string): Promise<PairingRecord | undefined> {
+export async function readPairing(redis: RedisClient, deviceId: string): Promise<PairingRecord | undefined> {
   const raw = await redis.hgetall(keys.pairing(deviceId));
   if (!raw.pairingId || !raw.owner) return undefined;
   return {
@@ -57,7 +57,7 @@ export async function readPairing(redis: Redis, deviceId: string): Promise<Pairi
 
 /** Replaces whatever record the device had (called under the device's lease). */
 export async function createPairing(
-  redis: Redis,
+  redis: RedisClient,
   deviceId: string,
   rec: PairingRecord,
   ttlMs: number,
@@ -76,7 +76,7 @@ export async function createPairing(
 
 /** Updates the record while it is still this pairing's; `ttlMs` 0 keeps the current TTL. */
 export async function updatePairing(
-  redis: Redis,
+  redis: RedisClient,
   deviceId: string,
   pairingId: string,
   fields: Partial<Record<keyof PairingRecord, string>>,

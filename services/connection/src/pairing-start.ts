@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys, type ConnectRequest } from '@mgw/contracts';
 import {
   PairingSession,
@@ -9,7 +8,7 @@ import {
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import type { Encryption, SessionStore } from '@mgw/store';
+import { markLinked, startWarmup, type Encryption, type SessionStore } from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 import type { Liveness } from './liveness.js';
@@ -18,7 +17,7 @@ import { ENDED_RECORD_TTL_MS, createPairing, updatePairing, type PairingRecord }
 export interface PairingDeps {
   config: ConnectionConfig;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   /** Seals the pairing's credentials and keys at rest. */
   encryption: Encryption;
   leases: LeaseManager;
@@ -105,7 +104,9 @@ export async function startPairing(
       ended = true;
       await updatePairing(redis, deviceId, pairingId, { state: 'paired' }, ENDED_RECORD_TTL_MS);
       await sessions.update(deviceId, 'connecting', { phone: account.phone, name: account.name });
-      await redis.sadd(keys.linkedDevices(), deviceId);
+      // A new link: its sending policy starts the warm-up today (README, "Keeping accounts safe").
+      await startWarmup(redis, deviceId);
+      await markLinked(redis, deviceId);
       await endLocal();
       // The senders claim the device at once; the one that gets its lease opens the socket.
       await redis.publish(keys.devicesChannel(), deviceId);

@@ -6,12 +6,28 @@ import {
   messengerServiceConfig,
   type MessengerServiceConfig,
 } from '@mgw/messenger';
+import { SEND_POLICY_ENV, sendPolicyConfig, type SendPolicyConfig } from '@mgw/store';
 
 const senderEnv: Joi.PartialSchemaMap = {
   SEND_MIN_GAP_MS: Joi.number().integer().min(0).default(1000),
   SEND_GAP_JITTER_MS: Joi.number().integer().min(0).default(500),
   MEDIA_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).default(20_000),
   LEASE_SCAN_MS: Joi.number().integer().min(200).default(3000),
+  SEND_RESTRICTION_BACKOFF_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(60 * 60_000),
+  SEND_RATE_LIMIT_BACKOFF_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(15 * 60_000),
+  SEND_FAILURE_RUN: Joi.number().integer().min(0).default(5),
+  SEND_FAILURE_BACKOFF_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(5 * 60_000),
+  SENDER_MAX_DEVICES: Joi.number().integer().min(0).default(0),
+  SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
 };
 
 export interface SenderConfig extends MessengerServiceConfig {
@@ -20,13 +36,32 @@ export interface SenderConfig extends MessengerServiceConfig {
   /** Minimum gap between two messages of one device (0 disables pacing). */
   sendMinGapMs: number;
   sendGapJitterMs: number;
+  /** At most this many devices in this process, whatever the fair share says (0 = no cap). */
+  maxDevices: number;
+  /** After giving devices away, this sender gives none again for this long (no ping-pong). */
+  rebalanceCooldownMs: number;
   mediaFetchTimeoutMs: number;
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
+  /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/send-policy.ts). */
+  sendPolicy: SendPolicyConfig;
+  backoff: BackoffConfig;
+}
+
+/** How long a device pauses on a server signal that names no end. */
+export interface BackoffConfig {
+  /** Ack 463 with no reach-out lock and no new-chat cycle end. */
+  restrictionMs: number;
+  /** Ack 429 (rate-overlimit). */
+  rateLimitMs: number;
+  /** This many failed sends in a row pause the device (0 = never)... */
+  failureRun: number;
+  /** ...for this long. */
+  failureMs: number;
 }
 
 /** Every environment variable this service reads, by schema piece. */
-export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, senderEnv];
+export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, SEND_POLICY_ENV, senderEnv];
 
 export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderConfig {
   const e = validateEnv(SENDER_ENV, env, messengerRules);
@@ -36,6 +71,15 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     sendMinGapMs: e.SEND_MIN_GAP_MS,
     sendGapJitterMs: e.SEND_GAP_JITTER_MS,
     mediaFetchTimeoutMs: e.MEDIA_FETCH_TIMEOUT_MS,
+    maxDevices: e.SENDER_MAX_DEVICES,
+    rebalanceCooldownMs: e.SENDER_REBALANCE_COOLDOWN_MS,
     outbound: outboundConfig(e),
+    sendPolicy: sendPolicyConfig(e),
+    backoff: {
+      restrictionMs: e.SEND_RESTRICTION_BACKOFF_MS,
+      rateLimitMs: e.SEND_RATE_LIMIT_BACKOFF_MS,
+      failureRun: e.SEND_FAILURE_RUN,
+      failureMs: e.SEND_FAILURE_BACKOFF_MS,
+    },
   };
 }

@@ -1,12 +1,22 @@
-import type { Redis } from 'ioredis';
+import { confirmLinked, markUnlinked } from '@mgw/store';
 import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
-import { serializeError, type Logger } from '@mgw/common';
-import { hasLinkedCredentials, type LeaseManager } from '@mgw/messenger';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import {
+  hasLinkedCredentials,
+  type AcquiredLease,
+  type LeaseManager,
+  type LeaseRenewer,
+  type RenewRound,
+} from '@mgw/messenger';
 import { DeviceRuntime, type RuntimeDeps, type RuntimeEnd } from './device-runtime.js';
+import { fairShare, planHandovers, type SenderRoster } from './fair-share.js';
+import { createMediaFetcher, serveMediaDownload, type MediaDownloadDeps } from './media-download.js';
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
 const COOLDOWN_MS = 30_000;
 const REPLY_TTL_SECONDS = 60;
+/** Devices started (sockets opened) or handed over at once, so a big claim does not stall the loop. */
+const PARALLEL = 10;
 
 /**
  * An `unknown` renewal (Redis did not answer) still leaves the device ours only while the TTL of
@@ -18,25 +28,41 @@ export function leaseMayStillBeOurs(lastConfirmedAt: number, ttlMs: number, now 
 
 /**
  * Claims linked devices through their leases and runs a DeviceRuntime for each one held:
- * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced), a heartbeat
- * that renews every lease, and the reactions the lease outcomes call for.
+ * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced) that claims
+ * up to this sender's fair share and hands the excess over to senders below theirs, a renewer
+ * thread that renews every lease in one round trip per round, and the reactions the lease
+ * outcomes call for.
  */
 export class DeviceFleet {
   private readonly owned = new Map<string, DeviceRuntime>();
   private readonly cooldown = new Map<string, number>();
   private scanTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private stopping = false;
   private rescan = false;
-  private renewing: Promise<void> | undefined;
+  /** No hand-over round before this time (cool-down after the last one). */
+  private nextRebalanceAt = 0;
+  private rebalancing: Promise<void> | undefined;
+  /** Downloads of inbound attachments asked for by the API (device command `download-media`). */
+  private readonly media: Pick<MediaDownloadDeps, 'sealer' | 'fetchBytes'>;
 
   constructor(
     private readonly leases: LeaseManager,
+    private readonly renewer: LeaseRenewer,
+    private readonly roster: SenderRoster,
     private readonly deps: RuntimeDeps,
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.media = {
+      sealer: deps.encryption,
+      fetchBytes: createMediaFetcher({
+        outbound: deps.config.outbound,
+        timeoutMs: deps.config.mediaFetchTimeoutMs,
+        ...(deps.sandbox ? { ca: deps.sandbox.mediaCaPem } : {}),
+      }),
+    };
+  }
 
   get size(): number {
     return this.owned.size;
@@ -62,8 +88,14 @@ export class DeviceFleet {
     await this.subscriber.subscribe(keys.devicesChannel(), keys.deviceCommands());
     // Back from an outage: claim what lapsed meanwhile now, not at the next scan.
     this.deps.redis.on('ready', () => void this.scan());
+    this.renewer.on('round', (round) => this.onRenewRound(round));
+    this.renewer.on('stalled', (silentMs) =>
+      this.logger.error('event loop silent too long: leases left to lapse', { silentMs }),
+    );
+    this.renewer.on('error', (err: Error) =>
+      this.logger.error('lease renewer failed', { err: serializeError(err) }),
+    );
     const { leaseScanMs } = this.deps.config;
-    const leaseRenewMs = this.deps.config.messenger.lease.renewMs;
     const scheduleScan = () => {
       if (this.stopping) return;
       // Jitter spreads the replicas' scans so they do not all race for a free device at once.
@@ -73,15 +105,6 @@ export class DeviceFleet {
       );
     };
     scheduleScan();
-    this.renewTimer = setInterval(() => {
-      // A slow Redis must not stack heartbeats: one renewal round at a time.
-      if (this.renewing) return;
-      this.renewing = this.renewAll()
-        .catch((err: unknown) => {
-          this.logger.error('lease renewal round failed', { err: serializeError(err) });
-        })
-        .finally(() => (this.renewing = undefined));
-    }, leaseRenewMs);
     await this.scan();
   }
 
@@ -90,6 +113,8 @@ export class DeviceFleet {
     this.stopping = true;
     clearTimeout(this.scanTimer);
     await this.scanning;
+    await this.rebalancing;
+    await this.roster.leave().catch(() => undefined);
     // The leases keep being renewed while the active sends finish: a lapsed lease would let
     // another sender open a second socket for a device this process still has open.
     await Promise.all(
@@ -98,8 +123,7 @@ export class DeviceFleet {
         await this.release(rt);
       }),
     );
-    clearInterval(this.renewTimer);
-    await this.renewing;
+    await this.renewer.stop();
   }
 
   scan(): Promise<void> {
@@ -125,82 +149,131 @@ export class DeviceFleet {
       for (const [deviceId, until] of this.cooldown) if (until <= now) this.cooldown.delete(deviceId);
       const linked = await this.deps.redis.smembers(keys.linkedDevices());
       this.deps.metrics.devicesLinked.set(linked.length);
-      for (const deviceId of linked) {
-        if (this.stopping) return;
-        if (this.owned.has(deviceId) || (this.cooldown.get(deviceId) ?? 0) > Date.now()) continue;
-        const lease = await this.leases.acquire(deviceId);
-        if (!lease) continue;
-        if (!(await hasLinkedCredentials(this.deps.redis, deviceId, this.deps.encryption))) {
-          // Listed but without credentials (a logout raced the scan): a socket would start a QR
-          // pairing nobody is looking at. Drop it from the set; a new link adds it back.
-          await this.deps.redis.srem(keys.linkedDevices(), deviceId);
-          await this.leases.release(lease);
-          continue;
+      const view = await this.roster.beat(this.owned.size);
+      const share = fairShare(linked.length, view.loads.size, this.deps.config.maxDevices);
+      this.deps.metrics.sendersLive.set(view.loads.size);
+      this.deps.metrics.senderFairShare.set(share);
+      const free = linked.filter((id) => !this.owned.has(id) && (this.cooldown.get(id) ?? 0) <= Date.now());
+      // Up to the share, a pipeline of acquires per batch (most are held by others: one round trip).
+      for (let i = 0; i < free.length && this.owned.size < share && !this.stopping;) {
+        const batch = free.slice(i, (i += Math.max(PARALLEL, share - this.owned.size)));
+        const got = (await this.leases.acquireMany(batch)).filter((l): l is AcquiredLease => !!l);
+        const keep = got.slice(0, Math.max(0, share - this.owned.size));
+        for (const extra of got.slice(keep.length)) await this.leases.release(extra).catch(() => undefined);
+        for (let j = 0; j < keep.length; j += PARALLEL)
+          await Promise.all(keep.slice(j, j + PARALLEL).map((lease) => this.claim(lease)));
+      }
+      if (this.owned.size > share && Date.now() >= this.nextRebalanceAt && !this.stopping) {
+        const plan = planHandovers(this.leases.owner, [...this.owned.keys()], view, share);
+        if (plan.length > 0) {
+          this.nextRebalanceAt = Date.now() + this.deps.config.rebalanceCooldownMs;
+          // In the background: a scan must not wait for sends to finish; stop() waits for it.
+          this.rebalancing = this.handOver(plan).finally(() => (this.rebalancing = undefined));
         }
-        const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => {
-          this.onRuntimeEnd(r, why).catch((err: unknown) =>
-            this.logger.error('device runtime end not handled', { deviceId, why, err: serializeError(err) }),
-          );
-        });
-        this.owned.set(deviceId, rt);
-        this.deps.metrics.leasesHeld.set(this.owned.size);
-        this.logger.info('device claimed', { deviceId, epoch: lease.epoch });
-        await rt.start().catch(async (err: unknown) => {
-          this.logger.error('device start failed', { deviceId, err: serializeError(err) });
-          // Its queue and worker connections, socket and state gauge go too, not just the lease.
-          await rt.stop({ force: true }).catch(() => undefined);
-          await this.giveUp(rt);
-        });
       }
     } catch (err) {
       this.logger.warn('device scan failed', { err: serializeError(err) });
     }
   }
 
-  private async renewAll(): Promise<void> {
-    for (const rt of [...this.owned.values()]) {
-      // Released (or given up) since this round started: never renew or re-acquire it.
-      if (this.owned.get(rt.deviceId) !== rt) continue;
-      const lease = { deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch };
-      const sentAt = Date.now();
-      const outcome = await this.leases.renew(lease);
-      if (outcome === 'renewed') {
-        rt.leaseConfirmedAt = sentAt;
+  private async claim(lease: AcquiredLease): Promise<void> {
+    const { deviceId } = lease;
+    if (this.stopping || !(await hasLinkedCredentials(this.deps.redis, deviceId, this.deps.encryption))) {
+      // Listed but without credentials (a logout raced the scan): a socket would start a QR
+      // pairing nobody is looking at. Drop it from the set; a new link adds it back.
+      if (!this.stopping) await markUnlinked(this.deps.redis, deviceId);
+      await this.leases.release(lease);
+      return;
+    }
+    await confirmLinked(this.deps.redis, deviceId);
+    const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => {
+      this.onRuntimeEnd(r, why).catch((err: unknown) =>
+        this.logger.error('device runtime end not handled', { deviceId, why, err: serializeError(err) }),
+      );
+    });
+    this.owned.set(deviceId, rt);
+    this.renewer.hold(lease);
+    this.deps.metrics.leasesHeld.set(this.owned.size);
+    if (lease.handedOverAt !== undefined) {
+      this.deps.metrics.deviceHandovers.inc({ direction: 'taken' });
+      this.deps.metrics.deviceClaimSeconds.observe(Math.max(0, Date.now() - lease.handedOverAt) / 1000);
+    }
+    this.logger.info('device claimed', {
+      deviceId,
+      epoch: lease.epoch,
+      handedOver: lease.handedOverAt !== undefined,
+    });
+    await rt.start().catch(async (err: unknown) => {
+      this.logger.error('device start failed', { deviceId, err: serializeError(err) });
+      // Its queue and worker connections, socket and state gauge go too, not just the lease.
+      await rt.stop({ force: true }).catch(() => undefined);
+      await this.giveUp(rt);
+    });
+  }
+
+  /**
+   * Fair share: gives devices to senders below their share, each by the SIGTERM hand-over (stop
+   * taking jobs, finish the active one, close without logout) and a release that reserves the
+   * device for its taker, who is told to scan at once. Nothing is lost (the queue stays in Redis)
+   * and nothing is sent twice (the giver's worker is closed before the lease is released).
+   */
+  private async handOver(plan: { deviceId: string; to: string }[]): Promise<void> {
+    const holdMs = 4 * this.deps.config.messenger.lease.ttlMs;
+    this.logger.info('handing devices over (fair share)', { count: plan.length });
+    for (let i = 0; i < plan.length && !this.stopping; i += PARALLEL) {
+      await Promise.all(
+        plan.slice(i, i + PARALLEL).map(async ({ deviceId, to }) => {
+          const rt = this.owned.get(deviceId);
+          if (!rt) return;
+          await rt.stop();
+          if (this.owned.get(deviceId) !== rt) return;
+          this.owned.delete(deviceId);
+          this.renewer.drop(deviceId);
+          this.cooldown.set(deviceId, Date.now() + COOLDOWN_MS);
+          this.deps.metrics.leasesHeld.set(this.owned.size);
+          const lease = { deviceId, owner: this.leases.owner, epoch: rt.epoch };
+          if (await this.leases.releaseTo(lease, to, holdMs).catch(() => false)) {
+            this.deps.metrics.deviceHandovers.inc({ direction: 'given' });
+            this.logger.info('device handed over', { deviceId, to });
+            await this.deps.redis.publish(keys.devicesChannel(), deviceId).catch(() => undefined);
+          }
+        }),
+      );
+    }
+  }
+
+  /** A renewal round's outcomes (from the renewer thread): close what is no longer ours. */
+  private onRenewRound(round: RenewRound): void {
+    const { metrics, config } = this.deps;
+    metrics.leaseRenewRounds.observe(round.durationMs / 1000);
+    for (const { deviceId, epoch, outcome } of round.outcomes) {
+      metrics.leaseRenewals.inc({ outcome });
+      const rt = this.owned.get(deviceId);
+      // Released (or given up) since the round was sent: nothing to do.
+      if (!rt || rt.epoch !== epoch) continue;
+      if (outcome === 'renewed' || outcome === 'restored') {
+        rt.leaseConfirmedAt = round.sentAt;
+        if (outcome === 'restored')
+          this.logger.warn('lease lapsed and was restored (nobody took it meanwhile)', { deviceId, epoch });
         continue;
       }
       // Redis did not answer: keep the socket, but only while the last confirmed renewal's TTL has
       // not run out; after that another replica may already own the device.
-      if (
-        outcome === 'unknown' &&
-        leaseMayStillBeOurs(rt.leaseConfirmedAt, this.deps.config.messenger.lease.ttlMs)
-      )
+      if (outcome === 'unknown' && leaseMayStillBeOurs(rt.leaseConfirmedAt, config.messenger.lease.ttlMs))
         continue;
-      if (outcome === 'missing') {
-        const again = await this.leases.acquire(rt.deviceId).catch(() => undefined);
-        // Epoch+1 proves nobody held the device in between, so our cached keys are still current.
-        if (again && again.epoch === rt.epoch + 1) {
-          rt.setLease(again, sentAt);
-          this.logger.warn('lease expired and was re-acquired', {
-            deviceId: rt.deviceId,
-            epoch: again.epoch,
-          });
-          continue;
-        }
-        if (again)
-          await this.leases
-            .release(again)
-            .catch((err: unknown) =>
-              this.logger.warn('lease release failed', { deviceId: rt.deviceId, err: serializeError(err) }),
-            );
-      }
-      this.logger.warn('lease lost; closing the device socket', { deviceId: rt.deviceId, outcome });
-      this.owned.delete(rt.deviceId);
-      this.deps.metrics.leasesHeld.set(this.owned.size);
+      this.logger.warn('lease lost; closing the device socket', { deviceId, outcome });
+      this.owned.delete(deviceId);
+      this.renewer.drop(deviceId);
+      metrics.leasesHeld.set(this.owned.size);
       // Another process holds (or held) the device: back off, never fight over it. A lease that
       // lapsed only because Redis was away is claimed again as soon as Redis answers.
-      if (outcome !== 'unknown') this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+      if (outcome !== 'unknown') this.cooldown.set(deviceId, Date.now() + COOLDOWN_MS);
       rt.markLeaseGone();
-      await rt.stop({ force: true });
+      void rt
+        .stop({ force: true })
+        .catch((err: unknown) =>
+          this.logger.warn('device stop failed', { deviceId, err: serializeError(err) }),
+        );
     }
   }
 
@@ -218,18 +291,17 @@ export class DeviceFleet {
   }
 
   private async giveUp(rt: DeviceRuntime, cooldown = true): Promise<void> {
-    this.owned.delete(rt.deviceId);
+    if (this.owned.get(rt.deviceId) === rt) this.owned.delete(rt.deviceId);
     if (cooldown) this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
     this.deps.metrics.leasesHeld.set(this.owned.size);
     await this.release(rt);
   }
 
   private async release(rt: DeviceRuntime): Promise<void> {
-    // Out of the renewal set first, then let a round in flight finish (it may have re-acquired the
-    // lease with a new epoch, which setLease recorded): only then release, so nothing renews or
-    // re-acquires the lease after it was released.
+    // Out of the renewal set, then release: the release moves the epoch counter on, so a renewal
+    // round already in flight cannot restore the lease.
     if (this.owned.get(rt.deviceId) === rt) this.owned.delete(rt.deviceId);
-    await this.renewing;
+    this.renewer.drop(rt.deviceId);
     await this.leases
       .release({ deviceId: rt.deviceId, owner: this.leases.owner, epoch: rt.epoch })
       .catch((err: unknown) =>
@@ -238,7 +310,10 @@ export class DeviceFleet {
     this.deps.metrics.leasesHeld.set(this.owned.size);
   }
 
-  /** The connection service asks the owner of a device to log it out (only the owner has the socket). */
+  /**
+   * Commands for the owner of a device: the connection service asks it to log the device out (only
+   * the owner has the socket); the API asks it to download an inbound attachment.
+   */
   private async onCommand(raw: string): Promise<void> {
     let cmd: DeviceCommand;
     try {
@@ -247,7 +322,18 @@ export class DeviceFleet {
       return;
     }
     const rt = this.owned.get(cmd.deviceId);
-    if (!rt || cmd.type !== 'logout') return;
+    if (!rt) return;
+    if (cmd.type === 'download-media') {
+      const answer = await serveMediaDownload(
+        { ...this.media, redis: this.deps.redis, inbound: this.deps.inbound, logger: this.logger },
+        cmd.deviceId,
+        cmd.messageId,
+        cmd.requestId,
+      );
+      const key = keys.commandReply(cmd.requestId);
+      await this.deps.redis.multi().rpush(key, JSON.stringify(answer)).expire(key, REPLY_TTL_SECONDS).exec();
+      return;
+    }
     let reply: DeviceCommandReply;
     try {
       await rt.logout();

@@ -1,11 +1,9 @@
-import type { Redis } from 'ioredis';
 import { Worker } from 'bullmq';
-import { serializeError, type Logger } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
   CONNECTION_STATUSES,
   FAILURE_REASONS,
-  keys,
   sendQueueName,
   type FailureReason,
   type Metrics,
@@ -23,17 +21,25 @@ import {
   getDeviceState,
   openSendQueue,
   purgeDeviceMessages,
+  forgetAccount,
+  rememberChats,
+  sendingView,
   waitUntilNoActiveJob,
   type ContentStore,
   type Encryption,
+  type InboundStore,
   type MessageStore,
   type SendQueue,
   type SessionStore,
+  markUnlinked,
 } from '@mgw/store';
 import type { SenderConfig } from './config.js';
 import type { AttachmentFetcher } from './media-source.js';
 import { Pacer } from './pacing.js';
-import { applyReceipts } from './receipts.js';
+import { ReceiptBatcher } from './receipts.js';
+import { DeviceRestriction } from './restriction.js';
+import { SendGate } from './send-policy.js';
+import { recordInbound } from './inbound.js';
 import { onSendJobFailed, processSendJob } from './send-job.js';
 
 export interface RuntimeDeps {
@@ -41,12 +47,14 @@ export interface RuntimeDeps {
   logger: Logger;
   metrics: Metrics;
   /** Commands, auth state and records. */
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ workers' connection (maxRetriesPerRequest null). */
-  bullConnection: Redis;
+  bullConnection: RedisClient;
   messages: MessageStore;
   contents: ContentStore;
   sessions: SessionStore;
+  /** Messages contacts write to the account (recorded sealed, announced as message.received). */
+  inbound: InboundStore;
   /** Attachment URLs, through the guarded outbound client. */
   fetchAttachment: AttachmentFetcher;
   encryption: Encryption;
@@ -74,6 +82,8 @@ export class DeviceRuntime {
   private linkGeneration = 0;
   private handingOver = false;
   private readonly pacer: Pacer;
+  private readonly gate: SendGate;
+  readonly restriction: DeviceRestriction;
   private started = false;
   /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
   private leaseGone = false;
@@ -82,7 +92,7 @@ export class DeviceRuntime {
 
   constructor(
     readonly deviceId: string,
-    private lease: Lease,
+    private readonly lease: Lease,
     private readonly deps: RuntimeDeps,
     private readonly onEnd: (runtime: DeviceRuntime, why: RuntimeEnd) => void,
   ) {
@@ -109,6 +119,18 @@ export class DeviceRuntime {
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
     this.pacer = pacer;
     this.queue = openSendQueue(deps.bullConnection, deviceId);
+    const gate = new SendGate(redis, deviceId, config.sendPolicy, metrics);
+    this.gate = gate;
+    this.restriction = new DeviceRestriction({
+      redis,
+      deviceId,
+      conn: this.conn,
+      backoff: config.backoff,
+      metrics,
+      logger: this.log,
+      wakeHeld: () => this.queue.promoteJobs(),
+    });
+    const restriction = this.restriction;
     this.worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
       (job, token) =>
@@ -121,6 +143,8 @@ export class DeviceRuntime {
             conn: this.conn,
             sender,
             pacer,
+            gate,
+            restriction,
             fetchAttachment: deps.fetchAttachment,
             metrics,
             logger: this.log,
@@ -161,12 +185,6 @@ export class DeviceRuntime {
 
   get epoch(): number {
     return this.lease.epoch;
-  }
-
-  /** After a lease re-acquire with no other owner in between, only the epoch changes. */
-  setLease(lease: Lease, confirmedAt: number): void {
-    this.lease = lease;
-    this.leaseConfirmedAt = confirmedAt;
   }
 
   /** Another process may hold the device now: never write its auth state again. */
@@ -215,7 +233,8 @@ export class DeviceRuntime {
     this.retiredSignal.abort();
     const { redis, sessions, messages } = this.deps;
     await purgeAuthState(redis, this.deviceId, this.lease.epoch);
-    await redis.srem(keys.linkedDevices(), this.deviceId);
+    await markUnlinked(redis, this.deviceId);
+    await forgetAccount(redis, this.deviceId);
     await sessions.markDisconnected(this.deviceId, reason);
     const ended = await purgeDeviceMessages(
       { redis, queue: this.queue, messages },
@@ -280,11 +299,39 @@ export class DeviceRuntime {
     this.conn.on('fenced', () => {
       if (!this.retired) this.onEnd(this, 'fenced');
     });
-    this.conn.on('receipts', (receipts) => {
-      void applyReceipts(messages, this.deviceId, receipts, metrics).catch((err: unknown) =>
-        this.log.warn('receipts not applied', { err: serializeError(err) }),
+    this.wireAccountSafety();
+    const receipts = new ReceiptBatcher(messages, this.deviceId, metrics, (err) =>
+      this.log.warn('receipts not applied', { err: serializeError(err) }),
+    );
+    this.conn.on('receipts', (batch) => receipts.add(batch));
+    this.conn.on('inbound', (received) => {
+      void recordInbound(this.deps.inbound, this.deviceId, received, metrics).catch((err: unknown) =>
+        this.log.warn('inbound messages not recorded', { err: serializeError(err) }),
       );
     });
+  }
+
+  /** WhatsApp's reach-out lock pauses and resumes sending; who wrote to us is no first contact. */
+  private wireAccountSafety(): void {
+    this.conn.on('reachout', (lock) => {
+      void this.restriction
+        .onReachout(lock)
+        .catch((err: unknown) => this.log.warn('reach-out lock not applied', { err: serializeError(err) }));
+    });
+    this.conn.on('wroteToUs', (phones) => {
+      void rememberChats(this.deps.redis, this.deviceId, phones).catch(() => undefined);
+    });
+  }
+
+  /** The account-safety gauges (usage of the window, pause), refreshed at scrape time. */
+  async refreshSafetyMetrics(): Promise<void> {
+    const { metrics, redis, config } = this.deps;
+    const view = await sendingView(redis, this.deviceId, config.sendPolicy);
+    metrics.deviceSentToday.set({ device: this.deviceId }, view.sentToday);
+    metrics.deviceFirstContactsToday.set({ device: this.deviceId }, view.firstContactsToday);
+    if (view.dailyCap === null) metrics.deviceDailyCap.remove({ device: this.deviceId });
+    else metrics.deviceDailyCap.set({ device: this.deviceId }, view.dailyCap);
+    await this.restriction.refreshGauge();
   }
 
   private setState(state: (typeof CONNECTION_STATUSES)[number]): void {
@@ -293,6 +340,13 @@ export class DeviceRuntime {
   }
 
   private clearState(): void {
+    this.restriction.close();
+    for (const g of [
+      this.deps.metrics.deviceSentToday,
+      this.deps.metrics.deviceFirstContactsToday,
+      this.deps.metrics.deviceDailyCap,
+    ])
+      g.remove({ device: this.deviceId });
     for (const s of CONNECTION_STATUSES)
       this.deps.metrics.deviceState.remove({ device: this.deviceId, state: s });
   }

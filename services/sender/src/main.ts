@@ -1,8 +1,9 @@
 import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
-import { startMessengerRuntime } from '@mgw/messenger';
-import { ContentStore } from '@mgw/store';
+import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
+import { ContentStore, InboundStore } from '@mgw/store';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './device-fleet.js';
+import { SenderRoster } from './fair-share.js';
 import { createAttachmentFetcher } from './media-source.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
@@ -10,15 +11,21 @@ async function main(): Promise<void> {
   const config = loadSenderConfig();
   const rt = await startMessengerRuntime('sender', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
-  const bullConnection = createRedis(config.redis.url, 'worker', 'sender-bull');
-  const subscriber = createRedis(config.redis.url, 'subscriber', 'sender-sub');
+  const bullConnection = createRedis(config.redis, 'worker', 'sender-bull');
+  const subscriber = createRedis(config.redis, 'subscriber', 'sender-sub');
   const contents = new ContentStore(redis, encryption, config.store.messageRetentionSeconds);
   const fetchAttachment = createAttachmentFetcher({
     outbound: config.outbound,
     timeoutMs: config.mediaFetchTimeoutMs,
   });
+  const { ttlMs, renewMs } = config.messenger.lease;
+  // Leases renew from a thread of their own: a busy event loop here does not let them lapse.
+  const renewer = new LeaseRenewer({ redis: config.redis, owner: leases.owner, ttlMs, renewMs });
+  await renewer.ready();
   const fleet = new DeviceFleet(
     leases,
+    renewer,
+    new SenderRoster(redis, leases.owner, ttlMs),
     {
       config,
       logger,
@@ -27,6 +34,7 @@ async function main(): Promise<void> {
       bullConnection,
       messages,
       contents,
+      inbound: new InboundStore(redis, encryption, config.store.messageRetentionSeconds),
       sessions,
       encryption,
       fetchAttachment,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 
 const SETTINGS_TTL_MS = 5000;
@@ -15,7 +15,7 @@ export class Pacer {
   private readonly released = new AbortController();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly deviceId: string,
     private readonly defaultGapMs: number,
     private readonly jitterMs: number,

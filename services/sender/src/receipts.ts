@@ -2,17 +2,42 @@ import type { Metrics } from '@mgw/contracts';
 import type { ReceiptUpdate } from '@mgw/messenger';
 import type { MessageStore } from '@mgw/store';
 
-/** Moves our records forward on delivery/read receipts (unknown ids — e.g. follow-up texts — are skipped). */
-export async function applyReceipts(
-  messages: MessageStore,
-  deviceId: string,
-  receipts: ReceiptUpdate[],
-  metrics: Metrics,
-): Promise<void> {
-  for (const r of receipts) {
-    const messageId = await messages.findByPlatformId(deviceId, r.platformMessageId);
-    if (!messageId) continue;
-    if (await messages.markReceipt(deviceId, messageId, r.status, r.at))
-      metrics.messages.inc({ status: r.status });
+/**
+ * Moves our records forward on delivery/read receipts (unknown ids — e.g. follow-up texts — are
+ * skipped). Receipts of a device arriving within one turn of the event loop are applied together:
+ * two round trips per batch (see MessageStore.markReceipts), not two per receipt.
+ */
+export class ReceiptBatcher {
+  private batch: ReceiptUpdate[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly messages: MessageStore,
+    private readonly deviceId: string,
+    private readonly metrics: Metrics,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  add(receipts: ReceiptUpdate[]): void {
+    if (receipts.length === 0) return;
+    const first = this.batch.length === 0;
+    this.batch.push(...receipts);
+    if (first) setImmediate(() => void this.flush());
+  }
+
+  /** Applies what is pending now (and what a flush in progress holds); for tests and shutdown. */
+  async flush(): Promise<void> {
+    await this.flushing;
+    const batch = this.batch;
+    if (batch.length === 0) return;
+    this.batch = [];
+    this.flushing = this.messages
+      .markReceipts(this.deviceId, batch)
+      .then((applied) => {
+        for (const r of applied) this.metrics.messages.inc({ status: r.status });
+      })
+      .catch(this.onError)
+      .finally(() => (this.flushing = undefined));
+    await this.flushing;
   }
 }

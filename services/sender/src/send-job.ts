@@ -22,6 +22,8 @@ import {
 import type { ContentStore, MessageStore, StoredContent } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
+import type { DeviceRestriction } from './restriction.js';
+import type { SendGate, Ticket } from './send-policy.js';
 import { PermanentSendError } from './send-errors.js';
 
 /** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
@@ -34,6 +36,10 @@ export interface SendJobDeps {
   conn: DeviceSocket;
   sender: MessageSender;
   pacer: Pacer;
+  /** Caps, warm-up, quiet hours and the device's pause: held messages wait in the queue. */
+  gate: SendGate;
+  /** Turns WhatsApp's push-back (ack 463/429, failures in a row) into a pause of the device. */
+  restriction: Pick<DeviceRestriction, 'onSendFailed' | 'onSent'>;
   fetchAttachment: AttachmentFetcher;
   metrics: Metrics;
   logger: Logger;
@@ -99,24 +105,55 @@ export async function processSendJob(
       if (deps.handingOver()) await handBack(job, token);
       throw new NotConnectedError('the device socket did not open in time');
     }
-    const jid = await deps.sender.lookup(data.to);
-    if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
-    const content = stored.content;
-    const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
+    // Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue, no attempt used
+    // (and nothing asked of WhatsApp, not even the number lookup).
+    const verdict = await deps.gate.admit(data);
+    if ('holdUntil' in verdict) await holdBack(job, verdict.holdUntil, token);
+    const ticket = (verdict as { go: Ticket }).go;
+    try {
+      const jid = await deps.sender.lookup(data.to);
+      if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
+      const content = stored.content;
+      const quoted = content.existingMessageId
+        ? await replyTarget(content.existingMessageId, deps)
+        : undefined;
+      await deps.pacer.wait();
+      const retiredAfterWait = deps.retiredReason();
+      if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
+      if (deps.handingOver()) await handBack(job, token);
+      // A pause that began while this message waited for its turn holds it too.
+      const pausedUntil = await deps.gate.restrictedUntil();
+      if (pausedUntil !== undefined) await holdBack(job, pausedUntil, token);
 
-    await deps.pacer.wait();
-    const retiredAfterWait = deps.retiredReason();
-    if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
-    if (deps.handingOver()) await handBack(job, token);
-
-    const claim = await deps.messages.claim(data);
-    if (claim === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
-    if (claim === 'failed' || claim === 'sent') {
-      const now = await deps.messages.getRecord(data.deviceId, data.messageId);
-      if (now?.sentAt && now.status !== 'failed') return result(data, now.sentAt);
-      throw new PermanentSendError(reasonOf(now?.error), 'already failed');
+      const claim = await deps.messages.claim(data);
+      if (claim === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+      if (claim === 'failed' || claim === 'sent') {
+        const now = await deps.messages.getRecord(data.deviceId, data.messageId);
+        if (now?.sentAt && now.status !== 'failed') {
+          await ticket.release(); // counted when it was sent
+          return result(data, now.sentAt);
+        }
+        throw new PermanentSendError(reasonOf(now?.error), 'already failed');
+      }
+      try {
+        await abortable(sendContent(data, content, jid, quoted, deps), deps.retired);
+      } catch (err) {
+        // The server refused it because of the account, not the message: it waits (same WhatsApp
+        // id, never delivered) until the device's pause ends.
+        const until = await deps.restriction.onSendFailed(err);
+        if (until !== undefined) await holdBack(job, until, token);
+        throw err;
+      }
+    } catch (err) {
+      await ticket.release().catch(() => undefined);
+      throw err;
     }
-    await abortable(sendContent(data, content, jid, quoted, deps), deps.retired);
+    deps.restriction.onSent();
+    await ticket
+      .sent()
+      .catch((err: unknown) =>
+        deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) }),
+      );
     const sentAt = new Date();
     deps.metrics.sendLatency.observe(
       { kind: data.kind },
@@ -241,6 +278,16 @@ async function acceptedContent(
     }
     await new Promise((resolve) => setTimeout(resolve, HELD_POLL_MS));
   }
+}
+
+/** Back to the queue until `until` (ms) without using an attempt; its record stays `queued`. */
+async function holdBack(
+  job: Job<SendJobData, SendJobResult>,
+  until: number,
+  token: string | undefined,
+): Promise<never> {
+  await job.moveToDelayed(Math.max(until, Date.now() + 100), token);
+  throw new DelayedError();
 }
 
 async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {

@@ -17,7 +17,33 @@ import { ContentStore, MessageStore, Encryption } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
+import { DeviceRestriction } from '../src/restriction.js';
 import { onSendJobFailed, processSendJob } from '../src/send-job.js';
+import { SendGate } from '../src/send-policy.js';
+
+/** The real gate and restriction with no caps: these tests are about retries, not the policy. */
+function policyDeps(redis: Redis, deviceId: string) {
+  const metrics = createMetrics();
+  const uncapped = {
+    defaults: { dailyCap: 0, warmupCaps: [], firstContactCap: 0, otpReserve: 0, timeZone: 'UTC' },
+    windowMs: 86_400_000,
+  };
+  return {
+    gate: new SendGate(redis, deviceId, uncapped, metrics),
+    restriction: new DeviceRestriction({
+      redis,
+      deviceId,
+      conn: {
+        fetchReachoutLock: async () => ({ active: false }),
+        fetchNewChatCap: async () => ({ capped: false }),
+      },
+      backoff: { restrictionMs: 60_000, rateLimitMs: 60_000, failureRun: 0, failureMs: 60_000 },
+      metrics,
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      wakeHeld: async () => undefined,
+    }),
+  };
+}
 
 /**
  * The send job's retry rules against a real Redis and real BullMQ, with the WhatsApp side faked:
@@ -103,6 +129,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
+            ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
             openWaitMs: 1000,
@@ -348,6 +375,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
             sender: {} as MessageSender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
+            ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
             openWaitMs: 1000,

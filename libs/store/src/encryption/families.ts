@@ -70,6 +70,23 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     form: 'text',
     fields: { body: 'text', media: 'binary' },
   },
+  {
+    // Messages contacts wrote (direction inbound): the text and the media reference; outbound
+    // records share the key pattern but have neither field.
+    name: 'inbound-messages',
+    pattern: keys.message('*', '*'),
+    type: 'hash',
+    form: 'text',
+    fields: { text: 'text', media: 'text' },
+  },
+  {
+    // A device's webhook: its signing secrets (the URL, events and counters are not secret).
+    name: 'webhooks',
+    pattern: keys.webhook('*'),
+    type: 'hash',
+    form: 'text',
+    fields: { secret: 'text', previousSecret: 'text' },
+  },
 ];
 
 /** The form of one stored value of a family, or undefined when that field is not sealed. */

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import { sendingView } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../auth.js';
 import { parse } from '../validation.js';
@@ -36,7 +37,7 @@ export function disconnectRoute(s: ApiServices): RequestHandler {
   };
 }
 
-/** GET /status: the session record; account details only while connected. */
+/** GET /status: the session record; account details only while connected; the sending policy's usage. */
 export function statusRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
@@ -48,6 +49,10 @@ export function statusRoute(s: ApiServices): RequestHandler {
         if (session[field]) body[field] = session[field];
       }
     }
+    // Beyond the spec's fields, for a linked device (connected or reconnecting): what the account
+    // sent today against its caps, and its pause while WhatsApp pushes back.
+    if (session.status !== 'disconnected')
+      body.sending = await sendingView(s.redis, deviceId, s.config.sendPolicy);
     res.status(200).json(body);
   };
 }

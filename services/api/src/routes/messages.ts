@@ -1,18 +1,39 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../api-error.js';
-import { ERRORS, emptyQuerySchema } from '@mgw/contracts';
+import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
+import { listMessages } from '../list-messages.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../auth.js';
 import { parse } from '../validation.js';
 
-/** GET /messages/:id: a message of the token's device; any other id is 404, not 403. */
+/**
+ * GET /messages/:id: a message of the token's device; any other id is 404, not 403. The record is
+ * in `data` (the one envelope of objects; it was `message` before the events release).
+ */
 export function messageRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    const record = id.length <= 128 ? await s.messages.get(deviceId, id) : undefined;
-    if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-    res.status(200).json({ success: true, message: record });
+    const record = await ownMessage(s, deviceId, id);
+    const data = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : record;
+    if (!data) throw new ApiError(404, ERRORS.messageNotFound);
+    res.status(200).json({ success: true, data });
   };
+}
+
+/** GET /messages: a page of the device's messages, newest first (see list-messages.ts). */
+export function listMessagesRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    const q = parse(messagesQuerySchema, req.query);
+    res.status(200).json({ success: true, data: await listMessages(s, deviceId, q) });
+  };
+}
+
+/** The record of message `id` of the token's device; 404 for any other id (another device's too). */
+export async function ownMessage(s: Pick<ApiServices, 'messages'>, deviceId: string, id: string) {
+  const record = id.length <= 128 ? await s.messages.get(deviceId, id) : undefined;
+  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
+  return record;
 }

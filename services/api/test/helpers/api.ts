@@ -10,6 +10,7 @@ import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { startApiOps } from '../../src/routes/ops.js';
+import { openApiProblem } from './openapi-check.js';
 
 export interface TestApi {
   url: string;
@@ -111,7 +112,11 @@ export interface JsonResponse {
   body: Record<string, unknown>;
 }
 
-/** fetch + JSON body; `token` goes in the Bearer header unless `query` is set. */
+/**
+ * fetch + JSON body; `token` goes in the Bearer header unless `query` is set. Every answer of the
+ * public API is checked against the OpenAPI document: an undocumented status or a body that does
+ * not match it fails the test that received it.
+ */
 export async function call(
   url: string,
   opts: {
@@ -143,5 +148,8 @@ export async function call(
   } catch {
     parsed = { raw: text };
   }
+  const method = opts.method ?? (body ? 'POST' : 'GET');
+  const problem = openApiProblem(target, method, res.status, text === '' ? undefined : parsed, res.headers);
+  if (problem) throw new Error(`The answer is not as the OpenAPI document says: ${problem}`);
   return { status: res.status, headers: res.headers, body: parsed };
 }

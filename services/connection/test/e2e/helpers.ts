@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
+import { markLinked } from '@mgw/store';
 import type { Stack } from '@mgw/testing';
 
 export interface Answer {
@@ -53,7 +54,7 @@ export async function stuckDevice(stack: Stack, deviceId: string, holdMs = 120_0
       account: { details: bytes, accountSignature: bytes },
     }),
   );
-  await stack.redis.sadd(keys.linkedDevices(), deviceId);
+  await markLinked(stack.redis, deviceId);
   const epoch = await stack.redis.incr(keys.leaseEpoch(deviceId));
   await stack.redis.set(
     keys.lease(deviceId),

@@ -94,7 +94,7 @@ describe('e2e: connect, repeated connect, forceNew, pairing code, disconnect, un
             .slice(1)
             .map(
               async (id) =>
-                (await stack().api<{ message: { status: string } }>('GET', `/messages/${id}`)).body.message,
+                (await stack().api<{ data: { status: string } }>('GET', `/messages/${id}`)).body.data,
             ),
         );
         return records.every((r) => r.status === 'failed');
@@ -102,8 +102,8 @@ describe('e2e: connect, repeated connect, forceNew, pairing code, disconnect, un
       { timeoutMs: 20_000, what: 'waiting jobs failed' },
     );
     for (const id of ids.slice(1)) {
-      const r = (await stack().api<{ message: { status: string; error: string } }>('GET', `/messages/${id}`))
-        .body.message;
+      const r = (await stack().api<{ data: { status: string; error: string } }>('GET', `/messages/${id}`))
+        .body.data;
       expect(r).to.include({ status: 'failed', error: 'logged_out' });
     }
     expect(await stack().redis.sismember(keys.linkedDevices(), stack().deviceId)).to.equal(0);

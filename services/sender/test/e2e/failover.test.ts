@@ -76,8 +76,8 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     return Promise.all(
       ids.map(
         async (id) =>
-          (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`, undefined, token))
-            .body.message,
+          (await stack().api<{ data: Record<string, string> }>('GET', `/messages/${id}`, undefined, token))
+            .body.data,
       ),
     );
   }

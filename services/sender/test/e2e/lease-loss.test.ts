@@ -54,8 +54,8 @@ describe('e2e: a sender that loses its lease lets go of the device (real service
       what: 'message after takeover',
     });
     const record = (
-      await stack().api<{ message: { status: string } }>('GET', `/messages/${sent.body.messageId}`)
-    ).body.message;
+      await stack().api<{ data: { status: string } }>('GET', `/messages/${sent.body.messageId}`)
+    ).body.data;
     expect(record.status).to.not.equal('failed');
   });
 });

@@ -21,7 +21,7 @@ describe('e2e: a 500-recipient list (accepted in pieces), OTP in English and Ara
   });
 
   async function record(id: string): Promise<Record<string, string>> {
-    return (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body.message;
+    return (await stack().api<{ data: Record<string, string> }>('GET', `/messages/${id}`)).body.data;
   }
 
   it('When a list of 500 is sent with an OTP right behind it, then each contact gets exactly one message with the recorded id and the OTP jumps the queue', async () => {
@@ -88,8 +88,9 @@ describe('e2e: a 500-recipient list (accepted in pieces), OTP in English and Ara
     expect(await record(res.body.messageId)).to.include({ error: 'not_on_whatsapp' });
   });
 
-  it('When WhatsApp acks a message with an error, then it is not retried and fails with rejected_by_server', async () => {
-    await stack().simApi('POST', '/faults/ack-error', { to: '15550420010', error: 463, count: 1 });
+  it('When WhatsApp acks a message with an error about the message (479), then it is not retried and fails with rejected_by_server', async () => {
+    // 463 and 429 are about the account: they pause the device instead (account-safety suite).
+    await stack().simApi('POST', '/faults/ack-error', { to: '15550420010', error: 479, count: 1 });
     const res = await stack().api<{ messageId: string }>('POST', '/send', {
       to: '15550420010',
       text: 'refused',

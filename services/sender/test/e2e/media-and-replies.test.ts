@@ -66,9 +66,8 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
     let record: Record<string, string> = {};
     await waitFor(
       async () => {
-        record = (
-          await stack.api<{ message: Record<string, string> }>('GET', `/messages/${res.body.messageId}`)
-        ).body.message;
+        record = (await stack.api<{ data: Record<string, string> }>('GET', `/messages/${res.body.messageId}`))
+          .body.data;
         return record.status !== 'queued';
       },
       { timeoutMs: 30_000, what: 'message leaves queued' },

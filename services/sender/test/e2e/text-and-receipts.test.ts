@@ -19,7 +19,13 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
     await stack().linkByQr(account, 'Alice Business');
     const status = await stack().waitForStatus('connected');
     expect(status).to.include({ success: true, status: 'connected', phone: account, name: 'Alice Business' });
-    expect(status.profilePic).to.equal(picture);
+    // The pairing says connected first; the sender's socket adds the picture once it opened.
+    await waitFor(
+      async () => (await stack().api<{ profilePic?: string }>('GET', '/status')).body.profilePic === picture,
+      {
+        what: 'the profile picture in the status',
+      },
+    );
   });
 
   it('When a text is sent to one recipient, then the inbox holds exactly it and the record goes sent → delivered → read', async () => {
@@ -33,14 +39,13 @@ describe('e2e: link by QR, send a text, receipts (real services, simulator)', fu
     const seen = new Set<string>();
     await waitFor(
       async () => {
-        const r = await stack().api<{ message: { status: string } }>('GET', `/messages/${id}`);
-        seen.add(r.body.message.status);
-        return r.body.message.status === 'read';
+        const r = await stack().api<{ data: { status: string } }>('GET', `/messages/${id}`);
+        seen.add(r.body.data.status);
+        return r.body.data.status === 'read';
       },
       { timeoutMs: 30_000, what: 'read receipt', intervalMs: 50 },
     );
-    const record = (await stack().api<{ message: Record<string, string> }>('GET', `/messages/${id}`)).body
-      .message;
+    const record = (await stack().api<{ data: Record<string, string> }>('GET', `/messages/${id}`)).body.data;
     expect(record.sentAt).to.be.a('string');
     expect(record.deliveredAt).to.be.a('string');
     expect(record.readAt).to.be.a('string');

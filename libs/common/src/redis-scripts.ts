@@ -1,0 +1,104 @@
+import calculateSlot from 'cluster-key-slot';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+
+/**
+ * Lua scripts defined once, loaded once per connection and run by EVALSHA (ioredis'
+ * `defineCommand`: it sends EVALSHA and falls back to EVAL on NOSCRIPT, after a Redis restart or
+ * a failover; inside a pipeline it loads the missing scripts first). A plain `redis.eval` sends the
+ * whole script text on every call.
+ *
+ * The number of keys is given per call, so one script serves any key count; keep every script's
+ * keys in one hash slot (one device's keys share the `{deviceId}` tag) so it runs on Redis Cluster.
+ */
+export class RedisScript<R = unknown> {
+  constructor(
+    /** A command name unique in the process (it becomes a method of the connection). */
+    readonly name: string,
+    readonly lua: string,
+  ) {}
+
+  /** Runs the script on `redis` (defining it there on first use). */
+  run(redis: Redis | Cluster, keys: readonly string[], args: readonly (string | number)[] = []): Promise<R> {
+    const fn = this.define(redis);
+    return fn.call(redis, keys.length, ...keys, ...args) as Promise<R>;
+  }
+
+  /**
+   * Queues the script on a pipeline or transaction made by `scriptPipeline` (or by
+   * `redis.pipeline()` after `define`): its reply is at this command's index in `exec()`.
+   */
+  queue(
+    pipeline: ChainableCommander,
+    keys: readonly string[],
+    args: readonly (string | number)[] = [],
+  ): void {
+    const fn = (pipeline as unknown as Record<string, unknown>)[this.name];
+    if (typeof fn !== 'function')
+      throw new Error(`script ${this.name} is not defined on this pipeline's connection`);
+    (fn as (...a: unknown[]) => unknown).call(pipeline, keys.length, ...keys, ...args);
+  }
+
+  /** Defines the script as a command of `redis` (once); pipelines made afterwards have it too. */
+  define(redis: Redis | Cluster): (...args: unknown[]) => Promise<unknown> {
+    const target = redis as unknown as Record<string, unknown>;
+    if (typeof target[this.name] !== 'function') redis.defineCommand(this.name, { lua: this.lua });
+    return target[this.name] as (...args: unknown[]) => Promise<unknown>;
+  }
+}
+
+/** One call of a script: its keys (one hash slot) and arguments. */
+export interface ScriptCall {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+}
+
+/**
+ * Runs `script` once per call in one round trip: one pipeline on a single Redis; on a Cluster
+ * (where a pipeline must stay on one node) one pipeline per node serving the calls' slots, all at
+ * once. Replies in call order; a failed call (or pipeline) yields its Error in place.
+ */
+export async function runScriptMany<R>(
+  redis: Redis | Cluster,
+  script: RedisScript<R>,
+  calls: readonly ScriptCall[],
+): Promise<(R | Error)[]> {
+  const out: (R | Error)[] = new Array<R | Error>(calls.length);
+  const groups = new Map<string, number[]>();
+  calls.forEach((c, i) => {
+    const group = redis.isCluster ? clusterGroup(redis as Cluster, c.keys[0] ?? '') : '';
+    const g = groups.get(group);
+    if (g) g.push(i);
+    else groups.set(group, [i]);
+  });
+  await Promise.all(
+    [...groups.values()].map(async (indexes) => {
+      try {
+        const pipe = scriptPipeline(redis, script as RedisScript);
+        for (const i of indexes) script.queue(pipe, calls[i]!.keys, calls[i]!.args);
+        const replies = pipelineReplies(await pipe.exec());
+        indexes.forEach((i, k) => (out[i] = replies[k] as R | Error));
+      } catch (err) {
+        for (const i of indexes) out[i] = err as Error;
+      }
+    }),
+  );
+  return out;
+}
+
+/** The master serving the key's slot when the slot map is known, else the slot itself. */
+function clusterGroup(cluster: Cluster, key: string): string {
+  const slot = calculateSlot(key);
+  const nodes = (cluster as unknown as { slots: string[][] }).slots[slot];
+  return nodes?.[0] ?? `slot:${slot}`;
+}
+
+/** A pipeline of `redis` on which every one of `scripts` can be queued. */
+export function scriptPipeline(redis: Redis | Cluster, ...scripts: RedisScript[]): ChainableCommander {
+  for (const s of scripts) s.define(redis);
+  return redis.pipeline();
+}
+
+/** A pipeline's replies as values; a command that failed yields its Error in place. */
+export function pipelineReplies(results: [Error | null, unknown][] | null): unknown[] {
+  return (results ?? []).map(([err, value]) => err ?? value);
+}

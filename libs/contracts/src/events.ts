@@ -1,0 +1,96 @@
+import type { ConnectionStatus, MessageStatus } from './limits.js';
+
+/**
+ * The events a device's webhook can receive (Standard Webhooks: each delivery carries
+ * `{ type, timestamp, data }`, with `data.deviceId` always set). README "Events" lists the payloads.
+ */
+export const EVENT_TYPES = [
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'message.received',
+  'session.status',
+  'batch.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** `data` of message.sent / delivered / read / failed (the time field is the status's own). */
+export interface MessageEventData {
+  deviceId: string;
+  messageId: string;
+  batchId?: string;
+  to: string;
+  platformMessageId: string;
+  status: Exclude<MessageStatus, 'queued'>;
+  error?: string;
+  sentAt?: string;
+  deliveredAt?: string;
+  readAt?: string;
+  failedAt?: string;
+}
+
+/** `data` of session.status; other fields (e.g. a restriction's `reason` and `until`) may be added by the publisher. */
+export interface SessionStatusEventData {
+  deviceId: string;
+  status: ConnectionStatus | (string & {});
+  reason?: string;
+  phone?: string;
+  name?: string;
+  [extra: string]: unknown;
+}
+
+/** `data` of batch.completed: every message of a list left the queue (sent or failed). */
+export interface BatchCompletedEventData {
+  deviceId: string;
+  batchId: string;
+  total: number;
+  counts: BatchCounts;
+  completedAt: string;
+}
+
+/** A list's messages by status; the counts always sum to `total`. */
+export interface BatchCounts {
+  queued: number;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+}
+
+/** GET /batches/:batchId `data`. */
+export interface BatchRecord {
+  batchId: string;
+  total: number;
+  counts: BatchCounts;
+  createdAt: string;
+  completedAt?: string;
+}
+
+/**
+ * One webhook delivery (a BullMQ job of `webhookQueueName(deviceId)`, job id = `id`): the event
+ * as emitted, so every attempt sends the same `webhook-id` and body.
+ */
+export interface WebhookJobData {
+  /** The Standard Webhooks `webhook-id`: stable per event, the receiver's dedupe key. */
+  id: string;
+  type: EventType;
+  /** When the event happened (ISO 8601), the body's `timestamp`. */
+  timestamp: string;
+  /** The event's `data` as JSON text — sealed (libs/store encryption) when `sealed`. */
+  data: string;
+  /** The data holds message text: it is sealed at rest and opened only to be sent. */
+  sealed?: boolean;
+}
+
+/** `data` of message.received. */
+export interface MessageReceivedEventData {
+  deviceId: string;
+  messageId: string;
+  platformMessageId: string;
+  from: string;
+  text?: string;
+  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  replyTo?: string;
+  receivedAt: string;
+}

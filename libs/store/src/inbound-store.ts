@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mgw/common';
+import { keys, type MessageReceivedEventData } from '@mgw/contracts';
+import { storageContext } from './encryption/families.js';
+import { EMIT_LUA, eventSealContext } from './events.js';
+import { INDEX_LUA } from './message-index.js';
+import type { Sealer } from './sealer.js';
+
+/** An incoming message as the gateway hands it to the store (see @mgw/messenger parseInbound). */
+export interface InboundInput {
+  platformMessageId: string;
+  from: string;
+  text?: string;
+  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  quotedPlatformMessageId?: string;
+  receivedAt: Date;
+  /** The WebMessageInfo bytes when it carries media (needed to download it later). */
+  mediaMessage?: Buffer;
+}
+
+/** An incoming message as GET /messages/:id shows it. */
+export interface InboundRecord {
+  messageId: string;
+  deviceId: string;
+  direction: 'inbound';
+  status: 'received';
+  from: string;
+  platformMessageId: string;
+  text?: string;
+  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  replyTo?: string;
+  receivedAt: string;
+  createdAt: string;
+}
+
+/**
+ * KEYS: platform-id mapping, record, webhook, outbox, message index, its sequence. ARGV:
+ * messageId, retention, fields JSON, channel, deviceId, event id, receivedAt, sealed event data.
+ * Records the message once (WhatsApp redelivers after a reconnect), lists it in the device's
+ * message index and emits `message.received` with it.
+ */
+const RECORD_SCRIPT = `${EMIT_LUA}${INDEX_LUA}
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then return 0 end
+for k, v in pairs(cjson.decode(ARGV[3])) do redis.call('HSET', KEYS[2], k, v) end
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
+mgw_index(KEYS[5], KEYS[6], tonumber(ARGV[2]), { ARGV[1] })
+mgw_emit(KEYS[3], KEYS[4], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true)
+return 1`;
+
+/**
+ * Messages contacts wrote to the linked account: a record under `keys.message` (direction
+ * `inbound`, message retention) whose text and media reference are sealed, and a
+ * `message.received` event whose data (it holds the text) is sealed until it is delivered.
+ */
+export class InboundStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly sealer: Sealer,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Records the message and emits its event; undefined when it was recorded before. */
+  async record(deviceId: string, msg: InboundInput): Promise<string | undefined> {
+    const messageId = randomUUID();
+    const key = keys.message(deviceId, messageId);
+    const replyTo = msg.quotedPlatformMessageId
+      ? ((await this.redis.get(keys.messageByPlatformId(deviceId, msg.quotedPlatformMessageId))) ?? undefined)
+      : undefined;
+    const receivedAt = msg.receivedAt.toISOString();
+    const fields: Record<string, string> = {
+      messageId,
+      deviceId,
+      direction: 'inbound',
+      status: 'received',
+      from: msg.from,
+      platformMessageId: msg.platformMessageId,
+      receivedAt,
+      createdAt: receivedAt,
+      ...(msg.attachment ? { attachment: JSON.stringify(msg.attachment) } : {}),
+      ...(replyTo ? { replyTo } : {}),
+    };
+    if (msg.text !== undefined) fields.text = this.sealer.sealText(msg.text, storageContext(key, 'text'));
+    if (msg.mediaMessage)
+      fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
+    const eventId = randomUUID();
+    const data: MessageReceivedEventData = {
+      deviceId,
+      messageId,
+      platformMessageId: msg.platformMessageId,
+      from: msg.from,
+      ...(msg.text !== undefined ? { text: msg.text } : {}),
+      ...(msg.attachment ? { attachment: msg.attachment } : {}),
+      ...(replyTo ? { replyTo } : {}),
+      receivedAt,
+    };
+    const written = await this.redis.eval(
+      RECORD_SCRIPT,
+      6,
+      keys.inboundByPlatformId(deviceId, msg.platformMessageId),
+      key,
+      keys.webhook(deviceId),
+      keys.eventOutbox(deviceId),
+      keys.messageIndex(deviceId),
+      keys.messageSeq(deviceId),
+      messageId,
+      String(this.retentionSeconds),
+      JSON.stringify(fields),
+      keys.eventsChannel(),
+      deviceId,
+      eventId,
+      receivedAt,
+      this.sealer.sealText(JSON.stringify(data), eventSealContext(deviceId, eventId)),
+    );
+    return written === 1 ? messageId : undefined;
+  }
+
+  /** The message as the API shows it (text opened); undefined when it is not an inbound message. */
+  async get(deviceId: string, messageId: string): Promise<InboundRecord | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const h = await this.redis.hgetall(key);
+    if (h.direction !== 'inbound') return undefined;
+    return {
+      messageId: h.messageId!,
+      deviceId: h.deviceId!,
+      direction: 'inbound',
+      status: 'received',
+      from: h.from!,
+      platformMessageId: h.platformMessageId!,
+      ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
+      ...(h.attachment ? { attachment: JSON.parse(h.attachment) as InboundRecord['attachment'] } : {}),
+      ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+      receivedAt: h.receivedAt!,
+      createdAt: h.createdAt!,
+    };
+  }
+
+  /** The sealed media reference of an inbound message with an attachment (for a download). */
+  async mediaMessage(deviceId: string, messageId: string): Promise<Buffer | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const media = await this.redis.hget(key, 'media');
+    return media
+      ? Buffer.from(this.sealer.openText(media, storageContext(key, 'media')), 'base64')
+      : undefined;
+  }
+}

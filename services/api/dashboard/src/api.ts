@@ -1,0 +1,166 @@
+/** The admin API as the page uses it: same origin, the session cookie, the CSRF token on changes. */
+
+export const ADMIN_BASE = '/api/admin/v1';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = '';
+let onSignedOut: () => void = () => undefined;
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Called when any call answers 401: the session is gone (expired, signed out elsewhere). */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+export async function api<T = Record<string, unknown>>(
+  path: string,
+  opts: { method?: string; json?: unknown } = {},
+): Promise<T> {
+  const method = opts.method ?? (opts.json === undefined ? 'GET' : 'POST');
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (opts.json !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(`${ADMIN_BASE}${path}`, {
+      method,
+      headers,
+      body: opts.json === undefined ? undefined : JSON.stringify(opts.json),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiFailure(0, 'The gateway cannot be reached. Check your connection.', {});
+  }
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (res.status === 401 && path !== '/session') onSignedOut();
+  if (!res.ok || body.success === false) {
+    throw new ApiFailure(res.status, describe(res.status, body), body);
+  }
+  return body as T;
+}
+
+function describe(status: number, body: Record<string, unknown>): string {
+  const error = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
+  const details = Array.isArray(body.details)
+    ? (body.details as { message?: string }[]).map((d) => d.message).filter(Boolean)
+    : [];
+  const wait = typeof body.resetIn === 'number' ? ` Try again in ${body.resetIn} s.` : '';
+  return details.length > 0 ? `${error}: ${details.join('; ')}` : `${error}.${wait}`.replace('..', '.');
+}
+
+// --- shapes of the admin API ------------------------------------------------------------------
+
+export type ConnectionStatus = 'connected' | 'connecting' | 'disconnected';
+
+export interface Device {
+  deviceId: string;
+  status: ConnectionStatus;
+  linked: boolean;
+  phone?: string;
+  name?: string;
+  profilePic?: string;
+  queued: number;
+  updatedAt?: string;
+  connectedAt?: string;
+  lastDisconnectReason?: string;
+  /** Linked devices: today's usage of the sending policy and the pause, if WhatsApp pushed back. */
+  sending?: Sending;
+}
+
+export interface Sending {
+  sentToday: number;
+  firstContactsToday: number;
+  dailyCap: number | null;
+  firstContactCap: number | null;
+  warmupDay?: number;
+  quietHours?: string;
+  timeZone: string;
+  restriction?: { reason: string; until: string; since: string };
+  pausedUntil?: string;
+}
+
+/** GET /devices/:deviceId/policy: the overrides (what differs from the defaults) and what is in force. */
+export interface PolicyAnswer {
+  deviceId: string;
+  overrides: PolicyOverrides;
+  sending: Sending & { otpReserve: number; windowEndsAt: string };
+}
+
+export interface PolicyOverrides {
+  dailyCap?: number;
+  warmupCaps?: number[];
+  firstContactCap?: number;
+  otpReserve?: number;
+  quietHours?: string;
+  timeZone?: string;
+  sendGapMs?: number;
+}
+
+export interface Webhook {
+  url: string;
+  events: string[];
+  createdAt: string;
+  disabledAt?: string;
+  disabledReason?: string;
+  /** Only in the answer of the PUT that created or rotated it. */
+  secret?: string;
+}
+
+export interface Pairing {
+  state: 'starting' | 'showing' | 'failed' | 'paired';
+  method: 'qrCode' | 'pairingCode';
+  qr?: string;
+  qrImage?: string;
+  pairingCode?: string;
+  reason?: string;
+}
+
+export interface Token {
+  id: string;
+  name: string;
+  deviceId?: string;
+  createdAt: string;
+  expiresAt?: string;
+  expired: boolean;
+}
+
+export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+
+export interface Message {
+  messageId: string;
+  to: string;
+  status: MessageStatus;
+  kind: 'send' | 'otp';
+  batchId?: string;
+  createdAt: string;
+  sentAt?: string;
+  deliveredAt?: string;
+  readAt?: string;
+  failedAt?: string;
+  error?: string;
+}
+
+export interface Batch {
+  batchId: string;
+  counts: Record<MessageStatus, number>;
+  total: number;
+}
+
+export interface Session {
+  via: 'session' | 'token';
+  csrfToken?: string;
+  expiresAt?: string;
+}

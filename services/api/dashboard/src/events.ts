@@ -1,0 +1,12 @@
+/** Kept free of DOM code: the browser tests import it to compare the list with libs/contracts. */
+
+/** The events a webhook can ask for: the same list as EVENT_TYPES in libs/contracts (a test checks). */
+export const WEBHOOK_EVENTS = [
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'message.received',
+  'session.status',
+  'batch.completed',
+] as const;

@@ -1,0 +1,222 @@
+import { useState } from 'preact/hooks';
+import { api, type Device } from '../api';
+import { ago, exact, initials, phone } from '../format';
+import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../ui';
+import { LinkPanel } from './link-panel';
+import { onLink } from '../router';
+
+/** Status is polled: a device turns connected on this page without a reload. */
+const POLL_MS = 2000;
+
+const RESTRICTION_LABEL: Record<string, string> = {
+  reachout_timelock: 'reach-out lock',
+  account_restricted: 'account restricted',
+  rate_limited: 'rate limited',
+  repeated_failures: 'failures in a row',
+};
+
+/** Today's usage against the caps, and the pause while WhatsApp pushes back. */
+function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
+  const s = props.device.sending;
+  if (!s) return <span class="muted">—</span>;
+  const r = s.restriction;
+  return (
+    <div data-testid={`device-sending-${props.device.deviceId}`}>
+      <div>
+        <span class="strong">{s.sentToday}</span>
+        {s.dailyCap !== null && <span class="muted"> / {s.dailyCap}</span>}
+        {s.warmupDay !== undefined && <span class="muted small"> · warm-up day {s.warmupDay}</span>}
+      </div>
+      <div class="muted small">
+        first contacts {s.firstContactsToday}
+        {s.firstContactCap !== null ? ` / ${s.firstContactCap}` : ''}
+      </div>
+      {r && (
+        <div class="small">
+          <span class="badge badge-failed" title={exact(r.since)}>
+            Paused until {exact(r.until)} ({RESTRICTION_LABEL[r.reason] ?? r.reason})
+          </span>{' '}
+          <button type="button" class="secondary small-button" onClick={() => props.onResume(props.device)}>
+            Resume now
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function DeviceRow(props: {
+  device: Device;
+  onDisconnect: (d: Device) => void;
+  onResume: (d: Device) => void;
+}) {
+  const d = props.device;
+  const account = d.name || d.phone;
+  return (
+    <tr data-testid={`device-${d.deviceId}`}>
+      <td data-label="Device">
+        <div class="device-cell">
+          <span class={`avatar avatar-${d.status}`} aria-hidden="true">
+            {initials(d.name, d.deviceId)}
+          </span>
+          <div>
+            <div class="strong mono">{d.deviceId}</div>
+            {account ? (
+              <div class="muted small">
+                {d.name}
+                {d.name && d.phone ? ' · ' : ''}
+                {phone(d.phone)}
+              </div>
+            ) : (
+              <div class="muted small">{d.linked ? 'Linked' : 'Not linked'}</div>
+            )}
+          </div>
+        </div>
+      </td>
+      <td data-label="Status">
+        <StatusBadge status={d.status} testId={`device-status-${d.deviceId}`} />
+        {d.status === 'disconnected' && d.lastDisconnectReason && (
+          <div class="muted small">{d.lastDisconnectReason.replace(/_/g, ' ')}</div>
+        )}
+      </td>
+      <td data-label="Queued" class="num">
+        {d.queued}
+      </td>
+      <td data-label="Sent today">
+        <SendingCell device={d} onResume={props.onResume} />
+      </td>
+      <td data-label="Updated" title={exact(d.updatedAt)}>
+        {ago(d.updatedAt)}
+      </td>
+      <td data-label="" class="row-actions">
+        {d.profilePic && (
+          <a
+            href={d.profilePic}
+            target="_blank"
+            rel="noopener noreferrer"
+            class="button-link secondary small-button"
+          >
+            Picture
+          </a>
+        )}
+        <a
+          href={`/dashboard/messages?device=${encodeURIComponent(d.deviceId)}`}
+          onClick={onLink}
+          class="button-link secondary small-button"
+        >
+          Messages
+        </a>
+        <a
+          href={`/dashboard/devices/${encodeURIComponent(d.deviceId)}`}
+          onClick={onLink}
+          class="button-link secondary small-button"
+        >
+          Settings
+        </a>
+        {(d.linked || d.status !== 'disconnected') && (
+          <button type="button" class="danger-outline small-button" onClick={() => props.onDisconnect(d)}>
+            Disconnect
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function DevicesPage() {
+  const devices = usePoll(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), POLL_MS);
+  const [confirming, setConfirming] = useState<Device | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | undefined>(undefined);
+
+  const disconnect = async () => {
+    if (!confirming) return;
+    setBusy(true);
+    try {
+      const res = await api<{ message?: string }>(`/devices/${confirming.deviceId}/disconnect`, {
+        method: 'POST',
+      });
+      setNotice({ kind: 'success', text: `${confirming.deviceId}: ${res.message ?? 'Disconnected'}.` });
+      void devices.refresh();
+    } catch (err) {
+      setNotice({
+        kind: 'error',
+        text: `Could not disconnect ${confirming.deviceId}: ${(err as Error).message}`,
+      });
+    } finally {
+      setBusy(false);
+      setConfirming(undefined);
+    }
+  };
+
+  /** Ends a pause now (the operator knows better); a new refusal from WhatsApp pauses it again. */
+  const resume = async (d: Device) => {
+    try {
+      await api(`/devices/${d.deviceId}/restriction`, { method: 'DELETE' });
+      setNotice({ kind: 'success', text: `${d.deviceId}: sending resumed.` });
+      void devices.refresh();
+    } catch (err) {
+      setNotice({ kind: 'error', text: `Could not resume ${d.deviceId}: ${(err as Error).message}` });
+    }
+  };
+
+  const list = devices.data ?? [];
+  return (
+    <>
+      <div class="page-head">
+        <h1>Devices</h1>
+        <p class="muted">WhatsApp accounts linked to this gateway. Status updates live.</p>
+      </div>
+      <LinkPanel onChange={() => void devices.refresh()} />
+      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <section class="card">
+        <h2>All devices</h2>
+        {devices.error && <Banner kind="error">Could not load devices: {devices.error}</Banner>}
+        {devices.loading && !devices.data ? (
+          <Spinner label="Loading devices…" />
+        ) : list.length === 0 ? (
+          <Empty>No devices yet. Link one above with a QR code or a pairing code.</Empty>
+        ) : (
+          <table class="table responsive">
+            <thead>
+              <tr>
+                <th>Device</th>
+                <th>Status</th>
+                <th class="num">Queued</th>
+                <th>Sent today</th>
+                <th>Updated</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((d) => (
+                <DeviceRow
+                  key={d.deviceId}
+                  device={d}
+                  onDisconnect={setConfirming}
+                  onResume={(dev) => void resume(dev)}
+                />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {confirming && (
+        <Confirm
+          title={`Disconnect ${confirming.deviceId}?`}
+          confirmLabel="Yes, disconnect"
+          busy={busy}
+          onConfirm={() => void disconnect()}
+          onCancel={() => setConfirming(undefined)}
+        >
+          <p>
+            The account {confirming.name ? <strong>{confirming.name}</strong> : 'of this device'} is logged
+            out and its waiting messages fail. Linking it again needs the phone.
+          </p>
+        </Confirm>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,188 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type Device, type Pairing } from '../api';
+import { phone as showPhone } from '../format';
+import { Banner } from '../ui';
+
+type Method = 'qrCode' | 'pairingCode';
+
+interface Linking {
+  deviceId: string;
+  method: Method;
+  qr?: string;
+  qrImage?: string;
+  pairingCode?: string;
+  outcome?: { kind: 'success' | 'error' | 'info'; text: string };
+}
+
+/** While a pairing runs, its QR (which WhatsApp rotates) and the device's status are re-read this often. */
+const WATCH_MS = 1500;
+
+interface ConnectAnswer {
+  status?: string;
+  message?: string;
+  qr?: string;
+  qrImage?: string;
+  pairingCode?: string;
+}
+
+export function LinkPanel(props: { onChange: () => void }) {
+  const [deviceId, setDeviceId] = useState('default');
+  const [phoneNumber, setPhoneNumber] = useState('');
+  const [busy, setBusy] = useState<Method | undefined>(undefined);
+  const [linking, setLinking] = useState<Linking | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  // Polls in a row that saw no pairing: one alone may fall between a pairing and its replacement.
+  const misses = useRef(0);
+
+  const start = async (method: Method) => {
+    setError(undefined);
+    setBusy(method);
+    try {
+      const id = deviceId.trim();
+      const body = method === 'pairingCode' ? { method, phoneNumber: phoneNumber.trim() } : { method };
+      const res = await api<ConnectAnswer>(`/devices/${encodeURIComponent(id)}/connect`, { json: body });
+      const done = res.status === 'connected' || (!res.qr && !res.pairingCode);
+      misses.current = 0;
+      setLinking({
+        deviceId: id,
+        method,
+        qr: res.qr,
+        qrImage: res.qrImage,
+        pairingCode: res.pairingCode,
+        ...(done
+          ? { outcome: { kind: 'info', text: `${id}: ${res.message ?? res.status ?? 'nothing to do'}.` } }
+          : {}),
+      });
+      props.onChange();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  // Follow the pairing: a new QR replaces the old one; connected (or an ended pairing) closes it.
+  useEffect(() => {
+    if (!linking || linking.outcome) return;
+    const timer = setInterval(async () => {
+      try {
+        const res = await api<{ device: Device; pairing?: Pairing }>(
+          `/devices/${encodeURIComponent(linking.deviceId)}`,
+        );
+        const { device, pairing } = res;
+        if (device.status === 'connected') {
+          const who = [device.name, showPhone(device.phone)].filter(Boolean).join(' · ');
+          setLinking({
+            ...linking,
+            outcome: { kind: 'success', text: `${linking.deviceId} is connected${who ? ` as ${who}` : ''}.` },
+          });
+          props.onChange();
+        } else if (
+          pairing?.state === 'showing' &&
+          (pairing.qr !== linking.qr || pairing.pairingCode !== linking.pairingCode)
+        ) {
+          setLinking({
+            ...linking,
+            qr: pairing.qr,
+            qrImage: pairing.qrImage,
+            pairingCode: pairing.pairingCode,
+          });
+        } else if (pairing?.state === 'showing' || pairing?.state === 'starting') {
+          misses.current = 0;
+        } else if (device.status === 'disconnected' && ++misses.current >= 2) {
+          const why = device.lastDisconnectReason
+            ? ` (${device.lastDisconnectReason.replace(/_/g, ' ')})`
+            : '';
+          setLinking({
+            ...linking,
+            outcome: { kind: 'error', text: `The pairing ended${why}. Start again to get a new code.` },
+          });
+        }
+      } catch {
+        // A missed poll is retried on the next tick; the page shows the last known code meanwhile.
+      }
+    }, WATCH_MS);
+    return () => clearInterval(timer);
+  }, [linking]);
+
+  const valid = /^[a-z0-9][a-z0-9_-]{0,31}$/.test(deviceId.trim());
+  return (
+    <section class="card link-card">
+      <h2>Link a device</h2>
+      <div class="link-grid">
+        <div class="link-form">
+          <label for="link-device">Device ID</label>
+          <input
+            id="link-device"
+            value={deviceId}
+            autocomplete="off"
+            spellcheck={false}
+            aria-describedby="link-device-hint"
+            onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
+          />
+          <p id="link-device-hint" class="hint">
+            a–z, 0–9, _ and -. Tokens linked to this id act on it; unlinked tokens act on <code>default</code>
+            .
+          </p>
+          <label for="link-phone">Phone number (for a pairing code)</label>
+          <input
+            id="link-phone"
+            inputMode="numeric"
+            placeholder="15551234567"
+            value={phoneNumber}
+            onInput={(e) => setPhoneNumber((e.target as HTMLInputElement).value)}
+          />
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              disabled={!valid || busy !== undefined}
+              onClick={() => void start('qrCode')}
+            >
+              {busy === 'qrCode' ? 'Starting…' : 'Link with QR code'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!valid || busy !== undefined || phoneNumber.trim() === ''}
+              onClick={() => void start('pairingCode')}
+            >
+              {busy === 'pairingCode' ? 'Starting…' : 'Link with pairing code'}
+            </button>
+          </div>
+          {error && <Banner kind="error">{error}</Banner>}
+        </div>
+        <div class="link-result" aria-live="polite">
+          {!linking && (
+            <p class="muted">On the phone: WhatsApp → Settings → Linked devices → Link a device.</p>
+          )}
+          {linking?.outcome && <Banner kind={linking.outcome.kind}>{linking.outcome.text}</Banner>}
+          {linking && !linking.outcome && linking.qr && (
+            <figure class="qr">
+              <img
+                data-testid="qr-code"
+                data-qr={linking.qr}
+                src={linking.qrImage}
+                alt={`QR code to link ${linking.deviceId}`}
+                width={264}
+                height={264}
+              />
+              <figcaption>
+                Scan with WhatsApp on the phone to link <strong>{linking.deviceId}</strong>. The code
+                refreshes by itself.
+              </figcaption>
+            </figure>
+          )}
+          {linking && !linking.outcome && linking.pairingCode && (
+            <div class="pairing-code">
+              <p>On the phone, choose “Link with phone number instead” and enter:</p>
+              <output data-testid="pairing-code">
+                {linking.pairingCode.slice(0, 4)}-{linking.pairingCode.slice(4)}
+              </output>
+            </div>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,198 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Batch, type Device, type Message } from '../api';
+import { ago, exact, phone } from '../format';
+import { navigate, query } from '../router';
+import { Banner, Empty, Spinner, StatusBadge, usePoll } from '../ui';
+
+const POLL_MS = 4000;
+
+/** A batch's progress among the recent messages (`GET /batches/:id` replaces it once it exists). */
+function BatchProgress(props: { batch: Batch }) {
+  const { counts, total, batchId } = props.batch;
+  const done = counts.sent + counts.delivered + counts.read;
+  const pct = (n: number) => `${(100 * n) / Math.max(total, 1)}%`;
+  return (
+    <li class="batch" data-testid={`batch-${batchId}`}>
+      <div class="batch-head">
+        <span class="mono small">{batchId.slice(0, 8)}</span>
+        <span class="small">
+          {done} of {total} sent{counts.failed > 0 ? `, ${counts.failed} failed` : ''}
+          {counts.read > 0 ? `, ${counts.read} read` : ''}
+        </span>
+      </div>
+      <div
+        class="bar"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={done}
+        aria-label="Batch progress"
+      >
+        <span class="bar-done" style={{ width: pct(done) }} />
+        <span class="bar-failed" style={{ width: pct(counts.failed) }} />
+      </div>
+    </li>
+  );
+}
+
+function MessageRow(props: { m: Message }) {
+  const m = props.m;
+  const last = m.readAt ?? m.deliveredAt ?? m.sentAt ?? m.failedAt;
+  return (
+    <tr data-testid={`message-${m.messageId}`}>
+      <td data-label="To" class="mono">
+        {phone(m.to)}
+      </td>
+      <td data-label="Status">
+        <StatusBadge status={m.status} />
+        {m.error && <div class="muted small">{m.error.replace(/_/g, ' ')}</div>}
+      </td>
+      <td data-label="Kind">{m.kind === 'otp' ? 'OTP' : m.batchId ? 'List' : 'Message'}</td>
+      <td data-label="Accepted" title={exact(m.createdAt)}>
+        {ago(m.createdAt)}
+      </td>
+      <td data-label="Last change" title={exact(last)}>
+        {last ? ago(last) : '—'}
+      </td>
+      <td data-label="ID" class="mono small truncate" title={m.messageId}>
+        {m.messageId}
+      </td>
+    </tr>
+  );
+}
+
+export function MessagesPage() {
+  const [devices, setDevices] = useState<Device[] | undefined>(undefined);
+  const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
+  const recent = usePoll(
+    () =>
+      deviceId
+        ? api<{ messages: Message[]; batches: Batch[] }>(
+            `/devices/${encodeURIComponent(deviceId)}/messages?limit=100`,
+          )
+        : Promise.resolve({ messages: [], batches: [] }),
+    POLL_MS,
+    [deviceId],
+  );
+  const [lookup, setLookup] = useState('');
+  const [found, setFound] = useState<{ message?: Message; error?: string } | undefined>(undefined);
+
+  useEffect(() => {
+    api<{ devices: Device[] }>('/devices')
+      .then((r) => setDevices(r.devices))
+      .catch(() => setDevices([]));
+  }, []);
+
+  const find = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const res = await api<{ message: Message }>(
+        `/devices/${encodeURIComponent(deviceId)}/messages/${encodeURIComponent(lookup.trim())}`,
+      );
+      setFound({ message: res.message });
+    } catch (err) {
+      setFound({ error: (err as Error).message });
+    }
+  };
+
+  const messages = recent.data?.messages ?? [];
+  const batches = recent.data?.batches ?? [];
+  return (
+    <>
+      <div class="page-head">
+        <h1>Messages</h1>
+        <p class="muted">
+          Recent messages of a device: waiting, sent in the last hour, and failed. Older ones are found by id.
+        </p>
+      </div>
+      <section class="card toolbar">
+        <div>
+          <label for="messages-device">Device</label>
+          <select
+            id="messages-device"
+            value={deviceId}
+            onChange={(e) =>
+              navigate(
+                `/dashboard/messages?device=${encodeURIComponent((e.target as HTMLSelectElement).value)}`,
+              )
+            }
+          >
+            {(devices ?? []).map((d) => (
+              <option key={d.deviceId} value={d.deviceId}>
+                {d.deviceId}
+                {d.name ? ` — ${d.name}` : ''}
+              </option>
+            ))}
+            {deviceId && !(devices ?? []).some((d) => d.deviceId === deviceId) && (
+              <option value={deviceId}>{deviceId}</option>
+            )}
+          </select>
+        </div>
+        <form class="lookup" onSubmit={find}>
+          <label for="message-id">Find a message by ID</label>
+          <div class="inline">
+            <input
+              id="message-id"
+              value={lookup}
+              spellcheck={false}
+              onInput={(e) => setLookup((e.target as HTMLInputElement).value)}
+            />
+            <button type="submit" class="secondary" disabled={!deviceId || lookup.trim() === ''}>
+              Find
+            </button>
+          </div>
+        </form>
+      </section>
+      {found?.error && <Banner kind="error">{found.error}</Banner>}
+      {found?.message && (
+        <section class="card">
+          <h2>Message {found.message.messageId}</h2>
+          <table class="table responsive">
+            <tbody>
+              <MessageRow m={found.message} />
+            </tbody>
+          </table>
+        </section>
+      )}
+      {batches.length > 0 && (
+        <section class="card">
+          <h2>Lists</h2>
+          <ul class="batches">
+            {batches.map((b) => (
+              <BatchProgress key={b.batchId} batch={b} />
+            ))}
+          </ul>
+        </section>
+      )}
+      <section class="card">
+        <h2>Recent messages{deviceId ? ` of ${deviceId}` : ''}</h2>
+        {recent.error && <Banner kind="error">Could not load messages: {recent.error}</Banner>}
+        {devices === undefined || (recent.loading && !recent.data) ? (
+          <Spinner label="Loading messages…" />
+        ) : !deviceId ? (
+          <Empty>No devices yet: link one on the Devices page.</Empty>
+        ) : messages.length === 0 ? (
+          <Empty>No recent messages for {deviceId}.</Empty>
+        ) : (
+          <table class="table responsive">
+            <thead>
+              <tr>
+                <th>To</th>
+                <th>Status</th>
+                <th>Kind</th>
+                <th>Accepted</th>
+                <th>Last change</th>
+                <th>ID</th>
+              </tr>
+            </thead>
+            <tbody>
+              {messages.map((m) => (
+                <MessageRow key={m.messageId} m={m} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,106 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ConnectionStatus, MessageStatus } from './api';
+
+/** Runs `load` now and every `everyMs` while mounted; the latest answer, error and first-load state. */
+export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: unknown[] = []) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const tick = useRef(0);
+  const refresh = async () => {
+    const mine = ++tick.current;
+    try {
+      const value = await load();
+      if (mine !== tick.current) return;
+      setData(value);
+      setError(undefined);
+    } catch (err) {
+      if (mine === tick.current) setError((err as Error).message);
+    } finally {
+      if (mine === tick.current) setLoading(false);
+    }
+  };
+  useEffect(() => {
+    setLoading(true);
+    setData(undefined);
+    void refresh();
+    const timer = setInterval(() => void refresh(), everyMs);
+    return () => {
+      clearInterval(timer);
+      tick.current++;
+    };
+  }, deps);
+  return { data, error, loading, refresh };
+}
+
+export function Banner(props: { kind: 'error' | 'info' | 'success'; children: ComponentChildren }) {
+  return (
+    <div class={`banner banner-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.children}
+    </div>
+  );
+}
+
+const STATUS_LABEL: Record<ConnectionStatus | MessageStatus, string> = {
+  connected: 'Connected',
+  connecting: 'Connecting',
+  disconnected: 'Disconnected',
+  queued: 'Queued',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  read: 'Read',
+  failed: 'Failed',
+};
+
+export function StatusBadge(props: { status: ConnectionStatus | MessageStatus; testId?: string }) {
+  return (
+    <span class={`badge badge-${props.status}`} data-testid={props.testId} data-status={props.status}>
+      <span class="dot" aria-hidden="true" />
+      {STATUS_LABEL[props.status] ?? props.status}
+    </span>
+  );
+}
+
+export function Spinner(props: { label: string }) {
+  return (
+    <p class="loading" role="status">
+      <span class="spinner" aria-hidden="true" /> {props.label}
+    </p>
+  );
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <p class="empty">{props.children}</p>;
+}
+
+/** A modal confirmation (the native <dialog>: focus trapped, Escape cancels). */
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog ref={ref} class="confirm" aria-labelledby="confirm-title" onCancel={props.onCancel}>
+      <h2 id="confirm-title">{props.title}</h2>
+      <div class="confirm-body">{props.children}</div>
+      <div class="actions">
+        <button type="button" class="secondary" onClick={props.onCancel} disabled={props.busy}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={props.onConfirm} disabled={props.busy}>
+          {props.busy ? 'Working…' : props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,137 @@
+import type { Express, Request, RequestHandler } from 'express';
+import { ERRORS } from '@mgw/contracts';
+import { sendingView } from '@mgw/store';
+import { ApiError, methodNotAllowed } from '../api-error.js';
+import type { ApiServices } from '../api-services.js';
+import { jsonBody, noBody } from '../body.js';
+import { AdminAuth } from './admin-auth.js';
+import { DeviceDirectory } from './device-directory.js';
+import {
+  connectDeviceRoute,
+  deviceBatchRoute,
+  deviceIdOf,
+  deviceMessageRoute,
+  deviceMessagesRoute,
+  disconnectDeviceRoute,
+  getDeviceRoute,
+  listDevicesRoute,
+} from './devices-routes.js';
+import { clearRestrictionRoute, getPolicyRoute, putPolicyRoute } from './policy-routes.js';
+import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
+import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../routes/webhook.js';
+
+export const ADMIN_BASE = '/api/admin/v1';
+
+/** Admin bodies are a few short fields. */
+const ADMIN_BODY = { limitBytes: 16 * 1024, maxDepth: 4, maxValues: 64 };
+
+/**
+ * One admin route: its path, methods and handlers. The table is the admin API: adding an area
+ * (webhooks per device, batches once the events work lands) is adding rows here.
+ */
+interface AdminRoute {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  handlers: RequestHandler[];
+}
+
+/**
+ * Mounts `/api/admin/v1`. Routes are registered with their full path (as the public API's are),
+ * so access logs and metrics see their templates. Everything but the sign-in needs a session or
+ * the admin token (401 otherwise, on unknown paths too); a change made with a session needs its
+ * CSRF token. With neither ADMIN_PASSWORD nor ADMIN_API_TOKEN set, the admin API does not exist (404).
+ */
+export function mountAdminApi(app: Express, s: ApiServices): void {
+  const { admin } = s.config;
+  if (!admin.password && !admin.apiToken) {
+    app.use(ADMIN_BASE, (_req, _res, next) => next(new ApiError(404, ERRORS.notFound)));
+    return;
+  }
+  // Admin answers (sessions, tokens, account details) are never for a cache to keep.
+  app.use(ADMIN_BASE, (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  const body = jsonBody({
+    ...ADMIN_BODY,
+    tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
+    idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
+  });
+  const none = noBody();
+  const auth = new AdminAuth({ redis: s.redis, config: admin });
+  const devices = {
+    directory: new DeviceDirectory(s.redis),
+    connection: s.connection,
+    messages: s.messages,
+    batches: s.batches,
+    queueOf: (deviceId: string) => s.sendQueues.queue(deviceId),
+    sending: (deviceId: string) => sendingView(s.redis, deviceId, s.config.sendPolicy),
+  };
+  const policy = {
+    redis: s.redis,
+    config: s.config.sendPolicy,
+    queueOf: devices.queueOf,
+  };
+  const guard = auth.require();
+  const byPath = (req: Request) => deviceIdOf(req);
+  const routes: AdminRoute[] = [
+    { method: 'post', path: '/session', handlers: [body, auth.signIn()] },
+    { method: 'get', path: '/session', handlers: [guard, auth.whoAmI()] },
+    { method: 'delete', path: '/session', handlers: [guard, none, auth.signOut()] },
+    { method: 'get', path: '/tokens', handlers: [guard, listTokensRoute(s.tokens)] },
+    { method: 'post', path: '/tokens', handlers: [guard, body, createTokenRoute(s.tokens)] },
+    { method: 'delete', path: '/tokens/:id', handlers: [guard, none, revokeTokenRoute(s.tokens)] },
+    { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(devices)] },
+    { method: 'get', path: '/devices/:deviceId', handlers: [guard, getDeviceRoute(devices)] },
+    {
+      method: 'post',
+      path: '/devices/:deviceId/connect',
+      handlers: [guard, body, connectDeviceRoute(devices)],
+    },
+    {
+      method: 'post',
+      path: '/devices/:deviceId/disconnect',
+      handlers: [guard, none, disconnectDeviceRoute(devices)],
+    },
+    { method: 'get', path: '/devices/:deviceId/messages', handlers: [guard, deviceMessagesRoute(devices)] },
+    {
+      method: 'get',
+      path: '/devices/:deviceId/messages/:messageId',
+      handlers: [guard, deviceMessageRoute(devices)],
+    },
+    { method: 'get', path: '/devices/:deviceId/policy', handlers: [guard, getPolicyRoute(policy)] },
+    { method: 'put', path: '/devices/:deviceId/policy', handlers: [guard, body, putPolicyRoute(policy)] },
+    {
+      method: 'delete',
+      path: '/devices/:deviceId/restriction',
+      handlers: [guard, none, clearRestrictionRoute(policy)],
+    },
+    {
+      method: 'get',
+      path: '/devices/:deviceId/batches/:batchId',
+      handlers: [guard, deviceBatchRoute(devices)],
+    },
+    // A device's webhook: read, set (rotateSecret: true rotates), remove — as the public /webhook.
+    { method: 'get', path: '/devices/:deviceId/webhook', handlers: [guard, getWebhookRoute(s, byPath)] },
+    {
+      method: 'put',
+      path: '/devices/:deviceId/webhook',
+      handlers: [guard, body, putWebhookRoute(s, byPath)],
+    },
+    {
+      method: 'delete',
+      path: '/devices/:deviceId/webhook',
+      handlers: [guard, none, deleteWebhookRoute(s, byPath)],
+    },
+  ];
+  const allowed = new Map<string, string[]>();
+  for (const r of routes) {
+    app[r.method](`${ADMIN_BASE}${r.path}`, ...r.handlers);
+    allowed.set(r.path, [...(allowed.get(r.path) ?? []), r.method.toUpperCase()]);
+  }
+  for (const [path, methods] of allowed) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    app.all(`${ADMIN_BASE}${path}`, guard, methodNotAllowed(allow.join(', ')));
+  }
+  app.use(ADMIN_BASE, guard, (_req, _res, next) => next(new ApiError(404, ERRORS.notFound)));
+}

@@ -1,0 +1,290 @@
+import {
+  EVENT_TYPES,
+  CONNECTION_STATUSES,
+  MESSAGE_STATUSES,
+  OTP_LANGUAGES,
+  ERRORS,
+  FAILURE_REASONS,
+} from '@mgw/contracts';
+import { RESTRICTION_REASONS } from '@mgw/store';
+import type { JsonSchema } from './joi-schema.js';
+
+/**
+ * Response bodies and headers of the public API, as JSON Schema. Closed objects
+ * (`additionalProperties: false`): the API tests validate every answer against them, so a field
+ * the document does not name fails a test instead of drifting in unnoticed.
+ */
+const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+const str = (description?: string): JsonSchema => ({
+  type: 'string',
+  ...(description ? { description } : {}),
+});
+const timestamp = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
+const yes = { const: true } as const;
+const int = (description: string): JsonSchema => ({ type: 'integer', minimum: 0, description });
+const nullableInt = (description: string): JsonSchema => ({
+  type: ['integer', 'null'],
+  minimum: 0,
+  description,
+});
+
+export const schemas: Record<string, JsonSchema> = {
+  Error: closed(
+    {
+      success: { const: false },
+      error: str('What went wrong (see the error table of the README).'),
+      details: {
+        type: 'array',
+        description: 'Validation problems (400): the path of each field and a message.',
+        items: closed(
+          {
+            path: { type: 'array', items: { type: ['string', 'integer'] } },
+            message: { type: 'string' },
+          },
+          ['path', 'message'],
+        ),
+      },
+      resetIn: { type: 'integer', minimum: 1, description: 'On 429: seconds to wait before retrying.' },
+      messageId: str('On an OTP that failed or timed out (502, 504): the message created for it.'),
+      queued: {
+        ...closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
+        description: "On the device quota's 429: what the device holds.",
+      },
+      limit: {
+        ...closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
+        description: "On the device quota's 429: what it may hold.",
+      },
+    },
+    ['success', 'error'],
+  ),
+  ConnectResult: closed(
+    {
+      success: yes,
+      status: { enum: [...CONNECTION_STATUSES] },
+      qrCode: str(
+        'QR mode: a PNG data URL (`data:image/png;base64,…`), or the raw QR string with `rawQrCode=true`.',
+      ),
+      pairingCode: str('Pairing-code mode: eight letters and digits to enter on the phone.'),
+      message: str('E.g. `Already connected`.'),
+    },
+    ['success'],
+  ),
+  DisconnectResult: closed(
+    {
+      success: yes,
+      message: str('`Disconnected and logged out`, `Already disconnected` or `Pairing cancelled`.'),
+    },
+    ['success', 'message'],
+  ),
+  Status: closed(
+    {
+      success: yes,
+      status: { enum: [...CONNECTION_STATUSES] },
+      phone: str('Phone number of the linked account (connected only).'),
+      name: str('Account name (connected only).'),
+      profilePic: str('URL of the profile picture (connected only, when the account has one).'),
+      sending: { $ref: '#/components/schemas/Sending' },
+    },
+    ['success', 'status'],
+  ),
+  Sending: closed(
+    {
+      sentToday: int('Messages the device sent in its current cap window (its day, in its time zone).'),
+      firstContactsToday: int('Of those, first messages to numbers the account had no chat with.'),
+      dailyCap: nullableInt('The cap of the window (the warm-up step while it lasts); null = none.'),
+      firstContactCap: nullableInt('The cap on first contacts per window; null = none.'),
+      otpReserve: { type: 'number', description: 'Share of each cap only OTPs may use.' },
+      warmupDay: int('Day of the warm-up after the account was linked (1 = the link day), while it lasts.'),
+      quietHours: str('No message but OTPs goes between these times (start-end, device time zone).'),
+      timeZone: str('The device time zone (IANA).'),
+      windowEndsAt: timestamp('When the current window ends and its counters start again.'),
+      restriction: closed(
+        {
+          reason: {
+            enum: [...Object.values(RESTRICTION_REASONS)],
+            description:
+              'Why WhatsApp pushes back: reach-out time lock, ack 463, ack 429, failures in a row.',
+          },
+          until: timestamp('When sending resumes by itself.'),
+          since: timestamp('When the pause began.'),
+        },
+        ['reason', 'until', 'since'],
+      ),
+      pausedUntil: timestamp('Waiting messages are held until then (a restriction or quiet hours).'),
+    },
+    [
+      'sentToday',
+      'firstContactsToday',
+      'dailyCap',
+      'firstContactCap',
+      'otpReserve',
+      'timeZone',
+      'windowEndsAt',
+    ],
+  ),
+  SendResult: closed(
+    {
+      success: yes,
+      messageId: str('The message id (one recipient), or the batch id (`to` is a list).'),
+      messageIds: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'When `to` is a list: one message id per recipient, in `to` order.',
+      },
+    },
+    ['success', 'messageId'],
+  ),
+  OtpResult: closed(
+    {
+      success: yes,
+      message: { const: 'OTP sent successfully' },
+      data: closed(
+        {
+          messageId: str(),
+          platformMessageId: str('The WhatsApp message id.'),
+          phone: str(),
+          code: str('The code, as digits.'),
+          language: { enum: [...OTP_LANGUAGES] },
+          sentAt: timestamp('When WhatsApp acknowledged it.'),
+        },
+        ['messageId', 'platformMessageId', 'phone', 'code', 'language', 'sentAt'],
+      ),
+    },
+    ['success', 'message', 'data'],
+  ),
+  Message: closed(
+    {
+      messageId: str(),
+      deviceId: str(),
+      to: str(),
+      status: { enum: [...MESSAGE_STATUSES, 'received'] },
+      kind: { enum: ['send', 'otp'] },
+      platformMessageId: str(),
+      batchId: str(),
+      createdAt: timestamp('Accepted.'),
+      sentAt: timestamp('Acknowledged by WhatsApp.'),
+      deliveredAt: timestamp('Delivery receipt.'),
+      readAt: timestamp('Read receipt.'),
+      failedAt: timestamp('Failed for good.'),
+      error: { type: 'string', description: `Why it failed: ${Object.values(FAILURE_REASONS).join(', ')}.` },
+      direction: {
+        enum: ['outbound', 'inbound'],
+        description:
+          '`outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).',
+      },
+      from: str('Inbound: the contact (digits).'),
+      text: str('Inbound: the text or caption.'),
+      attachment: {
+        ...closed({ type: str(), mimeType: str(), fileName: str(), size: { type: 'integer', minimum: 0 } }, [
+          'type',
+          'mimeType',
+          'size',
+        ]),
+        description: 'Inbound: the attachment (its bytes: GET /messages/{id}/media).',
+      },
+      replyTo: str('Inbound: our messageId of the message it quotes.'),
+      receivedAt: timestamp('Inbound: when the contact sent it.'),
+    },
+    ['messageId', 'deviceId', 'status', 'direction', 'platformMessageId', 'createdAt'],
+  ),
+  MessageResult: closed({ success: yes, data: { $ref: '#/components/schemas/Message' } }, [
+    'success',
+    'data',
+  ]),
+  Media: { type: 'string', format: 'binary', description: 'The file.' },
+  MessagePage: closed(
+    {
+      success: yes,
+      data: closed(
+        {
+          messages: { type: 'array', items: { $ref: '#/components/schemas/Message' } },
+          nextCursor: str('The `cursor` of the next (older) page; absent on the last one.'),
+        },
+        ['messages'],
+      ),
+    },
+    ['success', 'data'],
+  ),
+  Webhook: closed(
+    {
+      url: str('Where events are POSTed.'),
+      events: { type: 'array', items: { enum: [...EVENT_TYPES] }, description: 'The events delivered.' },
+      createdAt: timestamp('When the endpoint was first set.'),
+      disabledAt: timestamp(
+        'Set when the endpoint answered 410 Gone: nothing is delivered until it is set again.',
+      ),
+      disabledReason: str('Why it was disabled (`gone`).'),
+      secret: {
+        type: 'string',
+        pattern: '^whsec_',
+        description: 'The Standard Webhooks signing secret: only in the answer that created or rotated it.',
+      },
+    },
+    ['url', 'events', 'createdAt'],
+  ),
+  WebhookResult: closed({ success: yes, data: { $ref: '#/components/schemas/Webhook' } }, [
+    'success',
+    'data',
+  ]),
+  WebhookRemoved: closed({ success: yes, message: { const: 'Webhook removed' } }, ['success', 'message']),
+  Batch: closed(
+    {
+      batchId: str(),
+      total: { type: 'integer', minimum: 1 },
+      counts: {
+        ...closed(Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])), [
+          ...MESSAGE_STATUSES,
+        ]),
+        description: 'Messages of the list by status; they sum to `total`.',
+      },
+      createdAt: timestamp('Accepted.'),
+      completedAt: timestamp('When the last message left `queued` (sent or failed).'),
+    },
+    ['batchId', 'total', 'counts', 'createdAt'],
+  ),
+  BatchResult: closed({ success: yes, data: { $ref: '#/components/schemas/Batch' } }, ['success', 'data']),
+  Health: closed({ success: yes, status: { enum: ['ok', 'ready'] } }, ['success', 'status']),
+};
+
+const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+
+export const headers: Record<string, JsonSchema> = {
+  'X-RateLimit-Limit': intHeader(
+    "The endpoint's requests per window (per token), or the failed-auth guard's failures allowed.",
+  ),
+  'X-RateLimit-Remaining': intHeader('Requests (or failures) left in the current window.'),
+  'X-RateLimit-Reset': intHeader('Unix time in seconds (rounded up) at which the window ends.'),
+  'X-Request-Id': {
+    description: "The request's id (the client's `X-Request-Id` when sane).",
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when the answer is the stored first answer of this Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  Allow: { description: 'On 405: the methods the path serves.', schema: { type: 'string' } },
+};
+
+/** What each error status means, for the response descriptions. */
+export const STATUS_TEXT: Record<number, string> = {
+  400: `\`${ERRORS.invalidRequest}\`: body, query or header invalid; \`details\` says what.`,
+  401: `\`${ERRORS.invalidToken}\`: token missing, unknown, revoked or expired.`,
+  404: 'Not found.',
+  405: `\`${ERRORS.methodNotAllowed}\`; \`Allow\` lists the methods.`,
+  408: `\`${ERRORS.requestTimeout}\`.`,
+  409: 'Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress).',
+  413: 'Body (or attachment) too large.',
+  422: `\`${ERRORS.idempotencyConflict}\`.`,
+  429: `\`${ERRORS.rateLimited}\` (per token), \`${ERRORS.tooManyAuthFailures}\`, or the device queue quota; \`resetIn\` says when to retry.`,
+  431: `\`${ERRORS.headersTooLarge}\`.`,
+  500: `\`${ERRORS.internal}\`.`,
+  502: 'A dependency failed while handling the request (connection service, or an OTP that could not be sent).',
+  503: 'A dependency is down: storage, the connection service, WhatsApp, or the device owner.',
+  504: 'No answer in time (connection service, or an OTP not sent in time).',
+};

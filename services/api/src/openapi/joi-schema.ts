@@ -1,0 +1,166 @@
+import type Joi from 'joi';
+
+/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
+export type JsonSchema = Record<string, unknown>;
+
+/** The parts of joi's `describe()` output this converter reads. */
+interface Description {
+  type: string;
+  flags?: { presence?: 'required' | 'optional' | 'forbidden'; default?: unknown; only?: boolean };
+  allow?: unknown[];
+  rules?: { name: string; args?: Record<string, unknown> }[];
+  keys?: Record<string, Description>;
+  items?: Description[];
+  matches?: { schema?: Description; is?: Description; then?: Description; otherwise?: Description }[];
+  dependencies?: { rel: string; peers: string[] }[];
+  whens?: { ref: { path: string[] }; is: Description; then?: Description; otherwise?: Description }[];
+  preferences?: unknown;
+}
+
+// joi's own base64 expression (paddingRequired: false), so the document accepts what joi accepts.
+const BASE64 = '^(?:[A-Za-z0-9+/]{2}[A-Za-z0-9+/]{2})*(?:[A-Za-z0-9+/]{2}(==)?|[A-Za-z0-9+/]{3}=?)?$';
+
+function unsupported(what: string): never {
+  throw new Error(`joi-schema: no JSON Schema for ${what}; extend services/api/src/openapi/joi-schema.ts`);
+}
+
+/** `/^a$/flags` as joi describes a regex -> the expression (flags other than none are refused). */
+function pattern(regex: unknown): string {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(String(regex));
+  if (!m || m[2]) unsupported(`the regex ${String(regex)}`);
+  return m[1]!;
+}
+
+function stringSchema(d: Description): JsonSchema {
+  const s: JsonSchema = { type: 'string' };
+  const patterns: string[] = [];
+  for (const rule of d.rules ?? []) {
+    const args = rule.args ?? {};
+    switch (rule.name) {
+      case 'min':
+        s.minLength = args.limit;
+        break;
+      case 'max':
+        s.maxLength = args.limit;
+        break;
+      case 'pattern':
+        patterns.push(pattern(args.regex));
+        break;
+      case 'uri': {
+        const schemes = (args.options as { scheme?: string[] } | undefined)?.scheme;
+        s.format = 'uri';
+        if (schemes) patterns.push(`^(?:${schemes.join('|')}):`);
+        break;
+      }
+      case 'base64':
+        s.contentEncoding = 'base64';
+        patterns.push(BASE64);
+        break;
+      default:
+        unsupported(`the string rule "${rule.name}"`);
+    }
+  }
+  if (patterns.length === 1) s.pattern = patterns[0];
+  if (patterns.length > 1) s.allOf = patterns.map((p) => ({ pattern: p }));
+  // joi refuses '' unless it is allowed explicitly.
+  if (s.minLength === undefined && !(d.allow ?? []).includes('')) s.minLength = 1;
+  return s;
+}
+
+function numberSchema(d: Description): JsonSchema {
+  const s: JsonSchema = { type: 'number' };
+  for (const rule of d.rules ?? []) {
+    const args = rule.args ?? {};
+    if (rule.name === 'integer') s.type = 'integer';
+    else if (rule.name === 'min') s.minimum = args.limit;
+    else if (rule.name === 'max') s.maximum = args.limit;
+    // A custom rule of ours only normalises (e.g. the OTP code to its digit string).
+    else if (rule.name !== 'custom') unsupported(`the number rule "${rule.name}"`);
+  }
+  return s;
+}
+
+function objectSchema(d: Description): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const conditions: JsonSchema[] = [];
+  for (const [key, child] of Object.entries(d.keys ?? {})) {
+    properties[key] = describeToSchema(child);
+    if (child.flags?.presence === 'required') required.push(key);
+    for (const when of child.whens ?? []) conditions.push(conditionalRequirement(key, when));
+  }
+  const s: JsonSchema = { type: 'object', properties, additionalProperties: false };
+  if (required.length > 0) s.required = required;
+  for (const dep of d.dependencies ?? []) {
+    const each = dep.peers.map((p) => ({ required: [p] }));
+    if (dep.rel === 'or') conditions.push({ anyOf: each });
+    else if (dep.rel === 'xor') conditions.push({ oneOf: each });
+    else unsupported(`the object dependency "${dep.rel}"`);
+  }
+  if (conditions.length === 1) Object.assign(s, conditions[0]);
+  if (conditions.length > 1) s.allOf = conditions;
+  return s;
+}
+
+/** `key: x.when('other', { is: value, then: required })` -> if other = value then key is required. */
+function conditionalRequirement(key: string, when: NonNullable<Description['whens']>[number]): JsonSchema {
+  const values = (when.is.allow ?? []).filter((v) => typeof v !== 'object');
+  const other = when.ref.path.join('.');
+  if (when.ref.path.length !== 1 || values.length !== 1 || when.otherwise)
+    unsupported(`the condition on "${key}"`);
+  if (
+    when.then?.flags?.presence !== 'required' ||
+    Object.keys(when.then).some((k) => !['type', 'flags'].includes(k))
+  )
+    unsupported(`the condition on "${key}" (only "then: required" is supported)`);
+  return {
+    if: { properties: { [other]: { const: values[0] } }, required: [other] },
+    then: { required: [key] },
+  };
+}
+
+function alternativesSchema(d: Description): JsonSchema {
+  const options = (d.matches ?? []).flatMap((m) => {
+    if (m.schema) return [describeToSchema(m.schema)];
+    // conditional(Joi.array(), { then, otherwise }): a test of the value's type only.
+    if (m.is && m.then && m.otherwise && Object.keys(m.is).length === 1 && m.is.type === m.then.type)
+      return [describeToSchema(m.then), describeToSchema(m.otherwise)];
+    return unsupported('this alternatives().conditional() form');
+  });
+  return { anyOf: options };
+}
+
+function arraySchema(d: Description): JsonSchema {
+  const s: JsonSchema = { type: 'array' };
+  if ((d.items ?? []).length > 1) unsupported('an array of several item types');
+  if (d.items?.[0]) s.items = describeToSchema(d.items[0]);
+  for (const rule of d.rules ?? []) {
+    const args = rule.args ?? {};
+    if (rule.name === 'min') s.minItems = args.limit;
+    else if (rule.name === 'max') s.maxItems = args.limit;
+    else if (rule.name === 'unique') s.uniqueItems = true;
+    else unsupported(`the array rule "${rule.name}"`);
+  }
+  return s;
+}
+
+/** One joi description -> JSON Schema; anything it cannot express exactly throws. */
+export function describeToSchema(d: Description): JsonSchema {
+  let s: JsonSchema;
+  if (d.flags?.only) {
+    s = { enum: (d.allow ?? []).filter((v) => typeof v !== 'object') };
+    if (d.type === 'string') s.type = 'string';
+  } else if (d.type === 'string') s = stringSchema(d);
+  else if (d.type === 'number') s = numberSchema(d);
+  else if (d.type === 'boolean') s = { type: 'boolean' };
+  else if (d.type === 'object') s = objectSchema(d);
+  else if (d.type === 'alternatives') s = alternativesSchema(d);
+  else if (d.type === 'array') s = arraySchema(d);
+  else return unsupported(`the joi type "${d.type}"`);
+  if (d.flags?.default !== undefined) s.default = d.flags.default;
+  return s;
+}
+
+export function joiToJsonSchema(schema: Joi.Schema): JsonSchema {
+  return describeToSchema(schema.describe() as unknown as Description);
+}

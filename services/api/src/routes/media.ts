@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { waitForRedis } from '@mgw/common';
+import { ERRORS, emptyQuerySchema, keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
+import { storageContext } from '@mgw/store';
+import { ApiError } from '../api-error.js';
+import type { ApiServices } from '../api-services.js';
+import { authOf } from '../auth.js';
+import { parse } from '../validation.js';
+import { ownMessage } from './messages.js';
+
+/** How long the API waits for the device's owner to download an attachment. */
+const DOWNLOAD_TIMEOUT_SECONDS = 30;
+
+/**
+ * GET /messages/:id/media: the attachment of an inbound message, downloaded from WhatsApp now
+ * (nothing is downloaded when a message arrives). Only the sender that owns the device is asked
+ * (a device command, answered on a reply list; the bytes come through a short-lived sealed key),
+ * so a device nobody holds answers 409 like a send would.
+ */
+export function mediaRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const id = String(req.params.id ?? '');
+    const record = await ownMessage(s, deviceId, id);
+    const inbound = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : undefined;
+    if (!inbound?.attachment) throw new ApiError(404, ERRORS.mediaNotFound);
+
+    const cmd: DeviceCommand = { type: 'download-media', deviceId, messageId: id, requestId: randomUUID() };
+    if ((await s.redis.publish(keys.deviceCommands(), JSON.stringify(cmd))) === 0)
+      throw new ApiError(409, ERRORS.noDevice);
+    // BLPOP holds its connection: one of its own per download (they are rare and bounded in time).
+    const conn = s.bullRedis.duplicate();
+    let reply: DeviceCommandReply | undefined;
+    try {
+      await waitForRedis(conn, 5000);
+      const got = await conn.blpop(keys.commandReply(cmd.requestId), DOWNLOAD_TIMEOUT_SECONDS);
+      reply = got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
+    } finally {
+      conn.disconnect();
+    }
+    if (!reply) throw new ApiError(504, ERRORS.mediaTimeout);
+    if (!reply.ok) throw new ApiError(502, ERRORS.mediaUnavailable);
+    const key = keys.mediaDownload(deviceId, cmd.requestId);
+    const [[, h]] = (await s.redis.multi().hgetallBuffer(key).del(key).exec()) as [
+      [Error | null, Record<string, Buffer>],
+    ];
+    if (!h?.bytes) throw new ApiError(502, ERRORS.mediaUnavailable);
+    const bytes = s.encryption.open(h.bytes, storageContext(key, 'bytes'));
+    const fileName = h.fileName?.toString() ?? inbound.attachment.fileName;
+    res.status(200);
+    res.setHeader('Content-Type', h.mimeType?.toString() ?? inbound.attachment.mimeType);
+    res.setHeader('Content-Length', String(bytes.length));
+    if (fileName)
+      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+    res.end(bytes);
+  };
+}

@@ -1,0 +1,48 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** Screenshots of every page, for people to look at (git-ignored). */
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'dashboard');
+
+/** Debian's chromium (`apt-get install chromium`; .ci/run installs it): never a downloaded browser. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export const VIEWPORTS = {
+  laptop: { width: 1366, height: 860 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Saves the page at laptop and phone widths as `<name>-laptop.png` and `<name>-phone.png`. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const original = page.viewportSize();
+  // From the top: a full-page shot of a scrolled page draws the sticky top bar mid-page.
+  await page.evaluate('window.scrollTo(0, 0)');
+  for (const [label, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
+  }
+  if (original) await page.setViewportSize(original);
+}

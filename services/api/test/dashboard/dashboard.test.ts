@@ -1,0 +1,309 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { EVENT_TYPES } from '@mgw/contracts';
+import { markRestricted } from '@mgw/store';
+import { useStack, waitFor } from '@mgw/testing';
+import { buildDashboard } from '../../dashboard/build.mjs';
+import { WEBHOOK_EVENTS } from '../../dashboard/src/events.js';
+import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+
+const PASSWORD = 'dashboard test password 42';
+const PAGES = ['/dashboard', '/dashboard/devices', '/dashboard/settings/api', '/dashboard/messages'];
+
+describe('Dashboard in a real browser (chromium, whole stack against the simulator)', function () {
+  this.timeout(90_000);
+  let assets: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const deviceId = `dash-${Math.random().toString(36).slice(2, 7)}`;
+  let tokenValue = '';
+  const requested: string[] = [];
+
+  // A webhook receiver on 127.0.0.1 (the outbound guard lets it through by ALLOWED_PRIVATE_HOSTS).
+  let receiver: Server;
+  let receiverUrl = '';
+
+  // The stack reads its environment when it starts, after this suite's first hook built the assets.
+  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD, ALLOWED_PRIVATE_HOSTS: '127.0.0.1' };
+  before(async () => {
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/dashboard`;
+    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
+    env.DASHBOARD_ASSETS_DIR = assets;
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    // Everything the pages load must come from the gateway itself (no CDN, nothing from WhatsApp).
+    context.on('request', (r) => requested.push(r.url()));
+    page = await context.newPage();
+  });
+  const stack = useStack({ env });
+  after(async () => {
+    await browser?.close();
+    receiver?.close();
+    if (assets) await rm(assets, { recursive: true, force: true });
+  });
+
+  const publicApi = (p: string, token: string, method = 'GET') =>
+    fetch(`${stack().apiUrl}/api/messenger/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+    });
+
+  it('When a stranger opens any dashboard page, then only the sign-in form shows, and every admin call is 401', async () => {
+    const stranger = await browser.newPage({ viewport: VIEWPORTS.laptop });
+    try {
+      for (const p of PAGES) {
+        await stranger.goto(`${stack().apiUrl}${p}`);
+        await stranger.getByLabel('Admin password').waitFor();
+        expect(await stranger.getByRole('button', { name: 'Sign in' }).isVisible(), p).to.equal(true);
+        expect(await stranger.locator('[data-testid^="device-"], table').count(), p).to.equal(0);
+      }
+      const answers = await stranger.evaluate(async () =>
+        Promise.all(
+          ['/session', '/tokens', '/devices', '/devices/default/messages'].map(
+            async (p) => (await fetch(`/api/admin/v1${p}`)).status,
+          ),
+        ),
+      );
+      expect(answers).to.deep.equal([401, 401, 401, 401]);
+      await stranger.getByLabel('Admin password').fill('not it');
+      await stranger.getByRole('button', { name: 'Sign in' }).click();
+      await stranger.getByText('That password is not right.').waitFor();
+      await screenshots(stranger, 'sign-in');
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('When the admin signs in, then the Devices page opens', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard`);
+    await page.getByLabel('Admin password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/devices');
+  });
+
+  it('When a token is created under Settings → API, then its value is shown once and works on the public API', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard/settings/api`);
+    await page.getByLabel('Name').fill('browser test');
+    await page.getByLabel('Device (optional)').fill(deviceId);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('new-token-value');
+    tokenValue = (await shown.textContent()) ?? '';
+    expect(tokenValue).to.match(/^mgw_/);
+    expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).to.equal(true);
+    const row = page.locator('tr', { hasText: 'browser test' });
+    expect(await row.textContent()).to.include(deviceId);
+    expect(await row.getByRole('button', { name: 'Revoke' }).count()).to.equal(1);
+    expect((await publicApi('/status', tokenValue)).status).to.equal(200);
+    await screenshots(page, 'settings-api');
+    // Shown once: after a reload the value is nowhere on the page.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Tokens' }).waitFor();
+    await page.locator('tr', { hasText: 'browser test' }).waitFor();
+    expect(await page.getByTestId('new-token-value').count()).to.equal(0);
+    expect(await page.content()).not.to.include(tokenValue);
+  });
+
+  it('When a device is linked by the QR on the page, then the QR follows a new pairing and the row turns connected without a reload', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard/devices`);
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
+    await page.getByLabel('Device ID').fill(deviceId);
+    await page.getByRole('button', { name: 'Link with QR code' }).click();
+    const qr = page.getByTestId('qr-code');
+    await qr.waitFor();
+    const first = (await qr.getAttribute('data-qr')) ?? '';
+    expect(first, 'the raw QR string').to.match(/^https:\/\/wa\.me\/settings\/linked_devices#/);
+    expect(await qr.getAttribute('src')).to.match(/^data:image\/png;base64,/);
+
+    // A new pairing (a forceNew connect by the token) replaces the code: the page follows it.
+    const again = (await (
+      await publicApi('/connect?forceNew=true&rawQrCode=true', tokenValue, 'POST')
+    ).json()) as {
+      qrCode: string;
+    };
+    expect(again.qrCode).to.be.a('string').and.not.equal(first);
+    await waitFor(async () => (await qr.getAttribute('data-qr')) === again.qrCode, {
+      timeoutMs: 10_000,
+      what: 'the page to show the new QR',
+    });
+    await screenshots(page, 'devices-linking');
+
+    await stack().simApi('POST', '/phone/link', {
+      qr: await qr.getAttribute('data-qr'),
+      phone: '15550009001',
+      name: 'Dashboard Shop',
+    });
+    const row = page.getByTestId(`device-${deviceId}`);
+    await row.getByText('Connected').waitFor({ timeout: 30_000 });
+    expect(await row.textContent())
+      .to.include('Dashboard Shop')
+      .and.include('+15550009001');
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).to.equal(true);
+    await page.getByText(`${deviceId} is connected`).waitFor();
+    await screenshots(page, 'devices');
+  });
+
+  it('When a list is sent, then the Messages page shows each message with its status and the list progress', async () => {
+    const res = await fetch(`${stack().apiUrl}/api/messenger/v1/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenValue}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        to: ['15550009101', '15550009102', '15550009103'],
+        text: 'hello from the list',
+      }),
+    });
+    expect(res.status).to.equal(202);
+    const { messageId: batchId, messageIds } = (await res.json()) as {
+      messageId: string;
+      messageIds: string[];
+    };
+    await page.goto(`${stack().apiUrl}/dashboard/messages?device=${deviceId}`);
+    for (const id of messageIds) await page.getByTestId(`message-${id}`).waitFor();
+    const batch = page.getByTestId(`batch-${batchId}`);
+    await batch.getByText('3 of 3 sent').waitFor({ timeout: 20_000 });
+    await screenshots(page, 'messages');
+  });
+
+  it("When a device is paused because WhatsApp pushed back, then its row shows today's usage and the pause, and Resume now ends it", async () => {
+    await markRestricted(stack().redis, deviceId, 'rate_limited', Date.now() + 3_600_000);
+    await page.goto(`${stack().apiUrl}/dashboard/devices`);
+    const cell = page.getByTestId(`device-sending-${deviceId}`);
+    await cell.getByText(/Paused until .*\(rate limited\)/).waitFor();
+    expect(await cell.textContent())
+      .to.match(/^3/)
+      .and.include('first contacts 3');
+    await screenshots(page, 'devices-paused');
+    await cell.getByRole('button', { name: 'Resume now' }).click();
+    await page.getByText(`${deviceId}: sending resumed.`).waitFor();
+    await waitFor(async () => (await cell.textContent())?.includes('Paused') === false, { what: 'resumed' });
+  });
+
+  it("When a device's webhook and policy are set in its settings, then the secret shows once and the admin API has the cap", async () => {
+    expect([...WEBHOOK_EVENTS], 'the page offers every event type').to.deep.equal([...EVENT_TYPES]);
+    await page.goto(`${stack().apiUrl}/dashboard/devices`);
+    await page.getByTestId(`device-${deviceId}`).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: `Settings of ${deviceId}` }).waitFor();
+    expect(new URL(page.url()).pathname).to.equal(`/dashboard/devices/${deviceId}`);
+    await page.getByText('No webhook: events of this device are not sent anywhere.').waitFor();
+
+    // Set: the secret shows once, with a copy button.
+    await page.getByLabel('Webhook URL').fill(receiverUrl);
+    await page.getByLabel('message.delivered').check();
+    await page.getByLabel('session.status').check();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    const secret = (await page.getByTestId('new-webhook-secret').textContent()) ?? '';
+    expect(secret).to.match(/^whsec_/);
+    expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).to.equal(true);
+    const current = page.getByTestId('webhook-current');
+    expect(await current.textContent())
+      .to.include(receiverUrl)
+      .and.include('message.delivered, session.status');
+
+    // Policy: a daily cap override shows in the panel and through the admin API.
+    await page.getByLabel('Daily cap').fill('25');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Policy saved').waitFor();
+    expect(await page.getByTestId('policy-effective').textContent()).to.match(/Sent today\d+ \/ 25/);
+    await screenshots(page, 'device-settings');
+    const policy = await page.evaluate(
+      async (p) => (await fetch(p)).json(),
+      `/api/admin/v1/devices/${deviceId}/policy`,
+    );
+    expect(policy).to.nested.include({ 'overrides.dailyCap': 25, 'sending.dailyCap': 25 });
+
+    // A bad value: the API's 400 details next to the form, nothing changed.
+    await page.getByLabel('Daily cap').fill('-5');
+    await page.getByLabel('Quiet hours').fill('late');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    const error = page.getByRole('alert');
+    await error.getByText('dailyCap').waitFor();
+    expect(await error.textContent()).to.include('22:00-07:00');
+    expect(await page.getByLabel('Daily cap').getAttribute('aria-invalid')).to.equal('true');
+    expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).to.equal(null);
+    await screenshots(page, 'device-settings-error');
+
+    // Shown once: after a reload the secret is nowhere on the page; the webhook is.
+    await page.reload();
+    await current.getByText(receiverUrl).waitFor();
+    expect(await page.getByTestId('new-webhook-secret').count()).to.equal(0);
+    expect(await page.content()).not.to.include(secret);
+    expect(await page.getByLabel('Daily cap').inputValue()).to.equal('25');
+
+    // Rotate: a new secret, once.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('Secret rotated.').waitFor();
+    const rotated = (await page.getByTestId('new-webhook-secret').textContent()) ?? '';
+    expect(rotated)
+      .to.match(/^whsec_/)
+      .and.not.equal(secret);
+
+    // Remove, after a confirmation; and the cap back to the default (empty = null).
+    await page.getByRole('button', { name: 'Remove webhook' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Yes, remove' }).click();
+    await page.getByText('Webhook removed').waitFor();
+    expect(await page.getByTestId('new-webhook-secret').count()).to.equal(0);
+    const gone = await page.evaluate(
+      async (p) => (await fetch(p)).status,
+      `/api/admin/v1/devices/${deviceId}/webhook`,
+    );
+    expect(gone).to.equal(404);
+    await page.getByLabel('Daily cap').fill('');
+    await page.getByLabel('Quiet hours').fill('');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText('Policy saved').waitFor();
+    const reset = await page.evaluate(
+      async (p) => (await fetch(p)).json(),
+      `/api/admin/v1/devices/${deviceId}/policy`,
+    );
+    expect((reset as { overrides: object }).overrides).to.deep.equal({});
+  });
+
+  it('When the token is revoked on the page, then the public API answers 401 for it', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard/settings/api`);
+    const row = page.locator('tr', { hasText: 'browser test' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Yes, revoke' }).click();
+    await page.getByText('revoked: requests with it now get 401').waitFor();
+    // The notice comes first, the table's refresh right after it.
+    await page.locator('tr', { hasText: 'browser test' }).first().waitFor({ state: 'detached' });
+    expect(await page.locator('tr', { hasText: 'browser test' }).count()).to.equal(0);
+    expect((await publicApi('/status', tokenValue)).status).to.equal(401);
+  });
+
+  it('When /docs is opened, then the API reference renders from the gateway alone', async () => {
+    await page.goto(`${stack().apiUrl}/docs`);
+    await page.getByText('Messenger Gateway API').first().waitFor();
+    await page.getByText('/api/messenger/v1/send').first().waitFor();
+    await screenshots(page, 'docs');
+  });
+
+  it('When every page has been used, then every request the browser made went to the gateway', () => {
+    const origin = new URL(stack().apiUrl).origin;
+    const elsewhere = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
+    expect(requested.length).to.be.greaterThan(20);
+    expect(elsewhere).to.deep.equal([]);
+  });
+
+  it('When Disconnect is confirmed, then the device is logged out and its row shows it', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard/devices`);
+    const row = page.getByTestId(`device-${deviceId}`);
+    await row.getByRole('button', { name: 'Disconnect' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).to.include(`Disconnect ${deviceId}?`);
+    await screenshots(page, 'devices-disconnect-confirm');
+    await dialog.getByRole('button', { name: 'Yes, disconnect' }).click();
+    await row.getByText('Disconnected').waitFor({ timeout: 30_000 });
+    expect(await row.getByRole('button', { name: 'Disconnect' }).count()).to.equal(0);
+  });
+});

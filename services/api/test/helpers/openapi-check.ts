@@ -1,0 +1,88 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { loadApiConfig } from '../../src/config.js';
+import { API_BASE, buildOpenApi } from '../../src/openapi/document.js';
+
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+};
+type Response = { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> };
+
+/** Statuses any request may get without reaching an operation (unknown path or method, parser, guard). */
+const UNROUTED = new Set([400, 401, 404, 405, 408, 413, 429, 431, 503]);
+const CHECKED = /^(\/api\/messenger\/v1(\/.*)?|\/healthz|\/readyz)$/;
+
+let cached: { doc: Doc; ajv: Ajv2020; routes: { re: RegExp; path: string }[] } | undefined;
+
+function setup() {
+  if (cached) return cached;
+  const doc = buildOpenApi(loadApiConfig({ ...process.env, NODE_ENV: 'test' })) as unknown as Doc;
+  // strict off: the document holds OpenAPI fields besides its schemas (they are reached by pointer).
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema(doc as object, 'openapi.json');
+  const routes = Object.keys(doc.paths).map((path) => ({
+    path,
+    re: new RegExp(`^${path.replace(/\{[^/]+\}/g, '[^/]+')}$`),
+  }));
+  cached = { doc, ajv, routes };
+  return cached;
+}
+
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(pointer: string): ValidateFunction {
+  let v = validators.get(pointer);
+  if (!v) {
+    v = setup().ajv.compile({ $ref: `openapi.json#${pointer}` });
+    validators.set(pointer, v);
+  }
+  return v;
+}
+
+const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Checks one answer of the public API against the OpenAPI document: its status must be documented
+ * for the operation and its JSON body must match that response's schema; a request that reaches
+ * no operation (unknown path or method) must get an error status and the error envelope.
+ * Returns the problem, or undefined when the answer is as documented.
+ */
+export function openApiProblem(
+  url: string,
+  method: string,
+  status: number,
+  body: unknown,
+  headers: Headers,
+): string | undefined {
+  const { pathname } = new URL(url);
+  if (!CHECKED.test(pathname)) return undefined;
+  const { doc, routes } = setup();
+  const route = routes.find((r) => r.re.test(pathname));
+  const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
+  const operation = route ? doc.paths[route.path]?.[verb] : undefined;
+  const where = `${method} ${pathname} -> ${status}`;
+  let pointer: string;
+  if (!operation) {
+    if (!UNROUTED.has(status))
+      return `${where}: no operation, and ${status} is not an error any path may answer`;
+    pointer = '/components/schemas/Error';
+  } else {
+    const response = operation.responses[String(status)];
+    if (!response) return `${where}: status ${status} is not documented for this operation`;
+    if (!response.content?.['application/json']) return undefined;
+    pointer = `/paths/${escape(route!.path)}/${verb}/responses/${status}/content/application~1json/schema`;
+    for (const name of Object.keys(response.headers ?? {})) {
+      const value = headers.get(name);
+      if (name.startsWith('X-RateLimit') && value !== null && !/^\d+$/.test(value))
+        return `${where}: header ${name} is not an integer: ${value}`;
+    }
+  }
+  if (method.toUpperCase() === 'HEAD') return undefined;
+  const validate = validatorFor(pointer);
+  if (!validate(body)) {
+    return `${where}: the body does not match the document: ${setup().ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`;
+  }
+  return undefined;
+}
+
+export { API_BASE };

@@ -1,0 +1,78 @@
+import Joi from 'joi';
+import {
+  opsConfig,
+  opsEnv,
+  outboundConfig,
+  outboundEnv,
+  redisConfig,
+  redisEnv,
+  runtimeConfig,
+  runtimeEnv,
+  validateEnv,
+  type OpsConfig,
+  type OutboundConfig,
+  type RedisConfig,
+  type RuntimeConfig,
+} from '@mgw/common';
+import { encryptionConfig, encryptionEnv, type EncryptionConfig } from '@mgw/store';
+import type { RetrySchedule } from './retry-schedule.js';
+
+const notifierEnv: Joi.PartialSchemaMap = {
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
+  WEBHOOK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(100).default(18),
+  WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).default(10_000),
+  WEBHOOK_RETRY_MAX_MS: Joi.number()
+    .integer()
+    .min(10)
+    .default(3 * 3600_000),
+  WEBHOOK_DEVICE_CONCURRENCY: Joi.number().integer().min(1).max(64).default(1),
+  WEBHOOK_SWEEP_MS: Joi.number().integer().min(100).default(5000),
+  WEBHOOK_DELIVERED_RETENTION_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(24 * 3600),
+};
+
+export interface NotifierConfig extends RuntimeConfig {
+  redis: RedisConfig;
+  ops: OpsConfig;
+  encryption: EncryptionConfig;
+  /** Which private hosts webhook URLs may point at (none by default). */
+  outbound: OutboundConfig;
+  /** Budget of one attempt (connect, request, answer); a slower endpoint counts as failed. */
+  timeoutMs: number;
+  retry: RetrySchedule;
+  /** Deliveries of one device in flight at once (1 keeps a device's events in emission order). */
+  deviceConcurrency: number;
+  /** How often every device's outbox is read even without a notification (and stale reads reclaimed). */
+  sweepMs: number;
+  /** How long a delivered event's job is kept (an event re-read from its outbox is then not sent twice). */
+  deliveredRetentionSeconds: number;
+}
+
+export const NOTIFIER_ENV = [runtimeEnv, redisEnv, opsEnv, encryptionEnv, outboundEnv, notifierEnv];
+
+export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
+  const e = validateEnv(NOTIFIER_ENV, env, [
+    (v) =>
+      v.WEBHOOK_RETRY_MAX_MS < v.WEBHOOK_RETRY_BASE_MS
+        ? 'WEBHOOK_RETRY_MAX_MS must be at least WEBHOOK_RETRY_BASE_MS'
+        : undefined,
+  ]);
+  return {
+    ...runtimeConfig(e),
+    redis: redisConfig(e),
+    ops: opsConfig(e),
+    encryption: encryptionConfig(e),
+    outbound: outboundConfig(e),
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    retry: {
+      attempts: e.WEBHOOK_MAX_ATTEMPTS,
+      baseMs: e.WEBHOOK_RETRY_BASE_MS,
+      maxMs: e.WEBHOOK_RETRY_MAX_MS,
+    },
+    deviceConcurrency: e.WEBHOOK_DEVICE_CONCURRENCY,
+    sweepMs: e.WEBHOOK_SWEEP_MS,
+    deliveredRetentionSeconds: e.WEBHOOK_DELIVERED_RETENTION_SECONDS,
+  };
+}

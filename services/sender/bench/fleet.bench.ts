@@ -1,0 +1,271 @@
+/**
+ * One sender process holding a fleet, in sandbox mode with the production pacing and lease
+ * timings (the real api, connection and sender processes; the simulator in this process):
+ *
+ * 1. BENCH_FLEET_DEVICES (100) devices each send a BENCH_FLEET_LIST (20)-recipient list to new
+ *    contacts at the default pacing (SEND_MIN_GAP_MS=1000, jitter 500): delivered against the
+ *    paced ideal ((list − 1) mean gaps of 1,250 ms per device, all devices at once), the sender's
+ *    RSS, lease renewals that were not `renewed` (restored / lost / unknown) and "lease lost"
+ *    lines, and the sender's event-loop lag p99 over the phase (prom-client's histogram).
+ * 2. CPU-seconds of the sender per delivered message, against a bare Baileys socket (its own
+ *    process, support/bare-socket.ts) sending to as many new contacts in the same run: a ratio.
+ * 3. A second sender joins the first holding the devices: time until each holds its share
+ *    (directed hand-over) and every device is connected again.
+ * 4. The second sender leaves; devices are linked up to BENCH_FLEET_IDLE_DEVICES (300), held idle
+ *    by the one sender for BENCH_FLEET_IDLE_S (30) s: its RSS and lease outcomes.
+ *
+ * Nothing is asserted: the figures are printed, with the goals of issue 11 beside them.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { keys } from '@mgw/contracts';
+import { TokenStore } from '@mgw/store';
+import { Stack, waitFor, type ServiceProcess } from '@mgw/testing';
+
+const DEVICES = Number(process.env.BENCH_FLEET_DEVICES ?? 100);
+const LIST = Number(process.env.BENCH_FLEET_LIST ?? 20);
+const IDLE_DEVICES = Number(process.env.BENCH_FLEET_IDLE_DEVICES ?? 300);
+const IDLE_S = Number(process.env.BENCH_FLEET_IDLE_S ?? 30);
+const GAP_MS = 1000;
+const JITTER_MS = 500;
+const LINK_PARALLEL = 8;
+
+const stack = await Stack.start({
+  senders: 1,
+  env: {
+    SEND_MIN_GAP_MS: String(GAP_MS),
+    SEND_GAP_JITTER_MS: String(JITTER_MS),
+    LEASE_TTL_MS: '15000',
+    LEASE_RENEW_MS: '5000',
+    LEASE_SCAN_MS: '3000',
+    LOG_LEVEL: 'warn',
+  },
+});
+const tokens = new TokenStore(stack.redis);
+const linked: { deviceId: string; token: string }[] = [];
+
+/** A process's resident set (MiB) and CPU time so far (s), from /proc. */
+function procStats(pid: number): { rssMiB: number; cpuSeconds: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+  return { rssMiB: rssKiB / 1024, cpuSeconds: ticks / 100 };
+}
+
+async function metrics(p: ServiceProcess): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+}
+function metric(text: string, name: string): number {
+  const m = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([0-9.e+-]+)`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+const renewals = (text: string, outcome: string) =>
+  metric(text, `mgw_lease_renewals_total{outcome="${outcome}"}`);
+const lostLines = (p: ServiceProcess) => p.output.filter((l) => l.includes('lease lost')).length;
+
+async function linkUpTo(n: number): Promise<void> {
+  const t0 = performance.now();
+  while (linked.length < n) {
+    const batch = Array.from(
+      { length: Math.min(LINK_PARALLEL, n - linked.length) },
+      (_, k) => linked.length + k,
+    );
+    const done = await Promise.all(
+      batch.map(async (i) => {
+        const deviceId = `fleet-${i}`;
+        const { value } = await tokens.create({ name: 'fleet bench', deviceId });
+        await stack.linkByQr(`1555770${String(i).padStart(4, '0')}`, `Fleet ${i}`, value);
+        return { deviceId, token: value };
+      }),
+    );
+    linked.push(...done);
+  }
+  console.log(`  linked ${n} devices (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+}
+
+async function holders(): Promise<Map<string, number>> {
+  const pipe = stack.redis.pipeline();
+  for (const d of linked) pipe.get(keys.lease(d.deviceId));
+  const byPid = new Map<string, number>();
+  for (const [, raw] of (await pipe.exec()) ?? []) {
+    const pid = raw
+      ? (/:(\d+):/.exec((JSON.parse(raw as string) as { owner: string }).owner)?.[1] ?? '?')
+      : 'none';
+    byPid.set(pid, (byPid.get(pid) ?? 0) + 1);
+  }
+  return byPid;
+}
+
+async function allConnected(): Promise<boolean> {
+  const pipe = stack.redis.pipeline();
+  for (const d of linked) pipe.hget(keys.session(d.deviceId), 'status');
+  return ((await pipe.exec()) ?? []).every(([, s]) => s === 'connected');
+}
+
+function bareBaseline(messages: number): Promise<{ messages: number; cpuSeconds: number; seconds: number }> {
+  const script = fileURLToPath(new URL('./support/bare-socket.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', script], {
+    env: {
+      ...process.env,
+      BARE_SIM_INFO: JSON.stringify(stack.sim.info),
+      BARE_SIM_CONTROL_URL: stack.sim.controlUrl,
+      BARE_MESSAGES: String(messages),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()!))
+        : reject(new Error(`bare socket exited ${code}`)),
+    ),
+  );
+}
+
+const lines: string[] = [];
+const report = (line: string) => {
+  lines.push(line);
+  console.log(line);
+};
+
+try {
+  const [first] = stack.senders();
+  const pid = first!.child.pid!;
+  console.log(`${process.version}; one sender (pid ${pid}); pacing ${GAP_MS} ms + jitter ${JITTER_MS} ms`);
+  const memory = (text: string) =>
+    `heap used ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)} MiB, external ` +
+    `${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MiB`;
+  report(
+    `sender with no device: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB (${memory(await metrics(first!))}; sources compiled by tsx)`,
+  );
+  await linkUpTo(DEVICES);
+  await waitFor(async () => (await holders()).get(String(pid)) === DEVICES && (await allConnected()), {
+    timeoutMs: 120_000,
+    what: 'the sender holds every device',
+  });
+
+  // --- 1. lists at the default pacing -------------------------------------------------------------
+  const before = await metrics(first!); // also resets prom-client's event-loop histogram
+  const sentBefore = metric(before, 'mgw_messages_total{status="sent"}');
+  const lostBefore = lostLines(first!);
+  const cpu0 = procStats(pid).cpuSeconds;
+  // Where the machine's CPU went during the phase: every process of the stack, and this one
+  // (the simulator runs here: it decrypts every message and sets up every new Signal session).
+  const others = stack.processes.filter((p) => p !== first && p.child.exitCode === null);
+  const others0 = others.map((p) => procStats(p.child.pid!).cpuSeconds);
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    linked.slice(0, DEVICES).map(async (d, i) => {
+      const to = Array.from(
+        { length: LIST },
+        (_, k) => `1555${String(i).padStart(4, '0')}${String(k).padStart(3, '0')}`,
+      );
+      const res = await stack.api('POST', '/send', { to, text: `fleet ${i}` }, d.token);
+      if (res.status !== 202) throw new Error(`send ${res.status} ${JSON.stringify(res.body)}`);
+    }),
+  );
+  const total = DEVICES * LIST;
+  let sentNow = 0;
+  let after = '';
+  await waitFor(
+    async () => {
+      after = await metrics(first!);
+      sentNow = metric(after, 'mgw_messages_total{status="sent"}') - sentBefore;
+      return sentNow >= total;
+    },
+    { timeoutMs: 900_000, intervalMs: 250, what: `${total} messages sent` },
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuSender = procStats(pid).cpuSeconds - cpu0;
+  const selfCpu = process.cpuUsage(self0);
+  const share = (cpu: number) => `${((cpu / seconds) * 100).toFixed(0)} %`;
+  const cpuLine = [
+    `sender ${share(cpuSender)}`,
+    ...others.map(
+      (p, i) => `${p.name.split('#')[0]} ${share(procStats(p.child.pid!).cpuSeconds - others0[i]!)}`,
+    ),
+    `simulator + bench ${share((selfCpu.user + selfCpu.system) / 1e6)}`,
+  ].join(', ');
+  const idealSeconds = ((LIST - 1) * (GAP_MS + JITTER_MS / 2)) / 1000;
+  const lagP99 = metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
+  const notRenewed = ['restored', 'lost', 'unknown'].map((o) => renewals(after, o) - renewals(before, o));
+  const rss = procStats(pid).rssMiB;
+  report(`\n${DEVICES} devices × ${LIST}-recipient list (new contacts), default pacing:`);
+  report(
+    `  delivered ${sentNow} in ${seconds.toFixed(1)} s; paced ideal ${idealSeconds.toFixed(1)} s → ` +
+      `delivered/ideal ${(idealSeconds / seconds).toFixed(2)} (goal ≥ 0.95)`,
+  );
+  report(
+    `  sender RSS ${rss.toFixed(0)} MiB (goal ≤ 512; ${memory(after)}); event-loop lag p99 ${lagP99.toFixed(0)} ms`,
+  );
+  report(
+    `  CPU during the phase, % of one core: ${cpuLine}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+  );
+  report(
+    `  lease renewals not 'renewed': restored ${notRenewed[0]}, lost ${notRenewed[1]}, unknown ${notRenewed[2]}; ` +
+      `"lease lost" lines ${lostLines(first!) - lostBefore} (goal: 0)`,
+  );
+
+  // --- 2. CPU per delivered message against a bare socket ------------------------------------------
+  const bare = await bareBaseline(total);
+  const perSender = cpuSender / sentNow;
+  const perBare = bare.cpuSeconds / bare.messages;
+  report(
+    `  CPU per delivered message: sender ${(perSender * 1000).toFixed(2)} ms, bare Baileys socket ` +
+      `${(perBare * 1000).toFixed(2)} ms (${bare.messages} new contacts in ${bare.seconds.toFixed(0)} s) → ratio ${(perSender / perBare).toFixed(2)}`,
+  );
+
+  // --- 3. a second sender joins -------------------------------------------------------------------
+  const joinAt = performance.now();
+  const second = await stack.startService('sender');
+  const started = (performance.now() - joinAt) / 1000;
+  const half = Math.ceil(DEVICES / 2);
+  await waitFor(
+    async () => {
+      const h = await holders();
+      return (
+        h.get(String(second.child.pid)) === DEVICES - half &&
+        h.get(String(pid)) === half &&
+        (await allConnected())
+      );
+    },
+    { timeoutMs: 600_000, intervalMs: 250, what: 'each sender holds its share' },
+  );
+  report(
+    `\nSecond sender joins a first holding ${DEVICES}: each holds its share, all connected, ` +
+      `${((performance.now() - joinAt) / 1000).toFixed(1)} s after its start (${started.toFixed(1)} s of it to start the process)`,
+  );
+
+  // --- 4. idle fleet ------------------------------------------------------------------------------
+  second.child.kill('SIGTERM');
+  await second.exited;
+  await linkUpTo(IDLE_DEVICES);
+  await waitFor(async () => (await holders()).get(String(pid)) === IDLE_DEVICES && (await allConnected()), {
+    timeoutMs: 300_000,
+    intervalMs: 1000,
+    what: 'the one sender holds every device',
+  });
+  const idleBefore = await metrics(first!);
+  const lostIdle = lostLines(first!);
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const idleAfter = await metrics(first!);
+  const idleNot = ['restored', 'lost', 'unknown'].map(
+    (o) => renewals(idleAfter, o) - renewals(idleBefore, o),
+  );
+  report(
+    `\n${IDLE_DEVICES} devices linked and idle ${IDLE_S} s on one sender: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB ` +
+      `(goal < 1024; ${memory(idleAfter)}); event-loop lag p99 ${(metric(idleAfter, 'nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(0)} ms; ` +
+      `renewals not 'renewed': restored ${idleNot[0]}, lost ${idleNot[1]}, unknown ${idleNot[2]}; "lease lost" lines ${lostLines(first!) - lostIdle}`,
+  );
+  console.log(`\n--- summary\n${lines.join('\n')}`);
+} finally {
+  await stack.stop();
+}
+process.exit(0);

@@ -1,0 +1,95 @@
+import type { RedisClient } from '@mgw/common';
+import type { Metrics, SendJobData } from '@mgw/contracts';
+import {
+  admitMessage,
+  capOf,
+  capWindow,
+  capWithoutReserve,
+  effectivePolicy,
+  getRestriction,
+  quietUntil,
+  rememberChats,
+  releaseMessage,
+  type SendPolicyConfig,
+} from '@mgw/store';
+
+/** Held messages wake spread over this, so a window's start is not one burst of queue moves. */
+const WAKE_SPREAD_MS = 2000;
+
+export type HoldReason = 'daily_cap' | 'first_contact_cap' | 'quiet_hours' | 'restricted';
+
+/** A message the policy let through: it holds one unit of the window's caps until it is sent. */
+export interface Ticket {
+  /** The message went out: the account has a chat with the recipient now. */
+  sent(): Promise<void>;
+  /** The message did not go out: the unit goes back to the window. */
+  release(): Promise<void>;
+}
+
+export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason };
+
+/**
+ * The gate each message of one device passes right before it is sent: a paused (restricted)
+ * device holds everything; quiet hours hold everything but OTPs; then the window's cap (warm-up
+ * step or daily cap) and the first-contact cap, each minus the OTP reserve for other messages.
+ * A held message goes back to its queue, delayed until the hold ends, without using an attempt.
+ */
+export class SendGate {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly deviceId: string,
+    private readonly config: SendPolicyConfig,
+    private readonly metrics: Metrics,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async admit(data: Pick<SendJobData, 'to' | 'kind'>): Promise<Verdict> {
+    const now = this.now();
+    const restriction = await getRestriction(this.redis, this.deviceId, now);
+    if (restriction) return this.hold(restriction.until, 'restricted');
+    // Read per message (one HGETALL): an admin override applies to the very next message.
+    const { policy, warmupFrom } = await effectivePolicy(this.redis, this.deviceId, this.config);
+    const otp = data.kind === 'otp';
+    // OTPs are sent in quiet hours: someone is waiting for the code right now.
+    const quiet = otp ? undefined : quietUntil(now, policy);
+    if (quiet !== undefined) return this.hold(quiet, 'quiet_hours');
+    const win = capWindow(now, this.config.windowMs, policy.timeZone);
+    const { cap } = capOf(policy, win.start, this.config.windowMs, warmupFrom);
+    const firstCap = policy.firstContactCap === 0 ? Infinity : policy.firstContactCap;
+    const share = otp ? 0 : policy.otpReserve;
+    const verdict = await admitMessage(
+      this.redis,
+      this.deviceId,
+      data.to,
+      win.start,
+      this.config.windowMs,
+      capWithoutReserve(cap, share),
+      capWithoutReserve(firstCap, share),
+    );
+    if (!verdict.ok) return this.hold(win.end, verdict.cap);
+    let settled = false;
+    return {
+      go: {
+        sent: async () => {
+          settled = true;
+          await rememberChats(this.redis, this.deviceId, [data.to]);
+        },
+        release: async () => {
+          if (settled) return;
+          settled = true;
+          await releaseMessage(this.redis, this.deviceId, win.start, verdict.first);
+        },
+      },
+    };
+  }
+
+  /** Until when the device is paused (restricted), or undefined. */
+  async restrictedUntil(): Promise<number | undefined> {
+    return (await getRestriction(this.redis, this.deviceId, this.now()))?.until;
+  }
+
+  private hold(until: number, reason: HoldReason): Verdict {
+    this.metrics.sendsHeld.inc({ reason });
+    return { holdUntil: until + Math.floor(Math.random() * WAKE_SPREAD_MS), reason };
+  }
+}
