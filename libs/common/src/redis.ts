@@ -1,4 +1,8 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisConfig } from './config.js';
+
+/** A connection to one Redis server, or to a Redis Cluster (`REDIS_CLUSTER_NODES`). */
+export type RedisClient = Redis | Cluster;
 
 /**
  * - producer: request-path connections. No offline queue, so a dead Redis fails a request at
@@ -8,26 +12,93 @@ import { Redis, type RedisOptions } from 'ioredis';
  */
 export type RedisRole = 'producer' | 'worker' | 'subscriber';
 
-export function createRedis(url: string, role: RedisRole, name: string, extra: RedisOptions = {}): Redis {
-  const common: RedisOptions = {
+const retryStrategy = (times: number) => Math.min(times * 200, 2000);
+const BY_ROLE: Record<RedisRole, Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest'>> = {
+  producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
+  worker: { maxRetriesPerRequest: null },
+  subscriber: { maxRetriesPerRequest: null },
+};
+
+/**
+ * A connection for `role`: to the server at a URL, or as `target` says — a Cluster client when
+ * it names cluster seeds (every service and CLI connects through here, so one variable switches
+ * them all).
+ */
+export function createRedis(url: string, role: RedisRole, name: string, extra?: RedisOptions): Redis;
+export function createRedis(
+  target: RedisConfig,
+  role: RedisRole,
+  name: string,
+  extra?: RedisOptions,
+): RedisClient;
+export function createRedis(
+  target: string | RedisConfig,
+  role: RedisRole,
+  name: string,
+  extra: RedisOptions = {},
+): RedisClient {
+  const cluster = typeof target === 'string' ? undefined : target.cluster;
+  if (cluster) return createCluster(cluster, role, name, extra);
+  const url = typeof target === 'string' ? target : target.url;
+  const client = new Redis(url, {
     connectionName: `mgw-${name}`,
     connectTimeout: 5000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+    retryStrategy,
     lazyConnect: false,
-  };
-  const byRole: Record<RedisRole, RedisOptions> = {
-    producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
-    worker: { maxRetriesPerRequest: null },
-    subscriber: { maxRetriesPerRequest: null },
-  };
-  const client = new Redis(url, { ...common, ...byRole[role], ...extra });
+    ...BY_ROLE[role],
+    ...extra,
+  });
   // ioredis emits 'error' on every failed reconnect; without a listener Node would crash.
   client.on('error', () => undefined);
   return client;
 }
 
+/**
+ * An ioredis Cluster client. Reads and writes go to each slot's master (replicas lag behind:
+ * asynchronous replication). `dnsLookup` keeps host names as given, which TLS on managed clusters
+ * (ElastiCache, Memorystore) needs to match their certificates.
+ */
+function createCluster(
+  cluster: NonNullable<RedisConfig['cluster']>,
+  role: RedisRole,
+  name: string,
+  extra: RedisOptions,
+): Cluster {
+  const { enableAutoPipelining, enableOfflineQueue, ...perNode } = { ...BY_ROLE[role], ...extra };
+  const options: ClusterOptions = {
+    scaleReads: 'master',
+    clusterRetryStrategy: retryStrategy,
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    ...(enableAutoPipelining ? { enableAutoPipelining } : {}),
+    slotsRefreshTimeout: 2000,
+    dnsLookup: (address, callback) => callback(null, address),
+    redisOptions: {
+      connectionName: `mgw-${name}`,
+      connectTimeout: 5000,
+      ...(cluster.username ? { username: cluster.username } : {}),
+      ...(cluster.password ? { password: cluster.password } : {}),
+      ...(cluster.tls ? { tls: {} } : {}),
+      ...perNode,
+    },
+  };
+  const client = new Cluster(cluster.nodes, options);
+  client.on('error', () => undefined);
+  client.on('node error', () => undefined);
+  return client;
+}
+
+/** The servers a keyspace-wide command (SCAN, INFO) must visit: the one server, or every master. */
+export function masterNodes(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Whether the client talks to a Redis Cluster. */
+export function isClusterClient(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
 /** Resolves when the client is ready, or rejects after `timeoutMs` with the last error. */
-export async function waitForRedis(client: Redis, timeoutMs = 10_000): Promise<void> {
+export async function waitForRedis(client: RedisClient, timeoutMs = 10_000): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     let lastError: Error | undefined;
@@ -64,6 +135,8 @@ const UNAVAILABLE_MESSAGES = [
   'ECONNREFUSED',
   'Reached the max retries per request limit',
   'OOM command not allowed',
+  // Redis set to persist refuses writes while it cannot (a full disk, an unwritable directory).
+  'MISCONF',
   'CLUSTERDOWN',
   'Too many Cluster redirections',
   "Cluster isn't ready",
@@ -112,7 +185,7 @@ async function within<T>(p: Promise<T>, timeoutMs: number, fallback: T): Promise
  * PING with a deadline: true when Redis answered in time. Worker connections queue commands
  * while Redis is away, so a readiness probe must not wait on them without a bound.
  */
-export async function pingRedis(client: Redis, timeoutMs = 1000): Promise<boolean> {
+export async function pingRedis(client: RedisClient, timeoutMs = 1000): Promise<boolean> {
   return within(
     client.ping().then((reply) => reply === 'PONG'),
     timeoutMs,
@@ -126,7 +199,7 @@ export async function pingRedis(client: Redis, timeoutMs = 1000): Promise<boolea
  * the process can do its work. The probe key is tiny and expires by itself.
  */
 export async function redisAcceptsWrites(
-  client: Redis,
+  client: RedisClient,
   probeKey: string,
   timeoutMs = 1000,
 ): Promise<boolean> {
@@ -143,8 +216,21 @@ export interface RedisMemory {
   maxBytes: number;
 }
 
-/** `used_memory` and `maxmemory` from INFO memory, or undefined when Redis did not answer in time. */
-export async function readRedisMemory(client: Redis, timeoutMs = 1000): Promise<RedisMemory | undefined> {
+/**
+ * `used_memory` and `maxmemory` from INFO memory, or undefined when Redis did not answer in time.
+ * On a Cluster: the master nearest its limit (the first to refuse writes).
+ */
+export async function readRedisMemory(
+  client: RedisClient,
+  timeoutMs = 1000,
+): Promise<RedisMemory | undefined> {
+  const all = await Promise.all(masterNodes(client).map((node) => readNodeMemory(node, timeoutMs)));
+  if (all.length === 0 || all.some((m) => m === undefined)) return undefined;
+  const fill = (m: RedisMemory) => (m.maxBytes > 0 ? m.usedBytes / m.maxBytes : 0);
+  return (all as RedisMemory[]).reduce((a, b) => (fill(b) > fill(a) ? b : a));
+}
+
+async function readNodeMemory(client: Redis, timeoutMs: number): Promise<RedisMemory | undefined> {
   const info = await within<string | undefined>(client.info('memory'), timeoutMs, undefined);
   if (info === undefined) return undefined;
   const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? NaN);
@@ -154,7 +240,7 @@ export async function readRedisMemory(client: Redis, timeoutMs = 1000): Promise<
 }
 
 /** Closes clients without throwing (used on shutdown). */
-export async function closeRedis(...clients: (Redis | undefined)[]): Promise<void> {
+export async function closeRedis(...clients: (RedisClient | undefined)[]): Promise<void> {
   await Promise.all(
     clients.map(async (c) => {
       if (!c || c.status === 'end') return;

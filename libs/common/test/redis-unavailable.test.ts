@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { Cluster } from 'ioredis';
-import { fillRedisToMaxmemory, freePort, startRedisServer, type RedisServerHandle } from '@mgw/testing';
+import { rm } from 'node:fs/promises';
+import {
+  fillRedisToMaxmemory,
+  freePort,
+  startRedisServer,
+  waitFor,
+  type RedisServerHandle,
+} from '@mgw/testing';
 import {
   closeRedis,
   createRedis,
@@ -65,7 +72,7 @@ describe('common: a Redis at maxmemory (noeviction)', () => {
   });
 });
 
-describe('common: Redis Cluster outages are storage outages', () => {
+describe('common: cluster and persistence outages are storage outages', () => {
   it('When a cluster node serves no slot, then CLUSTERDOWN is a storage outage', async () => {
     const node = await startRedisServer({ args: ['--cluster-enabled', 'yes'] });
     const redis = createRedis(node.url, 'producer', 'clusterdown-test');
@@ -77,6 +84,38 @@ describe('common: Redis Cluster outages are storage outages', () => {
     } finally {
       await closeRedis(redis);
       await node.stop();
+    }
+  });
+
+  it('When Redis cannot persist (its directory is gone) and refuses writes, then MISCONF is a storage outage', async () => {
+    const node = await startRedisServer({
+      args: ['--save', '3600 1', '--stop-writes-on-bgsave-error', 'yes'],
+    });
+    const redis = createRedis(node.url, 'producer', 'misconf-test');
+    try {
+      await waitForRedis(redis, 5000);
+      await redis.set('k', 'v');
+      // Where it would write its snapshot is gone, as on a full disk: the background save fails.
+      const dir = (await redis.config('GET', 'dir')) as string[];
+      await rm(dir[1]!, { recursive: true, force: true });
+      await redis.bgsave();
+      let err: Error | undefined;
+      await waitFor(
+        async () =>
+          (err = await redis.set('k', 'w').then(
+            () => undefined,
+            (e: Error) => e,
+          )) !== undefined,
+        {
+          timeoutMs: 10_000,
+          what: 'a write refused after the failed save',
+        },
+      );
+      expect(err!.message).to.match(/^MISCONF/);
+      expect(isRedisUnavailableError(err)).to.equal(true);
+    } finally {
+      await closeRedis(redis);
+      await node.kill();
     }
   });
 

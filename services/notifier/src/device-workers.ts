@@ -43,9 +43,11 @@ export class DeviceWorkers {
           connection,
           prefix: BULL_PREFIX,
           concurrency,
-          // Longer than an attempt can take, so a live attempt never looks stalled.
-          lockDuration: Math.max(30_000, delivery.timeoutMs * 3),
-          stalledInterval: 15_000,
+          // BullMQ renews a live attempt's lock every lockDuration/2, and an attempt is bounded by
+          // the timeout: a lock a little longer than one attempt never lapses while the notifier
+          // lives, and lets a dead notifier's attempt come back within ~lockDuration + 5 s.
+          lockDuration: delivery.timeoutMs + 5_000,
+          stalledInterval: 5_000,
           // A job whose notifier died mid-attempt is put back, not failed (at-least-once).
           maxStalledCount: 100,
           settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(retry, attemptsMade) },

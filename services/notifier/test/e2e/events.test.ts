@@ -187,8 +187,9 @@ describe('e2e: signed durable webhooks (real services with the notifier, simulat
     await notifier.exited;
     receiver.respond = () => 200;
     await stack().startService('notifier');
+    // An attempt cut off mid-flight comes back once its lock lapses (WEBHOOK_TIMEOUT_MS + 5 s).
     await waitFor(async () => ofMessage('message.read', messageId).length === 1, {
-      timeoutMs: 30_000,
+      timeoutMs: 45_000,
       what: 'message.read after the restart',
     });
     await sleep(1500);

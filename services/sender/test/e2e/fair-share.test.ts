@@ -92,12 +92,15 @@ describe('e2e: senders share the fleet fairly (directed hand-over, real services
       },
       { timeoutMs: 60_000, intervalMs: 250, what: 'each sender holds half of the devices' },
     );
-    expect(await metric(first!.port, 'mgw_device_handovers_total\\{direction="given"\\}')).to.equal(
-      DEVICES / 2,
-    );
-    expect(await metric(second.port, 'mgw_device_handovers_total\\{direction="taken"\\}')).to.equal(
-      DEVICES / 2,
-    );
+    // The lease moves before the taker counts it (it first checks the credentials): wait for both.
+    const given = () => metric(first!.port, 'mgw_device_handovers_total\\{direction="given"\\}');
+    const taken = () => metric(second.port, 'mgw_device_handovers_total\\{direction="taken"\\}');
+    await waitFor(async () => (await given()) >= DEVICES / 2 && (await taken()) >= DEVICES / 2, {
+      timeoutMs: 15_000,
+      what: 'both senders counting the hand-overs',
+    });
+    expect(await given()).to.equal(DEVICES / 2);
+    expect(await taken()).to.equal(DEVICES / 2);
     // The lists of the devices handed over were in flight: partly sent by the first sender before
     // the second joined, partly still queued once the second held them.
     const moved = new Set((await holders()).get(String(second.child.pid)));
