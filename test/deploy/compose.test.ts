@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { npmBin, repoPath, runTool, type ToolResult } from './helpers/tools.js';
+import { SEND_POLICY_ENV } from '@mgw/store';
 
 interface ComposeService {
   build?: unknown;
@@ -86,6 +87,14 @@ describe('docker-compose.yml and the Dockerfile', () => {
         /^\$\{MGW_ENCRYPTION_KEY:\?.*keys -- generate.*\}$/,
       );
       expect(services[name]!.environment, name).to.have.property('MGW_ENCRYPTION_OLD_KEYS', null);
+      // Settings the API and the senders both read: one value for all, from the shell or .env.
+      for (const key of [
+        'MESSAGE_RETENTION_SECONDS',
+        'ALLOWED_PRIVATE_HOSTS',
+        ...Object.keys(SEND_POLICY_ENV),
+      ]) {
+        expect(services[name]!.environment, `${name} ${key}`).to.have.property(key, null);
+      }
     }
     for (const name of ['connection', 'sender']) {
       expect(services[name]!.depends_on, name).to.deep.include({

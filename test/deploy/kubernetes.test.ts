@@ -7,6 +7,7 @@ import { SENDER_ENV, loadSenderConfig } from '@mgw/sender/config';
 import { validateObject } from './helpers/k8s-models.js';
 import { renderKustomize, type K8sObject } from './helpers/kustomize.js';
 import { repoPath } from './helpers/tools.js';
+import { SEND_POLICY_ENV } from '@mgw/store';
 
 // ---- the parts of the schemas these assertions read ----
 interface Probe {
@@ -396,6 +397,39 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
             'ADMIN_PASSWORD',
           );
         }
+      }
+    }),
+  );
+
+  it(
+    'When a setting is read by both the API and the senders (retention, sending policy), then it is in the shared ConfigMap with the built-in default',
+    each((objs, name) => {
+      const cm = objs.find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('messenger-gateway-config'),
+      )!;
+      for (const key of ['MESSAGE_RETENTION_SECONDS', ...Object.keys(SEND_POLICY_ENV)]) {
+        expect(cm.data, `${name}: ${key}`).to.have.property(key);
+      }
+      // The manifest states the defaults: the services read the same policy with or without it.
+      const secrets = secretTemplate.stringData as Record<string, string>;
+      const withMap = {
+        api: loadApiConfig({ ...cm.data, ...secrets }),
+        sender: loadSenderConfig({ ...cm.data, ...secrets }),
+      };
+      const builtIn = { api: loadApiConfig({ ...secrets }), sender: loadSenderConfig({ ...secrets }) };
+      for (const svc of ['api', 'sender'] as const) {
+        expect(withMap[svc].sendPolicy, `${name} ${svc}`).to.deep.equal(builtIn[svc].sendPolicy);
+        expect(withMap[svc].store.messageRetentionSeconds, `${name} ${svc}`).to.equal(
+          builtIn[svc].store.messageRetentionSeconds,
+        );
+      }
+      // and no Deployment sets one of them on its own (it would differ from the others')
+      for (const svc of GATEWAY) {
+        const own = (workload(objs, svc).template.spec.containers[0]!.env ?? []).map((e) => e.name);
+        expect(
+          own.filter((n) => n === 'MESSAGE_RETENTION_SECONDS' || n.startsWith('SEND_')),
+          `${name} ${svc}`,
+        ).to.be.empty;
       }
     }),
   );
