@@ -1,5 +1,8 @@
-import { RedisScript, runScriptMany, type RedisClient } from '@mgw/common';
-import { keys } from '@mgw/contracts';
+// Narrow entries, not the packages' indexes: the renewer thread loads this module, and each
+// package index would bring config, logging and metrics (joi, winston, prom-client) into its isolate.
+import type { RedisClient } from '@mgw/common'; // a type: erased, loads nothing
+import { RedisScript, runScriptMany } from '@mgw/common/redis-scripts';
+import { keys } from '@mgw/contracts/keys';
 
 /**
  * Device leases: at most one process holds a device (and so its WhatsApp socket) at a time.
