@@ -1,6 +1,7 @@
 export * from './net.js';
 export * from './redis-server.js';
 export * from './stack.js';
+export * from './simulator-process.js';
 export * from './test-device.js';
 export * from './test-simulator.js';
 export * from './use-stack.js';

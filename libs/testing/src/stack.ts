@@ -1,25 +1,29 @@
 /**
  * End-to-end harness: the real services as separate processes, a real Redis, and the WhatsApp
- * Web simulator (in this process), wired together exactly as `MESSENGER_SANDBOX=1 npm start`
- * wires them. Each stack gets its own Redis database, flushed at start, so stacks never see
+ * Web simulator (in this process, or its own with `simulatorProcess`), wired together exactly as
+ * `MESSENGER_SANDBOX=1 npm start` wires them; the services run from their sources (tsx), or from
+ * the build as `npm start` runs them (`built`). Each stack gets its own Redis database, flushed at start, so stacks never see
  * each other's devices, queues or tokens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
 import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
 import { freePort, waitFor } from './net.js';
 import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from './redis-cluster.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+import {
+  entryArgs,
+  REPO_ROOT as ROOT,
+  requireFreshBuild,
+  startSimulatorProcess,
+  TSX_ARGS,
+  type SimulatorEndpoint,
+} from './simulator-process.js';
 
 export type { InboxMessage };
-
-/** The monorepo root: the stack starts the services' sources from there. */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const TSX_ARGS = ['--conditions=development', '--import', 'tsx'];
 
 export type ServiceName = 'api' | 'connection' | 'sender' | 'notifier';
 
@@ -42,8 +46,18 @@ export interface StackOptions {
   notifier?: boolean;
   /** Extra environment for every service. */
   env?: Record<string, string>;
-  /** Simulator options. */
+  /** Simulator options (in-process simulator only). */
   sim?: Parameters<typeof startSimulator>[0];
+  /**
+   * Run the simulator as its own process (its CLI, as `npm start` does), so its CPU is not this
+   * process's; `stack.sim` is then unavailable (use `simulator` and `simApi`).
+   */
+  simulatorProcess?: boolean;
+  /**
+   * Run the services (and the simulator process, and the token CLI) from the build, as `npm start`
+   * and the image do, instead of their sources through tsx; throws unless the build is fresh.
+   */
+  built?: boolean;
   /** Device the stack's token acts on (default: a fresh id). */
   deviceId?: string;
   /**
@@ -66,14 +80,26 @@ export class Stack {
   token = '';
 
   private constructor(
-    readonly sim: SimulatorHandle,
+    /** Where the simulator answers, in this process or its own. */
+    readonly simulator: SimulatorEndpoint & { handle?: SimulatorHandle },
     readonly redis: Redis | Cluster,
     readonly redisUrl: string,
     readonly deviceId: string,
     private readonly env: Record<string, string>,
     private privateRedis?: { server: RedisServerHandle; dataDir: string },
     private readonly ownCluster?: ClusterHandle,
+    private readonly built = false,
   ) {}
+
+  /** The in-process simulator (not with `simulatorProcess`: use `simulator` and `simApi`). */
+  get sim(): SimulatorHandle {
+    if (!this.simulator.handle) {
+      throw new Error(
+        'this stack runs the simulator as its own process: use stack.simulator and stack.simApi',
+      );
+    }
+    return this.simulator.handle;
+  }
 
   /** The stack's Redis Cluster (`redisCluster` option). */
   get cluster(): ClusterHandle {
@@ -96,7 +122,10 @@ export class Stack {
     redis.on('error', () => undefined);
     await redis.flushdb();
     const env = await Stack.startEnv(opts, { REDIS_URL: base.toString() });
-    return Stack.startServices(new Stack(env.sim, redis, base.toString(), env.deviceId, env.env, own), opts);
+    return Stack.startServices(
+      new Stack(env.sim, redis, base.toString(), env.deviceId, env.env, own, undefined, opts.built),
+      opts,
+    );
   }
 
   /** A stack on a Redis Cluster of its own, stopped with the stack. */
@@ -109,7 +138,7 @@ export class Stack {
       redis.on('error', () => undefined);
       const env = await Stack.startEnv(opts, { REDIS_CLUSTER_NODES: cluster.seeds });
       return Stack.startServices(
-        new Stack(env.sim, redis, '', env.deviceId, env.env, undefined, cluster),
+        new Stack(env.sim, redis, '', env.deviceId, env.env, undefined, cluster, opts.built),
         opts,
       );
     } catch (err) {
@@ -120,7 +149,11 @@ export class Stack {
   }
 
   private static async startEnv(opts: StackOptions, redisEnv: Record<string, string>) {
-    const sim = await startSimulator({ port: 0, ...opts.sim });
+    if (opts.built) requireFreshBuild();
+    if (opts.simulatorProcess && opts.sim) throw new Error('sim options need the in-process simulator');
+    const sim: SimulatorEndpoint & { handle?: SimulatorHandle } = opts.simulatorProcess
+      ? await startSimulatorProcess({ built: opts.built ?? false })
+      : await startSimulator({ port: 0, ...opts.sim }).then((handle) => ({ ...handle, handle }));
     const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
     const env = {
       ...redisEnv,
@@ -172,7 +205,7 @@ export class Stack {
       name === 'api'
         ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
         : { METRICS_PORT: String(port) };
-    const child = spawn(process.execPath, [...TSX_ARGS, `services/${name}/src/main.ts`], {
+    const child = spawn(process.execPath, entryArgs(`services/${name}`, 'main', this.built), {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -216,7 +249,7 @@ export class Stack {
 
   /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */
   async createToken(deviceId?: string): Promise<string> {
-    const args = [...TSX_ARGS, 'services/api/src/token-cli.ts', 'create', '--name', 'e2e'];
+    const args = [...entryArgs('services/api', 'token-cli', this.built), 'create', '--name', 'e2e'];
     if (deviceId) args.push('--device', deviceId);
     const out = await run(process.execPath, args, { ...process.env, ...this.env });
     const last = out.trim().split('\n').pop() ?? '';
@@ -249,7 +282,7 @@ export class Stack {
 
   /** Calls the simulator's control API. */
   async simApi<T = Record<string, unknown>>(method: string, p: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.sim.controlUrl}${p}`, {
+    const res = await fetch(`${this.simulator.controlUrl}${p}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -307,7 +340,7 @@ export class Stack {
         clearTimeout(timer);
       }),
     );
-    await this.sim.close();
+    await this.simulator.close();
     this.redis.disconnect();
     await this.ownCluster?.stop();
     if (this.privateRedis) {

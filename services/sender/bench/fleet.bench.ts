@@ -1,6 +1,8 @@
 /**
  * One sender process holding a fleet, in sandbox mode with the production pacing and lease
- * timings (the real api, connection and sender processes; the simulator in this process):
+ * timings, run as `npm start` runs it: the built services (run `npm run build` first; a missing
+ * or stale build stops the bench) and the simulator as processes of their own, so neither the
+ * simulator nor this process's polling takes the sender's or each other's CPU:
  *
  * 1. BENCH_FLEET_DEVICES (100) devices each send a BENCH_FLEET_LIST (20)-recipient list to new
  *    contacts at the default pacing (SEND_MIN_GAP_MS=1000, jitter 500): delivered against the
@@ -8,7 +10,8 @@
  *    RSS, lease renewals that were not `renewed` (restored / lost / unknown) and "lease lost"
  *    lines, and the sender's event-loop lag p99 over the phase (prom-client's histogram).
  * 2. CPU-seconds of the sender per delivered message, against a bare Baileys socket (its own
- *    process, support/bare-socket.ts) sending to as many new contacts in the same run: a ratio.
+ *    process, support/bare-socket.ts, on the built packages too) sending to as many new contacts
+ *    in the same run: a ratio.
  * 3. A second sender joins the first holding the devices: time until each holds its share
  *    (directed hand-over) and every device is connected again.
  * 4. The second sender leaves; devices are linked up to BENCH_FLEET_IDLE_DEVICES (300), held idle
@@ -34,6 +37,8 @@ const LINK_PARALLEL = 8;
 
 const stack = await Stack.start({
   senders: 1,
+  built: true,
+  simulatorProcess: true,
   env: {
     SEND_MIN_GAP_MS: String(GAP_MS),
     SEND_GAP_JITTER_MS: String(JITTER_MS),
@@ -108,11 +113,13 @@ async function allConnected(): Promise<boolean> {
 
 function bareBaseline(messages: number): Promise<{ messages: number; cpuSeconds: number; seconds: number }> {
   const script = fileURLToPath(new URL('./support/bare-socket.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', script], {
+  // Node strips the script's types itself; without the development condition its imports are the
+  // built packages, as the sender's are (no tsx, no source maps on either side of the ratio).
+  const child = spawn(process.execPath, [script], {
     env: {
       ...process.env,
-      BARE_SIM_INFO: JSON.stringify(stack.sim.info),
-      BARE_SIM_CONTROL_URL: stack.sim.controlUrl,
+      BARE_SIM_INFO: JSON.stringify(stack.simulator.info),
+      BARE_SIM_CONTROL_URL: stack.simulator.controlUrl,
       BARE_MESSAGES: String(messages),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -142,7 +149,7 @@ try {
     `heap used ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)} MiB, external ` +
     `${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MiB`;
   report(
-    `sender with no device: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB (${memory(await metrics(first!))}; sources compiled by tsx)`,
+    `sender with no device: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB (${memory(await metrics(first!))}; built JS)`,
   );
   await linkUpTo(DEVICES);
   await waitFor(async () => (await holders()).get(String(pid)) === DEVICES && (await allConnected()), {
@@ -155,10 +162,12 @@ try {
   const sentBefore = metric(before, 'mgw_messages_total{status="sent"}');
   const lostBefore = lostLines(first!);
   const cpu0 = procStats(pid).cpuSeconds;
-  // Where the machine's CPU went during the phase: every process of the stack, and this one
-  // (the simulator runs here: it decrypts every message and sets up every new Signal session).
+  // Where the machine's CPU went during the phase: every process of the stack, the simulator (it
+  // decrypts every message and sets up every new Signal session) and this one (it only polls).
+  const simPid = stack.simulator.pid!;
   const others = stack.processes.filter((p) => p !== first && p.child.exitCode === null);
   const others0 = others.map((p) => procStats(p.child.pid!).cpuSeconds);
+  const sim0 = procStats(simPid).cpuSeconds;
   const self0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -191,7 +200,8 @@ try {
     ...others.map(
       (p, i) => `${p.name.split('#')[0]} ${share(procStats(p.child.pid!).cpuSeconds - others0[i]!)}`,
     ),
-    `simulator + bench ${share((selfCpu.user + selfCpu.system) / 1e6)}`,
+    `simulator ${share(procStats(simPid).cpuSeconds - sim0)}`,
+    `bench ${share((selfCpu.user + selfCpu.system) / 1e6)}`,
   ].join(', ');
   const idealSeconds = ((LIST - 1) * (GAP_MS + JITTER_MS / 2)) / 1000;
   const lagP99 = metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
