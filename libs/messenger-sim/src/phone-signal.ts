@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { Curve, generateSignalPubKey } from '@whiskeysockets/baileys';
+import { generateSignalPubKey } from '@whiskeysockets/baileys';
 import { ProtocolAddress, SessionBuilder, SessionCipher, SessionRecord, type SignalStorage } from 'libsignal';
-import { generateKeyPair, type KeyPair } from './certificates.js';
+import { generateKeyPair, SigningKeyPair, type KeyPair } from './certificates.js';
 
 /** What a client needs to start a Signal session with a device (the `encrypt get <key>` answer). */
 export interface PreKeyBundle {
@@ -39,12 +39,10 @@ function quiet(record: SessionRecord): SessionRecord {
  * expires, so a fixed pool would run dry in long runs.
  */
 export class PhoneSignal {
-  readonly identity: KeyPair = generateKeyPair();
+  readonly identity = new SigningKeyPair();
   readonly registrationId = randomInt(1, 16380);
   private readonly signedPreKey: KeyPair = generateKeyPair();
-  private readonly signedPreKeySignature = Buffer.from(
-    Curve.sign(this.identity.private, generateSignalPubKey(this.signedPreKey.public)),
-  );
+  private readonly signedPreKeySignature = this.identity.sign(generateSignalPubKey(this.signedPreKey.public));
   private readonly preKeys = new Map<number, KeyPair>();
   private nextPreKeyId = 1;
   private readonly sessions = new Map<string, Uint8Array>();

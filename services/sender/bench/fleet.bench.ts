@@ -18,6 +18,8 @@
  *    by the one sender for BENCH_FLEET_IDLE_S (30) s: its RSS and lease outcomes.
  *
  * Nothing is asserted: the figures are printed, with the goals of issue 11 beside them.
+ * BENCH_FLEET_PROFILE_DIR=<dir> has every process this one starts (services, simulator, bare
+ * socket) write a V8 CPU profile there when it stops (`--cpu-prof`; file names carry the pids printed).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,6 +36,8 @@ const IDLE_S = Number(process.env.BENCH_FLEET_IDLE_S ?? 30);
 const GAP_MS = 1000;
 const JITTER_MS = 500;
 const LINK_PARALLEL = 8;
+const PROFILE_DIR = process.env.BENCH_FLEET_PROFILE_DIR;
+if (PROFILE_DIR) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}`;
 
 const stack = await Stack.start({
   senders: 1,
@@ -144,7 +148,7 @@ const report = (line: string) => {
 try {
   const [first] = stack.senders();
   const pid = first!.child.pid!;
-  console.log(`${process.version}; one sender (pid ${pid}); pacing ${GAP_MS} ms + jitter ${JITTER_MS} ms`);
+  console.log(`${process.version}; one sender (pid ${pid}), simulator (pid ${stack.simulator.pid}); pacing ${GAP_MS} ms + jitter ${JITTER_MS} ms`);
   const memory = (text: string) =>
     `heap used ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)} MiB, external ` +
     `${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MiB`;
