@@ -205,18 +205,29 @@ export async function startWarmup(redis: Client, deviceId: string, now = Date.no
 
 // --- the cap window --------------------------------------------------------------------------
 
+/**
+ * One formatter per time zone: building an `Intl.DateTimeFormat` costs far more than using one,
+ * and the sender asks for the cap window on every message (2 % of its CPU in the fleet bench).
+ */
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** Minutes since midnight and the UTC offset (ms) of `now` in `timeZone`. */
 function localClock(now: number, timeZone: string): { minutes: number; offsetMs: number } {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(now);
+  let format = clockFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    clockFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(now);
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const localAsUtc = Date.UTC(
     get('year'),
