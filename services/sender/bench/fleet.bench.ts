@@ -174,7 +174,8 @@ try {
     `${process.version}; one sender (pid ${pid}), simulator (pid ${stack.simulator.pid}); pacing ${GAP_MS} ms + jitter ${JITTER_MS} ms`,
   );
   const memory = (text: string) =>
-    `heap used ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)} MiB, external ` +
+    `heap used ${(metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(0)} of ` +
+    `${(metric(text, 'nodejs_heap_size_total_bytes') / 2 ** 20).toFixed(0)} MiB, external ` +
     `${(metric(text, 'nodejs_external_memory_bytes') / 2 ** 20).toFixed(0)} MiB`;
   report(
     `sender with no device: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB (${memory(await metrics(first!))}; built JS)`,
