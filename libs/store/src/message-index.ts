@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '@mgw/common';
+import { RedisScript, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 
 /** Most ids a device's index keeps (the oldest go first); records themselves expire on their own. */
@@ -35,6 +35,8 @@ for i = 2, #ARGV do ids[#ids + 1] = ARGV[i] end
 mgw_index(KEYS[1], KEYS[2], tonumber(ARGV[1]), ids)
 return 0`;
 
+const INDEX = new RedisScript<number>('mgwMessageIndex', INDEX_SCRIPT);
+
 /** One entry of the index: the message id and its place (the cursor of the page after it). */
 export interface IndexEntry {
   messageId: string;
@@ -49,18 +51,19 @@ export class MessageIndex {
   constructor(
     private readonly redis: RedisClient,
     private readonly retentionSeconds: number,
-  ) {}
+  ) {
+    INDEX.define(redis);
+  }
 
-  /** Adds accepted messages to the transaction that accepts them. */
+  /**
+   * Adds accepted messages to the transaction that accepts them: by SHA when the transaction is
+   * one of this index's connection (the script is defined there), else with the script's text.
+   */
   stage(multi: ChainableCommander, deviceId: string, messageIds: string[]): void {
-    multi.eval(
-      INDEX_SCRIPT,
-      2,
-      keys.messageIndex(deviceId),
-      keys.messageSeq(deviceId),
-      String(this.retentionSeconds),
-      ...messageIds,
-    );
+    const keyArgs = [keys.messageIndex(deviceId), keys.messageSeq(deviceId)];
+    const args = [String(this.retentionSeconds), ...messageIds];
+    if (INDEX.name in multi) INDEX.queue(multi, keyArgs, args);
+    else multi.eval(INDEX_SCRIPT, 2, ...keyArgs, ...args);
   }
 
   /** Up to `count` entries older than `before` (exclusive), newest first. */

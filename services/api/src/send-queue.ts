@@ -161,7 +161,7 @@ export class SendQueues {
   }
 
   /** Commits the device's waiting requests (as many as fit in one transaction), then the next ones. */
-  private async commitWaiting(deviceId: string): Promise<void> {
+  private async commitWaiting(deviceId: string, known?: DeviceState): Promise<void> {
     const waiting = this.waiting.get(deviceId);
     if (!waiting || this.committing.has(deviceId)) return;
     // At most a piece's worth of recipients and of bytes per transaction (the first always goes).
@@ -177,18 +177,31 @@ export class SendQueues {
     const batch = waiting.splice(0, take);
     if (waiting.length === 0) this.waiting.delete(deviceId);
     this.committing.add(deviceId);
+    let after: DeviceState | undefined;
     try {
-      await this.commitBatch(deviceId, batch);
+      after = await this.commitBatch(deviceId, batch, known);
     } catch (err) {
       for (const w of batch) w.reject(err);
     } finally {
       this.committing.delete(deviceId);
-      if (this.waiting.has(deviceId)) void this.commitWaiting(deviceId);
+      // Requests that arrived while this transaction ran are admitted against the state it read
+      // at its end (the same instant a new read would see, less a round trip).
+      if (this.waiting.has(deviceId))
+        void this.commitWaiting(deviceId, after?.acceptsMessages ? after : undefined);
     }
   }
 
-  private async commitBatch(deviceId: string, batch: Waiting[]): Promise<void> {
-    const state = await getDeviceState(this.deps.redis, deviceId);
+  /**
+   * One transaction for `batch`. `known` is the device's state as the previous transaction read
+   * it at its end, when this batch was already waiting for it; otherwise the state is read first.
+   * Returns the state this transaction read at its end, when the device still takes messages.
+   */
+  private async commitBatch(
+    deviceId: string,
+    batch: Waiting[],
+    known?: DeviceState,
+  ): Promise<DeviceState | undefined> {
+    const state = known ?? (await getDeviceState(this.deps.redis, deviceId));
     const admitted: Admitted[] = [];
     let messages = state.queuedMessages;
     let bytes = state.queuedBytes;
@@ -204,30 +217,38 @@ export class SendQueues {
       bytes += size;
       admitted.push({ waiting, jobs: this.jobsOf(req, req.recipients, newMessageId(), state), bytes: size });
     }
-    if (admitted.length === 0) return;
+    if (admitted.length === 0) return known;
 
     const tx = await jobTransaction(this.deps.redis, this.queue(deviceId));
-    for (const { waiting, jobs, bytes: size } of admitted) {
+    for (const { waiting, jobs } of admitted) {
       const { req } = waiting;
       this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
-      stageQueued(tx, deviceId, jobs.length, size);
       if (req.batchId) this.deps.batches.stage(tx, deviceId, req.batchId, jobs.length);
-      this.deps.index.stage(
-        tx,
-        deviceId,
-        jobs.map((j) => j.messageId),
-      );
       await this.addJobs(tx, jobs, req.priority);
     }
     const all = admitted.flatMap((a) => a.jobs);
+    // The quota and the index once for the whole transaction (the index in request order).
+    stageQueued(
+      tx,
+      deviceId,
+      all.length,
+      admitted.reduce((n, a) => n + a.bytes, 0),
+    );
+    this.deps.index.stage(
+      tx,
+      deviceId,
+      all.map((j) => j.messageId),
+    );
     const first = all[0]!;
+    let after: DeviceState;
     try {
-      await this.commit(tx, all, state, () => this.deps.contents.exists(deviceId, first.contentId));
+      after = await this.commit(tx, all, state, () => this.deps.contents.exists(deviceId, first.contentId));
     } catch (err) {
       for (const a of admitted) a.waiting.reject(err);
-      return;
+      return undefined;
     }
     for (const a of admitted) a.waiting.resolve(a.jobs);
+    return after;
   }
 
   /**
@@ -292,7 +313,7 @@ export class SendQueues {
           from === 0
             ? this.deps.contents.exists(deviceId, contentId)
             : (await queue.getJobState(probe)) !== 'unknown';
-        running = { done: this.commit(tx, jobs, state, applied), jobs };
+        running = { done: this.commit(tx, jobs, state, applied).then(() => undefined), jobs };
         // The piece is on its way; let other requests run before the next one is built.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -401,7 +422,7 @@ export class SendQueues {
     jobs: SendJobData[],
     state: DeviceState,
     applied: () => Promise<boolean>,
-  ): Promise<void> {
+  ): Promise<DeviceState> {
     readDeviceState(tx, jobs[0]!.deviceId);
     let replies: [Error | null, unknown][];
     try {
@@ -422,6 +443,7 @@ export class SendQueues {
       });
       throw new ApiError(409, ERRORS.noDevice);
     }
+    return after;
   }
 
   /** Accepts one message and waits (bounded) for its result; used by OTP. */
