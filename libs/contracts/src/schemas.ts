@@ -238,12 +238,38 @@ export function validateSendBody(
   value: unknown,
   maxRecipients: number,
 ): ReturnType<typeof validate<SendBody>> {
+  const plain = plainTextSend(value);
+  if (plain) return { value: plain };
   const to = isPlainObject(value) ? value.to : undefined;
   if (Array.isArray(to) && to.length > 1 && to.length <= maxRecipients && wellFormedAndDistinct(to)) {
     const result = validate(schema, { ...(value as object), to: [to[0]] }, { to: maxRecipients });
     return result.details ? result : { value: { ...result.value, to: [...(to as string[])] } };
   }
   return validate(schema, value, { to: maxRecipients });
+}
+
+/**
+ * The commonest body — one well-formed number and a text (and perhaps `existingMessageId`), all
+ * within their limits, nothing else — is one joi would pass unchanged: checked here in plain JS
+ * (joi costs more than the rest of accepting it). Anything else, valid or not, goes to joi.
+ */
+function plainTextSend(value: unknown): SendBody | undefined {
+  if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  let fields = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return undefined;
+    if (key !== 'to' && key !== 'text' && key !== 'existingMessageId') return undefined;
+    fields++;
+  }
+  const { to, text, existingMessageId } = value;
+  if (typeof to !== 'string' || !PHONE_PATTERN.test(to)) return undefined;
+  if (typeof text !== 'string' || text.length < 1 || text.length > STRING_LIMITS.text) return undefined;
+  if (existingMessageId === undefined) return fields === 2 ? { to, text } : undefined;
+  if (typeof existingMessageId !== 'string' || existingMessageId.length > STRING_LIMITS.existingMessageId)
+    return undefined;
+  // joi refuses an empty string
+  if (existingMessageId.length === 0) return undefined;
+  return { to, text, existingMessageId };
 }
 
 function wellFormedAndDistinct(list: unknown[]): boolean {

@@ -184,7 +184,7 @@ describe('contracts: string caps of /send', () => {
     expect(ms, `validation took ${ms.toFixed(1)} ms`).to.be.lessThan(200);
   });
 
-  describe('validateSendBody (the fast path for long lists)', () => {
+  describe('validateSendBody (the fast paths for long lists and for one number with a text)', () => {
     const max = 5;
     const schema = sendBodySchema(max);
     const list = ['15551234561', '15551234562', '15551234563'];
@@ -208,6 +208,32 @@ describe('contracts: string caps of /send', () => {
       ['an empty list', { to: [], text: 'hi' }],
       ['a single number', { to: list[0], text: 'hi' }],
       ['not an object', ['15551234561']],
+      // the single-recipient text body, checked without joi when it is plainly valid
+      ['a single number with existingMessageId', { to: list[0], text: 'hi', existingMessageId: 'm-1' }],
+      ['a single number with an empty existingMessageId', { to: list[0], text: 'hi', existingMessageId: '' }],
+      [
+        'a single number with a too long existingMessageId',
+        { to: list[0], text: 'hi', existingMessageId: 'm'.repeat(129) },
+      ],
+      ['a single number with an empty text', { to: list[0], text: '' }],
+      ['a single number with a text at its limit', { to: list[0], text: 'x'.repeat(65_536) }],
+      ['a single number with a text over its limit', { to: list[0], text: 'x'.repeat(65_537) }],
+      ['a single number with a text of surrogate pairs', { to: list[0], text: '😀'.repeat(32_769) }],
+      ['a single number with a text that is a number', { to: list[0], text: 12 }],
+      ['a single + number with text', { to: '+15551234561', text: 'hi' }],
+      ['a single number too short', { to: '155512', text: 'hi' }],
+      ['a single number (not a string)', { to: 15551234561, text: 'hi' }],
+      ['a single number with an unknown field', { to: list[0], text: 'hi', extra: 1 }],
+      [
+        'a single number with text and an attachment',
+        { to: list[0], text: 'hi', attachment: { type: 'image', url: 'https://a.example/b.png' } },
+      ],
+      ['a single number without text', { to: list[0] }],
+      ['a text without a number', { text: 'hi' }],
+      [
+        'a single number with a __proto__ field',
+        JSON.parse('{"to":"15551234561","text":"hi","__proto__":{"x":1}}'),
+      ],
     ];
     for (const [what, body] of bodies) {
       it(`When the body is ${what}, then it gets the same verdict, value and details as joi on the whole body`, () => {

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { keys, newTokenId, newTokenValue } from '@mgw/contracts';
 
 /** What is stored about a token: never its value, only the SHA-256 of it. */
@@ -16,7 +16,8 @@ export type TokenCheck =
   { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
 
 export function hashToken(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  // One-shot hash: the same digest as createHash().update().digest(), without a Hash object.
+  return hash('sha256', value, 'hex');
 }
 
 const DURATION = /^([1-9]\d{0,9})([smhd])$/;

@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { ERRORS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './api-error.js';
@@ -37,6 +37,30 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
 const FIELD_ALLOWANCE = 64;
 
 /**
+ * helmet's default headers, worked out once: helmet() sets the same ones on every response (no
+ * option here depends on the request), so they are recorded from a dry run and replayed.
+ */
+export function securityHeaders(): RequestHandler {
+  const set: [string, string][] = [];
+  const removed: string[] = [];
+  const recorder = {
+    setHeader: (name: string, value: unknown) => void set.push([name, String(value)]),
+    removeHeader: (name: string) => void removed.push(name),
+  };
+  let done = false;
+  helmet()({} as never, recorder as never, (err?: unknown) => {
+    if (err) throw err;
+    done = true;
+  });
+  if (!done || set.length === 0) throw new Error('helmet did not finish synchronously');
+  return (_req, res, next) => {
+    for (const [name, value] of set) res.setHeader(name, value);
+    for (const name of removed) res.removeHeader(name);
+    next();
+  };
+}
+
+/**
  * The express app. Routes are registered with their full path (not a sub-router) so the route
  * template is known to the access log and metrics even when a request fails. Every versioned
  * route runs: authenticate -> its per-token limiter -> its body handling -> handler.
@@ -45,14 +69,9 @@ export function createApp(s: ApiServices): Express {
   const app = express();
   app.set('trust proxy', s.config.trustProxy);
   app.set('etag', false);
-  app.use(helmet());
+  app.use(securityHeaders());
   app.use(requestContext(s.logger));
   app.use(httpMetrics(s.metrics));
-
-  for (const path of ['/healthz', '/readyz'] as const) {
-    app.get(path, opsRoute(s, path));
-    app.all(path, methodNotAllowed('GET, HEAD'));
-  }
 
   const auth = authenticate({ ...s, tokens: s.tokenCache });
   const limit = createRateLimiters(s);
@@ -82,6 +101,13 @@ export function createApp(s: ApiServices): Express {
   const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
+  // The busiest route first: express tries the routes in order, and every path here is distinct.
+  app.post(v1('/send'), auth, limit.send, sendBody, sendRoute(s));
+  for (const path of ['/healthz', '/readyz'] as const) {
+    app.get(path, opsRoute(s, path));
+    app.all(path, methodNotAllowed('GET, HEAD'));
+  }
+
   // The API's own description needs no token (it holds nothing); registered before the catch-all.
   app.get(v1('/openapi.json'), openApiRoute(s.config));
   app.all(v1('/openapi.json'), methodNotAllowed('GET, HEAD'));
@@ -91,7 +117,6 @@ export function createApp(s: ApiServices): Express {
   app.post(v1('/connect'), auth, limit.connect, withoutBody, connectRoute(s));
   app.post(v1('/disconnect'), auth, limit.disconnect, withoutBody, disconnectRoute(s));
   app.get(v1('/status'), auth, limit.status, statusRoute(s));
-  app.post(v1('/send'), auth, limit.send, sendBody, sendRoute(s));
   app.post(v1('/otp'), auth, limit.otp, otpBody, otpRoute(s));
   app.get(v1('/messages'), auth, limit.messages, listMessagesRoute(s));
   app.get(v1('/messages/:id'), auth, limit.messages, messageRoute(s));

@@ -93,6 +93,27 @@ function parseJson(text: string): unknown {
 }
 
 /**
+ * The body of a request that has arrived whole, taken from the stream's buffer at once (the same
+ * checks as while streaming): its text, or why it is refused.
+ */
+function bufferedBody(
+  req: Request,
+  guard: JsonShapeGuard,
+  limitBytes: number,
+): { text: string; error?: undefined } | { error: ApiError | 'too large' } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
+    size += chunk.length;
+    if (size > limitBytes) return { error: 'too large' };
+    const problem = guard.feed(chunk);
+    if (problem) return { error: ApiError.invalid([problem]) };
+    chunks.push(chunk);
+  }
+  return { text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8') };
+}
+
+/**
  * Reads a JSON body into `req.body`. Refused with the error envelope: a body not labelled
  * `application/json` (400), a charset other than UTF-8 (400), a declared or streamed size over
  * `limitBytes` (413), nesting or value counts over the bounds (400, while it streams), a stalled
@@ -114,9 +135,20 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
     if (encoding !== 'identity' && !inflate) {
       return refuse(req, next, invalid(`Unsupported Content-Encoding "${encoding}"`));
     }
+    const guard = new JsonShapeGuard(opts);
+    // The usual small body has already arrived whole (it came with the headers): read it at once.
+    if (!inflate && req.complete && !req.readableFlowing) {
+      const read = bufferedBody(req, guard, opts.limitBytes);
+      if (read.error) return refuse(req, next, read.error === 'too large' ? tooLarge() : read.error);
+      try {
+        req.body = parseJson(read.text);
+      } catch (parseError) {
+        return next(parseError);
+      }
+      return next();
+    }
     const source: Readable = inflate ? req.pipe(inflate) : req;
 
-    const guard = new JsonShapeGuard(opts);
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;

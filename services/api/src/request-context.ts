@@ -27,16 +27,19 @@ export function routeTemplate(req: Request): string {
  * it back, attaches a child logger, and writes one access-log line when the response is done.
  */
 export function requestContext(logger: Logger): RequestHandler {
+  const installed = new WeakSet<object>();
   return (req, res, next) => {
     const given = req.get('x-request-id');
     const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = requestId;
-    // Most requests never log beyond their access line: the child logger is made on first use.
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => (child ??= logger.child({ requestId })),
-    });
+    const ctx = req as unknown as LogContext;
+    ctx[BASE_LOGGER] = logger;
+    // `req.log` is a getter of the app's request prototype (defined once, not per request).
+    const proto = Object.getPrototypeOf(req) as object;
+    if (!installed.has(proto)) {
+      installed.add(proto);
+      Object.defineProperty(proto, 'log', { configurable: true, get: lazyChildLogger });
+    }
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.once('finish', () => {
@@ -44,6 +47,7 @@ export function requestContext(logger: Logger): RequestHandler {
       const route = routeTemplate(req);
       // Probes and scrapes arrive every few seconds from every replica: keep them out of info logs.
       const level = QUIET_ROUTES.has(route) && res.statusCode < 400 ? 'debug' : 'info';
+      const child = ctx[CHILD_LOGGER];
       (child ?? logger).log(level, 'request', {
         ...(child ? {} : { requestId }),
         method: req.method,
@@ -54,4 +58,17 @@ export function requestContext(logger: Logger): RequestHandler {
     });
     next();
   };
+}
+
+const BASE_LOGGER = Symbol('base logger');
+const CHILD_LOGGER = Symbol('child logger');
+interface LogContext {
+  requestId: string;
+  [BASE_LOGGER]: Logger;
+  [CHILD_LOGGER]?: Logger;
+}
+
+/** Most requests never log beyond their access line: the child logger is made on first use. */
+function lazyChildLogger(this: LogContext): Logger {
+  return (this[CHILD_LOGGER] ??= this[BASE_LOGGER].child({ requestId: this.requestId }));
 }
