@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isStale } from './lib/staleness.mjs';
+import { isStale } from '@mgw/testing/build-state';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = join(root, 'libs', 'messenger-sim');

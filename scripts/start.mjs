@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isStale, newestMtime } from './lib/staleness.mjs';
+import { isStale, newestMtime } from '@mgw/testing/build-state';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);

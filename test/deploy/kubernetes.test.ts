@@ -113,6 +113,10 @@ function envOf(objs: K8sObject[], c: Container): Record<string, string> {
   return env;
 }
 
+/** The settings every gateway Deployment reads (its name carries a content hash). */
+const gatewayConfigMap = (objs: K8sObject[]) =>
+  objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('messenger-gateway-config'))!;
+
 const secretTemplate = parse(readFileSync(repoPath('k8s/base/secret.yaml'), 'utf8')) as K8sObject;
 
 const RENDERS = {
@@ -364,9 +368,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
   it(
     'When the gateway ConfigMap is read, then every key is a setting of a service and every service accepts the values',
     each((objs, name) => {
-      const cm = objs.find(
-        (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('messenger-gateway-config'),
-      )!;
+      const cm = gatewayConfigMap(objs);
       const settings = new Set([...API_ENV, ...CONNECTION_ENV, ...SENDER_ENV].flatMap((p) => Object.keys(p)));
       for (const key of Object.keys(cm.data!)) {
         expect(settings.has(key), `${name}: ${key} is not a setting`).to.equal(true);
@@ -404,9 +406,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
   it(
     'When a setting is read by both the API and the senders (retention, sending policy), then it is in the shared ConfigMap with the built-in default',
     each((objs, name) => {
-      const cm = objs.find(
-        (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('messenger-gateway-config'),
-      )!;
+      const cm = gatewayConfigMap(objs);
       for (const key of ['MESSAGE_RETENTION_SECONDS', ...Object.keys(SEND_POLICY_ENV)]) {
         expect(cm.data, `${name}: ${key}`).to.have.property(key);
       }
@@ -496,9 +496,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
       /^registry\.example\.com\/messenger-gateway:/,
     );
     expect(find(objs, 'Deployment', 'sandbox')).to.equal(undefined);
-    const cm = objs.find(
-      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('messenger-gateway-config'),
-    )!;
+    const cm = gatewayConfigMap(objs);
     expect(cm.data).to.not.have.property('MESSENGER_SANDBOX_URL');
     expect(find(objs, 'Ingress', 'api')).to.not.equal(undefined);
   });

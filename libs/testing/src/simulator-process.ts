@@ -3,10 +3,11 @@
  * it), for benchmarks where the simulator's CPU must not be shared with the process driving them.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SimulatorInfo } from '@mgw/messenger-sim';
+import { isStale } from '../build-state.mjs';
 
 /** The monorepo root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -30,16 +31,6 @@ export function entryArgs(pkgDir: string, entry: string, built: boolean): string
   return built ? [`${pkgDir}/dist/${entry}.js`] : [...TSX_ARGS, `${pkgDir}/src/${entry}.ts`];
 }
 
-function newestMtime(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * Throws, saying how to fix it, unless every package's `dist/` exists and is newer than its
  * `src/` (the same rule as `npm start`): a run of built services must not run yesterday's code.
@@ -47,10 +38,7 @@ function newestMtime(dir: string): number {
 export function requireFreshBuild(): void {
   const stale = ['libs', 'services']
     .flatMap((d) => readdirSync(path.join(REPO_ROOT, d)).map((p) => `${d}/${p}`))
-    .filter((pkg) => {
-      const src = newestMtime(path.join(REPO_ROOT, pkg, 'src'));
-      return src > 0 && src > newestMtime(path.join(REPO_ROOT, pkg, 'dist'));
-    });
+    .filter((pkg) => isStale(path.join(REPO_ROOT, pkg)));
   if (stale.length > 0) {
     throw new Error(
       `the build is missing or older than the sources of ${stale.join(', ')}: run \`npm run build\` first`,

@@ -1,3 +1,8 @@
+/**
+ * Whether a package's build is current: plain JS (no build needed to run it), so `npm start` and
+ * `npm run sandbox` can ask before anything is built, and the test kit's built-services stack
+ * asks the same question (`@mgw/testing/build-state`).
+ */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 

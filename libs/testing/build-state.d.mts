@@ -1,0 +1,4 @@
+/** Newest modification time of any file below `dir` (0 when it does not exist). */
+export function newestMtime(dir: string): number;
+/** Whether a package's `dist/` is missing or older than its `src/`. */
+export function isStale(pkgDir: string): boolean;
