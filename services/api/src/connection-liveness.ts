@@ -10,12 +10,14 @@ return redis.call('ZCOUNT', KEYS[1], now, '+inf')
 `;
 
 /**
- * Whether any connection service process is alive, read from `keys.connectionWorkers()` and
- * cached for `cacheMs`, so a burst of /connect costs one Redis call per second, not one each.
+ * Whether any connection service process is alive, read from `keys.connectionWorkers()`. A
+ * "yes" is cached for `cacheMs`, so a burst of /connect costs one Redis call per second, not one
+ * each; a "no" is not cached (concurrent checks still share one call), so a connection service
+ * that has just started is used by the next request, not a second later.
  * A Redis error propagates (the request then answers 503 storage unavailable).
  */
 export class ConnectionLiveness {
-  private cached: { at: number; alive: boolean } | undefined;
+  private aliveAt: number | undefined;
   private checking: Promise<boolean> | undefined;
 
   constructor(
@@ -24,14 +26,14 @@ export class ConnectionLiveness {
   ) {}
 
   async alive(): Promise<boolean> {
-    if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.alive;
+    if (this.aliveAt !== undefined && Date.now() - this.aliveAt < this.cacheMs) return true;
     this.checking ??= this.check().finally(() => (this.checking = undefined));
     return this.checking;
   }
 
   private async check(): Promise<boolean> {
     const n = (await this.redis.eval(COUNT_ALIVE, 1, keys.connectionWorkers())) as number;
-    this.cached = { at: Date.now(), alive: n > 0 };
+    this.aliveAt = n > 0 ? Date.now() : undefined;
     return n > 0;
   }
 }

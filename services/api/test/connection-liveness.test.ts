@@ -28,6 +28,36 @@ describe('/connect and /disconnect: liveness of the connection service, shared r
     }
   });
 
+  it('When a connection service starts right after a 503, then the next /connect is served by it (a "no" is not cached)', async () => {
+    const t = await startApi();
+    const connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
+    let withdraw: (() => Promise<void>) | undefined;
+    let worker: Worker<ConnectionRequest, ConnectionReply> | undefined;
+    try {
+      const token = await createToken(t, { deviceId: freshDeviceId() });
+      const down = await call(`${t.api}/connect?rawQrCode=true`, { token });
+      expect(down.status).to.equal(503);
+      const downAt = Date.now();
+      worker = new Worker<ConnectionRequest, ConnectionReply>(
+        CONNECTION_QUEUE,
+        async () => ({ success: true, status: 'connecting', qrCode: 'raw-qr' }),
+        { connection, prefix: BULL_PREFIX },
+      );
+      withdraw = await announceConnectionService(t.redis);
+      const up = await call(`${t.api}/connect?rawQrCode=true`, { token });
+      expect(Date.now() - downAt, 'the second request came within the old cache second (ms)').to.be.lessThan(
+        1000,
+      );
+      expect(up.status, JSON.stringify(up.body)).to.equal(200);
+      expect(up.body).to.deep.equal({ success: true, status: 'connecting', qrCode: 'raw-qr' });
+    } finally {
+      await worker?.close();
+      await closeRedis(connection);
+      await withdraw?.();
+      await t.close();
+    }
+  });
+
   it('When the last connection service lapses while a request waits, then 503 within seconds and the request is withdrawn', async () => {
     const t = await startApi({ connectionReplyTimeoutMs: 20_000 });
     // Alive for 1.5 s and then silent, as a process killed right after the request was queued.
