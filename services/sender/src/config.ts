@@ -28,6 +28,7 @@ const senderEnv: Joi.PartialSchemaMap = {
     .default(5 * 60_000),
   SENDER_MAX_DEVICES: Joi.number().integer().min(0).default(0),
   SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
+  SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(20),
 };
 
 export interface SenderConfig extends MessengerServiceConfig {
@@ -40,6 +41,8 @@ export interface SenderConfig extends MessengerServiceConfig {
   maxDevices: number;
   /** After giving devices away, this sender gives none again for this long (no ping-pong). */
   rebalanceCooldownMs: number;
+  /** The old generation grows at most this % past the last full collection's survivors (0 = V8's choice). */
+  heapGrowingPercent: number;
   mediaFetchTimeoutMs: number;
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
@@ -73,6 +76,7 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     mediaFetchTimeoutMs: e.MEDIA_FETCH_TIMEOUT_MS,
     maxDevices: e.SENDER_MAX_DEVICES,
     rebalanceCooldownMs: e.SENDER_REBALANCE_COOLDOWN_MS,
+    heapGrowingPercent: e.SENDER_HEAP_GROWING_PERCENT,
     outbound: outboundConfig(e),
     sendPolicy: sendPolicyConfig(e),
     backoff: {

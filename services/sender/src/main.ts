@@ -4,11 +4,14 @@ import { ContentStore, InboundStore } from '@mgw/store';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './device-fleet.js';
 import { SenderRoster } from './fair-share.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { createAttachmentFetcher } from './media-source.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
 async function main(): Promise<void> {
   const config = loadSenderConfig();
+  // Before any device is loaded: the heap stays in proportion to the fleet this sender holds.
+  limitHeapGrowth(config.heapGrowingPercent);
   const rt = await startMessengerRuntime('sender', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   const bullConnection = createRedis(config.redis, 'worker', 'sender-bull');
@@ -56,7 +59,11 @@ async function main(): Promise<void> {
     ],
     config.shutdownTimeoutMs,
   );
-  logger.info('sender started', { owner: leases.owner, metricsPort: ops.port });
+  logger.info('sender started', {
+    owner: leases.owner,
+    metricsPort: ops.port,
+    heapGrowingPercent: config.heapGrowingPercent,
+  });
 }
 
 main().catch((err: unknown) => {

@@ -13,6 +13,16 @@ describe('sender config', () => {
     expect(c.store.messageRetentionSeconds).to.equal(7 * 24 * 3600);
     expect(c).to.include({ sendMinGapMs: 1000, sendGapJitterMs: 500, leaseScanMs: 3000 });
     expect(c.ops.port).to.equal(9464);
+    expect(c.heapGrowingPercent).to.equal(20);
+  });
+
+  it('When SENDER_HEAP_GROWING_PERCENT is 0 or out of range, then 0 leaves V8 its own choice and the others fail the start', () => {
+    expect(loadSenderConfig({ ...KEY, SENDER_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).to.equal(0);
+    for (const bad of ['-1', '301', '12.5', 'lots']) {
+      expect(() => loadSenderConfig({ ...KEY, SENDER_HEAP_GROWING_PERCENT: bad }), bad).to.throw(
+        /SENDER_HEAP_GROWING_PERCENT/,
+      );
+    }
   });
 
   it('When the lease renewal does not fit twice in the lease TTL, then the start fails naming both variables', () => {
