@@ -9,7 +9,11 @@
  *   text), beside the figures measured before content was stored once (220 MB for that list).
  *
  * The gateway runs as its own process with a device marked connected and no sender (jobs pile up
- * in Redis), rate limits and the device quota raised. Nothing is asserted; ratios are printed.
+ * in Redis), rate limits and the device quota raised. Both apps run as `npm start` runs the
+ * gateway: plain Node on JavaScript — the API's build (run `npm run build` first; a missing or
+ * stale build stops the bench), the bare app with Node's own type stripping — no tsx loader or
+ * source maps on either side. BENCH_SOURCES=1 runs both through tsx from the sources instead.
+ * Nothing is asserted; ratios are printed.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,13 +25,14 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { SessionStore, TokenStore } from '@mgw/store';
-import { freePort, waitFor } from '@mgw/testing';
+import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, waitFor } from '@mgw/testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const LIST = Number(process.env.BENCH_LIST ?? 10_000);
-const TSX = ['--conditions=development', '--import', 'tsx'];
+const BUILT = process.env.BENCH_SOURCES !== '1';
+if (BUILT) requireFreshBuild();
 /** Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps,list,memory').split(','));
 
@@ -37,7 +42,7 @@ const deviceId = `bench-${randomUUID().slice(0, 8)}`;
 const body = JSON.stringify({ to: '15551234567', text: 'hello from the accept bench' });
 
 async function startProcess(
-  entry: string,
+  entry: string[],
   env: Record<string, string>,
   readyUrl: string,
 ): Promise<ChildProcess> {
@@ -45,14 +50,14 @@ async function startProcess(
   const profile = process.env.BENCH_PROFILE
     ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
-  const child = spawn(process.execPath, [...profile, ...TSX, entry], {
+  const child = spawn(process.execPath, [...profile, ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(async () => (await fetch(readyUrl).catch(() => undefined))?.ok === true, {
     timeoutMs: 60_000,
-    what: entry,
+    what: entry.join(' '),
   });
   return child;
 }
@@ -96,7 +101,7 @@ const apiPort = await freePort();
 const opsPort = await freePort();
 const barePort = await freePort();
 const api = await startProcess(
-  'services/api/src/main.ts',
+  entryArgs('services/api', 'main', BUILT),
   {
     PORT: String(apiPort),
     METRICS_PORT: String(opsPort),
@@ -112,7 +117,7 @@ const api = await startProcess(
   `http://127.0.0.1:${apiPort}/healthz`,
 );
 const bare = fork(path.join(ROOT, 'services/api/bench/bare-express.ts'), {
-  execArgv: TSX,
+  execArgv: BUILT ? [] : TSX_ARGS,
   env: { ...process.env, PORT: String(barePort) },
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
