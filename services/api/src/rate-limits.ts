@@ -1,29 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { RedisStore, type SendCommandClusterDetails } from 'rate-limit-redis';
+import { RedisStore, type RedisReply, type SendCommandClusterDetails } from 'rate-limit-redis';
 import { masterNodes, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from './config.js';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { authOf } from './auth.js';
+import { CoalescingRedisStore } from './rate-limit-store.js';
 
 export type LimitedEndpoint = keyof ApiConfig['rateLimits'];
-
-/**
- * rate-limit-redis loads its script once, when the limiter is created; if Redis is not reachable
- * at that moment the rejected promise would be reused forever. Reload it on the next request.
- */
-class ReloadingRedisStore extends RedisStore {
-  override async increment(key: string) {
-    try {
-      await this.incrementScriptSha;
-    } catch {
-      this.incrementScriptSha = this.loadIncrementScript();
-    }
-    return super.increment(key);
-  }
-}
 
 /**
  * rate-limit-redis runs its scripts by SHA. On a Cluster a script must be on the master of each
@@ -33,7 +19,7 @@ class ReloadingRedisStore extends RedisStore {
  */
 function scriptsEverywhere(redis: RedisClient) {
   const scripts = new Map<string, string>();
-  return async ({ command: [name, ...args] }: SendCommandClusterDetails): Promise<number | string> => {
+  return async ({ command: [name, ...args] }: SendCommandClusterDetails): Promise<RedisReply> => {
     const command = name!.toUpperCase();
     if (command === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
       const sha = createHash('sha1').update(args[1]!).digest('hex');
@@ -44,18 +30,19 @@ function scriptsEverywhere(redis: RedisClient) {
       return sha;
     }
     try {
-      return (await redis.call(name!, ...args)) as number | string;
+      return (await redis.call(name!, ...args)) as RedisReply;
     } catch (err) {
       const script = command === 'EVALSHA' ? scripts.get(args[0]!) : undefined;
       if (!script || !/^NOSCRIPT/.test((err as Error).message)) throw err;
-      return (await redis.call('EVAL', script, ...args.slice(1))) as number | string;
+      return (await redis.call('EVAL', script, ...args.slice(1))) as RedisReply;
     }
   };
 }
 
 /**
  * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
- * Redis so every replica shares the counts. X-RateLimit-Reset is express-rate-limit's legacy
+ * Redis so every replica shares the counts (a busy token's hits are sent to Redis together, see
+ * `CoalescingRedisStore`). X-RateLimit-Reset is express-rate-limit's legacy
  * header: the Unix time (seconds since the epoch, rounded up) at which the window ends.
  */
 export function createRateLimiters(deps: {
@@ -76,10 +63,18 @@ export function createRateLimiters(deps: {
       legacyHeaders: true,
       standardHeaders: false,
       keyGenerator: (_req, res) => authOf(res).tokenHash,
-      store: new ReloadingRedisStore({
-        prefix: keys.rateLimitPrefix(endpoint),
-        sendCommandCluster: scriptsEverywhere(redis),
-      }),
+      store: new CoalescingRedisStore(
+        new RedisStore({
+          prefix: keys.rateLimitPrefix(endpoint),
+          sendCommandCluster: scriptsEverywhere(redis),
+        }),
+        (err, hits) =>
+          logger.warn('rate limiter: hits admitted ahead of Redis could not be counted', {
+            endpoint,
+            hits,
+            err: serializeError(err),
+          }),
+      ),
       // Storage down is a 503 like everywhere else, not a silently unlimited API.
       passOnStoreError: false,
       logger: limiterLogger,
