@@ -72,9 +72,16 @@ export class CoalescingRedisStore implements Store {
 
   constructor(
     private readonly redisStore: RedisStore,
-    /** Hits admitted ahead of Redis that could not be sent (they are not counted). */
-    private readonly onLostHits: (err: unknown, hits: number) => void,
-    private readonly freshMs = FRESH_MS,
+    private readonly opts: {
+      /**
+       * Whether a busy token's hits may be admitted ahead of Redis. Only for endpoints whose work
+       * writes to Redis itself (so a Redis that refuses writes still gets them a 503).
+       */
+      admitAhead: boolean;
+      /** Hits admitted ahead of Redis that could not be sent (they are not counted). */
+      onLostHits: (err: unknown, hits: number) => void;
+      freshMs?: number;
+    },
   ) {
     this.prefix = redisStore.prefix;
   }
@@ -104,7 +111,14 @@ export class CoalescingRedisStore implements Store {
   increment(key: string): Promise<ClientRateLimitInfo> | ClientRateLimitInfo {
     const now = Date.now();
     const c = this.counters.get(key);
-    if (c && this.limit !== undefined && now < c.resetAt && now - c.readAt <= this.freshMs) {
+    const freshMs = this.opts.freshMs ?? FRESH_MS;
+    if (
+      c &&
+      this.opts.admitAhead &&
+      this.limit !== undefined &&
+      now < c.resetAt &&
+      now - c.readAt <= freshMs
+    ) {
       const total = c.known + c.sending + c.unsent + 1;
       if (total <= this.limit * ADMIT_AHEAD_SHARE) {
         c.unsent++;
@@ -151,7 +165,7 @@ export class CoalescingRedisStore implements Store {
           // Whatever this process knew is in doubt: the next hit asks Redis.
           c.readAt = -Infinity;
           for (const w of waiting) w.reject(err);
-          if (ahead > 0) this.onLostHits(err, ahead);
+          if (ahead > 0) this.opts.onLostHits(err, ahead);
         },
       );
     }

@@ -68,12 +68,16 @@ export function createRateLimiters(deps: {
           prefix: keys.rateLimitPrefix(endpoint),
           sendCommandCluster: scriptsEverywhere(redis),
         }),
-        (err, hits) =>
-          logger.warn('rate limiter: hits admitted ahead of Redis could not be counted', {
-            endpoint,
-            hits,
-            err: serializeError(err),
-          }),
+        {
+          // /send writes to Redis anyway (a Redis that refuses writes still gets it a 503).
+          admitAhead: endpoint === 'send',
+          onLostHits: (err, hits) =>
+            logger.warn('rate limiter: hits admitted ahead of Redis could not be counted', {
+              endpoint,
+              hits,
+              err: serializeError(err),
+            }),
+        },
       ),
       // Storage down is a 503 like everywhere else, not a silently unlimited API.
       passOnStoreError: false,

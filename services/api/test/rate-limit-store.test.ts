@@ -25,7 +25,13 @@ describe('rate limiter store (hits sent to Redis together)', () => {
   after(() => redis.quit());
 
   /** Counts read from Redis stay fresh for 10 s unless a test says otherwise (slow CI machines). */
-  async function makeStore(opts: { limit: number; windowMs?: number; client?: Redis; freshMs?: number }) {
+  async function makeStore(opts: {
+    limit: number;
+    windowMs?: number;
+    client?: Redis;
+    freshMs?: number;
+    admitAhead?: boolean;
+  }) {
     const client = opts.client ?? redis;
     const sent: string[][] = [];
     const lost: number[] = [];
@@ -37,8 +43,11 @@ describe('rate limiter store (hits sent to Redis together)', () => {
           return client.call(command[0]!, ...command.slice(1)) as Promise<number | string>;
         },
       }),
-      (_err, hits) => lost.push(hits),
-      opts.freshMs ?? 10_000,
+      {
+        admitAhead: opts.admitAhead ?? true,
+        onLostHits: (_err, hits) => lost.push(hits),
+        freshMs: opts.freshMs ?? 10_000,
+      },
     );
     await store.init({ windowMs: opts.windowMs ?? 60_000, limit: opts.limit } as Options);
     const increments = () => sent.filter((c) => c[0] === 'EVALSHA').length;
@@ -154,6 +163,19 @@ describe('rate limiter store (hits sent to Redis together)', () => {
     } finally {
       client.disconnect();
     }
+  });
+
+  it("When an endpoint does not admit ahead, then every hit waits for Redis, and a turn's hits are still one increment", async () => {
+    const { store, increments } = await makeStore({ limit: 1000, admitAhead: false });
+    const key = randomUUID();
+    for (let i = 1; i <= 5; i++) {
+      const r = store.increment(key);
+      expect(r).to.be.instanceOf(Promise);
+      expect((await r).totalHits).to.equal(i);
+    }
+    await Promise.all([hit(store, key), hit(store, key), hit(store, key)]);
+    expect(increments()).to.equal(6);
+    expect(await countInRedis(key)).to.equal(8);
   });
 
   it('When a key is reset, then its count starts again from Redis', async () => {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { keys } from '@mgw/contracts';
+import { hashToken } from '@mgw/store';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 function rateHeaders(res: { headers: Headers }) {
@@ -81,6 +83,43 @@ describe('per-token rate limits', () => {
     const rlKeys = await t.redis.keys('mgw:rl:*');
     expect(rlKeys.length).to.be.greaterThan(0);
     expect(rlKeys.some((k) => k.includes(token))).to.equal(false);
+  });
+});
+
+describe('the /send limit of a busy token (hits admitted ahead of Redis)', () => {
+  const limit = 40;
+  const apis: TestApi[] = [];
+  before(async () => {
+    // Two replicas sharing one Redis.
+    for (let i = 0; i < 2; i++)
+      apis.push(await startApi({ rateLimitWindowMs: 60_000, rateLimits: { send: limit } }));
+  });
+  after(async () => Promise.all(apis.map((a) => a.close())));
+
+  const send = (api: TestApi, token: string) =>
+    call(`${api.api}/send`, { token, json: { to: '15551234567', text: 'hi' } });
+
+  it('When a token sends through two replicas one request at a time, then exactly the limit gets past the limiter, and Redis counts every request', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(apis[0]!, { deviceId });
+    await markConnected(apis[0]!.redis, deviceId);
+    const statuses: number[] = [];
+    for (let i = 0; i < limit + 10; i++) statuses.push((await send(apis[i % 2]!, token)).status);
+    expect(statuses.filter((s) => s === 202)).to.have.length(limit);
+    expect(statuses.slice(limit)).to.deep.equal(Array(10).fill(429));
+    await new Promise((r) => setTimeout(r, 50));
+    const counter = keys.rateLimitPrefix('send') + hashToken(token);
+    expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 10);
+  });
+
+  it('When a token sends a burst through two replicas at once, then exactly the limit is accepted', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(apis[0]!, { deviceId });
+    await markConnected(apis[0]!.redis, deviceId);
+    await send(apis[0]!, token);
+    const burst = await Promise.all(Array.from({ length: limit + 20 }, (_, i) => send(apis[i % 2]!, token)));
+    expect(burst.filter((r) => r.status === 202)).to.have.length(limit - 1);
+    expect(burst.filter((r) => r.status === 429)).to.have.length(21);
   });
 });
 
