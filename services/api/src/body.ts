@@ -19,6 +19,12 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/**
+ * A body declared this small is looked at again once the current reads are done, in the hope it
+ * has arrived whole by then (it usually shares a packet with the headers); larger ones stream.
+ */
+const READ_AT_ONCE_MAX_BYTES = 64 * 1024;
+
 /** How long a refused body may keep arriving (read and dropped) before its connection is cut. */
 const LINGER_MS = 1000;
 
@@ -139,8 +145,8 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
       return refuse(req, next, invalid(`Unsupported Content-Encoding "${encoding}"`));
     }
     const guard = new JsonShapeGuard(opts);
-    // The usual small body has already arrived whole (it came with the headers): read it at once.
-    if (!inflate && req.complete && !req.readableFlowing) {
+    const stream = () => streamBody(req, next, opts, guard, encoding, inflate);
+    const readAtOnce = () => {
       const read = bufferedBody(req, guard, opts.limitBytes);
       if (read.error) return refuse(req, next, read.error === 'too large' ? tooLarge() : read.error);
       try {
@@ -148,54 +154,78 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
       } catch (parseError) {
         return next(parseError);
       }
-      return next();
-    }
-    const source: Readable = inflate ? req.pipe(inflate) : req;
-
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err?: ApiError, close = false) => {
-      if (done) return;
-      done = true;
-      clearTimeout(idle);
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('error', onError);
-      req.off('close', onClose);
-      if (err) {
-        chunks.length = 0;
-        if (inflate) {
-          req.unpipe(inflate);
-          inflate.destroy();
-        }
-        return refuse(req, next, err, close);
-      }
-      try {
-        req.body = parseJson(Buffer.concat(chunks, size).toString('utf8'));
-      } catch (parseError) {
-        return next(parseError);
-      }
       next();
     };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > opts.limitBytes) return finish(tooLarge());
-      const problem = guard.feed(chunk);
-      if (problem) return finish(ApiError.invalid([problem]));
-      chunks.push(chunk);
-      idle.refresh();
-    };
-    const onEnd = () => finish();
-    const onError = () => finish(invalid(`The ${encoding} body could not be decompressed`));
-    // The client went away mid-body: nobody reads an answer, but the request must still end.
-    const onClose = () => {
-      if (!req.complete) finish(invalid('The request body ended early'));
-    };
-    const idle = setTimeout(() => finish(new ApiError(408, ERRORS.requestTimeout), true), opts.idleTimeoutMs);
-    source.on('data', onData);
-    source.once('end', onEnd);
-    source.once('error', onError);
-    req.once('close', onClose);
+    if (!inflate && !req.readableFlowing) {
+      // The usual small body has already arrived whole (it came with the headers): read it at once.
+      if (req.complete) return readAtOnce();
+      // It usually came in the same packet as the headers, which Node's parser hands over in
+      // pieces: look again once this turn's reads are done (cheaper than streaming it).
+      if (Number(req.headers['content-length']) <= READ_AT_ONCE_MAX_BYTES) {
+        setImmediate(() => (req.complete && !req.readableFlowing ? readAtOnce() : stream()));
+        return;
+      }
+    }
+    stream();
   };
+}
+
+/** Reads a body as it streams in (see `jsonBody`), with the same checks on every chunk. */
+function streamBody(
+  req: Request,
+  next: (err?: unknown) => void,
+  opts: JsonBodyOptions,
+  guard: JsonShapeGuard,
+  encoding: string,
+  inflate: ReturnType<typeof decompressor>,
+): void {
+  const tooLarge = () => new ApiError(413, opts.tooLargeError);
+  const source: Readable = inflate ? req.pipe(inflate) : req;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const finish = (err?: ApiError, close = false) => {
+    if (done) return;
+    done = true;
+    clearTimeout(idle);
+    source.off('data', onData);
+    source.off('end', onEnd);
+    source.off('error', onError);
+    req.off('close', onClose);
+    if (err) {
+      chunks.length = 0;
+      if (inflate) {
+        req.unpipe(inflate);
+        inflate.destroy();
+      }
+      return refuse(req, next, err, close);
+    }
+    try {
+      req.body = parseJson(Buffer.concat(chunks, size).toString('utf8'));
+    } catch (parseError) {
+      return next(parseError);
+    }
+    next();
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > opts.limitBytes) return finish(tooLarge());
+    const problem = guard.feed(chunk);
+    if (problem) return finish(ApiError.invalid([problem]));
+    chunks.push(chunk);
+    idle.refresh();
+  };
+  const onEnd = () => finish();
+  const onError = () => finish(invalid(`The ${encoding} body could not be decompressed`));
+  // The client went away mid-body: nobody reads an answer, but the request must still end.
+  const onClose = () => {
+    if (!req.complete) finish(invalid('The request body ended early'));
+  };
+  const idle = setTimeout(() => finish(new ApiError(408, ERRORS.requestTimeout), true), opts.idleTimeoutMs);
+  source.on('data', onData);
+  source.once('end', onEnd);
+  source.once('error', onError);
+  req.once('close', onClose);
+  // The client may have gone before this started (a body looked at again later).
+  if (req.destroyed) onClose();
 }

@@ -123,6 +123,53 @@ describe('API request bodies, route by route', () => {
     expect(unknown.body.details).to.deep.equal([{ path: [], message: 'Unsupported Content-Encoding "zip"' }]);
   });
 
+  it('When a small body comes with its headers, after them, or in pieces, then /send reads it the same; malformed is 400 either way', async () => {
+    const json = JSON.stringify({ to: '15551234567', text: 'hello' });
+    const headers = (length: number) =>
+      head('POST', '/api/messenger/v1/send', {
+        ...auth,
+        'content-type': 'application/json',
+        'content-length': length,
+      });
+    const url = t.api;
+    const together = await rawRequest(url, [headers(json.length) + json], { untilAnswered: true });
+    const after = await rawRequest(url, [headers(json.length), { pauseMs: 50 }, json], {
+      untilAnswered: true,
+    });
+    const pieces = await rawRequest(
+      url,
+      [headers(json.length), json.slice(0, 10), { pauseMs: 30 }, json.slice(10)],
+      { untilAnswered: true },
+    );
+    const malformed = await rawRequest(url, [headers(5), { pauseMs: 30 }, '{"to"'], { untilAnswered: true });
+    for (const r of [together, after, pieces]) {
+      expect(r.status).to.equal(202);
+      expect((r.body as { messageId?: unknown }).messageId).to.be.a('string');
+    }
+    expect(malformed.status).to.equal(400);
+    expect((malformed.body as { details?: unknown }).details).to.deep.equal([
+      { path: [], message: 'Malformed JSON body' },
+    ]);
+  });
+
+  it('When a client leaves after the headers of a small body, then nothing is accepted and the API stays well', async () => {
+    const json = JSON.stringify({ to: '15551234567', text: 'never sent' });
+    const left = await rawRequest(
+      t.api,
+      [
+        head('POST', '/api/messenger/v1/send', {
+          ...auth,
+          'content-type': 'application/json',
+          'content-length': json.length,
+        }),
+      ],
+      { waitMs: 200 },
+    );
+    expect(left.status).to.equal(0);
+    const next = await call(`${t.api}/send`, { token, json: { to: '15551234567', text: 'x' } });
+    expect(next.status).to.equal(202);
+  });
+
   it('When a body holds a huge list outside `to`, then 400 before it is parsed', async () => {
     const body = `{"to":"15551234567","text":"x","extra":[${'0,'.repeat(200_000)}0]}`;
     const res = await call(`${t.api}/send`, { token, body, headers: { 'content-type': 'application/json' } });
