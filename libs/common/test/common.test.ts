@@ -110,4 +110,27 @@ describe('common: logger', () => {
     expect(line).to.include({ code: 428, reason: 'connection_closed', tokenId: 'tok_1' });
     expect(line.err).to.include({ errorCode: 'ECONNREFUSED' });
   });
+
+  it('When a line holds what plain JSON cannot (a BigInt, a cycle), then it is still one JSON line', async () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on('data', (d: Buffer) => chunks.push(d.toString()));
+    const logger = createLogger({ service: 'test', stream });
+    const cycle: Record<string, unknown> = { name: 'a' };
+    cycle.self = cycle;
+    logger.info('plain', { requestId: 'r1', status: 202 });
+    logger.info('big', { count: 12345678901234567890n });
+    logger.info('cyclic', { cycle });
+    await new Promise((r) => setImmediate(r));
+    const lines = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.message)).to.deep.equal(['plain', 'big', 'cyclic']);
+    expect(lines[0]).to.include({ level: 'info', service: 'test', requestId: 'r1', status: 202 });
+    expect(lines[0]!.timestamp).to.be.a('string');
+    expect(lines[1]!.count).to.equal('12345678901234567890');
+    expect(lines[2]!.cycle).to.deep.equal({ name: 'a', self: '[Circular]' });
+  });
 });

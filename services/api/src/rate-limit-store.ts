@@ -19,6 +19,8 @@ return { redis.call("INCRBY", KEYS[1], hits), ttl }
 
 /** How old Redis's count of a token may be for a hit to be admitted without asking Redis again. */
 export const FRESH_MS = 100;
+/** Longest a hit admitted ahead waits before it is sent to Redis. */
+export const AHEAD_FLUSH_MS = 2;
 /** Past this share of its limit, every hit of a window is counted in Redis before it is answered. */
 export const ADMIT_AHEAD_SHARE = 0.5;
 
@@ -43,13 +45,14 @@ interface Waiter {
 
 /**
  * A store for express-rate-limit that keeps rate-limit-redis's counters (the same keys, fixed
- * windows and scripts, shared by every replica) and sends each counter's hits of one turn of the
- * event loop to Redis as one increment. A hit waits for Redis's count when this process does not
+ * windows and scripts, shared by every replica) and sends a counter's hits to Redis together, as
+ * one increment: those of one turn of the event loop, and a busy token's admitted ahead (below)
+ * within `AHEAD_FLUSH_MS`. A hit waits for Redis's count when this process does not
  * know the counter well: the first hit of a token, a hit after `FRESH_MS` without a reply from
  * Redis about it, a hit past `ADMIT_AHEAD_SHARE` of the limit, the first of a new window. Any
  * other hit — a busy token well within its limit — is admitted on the count last read plus the
- * hits this process has admitted since, and goes to Redis with the next increment (within the
- * same turn of the event loop).
+ * hits this process has admitted since, and goes to Redis with the next increment (within
+ * `AHEAD_FLUSH_MS`).
  *
  * So a refusal is always decided on Redis's count, and one replica alone never admits more than
  * the limit. Several replicas busy with one token may together admit up to the other replicas'
@@ -67,7 +70,8 @@ export class CoalescingRedisStore implements Store {
   private readonly counters = new Map<string, Counter>();
   /** Counters to send at the end of this turn, with the hits that wait for the reply. */
   private readonly due = new Map<string, Waiter[]>();
-  private flushScheduled = false;
+  private flushSoon: NodeJS.Immediate | undefined;
+  private flushLater: NodeJS.Timeout | undefined;
   private nextSweep = 0;
 
   constructor(
@@ -129,17 +133,25 @@ export class CoalescingRedisStore implements Store {
     return new Promise((resolve, reject) => this.schedule(key, { resolve, reject }));
   }
 
+  /**
+   * A hit that waits is sent at the end of this turn; hits admitted ahead alone wait up to
+   * `AHEAD_FLUSH_MS` for company (a busy token's hits of a few turns go as one increment).
+   */
   private schedule(key: string, waiter?: Waiter): void {
     let waiting = this.due.get(key);
     if (!waiting) this.due.set(key, (waiting = []));
-    if (waiter) waiting.push(waiter);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    if (waiter) {
+      waiting.push(waiter);
+      if (!this.flushSoon) this.flushSoon = setImmediate(this.flush);
+    } else if (!this.flushSoon && !this.flushLater) {
+      this.flushLater = setTimeout(this.flush, AHEAD_FLUSH_MS);
+    }
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
+  private readonly flush = (): void => {
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    if (this.flushLater) clearTimeout(this.flushLater);
+    this.flushSoon = this.flushLater = undefined;
     const now = Date.now();
     for (const [key, waiting] of this.due) {
       let c = this.counters.get(key);
@@ -171,7 +183,7 @@ export class CoalescingRedisStore implements Store {
     }
     this.due.clear();
     if (now >= this.nextSweep) this.sweep(now);
-  }
+  };
 
   /** Forgets counters whose window is over (their next hit asks Redis anyway). */
   private sweep(now: number): void {

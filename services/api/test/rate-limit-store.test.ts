@@ -3,7 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { ClientRateLimitInfo, Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
-import { ADMIT_AHEAD_SHARE, CoalescingRedisStore, FRESH_MS } from '../src/rate-limit-store.js';
+import {
+  ADMIT_AHEAD_SHARE,
+  AHEAD_FLUSH_MS,
+  CoalescingRedisStore,
+  FRESH_MS,
+} from '../src/rate-limit-store.js';
 
 /**
  * The rate limiter's store: rate-limit-redis's counters, with a busy token's hits sent to Redis
@@ -15,7 +20,7 @@ describe('rate limiter store (hits sent to Redis together)', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** Lets the store send what it gathered in this turn and Redis answer. */
   const settle = async () => {
-    await new Promise((r) => setImmediate(r));
+    await sleep(AHEAD_FLUSH_MS + 5);
     await redis.ping();
   };
 
@@ -68,7 +73,7 @@ describe('rate limiter store (hits sent to Redis together)', () => {
     expect(ttl).to.be.within(1, 60_000);
   });
 
-  it('When a busy token is well within its limit, then its hit is answered at once and counted in Redis in the same turn', async () => {
+  it('When a busy token is well within its limit, then its hit is answered at once and counted in Redis within AHEAD_FLUSH_MS', async () => {
     const { store } = await makeStore({ limit: 1000 });
     const key = randomUUID();
     // The first hit of a token waits for Redis.
@@ -82,6 +87,20 @@ describe('rate limiter store (hits sent to Redis together)', () => {
       await settle();
       expect(await countInRedis(key)).to.equal(i);
     }
+  });
+
+  it('When a busy token is admitted ahead over several turns, then those hits go to Redis together', async () => {
+    const { store, increments } = await makeStore({ limit: 1000 });
+    const key = randomUUID();
+    await hit(store, key);
+    const before = increments();
+    for (let i = 0; i < 10; i++) {
+      expect(store.increment(key)).not.to.be.instanceOf(Promise);
+      await new Promise((r) => setImmediate(r));
+    }
+    await settle();
+    expect(increments() - before).to.be.within(1, 9);
+    expect(await countInRedis(key)).to.equal(11);
   });
 
   it('When two replicas share a token, then exactly the limit is admitted, one hit at a time or all at once', async () => {
