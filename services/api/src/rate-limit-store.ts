@@ -55,9 +55,9 @@ interface Waiter {
  * `AHEAD_FLUSH_MS`).
  *
  * So a refusal is always decided on Redis's count, and one replica alone never admits more than
- * the limit. Several replicas busy with one token may together admit up to the other replicas'
- * hits of the last `FRESH_MS` beyond the limit before the count reaches them — which only
- * happens past half of the limit, so it takes a token sending that fast across replicas.
+ * the limit. A replica counting ahead has not seen what the other replicas admitted since its
+ * last read (at most `FRESH_MS` ago): with several replicas busy with one token, the token goes
+ * over its limit only if the others admit more than half of it within that time.
  *
  * get, decrement and resetKey are rate-limit-redis's own.
  */
