@@ -25,6 +25,8 @@ export function hasBody(req: Request): boolean {
  */
 const READ_AT_ONCE_MAX_BYTES = 64 * 1024;
 
+const tooLarge = (opts: JsonBodyOptions) => new ApiError(413, opts.tooLargeError);
+
 /** How long a refused body may keep arriving (read and dropped) before its connection is cut. */
 const LINGER_MS = 1000;
 
@@ -126,7 +128,6 @@ function bufferedBody(
  * body (408), malformed JSON (400). A request without a body leaves `req.body` undefined.
  */
 export function jsonBody(opts: JsonBodyOptions): RequestHandler {
-  const tooLarge = () => new ApiError(413, opts.tooLargeError);
   return (req, _res, next) => {
     if (!hasBody(req)) return next();
     // The usual label, exactly as clients send it, needs no parsing.
@@ -137,7 +138,7 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
         return refuse(req, next, invalid(`Unsupported charset "${charset}": bodies must be UTF-8`));
       }
     }
-    if (Number(req.headers['content-length']) > opts.limitBytes) return refuse(req, next, tooLarge());
+    if (Number(req.headers['content-length']) > opts.limitBytes) return refuse(req, next, tooLarge(opts));
 
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     const inflate = encoding === 'identity' ? undefined : decompressor(encoding);
@@ -148,7 +149,7 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
     const stream = () => streamBody(req, next, opts, guard, encoding, inflate);
     const readAtOnce = () => {
       const read = bufferedBody(req, guard, opts.limitBytes);
-      if (read.error) return refuse(req, next, read.error === 'too large' ? tooLarge() : read.error);
+      if (read.error) return refuse(req, next, read.error === 'too large' ? tooLarge(opts) : read.error);
       try {
         req.body = parseJson(read.text);
       } catch (parseError) {
@@ -179,7 +180,6 @@ function streamBody(
   encoding: string,
   inflate: ReturnType<typeof decompressor>,
 ): void {
-  const tooLarge = () => new ApiError(413, opts.tooLargeError);
   const source: Readable = inflate ? req.pipe(inflate) : req;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -209,7 +209,7 @@ function streamBody(
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size > opts.limitBytes) return finish(tooLarge());
+    if (size > opts.limitBytes) return finish(tooLarge(opts));
     const problem = guard.feed(chunk);
     if (problem) return finish(ApiError.invalid([problem]));
     chunks.push(chunk);
