@@ -2,7 +2,9 @@
  * What accepting a message costs the API, against baselines measured in the same run:
  *
  * - POST /send to one recipient (autocannon, 10 connections): the gateway's req/s ÷ a bare
- *   express app's req/s on the same body, in alternating rounds (ABBA);
+ *   express app's req/s on the same body, in alternating rounds (ABBA); beside it, the same bare
+ *   app adding one BullMQ job per request on the same Redis (`bare-express-queue.ts`): what a job
+ *   per message costs by itself, so the gateway's own share can be told from BullMQ's and Redis's;
  * - a 10,000-recipient list: the gateway's accept time ÷ a raw BullMQ `addBulk` of the same jobs,
  *   alternating, and the worst `/healthz` latency while the gateway accepts it (event-loop stalls);
  * - Redis bytes and API memory per queued recipient (a 1,000-recipient list with a 60,000-character
@@ -76,8 +78,9 @@ async function rps(
   url: string,
   pids: (number | undefined)[],
   token?: string,
-): Promise<{ rps: number; p99: number; errors: number; cpuUsPerRequest: number[] }> {
+): Promise<{ rps: number; p99: number; errors: number; cpuUsPerRequest: number[]; loadUs: number }> {
   const cpuBefore = pids.map(cpuMs);
+  const loadBefore = process.cpuUsage();
   const result = await autocannon({
     url,
     connections: 10,
@@ -92,6 +95,8 @@ async function rps(
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
     cpuUsPerRequest: pids.map((pid, i) => ((cpuMs(pid) - cpuBefore[i]!) * 1000) / requests),
+    // autocannon runs in this process: what the load itself takes of the shared cores
+    loadUs: ((u) => (u.user + u.system) / requests)(process.cpuUsage(loadBefore)),
   };
 }
 
@@ -100,6 +105,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const apiPort = await freePort();
 const opsPort = await freePort();
 const barePort = await freePort();
+const bareQueuePort = await freePort();
 const api = await startProcess(
   entryArgs('services/api', 'main', BUILT),
   {
@@ -122,51 +128,71 @@ const bare = fork(path.join(ROOT, 'services/api/bench/bare-express.ts'), {
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
 await new Promise((r) => bare.once('message', r));
+const queueDevice = `${deviceId}-bare`;
+const bareQueue = fork(path.join(ROOT, 'services/api/bench/bare-express-queue.ts'), {
+  execArgv: BUILT ? [] : TSX_ARGS,
+  env: {
+    ...process.env,
+    PORT: String(bareQueuePort),
+    BENCH_DEVICE: queueDevice,
+    BENCH_PREFIX: BULL_PREFIX,
+    BENCH_PRIORITY: String(PRIORITY.send),
+  },
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
+await new Promise((r) => bareQueue.once('message', r));
 
 try {
   const { value: token } = await new TokenStore(redis).create({ name: 'bench', deviceId });
   await new SessionStore(redis).update(deviceId, 'connected', { phone: '15550009999' });
   const gatewayUrl = `http://127.0.0.1:${apiPort}/api/messenger/v1/send`;
   const bareUrl = `http://127.0.0.1:${barePort}/api/messenger/v1/send`;
+  const bareQueueUrl = `http://127.0.0.1:${bareQueuePort}/api/messenger/v1/send`;
 
   // --- single-recipient accept rate, ABBA -------------------------------------------------------
   if (PARTS.has('rps')) {
     // The API's and Redis's CPU per request say more than req/s on a shared machine.
     const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
-    const gatewayPids = [api.pid, redisPid];
-    await rps(gatewayUrl, gatewayPids, token); // warm-up (JIT, connections, scripts)
-    await rps(bareUrl, [bare.pid]);
-    const g: number[] = [];
-    const b: number[] = [];
-    const gp99: number[] = [];
-    const gCpu: number[][] = [];
-    const bCpu: number[] = [];
+    const apps = {
+      gateway: { url: gatewayUrl, pids: [api.pid, redisPid], token },
+      bare: { url: bareUrl, pids: [bare.pid], token: undefined },
+      queue: { url: bareQueueUrl, pids: [bareQueue.pid, redisPid], token: undefined },
+    };
+    type App = keyof typeof apps;
+    const runs: Record<App, { rps: number[]; p99: number[]; cpu: number[][]; load: number[] }> = {
+      gateway: { rps: [], p99: [], cpu: [], load: [] },
+      bare: { rps: [], p99: [], cpu: [], load: [] },
+      queue: { rps: [], p99: [], cpu: [], load: [] },
+    };
+    // warm-up (JIT, connections, scripts)
+    for (const app of Object.values(apps)) await rps(app.url, app.pids, app.token);
+    const order: App[] = ['gateway', 'bare', 'queue'];
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? ['g', 'b'] : ['b', 'g'];
-      for (const which of order) {
-        if (which === 'g') {
-          const r = await rps(gatewayUrl, gatewayPids, token);
-          if (r.errors > 0) console.log(`  (gateway round had ${r.errors} non-2xx/errors)`);
-          g.push(r.rps);
-          gp99.push(r.p99);
-          gCpu.push(r.cpuUsPerRequest);
-        } else {
-          const r = await rps(bareUrl, [bare.pid]);
-          b.push(r.rps);
-          bCpu.push(r.cpuUsPerRequest[0]!);
-        }
+      for (const which of round % 2 === 0 ? order : [...order].reverse()) {
+        const app = apps[which];
+        const r = await rps(app.url, app.pids, app.token);
+        if (r.errors > 0) console.log(`  (${which} round had ${r.errors} non-2xx/errors)`);
+        runs[which].rps.push(r.rps);
+        runs[which].p99.push(r.p99);
+        runs[which].cpu.push(r.cpuUsPerRequest);
+        runs[which].load.push(r.loadUs);
       }
     }
-    const apiCpu = median(gCpu.map((c) => c[0]!));
-    const redisCpu = median(gCpu.map((c) => c[1]!));
-    const bareCpu = median(bCpu);
+    const rates = (which: App) => runs[which].rps.map(Math.round).join('/');
+    const rate = (which: App) => median(runs[which].rps);
+    const cpu = (which: App, i: number) => Math.round(median(runs[which].cpu.map((c) => c[i]!)));
     console.log(
-      `POST /send, 1 recipient, 10 connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${g.map(Math.round).join('/')} req/s ` +
-        `(p99 ${median(gp99)} ms), bare express ${b.map(Math.round).join('/')} req/s → ratio ${(median(g) / median(b)).toFixed(2)}`,
+      `POST /send, 1 recipient, 10 connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${rates('gateway')} req/s ` +
+        `(p99 ${median(runs.gateway.p99)} ms), bare express ${rates('bare')} req/s → ratio ${(rate('gateway') / rate('bare')).toFixed(2)}`,
     );
     console.log(
-      `  CPU per request: api ${Math.round(apiCpu)} µs + redis ${Math.round(redisCpu)} µs, bare express ${Math.round(bareCpu)} µs ` +
-        `→ bare ÷ api ${(bareCpu / apiCpu).toFixed(2)}`,
+      `  CPU per request: api ${cpu('gateway', 0)} µs + redis ${cpu('gateway', 1)} µs, bare express ${cpu('bare', 0)} µs ` +
+        `→ bare ÷ api ${(cpu('bare', 0) / cpu('gateway', 0)).toFixed(2)}; the load generator (autocannon) ` +
+        `${Math.round(median(runs.gateway.load))} µs against the gateway, ${Math.round(median(runs.bare.load))} µs against the bare app`,
+    );
+    console.log(
+      `  bare express + a BullMQ job per request: ${rates('queue')} req/s (${cpu('queue', 0)} µs + redis ${cpu('queue', 1)} µs per request) ` +
+        `→ ${(rate('queue') / rate('bare')).toFixed(2)} of bare express; gateway ÷ it ${(rate('gateway') / rate('queue')).toFixed(2)}`,
     );
   }
 
@@ -267,8 +293,11 @@ try {
 } finally {
   api.kill('SIGTERM');
   bare.kill('SIGTERM');
-  const queue = new Queue(`send-{${deviceId}}`, { connection: redis, prefix: BULL_PREFIX });
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
+  bareQueue.kill('SIGTERM');
+  for (const id of [deviceId, queueDevice]) {
+    const queue = new Queue(`send-{${id}}`, { connection: redis, prefix: BULL_PREFIX });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+  }
   await redis.quit();
 }
