@@ -4,9 +4,10 @@ import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
 
 /**
- * Delivery and read receipts from a recipient's phone back to the sending device. They are
- * delayed on purpose: Baileys folds a receipt that arrives within ~100 ms of the send into the
- * message upsert and never emits `messages.update` for it.
+ * Delivery and read receipts from a recipient's phone back to the sending device, delayed as a
+ * phone's are by default. A receipt that arrives while Baileys still buffers the upsert of the
+ * sent message is folded into that upsert, with no `messages.update` for it (the gateway reads it
+ * there too); `receiptDelayMs: 0` with a small `readDelayMs` provokes that.
  */
 export function scheduleReceipts(
   sim: Simulator,

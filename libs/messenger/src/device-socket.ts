@@ -244,20 +244,14 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (name && this.sock === sock && this.opened) this.emit('name', name);
     });
     sock.ev.on('messages.update', (updates) => {
-      const receipts: ReceiptUpdate[] = [];
-      for (const { key, update } of updates) {
-        if (!key.fromMe || !key.id || update.status == null) continue;
-        const status =
-          update.status >= proto.WebMessageInfo.Status.READ
-            ? 'read'
-            : update.status === proto.WebMessageInfo.Status.DELIVERY_ACK
-              ? 'delivered'
-              : undefined;
-        if (status) receipts.push({ platformMessageId: key.id, status, at: new Date() });
-      }
+      const receipts = receiptsOf(updates.map(({ key, update }) => ({ key, status: update.status })));
       if (receipts.length) this.emit('receipts', receipts);
     });
     sock.ev.on('messages.upsert', ({ messages }) => {
+      // A receipt that arrives while Baileys still buffers the upsert of our own message is folded
+      // into it (its status), and no `messages.update` follows: it is read from the upsert.
+      const receipts = receiptsOf(messages);
+      if (receipts.length) this.emit('receipts', receipts);
       const inbound = messages.map(parseInbound).filter((m): m is InboundMessage => m !== undefined);
       if (inbound.length) this.emit('inbound', inbound);
     });
@@ -303,6 +297,28 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     }
     return { phone, name: accountName(me?.name) ?? me?.verifiedName ?? me?.notify, profilePic };
   }
+}
+
+/**
+ * Delivery and read receipts of our own messages among Baileys' message statuses (from
+ * `messages.update`, or folded into a `messages.upsert`); a sent message's own status (pending,
+ * server ack) is not a receipt.
+ */
+export function receiptsOf(
+  items: readonly { key: proto.IMessageKey; status?: proto.WebMessageInfo.Status | null }[],
+): ReceiptUpdate[] {
+  const receipts: ReceiptUpdate[] = [];
+  for (const { key, status } of items) {
+    if (!key.fromMe || !key.id || status == null) continue;
+    const receipt =
+      status >= proto.WebMessageInfo.Status.READ
+        ? 'read'
+        : status === proto.WebMessageInfo.Status.DELIVERY_ACK
+          ? 'delivered'
+          : undefined;
+    if (receipt) receipts.push({ platformMessageId: key.id, status: receipt, at: new Date() });
+  }
+  return receipts;
 }
 
 /** `requestPairingCode` sets the name to "~" as a placeholder: that is not a name. */
