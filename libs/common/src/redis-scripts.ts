@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 
 /**
- * Lua scripts defined once, loaded once per connection and run by EVALSHA (ioredis'
- * `defineCommand`: it sends EVALSHA and falls back to EVAL on NOSCRIPT, after a Redis restart or
- * a failover; inside a pipeline it loads the missing scripts first). A plain `redis.eval` sends the
+ * Lua scripts defined once, loaded once per connection and run by EVALSHA, falling back to EVAL
+ * on NOSCRIPT (after a Redis restart or a failover). In pipelines and transactions they are
+ * ioredis' `defineCommand`s, which load the missing scripts first. A plain `redis.eval` sends the
  * whole script text on every call.
  *
  * The number of keys is given per call, so one script serves any key count; keep every script's
@@ -15,12 +16,30 @@ export class RedisScript<R = unknown> {
     /** A command name unique in the process (it becomes a method of the connection). */
     readonly name: string,
     readonly lua: string,
-  ) {}
+  ) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
 
-  /** Runs the script on `redis` (defining it there on first use). */
-  run(redis: Redis | Cluster, keys: readonly string[], args: readonly (string | number)[] = []): Promise<R> {
-    const fn = this.define(redis);
-    return fn.call(redis, keys.length, ...keys, ...args) as Promise<R>;
+  /** The script's SHA-1, its name in Redis's script cache. */
+  readonly sha: string;
+
+  /**
+   * Runs the script on `redis`: EVALSHA, and EVAL (which caches it again) when Redis answers
+   * NOSCRIPT. Plain commands, not the connection's defined one: with auto-pipelining, ioredis
+   * puts a call into the pipeline it opened earlier in the same turn, and a pipeline opened
+   * before a script was defined on the connection lacks it (`pipeline[name] is not a function`).
+   */
+  async run(
+    redis: Redis | Cluster,
+    keys: readonly string[],
+    args: readonly (string | number)[] = [],
+  ): Promise<R> {
+    try {
+      return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as R;
+    } catch (err) {
+      if (!/^NOSCRIPT/.test((err as Error).message)) throw err;
+      return (await redis.eval(this.lua, keys.length, ...keys, ...args)) as R;
+    }
   }
 
   /**

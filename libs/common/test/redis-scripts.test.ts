@@ -20,7 +20,7 @@ describe('common: Lua scripts defined once, run by SHA (real Redis)', () => {
     redis = new Redis(process.env.REDIS_URL!);
   });
   after(async () => {
-    await redis.del(key, `${key}:b`);
+    await redis.del(key, `${key}:b`, `${key}:first`);
     await redis.quit();
   });
 
@@ -31,6 +31,25 @@ describe('common: Lua scripts defined once, run by SHA (real Redis)', () => {
     expect((await calls(redis, 'evalsha')) - sha0).to.equal(5);
     expect((await calls(redis, 'eval')) - eval0).to.equal(0);
     expect(await redis.get(key)).to.equal('6');
+  });
+
+  it('When a script runs for the first time while an auto-pipeline of the connection is open, then it runs', async () => {
+    const auto = new Redis(process.env.REDIS_URL!, { enableAutoPipelining: true });
+    try {
+      await auto.ping();
+      const first = new RedisScript<number>(
+        `mgwTestFirst${process.pid}`,
+        "return redis.call('INCRBY', KEYS[1], tonumber(ARGV[1])) + 0",
+      );
+      // The GET opens this turn's auto-pipeline before the script is known to the connection.
+      const [before, after] = await Promise.all([
+        auto.get(`${key}:first`),
+        first.run(auto, [`${key}:first`], [1]),
+      ]);
+      expect([before, after]).to.deep.equal([null, 1]);
+    } finally {
+      await auto.quit();
+    }
   });
 
   it('When Redis lost its scripts (restart, failover), then the next call still runs (NOSCRIPT fallback), in a pipeline too', async () => {
