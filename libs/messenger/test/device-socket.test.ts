@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
 import { Encryption } from '@mgw/store';
-import { DeviceSocket, type WASocket } from '../src/index.js';
+import { proto } from '@whiskeysockets/baileys';
+import { DeviceSocket, receiptsOf, type WASocket } from '../src/index.js';
 
 describe('messenger: device connection hand-over (no socket)', () => {
   let redis: Redis;
@@ -99,5 +100,28 @@ describe('messenger: device connection reports an open only for the current sock
     );
     expect(opens).to.deep.equal([]);
     await conn.stop();
+  });
+});
+
+describe('messenger: receipts among Baileys message statuses', () => {
+  const { Status } = proto.WebMessageInfo;
+  const mine = (id: string) => ({ remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id });
+
+  it('When statuses of our messages come (update or folded into an upsert), then delivery and read acks are receipts and our own send states are not', () => {
+    const receipts = receiptsOf([
+      { key: mine('pending'), status: Status.PENDING },
+      { key: mine('acked'), status: Status.SERVER_ACK },
+      { key: mine('delivered'), status: Status.DELIVERY_ACK },
+      { key: mine('read'), status: Status.READ },
+      { key: mine('played'), status: Status.PLAYED },
+      { key: mine('none'), status: null },
+      { key: { ...mine('theirs'), fromMe: false }, status: Status.READ },
+    ]);
+    expect(receipts.map((r) => [r.platformMessageId, r.status])).to.deep.equal([
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+      ['played', 'read'],
+    ]);
+    expect(receipts.every((r) => r.at instanceof Date)).to.equal(true);
   });
 });
