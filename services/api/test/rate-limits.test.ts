@@ -112,14 +112,20 @@ describe('the /send limit of a busy token (hits admitted ahead of Redis)', () =>
     expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 10);
   });
 
-  it('When a token sends a burst through two replicas at once, then exactly the limit is accepted', async () => {
+  it('When a token sends a burst through two replicas at once, then the limit is accepted, over it by at most the half a replica may admit ahead (README, Rate limits), and Redis counts every request', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(apis[0]!, { deviceId });
     await markConnected(apis[0]!.redis, deviceId);
     await send(apis[0]!, token);
     const burst = await Promise.all(Array.from({ length: limit + 20 }, (_, i) => send(apis[i % 2]!, token)));
-    expect(burst.filter((r) => r.status === 202)).to.have.length(limit - 1);
-    expect(burst.filter((r) => r.status === 429)).to.have.length(21);
+    const accepted = burst.filter((r) => r.status === 202).length;
+    // Every hit Redis counted within the limit is accepted; a replica counting ahead has not yet
+    // seen the other's hits of the last moments, and may admit up to half the limit on its count.
+    expect(accepted).to.be.within(limit - 1, limit - 1 + limit / 2);
+    expect(burst.filter((r) => r.status === 429)).to.have.length(limit + 20 - accepted);
+    await new Promise((r) => setTimeout(r, 50));
+    const counter = keys.rateLimitPrefix('send') + hashToken(token);
+    expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 21);
   });
 });
 
