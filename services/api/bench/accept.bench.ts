@@ -122,25 +122,24 @@ const api = await startProcess(
   },
   `http://127.0.0.1:${apiPort}/healthz`,
 );
-const bare = fork(path.join(ROOT, 'services/api/bench/bare-express.ts'), {
-  execArgv: BUILT ? [] : TSX_ARGS,
-  env: { ...process.env, PORT: String(barePort) },
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-await new Promise((r) => bare.once('message', r));
+/** Starts a baseline app of this folder; it reports `ready` once it listens. */
+async function startBaseline(file: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = fork(path.join(ROOT, 'services/api/bench', file), {
+    execArgv: BUILT ? [] : TSX_ARGS,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise((r) => child.once('message', r));
+  return child;
+}
+const bare = await startBaseline('bare-express.ts', { PORT: String(barePort) });
 const queueDevice = `${deviceId}-bare`;
-const bareQueue = fork(path.join(ROOT, 'services/api/bench/bare-express-queue.ts'), {
-  execArgv: BUILT ? [] : TSX_ARGS,
-  env: {
-    ...process.env,
-    PORT: String(bareQueuePort),
-    BENCH_DEVICE: queueDevice,
-    BENCH_PREFIX: BULL_PREFIX,
-    BENCH_PRIORITY: String(PRIORITY.send),
-  },
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+const bareQueue = await startBaseline('bare-express-queue.ts', {
+  PORT: String(bareQueuePort),
+  BENCH_DEVICE: queueDevice,
+  BENCH_PREFIX: BULL_PREFIX,
+  BENCH_PRIORITY: String(PRIORITY.send),
 });
-await new Promise((r) => bareQueue.once('message', r));
 
 try {
   const { value: token } = await new TokenStore(redis).create({ name: 'bench', deviceId });
