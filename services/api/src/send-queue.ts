@@ -313,7 +313,11 @@ export class SendQueues {
           from === 0
             ? this.deps.contents.exists(deviceId, contentId)
             : (await queue.getJobState(probe)) !== 'unknown';
-        running = { done: this.commit(tx, jobs, state, applied).then(() => undefined), jobs };
+        const done = this.commit(tx, jobs, state, applied).then(() => undefined);
+        // Awaited only when the next piece is built: observed now too, since a rejection no one
+        // is waiting for yet would stop the process (Node's default for unhandled rejections).
+        done.catch(() => undefined);
+        running = { done, jobs };
         // The piece is on its way; let other requests run before the next one is built.
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -14,7 +14,14 @@ describe('API with Redis at maxmemory (noeviction)', function () {
   let token: string;
   let deviceId: string;
   let filler: Redis;
+  /**
+   * Rejections nobody handled in time. A service process has no handler for them, so Node (its
+   * default `--unhandled-rejections=throw`) would stop the whole API on the first one.
+   */
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason instanceof Error ? reason.message : reason);
   before(async () => {
+    process.on('unhandledRejection', onUnhandled);
     server = await startRedisServer({ args: ['--maxmemory', '8mb', '--maxmemory-policy', 'noeviction'] });
     t = await startApi({ redis: { url: server.url } });
     await waitForRedis(t.redis, 5000);
@@ -25,6 +32,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     await waitForRedis(filler, 5000);
   });
   after(async () => {
+    process.off('unhandledRejection', onUnhandled);
     await closeRedis(filler);
     await t?.close();
     await server?.stop();
@@ -99,6 +107,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     expect(await t.redis.keys(keys.content(deviceId, '*'))).to.have.length(jobsBefore > 0 ? 1 : 0);
     expect(await t.redis.hgetall(keys.deviceQueue(deviceId))).to.deep.equal(quotaBefore);
     expect((await records()).filter((r) => r.status === 'queued' && !r.hasJob)).to.deep.equal([]);
+    expect(unhandled, 'a rejection no one was waiting for yet (it would stop the API)').to.deep.equal([]);
   });
 
   it('When a long list (accepted in pieces) fills Redis after some pieces were committed, then those are taken back: 503, no job, no content, no quota used, no record', async () => {
@@ -125,6 +134,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     expect(await t.redis.hgetall(keys.deviceQueue(deviceId))).to.deep.equal(quotaBefore);
     expect(await records()).to.deep.equal(recordsBefore);
     expect(t.logs.filter((l) => /could not take back/.test(String(l.message)))).to.deep.equal([]);
+    expect(unhandled, 'a rejection no one was waiting for yet (it would stop the API)').to.deep.equal([]);
   });
 
   it('When memory is freed again, then the API is ready and accepts messages at once', async () => {
