@@ -9,6 +9,9 @@ export interface ShutdownStep {
 /**
  * On SIGTERM/SIGINT run the steps in order (stop intake first, close storage last), then exit 0.
  * If the steps overrun `timeoutMs` the process exits 1 so an orchestrator does not wait forever.
+ * An exception or a rejection that escaped every handler (a bug) is logged as a JSON line and
+ * takes the same steps, then exits 1: the process's state is unknown from then on, and without
+ * this Node would print a bare stack trace and stop at once (leases held until they expire).
  * Returns the function so tests and supervisors can trigger the same path.
  */
 export function installShutdown(
@@ -43,5 +46,11 @@ export function installShutdown(
       void shutdown(signal).then(() => process.exit(0));
     });
   }
+  const crash = (what: string) => (err: unknown) => {
+    logger.error(what, { err: serializeError(err) });
+    void shutdown(what).finally(() => process.exit(1));
+  };
+  process.once('uncaughtException', crash('uncaught exception'));
+  process.once('unhandledRejection', crash('unhandled rejection'));
   return () => shutdown();
 }
