@@ -179,10 +179,11 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
  */
 export async function failWaitingJobs(
   deviceId: string,
-  deps: Pick<DisconnectDeps, 'redis' | 'bullConnection' | 'messages'>,
+  deps: Pick<DisconnectDeps, 'redis' | 'bullConnection' | 'messages' | 'logger'>,
   timeoutMs = 30_000,
 ): Promise<number> {
   const queue = openSendQueue(deps.bullConnection, deviceId);
+  queue.on('error', (err) => deps.logger.warn('send queue error', { deviceId, err: serializeError(err) }));
   try {
     return await purgeDeviceMessages(
       { redis: deps.redis, queue, messages: deps.messages },

@@ -180,6 +180,8 @@ export class DeviceRuntime {
       );
     });
     this.worker.on('error', (err) => this.log.warn('send worker error', { err: serializeError(err) }));
+    // Without a listener BullMQ prints a Redis outage's errors raw to stderr (not JSON, unredacted).
+    this.queue.on('error', (err) => this.log.warn('send queue error', { err: serializeError(err) }));
     this.wireConnection();
   }
 

@@ -135,7 +135,7 @@ describe('e2e faults: Redis down for longer than a lease (real services, private
   this.timeout(300_000);
   const stack = useStack({ privateRedis: true });
 
-  it('When Redis is killed mid-list for 10 s, then sending resumes within seconds of its return, nothing is lost and nothing reaches a contact twice', async () => {
+  it('When Redis is killed mid-list for 10 s, then sending resumes within seconds of its return, nothing is lost, nothing reaches a contact twice, and every service tells of it in JSON lines only', async () => {
     const s = stack();
     await s.linkByQr('15550850001', 'Outage Account');
     await s.redis.hset(keys.deviceSettings(s.deviceId), 'sendGapMs', '200');
@@ -178,5 +178,11 @@ describe('e2e faults: Redis down for longer than a lease (real services, private
     expect(failed).to.equal(0);
     expect(twice, 'a contact shows a message twice').to.equal(0);
     expect(resumedAfterMs).to.be.below(10_000);
+    // The outage was told in JSON lines, each through the redacting logger: no library printed
+    // its errors raw (BullMQ does, to stderr, for an object nobody listens to for errors).
+    const raw = s.processes.flatMap((p) =>
+      p.output.filter((l) => !l.startsWith('{')).map((l) => `${p.name}: ${l}`),
+    );
+    expect(raw, 'output that is not a JSON log line').to.deep.equal([]);
   });
 });
