@@ -88,6 +88,9 @@ export class QueueEventsPool {
       lastEventId: last[0]?.[0] ?? '0-0',
     });
     events.on('error', (err) => this.logger.warn('queue events error', { err: serializeError(err) }));
+    // Every wait on the device adds a 'removed' listener (`waitForJob`), taken off when it ends:
+    // many waits at once are not a leak.
+    events.setMaxListeners(0);
     return { events, connection };
   }
 

@@ -128,6 +128,9 @@ export class SendQueues {
     if (!q) {
       q = openSendQueue(this.deps.bullRedis, deviceId);
       q.on('error', (err) => this.deps.logger.warn('send queue error', { err: serializeError(err) }));
+      // Every OTP waiting for its result adds a 'closing' listener here (BullMQ's
+      // waitUntilFinished), taken off when its wait ends: many at once are not a leak.
+      q.setMaxListeners(0);
       this.queues.set(deviceId, q);
     }
     return q;

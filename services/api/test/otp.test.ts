@@ -12,6 +12,7 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { ContentStore, Encryption } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('POST /otp', () => {
@@ -22,15 +23,15 @@ describe('POST /otp', () => {
   let worker: Worker<SendJobData, SendJobResult> | undefined;
   const seen: Job<SendJobData>[] = [];
 
-  /** A stand-in for the sender: answers each job with `answer`. */
-  function startSender(answer: (job: Job<SendJobData>) => Promise<SendJobResult>) {
+  /** A stand-in for the sender: answers each job with `answer` (`concurrency` jobs at a time). */
+  function startSender(answer: (job: Job<SendJobData>) => Promise<SendJobResult>, concurrency = 1) {
     worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
       async (job) => {
         seen.push(job);
         return answer(job);
       },
-      { connection: workerConnection, prefix: BULL_PREFIX },
+      { connection: workerConnection, prefix: BULL_PREFIX, concurrency },
     );
   }
 
@@ -180,6 +181,39 @@ describe('POST /otp', () => {
     const res = await call(`${t.api}/otp`, { token, json: { phone: '15551234567', code: '1234' } });
     expect(res.status).to.equal(409);
     expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
+  });
+
+  it('When a dozen OTPs of one device wait at once, then each gets its answer and Node sees no listener leak', async () => {
+    const busy = await startApi({ otpWaitTimeoutMs: 5000, rateLimits: { otp: 100 } });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const busyToken = await createToken(busy, { deviceId });
+      // The sender holds every job until all twelve are waiting.
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      startSender(async (job) => {
+        await released;
+        return sentResult(job);
+      }, 12);
+      const answers = Array.from({ length: 12 }, (_, i) =>
+        call(`${busy.api}/otp`, {
+          token: busyToken,
+          json: { phone: '15551234567', code: String(100_000 + i) },
+        }),
+      );
+      await waitFor(async () => seen.length === 12, { what: 'twelve OTP jobs taken' });
+      await new Promise((r) => setTimeout(r, 200)); // every request is waiting on its job by now
+      release();
+      const results = await Promise.all(answers);
+      expect(results.map((r) => r.status)).to.deep.equal(Array(12).fill(200));
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).to.deep.equal([]);
+    } finally {
+      process.off('warning', onWarning);
+      await busy.close();
+    }
   });
 
   it('When an OTP with an Idempotency-Key is in flight, then a duplicate gets 409, and after it finished the same response is replayed', async () => {
