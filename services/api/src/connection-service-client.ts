@@ -44,6 +44,9 @@ export class ConnectionServiceClient {
       prefix: BULL_PREFIX,
     });
     this.queue.on('error', (err) => deps.logger.warn('connection queue error', { err: serializeError(err) }));
+    // Every request waiting for its reply (any device) adds a 'closing' listener here (BullMQ's
+    // waitUntilFinished), taken off when its wait ends: many at once are not a leak.
+    this.queue.setMaxListeners(0);
     this.liveness = new ConnectionLiveness(deps.redis);
   }
 

@@ -3,6 +3,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedis } from '@mgw/common';
 import { SessionStore } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import {
   BULL_PREFIX,
   CONNECTION_QUEUE,
@@ -146,6 +147,49 @@ describe('GET|POST /connect and POST /disconnect', () => {
       success: false,
       error: 'The connection service could not handle the request',
     });
+  });
+});
+
+describe('many connection requests at once', () => {
+  it('When a dozen devices wait for the connection service at once, then each gets its reply and Node sees no listener leak', async () => {
+    const t = await startApi();
+    const withdraw = await announceConnectionService(t.redis);
+    const connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    // The service holds every reply until all twelve requests are waiting for theirs.
+    let taken = 0;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const worker = new Worker<ConnectionRequest, ConnectionReply>(
+      CONNECTION_QUEUE,
+      async () => {
+        taken++;
+        await released;
+        return { success: true, message: 'Disconnected and logged out' };
+      },
+      { connection, prefix: BULL_PREFIX, concurrency: 12 },
+    );
+    try {
+      const tokens = await Promise.all(
+        Array.from({ length: 12 }, () => createToken(t, { deviceId: freshDeviceId() })),
+      );
+      const answers = tokens.map((token) => call(`${t.api}/disconnect`, { token, method: 'POST' }));
+      await waitFor(async () => taken === 12, { what: 'twelve requests taken' });
+      await new Promise((r) => setTimeout(r, 200)); // every request is waiting on its reply by now
+      release();
+      const results = await Promise.all(answers);
+      expect(results.map((r) => r.status)).to.deep.equal(Array(12).fill(200));
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).to.deep.equal([]);
+    } finally {
+      process.off('warning', onWarning);
+      await worker.close();
+      await closeRedis(connection);
+      await withdraw();
+      await t.close();
+    }
   });
 });
 
