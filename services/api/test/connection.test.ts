@@ -3,7 +3,6 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedis } from '@mgw/common';
 import { SessionStore } from '@mgw/store';
-import { waitFor } from '@mgw/testing';
 import {
   BULL_PREFIX,
   CONNECTION_QUEUE,
@@ -13,6 +12,7 @@ import {
 } from '@mgw/contracts';
 import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
 import { announceConnectionService } from './helpers/connection-service.js';
+import { requestsWaitingAtOnce } from './helpers/waiting-at-once.js';
 
 const QR =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -155,9 +155,6 @@ describe('many connection requests at once', () => {
     const t = await startApi();
     const withdraw = await announceConnectionService(t.redis);
     const connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
-    process.on('warning', onWarning);
     // The service holds every reply until all twelve requests are waiting for theirs.
     let taken = 0;
     let release!: () => void;
@@ -175,16 +172,15 @@ describe('many connection requests at once', () => {
       const tokens = await Promise.all(
         Array.from({ length: 12 }, () => createToken(t, { deviceId: freshDeviceId() })),
       );
-      const answers = tokens.map((token) => call(`${t.api}/disconnect`, { token, method: 'POST' }));
-      await waitFor(async () => taken === 12, { what: 'twelve requests taken' });
-      await new Promise((r) => setTimeout(r, 200)); // every request is waiting on its reply by now
-      release();
-      const results = await Promise.all(answers);
-      expect(results.map((r) => r.status)).to.deep.equal(Array(12).fill(200));
-      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
-      expect(warnings.filter((w) => /MaxListeners/.test(w))).to.deep.equal([]);
+      const { statuses, leakWarnings } = await requestsWaitingAtOnce({
+        start: () => tokens.map((token) => call(`${t.api}/disconnect`, { token, method: 'POST' })),
+        allHeld: () => taken === 12,
+        release,
+        what: 'twelve requests taken',
+      });
+      expect(statuses).to.deep.equal(Array(12).fill(200));
+      expect(leakWarnings).to.deep.equal([]);
     } finally {
-      process.off('warning', onWarning);
       await worker.close();
       await closeRedis(connection);
       await withdraw();

@@ -12,8 +12,8 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { ContentStore, Encryption } from '@mgw/store';
-import { waitFor } from '@mgw/testing';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+import { requestsWaitingAtOnce } from './helpers/waiting-at-once.js';
 
 describe('POST /otp', () => {
   let t: TestApi;
@@ -185,9 +185,6 @@ describe('POST /otp', () => {
 
   it('When a dozen OTPs of one device wait at once, then each gets its answer and Node sees no listener leak', async () => {
     const busy = await startApi({ otpWaitTimeoutMs: 5000, rateLimits: { otp: 100 } });
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
-    process.on('warning', onWarning);
     try {
       const busyToken = await createToken(busy, { deviceId });
       // The sender holds every job until all twelve are waiting.
@@ -197,21 +194,21 @@ describe('POST /otp', () => {
         await released;
         return sentResult(job);
       }, 12);
-      const answers = Array.from({ length: 12 }, (_, i) =>
-        call(`${busy.api}/otp`, {
-          token: busyToken,
-          json: { phone: '15551234567', code: String(100_000 + i) },
-        }),
-      );
-      await waitFor(async () => seen.length === 12, { what: 'twelve OTP jobs taken' });
-      await new Promise((r) => setTimeout(r, 200)); // every request is waiting on its job by now
-      release();
-      const results = await Promise.all(answers);
-      expect(results.map((r) => r.status)).to.deep.equal(Array(12).fill(200));
-      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
-      expect(warnings.filter((w) => /MaxListeners/.test(w))).to.deep.equal([]);
+      const { statuses, leakWarnings } = await requestsWaitingAtOnce({
+        start: () =>
+          Array.from({ length: 12 }, (_, i) =>
+            call(`${busy.api}/otp`, {
+              token: busyToken,
+              json: { phone: '15551234567', code: String(100_000 + i) },
+            }),
+          ),
+        allHeld: () => seen.length === 12,
+        release,
+        what: 'twelve OTP jobs taken',
+      });
+      expect(statuses).to.deep.equal(Array(12).fill(200));
+      expect(leakWarnings).to.deep.equal([]);
     } finally {
-      process.off('warning', onWarning);
       await busy.close();
     }
   });
