@@ -85,6 +85,9 @@ export class TokenStore {
     await this.redis.hdel(keys.tokenIndex(), id);
     // API processes cache verified tokens: tell them to forget this one now.
     await this.redis.publish(keys.tokensChannel(), hash);
+    // Redis answers the publisher before it writes the message to the subscribers; one more round
+    // trip returns only once it has, so a request sent after `revoke` meets an API that heard it.
+    await this.redis.ping();
     return true;
   }
 

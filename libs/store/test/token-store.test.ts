@@ -47,6 +47,26 @@ describe('TokenStore', () => {
     expect(await store.verify(value)).to.deep.equal({ ok: false, reason: 'invalid' });
   });
 
+  it('When revoke returns, then a subscriber of the revocation channel has the revoked hash in its socket (read on the next turn)', async () => {
+    const subscriber = createRedis(process.env.REDIS_URL!, 'subscriber', 'test-tokens-sub');
+    try {
+      const heard = new Set<string>();
+      subscriber.on('message', (_channel: string, hash: string) => heard.add(hash));
+      await subscriber.subscribe(keys.tokensChannel());
+      let late = 0;
+      for (let i = 0; i < 200; i++) {
+        const { value, token } = await store.create({ name: `revoked-${i}` });
+        expect(await store.revoke(token.id)).to.equal(true);
+        // What has reached this process's sockets is read in this turn's poll phase.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!heard.has(hashToken(value))) late++;
+      }
+      expect(late, 'revocations not yet delivered when revoke returned').to.equal(0);
+    } finally {
+      await closeRedis(subscriber);
+    }
+  });
+
   it('When revoking an unknown id, then false', async () => {
     expect(await store.revoke('tok_doesnotexist')).to.equal(false);
   });

@@ -102,5 +102,16 @@ describe('API token cache', () => {
       }
       expect(status, 'refused within a second of the revocation').to.equal(401);
     });
+
+    it('When a token in use is revoked in this process, then the very next request is refused (100 times)', async () => {
+      let served = 0;
+      for (let i = 0; i < 100; i++) {
+        const { value, token } = await t.services.tokens.create({ name: `revoked-${i}` });
+        expect((await call(`${t.api}/status`, { token: value })).status).to.equal(200);
+        await t.services.tokens.revoke(token.id);
+        if ((await call(`${t.api}/status`, { token: value })).status !== 401) served++;
+      }
+      expect(served, 'requests served after revoke returned').to.equal(0);
+    });
   });
 });
