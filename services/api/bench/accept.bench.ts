@@ -33,6 +33,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const LIST = Number(process.env.BENCH_LIST ?? 10_000);
+/** The issue's figures are for 10 connections; BENCH_CONNECTIONS shows how the gap moves with more. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BUILT = process.env.BENCH_SOURCES !== '1';
 if (BUILT) requireFreshBuild();
 /** Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone). */
@@ -83,7 +85,7 @@ async function rps(
   const loadBefore = process.cpuUsage();
   const result = await autocannon({
     url,
-    connections: 10,
+    connections: CONNECTIONS,
     duration: DURATION_S,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -181,7 +183,7 @@ try {
     const rate = (which: App) => median(runs[which].rps);
     const cpu = (which: App, i: number) => Math.round(median(runs[which].cpu.map((c) => c[i]!)));
     console.log(
-      `POST /send, 1 recipient, 10 connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${rates('gateway')} req/s ` +
+      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${rates('gateway')} req/s ` +
         `(p99 ${median(runs.gateway.p99)} ms), bare express ${rates('bare')} req/s → ratio ${(rate('gateway') / rate('bare')).toFixed(2)}`,
     );
     console.log(
