@@ -86,7 +86,8 @@ export class TokenStore {
     // API processes cache verified tokens: tell them to forget this one now.
     await this.redis.publish(keys.tokensChannel(), hash);
     // Redis answers the publisher before it writes the message to the subscribers; one more round
-    // trip returns only once it has, so a request sent after `revoke` meets an API that heard it.
+    // trip returns only once it has, so a request sent after `revoke` meets an API that heard it
+    // (on a single Redis; a Cluster forwards the message to its other nodes over its bus first).
     await this.redis.ping();
     return true;
   }
