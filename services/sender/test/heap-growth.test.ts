@@ -16,13 +16,16 @@ async function largestHeapMiB(percent: number): Promise<number> {
 describe('sender heap growth (SENDER_HEAP_GROWING_PERCENT)', function () {
   this.timeout(120_000);
 
-  it('When a process allocates fast with objects that die in the old generation, then a 20 % growth limit keeps its heap well below what V8 keeps by itself', async () => {
-    const own = await largestHeapMiB(0);
+  it('When a process allocates fast with objects that die in the old generation, then a 20 % growth limit keeps its heap well below what V8 keeps at the factor it picks for such a process (4×)', async () => {
+    // V8 picks its factor (1.1–4) from how fast the process allocates and collects: on an idle
+    // machine this fixture gets 4×, on a loaded one sometimes far less, so the baseline is 4× set
+    // outright (300 %), not V8's choice of the moment.
+    const fastest = await largestHeapMiB(300);
     const limited = await largestHeapMiB(20);
     console.log(
-      `      largest heap: V8's own growth ${own.toFixed(0)} MiB, limited to 20 % ${limited.toFixed(0)} MiB`,
+      `      largest heap: 4× growth ${fastest.toFixed(0)} MiB, limited to 20 % ${limited.toFixed(0)} MiB`,
     );
-    // Seen here: ~560 MiB against ~305 MiB (the live set is ~50 MiB plus the ring of ~300,000).
-    expect(limited).to.be.lessThan(own * 0.75);
+    // Seen here: ~573 MiB against ~311 MiB (the live set is ~50 MiB plus the ring of ~300,000).
+    expect(limited).to.be.lessThan(fastest * 0.75);
   });
 });
