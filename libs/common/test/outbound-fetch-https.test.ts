@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { TLSSocket } from 'node:tls';
+import { createTlsMaterial } from '@mgw/messenger-sim';
 import { createOutboundClient, OutboundNetworkError, parseAllowedPrivateHosts } from '../src/index.js';
 import { startHttpsServer, tableResolver, type CountingServer } from './outbound-servers.js';
-import { createTlsMaterial } from './outbound-tls-material.js';
 
 describe('outbound: https with a private CA', () => {
   // The leaf names media.test only: verification succeeds only if it uses the URL's host, not the pinned address.

@@ -148,3 +148,4 @@ export type { LinkResult } from './pairing.js';
 export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';
 export { silentLogger } from './logger.js';
+export { createTlsMaterial, type TlsMaterial } from './tls-certificate.js';

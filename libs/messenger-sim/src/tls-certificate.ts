@@ -1,14 +1,17 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 /**
- * A throwaway CA and a leaf for 127.0.0.1, localhost and the advertised host, built with node:crypto and a tiny DER
- * writer so the media host needs no extra dependency. The CA PEM is what clients trust.
+ * Throwaway TLS material: a CA and a leaf it signs, built with node:crypto and a tiny DER writer so
+ * the simulator's media host needs no extra dependency. The CA PEM is what clients trust. Tests
+ * that need an HTTPS peer of their own use `createTlsMaterial` too (tests may import the simulator).
  */
-export interface MediaTlsMaterial {
+export interface TlsMaterial {
   caPem: string;
   certPem: string;
   keyPem: string;
 }
+/** What the media host serves with. */
+export type MediaTlsMaterial = TlsMaterial;
 
 const der = (tag: number, body: Buffer): Buffer => {
   const len = body.length;
@@ -108,12 +111,13 @@ function buildCertificate(spec: CertSpec): string {
   return `-----BEGIN CERTIFICATE-----\n${b64.trimEnd()}\n-----END CERTIFICATE-----\n`;
 }
 
-/** @param hosts extra names clients may use to reach the media host (127.0.0.1 and localhost are always in). */
-export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
-  const altNames = [...new Set(['127.0.0.1', 'localhost', ...hosts.filter((h) => h && !h.includes(':'))])];
+/**
+ * A new CA (named `caName`) and a leaf it signs, valid only for `altNames` (IPv4 literals become IP
+ * entries, the rest DNS names); the leaf's subject is the first of them.
+ */
+export function createTlsMaterial(altNames: string[], caName = 'messenger-sim test CA'): TlsMaterial {
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const leaf = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const caName = 'messenger-sim media CA';
   const caPem = buildCertificate({
     subject: caName,
     issuer: caName,
@@ -122,7 +126,7 @@ export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
     isCa: true,
   });
   const certPem = buildCertificate({
-    subject: '127.0.0.1',
+    subject: altNames[0] ?? 'leaf',
     issuer: caName,
     publicKey: createPublicKey(leaf.privateKey),
     signingKey: ca.privateKey,
@@ -131,4 +135,10 @@ export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
   });
   const keyPem = leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return { caPem, certPem, keyPem };
+}
+
+/** The media host's: for 127.0.0.1, localhost and `hosts`, the names clients may use to reach it. */
+export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
+  const altNames = [...new Set(['127.0.0.1', 'localhost', ...hosts.filter((h) => h && !h.includes(':'))])];
+  return createTlsMaterial(altNames, 'messenger-sim media CA');
 }
