@@ -11,7 +11,7 @@ import {
 import type { ClientConnection } from './client-connection.js';
 import type { SimLogger } from './logger.js';
 import { iqResult, node } from './stanza.js';
-import type { MediaTlsMaterial } from './tls-certificate.js';
+import type { TlsMaterial } from './tls-certificate.js';
 
 const MAC_LENGTH = 10;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -31,7 +31,7 @@ export class MediaHost {
   hostname = '';
 
   constructor(
-    tls: MediaTlsMaterial,
+    tls: TlsMaterial,
     private readonly logger: SimLogger,
   ) {
     this.server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {

@@ -27,7 +27,7 @@ import { PhoneLinker, type LinkInput } from './phone.js';
 import { lockFrom, Reachout, type RestrictInput, type RestrictionsView } from './reachout.js';
 import { SimError } from './sim-error.js';
 import { firstChild, iqResult, node } from './stanza.js';
-import { createMediaTlsMaterial, type MediaTlsMaterial } from './tls-certificate.js';
+import { createMediaTlsMaterial, type TlsMaterial } from './tls-certificate.js';
 import type { WebSocket } from 'ws';
 
 export { SimError };
@@ -71,7 +71,7 @@ export class Simulator implements ConnectionHost {
     },
   });
   readonly certs: NoiseCertChain = createNoiseCertChain();
-  readonly tls: MediaTlsMaterial;
+  readonly tls: TlsMaterial;
   readonly media: MediaHost;
   readonly config: SimulatorConfig;
   private readonly connections = new Set<ClientConnection>();

@@ -10,8 +10,6 @@ export interface TlsMaterial {
   certPem: string;
   keyPem: string;
 }
-/** What the media host serves with. */
-export type MediaTlsMaterial = TlsMaterial;
 
 const der = (tag: number, body: Buffer): Buffer => {
   const len = body.length;
@@ -138,7 +136,7 @@ export function createTlsMaterial(altNames: string[], caName = 'messenger-sim te
 }
 
 /** The media host's: for 127.0.0.1, localhost and `hosts`, the names clients may use to reach it. */
-export function createMediaTlsMaterial(hosts: string[] = []): MediaTlsMaterial {
+export function createMediaTlsMaterial(hosts: string[] = []): TlsMaterial {
   const altNames = [...new Set(['127.0.0.1', 'localhost', ...hosts.filter((h) => h && !h.includes(':'))])];
   return createTlsMaterial(altNames, 'messenger-sim media CA');
 }
