@@ -7,7 +7,7 @@ import { noCrossPackageRelative } from './scripts/eslint/no-cross-package-relati
 const ROOT = fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '');
 
 /**
- * Package boundaries, kept by the linter (README "Development" shows the same map):
+ * Package boundaries, kept by the linter (docs/development.md shows the same map):
  * which workspace packages each package's sources may import. Tests and benchmarks of a package
  * may also import the test kit and the simulator. Anything else under @mgw/ is refused, and so is
  * a relative import into another package.
@@ -89,6 +89,7 @@ export default tseslint.config(
         Buffer: 'readonly',
         URL: 'readonly',
         fetch: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
     rules: {
@@ -99,6 +100,15 @@ export default tseslint.config(
   {
     files: ['**/test/**', '**/bench/**', 'scripts/**', '**/cli.ts', '**/cli/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
+  },
+  // CommonJS scripts (scripts/check-node.cjs must run on any Node, so it cannot be a module).
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // No package reaches into another by a relative path (tests included): import it by name.
   {

@@ -9,6 +9,12 @@
  * under the data directory (next to the Redis data it protects) and reused on every start.
  * Anything that cannot start (no build, no simulator, no Redis) stops it with exit code 1 and a
  * message that says how to fix it: it never starts a partial gateway.
+ *
+ * Once every service answers its /readyz it prints one `ready:` line with the API's URL: from then
+ * on requests are served (the connection service is ready only once the API would hand it work).
+ * A service not ready within MGW_READY_TIMEOUT_MS (30 s) is named, with what its /readyz says, and
+ * the wait goes on: a slow start (Redis loading its data, a busy machine) is not a failed one, and
+ * a service that does fail exits, which stops everything as above.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +58,8 @@ const SERVICES = [
 ];
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
 const DATA_DIR = env.MGW_DATA_DIR ?? path.join(ROOT, '.data');
+/** How long the services may take to be ready before the ones that are not are named. */
+const READY_TIMEOUT_MS = Number(env.MGW_READY_TIMEOUT_MS ?? 30_000);
 const KEY_LINE = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
 const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
 const DASHBOARD = 'services/api/dist/dashboard/index.html';
@@ -257,6 +265,52 @@ async function startSandbox() {
   say(`sandbox simulator on ${env.MESSENGER_SANDBOX_URL} — no real WhatsApp is used`);
 }
 
+/** What a service's /readyz says: undefined when 200, else the reason it is not ready. */
+async function notReady(url) {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    if (res.status === 200) return undefined;
+    const body = await res.json().catch(() => undefined);
+    return `${res.status}${body?.error ? ` ${body.error}` : ''}`;
+  } catch (err) {
+    return err?.name === 'TimeoutError' ? 'no answer within 2 s' : 'not listening yet';
+  }
+}
+
+/**
+ * Polls every service's /readyz (its ops port) until all answer 200, then prints `ready:` once.
+ * Every MGW_READY_TIMEOUT_MS it is still waiting, it names the services that are not ready.
+ */
+async function waitUntilReady() {
+  const timeoutMs = READY_TIMEOUT_MS;
+  const probes = SERVICES.map((s) => ({
+    name: s.name,
+    url: `http://127.0.0.1:${s.env.METRICS_PORT}/readyz`,
+  }));
+  const started = Date.now();
+  let nextReport = started + timeoutMs;
+  for (;;) {
+    if (stopping) return;
+    const reasons = await Promise.all(probes.map((p) => notReady(p.url)));
+    if (stopping) return;
+    const waiting = probes.map((p, i) => [p.name, reasons[i]]).filter(([, why]) => why !== undefined);
+    if (waiting.length === 0) {
+      say(`ready: API on http://127.0.0.1:${env.PORT ?? 3000} (every service answers /readyz)`);
+      return;
+    }
+    if (Date.now() >= nextReport) {
+      const s = Math.round((Date.now() - started) / 1000);
+      say(
+        `not ready after ${s} s: ${waiting.map(([name, why]) => `${name} (/readyz: ${why})`).join(', ')}; ` +
+          'still waiting (see its log above; Ctrl-C stops)',
+      );
+      nextReport += timeoutMs;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+if (!(READY_TIMEOUT_MS > 0)) fail('MGW_READY_TIMEOUT_MS must be a number of milliseconds above 0');
 buildIfNeeded();
 requireBuilt();
 ensureEncryptionKey();
@@ -266,5 +320,6 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 if (sandboxMode) await startSandbox();
 for (const svc of SERVICES) startChild(svc.name, svc.entry, { ...env, ...svc.env });
-say(`running: ${children.map((c) => c.name).join(', ')}; API on http://127.0.0.1:${env.PORT ?? 3000}`);
+say(`started: ${children.map((c) => c.name).join(', ')}; waiting until each answers /readyz`);
 sayDashboard(admin);
+await waitUntilReady();

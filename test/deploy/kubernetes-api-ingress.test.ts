@@ -75,9 +75,9 @@ describe('Kubernetes: who may reach the API', () => {
 
   it('When the production overlay is read, then the ingress namespace is the one documented, patchable value', () => {
     const file = readFileSync(repoPath('k8s/overlays/production/api-network-policy.yaml'), 'utf8');
-    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const guide = readFileSync(repoPath('docs/operations.md'), 'utf8');
     expect(file).to.include('kubernetes.io/metadata.name: ingress-nginx');
-    expect(readme).to.include('k8s/overlays/production/api-network-policy.yaml');
-    expect(readme).to.include('kubernetes.io/metadata.name: ingress-nginx');
+    expect(guide).to.include('k8s/overlays/production/api-network-policy.yaml');
+    expect(guide).to.include('kubernetes.io/metadata.name: ingress-nginx');
   });
 });

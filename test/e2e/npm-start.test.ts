@@ -4,6 +4,8 @@
  * three services; the README's sandbox walk-through then links a simulated phone and sends a
  * message through the built services; Ctrl-C stops everything and exits 0. Without
  * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it.
+ * It prints `ready:` once every service answers /readyz: a /connect sent the moment that line
+ * appears is served. A service that is not ready in time is named, and the wait goes on.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,9 +14,22 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, run, waitFor } from '@mgw/testing';
+import { canConnect, freePort, run, startRedisServer, waitFor } from '@mgw/testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const READY_LINE = /^\[start\] ready: .*$/m;
+
+/** POST /connect with a token, as a client would: its status and body. */
+async function connect(
+  api: string,
+  token: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${api}/api/messenger/v1/connect`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
 
 describe('npm start (sandbox mode, built services, its own Redis)', function () {
   this.timeout(300_000);
@@ -26,6 +41,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let api: string;
   let sandbox: string;
   let token: string;
+  /** The answer to the /connect sent as soon as `ready:` appeared, with the run's output then. */
+  let atReady: { status: number; body: Record<string, unknown>; output: string };
 
   before(async () => {
     const [redisPort, apiPort, sandboxPort, m0, m1, m2, m3] = await Promise.all([
@@ -58,9 +75,27 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     // as a new user: no key (the test kit sets one for everything else), no dashboard password
     delete env.MGW_ENCRYPTION_KEY;
     delete env.ADMIN_PASSWORD;
-    await startSupervisor();
+    const ready = startSupervisor();
+    // The token is made while the services start (its Redis is up once the supervisor says so),
+    // so the first /connect can leave the moment `ready:` is printed.
+    await waitFor(
+      async () => /starting redis-server/.test(output) && (await canConnect('127.0.0.1', redisPort)),
+      { timeoutMs: 240_000, intervalMs: 100, what: `the Redis of npm start\n${output}` },
+    );
+    const tokenOut = await run(
+      process.execPath,
+      ['services/api/dist/cli/token.js', 'create', '--name', 'walkthrough'],
+      env,
+    );
+    token = tokenOut.trim().split('\n').pop()!;
+    await ready;
+    atReady = { ...(await connect(api, token)), output };
   });
 
+  /**
+   * Runs `npm start` and resolves as soon as it prints `ready:` (read from its output as it
+   * comes, not polled), or rejects if it exits first.
+   */
   async function startSupervisor(): Promise<void> {
     output = '';
     supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
@@ -68,16 +103,23 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    supervisor.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    supervisor.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     exited = new Promise((resolve) => supervisor.once('exit', (code) => resolve(code)));
-    await waitFor(
-      async () => {
-        if (supervisor.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-        return (await fetch(`${api}/readyz`).catch(() => undefined))?.status === 200;
-      },
-      { timeoutMs: 240_000, intervalMs: 250, what: `the API of npm start\n${output}` },
-    );
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ready: line within 240 s\n${output}`)), 240_000);
+      const read = (d: Buffer) => {
+        output += d.toString();
+        if (READY_LINE.test(output)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      supervisor.stdout!.on('data', read);
+      supervisor.stderr!.on('data', read);
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`npm start exited (${code}) before ready:\n${output}`));
+      });
+    });
   }
 
   /** A /send with an Idempotency-Key: the first answer is stored (sealed) and replayed after. */
@@ -99,14 +141,21 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('When npm start prints ready: (once, with the API URL, after the services started), then a /connect sent at that moment is answered 200 with a QR code, not "not running"', () => {
+    const lines = atReady.output.split('\n');
+    const readyAt = lines.findIndex((l) => READY_LINE.test(l));
+    expect(lines.filter((l) => /^\[start\] ready:/.test(l))).to.deep.equal([
+      `[start] ready: API on ${api} (every service answers /readyz)`,
+    ]);
+    expect(
+      lines.findIndex((l) => l.startsWith('[start] started: sandbox, api, connection, sender, notifier')),
+    ).to.be.within(0, readyAt);
+    expect(atReady.status, JSON.stringify(atReady.body)).to.equal(200);
+    expect(atReady.body.qrCode).to.match(/^data:image\/png;base64,/);
+  });
+
   it('When a new user follows the sandbox walk-through, then the simulated contact receives the message', async () => {
-    // the README's commands, as code: token, connect, phone scans, send, inbox
-    const tokenOut = await run(
-      process.execPath,
-      ['services/api/dist/token-cli.js', 'create', '--name', 'walkthrough'],
-      env,
-    );
-    token = tokenOut.trim().split('\n').pop()!;
+    // the README's commands, as code: token, connect (sent at ready: above), phone scans, send, inbox
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(`${api}/api/messenger/v1${p}`, {
         method,
@@ -115,13 +164,10 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    const connect = await call('POST', '/connect');
-    expect(connect.status).to.equal(200);
-    expect(connect.body.qrCode).to.match(/^data:image\/png;base64,/);
     const link = await fetch(`${sandbox}/phone/link`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ qr: connect.body.qrCode, phone: '15550000001', name: 'Sandbox Account' }),
+      body: JSON.stringify({ qr: atReady.body.qrCode, phone: '15550000001', name: 'Sandbox Account' }),
     });
     expect(link.status).to.equal(200);
     await waitFor(async () => (await call('GET', '/status')).body.status === 'connected', {
@@ -154,7 +200,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(output).not.to.include(line.split(':')[1]!);
     firstAnswer = await idempotentSend();
     expect(firstAnswer.status).to.equal(202);
-    const status = await run(process.execPath, ['services/api/dist/encryption-cli.js', 'status'], {
+    const status = await run(process.execPath, ['services/api/dist/cli/encryption.js', 'status'], {
       ...env,
       MGW_ENCRYPTION_KEY: line,
     });
@@ -199,6 +245,9 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
 
   it('When npm start runs again on the same data directory, then it reuses the key: what the first run sealed opens', async () => {
     await startSupervisor();
+    // the token of the first run is in its Redis data: this /connect leaves the moment ready: is read
+    const reconnect = await connect(api, token);
+    expect(reconnect.status, JSON.stringify(reconnect.body)).to.equal(200);
     expect(output).not.to.include('generated a key');
     expect(output).not.to.include(adminPassword);
     expect(output).to.include(`its password is in ${path.join(dataDir, 'admin-password')}`);
@@ -212,23 +261,32 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
 describe('npm start refuses to start a partial gateway', function () {
   this.timeout(120_000);
 
-  /** Runs the supervisor to its end; resolves with its exit code and what it printed. */
-  function startOnce(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['scripts/start.mjs'], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+  /**
+   * Runs the supervisor to its end, with a data directory of its own (removed after: what it
+   * makes before it fails, such as the dashboard password, stays out of the checkout);
+   * resolves with its exit code and what it printed.
+   */
+  async function startOnce(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
+    try {
+      return await new Promise((resolve) => {
+        const child = spawn(process.execPath, ['scripts/start.mjs'], {
+          cwd: ROOT,
+          env: { ...env, MGW_DATA_DIR: dataDir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+        child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          resolve({ code, output });
+        });
       });
-      let output = '';
-      child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, output });
-      });
-    });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   }
 
   it('When sandbox mode has no built simulator, then it exits 1, names the missing build and the fix, and starts nothing', async () => {
@@ -246,7 +304,7 @@ describe('npm start refuses to start a partial gateway', function () {
       expect(code).to.equal(1);
       expect(output).to.include('missing build output: libs/messenger-sim/dist/cli.js');
       expect(output).to.include('npm run build');
-      expect(output).to.not.match(/starting redis-server|running:/);
+      expect(output).to.not.match(/starting redis-server|started:|ready:/);
     } finally {
       await rename(hidden, cli);
     }
@@ -263,28 +321,134 @@ describe('npm start refuses to start a partial gateway', function () {
     expect(output).to.include(
       `No Redis Cluster node is reachable at ${seeds.replace(',', ', ')} (REDIS_CLUSTER_NODES)`,
     );
-    expect(output).to.not.match(/starting redis-server|running:/);
+    expect(output).to.not.match(/starting redis-server|started:|ready:/);
   });
 
   it('When the simulator cannot start (its port is taken), then it exits 1 instead of talking to WhatsApp', async () => {
     const taken = net.createServer(() => undefined);
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
     const port = (taken.address() as net.AddressInfo).port;
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
     try {
       const { code, output } = await startOnce({
         ...process.env,
         MESSENGER_SANDBOX: '1',
         SANDBOX_PORT: String(port),
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-        MGW_DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
       });
       expect(code).to.equal(1);
       expect(output).to.match(/sandbox (exited|simulator did not answer)/);
-      expect(output).to.not.include('running: sandbox, api');
+      expect(output).to.not.match(/started: sandbox, api|ready:/);
     } finally {
       taken.close();
+    }
+  });
+});
+
+describe('npm start names the services that are not ready in time, and says ready: once they are', function () {
+  this.timeout(120_000);
+
+  /**
+   * A Redis that answers late: it accepts connections at once but holds them until `open()`,
+   * then joins each to a private redis-server (as a Redis still loading its data would, or one
+   * behind a slow network). Every service waits for it, none fails yet.
+   */
+  async function lateRedis() {
+    const redis = await startRedisServer();
+    const held = new Set<net.Socket>();
+    let open = false;
+    const join = (client: net.Socket) => {
+      const upstream = net.connect(redis.port, '127.0.0.1');
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.pipe(upstream).pipe(client);
+    };
+    const server = net.createServer((client) => {
+      if (open) return join(client);
+      client.pause();
+      held.add(client);
+      client.on('error', () => held.delete(client)).on('close', () => held.delete(client));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    return {
+      port: (server.address() as net.AddressInfo).port,
+      open() {
+        open = true;
+        for (const client of held) join(client);
+        held.clear();
+      },
+      async stop() {
+        server.close();
+        await redis.stop();
+      },
+    };
+  }
+
+  it('When Redis answers only after the ready timeout, then one line names every service not ready and why, npm start keeps running, and prints ready: once Redis answers', async () => {
+    const redis = await lateRedis();
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
+    const [apiPort, m0, m1, m2, m3] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    const child = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+        MGW_DATA_DIR: dataDir,
+        PORT: String(apiPort),
+        API_METRICS_PORT: String(m0),
+        CONNECTION_METRICS_PORT: String(m1),
+        SENDER_METRICS_PORT: String(m2),
+        NOTIFIER_METRICS_PORT: String(m3),
+        // the services give up on Redis after 10 s: name them well before that
+        MGW_READY_TIMEOUT_MS: '2000',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => child.exitCode !== null || /not ready after/.test(output), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: `the not-ready line\n${output}`,
+      });
+      redis.open();
+      const notReady = output.split('\n').filter((l) => l.includes('not ready after'));
+      expect(child.exitCode, output).to.equal(null);
+      expect(notReady, output).to.have.length(1);
+      expect(notReady[0]).to.match(/^\[start\] not ready after 2 s: /);
+      for (const name of ['api', 'connection', 'sender', 'notifier']) {
+        expect(notReady[0]).to.match(new RegExp(`\\b${name} \\(/readyz: [^)]+\\)`));
+      }
+      expect(output).not.to.match(READY_LINE);
+
+      await waitFor(() => child.exitCode !== null || READY_LINE.test(output), {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        what: `ready: after Redis answered\n${output}`,
+      });
+      expect(output.match(READY_LINE)?.[0]).to.equal(
+        `[start] ready: API on http://127.0.0.1:${apiPort} (every service answers /readyz)`,
+      );
+      expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).to.equal(200);
+      child.kill('SIGINT');
+      expect(await exited).to.equal(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await redis.stop();
       await rm(dataDir, { recursive: true, force: true });
     }
   });

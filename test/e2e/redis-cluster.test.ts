@@ -1,13 +1,13 @@
 /**
  * The gateway on a real Redis Cluster (3 masters, each with a replica): every service, the token
  * CLI and the test's own client connect through `REDIS_CLUSTER_NODES` only. The core flows run
- * through the real Baileys client against the simulator — link, list send, OTP, a sender killed
- * mid-list, the device's master killed mid-list (its replica promoted), disconnect — in one
- * stack, one cluster, in this order.
+ * through the real Baileys client against the simulator — link, an inbound attachment downloaded,
+ * list send, OTP, a sender killed mid-list, the device's master killed mid-list (its replica
+ * promoted), disconnect — in one stack, one cluster, in this order.
  */
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { keys, sendQueueName, BULL_PREFIX } from '@mgw/contracts';
+import { ERRORS, keys, sendQueueName, BULL_PREFIX } from '@mgw/contracts';
 import { keySlot, useStack, waitFor } from '@mgw/testing';
 
 interface Lease {
@@ -18,8 +18,15 @@ type MessageRecord = Record<string, string>;
 
 describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real services, simulator)', function () {
   this.timeout(180_000);
-  const stack = useStack({ senders: 2, redisCluster: { replicasPerMaster: 1 } }, 80);
+  // The simulator's media host is on loopback: the senders' outbound guard must let them download.
+  const stack = useStack(
+    { senders: 2, redisCluster: { replicasPerMaster: 1 }, env: { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } },
+    80,
+  );
   const account = '15550900001';
+  const contact = '15550900002';
+  /** The inbound document's message id (the download test sets it; the last test asks again). */
+  let documentId = '';
 
   const alive = () =>
     stack()
@@ -97,9 +104,41 @@ describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real s
       JSON.stringify(sizes),
     ).to.have.length(3);
     // The keys CLI scans every master: it finds the device's sealed credentials.
-    const status = await stack().runCli('services/api/src/encryption-cli.ts', ['status']);
+    const status = await stack().runCli('services/api/src/cli/encryption.ts', ['status']);
     expect(status).to.match(/^auth-creds\s+1\s/m);
     expect(status).to.match(/^auth-keys\s+[1-9]\d*\s/m);
+  });
+
+  it('When a contact sends a document, then GET /messages/:id/media answers its bytes every time, though the PUBLISH asking for it counts no sender on some master', async () => {
+    // Each sender subscribes on one node of six, the API publishes on a random master: one master
+    // at least counts 0 listeners, and the route once answered 409 whenever it took that count.
+    const masters = (stack().redis as unknown as { nodes(role: 'master'): Redis[] }).nodes('master');
+    const listeners = await Promise.all(
+      masters.map(async (n) => ((await n.pubsub('NUMSUB', keys.deviceCommands())) as [string, number])[1]),
+    );
+    expect(listeners, JSON.stringify(listeners)).to.include(0);
+    const file = await stack().sendInvoice(contact, account);
+    await waitFor(
+      async () => {
+        const res = await stack().api<{ data?: { messages: MessageRecord[] } }>(
+          'GET',
+          '/messages?direction=inbound',
+        );
+        documentId = res.body.data?.messages[0]?.messageId ?? '';
+        return documentId !== '';
+      },
+      { timeoutMs: 20_000, what: 'the document recorded' },
+    );
+    // Five asks: with the count as the test, at least one would have met a master counting 0
+    // with odds of at least 1 - (2/3)^5, about 87%.
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${stack().apiUrl}/api/messenger/v1/messages/${documentId}/media`, {
+        headers: { authorization: `Bearer ${stack().token}` },
+      });
+      expect(res.status, `download ${i + 1}`).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('application/pdf');
+      expect(Buffer.from(await res.arrayBuffer()).equals(file)).to.equal(true);
+    }
   });
 
   it('When a list of 40 and an OTP are sent, then each contact gets exactly one message and the OTP answers 200', async () => {
@@ -161,7 +200,7 @@ describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real s
     expect(newMasterPort).to.not.equal(victim);
 
     const { failed, copies } = await settle(recipients, ids, 'every list message settled after the failover');
-    // What a failover cost in this run (see README "Redis Cluster"): printed, bounded below.
+    // What a failover cost in this run (see docs/operations.md, "Redis Cluster"): printed, bounded below.
     console.log(
       `      (/send during the outage: ${during.status}; failover after ${sinceKillMs} ms; ${failed.length} failed [${[...new Set(failed.map((r) => r.error))].join(', ')}], ${copies} written twice with the same id)`,
     );
@@ -185,5 +224,15 @@ describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real s
     expect(await stack().redis.hget(keys.session(stack().deviceId), 'linked')).to.equal(null);
     const refused = await stack().api('POST', '/send', { to: '15550960001', text: 'nobody home' });
     expect(refused.status).to.equal(409);
+  });
+
+  it('When no sender holds the device any more, then GET /messages/:id/media answers 409 at once', async () => {
+    expect(documentId, 'the document of the download test').to.not.equal('');
+    await waitFor(async () => !(await lease()), { what: 'the lease released' });
+    const started = Date.now();
+    const res = await stack().api('GET', `/messages/${documentId}/media`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(409);
+    expect(res.body).to.include({ error: ERRORS.noDevice });
+    expect(Date.now() - started).to.be.below(5000);
   });
 });

@@ -6,3 +6,4 @@ export * from './ops-server.js';
 export * from './shutdown.js';
 export * from './outbound/index.js';
 export * from './redis-scripts.js';
+export * from './service-runtime.js';

@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+import { runScript } from './child-script.js';
 
 /**
  * Runs a small service in a child process: it installs the shutdown with one step, then does
@@ -17,21 +13,8 @@ async function runService(act: string): Promise<{ code: number | null; lines: Re
     setInterval(() => undefined, 1000);
     setTimeout(() => { ${act} }, 20);
   `;
-  const child = spawn(
-    process.execPath,
-    ['--conditions=development', '--import', 'tsx', '--input-type=module', '-e', script],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const lines = out
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  if (lines.length === 0) throw new Error(`the child wrote no JSON line; stderr: ${err}`);
+  const { code, lines, stderr } = await runScript(script);
+  if (lines.length === 0) throw new Error(`the child wrote no JSON line; stderr: ${stderr}`);
   return { code, lines };
 }
 

@@ -2,7 +2,7 @@ import type { ConnectionStatus, MessageStatus } from './limits.js';
 
 /**
  * The events a device's webhook can receive (Standard Webhooks: each delivery carries
- * `{ type, timestamp, data }`, with `data.deviceId` always set). README "Events" lists the payloads.
+ * `{ type, timestamp, data }`, with `data.deviceId` always set). docs/events.md lists the payloads.
  */
 export const EVENT_TYPES = [
   'message.sent',
@@ -68,8 +68,8 @@ export interface BatchRecord {
 }
 
 /**
- * One webhook delivery (a BullMQ job of `webhookQueueName(deviceId)`, job id = `id`): the event
- * as emitted, so every attempt sends the same `webhook-id` and body.
+ * One webhook delivery: the event as emitted (an outbox entry, or a retry record), so every
+ * attempt sends the same `webhook-id` and body.
  */
 export interface WebhookJobData {
   /** The Standard Webhooks `webhook-id`: stable per event, the receiver's dedupe key. */

@@ -26,7 +26,7 @@ export const keys = {
   tokensChannel: () => `${P}:events:tokens`,
   /** Pub/sub channel: tells senders to look for devices to claim now (after a link). */
   devicesChannel: () => `${P}:events:devices`,
-  /** Pub/sub channel: commands to the sender that owns a device (e.g. logout). */
+  /** Pub/sub channel: commands to the sender that owns a device (see libs/store/src/device-commands.ts). */
   deviceCommands: () => `${P}:events:device-commands`,
   /** Pub/sub channel: commands between connection replicas (e.g. end a pairing you hold). */
   connectionCommands: () => `${P}:events:connection-commands`,
@@ -64,7 +64,7 @@ export const keys = {
   // --- per device (hash tag {deviceId}) --------------------------------------------------------
   /** Hash: the session record of a device (status, phone, name, picture). */
   session: (deviceId: string) => `${device(deviceId)}:session`,
-  /** Hash: per-device settings: sending-policy overrides (see libs/store/src/send-policy.ts), warm-up start. */
+  /** Hash: per-device settings: sending-policy overrides (see libs/store/src/policy/device-settings.ts), warm-up start. */
   deviceSettings: (deviceId: string) => `${device(deviceId)}:settings`,
   /** String: the device lease, `{owner, epoch}` JSON with a TTL. */
   lease: (deviceId: string) => `${device(deviceId)}:lease`,
@@ -123,8 +123,10 @@ export const keys = {
    */
   webhook: (deviceId: string) => `${device(deviceId)}:webhook`,
   /**
-   * Stream: events of the device waiting to become webhook deliveries (written atomically with the
-   * change they report, see libs/store/src/events.ts); the notifier reads it with a consumer group.
+   * Stream: events of the device waiting for their first webhook attempt, in emission order
+   * (written atomically with the change they report, see libs/store/src/events.ts); the notifier
+   * holding the device's delivery lease reads it in order and deletes each entry once its first
+   * attempt ended (libs/store/src/webhook-deliveries.ts).
    */
   eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
   /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
@@ -135,7 +137,7 @@ export const keys = {
   contacts: (deviceId: string) => `${device(deviceId)}:wa-contacts`,
   /**
    * Hash: what a device sent in one cap window (`sent`, `firstContacts`), by window start (ms);
-   * expires two windows after it starts. See libs/store/src/send-policy.ts.
+   * expires two windows after it starts. See libs/store/src/policy/admission.ts.
    */
   deviceUsage: (deviceId: string, windowStart: number) => `${device(deviceId)}:usage:${windowStart}`,
   /**

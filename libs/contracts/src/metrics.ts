@@ -232,7 +232,7 @@ export function createMetrics() {
     }),
     webhookBacklog: new client.Gauge({
       name: `${p}webhook_backlog`,
-      help: 'Webhook deliveries not done yet, by state (waiting, active, delayed = waiting for a retry), plus events not yet read from the outboxes (outbox).',
+      help: 'Webhook events not delivered yet, by state: waiting (in the outboxes, first attempt not ended), delayed (waiting for a retry), active (attempts in flight in this notifier).',
       labelNames: ['state'] as const,
       registers: reg,
     }),

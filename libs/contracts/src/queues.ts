@@ -30,15 +30,13 @@ export const CONNECTION_LIVENESS = { beatMs: 1000, ttlMs: 5000 } as const;
 export const PRIORITY = { otp: 1, send: 10 } as const;
 
 /**
- * One webhook delivery queue per device (hash tag as for `sendQueueName`): a slow or dead endpoint
- * only ever holds its own device's deliveries back.
+ * The per-device webhook delivery queue of notifiers before the delivery lease (hash tag as for
+ * `sendQueueName`): read only to move what an upgrade finds there into the device's retries
+ * (services/notifier/src/legacy-queues.ts).
  */
 export function webhookQueueName(deviceId: string): string {
   return `webhook-{${deviceId}}`;
 }
-
-/** The consumer group the notifiers read the devices' event outboxes with. */
-export const OUTBOX_GROUP = 'notifier';
 
 /**
  * Most events a device's outbox holds unread (oldest trimmed first): bounds what one tenant can

@@ -38,6 +38,16 @@ export type RenewerEvent =
   { type: 'ready' } | { type: 'round'; round: RenewRound } | { type: 'stalled'; silentMs: number };
 
 /**
+ * Where a worker thread starts, on every supported Node: the build's `.js`, or, from the sources
+ * (under tsx), ts-worker.mjs, which loads tsx into the thread before the `.ts`.
+ */
+function threadEntry(module: string): { url: URL; argv: string[] } {
+  if (!import.meta.url.endsWith('.ts')) return { url: new URL(`${module}.js`, import.meta.url), argv: [] };
+  const source = new URL(`${module}.ts`, import.meta.url);
+  return { url: new URL('./ts-worker.mjs', import.meta.url), argv: [source.href] };
+}
+
+/**
  * Renews every lease this process holds in ONE pipeline per round, from a worker thread with
  * its own Redis connection and event loop: a main thread busy for seconds (hundreds of sockets
  * decrypting, a long GC) no longer lets its leases lapse. The main thread tells it which leases
@@ -55,9 +65,9 @@ export class LeaseRenewer extends EventEmitter<{ round: [RenewRound]; stalled: [
   constructor(opts: LeaseRenewerOptions) {
     super();
     this.beat[0] = Date.now();
-    // Under tsx (development, tests) the sources are .ts; the build has .js side by side.
-    const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-    this.worker = new Worker(new URL(`./lease-renewer.worker.${ext}`, import.meta.url), {
+    const { url, argv } = threadEntry('./lease-renewer.worker');
+    this.worker = new Worker(url, {
+      argv,
       workerData: { ...opts, stallLimitMs: opts.stallLimitMs ?? 4 * opts.ttlMs, beat: this.beat },
     });
     this.started = new Promise((resolve, reject) => {

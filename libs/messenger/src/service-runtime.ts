@@ -1,14 +1,4 @@
-import {
-  createDefaultMetricsRegistry,
-  createLogger,
-  createRedis,
-  redisAcceptsWrites,
-  startOpsServer,
-  waitForRedis,
-  type Logger,
-  type OpsServer,
-  type RedisClient,
-} from '@mgw/common';
+import { createServiceRuntime, type OpsServer, type RedisClient, type ServiceRuntime } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, MessageStore, SessionStore } from '@mgw/store';
 import type { MessengerServiceConfig } from './config.js';
@@ -17,12 +7,11 @@ import { LeaseManager, processOwnerId } from './lease.js';
 import { routeLibsignalConsole } from './libsignal-console.js';
 import { enableSandbox, type SandboxSocketOptions } from './sandbox.js';
 
-/** What the connection and sender services both start with: the pieces around a Baileys socket. */
-export interface MessengerRuntime {
-  logger: Logger;
-  metrics: Metrics;
-  /** General-purpose connection (worker role: waits out short Redis outages). */
-  redis: RedisClient;
+/**
+ * What the connection and sender services both start with: every service's runtime (logger,
+ * Redis, metrics, ops server, shutdown), and the pieces around a Baileys socket.
+ */
+export interface MessengerRuntime extends Omit<ServiceRuntime<Metrics>, 'startOps'> {
   /** Fail-fast connection for leases, so an outage reads as an "unknown" renewal at once. */
   leaseRedis: RedisClient;
   leases: LeaseManager;
@@ -31,22 +20,24 @@ export interface MessengerRuntime {
   /** Built once from MGW_ENCRYPTION_KEY (and old keys): seals what the sockets store. */
   encryption: Encryption;
   sandbox?: SandboxSocketOptions;
-  /** Starts /metrics, /healthz and /readyz (Redis reachable and accepting writes) on the ops port. */
-  startOps(): Promise<OpsServer>;
+  /**
+   * Starts /metrics, /healthz and /readyz on the ops port: ready when Redis accepts writes and
+   * `serving()` (the service's own part) holds.
+   */
+  startOps(serving?: () => boolean): Promise<OpsServer>;
 }
 
 export async function startMessengerRuntime(
   service: 'connection' | 'sender',
   config: MessengerServiceConfig,
 ): Promise<MessengerRuntime> {
-  const logger = createLogger({ level: config.logLevel, service });
+  // The general connection waits out short Redis outages (worker role).
+  const rt = createServiceRuntime({ service, config, metrics: createMetrics(), redis: 'worker' });
+  const { logger, metrics, redis } = rt;
   routeLibsignalConsole(logger);
   const encryption = Encryption.fromConfig(config.encryption);
-  const redis = createRedis(config.redis, 'worker', service);
-  await waitForRedis(redis);
-  const leaseRedis = createRedis(config.redis, 'producer', `${service}-lease`);
-  await waitForRedis(leaseRedis);
-  const metrics = createMetrics();
+  const leaseRedis = rt.connect('producer', 'lease');
+  await rt.waitForRedis(leaseRedis);
   configureAuthCache({
     maxBytes: config.messenger.authCacheMaxBytes,
     stats: {
@@ -61,27 +52,19 @@ export async function startMessengerRuntime(
     ? await enableSandbox(config.messenger.sandboxUrl, logger)
     : undefined;
   return {
-    logger,
-    metrics,
-    redis,
+    ...rt,
     leaseRedis,
     leases: new LeaseManager(leaseRedis, owner, config.messenger.lease.ttlMs),
     sessions: new SessionStore(redis),
     messages: new MessageStore(redis, config.store.messageRetentionSeconds),
     encryption,
     sandbox,
-    startOps: () =>
-      startOpsServer({
-        port: config.ops.port,
-        registry: metrics.registry,
-        defaults: createDefaultMetricsRegistry(),
+    startOps: (serving) =>
+      rt.startOps({
+        probe: leaseRedis,
+        probeKey: keys.readyProbe(owner),
         notReadyError: ERRORS.serviceUnavailable,
-        ready: async () => {
-          // The fail-fast connection: the worker one would queue the probe through an outage.
-          const ok = await redisAcceptsWrites(leaseRedis, keys.readyProbe(owner));
-          metrics.redisUp.set(ok ? 1 : 0);
-          return ok;
-        },
+        serving,
       }),
   };
 }

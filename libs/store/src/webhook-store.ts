@@ -3,6 +3,7 @@ import type { RedisClient } from '@mgw/common';
 import { EVENT_TYPES, keys, type EventType } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
+import { webhookDeliveryKeys } from './webhook-deliveries.js';
 
 /** A device's webhook as the API shows it (never with its secret, except right after it was made). */
 export interface WebhookView {
@@ -84,12 +85,13 @@ export class WebhookStore {
     return h.url ? viewOf(h) : undefined;
   }
 
-  /** Removes the endpoint and the events not delivered yet; false when there was none. */
+  /** Removes the endpoint and the events not delivered yet (first attempts and retries); false when there was none. */
   async remove(deviceId: string): Promise<boolean> {
+    const k = webhookDeliveryKeys(deviceId);
     const [[, deleted]] = (await this.redis
       .multi()
       .del(keys.webhook(deviceId))
-      .del(keys.eventOutbox(deviceId))
+      .del(k.outbox, k.retries, k.retryData)
       .exec()) as [[Error | null, number]];
     await this.redis.srem(keys.webhookDevices(), deviceId);
     await this.redis.publish(keys.webhooksChannel(), deviceId);

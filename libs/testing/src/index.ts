@@ -10,3 +10,4 @@ export * from './redis-cluster.js';
 export * from './queued-messages.js';
 export * from './redis-fill.js';
 export * from './webhook-receiver.js';
+export * from './redis-monitor.js';

@@ -5,15 +5,23 @@
  *
  * Every service refuses to start without MGW_ENCRYPTION_KEY: the run gets a random one (unless
  * set), which every in-process test and every child process of a Stack inherits.
+ *
+ * The run must leave the checkout as it found it (see checkout-guard.ts): a run that added,
+ * removed or wrote a file there fails at the end, naming each one.
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '@mgw/common';
 import { routeLibsignalConsole } from '@mgw/messenger';
+import { guardCheckout } from './checkout-guard.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 // At load (mocha --require), before any spec file is read: suites may build an Encryption while
 // they are declared.
 process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
+// Also at load: a spec file may write as it is read.
+const checkCheckout = guardCheckout(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..'));
 
 let redis: RedisServerHandle | undefined;
 
@@ -27,4 +35,5 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 export async function mochaGlobalTeardown(): Promise<void> {
   await redis?.stop();
+  checkCheckout();
 }

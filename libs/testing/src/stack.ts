@@ -249,7 +249,7 @@ export class Stack {
 
   /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */
   async createToken(deviceId?: string): Promise<string> {
-    const args = [...entryArgs('services/api', 'token-cli', this.built), 'create', '--name', 'e2e'];
+    const args = [...entryArgs('services/api', 'cli/token', this.built), 'create', '--name', 'e2e'];
     if (deviceId) args.push('--device', deviceId);
     const out = await run(process.execPath, args, { ...process.env, ...this.env });
     const last = out.trim().split('\n').pop() ?? '';
@@ -257,7 +257,7 @@ export class Stack {
     return last.trim();
   }
 
-  /** Runs a CLI of the repository (e.g. `services/api/src/encryption-cli.ts`) with the stack's environment. */
+  /** Runs a CLI of the repository (e.g. `services/api/src/cli/encryption.ts`) with the stack's environment. */
   runCli(entry: string, args: string[]): Promise<string> {
     return run(process.execPath, [...TSX_ARGS, entry, ...args], { ...process.env, ...this.env });
   }
@@ -323,6 +323,21 @@ export class Stack {
 
   async inbox(phone: string): Promise<InboxMessage[]> {
     return (await this.simApi<{ messages: InboxMessage[] }>('GET', `/inbox/${phone}`)).messages;
+  }
+
+  /** A contact sends the account `to` a PDF, `invoice.pdf`, through the simulator; returns its bytes. */
+  async sendInvoice(contact: string, to: string): Promise<Buffer> {
+    const file = Buffer.from(`%PDF-1.4 invoice ${Date.now()}\n`.repeat(50));
+    await this.simApi('POST', `/contacts/${contact}/send`, {
+      to,
+      attachment: {
+        type: 'document',
+        base64: file.toString('base64'),
+        fileName: 'invoice.pdf',
+        mimeType: 'application/pdf',
+      },
+    });
+    return file;
   }
 
   /** Log lines of every process, for a failing test's report. */

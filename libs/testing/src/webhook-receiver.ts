@@ -15,6 +15,9 @@ export interface ReceivedDelivery {
   /** What the receiver answered. */
   status: number;
   at: number;
+  /** When the request had arrived and when its answer went out (ms, sub-millisecond precision). */
+  startedAt: number;
+  endedAt: number;
 }
 
 /**
@@ -28,7 +31,7 @@ export class WebhookReceiver {
   arrived = 0;
   /** Secrets a delivery may be signed with (set after PUT /webhook). */
   secrets: string[] = [];
-  respond: (d: Omit<ReceivedDelivery, 'status' | 'at'>) => number = () => 200;
+  respond: (d: Omit<ReceivedDelivery, 'status' | 'at' | 'startedAt' | 'endedAt'>) => number = () => 200;
   delayMs = 0;
   private constructor(
     private readonly server: http.Server,
@@ -49,6 +52,7 @@ export class WebhookReceiver {
   }
 
   private async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
+    const startedAt = preciseNow();
     this.arrived++;
     const headers = {
       'webhook-id': String(req.headers['webhook-id'] ?? ''),
@@ -75,7 +79,8 @@ export class WebhookReceiver {
     };
     const status = this.respond(seen);
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
-    this.deliveries.push({ ...seen, status, at: Date.now() });
+    const endedAt = preciseNow();
+    this.deliveries.push({ ...seen, status, at: Date.now(), startedAt, endedAt });
     res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
   }
 
@@ -93,4 +98,9 @@ export class WebhookReceiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** Wall-clock milliseconds with the monotonic clock's precision. */
+function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
 }

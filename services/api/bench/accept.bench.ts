@@ -37,6 +37,14 @@ const LIST = Number(process.env.BENCH_LIST ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BUILT = process.env.BENCH_SOURCES !== '1';
 if (BUILT) requireFreshBuild();
+// The bare apps' own type stripping is Node 22.18+'s (on by default), absent on Node 20.
+if (BUILT && !(process.features as { typescript?: string | false }).typescript) {
+  console.error(
+    `accept bench: the bare baselines need Node's type stripping (Node 22.18+ or 24, this is ${process.version}): ` +
+      'run it there, or with BENCH_SOURCES=1 (everything through tsx).',
+  );
+  process.exit(1);
+}
 /** Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps,list,memory').split(','));
 

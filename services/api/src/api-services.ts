@@ -13,11 +13,11 @@ import {
   type Encryption,
 } from '@mgw/store';
 import type { ApiConfig } from './config.js';
-import { ConnectionServiceClient } from './connection-service-client.js';
-import { Idempotency } from './idempotency.js';
-import { QueueEventsPool } from './queue-events-pool.js';
-import { SendQueues } from './send-queue.js';
-import { TokenCache } from './token-cache.js';
+import { ConnectionServiceClient } from './clients/connection-service-client.js';
+import { Idempotency } from './http/idempotency.js';
+import { QueueEventsPool } from './clients/queue-events-pool.js';
+import { MessageAcceptor } from './accept/message-acceptor.js';
+import { TokenCache } from './http/token-cache.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -44,7 +44,7 @@ export interface ApiServices {
   webhooks: WebhookStore;
   /** Checks webhook URLs against the outbound guard (the notifier's client makes the calls). */
   outbound: OutboundClient;
-  sendQueues: SendQueues;
+  acceptor: MessageAcceptor;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
   /** Subscribes to what the API must hear at once (token revocations). */
@@ -73,7 +73,7 @@ export function createApiServices(base: {
   const batches = new BatchStore(redis, retention);
   const index = new MessageIndex(redis, retention);
   const events = new QueueEventsPool(config.redis, redis, logger, base.queueEventsIdleMs);
-  const sendQueues = new SendQueues({
+  const acceptor = new MessageAcceptor({
     redis,
     bullRedis,
     jobs: {
@@ -124,12 +124,12 @@ export function createApiServices(base: {
       timeoutMs: 5000,
       maxBytes: 0,
     }),
-    sendQueues,
+    acceptor,
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
     start: () => tokenCache.start(),
     async close() {
-      await Promise.all([sendQueues.close(), connection.close()]);
+      await Promise.all([acceptor.close(), connection.close()]);
       await events.close();
     },
   };

@@ -22,15 +22,15 @@ describe('API accept path: shared transactions and lists in pieces', () => {
     await markConnected(t.redis, deviceId);
   });
   afterEach(async () => {
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
   after(async () => t.close());
 
   const send = (json: unknown) => call(`${t.api}/send`, { token, json });
   const jobs = async () =>
-    (await t.services.sendQueues.queue(deviceId).getJobs(['prioritized', 'waiting'])) as Job<SendJobData>[];
+    (await t.services.acceptor.queue(deviceId).getJobs(['prioritized', 'waiting'])) as Job<SendJobData>[];
   const contents = () =>
-    (t.services.sendQueues as unknown as { deps: { contents: ContentStore } }).deps.contents;
+    (t.services.acceptor as unknown as { deps: { contents: ContentStore } }).deps.contents;
 
   it('When 20 requests for one device arrive at once, then each is accepted with its own message, job and content', async () => {
     const results = await Promise.all(

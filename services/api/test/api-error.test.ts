@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiError, toApiError } from '../src/api-error.js';
+import { ApiError, toApiError } from '../src/http/api-error.js';
 
 describe('API errors', () => {
   it('When an unknown error is mapped, then it is a 500 without internals', () => {

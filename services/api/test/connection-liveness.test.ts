@@ -8,7 +8,7 @@ import {
   type ConnectionReply,
   type ConnectionRequest,
 } from '@mgw/contracts';
-import { ConnectionLiveness } from '../src/connection-liveness.js';
+import { ConnectionLiveness } from '../src/clients/connection-liveness.js';
 import { call, createToken, freshDeviceId, startApi } from './helpers/api.js';
 import { announceConnectionService } from './helpers/connection-service.js';
 

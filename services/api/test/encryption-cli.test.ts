@@ -21,7 +21,7 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult>
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--conditions=development', '--import', 'tsx', 'services/api/src/encryption-cli.ts', ...args],
+      ['--conditions=development', '--import', 'tsx', 'services/api/src/cli/encryption.ts', ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ...env } },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -63,7 +63,7 @@ describe('Idempotency records at rest (real Redis)', () => {
     const replay = await call(`${t.api}/otp`, { token, json, headers });
     expect(replay.status).to.equal(200);
     expect(replay.body).to.deep.equal(first.body);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 
   it('When a record was stored before encryption (plaintext), then it is still replayed', async () => {
@@ -92,6 +92,6 @@ describe('Idempotency records at rest (real Redis)', () => {
     const replay = await call(`${t.api}/send`, { token, json, headers });
     expect(replay.status).to.equal(202);
     expect(replay.body).to.deep.equal(legacyBody);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 });

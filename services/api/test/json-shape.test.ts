@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { JsonShapeGuard, type JsonShapeLimits } from '../src/json-shape.js';
+import { JsonShapeGuard, type JsonShapeLimits } from '../src/http/json-shape.js';
 
 const LIMITS: JsonShapeLimits = { maxDepth: 8, maxValues: 20, lists: { to: 3 } };
 

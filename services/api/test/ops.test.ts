@@ -45,7 +45,7 @@ describe('API operations', () => {
     const usedNow = Number(/^used_memory:(\d+)/m.exec(memory)?.[1]);
     expect(used, 'used_memory read on this scrape').to.be.within(usedNow * 0.5, usedNow * 2);
     expect(text).to.match(/^mgw_redis_memory_max_bytes \d+$/m);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 
   it('When a path is unknown outside the API (/metrics included, on the public port), then 404 JSON', async () => {
@@ -106,7 +106,7 @@ describe('API operations', () => {
     expect(all).not.to.include('55667788');
     // express-rate-limit reports misconfiguration through its logger: there must be none.
     expect(t.logs.filter((l) => String(l.message).startsWith('rate limiter'))).to.deep.equal([]);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 });
 

@@ -48,7 +48,7 @@ describe('POST /otp', () => {
   afterEach(async () => {
     await worker?.close();
     worker = undefined;
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
   after(async () => {
     await t.close();
@@ -127,7 +127,7 @@ describe('POST /otp', () => {
       expect(res.body.success).to.equal(false);
       expect(res.body.error).to.equal('OTP was not sent in time and will not be sent');
       const id = String(res.body.messageId);
-      expect(await t.services.sendQueues.queue(deviceId).getJobState(id)).to.equal('unknown');
+      expect(await t.services.acceptor.queue(deviceId).getJobState(id)).to.equal('unknown');
       expect(await t.services.messages.get(deviceId, id)).to.include({
         status: 'failed',
         error: 'otp_expired',

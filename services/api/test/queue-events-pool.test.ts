@@ -3,7 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
 import { BULL_PREFIX } from '@mgw/contracts';
-import { QueueEventsPool, waitForJob } from '../src/queue-events-pool.js';
+import { QueueEventsPool, waitForJob } from '../src/clients/queue-events-pool.js';
 
 describe('QueueEventsPool and waitForJob', () => {
   let producer: Redis;

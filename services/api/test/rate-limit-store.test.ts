@@ -8,7 +8,7 @@ import {
   AHEAD_FLUSH_MS,
   CoalescingRedisStore,
   FRESH_MS,
-} from '../src/rate-limit-store.js';
+} from '../src/http/rate-limit-store.js';
 
 /**
  * The rate limiter's store: rate-limit-redis's counters, with a busy token's hits sent to Redis

@@ -112,7 +112,7 @@ describe('the /send limit of a busy token (hits admitted ahead of Redis)', () =>
     expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 10);
   });
 
-  it('When a token sends a burst through two replicas at once, then the limit is accepted, over it by at most the half a replica may admit ahead (README, Rate limits), and Redis counts every request', async () => {
+  it('When a token sends a burst through two replicas at once, then the limit is accepted, over it by at most the half a replica may admit ahead (docs/api.md, Rate limits), and Redis counts every request', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(apis[0]!, { deviceId });
     await markConnected(apis[0]!.redis, deviceId);

@@ -41,7 +41,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
   /** Every message record of the device with its status, and whether its job exists. */
   async function records(): Promise<{ id: string; status: string; hasJob: boolean }[]> {
     const found = await t.redis.keys(keys.message(deviceId, '*'));
-    const queue = t.services.sendQueues.queue(deviceId);
+    const queue = t.services.acceptor.queue(deviceId);
     return Promise.all(
       found.map(async (key) => {
         const id = key.slice(key.lastIndexOf(':') + 1);
@@ -96,7 +96,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     // Room for a small request, not for 1,000 jobs: the transaction is refused as a whole.
     const used = Number(/^used_memory:(\d+)/m.exec(await filler.info('memory'))?.[1]);
     await filler.config('SET', 'maxmemory', String(used + 512 * 1024));
-    const queue = t.services.sendQueues.queue(deviceId);
+    const queue = t.services.acceptor.queue(deviceId);
     const jobsBefore = await queue.count();
     const quotaBefore = await t.redis.hgetall(keys.deviceQueue(deviceId));
     const to = Array.from({ length: 1000 }, (_, i) => String(15559000000 + i));
@@ -116,7 +116,7 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     const used = Number(/^used_memory:(\d+)/m.exec(await filler.info('memory'))?.[1]);
     // Room for a piece or two of 500 messages, not for 5,000.
     await filler.config('SET', 'maxmemory', String(used + 1024 * 1024));
-    const queue = t.services.sendQueues.queue(deviceId);
+    const queue = t.services.acceptor.queue(deviceId);
     const jobsBefore = await queue.count();
     const contentsBefore = await t.redis.keys(keys.content(deviceId, '*'));
     const quotaBefore = await t.redis.hgetall(keys.deviceQueue(deviceId));
@@ -147,6 +147,6 @@ describe('API with Redis at maxmemory (noeviction)', function () {
     const send = await call(`${t.api}/send`, { token, json: { to: '15551234567', text: 'after' } });
     expect(ready.status).to.equal(200);
     expect(send.status).to.equal(202);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 });

@@ -17,7 +17,7 @@ describe('POST /send at volume (real Redis)', function () {
     await markConnected(t.redis, deviceId);
   });
   after(async () => {
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
     await t.close();
   });
 

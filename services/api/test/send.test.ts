@@ -17,14 +17,14 @@ describe('POST /send', () => {
     await markConnected(t.redis, deviceId);
   });
   afterEach(async () => {
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
   after(async () => t.close());
 
   const send = (json: unknown, headers?: Record<string, string>) =>
     call(`${t.api}/send`, { token, json, ...(headers ? { headers } : {}) });
   const job = async (id: string) =>
-    (await t.services.sendQueues.queue(deviceId).getJob(id)) as Job<SendJobData>;
+    (await t.services.acceptor.queue(deviceId).getJob(id)) as Job<SendJobData>;
   const contentOf = async (j: Job<SendJobData>) =>
     (await new ContentStore(t.redis, Encryption.fromEnv(), 60).get(deviceId, j.data.contentId))?.content;
 
@@ -68,7 +68,7 @@ describe('POST /send', () => {
     const res = await send({ to: '15551234567', text: 'hello' });
     expect(res.status).to.equal(409);
     expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
-    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+    expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
   });
 
   it('When a linked device is reconnecting (connecting), then the message is accepted and waits in its queue', async () => {
@@ -77,7 +77,7 @@ describe('POST /send', () => {
     try {
       const res = await send({ to: '15551234567', text: 'hello' });
       expect(res.status).to.equal(202);
-      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(1);
+      expect(await t.services.acceptor.queue(deviceId).count()).to.equal(1);
     } finally {
       await markUnlinked(t.redis, deviceId);
     }
@@ -86,7 +86,7 @@ describe('POST /send', () => {
   it('When the device is logged out while its messages are being enqueued, then 409, no job is left and the records end failed', async () => {
     // The route's check passed; a logout lands before the transaction runs (simulated by queueing
     // its effect on the device's session inside the transaction, ahead of the state read-back).
-    const contents = (t.services.sendQueues as unknown as { deps: { contents: ContentStore } }).deps.contents;
+    const contents = (t.services.acceptor as unknown as { deps: { contents: ContentStore } }).deps.contents;
     const original = contents.stage.bind(contents);
     contents.stage = (multi, ...rest) => {
       original(multi, ...rest);
@@ -96,7 +96,7 @@ describe('POST /send', () => {
       const res = await send({ to: ['15551234567', '15551234568'], text: 'hello' });
       expect(res.status).to.equal(409);
       expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
-      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+      expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
       const keysLeft = await t.redis.keys(keys.message(deviceId, '*'));
       const records = await Promise.all(keysLeft.map((k) => t.redis.hgetall(k)));
       expect(records.map((r) => [r.status, r.error])).to.deep.equal([
@@ -186,7 +186,7 @@ describe('POST /send', () => {
         success: false,
         error: 'Too many messages are queued for this device; wait until some are sent',
       });
-      expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+      expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
       expect((await send({ to: '15551234567', text: 'one fits' })).status).to.equal(202);
     } finally {
       await t.redis.del(keys.deviceQueue(deviceId));
@@ -201,7 +201,7 @@ describe('POST /send', () => {
     expect(second.status).to.equal(first.status).and.equal(202);
     expect(second.body).to.deep.equal(first.body);
     expect(second.headers.get('idempotent-replayed')).to.equal('true');
-    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(2);
+    expect(await t.services.acceptor.queue(deviceId).count()).to.equal(2);
   });
 
   it('When the same Idempotency-Key comes with a different body, then 422', async () => {
@@ -245,7 +245,7 @@ describe('POST /send', () => {
 
   it('When the enqueue transaction fails after Redis applied part of it, then its messages end failed (enqueue_failed) and none stays queued', async () => {
     // A command of the transaction fails when it runs (Redis does not roll back the others).
-    const contents = (t.services.sendQueues as unknown as { deps: { contents: ContentStore } }).deps.contents;
+    const contents = (t.services.acceptor as unknown as { deps: { contents: ContentStore } }).deps.contents;
     const original = contents.stage.bind(contents);
     contents.stage = (multi, ...rest) => {
       original(multi, ...rest);
@@ -270,7 +270,7 @@ describe('POST /send', () => {
       'enqueue_failed',
       'enqueue_failed',
     ]);
-    expect(await t.services.sendQueues.queue(deviceId).count()).to.equal(0);
+    expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
   });
 });
 
@@ -305,6 +305,6 @@ describe('GET /messages/:id', () => {
       expect(res.status).to.equal(404);
       expect(res.body).to.deep.equal({ success: false, error: 'Message not found' });
     }
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 });

@@ -88,6 +88,6 @@ describe('API: slow clients are closed in seconds, with a JSON answer', function
     );
     expect(res.status).to.equal(504);
     expect(res.answeredMs).to.be.greaterThan(2500);
-    await t.services.sendQueues.queue(deviceId).obliterate({ force: true });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
   });
 });

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { TokenStore, hashToken } from '@mgw/store';
-import { TokenCache } from '../src/token-cache.js';
+import { TokenCache } from '../src/http/token-cache.js';
 import { call, createToken, startApi, type TestApi } from './helpers/api.js';
 
 /**

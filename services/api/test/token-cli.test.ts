@@ -17,7 +17,7 @@ function token(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--conditions=development', '--import', 'tsx', 'services/api/src/token-cli.ts', ...args],
+      ['--conditions=development', '--import', 'tsx', 'services/api/src/cli/token.ts', ...args],
       { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' } },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

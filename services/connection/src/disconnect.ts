@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isClusterClient, serializeError, type Logger, type RedisClient } from '@mgw/common';
-import {
-  CONNECTION_MESSAGES,
-  ERRORS,
-  FAILURE_REASONS,
-  keys,
-  type ConnectionReply,
-  type DeviceCommand,
-  type DeviceCommandReply,
-} from '@mgw/contracts';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { CONNECTION_MESSAGES, ERRORS, FAILURE_REASONS, type ConnectionReply } from '@mgw/contracts';
 import {
   DeviceSocket,
   hasLinkedCredentials,
@@ -18,6 +10,8 @@ import {
   type SandboxSocketOptions,
 } from '@mgw/messenger';
 import {
+  DeviceCommandClient,
+  NOBODY_HOLDS_DEVICE,
   openSendQueue,
   purgeDeviceMessages,
   type Encryption,
@@ -67,6 +61,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     return { success: true, message: CONNECTION_MESSAGES.alreadyDisconnected };
   }
   await markUnlinked(redis, deviceId);
+  const owner = new DeviceCommandClient(redis, deps.blocking);
   let loggedOut = false;
   try {
     const deadline =
@@ -80,7 +75,12 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
         return { success: true, message: CONNECTION_MESSAGES.disconnected };
       }
       const remainingS = Math.ceil((deadline - Date.now()) / 1000);
-      const reply = await askOwner(deviceId, deps, Math.max(1, Math.min(OWNER_REPLY_TIMEOUT_S, remainingS)));
+      const answer = await owner.ask(
+        { type: 'logout', deviceId, requestId: randomUUID() },
+        Math.max(1, Math.min(OWNER_REPLY_TIMEOUT_S, remainingS)),
+      );
+      // Nobody holds it (any more): the loop takes the lease next.
+      const reply = answer === NOBODY_HOLDS_DEVICE ? undefined : answer;
       if (reply?.ok) {
         loggedOut = true;
         log.info('device logged out by its sender');
@@ -111,27 +111,6 @@ async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDep
       await markLinked(deps.redis, deviceId);
   } catch (err) {
     log.error('could not put the device back in the linked set', { err: serializeError(err) });
-  }
-}
-
-async function askOwner(
-  deviceId: string,
-  deps: DisconnectDeps,
-  timeoutS: number,
-): Promise<DeviceCommandReply | undefined> {
-  const cmd: DeviceCommand = { type: 'logout', deviceId, requestId: randomUUID() };
-  const listeners = await deps.redis.publish(keys.deviceCommands(), JSON.stringify(cmd));
-  // No sender listens: nobody will answer. On a Redis Cluster the count covers only the clients of
-  // the node that took the PUBLISH (the message still reaches every node), so there it proves
-  // nothing and the reply is waited for.
-  if (listeners === 0 && !isClusterClient(deps.redis)) return undefined;
-  // A connection per wait: BLPOP blocks its connection, and disconnects run concurrently.
-  const conn = deps.blocking.duplicate();
-  try {
-    const got = await conn.blpop(keys.commandReply(cmd.requestId), timeoutS);
-    return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
-  } finally {
-    await conn.quit().catch(() => conn.disconnect());
   }
 }
 

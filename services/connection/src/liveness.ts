@@ -26,6 +26,9 @@ return 0
 export class Liveness {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  /** performance.now() when the last beat that Redis took was sent; undefined when not announced. */
+  private beatSentAt: number | undefined;
+  private stopped = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -53,7 +56,17 @@ export class Liveness {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.stopped = true;
+    this.beatSentAt = undefined;
     await this.redis.zrem(keys.connectionWorkers(), this.owner).catch(() => undefined);
+  }
+
+  /**
+   * Whether this process counts as alive in the set now, by its own clock: started, not stopped,
+   * and its last accepted beat is younger than the TTL (the entry expires later than that).
+   */
+  announced(): boolean {
+    return this.beatSentAt !== undefined && performance.now() - this.beatSentAt < this.ttlMs;
   }
 
   async isAlive(owner: string): Promise<boolean> {
@@ -61,6 +74,9 @@ export class Liveness {
   }
 
   private async beat(): Promise<void> {
+    const sentAt = performance.now();
     await this.redis.eval(BEAT, 1, keys.connectionWorkers(), this.owner, String(this.ttlMs));
+    // A beat that lands after stop() announces nothing.
+    if (!this.stopped) this.beatSentAt = sentAt;
   }
 }

@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
+import { runService } from '@mgw/common';
 import { startMessengerRuntime } from '@mgw/messenger';
 import { loadConnectionConfig } from './config.js';
 import { startConnectionWorker } from './connection-worker.js';
@@ -14,9 +14,9 @@ async function main(): Promise<void> {
   const rt = await startMessengerRuntime('connection', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   // BLPOP waits for the owning sender's logout reply; BullMQ and pub/sub want connections of their own.
-  const blocking = createRedis(config.redis, 'worker', 'connection-blocking');
-  const bullConnection = createRedis(config.redis, 'worker', 'connection-bull');
-  const subscriber = createRedis(config.redis, 'subscriber', 'connection-sub');
+  const blocking = rt.connect('worker', 'blocking');
+  const bullConnection = rt.connect('worker', 'bull');
+  const subscriber = rt.connect('subscriber', 'sub');
   // The liveness id is the lease owner: a pairing record names it, so a dead replica's is stale.
   const liveness = new Liveness(redis, leases.owner, logger);
   const coordinator = new DisconnectCoordinator(
@@ -54,25 +54,16 @@ async function main(): Promise<void> {
   await worker.waitUntilReady();
   // Announced only once the worker takes jobs: the API refuses requests (503) until then.
   await liveness.start();
-  const ops = await rt.startOps();
-  installShutdown(
-    logger,
-    [
-      { name: 'connection worker', run: () => worker.close() },
-      { name: 'pairing sockets', run: () => pairing.stopAll() },
-      { name: 'liveness', run: () => liveness.stop() },
-      { name: 'ops server', run: () => ops.close() },
-      {
-        name: 'redis',
-        run: () => closeRedis(bullConnection, blocking, subscriber, rt.leaseRedis, redis),
-      },
-    ],
-    config.shutdownTimeoutMs,
-  );
+  // Ready only while the API would hand this process work: a probe (or `npm start`'s `ready:`)
+  // that passes means a /connect is not refused as "not running".
+  const ops = await rt.startOps(() => worker.isRunning() && liveness.announced());
+  rt.installShutdown([
+    { name: 'connection worker', run: () => worker.close() },
+    { name: 'pairing sockets', run: () => pairing.stopAll() },
+    { name: 'liveness', run: () => liveness.stop() },
+    { name: 'ops server', run: () => ops.close() },
+  ]);
   logger.info('connection service started', { owner: leases.owner, metricsPort: ops.port });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`connection service failed to start: ${JSON.stringify(serializeError(err))}\n`);
-  process.exit(1);
-});
+runService('connection service', main);

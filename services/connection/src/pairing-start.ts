@@ -104,7 +104,7 @@ export async function startPairing(
       ended = true;
       await updatePairing(redis, deviceId, pairingId, { state: 'paired' }, ENDED_RECORD_TTL_MS);
       await sessions.update(deviceId, 'connecting', { phone: account.phone, name: account.name });
-      // A new link: its sending policy starts the warm-up today (README, "Keeping accounts safe").
+      // A new link: its sending policy starts the warm-up today (docs/architecture.md, "Keeping accounts safe").
       await startWarmup(redis, deviceId);
       await markLinked(redis, deviceId);
       await endLocal();

@@ -1,26 +1,20 @@
-import type { RedisClient } from '@mgw/common';
-import { keys, type Metrics } from '@mgw/contracts';
-import type { DeviceWorkers } from './device-workers.js';
+import type { Metrics } from '@mgw/contracts';
+import type { WebhookDeliveries, WebhookStore } from '@mgw/store';
+import type { DeliveryDispatcher } from './dispatcher.js';
 
 /**
- * The backlog gauge, read at scrape time: deliveries waiting, in flight, and delayed for a retry
- * over every device this process serves, plus events still unread in their outboxes.
+ * The backlog gauge, read at scrape time: over every device with a webhook, events waiting for
+ * their first attempt (in the outboxes) and for a retry (delayed); attempts in flight in this
+ * process (active).
  */
 export async function collectBacklog(
-  redis: RedisClient,
-  workers: DeviceWorkers,
+  webhooks: Pick<WebhookStore, 'devices'>,
+  store: WebhookDeliveries,
+  dispatcher: Pick<DeliveryDispatcher, 'inFlight'>,
   metrics: Metrics,
 ): Promise<void> {
-  const totals = { waiting: 0, active: 0, delayed: 0, outbox: 0 };
-  const counts = await Promise.all(
-    workers.queues().map((q) => q.getJobCounts('waiting', 'active', 'delayed')),
-  );
-  for (const c of counts) {
-    totals.waiting += c.waiting ?? 0;
-    totals.active += c.active ?? 0;
-    totals.delayed += c.delayed ?? 0;
-  }
-  const lengths = await Promise.all(workers.devices().map((d) => redis.xlen(keys.eventOutbox(d))));
-  totals.outbox = lengths.reduce((a, b) => a + b, 0);
-  for (const [state, n] of Object.entries(totals)) metrics.webhookBacklog.set({ state }, n);
+  const { waiting, delayed } = await store.backlog(await webhooks.devices());
+  metrics.webhookBacklog.set({ state: 'waiting' }, waiting);
+  metrics.webhookBacklog.set({ state: 'delayed' }, delayed);
+  metrics.webhookBacklog.set({ state: 'active' }, dispatcher.inFlight());
 }

@@ -27,10 +27,6 @@ const notifierEnv: Joi.PartialSchemaMap = {
     .default(3 * 3600_000),
   WEBHOOK_DEVICE_CONCURRENCY: Joi.number().integer().min(1).max(64).default(1),
   WEBHOOK_SWEEP_MS: Joi.number().integer().min(100).default(5000),
-  WEBHOOK_DELIVERED_RETENTION_SECONDS: Joi.number()
-    .integer()
-    .min(60)
-    .default(24 * 3600),
 };
 
 export interface NotifierConfig extends RuntimeConfig {
@@ -42,12 +38,13 @@ export interface NotifierConfig extends RuntimeConfig {
   /** Budget of one attempt (connect, request, answer); a slower endpoint counts as failed. */
   timeoutMs: number;
   retry: RetrySchedule;
-  /** Deliveries of one device in flight at once (1 keeps a device's events in emission order). */
+  /**
+   * Deliveries of one device in flight at once, over all notifiers (1 keeps a device's events in
+   * emission order).
+   */
   deviceConcurrency: number;
-  /** How often every device's outbox is read even without a notification (and stale reads reclaimed). */
+  /** How often every device is looked at even without a notification (a dead notifier's devices taken over). */
   sweepMs: number;
-  /** How long a delivered event's job is kept (an event re-read from its outbox is then not sent twice). */
-  deliveredRetentionSeconds: number;
 }
 
 export const NOTIFIER_ENV = [runtimeEnv, redisEnv, opsEnv, encryptionEnv, outboundEnv, notifierEnv];
@@ -73,6 +70,5 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     },
     deviceConcurrency: e.WEBHOOK_DEVICE_CONCURRENCY,
     sweepMs: e.WEBHOOK_SWEEP_MS,
-    deliveredRetentionSeconds: e.WEBHOOK_DELIVERED_RETENTION_SECONDS,
   };
 }

@@ -1,8 +1,7 @@
-import { UnrecoverableError, type Job } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { OutboundError, OutboundRefusedError, type Logger, type OutboundClient } from '@mgw/common';
-import type { Metrics, WebhookJobData } from '@mgw/contracts';
-import { eventSealContext, type Sealer, type WebhookStore } from '@mgw/store';
+import type { Metrics } from '@mgw/contracts';
+import { eventSealContext, type PendingDelivery, type Sealer, type WebhookStore } from '@mgw/store';
 import type { TargetCache } from './target-cache.js';
 
 export interface DeliveryDeps {
@@ -13,14 +12,18 @@ export interface DeliveryDeps {
   sealer: Sealer;
   outbound: OutboundClient;
   timeoutMs: number;
+  /** Attempts of one event in all, the first included. */
+  maxAttempts: number;
   metrics: Metrics;
   logger: Logger;
 }
 
-/** A non-2xx answer or a failed exchange: BullMQ retries it on the schedule. */
-export class DeliveryFailedError extends Error {
-  override name = 'DeliveryFailedError';
-}
+/**
+ * How an attempt ended: `delivered` (2xx), `dropped` (no endpoint, or it is disabled), `gone`
+ * (410: the endpoint is now disabled), `retry` (failed, another attempt follows on the schedule),
+ * `exhausted` (failed on the last attempt).
+ */
+export type AttemptResult = 'delivered' | 'dropped' | 'gone' | 'retry' | 'exhausted';
 
 const USER_AGENT = 'messenger-gateway-webhooks/1';
 
@@ -29,14 +32,14 @@ const USER_AGENT = 'messenger-gateway-webhooks/1';
  * event's own, identical on every attempt; `webhook-timestamp` is the attempt's time and
  * `webhook-signature` holds one signature per secret that signs now (two during a rotation).
  * 2xx: delivered. 410 Gone: the endpoint is disabled and the event dropped. Anything else (other
- * status, timeout, network error): thrown, so the job is retried with backoff.
+ * status, timeout, network error): retried with backoff until the last attempt.
  */
 export async function deliverEvent(
-  job: Job<WebhookJobData>,
+  delivery: PendingDelivery,
   deviceId: string,
   deps: DeliveryDeps,
-): Promise<'delivered' | 'dropped'> {
-  const event = job.data;
+): Promise<AttemptResult> {
+  const { event } = delivery;
   const { metrics } = deps;
   const target = await deps.targets.get(deviceId);
   if (!target || target.disabled) {
@@ -91,11 +94,11 @@ export async function deliverEvent(
     deps.targets.forget(deviceId);
     metrics.webhookDeliveries.inc({ type: event.type, outcome: 'gone' });
     deps.logger.warn('webhook endpoint answered 410 Gone; disabled until it is set again', { deviceId });
-    throw new UnrecoverableError('the endpoint answered 410 Gone');
+    return 'gone';
   }
   const failures = await deps.targets.failed(deviceId);
   metrics.webhookConsecutiveFailures.set({ device: deviceId }, failures);
-  const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const last = delivery.attemptsMade + 1 >= deps.maxAttempts;
   metrics.webhookDeliveries.inc({ type: event.type, outcome: last ? 'exhausted' : 'retry' });
   deps.logger.info(
     last ? 'webhook delivery failed on its last attempt' : 'webhook delivery failed; will retry',
@@ -103,9 +106,9 @@ export async function deliverEvent(
       deviceId,
       eventId: event.id,
       type: event.type,
-      attempt: job.attemptsMade + 1,
+      attempt: delivery.attemptsMade + 1,
       problem,
     },
   );
-  throw new DeliveryFailedError(problem);
+  return last ? 'exhausted' : 'retry';
 }

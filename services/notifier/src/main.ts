@@ -1,22 +1,12 @@
 import os from 'node:os';
-import {
-  closeRedis,
-  createDefaultMetricsRegistry,
-  createLogger,
-  createOutboundClient,
-  createRedis,
-  installShutdown,
-  redisAcceptsWrites,
-  serializeError,
-  startOpsServer,
-  waitForRedis,
-} from '@mgw/common';
+import { createOutboundClient, createServiceRuntime, runService } from '@mgw/common';
 import { ERRORS, createMetrics, keys } from '@mgw/contracts';
-import { Encryption, WebhookStore } from '@mgw/store';
+import { Encryption, WebhookDeliveries, WebhookStore } from '@mgw/store';
 import { collectBacklog } from './backlog.js';
 import { loadNotifierConfig } from './config.js';
-import { DeviceWorkers } from './device-workers.js';
-import { OutboxReader } from './outbox-reader.js';
+import { DeliveryDispatcher } from './dispatcher.js';
+import { legacyQueueAdopter } from './legacy-queues.js';
+import { OutboxWatcher } from './outbox-watcher.js';
 import { TargetCache } from './target-cache.js';
 
 /** Webhook answers are read only to learn their status: a little is plenty. */
@@ -24,20 +14,23 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 async function main(): Promise<void> {
   const config = loadNotifierConfig();
-  const logger = createLogger({ level: config.logLevel, service: 'notifier' });
-  const redis = createRedis(config.redis, 'worker', 'notifier');
-  const probe = createRedis(config.redis, 'producer', 'notifier-probe');
-  const bullConnection = createRedis(config.redis, 'worker', 'notifier-bull');
-  const subscriber = createRedis(config.redis, 'subscriber', 'notifier-sub');
-  await Promise.all([waitForRedis(redis), waitForRedis(probe)]);
-  const metrics = createMetrics();
+  const rt = createServiceRuntime({ service: 'notifier', config, metrics: createMetrics(), redis: 'worker' });
+  const { logger, metrics, redis } = rt;
+  // The readiness probe's connection fails fast: a worker one would queue the probe through an outage.
+  const probe = rt.connect('producer', 'probe');
+  const subscriber = rt.connect('subscriber', 'sub');
+  await rt.waitForRedis(probe);
   const consumer = `notifier-${os.hostname()}-${process.pid}`;
   const encryption = Encryption.fromConfig(config.encryption);
   // The previous secret of a rotation signs until its own deadline, stored with it.
   const webhooks = new WebhookStore(redis, encryption, 0);
   const targets = new TargetCache(webhooks);
-  const workers = new DeviceWorkers({
-    connection: bullConnection,
+  // Three connections whatever the number of devices: this one, the probe's and the subscriber.
+  const store = new WebhookDeliveries(redis);
+  const adoptLegacy = legacyQueueAdopter(redis, store, config.timeoutMs + 5_000, logger);
+  const dispatcher = new DeliveryDispatcher({
+    store,
+    owner: consumer,
     concurrency: config.deviceConcurrency,
     retry: config.retry,
     delivery: {
@@ -52,71 +45,29 @@ async function main(): Promise<void> {
         maxRedirects: 0,
       }),
       timeoutMs: config.timeoutMs,
+      maxAttempts: config.retry.attempts,
       metrics,
       logger,
     },
     logger,
+    adoptLegacy,
   });
-  const outbox = new OutboxReader(redis, workers, consumer, config.deliveredRetentionSeconds, logger);
+  const watcher = new OutboxWatcher({ webhooks, targets, dispatcher, sweepMs: config.sweepMs, logger });
+  await watcher.start(subscriber);
 
-  // Every device with a webhook: a worker for its queue, and its outbox read (stale reads reclaimed).
-  const sweep = async () => {
-    const devices = new Set(await webhooks.devices());
-    await workers.retain(devices);
-    for (const deviceId of devices) {
-      workers.queue(deviceId);
-      await outbox.drain(deviceId, true);
-    }
-  };
-  let sweeping: Promise<void> = Promise.resolve();
-  const runSweep = () => {
-    sweeping = sweep().catch((err: unknown) => {
-      logger.warn('sweep failed', { err: serializeError(err) });
-    });
-  };
-  await subscriber.subscribe(keys.eventsChannel(), keys.webhooksChannel());
-  subscriber.on('message', (channel: string, deviceId: string) => {
-    // A webhook set, rotated, disabled or removed: its next delivery reads it again.
-    if (channel === keys.webhooksChannel()) targets.forget(deviceId);
-    void outbox.drain(deviceId);
-  });
-  runSweep();
-  const timer = setInterval(runSweep, config.sweepMs);
-
-  const ops = await startOpsServer({
-    port: config.ops.port,
-    registry: metrics.registry,
-    defaults: createDefaultMetricsRegistry(),
+  const ops = await rt.startOps({
+    probe,
+    probeKey: keys.readyProbe(consumer),
     notReadyError: ERRORS.serviceUnavailable,
-    ready: async () => {
-      const ok = await redisAcceptsWrites(probe, keys.readyProbe(consumer));
-      metrics.redisUp.set(ok ? 1 : 0);
-      return ok;
-    },
-    collect: () => collectBacklog(redis, workers, metrics),
+    collect: () => collectBacklog(webhooks, store, dispatcher, metrics),
   });
-  installShutdown(
-    logger,
-    [
-      {
-        name: 'outbox',
-        run: async () => {
-          clearInterval(timer);
-          await subscriber.unsubscribe().catch(() => undefined);
-          await sweeping;
-        },
-      },
-      // Active attempts finish; jobs left are picked up by any notifier, now or after a restart.
-      { name: 'workers', run: () => workers.closeAll() },
-      { name: 'ops server', run: () => ops.close() },
-      { name: 'redis', run: () => closeRedis(subscriber, bullConnection, probe, redis) },
-    ],
-    config.shutdownTimeoutMs,
-  );
+  rt.installShutdown([
+    { name: 'outbox', run: () => watcher.stop() },
+    // Attempts under way finish; the leases go back, so other notifiers take the devices at once.
+    { name: 'deliveries', run: () => dispatcher.stop() },
+    { name: 'ops server', run: () => ops.close() },
+  ]);
   logger.info('notifier started', { consumer, metricsPort: ops.port });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`notifier failed to start: ${JSON.stringify(serializeError(err))}\n`);
-  process.exit(1);
-});
+runService('notifier', main);

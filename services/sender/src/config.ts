@@ -46,7 +46,7 @@ export interface SenderConfig extends MessengerServiceConfig {
   mediaFetchTimeoutMs: number;
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
-  /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/send-policy.ts). */
+  /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/policy/config.ts). */
   sendPolicy: SendPolicyConfig;
   backoff: BackoffConfig;
 }

@@ -1,4 +1,4 @@
-import { confirmLinked, markUnlinked } from '@mgw/store';
+import { DeviceCommandResponder, confirmLinked, markUnlinked } from '@mgw/store';
 import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
@@ -14,7 +14,6 @@ import { createMediaFetcher, serveMediaDownload, type MediaDownloadDeps } from '
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
 const COOLDOWN_MS = 30_000;
-const REPLY_TTL_SECONDS = 60;
 /** Devices started (sockets opened) or handed over at once, so a big claim does not stall the loop. */
 const PARALLEL = 10;
 
@@ -79,13 +78,12 @@ export class DeviceFleet {
         this.cooldown.delete(message);
         void this.scan();
       }
-      if (channel === keys.deviceCommands()) {
-        this.onCommand(message).catch((err: unknown) =>
-          this.logger.error('device command failed', { err: serializeError(err) }),
-        );
-      }
     });
-    await this.subscriber.subscribe(keys.devicesChannel(), keys.deviceCommands());
+    await this.subscriber.subscribe(keys.devicesChannel());
+    await new DeviceCommandResponder(this.subscriber, this.deps.redis).listen(
+      (cmd, reply) => this.onCommand(cmd, reply),
+      (err) => this.logger.error('device command failed', { err: serializeError(err) }),
+    );
     // Back from an outage: claim what lapsed meanwhile now, not at the next scan.
     this.deps.redis.on('ready', () => void this.scan());
     this.renewer.on('round', (round) => this.onRenewRound(round));
@@ -314,37 +312,33 @@ export class DeviceFleet {
    * Commands for the owner of a device: the connection service asks it to log the device out (only
    * the owner has the socket); the API asks it to download an inbound attachment.
    */
-  private async onCommand(raw: string): Promise<void> {
-    let cmd: DeviceCommand;
-    try {
-      cmd = JSON.parse(raw) as DeviceCommand;
-    } catch {
-      return;
-    }
+  private async onCommand(
+    cmd: DeviceCommand,
+    reply: (answer: DeviceCommandReply) => Promise<void>,
+  ): Promise<void> {
     const rt = this.owned.get(cmd.deviceId);
     if (!rt) return;
     if (cmd.type === 'download-media') {
-      const answer = await serveMediaDownload(
-        { ...this.media, redis: this.deps.redis, inbound: this.deps.inbound, logger: this.logger },
-        cmd.deviceId,
-        cmd.messageId,
-        cmd.requestId,
+      await reply(
+        await serveMediaDownload(
+          { ...this.media, redis: this.deps.redis, inbound: this.deps.inbound, logger: this.logger },
+          cmd.deviceId,
+          cmd.messageId,
+          cmd.requestId,
+        ),
       );
-      const key = keys.commandReply(cmd.requestId);
-      await this.deps.redis.multi().rpush(key, JSON.stringify(answer)).expire(key, REPLY_TTL_SECONDS).exec();
       return;
     }
-    let reply: DeviceCommandReply;
+    let answer: DeviceCommandReply;
     try {
       await rt.logout();
-      reply = { ok: true };
+      answer = { ok: true };
     } catch (err) {
       this.logger.error('logout failed', { deviceId: cmd.deviceId, err: serializeError(err) });
-      reply = { ok: false, error: (err as Error).message };
+      answer = { ok: false, error: (err as Error).message };
     }
-    const key = keys.commandReply(cmd.requestId);
-    await this.deps.redis.multi().rpush(key, JSON.stringify(reply)).expire(key, REPLY_TTL_SECONDS).exec();
-    if (reply.ok) {
+    await reply(answer);
+    if (answer.ok) {
       await rt.drainRetired();
       await this.giveUp(rt, false);
     }

@@ -37,10 +37,11 @@ import type { SenderConfig } from './config.js';
 import type { AttachmentFetcher } from './media-source.js';
 import { Pacer } from './pacing.js';
 import { ReceiptBatcher } from './receipts.js';
-import { DeviceRestriction } from './restriction.js';
-import { SendGate } from './send-policy.js';
+import { DeviceRestriction } from './device-restriction.js';
+import { SendGate } from './send-gate.js';
 import { recordInbound } from './inbound.js';
-import { onSendJobFailed, processSendJob } from './send-job.js';
+import { processSendJob } from './send-job.js';
+import { onSendJobFailed } from './send-failure.js';
 
 export interface RuntimeDeps {
   config: SenderConfig;

@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, installShutdown, serializeError } from '@mgw/common';
+import { runService } from '@mgw/common';
 import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
 import { ContentStore, InboundStore } from '@mgw/store';
 import { loadSenderConfig } from './config.js';
@@ -14,8 +14,8 @@ async function main(): Promise<void> {
   limitHeapGrowth(config.heapGrowingPercent);
   const rt = await startMessengerRuntime('sender', config);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
-  const bullConnection = createRedis(config.redis, 'worker', 'sender-bull');
-  const subscriber = createRedis(config.redis, 'subscriber', 'sender-sub');
+  const bullConnection = rt.connect('worker', 'bull');
+  const subscriber = rt.connect('subscriber', 'sub');
   const contents = new ContentStore(redis, encryption, config.store.messageRetentionSeconds);
   const fetchAttachment = createAttachmentFetcher({
     outbound: config.outbound,
@@ -49,16 +49,11 @@ async function main(): Promise<void> {
   const ops = await rt.startOps();
   await fleet.start();
   const stopQueueMetrics = startQueueMetrics(fleet, metrics);
-  installShutdown(
-    logger,
-    [
-      { name: 'hand devices over', run: () => fleet.stop() },
-      { name: 'queue metrics', run: stopQueueMetrics },
-      { name: 'ops server', run: () => ops.close() },
-      { name: 'redis', run: () => closeRedis(subscriber, bullConnection, rt.leaseRedis, redis) },
-    ],
-    config.shutdownTimeoutMs,
-  );
+  rt.installShutdown([
+    { name: 'hand devices over', run: () => fleet.stop() },
+    { name: 'queue metrics', run: stopQueueMetrics },
+    { name: 'ops server', run: () => ops.close() },
+  ]);
   logger.info('sender started', {
     owner: leases.owner,
     metricsPort: ops.port,
@@ -66,7 +61,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`sender failed to start: ${JSON.stringify(serializeError(err))}\n`);
-  process.exit(1);
-});
+runService('sender', main);

@@ -1,33 +1,24 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
   PHONE_PATTERN,
-  derivedPlatformMessageId,
   type FailureReason,
   type MessageContent,
+  type MessageRecord,
   type Metrics,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import {
-  NotConnectedError,
-  ReplyTargetMissingError,
-  ServerRejectedError,
-  supportsCaption,
-  type DeviceSocket,
-  type MediaInput,
-  type MessageSender,
-} from '@mgw/messenger';
-import type { ContentStore, MessageStore, StoredContent } from '@mgw/store';
+import { NotConnectedError, type DeviceSocket, type MessageSender } from '@mgw/messenger';
+import type { ContentStore, MessageStore } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
-import type { DeviceRestriction } from './restriction.js';
-import type { SendGate, Ticket } from './send-policy.js';
-import { PermanentSendError } from './send-errors.js';
-
-/** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
-export const OTP_PROTO_SECONDS = 15 * 60;
+import type { DeviceRestriction } from './device-restriction.js';
+import type { SendGate, Ticket } from './send-gate.js';
+import { sendableContent, sendContent } from './send-content.js';
+import { PermanentSendError, reasonOf } from './send-errors.js';
+import { failedAttempt } from './send-failure.js';
 
 export interface SendJobDeps {
   deviceId: string;
@@ -82,107 +73,155 @@ export async function processSendJob(
   const record = await deps.messages.getRecord(data.deviceId, data.messageId);
   if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
   try {
-    if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
-    const retired = deps.retiredReason();
-    if (retired) throw new PermanentSendError(retired, 'the device was logged out');
-    if (data.linkGeneration !== deps.linkGeneration()) {
-      throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
-    }
-    if (!PHONE_PATTERN.test(data.to))
-      throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
-    const stored = await acceptedContent(job, deps, token);
-    if (!stored)
-      throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the content of the request is gone');
-    if (stored.attachmentError) {
-      throw new PermanentSendError(
-        reasonOf(stored.attachmentError),
-        'the attachment failed for this request',
-      );
-    }
-    if (!(await deps.conn.waitForOpen(deps.openWaitMs))) {
-      const retiredNow = deps.retiredReason();
-      if (retiredNow) throw new PermanentSendError(retiredNow, 'the device was logged out');
-      if (deps.handingOver()) await handBack(job, token);
-      throw new NotConnectedError('the device socket did not open in time');
-    }
-    // Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue, no attempt used
-    // (and nothing asked of WhatsApp, not even the number lookup).
-    const verdict = await deps.gate.admit(data);
-    if ('holdUntil' in verdict) await holdBack(job, verdict.holdUntil, token);
-    const ticket = (verdict as { go: Ticket }).go;
-    try {
-      const jid = await deps.sender.lookup(data.to);
-      if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
-      const content = stored.content;
-      const quoted = content.existingMessageId
-        ? await replyTarget(content.existingMessageId, deps)
-        : undefined;
-      await deps.pacer.wait();
-      const retiredAfterWait = deps.retiredReason();
-      if (retiredAfterWait) throw new PermanentSendError(retiredAfterWait, 'the device was logged out');
-      if (deps.handingOver()) await handBack(job, token);
-      // A pause that began while this message waited for its turn holds it too.
-      const pausedUntil = await deps.gate.restrictedUntil();
-      if (pausedUntil !== undefined) await holdBack(job, pausedUntil, token);
-
-      const claim = await deps.messages.claim(data);
-      if (claim === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
-      if (claim === 'failed' || claim === 'sent') {
-        const now = await deps.messages.getRecord(data.deviceId, data.messageId);
-        if (now?.sentAt && now.status !== 'failed') {
-          await ticket.release(); // counted when it was sent
-          return result(data, now.sentAt);
-        }
-        throw new PermanentSendError(reasonOf(now?.error), 'already failed');
-      }
-      try {
-        await abortable(sendContent(data, content, jid, quoted, deps), deps.retired);
-      } catch (err) {
-        // The server refused it because of the account, not the message: it waits (same WhatsApp
-        // id, never delivered) until the device's pause ends.
-        const until = await deps.restriction.onSendFailed(err);
-        if (until !== undefined) await holdBack(job, until, token);
-        throw err;
-      }
-    } catch (err) {
-      await ticket.release().catch(() => undefined);
-      throw err;
-    }
-    deps.restriction.onSent();
-    await ticket
-      .sent()
-      .catch((err: unknown) =>
-        deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) }),
-      );
-    const sentAt = new Date();
-    deps.metrics.sendLatency.observe(
-      { kind: data.kind },
-      Math.max(0, (sentAt.getTime() - data.enqueuedAt) / 1000),
-    );
+    refuseUnsendable(data, record, deps);
+    const stored = await sendableContent(job, deps, token);
+    await waitForSocket(job, deps, token);
+    const ticket = await passGate(job, deps, token);
+    const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token);
+    if (alreadySentAt) return result(data, alreadySentAt);
+    const sentAt = await countSent(data, ticket, deps);
     return await recordSent(data, sentAt, deps);
   } catch (err) {
-    if (err instanceof DelayedError) throw err;
-    const permanent = toPermanent(err, deps.retiredReason());
-    if (permanent) {
-      if (isAttachmentReason(permanent.reason)) {
-        await deps.contents.rememberAttachmentError(data.deviceId, data.contentId, permanent.reason);
-      }
-      if (await deps.messages.markFailed(data, permanent.reason))
-        deps.metrics.messages.inc({ status: 'failed' });
-      throw new UnrecoverableError(permanent.reason);
+    throw await failedAttempt(job, err, deps);
+  }
+}
+
+/** Fails at once what must never go: a message already failed, or one the device can no longer send. */
+function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, deps: SendJobDeps): void {
+  if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
+  refuseIfRetired(deps);
+  if (data.linkGeneration !== deps.linkGeneration()) {
+    throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
+  }
+  if (!PHONE_PATTERN.test(data.to))
+    throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
+}
+
+function refuseIfRetired(deps: SendJobDeps): void {
+  const retired = deps.retiredReason();
+  if (retired) throw new PermanentSendError(retired, 'the device was logged out');
+}
+
+/** Waits a moment for a dropped socket; then the attempt fails (or goes back when handing over). */
+async function waitForSocket(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  if (await deps.conn.waitForOpen(deps.openWaitMs)) return;
+  refuseIfRetired(deps);
+  if (deps.handingOver()) await handBack(job, token);
+  throw new NotConnectedError('the device socket did not open in time');
+}
+
+/**
+ * The policy's gate. Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue,
+ * no attempt used (and nothing asked of WhatsApp, not even the number lookup).
+ */
+async function passGate(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<Ticket> {
+  const verdict = await deps.gate.admit(job.data);
+  if ('holdUntil' in verdict) await holdBack(job, verdict.holdUntil, token);
+  return (verdict as { go: Ticket }).go;
+}
+
+/**
+ * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
+ * the gate's ticket: whatever stops it on the way gives the ticket's unit back. Answers the
+ * `sentAt` of an earlier send when the claim finds the message already sent, else undefined.
+ */
+async function sendHoldingTicket(
+  job: Job<SendJobData, SendJobResult>,
+  content: MessageContent,
+  ticket: Ticket,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<string | undefined> {
+  try {
+    const jid = await deps.sender.lookup(job.data.to);
+    if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
+    const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
+    await waitForTurn(job, deps, token);
+    const alreadySentAt = await claim(job.data, deps);
+    if (alreadySentAt) {
+      await ticket.release(); // counted when it was sent
+      return alreadySentAt;
     }
-    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
-    if (last && (await deps.messages.markFailed(data, FAILURE_REASONS.sendFailed))) {
-      deps.metrics.messages.inc({ status: 'failed' });
-    }
-    deps.logger.warn(last ? 'send failed on its last attempt' : 'send attempt failed; will retry', {
-      messageId: data.messageId,
-      attempt: job.attemptsMade + 1,
-      err: serializeError(err),
-    });
+    await sendOrPause(job, content, jid, quoted, deps, token);
+    return undefined;
+  } catch (err) {
+    await ticket.release().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The pacer's wait for the device's next send. Whatever happened meanwhile is looked at again:
+ * the device was logged out, is being handed over, or a pause began (it holds this message too).
+ */
+async function waitForTurn(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  await deps.pacer.wait();
+  refuseIfRetired(deps);
+  if (deps.handingOver()) await handBack(job, token);
+  const pausedUntil = await deps.gate.restrictedUntil();
+  if (pausedUntil !== undefined) await holdBack(job, pausedUntil, token);
+}
+
+/**
+ * Claims the message right before the socket write. Answers the `sentAt` of an earlier send of it
+ * (undefined: claimed, send it now); a message past its expiry or already failed fails.
+ */
+async function claim(data: SendJobData, deps: SendJobDeps): Promise<string | undefined> {
+  const claimed = await deps.messages.claim(data);
+  if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+  if (claimed !== 'failed' && claimed !== 'sent') return undefined;
+  const now = await deps.messages.getRecord(data.deviceId, data.messageId);
+  if (now?.sentAt && now.status !== 'failed') return now.sentAt;
+  throw new PermanentSendError(reasonOf(now?.error), 'already failed');
+}
+
+/**
+ * The socket write. When the server refused it because of the account, not the message, it waits
+ * (same WhatsApp id, never delivered) until the device's pause ends.
+ */
+async function sendOrPause(
+  job: Job<SendJobData, SendJobResult>,
+  content: MessageContent,
+  jid: string,
+  quoted: string | undefined,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  try {
+    await abortable(sendContent(job.data, content, jid, quoted, deps), deps.retired);
+  } catch (err) {
+    const until = await deps.restriction.onSendFailed(err);
+    if (until !== undefined) await holdBack(job, until, token);
+    throw err;
+  }
+}
+
+/** The message went out: the failure run ends, the recipient is a chat now, the latency counts. */
+async function countSent(data: SendJobData, ticket: Ticket, deps: SendJobDeps): Promise<Date> {
+  deps.restriction.onSent();
+  await ticket
+    .sent()
+    .catch((err: unknown) =>
+      deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) }),
+    );
+  const sentAt = new Date();
+  deps.metrics.sendLatency.observe(
+    { kind: data.kind },
+    Math.max(0, (sentAt.getTime() - data.enqueuedAt) / 1000),
+  );
+  return sentAt;
 }
 
 /**
@@ -202,84 +241,6 @@ async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): P
   return result(data, sentAt.toISOString());
 }
 
-/**
- * The worker's `failed` handler. A job that will not run again must leave its message settled
- * as `failed`: the processor marks it on its last attempt, but a job that stalled more than
- * `maxStalledCount` is failed by BullMQ without the processor running, so it is marked here too
- * (`markFailed` settles a message once: idempotent).
- */
-export async function onSendJobFailed(
-  job: Job<SendJobData, SendJobResult> | undefined,
-  err: Error,
-  deps: Pick<SendJobDeps, 'messages' | 'metrics' | 'logger'>,
-): Promise<void> {
-  if (!job) return;
-  const unrecoverable = err.name === 'UnrecoverableError';
-  if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) {
-    deps.metrics.jobsRetried.inc({ queue_type: 'send' });
-    return;
-  }
-  const reason = unrecoverable && isFailureReason(err.message) ? err.message : FAILURE_REASONS.sendFailed;
-  deps.metrics.jobsFailed.inc({ queue_type: 'send', reason });
-  if (await deps.messages.markFailed(job.data, reason)) {
-    deps.metrics.messages.inc({ status: 'failed' });
-    deps.logger.warn('send job failed without its processor marking the record', {
-      messageId: job.data.messageId,
-      reason,
-      err: serializeError(err),
-    });
-  }
-}
-
-const FAILURE_REASON_VALUES = new Set<string>(Object.values(FAILURE_REASONS));
-function isFailureReason(s: string): s is FailureReason {
-  return FAILURE_REASON_VALUES.has(s);
-}
-function reasonOf(error: string | undefined): FailureReason {
-  return error && isFailureReason(error) ? error : FAILURE_REASONS.sendFailed;
-}
-
-const ATTACHMENT_REASONS = new Set<string>([
-  FAILURE_REASONS.attachmentUnreachable,
-  FAILURE_REASONS.attachmentTooLarge,
-  FAILURE_REASONS.attachmentUrlNotAllowed,
-]);
-function isAttachmentReason(reason: string): boolean {
-  return ATTACHMENT_REASONS.has(reason);
-}
-
-/** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
-/** How long a message of a list still being accepted waits in place before it steps aside. */
-const HELD_WAIT_MS = 2000;
-const HELD_POLL_MS = 50;
-
-/**
- * The request's content once the request is wholly accepted. A long list is accepted in pieces
- * and held (`heldUntil`) until its last piece commits, so none of it goes out if a later piece
- * fails: its message waits here a moment (that usually takes well under a second), then goes back
- * to the queue for a second without using an attempt; a hold that outlives its time means the API
- * never finished the list, and the message fails `enqueue_failed` (it was never acknowledged).
- */
-async function acceptedContent(
-  job: Job<SendJobData, SendJobResult>,
-  deps: SendJobDeps,
-  token: string | undefined,
-): Promise<StoredContent | undefined> {
-  const { deviceId, contentId } = job.data;
-  const waitUntil = Date.now() + HELD_WAIT_MS;
-  for (;;) {
-    const stored = await deps.contents.get(deviceId, contentId);
-    if (stored?.heldUntil === undefined) return stored;
-    if (Date.now() >= stored.heldUntil)
-      throw new PermanentSendError(FAILURE_REASONS.enqueueFailed, 'its list was never wholly accepted');
-    if (deps.retired.aborted || Date.now() >= waitUntil) {
-      await job.moveToDelayed(Date.now() + 1000, token);
-      throw new DelayedError();
-    }
-    await new Promise((resolve) => setTimeout(resolve, HELD_POLL_MS));
-  }
-}
-
 /** Back to the queue until `until` (ms) without using an attempt; its record stays `queued`. */
 async function holdBack(
   job: Job<SendJobData, SendJobResult>,
@@ -290,6 +251,7 @@ async function holdBack(
   throw new DelayedError();
 }
 
+/** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
 async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
   await job.moveToDelayed(Date.now() + 100, token);
   throw new DelayedError();
@@ -323,79 +285,4 @@ async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string
     throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
   }
   return target.platformMessageId;
-}
-
-/**
- * Text with an attachment: the text becomes the caption when the attachment has none and its type
- * has captions; otherwise it follows the media as a second message, whose WhatsApp id is derived
- * from the job's so that a retry re-sends that one too instead of a new one.
- */
-async function sendContent(
-  data: SendJobData,
-  content: MessageContent,
-  jid: string,
-  quoted: string | undefined,
-  deps: SendJobDeps,
-): Promise<void> {
-  const keepProtoSeconds = data.kind === 'otp' ? OTP_PROTO_SECONDS : undefined;
-  const att = content.attachment;
-  if (!att) {
-    await deps.sender.send({
-      jid,
-      platformMessageId: data.platformMessageId,
-      text: content.text,
-      quotedPlatformMessageId: quoted,
-      keepProtoSeconds,
-    });
-    return;
-  }
-  const captionCapable = supportsCaption(att.type);
-  const textAsCaption = content.text !== undefined && !att.caption && captionCapable;
-  const source = att.source;
-  const media: MediaInput = {
-    type: att.type,
-    // The bytes of one request are uploaded once per device, whatever the number of recipients.
-    cacheKey: 'url' in source ? `url:${source.url}` : `content:${data.contentId}`,
-    load: () =>
-      'url' in source ? deps.fetchAttachment(source.url) : storedMedia(deps, data.deviceId, data.contentId),
-    fileName: att.filename,
-    mimeType: att.mimeType,
-    caption: captionCapable ? (att.caption ?? content.text) : undefined,
-  };
-  await deps.sender.send({
-    jid,
-    platformMessageId: data.platformMessageId,
-    media,
-    quotedPlatformMessageId: quoted,
-  });
-  // Audio and stickers have no caption: their caption and text follow as one text message.
-  const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : content.text];
-  const followUp = leftovers.filter((t): t is string => Boolean(t)).join('\n\n');
-  if (followUp) {
-    await deps.sender.send({ jid, platformMessageId: followUpId(data.platformMessageId), text: followUp });
-  }
-}
-
-async function storedMedia(deps: SendJobDeps, deviceId: string, contentId: string): Promise<Buffer> {
-  const media = await deps.contents.media(deviceId, contentId);
-  if (!media) throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the stored attachment is gone');
-  return media;
-}
-
-/** The WhatsApp id of the text that follows a media message: stable across retries. */
-export function followUpId(platformMessageId: string): string {
-  return derivedPlatformMessageId(platformMessageId, 'text');
-}
-
-function toPermanent(err: unknown, retired: FailureReason | undefined): PermanentSendError | undefined {
-  if (err instanceof PermanentSendError) return err;
-  if (err instanceof ServerRejectedError) {
-    return new PermanentSendError(FAILURE_REASONS.rejectedByServer, err.message);
-  }
-  if (err instanceof ReplyTargetMissingError) {
-    return new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, err.message);
-  }
-  // After a logout every failure is the logout's: retrying would only wait for a socket that is gone.
-  if (retired) return new PermanentSendError(retired, 'the device was logged out');
-  return undefined;
 }

@@ -7,7 +7,7 @@ import { ATTACHMENT_MAX_BYTES, keys } from '@mgw/contracts';
 import { createAttachmentFetcher } from '../src/media-source.js';
 import { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
-import { followUpId } from '../src/send-job.js';
+import { followUpId } from '../src/send-content.js';
 
 describe('sender: pacing and attachment loading (real Redis, local HTTP)', () => {
   let redis: Redis;

@@ -7,7 +7,7 @@ export const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,16}$/;
 export const KEY_BYTES = 32;
 
 const GENERATE_HINT =
-  'generate one with `npm run -s keys -- generate` (in a container: `node services/api/dist/encryption-cli.js generate`)';
+  'generate one with `npm run -s keys -- generate` (in a container: `node services/api/dist/cli/encryption.js generate`)';
 
 /**
  * One AES-256 key and its id. The bytes never show up in logs or JSON (a config object may be

@@ -1,9 +1,9 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { ERRORS } from '@mgw/contracts';
 import { sendingView } from '@mgw/store';
-import { ApiError, methodNotAllowed } from '../api-error.js';
+import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
-import { jsonBody, noBody } from '../body.js';
+import { jsonBody, noBody } from '../http/body.js';
 import { AdminAuth } from './admin-auth.js';
 import { DeviceDirectory } from './device-directory.js';
 import {
@@ -64,7 +64,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     connection: s.connection,
     messages: s.messages,
     batches: s.batches,
-    queueOf: (deviceId: string) => s.sendQueues.queue(deviceId),
+    queueOf: (deviceId: string) => s.acceptor.queue(deviceId),
     sending: (deviceId: string) => sendingView(s.redis, deviceId, s.config.sendPolicy),
   };
   const policy = {

@@ -3,9 +3,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import Joi from 'joi';
 import { keys } from '@mgw/contracts';
-import { ApiError } from '../api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { AdminConfig } from '../config.js';
-import { parse } from '../validation.js';
+import { parse } from '../http/validation.js';
 import { ADMIN_ERRORS } from './admin-errors.js';
 import { AdminSessions, sameSecret, type AdminSession } from './admin-session.js';
 

@@ -9,9 +9,9 @@ import {
   type ConnectMethod,
 } from '@mgw/contracts';
 import type { BatchStore, MessageStore, SendQueue, SendingView } from '@mgw/store';
-import { ApiError } from '../api-error.js';
-import type { ConnectionServiceClient } from '../connection-service-client.js';
-import { parse } from '../validation.js';
+import { ApiError } from '../http/api-error.js';
+import type { ConnectionServiceClient } from '../clients/connection-service-client.js';
+import { parse } from '../http/validation.js';
 import { qrImage, type DeviceDirectory } from './device-directory.js';
 import { recentMessages } from './recent-messages.js';
 

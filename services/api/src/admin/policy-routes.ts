@@ -12,7 +12,7 @@ import {
   type SendPolicyConfig,
   type SendQueue,
 } from '@mgw/store';
-import { parse } from '../validation.js';
+import { parse } from '../http/validation.js';
 
 export interface PolicyDeps {
   redis: RedisClient;

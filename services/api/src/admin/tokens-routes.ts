@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { DEVICE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
 import { isExpired, parseDuration, type TokenRecord, type TokenStore } from '@mgw/store';
-import { ApiError } from '../api-error.js';
-import { parse } from '../validation.js';
+import { ApiError } from '../http/api-error.js';
+import { parse } from '../http/validation.js';
 import { ADMIN_ERRORS } from './admin-errors.js';
 
 /** The rules of the token CLI: a name, an optional device id (a slug), an optional `<n>s|m|h|d`. */

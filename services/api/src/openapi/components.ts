@@ -38,7 +38,7 @@ export const schemas: Record<string, JsonSchema> = {
   Error: closed(
     {
       success: { const: false },
-      error: str('What went wrong (see the error table of the README).'),
+      error: str('What went wrong (see the error table of docs/api.md).'),
       details: {
         type: 'array',
         description: 'Validation problems (400): the path of each field and a message.',

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import { ERRORS, emptyQuerySchema } from '@mgw/contracts';
-import { ApiError } from '../api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { parse } from '../http/validation.js';
 
 /** GET /batches/:batchId: a list's counts by status (they sum to `total`); another device's is 404. */
 export function batchRoute(s: ApiServices): RequestHandler {

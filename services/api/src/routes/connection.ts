@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
 import { sendingView } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { parse } from '../http/validation.js';
 import { respond } from './respond.js';
 
 /** GET|POST /connect: asks the connection service for a QR code or a pairing code. */

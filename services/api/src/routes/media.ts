@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { waitForRedis } from '@mgw/common';
-import { ERRORS, emptyQuerySchema, keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
-import { storageContext } from '@mgw/store';
-import { ApiError } from '../api-error.js';
+import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
+import { DeviceCommandClient, NOBODY_HOLDS_DEVICE, storageContext } from '@mgw/store';
+import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { parse } from '../http/validation.js';
 import { ownMessage } from './messages.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
@@ -19,6 +18,8 @@ const DOWNLOAD_TIMEOUT_SECONDS = 30;
  * so a device nobody holds answers 409 like a send would.
  */
 export function mediaRoute(s: ApiServices): RequestHandler {
+  // Downloads are rare and bounded in time: each wait may take a connection of its own.
+  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -27,22 +28,15 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     const inbound = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : undefined;
     if (!inbound?.attachment) throw new ApiError(404, ERRORS.mediaNotFound);
 
-    const cmd: DeviceCommand = { type: 'download-media', deviceId, messageId: id, requestId: randomUUID() };
-    if ((await s.redis.publish(keys.deviceCommands(), JSON.stringify(cmd))) === 0)
-      throw new ApiError(409, ERRORS.noDevice);
-    // BLPOP holds its connection: one of its own per download (they are rare and bounded in time).
-    const conn = s.bullRedis.duplicate();
-    let reply: DeviceCommandReply | undefined;
-    try {
-      await waitForRedis(conn, 5000);
-      const got = await conn.blpop(keys.commandReply(cmd.requestId), DOWNLOAD_TIMEOUT_SECONDS);
-      reply = got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
-    } finally {
-      conn.disconnect();
-    }
+    const requestId = randomUUID();
+    const reply = await owners.ask(
+      { type: 'download-media', deviceId, messageId: id, requestId },
+      DOWNLOAD_TIMEOUT_SECONDS,
+    );
+    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
     if (!reply) throw new ApiError(504, ERRORS.mediaTimeout);
     if (!reply.ok) throw new ApiError(502, ERRORS.mediaUnavailable);
-    const key = keys.mediaDownload(deviceId, cmd.requestId);
+    const key = keys.mediaDownload(deviceId, requestId);
     const [[, h]] = (await s.redis.multi().hgetallBuffer(key).del(key).exec()) as [
       [Error | null, Record<string, Buffer>],
     ];

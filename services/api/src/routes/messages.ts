@@ -1,10 +1,10 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../api-error.js';
+import { ApiError } from '../http/api-error.js';
 import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
-import { listMessages } from '../list-messages.js';
+import { listMessages } from '../read/list-messages.js';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { parse } from '../http/validation.js';
 
 /**
  * GET /messages/:id: a message of the token's device; any other id is 404, not 403. The record is

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import { emptyQuerySchema, otpBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { sendOtp } from '../send-otp.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { sendOtp } from '../accept/send-otp.js';
+import { parse } from '../http/validation.js';
 import { respond } from './respond.js';
 
 /** POST /otp */

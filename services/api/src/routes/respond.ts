@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Outcome } from '../idempotency.js';
+import type { Outcome } from '../http/idempotency.js';
 
 /**
  * Answers with an outcome as JSON: what express's `res.status().json()` sends for these bodies

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { sendMessage } from '../send-message.js';
-import { parse, parseSendBody } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { sendMessage } from '../accept/send-message.js';
+import { parse, parseSendBody } from '../http/validation.js';
 import { respond } from './respond.js';
 
 /** POST /send */

@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { OutboundError } from '@mgw/common';
 import { ERRORS, emptyQuerySchema, webhookBodySchema } from '@mgw/contracts';
-import { ApiError } from '../api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
-import { authOf } from '../auth.js';
-import { parse } from '../validation.js';
+import { authOf } from '../http/auth.js';
+import { parse } from '../http/validation.js';
 
 /** Success message of DELETE /webhook. */
 export const WEBHOOK_REMOVED = 'Webhook removed';

@@ -133,7 +133,7 @@ describe('Admin API: devices and their messages', () => {
     });
     const single = await call(`${t.api}/send`, { token, json: { to: '15550002004', text: 'one' } });
     const [first] = list.body.messageIds as string[];
-    const job = await t.services.sendQueues.queue(deviceId).getJob(first!);
+    const job = await t.services.acceptor.queue(deviceId).getJob(first!);
     await t.services.messages.markSent(job!.data as SendJobData, new Date());
 
     const res = await adminCall(t, `/devices/${deviceId}/messages?limit=10`);

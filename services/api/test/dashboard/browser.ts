@@ -1,11 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-/** Screenshots of every page, for people to look at (git-ignored). */
-export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'dashboard');
+/**
+ * Screenshots of every page, for people to look at: under TEST_ARTIFACTS_DIR (CI may keep it),
+ * else the same place in the temp directory on every run. Never in the checkout, which the
+ * suite leaves as it found it.
+ */
+export const ARTIFACTS = path.join(
+  process.env.TEST_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'mgw-test-artifacts'),
+  'dashboard',
+);
 
 /** Debian's chromium (`apt-get install chromium`; .ci/run installs it): never a downloaded browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

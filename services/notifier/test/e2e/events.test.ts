@@ -276,16 +276,7 @@ describe('e2e: signed durable webhooks (real services with the notifier, simulat
   });
 
   it('When a contact sends a document, then message.received describes it and GET /messages/:id/media downloads it from WhatsApp on demand', async () => {
-    const file = Buffer.from(`%PDF-1.4 invoice ${Date.now()}\n`.repeat(50));
-    await stack().simApi('POST', `/contacts/${contact}/send`, {
-      to: account,
-      attachment: {
-        type: 'document',
-        base64: file.toString('base64'),
-        fileName: 'invoice.pdf',
-        mimeType: 'application/pdf',
-      },
-    });
+    const file = await stack().sendInvoice(contact, account);
     await waitFor(
       async () => receiver.events('message.received', (d) => Boolean(d.attachment)).length === 1,
       {

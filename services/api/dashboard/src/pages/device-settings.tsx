@@ -114,7 +114,7 @@ function WebhookSection(props: { deviceId: string }) {
     <section class="card" aria-labelledby="webhook-title">
       <h2 id="webhook-title">Webhook</h2>
       <p class="muted">
-        The gateway POSTs this device's events to this URL, signed with the secret (README “Events”).
+        The gateway POSTs this device's events to this URL, signed with the secret (docs/events.md).
       </p>
       {loadError && <Banner kind="error">Could not load the webhook: {loadError}</Banner>}
       {webhook === undefined && !loadError ? (
@@ -297,8 +297,8 @@ function PolicySection(props: { deviceId: string }) {
     <section class="card" aria-labelledby="policy-title">
       <h2 id="policy-title">Sending policy</h2>
       <p class="muted">
-        What keeps the account safe (README “Keeping accounts safe”). An empty field uses the gateway's
-        default.
+        What keeps the account safe (docs/architecture.md, “Keeping accounts safe”). An empty field uses the
+        gateway's default.
       </p>
       {loadError && <Banner kind="error">Could not load the policy: {loadError}</Banner>}
       {!answer && !loadError && <Spinner label="Loading the policy…" />}

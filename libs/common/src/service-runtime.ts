@@ -1,0 +1,140 @@
+import type { RedisOptions } from 'ioredis';
+import type { OpsConfig, RedisConfig, RuntimeConfig } from './config.js';
+import { createLogger, serializeError, type Logger } from './logger.js';
+import { createDefaultMetricsRegistry, type MetricsRegistry } from './metrics.js';
+import { startOpsServer, type OpsServer } from './ops-server.js';
+import {
+  closeRedis,
+  createRedis,
+  redisAcceptsWrites,
+  waitForRedis,
+  type RedisClient,
+  type RedisRole,
+} from './redis.js';
+import { installShutdown, type ShutdownStep } from './shutdown.js';
+
+/** What every service's configuration holds (`runtimeEnv`, `redisEnv` and `opsEnv`). */
+export interface ServiceConfig extends RuntimeConfig {
+  redis: RedisConfig;
+  ops: OpsConfig;
+}
+
+/** The part of a service's metrics the runtime serves and sets. */
+export interface ServiceMetrics {
+  /** The service's own metrics (linted by promtool). */
+  registry: MetricsRegistry;
+  /** Set by each readiness probe: 1 when Redis accepted the probe's write, else 0. */
+  redisUp: { set(value: number): void };
+}
+
+export interface ServiceRuntimeOptions<M extends ServiceMetrics> {
+  /** The `service` of every log line; also names the Redis connections (`mgw-<service>-<purpose>`). */
+  service: string;
+  config: ServiceConfig;
+  /** Built by the caller: the product's metric catalogue is not this library's to know. */
+  metrics: M;
+  /** The general-purpose connection's role, and options such as auto-pipelining. */
+  redis: RedisRole | { role: RedisRole; options: RedisOptions };
+}
+
+export interface Readiness {
+  /** A fail-fast (producer) connection: a worker one would queue the probe through an outage. */
+  probe: RedisClient;
+  /** The key the probe writes (it expires by itself). */
+  probeKey: string;
+  /** `error` of the 503 /readyz body. */
+  notReadyError: string;
+  /** Refreshes gauges read from elsewhere before each scrape. */
+  collect?: () => Promise<void>;
+  /**
+   * What else must hold, beside Redis accepting writes, for the service to do its work (e.g. the
+   * connection service's worker takes jobs and its liveness is announced). Checked on each probe.
+   */
+  serving?: () => boolean;
+}
+
+/** What every service starts with, whatever it does. */
+export interface ServiceRuntime<M extends ServiceMetrics> {
+  logger: Logger;
+  metrics: M;
+  /** Node's default metrics, served after the service's own. */
+  defaultMetrics: MetricsRegistry;
+  /** The general-purpose connection, named after the service. */
+  redis: RedisClient;
+  /** Opens another connection (`mgw-<service>-<purpose>`); it is closed with the others. */
+  connect(role: RedisRole, purpose: string, options?: RedisOptions): RedisClient;
+  /**
+   * Resolves when the general connection and `others` are ready. Otherwise logs it, closes every
+   * connection and rejects: a service that cannot reach Redis at start has nothing to do.
+   */
+  waitForRedis(...others: RedisClient[]): Promise<void>;
+  /** /metrics, /healthz and /readyz (ready when Redis accepts a write and `serving()` holds) on the ops port. */
+  startOps(readiness: Readiness): Promise<OpsServer>;
+  /**
+   * On SIGTERM/SIGINT or a crash, runs `steps` in order and then closes every connection
+   * (storage last: the steps may still need it). Returns the function that does the same.
+   */
+  installShutdown(steps: ShutdownStep[]): () => Promise<void>;
+  /** Closes every connection the runtime opened. */
+  close(): Promise<void>;
+}
+
+export function createServiceRuntime<M extends ServiceMetrics>(
+  opts: ServiceRuntimeOptions<M>,
+): ServiceRuntime<M> {
+  const { service, config, metrics } = opts;
+  const logger = createLogger({ level: config.logLevel, service });
+  const connections: RedisClient[] = [];
+  const open = (role: RedisRole, name: string, options?: RedisOptions) => {
+    const client = createRedis(config.redis, role, name, options);
+    connections.push(client);
+    return client;
+  };
+  const main = typeof opts.redis === 'string' ? { role: opts.redis, options: undefined } : opts.redis;
+  const redis = open(main.role, service, main.options);
+  const close = () => closeRedis(...connections);
+  const defaultMetrics = createDefaultMetricsRegistry();
+  return {
+    logger,
+    metrics,
+    defaultMetrics,
+    redis,
+    connect: (role, purpose, options) => open(role, `${service}-${purpose}`, options),
+    async waitForRedis(...others) {
+      try {
+        await Promise.all([redis, ...others].map((client) => waitForRedis(client)));
+      } catch (err) {
+        logger.error('Redis is not reachable; check REDIS_URL', { err: serializeError(err) });
+        await close();
+        throw err;
+      }
+    },
+    startOps: ({ probe, probeKey, notReadyError, collect, serving }) =>
+      startOpsServer({
+        port: config.ops.port,
+        registry: metrics.registry,
+        defaults: defaultMetrics,
+        notReadyError,
+        ready: async () => {
+          const ok = await redisAcceptsWrites(probe, probeKey);
+          metrics.redisUp.set(ok ? 1 : 0);
+          return ok && (serving?.() ?? true);
+        },
+        collect,
+      }),
+    installShutdown: (steps) =>
+      installShutdown(logger, [...steps, { name: 'redis', run: close }], config.shutdownTimeoutMs),
+    close,
+  };
+}
+
+/**
+ * Runs a service's `main`. A failure to start is one JSON line on stderr (the logger may not
+ * exist yet: the configuration is read first) and exit code 1.
+ */
+export function runService(label: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${label} failed to start: ${JSON.stringify(serializeError(err))}\n`);
+    process.exit(1);
+  });
+}

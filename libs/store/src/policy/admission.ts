@@ -1,0 +1,56 @@
+/**
+ * The counters the caps are checked against: a usage hash per device and cap window (messages
+ * sent, first contacts among them) and the set of numbers the account has a chat with (a message
+ * to any other number is a first contact).
+ */
+import type { RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import { ADMIT } from './admission-script.js';
+
+export type CapName = 'daily_cap' | 'first_contact_cap';
+export type Admission = { ok: true; first: boolean } | { ok: false; cap: CapName };
+
+const asLimit = (n: number) => (n === Infinity ? -1 : n);
+
+/** Takes one message of the window `windowStart` if `cap` and `firstContactCap` allow it. */
+export async function admitMessage(
+  redis: RedisClient,
+  deviceId: string,
+  phone: string,
+  windowStart: number,
+  windowMs: number,
+  cap: number,
+  firstContactCap: number,
+): Promise<Admission> {
+  const [ok, what] = await ADMIT.run(
+    redis,
+    [keys.deviceUsage(deviceId, windowStart), keys.deviceChats(deviceId)],
+    [phone, String(asLimit(cap)), String(asLimit(firstContactCap)), String(2 * windowMs)],
+  );
+  return ok === 1 ? { ok: true, first: what === 1 } : { ok: false, cap: what as CapName };
+}
+
+/** Gives back a message taken by `admitMessage` that was not sent after all. */
+export async function releaseMessage(
+  redis: RedisClient,
+  deviceId: string,
+  windowStart: number,
+  first: boolean,
+) {
+  const tx = redis.multi().hincrby(keys.deviceUsage(deviceId, windowStart), 'sent', -1);
+  if (first) tx.hincrby(keys.deviceUsage(deviceId, windowStart), 'firstContacts', -1);
+  await tx.exec();
+}
+
+/** The account has a chat with these numbers now (it sent them a message, or they wrote). */
+export async function rememberChats(redis: RedisClient, deviceId: string, phones: string[]): Promise<void> {
+  if (phones.length) await redis.sadd(keys.deviceChats(deviceId), ...phones);
+}
+
+/**
+ * The account is gone (logged out): its chats and its pause are not the next account's. Usage
+ * counters run out with their window; the warm-up restarts with the next link.
+ */
+export async function forgetAccount(redis: RedisClient, deviceId: string): Promise<void> {
+  await redis.del(keys.deviceChats(deviceId), keys.deviceRestriction(deviceId));
+}

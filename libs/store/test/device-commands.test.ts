@@ -1,0 +1,111 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { keys, type DeviceCommand } from '@mgw/contracts';
+import { waitFor } from '@mgw/testing';
+import {
+  DeviceCommandClient,
+  DeviceCommandResponder,
+  NOBODY_HOLDS_DEVICE,
+  type DeviceCommandHandler,
+} from '@mgw/store';
+
+const logout = (deviceId: string): DeviceCommand => ({ type: 'logout', deviceId, requestId: randomUUID() });
+
+describe('device commands: the client asks, the holder answers (real Redis)', () => {
+  const opened: Redis[] = [];
+  const open = (name = 'devcmd-test') => {
+    opened.push(new Redis(process.env.REDIS_URL!, { connectionName: name }));
+    return opened.at(-1)!;
+  };
+  const failures: unknown[] = [];
+  let redis: Redis;
+  let client: DeviceCommandClient;
+  /** The connections named `name` the server sees now. */
+  const connectionsNamed = async (name: string) =>
+    String(await redis.client('LIST'))
+      .split('\n')
+      .filter((l) => l.includes(` name=${name} `)).length;
+
+  /** A stand-in holder of `held`: answers its commands with `answer`, ignores every other device. */
+  async function holder(held: string, handle?: DeviceCommandHandler): Promise<DeviceCommand[]> {
+    const heard: DeviceCommand[] = [];
+    await new DeviceCommandResponder(open(), redis).listen(
+      async (cmd, reply) => {
+        heard.push(cmd);
+        if (cmd.deviceId !== held) return;
+        await (handle ? handle(cmd, reply) : reply({ ok: true }));
+      },
+      (err) => failures.push(err),
+    );
+    return heard;
+  }
+
+  beforeEach(() => {
+    redis = open();
+    client = new DeviceCommandClient(redis, open('devcmd-blocking'));
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((r) => r.quit()));
+    expect(failures.splice(0), 'handlers that failed').to.deep.equal([]);
+  });
+
+  it('When the holder answers, then ask returns its reply and no reply is left behind', async () => {
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    await holder(deviceId, (_cmd, reply) => reply({ ok: false, error: 'no media' }));
+    const cmd = logout(deviceId);
+    expect(await client.ask(cmd, 5)).to.deep.equal({ ok: false, error: 'no media' });
+    expect(await redis.exists(keys.commandReply(cmd.requestId))).to.equal(0);
+  });
+
+  it('When no process listens, then ask says nobody holds the device at once', async () => {
+    const started = Date.now();
+    expect(await client.ask(logout('dc-none'), 5)).to.equal(NOBODY_HOLDS_DEVICE);
+    expect(Date.now() - started).to.be.below(1000);
+  });
+
+  it('When senders listen but none holds the device, then ask waits out its timeout and returns undefined', async () => {
+    const heard = await holder('dc-other');
+    const started = Date.now();
+    expect(await client.ask(logout('dc-unheld'), 1)).to.equal(undefined);
+    expect(Date.now() - started).to.be.at.least(900);
+    expect(heard.map((c) => c.deviceId)).to.deep.equal(['dc-unheld']);
+  });
+
+  it('When the holder answers after the asker gave up, then its reply expires instead of staying', async () => {
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    let late: (() => Promise<void>) | undefined;
+    await holder(deviceId, async (_cmd, reply) => {
+      late = () => reply({ ok: true });
+    });
+    const cmd = logout(deviceId);
+    expect(await client.ask(cmd, 1)).to.equal(undefined);
+    await late!();
+    const ttl = await redis.ttl(keys.commandReply(cmd.requestId));
+    expect(ttl).to.be.within(1, 60);
+  });
+
+  it('When a message on the channel is not a command, then the holder skips it and answers the next one', async () => {
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    const heard = await holder(deviceId);
+    await redis.publish(keys.deviceCommands(), 'not json');
+    expect(await client.ask(logout(deviceId), 5)).to.deep.equal({ ok: true });
+    expect(heard).to.have.length(1);
+  });
+
+  it('When asks end (answered or timed out), then every waiting connection they opened is closed', async () => {
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    await holder(deviceId);
+    const before = await connectionsNamed('devcmd-blocking');
+    const answers = await Promise.all([
+      client.ask(logout(deviceId), 5),
+      client.ask(logout(deviceId), 5),
+      client.ask(logout('dc-unheld'), 1),
+    ]);
+    expect(answers).to.deep.equal([{ ok: true }, { ok: true }, undefined]);
+    await waitFor(async () => (await connectionsNamed('devcmd-blocking')) === before, {
+      timeoutMs: 2000,
+      what: 'the waiting connections closed',
+    });
+  });
+});

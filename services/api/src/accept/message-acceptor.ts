@@ -1,0 +1,81 @@
+import type { SendJobData, SendJobResult } from '@mgw/contracts';
+import type { SendQueue } from '@mgw/store';
+import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
+import { GroupCommit } from './group-commit.js';
+import { JobWriter, type AcceptDeps, type SendRequest } from './job-writer.js';
+import { ListInPieces } from './list-in-pieces.js';
+
+export interface MessageAcceptorOptions extends AcceptDeps {
+  /** Recipients per transaction: larger lists are accepted in pieces of this size (default 500). */
+  listChunk?: number;
+  events: QueueEventsPool;
+}
+
+const DEFAULT_LIST_CHUNK = 500;
+
+/**
+ * Accepts messages: the producer side of the per-device send queues. A request is accepted in one
+ * transaction: its content stored once, the device's queue quota counted, one job per recipient
+ * (jobId = messageId; a queued message has no other record), and — at the same instant, inside the
+ * transaction — the device's state read again. A logout that ran between the first check and
+ * the transaction has already purged the queue and started a new link generation, so jobs that
+ * landed after it are withdrawn (records `failed` / `logged_out`) and the request gets 409
+ * (`JobWriter`).
+ *
+ * Requests for one device that arrive while its previous transaction is in flight share the next
+ * one (`GroupCommit`). A list longer than `listChunk` is accepted in pieces, one transaction each,
+ * held unsent until its last piece commits (`ListInPieces`).
+ */
+export class MessageAcceptor {
+  private readonly writer: JobWriter;
+  private readonly listChunk: number;
+  private readonly groupCommit: GroupCommit;
+  private readonly listInPieces: ListInPieces;
+
+  constructor(private readonly deps: MessageAcceptorOptions) {
+    this.listChunk = deps.listChunk ?? DEFAULT_LIST_CHUNK;
+    this.writer = new JobWriter(deps);
+    this.groupCommit = new GroupCommit(deps, this.writer, this.listChunk);
+    this.listInPieces = new ListInPieces(deps, this.writer, this.listChunk);
+  }
+
+  /** The device's send queue (BullMQ), opened once. */
+  queue(deviceId: string): SendQueue {
+    return this.writer.queue(deviceId);
+  }
+
+  /** Accepts a request's messages (409 no device, 429 quota, 503 storage); returns their jobs. */
+  accept(req: SendRequest): Promise<SendJobData[]> {
+    if (req.recipients.length > this.listChunk) return this.listInPieces.accept(req);
+    return this.groupCommit.accept(req);
+  }
+
+  /** Accepts one message and waits (bounded) for its result; used by OTP. */
+  acceptAndWait(
+    req: SendRequest,
+    timeoutMs: number,
+  ): Promise<{ job: SendJobData; outcome: JobOutcome<SendJobResult> }> {
+    const queue = this.queue(req.deviceId);
+    return this.deps.events.use(queue, async (events) => {
+      const [job] = await this.accept(req);
+      return { job: job!, outcome: await this.waitFor(job!, timeoutMs, events) };
+    });
+  }
+
+  /** Waits (bounded) for a job already accepted. */
+  async waitFor(
+    job: SendJobData,
+    timeoutMs: number,
+    events?: Parameters<typeof waitForJob>[2],
+  ): Promise<JobOutcome<SendJobResult>> {
+    const queue = this.queue(job.deviceId);
+    const added = await queue.getJob(job.messageId);
+    if (!added) return { kind: 'timeout' };
+    if (events) return waitForJob<SendJobResult>(queue, added, events, timeoutMs);
+    return this.deps.events.use(queue, (ev) => waitForJob<SendJobResult>(queue, added, ev, timeoutMs));
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * API token administration:
+ *   npm run -s token -- create --name NAME [--device ID] [--expires-in 30d]
+ *   npm run -s token -- list
+ *   npm run -s token -- revoke ID
+ * `create` prints the token value alone on the last line of stdout (it is shown only once).
+ */
+import { parseArgs } from 'node:util';
+import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
+import { DEVICE_ID_PATTERN } from '@mgw/contracts';
+import { TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
+import { runCli } from './run-cli.js';
+import { table } from './table.js';
+
+const USAGE = `Usage:
+  token create --name NAME [--device DEVICE_ID] [--expires-in <n>s|m|h|d]
+  token list
+  token revoke TOKEN_ID`;
+
+class UsageError extends Error {}
+
+type Command =
+  | { kind: 'create'; name: string; deviceId?: string; expiresInMs?: number }
+  | { kind: 'list' }
+  | { kind: 'revoke'; id: string };
+
+function parseCommand(argv: string[]): Command {
+  const [command, ...rest] = argv;
+  if (command === 'create') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        device: { type: 'string' },
+        'expires-in': { type: 'string' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    const name = values.name?.trim();
+    if (!name) throw new UsageError('--name is required');
+    if (values.device !== undefined && !DEVICE_ID_PATTERN.test(values.device)) {
+      throw new UsageError(
+        `--device must be a device id: 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit (got "${values.device}")`,
+      );
+    }
+    let expiresInMs: number | undefined;
+    if (values['expires-in'] !== undefined) {
+      expiresInMs = parseDuration(values['expires-in']);
+      if (expiresInMs === undefined) {
+        throw new UsageError(
+          `--expires-in must be a positive number followed by s, m, h or d, e.g. 30d (got "${values['expires-in']}")`,
+        );
+      }
+    }
+    return { kind: 'create', name, deviceId: values.device, expiresInMs };
+  }
+  if (command === 'list') {
+    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    return { kind: 'list' };
+  }
+  if (command === 'revoke') {
+    if (rest.length !== 1 || !rest[0] || rest[0].startsWith('-')) {
+      throw new UsageError('revoke takes exactly one token id');
+    }
+    return { kind: 'revoke', id: rest[0] };
+  }
+  throw new UsageError(command ? `unknown command: ${command}` : 'a command is required');
+}
+
+function formatList(tokens: TokenRecord[], now: Date): string {
+  const rows = [['ID', 'NAME', 'DEVICE', 'CREATED', 'EXPIRES', 'EXPIRED']];
+  for (const t of tokens) {
+    rows.push([
+      t.id,
+      t.name,
+      t.deviceId ?? '(default)',
+      t.createdAt,
+      t.expiresAt ?? 'never',
+      isExpired(t, now) ? 'yes' : 'no',
+    ]);
+  }
+  return table(rows);
+}
+
+async function run(command: Command): Promise<number> {
+  const redis = createRedis(redisConfig(validateEnv([redisEnv])), 'producer', 'token-cli');
+  try {
+    await waitForRedis(redis, 5000);
+    const store = new TokenStore(redis);
+    if (command.kind === 'create') {
+      const { value, token } = await store.create(command);
+      process.stdout.write(
+        `Created token ${token.id} (name: ${token.name}, device: ${token.deviceId ?? '(default)'}, ` +
+          `expires: ${token.expiresAt ?? 'never'})\n` +
+          `The value below is shown only once; store it now:\n${value}\n`,
+      );
+      return 0;
+    }
+    if (command.kind === 'list') {
+      process.stdout.write(formatList(await store.list(), new Date()));
+      return 0;
+    }
+    if (await store.revoke(command.id)) {
+      process.stdout.write(`Revoked token ${command.id}\n`);
+      return 0;
+    }
+    process.stderr.write(`error: no token with id ${command.id}\n`);
+    return 1;
+  } finally {
+    await closeRedis(redis);
+  }
+}
+
+await runCli(USAGE, parseCommand, run);

@@ -1,0 +1,118 @@
+import type { RedisClient } from '@mgw/common';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
+import { ApiError } from './api-error.js';
+import { type ApiConfig } from '../config.js';
+import { ERRORS, keys, type Metrics } from '@mgw/contracts';
+import type { TokenStore } from '@mgw/store';
+
+/** Who is calling: set by `authenticate` on `res.locals.auth`. */
+export interface AuthContext {
+  tokenId: string;
+  /** SHA-256 of the token: the key of per-token rate limits and idempotency records. */
+  tokenHash: string;
+  /** The device this request acts on: the token's own, or the default device. */
+  deviceId: string;
+}
+
+export function authOf(res: Response): AuthContext {
+  const auth = res.locals.auth as AuthContext | undefined;
+  if (!auth) throw new Error('authenticate() must run before this handler');
+  return auth;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The token from `Authorization: Bearer` (preferred) or `?token=`. */
+function tokenFrom(req: Request): string | undefined {
+  const header = req.get('authorization');
+  if (header) return BEARER.exec(header)?.[1];
+  const q = (req.query as Record<string, unknown>).token;
+  return typeof q === 'string' && q.length > 0 ? q : undefined;
+}
+
+/**
+ * Counts one failed attempt of a client IP, in a fixed window that starts at its first failure;
+ * an IP already at the limit is not counted further. Returns [failures, window left in ms,
+ * blocked (1) or not (0)].
+ */
+const RECORD_FAILURE = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+if n >= tonumber(ARGV[2]) and ttl > 0 then
+  return {n, ttl, 1}
+end
+n = redis.call('INCR', KEYS[1])
+if n == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl, 0}
+`;
+
+export interface AuthDeps {
+  redis: RedisClient;
+  /** Verifies a presented token (the cache in front of the token store). */
+  tokens: Pick<TokenStore, 'verify'>;
+  config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
+  metrics: Metrics;
+}
+
+/**
+ * Authenticates every request before anything else happens to it. The token is checked first:
+ * a valid token is always served, even from an IP over the failure limit (clients behind one NAT
+ * or proxy must not lock each other out, and tokens are far too long to guess). Only a request
+ * that presents a wrong token (unknown, revoked, expired) counts as a failure of its IP; past
+ * `authFailureLimit` in the window, wrong tokens from that IP get 429 instead of 401. No token
+ * at all is a plain 401 that counts nothing (CORS preflights, health checkers, curious browsers),
+ * and so is any OPTIONS request. Wrong-token answers carry the X-RateLimit-* headers of the guard.
+ */
+export function authenticate({ redis, tokens, config, metrics }: AuthDeps): RequestHandler {
+  const limit = config.authFailureLimit;
+  const setHeaders = (res: Response, failures: number, ttlMs: number) => {
+    res.setHeader('X-RateLimit-Limit', String(limit));
+    res.setHeader('X-RateLimit-Remaining', String(Math.max(limit - failures, 0)));
+    res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + Math.max(ttlMs, 0)) / 1000)));
+  };
+
+  return async (req, res, next) => {
+    try {
+      const value = tokenFrom(req);
+      const check = value ? await tokens.verify(value) : undefined;
+      if (check?.ok) {
+        res.locals.auth = {
+          tokenId: check.token.id,
+          tokenHash: check.tokenHash,
+          deviceId: check.token.deviceId ?? config.defaultDeviceId,
+        } satisfies AuthContext;
+        return next();
+      }
+      if (!check || req.method === 'OPTIONS') {
+        metrics.authRejections.inc({ reason: check ? check.reason : 'missing' });
+        return next(new ApiError(401, ERRORS.invalidToken));
+      }
+
+      const failKey = keys.rateLimitPrefix('auth-failures') + ipKeyGenerator(req.ip ?? 'unknown');
+      const [failures, ttlMs, blocked] = (await redis.eval(
+        RECORD_FAILURE,
+        1,
+        failKey,
+        String(config.authFailureWindowMs),
+        String(limit),
+      )) as [number, number, number];
+      setHeaders(res, failures, ttlMs);
+      if (blocked) {
+        metrics.authRejections.inc({ reason: 'blocked' });
+        return next(
+          new ApiError(429, ERRORS.tooManyAuthFailures, undefined, {
+            resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
+          }),
+        );
+      }
+      metrics.authRejections.inc({ reason: check.reason });
+      next(new ApiError(401, ERRORS.invalidToken));
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { RedisStore, type RedisReply, type SendCommandClusterDetails } from 'rate-limit-redis';
+import { masterNodes, serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { ApiError } from './api-error.js';
+import { type ApiConfig } from '../config.js';
+import { ERRORS, keys, type Metrics } from '@mgw/contracts';
+import { authOf } from './auth.js';
+import { CoalescingRedisStore } from './rate-limit-store.js';
+
+export type LimitedEndpoint = keyof ApiConfig['rateLimits'];
+
+/**
+ * rate-limit-redis runs its scripts by SHA. On a Cluster a script must be on the master of each
+ * counter's slot, and a replica promoted by a failover starts without any: SCRIPT LOAD goes to
+ * every master, and an EVALSHA refused with NOSCRIPT runs as EVAL with the script's text (the
+ * store's own reload-and-retry would load it on masters the client may not know yet).
+ */
+function scriptsEverywhere(redis: RedisClient) {
+  const scripts = new Map<string, string>();
+  return async ({ command: [name, ...args] }: SendCommandClusterDetails): Promise<RedisReply> => {
+    const command = name!.toUpperCase();
+    if (command === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
+      const sha = createHash('sha1').update(args[1]!).digest('hex');
+      scripts.set(sha, args[1]!);
+      const loaded = await Promise.allSettled(masterNodes(redis).map((n) => n.script('LOAD', args[1]!)));
+      const failed = loaded.find((r) => r.status === 'rejected');
+      if (failed && loaded.every((r) => r.status === 'rejected')) throw failed.reason;
+      return sha;
+    }
+    try {
+      return (await redis.call(name!, ...args)) as RedisReply;
+    } catch (err) {
+      const script = command === 'EVALSHA' ? scripts.get(args[0]!) : undefined;
+      if (!script || !/^NOSCRIPT/.test((err as Error).message)) throw err;
+      return (await redis.call('EVAL', script, ...args.slice(1))) as RedisReply;
+    }
+  };
+}
+
+/**
+ * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
+ * Redis so every replica shares the counts (a busy token's hits are sent to Redis together, see
+ * `CoalescingRedisStore`). X-RateLimit-Reset is express-rate-limit's legacy
+ * header: the Unix time (seconds since the epoch, rounded up) at which the window ends.
+ */
+export function createRateLimiters(deps: {
+  redis: RedisClient;
+  config: Pick<ApiConfig, 'rateLimits' | 'rateLimitWindowMs'>;
+  metrics: Metrics;
+  logger: Logger;
+}): Record<LimitedEndpoint, RequestHandler> {
+  const { redis, config, metrics, logger } = deps;
+  const limiterLogger = {
+    warn: (err: unknown) => logger.warn('rate limiter warning', { err: serializeError(err) }),
+    error: (err: unknown) => logger.error('rate limiter error', { err: serializeError(err) }),
+  };
+  const make = (endpoint: LimitedEndpoint): RequestHandler =>
+    rateLimit({
+      windowMs: config.rateLimitWindowMs,
+      limit: config.rateLimits[endpoint],
+      legacyHeaders: true,
+      standardHeaders: false,
+      keyGenerator: (_req, res) => authOf(res).tokenHash,
+      store: new CoalescingRedisStore(
+        new RedisStore({
+          prefix: keys.rateLimitPrefix(endpoint),
+          sendCommandCluster: scriptsEverywhere(redis),
+        }),
+        {
+          // /send writes to Redis anyway (a Redis that refuses writes still gets it a 503).
+          admitAhead: endpoint === 'send',
+          onLostHits: (err, hits) =>
+            logger.warn('rate limiter: hits admitted ahead of Redis could not be counted', {
+              endpoint,
+              hits,
+              err: serializeError(err),
+            }),
+        },
+      ),
+      // Storage down is a 503 like everywhere else, not a silently unlimited API.
+      passOnStoreError: false,
+      logger: limiterLogger,
+      handler: (req, _res, next) => {
+        metrics.rateLimitRejections.inc({ endpoint });
+        const info = (req as { rateLimit?: { resetTime?: Date } }).rateLimit;
+        const ms = info?.resetTime ? info.resetTime.getTime() - Date.now() : config.rateLimitWindowMs;
+        next(
+          new ApiError(429, ERRORS.rateLimited, undefined, { resetIn: Math.max(1, Math.ceil(ms / 1000)) }),
+        );
+      },
+    });
+  return {
+    connect: make('connect'),
+    disconnect: make('disconnect'),
+    status: make('status'),
+    send: make('send'),
+    otp: make('otp'),
+    messages: make('messages'),
+    webhook: make('webhook'),
+  };
+}

@@ -1,0 +1,57 @@
+import type { MessagesQuery } from '@mgw/contracts';
+import type { ApiServices } from '../api-services.js';
+
+/** Index entries read per round trip, and at most per request (filters may skip many). */
+const READ = 100;
+const SCAN_BUDGET = 2000;
+
+export interface MessagesPage {
+  messages: Record<string, unknown>[];
+  /** Pass as `cursor` for the next (older) page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/**
+ * GET /messages: the device's messages newest first, through its message index (ids in the order
+ * they were accepted or received), each read like GET /messages/:id, filtered by batch, status and
+ * direction. A filtered page reads at most SCAN_BUDGET ids: it may come back short (even empty)
+ * with a `nextCursor` to go on from.
+ */
+export async function listMessages(
+  s: ApiServices,
+  deviceId: string,
+  q: MessagesQuery,
+): Promise<MessagesPage> {
+  const out: Record<string, unknown>[] = [];
+  let before = q.cursor === undefined ? undefined : Number(q.cursor);
+  let scanned = 0;
+  for (;;) {
+    const entries = await s.index.before(deviceId, before, READ);
+    const records = await Promise.all(entries.map((e) => s.messages.get(deviceId, e.messageId)));
+    const gone: string[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const record = records[i];
+      before = entry.seq;
+      scanned++;
+      if (!record) {
+        gone.push(entry.messageId);
+        continue;
+      }
+      const direction = record.direction ?? 'outbound';
+      if (q.direction && direction !== q.direction) continue;
+      if (q.batchId && record.batchId !== q.batchId) continue;
+      const full = direction === 'inbound' ? await s.inbound.get(deviceId, entry.messageId) : record;
+      if (!full || (q.status && full.status !== q.status)) continue;
+      out.push(full as unknown as Record<string, unknown>);
+      if (out.length === q.limit) break;
+    }
+    await s.index.forget(deviceId, gone);
+    const exhausted = entries.length < READ && out.length < q.limit;
+    if (exhausted) return { messages: out };
+    if (out.length === q.limit || scanned >= SCAN_BUDGET) {
+      const more = (await s.index.before(deviceId, before, 1)).length > 0;
+      return { messages: out, ...(more ? { nextCursor: String(before) } : {}) };
+    }
+  }
+}

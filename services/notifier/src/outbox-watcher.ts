@@ -1,0 +1,69 @@
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import type { WebhookStore } from '@mgw/store';
+import type { DeliveryDispatcher } from './dispatcher.js';
+import type { TargetCache } from './target-cache.js';
+
+export interface OutboxWatcherOptions {
+  webhooks: Pick<WebhookStore, 'devices'>;
+  targets: Pick<TargetCache, 'forget'>;
+  /** `kick` serves a device that has work and no notifier (`sweep`: even one seen held a moment ago). */
+  dispatcher: Pick<DeliveryDispatcher, 'kick'>;
+  /** How often every device is looked at even without a notification. */
+  sweepMs: number;
+  logger: Logger;
+}
+
+/** Devices looked at together by a sweep. */
+const SWEEP_BATCH = 50;
+
+/**
+ * Keeps every device's deliveries going: at once when an event is written to its outbox (the
+ * notification wakes a notifier; no polling delay), and on a periodic sweep over every device
+ * with a webhook, which takes over the devices of a notifier that died (their leases lapsed) and
+ * covers a missed notification.
+ */
+export class OutboxWatcher {
+  private subscriber?: RedisClient;
+  private timer?: NodeJS.Timeout;
+  private sweeping: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: OutboxWatcherOptions) {}
+
+  async start(subscriber: RedisClient): Promise<void> {
+    const { targets, dispatcher, sweepMs } = this.opts;
+    this.subscriber = subscriber;
+    await subscriber.subscribe(keys.eventsChannel(), keys.webhooksChannel());
+    subscriber.on('message', (channel: string, deviceId: string) => {
+      // A webhook set, rotated, disabled or removed: its next delivery reads it again.
+      if (channel === keys.webhooksChannel()) targets.forget(deviceId);
+      void dispatcher.kick(deviceId);
+    });
+    this.runSweep();
+    this.timer = setInterval(() => this.runSweep(), sweepMs);
+  }
+
+  /** Stops listening and sweeping; resolves when the sweep under way ends. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.subscriber?.unsubscribe().catch(() => undefined);
+    await this.sweeping;
+  }
+
+  /** Every device with a webhook: served if it has work and no live notifier serves it. */
+  async sweep(): Promise<void> {
+    const { webhooks, dispatcher } = this.opts;
+    const devices = await webhooks.devices();
+    for (let i = 0; i < devices.length; i += SWEEP_BATCH) {
+      await Promise.all(devices.slice(i, i + SWEEP_BATCH).map((d) => dispatcher.kick(d, true)));
+    }
+  }
+
+  private runSweep(): void {
+    this.sweeping = this.sweeping
+      .then(() => this.sweep())
+      .catch((err: unknown) => {
+        this.opts.logger.warn('sweep failed', { err: serializeError(err) });
+      });
+  }
+}
