@@ -108,5 +108,7 @@ export const FAILURE_REASONS = {
   contentExpired: 'content_expired',
   /** An OTP the API already answered 504 for: it is never sent afterwards. */
   otpExpired: 'otp_expired',
+  /** The recipient is on the device's suppression list (it opted out); nothing was asked of WhatsApp. */
+  optedOut: 'opted_out',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

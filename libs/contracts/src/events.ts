@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'message.received',
   'session.status',
   'batch.completed',
+  'contact.opted_out',
+  'contact.opted_in',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -93,4 +95,15 @@ export interface MessageReceivedEventData {
   attachment?: { type: string; mimeType: string; fileName?: string; size: number };
   replyTo?: string;
   receivedAt: string;
+}
+
+/**
+ * `data` of contact.opted_out / contact.opted_in: a number joined or left the device's
+ * suppression list, by a keyword the contact wrote (`source: "keyword"`) or through the admin API.
+ */
+export interface ContactOptEventData {
+  deviceId: string;
+  phone: string;
+  source: 'keyword' | 'admin';
+  at: string;
 }

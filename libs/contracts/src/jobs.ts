@@ -52,6 +52,11 @@ export interface SendJobData {
   /** OTP only: no attempt starts after this time (epoch ms); the API's answer has been given. */
   expiresAt?: number;
   enqueuedAt: number;
+  /**
+   * The confirmation of an opt-out or opt-in the sender enqueues itself: it goes to the number
+   * even though the number is on the suppression list (it is the last message it gets).
+   */
+  optOutNotice?: true;
 }
 
 /** What a completed send job returns (OTP: the API returns it to the client). */

@@ -147,6 +147,12 @@ export const keys = {
   deviceChats: (deviceId: string) => `${device(deviceId)}:chats`,
   /** Hash: the device's sending pause (`reason`, `until` ms, `since` ms) while WhatsApp pushes back. */
   deviceRestriction: (deviceId: string) => `${device(deviceId)}:restriction`,
+  /**
+   * Sorted set: the device's suppression list — numbers that opted out (a keyword, or an
+   * operator) scored by when (ms). A message to one of them fails `opted_out` unsent (OTPs
+   * excepted). See libs/store/src/opt-outs/.
+   */
+  optOuts: (deviceId: string) => `${device(deviceId)}:opt-outs`,
 } as const;
 
 /**

@@ -84,6 +84,12 @@ export function createMetrics() {
       labelNames: ['status'] as const,
       registers: reg,
     }),
+    optOutChanges: new client.Counter({
+      name: `${p}opt_out_changes_total`,
+      help: 'Numbers put on (opted_out) or taken off (opted_in) a suppression list, by source (keyword, admin).',
+      labelNames: ['direction', 'source'] as const,
+      registers: reg,
+    }),
     otpSent: new client.Counter({
       name: `${p}otp_sent_total`,
       help: 'OTP messages answered to the client as sent, by language.',

@@ -15,3 +15,4 @@ export * from './send-queues.js';
 export * from './encryption/index.js';
 export * from './policy/index.js';
 export * from './device-commands.js';
+export * from './opt-outs/index.js';

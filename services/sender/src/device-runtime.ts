@@ -19,6 +19,8 @@ import {
 } from '@mgw/messenger';
 import {
   getDeviceState,
+  isOptedOut,
+  MessageIndex,
   openSendQueue,
   purgeDeviceMessages,
   forgetAccount,
@@ -40,6 +42,7 @@ import { ReceiptBatcher } from './receipts.js';
 import { DeviceRestriction } from './device-restriction.js';
 import { SendGate } from './send-gate.js';
 import { recordInbound } from './inbound.js';
+import { checkKeywords, OptOutKeywords } from './opt-outs.js';
 import { processSendJob } from './send-job.js';
 import { onSendJobFailed } from './send-failure.js';
 
@@ -84,6 +87,7 @@ export class DeviceRuntime {
   private handingOver = false;
   private readonly pacer: Pacer;
   private readonly gate: SendGate;
+  private readonly optOutKeywords: OptOutKeywords;
   readonly restriction: DeviceRestriction;
   private started = false;
   /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
@@ -132,6 +136,17 @@ export class DeviceRuntime {
       wakeHeld: () => this.queue.promoteJobs(),
     });
     const restriction = this.restriction;
+    this.optOutKeywords = new OptOutKeywords({
+      redis,
+      deviceId,
+      contents: deps.contents,
+      index: new MessageIndex(redis, config.store.messageRetentionSeconds),
+      queue: this.queue,
+      linkGeneration: () => this.linkGeneration,
+      metrics,
+      logger: this.log,
+      failedRetentionSeconds: config.store.messageRetentionSeconds,
+    });
     this.worker = new Worker<SendJobData, SendJobResult>(
       sendQueueName(deviceId),
       (job, token) =>
@@ -146,6 +161,7 @@ export class DeviceRuntime {
             pacer,
             gate,
             restriction,
+            optedOut: (phone) => isOptedOut(redis, deviceId, phone),
             fetchAttachment: deps.fetchAttachment,
             metrics,
             logger: this.log,
@@ -308,9 +324,11 @@ export class DeviceRuntime {
     );
     this.conn.on('receipts', (batch) => receipts.add(batch));
     this.conn.on('inbound', (received) => {
-      void recordInbound(this.deps.inbound, this.deviceId, received, metrics).catch((err: unknown) =>
-        this.log.warn('inbound messages not recorded', { err: serializeError(err) }),
-      );
+      void recordInbound(this.deps.inbound, this.deviceId, received, metrics)
+        .then((recorded) => checkKeywords(this.optOutKeywords, recorded, this.log))
+        .catch((err: unknown) =>
+          this.log.warn('inbound messages not recorded', { err: serializeError(err) }),
+        );
     });
   }
 

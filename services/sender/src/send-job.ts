@@ -31,6 +31,8 @@ export interface SendJobDeps {
   gate: SendGate;
   /** Turns WhatsApp's push-back (ack 463/429, failures in a row) into a pause of the device. */
   restriction: Pick<DeviceRestriction, 'onSendFailed' | 'onSent'>;
+  /** Whether the number is on the device's suppression list (it opted out). */
+  optedOut: (phone: string) => Promise<boolean>;
   fetchAttachment: AttachmentFetcher;
   metrics: Metrics;
   logger: Logger;
@@ -74,6 +76,7 @@ export async function processSendJob(
   if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
   try {
     refuseUnsendable(data, record, deps);
+    await refuseOptedOut(data, deps);
     const stored = await sendableContent(job, deps, token);
     await waitForSocket(job, deps, token);
     const ticket = await passGate(job, deps, token);
@@ -95,6 +98,16 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
   }
   if (!PHONE_PATTERN.test(data.to))
     throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
+}
+
+/**
+ * A number on the suppression list gets nothing, and WhatsApp is asked nothing about it (not even
+ * the lookup). OTPs go (the person asked for one), as does the confirmation of the opt-out itself.
+ */
+async function refuseOptedOut(data: SendJobData, deps: SendJobDeps): Promise<void> {
+  if (data.kind === 'otp' || data.optOutNotice) return;
+  if (await deps.optedOut(data.to))
+    throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
 }
 
 function refuseIfRetired(deps: SendJobDeps): void {

@@ -13,7 +13,7 @@ import {
 } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, Encryption } from '@mgw/store';
+import { ContentStore, MessageStore, Encryption, isOptedOut } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
@@ -43,6 +43,7 @@ function policyDeps(redis: Redis, deviceId: string) {
       logger: createLogger({ level: 'silent', service: 'test' }),
       wakeHeld: async () => undefined,
     }),
+    optedOut: (phone: string) => isOptedOut(redis, deviceId, phone),
   };
 }
 

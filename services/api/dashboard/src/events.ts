@@ -9,4 +9,6 @@ export const WEBHOOK_EVENTS = [
   'message.received',
   'session.status',
   'batch.completed',
+  'contact.opted_out',
+  'contact.opted_in',
 ] as const;

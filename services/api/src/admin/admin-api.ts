@@ -17,6 +17,13 @@ import {
   listDevicesRoute,
 } from './devices-routes.js';
 import { clearRestrictionRoute, getPolicyRoute, putPolicyRoute } from './policy-routes.js';
+import {
+  addOptOutRoute,
+  getOptOutSettingsRoute,
+  listOptOutsRoute,
+  putOptOutSettingsRoute,
+  removeOptOutRoute,
+} from './opt-outs-routes.js';
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
 import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../routes/webhook.js';
 
@@ -72,6 +79,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     config: s.config.sendPolicy,
     queueOf: devices.queueOf,
   };
+  const optOuts = { redis: s.redis, metrics: s.metrics };
   const guard = auth.require();
   const byPath = (req: Request) => deviceIdOf(req);
   const routes: AdminRoute[] = [
@@ -110,6 +118,24 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       method: 'get',
       path: '/devices/:deviceId/batches/:batchId',
       handlers: [guard, deviceBatchRoute(devices)],
+    },
+    // A device's suppression list (numbers that opted out) and its keywords and confirmations.
+    { method: 'get', path: '/devices/:deviceId/opt-outs', handlers: [guard, listOptOutsRoute(optOuts)] },
+    { method: 'post', path: '/devices/:deviceId/opt-outs', handlers: [guard, body, addOptOutRoute(optOuts)] },
+    {
+      method: 'delete',
+      path: '/devices/:deviceId/opt-outs/:phone',
+      handlers: [guard, none, removeOptOutRoute(optOuts)],
+    },
+    {
+      method: 'get',
+      path: '/devices/:deviceId/opt-out-settings',
+      handlers: [guard, getOptOutSettingsRoute(optOuts)],
+    },
+    {
+      method: 'put',
+      path: '/devices/:deviceId/opt-out-settings',
+      handlers: [guard, body, putOptOutSettingsRoute(optOuts)],
     },
     // A device's webhook: read, set (rotateSecret: true rotates), remove — as the public /webhook.
     { method: 'get', path: '/devices/:deviceId/webhook', handlers: [guard, getWebhookRoute(s, byPath)] },

@@ -1,0 +1,96 @@
+import type { RedisClient } from '@mgw/common';
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
+import { ERRORS, PHONE_PATTERN, emptyQuerySchema, type Metrics } from '@mgw/contracts';
+import {
+  isOptOutCursor,
+  listOptOuts,
+  optIn,
+  optOut,
+  optOutSettingsSchema,
+  readOptOutSettings,
+  writeOptOutSettings,
+  type OptOutSettingsChange,
+} from '@mgw/store';
+import { ApiError } from '../http/api-error.js';
+import { parse } from '../http/validation.js';
+import { deviceIdOf } from './devices-routes.js';
+
+export interface OptOutDeps {
+  redis: RedisClient;
+  metrics: Metrics;
+}
+
+const phoneSchema = Joi.string().pattern(PHONE_PATTERN).required().messages({
+  'string.pattern.base': '{{#label}} must be a phone number in international format: digits only, 7 to 15',
+});
+const listQuerySchema = Joi.object<{ limit: number; cursor?: string }>({
+  limit: Joi.number().integer().min(1).max(200).default(50),
+  cursor: Joi.string()
+    .max(40)
+    .custom((v: string, h) => (isOptOutCursor(v) ? v : h.error('any.invalid')))
+    .messages({ 'any.invalid': '{{#label}} must be a nextCursor of an earlier page' }),
+});
+const addBodySchema = Joi.object<{ phone: string }>({ phone: phoneSchema });
+
+/** GET /devices/:deviceId/opt-outs?limit=50&cursor=… — the suppression list, newest first. */
+export function listOptOutsRoute(d: OptOutDeps): RequestHandler {
+  return async (req, res) => {
+    const deviceId = deviceIdOf(req);
+    const query = parse(listQuerySchema, req.query);
+    res.status(200).json({ success: true, data: await listOptOuts(d.redis, deviceId, query) });
+  };
+}
+
+/** POST /devices/:deviceId/opt-outs `{ phone }` — suppresses a number (as if it wrote STOP; no confirmation). */
+export function addOptOutRoute(d: OptOutDeps): RequestHandler {
+  return async (req, res) => {
+    const deviceId = deviceIdOf(req);
+    parse(emptyQuerySchema, req.query);
+    const { phone } = parse(addBodySchema, req.body ?? {});
+    const added = await optOut(d.redis, deviceId, phone, 'admin');
+    if (added) d.metrics.optOutChanges.inc({ direction: 'opted_out', source: 'admin' });
+    res.status(200).json({ success: true, data: { phone, optedOut: true, changed: added } });
+  };
+}
+
+/** DELETE /devices/:deviceId/opt-outs/:phone — takes a number off the list (idempotent). */
+export function removeOptOutRoute(d: OptOutDeps): RequestHandler {
+  return async (req, res) => {
+    const deviceId = deviceIdOf(req);
+    parse(emptyQuerySchema, req.query);
+    const { phone } = parse(Joi.object({ phone: phoneSchema }).unknown(true), req.params);
+    const removed = await optIn(d.redis, deviceId, phone as string, 'admin');
+    if (removed) d.metrics.optOutChanges.inc({ direction: 'opted_in', source: 'admin' });
+    res.status(200).json({ success: true, data: { phone, optedOut: false, changed: removed } });
+  };
+}
+
+/** GET /devices/:deviceId/opt-out-settings — the keywords and confirmations in force, and the overrides. */
+export function getOptOutSettingsRoute(d: OptOutDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    res.status(200).json({ success: true, data: await readOptOutSettings(d.redis, deviceIdOf(req)) });
+  };
+}
+
+/** PUT /devices/:deviceId/opt-out-settings — changes some of them (null: back to the default). */
+export function putOptOutSettingsRoute(d: OptOutDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const deviceId = deviceIdOf(req);
+    const change = parse(optOutSettingsSchema, req.body ?? {}) as OptOutSettingsChange;
+    const clashes = await writeOptOutSettings(d.redis, deviceId, change);
+    if (clashes.length) {
+      throw new ApiError(
+        400,
+        ERRORS.invalidRequest,
+        clashes.map((k) => ({
+          path: ['optInKeywords'],
+          message: `"${k}" is also an opt-out keyword`,
+        })),
+      );
+    }
+    res.status(200).json({ success: true, data: await readOptOutSettings(d.redis, deviceId) });
+  };
+}
