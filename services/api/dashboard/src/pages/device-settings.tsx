@@ -4,6 +4,7 @@ import { WEBHOOK_EVENTS } from '../events';
 import { exact } from '../format';
 import { onLink } from '../router';
 import { Banner, Confirm, Spinner } from '../ui';
+import { OptOutsSection } from './opt-outs';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -373,7 +374,7 @@ function PolicySection(props: { deviceId: string }) {
   );
 }
 
-/** `/dashboard/devices/<id>`: the device's webhook and sending policy. */
+/** `/dashboard/devices/<id>`: the device's webhook, sending policy and opt-outs. */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
     <>
@@ -387,6 +388,7 @@ export function DeviceSettingsPage(props: { deviceId: string }) {
       </div>
       <WebhookSection deviceId={props.deviceId} />
       <PolicySection deviceId={props.deviceId} />
+      <OptOutsSection deviceId={props.deviceId} />
     </>
   );
 }
