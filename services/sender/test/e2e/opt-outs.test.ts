@@ -7,6 +7,23 @@ interface Sent {
   messageId: string;
 }
 
+/** The admin API's answers this suite reads (each route fills the fields of its own). */
+interface AdminAnswer {
+  success: boolean;
+  error?: string;
+  details: { path: string[] }[];
+  data: {
+    phone: string;
+    optedOut: boolean;
+    changed: boolean;
+    total: number;
+    numbers: { phone: string; optedOutAt: string }[];
+    nextCursor?: string;
+    overrides: Record<string, unknown>;
+    settings: Record<string, unknown>;
+  };
+}
+
 /**
  * Opt-outs end to end: contacts write keywords through the simulator to the account linked by the
  * real Baileys client; confirmations arrive in their simulator inboxes; sends to a suppressed
@@ -45,7 +62,7 @@ describe('e2e: opt-outs — keywords, confirmations, the suppression list and it
       },
       body: json === undefined ? undefined : JSON.stringify(json),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as AdminAnswer };
   };
   const write = (contact: string, text: string) =>
     stack().simApi('POST', `/contacts/${contact}/send`, { to: account, text });
@@ -207,7 +224,7 @@ describe('e2e: opt-outs — keywords, confirmations, the suppression list and it
   it('When opt-out settings are not valid, then 400 with details and nothing changes', async () => {
     const clash = await admin('PUT', '/opt-out-settings', { optInKeywords: ['stop'] });
     expect(clash.status).to.equal(400);
-    expect(clash.body.details[0].path).to.deep.equal(['optInKeywords']);
+    expect(clash.body.details[0]!.path).to.deep.equal(['optInKeywords']);
     const tooLong = await admin('PUT', '/opt-out-settings', {
       optOutTextEn: 'x'.repeat(1001),
       optOutKeywords: [' '],
