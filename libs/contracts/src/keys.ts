@@ -145,6 +145,14 @@ export const keys = {
    * message to any other number is a first contact, counted against the first-contact cap.
    */
   deviceChats: (deviceId: string) => `${device(deviceId)}:chats`,
+  /**
+   * Hash: what the device's messages did in one UTC hour (`sent`, `delivered`, `read`, `failed`),
+   * each message counted once per status in the hour that status happened; `at` is an ISO time (its
+   * hour, `2026-11-23T18`, names the key). Incremented by the message transition script, which
+   * builds the key from `deviceActivity(deviceId, '')` plus the status time's first 13 characters.
+   * Expires `DEVICE_ACTIVITY_TTL_SECONDS` after its last count. See libs/store/src/device-activity.ts.
+   */
+  deviceActivity: (deviceId: string, at: string) => `${device(deviceId)}:activity:${at.slice(0, 13)}`,
   /** Hash: the device's sending pause (`reason`, `until` ms, `since` ms) while WhatsApp pushes back. */
   deviceRestriction: (deviceId: string) => `${device(deviceId)}:restriction`,
   /**

@@ -16,3 +16,4 @@ export * from './encryption/index.js';
 export * from './policy/index.js';
 export * from './device-commands.js';
 export * from './opt-outs/index.js';
+export * from './device-activity.js';

@@ -11,7 +11,8 @@ import { EMIT_LUA } from './events.js';
  * rank, ranks JSON, retention seconds, fields JSON (set with the status), base JSON (the record's
  * fields from its job, set where missing), settle ('1': this is the message's final outcome as the
  * sender sees it), requireUnclaimed ('1': refuse (-1) when a send attempt already started),
- * deviceId, batch key prefix, events channel.
+ * deviceId, batch key prefix, events channel, activity key prefix (`keys.deviceActivity(id, '')`),
+ * activity TTL seconds.
  * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
  *
  * Events (see events.ts) are emitted here, with the change: `message.<status>` in status order
@@ -20,6 +21,8 @@ import { EMIT_LUA } from './events.js';
  * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
  * with the status, and its last message leaving `queued` emits `batch.completed`. The batch key is
  * built from the record's batchId: it carries the device's hash tag, so it is in this slot.
+ * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
+ * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
  */
 export const TRANSITION_SCRIPT = `${EMIT_LUA}
 local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
@@ -59,6 +62,13 @@ if changed == 1 then
     if status == 'failed' and r[5] then d.error = r[5] end
     d[timeField] = r[6]
     mgw_emit(hook, outbox, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
+    -- Activity chart: announced once per status per message, so counted here, in the UTC hour of
+    -- the status's time (an ISO string: its first 13 characters, 2026-11-23T18, name the hour).
+    if r[6] then
+      local activity = ARGV[12] .. string.sub(r[6], 1, 13)
+      redis.call('HINCRBY', activity, status, 1)
+      redis.call('EXPIRE', activity, tonumber(ARGV[13]))
+    end
   end
   local now = redis.call('HGET', rec, 'status')
   if now == 'failed' then

@@ -9,6 +9,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import { RedisScript, pipelineReplies, scriptPipeline } from '@mgw/common';
+import { DEVICE_ACTIVITY_TTL_SECONDS } from './device-activity.js';
 import { CLAIM_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
 
 const CLAIM = new RedisScript<ClaimOutcome>('mgwMessageClaim', CLAIM_SCRIPT);
@@ -210,6 +211,8 @@ export class MessageStore {
         job.deviceId,
         keys.batch(job.deviceId, ''),
         keys.eventsChannel(),
+        keys.deviceActivity(job.deviceId, ''),
+        String(DEVICE_ACTIVITY_TTL_SECONDS),
       ],
     ];
   }
