@@ -1,9 +1,10 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { ERRORS } from '@mgw/contracts';
-import { sendingView } from '@mgw/store';
+import { DeviceActivity, sendingView } from '@mgw/store';
 import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
+import { deviceActivityRoute } from './activity-routes.js';
 import { AdminAuth } from './admin-auth.js';
 import { DeviceDirectory } from './device-directory.js';
 import {
@@ -113,6 +114,12 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       method: 'delete',
       path: '/devices/:deviceId/restriction',
       handlers: [guard, none, clearRestrictionRoute(policy)],
+    },
+    // The device's sending per hour: the Campaigns page's chart.
+    {
+      method: 'get',
+      path: '/devices/:deviceId/activity',
+      handlers: [guard, deviceActivityRoute(new DeviceActivity(s.redis))],
     },
     {
       method: 'get',
