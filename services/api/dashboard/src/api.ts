@@ -159,6 +159,19 @@ export interface Batch {
   total: number;
 }
 
+/** The statuses the Campaigns chart counts per hour (`GET /devices/:deviceId/activity`). */
+export type ActivityStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** One UTC hour of a device's sending: `hour` is its start (ISO), the counts what happened in it. */
+export type ActivityHour = { hour: string } & Record<ActivityStatus, number>;
+
+/** GET /devices/:deviceId/activity: the last hours, oldest first, zero-filled, and their totals. */
+export interface ActivityAnswer {
+  deviceId: string;
+  hours: ActivityHour[];
+  totals: Record<ActivityStatus, number>;
+}
+
 export interface Session {
   via: 'session' | 'token';
   csrfToken?: string;

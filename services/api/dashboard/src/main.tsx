@@ -7,6 +7,7 @@ import { SignIn } from './pages/sign-in';
 import { DevicesPage } from './pages/devices';
 import { TokensPage } from './pages/tokens';
 import { MessagesPage } from './pages/messages';
+import { CampaignsPage } from './pages/campaigns';
 import { DeviceSettingsPage } from './pages/device-settings';
 import { Spinner } from './ui';
 import './styles.css';
@@ -17,6 +18,7 @@ type State = { kind: 'checking' } | { kind: 'signed-out'; notice?: string } | { 
 function Page(props: { path: string }) {
   if (props.path.startsWith('/dashboard/settings')) return <TokensPage />;
   if (props.path.startsWith('/dashboard/messages')) return <MessagesPage />;
+  if (props.path.startsWith('/dashboard/campaigns')) return <CampaignsPage />;
   const device = /^\/dashboard\/devices\/([^/?]+)/.exec(props.path);
   if (device) return <DeviceSettingsPage key={device[1]} deviceId={decodeURIComponent(device[1]!)} />;
   return <DevicesPage />;

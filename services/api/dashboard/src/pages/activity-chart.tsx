@@ -1,0 +1,200 @@
+import { api, type ActivityAnswer, type ActivityHour, type ActivityStatus } from '../api';
+import { Banner, Spinner, usePoll } from '../ui';
+
+const POLL_MS = 10_000;
+
+/** The chart's series, in the order a message reaches them; `cls` colours bar and legend alike. */
+const SERIES: { key: ActivityStatus; label: string; cls: string }[] = [
+  { key: 'sent', label: 'Sent', cls: 'series-sent' },
+  { key: 'delivered', label: 'Delivered', cls: 'series-delivered' },
+  { key: 'read', label: 'Read', cls: 'series-read' },
+  { key: 'failed', label: 'Failed', cls: 'series-failed' },
+];
+
+// The drawing's own units (the SVG scales to the card's width; text keeps its proportions).
+const W = 960;
+const H = 260;
+const PAD = { top: 14, right: 10, bottom: 30, left: 44 };
+
+/** A step of 1, 2 or 5 × 10^k so that about four grid lines cover `max` with whole numbers. */
+function yScale(max: number): { top: number; step: number } {
+  const rough = Math.max(max, 1) / 4;
+  const p = 10 ** Math.floor(Math.log10(rough));
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * p).find((s) => s >= rough) ?? 10 * p);
+  return { top: step * Math.max(1, Math.ceil(max / step)), step };
+}
+
+const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric' });
+
+/** "14:00–15:00" in the viewer's time. */
+function span(h: ActivityHour): string {
+  return `${clock(h.hour)}–${clock(new Date(Date.parse(h.hour) + 3_600_000).toISOString())}`;
+}
+
+/** "14:00–15:00: 3 sent, 2 delivered, 1 read, 0 failed" — the tooltip of an hour. */
+function describeHour(h: ActivityHour): string {
+  return `${span(h)}: ${SERIES.map((s) => `${h[s.key]} ${s.key}`).join(', ')}`;
+}
+
+/**
+ * The device's sending per hour as grouped bars (one group per hour, one bar per status), drawn
+ * as plain SVG by the page. Statuses are not stacked: a read message was also sent and delivered,
+ * so the bars of an hour overlap in meaning and are shown side by side. Every hour group carries
+ * its counts as data attributes and a tooltip; every bar its status and count.
+ */
+export function ActivityChart(props: { hours: ActivityHour[] }) {
+  const { hours } = props;
+  const max = Math.max(0, ...hours.flatMap((h) => SERIES.map((s) => h[s.key])));
+  const { top, step } = yScale(max);
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const groupW = plotW / Math.max(hours.length, 1);
+  const barW = (groupW * 0.78) / SERIES.length;
+  const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
+  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
+  const labelEvery = hours.length > 12 ? 3 : 1;
+  return (
+    <svg
+      class="activity-chart"
+      viewBox={`0 0 ${W} ${H}`}
+      role="img"
+      aria-label={`Messages per hour over the last ${hours.length} hours`}
+      data-testid="activity-chart"
+    >
+      {ticks.map((t) => (
+        <g key={t} class="grid">
+          <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
+          <text x={PAD.left - 8} y={y(t)} text-anchor="end" dominant-baseline="middle">
+            {t}
+          </text>
+        </g>
+      ))}
+      {hours.map((h, i) => {
+        const x0 = PAD.left + i * groupW;
+        return (
+          <g
+            key={h.hour}
+            class="hour"
+            data-testid="activity-hour"
+            data-hour={h.hour}
+            data-sent={h.sent}
+            data-delivered={h.delivered}
+            data-read={h.read}
+            data-failed={h.failed}
+          >
+            <title>{describeHour(h)}</title>
+            <rect class="hour-hit" x={x0} y={PAD.top} width={groupW} height={plotH} />
+            {SERIES.filter((s) => h[s.key] > 0).map((s) => {
+              const j = SERIES.indexOf(s);
+              return (
+                <rect
+                  key={s.key}
+                  class={`bar-${s.key} ${s.cls}`}
+                  data-status={s.key}
+                  data-count={h[s.key]}
+                  x={x0 + groupW * 0.11 + j * barW}
+                  y={y(h[s.key])}
+                  width={Math.max(barW - 1, 1)}
+                  height={Math.max(PAD.top + plotH - y(h[s.key]), 1)}
+                  rx={1.5}
+                >
+                  <title>{`${span(h)}: ${h[s.key]} ${s.key}`}</title>
+                </rect>
+              );
+            })}
+            {(hours.length - 1 - i) % labelEvery === 0 && (
+              <text class="hour-label" x={x0 + groupW / 2} y={H - 10} text-anchor="middle">
+                {hourLabel(h.hour)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+      <line class="axis" x1={PAD.left} x2={W - PAD.right} y1={y(0)} y2={y(0)} />
+    </svg>
+  );
+}
+
+/** The legend: each series' colour with its total over the hours shown. */
+function Legend(props: { totals: Record<ActivityStatus, number> }) {
+  return (
+    <ul class="chart-legend" data-testid="activity-totals">
+      {SERIES.map((s) => (
+        <li key={s.key} data-status={s.key} data-count={props.totals[s.key]}>
+          <span class={`swatch ${s.cls}`} aria-hidden="true" />
+          {s.label} <strong>{props.totals[s.key]}</strong>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The card of the Campaigns page with the last 24 hours of the device's sending, refreshed every 10 s. */
+export function ActivitySection(props: { deviceId: string }) {
+  const { deviceId } = props;
+  const activity = usePoll(
+    () => api<ActivityAnswer>(`/devices/${encodeURIComponent(deviceId)}/activity?hours=24`),
+    POLL_MS,
+    [deviceId],
+  );
+  const data = activity.data;
+  const busy = data ? data.hours.filter((h) => SERIES.some((s) => h[s.key] > 0)) : [];
+  return (
+    <section class="card" aria-labelledby="activity-title">
+      <div class="card-head">
+        <h2 id="activity-title">Last 24 hours</h2>
+        {data && <Legend totals={data.totals} />}
+      </div>
+      <p class="muted small">
+        Messages of {deviceId} per hour, in your time, counted in the hour each status happened: a message
+        sent at 9:50 and read at 10:05 is in the 9:00 Sent bar and the 10:00 Read bar.
+      </p>
+      {activity.error && <Banner kind="error">Could not load the activity: {activity.error}</Banner>}
+      {!data ? (
+        activity.loading && <Spinner label="Loading activity…" />
+      ) : (
+        <>
+          <div class="chart-scroll">
+            <ActivityChart hours={data.hours} />
+          </div>
+          {busy.length === 0 ? (
+            <p class="empty" data-testid="activity-empty">
+              {deviceId} sent nothing in the last 24 hours.
+            </p>
+          ) : (
+            <details class="chart-numbers">
+              <summary>The numbers</summary>
+              <table class="table">
+                <thead>
+                  <tr>
+                    <th>Hour</th>
+                    {SERIES.map((s) => (
+                      <th key={s.key} class="num">
+                        {s.label}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {busy.map((h) => (
+                    <tr key={h.hour}>
+                      <td>
+                        {new Date(h.hour).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}
+                      </td>
+                      {SERIES.map((s) => (
+                        <td key={s.key} class="num">
+                          {h[s.key]}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,148 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { useStack, waitFor } from '@mgw/testing';
+import { buildDashboard } from '../../dashboard/build.mjs';
+import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+
+const PASSWORD = 'campaigns test password 42';
+const HOUR = 3_600_000;
+
+describe('Dashboard Campaigns page in a real browser (chromium, whole stack against the simulator)', function () {
+  this.timeout(90_000);
+  let assets: string;
+  let browser: Browser;
+  let page: Page;
+  const requested: string[] = [];
+
+  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD };
+  before(async () => {
+    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
+    env.DASHBOARD_ASSETS_DIR = assets;
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    context.on('request', (r) => requested.push(r.url()));
+    page = await context.newPage();
+  });
+  const stack = useStack({ env });
+  after(async () => {
+    await browser?.close();
+    if (assets) await rm(assets, { recursive: true, force: true });
+  });
+
+  it("When a list is sent, then the Campaigns page charts the hour's sent, delivered, read and failed messages", async () => {
+    const s = stack();
+    await s.linkByQr('15550009301', 'Campaign Shop');
+    // One contact reads, one only receives, one's phone sends no receipt, one is not on WhatsApp.
+    const reader = '15550009311';
+    const receiver = '15550009312';
+    const silent = '15550009313';
+    const nobody = '15550009314';
+    await s.simApi('POST', '/contacts', { phone: reader, receipts: 'read' });
+    await s.simApi('POST', '/contacts', { phone: receiver, receipts: 'delivered' });
+    await s.simApi('POST', '/contacts', { phone: silent, receipts: 'none' });
+    await s.simApi('POST', '/contacts', { phone: nobody, onWhatsApp: false });
+    const sent = await s.api<{ messageId: string }>('POST', '/send', {
+      to: [reader, receiver, silent, nobody],
+      text: 'the spring sale starts today',
+    });
+    expect(sent.status).to.equal(202);
+    const batchId = sent.body.messageId;
+    let counts: Record<string, number> = {};
+    await waitFor(
+      async () => {
+        const batch = await s.api<{ data?: { counts: Record<string, number> } }>(
+          'GET',
+          `/batches/${batchId}`,
+        );
+        counts = batch.body.data?.counts ?? {};
+        return counts.read === 1 && counts.delivered === 1 && counts.sent === 1 && counts.failed === 1;
+      },
+      { timeoutMs: 30_000, what: `the list to settle (last: ${JSON.stringify(counts)})` },
+    );
+
+    await page.goto(`${s.apiUrl}/dashboard`);
+    await page.getByLabel('Admin password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('heading', { name: 'Campaigns', exact: true }).waitFor();
+    // The only device is linked: it is the one shown, and the URL can name it.
+    expect(await page.getByLabel('Device').inputValue()).to.equal(s.deviceId);
+    await page.goto(`${s.apiUrl}/dashboard/campaigns?device=${s.deviceId}`);
+
+    // Three sent (the one not on WhatsApp never was), two delivered (a read message was), one read, one failed.
+    const totals = page.getByTestId('activity-totals');
+    await totals.locator('[data-status="failed"][data-count="1"]').waitFor({ timeout: 20_000 });
+    const total = async (status: string) =>
+      Number(await totals.locator(`[data-status="${status}"]`).getAttribute('data-count'));
+    expect({
+      sent: await total('sent'),
+      delivered: await total('delivered'),
+      read: await total('read'),
+      failed: await total('failed'),
+    }).to.deep.equal({ sent: 3, delivered: 2, read: 1, failed: 1 });
+
+    // 24 hour groups, oldest first, the last one the current hour, holding all of it.
+    const groups = page.getByTestId('activity-hour');
+    expect(await groups.count()).to.equal(24);
+    const hours = await groups.evaluateAll((gs) => gs.map((g) => g.getAttribute('data-hour')!));
+    const steps = hours.slice(1).map((h, i) => Date.parse(h) - Date.parse(hours[i]!));
+    expect(new Set(steps)).to.deep.equal(new Set([HOUR]));
+    expect(Date.now() - Date.parse(hours[23]!)).to.be.within(0, 2 * HOUR);
+    const busy = page.locator('[data-testid="activity-hour"][data-sent="3"]');
+    expect(await busy.count()).to.equal(1);
+    expect(await busy.evaluate((g) => ({ ...(g as SVGGElement).dataset }))).to.include({
+      sent: '3',
+      delivered: '2',
+      read: '1',
+      failed: '1',
+    });
+    // Each count is a bar of its own, with a tooltip that says it.
+    const bars = await busy
+      .locator('rect[data-status]')
+      .evaluateAll((rs) =>
+        rs.map((r) => [
+          r.getAttribute('data-status'),
+          r.getAttribute('data-count'),
+          Number(r.getAttribute('height')),
+        ]),
+      );
+    expect(bars.map(([s, c]) => [s, c])).to.deep.equal([
+      ['sent', '3'],
+      ['delivered', '2'],
+      ['read', '1'],
+      ['failed', '1'],
+    ]);
+    const [sentH, deliveredH, readH] = bars.map((b) => b[2] as number);
+    expect(sentH).to.be.greaterThan(deliveredH!);
+    expect(deliveredH).to.be.greaterThan(readH!);
+    expect(await busy.locator('rect[data-status="failed"] title').textContent()).to.match(/: 1 failed$/);
+    // The other hours are empty: no bars at all.
+    expect(await page.locator('[data-testid="activity-hour"] rect[data-status]').count()).to.equal(4);
+
+    await page.getByText('The numbers').click();
+    const row = page.locator('.chart-numbers tbody tr');
+    expect(await row.count()).to.equal(1);
+    expect((await row.locator('td.num').allTextContents()).map(Number)).to.deep.equal([3, 2, 1, 1]);
+    await page.getByText('The numbers').click();
+    await screenshots(page, 'campaigns');
+
+    const origin = new URL(s.apiUrl).origin;
+    expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).to.deep.equal([]);
+  });
+
+  it('When a device has sent nothing, then its chart is empty and says so', async () => {
+    await page.goto(`${stack().apiUrl}/dashboard/campaigns?device=quiet-device`);
+    await page
+      .getByTestId('activity-empty')
+      .getByText('quiet-device sent nothing in the last 24 hours.')
+      .waitFor();
+    expect(await page.getByTestId('activity-hour').count()).to.equal(24);
+    expect(await page.locator('[data-testid="activity-hour"] rect[data-status]').count()).to.equal(0);
+    expect(await page.getByLabel('Device').inputValue()).to.equal('quiet-device');
+    await screenshots(page, 'campaigns-empty');
+  });
+});
