@@ -29,6 +29,10 @@ export const ERRORS = {
   mediaTimeout: 'The media download did not finish in time',
   /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
   batchNotFound: 'Batch not found',
+  /** 409 on POST /batches/:batchId/pause, resume or cancel when every message of the list already left the queue. */
+  batchCompleted: 'Batch already completed: every message was sent or failed',
+  /** 409 on POST /batches/:batchId/pause or resume of a cancelled list. */
+  batchCancelled: 'Batch was cancelled',
   /** 404 on GET /webhook when the device has none. */
   webhookNotFound: 'No webhook is configured for this device',
   /** 400 detail when the webhook URL is one the outbound guard refuses (private address, port). */
@@ -110,5 +114,7 @@ export const FAILURE_REASONS = {
   otpExpired: 'otp_expired',
   /** The recipient is on the device's suppression list (it opted out); nothing was asked of WhatsApp. */
   optedOut: 'opted_out',
+  /** Its list was cancelled (POST /batches/:batchId/cancel) before the message was sent. */
+  cancelled: 'cancelled',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

@@ -14,6 +14,9 @@ export const EVENT_TYPES = [
   'batch.completed',
   'contact.opted_out',
   'contact.opted_in',
+  'batch.paused',
+  'batch.resumed',
+  'batch.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -51,6 +54,22 @@ export interface BatchCompletedEventData {
   completedAt: string;
 }
 
+/** `data` of batch.paused / batch.resumed / batch.cancelled: the list's control changed. */
+export interface BatchControlEventData {
+  deviceId: string;
+  batchId: string;
+  /** The list's state after the change. */
+  state: 'paused' | 'active' | 'cancelled';
+  /** `pausedAt`, `resumedAt` or `cancelledAt` (one of them, the event's own). */
+  pausedAt?: string;
+  resumedAt?: string;
+  cancelledAt?: string;
+}
+
+/** A list's state: sending, paused, cancelled, or every message left the queue. */
+export const BATCH_STATES = ['active', 'paused', 'cancelled', 'completed'] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
 /** A list's messages by status; the counts always sum to `total`. */
 export interface BatchCounts {
   queued: number;
@@ -64,9 +83,14 @@ export interface BatchCounts {
 export interface BatchRecord {
   batchId: string;
   total: number;
-  counts: BatchCounts;
+  /** Precedence: cancelled, then completed, then paused, else active. */
+  state: BatchState;
+  /** By status (summing to `total`), plus `held`: how many of the `queued` ones are held now. */
+  counts: BatchCounts & { held: number };
   createdAt: string;
   completedAt?: string;
+  pausedAt?: string;
+  cancelledAt?: string;
 }
 
 /**

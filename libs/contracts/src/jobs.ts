@@ -115,6 +115,30 @@ export interface MessageRecord {
   error?: string;
   /** `outbound` (sent by the gateway); inbound messages have their own shape (InboundRecord). */
   direction?: 'outbound' | 'inbound';
+  /** Why a `queued` message waits, and until when (see HELD_REASONS); absent once it goes on. */
+  held?: HeldInfo;
+}
+
+/**
+ * Why a queued message waits in its queue instead of being sent: the window's daily cap, the
+ * warm-up step's cap, the first-contact cap, quiet hours, the device's pause (WhatsApp pushed
+ * back), its list's pause, or its `sendAt`.
+ */
+export const HELD_REASONS = [
+  'daily_cap',
+  'warmup_cap',
+  'first_contact_cap',
+  'quiet_hours',
+  'device_paused',
+  'batch_paused',
+  'scheduled',
+] as const;
+export type HeldReason = (typeof HELD_REASONS)[number];
+
+/** `held` of a message record: the reason and when the sender looks at the message again (ISO 8601). */
+export interface HeldInfo {
+  reason: HeldReason;
+  until: string;
 }
 
 /** The session record of a device (`keys.session(deviceId)`), read by GET /status. */

@@ -131,6 +131,14 @@ export const keys = {
   eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
   /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
   batch: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}`,
+  /**
+   * Set: ids of the list's queued messages the sender holds right now (`held` on their records),
+   * so GET /batches/:batchId counts them; always `keys.batch(...)` + `:held` (the message scripts
+   * build it from the batch key). TTL = retention.
+   */
+  batchHeld: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}:held`,
+  /** Sorted set: the device's list ids scored by acceptance time (ms): GET /batches pages it. */
+  batchIndex: (deviceId: string) => `${device(deviceId)}:batch-index`,
   /** Hash: an inbound attachment downloaded for one GET /messages/:id/media (`bytes` sealed, `mimeType`, `fileName`), 60 s. */
   mediaDownload: (deviceId: string, requestId: string) => `${device(deviceId)}:media-dl:${requestId}`,
   /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */

@@ -341,3 +341,19 @@ export const messagesQuerySchema = Joi.object<MessagesQuery>({
     .pattern(/^\d+$/)
     .messages({ 'string.pattern.base': '"cursor" must be the nextCursor of a previous page' }),
 });
+
+export interface BatchesQuery {
+  token?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** GET /batches query: a page size (1–100, default 20) and the cursor of the previous page. */
+export const batchesQuerySchema = Joi.object<BatchesQuery>({
+  token,
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string()
+    .max(160)
+    .pattern(/^\d{1,16}_[A-Za-z0-9-]{1,128}$/)
+    .messages({ 'string.pattern.base': '"cursor" must be the nextCursor of a previous page' }),
+});

@@ -17,3 +17,5 @@ export * from './policy/index.js';
 export * from './device-commands.js';
 export * from './opt-outs/index.js';
 export * from './device-activity.js';
+export * from './batch-control.js';
+export * from './batch-sweep.js';

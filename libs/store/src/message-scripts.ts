@@ -20,7 +20,8 @@ import { EMIT_LUA } from './events.js';
  * after `sent` is announced before `sentAt` is known (a receipt that overtook the sender's
  * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
  * with the status, and its last message leaving `queued` emits `batch.completed`. The batch key is
- * built from the record's batchId: it carries the device's hash tag, so it is in this slot.
+ * built from the record's batchId: it carries the device's hash tag, so it is in this slot; so is
+ * its held set (`<batch key>:held`), which a message leaves with `queued`.
  * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
  * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
  */
@@ -83,6 +84,12 @@ if changed == 1 then
     if rankNow > done then redis.call('HSET', rec, 'evRank', rankNow) end
   end
   local batchId = redis.call('HGET', rec, 'batchId')
+  -- Out of queued: not held any more (the record's hold and its place in the list's held set).
+  if cur == 'queued' and now ~= 'queued' then
+    redis.call('HDEL', rec, 'heldReason', 'heldUntil')
+    local mid = redis.call('HGET', rec, 'messageId')
+    if batchId and mid then redis.call('SREM', ARGV[10] .. batchId .. ':held', mid) end
+  end
   if batchId and now ~= cur then
     local batch = ARGV[10] .. batchId
     if redis.call('EXISTS', batch) == 1 then
@@ -118,19 +125,55 @@ return changed
 `;
 
 /**
- * KEYS: record, WhatsApp-id mapping. ARGV: messageId, retention seconds, now (ms), expiresAt (ms
- * or ''), base JSON. Marks that a send attempt starts; see MessageStore.claim.
+ * KEYS: record, WhatsApp-id mapping, batch (the record key when the message is not of a list),
+ * the batch's held set. ARGV: messageId, retention seconds, now (ms), expiresAt (ms or ''), base
+ * JSON, '1' when the message is of a list. Marks that a send attempt starts; see MessageStore.claim.
+ * Returns 'claimed', or why not: 'failed', 'sent', 'cancelled' / 'paused' (its list), 'expired'.
+ *
+ * The list's state is read here, in the script that starts the attempt: once a cancel's script
+ * ran, no message of the list is claimed any more (whichever sender holds the device, before or
+ * after a failover), which is what lets the cancel answer "none of them will be sent". Claiming
+ * also ends the message's hold (`held`, and its place in the list's held set).
  */
 export const CLAIM_SCRIPT = `
-local rec, byWa = KEYS[1], KEYS[2]
+local rec, byWa, batch, held = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local cur = redis.call('HGET', rec, 'status') or 'queued'
 if cur == 'failed' then return 'failed' end
 if cur ~= 'queued' and redis.call('HEXISTS', rec, 'sentAt') == 1 then return 'sent' end
+if ARGV[6] == '1' then
+  local b = redis.call('HMGET', batch, 'cancelledAt', 'pausedAt')
+  if b[1] then return 'cancelled' end
+  if b[2] then return 'paused' end
+end
 if ARGV[4] ~= '' and tonumber(ARGV[3]) >= tonumber(ARGV[4]) then return 'expired' end
 for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSETNX', rec, k, v) end
 redis.call('HSETNX', rec, 'status', 'queued')
 redis.call('HSET', rec, 'sendingAt', ARGV[3])
+redis.call('HDEL', rec, 'heldReason', 'heldUntil')
+if ARGV[6] == '1' then redis.call('SREM', held, ARGV[1]) end
 redis.call('EXPIRE', rec, tonumber(ARGV[2]))
 redis.call('SET', byWa, ARGV[1], 'EX', tonumber(ARGV[2]))
 return 'claimed'
+`;
+
+/**
+ * KEYS: record, batch (the record key when the message is not of a list), the batch's held set.
+ * ARGV: messageId, reason, until (ISO 8601), retention seconds, '1' when the message is of a list.
+ * Records why a queued message waits (`heldReason`, `heldUntil`) and adds it to its list's held
+ * set; nothing for a message that left `queued` (it is sent or failed: not held). A `batch_paused`
+ * hold of a list that is no longer paused is refused too (a resume ran meanwhile: the message goes
+ * on instead). Returns 1 when held, 0 when not.
+ */
+export const HOLD_SCRIPT = `
+local rec, batch, held = KEYS[1], KEYS[2], KEYS[3]
+local cur = redis.call('HGET', rec, 'status') or 'queued'
+if cur ~= 'queued' then return 0 end
+if ARGV[2] == 'batch_paused' and redis.call('HEXISTS', batch, 'pausedAt') == 0 then return 0 end
+redis.call('HSET', rec, 'heldReason', ARGV[2], 'heldUntil', ARGV[3])
+redis.call('EXPIRE', rec, tonumber(ARGV[4]))
+if ARGV[5] == '1' and redis.call('EXISTS', batch) == 1 then
+  redis.call('SADD', held, ARGV[1])
+  redis.call('EXPIRE', held, tonumber(ARGV[4]))
+end
+return 1
 `;

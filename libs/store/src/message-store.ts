@@ -1,7 +1,9 @@
 import type { RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
+  HELD_REASONS,
   MESSAGE_STATUS_RANK,
+  type HeldReason,
   keys,
   sendQueueName,
   type MessageRecord,
@@ -10,9 +12,10 @@ import {
 } from '@mgw/contracts';
 import { RedisScript, pipelineReplies, scriptPipeline } from '@mgw/common';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from './device-activity.js';
-import { CLAIM_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
+import { CLAIM_SCRIPT, HOLD_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
 
 const CLAIM = new RedisScript<ClaimOutcome>('mgwMessageClaim', CLAIM_SCRIPT);
+const HOLD = new RedisScript<number>('mgwMessageHold', HOLD_SCRIPT);
 const TRANSITION = new RedisScript<number>('mgwMessageTransition', TRANSITION_SCRIPT);
 
 /** A delivery or read receipt for one of the device's messages, by its WhatsApp id. */
@@ -52,7 +55,7 @@ const PUBLIC_FIELDS = [
   'direction',
 ] as const;
 
-export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'expired';
+export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'expired' | 'cancelled' | 'paused';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
@@ -96,20 +99,31 @@ export class MessageStore {
    * receipts. Refuses a message that is already failed or, for an OTP, past its expiry.
    */
   async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
+    const [batch, held] = batchKeys(job);
     return CLAIM.run(
       this.redis,
-      [
-        keys.message(job.deviceId, job.messageId),
-        keys.messageByPlatformId(job.deviceId, job.platformMessageId),
-      ],
+      [keys.message(job.deviceId, job.messageId), keys.messageByPlatformId(job.deviceId, job.platformMessageId), batch, held],
       [
         job.messageId,
         this.retentionSeconds,
         now,
         job.expiresAt === undefined ? '' : job.expiresAt,
         JSON.stringify(recordBase(job)),
+        job.batchId ? '1' : '0',
       ],
     );
+  }
+
+  /**
+   * Records that the sender holds the queued message until `until` (ms) for `reason` (shown as
+   * `held` on its record, counted in its list's `counts.held`) until it is claimed or leaves
+   * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its list
+   * is no longer paused.
+   */
+  async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
+    const [batch, held] = batchKeys(job);
+    const args = [job.messageId, reason, new Date(until).toISOString(), this.retentionSeconds, job.batchId ? '1' : '0'];
+    return (await HOLD.run(this.redis, [keys.message(job.deviceId, job.messageId), batch, held], args)) === 1;
   }
 
   async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
@@ -218,10 +232,21 @@ export class MessageStore {
   }
 }
 
+/** The batch key and its held set of a message of a list; the record's key (unused) otherwise. */
+function batchKeys(job: SendJobData): [string, string] {
+  if (!job.batchId) return [keys.message(job.deviceId, job.messageId), keys.message(job.deviceId, job.messageId)];
+  return [keys.batch(job.deviceId, job.batchId), keys.batchHeld(job.deviceId, job.batchId)];
+}
+
+const HELD_REASON_SET = new Set<string>(HELD_REASONS);
+
 function publicRecord(h: Record<string, string>): MessageRecord {
-  const out: Record<string, string> = {};
+  const out: Record<string, unknown> = {};
   for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
   out.status ??= 'queued';
   out.direction ??= 'outbound';
+  if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
+    out.held = { reason: h.heldReason, until: h.heldUntil };
+  }
   return out as unknown as MessageRecord;
 }

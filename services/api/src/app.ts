@@ -11,7 +11,7 @@ import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { requestContext } from './http/request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
-import { batchRoute } from './routes/batches.js';
+import { batchRoute, controlBatchRoute, listBatchesRoute } from './routes/batches.js';
 import { mediaRoute } from './routes/media.js';
 import { listMessagesRoute, messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
@@ -121,7 +121,10 @@ export function createApp(s: ApiServices): Express {
   app.get(v1('/messages'), auth, limit.messages, listMessagesRoute(s));
   app.get(v1('/messages/:id'), auth, limit.messages, messageRoute(s));
   app.get(v1('/messages/:id/media'), auth, limit.messages, mediaRoute(s));
+  app.get(v1('/batches'), auth, limit.messages, listBatchesRoute(s));
   app.get(v1('/batches/:batchId'), auth, limit.messages, batchRoute(s));
+  for (const action of ['pause', 'resume', 'cancel'] as const)
+    app.post(v1(`/batches/:batchId/${action}`), auth, limit.messages, withoutBody, controlBatchRoute(s, action));
   app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
   app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
   app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
@@ -135,7 +138,11 @@ export function createApp(s: ApiServices): Express {
     ['/messages', 'GET, HEAD'],
     ['/messages/:id', 'GET, HEAD'],
     ['/messages/:id/media', 'GET, HEAD'],
+    ['/batches', 'GET, HEAD'],
     ['/batches/:batchId', 'GET, HEAD'],
+    ['/batches/:batchId/pause', 'POST'],
+    ['/batches/:batchId/resume', 'POST'],
+    ['/batches/:batchId/cancel', 'POST'],
     ['/webhook', 'GET, HEAD, PUT, DELETE'],
   ];
   for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));

@@ -1,7 +1,8 @@
 import type { RedisClient } from '@mgw/common';
-import type { Metrics, SendJobData } from '@mgw/contracts';
+import type { HeldReason, Metrics, SendJobData } from '@mgw/contracts';
 import {
   admitMessage,
+  batchStop,
   capOf,
   capWindow,
   capWithoutReserve,
@@ -26,7 +27,8 @@ export interface Ticket {
   release(): Promise<void>;
 }
 
-export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason };
+/** A hold: until when (ms), the policy's reason (metrics), and the reason a record shows (`held`). */
+export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason; held: HeldReason };
 
 /**
  * The gate each message of one device passes right before it is sent: a paused (restricted)
@@ -46,15 +48,17 @@ export class SendGate {
   async admit(data: Pick<SendJobData, 'to' | 'kind'>): Promise<Verdict> {
     const now = this.now();
     const restriction = await getRestriction(this.redis, this.deviceId, now);
-    if (restriction) return this.hold(restriction.until, 'restricted');
+    if (restriction) return this.hold(restriction.until, 'restricted', 'device_paused');
     // Read per message (one HGETALL): an admin override applies to the very next message.
     const { policy, warmupFrom } = await effectivePolicy(this.redis, this.deviceId, this.config);
     const otp = data.kind === 'otp';
     // OTPs are sent in quiet hours: someone is waiting for the code right now.
     const quiet = otp ? undefined : quietUntil(now, policy);
-    if (quiet !== undefined) return this.hold(quiet, 'quiet_hours');
+    if (quiet !== undefined) return this.hold(quiet, 'quiet_hours', 'quiet_hours');
     const win = capWindow(now, this.config.windowMs, policy.timeZone);
-    const { cap } = capOf(policy, win.start, this.config.windowMs, warmupFrom);
+    const { cap, warmupDay } = capOf(policy, win.start, this.config.windowMs, warmupFrom);
+    // The window's cap is the warm-up step's while the ladder lasts and it is below the daily cap.
+    const warmup = warmupDay !== undefined && cap < (policy.dailyCap === 0 ? Infinity : policy.dailyCap);
     const firstCap = policy.firstContactCap === 0 ? Infinity : policy.firstContactCap;
     const share = otp ? 0 : policy.otpReserve;
     const verdict = await admitMessage(
@@ -66,7 +70,10 @@ export class SendGate {
       capWithoutReserve(cap, share),
       capWithoutReserve(firstCap, share),
     );
-    if (!verdict.ok) return this.hold(win.end, verdict.cap);
+    if (!verdict.ok) {
+      const held = verdict.cap === 'daily_cap' && warmup ? 'warmup_cap' : verdict.cap;
+      return this.hold(win.end, verdict.cap, held);
+    }
     let settled = false;
     return {
       go: {
@@ -88,8 +95,13 @@ export class SendGate {
     return (await getRestriction(this.redis, this.deviceId, this.now()))?.until;
   }
 
-  private hold(until: number, reason: HoldReason): Verdict {
+  /** Whether the message's list stops it now: cancelled, paused, or undefined (not of a list, or sending). */
+  async listStop(batchId: string | undefined): Promise<'cancelled' | 'paused' | undefined> {
+    return batchId ? batchStop(this.redis, this.deviceId, batchId) : undefined;
+  }
+
+  private hold(until: number, reason: HoldReason, held: HeldReason): Verdict {
     this.metrics.sendsHeld.inc({ reason });
-    return { holdUntil: until + Math.floor(Math.random() * WAKE_SPREAD_MS), reason };
+    return { holdUntil: until + Math.floor(Math.random() * WAKE_SPREAD_MS), reason, held };
   }
 }

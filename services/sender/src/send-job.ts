@@ -19,6 +19,7 @@ import type { SendGate, Ticket } from './send-gate.js';
 import { sendableContent, sendContent } from './send-content.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { failedAttempt } from './send-failure.js';
+import { holdForPausedList, holdMessage } from './hold-message.js';
 
 export interface SendJobDeps {
   deviceId: string;
@@ -136,9 +137,21 @@ async function passGate(
   deps: SendJobDeps,
   token: string | undefined,
 ): Promise<Ticket> {
+  await stopForList(job, deps, token);
   const verdict = await deps.gate.admit(job.data);
-  if ('holdUntil' in verdict) await holdBack(job, verdict.holdUntil, token);
+  if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
   return (verdict as { go: Ticket }).go;
+}
+
+/** A message of a cancelled list fails now; one of a paused list waits (held) until it resumes. */
+async function stopForList(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  const stop = await deps.gate.listStop(job.data.batchId);
+  if (stop === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+  if (stop === 'paused') await holdForPausedList(job, deps, token);
 }
 
 /**
@@ -158,7 +171,7 @@ async function sendHoldingTicket(
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token);
-    const alreadySentAt = await claim(job.data, deps);
+    const alreadySentAt = await claim(job, deps, token);
     if (alreadySentAt) {
       await ticket.release(); // counted when it was sent
       return alreadySentAt;
@@ -184,16 +197,28 @@ async function waitForTurn(
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
   const pausedUntil = await deps.gate.restrictedUntil();
-  if (pausedUntil !== undefined) await holdBack(job, pausedUntil, token);
+  if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
 }
 
 /**
  * Claims the message right before the socket write. Answers the `sentAt` of an earlier send of it
- * (undefined: claimed, send it now); a message past its expiry or already failed fails.
+ * (undefined: claimed, send it now); a message past its expiry, of a cancelled list or already
+ * failed fails; one of a list paused meanwhile waits (the claim reads the list atomically).
  */
-async function claim(data: SendJobData, deps: SendJobDeps): Promise<string | undefined> {
+async function claim(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<string | undefined> {
+  const data = job.data;
   const claimed = await deps.messages.claim(data);
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+  if (claimed === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+  if (claimed === 'paused') {
+    await holdForPausedList(job, deps, token);
+    // Resumed in the meantime: claim again.
+    return claim(job, deps, token);
+  }
   if (claimed !== 'failed' && claimed !== 'sent') return undefined;
   const now = await deps.messages.getRecord(data.deviceId, data.messageId);
   if (now?.sentAt && now.status !== 'failed') return now.sentAt;
@@ -216,7 +241,7 @@ async function sendOrPause(
     await abortable(sendContent(job.data, content, jid, quoted, deps), deps.retired);
   } catch (err) {
     const until = await deps.restriction.onSendFailed(err);
-    if (until !== undefined) await holdBack(job, until, token);
+    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
     throw err;
   }
 }
@@ -252,16 +277,6 @@ async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): P
   deps.unrecorded.delete(data.messageId);
   deps.metrics.messages.inc({ status: 'sent' });
   return result(data, sentAt.toISOString());
-}
-
-/** Back to the queue until `until` (ms) without using an attempt; its record stays `queued`. */
-async function holdBack(
-  job: Job<SendJobData, SendJobResult>,
-  until: number,
-  token: string | undefined,
-): Promise<never> {
-  await job.moveToDelayed(Math.max(until, Date.now() + 100), token);
-  throw new DelayedError();
 }
 
 /** Not sent yet: give the job back without spending an attempt; the next owner sends it. */

@@ -1,4 +1,6 @@
 import {
+  BATCH_STATES,
+  HELD_REASONS,
   EVENT_TYPES,
   CONNECTION_STATUSES,
   MESSAGE_STATUSES,
@@ -188,6 +190,23 @@ export const schemas: Record<string, JsonSchema> = {
         ]),
         description: 'Inbound: the attachment (its bytes: GET /messages/{id}/media).',
       },
+      held: {
+        ...closed(
+          {
+            reason: {
+              enum: [...HELD_REASONS],
+              description:
+                'Why it waits: `daily_cap`, `warmup_cap` (the warm-up step of the day), `first_contact_cap`, `quiet_hours`, `device_paused` (WhatsApp pushed back), `batch_paused` (its list is paused), `scheduled` (its `sendAt`).',
+            },
+            until: timestamp(
+              'When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.',
+            ),
+          },
+          ['reason', 'until'],
+        ),
+        description:
+          'Only while `queued`: the sender holds it back (no attempt used) and why. Absent once its send starts or it fails: a queued message without `held` is waiting for its turn.',
+      },
       replyTo: str('Inbound: our messageId of the message it quotes.'),
       receivedAt: timestamp('Inbound: when the contact sent it.'),
     },
@@ -237,18 +256,48 @@ export const schemas: Record<string, JsonSchema> = {
     {
       batchId: str(),
       total: { type: 'integer', minimum: 1 },
+      state: {
+        enum: [...BATCH_STATES],
+        description:
+          '`active` (sending), `paused` (POST …/pause: nothing more is sent until …/resume), `cancelled` (POST …/cancel: nothing more is sent; the unsent messages end `failed` / `cancelled`), `completed` (no message is queued). A cancelled list stays `cancelled` once its messages are final.',
+      },
       counts: {
-        ...closed(Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])), [
-          ...MESSAGE_STATUSES,
-        ]),
-        description: 'Messages of the list by status; they sum to `total`.',
+        ...closed(
+          {
+            ...Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])),
+            held: {
+              type: 'integer',
+              minimum: 0,
+              description:
+                'Of the `queued` ones, how many the sender holds now (their records show `held`); not part of the sum.',
+            },
+          },
+          [...MESSAGE_STATUSES, 'held'],
+        ),
+        description:
+          'Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`.',
       },
       createdAt: timestamp('Accepted.'),
       completedAt: timestamp('When the last message left `queued` (sent or failed).'),
+      pausedAt: timestamp('While `paused`: when the pause began.'),
+      cancelledAt: timestamp('When it was cancelled.'),
     },
-    ['batchId', 'total', 'counts', 'createdAt'],
+    ['batchId', 'total', 'state', 'counts', 'createdAt'],
   ),
   BatchResult: closed({ success: yes, data: { $ref: '#/components/schemas/Batch' } }, ['success', 'data']),
+  BatchPage: closed(
+    {
+      success: yes,
+      data: closed(
+        {
+          batches: { type: 'array', items: { $ref: '#/components/schemas/Batch' } },
+          nextCursor: str('The `cursor` of the next (older) page; absent on the last one.'),
+        },
+        ['batches'],
+      ),
+    },
+    ['success', 'data'],
+  ),
   Health: closed({ success: yes, status: { enum: ['ok', 'ready'] } }, ['success', 'status']),
 };
 

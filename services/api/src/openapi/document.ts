@@ -1,4 +1,6 @@
 import {
+  ERRORS,
+  batchesQuerySchema,
   connectQuerySchema,
   emptyQuerySchema,
   otpBodySchema,
@@ -253,11 +255,73 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
         tag: 'Messages',
         summary: "A list's progress",
         description:
-          'Counts of the messages of a list (the `messageId` /send answered for it) by status; they always sum to `total`. `completedAt` is set once no message is queued.',
+          'The state of a list (the `messageId` /send answered for it) and counts of its messages by status; they always sum to `total`, and `counts.held` (how many queued ones are held now) is a subset of `queued`. `completedAt` is set once no message is queued.',
         rateLimit: r.messages,
         query: emptyQuerySchema,
         success: { status: 200, schema: 'BatchResult', description: 'The counts.' },
         errors: [404],
+      },
+      config,
+    ),
+    batches: operation(
+      {
+        tag: 'Messages',
+        summary: "The device's lists, newest first",
+        description:
+          'A page of lists (each as GET /batches/{batchId} answers it), newest first; pass `nextCursor` as `cursor` for the next page. Lists are kept as long as message records (MESSAGE_RETENTION_SECONDS).',
+        rateLimit: r.messages,
+        query: batchesQuerySchema,
+        success: { status: 200, schema: 'BatchPage', description: 'A page.' },
+        errors: [],
+      },
+      config,
+    ),
+    pauseBatch: operation(
+      {
+        tag: 'Messages',
+        summary: 'Pause a list',
+        description:
+          'Nothing more of the list is sent until it is resumed: its queued messages wait (`held.reason` `batch_paused`). A message whose send already started (handed to the socket) may still go. **Choice:** pausing a paused list is a 200 that changes nothing; a completed list answers 409 `' +
+          ERRORS.batchCompleted +
+          '` and a cancelled one 409 `' +
+          ERRORS.batchCancelled +
+          '`. Emits `batch.paused`.',
+        rateLimit: r.messages,
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'BatchResult', description: 'The list after the change.' },
+        errors: [404, 409, 413],
+      },
+      config,
+    ),
+    resumeBatch: operation(
+      {
+        tag: 'Messages',
+        summary: 'Resume a paused list',
+        description:
+          'Its held messages go back to the queue at once and are sent as before (caps, pacing and quiet hours still apply). **Choice:** resuming an active list is a 200 that changes nothing; a completed list answers 409 `' +
+          ERRORS.batchCompleted +
+          '` and a cancelled one 409 `' +
+          ERRORS.batchCancelled +
+          '`. Emits `batch.resumed`.',
+        rateLimit: r.messages,
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'BatchResult', description: 'The list after the change.' },
+        errors: [404, 409, 413],
+      },
+      config,
+    ),
+    cancelBatch: operation(
+      {
+        tag: 'Messages',
+        summary: 'Cancel a list',
+        description:
+          'Every message of the list not yet sent ends `failed` with `error: "cancelled"`: once this answers, none of them reaches a contact (also after a sender failover). A message whose send had already started when the cancel arrived may still be sent (its record then reads `sent`). **Choice:** cancelling a cancelled list is a 200 (it finishes a cancel cut short); a completed list answers 409 `' +
+          ERRORS.batchCompleted +
+          '`. Emits `batch.cancelled`.',
+        rateLimit: r.messages,
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'BatchResult', description: 'The list after the change.' },
+        errors: [404, 409, 413],
       },
       config,
     ),
@@ -309,6 +373,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
   };
   withPathParam(ops.message, 'id');
   withPathParam(events.batch, 'batchId');
+  for (const op of [events.pauseBatch, events.resumeBatch, events.cancelBatch]) withPathParam(op, 'batchId');
   withPathParam(events.media, 'id');
   // The file, not JSON.
   const mediaOk = (events.media as { responses: Record<string, { content?: unknown }> }).responses['200']!;
@@ -341,7 +406,11 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       [`${API_BASE}/messages`]: { get: events.list },
       [`${API_BASE}/messages/{id}`]: { get: ops.message },
       [`${API_BASE}/messages/{id}/media`]: { get: events.media },
+      [`${API_BASE}/batches`]: { get: events.batches },
       [`${API_BASE}/batches/{batchId}`]: { get: events.batch },
+      [`${API_BASE}/batches/{batchId}/pause`]: { post: events.pauseBatch },
+      [`${API_BASE}/batches/{batchId}/resume`]: { post: events.resumeBatch },
+      [`${API_BASE}/batches/{batchId}/cancel`]: { post: events.cancelBatch },
       [`${API_BASE}/webhook`]: {
         get: events.getWebhook,
         put: events.putWebhook,

@@ -1,11 +1,16 @@
 import type { RequestHandler } from 'express';
-import { ERRORS, emptyQuerySchema } from '@mgw/contracts';
+import { ERRORS, batchesQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import type { BatchAction } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
+import { controlList } from '../control/control-batch.js';
 
-/** GET /batches/:batchId: a list's counts by status (they sum to `total`); another device's is 404. */
+/**
+ * GET /batches/:batchId: a list's state and counts by status (they sum to `total`; `held` counts
+ * the queued ones held now); another device's is 404.
+ */
 export function batchRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
@@ -13,6 +18,26 @@ export function batchRoute(s: ApiServices): RequestHandler {
     const id = String(req.params.batchId ?? '');
     const data = id.length <= 128 ? await s.batches.get(deviceId, id) : undefined;
     if (!data) throw new ApiError(404, ERRORS.batchNotFound);
+    res.status(200).json({ success: true, data });
+  };
+}
+
+/** GET /batches: the device's lists, newest first, a page at a time (`nextCursor`). */
+export function listBatchesRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    const q = parse(batchesQuerySchema, req.query);
+    res.status(200).json({ success: true, data: await s.batches.list(deviceId, q.limit, q.cursor) });
+  };
+}
+
+/** POST /batches/:batchId/pause | resume | cancel (see control/control-batch.ts). */
+export function controlBatchRoute(s: ApiServices, action: BatchAction): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const id = String(req.params.batchId ?? '');
+    const data = await controlList(s, deviceId, id, action, req.log);
     res.status(200).json({ success: true, data });
   };
 }

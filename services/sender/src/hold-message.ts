@@ -1,0 +1,62 @@
+import { DelayedError, type Job } from 'bullmq';
+import { serializeError, type Logger } from '@mgw/common';
+import type { HeldReason, Metrics, SendJobData, SendJobResult } from '@mgw/contracts';
+import type { MessageStore } from '@mgw/store';
+import type { SendGate } from './send-gate.js';
+
+/**
+ * How long a message of a paused list waits before its sender looks at the list again. A resume
+ * wakes the list's held messages at once (the API promotes their jobs); this only bounds the wait
+ * of one whose wake-up was missed.
+ */
+export const LIST_PAUSE_RECHECK_MS = 60_000;
+
+export interface HoldDeps {
+  messages: MessageStore;
+  gate: Pick<SendGate, 'listStop'>;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/**
+ * Back to the queue until `until` (ms) without using an attempt; the record stays `queued` and
+ * shows `held: { reason, until }` (and its list counts it in `counts.held`) until it goes on.
+ */
+export async function holdMessage(
+  job: Job<SendJobData, SendJobResult>,
+  reason: HeldReason,
+  until: number,
+  deps: HoldDeps,
+  token: string | undefined,
+): Promise<never> {
+  const at = Math.max(until, Date.now() + 100);
+  // The record's `held` only explains the wait: a failed write must not turn a hold into a retry.
+  await deps.messages
+    .hold(job.data, reason, at)
+    .catch((err: unknown) => deps.logger.warn('hold not recorded', { err: serializeError(err) }));
+  await job.moveToDelayed(at, token);
+  throw new DelayedError();
+}
+
+/**
+ * Holds a message of a paused list (`batch_paused`) until the sender looks again. Returns when the
+ * list is no longer paused (a resume ran since it was read): the message goes on. A resume that
+ * runs while the job moves to the delayed set may miss it in its wake-up, so the list is read
+ * once more after the move and the job promoted if it was resumed meanwhile: either the resume
+ * finds the job delayed, or this read finds the list resumed.
+ */
+export async function holdForPausedList(
+  job: Job<SendJobData, SendJobResult>,
+  deps: HoldDeps,
+  token: string | undefined,
+): Promise<void> {
+  const at = Date.now() + LIST_PAUSE_RECHECK_MS;
+  const held = await deps.messages.hold(job.data, 'batch_paused', at).catch(() => true);
+  if (!held) return;
+  deps.metrics.sendsHeld.inc({ reason: 'batch_paused' });
+  await job.moveToDelayed(at, token);
+  if ((await deps.gate.listStop(job.data.batchId).catch(() => 'paused')) !== 'paused') {
+    await job.promote().catch(() => undefined);
+  }
+  throw new DelayedError();
+}
