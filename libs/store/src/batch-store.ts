@@ -65,7 +65,7 @@ export class BatchStore {
     const after = cursor === undefined ? undefined : parseCursor(cursor);
     const entries: { batchId: string; at: number }[] = [];
     // Ties in one millisecond come in descending id order: those up to the cursor's id were shown.
-    for (let offset = 0; entries.length <= limit; ) {
+    for (let offset = 0; entries.length <= limit;) {
       const count = limit + 1 - entries.length;
       const flat = await this.redis.zrevrangebyscore(
         index,

@@ -24,11 +24,16 @@ export interface BatchSweepDeps {
  * than after the backoff. The queue is read whole first (jobs of every list are in it), then the
  * list's jobs are ended. Returns how many records this call failed.
  */
-export async function cancelBatchMessages(deps: BatchSweepDeps, deviceId: string, batchId: string): Promise<number> {
+export async function cancelBatchMessages(
+  deps: BatchSweepDeps,
+  deviceId: string,
+  batchId: string,
+): Promise<number> {
   const mine: Job<SendJobData, SendJobResult>[] = [];
   for (let start = 0; ; start += PAGE) {
     const jobs = await deps.queue.getJobs([...UNFINISHED], start, start + PAGE - 1);
-    for (const j of jobs) if (j?.id && j.data?.batchId === batchId && j.data.deviceId === deviceId) mine.push(j);
+    for (const j of jobs)
+      if (j?.id && j.data?.batchId === batchId && j.data.deviceId === deviceId) mine.push(j);
     if (jobs.length < PAGE) break;
   }
   let ended = 0;
@@ -56,7 +61,11 @@ export async function cancelBatchMessages(deps: BatchSweepDeps, deviceId: string
  * A message being held right as the resume ran is promoted by its sender (see the sender's hold).
  * Returns how many jobs were promoted.
  */
-export async function wakePausedHolds(deps: BatchSweepDeps, deviceId: string, batchId: string): Promise<number> {
+export async function wakePausedHolds(
+  deps: BatchSweepDeps,
+  deviceId: string,
+  batchId: string,
+): Promise<number> {
   let woken = 0;
   for await (const ids of heldMessageIds(deps.redis, deviceId, batchId)) {
     const pipe = deps.redis.pipeline();

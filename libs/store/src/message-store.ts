@@ -102,7 +102,12 @@ export class MessageStore {
     const [batch, held] = batchKeys(job);
     return CLAIM.run(
       this.redis,
-      [keys.message(job.deviceId, job.messageId), keys.messageByPlatformId(job.deviceId, job.platformMessageId), batch, held],
+      [
+        keys.message(job.deviceId, job.messageId),
+        keys.messageByPlatformId(job.deviceId, job.platformMessageId),
+        batch,
+        held,
+      ],
       [
         job.messageId,
         this.retentionSeconds,
@@ -122,7 +127,13 @@ export class MessageStore {
    */
   async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
     const [batch, held] = batchKeys(job);
-    const args = [job.messageId, reason, new Date(until).toISOString(), this.retentionSeconds, job.batchId ? '1' : '0'];
+    const args = [
+      job.messageId,
+      reason,
+      new Date(until).toISOString(),
+      this.retentionSeconds,
+      job.batchId ? '1' : '0',
+    ];
     return (await HOLD.run(this.redis, [keys.message(job.deviceId, job.messageId), batch, held], args)) === 1;
   }
 
@@ -234,7 +245,8 @@ export class MessageStore {
 
 /** The batch key and its held set of a message of a list; the record's key (unused) otherwise. */
 function batchKeys(job: SendJobData): [string, string] {
-  if (!job.batchId) return [keys.message(job.deviceId, job.messageId), keys.message(job.deviceId, job.messageId)];
+  if (!job.batchId)
+    return [keys.message(job.deviceId, job.messageId), keys.message(job.deviceId, job.messageId)];
   return [keys.batch(job.deviceId, job.batchId), keys.batchHeld(job.deviceId, job.batchId)];
 }
 

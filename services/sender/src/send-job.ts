@@ -213,7 +213,8 @@ async function claim(
   const data = job.data;
   const claimed = await deps.messages.claim(data);
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
-  if (claimed === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+  if (claimed === 'cancelled')
+    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
   if (claimed === 'paused') {
     await holdForPausedList(job, deps, token);
     // Resumed in the meantime: claim again.
