@@ -213,7 +213,7 @@ export function createMetrics() {
     }),
     sendsHeld: new client.Counter({
       name: `${p}sends_held_total`,
-      help: 'Times a message went back to wait in its queue (no attempt used), by why: daily_cap, first_contact_cap, quiet_hours, restricted.',
+      help: 'Times a message went back to wait in its queue (no attempt used), by why: daily_cap, first_contact_cap, quiet_hours, restricted, batch_paused.',
       labelNames: ['reason'] as const,
       registers: reg,
     }),
