@@ -6,6 +6,7 @@ import {
   keys,
   newMessageId,
   newPlatformMessageId,
+  type BatchCounts,
   type SendJobData,
 } from '@mgw/contracts';
 import {
@@ -75,8 +76,7 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     return { deviceId, batchId, jobs, queue };
   }
 
-  const sumOfStatuses = (c: Record<string, number>) =>
-    c.queued! + c.sent! + c.delivered! + c.read! + c.failed!;
+  const sumOfStatuses = (c: BatchCounts) => c.queued + c.sent + c.delivered + c.read + c.failed;
 
   it('When a list is cancelled, then the claim refuses its messages atomically and a resume cannot undo it', async () => {
     const { deviceId, batchId, jobs } = await acceptList(3);
