@@ -124,7 +124,13 @@ export function createApp(s: ApiServices): Express {
   app.get(v1('/batches'), auth, limit.messages, listBatchesRoute(s));
   app.get(v1('/batches/:batchId'), auth, limit.messages, batchRoute(s));
   for (const action of ['pause', 'resume', 'cancel'] as const)
-    app.post(v1(`/batches/:batchId/${action}`), auth, limit.messages, withoutBody, controlBatchRoute(s, action));
+    app.post(
+      v1(`/batches/:batchId/${action}`),
+      auth,
+      limit.messages,
+      withoutBody,
+      controlBatchRoute(s, action),
+    );
   app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
   app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
   app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
