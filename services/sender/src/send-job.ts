@@ -78,6 +78,8 @@ export async function processSendJob(
   try {
     refuseUnsendable(data, record, deps);
     await refuseOptedOut(data, deps);
+    // Before the content is read: a paused list's messages wait without loading it each time.
+    await stopForList(job, deps, token);
     const stored = await sendableContent(job, deps, token);
     await waitForSocket(job, deps, token);
     const ticket = await passGate(job, deps, token);
@@ -137,7 +139,6 @@ async function passGate(
   deps: SendJobDeps,
   token: string | undefined,
 ): Promise<Ticket> {
-  await stopForList(job, deps, token);
   const verdict = await deps.gate.admit(job.data);
   if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
   return (verdict as { go: Ticket }).go;
