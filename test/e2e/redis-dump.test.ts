@@ -1,6 +1,7 @@
 /**
  * What an attacker with a copy of Redis (a dump, an AOF, a backup) learns: after linking a device
- * and sending a text, an OTP and a base64 attachment through the real services, no value of any
+ * and sending a text, an OTP and a base64 attachment through the real services (and scheduling a
+ * personalised list), no value of any
  * key — strings, hashes, lists, sets, sorted sets, streams, BullMQ's jobs and event streams
  * included — holds the text, the OTP code, the attachment bytes or the account's private keys.
  */
@@ -57,6 +58,14 @@ describe('e2e: a Redis dump shows no message text, OTP code, attachment or crede
       attachment: { type: 'document', base64: file.toString('base64'), filename: 'a.bin' },
     });
     expect(sent.status).to.equal(202);
+    // A personalised list scheduled an hour ahead: its text and variables wait in Redis, sealed.
+    const varValue = `Ana ${randomBytes(6).toString('hex')}`;
+    const personal = await stack().api('POST', '/send', {
+      to: [{ phone: '15550700004', vars: { name: varValue } }],
+      text: `dear {{name}}, ${text}`,
+      sendAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(personal.status).to.equal(202);
     const otp = await stack().api('POST', '/otp', { phone: '15550700002', code });
     expect(otp.status).to.equal(200);
     await waitFor(async () => (await stack().inbox('15550700003')).length >= 1, {
@@ -71,6 +80,7 @@ describe('e2e: a Redis dump shows no message text, OTP code, attachment or crede
     ) as { noiseKey: { private: Buffer }; signedIdentityKey: { private: Buffer } };
     const secrets: [string, Buffer | string][] = [
       ['text', text],
+      ['a variable of a scheduled personalised list', varValue],
       ['otp code', `*${code}*`],
       ['otp code alone', code],
       ['attachment', file.subarray(0, 64)],

@@ -72,6 +72,8 @@ export type BatchState = (typeof BATCH_STATES)[number];
 
 /** A list's messages by status; the counts always sum to `total`. */
 export interface BatchCounts {
+  /** Scheduled sends not due yet (see MESSAGE_STATUSES). */
+  scheduled: number;
   queued: number;
   sent: number;
   delivered: number;
@@ -88,6 +90,8 @@ export interface BatchRecord {
   /** By status (summing to `total`), plus `held`: how many of the `queued` ones are held now. */
   counts: BatchCounts & { held: number };
   createdAt: string;
+  /** A scheduled list: when it is due. */
+  sendAt?: string;
   completedAt?: string;
   pausedAt?: string;
   cancelledAt?: string;

@@ -8,3 +8,5 @@ export * from './keys.js';
 export * from './schemas.js';
 export * from './metrics.js';
 export * from './events.js';
+export * from './personalise.js';
+export * from './send-at.js';

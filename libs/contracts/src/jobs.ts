@@ -30,6 +30,11 @@ export interface MessageContent {
   /** Our messageId of a message to reply to (resolved by the sender to the stored WhatsApp message). */
   existingMessageId?: string;
   otp?: { language: OtpLanguage };
+  /**
+   * A personalised list: `text` and the caption hold `{{name}}` placeholders, filled per message
+   * from its recipient's variables (sealed in the content record, see ContentStore.stageVars).
+   */
+  personalised?: true;
 }
 
 /** A send job: one recipient, one message; ids only, never content. The job id is `messageId`. */
@@ -57,6 +62,8 @@ export interface SendJobData {
    * even though the number is on the suppression list (it is the last message it gets).
    */
   optOutNotice?: true;
+  /** A scheduled send: not sent before this time (epoch ms; the job is delayed until then). */
+  sendAt?: number;
 }
 
 /** What a completed send job returns (OTP: the API returns it to the client). */
@@ -108,6 +115,8 @@ export interface MessageRecord {
   platformMessageId: string;
   batchId?: string;
   createdAt: string;
+  /** A scheduled send: when it is due (`status` reads `scheduled` until then). */
+  sendAt?: string;
   sentAt?: string;
   deliveredAt?: string;
   readAt?: string;

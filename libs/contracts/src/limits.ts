@@ -27,11 +27,16 @@ export type ConnectMethod = (typeof CONNECT_METHODS)[number];
 export const CONNECTION_STATUSES = ['connected', 'disconnected', 'connecting'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
-export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+/**
+ * `scheduled`: a scheduled send before its `sendAt` (a status read from the message's job and
+ * its time, never stored: when due the same message reads `queued`, and moves on from there).
+ */
+export const MESSAGE_STATUSES = ['scheduled', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** Rank of each status: a receipt may only move a record forward (read never goes back to delivered). */
 export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = {
+  scheduled: 0,
   queued: 0,
   sent: 1,
   delivered: 2,

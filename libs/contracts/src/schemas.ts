@@ -11,6 +11,8 @@ import {
 } from './limits.js';
 import type { OtpLanguage, ConnectMethod } from './limits.js';
 import { EVENT_TYPES, type EventType } from './events.js';
+import { VAR_NAME_PATTERN, VARS_LIMITS, type RecipientVars } from './personalise.js';
+import { parseSendAt, SEND_AT_RULE } from './send-at.js';
 
 /** One entry of the spec's validation `details`. */
 export interface ValidationDetail {
@@ -83,12 +85,48 @@ export interface SendAttachmentInput {
   mimeType?: string;
 }
 
+/** A personalised list's entry of `to`: the number and the values of its placeholders. */
+export interface RecipientInput {
+  phone: string;
+  vars?: RecipientVars;
+}
+
+export type SendTo = string | RecipientInput;
+
 export interface SendBody {
-  to: string | string[];
+  to: SendTo | SendTo[];
   text?: string;
   attachment?: SendAttachmentInput;
   existingMessageId?: string;
+  /** Scheduled send: ISO 8601 with an explicit offset, at most 30 days ahead (see send-at.ts). */
+  sendAt?: string;
 }
+
+/** The phone number of a `to` entry. */
+export const phoneOf = (entry: SendTo): string => (typeof entry === 'string' ? entry : entry.phone);
+
+/** A `to` entry of a personalised list: `{ phone, vars }` (see personalise.ts). */
+const recipient = Joi.object<RecipientInput>({
+  phone: phone.required(),
+  vars: Joi.object()
+    .pattern(VAR_NAME_PATTERN, Joi.string().allow('').max(VARS_LIMITS.value))
+    .max(VARS_LIMITS.count)
+    .messages({ 'object.unknown': '{{#label}} is not a variable name: 1 to 32 letters, digits and _' }),
+});
+
+/** One `to` entry: a phone number or a recipient object (a conditional: its own problem is reported). */
+const toEntry = (whenString: Joi.StringSchema) =>
+  Joi.alternatives().conditional(Joi.object(), { then: recipient, otherwise: whenString });
+
+const sendAt = Joi.string().custom((value: string, helpers) => {
+  const at = parseSendAt(value);
+  if (at === 'format')
+    return helpers.message({
+      custom: '{{#label}} must be an ISO 8601 date and time with an offset, e.g. 2030-01-31T09:00:00+01:00',
+    });
+  if (at === 'tooFar') return helpers.message({ custom: '{{#label}} may be at most 30 days ahead' });
+  return value;
+}, SEND_AT_RULE);
 
 /** POST /send body; the recipient list size is configurable (MAX_RECIPIENTS). */
 export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody> {
@@ -97,23 +135,26 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
     to: Joi.alternatives()
       .conditional(Joi.array(), {
         then: Joi.array()
-          .items(phone)
+          .items(toEntry(phone))
           .min(1)
           .max(maxRecipients)
-          .unique()
+          .unique((a: SendTo, b: SendTo) => phoneOf(a) === phoneOf(b))
           .messages({
             'array.min': '"to" must list at least one phone number',
             'array.max': `"to" may list at most ${maxRecipients} phone numbers`,
             'array.unique': '"to" lists the same phone number twice',
           }),
-        otherwise: phone.messages({
-          'string.base': '"to" must be a phone number or a non-empty array of phone numbers',
-        }),
+        otherwise: toEntry(
+          phone.messages({
+            'string.base': '"to" must be a phone number or a non-empty array of phone numbers',
+          }),
+        ),
       })
       .required(),
     text: Joi.string().min(1).max(STRING_LIMITS.text),
     attachment,
     existingMessageId: Joi.string().max(STRING_LIMITS.existingMessageId),
+    sendAt,
   })
     .or('text', 'attachment')
     .messages({ 'object.missing': EITHER_TEXT_OR_ATTACHMENT });
@@ -267,7 +308,7 @@ export function validateSendBody(
   const to = isPlainObject(value) ? value.to : undefined;
   if (Array.isArray(to) && to.length > 1 && to.length <= maxRecipients && wellFormedAndDistinct(to)) {
     const result = validate(schema, { ...(value as object), to: [to[0]] }, { to: maxRecipients });
-    return result.details ? result : { value: { ...result.value, to: [...(to as string[])] } };
+    return result.details ? result : { value: { ...result.value, to: [...(to as SendTo[])] } };
   }
   return validate(schema, value, { to: maxRecipients });
 }

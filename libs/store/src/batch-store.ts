@@ -1,8 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '@mgw/common';
-import { keys, type BatchCounts, type BatchRecord, type BatchState } from '@mgw/contracts';
-
-const STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+import { MESSAGE_STATUSES, keys, type BatchCounts, type BatchRecord, type BatchState } from '@mgw/contracts';
 
 /** One page of GET /batches: newest first, and the cursor of the next (older) page if any. */
 export interface BatchPage {
@@ -15,11 +13,13 @@ const CURSOR = /^(\d{1,16})_([A-Za-z0-9-]{1,128})$/;
 
 /**
  * Lists (`keys.batch`): a hash of counts per status written when the list is accepted (all
- * `queued`) and moved by the message transition script (message-scripts.ts) as each message
- * changes status, so the counts always sum to `total` and GET /batches reads one hash. Its control
- * fields (`pausedAt`, `cancelledAt`) are written by batch-control.ts; the ids of its messages the
- * sender holds right now are a set beside it (`keys.batchHeld`). The device's lists are indexed
- * by acceptance time (`keys.batchIndex`) for GET /batches.
+ * `queued`, or all `scheduled` for a scheduled list) and moved by the message transition script
+ * (message-scripts.ts) as each message changes status, so the counts always sum to `total` and
+ * GET /batches reads one hash. A scheduled list's messages wait in `scheduled` (the script moves
+ * them from there); once its `sendAt` has passed, those still waiting are read as `queued`. Its
+ * control fields (`pausedAt`, `cancelledAt`) are written by batch-control.ts; the ids of its
+ * messages the sender holds right now are a set beside it (`keys.batchHeld`). The device's lists
+ * are indexed by acceptance time (`keys.batchIndex`) for GET /batches.
  */
 export class BatchStore {
   constructor(
@@ -27,18 +27,21 @@ export class BatchStore {
     private readonly retentionSeconds: number,
   ) {}
 
-  /** Adds `messages` queued messages of the list to the transaction that accepts them. */
+  /** Adds `messages` messages of the list to the transaction that accepts them. */
   stage(
     multi: ChainableCommander,
     deviceId: string,
     batchId: string,
     messages: number,
     now = new Date(),
+    /** A scheduled list: when it is due (epoch ms). */
+    sendAt?: number,
   ): void {
     const key = keys.batch(deviceId, batchId);
     multi.hincrby(key, 'total', messages);
-    multi.hincrby(key, 'queued', messages);
+    multi.hincrby(key, sendAt === undefined ? 'queued' : 'scheduled', messages);
     multi.hsetnx(key, 'createdAt', now.toISOString());
+    if (sendAt !== undefined) multi.hsetnx(key, 'sendAt', new Date(sendAt).toISOString());
     multi.expire(key, this.retentionSeconds);
     // The index keeps what the hashes keep: lists older than the retention leave it here.
     const index = keys.batchIndex(deviceId);
@@ -47,13 +50,13 @@ export class BatchStore {
     multi.expire(index, this.retentionSeconds);
   }
 
-  async get(deviceId: string, batchId: string): Promise<BatchRecord | undefined> {
+  async get(deviceId: string, batchId: string, now = Date.now()): Promise<BatchRecord | undefined> {
     const [[, h], [, held]] = (await this.redis
       .multi()
       .hgetall(keys.batch(deviceId, batchId))
       .scard(keys.batchHeld(deviceId, batchId))
       .exec()) as [[null, Record<string, string>], [null, number]];
-    return h.total ? toRecord(batchId, h, held) : undefined;
+    return h.total ? toRecord(batchId, h, held, now) : undefined;
   }
 
   /**
@@ -115,16 +118,22 @@ export function batchState(h: Record<string, string>): BatchState {
   return 'active';
 }
 
-function toRecord(batchId: string, h: Record<string, string>, held: number): BatchRecord {
+function toRecord(batchId: string, h: Record<string, string>, held: number, now: number): BatchRecord {
   const counts = Object.fromEntries(
-    STATUSES.map((s) => [s, Math.max(0, Number(h[s] ?? 0))]),
+    MESSAGE_STATUSES.map((s) => [s, Math.max(0, Number(h[s] ?? 0))]),
   ) as unknown as BatchCounts;
+  // Due: what still waits of a scheduled list is queued now.
+  if (!h.sendAt || Date.parse(h.sendAt) <= now) {
+    counts.queued += counts.scheduled;
+    counts.scheduled = 0;
+  }
   return {
     batchId,
     total: Number(h.total),
     state: batchState(h),
     counts: { ...counts, held: Math.min(held, counts.queued) },
     createdAt: h.createdAt!,
+    ...(h.sendAt ? { sendAt: h.sendAt } : {}),
     ...(h.completedAt ? { completedAt: h.completedAt } : {}),
     ...(h.pausedAt && !h.cancelledAt && !h.completedAt ? { pausedAt: h.pausedAt } : {}),
     ...(h.cancelledAt ? { cancelledAt: h.cancelledAt } : {}),

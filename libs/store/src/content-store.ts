@@ -1,6 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import type { ChainableCommander } from 'ioredis';
-import { keys, type MessageContent } from '@mgw/contracts';
+import { keys, type MessageContent, type RecipientVars } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
 
@@ -33,7 +33,8 @@ return n`;
  * The content a request shares between its messages, stored once per request in a hash
  * (`keys.content`): `body` (sealed JSON), `media` (sealed bytes, optional), `remaining` (messages
  * not settled yet), `bytes` (what it counts against the device's byte quota),
- * `attachmentError`, and `heldUntil` while a long list is being accepted in pieces. The message store's settle script decrements `remaining` and deletes the
+ * `attachmentError`, `heldUntil` while a long list is being accepted in pieces, and a personalised
+ * list's variables (`vars:<messageId>`, sealed, see `stageVars`). The message store's settle script decrements `remaining` and deletes the
  * hash with the last message, so a base64 blob leaves Redis as soon as nobody needs it.
  */
 export class ContentStore {
@@ -99,6 +100,47 @@ export class ContentStore {
       removed,
       allRemoved ? 1 : 0,
     );
+  }
+
+  /**
+   * A personalised list: each message's variables, sealed, in the content's hash (`vars:<messageId>`),
+   * so they leave Redis with the content. Their size counts against the device's byte quota with
+   * the content's (`varsSize`); adds it to the content's `bytes`, given back with its last message.
+   */
+  stageVars(
+    multi: ChainableCommander,
+    deviceId: string,
+    contentId: string,
+    entries: readonly { messageId: string; vars: RecipientVars }[],
+  ): void {
+    if (entries.length === 0) return;
+    const key = keys.content(deviceId, contentId);
+    const fields: Record<string, string> = {};
+    let bytes = 0;
+    for (const { messageId, vars } of entries) {
+      const plain = JSON.stringify(vars);
+      bytes += Buffer.byteLength(plain);
+      fields[`vars:${messageId}`] = this.sealer.sealText(plain, storageContext(key, `vars:${messageId}`));
+    }
+    multi.hset(key, fields);
+    multi.hincrby(key, 'bytes', bytes);
+  }
+
+  /** Bytes a list's variables count against the device's quota (what `stageVars` adds). */
+  static varsSize(vars: readonly RecipientVars[]): number {
+    let bytes = 0;
+    for (const v of vars) bytes += Buffer.byteLength(JSON.stringify(v));
+    return bytes;
+  }
+
+  /** One message's variables (undefined when they, or the content, are gone). */
+  async vars(deviceId: string, contentId: string, messageId: string): Promise<RecipientVars | undefined> {
+    const key = keys.content(deviceId, contentId);
+    const sealed = await this.redis.hget(key, `vars:${messageId}`);
+    if (!sealed) return undefined;
+    return JSON.parse(
+      this.sealer.openText(sealed, storageContext(key, `vars:${messageId}`)),
+    ) as RecipientVars;
   }
 
   /** The list's last piece: its messages may be sent. */

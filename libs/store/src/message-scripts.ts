@@ -19,9 +19,10 @@ import { EMIT_LUA } from './events.js';
  * whatever order the changes arrive in — `evRank` remembers the last status announced, and nothing
  * after `sent` is announced before `sentAt` is known (a receipt that overtook the sender's
  * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
- * with the status, and its last message leaving `queued` emits `batch.completed`. The batch key is
- * built from the record's batchId: it carries the device's hash tag, so it is in this slot; so is
- * its held set (`<batch key>:held`), which a message leaves with `queued`.
+ * with the status (a scheduled send's from `scheduled`: its record has `sendAt`), and its last
+ * message leaving `queued`/`scheduled` emits `batch.completed`. The batch key is built from the
+ * record's batchId: it carries the device's hash tag, so it is in this slot; so is its held set
+ * (`<batch key>:held`), which a message leaves with `queued`.
  * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
  * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
  */
@@ -42,7 +43,7 @@ end
 if cur == 'failed' then
   -- final: nothing moves a message out of failed
 elseif target == 'failed' then
-  if cur == 'queued' then apply(true) end
+  if cur == 'queued' or cur == 'scheduled' then apply(true) end
 elseif ranks[cur] >= rank then
   -- A receipt can overtake the sender's own bookkeeping (it waits for the server ack): the record
   -- is already delivered/read, and the late "sent" only adds its sentAt.
@@ -93,14 +94,19 @@ if changed == 1 then
   if batchId and now ~= cur then
     local batch = ARGV[10] .. batchId
     if redis.call('EXISTS', batch) == 1 then
-      redis.call('HINCRBY', batch, cur, -1)
+      -- A scheduled send (its record has sendAt) waits in the list's 'scheduled' count, not 'queued'.
+      local from = cur
+      if cur == 'queued' and redis.call('HEXISTS', rec, 'sendAt') == 1 then from = 'scheduled' end
+      redis.call('HINCRBY', batch, from, -1)
       redis.call('HINCRBY', batch, now, 1)
-      if cur == 'queued' and tonumber(redis.call('HGET', batch, 'queued') or '0') <= 0 then
+      local waiting = tonumber(redis.call('HGET', batch, 'queued') or '0') + tonumber(redis.call('HGET', batch, 'scheduled') or '0')
+      if (from == 'queued' or from == 'scheduled') and waiting <= 0 then
         local at = redis.call('HGET', rec, now .. 'At')
         if redis.call('HSETNX', batch, 'completedAt', at) == 1 then
-          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed')
+          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed', 'scheduled')
           local counts = { queued = tonumber(b[2] or '0'), sent = tonumber(b[3] or '0'),
-            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0') }
+            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0'),
+            scheduled = tonumber(b[7] or '0') }
           local d = { deviceId = deviceId, batchId = batchId, total = tonumber(b[1] or '0'), counts = counts, completedAt = at }
           mgw_emit(hook, outbox, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
         end

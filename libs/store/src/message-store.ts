@@ -35,6 +35,7 @@ export function recordBase(job: SendJobData): Record<string, string> {
     platformMessageId: job.platformMessageId,
     ...(job.batchId ? { batchId: job.batchId } : {}),
     createdAt: new Date(job.enqueuedAt).toISOString(),
+    ...(job.sendAt !== undefined ? { sendAt: new Date(job.sendAt).toISOString() } : {}),
   };
 }
 
@@ -47,6 +48,7 @@ const PUBLIC_FIELDS = [
   'platformMessageId',
   'batchId',
   'createdAt',
+  'sendAt',
   'sentAt',
   'deliveredAt',
   'readAt',
@@ -256,6 +258,8 @@ function publicRecord(h: Record<string, string>): MessageRecord {
   const out: Record<string, unknown> = {};
   for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
   out.status ??= 'queued';
+  // Never stored: a message waiting in the queue reads `scheduled` until its sendAt.
+  if (out.status === 'queued' && out.sendAt && Date.parse(out.sendAt) > Date.now()) out.status = 'scheduled';
   out.direction ??= 'outbound';
   if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
     out.held = { reason: h.heldReason, until: h.heldUntil };

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { ERRORS } from '@mgw/contracts';
+import { ERRORS, VARS_LIMITS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './http/api-error.js';
 import { mountAdminApi } from './admin/admin-api.js';
 import { mountDashboard } from './admin/dashboard-static.js';
@@ -80,7 +80,8 @@ export function createApp(s: ApiServices): Express {
     limitBytes: SEND_BODY_LIMIT_BYTES,
     tooLargeError: ERRORS.bodyTooLarge,
     maxDepth: MAX_JSON_DEPTH,
-    maxValues: s.config.maxRecipients + FIELD_ALLOWANCE,
+    // A personalised list's entry holds its number and up to VARS_LIMITS.count variables.
+    maxValues: s.config.maxRecipients * (VARS_LIMITS.count + 2) + FIELD_ALLOWANCE,
     lists: { to: s.config.maxRecipients },
     idleTimeoutMs,
   });

@@ -6,6 +6,7 @@ import { DelayedError, type Job } from 'bullmq';
 import {
   derivedPlatformMessageId,
   FAILURE_REASONS,
+  personaliseContent,
   type MessageContent,
   type SendJobData,
   type SendJobResult,
@@ -26,7 +27,11 @@ export interface SendContentDeps {
   retired: AbortSignal;
 }
 
-/** The request's content, once wholly accepted; gone or with a failed attachment, the message fails. */
+/**
+ * The request's content, once wholly accepted; gone or with a failed attachment, the message fails.
+ * A personalised list's content comes rendered with this message's variables (its own text and
+ * caption), right before it is sent: they are never logged.
+ */
 export async function sendableContent(
   job: Job<SendJobData, SendJobResult>,
   deps: SendContentDeps,
@@ -38,7 +43,11 @@ export async function sendableContent(
   if (stored.attachmentError) {
     throw new PermanentSendError(reasonOf(stored.attachmentError), 'the attachment failed for this request');
   }
-  return stored;
+  if (!stored.content.personalised) return stored;
+  const { deviceId, contentId, messageId } = job.data;
+  const vars = await deps.contents.vars(deviceId, contentId, messageId);
+  if (!vars) throw new PermanentSendError(FAILURE_REASONS.contentExpired, "the message's variables are gone");
+  return { ...stored, content: personaliseContent(stored.content, vars) };
 }
 
 /** How long a message of a list still being accepted waits in place before it steps aside. */

@@ -259,7 +259,8 @@ async function countSent(data: SendJobData, ticket: Ticket, deps: SendJobDeps): 
   const sentAt = new Date();
   deps.metrics.sendLatency.observe(
     { kind: data.kind },
-    Math.max(0, (sentAt.getTime() - data.enqueuedAt) / 1000),
+    // A scheduled send's wait starts when it is due.
+    Math.max(0, (sentAt.getTime() - Math.max(data.enqueuedAt, data.sendAt ?? 0)) / 1000),
   );
   return sentAt;
 }

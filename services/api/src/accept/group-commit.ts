@@ -1,6 +1,6 @@
 import { newMessageId, type SendJobData } from '@mgw/contracts';
-import { ContentStore, getDeviceState, jobTransaction, stageQueued, type DeviceState } from '@mgw/store';
-import type { AcceptDeps, JobWriter, SendRequest } from './job-writer.js';
+import { getDeviceState, jobTransaction, stageQueued, type DeviceState } from '@mgw/store';
+import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
 
 /** Requests sharing a transaction carry at most this many bytes of content between them. */
 const BATCH_MAX_BYTES = 16 * 1024 * 1024;
@@ -59,7 +59,7 @@ export class GroupCommit {
     let take = 0;
     for (const { req } of waiting) {
       recipients += req.recipients.length;
-      bytes += ContentStore.sizeOf(req.content, req.media);
+      bytes += requestSize(req);
       if (take > 0 && (recipients > this.listChunk || bytes > BATCH_MAX_BYTES)) break;
       take++;
     }
@@ -96,7 +96,7 @@ export class GroupCommit {
     let bytes = state.queuedBytes;
     for (const waiting of batch) {
       const { req } = waiting;
-      const size = ContentStore.sizeOf(req.content, req.media);
+      const size = requestSize(req);
       const refusal = this.writer.refusal(state, messages, bytes, req.recipients.length, size);
       if (refusal) {
         waiting.reject(refusal);
@@ -116,7 +116,7 @@ export class GroupCommit {
     for (const { waiting, jobs } of admitted) {
       const { req } = waiting;
       this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
-      if (req.batchId) this.deps.batches.stage(tx, deviceId, req.batchId, jobs.length);
+      this.writer.stagePerMessage(tx, req, 0, jobs);
       await this.writer.addJobs(tx, jobs, req.priority);
     }
     const all = admitted.flatMap((a) => a.jobs);

@@ -7,14 +7,15 @@ import {
   newPlatformMessageId,
   type MessageContent,
   type Metrics,
+  type RecipientVars,
   type SendJobData,
 } from '@mgw/contracts';
 import {
+  ContentStore,
   openSendQueue,
   parseDeviceState,
   readDeviceState,
   type BatchStore,
-  type ContentStore,
   type DeviceState,
   type JobTransaction,
   type MessageIndex,
@@ -36,6 +37,15 @@ export interface SendRequest {
   priority: number;
   /** OTP: no attempt starts after this time. */
   expiresAt?: number;
+  /** A personalised list: each recipient's variables, in `recipients` order (only those the content uses). */
+  vars?: RecipientVars[];
+  /** A scheduled send: its jobs are delayed until this time (epoch ms). */
+  sendAt?: number;
+}
+
+/** Bytes a request counts against the device's quota: its content, and a personalised list's variables. */
+export function requestSize(req: SendRequest): number {
+  return ContentStore.sizeOf(req.content, req.media) + (req.vars ? ContentStore.varsSize(req.vars) : 0);
 }
 
 /** What accepting a request writes with, and to. */
@@ -121,7 +131,25 @@ export class JobWriter {
       linkGeneration: state.linkGeneration,
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
       enqueuedAt,
+      ...(req.sendAt !== undefined ? { sendAt: req.sendAt } : {}),
     }));
+  }
+
+  /**
+   * Adds what a request's jobs share to the transaction that adds them: the variables of the
+   * recipients `jobs` stand for (those from `from` in `req.recipients`), and its list's counts.
+   */
+  stagePerMessage(tx: JobTransaction, req: SendRequest, from: number, jobs: SendJobData[]): void {
+    const { vars } = req;
+    if (vars)
+      this.deps.contents.stageVars(
+        tx,
+        req.deviceId,
+        jobs[0]!.contentId,
+        jobs.map((j, i) => ({ messageId: j.messageId, vars: vars[from + i]! })),
+      );
+    if (req.batchId)
+      this.deps.batches.stage(tx, req.deviceId, req.batchId, jobs.length, undefined, req.sendAt);
   }
 
   async addJobs(tx: JobTransaction, jobs: SendJobData[], priority: number): Promise<void> {
@@ -129,17 +157,20 @@ export class JobWriter {
     for (const [i, data] of jobs.entries()) {
       // ~40 µs a job: let other requests run every so often while a big piece is built.
       if (i > 0 && i % JOBS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-      await new Job(queue, data.kind, data, this.jobOptions(priority, data.messageId), data.messageId).addJob(
+      await new Job(queue, data.kind, data, this.jobOptions(priority, data), data.messageId).addJob(
         tx as never,
       );
     }
   }
 
-  private jobOptions(priority: number, messageId: string): JobsOptions {
+  private jobOptions(priority: number, data: SendJobData): JobsOptions {
     const { jobs } = this.deps;
+    // A scheduled send waits as a delayed job (in Redis: it survives any process) until it is due.
+    const delay = data.sendAt === undefined ? 0 : Math.max(0, data.sendAt - Date.now());
     return {
-      jobId: messageId,
+      jobId: data.messageId,
       priority,
+      ...(delay > 0 ? { delay } : {}),
       attempts: jobs.attempts,
       backoff: { type: 'exponential', delay: jobs.backoffMs },
       // Finished jobs go; the message record (with its own retention) is the lasting trace.

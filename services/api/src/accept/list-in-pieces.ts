@@ -2,7 +2,7 @@ import { serializeError } from '@mgw/common';
 import { ERRORS, newMessageId, type SendJobData } from '@mgw/contracts';
 import { ContentStore, getDeviceState, jobTransaction, stageQueued } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
-import type { AcceptDeps, JobWriter, SendRequest } from './job-writer.js';
+import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
 
 /**
  * A list accepted in pieces is held (its messages wait, unsent) until its last piece commits.
@@ -35,12 +35,14 @@ export class ListInPieces {
     const started = Date.now();
     const state = await getDeviceState(this.deps.redis, deviceId);
     const size = ContentStore.sizeOf(req.content, req.media);
+    const varsSize = (from: number, to: number) =>
+      req.vars ? ContentStore.varsSize(req.vars.slice(from, to)) : 0;
     const refusal = this.writer.refusal(
       state,
       state.queuedMessages,
       state.queuedBytes,
       req.recipients.length,
-      size,
+      requestSize(req),
     );
     if (refusal) throw refusal;
 
@@ -76,12 +78,12 @@ export class ListInPieces {
             req.media,
             started + LIST_HOLD_MS,
           );
-          stageQueued(tx, deviceId, jobs.length, size);
+          stageQueued(tx, deviceId, jobs.length, size + varsSize(from, from + jobs.length));
         } else {
           this.deps.contents.stageMore(tx, deviceId, contentId, jobs.length);
-          stageQueued(tx, deviceId, jobs.length, 0);
+          stageQueued(tx, deviceId, jobs.length, varsSize(from, from + jobs.length));
         }
-        if (req.batchId) this.deps.batches.stage(tx, deviceId, req.batchId, jobs.length);
+        this.writer.stagePerMessage(tx, req, from, jobs);
         this.deps.index.stage(
           tx,
           deviceId,

@@ -1,4 +1,16 @@
-import { PRIORITY, newMessageId, type MessageContent, type SendBody } from '@mgw/contracts';
+import {
+  PRIORITY,
+  contentPlaceholders,
+  newMessageId,
+  personalisationProblems,
+  phoneOf,
+  usedVars,
+  type MessageContent,
+  type RecipientVars,
+  type SendBody,
+  type SendTo,
+} from '@mgw/contracts';
+import { ApiError } from '../http/api-error.js';
 import { assertAttachmentSize, decodeAttachment } from './attachment-size.js';
 import type { Outcome } from '../http/idempotency.js';
 import type { MessageAcceptor } from './message-acceptor.js';
@@ -27,19 +39,51 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
 }
 
 /**
+ * A personalised request (any `to` entry is an object): each recipient's variables — only those
+ * the content uses — or a 400 naming the recipients that lack one. A request whose entries are
+ * all plain numbers is not personalised: its text is sent as written, `{{` and all.
+ */
+function personalisation(
+  entries: SendTo[],
+  content: MessageContent,
+): { content: MessageContent; vars?: RecipientVars[] } {
+  if (entries.every((e) => typeof e === 'string')) return { content };
+  const given = entries.map((e) => (typeof e === 'string' ? undefined : e.vars));
+  const problems = personalisationProblems(content, given);
+  if (problems.length > 0) throw ApiError.invalid(problems);
+  const names = contentPlaceholders(content);
+  // Nothing to fill in: sent as one text, no variables stored.
+  if (names.length === 0) return { content };
+  return { content: { ...content, personalised: true }, vars: given.map((v) => usedVars(v, names)) };
+}
+
+/** `sendAt` (validated) as epoch ms; a time already past is sent now, like no `sendAt`. */
+function dueAt(sendAt: string | undefined): number | undefined {
+  if (sendAt === undefined) return undefined;
+  const at = Date.parse(sendAt);
+  return at > Date.now() ? at : undefined;
+}
+
+/**
  * POST /send: one job per recipient, accepted at once (202). A single `to` answers with its
  * messageId; a list (even of one) with a batch id plus the messageIds in `to` order.
  */
 export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBody): Promise<Outcome> {
   if (body.attachment?.base64 !== undefined) assertAttachmentSize(body.attachment.base64);
   const isList = Array.isArray(body.to);
-  const recipients = isList ? (body.to as string[]) : [body.to as string];
+  const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
+  const { content, media } = contentOf(body);
+  const personal = personalisation(entries, content);
+  const sendAt = dueAt(body.sendAt);
   const batchId = isList ? newMessageId() : undefined;
   const jobs = await deps.acceptor.accept({
     deviceId,
     kind: 'send',
-    recipients,
-    ...contentOf(body),
+    recipients: entries.map(phoneOf),
+    content: personal.content,
+    ...(media ? { media } : {}),
+    ...(personal.vars ? { vars: personal.vars } : {}),
+    ...(sendAt !== undefined ? { sendAt } : {}),
     ...(batchId ? { batchId } : {}),
     priority: PRIORITY.send,
   });

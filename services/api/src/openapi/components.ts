@@ -170,6 +170,9 @@ export const schemas: Record<string, JsonSchema> = {
       platformMessageId: str(),
       batchId: str(),
       createdAt: timestamp('Accepted.'),
+      sendAt: timestamp(
+        'A scheduled send: when it is due. **Choice:** the message reads `scheduled` until then, `queued` from then on.',
+      ),
       sentAt: timestamp('Acknowledged by WhatsApp.'),
       deliveredAt: timestamp('Delivery receipt.'),
       readAt: timestamp('Read receipt.'),
@@ -275,9 +278,10 @@ export const schemas: Record<string, JsonSchema> = {
           [...MESSAGE_STATUSES, 'held'],
         ),
         description:
-          'Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`.',
+          'Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`. `scheduled`: not due yet (a scheduled list before its `sendAt`).',
       },
       createdAt: timestamp('Accepted.'),
+      sendAt: timestamp('A scheduled list: when it is due.'),
       completedAt: timestamp('When the last message left `queued` (sent or failed).'),
       pausedAt: timestamp('While `paused`: when the pause began.'),
       cancelledAt: timestamp('When it was cancelled.'),

@@ -172,7 +172,9 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
         tag: 'Messages',
         summary: 'Send a message (text and/or attachment) to one recipient or a list',
         description:
-          'Queues one message per recipient (202). With a list, `messageId` is the batch id and `messageIds` the message ids in `to` order.',
+          'Queues one message per recipient (202). With a list, `messageId` is the batch id and `messageIds` the message ids in `to` order.\n\n' +
+          '**Personalised lists (Choice):** an entry of `to` may be `{ "phone", "vars": { "name": "Ana" } }` (mixable with plain numbers); `text` and the caption then have their `{{name}}` placeholders (exactly `{{` + letters, digits, `_` + `}}`; anything else is literal text) filled per recipient. Only a request with at least one object entry is personalised: a request of plain numbers is sent as written. Every placeholder must be in every recipient\'s `vars` (a plain number has none): otherwise 400 with one detail per recipient lacking one, path `["to", i, "vars", name]`. At most 20 variables of 1–32 characters each, values of at most 256 characters, 2,048 characters in all per recipient.\n\n' +
+          "**Scheduled sends (Choice):** `sendAt` (ISO 8601 with `Z` or an offset, at most 30 days ahead; 400 otherwise) delays every message of the request until then: they read `scheduled` with `sendAt` until it, then `queued` and on as usual. A `sendAt` in the past is sent now (no `sendAt` on the records). Scheduled messages count against the device's queue quota; a logout fails them `logged_out` like queued ones. POST /otp takes no `sendAt` (400).",
         rateLimit: r.send,
         query: emptyQuerySchema,
         body: sendBodySchema(config.maxRecipients),

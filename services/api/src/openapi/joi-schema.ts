@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import { BASE64_RULE } from '@mgw/contracts';
+import { BASE64_RULE, SEND_AT_RULE } from '@mgw/contracts';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
@@ -11,6 +11,7 @@ interface Description {
   allow?: unknown[];
   rules?: { name: string; args?: Record<string, unknown> }[];
   keys?: Record<string, Description>;
+  patterns?: { regex: string; rule: Description }[];
   items?: Description[];
   matches?: { schema?: Description; is?: Description; then?: Description; otherwise?: Description }[];
   dependencies?: { rel: string; peers: string[] }[];
@@ -56,6 +57,12 @@ function stringSchema(d: Description): JsonSchema {
       // Base64 is checked by our own rule (`isBase64`): joi's can overflow V8's regexp stack on
       // ~10 MB values. The document states it with joi's expression, which accepts the same strings.
       case 'custom':
+        if (args.description === SEND_AT_RULE) {
+          // Stated as a date-time (RFC 3339: an offset is required); the 30 days are in the description.
+          s.format = 'date-time';
+          s.description = `${SEND_AT_RULE}.`;
+          break;
+        }
         if (args.description !== BASE64_RULE)
           unsupported(`the string rule "custom" (${String(args.description)})`);
         s.contentEncoding = 'base64';
@@ -96,6 +103,15 @@ function objectSchema(d: Description): JsonSchema {
   }
   const s: JsonSchema = { type: 'object', properties, additionalProperties: false };
   if (required.length > 0) s.required = required;
+  // `.pattern(regex, schema)`: keys matching the regex, each value of the schema.
+  if (d.patterns)
+    s.patternProperties = Object.fromEntries(
+      d.patterns.map((p) => [pattern(p.regex), describeToSchema(p.rule)]),
+    );
+  for (const rule of d.rules ?? []) {
+    if (rule.name === 'max') s.maxProperties = rule.args?.limit;
+    else unsupported(`the object rule "${rule.name}"`);
+  }
   for (const dep of d.dependencies ?? []) {
     const each = dep.peers.map((p) => ({ required: [p] }));
     if (dep.rel === 'or') conditions.push({ anyOf: each });
