@@ -50,7 +50,8 @@ export interface BatchCompletedEventData {
   deviceId: string;
   batchId: string;
   total: number;
-  counts: BatchCounts;
+  /** No `scheduled`: nothing of the list waits any more. */
+  counts: Omit<BatchCounts, 'scheduled'>;
   completedAt: string;
 }
 

@@ -103,10 +103,9 @@ if changed == 1 then
       if (from == 'queued' or from == 'scheduled') and waiting <= 0 then
         local at = redis.call('HGET', rec, now .. 'At')
         if redis.call('HSETNX', batch, 'completedAt', at) == 1 then
-          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed', 'scheduled')
+          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed')
           local counts = { queued = tonumber(b[2] or '0'), sent = tonumber(b[3] or '0'),
-            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0'),
-            scheduled = tonumber(b[7] or '0') }
+            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0') }
           local d = { deviceId = deviceId, batchId = batchId, total = tonumber(b[1] or '0'), counts = counts, completedAt = at }
           mgw_emit(hook, outbox, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
         end

@@ -53,10 +53,11 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
     await redis.set(proto, Buffer.from([10, 5, 104, 101, 108, 108, 111]).toString('base64'), 'EX', 3600);
     await redis.set(idem, before.sealText('{"state":"done"}', storageContext(idem)), 'EX', 600);
     await redis.set('mgw:{shop-1}:session', 'not encrypted, not scanned');
-    // a request's content: its body and bytes are sealed, its counters are not
+    // a request's content: its body, bytes and recipients' variables are sealed, its counters are not
     await redis.hset(content, {
       body: before.sealText('{"text":"hi"}', storageContext(content, 'body')),
       media: before.seal(Buffer.from([1, 2, 3]), storageContext(content, 'media')),
+      'vars:m-1': before.sealText('{"name":"Ana"}', storageContext(content, 'vars:m-1')),
       remaining: '2',
       bytes: '5',
     });
@@ -81,7 +82,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       { family: 'auth-keys', sealed: { k1: 1, k2: 1 }, plaintext: 1, malformed: 0 },
       { family: 'message-protos', sealed: {}, plaintext: 1, malformed: 0 },
       { family: 'idempotency', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
-      { family: 'contents', sealed: { k1: 2 }, plaintext: 0, malformed: 0 },
+      { family: 'contents', sealed: { k1: 3 }, plaintext: 0, malformed: 0 },
       { family: 'inbound-messages', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'webhooks', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
     ]);
@@ -96,7 +97,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       ['auth-keys', 2, 1, 0, 0],
       ['message-protos', 1, 0, 0, 0],
       ['idempotency', 1, 0, 0, 0],
-      ['contents', 2, 0, 0, 0],
+      ['contents', 3, 0, 0, 0],
       ['inbound-messages', 1, 0, 0, 0],
       ['webhooks', 1, 0, 0, 0],
     ]);
@@ -121,11 +122,14 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
     expect(onlyK2.openText((await redis.hget(content, 'body'))!, storageContext(content, 'body'))).to.equal(
       '{"text":"hi"}',
     );
+    expect(
+      onlyK2.openText((await redis.hget(content, 'vars:m-1'))!, storageContext(content, 'vars:m-1')),
+    ).to.equal('{"name":"Ana"}');
     expect(await redis.hmget(content, 'remaining', 'bytes')).to.deep.equal(['2', '5']);
 
     const again = await reencrypt(redis, after);
     expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0, 0, 0]);
-    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 2, 1, 1]);
+    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1]);
     expect(
       onlyK2.openText((await redis.hget(webhook, 'secret'))!, storageContext(webhook, 'secret')),
     ).to.equal('whsec_c2VjcmV0');

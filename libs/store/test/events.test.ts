@@ -110,7 +110,15 @@ describe('store: events written with the changes they report (real Redis)', () =
     await messages.markReceipt(deviceId, jobs[2]!.messageId, 'read');
     const batch = (await batches.get(deviceId, batchId))!;
     expect(batch.total).to.equal(3);
-    expect(batch.counts).to.deep.equal({ queued: 0, sent: 1, delivered: 0, read: 1, failed: 1, held: 0 });
+    expect(batch.counts).to.deep.equal({
+      scheduled: 0,
+      queued: 0,
+      sent: 1,
+      delivered: 0,
+      read: 1,
+      failed: 1,
+      held: 0,
+    });
     expect(batch.completedAt).to.be.a('string');
     const types = (await outbox(deviceId)).map((e) => e.type);
     expect(types.filter((t) => t === 'batch.completed')).to.have.length(1);

@@ -25,6 +25,8 @@ export interface EncryptedFamily {
    * (the others — counters, flags — are left alone).
    */
   fields?: Record<string, 'text' | 'binary'>;
+  /** Sealed fields named by a prefix (e.g. `vars:<messageId>`), each in its form. */
+  fieldPrefixes?: Record<string, 'text' | 'binary'>;
   /** The context a value is sealed under (default: storageContext). */
   context?: (key: string, field?: string) => string;
   /**
@@ -62,13 +64,15 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     form: 'text',
   },
   {
-    // A request's content: its text/descriptor (body) and base64 bytes (media); the counters of
-    // the hash (remaining, bytes, heldUntil) and attachmentError are not secret.
+    // A request's content: its text/descriptor (body), base64 bytes (media) and a personalised
+    // list's variables (vars:<messageId>); the counters of the hash (remaining, bytes, heldUntil)
+    // and attachmentError are not secret.
     name: 'contents',
     pattern: keys.content('*', '*'),
     type: 'hash',
     form: 'text',
     fields: { body: 'text', media: 'binary' },
+    fieldPrefixes: { 'vars:': 'text' },
   },
   {
     // Messages contacts wrote (direction inbound): the text and the media reference; outbound
@@ -92,5 +96,8 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
 /** The form of one stored value of a family, or undefined when that field is not sealed. */
 export function formOf(family: EncryptedFamily, field?: string): 'text' | 'binary' | undefined {
   if (field === undefined || !family.fields) return family.form;
-  return family.fields[field];
+  if (Object.hasOwn(family.fields, field)) return family.fields[field];
+  for (const [prefix, form] of Object.entries(family.fieldPrefixes ?? {}))
+    if (field.startsWith(prefix)) return form;
+  return undefined;
 }
