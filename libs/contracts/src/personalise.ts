@@ -6,7 +6,7 @@
  * with spaces, a lone `{{`, `{{a-b}}` — is literal text and sent as written.
  */
 import type { MessageContent } from './jobs.js';
-import { STRING_LIMITS } from './limits.js';
+import { PHONE_PATTERN, STRING_LIMITS } from './limits.js';
 import type { ValidationDetail } from './schemas.js';
 
 /** A recipient's variables: name -> value. */
@@ -123,4 +123,32 @@ export function usedVars(vars: RecipientVars | undefined, names: readonly string
   const out: RecipientVars = {};
   for (const n of names) if (vars && Object.hasOwn(vars, n)) out[n] = vars[n]!;
   return out;
+}
+
+const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+/**
+ * The phone number of a `to` entry the schema would pass unchanged — a well-formed number, or
+ * `{ phone, vars? }` with well-formed variables — checked in plain JS (joi costs ~90 µs per object
+ * entry: a second for 10,000); undefined for anything else, which joi then judges for its details.
+ */
+export function wellFormedEntryPhone(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return PHONE_PATTERN.test(entry) ? entry : undefined;
+  if (!isJsonObject(entry)) return undefined;
+  for (const key in entry)
+    if (!Object.hasOwn(entry, key) || (key !== 'phone' && key !== 'vars')) return undefined;
+  const { phone, vars } = entry;
+  if (typeof phone !== 'string' || !PHONE_PATTERN.test(phone)) return undefined;
+  if (vars === undefined) return phone;
+  if (!isJsonObject(vars)) return undefined;
+  let count = 0;
+  for (const name in vars) {
+    // `__proto__` is refused (with its detail) by the full validation.
+    if (!Object.hasOwn(vars, name) || name === '__proto__' || !VAR_NAME_PATTERN.test(name)) return undefined;
+    const value = vars[name];
+    if (typeof value !== 'string' || value.length > VARS_LIMITS.value || ++count > VARS_LIMITS.count)
+      return undefined;
+  }
+  return phone;
 }

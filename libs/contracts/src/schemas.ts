@@ -11,7 +11,7 @@ import {
 } from './limits.js';
 import type { OtpLanguage, ConnectMethod } from './limits.js';
 import { EVENT_TYPES, type EventType } from './events.js';
-import { VAR_NAME_PATTERN, VARS_LIMITS, type RecipientVars } from './personalise.js';
+import { VAR_NAME_PATTERN, VARS_LIMITS, wellFormedEntryPhone, type RecipientVars } from './personalise.js';
 import { parseSendAt, SEND_AT_RULE } from './send-at.js';
 
 /** One entry of the spec's validation `details`. */
@@ -292,9 +292,10 @@ export function validate<T>(
 
 /**
  * Validates a POST /send body exactly as `validate(sendBodySchema(max), value, { to: max })`, but
- * cheaply for long lists: joi spends ~4 µs per phone number (45 ms for 10,000, all at once). When
- * every number of the list is well-formed and the list has no duplicate and fits — checked here
- * in plain JS — joi is given the body with the list cut to its first number, which it judges the
+ * cheaply for long lists: joi spends ~4 µs per phone number (45 ms for 10,000, all at once) and
+ * ~90 µs per personalised entry. When every entry of the list is well-formed (a number, or
+ * `{ phone, vars }`), no number is there twice and the list fits — checked here in plain JS —
+ * joi is given the body with the list cut to its first entry, which it judges the
  * same way as the whole list, and the list is put back. A list with any problem goes to joi whole,
  * for its exact details.
  */
@@ -337,9 +338,15 @@ function plainTextSend(value: unknown): SendBody | undefined {
   return { to, text, existingMessageId };
 }
 
+/** Every entry well-formed (numbers, or personalised entries: `wellFormedEntryPhone`), no number twice. */
 function wellFormedAndDistinct(list: unknown[]): boolean {
-  for (const n of list) if (typeof n !== 'string' || !PHONE_PATTERN.test(n)) return false;
-  return new Set(list).size === list.length;
+  const phones = new Set<string>();
+  for (const entry of list) {
+    const phone = wellFormedEntryPhone(entry);
+    if (phone === undefined || phones.has(phone)) return false;
+    phones.add(phone);
+  }
+  return true;
 }
 
 export interface WebhookBody {

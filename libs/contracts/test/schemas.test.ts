@@ -236,6 +236,64 @@ describe('contracts: string caps of /send', () => {
         'a single number with a __proto__ field',
         JSON.parse('{"to":"15551234561","text":"hi","__proto__":{"x":1}}'),
       ],
+      // personalised lists: `{ phone, vars }` entries, mixed with numbers
+      [
+        'a valid personalised list',
+        { to: list.map((phone, i) => ({ phone, vars: { name: `n${i}`, x: '' } })), text: 'hi {{name}}' },
+      ],
+      [
+        'a list mixing numbers and objects',
+        { to: [list[0], { phone: list[1] }, { phone: list[2], vars: {} }], text: 'hi' },
+      ],
+      [
+        'a list with an object of an unknown field',
+        { to: [...list, { phone: '15551234564', name: 'x' }], text: 'hi' },
+      ],
+      ['a list with an object without phone', { to: [...list, { vars: { a: 'b' } }], text: 'hi' }],
+      [
+        'a list with a bad variable name',
+        { to: [...list, { phone: '15551234564', vars: { 'a-b': 'x' } }], text: 'hi' },
+      ],
+      [
+        'a list with a 33-character variable name',
+        { to: [...list, { phone: '15551234564', vars: { ['a'.repeat(33)]: 'x' } }], text: 'hi' },
+      ],
+      [
+        'a list with a variable over 256 characters',
+        { to: [...list, { phone: '15551234564', vars: { a: 'x'.repeat(257) } }], text: 'hi' },
+      ],
+      [
+        'a list with a variable that is a number',
+        { to: [...list, { phone: '15551234564', vars: { a: 1 } }], text: 'hi' },
+      ],
+      [
+        'a list with 21 variables',
+        {
+          to: [
+            ...list,
+            {
+              phone: '15551234564',
+              vars: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`v${i}`, 'x'])),
+            },
+          ],
+          text: 'hi',
+        },
+      ],
+      [
+        'a list with vars that are not an object',
+        { to: [...list, { phone: '15551234564', vars: ['x'] }], text: 'hi' },
+      ],
+      ['a list with a number twice (string and object)', { to: [...list, { phone: list[0] }], text: 'hi' }],
+      ['a list whose first object has a bad phone', { to: [{ phone: '+1555' }, ...list], text: 'hi' }],
+      [
+        'a list with a __proto__ variable',
+        { to: [...list, JSON.parse('{"phone":"15551234564","vars":{"__proto__":"x"}}')], text: 'hi' },
+      ],
+      ['a single object', { to: { phone: list[0], vars: { name: 'Ana' } }, text: 'hi {{name}}' }],
+      ['a single object with a bad phone', { to: { phone: '0123' }, text: 'hi' }],
+      ['a list with sendAt', { to: list, text: 'hi', sendAt: '2020-01-01T00:00:00Z' }],
+      ['a list with sendAt without offset', { to: list, text: 'hi', sendAt: '2030-01-01T00:00:00' }],
+      ['a list with sendAt beyond 30 days', { to: list, text: 'hi', sendAt: '2999-01-01T00:00:00Z' }],
     ];
     for (const [what, body] of bodies) {
       it(`When the body is ${what}, then it gets the same verdict, value and details as joi on the whole body`, () => {

@@ -80,9 +80,10 @@ export function createApp(s: ApiServices): Express {
     limitBytes: SEND_BODY_LIMIT_BYTES,
     tooLargeError: ERRORS.bodyTooLarge,
     maxDepth: MAX_JSON_DEPTH,
-    // A personalised list's entry holds its number and up to VARS_LIMITS.count variables.
-    maxValues: s.config.maxRecipients * (VARS_LIMITS.count + 2) + FIELD_ALLOWANCE,
+    maxValues: s.config.maxRecipients + FIELD_ALLOWANCE,
     lists: { to: s.config.maxRecipients },
+    // A personalised entry of `to`: its number and up to VARS_LIMITS.count variables.
+    listItemValues: VARS_LIMITS.count + 1,
     idleTimeoutMs,
   });
   const otpBody = jsonBody({

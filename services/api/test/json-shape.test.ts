@@ -61,6 +61,23 @@ describe('API: the streaming JSON shape guard', () => {
     }
   });
 
+  it('When the entries of `to` are personalised objects, then their values count against their own budget (items × listItemValues), not maxValues', () => {
+    const limits: JsonShapeLimits = { ...LIMITS, listItemValues: 4 };
+    const entry = (i: number) => `{"phone":"${i}","vars":{"a":"1","b":"2","c":"3"}}`;
+    // 3 entries × 4 values fit (each holds 3 commas) although they are more than maxValues (20) in all...
+    const three = `{"to":[${[1, 2, 3].map(entry).join(',')}],"text":"x"}`;
+    for (const size of SPLITS) expect(check(three, size, limits), String(size)).to.equal(undefined);
+    // ...and one entry carrying the budget of all three is refused, naming the list.
+    const fat = `{"to":[{"phone":"1","vars":{${Array.from({ length: 24 }, (_, i) => `"v${i}":"x"`).join(',')}}}]}`;
+    for (const size of SPLITS)
+      expect(check(fat, size, limits)).to.deep.equal({
+        path: ['to'],
+        message: 'to holds more than 12 values',
+      });
+    // Without listItemValues, they count against maxValues as before.
+    expect(check(fat, 7)?.message).to.equal('The JSON body holds more than 20 values');
+  });
+
   it('When "to" is a nested key or a string value, then it is not taken for the top-level list', () => {
     expect(check('{"a":{"to":[1,2,3,4,5]}}', 4)).to.equal(undefined);
     expect(check('{"text":"to","x":[1,2,3,4,5]}', 4)).to.equal(undefined);

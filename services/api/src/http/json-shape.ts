@@ -19,6 +19,12 @@ export interface JsonShapeLimits {
   maxValues: number;
   /** Top-level fields holding a list, with the most items each may have (e.g. `to`). */
   lists?: Record<string, number>;
+  /**
+   * Values an item of such a list may hold inside it (a personalised `to` entry: its phone and
+   * variables), counted apart from `maxValues`: a list of `max` items may hold `max` times this.
+   * Without it they count against `maxValues`.
+   */
+  listItemValues?: number;
 }
 
 /**
@@ -45,7 +51,7 @@ export class JsonShapeGuard {
   /** The top-level field whose value is being read. */
   private field: string | undefined;
   /** The top-level list being counted: its field, its limit and its commas so far. */
-  private list: { field: string; max: number; commas: number } | undefined;
+  private list: { field: string; max: number; commas: number; inner: number } | undefined;
 
   constructor(private readonly limits: JsonShapeLimits) {}
 
@@ -92,7 +98,7 @@ export class JsonShapeGuard {
         }
         const max = this.field === undefined ? undefined : this.limits.lists?.[this.field];
         if (this.depth === 2 && c === OPEN_ARRAY && max !== undefined) {
-          this.list = { field: this.field!, max, commas: 0 };
+          this.list = { field: this.field!, max, commas: 0, inner: 0 };
         }
       } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
         if (this.depth-- === 2) this.list = undefined;
@@ -100,6 +106,13 @@ export class JsonShapeGuard {
         if (this.depth === 1) this.field = undefined;
         if (this.depth === 2 && this.list && ++this.list.commas >= this.list.max) {
           return listTooLong(this.list.field, this.list.max);
+        }
+        const perItem = this.limits.listItemValues;
+        if (this.depth > 2 && this.list && perItem !== undefined) {
+          const most = this.list.max * perItem;
+          if (++this.list.inner >= most)
+            return { path: [this.list.field], message: `${this.list.field} holds more than ${most} values` };
+          continue;
         }
         if (++this.commas >= this.limits.maxValues) {
           return { path: [], message: `The JSON body holds more than ${this.limits.maxValues} values` };
