@@ -137,7 +137,7 @@ export interface Token {
   expired: boolean;
 }
 
-export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
 
 export interface Message {
   messageId: string;

@@ -57,7 +57,11 @@ describe('Admin API: a device webhook and list counts', () => {
     const batchId = String(sent.body.messageId);
     const recent = await adminCall(t, `/devices/${deviceId}/messages?limit=1`);
     expect(recent.body.batches).to.deep.equal([
-      { batchId, total: 3, counts: { queued: 3, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 } },
+      {
+        batchId,
+        total: 3,
+        counts: { scheduled: 0, queued: 3, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 },
+      },
     ]);
     const batch = await adminCall(t, `/devices/${deviceId}/batches/${batchId}`);
     expect(batch.status).to.equal(200);
