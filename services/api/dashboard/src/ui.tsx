@@ -46,6 +46,7 @@ const STATUS_LABEL: Record<ConnectionStatus | MessageStatus, string> = {
   connected: 'Connected',
   connecting: 'Connecting',
   disconnected: 'Disconnected',
+  scheduled: 'Scheduled',
   queued: 'Queued',
   sent: 'Sent',
   delivered: 'Delivered',
