@@ -8,6 +8,8 @@ export const ERRORS = {
   bodyTooLarge: 'Request body too large: attachments are limited to 10 MB',
   /** 413 on PUT /webhook: its body is a URL and a list of event types. */
   webhookBodyTooLarge: 'Request body too large: webhook bodies are limited to 8 KB',
+  /** 413 on POST /contacts/check: its body is at most 1,000 phone numbers. */
+  contactCheckBodyTooLarge: 'Request body too large: number checks are limited to 64 KB',
   /** 413 on /otp: its body is a phone number, a code and a language. */
   otpBodyTooLarge: 'Request body too large: /otp bodies are limited to 4 KB',
   tooManyAuthFailures: 'Too many failed authentication attempts',
@@ -27,6 +29,10 @@ export const ERRORS = {
   mediaUnavailable: 'The media could not be downloaded from WhatsApp',
   /** 504 on GET /messages/:id/media when the device owner did not answer in time. */
   mediaTimeout: 'The media download did not finish in time',
+  /** 502 on POST /contacts/check when WhatsApp's contact lookup failed or did not answer. */
+  contactLookupFailed: 'The WhatsApp number lookup failed; try again shortly',
+  /** 504 on POST /contacts/check when the device's owner did not finish the lookups in time. */
+  contactLookupTimeout: 'The WhatsApp number lookup did not finish in time; try again shortly',
   /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
   batchNotFound: 'Batch not found',
   /** 409 on POST /batches/:batchId/pause, resume or cancel when every message of the list already left the queue. */

@@ -141,8 +141,14 @@ export const keys = {
   batchIndex: (deviceId: string) => `${device(deviceId)}:batch-index`,
   /** Hash: an inbound attachment downloaded for one GET /messages/:id/media (`bytes` sealed, `mimeType`, `fileName`), 60 s. */
   mediaDownload: (deviceId: string, requestId: string) => `${device(deviceId)}:media-dl:${requestId}`,
-  /** Hash: recipient phone -> JID on WhatsApp, or "" when the number is not on WhatsApp. */
-  contacts: (deviceId: string) => `${device(deviceId)}:wa-contacts`,
+  /**
+   * String: what WhatsApp's contact lookup answered for one number (`""` when it is not on
+   * WhatsApp, else its JID and, when known, a space and its LID), with its own TTL
+   * (CONTACT_CACHE_TTL_SECONDS). See libs/store/src/contact-cache.ts.
+   */
+  contact: (deviceId: string, phone: string) => `${device(deviceId)}:contact:${phone}`,
+  /** Counter: numbers the number check looked up at WhatsApp in the current day window; TTL = the window. */
+  contactLookups: (deviceId: string) => `${device(deviceId)}:contact-lookups`,
   /**
    * Hash: what a device sent in one cap window (`sent`, `firstContacts`), by window start (ms);
    * expires two windows after it starts. See libs/store/src/policy/admission.ts.
@@ -172,12 +178,27 @@ export const keys = {
 } as const;
 
 /**
- * A command published on `keys.deviceCommands()` for the owner of `deviceId`: log it out, or
- * download the attachment of an inbound message (the bytes go to `keys.mediaDownload`, sealed).
+ * A command published on `keys.deviceCommands()` for the owner of `deviceId`: log it out,
+ * download the attachment of an inbound message (the bytes go to `keys.mediaDownload`, sealed),
+ * or look numbers up.
  */
 export type DeviceCommand =
   | { type: 'logout'; deviceId: string; requestId: string }
-  | { type: 'download-media'; deviceId: string; requestId: string; messageId: string };
+  | { type: 'download-media'; deviceId: string; requestId: string; messageId: string }
+  | CheckContactsCommand;
+
+/**
+ * Look these numbers up at WhatsApp (POST /contacts/check, the numbers not cached): in queries of
+ * `batchSize` numbers, `pauseMs` apart; the answers go to the contact cache (`keys.contact`).
+ */
+export interface CheckContactsCommand {
+  type: 'check-contacts';
+  deviceId: string;
+  requestId: string;
+  phones: string[];
+  batchSize: number;
+  pauseMs: number;
+}
 
 /** A command published on `keys.connectionCommands()` for the replica that pairs `deviceId`. */
 export interface ConnectionCommand {

@@ -58,3 +58,6 @@ export const RATE_LIMITS = {
   send: 30,
   otp: 10,
 } as const;
+
+/** Numbers one POST /contacts/check may ask about. */
+export const MAX_CONTACT_CHECK = 1000;

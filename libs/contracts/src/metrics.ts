@@ -217,6 +217,12 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: reg,
     }),
+    contactLookups: new client.Counter({
+      name: `${p}contact_lookups_total`,
+      help: 'Numbers of POST /contacts/check by outcome: cache_hit (answered from the cache), looked_up (asked of WhatsApp), capped (refused by the daily lookup cap).',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
     webhookDeliveries: new client.Counter({
       name: `${p}webhook_deliveries_total`,
       help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped).',

@@ -7,6 +7,7 @@ import {
   OTP_LANGUAGES,
   PHONE_PATTERN,
   STRING_LIMITS,
+  MAX_CONTACT_CHECK,
   type AttachmentType,
 } from './limits.js';
 import type { OtpLanguage, ConnectMethod } from './limits.js';
@@ -159,6 +160,27 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
     .or('text', 'attachment')
     .messages({ 'object.missing': EITHER_TEXT_OR_ATTACHMENT });
 }
+
+export interface ContactCheckBody {
+  phones: string[];
+}
+
+/**
+ * POST /contacts/check body: 1 to MAX_CONTACT_CHECK numbers, each with the rules of `to`. A number
+ * listed twice is allowed (each position gets its answer).
+ */
+export const contactCheckBodySchema = Joi.object<ContactCheckBody>({
+  phones: Joi.array()
+    .items(phone)
+    .min(1)
+    .max(MAX_CONTACT_CHECK)
+    .required()
+    .messages({
+      'array.base': '"phones" must be an array of phone numbers',
+      'array.min': '"phones" must list at least one phone number',
+      'array.max': `"phones" may list at most ${MAX_CONTACT_CHECK} phone numbers`,
+    }),
+});
 
 export interface OtpBody {
   phone: string;

@@ -1,13 +1,16 @@
 import {
   generateWAMessageFromContent,
+  jidDecode,
   prepareWAMessageMedia,
   proto,
+  USyncQuery,
+  USyncUser,
   type AnyMediaMessageContent,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import { keys, type AttachmentType } from '@mgw/contracts';
+import type { AttachmentType } from '@mgw/contracts';
 import type { Logger, RedisClient } from '@mgw/common';
-import type { Encryption } from '@mgw/store';
+import type { ContactAnswer, ContactCache, Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
 
@@ -66,7 +69,6 @@ export const ACK_RATE_LIMITED = '429';
 
 const ACK_TIMEOUT_MS = 15_000;
 
-const CONTACT_CACHE_SECONDS = 24 * 3600;
 const MEDIA_CACHE_MS = 60 * 60_000;
 
 /**
@@ -85,6 +87,8 @@ export class MessageSender {
       deviceId: string;
       logger: Logger;
       messageRetentionSeconds: number;
+      /** The device's answers of WhatsApp's contact lookup, shared with the number check. */
+      contacts: ContactCache;
       onUpload?: (type: AttachmentType, bytes: number) => void;
     },
   ) {
@@ -97,27 +101,51 @@ export class MessageSender {
   }
 
   /**
-   * The recipient's JID, or null when the number is not on WhatsApp. Asked once per number and
-   * device (cached in Redis for a day, so a failover does not ask again).
+   * The recipient's JID, or null when the number is not on WhatsApp. Answered from the device's
+   * contact cache when it knows the number (also from a number check), else asked of WhatsApp
+   * and cached (so a failover does not ask again).
    */
   async lookup(phone: string): Promise<string | null> {
-    const key = keys.contacts(this.opts.deviceId);
-    const cached = await this.opts.redis.hget(key, phone);
-    if (cached !== null) return cached || null;
+    const cached = await this.known(phone);
+    const answer = cached ?? (await this.lookupMany([phone])).get(phone);
+    return answer?.onWhatsApp && answer.jid ? answer.jid : null;
+  }
+
+  /** What the device's contact cache knows of `phone` (nothing is asked of WhatsApp). */
+  known(phone: string): Promise<ContactAnswer | undefined> {
+    return this.opts.contacts.get(this.opts.deviceId, phone);
+  }
+
+  /**
+   * Asks WhatsApp about `phones` in one contact lookup (usync, with the LID protocol) and caches
+   * every answer; no cache read, no batching (the caller sizes and paces the queries). Numbers
+   * are matched to the answers by their JID; one whose answer came back under another JID (a
+   * country's number rewriting) is asked again alone, where the one answer is its own.
+   */
+  async lookupMany(phones: readonly string[]): Promise<Map<string, ContactAnswer>> {
+    const unique = [...new Set(phones)];
+    const answers = new Map<string, ContactAnswer>();
+    if (unique.length === 0) return answers;
     const sock = this.requireSocket();
-    const results = await sock.onWhatsApp(phone);
+    const query = new USyncQuery().withContactProtocol().withLIDProtocol();
+    for (const phone of unique) query.withUser(new USyncUser().withPhone(`+${phone}`));
     // Baileys answers undefined when the usync query timed out (a server busy or going away, as
-    // during a logout) and a list without the number when it is not on WhatsApp: only the latter
-    // is an answer worth failing the message for and caching; the former is retried.
-    if (!results) throw new LookupFailedError(`the WhatsApp lookup of a number got no answer`);
-    const [result] = results;
-    const jid = result?.exists ? result.jid : null;
-    await this.opts.redis
-      .multi()
-      .hset(key, phone, jid ?? '')
-      .expire(key, CONTACT_CACHE_SECONDS)
-      .exec();
-    return jid;
+    // during a logout); a number the answer says is "out" is not on WhatsApp. Only the latter is
+    // an answer worth failing a message for and caching; the former is retried.
+    const result = await sock.executeUSyncQuery(query);
+    if (!result) throw new LookupFailedError('the WhatsApp lookup of numbers got no answer');
+    const list = result.list as { id: string; contact?: boolean; lid?: unknown }[];
+    const byUser = new Map(list.map((entry) => [jidDecode(entry.id)?.user, entry]));
+    const unmatched: string[] = [];
+    for (const phone of unique) {
+      const entry =
+        unique.length === 1 ? (byUser.get(phone) ?? list.find((e) => e.contact)) : byUser.get(phone);
+      if (!entry && unique.length > 1) unmatched.push(phone);
+      else answers.set(phone, answerOf(entry));
+    }
+    await this.opts.contacts.putMany(this.opts.deviceId, answers);
+    for (const phone of unmatched) answers.set(phone, (await this.lookupMany([phone])).get(phone)!);
+    return answers;
   }
 
   /**
@@ -228,4 +256,10 @@ function mediaPart(content: proto.IMessage, type: AttachmentType): object | null
     case 'sticker':
       return content.stickerMessage;
   }
+}
+
+function answerOf(entry: { id: string; contact?: boolean; lid?: unknown } | undefined): ContactAnswer {
+  if (!entry?.contact) return { onWhatsApp: false };
+  const lid = typeof entry.lid === 'string' && entry.lid.endsWith('@lid') ? entry.lid : undefined;
+  return { onWhatsApp: true, jid: entry.id, ...(lid ? { lid } : {}) };
 }

@@ -19,3 +19,4 @@ export * from './opt-outs/index.js';
 export * from './device-activity.js';
 export * from './batch-control.js';
 export * from './batch-sweep.js';
+export * from './contact-cache.js';

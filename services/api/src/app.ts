@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { ERRORS, VARS_LIMITS } from '@mgw/contracts';
+import { ERRORS, MAX_CONTACT_CHECK, VARS_LIMITS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './http/api-error.js';
 import { mountAdminApi } from './admin/admin-api.js';
 import { mountDashboard } from './admin/dashboard-static.js';
@@ -12,6 +12,7 @@ import { createRateLimiters } from './http/rate-limits.js';
 import { requestContext } from './http/request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
 import { batchRoute, controlBatchRoute, listBatchesRoute } from './routes/batches.js';
+import { contactCheckRoute } from './routes/contacts.js';
 import { mediaRoute } from './routes/media.js';
 import { listMessagesRoute, messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
@@ -33,6 +34,8 @@ export const OTP_BODY_LIMIT_BYTES = 4 * 1024;
 export const MAX_JSON_DEPTH = 8;
 /** A webhook body is a URL and a list of at most seven event types. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
+/** A number check is at most 1,000 numbers of at most 15 digits: 64 KB is plenty. */
+export const CONTACT_CHECK_BODY_LIMIT_BYTES = 64 * 1024;
 /** Values a body may hold besides its recipient list (fields of the body and its attachment). */
 const FIELD_ALLOWANCE = 64;
 
@@ -100,6 +103,14 @@ export function createApp(s: ApiServices): Express {
     maxValues: FIELD_ALLOWANCE,
     idleTimeoutMs,
   });
+  const contactCheckBody = jsonBody({
+    limitBytes: CONTACT_CHECK_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.contactCheckBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: MAX_CONTACT_CHECK + FIELD_ALLOWANCE,
+    lists: { phones: MAX_CONTACT_CHECK },
+    idleTimeoutMs,
+  });
   const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
@@ -133,6 +144,7 @@ export function createApp(s: ApiServices): Express {
       withoutBody,
       controlBatchRoute(s, action),
     );
+  app.post(v1('/contacts/check'), auth, limit.contacts, contactCheckBody, contactCheckRoute(s));
   app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
   app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
   app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
@@ -152,6 +164,7 @@ export function createApp(s: ApiServices): Express {
     ['/batches/:batchId/resume', 'POST'],
     ['/batches/:batchId/cancel', 'POST'],
     ['/webhook', 'GET, HEAD, PUT, DELETE'],
+    ['/contacts/check', 'POST'],
   ];
   for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));
   // Unknown paths under the API need a token too: without one, nothing about the API is revealed.

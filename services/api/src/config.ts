@@ -45,6 +45,10 @@ const apiEnv: Joi.PartialSchemaMap = {
   RATE_LIMIT_OTP: limit(RATE_LIMITS.otp),
   RATE_LIMIT_MESSAGES: limit(120),
   RATE_LIMIT_WEBHOOK: limit(30),
+  RATE_LIMIT_CONTACTS: limit(10),
+  CONTACT_LOOKUPS_PER_DAY: Joi.number().integer().min(0).default(1000),
+  CONTACT_LOOKUP_BATCH_SIZE: Joi.number().integer().min(1).max(500).default(50),
+  CONTACT_LOOKUP_PAUSE_MS: Joi.number().integer().min(0).default(1000),
   WEBHOOK_SECRET_OVERLAP_SECONDS: Joi.number()
     .integer()
     .min(0)
@@ -107,6 +111,17 @@ export interface RateLimitsConfig {
   otp: number;
   messages: number;
   webhook: number;
+  contacts: number;
+}
+
+/** The number check (POST /contacts/check): its daily lookup cap and how its lookups are paced. */
+export interface ContactCheckConfig {
+  /** Numbers one device may look up at WhatsApp per day (cache hits excluded). */
+  lookupsPerDay: number;
+  /** Numbers per WhatsApp query. */
+  batchSize: number;
+  /** Pause between two queries of a device. */
+  pauseMs: number;
 }
 
 export interface HttpConfig {
@@ -166,6 +181,7 @@ export interface ApiConfig extends RuntimeConfig {
   outbound: OutboundConfig;
   /** How long the previous webhook secret keeps signing after a rotation. */
   webhookSecretOverlapSeconds: number;
+  contactCheck: ContactCheckConfig;
 }
 
 /** Every environment variable this service reads, by schema piece. */
@@ -207,6 +223,12 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       otp: e.RATE_LIMIT_OTP,
       messages: e.RATE_LIMIT_MESSAGES,
       webhook: e.RATE_LIMIT_WEBHOOK,
+      contacts: e.RATE_LIMIT_CONTACTS,
+    },
+    contactCheck: {
+      lookupsPerDay: e.CONTACT_LOOKUPS_PER_DAY,
+      batchSize: e.CONTACT_LOOKUP_BATCH_SIZE,
+      pauseMs: e.CONTACT_LOOKUP_PAUSE_MS,
     },
     outbound: outboundConfig(e),
     webhookSecretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_SECONDS,

@@ -29,6 +29,10 @@ const senderEnv: Joi.PartialSchemaMap = {
   SENDER_MAX_DEVICES: Joi.number().integer().min(0).default(0),
   SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
   SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(20),
+  CONTACT_CACHE_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(7 * 24 * 3600),
 };
 
 export interface SenderConfig extends MessengerServiceConfig {
@@ -44,6 +48,8 @@ export interface SenderConfig extends MessengerServiceConfig {
   /** The old generation grows at most this % past the last full collection's survivors (0 = V8's choice). */
   heapGrowingPercent: number;
   mediaFetchTimeoutMs: number;
+  /** How long a contact lookup's answer is kept (the number check and the sends read it). */
+  contactCacheTtlSeconds: number;
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
   /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/policy/config.ts). */
@@ -77,6 +83,7 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     maxDevices: e.SENDER_MAX_DEVICES,
     rebalanceCooldownMs: e.SENDER_REBALANCE_COOLDOWN_MS,
     heapGrowingPercent: e.SENDER_HEAP_GROWING_PERCENT,
+    contactCacheTtlSeconds: e.CONTACT_CACHE_TTL_SECONDS,
     outbound: outboundConfig(e),
     sendPolicy: sendPolicyConfig(e),
     backoff: {

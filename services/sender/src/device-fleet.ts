@@ -310,7 +310,8 @@ export class DeviceFleet {
 
   /**
    * Commands for the owner of a device: the connection service asks it to log the device out (only
-   * the owner has the socket); the API asks it to download an inbound attachment.
+   * the owner has the socket); the API asks it to download an inbound attachment, or to look
+   * numbers up (the number check).
    */
   private async onCommand(
     cmd: DeviceCommand,
@@ -318,6 +319,10 @@ export class DeviceFleet {
   ): Promise<void> {
     const rt = this.owned.get(cmd.deviceId);
     if (!rt) return;
+    if (cmd.type === 'check-contacts') {
+      await reply(await rt.contactChecks.run(cmd));
+      return;
+    }
     if (cmd.type === 'download-media') {
       await reply(
         await serveMediaDownload(

@@ -34,10 +34,12 @@ import {
   type SendQueue,
   type SessionStore,
   markUnlinked,
+  ContactCache,
 } from '@mgw/store';
 import type { SenderConfig } from './config.js';
 import type { AttachmentFetcher } from './media-source.js';
 import { Pacer } from './pacing.js';
+import { ContactChecks } from './contact-check.js';
 import { ReceiptBatcher } from './receipts.js';
 import { DeviceRestriction } from './device-restriction.js';
 import { SendGate } from './send-gate.js';
@@ -89,6 +91,8 @@ export class DeviceRuntime {
   private readonly gate: SendGate;
   private readonly optOutKeywords: OptOutKeywords;
   readonly restriction: DeviceRestriction;
+  /** The number checks (POST /contacts/check) this device looks up at WhatsApp. */
+  readonly contactChecks: ContactChecks;
   private started = false;
   /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
   private leaseGone = false;
@@ -119,8 +123,10 @@ export class DeviceRuntime {
       deviceId,
       logger: this.log,
       messageRetentionSeconds: config.store.messageRetentionSeconds,
+      contacts: new ContactCache(redis, config.contactCacheTtlSeconds),
       onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
     });
+    this.contactChecks = new ContactChecks(sender, this.log);
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
     this.pacer = pacer;
     this.queue = openSendQueue(deps.bullConnection, deviceId);

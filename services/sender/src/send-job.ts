@@ -81,6 +81,7 @@ export async function processSendJob(
     // Before the content is read: a paused list's messages wait without loading it each time.
     await stopForList(job, deps, token);
     const stored = await sendableContent(job, deps, token);
+    await refuseKnownOffWhatsApp(data, deps);
     await waitForSocket(job, deps, token);
     const ticket = await passGate(job, deps, token);
     const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token);
@@ -111,6 +112,16 @@ async function refuseOptedOut(data: SendJobData, deps: SendJobDeps): Promise<voi
   if (data.kind === 'otp' || data.optOutNotice) return;
   if (await deps.optedOut(data.to))
     throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
+}
+
+/**
+ * A number the device's contact cache knows is not on WhatsApp (a number check or an earlier send
+ * found it) fails at once: no lookup, no wait for the socket or the caps.
+ */
+async function refuseKnownOffWhatsApp(data: SendJobData, deps: SendJobDeps): Promise<void> {
+  const known = await deps.sender.known(data.to);
+  if (known && !known.onWhatsApp)
+    throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
 }
 
 function refuseIfRetired(deps: SendJobDeps): void {

@@ -99,5 +99,6 @@ export function createRateLimiters(deps: {
     otp: make('otp'),
     messages: make('messages'),
     webhook: make('webhook'),
+    contacts: make('contacts'),
   };
 }

@@ -302,6 +302,30 @@ export const schemas: Record<string, JsonSchema> = {
     },
     ['success', 'data'],
   ),
+  ContactCheck: closed(
+    {
+      phone: str('The number as asked.'),
+      onWhatsApp: { type: 'boolean', description: 'Whether the number has a WhatsApp account.' },
+      lid: str("The number's LID (`…@lid`), when WhatsApp gave it."),
+    },
+    ['phone', 'onWhatsApp'],
+  ),
+  ContactCheckResult: closed(
+    {
+      success: yes,
+      data: closed(
+        {
+          results: {
+            type: 'array',
+            items: { $ref: '#/components/schemas/ContactCheck' },
+            description: "One answer per number, in the request's order.",
+          },
+        },
+        ['results'],
+      ),
+    },
+    ['success', 'data'],
+  ),
   Health: closed({ success: yes, status: { enum: ['ok', 'ready'] } }, ['success', 'status']),
 };
 

@@ -1,6 +1,7 @@
 import {
   ERRORS,
   batchesQuerySchema,
+  contactCheckBodySchema,
   connectQuerySchema,
   emptyQuerySchema,
   otpBodySchema,
@@ -20,7 +21,7 @@ export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 const COMMON_ERRORS = [400, 401, 408, 429, 431, 500, 503];
 
 interface OperationSpec {
-  tag: 'Connection' | 'Messages' | 'Events';
+  tag: 'Connection' | 'Messages' | 'Events' | 'Contacts';
   summary: string;
   description: string;
   /** The limit of this endpoint (RATE_LIMIT_*), or none. */
@@ -366,6 +367,24 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       config,
     ),
   };
+  const contactCheck = operation(
+    {
+      tag: 'Contacts',
+      summary: 'Check which numbers are on WhatsApp',
+      description: [
+        "Answers, for each of 1 to 1,000 numbers (the rules of `to`), whether it is on WhatsApp, in the request's order (a number listed twice is answered twice), with its LID when WhatsApp gave one.",
+        `**Choice:** answers come from the device's contact cache (CONTACT_CACHE_TTL_SECONDS, 7 days by default), which sends share: a number known not to be on WhatsApp fails \`not_on_whatsapp\` without a lookup. The numbers not cached are looked up by the sender holding the device in queries of ${config.contactCheck.batchSize} numbers, ${config.contactCheck.pauseMs} ms apart, so a long check takes a while (about 20 s for 1,000 numbers by default).`,
+        `**Choice:** at most ${config.contactCheck.lookupsPerDay || 'unlimited'} numbers per device per day are looked up (CONTACT_LOOKUPS_PER_DAY; cache hits are free; the day starts with the first lookup): a check whose uncached numbers would pass it is refused whole with 429 \`Rate limit exceeded\` and \`resetIn\`.`,
+        "409 when the device is not connected; 502 when WhatsApp's lookup failed; 504 when it did not finish in time (retrying is cheap: what was looked up is cached).",
+      ].join('\n\n'),
+      rateLimit: r.contacts,
+      query: emptyQuerySchema,
+      body: contactCheckBodySchema,
+      success: { status: 200, schema: 'ContactCheckResult', description: 'One answer per number, in order.' },
+      errors: [409, 413, 502, 504],
+    },
+    config,
+  );
   const withPathParam = (op: JsonSchema, name: string) => {
     const o = op as { parameters?: JsonSchema[] };
     o.parameters = [
@@ -393,6 +412,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       { name: 'Connection', description: 'Link, watch and unlink the WhatsApp account of the token.' },
       { name: 'Messages', description: 'Send text, media and OTPs; read what became of them.' },
       { name: 'Events', description: 'Signed webhooks: where the events of the device are delivered.' },
+      { name: 'Contacts', description: 'Which numbers are on WhatsApp, before a list is sent to them.' },
       { name: 'Operations', description: 'Health, readiness and this document (no token).' },
     ],
     security: [{ bearerAuth: [] }, { queryToken: [] }],
@@ -413,6 +433,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       [`${API_BASE}/batches/{batchId}/pause`]: { post: events.pauseBatch },
       [`${API_BASE}/batches/{batchId}/resume`]: { post: events.resumeBatch },
       [`${API_BASE}/batches/{batchId}/cancel`]: { post: events.cancelBatch },
+      [`${API_BASE}/contacts/check`]: { post: contactCheck },
       [`${API_BASE}/webhook`]: {
         get: events.getWebhook,
         put: events.putWebhook,
