@@ -177,6 +177,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       },
     ],
     ['GET', /^\/accounts\/([^/]+)\/restrictions$/, (_b, [phone]) => sim.restrictions(phone!)],
+    ['GET', /^\/accounts\/([^/]+)\/contact-lookups$/, (_b, [phone]) => sim.contactLookupsOf(phone!)],
     [
       'DELETE',
       /^\/faults$/,

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createControlApi, type SimulatorInfo } from './control-api.js';
+import type { ContactLookupsView } from './contact-lookups.js';
 import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 import type { InboundResult } from './inbound.js';
@@ -57,6 +58,8 @@ export interface SimulatorHandle {
   /** New chats per rolling day for one account (or all); null removes the cap. */
   setNewChatCap(phone: string | undefined, newChatCap: number | null): void;
   restrictions(phone: string): RestrictionsView;
+  /** Contact lookups (usync "is this number on WhatsApp?") of an account: count and query times. */
+  contactLookups(phone: string): ContactLookupsView;
   clearFaults(): void;
   setConfig(update: Partial<SimulatorConfig>): SimulatorConfig;
   close(): Promise<void>;
@@ -117,6 +120,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     restrict: (input) => sim.restrict(input),
     setNewChatCap: (phone, cap) => sim.setNewChatCap(phone, cap),
     restrictions: (phone) => sim.restrictions(phone),
+    contactLookups: (phone) => sim.contactLookupsOf(phone),
     clearFaults: () => sim.clearFaults(),
     setConfig: (update) => sim.setConfig(update),
     close: async () => {
@@ -141,6 +145,7 @@ export type {
 } from './directory.js';
 export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 export type { InboundResult } from './inbound.js';
+export type { ContactLookupQuery, ContactLookupsView } from './contact-lookups.js';
 export type { AttachmentType, InboundAttachment, InboundInput, InboundMedia } from './inbound-content.js';
 export type { CapInfo, RestrictInput, RestrictionsView } from './reachout.js';
 export { REACHOUT_REFUSED } from './reachout.js';

@@ -12,6 +12,7 @@ import {
   type UndecryptableMessage,
   type UnknownNumbers,
 } from './directory.js';
+import { ContactLookups, type ContactLookupsView } from './contact-lookups.js';
 import { Faults } from './faults.js';
 import { sendFromContact, type InboundResult } from './inbound.js';
 import { checkInboundInput, type InboundInput } from './inbound-content.js';
@@ -64,6 +65,8 @@ export interface ContactView {
 export class Simulator implements ConnectionHost {
   readonly directory: Directory;
   readonly faults = new Faults();
+  /** Contact lookups (usync "is this number on WhatsApp?") per account. */
+  readonly contactLookups = new ContactLookups();
   readonly reachout = new Reachout({
     lockChanged: (phone) => notifyTimelock(this, phone),
     newChatOpened: (phone) => {
@@ -267,6 +270,11 @@ export class Simulator implements ConnectionHost {
 
   restrictions(phone: string): RestrictionsView {
     return this.reachout.view(this.requireUser(phone).phone);
+  }
+
+  /** The contact lookups the account's devices made: how many numbers, and when each query came. */
+  contactLookupsOf(phone: string): ContactLookupsView {
+    return this.contactLookups.view(this.requireUser(phone).phone);
   }
 
   clearFaults(): void {

@@ -6,15 +6,18 @@ import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js'
 
 /**
  * usync answers device lists (with LIDs: the client stores the PN→LID mapping from them and
- * encrypts to the LID), `onWhatsApp` contact checks and LID lookups. Companion devices must
- * carry a key-index or the client drops them.
+ * encrypts to the LID), `onWhatsApp` contact checks (counted per account, see contact-lookups.ts)
+ * and LID lookups. Companion devices must carry a key-index or the client drops them.
  */
 export function handleUsyncIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const usync = getBinaryNodeChild(iq, 'usync');
   const protocols = new Set(childNodes(getBinaryNodeChild(usync, 'query')).map((p) => p.tag));
-  const users = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user').map((u) =>
-    userResult(sim, u, protocols),
-  );
+  const requested = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user');
+  if (protocols.has('contact') && conn.account) {
+    // A contact lookup asks by phone number (a user without a jid).
+    sim.contactLookups.record(conn.account.phone, requested.filter((u) => !u.attrs.jid).length);
+  }
+  const users = requested.map((u) => userResult(sim, u, protocols));
   conn.send(
     iqResult(iq, [
       node(

@@ -99,6 +99,18 @@ describe('messenger-sim: HTTP control API', function () {
     });
   });
 
+  it('When the device looks a number up, then GET /accounts/:phone/contact-lookups counts it; an unknown account is a 404', async () => {
+    await device.sock!.onWhatsApp(CONTACT);
+    const lookups = await call('GET', `/accounts/${ACCOUNT}/contact-lookups`);
+    const unknown = await call('GET', '/accounts/15559999999/contact-lookups');
+
+    expect(lookups.status).to.equal(200);
+    expect(lookups.body.count).to.equal(1);
+    expect(lookups.body.queries).to.have.length(1);
+    expect((lookups.body.queries as Array<{ numbers: number; at: string }>)[0]!.numbers).to.equal(1);
+    expect(unknown.status).to.equal(404);
+  });
+
   it('When receipt delays are changed, then the config reflects them and invalid values are rejected', async () => {
     const updated = await call('PUT', '/config', { receiptDelayMs: 350, readDelayMs: null });
     const invalid = await call('PUT', '/config', { receiptDelayMs: -5 });

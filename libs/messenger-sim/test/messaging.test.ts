@@ -172,6 +172,22 @@ describe('messenger-sim: messaging through a linked device', function () {
     expect(result?.[0]?.exists).to.equal(true);
   });
 
+  it('When the device looks numbers up (usync contact queries), then the account counts each number and each query with its time; device-list queries do not count', async () => {
+    sim.upsertContact({ phone: '15550001098', onWhatsApp: false });
+    const before = sim.contactLookups(ACCOUNT);
+    await device.sock!.onWhatsApp('15550001098', CONTACT);
+    await device.sock!.onWhatsApp(CONTACT);
+    // A send's device-list query (usync by JID, no contact protocol) is no contact lookup.
+    await device.sock!.sendMessage(contactJid, { text: 'not a lookup' });
+
+    const after = sim.contactLookups(ACCOUNT);
+    expect(after.count - before.count).to.equal(3);
+    const fresh = after.queries.slice(before.queries.length);
+    expect(fresh.map((q) => q.numbers)).to.deep.equal([2, 1]);
+    expect(Date.parse(fresh[1]!.at)).to.be.at.least(Date.parse(fresh[0]!.at));
+    expect(sim.contactLookups(CONTACT)).to.deep.equal({ count: 0, queries: [] });
+  });
+
   it('When contacts only deliver or never acknowledge, then the device sees exactly those receipts', async () => {
     sim.upsertContact({ phone: '15550001005', receipts: 'delivered' });
     sim.upsertContact({ phone: '15550001006', receipts: 'none' });

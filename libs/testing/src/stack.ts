@@ -10,7 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { startSimulator, type InboxMessage, type SimulatorHandle } from '@mgw/messenger-sim';
+import {
+  startSimulator,
+  type ContactLookupsView,
+  type InboxMessage,
+  type SimulatorHandle,
+} from '@mgw/messenger-sim';
 import { freePort, waitFor } from './net.js';
 import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from './redis-cluster.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
@@ -323,6 +328,14 @@ export class Stack {
 
   async inbox(phone: string): Promise<InboxMessage[]> {
     return (await this.simApi<{ messages: InboxMessage[] }>('GET', `/inbox/${phone}`)).messages;
+  }
+
+  /**
+   * The contact lookups (usync "is this number on WhatsApp?") the account's devices made at the
+   * simulator: how many numbers, and when each query came.
+   */
+  async contactLookups(phone: string): Promise<ContactLookupsView> {
+    return this.simApi<ContactLookupsView>('GET', `/accounts/${phone}/contact-lookups`);
   }
 
   /** A contact sends the account `to` a PDF, `invoice.pdf`, through the simulator; returns its bytes. */
