@@ -181,6 +181,7 @@ export class Stack {
       RATE_LIMIT_CONNECT: '100000',
       RATE_LIMIT_DISCONNECT: '100000',
       RATE_LIMIT_MESSAGES: '100000',
+      RATE_LIMIT_CONTACTS: '100000',
       ...opts.env,
     };
     return { sim, deviceId, env };
