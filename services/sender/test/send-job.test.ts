@@ -13,7 +13,7 @@ import {
 } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, Encryption, isOptedOut } from '@mgw/store';
+import { ContentStore, MessageStore, Encryption, isOptedOut, type ContactAnswer } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
@@ -97,6 +97,8 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
   async function run(opts: {
     send: (m: OutgoingMessage, call: number) => Promise<void>;
     lookup?: () => Promise<string | null>;
+    /** What the device's contact cache knows of the recipient. */
+    known?: ContactAnswer;
     retired?: FailureReason;
     retiredSignal?: AbortSignal;
     attempts: number;
@@ -112,6 +114,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     const name = sendQueueName(deviceId);
     const sends: OutgoingMessage[] = [];
     const sender = {
+      known: async () => opts.known,
       lookup: opts.lookup ?? (async () => '15550001111@s.whatsapp.net'),
       send: async (m: OutgoingMessage) => {
         sends.push(m);
@@ -268,6 +271,23 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(r.record).to.include({ status: 'failed', error: 'not_on_whatsapp' });
   });
 
+  it('When the contact cache knows the number is not on WhatsApp, then it fails not_on_whatsapp at once, without a lookup', async () => {
+    let lookups = 0;
+    const r = await run({
+      attempts: 5,
+      known: { onWhatsApp: false },
+      lookup: async () => {
+        lookups++;
+        return '15550001111@s.whatsapp.net';
+      },
+      send: async () => undefined,
+    });
+    expect(lookups).to.equal(0);
+    expect(r.sends).to.have.length(0);
+    expect(r.job.attemptsMade).to.equal(1);
+    expect(r.record).to.include({ status: 'failed', error: 'not_on_whatsapp' });
+  });
+
   it('When the device was logged out, then waiting jobs fail at once with logged_out', async () => {
     const r = await run({ attempts: 5, retired: 'logged_out', send: async () => undefined });
     expect(r.sends).to.have.length(0);
@@ -375,7 +395,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             fetchAttachment: async () => Buffer.alloc(0),
             // The socket is reconnecting and the hand-over woke the waiter: not open.
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
-            sender: {} as MessageSender,
+            sender: { known: async () => undefined } as unknown as MessageSender,
             pacer: { wait: async () => undefined } as unknown as Pacer,
             ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
