@@ -11,7 +11,15 @@ describe('API config', () => {
     expect(c.encryption.old).to.deep.equal([]);
     expect(c.port).to.equal(3000);
     expect(c.redis.url).to.equal('redis://127.0.0.1:6379');
-    expect(c.rateLimits).to.include({ connect: 15, disconnect: 5, status: 20, send: 30, otp: 10 });
+    expect(c.rateLimits).to.include({
+      connect: 15,
+      disconnect: 5,
+      status: 20,
+      send: 30,
+      otp: 10,
+      contacts: 10,
+    });
+    expect(c.contactCheck).to.deep.equal({ lookupsPerDay: 1000, batchSize: 50, pauseMs: 1000 });
   });
 
   it('When the encryption key is missing, then loading fails saying how to generate one', () => {

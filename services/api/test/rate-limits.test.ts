@@ -17,7 +17,7 @@ describe('per-token rate limits', () => {
     async () =>
       (t = await startApi({
         rateLimitWindowMs: 60_000,
-        rateLimits: { connect: 2, disconnect: 2, status: 3, send: 2, otp: 2, messages: 2 },
+        rateLimits: { connect: 2, disconnect: 2, status: 3, send: 2, otp: 2, messages: 2, contacts: 4 },
       })),
   );
   after(async () => t.close());
@@ -73,8 +73,14 @@ describe('per-token rate limits', () => {
     const connect = await call(`${t.api}/connect?method=bogus`, { token });
     const disconnect = await call(`${t.api}/disconnect?x=1`, { token, method: 'POST' });
     const otp = await call(`${t.api}/otp`, { token, json: {} });
-    expect([connect, disconnect, otp].map((r) => r.status)).to.deep.equal([400, 400, 400]);
-    expect([connect, disconnect, otp].map((r) => rateHeaders(r).limit)).to.deep.equal(['2', '2', '2']);
+    const contacts = await call(`${t.api}/contacts/check`, { token, json: { phones: [] } });
+    expect([connect, disconnect, otp, contacts].map((r) => r.status)).to.deep.equal([400, 400, 400, 400]);
+    expect([connect, disconnect, otp, contacts].map((r) => rateHeaders(r).limit)).to.deep.equal([
+      '2',
+      '2',
+      '2',
+      '4',
+    ]);
   });
 
   it('When the limiter keys are stored, then they hold the token hash, never the token', async () => {

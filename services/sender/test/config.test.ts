@@ -14,6 +14,7 @@ describe('sender config', () => {
     expect(c).to.include({ sendMinGapMs: 1000, sendGapJitterMs: 500, leaseScanMs: 3000 });
     expect(c.ops.port).to.equal(9464);
     expect(c.heapGrowingPercent).to.equal(20);
+    expect(c.contactCacheTtlSeconds).to.equal(7 * 24 * 3600);
   });
 
   it('When SENDER_HEAP_GROWING_PERCENT is 0 or out of range, then 0 leaves V8 its own choice and the others fail the start', () => {
