@@ -136,12 +136,13 @@ export class MessageSender {
     if (!result) throw new LookupFailedError('the WhatsApp lookup of numbers got no answer');
     const list = result.list as { id: string; contact?: boolean; lid?: unknown }[];
     const byUser = new Map(list.map((entry) => [jidDecode(entry.id)?.user, entry]));
+    // Asked alone, the one answer is the number's whatever its JID (no entry: not on WhatsApp).
+    const alone = unique.length === 1;
     const unmatched: string[] = [];
     for (const phone of unique) {
-      const entry =
-        unique.length === 1 ? (byUser.get(phone) ?? list.find((e) => e.contact)) : byUser.get(phone);
-      if (!entry && unique.length > 1) unmatched.push(phone);
-      else answers.set(phone, answerOf(entry));
+      const entry = byUser.get(phone) ?? (alone ? list.find((e) => e.contact) : undefined);
+      if (entry || alone) answers.set(phone, answerOf(entry));
+      else unmatched.push(phone);
     }
     await this.opts.contacts.putMany(this.opts.deviceId, answers);
     for (const phone of unmatched) answers.set(phone, (await this.lookupMany([phone])).get(phone)!);
