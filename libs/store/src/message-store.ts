@@ -259,9 +259,10 @@ function publicRecord(h: Record<string, string>): MessageRecord {
   for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
   out.status ??= 'queued';
   // Never stored: a message waiting in the queue reads `scheduled` until its sendAt.
-  if (out.status === 'queued' && out.sendAt && Date.parse(out.sendAt) > Date.now()) out.status = 'scheduled';
+  if (out.status === 'queued' && h.sendAt && Date.parse(h.sendAt) > Date.now()) out.status = 'scheduled';
   out.direction ??= 'outbound';
-  if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
+  if (out.status === 'scheduled') out.held = { reason: 'scheduled', until: h.sendAt };
+  else if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
     out.held = { reason: h.heldReason, until: h.heldUntil };
   }
   return out as unknown as MessageRecord;

@@ -11,4 +11,7 @@ export const WEBHOOK_EVENTS = [
   'batch.completed',
   'contact.opted_out',
   'contact.opted_in',
+  'batch.paused',
+  'batch.resumed',
+  'batch.cancelled',
 ] as const;
