@@ -52,6 +52,7 @@ describe('store: a scheduled list’s counts and records (real Redis)', () => {
       delivered: 0,
       read: 0,
       failed: 1,
+      held: 0,
     });
     expect(early.sendAt).to.equal(new Date(sendAt).toISOString());
     expect(early.completedAt).to.equal(undefined);
@@ -70,7 +71,15 @@ describe('store: a scheduled list’s counts and records (real Redis)', () => {
     expect((await messages.getRecord(deviceId, jobs[1]!.messageId))!.status).to.equal('scheduled');
     await messages.markSent(jobs[1]!, new Date());
     const done = (await batches.get(deviceId, batchId))!;
-    expect(done.counts).to.deep.equal({ scheduled: 0, queued: 0, sent: 1, delivered: 0, read: 0, failed: 1 });
+    expect(done.counts).to.deep.equal({
+      scheduled: 0,
+      queued: 0,
+      sent: 1,
+      delivered: 0,
+      read: 0,
+      failed: 1,
+      held: 0,
+    });
     expect(done.completedAt).to.be.a('string');
   });
 });
