@@ -93,3 +93,13 @@ export async function* heldMessageIds(
     if (ids.length) yield ids;
   } while (cursor !== '0');
 }
+
+/** Up to `count` ids of the list's messages held now, any of them (the dashboard reads their `held`). */
+export async function someHeldMessageIds(
+  redis: RedisClient,
+  deviceId: string,
+  batchId: string,
+  count: number,
+): Promise<string[]> {
+  return redis.srandmember(keys.batchHeld(deviceId, batchId), count);
+}

@@ -5,6 +5,7 @@ import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
 import { deviceActivityRoute } from './activity-routes.js';
+import { controlDeviceBatchRoute, deviceBatchesRoute } from './batches-routes.js';
 import { AdminAuth } from './admin-auth.js';
 import { DeviceDirectory } from './device-directory.js';
 import {
@@ -121,11 +122,18 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       path: '/devices/:deviceId/activity',
       handlers: [guard, deviceActivityRoute(new DeviceActivity(s.redis))],
     },
+    // The device's lists (the Campaigns page): newest first, and their control as the public API's.
+    { method: 'get', path: '/devices/:deviceId/batches', handlers: [guard, deviceBatchesRoute(s)] },
     {
       method: 'get',
       path: '/devices/:deviceId/batches/:batchId',
       handlers: [guard, deviceBatchRoute(devices)],
     },
+    ...(['pause', 'resume', 'cancel'] as const).map((action): AdminRoute => ({
+      method: 'post',
+      path: `/devices/:deviceId/batches/:batchId/${action}`,
+      handlers: [guard, none, controlDeviceBatchRoute(s, action)],
+    })),
     // A device's suppression list (numbers that opted out) and its keywords and confirmations.
     { method: 'get', path: '/devices/:deviceId/opt-outs', handlers: [guard, listOptOutsRoute(optOuts)] },
     { method: 'post', path: '/devices/:deviceId/opt-outs', handlers: [guard, body, addOptOutRoute(optOuts)] },
