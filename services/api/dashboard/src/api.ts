@@ -159,6 +159,39 @@ export interface Batch {
   total: number;
 }
 
+/** A list's state (`GET /devices/:deviceId/batches`): what its control buttons can do. */
+export type ListState = 'active' | 'paused' | 'cancelled' | 'completed';
+
+/** Why a queued message waits (`held.reason` of a record). */
+export type HeldReason =
+  | 'daily_cap'
+  | 'warmup_cap'
+  | 'first_contact_cap'
+  | 'quiet_hours'
+  | 'device_paused'
+  | 'batch_paused'
+  | 'scheduled';
+
+/** A list as the Campaigns page lists it: its counts by status (plus `held`, and `scheduled` once sent lists have it). */
+export interface CampaignList {
+  batchId: string;
+  total: number;
+  state: ListState;
+  counts: Record<MessageStatus, number> & { held: number; scheduled?: number };
+  createdAt: string;
+  completedAt?: string;
+  pausedAt?: string;
+  cancelledAt?: string;
+  /** Why some of its held messages wait (read on a few of them), earliest `until` first. */
+  heldReasons?: { reason: HeldReason; until: string }[];
+}
+
+/** GET /devices/:deviceId/batches `data`: newest first, and the cursor of the next page. */
+export interface CampaignListPage {
+  batches: CampaignList[];
+  nextCursor?: string;
+}
+
 /** The statuses the Campaigns chart counts per hour (`GET /devices/:deviceId/activity`). */
 export type ActivityStatus = 'sent' | 'delivered' | 'read' | 'failed';
 

@@ -80,6 +80,8 @@ export function Confirm(props: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  /** The button that closes it doing nothing ("Cancel" unless the action is itself a cancel). */
+  dismissLabel?: string;
   busy?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
@@ -96,7 +98,7 @@ export function Confirm(props: {
       <div class="confirm-body">{props.children}</div>
       <div class="actions">
         <button type="button" class="secondary" onClick={props.onCancel} disabled={props.busy}>
-          Cancel
+          {props.dismissLabel ?? 'Cancel'}
         </button>
         <button type="button" class="danger" onClick={props.onConfirm} disabled={props.busy}>
           {props.busy ? 'Working…' : props.confirmLabel}

@@ -56,7 +56,7 @@ describe("Admin API: a device's lists (the Campaigns page) and their pause, resu
     expect(pages).to.equal(3);
     expect(seen.map((b) => b.batchId)).to.deep.equal(newestFirst);
     const pub = await call(`${t.api}/batches?limit=100`, { token });
-    expect(seen).to.deep.equal(pub.body.data.batches);
+    expect(seen).to.deep.equal((pub.body.data as { batches: List[] }).batches);
     expect(seen[0]).to.deep.include({ total: 2, state: 'active' });
 
     // Another device's lists are not this one's.
@@ -79,7 +79,7 @@ describe("Admin API: a device's lists (the Campaigns page) and their pause, resu
     expect(await t.services.messages.hold(await jobOf(deviceId, ids[1]!), 'first_contact_cap', soon)).to.be
       .true;
     const res = await adminCall(t, `/devices/${deviceId}/batches`);
-    const [list] = res.body.data.batches as List[];
+    const [list] = (res.body.data as { batches: List[] }).batches;
     expect(list).to.deep.include({ batchId, state: 'active' });
     expect(list!.counts).to.include({ queued: 3, held: 2 });
     expect(list!.heldReasons).to.deep.equal([
@@ -88,7 +88,7 @@ describe("Admin API: a device's lists (the Campaigns page) and their pause, resu
     // A list with nothing held has no reasons.
     const plain = await sendList(token, ['15550003104', '15550003105']);
     const again = await adminCall(t, `/devices/${deviceId}/batches`);
-    const newest = (again.body.data.batches as List[])[0]!;
+    const newest = (again.body.data as { batches: List[] }).batches[0]!;
     expect(newest.batchId).to.equal(plain.batchId);
     expect(newest).to.not.have.property('heldReasons');
   });

@@ -3,6 +3,7 @@ import { api, type Device } from '../api';
 import { navigate, query } from '../router';
 import { Empty, Spinner } from '../ui';
 import { ActivitySection } from './activity-chart';
+import { BatchesSection } from './batches-section';
 import '../campaigns.css';
 
 /** The device whose campaigns are shown: `?device=` when given, else the first linked one, else the first. */
@@ -40,7 +41,7 @@ function DevicePicker(props: { devices: Device[]; deviceId: string }) {
 /**
  * Campaigns (`/dashboard/campaigns?device=ID`): one device's sending to its lists. Sections, top
  * to bottom, each its own component keyed by the device: the activity of the last 24 hours
- * (activity-chart.tsx). The device's lists go below it as their own section once the API lists them.
+ * (activity-chart.tsx), then the device's lists with their progress and controls (batches-section.tsx).
  */
 export function CampaignsPage() {
   const [devices, setDevices] = useState<Device[] | undefined>(undefined);
@@ -54,7 +55,10 @@ export function CampaignsPage() {
     <>
       <div class="page-head">
         <h1>Campaigns</h1>
-        <p class="muted">How a device&apos;s sending went, hour by hour: sent, delivered, read and failed.</p>
+        <p class="muted">
+          How a device&apos;s sending went, hour by hour, and its lists: progress, what waits, pause and
+          cancel.
+        </p>
       </div>
       {devices === undefined ? (
         <Spinner label="Loading devices…" />
@@ -64,6 +68,7 @@ export function CampaignsPage() {
         <>
           <DevicePicker devices={devices} deviceId={deviceId} />
           <ActivitySection key={deviceId} deviceId={deviceId} />
+          <BatchesSection key={deviceId} deviceId={deviceId} />
         </>
       )}
     </>

@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { writeOverrides } from '@mgw/store';
+import { useStack, waitFor } from '@mgw/testing';
+import { buildDashboard } from '../../dashboard/build.mjs';
+import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+
+const PASSWORD = 'campaign lists test password 7';
+
+interface List {
+  batchId: string;
+  state: string;
+  total: number;
+  counts: Record<string, number>;
+}
+
+describe("Dashboard Campaigns page: the device's lists, paged, with pause, resume and cancel (chromium, whole stack against the simulator)", function () {
+  this.timeout(120_000);
+  let assets: string;
+  let browser: Browser;
+  let page: Page;
+
+  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD };
+  before(async () => {
+    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
+    env.DASHBOARD_ASSETS_DIR = assets;
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
+  });
+  const stack = useStack({ env });
+  after(async () => {
+    await browser?.close();
+    if (assets) await rm(assets, { recursive: true, force: true });
+  });
+
+  async function sendList(to: string[], text: string): Promise<{ batchId: string; ids: string[] }> {
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>('POST', '/send', { to, text });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    return { batchId: res.body.messageId, ids: res.body.messageIds };
+  }
+  async function list(batchId: string): Promise<List> {
+    return (await stack().api<{ data: List }>('GET', `/batches/${batchId}`)).body.data;
+  }
+  async function settled(batchId: string, done: (l: List) => boolean, what: string): Promise<List> {
+    let last: List | undefined;
+    await waitFor(async () => done((last = await list(batchId))), { timeoutMs: 30_000, what }).catch(
+      (err: Error) => {
+        throw new Error(`${err.message} (last: ${JSON.stringify(last)})`);
+      },
+    );
+    return last!;
+  }
+  const stateOf = (row: Locator) => row.getByTestId('list-state').getAttribute('data-state');
+  const countOf = async (row: Locator, status: string) =>
+    Number(
+      await row.locator(`[data-testid="list-counts"] [data-status="${status}"]`).getAttribute('data-count'),
+    );
+
+  it('When a list is held by the first-contact cap, then the page shows why, pages older lists, and pauses, resumes and cancels it as the API does', async () => {
+    const s = stack();
+    await s.linkByQr('15550009401', 'Spring Sale Shop');
+    const [reader, receiver] = ['15550009411', '15550009412'];
+    await s.simApi('POST', '/contacts', { phone: reader, receipts: 'read' });
+    await s.simApi('POST', '/contacts', { phone: receiver, receipts: 'delivered' });
+    // Two new contacts a day: ten lists to two contacts go out; then a list to them and three new
+    // contacts reaches the two and holds the three.
+    await writeOverrides(s.redis, s.deviceId, { firstContactCap: 2 });
+    // (The first list settles first: its two contacts are new until the account has a chat with them.)
+    const earlier = [(await sendList([reader, receiver], 'welcome')).batchId];
+    await settled(earlier[0]!, (l) => l.counts.read === 1 && l.counts.delivered === 1, 'the first list');
+    for (let i = 1; i < 10; i++) earlier.push((await sendList([reader, receiver], `reminder ${i}`)).batchId);
+    for (const id of earlier) await settled(id, (l) => l.state === 'completed', `list ${id} to complete`);
+    const held = await sendList(
+      [reader, receiver, '15550009413', '15550009414', '15550009415'],
+      'the spring sale starts today',
+    );
+    const first = await settled(
+      held.batchId,
+      (l) => l.counts.held === 3 && l.counts.read === 1 && l.counts.delivered === 1,
+      'two read or delivered and three held',
+    );
+    expect(first).to.deep.include({ state: 'active', total: 5 });
+    expect(first.counts.queued).to.equal(3);
+
+    await page.goto(`${s.apiUrl}/dashboard`);
+    await page.getByLabel('Admin password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    await page.goto(`${s.apiUrl}/dashboard/campaigns?device=${s.deviceId}`);
+    const lists = page.getByTestId('lists');
+    await lists.locator('.list-row').first().waitFor();
+
+    // Page 1: the ten newest, newest first: the held list, then nine completed ones without controls.
+    const rows = lists.locator('.list-row');
+    expect(await rows.count()).to.equal(10);
+    const ids = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-testid')));
+    const newestFirst = [held.batchId, ...[...earlier].reverse()].map((id) => `list-${id}`);
+    expect(ids).to.deep.equal(newestFirst.slice(0, 10));
+    expect(await lists.locator('[data-testid="list-state"][data-state="completed"]').count()).to.equal(9);
+    expect(await lists.getByRole('button', { name: /^(Pause|Resume|Cancel…)$/ }).count()).to.equal(2);
+    const done = page.getByTestId(`list-${earlier[9]}`);
+    expect(await countOf(done, 'read')).to.equal(1);
+    expect(await countOf(done, 'delivered')).to.equal(1);
+    expect(await done.locator('.list-bar [data-status]').count()).to.equal(2);
+
+    // The held list: its state, its held count and why.
+    const row = page.getByTestId(`list-${held.batchId}`);
+    expect(await stateOf(row)).to.equal('active');
+    const heldLine = row.getByTestId('list-held');
+    expect(await heldLine.getAttribute('data-count')).to.equal('3');
+    expect(await heldLine.locator('[data-reason="first_contact_cap"]').count()).to.equal(1);
+    expect(await heldLine.textContent()).to.match(
+      /^3 held by the first-contact cap until .+\(in \d+ (min|h)\)$/,
+    );
+    expect(await countOf(row, 'queued')).to.equal(3);
+    const parts = (r: Locator) =>
+      r.locator('.list-bar [data-status]').evaluateAll((ps) => ps.map((p) => p.getAttribute('data-status')));
+    expect(await parts(row)).to.deep.equal(['delivered', 'read', 'held']);
+    await screenshots(page, 'campaigns-lists');
+
+    // Show more: the oldest list, on page 2, and no more pages.
+    await lists.getByRole('button', { name: 'Show more' }).click();
+    await page.getByTestId(`list-${earlier[0]}`).waitFor();
+    expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-testid')))).to.deep.equal(
+      newestFirst,
+    );
+    expect(await lists.getByRole('button', { name: 'Show more' }).count()).to.equal(0);
+
+    // Pause: the page and the public API read it paused; Resume: active again.
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.locator('[data-testid="list-state"][data-state="paused"]').waitFor();
+    expect((await list(held.batchId)).state).to.equal('paused');
+    expect(await row.getByRole('button', { name: 'Pause' }).count()).to.equal(0);
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.locator('[data-testid="list-state"][data-state="active"]').waitFor();
+    expect((await list(held.batchId)).state).to.equal('active');
+
+    // Cancel asks first and says what it does; "Keep it" changes nothing.
+    await row.getByRole('button', { name: 'Cancel…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this list?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).to.include('A message already handed to WhatsApp may still go');
+    expect(await dialog.textContent()).to.include('3 of 5 now');
+    await screenshots(page, 'campaigns-cancel');
+    await dialog.getByRole('button', { name: 'Keep it' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await list(held.batchId)).state).to.equal('active');
+
+    await row.getByRole('button', { name: 'Cancel…' }).click();
+    await dialog.getByRole('button', { name: 'Cancel the list' }).click();
+    await row.locator('[data-testid="list-state"][data-state="cancelled"]').waitFor();
+    expect(await countOf(row, 'failed')).to.equal(3);
+    expect(await countOf(row, 'queued')).to.equal(0);
+    expect(await row.getByTestId('list-held').count()).to.equal(0);
+    expect(await parts(row)).to.deep.equal(['delivered', 'read', 'failed']);
+    expect(await row.getByRole('button').count(), 'no control on a cancelled list').to.equal(0);
+    const after = await list(held.batchId);
+    expect(after.state).to.equal('cancelled');
+    expect(after.counts).to.include({ queued: 0, held: 0, failed: 3 });
+    await screenshots(page, 'campaigns-cancelled');
+  });
+});
