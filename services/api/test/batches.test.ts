@@ -47,7 +47,15 @@ describe('Lists: GET /batches, pause, resume and cancel (the API alone: no sende
     const { batchId } = await sendList(3);
     const b = await batch(batchId);
     expect(b).to.include({ batchId, total: 3, state: 'active' });
-    expect(b.counts).to.deep.equal({ queued: 3, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 });
+    expect(b.counts).to.deep.equal({
+      scheduled: 0,
+      queued: 3,
+      sent: 0,
+      delivered: 0,
+      read: 0,
+      failed: 0,
+      held: 0,
+    });
   });
 
   it('When a list is paused and resumed, then each answers 200 with the list after the change, a repeat changes nothing, and both events are in the outbox', async () => {

@@ -134,12 +134,13 @@ describe('POST /send: personalised lists and scheduled sends (real Redis)', () =
       const record = await get(`/messages/${id}`);
       expect(record.status).to.equal(200);
       expect(record.body.data).to.include({ status: 'scheduled', sendAt: sendAt.toISOString() });
+      expect(record.body.data.held).to.deep.equal({ reason: 'scheduled', until: sendAt.toISOString() });
     }
     const batch = await get(`/batches/${String(res.body.messageId)}`);
     expect(batch.body.data).to.deep.include({
       total: 3,
       sendAt: sendAt.toISOString(),
-      counts: { scheduled: 3, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0 },
+      counts: { scheduled: 3, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 },
     });
     const listed = await get(`/messages?status=scheduled`);
     expect((listed.body.data as { messages: unknown[] }).messages).to.have.length(3);
