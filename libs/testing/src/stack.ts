@@ -317,13 +317,21 @@ export class Stack {
     token = this.token,
   ): Promise<Record<string, unknown>> {
     let last: Record<string, unknown> = {};
-    await waitFor(
-      async () => {
-        last = (await this.api('GET', '/status', undefined, token)).body;
-        return last.status === status;
-      },
-      { timeoutMs, what: `status ${status} (last: ${JSON.stringify(last)})` },
-    );
+    try {
+      await waitFor(
+        async () => {
+          last = (await this.api('GET', '/status', undefined, token)).body;
+          return last.status === status;
+        },
+        { timeoutMs, what: `status ${status}` },
+      );
+    } catch (err) {
+      // What the status said last, and who was still running: a timeout says where it stopped.
+      const running = this.processes.filter((p) => p.child.exitCode === null).map((p) => p.name);
+      throw new Error(
+        `${(err as Error).message} (last: ${JSON.stringify(last)}; running: ${running.join(', ')})`,
+      );
+    }
     return last;
   }
 
