@@ -11,7 +11,7 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { NotConnectedError, type DeviceSocket, type MessageSender } from '@mgw/messenger';
-import type { ContentStore, MessageStore } from '@mgw/store';
+import type { ContactAnswer, ContentStore, MessageStore } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import type { DeviceRestriction } from './device-restriction.js';
@@ -81,10 +81,10 @@ export async function processSendJob(
     // Before the content is read: a paused list's messages wait without loading it each time.
     await stopForList(job, deps, token);
     const stored = await sendableContent(job, deps, token);
-    await refuseKnownOffWhatsApp(data, deps);
+    const known = await refuseKnownOffWhatsApp(data, deps);
     await waitForSocket(job, deps, token);
     const ticket = await passGate(job, deps, token);
-    const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token);
+    const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token, known);
     if (alreadySentAt) return result(data, alreadySentAt);
     const sentAt = await countSent(data, ticket, deps);
     return await recordSent(data, sentAt, deps);
@@ -118,10 +118,14 @@ async function refuseOptedOut(data: SendJobData, deps: SendJobDeps): Promise<voi
  * A number the device's contact cache knows is not on WhatsApp (a number check or an earlier send
  * found it) fails at once: no lookup, no wait for the socket or the caps.
  */
-async function refuseKnownOffWhatsApp(data: SendJobData, deps: SendJobDeps): Promise<void> {
+async function refuseKnownOffWhatsApp(
+  data: SendJobData,
+  deps: SendJobDeps,
+): Promise<ContactAnswer | undefined> {
   const known = await deps.sender.known(data.to);
   if (known && !known.onWhatsApp)
     throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
+  return known;
 }
 
 function refuseIfRetired(deps: SendJobDeps): void {
@@ -177,9 +181,11 @@ async function sendHoldingTicket(
   ticket: Ticket,
   deps: SendJobDeps,
   token: string | undefined,
+  known: ContactAnswer | undefined,
 ): Promise<string | undefined> {
   try {
-    const jid = await deps.sender.lookup(job.data.to);
+    // The cache was read a moment ago (refuseKnownOffWhatsApp): a known JID is not read again.
+    const jid = known?.jid ?? (await deps.sender.lookup(job.data.to));
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token);

@@ -14,7 +14,8 @@ import type { ApiServices } from '../api-services.js';
  * - resume: the messages held because the list was paused go back to the queue now.
  * - cancel: every message no attempt has started fails `cancelled` and its job goes; the claim
  *   refuses the rest of the list atomically, on any sender, so none of them is sent after this
- *   answer. A repeated cancel answers 200 and runs that sweep again (it finishes one cut short).
+ *   answer. A repeated cancel answers 200 and, while the list is not complete, runs that sweep
+ *   again (it finishes one cut short).
  *
  * Refused: another device's or an unknown list (404), a list whose messages all left the queue
  * (409 `batchCompleted`), pause or resume of a cancelled list (409 `batchCancelled`). A repeat of
@@ -34,8 +35,13 @@ export async function controlList(
   if (outcome === 'cancelled') throw new ApiError(409, ERRORS.batchCancelled);
   const sweep = { redis: s.redis, queue: s.acceptor.queue(deviceId), messages: s.messages };
   if (action === 'cancel') {
-    const ended = await cancelBatchMessages(sweep, deviceId, batchId);
-    log.info('list cancelled', { batchId, messagesEnded: ended, repeat: outcome === 'same' });
+    // A repeat sweeps the queue again only while some of the list's messages are not final (it
+    // finishes a cancel cut short); a finished list is not scanned again however often it is asked.
+    const finished = outcome === 'same' && (await s.batches.get(deviceId, batchId))?.completedAt;
+    if (!finished) {
+      const ended = await cancelBatchMessages(sweep, deviceId, batchId);
+      log.info('list cancelled', { batchId, messagesEnded: ended, repeat: outcome === 'same' });
+    }
   } else if (action === 'resume' && outcome === 'changed') {
     const woken = await wakePausedHolds(sweep, deviceId, batchId);
     log.info('list resumed', { batchId, messagesWoken: woken });
