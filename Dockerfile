@@ -2,6 +2,8 @@
 # One image for every service: built once, the command selects the process.
 #   docker build -t messenger-gateway .                     # default command: the API
 #   docker build --build-arg SERVICE=sender -t mgw-sender . # another default command
+#   docker build --build-arg SERVICE=all-in-one -t mgw-aio . # the four services in one process
+#     (small installs; the same image runs it with `node services/all-in-one/dist/main.js`)
 # docker-compose.yml and k8s/ use one image and set `command` per service.
 
 # The same Node as CI (.node-version).
@@ -16,6 +18,8 @@ WORKDIR /app
 COPY package.json package-lock.json lerna.json tsconfig.base.json ./
 COPY libs ./libs
 COPY services ./services
+# npm ci applies these dependency patches (postinstall: patch-package; see patches/README.md).
+COPY patches ./patches
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --no-audit --no-fund
 RUN npx lerna run build \
@@ -36,9 +40,9 @@ COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
 # /app/main.js is the default entry point chosen by SERVICE; fail the build on a typo.
 RUN case "$SERVICE" in \
-      api|connection|sender|notifier) target="services/$SERVICE/dist/main.js" ;; \
+      api|connection|sender|notifier|all-in-one) target="services/$SERVICE/dist/main.js" ;; \
       sandbox) target="libs/messenger-sim/dist/cli.js" ;; \
-      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, notifier, sandbox)" >&2; exit 1 ;; \
+      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, notifier, all-in-one, sandbox)" >&2; exit 1 ;; \
     esac \
  && test -f "/app/$target" \
  && ln -s "/app/$target" /app/main.js

@@ -23,6 +23,7 @@ export const MAY_IMPORT = {
   'services/connection': ['common', 'contracts', 'store', 'messenger'],
   'services/sender': ['common', 'contracts', 'store', 'messenger'],
   'services/notifier': ['common', 'contracts', 'store'],
+  'services/all-in-one': ['common', 'contracts', 'api', 'connection', 'sender', 'notifier'],
 };
 /** Only the WhatsApp adapter speaks Baileys (the simulator and the test kit are its protocol peers). */
 export const BAILEYS_ALLOWED = ['libs/messenger', 'libs/messenger-sim', 'libs/testing'];

@@ -5,6 +5,8 @@
  * stops the services first — they drain and release their devices — then the Redis it started.
  *
  * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
+ * MGW_ALL_IN_ONE=1 (or `npm start -- --all-in-one`) runs the four services as one process instead
+ * (services/all-in-one: the same code, less memory; for a small install — docs/operations.md).
  * Without MGW_ENCRYPTION_KEY, the key that seals credentials and messages in Redis is created once
  * under the data directory (next to the Redis data it protects) and reused on every start.
  * Anything that cannot start (no build, no simulator, no Redis) stops it with exit code 1 and a
@@ -33,6 +35,10 @@ const fail = (msg, fix) => {
 const env = { ...process.env };
 env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 const sandboxMode = env.MESSENGER_SANDBOX === '1';
+const allInOneFlag = process.argv.slice(2).includes('--all-in-one');
+if (![undefined, '', '0', '1'].includes(env.MGW_ALL_IN_ONE))
+  fail(`MGW_ALL_IN_ONE must be 1 or 0, not "${env.MGW_ALL_IN_ONE}"`);
+const allInOne = allInOneFlag || env.MGW_ALL_IN_ONE === '1';
 
 const SERVICES = [
   {
@@ -56,6 +62,14 @@ const SERVICES = [
     env: { METRICS_PORT: env.NOTIFIER_METRICS_PORT ?? '9467' },
   },
 ];
+/** The all-in-one process: the four services in one (its ops port is the API's). */
+const ALL_IN_ONE = {
+  name: 'all-in-one',
+  entry: 'services/all-in-one/dist/main.js',
+  env: { METRICS_PORT: env.API_METRICS_PORT ?? '9464' },
+};
+/** What this run starts: a process per service, or the one all-in-one process. */
+const RUN = allInOne ? [ALL_IN_ONE] : SERVICES;
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
 const DATA_DIR = env.MGW_DATA_DIR ?? path.join(ROOT, '.data');
 /** How long the services may take to be ready before the ones that are not are named. */
@@ -85,7 +99,7 @@ function buildIfNeeded() {
 /** Every entry point this run needs must exist after the build, or nothing starts. */
 function requireBuilt() {
   const needed = [
-    ...SERVICES.map((s) => s.entry),
+    ...RUN.map((s) => s.entry),
     REDIS_SERVER,
     DASHBOARD,
     ...(sandboxMode ? [SANDBOX.entry] : []),
@@ -283,7 +297,7 @@ async function notReady(url) {
  */
 async function waitUntilReady() {
   const timeoutMs = READY_TIMEOUT_MS;
-  const probes = SERVICES.map((s) => ({
+  const probes = RUN.map((s) => ({
     name: s.name,
     url: `http://127.0.0.1:${s.env.METRICS_PORT}/readyz`,
   }));
@@ -319,7 +333,7 @@ const redis = await ensureRedis();
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 if (sandboxMode) await startSandbox();
-for (const svc of SERVICES) startChild(svc.name, svc.entry, { ...env, ...svc.env });
+for (const svc of RUN) startChild(svc.name, svc.entry, { ...env, ...svc.env });
 say(`started: ${children.map((c) => c.name).join(', ')}; waiting until each answers /readyz`);
 sayDashboard(admin);
 await waitUntilReady();

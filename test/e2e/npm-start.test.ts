@@ -3,7 +3,8 @@
  * listens at REDIS_URL. The supervisor builds, starts its own redis-server, the simulator and the
  * three services; the README's sandbox walk-through then links a simulated phone and sends a
  * message through the built services; Ctrl-C stops everything and exits 0. Without
- * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it.
+ * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it;
+ * that second start runs the all-in-one process (`--all-in-one`), which sends for the same account.
  * It prints `ready:` once every service answers /readyz: a /connect sent the moment that line
  * appears is served. A service that is not ready in time is named, and the wait goes on.
  */
@@ -29,6 +30,14 @@ async function connect(
     headers: { authorization: `Bearer ${token}` },
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The device's status, as GET /status answers it. */
+async function status(api: string, token: string): Promise<unknown> {
+  const res = await fetch(`${api}/api/messenger/v1/status`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await res.json()) as { status?: unknown }).status;
 }
 
 describe('npm start (sandbox mode, built services, its own Redis)', function () {
@@ -96,9 +105,9 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
    * Runs `npm start` and resolves as soon as it prints `ready:` (read from its output as it
    * comes, not polled), or rejects if it exits first.
    */
-  async function startSupervisor(): Promise<void> {
+  async function startSupervisor(args: string[] = []): Promise<void> {
     output = '';
-    supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
+    supervisor = spawn(process.execPath, ['scripts/start.mjs', ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -243,8 +252,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(stillUp).to.equal(false);
   });
 
-  it('When npm start runs again on the same data directory, then it reuses the key: what the first run sealed opens', async () => {
-    await startSupervisor();
+  it('When npm start runs again on the same data directory, as the all-in-one process (--all-in-one), then it reuses the key: what the first run sealed opens, and a phone links and sends through the one process', async () => {
+    await startSupervisor(['--all-in-one']);
     // the token of the first run is in its Redis data: this /connect leaves the moment ready: is read
     const reconnect = await connect(api, token);
     expect(reconnect.status, JSON.stringify(reconnect.body)).to.equal(200);
@@ -253,6 +262,34 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(output).to.include(`its password is in ${path.join(dataDir, 'admin-password')}`);
     // the stored answer of the first run, sealed under the key, is replayed as it was
     expect(await idempotentSend()).to.deep.equal(firstAnswer);
+    // One process instead of four: the phone links again (this run's simulator is a new one) by
+    // the QR of that /connect, and a text goes out through it.
+    expect(output).to.include('[start] started: sandbox, all-in-one;');
+    const link = await fetch(`${sandbox}/phone/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ qr: reconnect.body.qrCode, phone: '15550000001', name: 'Sandbox Account' }),
+    });
+    expect(link.status).to.equal(200);
+    await waitFor(async () => (await status(api, token)) === 'connected', {
+      timeoutMs: 30_000,
+      what: 'connected again',
+    });
+    const sent = await fetch(`${api}/api/messenger/v1/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '15550000003', text: 'Hello from one process' }),
+    });
+    expect(sent.status).to.equal(202);
+    await waitFor(
+      async () => {
+        const inbox = (await (await fetch(`${sandbox}/inbox/15550000003`)).json()) as {
+          messages: { text?: string }[];
+        };
+        return inbox.messages.some((m) => m.text === 'Hello from one process');
+      },
+      { timeoutMs: 30_000, what: 'the message of the all-in-one process in the inbox' },
+    );
     supervisor.kill('SIGINT');
     expect(await exited).to.equal(0);
   });

@@ -7,3 +7,4 @@ export * from './shutdown.js';
 export * from './outbound/index.js';
 export * from './redis-scripts.js';
 export * from './service-runtime.js';
+export * from './service-host.js';

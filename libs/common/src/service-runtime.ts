@@ -1,8 +1,10 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { RedisOptions } from 'ioredis';
 import type { OpsConfig, RedisConfig, RuntimeConfig } from './config.js';
 import { createLogger, serializeError, type Logger } from './logger.js';
 import { createDefaultMetricsRegistry, type MetricsRegistry } from './metrics.js';
-import { startOpsServer, type OpsServer } from './ops-server.js';
+import { startOpsServer, type OpsOptions, type OpsServer } from './ops-server.js';
 import {
   closeRedis,
   createRedis,
@@ -11,6 +13,7 @@ import {
   type RedisClient,
   type RedisRole,
 } from './redis.js';
+import type { ServiceHost } from './service-host.js';
 import { installShutdown, type ShutdownStep } from './shutdown.js';
 
 /** What every service's configuration holds (`runtimeEnv`, `redisEnv` and `opsEnv`). */
@@ -35,6 +38,11 @@ export interface ServiceRuntimeOptions<M extends ServiceMetrics> {
   metrics: M;
   /** The general-purpose connection's role, and options such as auto-pipelining. */
   redis: RedisRole | { role: RedisRole; options: RedisOptions };
+  /**
+   * The process this service is one part of (the all-in-one process): its logger, metrics, ops
+   * server, shutdown and shareable connections are the host's. Without it, the service's own.
+   */
+  host?: ServiceHost<M>;
 }
 
 export interface Readiness {
@@ -71,6 +79,11 @@ export interface ServiceRuntime<M extends ServiceMetrics> {
   /** /metrics, /healthz and /readyz (ready when Redis accepts a write and `serving()` holds) on the ops port. */
   startOps(readiness: Readiness): Promise<OpsServer>;
   /**
+   * Serves `ops` on the ops port (`host`: the address to bind) — or, in a host process, adds its
+   * readiness and gauges to the host's one ops server.
+   */
+  serveOps(ops: OpsOptions, host?: string): Promise<OpsServer>;
+  /**
    * On SIGTERM/SIGINT or a crash, runs `steps` in order and then closes every connection
    * (storage last: the steps may still need it). Returns the function that does the same.
    */
@@ -82,24 +95,28 @@ export interface ServiceRuntime<M extends ServiceMetrics> {
 export function createServiceRuntime<M extends ServiceMetrics>(
   opts: ServiceRuntimeOptions<M>,
 ): ServiceRuntime<M> {
-  const { service, config, metrics } = opts;
-  const logger = createLogger({ level: config.logLevel, service });
+  const { service, config, metrics, host } = opts;
+  const logger = host ? host.partLogger(service) : createLogger({ level: config.logLevel, service });
   const connections: RedisClient[] = [];
-  const open = (role: RedisRole, name: string, options?: RedisOptions) => {
-    const client = createRedis(config.redis, role, name, options);
+  const open = (role: RedisRole, purpose: string, options?: RedisOptions) => {
+    const shared = host?.shared(role, purpose, options);
+    if (shared) return shared;
+    const client = createRedis(config.redis, role, purpose ? `${service}-${purpose}` : service, options);
     connections.push(client);
     return client;
   };
   const main = typeof opts.redis === 'string' ? { role: opts.redis, options: undefined } : opts.redis;
-  const redis = open(main.role, service, main.options);
+  const redis = open(main.role, '', main.options);
   const close = () => closeRedis(...connections);
-  const defaultMetrics = createDefaultMetricsRegistry();
+  const defaultMetrics = host ? host.defaultMetrics : createDefaultMetricsRegistry();
+  const serveOps = async (ops: OpsOptions, bind?: string): Promise<OpsServer> =>
+    host ? host.addOps(service, ops) : startOpsServer({ ...ops, port: config.ops.port, host: bind });
   return {
     logger,
     metrics,
     defaultMetrics,
     redis,
-    connect: (role, purpose, options) => open(role, `${service}-${purpose}`, options),
+    connect: (role, purpose, options) => open(role, purpose, options),
     async waitForRedis(...others) {
       try {
         await Promise.all([redis, ...others].map((client) => waitForRedis(client)));
@@ -110,8 +127,7 @@ export function createServiceRuntime<M extends ServiceMetrics>(
       }
     },
     startOps: ({ probe, probeKey, notReadyError, collect, serving }) =>
-      startOpsServer({
-        port: config.ops.port,
+      serveOps({
         registry: metrics.registry,
         defaults: defaultMetrics,
         notReadyError,
@@ -122,8 +138,13 @@ export function createServiceRuntime<M extends ServiceMetrics>(
         },
         collect,
       }),
-    installShutdown: (steps) =>
-      installShutdown(logger, [...steps, { name: 'redis', run: close }], config.shutdownTimeoutMs),
+    serveOps,
+    installShutdown: (steps) => {
+      const all = [...steps, { name: 'redis', run: close }];
+      return host
+        ? host.addShutdown(service, all, config.shutdownTimeoutMs)
+        : installShutdown(logger, all, config.shutdownTimeoutMs);
+    },
     close,
   };
 }
@@ -137,4 +158,19 @@ export function runService(label: string, main: () => Promise<void>): void {
     process.stderr.write(`${label} failed to start: ${JSON.stringify(serializeError(err))}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * True when `moduleUrl` is the file node was started with (through any symlink, such as the
+ * image's /app/main.js): a service's main.ts then runs the service, and not when the all-in-one
+ * process imports it to run it as one of its parts.
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
 }

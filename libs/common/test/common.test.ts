@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import {
   ConfigError,
   createLogger,
+  logDirect,
   redisConfig,
   redisEnv,
   runtimeConfig,
@@ -109,6 +110,49 @@ describe('common: logger', () => {
     const line = JSON.parse(chunks.join('')) as Record<string, unknown>;
     expect(line).to.include({ code: 428, reason: 'connection_closed', tokenId: 'tok_1' });
     expect(line.err).to.include({ errorCode: 'ECONNREFUSED' });
+  });
+
+  it('When a line is written directly (logDirect), then it is the line logger.log writes, redacted alike, and the level is honoured', async () => {
+    const lines = async (write: (logger: ReturnType<typeof createLogger>) => void) => {
+      const stream = new PassThrough();
+      const chunks: string[] = [];
+      stream.on('data', (d: Buffer) => chunks.push(d.toString()));
+      const logger = createLogger({ service: 'test', stream, level: 'info' });
+      write(logger);
+      await new Promise((r) => setImmediate(r));
+      return chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const { timestamp, ...rest } = JSON.parse(l) as Record<string, unknown>;
+          expect(timestamp).to.be.a('string');
+          return rest;
+        });
+    };
+    const fields = { requestId: 'r1', method: 'POST', route: '/x', status: 202, token: 'secret-1' };
+    const direct = await lines((l) => {
+      logDirect(l, 'info', 'request', fields);
+      logDirect(l, 'debug', 'request', fields);
+    });
+    const viaWinston = await lines((l) => {
+      l.log('info', 'request', fields);
+      l.log('debug', 'request', fields);
+    });
+    expect(direct).to.deep.equal(viaWinston);
+    expect(direct).to.deep.equal([
+      {
+        level: 'info',
+        message: 'request',
+        service: 'test',
+        requestId: 'r1',
+        method: 'POST',
+        route: '/x',
+        status: 202,
+        token: '[REDACTED]',
+      },
+    ]);
   });
 
   it('When a line holds what plain JSON cannot (a BigInt, a cycle), then it is still one JSON line', async () => {

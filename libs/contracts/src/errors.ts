@@ -35,6 +35,17 @@ export const ERRORS = {
   contactLookupTimeout: 'The WhatsApp number lookup did not finish in time; try again shortly',
   /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
   batchNotFound: 'Batch not found',
+  /** 409 on POST /send `edit` / `delete` (revisions.ts): the target cannot be changed any more. */
+  editWindowPassed:
+    'The message can no longer be edited: WhatsApp allows edits for 15 minutes after it was sent',
+  deleteWindowPassed:
+    'The message can no longer be deleted for everyone: WhatsApp allows it for 60 hours after it was sent',
+  /** 409: an edit of a message that is not a sent text of ours (queued, failed, deleted, media). */
+  notEditable: 'Only a sent text message can be edited',
+  /** 409: a delete of a message that is failed, already deleted, or being sent at this moment. */
+  notDeletable: 'The message cannot be deleted: it failed, is already deleted, or is being sent right now',
+  /** 404 on POST /send `edit` / `delete` when the target is not one of the device's messages. */
+  revisionTargetNotFound: 'The message to edit or delete was not found',
   /** 409 on POST /batches/:batchId/pause, resume or cancel when every message of the list already left the queue. */
   batchCompleted: 'Batch already completed: every message was sent or failed',
   /** 409 on POST /batches/:batchId/pause or resume of a cancelled list. */
@@ -122,5 +133,13 @@ export const FAILURE_REASONS = {
   optedOut: 'opted_out',
   /** Its list was cancelled (POST /batches/:batchId/cancel) before the message was sent. */
   cancelled: 'cancelled',
+  /** A send to a LID (`<digits>@lid`) the device has never met: nothing was asked of WhatsApp. */
+  unknownContact: 'unknown_contact',
+  /** The message was deleted (POST /send `delete`) while it waited in the queue: never sent. */
+  deleted: 'deleted',
+  /** An edit or delete whose target left WhatsApp's window (or was deleted) before it could go. */
+  revisionRefused: 'revision_refused',
+  /** A group the account may not write to: not a member, or only admins may write (announce). */
+  notAllowedInGroup: 'not_allowed_in_group',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

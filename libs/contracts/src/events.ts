@@ -1,4 +1,8 @@
+import type { GroupChat } from './groups.js';
 import type { ConnectionStatus, MessageStatus } from './limits.js';
+import type { ContactIdentity } from './contact.js';
+import type { LocationInput } from './message-kinds.js';
+import type { ContactCard } from './vcard.js';
 
 /**
  * The events a device's webhook can receive (Standard Webhooks: each delivery carries
@@ -17,6 +21,10 @@ export const EVENT_TYPES = [
   'batch.paused',
   'batch.resumed',
   'batch.cancelled',
+  'message.edited',
+  'message.deleted',
+  'message.reaction',
+  'poll.vote',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -25,7 +33,10 @@ export interface MessageEventData {
   deviceId: string;
   messageId: string;
   batchId?: string;
+  /** The recipient as the request named it: a phone number or a LID (`<digits>@lid`). */
   to: string;
+  /** The recipient's phone and LID as far as the device knows them. */
+  contact?: ContactIdentity;
   platformMessageId: string;
   status: Exclude<MessageStatus, 'queued'>;
   error?: string;
@@ -80,6 +91,7 @@ export interface BatchCounts {
   delivered: number;
   read: number;
   failed: number;
+  deleted: number;
 }
 
 /** GET /batches/:batchId `data`. */
@@ -119,10 +131,21 @@ export interface MessageReceivedEventData {
   deviceId: string;
   messageId: string;
   platformMessageId: string;
-  from: string;
+  /** The contact's phone number (digits); absent when the contact is known only by its LID. */
+  from?: string;
+  /** Who wrote: its phone and/or LID (always at least one). */
+  contact: ContactIdentity;
   text?: string;
   attachment?: { type: string; mimeType: string; fileName?: string; size: number };
   replyTo?: string;
+  /** A location the contact shared (message kinds). */
+  location?: LocationInput;
+  /** Contact cards the contact shared, read from their vCards (message kinds). */
+  contacts?: ContactCard[];
+  /** A group message: the group. */
+  chat?: GroupChat;
+  /** Whom the text or caption mentions: phones (digits) or LIDs (`<digits>@lid`). */
+  mentions?: string[];
   receivedAt: string;
 }
 
@@ -132,7 +155,47 @@ export interface MessageReceivedEventData {
  */
 export interface ContactOptEventData {
   deviceId: string;
+  /** The list entry: the number, or the `<digits>@lid` of a contact known by its LID. */
   phone: string;
+  /** The contact's identities as the device knows them (an opt-out by either covers both). */
+  contact?: ContactIdentity;
   source: 'keyword' | 'admin';
   at: string;
+}
+
+/**
+ * `data` of message.edited: one of our texts was edited (`direction: "outbound"`, `to` the
+ * recipient, `messageId` ours) or a contact edited a text it sent us (`"inbound"`, `from` the
+ * contact, the inbound message's id). Sealed at rest: it holds text.
+ */
+export interface MessageEditedEventData {
+  deviceId: string;
+  messageId: string;
+  platformMessageId: string;
+  direction: 'outbound' | 'inbound';
+  to?: string;
+  from?: string;
+  /** Inbound: the contact who wrote (phone and/or LID; a group's member), as message.received names it. */
+  contact?: ContactIdentity;
+  text: string;
+  editedAt: string;
+}
+
+/**
+ * `data` of message.deleted: one of our messages was deleted for everyone (or taken out of the
+ * queue unsent; `status: "deleted"`, like the other message.<status> events), or a contact deleted
+ * one it sent us (`direction: "inbound"`, `from`).
+ */
+export interface MessageDeletedEventData {
+  deviceId: string;
+  messageId: string;
+  platformMessageId: string;
+  direction: 'outbound' | 'inbound';
+  to?: string;
+  from?: string;
+  /** Inbound: the contact who wrote (phone and/or LID; a group's member), as message.received names it. */
+  contact?: ContactIdentity;
+  status?: 'deleted';
+  batchId?: string;
+  deletedAt: string;
 }

@@ -10,3 +10,8 @@ export * from './metrics.js';
 export * from './events.js';
 export * from './personalise.js';
 export * from './send-at.js';
+export * from './contact.js';
+export * from './revisions.js';
+export * from './vcard.js';
+export * from './message-kinds.js';
+export * from './groups.js';

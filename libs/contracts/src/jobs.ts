@@ -5,6 +5,8 @@ import type {
   MessageStatus,
   OtpLanguage,
 } from './limits.js';
+import type { ContactIdentity } from './contact.js';
+import type { MessageKindContent, ReactionTarget } from './message-kinds.js';
 
 /**
  * Where an attachment's bytes are: fetched by the sender from a URL, or the base64 bytes of the
@@ -24,17 +26,26 @@ export interface ContentAttachment {
  * What one request shares between all its messages, stored once (sealed) in `keys.content`:
  * a 1,000-recipient list costs one copy of its text and attachment, not 1,000.
  */
-export interface MessageContent {
+export interface MessageContent extends MessageKindContent {
+  /** A reaction's target as WhatsApp knows it (resolved from `reaction.messageId` when accepted). */
+  reactionTarget?: ReactionTarget;
   text?: string;
   attachment?: ContentAttachment;
   /** Our messageId of a message to reply to (resolved by the sender to the stored WhatsApp message). */
   existingMessageId?: string;
   otp?: { language: OtpLanguage };
+  /** Phones or LIDs the text or caption mentions. */
+  mentions?: string[];
   /**
    * A personalised list: `text` and the caption hold `{{name}}` placeholders, filled per message
    * from its recipient's variables (sealed in the content record, see ContentStore.stageVars).
    */
   personalised?: true;
+  /** An edit / a delete for everyone of one of our sent messages (our messageId; see revisions.ts). */
+  edit?: { messageId: string; text: string };
+  delete?: { messageId: string };
+  /** `linkPreview: false` of the request (stored only then: the default sends a preview). */
+  linkPreview?: false;
 }
 
 /** A send job: one recipient, one message; ids only, never content. The job id is `messageId`. */
@@ -109,7 +120,10 @@ export interface ConnectionReply {
 export interface MessageRecord {
   messageId: string;
   deviceId: string;
+  /** A phone number, or a LID (`<digits>@lid`) as the request named it. */
   to: string;
+  /** The recipient as the device knows it (added when the API shows the record). */
+  contact?: ContactIdentity;
   status: MessageStatus;
   kind: 'send' | 'otp';
   platformMessageId: string;
@@ -126,6 +140,11 @@ export interface MessageRecord {
   direction?: 'outbound' | 'inbound';
   /** Why a `queued` message waits, and until when (see HELD_REASONS); absent once it goes on. */
   held?: HeldInfo;
+  /** Status `deleted`: when it was deleted for everyone (or, unsent, taken out of the queue). */
+  deletedAt?: string;
+  /** An edited text: its edits, oldest first, and its current text (the last edit's). */
+  edits?: { text: string; at: string }[];
+  text?: string;
 }
 
 /**

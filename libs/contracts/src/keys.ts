@@ -7,6 +7,8 @@
  * scripts and transactions that touch several of them work, while devices spread over the cluster.
  * Device ids are slugs (`DEVICE_ID_PATTERN`), so they never contain `}` or glob characters.
  */
+import type { GroupCommand, GroupCommandResult } from './groups.js';
+
 const P = 'mgw';
 const device = (deviceId: string) => `${P}:{${deviceId}}`;
 
@@ -49,6 +51,12 @@ export const keys = {
   senders: () => `${P}:{senders}:alive`,
   /** Hash: sender (lease owner id) -> devices it holds, refreshed with its liveness. */
   senderLoads: () => `${P}:{senders}:load`,
+  /**
+   * Sorted set: sender processes (lease owner id) scored by when their fast liveness expires (ms,
+   * Redis clock), beaten every second or so from each sender's lease-renewer thread; the devices of
+   * a sender whose entry expired are taken over before their leases run out (libs/messenger liveness.ts).
+   */
+  senderLiveness: () => `${P}:{senders}:live`,
   /** Set: device ids that have a webhook endpoint; the notifier delivers the events of these. */
   webhookDevices: () => `${P}:webhooks`,
   /**
@@ -110,6 +118,16 @@ export const keys = {
   content: (deviceId: string, contentId: string) => `${device(deviceId)}:content:${contentId}`,
   /** Hash: what the device holds in its queue (`messages`, `bytes`), checked against its quota. */
   deviceQueue: (deviceId: string) => `${device(deviceId)}:queue-stats`,
+  /**
+   * Counter: a token's `/send` hits in the current rate-limit window (by the token's hash), in the
+   * device's slot so the transaction that writes a request's messages counts its hit.
+   */
+  sendRateLimit: (deviceId: string, tokenHash: string) => `${device(deviceId)}:rl:send:${tokenHash}`,
+  /**
+   * String, never kept: watched by one accept transaction and touched by its rate-limit check
+   * when a hit is over the limit, so Redis discards the transaction (see services/api send-rate-limit).
+   */
+  acceptGate: (deviceId: string, id: string) => `${device(deviceId)}:accept-gate:${id}`,
   /** Hash: the pairing in progress for a device (current QR / pairing code, owner), with a TTL. */
   pairing: (deviceId: string) => `${device(deviceId)}:pairing`,
   /**
@@ -147,6 +165,12 @@ export const keys = {
    * (CONTACT_CACHE_TTL_SECONDS). See libs/store/src/contact-cache.ts.
    */
   contact: (deviceId: string, phone: string) => `${device(deviceId)}:contact:${phone}`,
+  /**
+   * Hash: the device's phone <-> LID map (`p:<phone>` -> LID digits, `l:<lid digits>` -> phone or
+   * `""` when only the LID is known), fed by everything the client learns; removed on logout. See
+   * libs/store/src/contact-identities.ts.
+   */
+  contactIdentities: (deviceId: string) => `${device(deviceId)}:identities`,
   /** Counter: numbers the number check looked up at WhatsApp in the current day window; TTL = the window. */
   contactLookups: (deviceId: string) => `${device(deviceId)}:contact-lookups`,
   /**
@@ -185,7 +209,8 @@ export const keys = {
 export type DeviceCommand =
   | { type: 'logout'; deviceId: string; requestId: string }
   | { type: 'download-media'; deviceId: string; requestId: string; messageId: string }
-  | CheckContactsCommand;
+  | CheckContactsCommand
+  | GroupCommand;
 
 /**
  * Look these numbers up at WhatsApp (POST /contacts/check, the numbers not cached): in queries of
@@ -213,4 +238,6 @@ export interface ConnectionCommand {
 export interface DeviceCommandReply {
   ok: boolean;
   error?: string;
+  /** A group command's answer (see groups.ts). */
+  data?: GroupCommandResult;
 }

@@ -30,8 +30,18 @@ export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 /**
  * `scheduled`: a scheduled send before its `sendAt` (a status read from the message's job and
  * its time, never stored: when due the same message reads `queued`, and moves on from there).
+ * `deleted`: deleted for everyone (`delete` on POST /send), or never sent because it was deleted
+ * while queued; final, like `failed`.
  */
-export const MESSAGE_STATUSES = ['scheduled', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export const MESSAGE_STATUSES = [
+  'scheduled',
+  'queued',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'deleted',
+] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** Rank of each status: a receipt may only move a record forward (read never goes back to delivered). */
@@ -42,6 +52,7 @@ export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = {
   delivered: 2,
   read: 3,
   failed: 4,
+  deleted: 5,
 };
 
 /** Phone numbers: digits only, international format with country code, no leading zero (E.164 without '+'). */

@@ -80,7 +80,7 @@ export function createMetrics() {
     }),
     messages: new client.Counter({
       name: `${p}messages_total`,
-      help: 'Messages reaching a status (sent, delivered, read, failed).',
+      help: "Messages reaching a status (sent, delivered, read, failed, received), and contacts' edits and deletes applied (edited, deleted) or naming a message we do not have (edited_unknown, deleted_unknown).",
       labelNames: ['status'] as const,
       registers: reg,
     }),
@@ -153,6 +153,16 @@ export function createMetrics() {
       labelNames: ['direction'] as const,
       registers: reg,
     }),
+    deviceTakeovers: new client.Counter({
+      name: `${p}device_takeovers_total`,
+      help: 'Devices this sender took over from a sender whose liveness had expired (killed, hung), before its lease ran out.',
+      registers: reg,
+    }),
+    senderScheduleLag: new client.Gauge({
+      name: `${p}sender_schedule_lag_seconds`,
+      help: "How far this sender is behind its devices' paced schedule: the median, over the devices with paced messages in the last few seconds, of how late their messages went (or the one waiting is) past the time it was due.",
+      registers: reg,
+    }),
     deviceClaimSeconds: new client.Histogram({
       name: `${p}device_claim_seconds`,
       help: 'From the start of a directed hand-over (the giver released the lease) to its claim here.',
@@ -223,6 +233,24 @@ export function createMetrics() {
       labelNames: ['outcome'] as const,
       registers: reg,
     }),
+    linkPreviews: new client.Counter({
+      name: `${p}link_previews_total`,
+      help: 'Link preview fetches of texts by outcome: ok, none (no title, not HTML, an error status), refused (the outbound guard), failed (time, size, network). Only ok adds a preview; the text is sent either way.',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
+    groupQueries: new client.Counter({
+      name: `${p}group_queries_total`,
+      help: "Group metadata queries a sender made to WhatsApp: group (one group's members, when not cached) and all (the account's groups).",
+      labelNames: ['kind'] as const,
+      registers: reg,
+    }),
+    groupCommands: new client.Counter({
+      name: `${p}group_commands_total`,
+      help: 'Group requests (list, get, create, participants, leave) the device holder handled, by outcome (ok, failed).',
+      labelNames: ['type', 'outcome'] as const,
+      registers: reg,
+    }),
     webhookDeliveries: new client.Counter({
       name: `${p}webhook_deliveries_total`,
       help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped).',
@@ -267,6 +295,12 @@ export function createMetrics() {
     redisMemoryMax: new client.Gauge({
       name: `${p}redis_memory_max_bytes`,
       help: 'Redis maxmemory (0 = no limit), read by the API on each scrape.',
+      registers: reg,
+    }),
+    inboundKinds: new client.Counter({
+      name: `${p}inbound_kinds_total`,
+      help: 'Reactions and poll votes contacts sent, by kind and outcome (recorded, duplicate, unknown_poll, undecryptable, invalid, error).',
+      labelNames: ['kind', 'outcome'] as const,
       registers: reg,
     }),
   };

@@ -7,6 +7,7 @@
  */
 import type { MessageContent } from './jobs.js';
 import { PHONE_PATTERN, STRING_LIMITS } from './limits.js';
+import { isSendAddress } from './contact.js';
 import type { ValidationDetail } from './schemas.js';
 
 /** A recipient's variables: name -> value. */
@@ -134,7 +135,7 @@ const isJsonObject = (v: unknown): v is Record<string, unknown> =>
  * entry: a second for 10,000); undefined for anything else, which joi then judges for its details.
  */
 export function wellFormedEntryPhone(entry: unknown): string | undefined {
-  if (typeof entry === 'string') return PHONE_PATTERN.test(entry) ? entry : undefined;
+  if (typeof entry === 'string') return isSendAddress(entry) ? entry : undefined;
   if (!isJsonObject(entry)) return undefined;
   for (const key in entry)
     if (!Object.hasOwn(entry, key) || (key !== 'phone' && key !== 'vars')) return undefined;

@@ -14,6 +14,11 @@ import type { OtpLanguage, ConnectMethod } from './limits.js';
 import { EVENT_TYPES, type EventType } from './events.js';
 import { VAR_NAME_PATTERN, VARS_LIMITS, wellFormedEntryPhone, type RecipientVars } from './personalise.js';
 import { parseSendAt, SEND_AT_RULE } from './send-at.js';
+import { isSendAddress, SEND_ADDRESS_PATTERN, SEND_ADDRESS_RULE } from './contact.js';
+import { deleteSchema, editSchema, linkPreviewSchema, withRevisionRules } from './revisions.js';
+import type { DeleteInput, EditInput } from './revisions.js';
+import { MESSAGE_KINDS, messageKindsSchema, type MessageKindContent } from './message-kinds.js';
+import { GROUP_JID_PATTERN, mentionsSchema } from './groups.js';
 
 /** One entry of the spec's validation `details`. */
 export interface ValidationDetail {
@@ -24,6 +29,20 @@ export interface ValidationDetail {
 const phone = Joi.string().pattern(PHONE_PATTERN).messages({
   'string.pattern.base': '{{#label}} must be a phone number in international format: digits only, 7 to 15',
 });
+
+/** A `to` address: a phone number or a LID (`<digits>@lid`, a contact known only by its LID). */
+const sendAddress = Joi.string()
+  .pattern(SEND_ADDRESS_PATTERN)
+  .messages({ 'string.pattern.base': `{{#label}} ${SEND_ADDRESS_RULE}` });
+/** A `to` string: a phone number, or a group's id (`<id>@g.us`). */
+const phoneOrGroup = (phoneRule: Joi.StringSchema) =>
+  Joi.alternatives().conditional(Joi.string().pattern(/@g\.us$/), {
+    then: Joi.string()
+      .max(64)
+      .pattern(GROUP_JID_PATTERN)
+      .messages({ 'string.pattern.base': '{{#label}} must be a group id such as 120363012345678901@g.us' }),
+    otherwise: phoneRule,
+  });
 
 /** `?token=` is the spec's alternative to the Bearer header, so every query may carry it. */
 const token = Joi.string();
@@ -94,13 +113,20 @@ export interface RecipientInput {
 
 export type SendTo = string | RecipientInput;
 
-export interface SendBody {
+export interface SendBody extends MessageKindContent {
   to: SendTo | SendTo[];
   text?: string;
   attachment?: SendAttachmentInput;
   existingMessageId?: string;
   /** Scheduled send: ISO 8601 with an explicit offset, at most 30 days ahead (see send-at.ts). */
   sendAt?: string;
+  /** Edit / delete one of our sent messages (see revisions.ts). */
+  edit?: EditInput;
+  delete?: DeleteInput;
+  /** A text's preview of its first URL (default true; see link previews in docs/message-kinds.md). */
+  linkPreview?: boolean;
+  /** Phones or LIDs the text or caption mentions (see groups.ts). */
+  mentions?: string[];
 }
 
 /** The phone number of a `to` entry. */
@@ -117,7 +143,7 @@ const recipient = Joi.object<RecipientInput>({
 
 /** One `to` entry: a phone number or a recipient object (a conditional: its own problem is reported). */
 const toEntry = (whenString: Joi.StringSchema) =>
-  Joi.alternatives().conditional(Joi.object(), { then: recipient, otherwise: whenString });
+  Joi.alternatives().conditional(Joi.object(), { then: recipient, otherwise: phoneOrGroup(whenString) });
 
 const sendAt = Joi.string().custom((value: string, helpers) => {
   const at = parseSendAt(value);
@@ -131,12 +157,12 @@ const sendAt = Joi.string().custom((value: string, helpers) => {
 
 /** POST /send body; the recipient list size is configurable (MAX_RECIPIENTS). */
 export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody> {
-  return Joi.object<SendBody>({
+  const body = Joi.object<SendBody>({
     // A conditional (not .try) so a bad list reports the list's own problem, not "no type matched".
     to: Joi.alternatives()
       .conditional(Joi.array(), {
         then: Joi.array()
-          .items(toEntry(phone))
+          .items(toEntry(sendAddress))
           .min(1)
           .max(maxRecipients)
           .unique((a: SendTo, b: SendTo) => phoneOf(a) === phoneOf(b))
@@ -146,7 +172,7 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
             'array.unique': '"to" lists the same phone number twice',
           }),
         otherwise: toEntry(
-          phone.messages({
+          sendAddress.messages({
             'string.base': '"to" must be a phone number or a non-empty array of phone numbers',
           }),
         ),
@@ -156,9 +182,15 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
     attachment,
     existingMessageId: Joi.string().max(STRING_LIMITS.existingMessageId),
     sendAt,
+    edit: editSchema,
+    delete: deleteSchema,
+    linkPreview: linkPreviewSchema,
+    mentions: mentionsSchema,
   })
-    .or('text', 'attachment')
+    .concat(messageKindsSchema)
+    .or('text', 'attachment', 'edit', 'delete', ...MESSAGE_KINDS)
     .messages({ 'object.missing': EITHER_TEXT_OR_ATTACHMENT });
+  return withRevisionRules(body);
 }
 
 export interface ContactCheckBody {
@@ -237,7 +269,11 @@ export const emptyQuerySchema = Joi.object({ token });
 export function toValidationDetails(error: Joi.ValidationError): ValidationDetail[] {
   return error.details.map((d) => {
     const peers = d.type === 'object.missing' ? (d.context?.peers as string[] | undefined) : undefined;
-    const path = peers && d.path.length === 0 ? peers : d.path;
+    // The send body's content rule keeps the spec's path whatever other content fields it lists.
+    const sendContent = peers?.includes('text') ? ['text', 'attachment'] : peers;
+    // A field that must not come with another (`.without`) is named, not the whole body.
+    const main = d.type === 'object.without' ? (d.context?.main as string | undefined) : undefined;
+    const path = sendContent && d.path.length === 0 ? sendContent : main ? [...d.path, main] : d.path;
     return { path, message: d.message.replace(/"/g, '') };
   });
 }
@@ -350,7 +386,7 @@ function plainTextSend(value: unknown): SendBody | undefined {
     fields++;
   }
   const { to, text, existingMessageId } = value;
-  if (typeof to !== 'string' || !PHONE_PATTERN.test(to)) return undefined;
+  if (typeof to !== 'string' || !isSendAddress(to)) return undefined;
   if (typeof text !== 'string' || text.length < 1 || text.length > STRING_LIMITS.text) return undefined;
   if (existingMessageId === undefined) return fields === 2 ? { to, text } : undefined;
   if (typeof existingMessageId !== 'string' || existingMessageId.length > STRING_LIMITS.existingMessageId)

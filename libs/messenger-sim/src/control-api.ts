@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContactInput } from './directory.js';
+import { groupRoutes } from './groups-api.js';
 import type { InboundAttachment } from './inbound-content.js';
 import { SimError, type Simulator } from './simulator.js';
+import type { InboundKindInput } from './message-kinds.js';
 
 export interface SimulatorInfo {
   wsUrl: string;
@@ -57,6 +59,13 @@ const num = (body: Body, key: string): number | undefined => {
   return value;
 };
 
+const bool = (body: Body, key: string): boolean | undefined => {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new SimError(`${key} must be true or false`, 400);
+  return value;
+};
+
 /** The HTTP control surface: JSON in, JSON out, `{ error }` with a 4xx for anything the caller got wrong. */
 export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
   const routes: Array<[string, RegExp, Handler]> = [
@@ -85,6 +94,12 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
         return { ok: true };
       },
     ],
+    ['GET', /^\/presence\/([^/]+)$/, (_b, [phone]) => ({ updates: sim.presence(phone!) })],
+    [
+      'POST',
+      /^\/contacts\/([^/]+)\/revise$/,
+      (b, [from]) => sim.reviseInbound(from!, str(b, 'to')!, str(b, 'id')!, str(b, 'text', false)),
+    ],
     ['GET', /^\/undecryptable\/([^/]+)$/, (_b, [phone]) => ({ messages: sim.undecryptable(phone!) })],
     ['GET', /^\/devices\/([^/]+)$/, (_b, [phone]) => ({ devices: sim.devices(phone!) })],
     [
@@ -97,7 +112,14 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
           pictureUrl: b.pictureUrl === null ? null : str(b, 'pictureUrl', false),
           onWhatsApp: b.onWhatsApp === undefined ? undefined : b.onWhatsApp !== false,
           receipts: str(b, 'receipts', false) as ContactInput['receipts'],
+          addressing: str(b, 'addressing', false) as ContactInput['addressing'],
+          hidePhone: bool(b, 'hidePhone'),
         }),
+    ],
+    [
+      'POST',
+      /^\/contacts\/([^/]+)\/lid-mapping$/,
+      (b, [phone]) => sim.notifyLidMapping(phone!, str(b, 'to')!),
     ],
     [
       'POST',
@@ -113,6 +135,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
           text: str(b, 'text', false),
           attachment: attachment as InboundAttachment | undefined,
           quotedId: str(b, 'quotedId', false),
+          ...kindInputOf(b),
         });
       },
     ],
@@ -189,6 +212,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ['GET', /^\/media$/, () => sim.media.stats()],
     ['GET', /^\/config$/, () => ({ ...sim.config })],
     ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
+    ...groupRoutes(sim),
   ];
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -214,4 +238,12 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       else send(500, { error: (err as Error).message ?? 'internal error' });
     }
   };
+}
+
+/** The message kind fields of a `/contacts/:phone/send` body (checked by checkKindInput). */
+function kindInputOf(b: Body): InboundKindInput {
+  const out: Record<string, unknown> = {};
+  for (const key of ['reaction', 'location', 'contacts', 'pollVote'] as const)
+    if (b[key] !== undefined) out[key] = b[key];
+  return out as InboundKindInput;
 }

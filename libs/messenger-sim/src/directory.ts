@@ -6,7 +6,20 @@ import type { BinaryNode } from '@whiskeysockets/baileys';
 export interface InboxMessage {
   id: string;
   from: string;
-  type: 'text' | 'image' | 'video' | 'audio' | 'document' | 'sticker' | 'other';
+  type:
+    | 'text'
+    | 'image'
+    | 'video'
+    | 'audio'
+    | 'document'
+    | 'sticker'
+    | 'other'
+    | 'edit'
+    | 'delete'
+    | 'reaction'
+    | 'location'
+    | 'contacts'
+    | 'poll';
   text?: string;
   caption?: string;
   fileName?: string;
@@ -14,9 +27,36 @@ export interface InboxMessage {
   fileSha256?: string;
   fileLength?: number;
   quotedId?: string;
+  /** A group message: the group's id (`<id>@g.us`). */
+  groupId?: string;
+  /** The JIDs the text or caption mentions. */
+  mentions?: string[];
   receivedAt: string;
+  /** Message kinds (message-kinds.ts): a reaction's emoji (its message: `targetId`). */
+  emoji?: string;
+  /** A location. */
+  latitude?: number;
+  longitude?: number;
+  name?: string;
+  address?: string;
+  /** Contact cards: the vCards as received, and the message's display name. */
+  vcards?: string[];
+  displayName?: string;
+  /** A poll: its question, options, and how many may be chosen (0: any number). */
+  question?: string;
+  options?: string[];
+  selectableCount?: number;
   /** Further copies with the same id that arrived later (WhatsApp shows a message once per id). */
   duplicates?: number;
+  /** An edit, a delete or a reaction: the id of the message it changes (see revisions.ts). */
+  targetId?: string;
+  /** An edit or delete not applied: `window` (too late) or `unknown_target`. */
+  refused?: string;
+  /** This message was edited (its current text) or deleted for everyone since it arrived. */
+  editedText?: string;
+  deleted?: true;
+  /** A text's link preview as the contact sees it. */
+  preview?: { title?: string; description?: string; url?: string; thumbnailBytes?: number };
 }
 
 /** A copy a simulated phone could not decrypt, e.g. after a gateway rolled its Signal state back. */
@@ -49,6 +89,10 @@ export interface SimUser {
   name: string;
   pictureUrl?: string;
   receipts: ReceiptMode;
+  /** How its one-to-one chats are addressed: by phone number (default) or by LID (see lid-chats.ts). */
+  addressing: ChatAddressing;
+  /** The contact hides its number: its chats are LID-addressed and never carry `sender_pn`. */
+  hidePhone: boolean;
   signal: PhoneSignal;
   inbox: InboxMessage[];
   undecryptable: UndecryptableMessage[];
@@ -56,6 +100,9 @@ export interface SimUser {
   nextDeviceId: number;
   nextKeyIndex: number;
 }
+
+/** How a contact's one-to-one chats are addressed. */
+export type ChatAddressing = 'pn' | 'lid';
 
 /** How far a contact's phone acknowledges what it receives. */
 export type ReceiptMode = 'read' | 'delivered' | 'none';
@@ -67,6 +114,10 @@ export interface ContactInput {
   onWhatsApp?: boolean;
   /** @defaultValue 'read' */
   receipts?: ReceiptMode;
+  /** @defaultValue 'pn' */
+  addressing?: ChatAddressing;
+  /** @defaultValue false */
+  hidePhone?: boolean;
 }
 
 export type UnknownNumbers = 'create' | 'reject';
@@ -123,6 +174,8 @@ export class Directory {
         lid: this.newLid(),
         name: input.name ?? `User ${phone}`,
         receipts: 'read',
+        addressing: 'pn',
+        hidePhone: false,
         signal: new PhoneSignal(),
         inbox: [],
         undecryptable: [],
@@ -136,6 +189,8 @@ export class Directory {
     if (input.name !== undefined) user.name = input.name;
     if (input.pictureUrl !== undefined) user.pictureUrl = input.pictureUrl ?? undefined;
     if (input.receipts !== undefined) user.receipts = input.receipts;
+    if (input.addressing !== undefined) user.addressing = input.addressing;
+    if (input.hidePhone !== undefined) user.hidePhone = input.hidePhone;
     return user;
   }
 
@@ -169,3 +224,13 @@ export function companionBundle(device: CompanionDevice): PreKeyBundle {
 }
 
 export { normalizePhone };
+
+/** How many messages a simulated user keeps in its inbox (and its undecryptable list). */
+export const MAX_INBOX = 10_000;
+
+/** Files a message the user could not decrypt (oldest dropped past MAX_INBOX). */
+export function noteUndecryptable(user: SimUser, id: string, from: string, err: unknown): void {
+  const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  if (user.undecryptable.push({ id, from, error, receivedAt: new Date().toISOString() }) > MAX_INBOX)
+    user.undecryptable.shift();
+}

@@ -3,6 +3,7 @@ import { getMediaKeys, jidEncode, type proto } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimUser } from './directory.js';
 import type { MediaHost } from './media-host.js';
 import { SimError } from './sim-error.js';
+import { buildKindMessage, checkKindInput, type InboundKindInput } from './message-kinds.js';
 
 export const ATTACHMENT_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
@@ -17,7 +18,7 @@ export interface InboundAttachment {
 }
 
 /** What a contact's phone sends: a text, an attachment (with `text` as caption), optionally quoting. */
-export interface InboundInput {
+export interface InboundInput extends InboundKindInput {
   text?: string;
   attachment?: InboundAttachment;
   /** Id of one of the account's messages the contact answers to. */
@@ -46,6 +47,10 @@ const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).d
 export function checkInboundInput(input: InboundInput): void {
   const { text, attachment } = input;
   if (text !== undefined && typeof text !== 'string') throw new SimError('text must be a string', 400);
+  if (checkKindInput(input)) {
+    if (text || attachment) throw new SimError('a message kind is sent without text or attachment', 400);
+    return;
+  }
   if (!text && !attachment) throw new SimError('text or attachment is required', 400);
   if (!attachment) return;
   if (!ATTACHMENT_TYPES.includes(attachment.type))
@@ -74,7 +79,8 @@ function quoteOf(contact: SimUser, account: SimUser, quotedId: string): proto.IC
 
 function copyOf(m: InboxMessage): proto.IMessage | undefined {
   if (m.type === 'text') return { conversation: m.text ?? '' };
-  if (m.type === 'other') return undefined;
+  // Only texts and media are quoted with a copy (a kind's quote carries the id alone).
+  if (!(ATTACHMENT_TYPES as readonly string[]).includes(m.type)) return undefined;
   const stub = { mimetype: m.mimetype, caption: m.caption, ...(m.fileName ? { fileName: m.fileName } : {}) };
   return { [`${m.type}Message`]: stub };
 }
@@ -117,6 +123,8 @@ export async function buildInboundMessage(
   account: SimUser,
   input: InboundInput,
 ): Promise<{ message: proto.IMessage; media?: InboundMedia }> {
+  const kind = buildKindMessage(contact, account, input);
+  if (kind) return { message: kind };
   const contextInfo = input.quotedId ? quoteOf(contact, account, input.quotedId) : undefined;
   const { attachment } = input;
   if (!attachment) {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { encodeWAMessage, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
+import { encodeWAMessage, jidEncode, type BinaryNode, type proto } from '@whiskeysockets/baileys';
 import { newStanzaId, unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
 import { buildInboundMessage, type InboundInput, type InboundMedia } from './inbound-content.js';
 import { signalAddress } from './phone-signal.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
+import { senderAttrs } from './lid-chats.js';
 
 export interface InboundResult {
   id: string;
@@ -23,8 +24,10 @@ function privacyTokenNotification(contact: SimUser, account: SimUser, token: Buf
   return node(
     'notification',
     {
-      from: jidEncode(contact.phone, 's.whatsapp.net'),
-      sender_lid: jidEncode(contact.lid, 'lid'),
+      // a contact that hides its number is named by its LID alone
+      ...(contact.hidePhone
+        ? { from: jidEncode(contact.lid, 'lid') }
+        : { from: jidEncode(contact.phone, 's.whatsapp.net'), sender_lid: jidEncode(contact.lid, 'lid') }),
       type: 'privacy_token',
       id: newStanzaId(),
       t: unixSeconds(),
@@ -47,9 +50,13 @@ export async function sendFromContact(
   contact: SimUser,
   account: SimUser,
   input: InboundInput,
+  /** A message built elsewhere (an edit or a revoke, revisions.ts) instead of `input`'s. */
+  prebuilt?: proto.IMessage,
 ): Promise<InboundResult> {
   const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
-  const { message, media } = await buildInboundMessage(sim.media, contact, account, input);
+  const { message, media } = prebuilt
+    ? { message: prebuilt, media: undefined }
+    : await buildInboundMessage(sim.media, contact, account, input);
   const plaintext = encodeWAMessage(message);
   const { token, t, untold } = sim.reachout.contactWrote(contact, account);
   const deliveredTo: number[] = [];
@@ -70,7 +77,7 @@ export async function sendFromContact(
       node(
         'message',
         {
-          from: jidEncode(contact.phone, 's.whatsapp.net'),
+          ...senderAttrs(contact),
           id,
           type: media ? 'media' : 'text',
           t: unixSeconds(),

@@ -47,6 +47,8 @@ export interface SimulatorHandle {
   clearInbox(phone: string): void;
   undecryptable(phone: string): UndecryptableMessage[];
   upsertContact(input: ContactInput): ContactView;
+  /** The server tells an account's devices a contact's phone <-> LID pair (a lid-mapping notification). */
+  notifyLidMapping(contactPhone: string, accountPhone: string): { lid: string; devices: number };
   /** A contact writes to the account: a text, or `{ text?, attachment?, quotedId? }`. */
   sendInbound(fromPhone: string, toPhone: string, content: string | InboundInput): Promise<InboundResult>;
   drop(phone?: string): number;
@@ -112,6 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearInbox: (phone) => sim.clearInbox(phone),
     undecryptable: (phone) => sim.undecryptable(phone),
     upsertContact: (input) => sim.upsertContact(input),
+    notifyLidMapping: (contact, account) => sim.notifyLidMapping(contact, account),
     sendInbound: (from, to, content) => sim.sendInbound(from, to, content),
     drop: (phone) => sim.drop(phone),
     refuseLogin: (fault) => sim.faults.refuseLogin(fault),
@@ -147,6 +150,7 @@ export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
 export type { InboundResult } from './inbound.js';
 export type { ContactLookupQuery, ContactLookupsView } from './contact-lookups.js';
 export type { AttachmentType, InboundAttachment, InboundInput, InboundMedia } from './inbound-content.js';
+export type { InboundContactCard, InboundKindInput } from './message-kinds.js';
 export type { CapInfo, RestrictInput, RestrictionsView } from './reachout.js';
 export { REACHOUT_REFUSED } from './reachout.js';
 export type { LinkResult } from './pairing.js';

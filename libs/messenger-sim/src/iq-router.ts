@@ -1,5 +1,6 @@
 import { getBinaryNodeChild, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
+import { handleGroupIq } from './groups.js';
 import { handleMexIq } from './mex.js';
 import { handleEncryptIq } from './prekeys.js';
 import type { Simulator } from './simulator.js';
@@ -34,6 +35,8 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode):
       return sim.handleMdIq(conn, iq);
     case 'w:m':
       return sim.media.answerMediaConn(conn, iq);
+    case 'w:g2':
+      return handleGroupIq(sim, conn, iq);
     case 'w:mex':
       return handleMexIq(sim, conn, iq);
     case 'w:profile:picture':

@@ -1,5 +1,8 @@
 import { normalizeMessageContent, proto, type MediaType } from '@whiskeysockets/baileys';
 import type { InboxMessage } from './directory.js';
+import { describeRevision } from './revisions.js';
+import { previewOf } from './link-preview.js';
+import { describeKind } from './message-kinds.js';
 
 export interface MediaRef {
   mediaType: MediaType;
@@ -32,13 +35,22 @@ const MEDIA_KINDS = [
 /** Reduces a decrypted `proto.Message` to what a test wants to assert on. */
 export function describeMessage(raw: proto.IMessage): DescribedMessage {
   const message = normalizeMessageContent(raw) ?? raw;
+  const revision = describeRevision(message);
+  if (revision) return { fields: revision };
   if (message.conversation) return { fields: { type: 'text', text: message.conversation } };
   if (message.extendedTextMessage) {
     const ext = message.extendedTextMessage;
     return {
-      fields: { type: 'text', text: ext.text ?? '', quotedId: ext.contextInfo?.stanzaId ?? undefined },
+      fields: {
+        type: 'text',
+        text: ext.text ?? '',
+        quotedId: ext.contextInfo?.stanzaId ?? undefined,
+        ...previewOf(ext),
+      },
     };
   }
+  const kind = describeKind(message);
+  if (kind) return { fields: kind };
   for (const [key, type] of MEDIA_KINDS) {
     const media = message[key] as
       (MediaMessage & { caption?: string | null; fileName?: string | null }) | null | undefined;

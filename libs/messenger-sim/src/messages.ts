@@ -6,16 +6,19 @@ import {
   type BinaryNode,
 } from '@whiskeysockets/baileys';
 import { unixSeconds, type ClientConnection } from './client-connection.js';
-import type { InboxMessage, SimUser } from './directory.js';
+import { MAX_INBOX, noteUndecryptable, type InboxMessage, type SimUser } from './directory.js';
+import { handleGroupMessage, mentionsOf } from './groups.js';
 import { describeMessage } from './message-content.js';
+import { applyRevision } from './revisions.js';
+import { rememberPollSecret } from './message-kinds.js';
 import { sha256Hex } from './media-host.js';
 import { signalAddress } from './phone-signal.js';
 import { scheduleReceipts } from './receipts.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, node } from './stanza.js';
+import { chatJidOf, lidAddressed } from './lid-chats.js';
 
 const ERROR_ACK_DELAY_MS = 300;
-const MAX_INBOX = 10_000;
 
 /** Keeps each inbox in arrival order even when media decryption of an earlier message is slower. */
 const inboxTails = new WeakMap<SimUser, Promise<void>>();
@@ -32,6 +35,7 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
   const to = stanza.attrs.to ?? '';
   if (!account || !device) return;
   const target = jidDecode(to);
+  if (target?.server === 'g.us') return handleGroupMessage(sim, conn, stanza);
   const recipient = target ? sim.directory.resolve(target.user, target.server) : undefined;
   const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
   const error =
@@ -64,16 +68,11 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
     const previous = inboxTails.get(user) ?? Promise.resolve();
     const done = previous
       .then(() => recordArrival(sim, user, account, plaintext, id))
-      .then(() => scheduleReceipts(sim, user, device, to, id))
+      // a LID-addressed chat's receipts come from the contact's LID, whatever the client addressed
+      .then(() => scheduleReceipts(sim, user, device, lidAddressed(user) ? chatJidOf(user) : to, id))
       .catch((err: unknown) => {
         sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message');
-        const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-        if (
-          user.undecryptable.push({ id, from: account.phone, error, receivedAt: new Date().toISOString() }) >
-          MAX_INBOX
-        ) {
-          user.undecryptable.shift();
-        }
+        noteUndecryptable(user, id, account.phone, err);
       });
     inboxTails.set(user, done);
   }
@@ -88,7 +87,14 @@ async function recordArrival(
 ): Promise<void> {
   const message = proto.Message.decode(unpadRandomMax16(await plaintext));
   const { fields, media } = describeMessage(message);
-  const entry: InboxMessage = { id, from: from.phone, ...fields, receivedAt: new Date().toISOString() };
+  if (fields.type === 'poll') rememberPollSecret(user, id, message);
+  const entry: InboxMessage = {
+    id,
+    from: from.phone,
+    ...fields,
+    ...mentionsOf(message),
+    receivedAt: new Date().toISOString(),
+  };
   if (media) {
     const bytes = await sim.media.decrypt(media, media.mediaKey, media.mediaType);
     entry.fileSha256 = sha256Hex(bytes);
@@ -102,6 +108,7 @@ async function recordArrival(
     sim.logger.debug({ id, to: user.phone }, 'duplicate copy of a message arrived');
     return;
   }
+  applyRevision(user, entry);
   // a long-running sandbox keeps the most recent messages only
   if (user.inbox.push(entry) > MAX_INBOX) user.inbox.shift();
   sim.logger.debug({ id, to: user.phone, type: entry.type }, 'message arrived');

@@ -8,12 +8,14 @@ import {
   type ContactInput,
   type InboxMessage,
   type ReceiptMode,
+  type ChatAddressing,
   type SimUser,
   type UndecryptableMessage,
   type UnknownNumbers,
 } from './directory.js';
 import { ContactLookups, type ContactLookupsView } from './contact-lookups.js';
 import { Faults } from './faults.js';
+import { SimGroups } from './groups.js';
 import { sendFromContact, type InboundResult } from './inbound.js';
 import { checkInboundInput, type InboundInput } from './inbound-content.js';
 import { routeIq } from './iq-router.js';
@@ -21,7 +23,10 @@ import { handleLogin } from './login.js';
 import { silentLogger, type SimLogger } from './logger.js';
 import { MediaHost } from './media-host.js';
 import { handleClientMessage } from './messages.js';
+import { clearPresence, presenceOf, recordChatState, type PresenceUpdate } from './presence.js';
+import { inboundRevision, rememberSent } from './revisions.js';
 import { notifyCapping, notifyTimelock } from './mex.js';
+import { lidAddressed, notifyLidMapping } from './lid-chats.js';
 import type { ClientHandshakeResult } from './noise-server.js';
 import type { LinkResult } from './pairing.js';
 import { PhoneLinker, type LinkInput } from './phone.js';
@@ -58,6 +63,8 @@ export interface ContactView {
   name?: string;
   pictureUrl?: string;
   receipts?: ReceiptMode;
+  addressing?: ChatAddressing;
+  hidePhone?: boolean;
   onWhatsApp: boolean;
 }
 
@@ -67,6 +74,8 @@ export class Simulator implements ConnectionHost {
   readonly faults = new Faults();
   /** Contact lookups (usync "is this number on WhatsApp?") per account. */
   readonly contactLookups = new ContactLookups();
+  /** Group chats: metadata, members, sender-key messages (groups.ts). */
+  readonly groups: SimGroups = new SimGroups(this);
   readonly reachout = new Reachout({
     lockChanged: (phone) => notifyTimelock(this, phone),
     newChatOpened: (phone) => {
@@ -113,6 +122,7 @@ export class Simulator implements ConnectionHost {
   onNode(conn: ClientConnection, stanza: BinaryNode): void {
     if (stanza.tag === 'iq') routeIq(this, conn, stanza);
     else if (stanza.tag === 'message') handleClientMessage(this, conn, stanza);
+    else if (stanza.tag === 'chatstate') recordChatState(this, conn, stanza);
     else if (stanza.tag === 'receipt' && stanza.attrs.type === 'retry') {
       this.logger.warn(
         { id: stanza.attrs.id, from: conn.account?.phone },
@@ -188,6 +198,12 @@ export class Simulator implements ConnectionHost {
       user.inbox.length = 0;
       user.undecryptable.length = 0;
     }
+    clearPresence(this, phone);
+  }
+
+  /** The chat states ("typing…") linked devices showed `phone`, oldest first (see presence.ts). */
+  presence(phone: string): PresenceUpdate[] {
+    return presenceOf(this, phone);
   }
 
   undecryptable(phone: string): UndecryptableMessage[] {
@@ -211,6 +227,8 @@ export class Simulator implements ConnectionHost {
     if (input.receipts !== undefined && !RECEIPT_MODES.includes(input.receipts)) {
       throw new SimError(`receipts must be one of ${RECEIPT_MODES.join(', ')}`, 400);
     }
+    if (input.addressing !== undefined && input.addressing !== 'pn' && input.addressing !== 'lid')
+      throw new SimError('addressing must be pn or lid', 400);
     const user = this.directory.upsert(input);
     return user
       ? {
@@ -219,6 +237,8 @@ export class Simulator implements ConnectionHost {
           name: user.name,
           pictureUrl: user.pictureUrl,
           receipts: user.receipts,
+          addressing: lidAddressed(user) ? 'lid' : 'pn',
+          hidePhone: user.hidePhone,
           onWhatsApp: true,
         }
       : { phone: normalizePhone(input.phone), onWhatsApp: false };
@@ -230,6 +250,17 @@ export class Simulator implements ConnectionHost {
 
   linkWithPairingCode(input: LinkInput & { pairingCode: string }): Promise<LinkResult> {
     return this.linker.linkWithPairingCode(input);
+  }
+
+  /**
+   * The server tells `accountPhone`'s devices `contactPhone`'s phone <-> LID pair (a `lid-mapping`
+   * notification, as when WhatsApp links a contact's profiles). Answers how many devices it went to.
+   */
+  notifyLidMapping(contactPhone: string, accountPhone: string): { lid: string; devices: number } {
+    const contact = this.directory.get(contactPhone);
+    if (!contact) throw new SimError(`${contactPhone} is not a contact`, 404);
+    const account = this.requireUser(accountPhone);
+    return { lid: `${contact.lid}@lid`, devices: notifyLidMapping(this, contact, account) };
   }
 
   /** A contact writes to an account: a text, or `{ text?, attachment?, quotedId? }`. */
@@ -244,7 +275,24 @@ export class Simulator implements ConnectionHost {
     if (!contact) throw new SimError(`${fromPhone} is not on WhatsApp`, 404);
     const account = this.requireUser(toPhone);
     if (account.devices.size === 0) throw new SimError(`${toPhone} has no linked device`, 409);
-    return sendFromContact(this, contact, account, input);
+    const sent = await sendFromContact(this, contact, account, input);
+    rememberSent(contact, sent.id);
+    return sent;
+  }
+
+  /**
+   * A contact edits (`text`) or deletes for everyone (no `text`) a message it sent the account;
+   * refused (409) for a message it never sent or past WhatsApp's window (see revisions.ts).
+   */
+  async reviseInbound(fromPhone: string, toPhone: string, id: string, text?: string): Promise<InboundResult> {
+    const contact = this.directory.get(fromPhone);
+    const account = this.requireUser(toPhone);
+    if (!contact) throw new SimError(`${fromPhone} sent no message ${id}`, 409);
+    if (text !== undefined && (typeof text !== 'string' || !text))
+      throw new SimError('text must be a non-empty string', 400);
+    const message = inboundRevision(contact, `${account.phone}@s.whatsapp.net`, id, text);
+    if ('refused' in message) throw new SimError(message.refused, 409);
+    return sendFromContact(this, contact, account, {}, message);
   }
 
   /** Puts an account under a reach-out time lock; its devices are notified when it starts and ends. */

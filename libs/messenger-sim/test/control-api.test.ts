@@ -99,6 +99,52 @@ describe('messenger-sim: HTTP control API', function () {
     });
   });
 
+  it('When contacts chat by LID (addressing lid, hidePhone) or a lid-mapping is pushed, then Baileys sees the LID chat with the number only where it may, and stores the pushed pair', async () => {
+    const upsert = (text: string) =>
+      new Promise<WAMessage>((resolve) =>
+        device.sock!.ev.on('messages.upsert', ({ messages }) => {
+          const m = messages.find((x) => x.message?.conversation === text);
+          if (m) resolve(m);
+        }),
+      );
+    const lidChat = await call('POST', '/contacts', { phone: '15550003010', addressing: 'lid' });
+    const hidden = await call('POST', '/contacts', { phone: '15550003011', hidePhone: true });
+    expect(lidChat.body).to.include({ addressing: 'lid', hidePhone: false });
+    expect(hidden.body).to.include({ addressing: 'lid', hidePhone: true });
+
+    const fromLidChat = upsert('by lid');
+    await call('POST', '/contacts/15550003010/send', { to: ACCOUNT, text: 'by lid' });
+    expect((await fromLidChat).key).to.include({
+      remoteJid: `${String(lidChat.body.lid)}@lid`,
+      remoteJidAlt: '15550003010@s.whatsapp.net',
+      addressingMode: 'lid',
+    });
+    const fromHidden = upsert('hidden');
+    await call('POST', '/contacts/15550003011/send', { to: ACCOUNT, text: 'hidden' });
+    const key = (await fromHidden).key;
+    expect(key.remoteJid).to.equal(`${String(hidden.body.lid)}@lid`);
+    expect(key.remoteJidAlt).to.equal(undefined);
+
+    const told = await call('POST', '/contacts', { phone: '15550003012' });
+    const mapping = new Promise<{ lid: string; pn: string }>((resolve) =>
+      device.sock!.ev.on('lid-mapping.update', (m) => resolve(m)),
+    );
+    const pushed = await call('POST', '/contacts/15550003012/lid-mapping', { to: ACCOUNT });
+    expect(pushed.body).to.deep.equal({ lid: `${String(told.body.lid)}@lid`, devices: 1 });
+    expect(await mapping).to.deep.equal({
+      lid: `${String(told.body.lid)}@lid`,
+      pn: '15550003012@s.whatsapp.net',
+    });
+
+    expect((await call('POST', '/contacts', { phone: '15550003013', hidePhone: 'yes' })).status).to.equal(
+      400,
+    );
+    expect(
+      (await call('POST', '/contacts', { phone: '15550003013', addressing: 'username' })).status,
+    ).to.equal(400);
+    expect((await call('POST', '/contacts/15550003099/lid-mapping', { to: ACCOUNT })).status).to.equal(404);
+  });
+
   it('When the device looks a number up, then GET /accounts/:phone/contact-lookups counts it; an unknown account is a 404', async () => {
     await device.sock!.onWhatsApp(CONTACT);
     const lookups = await call('GET', `/accounts/${ACCOUNT}/contact-lookups`);

@@ -27,6 +27,24 @@ interface Entry {
 let stats: AuthCacheStats | undefined;
 let cache = create(DEFAULT_AUTH_CACHE_MAX_BYTES);
 let nextScope = 1;
+/** Prefixes of released scopes whose entries the next sweep drops. */
+const released = new Set<string>();
+let sweep: NodeJS.Timeout | undefined;
+const SWEEP_DELAY_MS = 1000;
+
+/**
+ * Drops the entries of every scope released since the last sweep, in one pass over the cache: a
+ * sender handing over hundreds of devices at once pays one pass, not one per device.
+ */
+function sweepReleased(): void {
+  sweep = undefined;
+  const dead = new Set(released);
+  released.clear();
+  const drop: string[] = [];
+  for (const key of cache.keys()) if (dead.has(key.slice(0, key.indexOf('\u0000') + 1))) drop.push(key);
+  for (const key of drop) cache.delete(key);
+  stats?.size(cache.calculatedSize);
+}
 
 function create(maxBytes: number): LRUCache<string, Entry> {
   return new LRUCache<string, Entry>({
@@ -51,6 +69,7 @@ export function configureAuthCache(opts: { maxBytes?: number; stats?: AuthCacheS
  */
 export class AuthCacheScope {
   private readonly prefix = `${nextScope++}\u0000`;
+  private gone = false;
 
   /** The cached value (`null` = known absent), or undefined on a miss. */
   get(type: string, id: string): unknown {
@@ -63,8 +82,25 @@ export class AuthCacheScope {
   }
 
   set(type: string, id: string, value: unknown, sealedBytes: number): void {
+    if (this.gone) return;
     cache.set(`${this.prefix}${type}\u0000${id}`, { value }, { size: Math.max(NULL_SIZE, sealedBytes) });
     stats?.size(cache.calculatedSize);
+  }
+
+  delete(type: string, id: string): void {
+    cache.delete(`${this.prefix}${type}\u0000${id}`);
+  }
+
+  /**
+   * The socket using this scope is gone (the device stopped, moved to another sender or logged
+   * out): its entries leave the cache at the next sweep instead of waiting to be the least recently
+   * used, and it caches nothing more. A later socket of the device gets a scope of its own.
+   */
+  release(): void {
+    if (this.gone) return;
+    this.gone = true;
+    released.add(this.prefix);
+    sweep ??= setTimeout(sweepReleased, SWEEP_DELAY_MS).unref();
   }
 
   count(hits: number, misses: number): void {

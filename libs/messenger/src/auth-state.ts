@@ -78,6 +78,11 @@ export interface AuthStateOptions {
    * fails with LeaseMissingError; longer than the renew interval so the renew loop gets a turn.
    */
   missingLeaseWaitMs?: number;
+  /**
+   * Phone <-> LID pairs Baileys stored (its `lid-mapping` keys: from usync answers, message
+   * attributes, notifications and app-state sync), once written.
+   */
+  onLidMapping?: (pairs: { phone: string; lid: string }[]) => void;
 }
 
 export interface RedisAuthState {
@@ -86,7 +91,18 @@ export interface RedisAuthState {
   saveCreds: () => Promise<void>;
   /** True when the stored credentials belong to a registered (linked) account. */
   readonly registered: boolean;
+  /** The socket is gone for good: its cached keys leave the process's cache (reads still work). */
+  release: () => void;
 }
+
+/**
+ * Key types written to Redis but not kept in the cache when written: one-time pre-keys. An account
+ * uploads 812 of them on its first login and WhatsApp hands each out once, to a contact starting a
+ * session, which the account then reads (one miss) and deletes. Kept on write they made ~35 MiB of
+ * heap per 100 freshly linked devices in a sender (~81,000 key pairs) and crowded the sessions out
+ * of the cache's bound.
+ */
+const UNCACHED_WRITES: ReadonlySet<string> = new Set(['pre-key']);
 
 const DEFAULT_MISSING_LEASE_WAIT_MS = 6_000;
 const MISSING_LEASE_POLL_MS = 200;
@@ -229,11 +245,16 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
             for (const [id, value] of Object.entries(entries)) {
               const sealed = value ? enc.sealText(serialize(value), storageContext(key, id)) : undefined;
               values.set(id, value ?? null);
-              cache.set(type, id, value ?? null, sealed?.length ?? 0);
+              if (UNCACHED_WRITES.has(type)) cache.delete(type, id);
+              else cache.set(type, id, value ?? null, sealed?.length ?? 0);
               ops.push(sealed ? [index, 'hset', id, sealed] : [index, 'hdel', id]);
             }
           }
           await withPending(written, () => write(targets, ops));
+          if (data['lid-mapping'] && opts.onLidMapping) {
+            const pairs = lidPairs(data['lid-mapping']);
+            if (pairs.length) opts.onLidMapping(pairs);
+          }
         },
       },
     },
@@ -242,6 +263,7 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
     get registered() {
       return isLinked(creds);
     },
+    release: () => cache.release(),
   };
 }
 
@@ -279,7 +301,8 @@ export async function purgeAuthState(redis: RedisClient, deviceId: string, epoch
       found.push(...batch);
     } while (cursor !== '0');
   }
-  const targets = [...new Set(found)];
+  // The device's phone <-> LID map goes with the credentials (libs/store contact-identities.ts).
+  const targets = [...new Set([...found, keys.contactIdentities(deviceId)])];
   const outcome = await fencedWrite(
     redis,
     deviceId,
@@ -288,4 +311,40 @@ export async function purgeAuthState(redis: RedisClient, deviceId: string, epoch
     targets.map((_, i) => [i, 'del'] as Op),
   );
   return outcome === 'applied';
+}
+
+/**
+ * Every phone <-> LID pair the device's auth state holds (Baileys' `lid-mapping` keys), read in
+ * pages of `pageSize` (HSCAN): what a device linked before the identity map existed already knew.
+ */
+export async function* storedLidMappings(
+  redis: RedisClient,
+  enc: Encryption,
+  deviceId: string,
+  pageSize = 500,
+): AsyncGenerator<{ phone: string; lid: string }[]> {
+  const key = keys.authKeys(deviceId, 'lid-mapping');
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscan(key, cursor, 'COUNT', pageSize);
+    cursor = next;
+    const entries: Record<string, unknown> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const id = flat[i]!;
+      if (id.endsWith('_reverse')) continue;
+      entries[id] = deserialize(enc.openText(flat[i + 1]!, storageContext(key, id)));
+    }
+    const pairs = lidPairs(entries);
+    if (pairs.length) yield pairs;
+  } while (cursor !== '0');
+}
+
+/** The pairs of a `lid-mapping` write: `<phone>` -> `<lid>` (the `<lid>_reverse` entries mirror them). */
+function lidPairs(entries: Record<string, unknown>): { phone: string; lid: string }[] {
+  const pairs: { phone: string; lid: string }[] = [];
+  for (const [id, value] of Object.entries(entries)) {
+    if (id.endsWith('_reverse') || typeof value !== 'string' || !value) continue;
+    pairs.push({ phone: id, lid: `${value}@lid` });
+  }
+  return pairs;
 }

@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { jidDecode, proto } from '@whiskeysockets/baileys';
 import { serializeError } from '@mgw/common';
-import { loadAuthState, type RedisAuthState } from './auth-state.js';
+import { ContactIdentities } from '@mgw/store';
+import { loadAuthState, storedLidMappings, type RedisAuthState } from './auth-state.js';
 import { classifyClose, reconnectDelayMs, type CloseInfo } from './disconnect-reason.js';
-import { parseInbound, type InboundMessage } from './inbound-message.js';
+import type { ContactIdentity } from '@mgw/contracts';
+import { GroupDirectory } from './groups.js';
+import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
+import { parseRevision, type InboundRevision } from './inbound-revision.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 
 export interface AccountInfo {
@@ -27,6 +31,8 @@ export interface DeviceSocketEvents {
   receipts: [ReceiptUpdate[]];
   /** Contacts wrote to the account (one-to-one text and media; see parseInbound). */
   inbound: [InboundMessage[]];
+  /** Contacts edited or deleted messages they sent (see parseRevision). */
+  revisions: [InboundRevision[]];
   /** The account's push name arrived or changed after open (app-state sync). */
   name: [string];
   /** An auth-state write was refused: another process holds the device now. */
@@ -35,8 +41,13 @@ export interface DeviceSocketEvents {
   draining: [];
   /** WhatsApp set, changed or lifted the account's reach-out time lock. */
   reachout: [ReachoutLock];
-  /** These numbers wrote to the account (so it has a chat with them). */
+  /**
+   * These contacts wrote to the account (so it has a chat with them): their phone numbers, and
+   * `<digits>@lid` for a chat whose number the message did not tell.
+   */
   wroteToUs: [string[]];
+  /** Phone <-> LID pairs the client learnt, and LIDs of chats met without a number. */
+  identities: [ContactIdentity[]];
 }
 
 /** The account's reach-out time lock: while active, WhatsApp refuses new chats (ack 463). */
@@ -59,6 +70,8 @@ export interface DeviceSocketOptions extends SocketContext {
   epoch: () => number | undefined;
   /** Tests only: a stand-in for Baileys' socket. */
   createSocket?: typeof createSocket;
+  /** Counts the group metadata queries made to WhatsApp (a group's, or all the account's). */
+  onGroupQuery?: (kind: 'group' | 'all') => void;
 }
 
 /**
@@ -75,6 +88,13 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private opened = false;
   /** Hand-over in progress: the open socket (if any) finishes its sends, nothing reconnects. */
   private draining = false;
+  /** Settles once the auth state's stored phone <-> LID pairs are in the device's map (after start). */
+  identitiesSeeded: Promise<void> = Promise.resolve();
+  /** The account's groups, cached (groups.ts). */
+  readonly groups = new GroupDirectory(
+    () => (this.isOpen ? this.sock : undefined),
+    (kind) => this.opts.onGroupQuery?.(kind),
+  );
 
   constructor(private readonly opts: DeviceSocketOptions) {
     super();
@@ -120,6 +140,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       encryption: this.opts.encryption,
       deviceId: this.opts.deviceId,
       epoch: this.opts.epoch,
+      onLidMapping: (pairs) => this.emit('identities', pairs),
       onFenced: () => {
         this.emit('fenced');
         this.stop().catch((err: unknown) =>
@@ -130,7 +151,25 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
         );
       },
     });
+    this.identitiesSeeded = this.reportStoredIdentities();
     this.connect();
+  }
+
+  /**
+   * Seeds the device's identity map, once per link, with the pairs its auth state already held (a
+   * device linked before the map existed); later pairs arrive as `identities` events.
+   */
+  private async reportStoredIdentities(): Promise<void> {
+    const { redis, encryption, deviceId, logger } = this.opts;
+    const map = new ContactIdentities(redis);
+    try {
+      if (await map.seeded(deviceId)) return;
+      for await (const pairs of storedLidMappings(redis, encryption, deviceId))
+        await map.learn(deviceId, pairs);
+      await map.markSeeded(deviceId);
+    } catch (err) {
+      logger.warn('stored phone <-> LID pairs not read', { deviceId, err: serializeError(err) });
+    }
   }
 
   /** Resolves true once the socket is open, false after `timeoutMs` or when it stopped for good. */
@@ -176,6 +215,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     const sock = this.sock;
     this.sock = undefined;
     if (sock) await sock.end(undefined);
+    this.auth?.release();
   }
 
   /**
@@ -200,13 +240,19 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     await closed;
     this.opened = false;
     this.sock = undefined;
+    this.auth?.release();
   }
 
   private connect(): void {
     if (this.stopped || this.draining || !this.auth) return;
     const { logger, deviceId } = this.opts;
-    const sock = (this.opts.createSocket ?? createSocket)(this.opts, this.auth);
+    const sock = (this.opts.createSocket ?? createSocket)(this.opts, this.auth, {
+      cachedGroupMetadata: async (jid) => this.groups.cached(jid),
+    });
     this.sock = sock;
+    sock.ev.on('groups.upsert', (groups) => this.groups.onChange(groups));
+    sock.ev.on('groups.update', (updates) => this.groups.onChange(updates));
+    sock.ev.on('group-participants.update', ({ id }) => this.groups.onChange([{ id }]));
     sock.ev.on('connection.update', (u) => {
       if (this.sock !== sock) return;
       if (u.connection === 'open') {
@@ -230,14 +276,18 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       }
     });
     sock.ev.on('messages.upsert', ({ messages }) => {
-      const phones = new Set<string>();
+      const wrote = new Set<string>();
+      const met: ContactIdentity[] = [];
       for (const m of messages) {
         if (m.key.fromMe) continue;
-        const pn = [m.key.remoteJid, m.key.remoteJidAlt].find((j) => j?.endsWith('@s.whatsapp.net'));
-        const user = pn ? jidDecode(pn)?.user : undefined;
-        if (user) phones.add(user);
+        const contact = contactOf(m.key);
+        if (contact.phone) wrote.add(contact.phone);
+        if (contact.lid) wrote.add(contact.lid);
+        if (contact.lid) met.push(contact);
       }
-      if (phones.size && this.sock === sock) this.emit('wroteToUs', [...phones]);
+      if (this.sock !== sock) return;
+      if (met.length) this.emit('identities', met);
+      if (wrote.size) this.emit('wroteToUs', [...wrote]);
     });
     sock.ev.on('creds.update', (update) => {
       const name = accountName(update.me?.name);
@@ -253,9 +303,30 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       const receipts = receiptsOf(messages);
       if (receipts.length) this.emit('receipts', receipts);
       const inbound = messages.map(parseInbound).filter((m): m is InboundMessage => m !== undefined);
-      if (inbound.length) this.emit('inbound', inbound);
+      const revisions = messages.map(parseRevision).filter((r): r is InboundRevision => r !== undefined);
+      if (revisions.length) this.emit('revisions', revisions);
+      if (!inbound.length) return;
+      if (!inbound.some((m) => m.chat)) this.emit('inbound', inbound);
+      else void this.withSubjects(inbound).then((done) => this.emit('inbound', done));
     });
     logger.debug('device socket connecting', { deviceId });
+  }
+
+  /** Group messages get their group's subject (from the cache; a group not cached is asked once). */
+  private async withSubjects(inbound: InboundMessage[]): Promise<InboundMessage[]> {
+    for (const m of inbound) {
+      if (!m.chat) continue;
+      try {
+        const subject = (await this.groups.metadata(m.chat.id)).subject;
+        if (subject) m.chat = { ...m.chat, subject };
+      } catch (err) {
+        this.opts.logger.warn('group subject unknown', {
+          deviceId: this.opts.deviceId,
+          err: serializeError(err),
+        });
+      }
+    }
+    return inbound;
   }
 
   private onClose(error: unknown): void {

@@ -1,12 +1,24 @@
-import { extractMessageContent, isPnUser, jidDecode, proto, type WAMessage } from '@whiskeysockets/baileys';
+import {
+  extractMessageContent,
+  isLidUser,
+  isPnUser,
+  jidDecode,
+  proto,
+  type WAMessage,
+  type WAMessageKey,
+} from '@whiskeysockets/baileys';
+import type { ContactIdentity, GroupChat } from '@mgw/contracts';
+import { kindReceivedAt, parseInboundKind, type InboundKindFields } from './inbound-kinds.js';
 
 export type InboundAttachmentType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
 
-/** A message a contact wrote to the linked account, as the gateway keeps it. */
-export interface InboundMessage {
+/** A message a contact wrote to the linked account, as the gateway keeps it (kinds: inbound-kinds.ts). */
+export interface InboundMessage extends InboundKindFields {
   platformMessageId: string;
-  /** The contact's phone number (digits). */
-  from: string;
+  /** The contact's phone number (digits), when the chat tells it (absent for a LID-only chat). */
+  from?: string;
+  /** Who wrote: phone and/or LID as the message tells them (the device's map may add the other). */
+  contact: ContactIdentity;
   text?: string;
   attachment?: { type: InboundAttachmentType; mimeType: string; fileName?: string; size: number };
   /** The WhatsApp id of the message it quotes, if any. */
@@ -14,6 +26,28 @@ export interface InboundMessage {
   receivedAt: Date;
   /** The message (WebMessageInfo bytes) when it carries media: what a later download needs. */
   mediaMessage?: Buffer;
+  /** A group message: the group (its subject is added from the group cache); `contact` is its author. */
+  chat?: GroupChat;
+  /** Whom the text or caption mentions: phone numbers (digits) or LIDs (`<digits>@lid`). */
+  mentions?: string[];
+}
+
+/** At most this many mentions of one message are kept (as many as /send takes). */
+const MAX_MENTIONS = 100;
+
+/** The mentions of a text or caption as phones or `<digits>@lid` (other JIDs dropped, bounded). */
+function mentionsOf(context: proto.IContextInfo | undefined): { mentions?: string[] } {
+  const jids = context?.mentionedJid;
+  if (!jids?.length) return {};
+  const mentions = [
+    ...new Set(
+      jids.slice(0, MAX_MENTIONS).map((jid) => {
+        const who = identityOfJids(jid);
+        return who.phone ?? who.lid;
+      }),
+    ),
+  ].filter((m): m is string => m !== undefined);
+  return mentions.length ? { mentions } : {};
 }
 
 const MEDIA_FIELDS: [keyof proto.IMessage, InboundAttachmentType][] = [
@@ -32,24 +66,57 @@ interface MediaFields {
   contextInfo?: proto.IContextInfo | null;
 }
 
-/** The contact's phone, from the chat id (a phone-number JID, or its alternative when it is a LID). */
-function phoneOf(msg: WAMessage): string | undefined {
-  for (const jid of [msg.key.remoteJid, msg.key.remoteJidAlt]) {
-    if (jid && isPnUser(jid)) return jidDecode(jid)?.user;
-  }
-  return undefined;
+/**
+ * The contact of a one-to-one chat as the message names it: its phone (a phone-number JID, the
+ * chat's or its alternative `sender_pn`) and its LID (a LID chat's JID, or its alternative
+ * `sender_lid`). Empty for groups, broadcasts and anything else.
+ */
+export function contactOf(key: WAMessageKey): ContactIdentity {
+  return identityOfJids(key.remoteJid, key.remoteJidAlt);
 }
 
 /**
- * What we keep of an incoming message: one-to-one chats only (no groups, broadcasts or our own
- * messages), text and/or one attachment; anything else (reactions, protocol messages) is skipped.
+ * A contact's identity from the JIDs Baileys names it by (a JID and its alternative, e.g. a group
+ * message's `participant` and `participantAlt`): the phone of a phone-number JID, the
+ * `<digits>@lid` of a LID JID; other JIDs (groups, broadcasts) add nothing.
+ */
+export function identityOfJids(...jids: (string | null | undefined)[]): ContactIdentity {
+  const out: ContactIdentity = {};
+  for (const jid of jids) {
+    if (!jid) continue;
+    const user = jidDecode(jid)?.user;
+    if (!user) continue;
+    if (isPnUser(jid)) out.phone ??= user;
+    else if (isLidUser(jid)) out.lid ??= `${user}@lid`;
+  }
+  return out;
+}
+
+/**
+ * What we keep of an incoming message: one-to-one chats and groups (a group's with `chat` and its
+ * author as `contact`; no broadcasts or our own messages), text and/or one attachment, or one of
+ * the message kinds (inbound-kinds.ts); anything else (protocol messages) is skipped.
  */
 export function parseInbound(msg: WAMessage): InboundMessage | undefined {
   if (msg.key.fromMe || !msg.key.id || !msg.message) return undefined;
-  const from = phoneOf(msg);
-  if (!from) return undefined;
+  const group = msg.key.remoteJid?.endsWith('@g.us') ? msg.key.remoteJid : undefined;
+  // A group message's contact is its author; a one-to-one chat's, the chat.
+  const contact = group ? identityOfJids(msg.key.participant, msg.key.participantAlt) : contactOf(msg.key);
+  // Never dropped for want of a phone: a LID-only chat (a contact hiding its number) is kept.
+  if (!contact.phone && !contact.lid) return undefined;
+  const chat = group ? { chat: { type: 'group' as const, id: group } } : {};
   const content = extractMessageContent(msg.message);
   if (!content) return undefined;
+  const kind = parseInboundKind(msg, content);
+  if (kind)
+    return {
+      platformMessageId: msg.key.id,
+      ...(contact.phone ? { from: contact.phone } : {}),
+      ...kind,
+      contact,
+      receivedAt: kindReceivedAt(msg),
+      ...chat,
+    };
   let text = content.conversation ?? content.extendedTextMessage?.text ?? undefined;
   let context = content.extendedTextMessage?.contextInfo ?? undefined;
   let attachment: InboundMessage['attachment'];
@@ -71,11 +138,14 @@ export function parseInbound(msg: WAMessage): InboundMessage | undefined {
   const ts = Number(msg.messageTimestamp ?? 0);
   return {
     platformMessageId: msg.key.id,
-    from,
+    ...(contact.phone ? { from: contact.phone } : {}),
+    contact,
     ...(text !== undefined ? { text } : {}),
     ...(attachment ? { attachment } : {}),
     ...(context?.stanzaId ? { quotedPlatformMessageId: context.stanzaId } : {}),
+    ...mentionsOf(context),
     receivedAt: ts > 0 ? new Date(ts * 1000) : new Date(),
     ...(attachment ? { mediaMessage: Buffer.from(proto.WebMessageInfo.encode(msg).finish()) } : {}),
+    ...chat,
   };
 }

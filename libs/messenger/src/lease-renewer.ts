@@ -19,6 +19,11 @@ export interface LeaseRenewerOptions {
    * process must not hold its devices forever); default 4 × TTL.
    */
   stallLimitMs?: number;
+  /**
+   * Beat into this liveness set every sixth of its TTL (see liveness.ts) and report the owners
+   * judged dead (`dead` events), so their devices can be taken over before their leases lapse.
+   */
+  liveness?: { key: string; ttlMs: number };
 }
 
 /** One renewal round: when it was sent and every lease's outcome. */
@@ -35,7 +40,10 @@ export type RenewerCommand =
 
 /** Messages renewer thread -> main thread. */
 export type RenewerEvent =
-  { type: 'ready' } | { type: 'round'; round: RenewRound } | { type: 'stalled'; silentMs: number };
+  | { type: 'ready' }
+  | { type: 'round'; round: RenewRound }
+  | { type: 'stalled'; silentMs: number }
+  | { type: 'dead'; owners: string[] };
 
 /**
  * Where a worker thread starts, on every supported Node: the build's `.js`, or, from the sources
@@ -55,7 +63,13 @@ function threadEntry(module: string): { url: URL; argv: string[] } {
  * another owner is reported as `lost`, one that lapsed with nobody taking it meanwhile is restored
  * with the same epoch (`restored`).
  */
-export class LeaseRenewer extends EventEmitter<{ round: [RenewRound]; stalled: [number]; error: [Error] }> {
+export class LeaseRenewer extends EventEmitter<{
+  round: [RenewRound];
+  stalled: [number];
+  /** The owners judged dead after each liveness beat (an empty list once none is). */
+  dead: [string[]];
+  error: [Error];
+}> {
   private readonly worker: Worker;
   private readonly beat = new Float64Array(new SharedArrayBuffer(8));
   private readonly beatTimer: NodeJS.Timeout;
@@ -74,6 +88,7 @@ export class LeaseRenewer extends EventEmitter<{ round: [RenewRound]; stalled: [
       this.worker.on('message', (e: RenewerEvent) => {
         if (e.type === 'ready') resolve();
         else if (e.type === 'round') this.emit('round', e.round);
+        else if (e.type === 'dead') this.emit('dead', e.owners);
         else this.emit('stalled', e.silentMs);
       });
       this.worker.once('error', reject);

@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { RedisConfig } from '@mgw/common'; // a type: erased, loads nothing
 import { createRedis } from '@mgw/common/redis';
 import { renewLeases } from './lease.js';
+import { Liveness, livenessBeatMs } from './liveness.js';
 import type { LeaseRenewerOptions, RenewerCommand, RenewerEvent } from './lease-renewer.js';
 
 const opts = workerData as Required<LeaseRenewerOptions> & { beat: Float64Array };
@@ -25,12 +26,40 @@ const redis = createRedis(
   },
 );
 let timer: NodeJS.Timeout | undefined;
+let livenessTimer: NodeJS.Timeout | undefined;
 let stopping = false;
+const liveness = opts.liveness
+  ? new Liveness(redis, opts.owner, {
+      ...opts.liveness,
+      // Past this, every lease of the expired owner has lapsed anyway.
+      forgetMs: 2 * opts.ttlMs + opts.liveness.ttlMs,
+    })
+  : undefined;
+let reportedDead = 0;
 
 const send = (e: RenewerEvent) => port.postMessage(e);
+/** The main thread showed no sign of life for longer than the stall limit. */
+const mainSilentMs = () => Date.now() - opts.beat[0]!;
+
+/** One liveness beat on its own timer (a long renewal round never delays it past its TTL). */
+function beatLiveness(): void {
+  if (stopping || !liveness) return;
+  // A hung main thread stops beating too: the others take its devices over without waiting.
+  void liveness
+    .beat(mainSilentMs() <= opts.stallLimitMs)
+    .then((owners) => {
+      // Told while any is dead, and once when none is any more.
+      if (owners.length > 0 || reportedDead > 0) send({ type: 'dead', owners });
+      reportedDead = owners.length;
+    })
+    .catch(() => undefined)
+    .finally(() => {
+      if (!stopping) livenessTimer = setTimeout(beatLiveness, livenessBeatMs(opts.liveness!.ttlMs));
+    });
+}
 
 async function round(): Promise<void> {
-  const silentMs = Date.now() - opts.beat[0]!;
+  const silentMs = mainSilentMs();
   if (silentMs > opts.stallLimitMs) {
     // The main thread is hung: let the leases lapse so another sender can take the devices.
     send({ type: 'stalled', silentMs });
@@ -71,12 +100,24 @@ port.on('message', (cmd: RenewerCommand) => {
   else {
     stopping = true;
     clearTimeout(timer);
-    redis.disconnect();
-    port.close();
+    clearTimeout(livenessTimer);
+    // Every lease was released before: leaving the liveness set frees nothing early.
+    void (liveness?.leave() ?? Promise.resolve())
+      .catch(() => undefined)
+      .finally(() => {
+        redis.disconnect();
+        port.close();
+      });
   }
 });
 
 redis.once('ready', () => {
-  send({ type: 'ready' });
-  schedule(opts.renewMs);
+  // Live before the first lease is taken: an owner missing from the set is never taken over early.
+  void (liveness?.beat() ?? Promise.resolve())
+    .catch(() => undefined)
+    .finally(() => {
+      send({ type: 'ready' });
+      schedule(opts.renewMs);
+      if (liveness) livenessTimer = setTimeout(beatLiveness, livenessBeatMs(opts.liveness!.ttlMs));
+    });
 });

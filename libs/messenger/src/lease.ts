@@ -28,23 +28,37 @@ export type RenewOutcome = 'renewed' | 'restored' | 'lost' | 'missing' | 'unknow
 /**
  * Atomic "SET NX PX + INCR epoch": the epoch is only consumed when the lease is really taken.
  * KEYS: lease, epoch counter, hand-over. A directed hand-over reserves the device for its target
- * until it expires. Returns {epoch, hand-over start ms or 0}; epoch 0 = not taken.
+ * until it expires. ARGV[3..]: owners judged dead (their liveness expired, see liveness.ts): a
+ * lease one of them holds is taken over although its TTL has time left; the new epoch fences the
+ * old holder should it be alive after all. Returns {epoch, hand-over start ms or 0, the dead
+ * owner taken from or ''}; epoch 0 = not taken.
  */
-const ACQUIRE = new RedisScript<[number, number]>(
+const ACQUIRE = new RedisScript<[number, number, string]>(
   'mgwLeaseAcquire',
   `
-if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local holder = cjson.decode(raw).owner
+  for i = 3, #ARGV do
+    if ARGV[i] == holder then
+      local epoch = redis.call('INCR', KEYS[2])
+      redis.call('SET', KEYS[1], cjson.encode({owner = ARGV[1], epoch = epoch}), 'PX', tonumber(ARGV[2]))
+      return {epoch, 0, holder}
+    end
+  end
+  return {0, 0, ''}
+end
 local handover = redis.call('GET', KEYS[3])
 local since = 0
 if handover then
   local h = cjson.decode(handover)
-  if h.to ~= ARGV[1] then return {0, 0} end
+  if h.to ~= ARGV[1] then return {0, 0, ''} end
   since = tonumber(h.at) or 0
   redis.call('DEL', KEYS[3])
 end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], cjson.encode({owner = ARGV[1], epoch = epoch}), 'PX', tonumber(ARGV[2]))
-return {epoch, since}
+return {epoch, since, ''}
 `,
 );
 
@@ -113,9 +127,13 @@ return 0
 `,
 );
 
-/** A lease taken; `handedOverAt` (ms) when it came by a directed hand-over started then. */
+/**
+ * A lease taken; `handedOverAt` (ms) when it came by a directed hand-over started then,
+ * `takenFrom` when it was taken over from an owner judged dead.
+ */
 export interface AcquiredLease extends Lease {
   handedOverAt?: number;
+  takenFrom?: string;
 }
 
 const acquireKeys = (deviceId: string) => [
@@ -144,13 +162,20 @@ export class LeaseManager {
     return this.acquired(deviceId, reply);
   }
 
-  /** `acquire` for many devices in one round trip (one pipeline); a failed one is undefined. */
-  async acquireMany(deviceIds: readonly string[]): Promise<(AcquiredLease | undefined)[]> {
+  /**
+   * `acquire` for many devices in one round trip (one pipeline); a failed one is undefined. A lease
+   * held by one of `deadOwners` (their liveness expired) is taken over.
+   */
+  async acquireMany(
+    deviceIds: readonly string[],
+    deadOwners: readonly string[] = [],
+  ): Promise<(AcquiredLease | undefined)[]> {
     if (deviceIds.length === 0) return [];
+    const args = [this.owner, this.ttlMs, ...deadOwners];
     const replies = await runScriptMany(
       this.redis,
       ACQUIRE,
-      deviceIds.map((id) => ({ keys: acquireKeys(id), args: [this.owner, this.ttlMs] })),
+      deviceIds.map((id) => ({ keys: acquireKeys(id), args })),
     );
     return deviceIds.map((id, i) => {
       const r = replies[i];
@@ -158,9 +183,18 @@ export class LeaseManager {
     });
   }
 
-  private acquired(deviceId: string, [epoch, since]: [number, number]): AcquiredLease | undefined {
+  private acquired(
+    deviceId: string,
+    [epoch, since, from]: [number, number, string],
+  ): AcquiredLease | undefined {
     if (!(epoch > 0)) return undefined;
-    return { deviceId, owner: this.owner, epoch, ...(since > 0 ? { handedOverAt: since } : {}) };
+    return {
+      deviceId,
+      owner: this.owner,
+      epoch,
+      ...(since > 0 ? { handedOverAt: since } : {}),
+      ...(from ? { takenFrom: from } : {}),
+    };
   }
 
   async renew(lease: Lease): Promise<RenewOutcome> {

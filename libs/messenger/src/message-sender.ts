@@ -6,13 +6,22 @@ import {
   USyncQuery,
   USyncUser,
   type AnyMediaMessageContent,
+  type AnyMessageContent,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import type { AttachmentType } from '@mgw/contracts';
+import { memberJid, type AttachmentType, type ContactIdentity } from '@mgw/contracts';
 import type { Logger, RedisClient } from '@mgw/common';
 import type { ContactAnswer, ContactCache, Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
+import { isTextMessage, textContent, type LinkPreviewInput, type RevisionInput } from './outgoing-text.js';
+import {
+  kindMessageContent,
+  openPollVote,
+  ownJids,
+  type EncryptedPollVote,
+  type OutgoingKind,
+} from './message-kinds.js';
 
 export interface MediaInput {
   type: AttachmentType;
@@ -31,10 +40,18 @@ export interface OutgoingMessage {
   platformMessageId: string;
   text?: string;
   media?: MediaInput;
+  /** A reaction, location, contact cards or poll instead of text/media (message-kinds.ts). */
+  kind?: OutgoingKind;
   /** WhatsApp id of one of our earlier messages to quote. */
   quotedPlatformMessageId?: string;
   /** How long the sent proto is kept for retry receipts and quoting (default: the message retention). */
   keepProtoSeconds?: number;
+  /** A text's link preview, fetched by the caller (never by Baileys). */
+  linkPreview?: LinkPreviewInput;
+  /** An edit or delete for everyone of an earlier message of ours, instead of `text`. */
+  revision?: RevisionInput;
+  /** Phones or LIDs (`<digits>@lid`) the text or caption mentions. */
+  mentions?: string[];
 }
 
 export class NotConnectedError extends Error {
@@ -90,6 +107,8 @@ export class MessageSender {
       /** The device's answers of WhatsApp's contact lookup, shared with the number check. */
       contacts: ContactCache;
       onUpload?: (type: AttachmentType, bytes: number) => void;
+      /** Phone <-> LID pairs a lookup answered (the device's map keeps them). */
+      onIdentities?: (identities: ContactIdentity[]) => void;
     },
   ) {
     this.protos = new MessageProtoStore(
@@ -145,6 +164,10 @@ export class MessageSender {
       else unmatched.push(phone);
     }
     await this.opts.contacts.putMany(this.opts.deviceId, answers);
+    const pairs = [...answers.values()]
+      .filter((a) => a.jid && a.lid)
+      .map((a) => ({ phone: jidDecode(a.jid!)?.user, lid: a.lid }));
+    if (pairs.length) this.opts.onIdentities?.(pairs);
     for (const phone of unmatched) answers.set(phone, (await this.lookupMany([phone])).get(phone)!);
     return answers;
   }
@@ -182,6 +205,10 @@ export class MessageSender {
       const inner = mediaPart(content, msg.media.type);
       if (inner && msg.media.caption && 'caption' in inner)
         (inner as { caption?: string }).caption = msg.media.caption;
+      if (inner && msg.mentions?.length && 'contextInfo' in inner)
+        (inner as { contextInfo?: proto.IContextInfo }).contextInfo = {
+          mentionedJid: msg.mentions.map(memberJid),
+        };
       const full = generateWAMessageFromContent(msg.jid, content, {
         userJid: sock.user?.id ?? '',
         messageId: msg.platformMessageId,
@@ -189,14 +216,35 @@ export class MessageSender {
       });
       await sock.relayMessage(msg.jid, full.message!, { messageId: full.key.id! });
       sent = full;
+    } else if (msg.kind) {
+      const content = kindMessageContent(msg.jid, msg.kind);
+      sent = await sock.sendMessage(msg.jid, content, { messageId: msg.platformMessageId, quoted });
     } else {
-      sent = await sock.sendMessage(
-        msg.jid,
-        { text: msg.text ?? '' },
-        { messageId: msg.platformMessageId, quoted },
-      );
+      const content = textContent(msg.jid, msg.text, msg.linkPreview, msg.revision);
+      const mentions = !msg.revision && msg.mentions?.length ? { mentions: msg.mentions.map(memberJid) } : {};
+      sent = await sock.sendMessage(msg.jid, { ...content, ...mentions } as AnyMessageContent, {
+        messageId: msg.platformMessageId,
+        quoted,
+      });
     }
     if (sent?.message) await this.protos.save(msg.platformMessageId, sent.message, msg.keepProtoSeconds);
+  }
+
+  /** Whether our sent message `platformMessageId` is a text (undefined: its proto is gone). */
+  async sentText(platformMessageId: string): Promise<boolean | undefined> {
+    const message = await this.protos.load(platformMessageId);
+    return message ? isTextMessage(message) : undefined;
+  }
+
+  /** Shows "typing…" at the contact (WhatsApp's `composing` chat state); `paused` ends it. */
+  async presence(jid: string, state: 'composing' | 'paused'): Promise<void> {
+    await this.requireSocket().sendPresenceUpdate(state, jid);
+  }
+
+  /** The options a contact's vote on our poll selects (their hashes), or undefined when it does not open. */
+  openPollVote(vote: EncryptedPollVote, secret: Buffer): string[] | undefined {
+    const user = this.conn.socket?.user as { id?: string; lid?: string } | undefined;
+    return openPollVote(vote, secret, ownJids(user));
   }
 
   private requireSocket() {

@@ -1,4 +1,10 @@
-import { createServiceRuntime, type OpsServer, type RedisClient, type ServiceRuntime } from '@mgw/common';
+import {
+  createServiceRuntime,
+  type OpsServer,
+  type RedisClient,
+  type ServiceHost,
+  type ServiceRuntime,
+} from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, MessageStore, SessionStore } from '@mgw/store';
 import type { MessengerServiceConfig } from './config.js';
@@ -30,9 +36,20 @@ export interface MessengerRuntime extends Omit<ServiceRuntime<Metrics>, 'startOp
 export async function startMessengerRuntime(
   service: 'connection' | 'sender',
   config: MessengerServiceConfig,
+  /** The process this service is a part of (the all-in-one process), if any. */
+  host?: ServiceHost<Metrics>,
 ): Promise<MessengerRuntime> {
-  // The general connection waits out short Redis outages (worker role).
-  const rt = createServiceRuntime({ service, config, metrics: createMetrics(), redis: 'worker' });
+  // The general connection waits out short Redis outages (worker role). Auto-pipelining: the
+  // commands the sockets and jobs issue in one tick leave in one write (no blocking command
+  // runs on it), which is most of the sender's per-message Redis cost in syscalls. In the
+  // all-in-one process the parts share the host's general connection as it is.
+  const rt = createServiceRuntime({
+    service,
+    config,
+    metrics: host?.metrics ?? createMetrics(),
+    redis: host ? 'worker' : { role: 'worker', options: { enableAutoPipelining: true } },
+    host,
+  });
   const { logger, metrics, redis } = rt;
   routeLibsignalConsole(logger);
   const encryption = Encryption.fromConfig(config.encryption);

@@ -27,7 +27,7 @@ export interface SocketContext {
 export function createSocket(
   ctx: SocketContext,
   auth: RedisAuthState,
-  extra: Pick<UserFacingSocketConfig, 'qrTimeout'> = {},
+  extra: Pick<UserFacingSocketConfig, 'qrTimeout' | 'cachedGroupMetadata'> = {},
 ): WASocket {
   const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds, ctx.encryption);
   const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
 import { Encryption } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import {
   FencedWriteError,
   LeaseManager,
@@ -84,6 +85,45 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     await a.state.keys.set({ session: { s: null } });
     expect(await a.state.keys.get('session', ['s'])).to.deep.equal({});
     expect(await redis.hexists(keys.authKeys(id, 'session'), 's')).to.equal(0);
+  });
+
+  it('When pre-keys are written, then they go to Redis without taking room in the cache, and a read finds them', async () => {
+    const id = device();
+    const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
+    const bytes = randomBytes(32);
+    const before = authCacheBytes();
+    const preKeys = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [String(i + 1), { public: bytes, private: bytes }]),
+    );
+    await a.state.keys.set({ 'pre-key': preKeys });
+    expect(authCacheBytes()).to.equal(before);
+    expect(await redis.hlen(keys.authKeys(id, 'pre-key'))).to.equal(50);
+    expect((await a.state.keys.get('pre-key', ['7']))['7']!.private).to.deep.equal(bytes);
+    // Used once, then deleted: a value read into the cache goes with the delete.
+    await a.state.keys.set({ 'pre-key': { '7': null } });
+    expect(await a.state.keys.get('pre-key', ['7'])).to.deep.equal({});
+  });
+
+  it('When a socket releases its auth state, then its keys leave the cache, another device keeps its own, and reads still find them in Redis', async () => {
+    const lease = new LeaseManager(redis, 'w', 5000);
+    const [idA, idB] = [device(), device()];
+    const [la, lb] = [(await lease.acquire(idA))!, (await lease.acquire(idB))!];
+    const a = await loadAuthState({ redis, encryption, deviceId: idA, epoch: () => la.epoch });
+    const b = await loadAuthState({ redis, encryption, deviceId: idB, epoch: () => lb.epoch });
+    const before = authCacheBytes();
+    const value = randomBytes(300);
+    await a.state.keys.set({ session: { s1: value, s2: value } });
+    await b.state.keys.set({ session: { s1: value } });
+    const withB = authCacheBytes() - before;
+    await redis.hset(keys.authKeys(idB, 'session'), 's1', 'not read: served from the cache');
+    a.release();
+    await waitFor(async () => authCacheBytes() - before < withB, {
+      what: 'the released keys to leave the cache',
+    });
+    expect((await a.state.keys.get('session', ['s2']))['s2']).to.deep.equal(value);
+    expect(authCacheBytes() - before, 'a released scope caches nothing more').to.be.below(withB);
+    expect((await b.state.keys.get('session', ['s1']))['s1']).to.deep.equal(value);
   });
 
   it('When a key was read once, then later reads are served from memory without touching Redis', async () => {
@@ -211,18 +251,31 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
     expect(await redis.get(keys.authCreds(id))).to.not.equal(null);
   });
 
-  it('When a device is purged by the lease holder, then no credential or key remains', async () => {
+  it('When a device is purged by the lease holder, then no credential, key or phone <-> LID pair remains', async () => {
     const id = device();
     const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
-    const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
+    const learnt: { phone: string; lid: string }[] = [];
+    const a = await loadAuthState({
+      redis,
+      encryption,
+      deviceId: id,
+      epoch: () => lease.epoch,
+      onLidMapping: (pairs) => learnt.push(...pairs),
+    });
     await a.state.keys.set({
       session: { s: Buffer.from('x') },
       'pre-key': { '1': { public: Buffer.alloc(32), private: Buffer.alloc(32) } },
+      'lid-mapping': { '15551230001': '111222333444555', '111222333444555_reverse': '15551230001' },
     });
+    // Baileys' lid-mapping keys are reported as pairs (the reverse entries mirror them).
+    expect(learnt).to.deep.equal([{ phone: '15551230001', lid: '111222333444555@lid' }]);
+    await redis.hset(keys.contactIdentities(id), 'p:15551230001', '111222333444555');
     await a.saveCreds();
     expect(await purgeAuthState(redis, id, lease.epoch + 1)).to.equal(false);
+    expect(await redis.exists(keys.contactIdentities(id))).to.equal(1);
     expect(await purgeAuthState(redis, id, lease.epoch)).to.equal(true);
     expect(await redis.keys(keys.authPattern(id))).to.deep.equal([]);
+    expect(await redis.exists(keys.contactIdentities(id))).to.equal(0);
   });
 
   it('When the process re-acquired the lease while a write with its previous epoch was on its way, then the write goes again under the new epoch and nothing is fenced', async () => {

@@ -2,9 +2,10 @@ import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
-import { Encryption } from '@mgw/store';
+import { keys } from '@mgw/contracts';
+import { ContactIdentities, Encryption } from '@mgw/store';
 import { proto } from '@whiskeysockets/baileys';
-import { DeviceSocket, receiptsOf, type WASocket } from '../src/index.js';
+import { DeviceSocket, loadAuthState, receiptsOf, type WASocket } from '../src/index.js';
 
 describe('messenger: device connection hand-over (no socket)', () => {
   let redis: Redis;
@@ -123,5 +124,75 @@ describe('messenger: receipts among Baileys message statuses', () => {
       ['played', 'read'],
     ]);
     expect(receipts.every((r) => r.at instanceof Date)).to.equal(true);
+  });
+});
+
+describe('messenger: a device linked before the identity map existed (fake socket, real Redis)', () => {
+  let redis: Redis;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(async () => {
+    await redis.quit();
+  });
+
+  it('When its socket starts, then the pairs its auth state already held seed the map once per link, and contacts that write are reported with their LID', async () => {
+    const deviceId = 'conn-seed-' + Math.random().toString(36).slice(2, 8);
+    const encryption = Encryption.fromEnv();
+    const auth = await loadAuthState({ redis, encryption, deviceId, epoch: () => 1 });
+    await redis.set(keys.lease(deviceId), JSON.stringify({ epoch: 1 }));
+    await auth.state.keys.set({
+      'lid-mapping': {
+        '15551230001': '111222333444555',
+        '111222333444555_reverse': '15551230001',
+        '15551230002': '222333444555666',
+        '222333444555666_reverse': '15551230002',
+      },
+    });
+    const start = async () => {
+      const ev = new EventEmitter();
+      const conn = new DeviceSocket({
+        redis,
+        encryption,
+        logger: createLogger({ level: 'silent', service: 'test' }),
+        deviceId,
+        messageRetentionSeconds: 60,
+        epoch: () => 1,
+        createSocket: () => ({ ev, end: async () => undefined }) as unknown as WASocket,
+      });
+      await conn.start();
+      return { conn, ev };
+    };
+    const map = new ContactIdentities(redis);
+    const { conn, ev } = await start();
+    await conn.identitiesSeeded;
+    expect(await map.seeded(deviceId)).to.equal(true);
+    expect(await map.resolveMany(deviceId, ['15551230001', '222333444555666@lid'])).to.deep.equal([
+      { phone: '15551230001', lid: '111222333444555@lid' },
+      { phone: '15551230002', lid: '222333444555666@lid' },
+    ]);
+
+    const reported: unknown[] = [];
+    const wrote: string[][] = [];
+    conn.on('identities', (ids) => reported.push(...ids));
+    conn.on('wroteToUs', (who) => wrote.push(who));
+    ev.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        { key: { id: 'A', fromMe: false, remoteJid: '999888777666555@lid' } },
+        { key: { id: 'B', fromMe: false, remoteJid: '15551230003@s.whatsapp.net' } },
+      ],
+    });
+    expect(reported).to.deep.equal([{ lid: '999888777666555@lid' }]);
+    expect(wrote).to.deep.equal([['999888777666555@lid', '15551230003']]);
+    await conn.stop();
+
+    // A second owner of the same link does not read the auth state's pairs again.
+    await redis.hdel(keys.contactIdentities(deviceId), 'p:15551230001');
+    const again = await start();
+    await again.conn.identitiesSeeded;
+    expect(await map.resolve(deviceId, '15551230001')).to.deep.equal({ phone: '15551230001' });
+    await again.conn.stop();
+    await redis.del(keys.contactIdentities(deviceId), keys.lease(deviceId));
   });
 });

@@ -29,4 +29,15 @@ describe('messenger: batched lease scripts on Redis Cluster (three masters)', fu
     const outcomes = await renewLeases(client, held as Lease[], 5000);
     expect(outcomes).to.deep.equal(devices.map(() => 'renewed'));
   });
+
+  it('When the devices of an owner judged dead are acquired in one batch, then each is taken over on its own node with a new epoch', async () => {
+    const devices = Array.from({ length: 12 }, (_, i) => `cl-dead-${i}`);
+    const held = (await new LeaseManager(client, 'cl-dead', 60_000).acquireMany(devices)) as Lease[];
+    const taker = new LeaseManager(client, 'cl-taker', 5000);
+    expect(await taker.acquireMany(devices, ['someone-else'])).to.deep.equal(devices.map(() => undefined));
+    const taken = await taker.acquireMany(devices, ['someone-else', 'cl-dead']);
+    expect(taken.map((l) => [l?.owner, l?.epoch, l?.takenFrom])).to.deep.equal(
+      held.map((l) => ['cl-taker', l.epoch + 1, 'cl-dead']),
+    );
+  });
 });

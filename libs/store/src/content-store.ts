@@ -1,6 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import type { ChainableCommander } from 'ioredis';
-import { keys, type MessageContent, type RecipientVars } from '@mgw/contracts';
+import { keys, messageKindOf, type MessageContent, type RecipientVars } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
 
@@ -50,6 +50,7 @@ export class ContentStore {
     return (
       Buffer.byteLength(content.text ?? '') +
       Buffer.byteLength(content.attachment?.caption ?? '') +
+      Buffer.byteLength(content.edit?.text ?? '') +
       (media?.length ?? 0)
     );
   }
@@ -73,6 +74,9 @@ export class ContentStore {
     };
     if (media) fields.media = this.sealer.seal(media, storageContext(key, 'media'));
     if (heldUntil !== undefined) fields.heldUntil = String(heldUntil);
+    // Which message kind it is (not secret): a queued message's record reads its kind only then.
+    const kind = messageKindOf(content);
+    if (kind) fields.kind = kind;
     multi.hset(key, fields);
     multi.expire(key, this.retentionSeconds);
   }

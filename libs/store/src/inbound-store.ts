@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@mgw/common';
-import { keys, type MessageReceivedEventData } from '@mgw/contracts';
+import {
+  keys,
+  type ContactCard,
+  type ContactIdentity,
+  type GroupChat,
+  type LocationInput,
+  type MessageReceivedEventData,
+} from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import { EMIT_LUA, eventSealContext } from './events.js';
 import { INDEX_LUA } from './message-index.js';
@@ -9,13 +16,23 @@ import type { Sealer } from './sealer.js';
 /** An incoming message as the gateway hands it to the store (see @mgw/messenger parseInbound). */
 export interface InboundInput {
   platformMessageId: string;
-  from: string;
+  /** The contact's phone (digits), when known. */
+  from?: string;
+  /** Who wrote (phone and/or LID). */
+  contact: ContactIdentity;
   text?: string;
   attachment?: { type: string; mimeType: string; fileName?: string; size: number };
   quotedPlatformMessageId?: string;
   receivedAt: Date;
   /** The WebMessageInfo bytes when it carries media (needed to download it later). */
   mediaMessage?: Buffer;
+  /** Message kinds: a location, contact cards (kept sealed in `kindBody`, as outbound kinds). */
+  location?: LocationInput;
+  contacts?: ContactCard[];
+  /** A group message: its group (kept sealed: the subject is the group's own text); `contact` is its author. */
+  chat?: GroupChat;
+  /** Whom the text or caption mentions (kept sealed in `kindBody`). */
+  mentions?: string[];
 }
 
 /** An incoming message as GET /messages/:id shows it. */
@@ -24,13 +41,19 @@ export interface InboundRecord {
   deviceId: string;
   direction: 'inbound';
   status: 'received';
-  from: string;
+  /** Absent when the contact is known only by its LID (see `contact`). */
+  from?: string;
+  contact: ContactIdentity;
   platformMessageId: string;
   text?: string;
   attachment?: { type: string; mimeType: string; fileName?: string; size: number };
   replyTo?: string;
+  location?: LocationInput;
+  contacts?: ContactCard[];
   receivedAt: string;
   createdAt: string;
+  chat?: GroupChat;
+  mentions?: string[];
 }
 
 /**
@@ -67,19 +90,30 @@ export class InboundStore {
       ? ((await this.redis.get(keys.messageByPlatformId(deviceId, msg.quotedPlatformMessageId))) ?? undefined)
       : undefined;
     const receivedAt = msg.receivedAt.toISOString();
+    const phone = msg.from ?? msg.contact.phone;
+    const contact: ContactIdentity = { ...msg.contact, ...(phone ? { phone } : {}) };
     const fields: Record<string, string> = {
       messageId,
       deviceId,
       direction: 'inbound',
       status: 'received',
-      from: msg.from,
+      ...(phone ? { from: phone } : {}),
+      ...(contact.lid ? { lid: contact.lid } : {}),
       platformMessageId: msg.platformMessageId,
       receivedAt,
       createdAt: receivedAt,
       ...(msg.attachment ? { attachment: JSON.stringify(msg.attachment) } : {}),
       ...(replyTo ? { replyTo } : {}),
     };
+    if (msg.chat) fields.chat = this.sealer.sealText(JSON.stringify(msg.chat), storageContext(key, 'chat'));
     if (msg.text !== undefined) fields.text = this.sealer.sealText(msg.text, storageContext(key, 'text'));
+    const kind = {
+      ...(msg.location ? { location: msg.location } : {}),
+      ...(msg.contacts ? { contacts: msg.contacts } : {}),
+      ...(msg.mentions?.length ? { mentions: msg.mentions } : {}),
+    };
+    if (msg.location || msg.contacts || msg.mentions?.length)
+      fields.kindBody = this.sealer.sealText(JSON.stringify(kind), storageContext(key, 'kindBody'));
     if (msg.mediaMessage)
       fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
     const eventId = randomUUID();
@@ -87,10 +121,13 @@ export class InboundStore {
       deviceId,
       messageId,
       platformMessageId: msg.platformMessageId,
-      from: msg.from,
+      ...(phone ? { from: phone } : {}),
+      contact,
       ...(msg.text !== undefined ? { text: msg.text } : {}),
       ...(msg.attachment ? { attachment: msg.attachment } : {}),
       ...(replyTo ? { replyTo } : {}),
+      ...kind,
+      ...(msg.chat ? { chat: msg.chat } : {}),
       receivedAt,
     };
     const written = await this.redis.eval(
@@ -124,13 +161,23 @@ export class InboundStore {
       deviceId: h.deviceId!,
       direction: 'inbound',
       status: 'received',
-      from: h.from!,
+      ...(h.from ? { from: h.from } : {}),
+      contact: { ...(h.from ? { phone: h.from } : {}), ...(h.lid ? { lid: h.lid } : {}) },
       platformMessageId: h.platformMessageId!,
       ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
       ...(h.attachment ? { attachment: JSON.parse(h.attachment) as InboundRecord['attachment'] } : {}),
       ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+      ...(h.kindBody
+        ? (JSON.parse(this.sealer.openText(h.kindBody, storageContext(key, 'kindBody'))) as Pick<
+            InboundRecord,
+            'location' | 'contacts' | 'mentions'
+          >)
+        : {}),
       receivedAt: h.receivedAt!,
       createdAt: h.createdAt!,
+      ...(h.chat
+        ? { chat: JSON.parse(this.sealer.openText(h.chat, storageContext(key, 'chat'))) as GroupChat }
+        : {}),
     };
   }
 

@@ -20,3 +20,6 @@ export * from './device-activity.js';
 export * from './batch-control.js';
 export * from './batch-sweep.js';
 export * from './contact-cache.js';
+export * from './contact-identities.js';
+export * from './message-revisions.js';
+export * from './message-kinds-store.js';

@@ -1,4 +1,5 @@
 import { EMIT_LUA } from './events.js';
+import { CONTACT_LUA } from './contact-identities.js';
 
 /**
  * The Lua scripts of the message store. Each runs atomically on keys of one device (one hash
@@ -7,7 +8,8 @@ import { EMIT_LUA } from './events.js';
  */
 
 /**
- * KEYS: record, content, device queue stats, webhook, event outbox. ARGV: target status, its
+ * KEYS: record, content, device queue stats, webhook, event outbox, the device's phone <-> LID
+ * map (each event's `contact`, see contact-identities.ts). ARGV: target status, its
  * rank, ranks JSON, retention seconds, fields JSON (set with the status), base JSON (the record's
  * fields from its job, set where missing), settle ('1': this is the message's final outcome as the
  * sender sees it), requireUnclaimed ('1': refuse (-1) when a send attempt already started),
@@ -26,7 +28,7 @@ import { EMIT_LUA } from './events.js';
  * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
  * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
  */
-export const TRANSITION_SCRIPT = `${EMIT_LUA}
+export const TRANSITION_SCRIPT = `${EMIT_LUA}${CONTACT_LUA}
 local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
 local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
@@ -40,8 +42,8 @@ local function apply(withStatus)
   if target == 'read' then redis.call('HSETNX', rec, 'deliveredAt', redis.call('HGET', rec, 'readAt')) end
   changed = 1
 end
-if cur == 'failed' then
-  -- final: nothing moves a message out of failed
+if cur == 'failed' or cur == 'deleted' then
+  -- final: nothing moves a message out of failed or deleted
 elseif target == 'failed' then
   if cur == 'queued' or cur == 'scheduled' then apply(true) end
 elseif ranks[cur] >= rank then
@@ -61,7 +63,9 @@ if changed == 1 then
     local r = redis.call('HMGET', rec, 'messageId', 'to', 'platformMessageId', 'batchId', 'error', timeField)
     local d = { deviceId = deviceId, messageId = r[1], to = r[2], platformMessageId = r[3], status = status }
     if r[4] then d.batchId = r[4] end
+    if r[2] then d.contact = mgw_contact(KEYS[6], r[2]) end
     if status == 'failed' and r[5] then d.error = r[5] end
+    if status == 'deleted' then d.direction = 'outbound' end
     d[timeField] = r[6]
     mgw_emit(hook, outbox, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
     -- Activity chart: announced once per status per message, so counted here, in the UTC hour of
@@ -84,6 +88,8 @@ if changed == 1 then
     end
     if rankNow > done then redis.call('HSET', rec, 'evRank', rankNow) end
   end
+  -- Deleted for everyone (or, unsent, taken out of the queue): its own event, once.
+  if now == 'deleted' and cur ~= 'deleted' then announce('deleted', 'deletedAt') end
   local batchId = redis.call('HGET', rec, 'batchId')
   -- Out of queued: not held any more (the record's hold and its place in the list's held set).
   if cur == 'queued' and now ~= 'queued' then
@@ -103,9 +109,10 @@ if changed == 1 then
       if (from == 'queued' or from == 'scheduled') and waiting <= 0 then
         local at = redis.call('HGET', rec, now .. 'At')
         if redis.call('HSETNX', batch, 'completedAt', at) == 1 then
-          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed')
+          local b = redis.call('HMGET', batch, 'total', 'queued', 'sent', 'delivered', 'read', 'failed', 'deleted')
           local counts = { queued = tonumber(b[2] or '0'), sent = tonumber(b[3] or '0'),
-            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0') }
+            delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0'),
+            deleted = tonumber(b[7] or '0') }
           local d = { deviceId = deviceId, batchId = batchId, total = tonumber(b[1] or '0'), counts = counts, completedAt = at }
           mgw_emit(hook, outbox, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
         end
@@ -121,7 +128,8 @@ if ARGV[7] == '1' and redis.call('HSETNX', rec, 'settled', '1') == 1 then
     local left = redis.call('HINCRBY', content, 'remaining', -1)
     if left <= 0 then
       local bytes = tonumber(redis.call('HGET', content, 'bytes') or '0')
-      if redis.call('HINCRBY', stats, 'bytes', -bytes) < 0 then redis.call('HSET', stats, 'bytes', 0) end
+      -- bytes > 0: Lua prints -0 as "-0", which HINCRBY refuses (a content of no text, e.g. an edit)
+      if bytes > 0 and redis.call('HINCRBY', stats, 'bytes', -bytes) < 0 then redis.call('HSET', stats, 'bytes', 0) end
       redis.call('DEL', content)
     end
   end
@@ -133,7 +141,8 @@ return changed
  * KEYS: record, WhatsApp-id mapping, batch (the record key when the message is not of a list),
  * the batch's held set. ARGV: messageId, retention seconds, now (ms), expiresAt (ms or ''), base
  * JSON, '1' when the message is of a list. Marks that a send attempt starts; see MessageStore.claim.
- * Returns 'claimed', or why not: 'failed', 'sent', 'cancelled' / 'paused' (its list), 'expired'.
+ * Returns 'claimed', or why not: 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its list),
+ * 'expired'.
  *
  * The list's state is read here, in the script that starts the attempt: once a cancel's script
  * ran, no message of the list is claimed any more (whichever sender holds the device, before or
@@ -145,6 +154,8 @@ local rec, byWa, batch, held = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local cur = redis.call('HGET', rec, 'status') or 'queued'
 if cur == 'failed' then return 'failed' end
 if cur ~= 'queued' and redis.call('HEXISTS', rec, 'sentAt') == 1 then return 'sent' end
+-- Deleted while it waited (POST /send delete): never sent.
+if cur == 'deleted' then return 'deleted' end
 if ARGV[6] == '1' then
   local b = redis.call('HMGET', batch, 'cancelledAt', 'pausedAt')
   if b[1] then return 'cancelled' end

@@ -55,9 +55,10 @@ const PUBLIC_FIELDS = [
   'failedAt',
   'error',
   'direction',
+  'deletedAt',
 ] as const;
 
-export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'expired' | 'cancelled' | 'paused';
+export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'deleted' | 'expired' | 'cancelled' | 'paused';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
@@ -79,10 +80,16 @@ export class MessageStore {
     const h = await this.redis.hgetall(keys.message(deviceId, messageId));
     if (h.messageId) return publicRecord(h);
     // No record yet: the message is queued and its job holds its fields.
+    const job = await this.job(deviceId, messageId);
+    if (!job) return undefined;
+    return publicRecord({ ...recordBase(job), ...h });
+  }
+
+  /** The message's send job while it is in its queue (undefined once removed, or another device's). */
+  async job(deviceId: string, messageId: string): Promise<SendJobData | undefined> {
     const raw = await this.redis.hget(`${BULL_PREFIX}:${sendQueueName(deviceId)}:${messageId}`, 'data');
     const job = raw ? (JSON.parse(raw) as SendJobData) : undefined;
-    if (!job || job.messageId !== messageId || job.deviceId !== deviceId) return undefined;
-    return publicRecord({ ...recordBase(job), ...h });
+    return job && job.messageId === messageId && job.deviceId === deviceId ? job : undefined;
   }
 
   /** The message's record, without looking at its job: undefined while it is queued and untouched. */
@@ -157,6 +164,16 @@ export class MessageStore {
     return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
   }
 
+  /**
+   * Marks the message `deleted` (final) and announces `message.deleted`. `unsent`: it is still
+   * queued — deleted only if no send attempt started (answers 'claimed' otherwise), and settled
+   * (quota and content released); its job finds it deleted and sends nothing (the claim refuses it).
+   */
+  async markDeleted(job: SendJobData, at: Date, unsent: boolean): Promise<ExpireOutcome> {
+    const r = await this.transition(job, 'deleted', { deletedAt: at.toISOString() }, unsent, unsent);
+    return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
+  }
+
   /** Applies a receipt; false when the message is unknown or already further along. */
   async markReceipt(
     deviceId: string,
@@ -225,6 +242,7 @@ export class MessageStore {
         keys.deviceQueue(job.deviceId),
         keys.webhook(job.deviceId),
         keys.eventOutbox(job.deviceId),
+        keys.contactIdentities(job.deviceId),
       ],
       [
         target,

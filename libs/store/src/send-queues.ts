@@ -62,30 +62,45 @@ export type JobTransaction = ChainableCommander & {
 };
 
 /** The names BullMQ gives the scripts that add a job: `addStandardJob:<version>` and its kin. */
-const JOB_ADDING_SCRIPT = /^add(Standard|Prioritized|Delayed)Job:/;
-const adopted = new WeakSet<RedisClient>();
+const JOB_ADDING_SCRIPT = /^(add(?:Standard|Prioritized|Delayed)Job):/;
+const adopted = new WeakMap<RedisClient, Readonly<Record<string, string>>>();
+
+/**
+ * Defines on `redis` (not on BullMQ's connection) the scripts that add a job, copied once from the
+ * queue's own connection, so their names, versions and code are BullMQ's; they run by SHA (ioredis
+ * sends the code only the first time on a socket). Returns their versioned names by plain name
+ * (`addPrioritizedJob` -> `addPrioritizedJob:<version>`).
+ */
+export async function adoptJobScripts(
+  redis: RedisClient,
+  queue: SendQueue,
+): Promise<Readonly<Record<string, string>>> {
+  const known = adopted.get(redis);
+  if (known) return known;
+  const bull = (await queue.getBackend().client) as unknown as { scriptsSet: Record<string, Script> };
+  const names: Record<string, string> = {};
+  for (const [name, script] of Object.entries(bull.scriptsSet)) {
+    const plain = JOB_ADDING_SCRIPT.exec(name)?.[1];
+    if (!plain) continue;
+    names[plain] = name;
+    if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  }
+  // A BullMQ upgrade that renamed them must fail loudly here, not on the first job.
+  if (Object.keys(names).length === 0)
+    throw new Error("BullMQ's job-adding scripts were not found on its connection");
+  adopted.set(redis, names);
+  return names;
+}
 
 /**
  * Starts a transaction on `redis` (not on BullMQ's connection) to which jobs of `queue` can be
  * added with `new Job(...).addJob(tx)`. ioredis copies every script defined on a connection into
  * each transaction started on it, and BullMQ's connection defines about fifty: there a transaction
- * costs ~50 µs before its first command. Here only the scripts that add a job are defined, copied
- * once from the queue's own connection, so their names, versions and code are BullMQ's; they run
- * by SHA (ioredis sends the code only the first time on a socket).
+ * costs ~50 µs before its first command. Here only the scripts that add a job are defined
+ * (`adoptJobScripts`).
  */
 export async function jobTransaction(redis: RedisClient, queue: SendQueue): Promise<JobTransaction> {
-  if (!adopted.has(redis)) {
-    const bull = (await queue.getBackend().client) as unknown as { scriptsSet: Record<string, Script> };
-    let found = 0;
-    for (const [name, script] of Object.entries(bull.scriptsSet)) {
-      if (!JOB_ADDING_SCRIPT.test(name)) continue;
-      found++;
-      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
-    }
-    // A BullMQ upgrade that renamed them must fail loudly here, not on the first job.
-    if (found === 0) throw new Error("BullMQ's job-adding scripts were not found on its connection");
-    adopted.add(redis);
-  }
+  await adoptJobScripts(redis, queue);
   const tx = redis.multi() as JobTransaction;
   const commands = tx as unknown as Record<string, (args: unknown[]) => unknown>;
   tx.runCommand = (name, args) => {

@@ -117,6 +117,7 @@ describe('store: events written with the changes they report (real Redis)', () =
       delivered: 0,
       read: 1,
       failed: 1,
+      deleted: 0,
       held: 0,
     });
     expect(batch.completedAt).to.be.a('string');

@@ -52,6 +52,7 @@ describe('store: a scheduled list’s counts and records (real Redis)', () => {
       delivered: 0,
       read: 0,
       failed: 1,
+      deleted: 0,
       held: 0,
     });
     expect(early.sendAt).to.equal(new Date(sendAt).toISOString());
@@ -78,6 +79,7 @@ describe('store: a scheduled list’s counts and records (real Redis)', () => {
       delivered: 0,
       read: 0,
       failed: 1,
+      deleted: 0,
       held: 0,
     });
     expect(done.completedAt).to.be.a('string');

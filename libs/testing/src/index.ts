@@ -11,3 +11,4 @@ export * from './queued-messages.js';
 export * from './redis-fill.js';
 export * from './webhook-receiver.js';
 export * from './redis-monitor.js';
+export * from './inspector.js';

@@ -30,7 +30,7 @@ import {
 
 export type { InboxMessage };
 
-export type ServiceName = 'api' | 'connection' | 'sender' | 'notifier';
+export type ServiceName = 'api' | 'connection' | 'sender' | 'notifier' | 'all-in-one';
 
 export interface ServiceProcess {
   name: string;
@@ -49,6 +49,12 @@ export interface StackOptions {
   senders?: number;
   /** Also start the notifier (webhook deliveries); off by default, as most suites send no events. */
   notifier?: boolean;
+  /**
+   * Run the api, connection, sender and notifier as the one all-in-one process
+   * (`services/all-in-one`) instead of a process each; `senders` above 1 adds sender processes
+   * beside it.
+   */
+  allInOne?: boolean;
   /** Extra environment for every service. */
   env?: Record<string, string>;
   /** Simulator options (in-process simulator only). */
@@ -189,12 +195,17 @@ export class Stack {
 
   private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
     try {
-      await Promise.all([
-        stack.startService('api'),
-        stack.startService('connection'),
-        ...Array.from({ length: opts.senders ?? 1 }, () => stack.startService('sender')),
-        ...(opts.notifier ? [stack.startService('notifier')] : []),
-      ]);
+      // `senders` sender processes (0: none holds the devices); the all-in-one process hosts one.
+      const senders = (count: number) => Array.from({ length: Math.max(0, count) }, () => 'sender' as const);
+      const services: ServiceName[] = opts.allInOne
+        ? ['all-in-one', ...senders((opts.senders ?? 1) - 1)]
+        : [
+            'api',
+            'connection',
+            ...senders(opts.senders ?? 1),
+            ...(opts.notifier ? (['notifier'] as const) : []),
+          ];
+      await Promise.all(services.map((name) => stack.startService(name)));
       stack.token = await stack.createToken(stack.deviceId);
     } catch (err) {
       await stack.stop();
@@ -206,11 +217,11 @@ export class Stack {
   /** Starts one service process and waits until its /readyz answers 200. */
   async startService(name: ServiceName, env: Record<string, string> = {}): Promise<ServiceProcess> {
     const port = await freePort();
-    const metricsPort = name === 'api' ? await freePort() : port;
-    const portEnv =
-      name === 'api'
-        ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
-        : { METRICS_PORT: String(port) };
+    const withApi = name === 'api' || name === 'all-in-one';
+    const metricsPort = withApi ? await freePort() : port;
+    const portEnv = withApi
+      ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
+      : { METRICS_PORT: String(port) };
     const child = spawn(process.execPath, entryArgs(`services/${name}`, 'main', this.built), {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
@@ -233,13 +244,15 @@ export class Stack {
       exited,
     };
     this.processes.push(proc);
-    if (name === 'api') this.apiUrl = `http://127.0.0.1:${port}`;
+    if (withApi) this.apiUrl = `http://127.0.0.1:${port}`;
     await waitFor(
       async () => {
         if (child.exitCode !== null) {
           throw new Error(`${name} exited with ${child.exitCode}:\n${output.slice(-30).join('\n')}`);
         }
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        // The all-in-one process is ready on its ops port once every part is.
+        const probe = name === 'all-in-one' ? metricsPort : port;
+        const res = await fetch(`http://127.0.0.1:${probe}/readyz`).catch(() => undefined);
         return res?.status === 200;
       },
       { timeoutMs: 30_000, what: `${name} ready` },

@@ -28,6 +28,7 @@ import { Redis } from 'ioredis';
 import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { SessionStore, TokenStore } from '@mgw/store';
 import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, waitFor } from '@mgw/testing';
+import { instructionsPerRequest, valgrindAvailable } from './instructions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -45,7 +46,10 @@ if (BUILT && !(process.features as { typescript?: string | false }).typescript) 
   );
   process.exit(1);
 }
-/** Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone). */
+/**
+ * Which parts run (e.g. BENCH_PARTS=rps to profile the single-recipient path alone);
+ * `instructions` (not run by default: minutes, needs valgrind) counts instructions per /send.
+ */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps,list,memory').split(','));
 
 const redisUrl = process.env.REDIS_URL!;
@@ -116,20 +120,20 @@ const apiPort = await freePort();
 const opsPort = await freePort();
 const barePort = await freePort();
 const bareQueuePort = await freePort();
+/** The gateway's settings (its ports aside): rate limits and the device quota out of the way. */
+const apiEnv = {
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'info',
+  NODE_ENV: 'production',
+  RATE_LIMIT_SEND: '100000000',
+  RATE_LIMIT_WINDOW_MS: '60000',
+  DEVICE_MAX_QUEUED_MESSAGES: '100000000',
+  DEVICE_MAX_QUEUED_BYTES: '10000000000',
+  MAX_RECIPIENTS: String(Math.max(LIST, 1000)),
+};
 const api = await startProcess(
   entryArgs('services/api', 'main', BUILT),
-  {
-    PORT: String(apiPort),
-    METRICS_PORT: String(opsPort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    NODE_ENV: 'production',
-    RATE_LIMIT_SEND: '100000000',
-    RATE_LIMIT_WINDOW_MS: '60000',
-    DEVICE_MAX_QUEUED_MESSAGES: '100000000',
-    DEVICE_MAX_QUEUED_BYTES: '10000000000',
-    MAX_RECIPIENTS: String(Math.max(LIST, 1000)),
-  },
+  { ...apiEnv, PORT: String(apiPort), METRICS_PORT: String(opsPort) },
   `http://127.0.0.1:${apiPort}/healthz`,
 );
 /** Starts a baseline app of this folder; it reports `ready` once it listens. */
@@ -203,6 +207,63 @@ try {
       `  bare express + a BullMQ job per request: ${rates('queue')} req/s (${cpu('queue', 0)} µs + redis ${cpu('queue', 1)} µs per request) ` +
         `→ ${(rate('queue') / rate('bare')).toFixed(2)} of bare express; gateway ÷ it ${(rate('gateway') / rate('queue')).toFixed(2)}`,
     );
+  }
+
+  // --- instructions per request (callgrind), whatever the machine's load ---------------------------
+  if (PARTS.has('instructions')) {
+    if (!valgrindAvailable()) console.log('instructions per request: skipped (valgrind is not installed)');
+    else {
+      const cgApiPort = await freePort();
+      const cgQueuePort = await freePort();
+      const post = (url: string, auth?: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+          },
+          body,
+        }).then(
+          (r) => r.status === 202,
+          () => false,
+        );
+      const cgApiUrl = `http://127.0.0.1:${cgApiPort}/api/messenger/v1/send`;
+      const cgQueueUrl = `http://127.0.0.1:${cgQueuePort}/api/messenger/v1/send`;
+      const counts = await instructionsPerRequest(
+        [
+          {
+            name: 'queue',
+            args: [...(BUILT ? [] : TSX_ARGS), 'services/api/bench/bare-express-queue.ts'],
+            env: {
+              PORT: String(cgQueuePort),
+              BENCH_DEVICE: queueDevice,
+              BENCH_PREFIX: BULL_PREFIX,
+              BENCH_PRIORITY: String(PRIORITY.send),
+            },
+            url: cgQueueUrl,
+            ready: () => post(cgQueueUrl),
+          },
+          {
+            name: 'gateway',
+            args: entryArgs('services/api', 'main', BUILT),
+            env: { ...apiEnv, PORT: String(cgApiPort), METRICS_PORT: String(await freePort()) },
+            url: cgApiUrl,
+            token,
+            ready: () => post(cgApiUrl, token),
+          },
+        ],
+        body,
+        ROOT,
+      );
+      const k = (n: number) => `${Math.round(n / 1000)}k`;
+      const gateway = counts.gateway!;
+      const queue = counts.queue!;
+      console.log(
+        `instructions per POST /send (callgrind, 10 connections): gateway ${k(gateway.total)} (main thread ${k(gateway.mainThread)}), ` +
+          `bare express + a BullMQ job ${k(queue.total)} (main thread ${k(queue.mainThread)}) → bare+job ÷ gateway ` +
+          `${(queue.total / gateway.total).toFixed(2)} (main thread ${(queue.mainThread / gateway.mainThread).toFixed(2)})`,
+      );
+    }
   }
 
   // --- a 10,000-recipient list vs a raw addBulk, with /healthz watched -----------------------------

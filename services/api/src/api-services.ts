@@ -6,6 +6,8 @@ import {
   ContentStore,
   InboundStore,
   MessageIndex,
+  MessageRevisions,
+  MessageKindStore,
   MessageStore,
   SessionStore,
   TokenStore,
@@ -41,6 +43,10 @@ export interface ApiServices {
   index: MessageIndex;
   /** Messages contacts wrote (GET /messages/:id opens their text). */
   inbound: InboundStore;
+  /** Edits and deletes of message records (GET /messages/:id shows them). */
+  revisions: MessageRevisions;
+  /** Message kinds on records: reaction, location, contact cards, a poll and its tally. */
+  kinds: MessageKindStore;
   webhooks: WebhookStore;
   /** Checks webhook URLs against the outbound guard (the notifier's client makes the calls). */
   outbound: OutboundClient;
@@ -118,6 +124,8 @@ export function createApiServices(base: {
     batches,
     index,
     inbound: new InboundStore(redis, base.encryption, retention),
+    revisions: new MessageRevisions(redis, base.encryption, retention),
+    kinds: new MessageKindStore(redis, base.encryption, retention),
     webhooks: new WebhookStore(redis, base.encryption, config.webhookSecretOverlapSeconds),
     outbound: createOutboundClient({
       allowList: config.outbound.allowList,

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { ERRORS, MAX_CONTACT_CHECK, VARS_LIMITS } from '@mgw/contracts';
+import { ERRORS, GROUP_ERRORS, GROUP_LIMITS, MAX_CONTACT_CHECK, VARS_LIMITS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './http/api-error.js';
 import { mountAdminApi } from './admin/admin-api.js';
 import { mountDashboard } from './admin/dashboard-static.js';
@@ -9,10 +9,12 @@ import { authenticate } from './http/auth.js';
 import { jsonBody, noBody } from './http/body.js';
 import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
+import { SendRateLimit } from './http/send-rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
 import { batchRoute, controlBatchRoute, listBatchesRoute } from './routes/batches.js';
 import { contactCheckRoute } from './routes/contacts.js';
+import { groupRoutes } from './routes/groups.js';
 import { mediaRoute } from './routes/media.js';
 import { listMessagesRoute, messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
@@ -36,6 +38,8 @@ export const MAX_JSON_DEPTH = 8;
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
 /** A number check is at most 1,000 numbers of at most 15 digits: 64 KB is plenty. */
 export const CONTACT_CHECK_BODY_LIMIT_BYTES = 64 * 1024;
+/** POST /groups and /groups/:id/participants: a subject and at most 50 members. */
+export const GROUP_BODY_LIMIT_BYTES = 8 * 1024;
 /** Values a body may hold besides its recipient list (fields of the body and its attachment). */
 const FIELD_ALLOWANCE = 64;
 
@@ -78,6 +82,14 @@ export function createApp(s: ApiServices): Express {
 
   const auth = authenticate({ ...s, tokens: s.tokenCache });
   const limit = createRateLimiters(s);
+  // /send's hits are counted by the transactions that write its messages.
+  const sendLimit = new SendRateLimit({
+    redis: s.redis,
+    limit: s.config.rateLimits.send,
+    windowMs: s.config.rateLimitWindowMs,
+    metrics: s.metrics,
+    logger: s.logger,
+  });
   const idleTimeoutMs = s.config.http.bodyIdleTimeoutMs;
   const sendBody = jsonBody({
     limitBytes: SEND_BODY_LIMIT_BYTES,
@@ -111,11 +123,20 @@ export function createApp(s: ApiServices): Express {
     lists: { phones: MAX_CONTACT_CHECK },
     idleTimeoutMs,
   });
+  // A group request names at most GROUP_LIMITS.participants members and a subject.
+  const groupBody = jsonBody({
+    limitBytes: GROUP_BODY_LIMIT_BYTES,
+    tooLargeError: GROUP_ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: GROUP_LIMITS.participants + FIELD_ALLOWANCE,
+    lists: { participants: GROUP_LIMITS.participants },
+    idleTimeoutMs,
+  });
   const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
   // The busiest route first: express tries the routes in order, and every path here is distinct.
-  app.post(v1('/send'), auth, limit.send, sendBody, sendRoute(s));
+  app.post(v1('/send'), auth, sendLimit.start, sendBody, sendRoute(s, sendLimit), sendLimit.settleErrors);
   for (const path of ['/healthz', '/readyz'] as const) {
     app.get(path, opsRoute(s, path));
     app.all(path, methodNotAllowed('GET, HEAD'));
@@ -145,6 +166,12 @@ export function createApp(s: ApiServices): Express {
       controlBatchRoute(s, action),
     );
   app.post(v1('/contacts/check'), auth, limit.contacts, contactCheckBody, contactCheckRoute(s));
+  const groups = groupRoutes(s);
+  app.get(v1('/groups'), auth, limit.groups, groups.list);
+  app.post(v1('/groups'), auth, limit.groups, groupBody, groups.create);
+  app.get(v1('/groups/:id'), auth, limit.groups, groups.get);
+  app.post(v1('/groups/:id/participants'), auth, limit.groups, groupBody, groups.participants);
+  app.post(v1('/groups/:id/leave'), auth, limit.groups, withoutBody, groups.leave);
   app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
   app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
   app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
@@ -165,6 +192,10 @@ export function createApp(s: ApiServices): Express {
     ['/batches/:batchId/cancel', 'POST'],
     ['/webhook', 'GET, HEAD, PUT, DELETE'],
     ['/contacts/check', 'POST'],
+    ['/groups', 'GET, HEAD, POST'],
+    ['/groups/:id', 'GET, HEAD'],
+    ['/groups/:id/participants', 'POST'],
+    ['/groups/:id/leave', 'POST'],
   ];
   for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));
   // Unknown paths under the API need a token too: without one, nothing about the API is revealed.

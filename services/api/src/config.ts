@@ -46,6 +46,7 @@ const apiEnv: Joi.PartialSchemaMap = {
   RATE_LIMIT_MESSAGES: limit(120),
   RATE_LIMIT_WEBHOOK: limit(30),
   RATE_LIMIT_CONTACTS: limit(10),
+  RATE_LIMIT_GROUPS: limit(30),
   CONTACT_LOOKUPS_PER_DAY: Joi.number().integer().min(0).default(1000),
   CONTACT_LOOKUP_BATCH_SIZE: Joi.number().integer().min(1).max(500).default(50),
   CONTACT_LOOKUP_PAUSE_MS: Joi.number().integer().min(0).default(1000),
@@ -112,6 +113,7 @@ export interface RateLimitsConfig {
   messages: number;
   webhook: number;
   contacts: number;
+  groups: number;
 }
 
 /** The number check (POST /contacts/check): its daily lookup cap and how its lookups are paced. */
@@ -224,6 +226,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       messages: e.RATE_LIMIT_MESSAGES,
       webhook: e.RATE_LIMIT_WEBHOOK,
       contacts: e.RATE_LIMIT_CONTACTS,
+      groups: e.RATE_LIMIT_GROUPS,
     },
     contactCheck: {
       lookupsPerDay: e.CONTACT_LOOKUPS_PER_DAY,

@@ -1,20 +1,25 @@
-import { createServiceRuntime, runService } from '@mgw/common';
-import { createMetrics } from '@mgw/contracts';
+import { createServiceRuntime, isEntryPoint, runService, type ServiceHost } from '@mgw/common';
+import { createMetrics, type Metrics } from '@mgw/contracts';
 import { Encryption } from '@mgw/store';
 import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
 import { createHttpServer } from './http/server.js';
-import { startApiOps } from './routes/ops.js';
+import { opsOptions } from './routes/ops.js';
 
-async function main(): Promise<void> {
+/**
+ * Starts the API: as its own process (this file run by node), or, given a host, as one part
+ * of the all-in-one process (which imports it).
+ */
+export async function startApi(host?: ServiceHost<Metrics>): Promise<void> {
   const config = loadApiConfig();
   const rt = createServiceRuntime({
     service: 'api',
     config,
-    metrics: createMetrics(),
+    metrics: host?.metrics ?? createMetrics(),
     // Concurrent requests' commands share writes (auto-pipelining): fewer syscalls per request.
     redis: { role: 'producer', options: { enableAutoPipelining: true } },
+    host,
   });
   const { logger, redis } = rt;
   const bullRedis = rt.connect('producer', 'bull');
@@ -37,7 +42,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const ops = await startApiOps(services, config.ops.port, config.host);
+  const ops = await rt.serveOps(opsOptions(services), config.host);
   logger.info('api listening', { host: config.host, port: config.port, metricsPort: ops.port });
 
   rt.installShutdown([
@@ -54,4 +59,4 @@ async function main(): Promise<void> {
   ]);
 }
 
-runService('api', main);
+if (isEntryPoint(import.meta.url)) runService('api', () => startApi());

@@ -54,6 +54,7 @@ describe('Lists: GET /batches, pause, resume and cancel (the API alone: no sende
       delivered: 0,
       read: 0,
       failed: 0,
+      deleted: 0,
       held: 0,
     });
   });

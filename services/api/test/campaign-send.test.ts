@@ -143,7 +143,7 @@ describe('POST /send: personalised lists and scheduled sends (real Redis)', () =
     expect(batch.body.data).to.deep.include({
       total: 3,
       sendAt: sendAt.toISOString(),
-      counts: { scheduled: 3, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 },
+      counts: { scheduled: 3, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, deleted: 0, held: 0 },
     });
     const listed = await get(`/messages?status=scheduled`);
     expect((listed.body.data as { messages: unknown[] }).messages).to.have.length(3);

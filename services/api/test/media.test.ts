@@ -39,6 +39,7 @@ describe('GET /messages/:id/media', () => {
     messageId = (await t.services.inbound.record(deviceId, {
       platformMessageId: `3EB0${Date.now()}`,
       from: '15550001234',
+      contact: { phone: '15550001234' },
       attachment: {
         type: 'document',
         mimeType: 'application/pdf',

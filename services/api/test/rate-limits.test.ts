@@ -92,7 +92,7 @@ describe('per-token rate limits', () => {
   });
 });
 
-describe('the /send limit of a busy token (hits admitted ahead of Redis)', () => {
+describe('the /send limit across API replicas (counted by the transaction that writes the messages)', () => {
   const limit = 40;
   const apis: TestApi[] = [];
   before(async () => {
@@ -102,36 +102,90 @@ describe('the /send limit of a busy token (hits admitted ahead of Redis)', () =>
   });
   after(async () => Promise.all(apis.map((a) => a.close())));
 
-  const send = (api: TestApi, token: string) =>
-    call(`${api.api}/send`, { token, json: { to: '15551234567', text: 'hi' } });
+  const send = (api: TestApi, token: string, to: string | string[] = '15551234567') =>
+    call(`${api.api}/send`, { token, json: { to, text: 'hi' } });
+  /** Messages the device's queue holds: only accepted requests wrote any. */
+  const queued = async (deviceId: string) =>
+    (await apis[0]!.services.acceptor.queue(deviceId).getJobCounts('prioritized', 'wait')).prioritized;
 
-  it('When a token sends through two replicas one request at a time, then exactly the limit gets past the limiter, and Redis counts every request', async () => {
+  it('When a token sends through two replicas one request at a time, then exactly the limit is accepted, and Redis counts every request in the device slot', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(apis[0]!, { deviceId });
     await markConnected(apis[0]!.redis, deviceId);
-    const statuses: number[] = [];
-    for (let i = 0; i < limit + 10; i++) statuses.push((await send(apis[i % 2]!, token)).status);
-    expect(statuses.filter((s) => s === 202)).to.have.length(limit);
-    expect(statuses.slice(limit)).to.deep.equal(Array(10).fill(429));
-    await new Promise((r) => setTimeout(r, 50));
-    const counter = keys.rateLimitPrefix('send') + hashToken(token);
+    const responses = [];
+    for (let i = 0; i < limit + 10; i++) responses.push(await send(apis[i % 2]!, token));
+    expect(responses.map((r) => r.status).filter((s) => s === 202)).to.have.length(limit);
+    expect(responses.slice(limit).map((r) => r.status)).to.deep.equal(Array(10).fill(429));
+    expect(responses.map((r) => rateHeaders(r).remaining)).to.deep.equal([
+      ...Array.from({ length: limit }, (_, i) => String(limit - 1 - i)),
+      ...Array(10).fill('0'),
+    ]);
+    expect(responses[limit]!.body).to.deep.include({ success: false, error: 'Rate limit exceeded' });
+    const counter = keys.sendRateLimit(deviceId, hashToken(token));
     expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 10);
+    expect(await queued(deviceId)).to.equal(limit);
   });
 
-  it('When a token sends a burst through two replicas at once, then the limit is accepted, over it by at most the half a replica may admit ahead (docs/api.md, Rate limits), and Redis counts every request', async () => {
+  it('When a token hammers two replicas concurrently, then exactly the limit is accepted (decided on Redis count, no replica admits past it), nothing refused is written, and Redis counts every request', async () => {
     const deviceId = freshDeviceId();
     const token = await createToken(apis[0]!, { deviceId });
     await markConnected(apis[0]!.redis, deviceId);
-    await send(apis[0]!, token);
-    const burst = await Promise.all(Array.from({ length: limit + 20 }, (_, i) => send(apis[i % 2]!, token)));
-    const accepted = burst.filter((r) => r.status === 202).length;
-    // Every hit Redis counted within the limit is accepted; a replica counting ahead has not yet
-    // seen the other's hits of the last moments, and may admit up to half the limit on its count.
-    expect(accepted).to.be.within(limit - 1, limit - 1 + limit / 2);
-    expect(burst.filter((r) => r.status === 429)).to.have.length(limit + 20 - accepted);
-    await new Promise((r) => setTimeout(r, 50));
-    const counter = keys.rateLimitPrefix('send') + hashToken(token);
-    expect(Number(await apis[0]!.redis.get(counter))).to.equal(limit + 21);
+    // Three waves, each more than the limit at once, half through each replica: requests of one
+    // replica share transactions, some admitted and some refused in the same one.
+    const statuses: number[] = [];
+    let acceptedMessages = 0;
+    for (let wave = 0; wave < 3; wave++) {
+      // A few lists among them: a list is one hit too.
+      const to = (i: number) => (i % 7 === 3 ? ['15551230001', '15551230002'] : '15551234567');
+      const burst = await Promise.all(
+        Array.from({ length: limit + 10 }, (_, i) => send(apis[i % 2]!, token, to(i))),
+      );
+      burst.forEach((r, i) => {
+        expect(r.status, JSON.stringify(r.body)).to.be.oneOf([202, 429]);
+        statuses.push(r.status);
+        if (r.status === 202) acceptedMessages += [to(i)].flat().length;
+      });
+    }
+    expect(statuses.filter((s) => s === 202)).to.have.length(limit);
+    expect(statuses.filter((s) => s === 429)).to.have.length(3 * (limit + 10) - limit);
+    const counter = keys.sendRateLimit(deviceId, hashToken(token));
+    expect(Number(await apis[0]!.redis.get(counter))).to.equal(3 * (limit + 10));
+    // Every accepted request's messages, no refused one's, and the quota counts the same.
+    expect(await queued(deviceId)).to.equal(acceptedMessages);
+    const stats = await apis[0]!.redis.hget(keys.deviceQueue(deviceId), 'messages');
+    expect(Number(stats)).to.equal(acceptedMessages);
+    // No gate key is left behind.
+    expect(await apis[0]!.redis.keys(keys.acceptGate(deviceId, '*'))).to.deep.equal([]);
+  });
+
+  it('When a token replays an accepted request (same Idempotency-Key) past its limit, then the replay counts and is refused', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(apis[0]!, { deviceId });
+    await markConnected(apis[0]!.redis, deviceId);
+    const idem = { 'idempotency-key': 'replay-1' };
+    const first = await call(`${apis[0]!.api}/send`, {
+      token,
+      headers: idem,
+      json: { to: '15551234567', text: 'x' },
+    });
+    const replay = await call(`${apis[1]!.api}/send`, {
+      token,
+      headers: idem,
+      json: { to: '15551234567', text: 'x' },
+    });
+    expect([first.status, replay.status]).to.deep.equal([202, 202]);
+    expect([rateHeaders(first).remaining, rateHeaders(replay).remaining]).to.deep.equal([
+      String(limit - 1),
+      String(limit - 2),
+    ]);
+    await apis[0]!.redis.set(keys.sendRateLimit(deviceId, hashToken(token)), String(limit), 'KEEPTTL');
+    const over = await call(`${apis[1]!.api}/send`, {
+      token,
+      headers: idem,
+      json: { to: '15551234567', text: 'x' },
+    });
+    expect(over.status).to.equal(429);
+    expect(over.body.resetIn).to.be.within(1, 60);
   });
 });
 

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { ATTACHMENT_MAX_BYTES, keys } from '@mgw/contracts';
+import { ATTACHMENT_MAX_BYTES, keys, SEND_ADDRESS_RULE } from '@mgw/contracts';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 const PHONE = '15551234567';
 const PHONE_RULE = 'must be a phone number in international format: digits only, 7 to 15';
+const TO_RULE = SEND_ADDRESS_RULE;
 
 function invalid(details: { path: (string | number)[]; message: string }[]) {
   return { success: false, error: 'Invalid request data', details };
@@ -63,12 +64,14 @@ describe('API request validation', () => {
     [
       'a phone number with +',
       { to: '+15551234567', text: 'x' },
-      [{ path: ['to'], message: `to ${PHONE_RULE}` }],
+      [{ path: ['to'], message: `to ${TO_RULE}` }],
     ],
+    ['a too short phone number', { to: '123456', text: 'x' }, [{ path: ['to'], message: `to ${TO_RULE}` }]],
+    ['a LID that is no LID', { to: '12a@lid', text: 'x' }, [{ path: ['to'], message: `to ${TO_RULE}` }]],
     [
-      'a too short phone number',
-      { to: '123456', text: 'x' },
-      [{ path: ['to'], message: `to ${PHONE_RULE}` }],
+      'a LID with a device in a list',
+      { to: [PHONE, '123456789:3@lid'], text: 'x' },
+      [{ path: ['to', 1], message: `to[1] ${TO_RULE}` }],
     ],
     [
       'a duplicate recipient',
@@ -273,6 +276,11 @@ describe('API request validation', () => {
     const base64 = Buffer.alloc(ATTACHMENT_MAX_BYTES, 7).toString('base64');
     const res = await send({ to: PHONE, attachment: { type: 'document', base64, filename: 'a.bin' } });
     expect(res.status, failures()).to.equal(202);
+  });
+
+  it('When `to` is a LID ("<digits>@lid"), alone or in a list with numbers, then it is accepted (202)', async () => {
+    expect((await send({ to: '123456789012345@lid', text: 'x' })).status, failures()).to.equal(202);
+    expect((await send({ to: [PHONE, '123456789012345@lid'], text: 'x' })).status, failures()).to.equal(202);
   });
 
   it('When the body is larger than the JSON parser limit, then 413 (not 500)', async () => {

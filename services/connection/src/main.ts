@@ -1,4 +1,5 @@
-import { runService } from '@mgw/common';
+import { isEntryPoint, runService, type ServiceHost } from '@mgw/common';
+import type { Metrics } from '@mgw/contracts';
 import { startMessengerRuntime } from '@mgw/messenger';
 import { loadConnectionConfig } from './config.js';
 import { startConnectionWorker } from './connection-worker.js';
@@ -9,9 +10,13 @@ import { PairingManager } from './pairing-manager.js';
 /** A running disconnect's marker outlives the API's wait for it by this much. */
 const DISCONNECT_MARKER_MARGIN_MS = 5000;
 
-async function main(): Promise<void> {
+/**
+ * Starts the connection service: as its own process (this file run by node), or, given a host, as one part
+ * of the all-in-one process (which imports it).
+ */
+export async function startConnection(host?: ServiceHost<Metrics>): Promise<void> {
   const config = loadConnectionConfig();
-  const rt = await startMessengerRuntime('connection', config);
+  const rt = await startMessengerRuntime('connection', config, host);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   // BLPOP waits for the owning sender's logout reply; BullMQ and pub/sub want connections of their own.
   const blocking = rt.connect('worker', 'blocking');
@@ -66,4 +71,4 @@ async function main(): Promise<void> {
   logger.info('connection service started', { owner: leases.owner, metricsPort: ops.port });
 }
 
-runService('connection service', main);
+if (isEntryPoint(import.meta.url)) runService('connection service', () => startConnection());

@@ -1,6 +1,12 @@
 import os from 'node:os';
-import { createOutboundClient, createServiceRuntime, runService } from '@mgw/common';
-import { ERRORS, createMetrics, keys } from '@mgw/contracts';
+import {
+  createOutboundClient,
+  createServiceRuntime,
+  isEntryPoint,
+  runService,
+  type ServiceHost,
+} from '@mgw/common';
+import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, WebhookDeliveries, WebhookStore } from '@mgw/store';
 import { collectBacklog } from './backlog.js';
 import { loadNotifierConfig } from './config.js';
@@ -12,9 +18,19 @@ import { TargetCache } from './target-cache.js';
 /** Webhook answers are read only to learn their status: a little is plenty. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-async function main(): Promise<void> {
+/**
+ * Starts the notifier: as its own process (this file run by node), or, given a host, as one part
+ * of the all-in-one process (which imports it).
+ */
+export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> {
   const config = loadNotifierConfig();
-  const rt = createServiceRuntime({ service: 'notifier', config, metrics: createMetrics(), redis: 'worker' });
+  const rt = createServiceRuntime({
+    service: 'notifier',
+    config,
+    metrics: host?.metrics ?? createMetrics(),
+    redis: 'worker',
+    host,
+  });
   const { logger, metrics, redis } = rt;
   // The readiness probe's connection fails fast: a worker one would queue the probe through an outage.
   const probe = rt.connect('producer', 'probe');
@@ -70,4 +86,4 @@ async function main(): Promise<void> {
   logger.info('notifier started', { consumer, metricsPort: ops.port });
 }
 
-runService('notifier', main);
+if (isEntryPoint(import.meta.url)) runService('notifier', () => startNotifier());

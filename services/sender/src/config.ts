@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { outboundConfig, outboundEnv, validateEnv, type OutboundConfig } from '@mgw/common';
+import { outboundConfig, outboundEnv, validateEnv, type ConfigRule, type OutboundConfig } from '@mgw/common';
 import {
   MESSENGER_SERVICE_ENV,
   messengerRules,
@@ -13,6 +13,7 @@ const senderEnv: Joi.PartialSchemaMap = {
   SEND_GAP_JITTER_MS: Joi.number().integer().min(0).default(500),
   MEDIA_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).default(20_000),
   LEASE_SCAN_MS: Joi.number().integer().min(200).default(3000),
+  SENDER_LIVENESS_TTL_MS: Joi.number().integer().min(1000).default(3000),
   SEND_RESTRICTION_BACKOFF_MS: Joi.number()
     .integer()
     .min(1000)
@@ -38,6 +39,11 @@ const senderEnv: Joi.PartialSchemaMap = {
 export interface SenderConfig extends MessengerServiceConfig {
   /** How often unowned linked devices are looked for (with jitter). */
   leaseScanMs: number;
+  /**
+   * A sender that stopped beating its liveness this long ago is dead: its devices are taken over
+   * before their leases run out (beats every sixth of it, from the lease-renewer thread).
+   */
+  livenessTtlMs: number;
   /** Minimum gap between two messages of one device (0 disables pacing). */
   sendMinGapMs: number;
   sendGapJitterMs: number;
@@ -69,14 +75,21 @@ export interface BackoffConfig {
   failureMs: number;
 }
 
+/** A liveness as long as the lease would never take a device over before the lease lapses. */
+const livenessRule: ConfigRule = (e) =>
+  e.SENDER_LIVENESS_TTL_MS >= e.LEASE_TTL_MS
+    ? `SENDER_LIVENESS_TTL_MS (${e.SENDER_LIVENESS_TTL_MS}) must be below LEASE_TTL_MS (${e.LEASE_TTL_MS})`
+    : undefined;
+
 /** Every environment variable this service reads, by schema piece. */
 export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, SEND_POLICY_ENV, senderEnv];
 
 export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderConfig {
-  const e = validateEnv(SENDER_ENV, env, messengerRules);
+  const e = validateEnv(SENDER_ENV, env, [...messengerRules, livenessRule]);
   return {
     ...messengerServiceConfig(e),
     leaseScanMs: e.LEASE_SCAN_MS,
+    livenessTtlMs: e.SENDER_LIVENESS_TTL_MS,
     sendMinGapMs: e.SEND_MIN_GAP_MS,
     sendGapJitterMs: e.SEND_GAP_JITTER_MS,
     mediaFetchTimeoutMs: e.MEDIA_FETCH_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { DeviceCommandResponder, confirmLinked, markUnlinked } from '@mgw/store';
-import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
+import { keys, type DeviceCommand, type DeviceCommandReply, type GroupCommand } from '@mgw/contracts';
+import { runGroupCommand } from './group-commands.js';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   hasLinkedCredentials,
@@ -42,6 +43,8 @@ export class DeviceFleet {
   /** No hand-over round before this time (cool-down after the last one). */
   private nextRebalanceAt = 0;
   private rebalancing: Promise<void> | undefined;
+  /** Senders whose liveness expired (from the renewer thread): their devices are taken over. */
+  private deadOwners: string[] = [];
   /** Downloads of inbound attachments asked for by the API (device command `download-media`). */
   private readonly media: Pick<MediaDownloadDeps, 'sealer' | 'fetchBytes'>;
 
@@ -87,6 +90,7 @@ export class DeviceFleet {
     // Back from an outage: claim what lapsed meanwhile now, not at the next scan.
     this.deps.redis.on('ready', () => void this.scan());
     this.renewer.on('round', (round) => this.onRenewRound(round));
+    this.renewer.on('dead', (owners) => this.onDeadOwners(owners));
     this.renewer.on('stalled', (silentMs) =>
       this.logger.error('event loop silent too long: leases left to lapse', { silentMs }),
     );
@@ -148,6 +152,9 @@ export class DeviceFleet {
       const linked = await this.deps.redis.smembers(keys.linkedDevices());
       this.deps.metrics.devicesLinked.set(linked.length);
       const view = await this.roster.beat(this.owned.size);
+      // A dead sender may linger in the roster until its roster entry expires: no share for it.
+      const dead = this.deadOwners;
+      for (const owner of dead) view.loads.delete(owner);
       const share = fairShare(linked.length, view.loads.size, this.deps.config.maxDevices);
       this.deps.metrics.sendersLive.set(view.loads.size);
       this.deps.metrics.senderFairShare.set(share);
@@ -155,7 +162,7 @@ export class DeviceFleet {
       // Up to the share, a pipeline of acquires per batch (most are held by others: one round trip).
       for (let i = 0; i < free.length && this.owned.size < share && !this.stopping;) {
         const batch = free.slice(i, (i += Math.max(PARALLEL, share - this.owned.size)));
-        const got = (await this.leases.acquireMany(batch)).filter((l): l is AcquiredLease => !!l);
+        const got = (await this.leases.acquireMany(batch, dead)).filter((l): l is AcquiredLease => !!l);
         const keep = got.slice(0, Math.max(0, share - this.owned.size));
         for (const extra of got.slice(keep.length)) await this.leases.release(extra).catch(() => undefined);
         for (let j = 0; j < keep.length; j += PARALLEL)
@@ -196,10 +203,12 @@ export class DeviceFleet {
       this.deps.metrics.deviceHandovers.inc({ direction: 'taken' });
       this.deps.metrics.deviceClaimSeconds.observe(Math.max(0, Date.now() - lease.handedOverAt) / 1000);
     }
+    if (lease.takenFrom !== undefined) this.deps.metrics.deviceTakeovers.inc();
     this.logger.info('device claimed', {
       deviceId,
       epoch: lease.epoch,
       handedOver: lease.handedOverAt !== undefined,
+      ...(lease.takenFrom !== undefined ? { takenOverFrom: lease.takenFrom } : {}),
     });
     await rt.start().catch(async (err: unknown) => {
       this.logger.error('device start failed', { deviceId, err: serializeError(err) });
@@ -238,6 +247,20 @@ export class DeviceFleet {
         }),
       );
     }
+  }
+
+  /**
+   * The renewer thread judged these senders dead (their liveness expired while this one kept
+   * beating): scan at once when one is new, taking over the devices they hold.
+   */
+  private onDeadOwners(owners: string[]): void {
+    const fresh = owners.filter((o) => !this.deadOwners.includes(o));
+    this.deadOwners = owners;
+    if (fresh.length === 0 || this.stopping) return;
+    this.logger.warn('senders stopped beating their liveness: taking their devices over', {
+      owners: fresh,
+    });
+    void this.scan();
   }
 
   /** A renewal round's outcomes (from the renewer thread): close what is no longer ours. */
@@ -321,6 +344,10 @@ export class DeviceFleet {
     if (!rt) return;
     if (cmd.type === 'check-contacts') {
       await reply(await rt.contactChecks.run(cmd));
+      return;
+    }
+    if (cmd.type.startsWith('group')) {
+      await reply(await runGroupCommand(rt.conn, cmd as GroupCommand, this.logger, this.deps.metrics));
       return;
     }
     if (cmd.type === 'download-media') {

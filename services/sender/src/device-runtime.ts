@@ -9,6 +9,7 @@ import {
   type Metrics,
   type SendJobData,
   type SendJobResult,
+  type ContactIdentity,
 } from '@mgw/contracts';
 import {
   DeviceSocket,
@@ -30,20 +31,26 @@ import {
   type ContentStore,
   type Encryption,
   type InboundStore,
+  type MessageRevisions,
   type MessageStore,
   type SendQueue,
   type SessionStore,
   markUnlinked,
   ContactCache,
+  ContactIdentities,
+  MessageKindStore,
 } from '@mgw/store';
 import type { SenderConfig } from './config.js';
 import type { AttachmentFetcher } from './media-source.js';
 import { Pacer } from './pacing.js';
+import type { LinkPreviewer } from './link-preview.js';
 import { ContactChecks } from './contact-check.js';
 import { ReceiptBatcher } from './receipts.js';
 import { DeviceRestriction } from './device-restriction.js';
 import { SendGate } from './send-gate.js';
 import { recordInbound } from './inbound.js';
+import { recordInboundRevisions } from './inbound-revisions.js';
+import { InboundKinds } from './inbound-kinds.js';
 import { checkKeywords, OptOutKeywords } from './opt-outs.js';
 import { processSendJob } from './send-job.js';
 import { onSendJobFailed } from './send-failure.js';
@@ -61,6 +68,10 @@ export interface RuntimeDeps {
   sessions: SessionStore;
   /** Messages contacts write to the account (recorded sealed, announced as message.received). */
   inbound: InboundStore;
+  /** Edits and deletes of message records (ours and contacts'). */
+  revisions: MessageRevisions;
+  /** Link previews of texts, through the outbound guard. */
+  linkPreview: LinkPreviewer;
   /** Attachment URLs, through the guarded outbound client. */
   fetchAttachment: AttachmentFetcher;
   encryption: Encryption;
@@ -93,6 +104,10 @@ export class DeviceRuntime {
   readonly restriction: DeviceRestriction;
   /** The number checks (POST /contacts/check) this device looks up at WhatsApp. */
   readonly contactChecks: ContactChecks;
+  /** The device's phone <-> LID map (libs/store contact-identities.ts). */
+  private readonly identities: ContactIdentities;
+  /** Reactions and poll votes from contacts (they update records, they are no messages). */
+  private readonly inboundKinds: InboundKinds;
   private started = false;
   /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
   private leaseGone = false;
@@ -116,6 +131,7 @@ export class DeviceRuntime {
       messageRetentionSeconds: config.store.messageRetentionSeconds,
       // A retired device's socket may still try to save creds after its purge: refuse those.
       epoch: () => (this.retired || this.leaseGone ? undefined : this.lease.epoch),
+      onGroupQuery: (kind) => metrics.groupQueries.inc({ kind }),
     });
     const sender = new MessageSender(this.conn, {
       redis,
@@ -125,8 +141,13 @@ export class DeviceRuntime {
       messageRetentionSeconds: config.store.messageRetentionSeconds,
       contacts: new ContactCache(redis, config.contactCacheTtlSeconds),
       onUpload: (type, bytes) => metrics.mediaUploadBytes.inc({ type }, bytes),
+      onIdentities: (learnt) => this.keepIdentities(learnt),
     });
     this.contactChecks = new ContactChecks(sender, this.log);
+    this.identities = new ContactIdentities(redis);
+    const identities = this.identities;
+    const kinds = new MessageKindStore(redis, deps.encryption, config.store.messageRetentionSeconds);
+    this.inboundKinds = new InboundKinds({ deviceId, kinds, sender, metrics, logger: this.log });
     const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
     this.pacer = pacer;
     this.queue = openSendQueue(deps.bullConnection, deviceId);
@@ -162,12 +183,16 @@ export class DeviceRuntime {
             deviceId,
             messages: deps.messages,
             contents: deps.contents,
+            revisions: deps.revisions,
+            linkPreview: deps.linkPreview,
+            kinds,
             conn: this.conn,
             sender,
             pacer,
             gate,
             restriction,
             optedOut: (phone) => isOptedOut(redis, deviceId, phone),
+            identities,
             fetchAttachment: deps.fetchAttachment,
             metrics,
             logger: this.log,
@@ -329,8 +354,13 @@ export class DeviceRuntime {
       this.log.warn('receipts not applied', { err: serializeError(err) }),
     );
     this.conn.on('receipts', (batch) => receipts.add(batch));
+    this.conn.on('revisions', (received) => {
+      void recordInboundRevisions(this.deps.revisions, this.deviceId, received, metrics, this.log);
+    });
     this.conn.on('inbound', (received) => {
-      void recordInbound(this.deps.inbound, this.deviceId, received, metrics)
+      void this.inboundKinds
+        .apply(received)
+        .then((rest) => recordInbound(this.deps.inbound, this.deviceId, rest, metrics, this.identities))
         .then((recorded) => checkKeywords(this.optOutKeywords, recorded, this.log))
         .catch((err: unknown) =>
           this.log.warn('inbound messages not recorded', { err: serializeError(err) }),
@@ -345,9 +375,35 @@ export class DeviceRuntime {
         .onReachout(lock)
         .catch((err: unknown) => this.log.warn('reach-out lock not applied', { err: serializeError(err) }));
     });
-    this.conn.on('wroteToUs', (phones) => {
-      void rememberChats(this.deps.redis, this.deviceId, phones).catch(() => undefined);
+    this.conn.on('wroteToUs', (addresses) => {
+      void this.chatsOf(addresses)
+        .then((chats) => rememberChats(this.deps.redis, this.deviceId, chats))
+        .catch(() => undefined);
     });
+    this.conn.on('identities', (learnt) => this.keepIdentities(learnt));
+  }
+
+  /** Keeps phone <-> LID pairs (and LIDs met alone) in the device's map. */
+  private keepIdentities(learnt: ContactIdentity[]): void {
+    void this.identities
+      .learn(this.deviceId, learnt)
+      .then((dropped) => {
+        if (dropped > 0) this.log.warn('phone <-> LID map full: identities not kept', { dropped });
+      })
+      .catch((err: unknown) => this.log.warn('identities not kept', { err: serializeError(err) }));
+  }
+
+  /**
+   * Who wrote, as the first-contact cap names chats: each phone and LID, and the phone the map
+   * knows for a LID chat (so a send to either counts the chat as one that wrote).
+   */
+  private async chatsOf(addresses: string[]): Promise<string[]> {
+    const chats = new Set(addresses);
+    for (const c of await this.identities.resolveMany(this.deviceId, addresses)) {
+      if (c.phone) chats.add(c.phone);
+      if (c.lid) chats.add(c.lid);
+    }
+    return [...chats];
   }
 
   /** The account-safety gauges (usage of the window, pause), refreshed at scrape time. */
@@ -376,6 +432,11 @@ export class DeviceRuntime {
       g.remove({ device: this.deviceId });
     for (const s of CONNECTION_STATUSES)
       this.deps.metrics.deviceState.remove({ device: this.deviceId, state: s });
+  }
+
+  /** How far behind its paced schedule this device is (see Pacer.takeLagMs). */
+  takeScheduleLagMs(now: number): number | undefined {
+    return this.pacer.takeLagMs(now);
   }
 
   /** Queue depth by state, for the scrape-time gauge. */

@@ -1,6 +1,6 @@
 import type { Metrics } from '@mgw/contracts';
 import type { InboundMessage } from '@mgw/messenger';
-import type { InboundStore } from '@mgw/store';
+import type { ContactIdentities, InboundStore } from '@mgw/store';
 
 /**
  * Records what contacts wrote (each once, however often WhatsApp delivers it); answers the
@@ -11,12 +11,36 @@ export async function recordInbound(
   deviceId: string,
   received: InboundMessage[],
   metrics: Metrics,
+  identities?: ContactIdentities,
 ): Promise<InboundMessage[]> {
   const recorded: InboundMessage[] = [];
+  if (identities) await completeContacts(identities, deviceId, received);
   for (const msg of received) {
     if (!(await store.record(deviceId, msg))) continue;
     metrics.messages.inc({ status: 'received' });
     recorded.push(msg);
   }
   return recorded;
+}
+
+/**
+ * Fills in the half of each writer's identity the message did not tell (a LID chat without
+ * `sender_pn` whose number the device learnt elsewhere, e.g. from a usync answer) from the
+ * device's phone <-> LID map, in one round trip.
+ */
+async function completeContacts(
+  identities: ContactIdentities,
+  deviceId: string,
+  received: InboundMessage[],
+): Promise<void> {
+  const partial = received.filter((m) => !m.contact.phone || !m.contact.lid);
+  if (partial.length === 0) return;
+  const known = await identities.resolveMany(
+    deviceId,
+    partial.map((m) => m.contact.lid ?? m.contact.phone ?? ''),
+  );
+  partial.forEach((m, i) => {
+    m.contact = { ...known[i], ...m.contact };
+    if (m.contact.phone) m.from ??= m.contact.phone;
+  });
 }

@@ -1,6 +1,8 @@
-import { runService } from '@mgw/common';
+import { isEntryPoint, runService, type ServiceHost } from '@mgw/common';
+import { keys, type Metrics } from '@mgw/contracts';
 import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
-import { ContentStore, InboundStore } from '@mgw/store';
+import { ContentStore, InboundStore, MessageRevisions } from '@mgw/store';
+import { createLinkPreviewer } from './link-preview.js';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './device-fleet.js';
 import { SenderRoster } from './fair-share.js';
@@ -8,11 +10,15 @@ import { limitHeapGrowth } from './heap-growth.js';
 import { createAttachmentFetcher } from './media-source.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
-async function main(): Promise<void> {
+/**
+ * Starts the sender: as its own process (this file run by node), or, given a host, as one part
+ * of the all-in-one process (which imports it).
+ */
+export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
   const config = loadSenderConfig();
   // Before any device is loaded: the heap stays in proportion to the fleet this sender holds.
   limitHeapGrowth(config.heapGrowingPercent);
-  const rt = await startMessengerRuntime('sender', config);
+  const rt = await startMessengerRuntime('sender', config, host);
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   const bullConnection = rt.connect('worker', 'bull');
   const subscriber = rt.connect('subscriber', 'sub');
@@ -23,7 +29,13 @@ async function main(): Promise<void> {
   });
   const { ttlMs, renewMs } = config.messenger.lease;
   // Leases renew from a thread of their own: a busy event loop here does not let them lapse.
-  const renewer = new LeaseRenewer({ redis: config.redis, owner: leases.owner, ttlMs, renewMs });
+  const renewer = new LeaseRenewer({
+    redis: config.redis,
+    owner: leases.owner,
+    ttlMs,
+    renewMs,
+    liveness: { key: keys.senderLiveness(), ttlMs: config.livenessTtlMs },
+  });
   await renewer.ready();
   const fleet = new DeviceFleet(
     leases,
@@ -38,6 +50,12 @@ async function main(): Promise<void> {
       messages,
       contents,
       inbound: new InboundStore(redis, encryption, config.store.messageRetentionSeconds),
+      revisions: new MessageRevisions(redis, encryption, config.store.messageRetentionSeconds),
+      linkPreview: createLinkPreviewer({
+        outbound: config.outbound,
+        logger,
+        onOutcome: (outcome) => metrics.linkPreviews.inc({ outcome }),
+      }),
       sessions,
       encryption,
       fetchAttachment,
@@ -61,4 +79,4 @@ async function main(): Promise<void> {
   });
 }
 
-runService('sender', main);
+if (isEntryPoint(import.meta.url)) runService('sender', () => startSender());

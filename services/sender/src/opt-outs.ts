@@ -49,21 +49,24 @@ export class OptOutKeywords {
   constructor(private readonly deps: OptOutDeps) {}
 
   async onInbound(msg: InboundMessage): Promise<void> {
-    if (msg.text === undefined) return;
+    // A keyword written in a group is said to the group, not to us.
+    if (msg.text === undefined || msg.chat) return;
     const { redis, deviceId, metrics } = this.deps;
     const { settings } = await readOptOutSettings(redis, deviceId);
     const match = matchKeyword(settings, msg.text);
-    if (!match) return;
+    // A contact known only by its LID is suppressed by its LID (the address a send to it uses).
+    const address = msg.from ?? msg.contact.lid;
+    if (!match || !address) return;
     const changed =
       match.direction === 'out'
-        ? await optOut(redis, deviceId, msg.from, 'keyword')
-        : await optIn(redis, deviceId, msg.from, 'keyword');
+        ? await optOut(redis, deviceId, address, 'keyword')
+        : await optIn(redis, deviceId, address, 'keyword');
     if (!changed) return;
     metrics.optOutChanges.inc({
       direction: match.direction === 'out' ? 'opted_out' : 'opted_in',
       source: 'keyword',
     });
-    if (settings.confirmation) await this.confirm(msg.from, confirmationText(settings, match), match);
+    if (settings.confirmation) await this.confirm(address, confirmationText(settings, match), match);
   }
 
   /** Enqueues the confirmation as one message of the device, in one transaction with its content. */

@@ -10,9 +10,17 @@ const SETTINGS_TTL_MS = 5000;
  */
 export class Pacer {
   private lastSentAt = 0;
-  private override: { value: number | undefined; readAt: number } = { value: undefined, readAt: 0 };
+  private override: { value: number | undefined; typing: boolean; readAt: number } = {
+    value: undefined,
+    typing: true,
+    readAt: 0,
+  };
   private chain: Promise<void> = Promise.resolve();
   private readonly released = new AbortController();
+  /** When the message waiting for its turn was due (undefined: none waits). */
+  private waitingDue: number | undefined;
+  /** The latest any message went past its due time since the last `takeLagMs`, if one went. */
+  private windowLateMs: number | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -23,25 +31,75 @@ export class Pacer {
 
   async gapMs(): Promise<number> {
     if (Date.now() - this.override.readAt > SETTINGS_TTL_MS) {
-      const raw = await this.redis.hget(keys.deviceSettings(this.deviceId), 'sendGapMs').catch(() => null);
-      const n = raw === null ? NaN : Number(raw);
-      this.override = { value: Number.isFinite(n) && n >= 0 ? n : undefined, readAt: Date.now() };
+      const [raw, typing] = await this.redis
+        .hmget(keys.deviceSettings(this.deviceId), 'sendGapMs', 'typing')
+        .catch(() => [null, null]);
+      const n = raw === null || raw === undefined ? NaN : Number(raw);
+      this.override = {
+        value: Number.isFinite(n) && n >= 0 ? n : undefined,
+        typing: typing !== 'false',
+        readAt: Date.now(),
+      };
     }
     return this.override.value ?? this.defaultGapMs;
   }
 
-  /** Resolves when the next message may go; callers are served one after another. */
-  async wait(): Promise<void> {
+  /** Whether the device shows "typing…" before a paced text (policy `typing`, on by default). */
+  async typing(): Promise<boolean> {
+    await this.gapMs();
+    return this.override.typing;
+  }
+
+  /**
+   * Resolves when the next message may go; callers are served one after another. `lead`: its
+   * `start` runs `lead.ms` (at most the gap) before the turn: "typing…" fills the end of the
+   * wait between two messages, and after an idle spell delays the message by that much.
+   * `readyAt` (ms): since when the message could go (its job reached this worker); its slot is the
+   * later of that and the previous one's time plus the gap, and how late its turn began past that
+   * slot is its lag (takeLagMs).
+   */
+  async wait(lead?: { ms: number; start: () => void }, readyAt?: number): Promise<void> {
     const gap = await this.gapMs();
     if (gap === 0 || this.released.signal.aborted) return;
+    const called = Date.now();
     const turn = this.chain.then(async () => {
-      const due = this.lastSentAt + gap + Math.random() * this.jitterMs;
-      const delay = due - Date.now();
-      if (delay > 0 && !this.released.signal.aborted) await sleep(delay, this.released.signal);
+      const turnStart = Date.now();
+      const slot = Math.max(this.lastSentAt + gap + Math.random() * this.jitterMs, readyAt ?? called);
+      const leadMs = lead ? Math.min(lead.ms, gap) : 0;
+      // After an idle spell the typing still takes its time (a person types before sending).
+      const due = Math.max(slot, turnStart + leadMs);
+      this.waitingDue = due;
+      const before = due - leadMs - Date.now();
+      if (before > 0 && !this.released.signal.aborted) await sleep(before, this.released.signal);
+      if (lead && leadMs > 0 && !this.released.signal.aborted) {
+        lead.start();
+        const rest = due - Date.now();
+        if (rest > 0) await sleep(rest, this.released.signal);
+      }
       this.lastSentAt = Date.now();
+      this.waitingDue = undefined;
+      // Behind schedule: how late the turn began past its slot, plus how far the wake-up overshot
+      // (the typing lead after an idle spell is planned, not late).
+      const late = Math.max(0, turnStart - slot) + Math.max(0, this.lastSentAt - due);
+      this.windowLateMs = Math.max(this.windowLateMs ?? 0, late);
     });
     this.chain = turn.catch(() => undefined);
     await turn;
+  }
+
+  /**
+   * How far behind its paced schedule the device is (ms): the latest a message went past its due
+   * time since the last call, or how long the one waiting now is overdue; undefined when no paced
+   * message went or waits (an idle device, pacing off). Starts a new window.
+   */
+  takeLagMs(now = Date.now()): number | undefined {
+    const waiting = this.waitingDue === undefined ? undefined : Math.max(0, now - this.waitingDue);
+    const lag =
+      waiting === undefined && this.windowLateMs === undefined
+        ? undefined
+        : Math.max(waiting ?? 0, this.windowLateMs ?? 0);
+    this.windowLateMs = undefined;
+    return lag;
   }
 
   /** Lets every waiting job through at once (the device is retired: they only need to fail). */

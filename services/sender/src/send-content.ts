@@ -12,19 +12,27 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { supportsCaption, type MediaInput, type MessageSender } from '@mgw/messenger';
-import type { ContentStore, StoredContent } from '@mgw/store';
+import type { ContentStore, MessageRevisions, MessageStore, StoredContent } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
+import { sendRevision } from './send-revision.js';
+import type { LinkPreviewer } from './link-preview.js';
+import { isKindContent, sendKind, type SendKindDeps } from './send-kinds.js';
 
 /** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
 export const OTP_PROTO_SECONDS = 15 * 60;
 
-export interface SendContentDeps {
+export interface SendContentDeps extends SendKindDeps {
   sender: MessageSender;
   contents: ContentStore;
   fetchAttachment: AttachmentFetcher;
   /** Aborted when the device is retired: a message of a list still being accepted steps aside. */
   retired: AbortSignal;
+  messages: MessageStore;
+  /** Edits and deletes of our messages (send-revision.ts). */
+  revisions: MessageRevisions;
+  /** A text's link preview, fetched through the outbound guard (link-preview.ts). */
+  linkPreview?: LinkPreviewer;
 }
 
 /**
@@ -94,15 +102,25 @@ export async function sendContent(
   quoted: string | undefined,
   deps: SendContentDeps,
 ): Promise<void> {
+  if (content.edit || content.delete) return sendRevision(data, content, jid, deps);
+  if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps);
+  // Whom a text or caption mentions stays on its record (sealed, with the kind fields).
+  if (content.mentions?.length)
+    await deps.kinds.keep(data.deviceId, data.messageId, { mentions: content.mentions });
   const keepProtoSeconds = data.kind === 'otp' ? OTP_PROTO_SECONDS : undefined;
   const att = content.attachment;
   if (!att) {
+    // No preview for an OTP (nothing to preview, and it must not wait) or when the request said no.
+    const wantPreview = data.kind !== 'otp' && content.linkPreview !== false && content.text;
+    const linkPreview = wantPreview ? await deps.linkPreview?.(content.text!) : undefined;
     await deps.sender.send({
       jid,
       platformMessageId: data.platformMessageId,
       text: content.text,
       quotedPlatformMessageId: quoted,
       keepProtoSeconds,
+      ...(linkPreview ? { linkPreview } : {}),
+      ...(content.mentions ? { mentions: content.mentions } : {}),
     });
     return;
   }
@@ -124,12 +142,19 @@ export async function sendContent(
     platformMessageId: data.platformMessageId,
     media,
     quotedPlatformMessageId: quoted,
+    ...(content.mentions && captionCapable ? { mentions: content.mentions } : {}),
   });
   // Audio and stickers have no caption: their caption and text follow as one text message.
   const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : content.text];
   const followUp = leftovers.filter((t): t is string => Boolean(t)).join('\n\n');
   if (followUp) {
-    await deps.sender.send({ jid, platformMessageId: followUpId(data.platformMessageId), text: followUp });
+    await deps.sender.send({
+      jid,
+      platformMessageId: followUpId(data.platformMessageId),
+      text: followUp,
+      // No caption to carry the mentions: the text that follows does.
+      ...(content.mentions && !captionCapable ? { mentions: content.mentions } : {}),
+    });
   }
 }
 

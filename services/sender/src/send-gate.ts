@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import type { HeldReason, Metrics, SendJobData } from '@mgw/contracts';
+import { isGroupJid, type HeldReason, type Metrics, type SendJobData } from '@mgw/contracts';
 import {
   admitMessage,
   batchStop,
@@ -47,10 +47,13 @@ export class SendGate {
 
   async admit(data: Pick<SendJobData, 'to' | 'kind'>): Promise<Verdict> {
     const now = this.now();
-    const restriction = await getRestriction(this.redis, this.deviceId, now);
+    // Both read in one tick (one auto-pipelined write). The policy is read per message (one
+    // HGETALL): an admin override applies to the very next message.
+    const [restriction, { policy, warmupFrom }] = await Promise.all([
+      getRestriction(this.redis, this.deviceId, now),
+      effectivePolicy(this.redis, this.deviceId, this.config),
+    ]);
     if (restriction) return this.hold(restriction.until, 'restricted', 'device_paused');
-    // Read per message (one HGETALL): an admin override applies to the very next message.
-    const { policy, warmupFrom } = await effectivePolicy(this.redis, this.deviceId, this.config);
     const otp = data.kind === 'otp';
     // OTPs are sent in quiet hours: someone is waiting for the code right now.
     const quiet = otp ? undefined : quietUntil(now, policy);
@@ -69,6 +72,7 @@ export class SendGate {
       this.config.windowMs,
       capWithoutReserve(cap, share),
       capWithoutReserve(firstCap, share),
+      isGroupJid(data.to),
     );
     if (!verdict.ok) {
       const held = verdict.cap === 'daily_cap' && warmup ? 'warmup_cap' : verdict.cap;

@@ -2,7 +2,9 @@ import { DelayedError, type Job } from 'bullmq';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
-  PHONE_PATTERN,
+  isGroupJid,
+  isLid,
+  isSendAddress,
   type FailureReason,
   type MessageContent,
   type MessageRecord,
@@ -10,8 +12,21 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { NotConnectedError, type DeviceSocket, type MessageSender } from '@mgw/messenger';
-import type { ContactAnswer, ContentStore, MessageStore } from '@mgw/store';
+import {
+  NotAllowedInGroupError,
+  NotConnectedError,
+  ServerRejectedError,
+  type DeviceSocket,
+  type MessageSender,
+} from '@mgw/messenger';
+import type {
+  ContactAnswer,
+  ContactIdentities,
+  ContentStore,
+  MessageKindStore,
+  MessageRevisions,
+  MessageStore,
+} from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import type { DeviceRestriction } from './device-restriction.js';
@@ -20,11 +35,18 @@ import { sendableContent, sendContent } from './send-content.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { failedAttempt } from './send-failure.js';
 import { holdForPausedList, holdMessage } from './hold-message.js';
+import { typingLead } from './typing.js';
+import type { LinkPreviewer } from './link-preview.js';
 
 export interface SendJobDeps {
   deviceId: string;
   messages: MessageStore;
   contents: ContentStore;
+  revisions: MessageRevisions;
+  /** A text's link preview (link-preview.ts); none when absent. */
+  linkPreview?: LinkPreviewer;
+  /** The message kinds on records (reaction, location, contact cards, polls). */
+  kinds: MessageKindStore;
   conn: DeviceSocket;
   sender: MessageSender;
   pacer: Pacer;
@@ -34,6 +56,8 @@ export interface SendJobDeps {
   restriction: Pick<DeviceRestriction, 'onSendFailed' | 'onSent'>;
   /** Whether the number is on the device's suppression list (it opted out). */
   optedOut: (phone: string) => Promise<boolean>;
+  /** The device's phone <-> LID map: a send to a LID goes only to one the device has met. */
+  identities: Pick<ContactIdentities, 'knowsLid'>;
   fetchAttachment: AttachmentFetcher;
   metrics: Metrics;
   logger: Logger;
@@ -73,21 +97,26 @@ export async function processSendJob(
   const data = job.data;
   const sentEarlier = deps.unrecorded.get(data.messageId);
   if (sentEarlier) return recordSent(data, sentEarlier, deps);
-  const record = await deps.messages.getRecord(data.deviceId, data.messageId);
+  const reads = readJobState(data, deps);
+  const record = await reads.record;
   if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
   try {
     refuseUnsendable(data, record, deps);
-    await refuseOptedOut(data, deps);
+    if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
     // Before the content is read: a paused list's messages wait without loading it each time.
-    await stopForList(job, deps, token);
+    await stopForList(job, await reads.listStop, deps, token);
     const stored = await sendableContent(job, deps, token);
-    const known = await refuseKnownOffWhatsApp(data, deps);
+    const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);
     const ticket = await passGate(job, deps, token);
     const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token, known);
     if (alreadySentAt) return result(data, alreadySentAt);
-    const sentAt = await countSent(data, ticket, deps);
-    return await recordSent(data, sentAt, deps);
+    const { sentAt, counted } = countSent(data, ticket, deps);
+    try {
+      return await recordSent(data, sentAt, deps);
+    } finally {
+      await counted;
+    }
   } catch (err) {
     throw await failedAttempt(job, err, deps);
   }
@@ -96,22 +125,37 @@ export async function processSendJob(
 /** Fails at once what must never go: a message already failed, or one the device can no longer send. */
 function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, deps: SendJobDeps): void {
   if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
+  if (record?.status === 'deleted')
+    throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
   refuseIfRetired(deps);
   if (data.linkGeneration !== deps.linkGeneration()) {
     throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
   }
-  if (!PHONE_PATTERN.test(data.to))
-    throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number');
+  if (!isSendAddress(data.to) && !isGroupJid(data.to))
+    throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number, a LID or a group id');
 }
 
 /**
+ * What a job reads before it decides anything — its record, whether the number opted out, its
+ * list's state, the contact cache's answer — asked in one tick, so the general connection's
+ * auto-pipelining sends the four reads in one write (one round trip instead of four in a row).
+ * Each is awaited where it was read before, so a failed read fails the job where it did.
+ *
  * A number on the suppression list gets nothing, and WhatsApp is asked nothing about it (not even
  * the lookup). OTPs go (the person asked for one), as does the confirmation of the opt-out itself.
  */
-async function refuseOptedOut(data: SendJobData, deps: SendJobDeps): Promise<void> {
-  if (data.kind === 'otp' || data.optOutNotice) return;
-  if (await deps.optedOut(data.to))
-    throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
+function readJobState(data: SendJobData, deps: SendJobDeps) {
+  const reads = {
+    record: deps.messages.getRecord(data.deviceId, data.messageId),
+    optedOut: data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to),
+    listStop: deps.gate.listStop(data.batchId),
+    // A LID or a group is not a number: the contact cache has nothing on it.
+    known: isLid(data.to) || isGroupJid(data.to) ? Promise.resolve(undefined) : deps.sender.known(data.to),
+  };
+  // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
+  // rejection; awaiting it still throws.
+  for (const read of Object.values(reads)) read.catch(() => undefined);
+  return reads;
 }
 
 /**
@@ -120,9 +164,18 @@ async function refuseOptedOut(data: SendJobData, deps: SendJobDeps): Promise<voi
  */
 async function refuseKnownOffWhatsApp(
   data: SendJobData,
+  known: ContactAnswer | undefined,
   deps: SendJobDeps,
 ): Promise<ContactAnswer | undefined> {
-  const known = await deps.sender.known(data.to);
+  if (isLid(data.to)) {
+    // A LID is its own JID. **Choice:** only one the device met (the contact wrote, or a lookup
+    // or notification named it) is sent to; WhatsApp offers no lookup of a LID, and a message to
+    // a stranger's LID would be a first contact nobody can check.
+    if (!(await deps.identities.knowsLid(deps.deviceId, data.to)))
+      throw new PermanentSendError(FAILURE_REASONS.unknownContact, 'a LID the device does not know');
+    return { onWhatsApp: true, jid: data.to };
+  }
+  if (isGroupJid(data.to)) return undefined;
   if (known && !known.onWhatsApp)
     throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
   return known;
@@ -162,10 +215,10 @@ async function passGate(
 /** A message of a cancelled list fails now; one of a paused list waits (held) until it resumes. */
 async function stopForList(
   job: Job<SendJobData, SendJobResult>,
+  stop: 'cancelled' | 'paused' | undefined,
   deps: SendJobDeps,
   token: string | undefined,
 ): Promise<void> {
-  const stop = await deps.gate.listStop(job.data.batchId);
   if (stop === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
   if (stop === 'paused') await holdForPausedList(job, deps, token);
 }
@@ -185,10 +238,12 @@ async function sendHoldingTicket(
 ): Promise<string | undefined> {
   try {
     // The cache was read a moment ago (refuseKnownOffWhatsApp): a known JID is not read again.
-    const jid = known?.jid ?? (await deps.sender.lookup(job.data.to));
+    const jid = isGroupJid(job.data.to)
+      ? await groupTarget(job.data.to, deps)
+      : (known?.jid ?? (await deps.sender.lookup(job.data.to)));
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
-    await waitForTurn(job, deps, token);
+    await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
     const alreadySentAt = await claim(job, deps, token);
     if (alreadySentAt) {
       await ticket.release(); // counted when it was sent
@@ -210,8 +265,9 @@ async function waitForTurn(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
   token: string | undefined,
+  typing?: { ms: number; start: () => void },
 ): Promise<void> {
-  await deps.pacer.wait();
+  await deps.pacer.wait(typing, job.processedOn);
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
   const pausedUntil = await deps.gate.restrictedUntil();
@@ -231,6 +287,7 @@ async function claim(
   const data = job.data;
   const claimed = await deps.messages.claim(data);
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+  if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
   if (claimed === 'cancelled')
     throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
   if (claimed === 'paused') {
@@ -259,27 +316,36 @@ async function sendOrPause(
   try {
     await abortable(sendContent(job.data, content, jid, quoted, deps), deps.retired);
   } catch (err) {
+    // WhatsApp refuses a group message of an account that may not write there (the cache was stale).
+    if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
+      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
     const until = await deps.restriction.onSendFailed(err);
     if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
     throw err;
   }
 }
 
-/** The message went out: the failure run ends, the recipient is a chat now, the latency counts. */
-async function countSent(data: SendJobData, ticket: Ticket, deps: SendJobDeps): Promise<Date> {
+/**
+ * The message went out: the failure run ends, the recipient is a chat now, the latency counts.
+ * `counted` (never rejects) settles when the chat is remembered; the caller records "sent" in the
+ * same tick, so both writes leave in one round trip.
+ */
+function countSent(
+  data: SendJobData,
+  ticket: Ticket,
+  deps: SendJobDeps,
+): { sentAt: Date; counted: Promise<void> } {
   deps.restriction.onSent();
-  await ticket
-    .sent()
-    .catch((err: unknown) =>
-      deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) }),
-    );
+  const counted = ticket.sent().catch((err: unknown) => {
+    deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) });
+  });
   const sentAt = new Date();
   deps.metrics.sendLatency.observe(
     { kind: data.kind },
     // A scheduled send's wait starts when it is due.
     Math.max(0, (sentAt.getTime() - Math.max(data.enqueuedAt, data.sendAt ?? 0)) / 1000),
   );
-  return sentAt;
+  return { sentAt, counted };
 }
 
 /**
@@ -325,6 +391,21 @@ async function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function result(data: SendJobData, sentAt: string): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
+}
+
+/**
+ * A group's JID once the account may write there (from the group cache: no query per send); a
+ * group it is not in, or one where only admins write and it is not one, fails the message.
+ */
+async function groupTarget(jid: string, deps: SendJobDeps): Promise<string> {
+  try {
+    await deps.conn.groups.assertMaySend(jid);
+  } catch (err) {
+    if (err instanceof NotAllowedInGroupError)
+      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
+    throw err;
+  }
+  return jid;
 }
 
 async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string> {

@@ -33,6 +33,16 @@ describe('sender config', () => {
     expect(() => loadSenderConfig({ ...KEY, LEASE_TTL_MS: '6000', LEASE_RENEW_MS: '3000' })).to.not.throw();
   });
 
+  it('When the sender liveness is not shorter than the lease TTL, then the start fails naming both variables', () => {
+    expect(loadSenderConfig(KEY).livenessTtlMs).to.equal(3000);
+    expect(() => loadSenderConfig({ ...KEY, LEASE_TTL_MS: '6000', SENDER_LIVENESS_TTL_MS: '6000' })).to.throw(
+      /SENDER_LIVENESS_TTL_MS \(6000\) must be below LEASE_TTL_MS \(6000\)/,
+    );
+    expect(() => loadSenderConfig({ ...KEY, SENDER_LIVENESS_TTL_MS: '999' })).to.throw(
+      /SENDER_LIVENESS_TTL_MS/,
+    );
+  });
+
   it('When the encryption key is missing, then the start fails saying how to generate one', () => {
     expect(() => loadSenderConfig({})).to.throw(/MGW_ENCRYPTION_KEY is required.*generate/);
   });

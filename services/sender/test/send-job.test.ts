@@ -13,7 +13,16 @@ import {
 } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { ContentStore, MessageStore, Encryption, isOptedOut, type ContactAnswer } from '@mgw/store';
+import {
+  ContactIdentities,
+  ContentStore,
+  MessageStore,
+  MessageRevisions,
+  MessageKindStore,
+  Encryption,
+  isOptedOut,
+  type ContactAnswer,
+} from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
 import type { Pacer } from '../src/pacing.js';
 import { PermanentSendError } from '../src/send-errors.js';
@@ -44,6 +53,7 @@ function policyDeps(redis: Redis, deviceId: string) {
       wakeHeld: async () => undefined,
     }),
     optedOut: (phone: string) => isOptedOut(redis, deviceId, phone),
+    identities: new ContactIdentities(redis),
   };
 }
 
@@ -130,10 +140,12 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             deviceId,
             messages: store,
             contents,
+            revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
+            kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),
             fetchAttachment: opts.fetchAttachment ?? (async () => Buffer.alloc(0)),
             conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
-            pacer: { wait: async () => undefined } as unknown as Pacer,
+            pacer: { wait: async () => undefined, typing: async () => false } as unknown as Pacer,
             ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
@@ -392,11 +404,13 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             deviceId,
             messages: store,
             contents,
+            revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
+            kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),
             fetchAttachment: async () => Buffer.alloc(0),
             // The socket is reconnecting and the hand-over woke the waiter: not open.
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
             sender: { known: async () => undefined } as unknown as MessageSender,
-            pacer: { wait: async () => undefined } as unknown as Pacer,
+            pacer: { wait: async () => undefined, typing: async () => false } as unknown as Pacer,
             ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),

@@ -81,7 +81,9 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     pattern: keys.message('*', '*'),
     type: 'hash',
     form: 'text',
-    fields: { text: 'text', media: 'text' },
+    fields: { text: 'text', media: 'text', kindBody: 'text', pollSecret: 'text', chat: 'text' },
+    // Message kinds (message-kinds-store.ts): each contact's poll vote and reaction.
+    fieldPrefixes: { 'vote:': 'text', 'reaction:': 'text' },
   },
   {
     // A device's webhook: its signing secrets (the URL, events and counters are not secret).

@@ -5,27 +5,53 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RedisScript, type RedisClient } from '@mgw/common';
-import { keys, type ContactOptEventData } from '@mgw/contracts';
+import { keys, type ContactIdentity, type ContactOptEventData } from '@mgw/contracts';
+import { ContactIdentities } from '../contact-identities.js';
 import { EMIT_LUA } from '../events.js';
 
 /** Who put a number on the list or took it off. */
 export type OptOutSource = ContactOptEventData['source'];
 
 /**
- * KEYS: suppression list, webhook, outbox. ARGV: direction (`out` | `in`), phone, now (ms),
- * events channel, deviceId, event id, time (ISO), event data JSON.
- * Adds (`out`) or removes (`in`) the number and, when that changed the list, emits
+ * Lua: `mgw_identities(map, address)` — the list entries that name the contact of `address` (a
+ * phone or `<digits>@lid`): the address itself and, when the device's phone <-> LID map
+ * (`keys.contactIdentities`, same slot) knows the pair, the other identity.
+ */
+const IDENTITIES_LUA = `
+local function mgw_identities(map, address)
+  local lid = string.match(address, '^(%d+)@lid$')
+  if lid then
+    local phone = redis.call('HGET', map, 'l:' .. lid)
+    if phone and phone ~= '' then return { address, phone } end
+    return { address }
+  end
+  local known = redis.call('HGET', map, 'p:' .. address)
+  if known then return { address, known .. '@lid' } end
+  return { address }
+end
+`;
+
+/**
+ * KEYS: suppression list, webhook, outbox, phone <-> LID map. ARGV: direction (`out` | `in`),
+ * address (phone or `<digits>@lid`), now (ms), events channel, deviceId, event id, time (ISO),
+ * event data JSON.
+ * One contact, one entry: `out` adds the address unless the contact is on the list already by
+ * either identity; `in` removes every identity of the contact. When that changed the list, emits
  * `contact.opted_out` / `contact.opted_in` in the same script (a change and its event are written
- * together). Returns 1 when the list changed, 0 when the number was already on (off) it.
+ * together). Returns 1 when the list changed, 0 when the contact was already on (off) it.
  */
 const CHANGE = new RedisScript<number>(
   'mgwOptOutChange',
-  `${EMIT_LUA}
-local changed
+  `${EMIT_LUA}${IDENTITIES_LUA}
+local changed = 0
+local ids = mgw_identities(KEYS[4], ARGV[2])
 if ARGV[1] == 'out' then
+  for _, id in ipairs(ids) do
+    if redis.call('ZSCORE', KEYS[1], id) then return 0 end
+  end
   changed = redis.call('ZADD', KEYS[1], 'NX', ARGV[3], ARGV[2])
 else
-  changed = redis.call('ZREM', KEYS[1], ARGV[2])
+  changed = redis.call('ZREM', KEYS[1], unpack(ids))
 end
 if changed == 0 then return 0 end
 mgw_emit(KEYS[2], KEYS[3], ARGV[4], ARGV[5], ARGV[6], 'contact.opted_' .. ARGV[1], ARGV[7], ARGV[8])
@@ -41,10 +67,17 @@ async function change(
   now: Date,
 ): Promise<boolean> {
   const at = now.toISOString();
-  const data: ContactOptEventData = { deviceId, phone, source, at };
+  // Who it is, as the device's phone <-> LID map knows it now (both identities when it has the pair).
+  const contact = await new ContactIdentities(redis).resolve(deviceId, phone);
+  const data: ContactOptEventData = { deviceId, phone, contact, source, at };
   const changed = await CHANGE.run(
     redis,
-    [keys.optOuts(deviceId), keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+    [
+      keys.optOuts(deviceId),
+      keys.webhook(deviceId),
+      keys.eventOutbox(deviceId),
+      keys.contactIdentities(deviceId),
+    ],
     [direction, phone, now.getTime(), keys.eventsChannel(), deviceId, randomUUID(), at, JSON.stringify(data)],
   );
   return changed === 1;
@@ -72,14 +105,33 @@ export function optIn(
   return change(redis, deviceId, 'in', phone, source, now);
 }
 
-/** True when the number is on the device's suppression list. */
-export async function isOptedOut(redis: RedisClient, deviceId: string, phone: string): Promise<boolean> {
-  return (await redis.zscore(keys.optOuts(deviceId), phone)) !== null;
+// KEYS: suppression list, phone <-> LID map. ARGV: address. 1 when either identity is on the list.
+const IS_OPTED_OUT = new RedisScript<number>(
+  'mgwIsOptedOut',
+  `${IDENTITIES_LUA}
+for _, id in ipairs(mgw_identities(KEYS[2], ARGV[1])) do
+  if redis.call('ZSCORE', KEYS[1], id) then return 1 end
+end
+return 0`,
+);
+
+/**
+ * True when the contact of `address` (a phone or `<digits>@lid`) is on the device's suppression
+ * list by either identity the device's phone <-> LID map knows for it (one round trip).
+ */
+export async function isOptedOut(redis: RedisClient, deviceId: string, address: string): Promise<boolean> {
+  return (
+    (await IS_OPTED_OUT.run(redis, [keys.optOuts(deviceId), keys.contactIdentities(deviceId)], [address])) ===
+    1
+  );
 }
 
-/** One suppressed number as the admin API lists it. */
+/** One suppressed contact as the admin API lists it. */
 export interface OptOutEntry {
+  /** The entry: the phone number, or the `<digits>@lid` it opted out by. */
   phone: string;
+  /** Who it is, as the device's phone <-> LID map knows it now (both identities when it has the pair). */
+  contact: ContactIdentity;
   optedOutAt: string;
 }
 
@@ -90,8 +142,11 @@ export interface OptOutPage {
   nextCursor?: string;
 }
 
-/** A cursor: the last entry of the previous page, `<ms>-<phone>` (newest first, then by number). */
-const CURSOR_PATTERN = /^(\d{1,15})-(\d{7,15})$/;
+/**
+ * A cursor: the last entry of the previous page, `<ms>-<phone>` or `<ms>-<digits>@lid` (newest
+ * first, then by entry).
+ */
+const CURSOR_PATTERN = /^(\d{1,15})-(\d{7,15}|[1-9]\d{0,19}@lid)$/;
 export function isOptOutCursor(cursor: string): boolean {
   return CURSOR_PATTERN.test(cursor);
 }
@@ -123,9 +178,15 @@ export async function listOptOuts(
     }
     rows = kept;
   }
-  const numbers: OptOutEntry[] = [];
-  for (let i = 0; i < rows.length && numbers.length < opts.limit; i += 2)
-    numbers.push({ phone: rows[i]!, optedOutAt: new Date(Number(rows[i + 1])).toISOString() });
+  const page: string[] = [];
+  for (let i = 0; i < rows.length && page.length < opts.limit * 2; i += 2) page.push(rows[i]!, rows[i + 1]!);
+  const entries = page.filter((_, i) => i % 2 === 0);
+  const contacts = await new ContactIdentities(redis).resolveMany(deviceId, entries);
+  const numbers: OptOutEntry[] = entries.map((phone, i) => ({
+    phone,
+    contact: contacts[i]!,
+    optedOutAt: new Date(Number(page[i * 2 + 1])).toISOString(),
+  }));
   const more = rows.length / 2 > numbers.length;
   const last = numbers[numbers.length - 1];
   return {

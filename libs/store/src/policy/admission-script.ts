@@ -10,6 +10,7 @@ import { RedisScript } from '@mgw/common';
  * ARGV[2] cap: messages per window; -1 = none
  * ARGV[3] first-contact cap: first messages to numbers not in `chats`, per window; -1 = none
  * ARGV[4] TTL (ms) of the usage hash, set on every take
+ * ARGV[5] '1' when the message can never be a first contact (a group's), else absent
  *
  * Returns {1, first} when taken (first: 1 when the recipient is a first contact, else 0), or
  * {0, 'daily_cap' | 'first_contact_cap'}: the cap that is used up. Both keys are one device's:
@@ -20,7 +21,7 @@ export const ADMIT = new RedisScript<[number, string | number]>(
   `
 local usage, chats = KEYS[1], KEYS[2]
 local cap, fcap = tonumber(ARGV[2]), tonumber(ARGV[3])
-local first = redis.call('SISMEMBER', chats, ARGV[1]) == 0
+local first = ARGV[5] ~= '1' and redis.call('SISMEMBER', chats, ARGV[1]) == 0
 local sent = tonumber(redis.call('HGET', usage, 'sent') or '0')
 if cap >= 0 and sent >= cap then return {0, 'daily_cap'} end
 if first and fcap >= 0 and tonumber(redis.call('HGET', usage, 'firstContacts') or '0') >= fcap then

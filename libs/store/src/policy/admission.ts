@@ -12,7 +12,10 @@ export type Admission = { ok: true; first: boolean } | { ok: false; cap: CapName
 
 const asLimit = (n: number) => (n === Infinity ? -1 : n);
 
-/** Takes one message of the window `windowStart` if `cap` and `firstContactCap` allow it. */
+/**
+ * Takes one message of the window `windowStart` if `cap` and `firstContactCap` allow it. A group's
+ * message (`group`) counts as one message and never as a first contact.
+ */
 export async function admitMessage(
   redis: RedisClient,
   deviceId: string,
@@ -21,11 +24,18 @@ export async function admitMessage(
   windowMs: number,
   cap: number,
   firstContactCap: number,
+  group = false,
 ): Promise<Admission> {
   const [ok, what] = await ADMIT.run(
     redis,
     [keys.deviceUsage(deviceId, windowStart), keys.deviceChats(deviceId)],
-    [phone, String(asLimit(cap)), String(asLimit(firstContactCap)), String(2 * windowMs)],
+    [
+      phone,
+      String(asLimit(cap)),
+      String(asLimit(firstContactCap)),
+      String(2 * windowMs),
+      ...(group ? ['1'] : []),
+    ],
   );
   return ok === 1 ? { ok: true, first: what === 1 } : { ok: false, cap: what as CapName };
 }

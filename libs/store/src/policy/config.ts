@@ -33,6 +33,7 @@ export const POLICY_FIELDS = [
   'quietHours',
   'timeZone',
   'sendGapMs',
+  'typing',
 ] as const;
 export type PolicyField = (typeof POLICY_FIELDS)[number];
 
@@ -127,6 +128,8 @@ export const policyOverrideSchema = Joi.object({
   quietHours: Joi.alternatives().try(quietSchema, Joi.string().valid('off')).allow(null),
   timeZone: timeZoneSchema.allow(null),
   sendGapMs: Joi.number().integer().min(0).max(600_000).allow(null),
+  /** "typing…" at the contact before a paced text (services/sender/src/typing.ts); on by default. */
+  typing: Joi.boolean().allow(null),
   /** Restart (true) or end (false) the warm-up now. */
   restartWarmup: Joi.boolean(),
 }).min(1);

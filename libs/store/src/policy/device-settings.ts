@@ -26,6 +26,7 @@ function parseOverrides(raw: Record<string, string>): Record<string, unknown> {
     if (v === undefined) continue;
     if (field === 'warmupCaps') out[field] = parseCaps(v);
     else if (field === 'quietHours' || field === 'timeZone') out[field] = v;
+    else if (field === 'typing') out[field] = v === 'true';
     else out[field] = Number(v);
   }
   return out;

@@ -107,6 +107,8 @@ export interface PolicyOverrides {
   quietHours?: string;
   timeZone?: string;
   sendGapMs?: number;
+  /** "typing…" before a paced text (default true). */
+  typing?: boolean;
 }
 
 export interface Webhook {
@@ -137,11 +139,14 @@ export interface Token {
   expired: boolean;
 }
 
-export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'deleted';
 
 export interface Message {
   messageId: string;
-  to: string;
+  /** Outbound: the recipient as the request named it (absent on an inbound message). */
+  to?: string;
+  /** Inbound: the contact's number, when known. */
+  from?: string;
   status: MessageStatus;
   kind: 'send' | 'otp';
   batchId?: string;
@@ -151,6 +156,27 @@ export interface Message {
   readAt?: string;
   failedAt?: string;
   error?: string;
+  /** What the message is, when its record says (see pages/message-content.tsx). */
+  direction?: 'outbound' | 'inbound';
+  text?: string;
+  attachment?: { type: string; mimeType?: string; fileName?: string; size?: number };
+  edits?: { text: string; at: string }[];
+  deletedAt?: string;
+  reaction?: { messageId: string; emoji: string };
+  location?: { latitude: number; longitude: number; name?: string; address?: string };
+  contacts?: { name: string; phones: string[]; email?: string; organization?: string }[];
+  poll?: {
+    question: string;
+    options: string[];
+    multiple?: boolean;
+    tally?: Record<string, number> | { option: string; votes: number }[];
+  };
+  /** The recipient's phone and LID as the device knows them (a group has none). */
+  contact?: { phone?: string; lid?: string };
+  /** A message to a group: the group (its subject when known). */
+  chat?: { type: 'group'; id: string; subject?: string };
+  /** Phones or LIDs the text or caption mentioned. */
+  mentions?: string[];
 }
 
 export interface Batch {

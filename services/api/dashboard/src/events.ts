@@ -14,4 +14,8 @@ export const WEBHOOK_EVENTS = [
   'batch.paused',
   'batch.resumed',
   'batch.cancelled',
+  'message.edited',
+  'message.deleted',
+  'message.reaction',
+  'poll.vote',
 ] as const;

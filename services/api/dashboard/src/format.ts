@@ -26,8 +26,9 @@ export function shortDate(iso: string | undefined): string {
 }
 
 /** `15551234567` -> `+15551234567` (numbers are stored without the plus). */
+/** A phone number as `+<digits>`; a LID (`<digits>@lid`, a contact hiding its number) as it is. */
 export function phone(p: string | undefined): string {
-  return p ? `+${p}` : '';
+  return p ? (p.endsWith('@lid') ? p : `+${p}`) : '';
 }
 
 export function initials(name: string | undefined, fallback: string): string {

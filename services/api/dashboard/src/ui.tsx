@@ -52,6 +52,7 @@ const STATUS_LABEL: Record<ConnectionStatus | MessageStatus, string> = {
   delivered: 'Delivered',
   read: 'Read',
   failed: 'Failed',
+  deleted: 'Deleted',
 };
 
 export function StatusBadge(props: { status: ConnectionStatus | MessageStatus; testId?: string }) {

@@ -1,5 +1,6 @@
 import { newMessageId, type SendJobData } from '@mgw/contracts';
-import { getDeviceState, jobTransaction, stageQueued, type DeviceState } from '@mgw/store';
+import { getDeviceState, stageQueued, type DeviceState } from '@mgw/store';
+import { rateLimited } from '../http/send-rate-limit.js';
 import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
 
 /** Requests sharing a transaction carry at most this many bytes of content between them. */
@@ -112,12 +113,18 @@ export class GroupCommit {
     }
     if (admitted.length === 0) return known;
 
-    const tx = await jobTransaction(this.deps.redis, this.writer.queue(deviceId));
+    // The requests' rate-limit hits are counted by this transaction, ahead of its MULTI.
+    const hits = admitted.flatMap((a) => {
+      const { hit } = a.waiting.req;
+      return hit && !hit.counted ? [hit] : [];
+    });
+    const at = await this.writer.begin(deviceId, hits);
+    const { tx } = at;
     for (const { waiting, jobs } of admitted) {
       const { req } = waiting;
       this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
       this.writer.stagePerMessage(tx, req, 0, jobs);
-      await this.writer.addJobs(tx, jobs, req.priority);
+      await this.writer.addJobs(at, jobs, req.priority);
     }
     const all = admitted.flatMap((a) => a.jobs);
     // The quota and the index once for the whole transaction (the index in request order).
@@ -135,10 +142,22 @@ export class GroupCommit {
     const first = all[0]!;
     let after: DeviceState;
     try {
-      after = await this.writer.commit(tx, all, state, () =>
+      after = await this.writer.commit(at, all, state, () =>
         this.deps.contents.exists(deviceId, first.contentId),
       );
     } catch (err) {
+      if (hits.some((h) => h.over)) {
+        // Redis discarded the transaction (nothing was written): the requests over their limit
+        // are refused on its count; the others, their hits counted, go with the next one.
+        const again: Waiting[] = [];
+        for (const { waiting } of admitted) {
+          const { hit } = waiting.req;
+          if (hit?.over) waiting.reject(rateLimited(hit));
+          else again.push(waiting);
+        }
+        if (again.length > 0) this.waiting.set(deviceId, [...again, ...(this.waiting.get(deviceId) ?? [])]);
+        return undefined;
+      }
       for (const a of admitted) a.waiting.reject(err);
       return undefined;
     }

@@ -1,4 +1,3 @@
-import { Job, type JobsOptions } from 'bullmq';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   ERRORS,
@@ -12,6 +11,7 @@ import {
 } from '@mgw/contracts';
 import {
   ContentStore,
+  adoptJobScripts,
   openSendQueue,
   parseDeviceState,
   readDeviceState,
@@ -24,6 +24,8 @@ import {
   DEVICE_STATE_REPLIES,
 } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
+import { rateLimited, readHits, stageHits, type SendHit, type StagedHits } from '../http/send-rate-limit.js';
+import { BullJobs, type SendJobOptions } from './bull-job.js';
 
 /** One request's messages: one content, one job per recipient. */
 export interface SendRequest {
@@ -41,6 +43,15 @@ export interface SendRequest {
   vars?: RecipientVars[];
   /** A scheduled send: its jobs are delayed until this time (epoch ms). */
   sendAt?: number;
+  /** The request's hit against its token's rate limit, counted by the transaction that writes it. */
+  hit?: SendHit;
+}
+
+/** A transaction being built: its commands, and the rate-limit hits counted ahead of its MULTI. */
+export interface AcceptTx {
+  tx: JobTransaction;
+  staged?: StagedHits;
+  bull: BullJobs;
 }
 
 /** Bytes a request counts against the device's quota: its content, and a personalised list's variables. */
@@ -72,7 +83,7 @@ export interface AcceptDeps {
 
 const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
 /** Jobs built between two yields to the event loop. */
-const JOBS_PER_SLICE = 100;
+const JOBS_PER_SLICE = 500;
 
 /**
  * What both ways of accepting share (one transaction for a group of requests, several for a long
@@ -83,6 +94,7 @@ const JOBS_PER_SLICE = 100;
  */
 export class JobWriter {
   private readonly queues = new Map<string, SendQueue>();
+  private readonly bullJobs = new Map<string, BullJobs>();
 
   constructor(private readonly deps: AcceptDeps) {}
 
@@ -152,18 +164,34 @@ export class JobWriter {
       this.deps.batches.stage(tx, req.deviceId, req.batchId, jobs.length, undefined, req.sendAt);
   }
 
-  async addJobs(tx: JobTransaction, jobs: SendJobData[], priority: number): Promise<void> {
-    const queue = this.queue(jobs[0]!.deviceId);
+  /**
+   * Starts the transaction of a device's messages. The `hits` not yet counted are counted ahead of
+   * its MULTI, in the same round trip (`stageHits`): one over its limit makes Redis discard it.
+   */
+  async begin(deviceId: string, hits: SendHit[] = []): Promise<AcceptTx> {
+    let bull = this.bullJobs.get(deviceId);
+    if (!bull) {
+      const queue = this.queue(deviceId);
+      bull = new BullJobs(queue, await adoptJobScripts(this.deps.redis, queue));
+      this.bullJobs.set(deviceId, bull);
+    }
+    // A plain pipeline (not `multi()`): its replies hold those of the commands before MULTI.
+    const tx = this.deps.redis.pipeline() as JobTransaction;
+    const staged = hits.length > 0 ? stageHits(tx, deviceId, hits) : undefined;
+    (tx as unknown as { multi(): unknown }).multi();
+    return { tx, bull, ...(staged ? { staged } : {}) };
+  }
+
+  async addJobs(at: AcceptTx, jobs: SendJobData[], priority: number): Promise<void> {
     for (const [i, data] of jobs.entries()) {
-      // ~40 µs a job: let other requests run every so often while a big piece is built.
+      // Let other requests run every so often while a big piece is built.
       if (i > 0 && i % JOBS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-      await new Job(queue, data.kind, data, this.jobOptions(priority, data), data.messageId).addJob(
-        tx as never,
-      );
+      at.bull.add(at.tx, data.kind, data, this.jobOptions(priority, data));
     }
   }
 
-  private jobOptions(priority: number, data: SendJobData): JobsOptions {
+  /** A job's options, in the order `BullJobs` packs them. */
+  private jobOptions(priority: number, data: SendJobData): SendJobOptions {
     const { jobs } = this.deps;
     // A scheduled send waits as a delayed job (in Redis: it survives any process) until it is due.
     const delay = data.sendAt === undefined ? 0 : Math.max(0, data.sendAt - Date.now());
@@ -187,19 +215,37 @@ export class JobWriter {
    * link generation) gets its jobs withdrawn and the request 409.
    */
   async commit(
-    tx: JobTransaction,
+    at: AcceptTx,
     jobs: SendJobData[],
     state: DeviceState,
     applied: () => Promise<boolean>,
   ): Promise<DeviceState> {
+    const { tx, staged } = at;
     readDeviceState(tx, jobs[0]!.deviceId);
+    // `exec()` on a pipeline in MULTI queues the EXEC; the next one sends the pipeline.
+    void tx.exec();
     let replies: [Error | null, unknown][];
     try {
-      replies = (await tx.exec()) ?? [];
-      const failed = replies.find(([err]) => err)?.[0];
+      const all = (await tx.exec()) ?? [];
+      if (staged) readHits(staged, all);
+      const [err, result] = all[all.length - 1] ?? [new Error('missing reply')];
+      if (err) {
+        // As ioredis's own `multi().exec()` does: EXECABORT carries the errors that caused it.
+        (err as Error & { previousErrors?: Error[] }).previousErrors = all
+          .slice(0, -1)
+          .flatMap(([e]) => (e ? [e] : []));
+        throw err;
+      }
+      const over = staged?.hits.find((h) => h.over);
+      // Discarded by Redis (the WATCH of the rate-limit check): nothing was written.
+      if (result === null && over) throw rateLimited(over);
+      if (!Array.isArray(result)) throw new Error('unexpected reply to EXEC');
+      replies = result.map((v: unknown) => (v instanceof Error ? [v, null] : [null, v]));
+      const failed = replies.find(([e]) => e)?.[0];
       if (failed) throw failed;
     } catch (err) {
-      if (!/EXECABORT/.test((err as Error).message)) this.withdrawLater(jobs, applied, 0);
+      if (!(err instanceof ApiError) && !/EXECABORT/.test((err as Error).message))
+        this.withdrawLater(jobs, applied, 0);
       throw err;
     }
     this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]!.kind }, jobs.length);

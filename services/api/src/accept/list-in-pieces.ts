@@ -1,6 +1,6 @@
 import { serializeError } from '@mgw/common';
 import { ERRORS, newMessageId, type SendJobData } from '@mgw/contracts';
-import { ContentStore, getDeviceState, jobTransaction, stageQueued } from '@mgw/store';
+import { ContentStore, getDeviceState, stageQueued } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
 
@@ -67,7 +67,10 @@ export class ListInPieces {
           contentId,
           state,
         );
-        const tx = await jobTransaction(this.deps.redis, queue);
+        // The first piece counts the request's rate-limit hit (over the limit, it is discarded).
+        const hits = from === 0 && req.hit && !req.hit.counted ? [req.hit] : [];
+        const at = await this.writer.begin(deviceId, hits);
+        const { tx } = at;
         if (from === 0) {
           this.deps.contents.stage(
             tx,
@@ -91,7 +94,7 @@ export class ListInPieces {
         );
         if (from + this.listChunk >= req.recipients.length)
           this.deps.contents.stageReady(tx, deviceId, contentId);
-        await this.writer.addJobs(tx, jobs, req.priority);
+        await this.writer.addJobs(at, jobs, req.priority);
         // One piece at a time in Redis: a piece that fails stops the list before the next is sent.
         await settleRunning();
         if (Date.now() - started > LIST_GIVE_UP_MS) throw new ApiError(503, ERRORS.serviceUnavailable);
@@ -100,7 +103,7 @@ export class ListInPieces {
           from === 0
             ? this.deps.contents.exists(deviceId, contentId)
             : (await queue.getJobState(probe)) !== 'unknown';
-        const done = this.writer.commit(tx, jobs, state, applied).then(() => undefined);
+        const done = this.writer.commit(at, jobs, state, applied).then(() => undefined);
         // Awaited only when the next piece is built: observed now too, since a rejection no one
         // is waiting for yet would stop the process (Node's default for unhandled rejections).
         done.catch(() => undefined);

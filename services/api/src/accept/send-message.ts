@@ -1,6 +1,7 @@
 import {
   PRIORITY,
   contentPlaceholders,
+  kindFieldsOf,
   newMessageId,
   personalisationProblems,
   phoneOf,
@@ -11,11 +12,14 @@ import {
   type SendTo,
 } from '@mgw/contracts';
 import { ApiError } from '../http/api-error.js';
+import { reactionTarget, type ReactionTargetDeps } from './reaction-target.js';
 import { assertAttachmentSize, decodeAttachment } from './attachment-size.js';
 import type { Outcome } from '../http/idempotency.js';
 import type { MessageAcceptor } from './message-acceptor.js';
+import { reviseMessage, type ReviseDeps } from './revise-message.js';
+import type { SendHit } from '../http/send-rate-limit.js';
 
-export interface SendDeps {
+export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: MessageAcceptor;
 }
 
@@ -24,6 +28,9 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
   const content: MessageContent = {
     ...(body.text !== undefined ? { text: body.text } : {}),
     ...(body.existingMessageId !== undefined ? { existingMessageId: body.existingMessageId } : {}),
+    ...(body.linkPreview === false ? { linkPreview: false as const } : {}),
+    ...kindFieldsOf(body),
+    ...(body.mentions !== undefined ? { mentions: body.mentions } : {}),
   };
   if (!body.attachment) return { content };
   const { type, url, base64, filename, caption, mimeType } = body.attachment;
@@ -68,11 +75,19 @@ function dueAt(sendAt: string | undefined): number | undefined {
  * POST /send: one job per recipient, accepted at once (202). A single `to` answers with its
  * messageId; a list (even of one) with a batch id plus the messageIds in `to` order.
  */
-export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBody): Promise<Outcome> {
+export async function sendMessage(
+  deps: SendDeps,
+  deviceId: string,
+  body: SendBody,
+  hit?: SendHit,
+): Promise<Outcome> {
+  // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).
+  if (body.edit || body.delete) return reviseMessage(deps, deviceId, body);
   if (body.attachment?.base64 !== undefined) assertAttachmentSize(body.attachment.base64);
   const isList = Array.isArray(body.to);
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
   const { content, media } = contentOf(body);
+  if (body.reaction) content.reactionTarget = await reactionTarget(deps, deviceId, body.reaction, body.to);
   const personal = personalisation(entries, content);
   const sendAt = dueAt(body.sendAt);
   const batchId = isList ? newMessageId() : undefined;
@@ -86,6 +101,7 @@ export async function sendMessage(deps: SendDeps, deviceId: string, body: SendBo
     ...(sendAt !== undefined ? { sendAt } : {}),
     ...(batchId ? { batchId } : {}),
     priority: PRIORITY.send,
+    ...(hit ? { hit } : {}),
   });
   const messageIds = jobs.map((j) => j.messageId);
   return {

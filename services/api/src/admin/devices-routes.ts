@@ -7,13 +7,24 @@ import {
   PHONE_PATTERN,
   emptyQuerySchema,
   type ConnectMethod,
+  type MessageRecord,
 } from '@mgw/contracts';
-import type { BatchStore, MessageStore, SendQueue, SendingView } from '@mgw/store';
+import type { RedisClient } from '@mgw/common';
+import type {
+  BatchStore,
+  InboundStore,
+  MessageKindStore,
+  MessageRevisions,
+  MessageStore,
+  SendQueue,
+  SendingView,
+} from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { ConnectionServiceClient } from '../clients/connection-service-client.js';
 import { parse } from '../http/validation.js';
 import { qrImage, type DeviceDirectory } from './device-directory.js';
 import { recentMessages } from './recent-messages.js';
+import { messageViews } from './message-view.js';
 
 export interface DevicesDeps {
   directory: DeviceDirectory;
@@ -21,6 +32,13 @@ export interface DevicesDeps {
   sending: (deviceId: string) => Promise<SendingView>;
   connection: ConnectionServiceClient;
   messages: MessageStore;
+  /** Edits and deletes shown on records (read/revised-record.ts). */
+  revisions: MessageRevisions;
+  /** Kind fields and mentions shown on records, and the phone <-> LID map (message-view.ts). */
+  kinds: MessageKindStore;
+  redis: RedisClient;
+  /** Messages contacts wrote (found by id: their writer, group and text). */
+  inbound: InboundStore;
   batches: BatchStore;
   queueOf: (deviceId: string) => SendQueue;
 }
@@ -130,7 +148,8 @@ export function deviceMessagesRoute(d: DevicesDeps): RequestHandler {
       deviceId,
       limit,
     );
-    res.status(200).json({ success: true, ...recent });
+    const messages = await messageViews(d, deviceId, recent.messages);
+    res.status(200).json({ success: true, ...recent, messages });
   };
 }
 
@@ -142,7 +161,11 @@ export function deviceMessageRoute(d: DevicesDeps): RequestHandler {
     const id = String(req.params.messageId ?? '');
     const record = id.length <= 128 ? await d.messages.get(deviceId, id) : undefined;
     if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-    res.status(200).json({ success: true, message: record });
+    // A message a contact wrote: as the public GET /messages/:id shows it (its writer, its group).
+    const shown = record.direction === 'inbound' ? await d.inbound.get(deviceId, id) : record;
+    if (!shown) throw new ApiError(404, ERRORS.messageNotFound);
+    const [view] = await messageViews(d, deviceId, [shown as unknown as MessageRecord]);
+    res.status(200).json({ success: true, message: view });
   };
 }
 

@@ -1,7 +1,13 @@
 import type { RedisClient } from '@mgw/common';
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
-import { ERRORS, PHONE_PATTERN, emptyQuerySchema, type Metrics } from '@mgw/contracts';
+import {
+  ERRORS,
+  SEND_ADDRESS_PATTERN,
+  SEND_ADDRESS_RULE,
+  emptyQuerySchema,
+  type Metrics,
+} from '@mgw/contracts';
 import {
   isOptOutCursor,
   listOptOuts,
@@ -21,9 +27,11 @@ export interface OptOutDeps {
   metrics: Metrics;
 }
 
-const phoneSchema = Joi.string().pattern(PHONE_PATTERN).required().messages({
-  'string.pattern.base': '{{#label}} must be a phone number in international format: digits only, 7 to 15',
-});
+/** A contact as `to` names it: its phone number or its LID (`<digits>@lid`). */
+const phoneSchema = Joi.string()
+  .pattern(SEND_ADDRESS_PATTERN)
+  .required()
+  .messages({ 'string.pattern.base': `{{#label}} ${SEND_ADDRESS_RULE}` });
 const listQuerySchema = Joi.object<{ limit: number; cursor?: string }>({
   limit: Joi.number().integer().min(1).max(200).default(50),
   cursor: Joi.string()
@@ -42,7 +50,10 @@ export function listOptOutsRoute(d: OptOutDeps): RequestHandler {
   };
 }
 
-/** POST /devices/:deviceId/opt-outs `{ phone }` — suppresses a number (as if it wrote STOP; no confirmation). */
+/**
+ * POST /devices/:deviceId/opt-outs `{ phone }` — suppresses a contact by its number or its LID (as
+ * if it wrote STOP; no confirmation). Either identity covers both when the device knows the pair.
+ */
 export function addOptOutRoute(d: OptOutDeps): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceIdOf(req);
@@ -54,7 +65,7 @@ export function addOptOutRoute(d: OptOutDeps): RequestHandler {
   };
 }
 
-/** DELETE /devices/:deviceId/opt-outs/:phone — takes a number off the list (idempotent). */
+/** DELETE /devices/:deviceId/opt-outs/:phone — takes a contact off the list, by either identity (idempotent). */
 export function removeOptOutRoute(d: OptOutDeps): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceIdOf(req);

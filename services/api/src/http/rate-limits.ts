@@ -9,7 +9,8 @@ import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { authOf } from './auth.js';
 import { CoalescingRedisStore } from './rate-limit-store.js';
 
-export type LimitedEndpoint = keyof ApiConfig['rateLimits'];
+/** Endpoints limited by express-rate-limit (`/send`'s hits are counted by its transactions, see `SendRateLimit`). */
+export type LimitedEndpoint = Exclude<keyof ApiConfig['rateLimits'], 'send'>;
 
 /**
  * rate-limit-redis runs its scripts by SHA. On a Cluster a script must be on the master of each
@@ -41,8 +42,8 @@ function scriptsEverywhere(redis: RedisClient) {
 
 /**
  * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
- * Redis so every replica shares the counts (a busy token's hits are sent to Redis together, see
- * `CoalescingRedisStore`). X-RateLimit-Reset is express-rate-limit's legacy
+ * Redis so every replica shares the counts (a token's hits of one turn are sent to Redis together,
+ * see `CoalescingRedisStore`; `/send` has its own, `SendRateLimit`). X-RateLimit-Reset is express-rate-limit's legacy
  * header: the Unix time (seconds since the epoch, rounded up) at which the window ends.
  */
 export function createRateLimiters(deps: {
@@ -68,16 +69,6 @@ export function createRateLimiters(deps: {
           prefix: keys.rateLimitPrefix(endpoint),
           sendCommandCluster: scriptsEverywhere(redis),
         }),
-        {
-          // /send writes to Redis anyway (a Redis that refuses writes still gets it a 503).
-          admitAhead: endpoint === 'send',
-          onLostHits: (err, hits) =>
-            logger.warn('rate limiter: hits admitted ahead of Redis could not be counted', {
-              endpoint,
-              hits,
-              err: serializeError(err),
-            }),
-        },
       ),
       // Storage down is a 503 like everywhere else, not a silently unlimited API.
       passOnStoreError: false,
@@ -95,10 +86,10 @@ export function createRateLimiters(deps: {
     connect: make('connect'),
     disconnect: make('disconnect'),
     status: make('status'),
-    send: make('send'),
     otp: make('otp'),
     messages: make('messages'),
     webhook: make('webhook'),
     contacts: make('contacts'),
+    groups: make('groups'),
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Logger } from '@mgw/common';
+import { logDirect, type Logger } from '@mgw/common';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -47,9 +47,9 @@ export function requestContext(logger: Logger): RequestHandler {
       const route = routeTemplate(req);
       // Probes and scrapes arrive every few seconds from every replica: keep them out of info logs.
       const level = QUIET_ROUTES.has(route) && res.statusCode < 400 ? 'debug' : 'info';
-      const child = ctx[CHILD_LOGGER];
-      (child ?? logger).log(level, 'request', {
-        ...(child ? {} : { requestId }),
+      // The line a child logger would write (`requestId` is its only field), written directly.
+      logDirect(logger, level, 'request', {
+        requestId,
         method: req.method,
         route,
         status: res.statusCode,

@@ -10,6 +10,7 @@ import {
 } from '@mgw/contracts';
 import { RESTRICTION_REASONS } from '@mgw/store';
 import type { JsonSchema } from './joi-schema.js';
+import { messageKindProperties } from './message-kinds.js';
 
 /**
  * Response bodies and headers of the public API, as JSON Schema. Closed objects
@@ -142,6 +143,14 @@ export const schemas: Record<string, JsonSchema> = {
     },
     ['success', 'messageId'],
   ),
+  SendDeleted: closed(
+    {
+      success: yes,
+      messageId: str('The deleted message (it was still queued: it is never sent).'),
+      status: { const: 'deleted' },
+    },
+    ['success', 'messageId', 'status'],
+  ),
   OtpResult: closed(
     {
       success: yes,
@@ -164,7 +173,18 @@ export const schemas: Record<string, JsonSchema> = {
     {
       messageId: str(),
       deviceId: str(),
-      to: str(),
+      to: str('Outbound: the recipient as the request named it, a phone number or a LID (`<digits>@lid`).'),
+      contact: {
+        ...closed(
+          {
+            phone: str('The phone number (digits), when known.'),
+            lid: str('The LID (`<digits>@lid`, usable as `to`), when known.'),
+          },
+          [],
+        ),
+        description:
+          'Who the message is to (outbound) or from (inbound), as far as the device knows: see docs/contacts-and-identities.md.',
+      },
       status: { enum: [...MESSAGE_STATUSES, 'received'] },
       kind: { enum: ['send', 'otp'] },
       platformMessageId: str(),
@@ -183,8 +203,21 @@ export const schemas: Record<string, JsonSchema> = {
         description:
           '`outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).',
       },
-      from: str('Inbound: the contact (digits).'),
-      text: str('Inbound: the text or caption.'),
+      from: str(
+        "Inbound: the contact's phone number (digits); absent when it is known only by its LID (`contact.lid`).",
+      ),
+      text: str(
+        "Inbound: the text or caption. An edited text (ours or a contact's): its current text, the last of `edits`.",
+      ),
+      edits: {
+        type: 'array',
+        items: closed({ text: str(), at: timestamp('When it was edited.') }, ['text', 'at']),
+        description:
+          'An edited text: its edits, oldest first (POST /send `edit`, or the contact edited it). Sealed at rest like every text.',
+      },
+      deletedAt: timestamp(
+        'Status `deleted`: when it was deleted for everyone (POST /send `delete`; or taken out of the queue unsent), or when the contact deleted it (an inbound message: its text is gone).',
+      ),
       attachment: {
         ...closed({ type: str(), mimeType: str(), fileName: str(), size: { type: 'integer', minimum: 0 } }, [
           'type',
@@ -212,6 +245,17 @@ export const schemas: Record<string, JsonSchema> = {
       },
       replyTo: str('Inbound: our messageId of the message it quotes.'),
       receivedAt: timestamp('Inbound: when the contact sent it.'),
+      ...messageKindProperties,
+      mentions: {
+        type: 'array',
+        items: str(),
+        description:
+          "The phones or LIDs the text or caption mentioned: ours (POST /send `mentions`, once sent) or a contact's (a group member mentioning others). Sealed at rest.",
+      },
+      chat: {
+        $ref: '#/components/schemas/GroupChat',
+        description: 'A group message (inbound): the group. One-to-one messages have none.',
+      },
     },
     ['messageId', 'deviceId', 'status', 'direction', 'platformMessageId', 'createdAt'],
   ),

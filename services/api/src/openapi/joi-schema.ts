@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import { BASE64_RULE, SEND_AT_RULE } from '@mgw/contracts';
+import { BASE64_RULE, EMOJI_RULE, SEND_AT_RULE } from '@mgw/contracts';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
@@ -7,14 +7,19 @@ export type JsonSchema = Record<string, unknown>;
 /** The parts of joi's `describe()` output this converter reads. */
 interface Description {
   type: string;
-  flags?: { presence?: 'required' | 'optional' | 'forbidden'; default?: unknown; only?: boolean };
+  flags?: {
+    presence?: 'required' | 'optional' | 'forbidden';
+    default?: unknown;
+    only?: boolean;
+    description?: string;
+  };
   allow?: unknown[];
   rules?: { name: string; args?: Record<string, unknown> }[];
   keys?: Record<string, Description>;
   patterns?: { regex: string; rule: Description }[];
   items?: Description[];
   matches?: { schema?: Description; is?: Description; then?: Description; otherwise?: Description }[];
-  dependencies?: { rel: string; peers: string[] }[];
+  dependencies?: { rel: string; key?: string | null; peers: string[] }[];
   whens?: { ref: { path: string[] }; is: Description; then?: Description; otherwise?: Description }[];
   preferences?: unknown;
 }
@@ -63,10 +68,17 @@ function stringSchema(d: Description): JsonSchema {
           s.description = `${SEND_AT_RULE}.`;
           break;
         }
+        if (args.description === EMOJI_RULE) {
+          s.description = `${EMOJI_RULE} (one grapheme).`;
+          break;
+        }
         if (args.description !== BASE64_RULE)
           unsupported(`the string rule "custom" (${String(args.description)})`);
         s.contentEncoding = 'base64';
         patterns.push(BASE64);
+        break;
+      // Surrounding spaces are removed (a normalisation, not a constraint).
+      case 'trim':
         break;
       default:
         unsupported(`the string rule "${rule.name}"`);
@@ -116,6 +128,9 @@ function objectSchema(d: Description): JsonSchema {
     const each = dep.peers.map((p) => ({ required: [p] }));
     if (dep.rel === 'or') conditions.push({ anyOf: each });
     else if (dep.rel === 'xor') conditions.push({ oneOf: each });
+    // `.without(key, peers)`: the key never comes with any of its peers.
+    else if (dep.rel === 'without' && dep.key)
+      conditions.push(...dep.peers.map((p) => ({ not: { required: [dep.key!, p] } })));
     else unsupported(`the object dependency "${dep.rel}"`);
   }
   if (conditions.length === 1) Object.assign(s, conditions[0]);
@@ -145,6 +160,10 @@ function alternativesSchema(d: Description): JsonSchema {
     if (m.schema) return [describeToSchema(m.schema)];
     // conditional(Joi.array(), { then, otherwise }): a test of the value's type only.
     if (m.is && m.then && m.otherwise && Object.keys(m.is).length === 1 && m.is.type === m.then.type)
+      return [describeToSchema(m.then), describeToSchema(m.otherwise)];
+    // conditional(Joi.string().pattern(p), { then, otherwise }): two string forms (a group id or
+    // a phone number), each with its own pattern; the value matches one of them.
+    if (m.is?.type === 'string' && m.then?.type === 'string' && m.otherwise)
       return [describeToSchema(m.then), describeToSchema(m.otherwise)];
     return unsupported('this alternatives().conditional() form');
   });
@@ -179,6 +198,9 @@ export function describeToSchema(d: Description): JsonSchema {
   else if (d.type === 'array') s = arraySchema(d);
   else return unsupported(`the joi type "${d.type}"`);
   if (d.flags?.default !== undefined) s.default = d.flags.default;
+  // `.description(text)`: the field's meaning, ahead of what a rule says of it.
+  if (d.flags?.description)
+    s.description = s.description ? `${d.flags.description} ${String(s.description)}` : d.flags.description;
   return s;
 }
 

@@ -1,5 +1,7 @@
 import type { MessagesQuery } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
+import { withContacts } from './contacts.js';
+import { withRevisions } from './revised-record.js';
 
 /** Index entries read per round trip, and at most per request (filters may skip many). */
 const READ = 100;
@@ -25,6 +27,8 @@ export async function listMessages(
   const out: Record<string, unknown>[] = [];
   let before = q.cursor === undefined ? undefined : Number(q.cursor);
   let scanned = 0;
+  /** The entries of `out` already given their `contact`. */
+  let filled = 0;
   for (;;) {
     const entries = await s.index.before(deviceId, before, READ);
     const records = await Promise.all(entries.map((e) => s.messages.get(deviceId, e.messageId)));
@@ -41,17 +45,31 @@ export async function listMessages(
       const direction = record.direction ?? 'outbound';
       if (q.direction && direction !== q.direction) continue;
       if (q.batchId && record.batchId !== q.batchId) continue;
-      const full = direction === 'inbound' ? await s.inbound.get(deviceId, entry.messageId) : record;
+      const read = direction === 'inbound' ? await s.inbound.get(deviceId, entry.messageId) : record;
+      // Edited and deleted ones as GET /messages/:id shows them (an inbound delete is a status).
+      const full = read ? await withRevisions(s, deviceId, read) : undefined;
       if (!full || (q.status && full.status !== q.status)) continue;
       out.push(full as unknown as Record<string, unknown>);
       if (out.length === q.limit) break;
     }
     await s.index.forget(deviceId, gone);
+    await withContacts(s.redis, deviceId, out.slice(filled));
+    filled = out.length;
     const exhausted = entries.length < READ && out.length < q.limit;
-    if (exhausted) return { messages: out };
+    if (exhausted) return { messages: await withKinds(s, deviceId, out) };
     if (out.length === q.limit || scanned >= SCAN_BUDGET) {
       const more = (await s.index.before(deviceId, before, 1)).length > 0;
-      return { messages: out, ...(more ? { nextCursor: String(before) } : {}) };
+      return { messages: await withKinds(s, deviceId, out), ...(more ? { nextCursor: String(before) } : {}) };
     }
   }
+}
+
+/** The page's messages with their message kind fields (as GET /messages/:id), read at once. */
+async function withKinds(
+  s: ApiServices,
+  deviceId: string,
+  messages: Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  const kinds = await Promise.all(messages.map((m) => s.kinds.read(deviceId, String(m.messageId))));
+  return messages.map((m, i) => ({ ...m, ...kinds[i] }));
 }

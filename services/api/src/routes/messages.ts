@@ -2,6 +2,8 @@ import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
 import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
 import { listMessages } from '../read/list-messages.js';
+import { withContacts } from '../read/contacts.js';
+import { withRevisions } from '../read/revised-record.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
@@ -18,7 +20,11 @@ export function messageRoute(s: ApiServices): RequestHandler {
     const record = await ownMessage(s, deviceId, id);
     const data = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : record;
     if (!data) throw new ApiError(404, ERRORS.messageNotFound);
-    res.status(200).json({ success: true, data });
+    await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
+    res.status(200).json({
+      success: true,
+      data: { ...(await withRevisions(s, deviceId, data)), ...(await s.kinds.read(deviceId, id)) },
+    });
   };
 }
 

@@ -19,7 +19,7 @@ const PROBE_KEY = keys.readyProbe(`api:${hostname()}:${process.pid}`);
  * Redis at maxmemory answers PING but refuses every write), and, before each scrape, the Redis
  * memory gauges from INFO (the API reads them: it is the one service every deployment has).
  */
-function opsOptions(s: ApiServices): OpsOptions {
+export function opsOptions(s: ApiServices): OpsOptions {
   return {
     registry: s.metrics.registry,
     defaults: s.defaultMetrics,

@@ -3,17 +3,27 @@ import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { sendMessage } from '../accept/send-message.js';
+import type { SendRateLimit } from '../http/send-rate-limit.js';
 import { parse, parseSendBody } from '../http/validation.js';
 import { respond } from './respond.js';
 
 /** POST /send */
-export function sendRoute(s: ApiServices): RequestHandler {
+export function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
   const schema = sendBodySchema(s.config.maxRecipients);
   return async (req, res) => {
     const auth = authOf(res);
     // Almost every /send has no query at all: nothing for joi to judge.
     if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
     const body = parseSendBody(schema, req.body ?? {}, s.config.maxRecipients);
-    respond(res, await s.idempotency.run(req, auth.tokenHash, () => sendMessage(s, auth.deviceId, body)));
+    const hit = limit.hitOf(res);
+    // An edit or delete is not written by the accept transaction: its hit is counted (and refused
+    // over the limit) first, so the limit stays exact for it too.
+    if (body.edit || body.delete) await limit.settle(res, hit);
+    const outcome = await s.idempotency.run(req, auth.tokenHash, () =>
+      sendMessage(s, auth.deviceId, body, hit),
+    );
+    // Counted by the transaction that wrote the messages; a replay is counted now.
+    await limit.settle(res, hit, !outcome.replayed);
+    respond(res, outcome);
   };
 }

@@ -150,7 +150,7 @@ describe('Admin API: devices and their messages', () => {
     expect(res.body.batches).to.deep.equal([
       {
         batchId: list.body.messageId,
-        counts: { scheduled: 0, queued: 2, sent: 1, delivered: 0, read: 0, failed: 0, held: 0 },
+        counts: { scheduled: 0, queued: 2, sent: 1, delivered: 0, read: 0, failed: 0, deleted: 0, held: 0 },
         total: 3,
       },
     ]);

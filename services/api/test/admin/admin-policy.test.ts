@@ -51,6 +51,17 @@ describe('Admin API and GET /status: a device sending policy, its usage and its 
     );
   });
 
+  it('When typing is turned off and back, then the override is a boolean stored where the sender reads it', async () => {
+    const off = await adminCall(t, `/devices/${device}/policy`, { method: 'PUT', json: { typing: false } });
+    expect(off.status, JSON.stringify(off.body)).to.equal(200);
+    expect(off.body.overrides).to.deep.equal({ typing: false });
+    expect(await t.redis.hget(keys.deviceSettings(device), 'typing')).to.equal('false');
+    const bad = await adminCall(t, `/devices/${device}/policy`, { method: 'PUT', json: { typing: 'maybe' } });
+    expect(bad.status).to.equal(400);
+    const back = await adminCall(t, `/devices/${device}/policy`, { method: 'PUT', json: { typing: null } });
+    expect(back.body.overrides).to.deep.equal({});
+  });
+
   it('When an override is not valid, then 400 with details and nothing changes', async () => {
     const res = await adminCall(t, `/devices/${device}/policy`, {
       method: 'PUT',

@@ -60,7 +60,7 @@ describe('Admin API: a device webhook and list counts', () => {
       {
         batchId,
         total: 3,
-        counts: { scheduled: 0, queued: 3, sent: 0, delivered: 0, read: 0, failed: 0, held: 0 },
+        counts: { scheduled: 0, queued: 3, sent: 0, delivered: 0, read: 0, failed: 0, deleted: 0, held: 0 },
       },
     ]);
     const batch = await adminCall(t, `/devices/${deviceId}/batches/${batchId}`);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { EVENT_TYPES } from '@mgw/contracts';
+import { EVENT_TYPES, keys } from '@mgw/contracts';
 import { markRestricted } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
@@ -187,6 +187,113 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     await cell.getByRole('button', { name: 'Resume now' }).click();
     await page.getByText(`${deviceId}: sending resumed.`).waitFor();
     await waitFor(async () => (await cell.textContent())?.includes('Paused') === false, { what: 'resumed' });
+  });
+
+  it('When texts are edited and deleted, then the Messages page shows the current text as edited and the deleted ones as deleted', async () => {
+    const contact = '15550009101';
+    const send = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${stack().apiUrl}/api/messenger/v1/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenValue}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: contact, ...body }),
+      });
+      return { status: res.status, body: (await res.json()) as { messageId: string } };
+    };
+    const record = async (id: string) =>
+      (
+        (await (await publicApi(`/messages/${id}`, tokenValue)).json()) as {
+          data: { status: string; edits?: unknown[] };
+        }
+      ).data;
+    const edited = (await send({ text: 'the first draft' })).body.messageId;
+    const deleted = (await send({ text: 'this one goes away' })).body.messageId;
+    await waitFor(
+      async () => (await record(edited)).status !== 'queued' && (await record(deleted)).status !== 'queued',
+      {
+        what: 'both sent',
+        timeoutMs: 30_000,
+      },
+    );
+    expect(
+      (await send({ edit: { messageId: edited, text: 'The final wording of the text' } })).status,
+    ).to.equal(202);
+    expect((await send({ delete: { messageId: deleted } })).status).to.equal(202);
+    const unsent = (
+      await send({ text: 'scheduled, then deleted', sendAt: new Date(Date.now() + 60_000).toISOString() })
+    ).body.messageId;
+    expect((await send({ delete: { messageId: unsent } })).status).to.equal(200);
+    await waitFor(
+      async () => (await record(edited)).edits?.length === 1 && (await record(deleted)).status === 'deleted',
+      { what: 'the edit and the delete recorded', timeoutMs: 30_000 },
+    );
+    // A group message with a mention, and a text to a number whose LID the device knows.
+    const group = await stack().simApi<{ id: string }>('POST', '/groups', {
+      subject: 'Shop team',
+      members: ['15550009101', '15550009001', '15550009102'],
+    });
+    const toGroup = (await send({ to: group.id, text: 'Hi @15550009102', mentions: ['15550009102'] })).body
+      .messageId;
+    const lidContact = await stack().simApi<{ lid: string }>('POST', '/contacts', {
+      phone: '15550009104',
+      addressing: 'lid',
+    });
+    await stack().simApi('POST', '/contacts/15550009104/send', { to: '15550009001', text: 'hello shop' });
+    await waitFor(
+      async () => (await stack().redis.hget(keys.contactIdentities(deviceId), 'p:15550009104')) !== null,
+      { what: "the contact's LID in the device map" },
+    );
+    const toPaired = (await send({ to: '15550009104', text: 'hello back' })).body.messageId;
+    await waitFor(async () => (await record(toGroup)).status === 'sent', { what: 'group message sent' });
+
+    await page.goto(`${stack().apiUrl}/dashboard/messages?device=${deviceId}`);
+    const row = (id: string) => page.getByTestId(`message-${id}`);
+    await row(edited).waitFor();
+    const editedCell = row(edited).locator('.msg-content');
+    await waitFor(async () => (await editedCell.getAttribute('data-kind')) === 'text', {
+      what: 'edited row',
+    });
+    expect(await editedCell.innerText()).to.match(/The final wording of the text\s*\(edited\)/);
+    for (const id of [deleted, unsent]) {
+      expect(await row(id).locator('.msg-content').getAttribute('data-kind')).to.equal('deleted');
+      expect(await row(id).locator('[data-status]').getAttribute('data-status')).to.equal('deleted');
+    }
+    // The edit and the delete are messages of their own, listed with what they did not keep: "—".
+    expect(await page.locator('.msg-content[data-kind="none"]').count()).to.be.greaterThan(0);
+    const groupRow = row(toGroup);
+    await groupRow.waitFor();
+    expect(await groupRow.locator('[data-recipient]').getAttribute('data-recipient')).to.equal('group');
+    expect(await groupRow.locator('.recipient').innerText())
+      .to.match(/group/i)
+      .and.include(group.id);
+    await waitFor(async () => (await groupRow.getByTestId('mentions').count()) === 1, {
+      what: 'the mention',
+    });
+    expect(await groupRow.getByTestId('mentions').innerText()).to.equal('@+15550009102');
+    await row(toPaired).waitFor();
+    expect(await row(toPaired).locator('.recipient').innerText())
+      .to.include('+15550009104')
+      .and.include(`LID ${lidContact.lid}@lid`);
+    // A message the LID-addressed contact wrote, found by id: who wrote it, both identities.
+    const listed = (
+      (await (await publicApi('/messages?limit=20', tokenValue)).json()) as {
+        data: { messages: { messageId: string; direction: string; from?: string }[] };
+      }
+    ).data.messages;
+    const wrote = listed.find((m) => m.direction === 'inbound' && m.from === '15550009104')!;
+    await page.locator('#message-id').fill(wrote.messageId);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const foundRecipient = page
+      .locator('.card', { hasText: `Message ${wrote.messageId}` })
+      .locator('.recipient');
+    await foundRecipient.waitFor();
+    expect(await foundRecipient.innerText())
+      .to.match(/from/i)
+      .and.include('+15550009104')
+      .and.include(`LID ${lidContact.lid}@lid`);
+    expect(await page.locator('.card', { hasText: `Message ${wrote.messageId}` }).innerText()).to.include(
+      'hello shop',
+    );
+    await screenshots(page, 'messages-kinds');
   });
 
   it("When a device's webhook and policy are set in its settings, then the secret shows once and the admin API has the cap", async () => {

@@ -9,7 +9,9 @@ interface Lease {
 
 describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over (real services, simulator)', function () {
   this.timeout(240_000);
-  const stack = useStack({ senders: 2 }, 80);
+  // The production lease timings: a takeover before the 15 s lease could lapse comes from the
+  // liveness (SENDER_LIVENESS_TTL_MS, 3 s by default), never from the lease's TTL.
+  const stack = useStack({ senders: 2, env: { LEASE_TTL_MS: '15000', LEASE_RENEW_MS: '5000' } }, 80);
   const deviceB = `e2e-b-${Math.random().toString(36).slice(2, 8)}`;
   let tokenB = '';
 
@@ -98,6 +100,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       what: '40 messages sent',
       intervalMs: 50,
     });
+    const killedAt = Date.now();
     victim.child.kill('SIGKILL');
     await victim.exited;
 
@@ -106,9 +109,25 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
         const l = await lease(stack().deviceId);
         return Boolean(l && l.epoch > before.epoch && holderOf(l));
       },
-      { timeoutMs: 30_000, what: 'another sender holds device A' },
+      { timeoutMs: 30_000, intervalMs: 50, what: 'another sender holds device A' },
     );
+    const takenAfter = Date.now() - killedAt;
     const redelivered = await expectEachSentOnce(recipients, ids, 'every list message leaves queued');
+    // Sending stopped for the longest pause between two first arrivals of the list's messages.
+    const arrivals = (await Promise.all(recipients.map(async (p) => (await stack().inbox(p))[0]!)))
+      .map((m) => Date.parse(m.receivedAt))
+      .sort((a, b) => a - b);
+    const gap = Math.max(...arrivals.slice(1).map((t, i) => t - arrivals[i]!));
+    console.log(
+      `      (kill -9 mid-list: lease taken over ${(takenAfter / 1000).toFixed(1)} s after the kill, ` +
+        `sending stopped for ${(gap / 1000).toFixed(1)} s; ${redelivered} in-flight message(s) written again with the same id)`,
+    );
+    // Taken over once the dead sender's liveness (3 s, beaten every 0.5 s) expired, long before its
+    // 15 s lease could lapse. The pause in sending is longer: the new holder's socket login, then
+    // the pacing gap with its typing lead (6.1 s in quiet runs, 11.2 s once in a full run on 2
+    // cores); it stays below what the lease alone allowed (15 s TTL + renewal slack, 17.9 s).
+    expect(takenAfter, 'lease taken over').to.be.within(2000, 5000);
+    expect(gap, 'pause in sending').to.be.below(15_000);
     // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
     expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.

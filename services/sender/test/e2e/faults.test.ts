@@ -131,58 +131,65 @@ describe('e2e faults: disconnect mid-list, and an OTP nobody could send (real se
   });
 });
 
-describe('e2e faults: Redis down for longer than a lease (real services, private Redis with AOF)', function () {
-  this.timeout(300_000);
-  const stack = useStack({ privateRedis: true });
+// The same fault for the services as processes of their own, and as parts of the all-in-one process
+// (where they share Redis connections).
+for (const allInOne of [false, true]) {
+  describe(`e2e faults: Redis down for longer than a lease (real services${allInOne ? ' in the all-in-one process' : ''}, private Redis with AOF)`, function () {
+    this.timeout(300_000);
+    const stack = useStack({ privateRedis: true, allInOne });
 
-  it('When Redis is killed mid-list for 10 s, then sending resumes within seconds of its return, nothing is lost, nothing reaches a contact twice, and every service tells of it in JSON lines only', async () => {
-    const s = stack();
-    await s.linkByQr('15550850001', 'Outage Account');
-    await s.redis.hset(keys.deviceSettings(s.deviceId), 'sendGapMs', '200');
-    const to = phones('1555086', 60);
-    const res = await s.api<{ messageIds: string[] }>('POST', '/send', { to, text: 'through an outage' });
-    expect(res.status).to.equal(202);
-    const ids = res.body.messageIds;
-    const sentCount = async () =>
-      (await statuses(s, s.deviceId, ids)).filter((r) => r.status !== 'queued').length;
-    await waitFor(async () => (await sentCount()) >= 8, { what: 'the list under way' });
+    it('When Redis is killed mid-list for 10 s, then sending resumes within seconds of its return, nothing is lost, nothing reaches a contact twice, and every service tells of it in JSON lines only', async () => {
+      const s = stack();
+      await s.linkByQr('15550850001', 'Outage Account');
+      await s.redis.hset(keys.deviceSettings(s.deviceId), 'sendGapMs', '200');
+      const to = phones('1555086', 60);
+      const res = await s.api<{ messageIds: string[] }>('POST', '/send', { to, text: 'through an outage' });
+      expect(res.status).to.equal(202);
+      const ids = res.body.messageIds;
+      const sentCount = async () =>
+        (await statuses(s, s.deviceId, ids)).filter((r) => r.status !== 'queued').length;
+      await waitFor(async () => (await sentCount()) >= 8, { what: 'the list under way' });
 
-    await s.killRedis();
-    await new Promise((r) => setTimeout(r, 10_000));
-    await s.restartRedis();
-    const back = Date.now();
-    const atReturn = await waitFor(async () => s.redis.status === 'ready', {
-      what: 'the test client back',
-    }).then(sentCount);
-    await waitFor(async () => (await sentCount()) > atReturn, { timeoutMs: 60_000, what: 'sending resumed' });
-    const resumedAfterMs = Date.now() - back;
+      await s.killRedis();
+      await new Promise((r) => setTimeout(r, 10_000));
+      await s.restartRedis();
+      const back = Date.now();
+      const atReturn = await waitFor(async () => s.redis.status === 'ready', {
+        what: 'the test client back',
+      }).then(sentCount);
+      await waitFor(async () => (await sentCount()) > atReturn, {
+        timeoutMs: 60_000,
+        what: 'sending resumed',
+      });
+      const resumedAfterMs = Date.now() - back;
 
-    let last: { status: string }[] = [];
-    await waitFor(
-      async () => (last = await statuses(s, s.deviceId, ids)).every((r) => FINAL.includes(r.status)),
-      {
-        timeoutMs: 90_000,
-        what: 'every message final',
-      },
-    );
-    const failed = last.filter((r) => r.status === 'failed').length;
-    const received = to.map((p) => s.sim.inbox(p).filter((m) => m.text === 'through an outage'));
-    const lost = received.filter((r) => r.length === 0).length - failed;
-    const duplicates = received.flat().reduce((n, m) => n + (m.duplicates ?? 0), 0);
-    const twice = received.filter((r) => r.length > 1).length;
-    console.log(
-      `      (${ids.length} messages; Redis down 10 s; resumed ${resumedAfterMs} ms after it returned; ` +
-        `lost ${lost}, failed ${failed}, shown twice ${twice}, same-id copies de-duplicated by the phone ${duplicates})`,
-    );
-    expect(lost).to.equal(0);
-    expect(failed).to.equal(0);
-    expect(twice, 'a contact shows a message twice').to.equal(0);
-    expect(resumedAfterMs).to.be.below(10_000);
-    // The outage was told in JSON lines, each through the redacting logger: no library printed
-    // its errors raw (BullMQ does, to stderr, for an object nobody listens to for errors).
-    const raw = s.processes.flatMap((p) =>
-      p.output.filter((l) => !l.startsWith('{')).map((l) => `${p.name}: ${l}`),
-    );
-    expect(raw, 'output that is not a JSON log line').to.deep.equal([]);
+      let last: { status: string }[] = [];
+      await waitFor(
+        async () => (last = await statuses(s, s.deviceId, ids)).every((r) => FINAL.includes(r.status)),
+        {
+          timeoutMs: 90_000,
+          what: 'every message final',
+        },
+      );
+      const failed = last.filter((r) => r.status === 'failed').length;
+      const received = to.map((p) => s.sim.inbox(p).filter((m) => m.text === 'through an outage'));
+      const lost = received.filter((r) => r.length === 0).length - failed;
+      const duplicates = received.flat().reduce((n, m) => n + (m.duplicates ?? 0), 0);
+      const twice = received.filter((r) => r.length > 1).length;
+      console.log(
+        `      (${ids.length} messages; Redis down 10 s; resumed ${resumedAfterMs} ms after it returned; ` +
+          `lost ${lost}, failed ${failed}, shown twice ${twice}, same-id copies de-duplicated by the phone ${duplicates})`,
+      );
+      expect(lost).to.equal(0);
+      expect(failed).to.equal(0);
+      expect(twice, 'a contact shows a message twice').to.equal(0);
+      expect(resumedAfterMs).to.be.below(10_000);
+      // The outage was told in JSON lines, each through the redacting logger: no library printed
+      // its errors raw (BullMQ does, to stderr, for an object nobody listens to for errors).
+      const raw = s.processes.flatMap((p) =>
+        p.output.filter((l) => !l.startsWith('{')).map((l) => `${p.name}: ${l}`),
+      );
+      expect(raw, 'output that is not a JSON log line').to.deep.equal([]);
+    });
   });
-});
+}

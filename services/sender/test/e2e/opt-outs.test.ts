@@ -177,6 +177,15 @@ describe('e2e: opt-outs — keywords, confirmations, the suppression list and it
     const bad = await admin('POST', '/opt-outs', { phone: '+1 555' });
     expect(bad.status).to.equal(400);
     expect(bad.body).to.include({ success: false, error: 'Invalid request data' });
+    expect((await admin('POST', '/opt-outs', { phone: '0123@lid' })).status, 'not a LID').to.equal(400);
+    // A contact known by its LID is added and removed by it (the LID in the path).
+    const lid = '900000000000001@lid';
+    expect((await admin('POST', '/opt-outs', { phone: lid })).body.data).to.deep.equal({
+      phone: lid,
+      optedOut: true,
+      changed: true,
+    });
+    expect((await admin('DELETE', `/opt-outs/${lid}`)).body.data.changed).to.equal(true);
     const added = await admin('POST', '/opt-outs', { phone });
     expect(added.status, JSON.stringify(added.body)).to.equal(200);
     expect(added.body.data).to.deep.equal({ phone, optedOut: true, changed: true });

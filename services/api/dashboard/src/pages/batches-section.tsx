@@ -12,6 +12,7 @@ const SEGMENTS = [
   { key: 'delivered', label: 'Delivered', cls: 'series-delivered' },
   { key: 'read', label: 'Read', cls: 'series-read' },
   { key: 'failed', label: 'Failed', cls: 'series-failed' },
+  { key: 'deleted', label: 'Deleted', cls: 'series-deleted' },
   { key: 'scheduled', label: 'Scheduled', cls: 'series-scheduled' },
   { key: 'queued', label: 'Queued', cls: 'series-queued' },
 ] as const;

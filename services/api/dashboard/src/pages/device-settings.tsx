@@ -230,6 +230,7 @@ const POLICY_INPUTS: { field: keyof PolicyOverrides; label: string; hint: string
   { field: 'quietHours', label: 'Quiet hours', hint: '22:00-07:00, or off.' },
   { field: 'timeZone', label: 'Time zone', hint: 'IANA, such as Europe/Berlin.' },
   { field: 'sendGapMs', label: 'Min gap (ms)', hint: 'Least time between two messages.' },
+  { field: 'typing', label: 'Typing…', hint: 'true or false: "typing…" before a paced text.' },
 ];
 
 function toInput(v: unknown): string {
@@ -249,6 +250,7 @@ function policyBody(form: Record<string, string>): Record<string, unknown> {
     if (v === '') body[field] = null;
     else if (list) body[field] = v.split(',').map((x) => asNumber(x.trim()));
     else if (field === 'quietHours' || field === 'timeZone') body[field] = v;
+    else if (field === 'typing') body[field] = v === 'true' ? true : v === 'false' ? false : v;
     else body[field] = asNumber(v);
   }
   return body;

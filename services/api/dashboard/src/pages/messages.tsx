@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Batch, type Device, type Message } from '../api';
-import { ago, exact, phone } from '../format';
+import { ago, exact } from '../format';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge, usePoll } from '../ui';
+import { MessageContent } from './message-content';
+import { Recipient } from './recipient';
 
 const POLL_MS = 4000;
 
@@ -37,17 +39,20 @@ function BatchProgress(props: { batch: Batch }) {
 
 function MessageRow(props: { m: Message }) {
   const m = props.m;
-  const last = m.readAt ?? m.deliveredAt ?? m.sentAt ?? m.failedAt;
+  const last = m.deletedAt ?? m.readAt ?? m.deliveredAt ?? m.sentAt ?? m.failedAt;
   return (
     <tr data-testid={`message-${m.messageId}`}>
-      <td data-label="To" class="mono">
-        {phone(m.to)}
+      <td data-label="To">
+        <Recipient m={m} />
       </td>
       <td data-label="Status">
         <StatusBadge status={m.status} />
         {m.error && <div class="muted small">{m.error.replace(/_/g, ' ')}</div>}
       </td>
       <td data-label="Kind">{m.kind === 'otp' ? 'OTP' : m.batchId ? 'List' : 'Message'}</td>
+      <td data-label="Content">
+        <MessageContent m={m} />
+      </td>
       <td data-label="Accepted" title={exact(m.createdAt)}>
         {ago(m.createdAt)}
       </td>
@@ -180,6 +185,7 @@ export function MessagesPage() {
                 <th>To</th>
                 <th>Status</th>
                 <th>Kind</th>
+                <th>Content</th>
                 <th>Accepted</th>
                 <th>Last change</th>
                 <th>ID</th>

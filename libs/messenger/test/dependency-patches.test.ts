@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  addTransactionCapability,
+  Curve,
+  promiseTimeout,
+  type SignalKeyStore,
+} from '@whiskeysockets/baileys';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A key pair made outside libsignal (its private key was never seen by libsignal's cache). */
+function foreignKeyPair(): { privKey: Buffer; pubKey: Buffer; keyObject: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync('x25519');
+  return {
+    privKey: Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'),
+    pubKey: Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url'),
+    keyObject: privateKey,
+  };
+}
+
+/** X25519 through node:crypto directly, the reference the patched libsignal must match. */
+function referenceAgreement(privateKey: KeyObject, pubKey: Uint8Array): Buffer {
+  const publicKey = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(pubKey).toString('base64url') },
+    format: 'jwk',
+  });
+  return diffieHellman({ privateKey, publicKey });
+}
+
+describe('dependency patches (patches/, applied by npm install)', () => {
+  it('When the dependencies are installed, then every patch in patches/ is applied to them', () => {
+    const patches = readdirSync(`${root}patches`).filter((f) => f.endsWith('.patch'));
+    expect(patches.length).to.be.greaterThan(0);
+    for (const patch of patches) {
+      // applying the patch in reverse succeeds only where it is applied
+      execFileSync('git', ['apply', '--check', '--reverse', `patches/${patch}`], {
+        cwd: root,
+        stdio: 'pipe',
+      });
+    }
+  });
+
+  it('When libsignal agrees a key again (cached private key object), then the secret is the X25519 one every time', () => {
+    const ours = Curve.generateKeyPair();
+    const theirs = foreignKeyPair();
+    const expected = referenceAgreement(theirs.keyObject, ours.public);
+    for (let i = 0; i < 3; i++) {
+      // fresh copies, as key buffers are read from the session store on every message
+      const secret = Curve.sharedKey(Buffer.from(ours.private), Buffer.from(theirs.pubKey));
+      expect(Buffer.from(secret).equals(expected)).to.equal(true);
+      // a private key libsignal has never seen (not in its cache) agrees the same secret
+      const fromForeign = Curve.sharedKey(Buffer.from(theirs.privKey), Buffer.from(ours.public));
+      expect(Buffer.from(fromForeign).equals(expected)).to.equal(true);
+    }
+    const other = foreignKeyPair();
+    expect(Buffer.from(Curve.sharedKey(Buffer.from(ours.private), other.pubKey)).equals(expected)).to.equal(
+      false,
+    );
+  });
+
+  it("When two sockets' key stores run transactions (one shared async context), then each sees only its own", async () => {
+    const written: string[] = [];
+    const store = (name: string): SignalKeyStore => ({
+      get: async () => ({}),
+      set: async (data) => void written.push(`${name}:${Object.keys(data['session'] ?? {}).join()}`),
+    });
+    const quiet = { trace: () => undefined, debug: () => undefined, error: () => undefined } as never;
+    const options = { maxCommitRetries: 1, delayBetweenTriesMs: 1 };
+    const a = addTransactionCapability(store('a'), quiet, options);
+    const b = addTransactionCapability(store('b'), quiet, options);
+    const seen: boolean[][] = [];
+    await a.transaction(async () => {
+      seen.push([a.isInTransaction(), b.isInTransaction()]);
+      await a.set({ session: { 'a-1': new Uint8Array([1]) } });
+      await b.transaction(async () => {
+        await new Promise((r) => setImmediate(r));
+        seen.push([a.isInTransaction(), b.isInTransaction()]);
+        await b.set({ session: { 'b-1': new Uint8Array([2]) } });
+      }, 'b');
+      seen.push([a.isInTransaction(), b.isInTransaction()]);
+    }, 'a');
+    seen.push([a.isInTransaction(), b.isInTransaction()]);
+    expect(seen).to.deep.equal([
+      [true, false],
+      [true, true],
+      [true, false],
+      [false, false],
+    ]);
+    // each transaction committed its own writes to its own store, b's (inner) first
+    expect(written).to.deep.equal(['b:b-1', 'a:a-1']);
+  });
+
+  it('When a Baileys query times out, then its error still carries the stack of the caller (formatted lazily)', async function callerOfTheQuery() {
+    const error = await promiseTimeout(5, () => undefined).then(
+      () => undefined,
+      (e: unknown) => e as { message: string; data?: { stack?: string } },
+    );
+    expect(error?.message).to.equal('Timed Out');
+    expect(error?.data?.stack).to.include('dependency-patches.test');
+  });
+});

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mgw/common';
+import {
+  keys,
+  type ContactIdentity,
+  type EditEntry,
+  type MessageDeletedEventData,
+  type MessageEditedEventData,
+} from '@mgw/contracts';
+import { storageContext } from './encryption/families.js';
+import { EMIT_LUA, eventSealContext } from './events.js';
+import type { Sealer } from './sealer.js';
+
+/** The field prefix of one edit of a record: `edit:<ms, 15 digits>:<WhatsApp id of the edit>`. */
+const EDIT_FIELD = 'edit:';
+
+/**
+ * KEYS: record, webhook, outbox. ARGV: edit field, sealed entry, sealed current text, retention,
+ * channel, deviceId, event id, editedAt, sealed event data, the contact's phone (`""` when unknown),
+ * its record field (`to` of ours, `from` of an inbound message), its LID (`""`: none; matched
+ * against an inbound record's `lid`).
+ * Appends one edit to a record that exists and is not deleted (each edit its own field, so two
+ * edits never overwrite each other), makes its text the record's current one, emits
+ * `message.edited`. An edit already recorded (WhatsApp redelivers) changes nothing. Returns 1 / 0.
+ */
+const EDIT_SCRIPT = `${EMIT_LUA}
+local rec = KEYS[1]
+if redis.call('HEXISTS', rec, 'messageId') == 0 then return 0 end
+if redis.call('HGET', rec, 'status') == 'deleted' or redis.call('HEXISTS', rec, 'deletedAt') == 1 then return 0 end
+-- Only the message's own chat may change it (a contact edits only what it sent), named by its
+-- phone (or our record's to) or by its LID.
+local by_phone = ARGV[10] ~= '' and redis.call('HGET', rec, ARGV[11]) == ARGV[10]
+if not by_phone and not (ARGV[12] ~= '' and redis.call('HGET', rec, 'lid') == ARGV[12]) then return 0 end
+if redis.call('HSETNX', rec, ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', rec, 'text', ARGV[3])
+redis.call('EXPIRE', rec, tonumber(ARGV[4]))
+mgw_emit(KEYS[2], KEYS[3], ARGV[5], ARGV[6], ARGV[7], 'message.edited', ARGV[8], ARGV[9], true)
+return 1`;
+
+/**
+ * KEYS: inbound record, webhook, outbox. ARGV: deletedAt, channel, deviceId, event id, event data,
+ * the contact's phone and LID (`""` when unknown; only the message's sender may delete it).
+ * A contact deleted a message it sent us: the inbound record reads `deleted`, its text and media
+ * reference are dropped (the contact took them back), `message.deleted` is emitted once.
+ */
+const INBOUND_DELETE_SCRIPT = `${EMIT_LUA}
+local rec = KEYS[1]
+if redis.call('HGET', rec, 'direction') ~= 'inbound' then return 0 end
+if redis.call('HEXISTS', rec, 'deletedAt') == 1 then return 0 end
+-- Only the contact who wrote it can delete it for everyone (by its phone or its LID).
+local by_phone = ARGV[6] ~= '' and redis.call('HGET', rec, 'from') == ARGV[6]
+if not by_phone and not (ARGV[7] ~= '' and redis.call('HGET', rec, 'lid') == ARGV[7]) then return 0 end
+redis.call('HSET', rec, 'deletedAt', ARGV[1])
+redis.call('HDEL', rec, 'text', 'media')
+for _, f in ipairs(redis.call('HKEYS', rec)) do
+  if string.sub(f, 1, ${EDIT_FIELD.length}) == '${EDIT_FIELD}' then redis.call('HDEL', rec, f) end
+end
+mgw_emit(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], 'message.deleted', ARGV[1], ARGV[5])
+return 1`;
+
+/** What an edit is recorded with. */
+export interface EditInputRecord {
+  deviceId: string;
+  messageId: string;
+  platformMessageId: string;
+  direction: 'outbound' | 'inbound';
+  /** The contact: the recipient as our record names it (outbound `to`), or the sender's phone (inbound). */
+  phone?: string;
+  /** The sender's LID (inbound): a contact may write, and revise, by its LID alone. */
+  lid?: string;
+  /** The WhatsApp id of the edit itself (its de-duplication key). */
+  editId: string;
+  text: string;
+  at: Date;
+}
+
+/**
+ * Edits and deletions of message records, ours and contacts' (issue 29). An edit's text is sealed
+ * like every message text (each edit its own field, bound to its record and field), and the
+ * record's current text (`text`) is the last edit's; the `message.edited` event is sealed until
+ * delivered. Our own deletes are a status (`deleted`, MessageStore.markDeleted); a contact's
+ * delete marks the inbound record `deletedAt` and drops its text.
+ */
+export class MessageRevisions {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly sealer: Sealer,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Records an edit and emits `message.edited`; false when the record is gone, deleted or has it. */
+  async recordEdit(edit: EditInputRecord): Promise<boolean> {
+    const key = keys.message(edit.deviceId, edit.messageId);
+    const at = edit.at.toISOString();
+    const field = `${EDIT_FIELD}${String(edit.at.getTime()).padStart(15, '0')}:${edit.editId}`;
+    const entry: EditEntry = { text: edit.text, at };
+    const eventId = randomUUID();
+    const data: MessageEditedEventData = {
+      deviceId: edit.deviceId,
+      messageId: edit.messageId,
+      platformMessageId: edit.platformMessageId,
+      direction: edit.direction,
+      ...(edit.direction === 'outbound'
+        ? { to: edit.phone }
+        : {
+            ...(edit.phone ? { from: edit.phone } : {}),
+            contact: { ...(edit.phone ? { phone: edit.phone } : {}), ...(edit.lid ? { lid: edit.lid } : {}) },
+          }),
+      text: edit.text,
+      editedAt: at,
+    };
+    const written = await this.redis.eval(
+      EDIT_SCRIPT,
+      3,
+      key,
+      keys.webhook(edit.deviceId),
+      keys.eventOutbox(edit.deviceId),
+      field,
+      this.sealer.sealText(JSON.stringify(entry), storageContext(key, field)),
+      this.sealer.sealText(edit.text, storageContext(key, 'text')),
+      String(this.retentionSeconds),
+      keys.eventsChannel(),
+      edit.deviceId,
+      eventId,
+      at,
+      this.sealer.sealText(JSON.stringify(data), eventSealContext(edit.deviceId, eventId)),
+      edit.phone ?? '',
+      edit.direction === 'outbound' ? 'to' : 'from',
+      edit.lid ?? '',
+    );
+    return written === 1;
+  }
+
+  /** A contact deleted one of its messages to us: marks it and emits `message.deleted`. */
+  async recordInboundDelete(
+    deviceId: string,
+    messageId: string,
+    platformMessageId: string,
+    contact: ContactIdentity,
+    at: Date,
+  ): Promise<boolean> {
+    const deletedAt = at.toISOString();
+    const data: MessageDeletedEventData = {
+      deviceId,
+      messageId,
+      platformMessageId,
+      direction: 'inbound',
+      ...(contact.phone ? { from: contact.phone } : {}),
+      contact,
+      deletedAt,
+    };
+    const written = await this.redis.eval(
+      INBOUND_DELETE_SCRIPT,
+      3,
+      keys.message(deviceId, messageId),
+      keys.webhook(deviceId),
+      keys.eventOutbox(deviceId),
+      deletedAt,
+      keys.eventsChannel(),
+      deviceId,
+      randomUUID(),
+      JSON.stringify(data),
+      contact.phone ?? '',
+      contact.lid ?? '',
+    );
+    return written === 1;
+  }
+
+  /** Our id of the inbound message with WhatsApp id `platformMessageId` (undefined: unknown or expired). */
+  async inboundId(deviceId: string, platformMessageId: string): Promise<string | undefined> {
+    return (await this.redis.get(keys.inboundByPlatformId(deviceId, platformMessageId))) ?? undefined;
+  }
+
+  /**
+   * What edits and deletes changed on a record: its edit history (oldest first) and current text
+   * when edited, `deletedAt` when a contact deleted it (our own deletes are the record's status).
+   */
+  async view(
+    deviceId: string,
+    messageId: string,
+  ): Promise<{ edits?: EditEntry[]; text?: string; deletedAt?: string }> {
+    const key = keys.message(deviceId, messageId);
+    const h = await this.redis.hgetall(key);
+    const fields = Object.keys(h)
+      .filter((f) => f.startsWith(EDIT_FIELD))
+      .sort();
+    const edits = fields.map(
+      (f) => JSON.parse(this.sealer.openText(h[f]!, storageContext(key, f))) as EditEntry,
+    );
+    return {
+      ...(edits.length ? { edits, text: edits[edits.length - 1]!.text } : {}),
+      ...(h.direction === 'inbound' && h.deletedAt ? { deletedAt: h.deletedAt } : {}),
+    };
+  }
+}

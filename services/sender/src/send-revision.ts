@@ -1,0 +1,75 @@
+/**
+ * An edit or a delete for everyone (POST /send `edit` / `delete`): a message of its own, sent to
+ * the target's chat, that names the target by its WhatsApp id. WhatsApp's window is checked again
+ * right before the socket write (the API checked it at accept time, but the message may have
+ * waited in the queue since); once sent, the target's record takes the edit (sealed, with its
+ * history) or ends `deleted`.
+ */
+import {
+  DELETE_WINDOW_MS,
+  EDIT_WINDOW_MS,
+  FAILURE_REASONS,
+  type MessageContent,
+  type MessageRecord,
+  type SendJobData,
+} from '@mgw/contracts';
+import type { MessageSender } from '@mgw/messenger';
+import type { MessageRevisions, MessageStore } from '@mgw/store';
+import { PermanentSendError } from './send-errors.js';
+
+export interface RevisionDeps {
+  sender: MessageSender;
+  messages: MessageStore;
+  revisions: MessageRevisions;
+}
+
+const SENT = new Set(['sent', 'delivered', 'read']);
+
+export async function sendRevision(
+  data: SendJobData,
+  content: MessageContent,
+  jid: string,
+  deps: RevisionDeps,
+): Promise<void> {
+  const targetId = (content.edit ?? content.delete)!.messageId;
+  const target = await deps.messages.getRecord(data.deviceId, targetId);
+  const edit = content.edit;
+  refuseUnless(target, edit ? EDIT_WINDOW_MS : DELETE_WINDOW_MS);
+  const platformId = target!.platformMessageId;
+  if (edit && (await deps.sender.sentText(platformId)) !== true)
+    throw new PermanentSendError(FAILURE_REASONS.revisionRefused, 'only a sent text can be edited');
+  await deps.sender.send({
+    jid,
+    platformMessageId: data.platformMessageId,
+    revision: { targetPlatformMessageId: platformId, ...(edit ? { text: edit.text } : {}) },
+  });
+  const at = new Date();
+  if (edit) {
+    await deps.revisions.recordEdit({
+      deviceId: data.deviceId,
+      messageId: targetId,
+      platformMessageId: platformId,
+      direction: 'outbound',
+      phone: target!.to,
+      editId: data.platformMessageId,
+      text: edit.text,
+      at,
+    });
+  } else {
+    await deps.messages.markDeleted(
+      { deviceId: data.deviceId, messageId: targetId } as SendJobData,
+      at,
+      false,
+    );
+  }
+}
+
+/** The target must be a sent message of ours still within WhatsApp's window. */
+function refuseUnless(target: MessageRecord | undefined, windowMs: number): void {
+  const sentAt = target?.sentAt ? Date.parse(target.sentAt) : NaN;
+  if (!target || !SENT.has(target.status) || !(Date.now() - sentAt < windowMs))
+    throw new PermanentSendError(
+      FAILURE_REASONS.revisionRefused,
+      "the target is not a sent message within WhatsApp's window",
+    );
+}

@@ -1,0 +1,98 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { createLogger, parseAllowedPrivateHosts } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import { createLinkPreviewer, firstUrl, readPage, type PreviewOutcome } from '../src/link-preview.js';
+import { Pacer } from '../src/pacing.js';
+import { TYPING_MAX_MS, typingMs } from '../src/typing.js';
+
+describe('sender: link previews (real HTTP through the outbound guard) and typing', () => {
+  let server: Server;
+  let base = '';
+  const hits: string[] = [];
+  const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200, 7)]);
+  before(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/img.jpg') return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
+      if (req.url === '/data.json')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<head><title>T</title><meta content="Og title" property="og:title"><meta property='og:image' content='/img.jpg'>` +
+          `<meta name="description" content="  A   description &lt;b&gt;  "></head>`,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  const logger = createLogger({ level: 'silent', service: 'test' });
+
+  it('When a text has URLs, then the first is taken without trailing punctuation; a page is read Open Graph first', () => {
+    expect(firstUrl('see https://a.example/x?y=1, and http://b.example')).to.equal('https://a.example/x?y=1');
+    expect(firstUrl('(https://a.example/path).')).to.equal('https://a.example/path');
+    expect(firstUrl('no link here, ftp://x')).to.equal(undefined);
+    expect(readPage('<title> Only  title </title>')).to.deep.equal({ title: 'Only title' });
+    expect(readPage(`<meta property="og:title" content="A &amp; B"><title>x</title>`).title).to.equal(
+      'A & B',
+    );
+    expect(readPage('<p>nothing</p>')).to.deep.equal({});
+  });
+
+  it('When the host is allowed, then title, description and JPEG thumbnail come back, fetched once for many texts', async () => {
+    const outcomes: PreviewOutcome[] = [];
+    const preview = createLinkPreviewer({
+      outbound: { allowList: parseAllowedPrivateHosts('127.0.0.1') },
+      logger,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    const url = `${base}/page`;
+    const [a, b] = await Promise.all([preview(`one ${url}`), preview(`two ${url}.`)]);
+    expect(a).to.deep.include({ matchedText: url, url, title: 'Og title', description: 'A description <b>' });
+    expect(a!.jpegThumbnail!.equals(jpeg)).to.equal(true);
+    expect(b).to.equal(a);
+    expect(hits.filter((h) => h === '/page')).to.have.length(1);
+    expect(await preview(`${base}/data.json`)).to.equal(undefined);
+    expect(outcomes).to.deep.equal(['ok', 'none']);
+  });
+
+  it('When the host is not allowed (loopback without ALLOWED_PRIVATE_HOSTS), then no preview and no request', async () => {
+    const outcomes: PreviewOutcome[] = [];
+    const preview = createLinkPreviewer({
+      outbound: { allowList: parseAllowedPrivateHosts('') },
+      logger,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    const before = hits.length;
+    expect(await preview(`look ${base}/private`)).to.equal(undefined);
+    expect(hits.length).to.equal(before);
+    expect(outcomes).to.deep.equal(['refused']);
+  });
+
+  it('When a text is longer, then typing lasts longer, up to its bound; the pacer starts it before the turn and never past the gap', async () => {
+    expect(typingMs(10)).to.be.lessThan(typingMs(100));
+    expect(typingMs(1_000_000)).to.equal(TYPING_MAX_MS);
+    const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    try {
+      const device = `typing-${Math.random().toString(36).slice(2, 8)}`;
+      const pacer = new Pacer(redis, device, 300, 0);
+      expect(await pacer.typing()).to.equal(true);
+      const started: number[] = [];
+      const t0 = Date.now();
+      await pacer.wait({ ms: 5000, start: () => started.push(Date.now()) });
+      const turn = Date.now();
+      expect(started).to.have.length(1);
+      // Bounded by the gap (300 ms), not the 5 s asked for.
+      expect(turn - started[0]!).to.be.at.least(250);
+      expect(turn - t0).to.be.lessThan(3000);
+      await redis.hset(keys.deviceSettings(`${device}-off`), 'typing', 'false');
+      expect(await new Pacer(redis, `${device}-off`, 300, 0).typing()).to.equal(false);
+    } finally {
+      await redis.quit();
+    }
+  });
+});

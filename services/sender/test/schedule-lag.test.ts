@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { Pacer } from '../src/pacing.js';
+import { median } from '../src/queue-metrics.js';
+
+/** Blocks this thread (the event loop) for `ms`, as a sender short of CPU would be. */
+function blockEventLoop(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe('sender: how far behind its paced schedule a device is (real Redis)', () => {
+  let redis: Redis;
+  const device = `lag-${Math.random().toString(36).slice(2, 8)}`;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(async () => {
+    await redis.quit();
+  });
+
+  it('When messages go on time, then the lag is about 0; when the loop is blocked past the due time, then the lag is how late the message went; an idle window has no lag', async () => {
+    const pacer = new Pacer(redis, device, 100, 0);
+    expect(pacer.takeLagMs(), 'nothing sent yet').to.equal(undefined);
+    await pacer.wait();
+    await pacer.wait(undefined, Date.now());
+    expect(pacer.takeLagMs()).to.be.below(80);
+    expect(pacer.takeLagMs(), 'a new window with nothing in it').to.equal(undefined);
+    // The next message is due 100 ms after the last; the loop is stuck for 600 ms.
+    const next = pacer.wait(undefined, Date.now());
+    blockEventLoop(600);
+    await next;
+    expect(pacer.takeLagMs()).to.be.within(400, 2000);
+    // A message that became ready long after the last one went is due when it became ready.
+    await new Promise((r) => setTimeout(r, 300));
+    await pacer.wait(undefined, Date.now());
+    expect(pacer.takeLagMs()).to.be.below(80);
+  });
+
+  it('When a message waits past its due time, then the lag counts while it waits', async () => {
+    const pacer = new Pacer(redis, `${device}-w`, 100, 0);
+    await pacer.wait();
+    const next = pacer.wait(undefined, Date.now());
+    // Read before the turn starts: nothing waits yet; once its timer is due it is overdue.
+    await new Promise((r) => setTimeout(r, 10));
+    const lateBy = pacer.takeLagMs(Date.now() + 1000);
+    expect(lateBy).to.be.within(850, 1000);
+    await next;
+  });
+
+  it('When devices are summed up for the sender, then the median counts (one late device is no capacity problem)', () => {
+    expect(median([])).to.equal(0);
+    expect(median([0.1, 30, 0.2])).to.equal(0.2);
+    expect(median([1, 2, 3, 4])).to.equal(2.5);
+  });
+});
