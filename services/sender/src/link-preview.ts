@@ -4,14 +4,19 @@
  * addresses refused unless allow-listed, ports 80/443, redirects re-checked) with small size and
  * time limits — never by Baileys, whose own fetch is unguarded (outgoing-text.ts always hands it
  * a preview or null). A refused, slow, failing or preview-less URL sends the text without one,
- * never fails it. One request's URL is fetched once per sender for a while, however many
- * recipients a list has.
+ * never fails it. One request's URL is fetched once per device for a while, however many
+ * recipients a list has. The cache is kept per device, not per sender: a preview fetched for one
+ * tenant (perhaps from a host only the operator's ALLOWED_PRIVATE_HOSTS admits) never answers
+ * another tenant's text.
  */
 import { createOutboundClient, OutboundRefusedError, type Logger, type OutboundConfig } from '@mgw/common';
 import type { LinkPreviewInput } from '@mgw/messenger';
 
-/** A link preview lookup: undefined when the text has no URL or no preview could be had. */
-export type LinkPreviewer = (text: string) => Promise<LinkPreviewInput | undefined>;
+/**
+ * A link preview lookup for a text `deviceId` sends: undefined when the text has no URL or no
+ * preview could be had.
+ */
+export type LinkPreviewer = (text: string, deviceId: string) => Promise<LinkPreviewInput | undefined>;
 
 export const PREVIEW_PAGE_MAX_BYTES = 512 * 1024;
 export const PREVIEW_IMAGE_MAX_BYTES = 64 * 1024;
@@ -95,15 +100,16 @@ export function createLinkPreviewer(opts: {
     }
   }
 
-  return async (text) => {
+  return async (text, deviceId) => {
     const url = firstUrl(text);
     if (!url) return undefined;
     const now = Date.now();
     for (const [k, v] of cache) if (now - v.at > CACHE_MS) cache.delete(k);
-    const hit = cache.get(url);
+    const key = `${deviceId}\n${url}`;
+    const hit = cache.get(key);
     if (hit) return hit.preview;
     const preview = fetchPreview(url);
-    cache.set(url, { at: now, preview });
+    cache.set(key, { at: now, preview });
     if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
     return preview;
   };

@@ -112,7 +112,7 @@ export async function sendContent(
   if (!att) {
     // No preview for an OTP (nothing to preview, and it must not wait) or when the request said no.
     const wantPreview = data.kind !== 'otp' && content.linkPreview !== false && content.text;
-    const linkPreview = wantPreview ? await deps.linkPreview?.(content.text!) : undefined;
+    const linkPreview = wantPreview ? await deps.linkPreview?.(content.text!, data.deviceId) : undefined;
     await deps.sender.send({
       jid,
       platformMessageId: data.platformMessageId,

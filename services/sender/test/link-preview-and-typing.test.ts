@@ -43,7 +43,7 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
     expect(readPage('<p>nothing</p>')).to.deep.equal({});
   });
 
-  it('When the host is allowed, then title, description and JPEG thumbnail come back, fetched once for many texts', async () => {
+  it('When the host is allowed, then title, description and JPEG thumbnail come back, fetched once for many texts of a device and again for another device', async () => {
     const outcomes: PreviewOutcome[] = [];
     const preview = createLinkPreviewer({
       outbound: { allowList: parseAllowedPrivateHosts('127.0.0.1') },
@@ -51,13 +51,18 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       onOutcome: (o) => outcomes.push(o),
     });
     const url = `${base}/page`;
-    const [a, b] = await Promise.all([preview(`one ${url}`), preview(`two ${url}.`)]);
+    const [a, b] = await Promise.all([preview(`one ${url}`, 'dev-a'), preview(`two ${url}.`, 'dev-a')]);
     expect(a).to.deep.include({ matchedText: url, url, title: 'Og title', description: 'A description <b>' });
     expect(a!.jpegThumbnail!.equals(jpeg)).to.equal(true);
     expect(b).to.equal(a);
     expect(hits.filter((h) => h === '/page')).to.have.length(1);
-    expect(await preview(`${base}/data.json`)).to.equal(undefined);
-    expect(outcomes).to.deep.equal(['ok', 'none']);
+    // Another tenant's device does not get the first one's cached preview: it is fetched for it.
+    const c = await preview(`three ${url}`, 'dev-b');
+    expect(c).to.deep.include({ url, title: 'Og title' });
+    expect(c).to.not.equal(a);
+    expect(hits.filter((h) => h === '/page')).to.have.length(2);
+    expect(await preview(`${base}/data.json`, 'dev-a')).to.equal(undefined);
+    expect(outcomes).to.deep.equal(['ok', 'ok', 'none']);
   });
 
   it('When the host is not allowed (loopback without ALLOWED_PRIVATE_HOSTS), then no preview and no request', async () => {
@@ -68,7 +73,7 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       onOutcome: (o) => outcomes.push(o),
     });
     const before = hits.length;
-    expect(await preview(`look ${base}/private`)).to.equal(undefined);
+    expect(await preview(`look ${base}/private`, 'dev-a')).to.equal(undefined);
     expect(hits.length).to.equal(before);
     expect(outcomes).to.deep.equal(['refused']);
   });
