@@ -175,13 +175,7 @@ export const schemas: Record<string, JsonSchema> = {
       deviceId: str(),
       to: str('Outbound: the recipient as the request named it, a phone number or a LID (`<digits>@lid`).'),
       contact: {
-        ...closed(
-          {
-            phone: str('The phone number (digits), when known.'),
-            lid: str('The LID (`<digits>@lid`, usable as `to`), when known.'),
-          },
-          [],
-        ),
+        $ref: '#/components/schemas/ContactIdentity',
         description:
           'Who the message is to (outbound) or from (inbound), as far as the device knows: see docs/contacts-and-identities.md.',
       },

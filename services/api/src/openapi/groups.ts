@@ -21,11 +21,15 @@ const str = (description: string): JsonSchema => ({ type: 'string', description 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const result = (data: JsonSchema) => closed({ success: { const: true }, data }, ['success', 'data']);
 
-/** `contact` of records, events and group members. */
+/** `contact` of records, events, reactions, poll votes and group members: the one ContactIdentity component. */
 export const contactIdentitySchema = closed(
   {
     phone: str('The phone number (digits), when known.'),
-    lid: { type: 'string', pattern: '^\\d+@lid$', description: 'The LID (`<digits>@lid`), when known.' },
+    lid: {
+      type: 'string',
+      pattern: '^\\d+@lid$',
+      description: 'The LID (`<digits>@lid`, usable as `to`), when known.',
+    },
   },
   [],
 );

@@ -10,11 +10,8 @@ const closed = (properties: Record<string, JsonSchema>, required: string[]): Jso
 });
 const str = (description: string): JsonSchema => ({ type: 'string', description });
 
-/** A contact's identity: its phone (digits) and/or its LID (`<digits>@lid`). */
-export const contactIdentitySchema = closed(
-  { phone: str('The phone number (digits), when known.'), lid: str('The LID (`<digits>@lid`), when known.') },
-  [],
-);
+/** A contact's identity: the one `ContactIdentity` component (openapi/groups.ts). */
+const contactIdentity: JsonSchema = { $ref: '#/components/schemas/ContactIdentity' };
 
 const location = closed(
   {
@@ -82,7 +79,7 @@ export const messageKindProperties: Record<string, JsonSchema> = {
           description: "Each contact's latest vote (`options: []`: it withdrew it).",
           items: closed(
             {
-              contact: contactIdentitySchema,
+              contact: contactIdentity,
               options: { type: 'array', items: { type: 'string' } },
               at: { type: 'string', format: 'date-time' },
             },
@@ -100,7 +97,7 @@ export const messageKindProperties: Record<string, JsonSchema> = {
       "Reactions contacts put on this message (each contact's current one; a removed one is gone).",
     items: closed(
       {
-        contact: contactIdentitySchema,
+        contact: contactIdentity,
         emoji: { type: 'string' },
         at: { type: 'string', format: 'date-time' },
       },
