@@ -24,7 +24,15 @@ export function scheduleReceipts(
   };
   const { receiptDelayMs, readDelayMs } = sim.config;
   if (recipient.receipts === 'none') return;
-  if (receiptDelayMs !== null) setTimeout(() => send(), receiptDelayMs).unref();
-  if (readDelayMs !== null && recipient.receipts === 'read')
-    setTimeout(() => send('read'), Math.max(readDelayMs, (receiptDelayMs ?? 0) + 1)).unref();
+  const read = readDelayMs !== null && recipient.receipts === 'read';
+  if (receiptDelayMs === null) {
+    if (read) setTimeout(() => send('read'), readDelayMs).unref();
+    return;
+  }
+  // A phone acknowledges delivery before it reports a read: the read is timed from the delivery,
+  // not alongside it (two timers can fire in either order when the event loop was busy).
+  setTimeout(() => {
+    send();
+    if (read) setTimeout(() => send('read'), Math.max(readDelayMs - receiptDelayMs, 1)).unref();
+  }, receiptDelayMs).unref();
 }

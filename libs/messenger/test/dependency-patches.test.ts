@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 import {
   addTransactionCapability,
   Curve,
+  makeEventBuffer,
   promiseTimeout,
+  proto,
+  type BaileysEventMap,
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
 
@@ -101,5 +104,53 @@ describe('dependency patches (patches/, applied by npm install)', () => {
     );
     expect(error?.message).to.equal('Timed Out');
     expect(error?.data?.stack).to.include('dependency-patches.test');
+  });
+
+  it("When a message's receipts arrive out of order while Baileys buffers events, then the merged update keeps the higher status (a read is not turned back into a delivery)", () => {
+    const { DELIVERY_ACK, ERROR, PENDING, READ } = proto.WebMessageInfo.Status;
+    const silent = {
+      level: 'silent',
+      child: () => silent,
+      trace() {},
+      debug() {},
+      info() {},
+      warn() {},
+      error() {},
+    };
+    const ev = makeEventBuffer(silent as never);
+    const updates: BaileysEventMap['messages.update'][] = [];
+    const upserts: BaileysEventMap['messages.upsert'][] = [];
+    ev.on('messages.update', (u) => updates.push(u));
+    ev.on('messages.upsert', (u) => upserts.push(u));
+    const key = (id: string) => ({ remoteJid: '15550000001@s.whatsapp.net', fromMe: true, id });
+    const receipt = (id: string, status: number) => [{ key: key(id), update: { status } }];
+
+    // Read before its delivery (a stalled event loop, or two devices of the recipient): read stays.
+    ev.buffer();
+    ev.emit('messages.update', receipt('a', READ));
+    ev.emit('messages.update', receipt('a', DELIVERY_ACK));
+    ev.flush();
+    expect(updates.flat().map((u) => [u.key.id, u.update.status])).to.deep.equal([['a', READ]]);
+
+    // Folded into the buffered upsert of our own message, in either order.
+    ev.buffer();
+    ev.emit('messages.update', receipt('b', READ));
+    ev.emit('messages.upsert', { type: 'append', messages: [{ key: key('b'), status: PENDING }] });
+    ev.emit('messages.update', receipt('b', DELIVERY_ACK));
+    ev.flush();
+    expect(upserts.flatMap((u) => u.messages).map((m) => [m.key.id, m.status])).to.deep.equal([['b', READ]]);
+
+    // In order, a status still moves forward; an error ack is never dropped.
+    updates.length = 0;
+    ev.buffer();
+    ev.emit('messages.update', receipt('c', DELIVERY_ACK));
+    ev.emit('messages.update', receipt('c', READ));
+    ev.emit('messages.update', receipt('d', PENDING));
+    ev.emit('messages.update', receipt('d', ERROR));
+    ev.flush();
+    expect(updates.flat().map((u) => [u.key.id, u.update.status])).to.deep.equal([
+      ['c', READ],
+      ['d', ERROR],
+    ]);
   });
 });
