@@ -82,7 +82,10 @@ export class ServiceHost<M> {
     const { pool } = shared;
     let client = this.pool.get(pool);
     if (!client) {
-      client = createRedis(this.opts.redis, role, `${this.opts.service}-${pool}`);
+      // The general connection auto-pipelines, as connection's and sender's own do when they run
+      // alone: commands issued in one tick leave in one write (none of its users block or WATCH).
+      const options = pool === 'general' ? { enableAutoPipelining: true } : {};
+      client = createRedis(this.opts.redis, role, `${this.opts.service}-${pool}`, options);
       this.pool.set(pool, client);
     }
     return client;

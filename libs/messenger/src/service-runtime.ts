@@ -42,7 +42,7 @@ export async function startMessengerRuntime(
   // The general connection waits out short Redis outages (worker role). Auto-pipelining: the
   // commands the sockets and jobs issue in one tick leave in one write (no blocking command
   // runs on it), which is most of the sender's per-message Redis cost in syscalls. In the
-  // all-in-one process the parts share the host's general connection as it is.
+  // all-in-one process the parts share the host's general connection, which auto-pipelines too.
   const rt = createServiceRuntime({
     service,
     config,
