@@ -1,4 +1,4 @@
-import { masterNodes, type RedisClient } from '@mgw/common';
+import { masterNodes, RedisScript, type RedisClient } from '@mgw/common';
 import {
   BufferJSON,
   initAuthCreds,
@@ -61,6 +61,7 @@ for _, op in ipairs(cjson.decode(ARGV[2])) do
 end
 return 1
 `;
+const FENCED = new RedisScript<number>('mgwAuthFencedWrite', FENCED_WRITE);
 
 type Op =
   [number, 'hset', string, string] | [number, 'hdel', string] | [number, 'set', string] | [number, 'del'];
@@ -126,14 +127,12 @@ export async function fencedWrite(
   ops: Op[],
 ): Promise<FencedWriteOutcome> {
   if (ops.length === 0) return 'applied';
-  const applied = (await redis.eval(
-    FENCED_WRITE,
-    targets.length + 1,
-    keys.lease(deviceId),
-    ...targets,
-    String(epoch),
-    JSON.stringify(ops),
-  )) as number;
+  // By its SHA (EVALSHA): a session write per message need not carry the script's text.
+  const applied = await FENCED.run(
+    redis,
+    [keys.lease(deviceId), ...targets],
+    [String(epoch), JSON.stringify(ops)],
+  );
   return applied === 1 ? 'applied' : applied === -1 ? 'missing' : 'fenced';
 }
 

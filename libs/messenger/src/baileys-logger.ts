@@ -20,6 +20,8 @@ export function baileysLogger(logger: Logger, bindings: Record<string, unknown> 
     return out;
   };
   const emit = (level: 'debug' | 'warn', obj: unknown, msg?: string) => {
+    // Below our level: dropped here, before its fields are copied and winston's streams run.
+    if (!logger.isLevelEnabled(level)) return;
     const message = msg ?? (typeof obj === 'string' ? obj : 'baileys');
     logger.log(level, message, { ...bindings, ...fields(obj), source: 'baileys' });
   };

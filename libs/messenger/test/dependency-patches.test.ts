@@ -7,6 +7,7 @@ import {
   addTransactionCapability,
   Curve,
   makeEventBuffer,
+  outsideTransaction,
   promiseTimeout,
   proto,
   type BaileysEventMap,
@@ -95,6 +96,48 @@ describe('dependency patches (patches/, applied by npm install)', () => {
     ]);
     // each transaction committed its own writes to its own store, b's (inner) first
     expect(written).to.deep.equal(['b:b-1', 'a:a-1']);
+  });
+
+  it('When a task started inside a transaction writes after the transaction committed, then (run outsideTransaction) its write reaches the store', async () => {
+    const written: string[] = [];
+    const store: SignalKeyStore = {
+      get: async () => ({}),
+      set: async (data) => void written.push(...Object.keys(data['tctoken'] ?? {})),
+    };
+    const quiet = { trace: () => undefined, debug: () => undefined, error: () => undefined } as never;
+    const keys = addTransactionCapability(store, quiet, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
+    let release!: () => void;
+    const later = new Promise<void>((r) => (release = r));
+    let lost!: Promise<void>;
+    let kept!: Promise<void>;
+    await keys.transaction(async () => {
+      // Fire-and-forget, as Baileys' privacy-token issuance after a send: it writes once the
+      // transaction that started it has committed.
+      lost = later.then(() => keys.set({ tctoken: { inside: { token: Buffer.alloc(0) } } }));
+      kept = outsideTransaction(() =>
+        later.then(() => keys.set({ tctoken: { outside: { token: Buffer.alloc(0) } } })),
+      );
+    }, 'me');
+    release();
+    await Promise.all([lost, kept]);
+    // The write made in the committed transaction's context goes nowhere; the other is stored.
+    expect(written).to.deep.equal(['outside']);
+  });
+
+  it('When a Baileys query answers in time, then no stack trace is formatted for it', async () => {
+    const prepare = Error.prepareStackTrace;
+    let formatted = 0;
+    Error.prepareStackTrace = (err, frames) => {
+      formatted++;
+      return prepare ? prepare(err, frames) : String(err);
+    };
+    try {
+      expect(await promiseTimeout<number>(60_000, (resolve) => resolve(7))).to.equal(7);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      Error.prepareStackTrace = prepare;
+    }
+    expect(formatted).to.equal(0);
   });
 
   it('When a Baileys query times out, then its error still carries the stack of the caller (formatted lazily)', async function callerOfTheQuery() {

@@ -7,29 +7,8 @@ import { CONTACT_LUA } from './contact-identities.js';
  * concurrent senders, receipts and API calls; the same logic as GET-then-SET would race.
  */
 
-/**
- * KEYS: record, content, device queue stats, webhook, event outbox, the device's phone <-> LID
- * map (each event's `contact`, see contact-identities.ts). ARGV: target status, its
- * rank, ranks JSON, retention seconds, fields JSON (set with the status), base JSON (the record's
- * fields from its job, set where missing), settle ('1': this is the message's final outcome as the
- * sender sees it), requireUnclaimed ('1': refuse (-1) when a send attempt already started),
- * deviceId, batch key prefix, events channel, activity key prefix (`keys.deviceActivity(id, '')`),
- * activity TTL seconds.
- * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
- *
- * Events (see events.ts) are emitted here, with the change: `message.<status>` in status order
- * whatever order the changes arrive in — `evRank` remembers the last status announced, and nothing
- * after `sent` is announced before `sentAt` is known (a receipt that overtook the sender's
- * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
- * with the status (a scheduled send's from `scheduled`: its record has `sendAt`), and its last
- * message leaving `queued`/`scheduled` emits `batch.completed`. The batch key is built from the
- * record's batchId: it carries the device's hash tag, so it is in this slot; so is its held set
- * (`<batch key>:held`), which a message leaves with `queued`.
- * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
- * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
- */
-export const TRANSITION_SCRIPT = `${EMIT_LUA}${CONTACT_LUA}
-local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
+/** The transition's logic, after its keys are named (`rec`, `content`, `stats`): see TRANSITION_SCRIPT. */
+const TRANSITION_BODY = `
 local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
 if ARGV[8] == '1' and redis.call('HEXISTS', rec, 'sendingAt') == 1 then return -1 end
@@ -138,15 +117,56 @@ return changed
 `;
 
 /**
+ * KEYS: record, content, device queue stats, webhook, event outbox, the device's phone <-> LID
+ * map (each event's `contact`, see contact-identities.ts). ARGV: target status, its
+ * rank, ranks JSON, retention seconds, fields JSON (set with the status), base JSON (the record's
+ * fields from its job, set where missing), settle ('1': this is the message's final outcome as the
+ * sender sees it), requireUnclaimed ('1': refuse (-1) when a send attempt already started),
+ * deviceId, batch key prefix, events channel, activity key prefix (`keys.deviceActivity(id, '')`),
+ * activity TTL seconds.
+ * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
+ *
+ * Events (see events.ts) are emitted here, with the change: `message.<status>` in status order
+ * whatever order the changes arrive in — `evRank` remembers the last status announced, and nothing
+ * after `sent` is announced before `sentAt` is known (a receipt that overtook the sender's
+ * bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move
+ * with the status (a scheduled send's from `scheduled`: its record has `sendAt`), and its last
+ * message leaving `queued`/`scheduled` emits `batch.completed`. The batch key is built from the
+ * record's batchId: it carries the device's hash tag, so it is in this slot; so is its held set
+ * (`<batch key>:held`), which a message leaves with `queued`.
+ * Each announced status is also counted once in the device's hourly activity (`keys.deviceActivity`,
+ * the hour of the status's own time), webhook or not; that key too is built here, in this slot.
+ */
+export const TRANSITION_SCRIPT = `${EMIT_LUA}${CONTACT_LUA}
+local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
+${TRANSITION_BODY}`;
+
+/**
+ * A receipt's transition, by the message's WhatsApp id: TRANSITION_SCRIPT with KEYS[1] the
+ * WhatsApp-id mapping (`keys.messageByPlatformId`) instead of the record, whose key is built from
+ * the id the mapping names (ARGV[14]: `keys.message(deviceId, '')`, in this device's slot), so a
+ * receipt needs one script call instead of a read and then the script. The other keys and
+ * arguments are the transition's (KEYS[2], the content, is not used: a receipt settles nothing).
+ * Returns -2 when the WhatsApp id is not ours (unknown, or its mapping expired).
+ */
+export const RECEIPT_SCRIPT = `${EMIT_LUA}${CONTACT_LUA}
+local mid = redis.call('GET', KEYS[1])
+if not mid then return -2 end
+local rec = ARGV[14] .. mid
+local content, stats = rec, KEYS[3]
+${TRANSITION_BODY}`;
+
+/**
  * KEYS: record, WhatsApp-id mapping, batch (the record key when the message is not of a list),
- * the batch's held set. ARGV: messageId, retention seconds, now (ms), expiresAt (ms or ''), base
- * JSON, '1' when the message is of a list. Marks that a send attempt starts; see MessageStore.claim.
- * Returns 'claimed', or why not: 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its list),
- * 'expired'.
+ * the batch's held set, the device's pause (`keys.deviceRestriction`). ARGV: messageId, retention
+ * seconds, now (ms), expiresAt (ms or ''), base JSON, '1' when the message is of a list. Marks that
+ * a send attempt starts; see MessageStore.claim. Returns 'claimed', or why not: 'failed', 'sent',
+ * 'deleted', 'cancelled' / 'paused' (its list), 'expired', 'restricted' (the device is paused).
  *
  * The list's state is read here, in the script that starts the attempt: once a cancel's script
  * ran, no message of the list is claimed any more (whichever sender holds the device, before or
- * after a failover), which is what lets the cancel answer "none of them will be sent". Claiming
+ * after a failover), which is what lets the cancel answer "none of them will be sent". So is the
+ * device's pause: a pause that began while the message waited for its turn holds it. Claiming
  * also ends the message's hold (`held`, and its place in the list's held set).
  */
 export const CLAIM_SCRIPT = `
@@ -162,6 +182,8 @@ if ARGV[6] == '1' then
   if b[2] then return 'paused' end
 end
 if ARGV[4] ~= '' and tonumber(ARGV[3]) >= tonumber(ARGV[4]) then return 'expired' end
+local pause = redis.call('HMGET', KEYS[5], 'reason', 'until')
+if pause[1] and tonumber(pause[2] or '0') > tonumber(ARGV[3]) then return 'restricted' end
 for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSETNX', rec, k, v) end
 redis.call('HSETNX', rec, 'status', 'queued')
 redis.call('HSET', rec, 'sendingAt', ARGV[3])

@@ -10,13 +10,14 @@ import {
   type MessageStatus,
   type SendJobData,
 } from '@mgw/contracts';
-import { RedisScript, pipelineReplies, scriptPipeline } from '@mgw/common';
+import { RedisScript } from '@mgw/common';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from './device-activity.js';
-import { CLAIM_SCRIPT, HOLD_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
+import { CLAIM_SCRIPT, HOLD_SCRIPT, RECEIPT_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
 
 const CLAIM = new RedisScript<ClaimOutcome>('mgwMessageClaim', CLAIM_SCRIPT);
 const HOLD = new RedisScript<number>('mgwMessageHold', HOLD_SCRIPT);
 const TRANSITION = new RedisScript<number>('mgwMessageTransition', TRANSITION_SCRIPT);
+const RECEIPT = new RedisScript<number>('mgwMessageReceipt', RECEIPT_SCRIPT);
 
 /** A delivery or read receipt for one of the device's messages, by its WhatsApp id. */
 export interface ReceiptInput {
@@ -58,7 +59,8 @@ const PUBLIC_FIELDS = [
   'deletedAt',
 ] as const;
 
-export type ClaimOutcome = 'claimed' | 'sent' | 'failed' | 'deleted' | 'expired' | 'cancelled' | 'paused';
+export type ClaimOutcome =
+  'claimed' | 'sent' | 'failed' | 'deleted' | 'expired' | 'cancelled' | 'paused' | 'restricted';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
@@ -105,7 +107,8 @@ export class MessageStore {
   /**
    * Called right before the message is written to the socket: records that an attempt started
    * (so an OTP can no longer be expired under it) and maps the WhatsApp id back to ours for
-   * receipts. Refuses a message that is already failed or, for an OTP, past its expiry.
+   * receipts. Refuses a message that is already failed or, for an OTP, past its expiry, and
+   * claims nothing while the device is paused (`restricted`: the sender holds the message).
    */
   async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
     const [batch, held] = batchKeys(job);
@@ -116,6 +119,7 @@ export class MessageStore {
         keys.messageByPlatformId(job.deviceId, job.platformMessageId),
         batch,
         held,
+        keys.deviceRestriction(job.deviceId),
       ],
       [
         job.messageId,
@@ -187,34 +191,35 @@ export class MessageStore {
   }
 
   /**
-   * Applies many receipts of one device in two round trips (one pipeline to find our ids, one of
-   * transitions), not two per receipt; every key is the device's, so both pipelines stay in its
-   * slot on a cluster. Returns the receipts that moved a message forward.
+   * Applies many receipts of one device in one round trip: one script per receipt (it finds the
+   * message by its WhatsApp id and moves it forward), all issued in one tick, so the connection's
+   * auto-pipelining writes them together (with whatever else this tick sends) instead of one or
+   * two round trips per receipt. Every key is the device's (one slot on a cluster). Returns the
+   * receipts that moved a message forward (a receipt of an id that is not ours is skipped).
    */
   async markReceipts(deviceId: string, receipts: readonly ReceiptInput[]): Promise<ReceiptInput[]> {
-    if (receipts.length === 0) return [];
-    const find = this.redis.pipeline();
-    for (const r of receipts) find.get(keys.messageByPlatformId(deviceId, r.platformMessageId));
-    const ids = pipelineReplies(await find.exec());
-    const known = receipts
-      .map((r, i) => ({ r, messageId: ids[i] }))
-      .filter((x): x is { r: ReceiptInput; messageId: string } => typeof x.messageId === 'string');
-    if (known.length === 0) return [];
-    const apply = scriptPipeline(this.redis, TRANSITION);
-    for (const { r, messageId } of known) {
-      const field = r.status === 'delivered' ? 'deliveredAt' : 'readAt';
-      TRANSITION.queue(
-        apply,
-        ...this.transitionArgs(
-          { deviceId, messageId } as SendJobData,
+    const recordPrefix = keys.message(deviceId, '');
+    const applied = await Promise.allSettled(
+      receipts.map((r) => {
+        const field = r.status === 'delivered' ? 'deliveredAt' : 'readAt';
+        const [keyList, args] = this.transitionArgs(
+          { deviceId, messageId: '' } as SendJobData,
           r.status,
           { [field]: r.at.toISOString() },
           false,
-        ),
-      );
-    }
-    const applied = pipelineReplies(await apply.exec());
-    return known.filter((_, i) => applied[i] === 1).map((x) => x.r);
+        );
+        keyList[0] = keys.messageByPlatformId(deviceId, r.platformMessageId);
+        return RECEIPT.run(this.redis, keyList, [...args, recordPrefix]);
+      }),
+    );
+    // One receipt's failure (a script error) skips it alone; when every one failed (Redis away)
+    // the batch fails, as a pipeline's would.
+    const failed = applied.find((a) => a.status === 'rejected');
+    if (failed && applied.every((a) => a.status === 'rejected')) throw failed.reason;
+    return receipts.filter((_, i) => {
+      const a = applied[i]!;
+      return a.status === 'fulfilled' && a.value === 1;
+    });
   }
 
   private async transition(

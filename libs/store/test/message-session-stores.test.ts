@@ -14,6 +14,7 @@ import {
   SessionStore,
   getDeviceState,
   Encryption,
+  markRestricted,
   openSendQueue,
   purgeDeviceMessages,
   stageQueued,
@@ -94,7 +95,7 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(await redis.ttl(keys.message(deviceId, job.messageId))).to.be.within(1, 60);
   });
 
-  it('When receipts arrive in a batch, then one call applies them all in two round trips, skipping unknown ids and stale ones', async () => {
+  it('When receipts arrive in a batch, then one call applies them all, skipping unknown ids and stale ones', async () => {
     const { deviceId, jobs } = await accept(3);
     for (const job of jobs) {
       await store.claim(job);
@@ -179,6 +180,17 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(await store.claim({ ...b, expiresAt: Date.now() - 1, messageId: newMessageId() })).to.equal(
       'expired',
     );
+  });
+
+  it('When the device is paused, then the claim refuses (restricted) and claims nothing; once the pause is over it claims', async () => {
+    const { deviceId, jobs } = await accept(1);
+    const job = jobs[0]!;
+    const now = Date.now();
+    await markRestricted(redis, deviceId, 'rate_limited', now + 60_000, now);
+    expect(await store.claim(job, now)).to.equal('restricted');
+    // Nothing was claimed: no attempt started, so the API may still expire it.
+    expect(await redis.hexists(keys.message(deviceId, job.messageId), 'sendingAt')).to.equal(0);
+    expect(await store.claim(job, now + 60_001)).to.equal('claimed');
   });
 
   it("When a device's messages are purged, then every waiting job ends failed with the reason, the quota is back and a new link generation starts", async () => {

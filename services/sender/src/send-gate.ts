@@ -30,6 +30,12 @@ export interface Ticket {
 /** A hold: until when (ms), the policy's reason (metrics), and the reason a record shows (`held`). */
 export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason; held: HeldReason };
 
+/** What the gate decides on: the device's pause and its policy, read from Redis (see `read`). */
+export interface GateReads {
+  restriction: { until: number } | undefined;
+  policy: Awaited<ReturnType<typeof effectivePolicy>>;
+}
+
 /**
  * The gate each message of one device passes right before it is sent: a paused (restricted)
  * device holds everything; quiet hours hold everything but OTPs; then the window's cap (warm-up
@@ -45,15 +51,34 @@ export class SendGate {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async admit(data: Pick<SendJobData, 'to' | 'kind'>): Promise<Verdict> {
-    const now = this.now();
-    // Both read in one tick (one auto-pipelined write). The policy is read per message (one
-    // HGETALL): an admin override applies to the very next message.
-    const [restriction, { policy, warmupFrom }] = await Promise.all([
-      getRestriction(this.redis, this.deviceId, now),
+  /**
+   * Starts the reads `admit` decides on: the device's pause and its policy, both in this tick, so
+   * a caller that starts them beside its own reads sends them all in one auto-pipelined write
+   * (one round trip). The policy is read per message (one HGETALL): an admin override applies to
+   * the very next message.
+   */
+  read(): Promise<GateReads> {
+    const reads = Promise.all([
+      getRestriction(this.redis, this.deviceId, this.now()),
       effectivePolicy(this.redis, this.deviceId, this.config),
-    ]);
-    if (restriction) return this.hold(restriction.until, 'restricted', 'device_paused');
+    ]).then(([restriction, policy]) => ({ restriction, policy }));
+    // Not awaited when an earlier step ends the job: no unhandled rejection (awaiting still throws).
+    reads.catch(() => undefined);
+    return reads;
+  }
+
+  /** The verdict on one message, from `reads` (started with `read`, by default now). */
+  async admit(
+    data: Pick<SendJobData, 'to' | 'kind'>,
+    reads: Promise<GateReads> = this.read(),
+  ): Promise<Verdict> {
+    const {
+      restriction,
+      policy: { policy, warmupFrom },
+    } = await reads;
+    const now = this.now();
+    if (restriction && restriction.until > now)
+      return this.hold(restriction.until, 'restricted', 'device_paused');
     const otp = data.kind === 'otp';
     // OTPs are sent in quiet hours: someone is waiting for the code right now.
     const quiet = otp ? undefined : quietUntil(now, policy);

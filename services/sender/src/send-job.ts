@@ -30,7 +30,7 @@ import type {
 import type { AttachmentFetcher } from './media-source.js';
 import type { Pacer } from './pacing.js';
 import type { DeviceRestriction } from './device-restriction.js';
-import type { SendGate, Ticket } from './send-gate.js';
+import type { GateReads, SendGate, Ticket } from './send-gate.js';
 import { sendableContent, sendContent } from './send-content.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { failedAttempt } from './send-failure.js';
@@ -105,10 +105,12 @@ export async function processSendJob(
     if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
     // Before the content is read: a paused list's messages wait without loading it each time.
     await stopForList(job, await reads.listStop, deps, token);
+    // The gate's reads leave with the content's (one round trip); it decides after the socket wait.
+    const gateReads = deps.gate.read();
     const stored = await sendableContent(job, deps, token);
     const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);
-    const ticket = await passGate(job, deps, token);
+    const ticket = await passGate(job, deps, token, gateReads);
     const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token, known);
     if (alreadySentAt) return result(data, alreadySentAt);
     const { sentAt, counted } = countSent(data, ticket, deps);
@@ -206,8 +208,9 @@ async function passGate(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
   token: string | undefined,
+  reads: Promise<GateReads>,
 ): Promise<Ticket> {
-  const verdict = await deps.gate.admit(job.data);
+  const verdict = await deps.gate.admit(job.data, reads);
   if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
   return (verdict as { go: Ticket }).go;
 }
@@ -259,7 +262,8 @@ async function sendHoldingTicket(
 
 /**
  * The pacer's wait for the device's next send. Whatever happened meanwhile is looked at again:
- * the device was logged out, is being handed over, or a pause began (it holds this message too).
+ * the device was logged out or is being handed over (a pause that began meanwhile is the claim's
+ * to see: it reads the device's pause atomically with the claim).
  */
 async function waitForTurn(
   job: Job<SendJobData, SendJobResult>,
@@ -270,14 +274,13 @@ async function waitForTurn(
   await deps.pacer.wait(typing, job.processedOn);
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
-  const pausedUntil = await deps.gate.restrictedUntil();
-  if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
 }
 
 /**
  * Claims the message right before the socket write. Answers the `sentAt` of an earlier send of it
  * (undefined: claimed, send it now); a message past its expiry, of a cancelled list or already
- * failed fails; one of a list paused meanwhile waits (the claim reads the list atomically).
+ * failed fails; one of a list paused meanwhile waits, as does every message of a device paused
+ * meanwhile (the claim reads the list and the device's pause atomically).
  */
 async function claim(
   job: Job<SendJobData, SendJobResult>,
@@ -293,6 +296,12 @@ async function claim(
   if (claimed === 'paused') {
     await holdForPausedList(job, deps, token);
     // Resumed in the meantime: claim again.
+    return claim(job, deps, token);
+  }
+  if (claimed === 'restricted') {
+    const pausedUntil = await deps.gate.restrictedUntil();
+    if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
+    // The pause ended in the meantime: claim again.
     return claim(job, deps, token);
   }
   if (claimed !== 'failed' && claimed !== 'sent') return undefined;
