@@ -214,8 +214,9 @@ export class DeviceRuntime {
         autorun: false,
         // Pacing needs one message at a time; without pacing a few in flight keep the socket busy.
         concurrency: config.sendMinGapMs === 0 ? 8 : 1,
-        // A killed owner's in-flight jobs come back within seconds, not BullMQ's default minute;
-        // the lock is renewed every lockDuration/2, so a long media upload keeps its job.
+        // A killed owner's in-flight jobs come back as soon as the device is taken over (start()
+        // voids their locks); short locks are the fallback, seconds rather than BullMQ's minute.
+        // The lock is renewed every lockDuration/2, so a long media upload keeps its job.
         lockDuration: 10_000,
         stalledInterval: 5_000,
         // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
+import { openSendQueue } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 
 interface Lease {
@@ -100,6 +101,10 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       what: '40 messages sent',
       intervalMs: 50,
     });
+    // The jobs the victim holds when it dies (mid-send, or waiting for their turn in its pacer).
+    const queue = openSendQueue(stack().redis, stack().deviceId);
+    const held = (await queue.getActive()).map((j) => j.id!);
+    await queue.close();
     const killedAt = Date.now();
     victim.child.kill('SIGKILL');
     await victim.exited;
@@ -118,16 +123,36 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       .map((m) => Date.parse(m.receivedAt))
       .sort((a, b) => a - b);
     const gap = Math.max(...arrivals.slice(1).map((t, i) => t - arrivals[i]!));
+    // The messages the victim held (those it had not sent before it died): when the last arrived.
+    const recipientOf = new Map(ids.map((id, i) => [id, recipients[i]!]));
+    const heldArrived = await Promise.all(
+      held.map(async (id) => Date.parse((await stack().inbox(recipientOf.get(id)!))[0]!.receivedAt)),
+    );
+    const heldAfter = heldArrived.filter((t) => t > killedAt);
+    const heldLast = heldAfter.length ? Math.max(...heldAfter) - killedAt : 0;
     console.log(
       `      (kill -9 mid-list: lease taken over ${(takenAfter / 1000).toFixed(1)} s after the kill, ` +
-        `sending stopped for ${(gap / 1000).toFixed(1)} s; ${redelivered} in-flight message(s) written again with the same id)`,
+        `sending stopped for ${(gap / 1000).toFixed(1)} s; the ${heldAfter.length} unsent messages the killed ` +
+        `sender held had all arrived ${(heldLast / 1000).toFixed(1)} s after the kill; ` +
+        `${redelivered} in-flight message(s) written again with the same id)`,
     );
-    // Taken over once the dead sender's liveness (3 s, beaten every 0.5 s) expired, long before its
-    // 15 s lease could lapse. The pause in sending is longer: the new holder's socket login, then
-    // the pacing gap with its typing lead (6.1 s in quiet runs, 11.2 s once in a full run on 2
-    // cores); it stays below what the lease alone allowed (15 s TTL + renewal slack, 17.9 s).
+    // Taken over once the dead sender's liveness (3 s, beaten every 0.25 s) expired, long before
+    // its 15 s lease could lapse; sending resumes after the new holder's socket login and its
+    // first send (4.2–4.9 s after the kill on a loaded 2-core machine, see docs/operations.md).
+    // The bounds are loose on purpose (a loaded machine); the lease alone allowed 17.9 s.
     expect(takenAfter, 'lease taken over').to.be.within(2000, 5000);
     expect(gap, 'pause in sending').to.be.below(15_000);
+    // The jobs the victim held were taken back at the takeover, not after their locks lapsed.
+    const survivor = alive()[0]!;
+    const takenBack = survivor.output
+      .filter((l) => l.includes('jobs an earlier holder left active taken back'))
+      .map((l) => JSON.parse(l) as { count?: number });
+    expect(
+      takenBack.map((l) => l.count),
+      'jobs taken back by the new holder',
+    ).to.have.length(1);
+    expect(takenBack[0]!.count).to.be.at.least(1);
+    expect(heldLast, 'the held messages sent').to.be.below(15_000);
     // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
     expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.
