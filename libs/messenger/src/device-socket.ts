@@ -24,6 +24,9 @@ export interface ReceiptUpdate {
 }
 
 export interface DeviceSocketEvents {
+  /** The socket logged in: sends may go now (`open` follows once the account is described). */
+  loggedIn: [];
+  /** The socket logged in and the account was described (its picture looked up: up to 10 s). */
   open: [AccountInfo];
   /** Every close; `final` when this connection will not reconnect by itself. */
   close: [CloseInfo & { final: boolean }];
@@ -172,14 +175,17 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     }
   }
 
-  /** Resolves true once the socket is open, false after `timeoutMs` or when it stopped for good. */
+  /**
+   * Resolves true once the socket is open (logged in; the account's description is not waited
+   * for), false after `timeoutMs` or when it stopped for good.
+   */
   waitForOpen(timeoutMs: number): Promise<boolean> {
     if (this.isOpen) return Promise.resolve(true);
     if (this.stopped || this.draining) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = (value: boolean) => {
         clearTimeout(timer);
-        this.off('open', onOpen);
+        this.off('loggedIn', onOpen);
         this.off('close', onClose);
         this.off('draining', onDraining);
         resolve(value);
@@ -188,7 +194,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       const onClose = (info: { final: boolean }) => info.final && done(false);
       const onDraining = () => done(false);
       const timer = setTimeout(() => done(false), timeoutMs);
-      this.on('open', onOpen);
+      this.on('loggedIn', onOpen);
       this.on('close', onClose);
       this.on('draining', onDraining);
     });
@@ -258,6 +264,8 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (u.connection === 'open') {
         this.attempt = 0;
         this.opened = true;
+        // Sends need no more than the login: they go while the account is being described.
+        this.emit('loggedIn');
         void this.describeAccount(sock).then((info) => {
           // The picture lookup takes up to 10 s: a socket closed, stopped or logged out meanwhile
           // must not mark the session connected again.

@@ -90,6 +90,32 @@ describe('messenger: device connection reports an open only for the current sock
     await conn.stop();
   });
 
+  it('When the socket logs in, then a job waiting for it goes at once, before the account is described (a picture lookup of up to 10 s)', async () => {
+    const fake = fakeSocket();
+    const conn = new DeviceSocket({
+      redis,
+      encryption: Encryption.fromEnv(),
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      deviceId: 'conn-login-' + Math.random().toString(36).slice(2, 8),
+      messageRetentionSeconds: 60,
+      epoch: () => 1,
+      createSocket: () => fake.sock as unknown as WASocket,
+    });
+    const events: string[] = [];
+    conn.on('loggedIn', () => events.push('loggedIn'));
+    conn.on('open', () => events.push('open'));
+    await conn.start();
+    const waiting = conn.waitForOpen(30_000);
+    fake.ev.emit('connection.update', { connection: 'open' });
+    expect(await waiting).to.equal(true);
+    expect(events, 'before the picture is answered').to.deep.equal(['loggedIn']);
+    fake.answerPicture('https://example.invalid/pic.jpg');
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(events).to.deep.equal(['loggedIn', 'open']);
+    await conn.stop();
+  });
+
   it('When the connection is stopped while the account is still being described, then no open is reported', async () => {
     const { opens } = await openedThenDescribedLate((conn) => conn.stop());
     expect(opens).to.deep.equal([]);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@mgw/common';
+import { RedisScript, type RedisClient } from '@mgw/common';
 import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import type { ChainableCommander } from 'ioredis';
 import { BULL_PREFIX, sendQueueName, type SendJobData, type SendJobResult } from '@mgw/contracts';
@@ -54,6 +54,43 @@ export async function waitUntilNoActiveJob(queue: Queue, timeoutMs: number, poll
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/**
+ * Voids the locks of every job active in a send queue and marks each as stalled, so the next
+ * stalled check (a worker runs one as it starts) moves them back to waiting at once. BullMQ's own
+ * stall handling does the rest: the same job (the same WhatsApp id), counted against
+ * `maxStalledCount`. The stalled check's throttle (`stalled-check`, set by the last worker that
+ * checked) goes too. KEYS: active, stalled, stalled-check. ARGV: the queue's key prefix
+ * (`queue.toKey('')`; a job's lock is `<prefix><id>:lock`, in the queue's slot).
+ */
+const RECLAIM = new RedisScript<number>(
+  'mgwSendQueueReclaim',
+  `
+local ids = redis.call('LRANGE', KEYS[1], 0, -1)
+for _, id in ipairs(ids) do
+  redis.call('DEL', ARGV[1] .. id .. ':lock')
+  redis.call('SADD', KEYS[2], id)
+end
+if #ids > 0 then redis.call('DEL', KEYS[3]) end
+return #ids
+`,
+);
+
+/**
+ * A new holder takes the device (its lease's epoch fences every earlier one): the jobs an earlier
+ * holder left active — a sender killed mid-send, whose locks would otherwise hold them for up to
+ * the worker's `lockDuration` and a stalled interval more — are handed to this holder's worker.
+ * Call it before this holder's worker runs (every job active then is an earlier holder's); a
+ * holder that was only frozen finds its locks gone and cannot complete those jobs (the re-send has
+ * the same WhatsApp id). Returns how many there were.
+ */
+export async function reclaimActiveJobs(redis: RedisClient, queue: SendQueue): Promise<number> {
+  return RECLAIM.run(
+    redis,
+    [queue.keys.active!, queue.keys.stalled!, queue.keys['stalled-check']!],
+    [queue.toKey('')],
+  );
 }
 
 /** A transaction that BullMQ's `Job.addJob` can add jobs to (it calls `runCommand`). */

@@ -41,7 +41,7 @@ export interface SenderConfig extends MessengerServiceConfig {
   leaseScanMs: number;
   /**
    * A sender that stopped beating its liveness this long ago is dead: its devices are taken over
-   * before their leases run out (beats every sixth of it, from the lease-renewer thread).
+   * before their leases run out (beats every twelfth of it, from the lease-renewer thread).
    */
   livenessTtlMs: number;
   /** Minimum gap between two messages of one device (0 disables pacing). */

@@ -24,6 +24,7 @@ import {
   MessageIndex,
   openSendQueue,
   purgeDeviceMessages,
+  reclaimActiveJobs,
   forgetAccount,
   rememberChats,
   sendingView,
@@ -109,6 +110,8 @@ export class DeviceRuntime {
   /** Reactions and poll votes from contacts (they update records, they are no messages). */
   private readonly inboundKinds: InboundKinds;
   private started = false;
+  /** The link generation read and an earlier holder's active jobs taken back (see start). */
+  private prepared: Promise<void> = Promise.resolve();
   /** The lease is gone (lost, or unconfirmed for a whole TTL): no auth-state write from here on. */
   private leaseGone = false;
   /** When the lease was last confirmed ours (acquired or renewed): its TTL runs from about then. */
@@ -211,8 +214,9 @@ export class DeviceRuntime {
         autorun: false,
         // Pacing needs one message at a time; without pacing a few in flight keep the socket busy.
         concurrency: config.sendMinGapMs === 0 ? 8 : 1,
-        // A killed owner's in-flight jobs come back within seconds, not BullMQ's default minute;
-        // the lock is renewed every lockDuration/2, so a long media upload keeps its job.
+        // A killed owner's in-flight jobs come back as soon as the device is taken over (start()
+        // voids their locks); short locks are the fallback, seconds rather than BullMQ's minute.
+        // The lock is renewed every lockDuration/2, so a long media upload keeps its job.
         lockDuration: 10_000,
         stalledInterval: 5_000,
         // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.
@@ -242,10 +246,48 @@ export class DeviceRuntime {
     this.leaseGone = true;
   }
 
+  /**
+   * Opens the socket at once (the login takes a few round trips to WhatsApp); meanwhile reads
+   * the link generation and takes back the jobs an earlier holder left active. The worker runs
+   * only once both are done and the socket logged in.
+   */
   async start(): Promise<void> {
     this.setState('connecting');
-    this.linkGeneration = (await getDeviceState(this.deps.redis, this.deviceId)).linkGeneration;
-    await this.conn.start();
+    this.prepared = this.prepare();
+    // Awaited (and so handled) below; a runtime whose preparation failed never runs its worker.
+    this.prepared.catch(() => undefined);
+    await Promise.all([this.prepared, this.conn.start()]);
+  }
+
+  /**
+   * Before the worker's first job: the device's link generation, and the jobs an earlier holder of
+   * the device left active (killed mid-send; see reclaimActiveJobs), which this worker's first
+   * stalled check then moves back to waiting instead of after their locks lapse.
+   */
+  private async prepare(): Promise<void> {
+    const [state, reclaimed] = await Promise.all([
+      getDeviceState(this.deps.redis, this.deviceId),
+      reclaimActiveJobs(this.deps.redis, this.queue),
+    ]);
+    this.linkGeneration = state.linkGeneration;
+    if (reclaimed > 0) this.log.info('jobs an earlier holder left active taken back', { count: reclaimed });
+  }
+
+  /** The socket logged in: the worker runs (once prepared), or resumes. */
+  private runWorker(): void {
+    if (this.started) {
+      if (this.worker.isPaused()) this.worker.resume();
+      return;
+    }
+    this.started = true;
+    void this.prepared.then(
+      () =>
+        this.worker
+          .run()
+          .catch((err: unknown) => this.log.error('worker stopped', { err: serializeError(err) })),
+      // start() failed with it: the fleet stops this runtime.
+      () => undefined,
+    );
   }
 
   /** Hand-over (shutdown, lease lost): stop taking jobs, finish the active ones, close without logout. */
@@ -314,13 +356,9 @@ export class DeviceRuntime {
         })
         .catch((err: unknown) => this.log.warn('session not updated', { err: serializeError(err) }));
       this.log.info('device connected');
-      if (!this.started) {
-        this.started = true;
-        void this.worker
-          .run()
-          .catch((err: unknown) => this.log.error('worker stopped', { err: serializeError(err) }));
-      } else if (this.worker.isPaused()) this.worker.resume();
     });
+    // Sending starts with the login, not after the account's description (a picture lookup).
+    this.conn.on('loggedIn', () => this.runWorker());
     this.conn.on('close', (info) => {
       metrics.deviceDisconnects.inc({ device: this.deviceId, reason: info.reason });
       if (info.final) {
