@@ -82,7 +82,7 @@ export function createApp(s: ApiServices): Express {
 
   const auth = authenticate({ ...s, tokens: s.tokenCache });
   const limit = createRateLimiters(s);
-  // /send's hits are counted by the transactions that write its messages.
+  // /send's hits are counted by the accept script's calls that write its messages.
   const sendLimit = new SendRateLimit({
     redis: s.redis,
     limit: s.config.rateLimits.send,
