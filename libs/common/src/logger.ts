@@ -114,13 +114,51 @@ export interface LoggerOptions {
 
 /** JSON lines on stdout, with `service` on every line; `.child({requestId})` for per-request loggers. */
 export function createLogger({ level = 'info', service, stream }: LoggerOptions): Logger {
-  return winston.createLogger({
+  const logger = winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
     defaultMeta: { service },
-    format: winston.format.combine(winston.format.timestamp(), redact(), jsonLine()),
+    format: fullFormat,
     transports: [stream ? new winston.transports.Stream({ stream }) : new winston.transports.Console()],
   });
+  formats.set(logger, fullFormat);
+  return logger;
+}
+
+/** The format of every logger `createLogger` makes: timestamp, redaction, one JSON line. */
+const fullFormat = winston.format.combine(winston.format.timestamp(), redact(), jsonLine());
+/** The loggers made by `createLogger` (whose format `logDirect` may take a shortcut through). */
+const formats = new WeakMap<Logger, winston.Logform.Format>();
+
+/**
+ * The line `createLogger`'s format makes of an entry whose values are all strings, numbers or
+ * booleans and whose keys name no secret — the usual access line — made without its steps:
+ * the same timestamp, scrubbing and JSON. Any other entry goes through the format.
+ */
+function plainLine(info: winston.Logform.TransformableInfo): winston.Logform.TransformableInfo | boolean {
+  const fields = info as Record<string, unknown>;
+  if ('timestamp' in fields) return fullFormat.transform(info, {});
+  for (const key in fields) {
+    if (key === 'level') continue;
+    const v = fields[key];
+    if (isSecretKeyCached(key)) return fullFormat.transform(info, {});
+    if (typeof v === 'string') fields[key] = scrubString(v);
+    else if (typeof v !== 'number' && typeof v !== 'boolean') return fullFormat.transform(info, {});
+  }
+  fields.timestamp = new Date().toISOString();
+  (info as Record<symbol, unknown>)[MESSAGE] = JSON.stringify(info);
+  return info;
+}
+
+/** Keys already judged (the keys of logged entries are few and come from the code). */
+const secretKeys = new Map<string, boolean>();
+function isSecretKeyCached(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = isSecretKey(key);
+    if (secretKeys.size < 1000) secretKeys.set(key, secret);
+  }
+  return secret;
 }
 
 /** winston's key for an entry's level (triple-beam's `LEVEL`). */
@@ -141,7 +179,10 @@ export function logDirect(
 ): void {
   if (logger.silent || !logger.isLevelEnabled(level)) return;
   const info = Object.assign({}, logger.defaultMeta as object, fields, { [LEVEL]: level, level, message });
-  const line = logger.format.transform(info, (logger.format as { options?: object }).options);
+  const line =
+    logger.format === formats.get(logger)
+      ? plainLine(info)
+      : logger.format.transform(info, (logger.format as { options?: object }).options);
   if (!line) return;
   const rank = logger.levels[level]!;
   for (const transport of logger.transports) {

@@ -32,7 +32,7 @@ export class RedisScript<R = unknown> {
   async run(
     redis: Redis | Cluster,
     keys: readonly string[],
-    args: readonly (string | number)[] = [],
+    args: readonly (string | number | Buffer)[] = [],
   ): Promise<R> {
     try {
       return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as R;

@@ -153,6 +153,20 @@ describe('common: logger', () => {
         token: '[REDACTED]',
       },
     ]);
+    // An entry of plain values with no secret key (an access line) takes a shortcut: the same line.
+    const plain = {
+      requestId: 'r2',
+      method: 'GET',
+      route: '/y?token=abc',
+      status: 200,
+      durationMs: 1.5,
+      ok: true,
+    };
+    const directPlain = await lines((l) => logDirect(l, 'info', 'request', plain));
+    expect(directPlain).to.deep.equal(await lines((l) => l.log('info', 'request', plain)));
+    expect(directPlain).to.deep.equal([
+      { ...plain, route: '/y?token=[REDACTED]', level: 'info', message: 'request', service: 'test' },
+    ]);
   });
 
   it('When a line holds what plain JSON cannot (a BigInt, a cycle), then it is still one JSON line', async () => {

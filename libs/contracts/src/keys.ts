@@ -120,14 +120,9 @@ export const keys = {
   deviceQueue: (deviceId: string) => `${device(deviceId)}:queue-stats`,
   /**
    * Counter: a token's `/send` hits in the current rate-limit window (by the token's hash), in the
-   * device's slot so the transaction that writes a request's messages counts its hit.
+   * device's slot so the accept script that writes a request's messages counts its hit.
    */
   sendRateLimit: (deviceId: string, tokenHash: string) => `${device(deviceId)}:rl:send:${tokenHash}`,
-  /**
-   * String, never kept: watched by one accept transaction and touched by its rate-limit check
-   * when a hit is over the limit, so Redis discards the transaction (see services/api send-rate-limit).
-   */
-  acceptGate: (deviceId: string, id: string) => `${device(deviceId)}:accept-gate:${id}`,
   /** Hash: the pairing in progress for a device (current QR / pairing code, owner), with a TTL. */
   pairing: (deviceId: string) => `${device(deviceId)}:pairing`,
   /**

@@ -1,6 +1,6 @@
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '@mgw/common';
 import { MESSAGE_STATUSES, keys, type BatchCounts, type BatchRecord, type BatchState } from '@mgw/contracts';
+import type { WriteBatch } from './write-batch.js';
 
 /** One page of GET /batches: newest first, and the cursor of the next (older) page if any. */
 export interface BatchPage {
@@ -27,9 +27,9 @@ export class BatchStore {
     private readonly retentionSeconds: number,
   ) {}
 
-  /** Adds `messages` messages of the list to the transaction that accepts them. */
+  /** Adds `messages` messages of the list to the writes that accept them. */
   stage(
-    multi: ChainableCommander,
+    multi: WriteBatch,
     deviceId: string,
     batchId: string,
     messages: number,

@@ -1,8 +1,8 @@
 import type { RedisClient } from '@mgw/common';
-import type { ChainableCommander } from 'ioredis';
 import { keys, messageKindOf, type MessageContent, type RecipientVars } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
 import type { Sealer } from './sealer.js';
+import type { WriteBatch } from './write-batch.js';
 
 /** A request's content as the sender reads it (the attachment bytes separately: `media`). */
 export interface StoredContent {
@@ -55,9 +55,9 @@ export class ContentStore {
     );
   }
 
-  /** Adds the content's writes to a transaction (the one that adds its messages). */
+  /** Adds the content's writes to those that add its messages (a transaction, or the API's accept call). */
   stage(
-    multi: ChainableCommander,
+    multi: WriteBatch,
     deviceId: string,
     contentId: string,
     content: MessageContent,
@@ -82,7 +82,7 @@ export class ContentStore {
   }
 
   /** A later piece of a list: `messages` more share the content. */
-  stageMore(multi: ChainableCommander, deviceId: string, contentId: string, messages: number): void {
+  stageMore(multi: WriteBatch, deviceId: string, contentId: string, messages: number): void {
     const key = keys.content(deviceId, contentId);
     multi.hincrby(key, 'remaining', messages);
     // Should the content be gone (every earlier message withdrawn), this recreates it: with a TTL.
@@ -112,7 +112,7 @@ export class ContentStore {
    * the content's (`varsSize`); adds it to the content's `bytes`, given back with its last message.
    */
   stageVars(
-    multi: ChainableCommander,
+    multi: WriteBatch,
     deviceId: string,
     contentId: string,
     entries: readonly { messageId: string; vars: RecipientVars }[],
@@ -148,7 +148,7 @@ export class ContentStore {
   }
 
   /** The list's last piece: its messages may be sent. */
-  stageReady(multi: ChainableCommander, deviceId: string, contentId: string): void {
+  stageReady(multi: WriteBatch, deviceId: string, contentId: string): void {
     multi.hdel(keys.content(deviceId, contentId), 'heldUntil');
   }
 

@@ -12,6 +12,7 @@ export * from './token-store.js';
 export * from './webhook-store.js';
 export * from './webhook-deliveries.js';
 export * from './send-queues.js';
+export * from './write-batch.js';
 export * from './encryption/index.js';
 export * from './policy/index.js';
 export * from './device-commands.js';

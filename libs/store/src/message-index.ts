@@ -50,7 +50,8 @@ export interface IndexEntry {
 export class MessageIndex {
   constructor(
     private readonly redis: RedisClient,
-    private readonly retentionSeconds: number,
+    /** How long the index outlives its last entry. */
+    readonly retentionSeconds: number,
   ) {
     INDEX.define(redis);
   }

@@ -151,3 +151,27 @@ interface Script {
   lua: string;
   numberOfKeys: number;
 }
+
+/** One of BullMQ's job-adding scripts: its versioned name, its Lua (includes resolved) and key count. */
+export interface JobScriptSource {
+  name: string;
+  lua: string;
+  numberOfKeys: number;
+}
+
+/**
+ * The source of BullMQ's job-adding scripts as the queue's own connection defines them, by plain
+ * name (`addStandardJob`, `addPrioritizedJob`, `addDelayedJob`): for a script of ours that adds
+ * jobs the way BullMQ does, with BullMQ's own code.
+ */
+export async function jobScriptSources(queue: SendQueue): Promise<Readonly<Record<string, JobScriptSource>>> {
+  const bull = (await queue.getBackend().client) as unknown as { scriptsSet: Record<string, Script> };
+  const out: Record<string, JobScriptSource> = {};
+  for (const [name, script] of Object.entries(bull.scriptsSet)) {
+    const plain = JOB_ADDING_SCRIPT.exec(name)?.[1];
+    if (plain) out[plain] = { name, lua: script.lua, numberOfKeys: script.numberOfKeys };
+  }
+  if (Object.keys(out).length === 0)
+    throw new Error("BullMQ's job-adding scripts were not found on its connection");
+  return out;
+}

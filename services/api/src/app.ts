@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
 import { ERRORS, GROUP_ERRORS, GROUP_LIMITS, MAX_CONTACT_CHECK, VARS_LIMITS } from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './http/api-error.js';
@@ -47,7 +47,7 @@ const FIELD_ALLOWANCE = 64;
  * helmet's default headers, worked out once: helmet() sets the same ones on every response (no
  * option here depends on the request), so they are recorded from a dry run and replayed.
  */
-export function securityHeaders(): RequestHandler {
+export function securityHeaders(): (res: Response) => void {
   const set: [string, string][] = [];
   const removed: string[] = [];
   const recorder = {
@@ -60,10 +60,9 @@ export function securityHeaders(): RequestHandler {
     done = true;
   });
   if (!done || set.length === 0) throw new Error('helmet did not finish synchronously');
-  return (_req, res, next) => {
+  return (res) => {
     for (const [name, value] of set) res.setHeader(name, value);
     for (const name of removed) res.removeHeader(name);
-    next();
   };
 }
 
@@ -76,13 +75,11 @@ export function createApp(s: ApiServices): Express {
   const app = express();
   app.set('trust proxy', s.config.trustProxy);
   app.set('etag', false);
-  app.use(securityHeaders());
-  app.use(requestContext(s.logger));
-  app.use(httpMetrics(s.metrics));
+  app.use(requestContext(s.logger, { headers: securityHeaders(), finished: httpMetrics(s.metrics) }));
 
   const auth = authenticate({ ...s, tokens: s.tokenCache });
   const limit = createRateLimiters(s);
-  // /send's hits are counted by the transactions that write its messages.
+  // /send's hits are counted by the accept script's calls that write its messages.
   const sendLimit = new SendRateLimit({
     redis: s.redis,
     limit: s.config.rateLimits.send,

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { PRIORITY, newMessageId, newPlatformMessageId, type SendJobData } from '@mgw/contracts';
-import { adoptJobScripts, openSendQueue, type SendQueue } from '@mgw/store';
+import { PRIORITY, keys, newMessageId, newPlatformMessageId, type SendJobData } from '@mgw/contracts';
+import { jobScriptSources, openSendQueue, type SendQueue } from '@mgw/store';
+import { RecordedWrites, runAcceptScript } from '../src/accept/accept-script.js';
 import { BullJobs, type SendJobOptions } from '../src/accept/bull-job.js';
 
 /**
@@ -22,10 +23,17 @@ describe('send jobs built without BullMQ Job objects', () => {
     redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     bullRedis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     queue = openSendQueue(bullRedis, deviceId);
-    jobs = new BullJobs(queue, await adoptJobScripts(redis, queue));
+    const sources = await jobScriptSources(queue);
+    jobs = new BullJobs(queue, Object.fromEntries(Object.entries(sources).map(([k, v]) => [k, v.name])));
   });
   after(async () => {
     await queue.obliterate({ force: true });
+    await redis.del(
+      keys.session(deviceId),
+      keys.deviceQueue(deviceId),
+      keys.messageIndex(deviceId),
+      keys.messageSeq(deviceId),
+    );
     await queue.close();
     await Promise.all([redis.quit(), bullRedis.quit()]);
   });
@@ -105,18 +113,41 @@ describe('send jobs built without BullMQ Job objects', () => {
     });
   }
 
-  it('When jobs are added this way in a transaction, then BullMQ reads them as its own and a Worker processes them', async () => {
-    const made = [data(), data({ batchId: newMessageId() })];
-    const tx = redis.multi();
-    for (const d of made) jobs.add(tx, d.kind, d, options(d, PRIORITY.send));
-    const replies = await tx.exec();
-    expect(replies?.every(([err]) => err === null)).to.equal(true);
-    for (const d of made) {
-      const job = await queue.getJob(d.messageId);
-      expect(job?.data).to.deep.equal(d);
-      expect(job?.opts).to.deep.include({ priority: PRIORITY.send, attempts: 5 });
-      expect(await job?.getState()).to.equal('prioritized');
+  it("When jobs are added by the accept script (BullMQ's own scripts inside it), then BullMQ reads them as its own and a Worker processes them", async () => {
+    await redis.hset(keys.session(deviceId), 'status', 'connected');
+    const job = (d: SendJobData, priority: number, state: string, delay?: number) =>
+      [d, options(d, priority, delay), state] as const;
+    const scheduled = data({ sendAt: Date.now() + 3_600_000 });
+    const made = [
+      job(data(), PRIORITY.send, 'prioritized'),
+      job(data({ batchId: newMessageId() }), PRIORITY.send, 'prioritized'),
+      job(data(), 0, 'waiting'),
+      job(scheduled, PRIORITY.send, 'delayed', 3_600_000),
+    ];
+    const writes = new RecordedWrites();
+    const jobKeys = new Map<string, readonly string[]>();
+    for (const [d, opts] of made) {
+      const { plain, keyCount, args } = jobs.command(d.kind, d, opts);
+      jobKeys.set(plain, args.slice(0, keyCount) as string[]);
+      writes.job(plain, d.messageId, args.slice(keyCount));
     }
+    const reply = await runAcceptScript(redis, queue, {
+      deviceId,
+      linkGeneration: 0,
+      quota: { maxQueuedMessages: 100, maxQueuedBytes: 1000 },
+      rateLimit: { limit: 0, windowMs: 0 },
+      indexRetentionSeconds: 60,
+      jobKeys,
+      requests: [{ messages: made.length, bytes: 0, writes }],
+    });
+    expect(reply.requests.map((r) => r.verdict)).to.deep.equal([0]);
+    for (const [d, opts, state] of made) {
+      const added = await queue.getJob(d.messageId);
+      expect(added?.data).to.deep.equal(d);
+      expect(added?.opts).to.deep.include({ priority: opts.priority, attempts: 5 });
+      expect(await added?.getState()).to.equal(state);
+    }
+    const due = made.filter(([, , state]) => state !== 'delayed').map(([d]) => d.messageId);
     const seen: SendJobData[] = [];
     const worker = new Worker<SendJobData>(
       queue.name,
@@ -127,10 +158,10 @@ describe('send jobs built without BullMQ Job objects', () => {
       { connection: bullRedis.duplicate(), prefix: queue.opts.prefix! },
     );
     try {
-      for (let i = 0; i < 200 && seen.length < made.length; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 200 && seen.length < due.length; i++) await new Promise((r) => setTimeout(r, 25));
     } finally {
       await worker.close();
     }
-    expect(seen.map((d) => d.messageId).sort()).to.deep.equal(made.map((d) => d.messageId).sort());
+    expect(seen.map((d) => d.messageId).sort()).to.deep.equal(due.sort());
   });
 });

@@ -83,32 +83,31 @@ describe('POST /send', () => {
     }
   });
 
-  it('When the device is logged out while its messages are being enqueued, then 409, no job is left and the records end failed', async () => {
-    // The route's check passed; a logout lands before the transaction runs (simulated by queueing
-    // its effect on the device's session inside the transaction, ahead of the state read-back).
-    const contents = (t.services.acceptor as unknown as { deps: { contents: ContentStore } }).deps.contents;
-    const original = contents.stage.bind(contents);
-    contents.stage = (multi, ...rest) => {
-      original(multi, ...rest);
-      multi.hset(keys.session(deviceId), { status: 'disconnected' });
-    };
-    try {
-      const res = await send({ to: ['15551234567', '15551234568'], text: 'hello' });
-      expect(res.status).to.equal(409);
-      expect(res.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
-      expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
-      const keysLeft = await t.redis.keys(keys.message(deviceId, '*'));
-      const records = await Promise.all(keysLeft.map((k) => t.redis.hgetall(k)));
-      expect(records.map((r) => [r.status, r.error])).to.deep.equal([
-        ['failed', 'logged_out'],
-        ['failed', 'logged_out'],
-      ]);
-      // withdrawn messages gave their quota back and released their content
-      expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('0');
-      expect(await t.redis.keys(keys.content(deviceId, '*'))).to.deep.equal([]);
-    } finally {
-      contents.stage = original;
-    }
+  it('When the device was logged out (and linked again) since the API last wrote for it, then nothing is written with the old link: 409 while it is out, and then jobs of the new link', async () => {
+    // The accept call checks the device and writes in one Lua call: a logout lands before or after
+    // it, never in between. The API remembers the link generation from its previous call; one
+    // that changed since is found by the call, which writes nothing for the stale jobs.
+    const first = await send({ to: '15551234567', text: 'hello' });
+    expect(first.status).to.equal(202);
+    const generation = (await job(String(first.body.messageId))).data.linkGeneration;
+    // A logout: a new link generation, the device away.
+    await t.redis.hincrby(keys.session(deviceId), 'linkGeneration', 1);
+    await t.redis.hset(keys.session(deviceId), 'status', 'disconnected');
+    const contentsBefore = await t.redis.keys(keys.content(deviceId, '*'));
+    const out = await send({ to: ['15551234567', '15551234568'], text: 'hello' });
+    expect(out.status).to.equal(409);
+    expect(out.body).to.deep.equal({ success: false, error: 'No connected messenger device found' });
+    expect(await t.services.acceptor.queue(deviceId).count()).to.equal(1);
+    expect(await t.redis.keys(keys.content(deviceId, '*'))).to.deep.equal(contentsBefore);
+    expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('1');
+    // Linked again (another generation) before the API hears of it: its jobs carry the new one.
+    await t.redis.hincrby(keys.session(deviceId), 'linkGeneration', 1);
+    await t.redis.hset(keys.session(deviceId), 'status', 'connected');
+    const again = await send({ to: '15551234569', text: 'hello' });
+    expect(again.status).to.equal(202);
+    expect((await job(String(again.body.messageId))).data.linkGeneration).to.equal(generation + 2);
+    expect(await t.services.acceptor.queue(deviceId).count()).to.equal(2);
+    expect(await t.redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('2');
   });
 
   it('When 1,000 recipients get one base64 attachment, then 1,000 jobs in `to` order, each queued, and the content with the media stored once', async () => {

@@ -1,6 +1,5 @@
 import { Packr } from 'msgpackr';
 import type { SendJobData } from '@mgw/contracts';
-import type { ChainableCommander } from 'ioredis';
 import type { SendQueue } from '@mgw/store';
 
 /**
@@ -24,6 +23,10 @@ export interface SendJobOptions {
 export interface JobCommand {
   script: string;
   args: (string | Buffer)[];
+  /** The script's plain name (`addPrioritizedJob`…). */
+  plain: string;
+  /** How many of `args` are keys (the same for every job of the queue and script). */
+  keyCount: number;
 }
 
 /**
@@ -96,15 +99,11 @@ export class BullJobs {
     }
     const versioned = this.scripts[script];
     if (!versioned) throw new Error(`BullMQ's ${script} script was not found`);
-    return { script: versioned, args: [...keys, args, json, encodedOpts] };
-  }
-
-  /**
-   * Queues the job on a transaction (as `Job.addJob(tx)` does): its script must be defined on the
-   * transaction's connection (`adoptJobScripts`).
-   */
-  add(tx: ChainableCommander, name: string, data: SendJobData, opts: SendJobOptions): void {
-    const { script, args } = this.command(name, data, opts);
-    (tx as unknown as Record<string, (args: (string | Buffer)[]) => unknown>)[script]!(args);
+    return {
+      script: versioned,
+      args: [...keys, args, json, encodedOpts],
+      plain: script,
+      keyCount: keys.length,
+    };
   }
 }

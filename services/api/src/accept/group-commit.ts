@@ -1,40 +1,53 @@
 import { newMessageId, type SendJobData } from '@mgw/contracts';
-import { getDeviceState, stageQueued, type DeviceState } from '@mgw/store';
-import { rateLimited } from '../http/send-rate-limit.js';
-import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
+import { getDeviceState } from '@mgw/store';
+import { RecordedWrites, VERDICT } from './accept-script.js';
+import {
+  requestSize,
+  type AcceptCallEntry,
+  type AcceptDeps,
+  type JobWriter,
+  type SendRequest,
+} from './job-writer.js';
 
-/** Requests sharing a transaction carry at most this many bytes of content between them. */
+/** Requests sharing a call carry at most this many bytes of content between them. */
 const BATCH_MAX_BYTES = 16 * 1024 * 1024;
+/** Calls refused because the link generation changed under them before the requests are refused. */
+const GENERATION_RETRIES = 2;
 
-/** A request waiting for the next transaction of its device. */
+/** A request waiting for the next call of its device. */
 interface Waiting {
   req: SendRequest;
   resolve(jobs: SendJobData[]): void;
   reject(err: unknown): void;
 }
 
-/** A request admitted into a transaction. */
-interface Admitted {
+/** A request built for a call: its jobs and its recorded writes. */
+interface Built extends AcceptCallEntry {
   waiting: Waiting;
-  jobs: SendJobData[];
-  bytes: number;
 }
 
 /**
- * Requests of at most `listChunk` recipients. Those for one device that arrive while its previous
- * transaction is in flight share the next one: one state read and one transaction for all of
- * them, each still admitted or refused (409, 429) on its own.
+ * Requests of at most `listChunk` recipients, accepted by the accept script (`accept-script.ts`):
+ * one call per group, atomic, each request admitted or refused (409, 429) on its own by what Redis
+ * holds when it runs, its rate-limit hit counted by the same call. Requests for one device that
+ * arrive while its previous call is in flight share the next one.
+ *
+ * The jobs carry the device's link generation, known from the previous call (or read once); a call
+ * that finds another one (a logout, a new link) writes nothing for those requests, which are built
+ * again with the new one.
  */
 export class GroupCommit {
-  /** Per device: requests waiting for the next transaction. */
+  /** Per device: requests waiting for the next call. */
   private readonly waiting = new Map<string, Waiting[]>();
-  /** Devices with a transaction in flight. */
+  /** Devices with a call in flight. */
   private readonly committing = new Set<string>();
+  /** Per device: its link generation as the last call found it. */
+  private readonly generations = new Map<string, number>();
 
   constructor(
     private readonly deps: AcceptDeps,
     private readonly writer: JobWriter,
-    /** Recipients per transaction (the first request always goes, whatever its size). */
+    /** Recipients per call (the first request always goes, whatever its size). */
     private readonly listChunk: number,
   ) {}
 
@@ -44,17 +57,17 @@ export class GroupCommit {
       if (waiting) waiting.push({ req, resolve, reject });
       else {
         this.waiting.set(req.deviceId, [{ req, resolve, reject }]);
-        // Requests whose handlers run in this same turn of the event loop join this transaction.
+        // Requests whose handlers run in this same turn of the event loop join this call.
         if (!this.committing.has(req.deviceId)) setImmediate(() => void this.commitWaiting(req.deviceId));
       }
     });
   }
 
-  /** Commits the device's waiting requests (as many as fit in one transaction), then the next ones. */
-  private async commitWaiting(deviceId: string, known?: DeviceState): Promise<void> {
+  /** Commits the device's waiting requests (as many as fit in one call), then the next ones. */
+  private async commitWaiting(deviceId: string): Promise<void> {
     const waiting = this.waiting.get(deviceId);
     if (!waiting || this.committing.has(deviceId)) return;
-    // At most a piece's worth of recipients and of bytes per transaction (the first always goes).
+    // At most a piece's worth of recipients and of bytes per call (the first always goes).
     let recipients = 0;
     let bytes = 0;
     let take = 0;
@@ -67,101 +80,72 @@ export class GroupCommit {
     const batch = waiting.splice(0, take);
     if (waiting.length === 0) this.waiting.delete(deviceId);
     this.committing.add(deviceId);
-    let after: DeviceState | undefined;
     try {
-      after = await this.commitBatch(deviceId, batch, known);
+      await this.commitBatch(deviceId, batch);
     } catch (err) {
       for (const w of batch) w.reject(err);
     } finally {
       this.committing.delete(deviceId);
-      // Requests that arrived while this transaction ran are admitted against the state it read
-      // at its end (the same instant a new read would see, less a round trip).
-      if (this.waiting.has(deviceId))
-        void this.commitWaiting(deviceId, after?.acceptsMessages ? after : undefined);
+      if (this.waiting.has(deviceId)) void this.commitWaiting(deviceId);
+    }
+  }
+
+  /** One call for `batch` (again for requests that met another link generation). */
+  private async commitBatch(deviceId: string, batch: Waiting[]): Promise<void> {
+    let generation =
+      this.generations.get(deviceId) ?? (await getDeviceState(this.deps.redis, deviceId)).linkGeneration;
+    let pending = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const { built, jobKeys } = await this.build(deviceId, pending, generation);
+      const reply = await this.writer.run(deviceId, generation, built, jobKeys);
+      this.generations.set(deviceId, reply.linkGeneration);
+      generation = reply.linkGeneration;
+      pending = [];
+      built.forEach(({ waiting, jobs }, i) => {
+        const verdict = reply.requests[i]!;
+        if (verdict.verdict === VERDICT.admitted) waiting.resolve(jobs);
+        else if (verdict.verdict === VERDICT.otherGeneration && attempt < GENERATION_RETRIES)
+          pending.push(waiting);
+        else waiting.reject(this.writer.refusalOf(verdict, waiting.req.hit));
+      });
     }
   }
 
   /**
-   * One transaction for `batch`. `known` is the device's state as the previous transaction read
-   * it at its end, when this batch was already waiting for it; otherwise the state is read first.
-   * Returns the state this transaction read at its end, when the device still takes messages.
+   * Each request's jobs and writes (its content, a list's records, the jobs), and BullMQ's keys of
+   * the job-adding scripts they use.
    */
-  private async commitBatch(
+  private async build(
     deviceId: string,
     batch: Waiting[],
-    known?: DeviceState,
-  ): Promise<DeviceState | undefined> {
-    const state = known ?? (await getDeviceState(this.deps.redis, deviceId));
-    const admitted: Admitted[] = [];
-    let messages = state.queuedMessages;
-    let bytes = state.queuedBytes;
-    for (const waiting of batch) {
+    linkGeneration: number,
+  ): Promise<{ built: Built[]; jobKeys: Map<string, readonly string[]> }> {
+    const bull = await this.writer.bull(deviceId);
+    const jobKeys = new Map<string, readonly string[]>();
+    const built = batch.map((waiting): Built => {
       const { req } = waiting;
+      const jobs = this.writer.jobsOf(req, req.recipients, newMessageId(), linkGeneration);
+      const writes = new RecordedWrites();
+      const { contentId } = jobs[0]!;
+      this.deps.contents.stage(writes, deviceId, contentId, req.content, jobs.length, req.media);
+      this.writer.stagePerMessage(writes, req, 0, jobs);
+      this.writer.recordJobs(writes, bull, jobs, req.priority, jobKeys);
+      const { hit } = req;
       const size = requestSize(req);
-      const refusal = this.writer.refusal(state, messages, bytes, req.recipients.length, size);
-      if (refusal) {
-        waiting.reject(refusal);
-        continue;
-      }
-      messages += req.recipients.length;
-      bytes += size;
-      admitted.push({
+      return {
         waiting,
-        jobs: this.writer.jobsOf(req, req.recipients, newMessageId(), state),
-        bytes: size,
-      });
-    }
-    if (admitted.length === 0) return known;
-
-    // The requests' rate-limit hits are counted by this transaction, ahead of its MULTI.
-    const hits = admitted.flatMap((a) => {
-      const { hit } = a.waiting.req;
-      return hit && !hit.counted ? [hit] : [];
+        jobs,
+        ...(hit ? { hit } : {}),
+        call: {
+          ...(hit && !hit.counted ? { counter: hit.key } : {}),
+          messages: jobs.length,
+          bytes: size,
+          check: { messages: jobs.length, bytes: size },
+          writes,
+        },
+        applied: () => this.deps.contents.exists(deviceId, contentId),
+      };
     });
-    const at = await this.writer.begin(deviceId, hits);
-    const { tx } = at;
-    for (const { waiting, jobs } of admitted) {
-      const { req } = waiting;
-      this.deps.contents.stage(tx, deviceId, jobs[0]!.contentId, req.content, jobs.length, req.media);
-      this.writer.stagePerMessage(tx, req, 0, jobs);
-      await this.writer.addJobs(at, jobs, req.priority);
-    }
-    const all = admitted.flatMap((a) => a.jobs);
-    // The quota and the index once for the whole transaction (the index in request order).
-    stageQueued(
-      tx,
-      deviceId,
-      all.length,
-      admitted.reduce((n, a) => n + a.bytes, 0),
-    );
-    this.deps.index.stage(
-      tx,
-      deviceId,
-      all.map((j) => j.messageId),
-    );
-    const first = all[0]!;
-    let after: DeviceState;
-    try {
-      after = await this.writer.commit(at, all, state, () =>
-        this.deps.contents.exists(deviceId, first.contentId),
-      );
-    } catch (err) {
-      if (hits.some((h) => h.over)) {
-        // Redis discarded the transaction (nothing was written): the requests over their limit
-        // are refused on its count; the others, their hits counted, go with the next one.
-        const again: Waiting[] = [];
-        for (const { waiting } of admitted) {
-          const { hit } = waiting.req;
-          if (hit?.over) waiting.reject(rateLimited(hit));
-          else again.push(waiting);
-        }
-        if (again.length > 0) this.waiting.set(deviceId, [...again, ...(this.waiting.get(deviceId) ?? [])]);
-        return undefined;
-      }
-      for (const a of admitted) a.waiting.reject(err);
-      return undefined;
-    }
-    for (const a of admitted) a.waiting.resolve(a.jobs);
-    return after;
+    return { built, jobKeys };
   }
 }

@@ -11,20 +11,25 @@ import {
 } from '@mgw/contracts';
 import {
   ContentStore,
-  adoptJobScripts,
+  jobScriptSources,
   openSendQueue,
-  parseDeviceState,
-  readDeviceState,
   type BatchStore,
   type DeviceState,
-  type JobTransaction,
   type MessageIndex,
   type MessageStore,
   type SendQueue,
-  DEVICE_STATE_REPLIES,
+  type WriteBatch,
 } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
-import { rateLimited, readHits, stageHits, type SendHit, type StagedHits } from '../http/send-rate-limit.js';
+import { rateLimited, type SendHit } from '../http/send-rate-limit.js';
+import {
+  VERDICT,
+  runAcceptScript,
+  type AcceptCallRequest,
+  type AcceptReply,
+  type AcceptVerdict,
+  type RecordedWrites,
+} from './accept-script.js';
 import { BullJobs, type SendJobOptions } from './bull-job.js';
 
 /** One request's messages: one content, one job per recipient. */
@@ -43,15 +48,18 @@ export interface SendRequest {
   vars?: RecipientVars[];
   /** A scheduled send: its jobs are delayed until this time (epoch ms). */
   sendAt?: number;
-  /** The request's hit against its token's rate limit, counted by the transaction that writes it. */
+  /** The request's hit against its token's rate limit, counted by the accept call that writes it. */
   hit?: SendHit;
 }
 
-/** A transaction being built: its commands, and the rate-limit hits counted ahead of its MULTI. */
-export interface AcceptTx {
-  tx: JobTransaction;
-  staged?: StagedHits;
-  bull: BullJobs;
+/** One request (or one piece of a long list) of an accept call. */
+export interface AcceptCallEntry {
+  call: AcceptCallRequest;
+  jobs: SendJobData[];
+  /** Its hit, counted by the call when `call.counter` is set. */
+  hit?: SendHit;
+  /** Whether its writes are in Redis (asked when the call's outcome is unknown). */
+  applied: () => Promise<boolean>;
 }
 
 /** Bytes a request counts against the device's quota: its content, and a personalised list's variables. */
@@ -61,10 +69,7 @@ export function requestSize(req: SendRequest): number {
 
 /** What accepting a request writes with, and to. */
 export interface AcceptDeps {
-  /**
-   * The API's own connection: device state reads, and the transactions that add jobs (BullMQ's
-   * job-adding scripts are defined on it, see `jobTransaction`).
-   */
+  /** The API's own connection: device state reads and the accept script (`accept-script.ts`). */
   redis: RedisClient;
   /** BullMQ's connection (queues, job lookups and removals). */
   bullRedis: RedisClient;
@@ -82,15 +87,11 @@ export interface AcceptDeps {
 }
 
 const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
-/** Jobs built between two yields to the event loop. */
-const JOBS_PER_SLICE = 500;
 
 /**
- * What both ways of accepting share (one transaction for a group of requests, several for a long
- * list): the devices' send queues, the quota check, a request's jobs (jobId = messageId; a queued
- * message has no other record), and the transaction that adds them — with the device's state read
- * again at its end, so jobs that landed after a logout are withdrawn (records `failed` /
- * `logged_out`) and the request gets 409.
+ * What both ways of accepting share (one call for a group of requests, several for a long list):
+ * the devices' send queues, the quota check ahead of a long list, a request's jobs (jobId =
+ * messageId; a queued message has no other record), and the accept script's calls that write them.
  */
 export class JobWriter {
   private readonly queues = new Map<string, SendQueue>();
@@ -130,7 +131,8 @@ export class JobWriter {
     return undefined;
   }
 
-  jobsOf(req: SendRequest, recipients: string[], contentId: string, state: DeviceState): SendJobData[] {
+  /** The jobs of `recipients` of a request, carrying the device's link generation. */
+  jobsOf(req: SendRequest, recipients: string[], contentId: string, linkGeneration: number): SendJobData[] {
     const enqueuedAt = Date.now();
     return recipients.map((to) => ({
       kind: req.kind,
@@ -140,7 +142,7 @@ export class JobWriter {
       to,
       contentId,
       ...(req.batchId ? { batchId: req.batchId } : {}),
-      linkGeneration: state.linkGeneration,
+      linkGeneration,
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
       enqueuedAt,
       ...(req.sendAt !== undefined ? { sendAt: req.sendAt } : {}),
@@ -148,10 +150,10 @@ export class JobWriter {
   }
 
   /**
-   * Adds what a request's jobs share to the transaction that adds them: the variables of the
+   * Adds what a request's jobs share to the writes that add them: the variables of the
    * recipients `jobs` stand for (those from `from` in `req.recipients`), and its list's counts.
    */
-  stagePerMessage(tx: JobTransaction, req: SendRequest, from: number, jobs: SendJobData[]): void {
+  stagePerMessage(tx: WriteBatch, req: SendRequest, from: number, jobs: SendJobData[]): void {
     const { vars } = req;
     if (vars)
       this.deps.contents.stageVars(
@@ -164,29 +166,33 @@ export class JobWriter {
       this.deps.batches.stage(tx, req.deviceId, req.batchId, jobs.length, undefined, req.sendAt);
   }
 
-  /**
-   * Starts the transaction of a device's messages. The `hits` not yet counted are counted ahead of
-   * its MULTI, in the same round trip (`stageHits`): one over its limit makes Redis discard it.
-   */
-  async begin(deviceId: string, hits: SendHit[] = []): Promise<AcceptTx> {
+  /** The device's job builder. */
+  async bull(deviceId: string): Promise<BullJobs> {
     let bull = this.bullJobs.get(deviceId);
     if (!bull) {
       const queue = this.queue(deviceId);
-      bull = new BullJobs(queue, await adoptJobScripts(this.deps.redis, queue));
+      const sources = await jobScriptSources(queue);
+      bull = new BullJobs(queue, Object.fromEntries(Object.entries(sources).map(([k, v]) => [k, v.name])));
       this.bullJobs.set(deviceId, bull);
     }
-    // A plain pipeline (not `multi()`): its replies hold those of the commands before MULTI.
-    const tx = this.deps.redis.pipeline() as JobTransaction;
-    const staged = hits.length > 0 ? stageHits(tx, deviceId, hits) : undefined;
-    (tx as unknown as { multi(): unknown }).multi();
-    return { tx, bull, ...(staged ? { staged } : {}) };
+    return bull;
   }
 
-  async addJobs(at: AcceptTx, jobs: SendJobData[], priority: number): Promise<void> {
-    for (const [i, data] of jobs.entries()) {
-      // Let other requests run every so often while a big piece is built.
-      if (i > 0 && i % JOBS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-      at.bull.add(at.tx, data.kind, data, this.jobOptions(priority, data));
+  /**
+   * Records jobs for the accept script (see `accept-script.ts`): each job's BullMQ arguments, and
+   * the queue's keys of the scripts they use, once, in `jobKeys`.
+   */
+  recordJobs(
+    writes: RecordedWrites,
+    bull: BullJobs,
+    jobs: SendJobData[],
+    priority: number,
+    jobKeys: Map<string, readonly string[]>,
+  ): void {
+    for (const data of jobs) {
+      const { plain, keyCount, args } = bull.command(data.kind, data, this.jobOptions(priority, data));
+      if (!jobKeys.has(plain)) jobKeys.set(plain, args.slice(0, keyCount) as string[]);
+      writes.job(plain, data.messageId, args.slice(keyCount));
     }
   }
 
@@ -208,57 +214,56 @@ export class JobWriter {
   }
 
   /**
-   * Runs a transaction that adds `jobs`, with the device's state read at its end. Refused as a
-   * whole (EXECABORT: e.g. Redis out of memory) nothing was written; any other failure may be a
-   * lost reply that hides an applied transaction, so `applied` is asked (retrying for about a
-   * minute) and the jobs are withdrawn if it was. A device that went away meanwhile (logout: a new
-   * link generation) gets its jobs withdrawn and the request 409.
+   * Runs the accept script for `entries` of one device, their jobs built for `linkGeneration`.
+   * The call is atomic: refused whole (Redis out of memory) nothing was written; any other failure
+   * may be a lost reply that hides an applied call, so each entry's `applied` is asked (retrying
+   * for about a minute) and its jobs are withdrawn if it was. Records the hits the call counted.
    */
-  async commit(
-    at: AcceptTx,
-    jobs: SendJobData[],
-    state: DeviceState,
-    applied: () => Promise<boolean>,
-  ): Promise<DeviceState> {
-    const { tx, staged } = at;
-    readDeviceState(tx, jobs[0]!.deviceId);
-    // `exec()` on a pipeline in MULTI queues the EXEC; the next one sends the pipeline.
-    void tx.exec();
-    let replies: [Error | null, unknown][];
+  async run(
+    deviceId: string,
+    linkGeneration: number,
+    entries: AcceptCallEntry[],
+    jobKeys: ReadonlyMap<string, readonly string[]>,
+  ): Promise<AcceptReply> {
+    const hit = entries.find((e) => e.hit)?.hit;
+    let reply: AcceptReply;
     try {
-      const all = (await tx.exec()) ?? [];
-      if (staged) readHits(staged, all);
-      const [err, result] = all[all.length - 1] ?? [new Error('missing reply')];
-      if (err) {
-        // As ioredis's own `multi().exec()` does: EXECABORT carries the errors that caused it.
-        (err as Error & { previousErrors?: Error[] }).previousErrors = all
-          .slice(0, -1)
-          .flatMap(([e]) => (e ? [e] : []));
-        throw err;
-      }
-      const over = staged?.hits.find((h) => h.over);
-      // Discarded by Redis (the WATCH of the rate-limit check): nothing was written.
-      if (result === null && over) throw rateLimited(over);
-      if (!Array.isArray(result)) throw new Error('unexpected reply to EXEC');
-      replies = result.map((v: unknown) => (v instanceof Error ? [v, null] : [null, v]));
-      const failed = replies.find(([e]) => e)?.[0];
-      if (failed) throw failed;
+      reply = await runAcceptScript(this.deps.redis, this.queue(deviceId), {
+        deviceId,
+        linkGeneration,
+        quota: this.deps.quota,
+        rateLimit: { limit: hit?.limit ?? 0, windowMs: hit?.windowMs ?? 0 },
+        indexRetentionSeconds: this.deps.index.retentionSeconds,
+        jobKeys,
+        requests: entries.map((e) => e.call),
+      });
     } catch (err) {
-      if (!(err instanceof ApiError) && !/EXECABORT/.test((err as Error).message))
-        this.withdrawLater(jobs, applied, 0);
+      if (!/^OOM/.test((err as Error).message))
+        for (const { jobs, applied } of entries) this.withdrawLater(jobs, applied, 0);
       throw err;
     }
-    this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]!.kind }, jobs.length);
-    // The transaction's last replies are the device's state at the moment it ran.
-    const after = parseDeviceState(replies, replies.length - DEVICE_STATE_REPLIES);
-    if (!after.acceptsMessages || after.linkGeneration !== state.linkGeneration) {
-      await this.withdraw(jobs, FAILURE_REASONS.loggedOut);
-      this.deps.logger.warn('device went away while its messages were enqueued; withdrawn', {
-        count: jobs.length,
+    const now = Date.now();
+    entries.forEach(({ hit, jobs }, i) => {
+      const verdict = reply.requests[i]!;
+      if (hit && verdict.hit) hit.counted = { total: verdict.hit.total, resetAt: now + verdict.hit.ttlMs };
+      if (verdict.verdict === VERDICT.admitted)
+        this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: jobs[0]!.kind }, jobs.length);
+    });
+    return reply;
+  }
+
+  /** The answer to a request (or a long list) the accept script did not admit. */
+  refusalOf({ verdict, queued }: AcceptVerdict, hit?: SendHit): ApiError {
+    if (verdict === VERDICT.rateLimited && hit) return rateLimited(hit);
+    if (verdict === VERDICT.quotaFull) {
+      const { quota } = this.deps;
+      return new ApiError(429, ERRORS.deviceQueueFull, undefined, {
+        queued,
+        limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
       });
-      throw new ApiError(409, ERRORS.noDevice);
     }
-    return after;
+    // The device takes no messages, or its link changed under the request.
+    return new ApiError(409, ERRORS.noDevice);
   }
 
   /** Removes jobs that must not run and fails their messages (a job already taken is left to its worker). */
@@ -274,7 +279,7 @@ export class JobWriter {
   }
 
   /**
-   * After a failed transaction whose outcome is unknown: if it was applied (`applied()`), its
+   * After a failed call whose outcome is unknown: if it was applied (`applied()`), its
    * messages are withdrawn (`enqueue_failed`); retried for about a minute, since Redis may be what
    * failed.
    */

@@ -1,8 +1,15 @@
 import { serializeError } from '@mgw/common';
 import { ERRORS, newMessageId, type SendJobData } from '@mgw/contracts';
-import { ContentStore, getDeviceState, stageQueued } from '@mgw/store';
+import { ContentStore, getDeviceState } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
-import { requestSize, type AcceptDeps, type JobWriter, type SendRequest } from './job-writer.js';
+import { RecordedWrites, VERDICT } from './accept-script.js';
+import {
+  requestSize,
+  type AcceptCallEntry,
+  type AcceptDeps,
+  type JobWriter,
+  type SendRequest,
+} from './job-writer.js';
 
 /**
  * A list accepted in pieces is held (its messages wait, unsent) until its last piece commits.
@@ -13,7 +20,7 @@ const LIST_HOLD_MS = 60_000;
 const LIST_GIVE_UP_MS = LIST_HOLD_MS / 2;
 
 /**
- * A list longer than `listChunk`, one transaction per `listChunk` recipients, yielding to the event
+ * A list longer than `listChunk`, one accept call per `listChunk` recipients, yielding to the event
  * loop between them. Its content is held (`heldUntil`) until the last piece commits, so no message
  * of it is sent before the whole list is accepted, and a piece that fails takes back the pieces
  * before it (the request gets the error, nothing is sent).
@@ -26,9 +33,11 @@ export class ListInPieces {
   ) {}
 
   /**
-   * The first piece stores the content marked `pending` (the sender holds its messages); each
-   * later one adds its messages to the content's count; the last clears `pending`. The next piece
-   * is built while the previous one runs.
+   * The first piece stores the content marked `pending` (the sender holds its messages) and is
+   * checked against the device's quota for the whole list; each later one adds its messages to the
+   * content's count; the last clears `pending`. Each piece is one call of the accept script, which
+   * refuses it if the device went away or its link changed meanwhile. The next piece is built
+   * while the previous one runs.
    */
   async accept(req: SendRequest): Promise<SendJobData[]> {
     const { deviceId } = req;
@@ -48,6 +57,7 @@ export class ListInPieces {
 
     const contentId = newMessageId();
     const queue = this.writer.queue(deviceId);
+    const bull = await this.writer.bull(deviceId);
     /** Pieces known to be in Redis. */
     const committed: SendJobData[] = [];
     /** The piece Redis is running now (the next one is built meanwhile). */
@@ -61,19 +71,17 @@ export class ListInPieces {
     };
     try {
       for (let from = 0; from < req.recipients.length; from += this.listChunk) {
+        const first = from === 0;
         const jobs = this.writer.jobsOf(
           req,
           req.recipients.slice(from, from + this.listChunk),
           contentId,
-          state,
+          state.linkGeneration,
         );
-        // The first piece counts the request's rate-limit hit (over the limit, it is discarded).
-        const hits = from === 0 && req.hit && !req.hit.counted ? [req.hit] : [];
-        const at = await this.writer.begin(deviceId, hits);
-        const { tx } = at;
-        if (from === 0) {
+        const writes = new RecordedWrites();
+        if (first)
           this.deps.contents.stage(
-            tx,
+            writes,
             deviceId,
             contentId,
             req.content,
@@ -81,29 +89,37 @@ export class ListInPieces {
             req.media,
             started + LIST_HOLD_MS,
           );
-          stageQueued(tx, deviceId, jobs.length, size + varsSize(from, from + jobs.length));
-        } else {
-          this.deps.contents.stageMore(tx, deviceId, contentId, jobs.length);
-          stageQueued(tx, deviceId, jobs.length, varsSize(from, from + jobs.length));
-        }
-        this.writer.stagePerMessage(tx, req, from, jobs);
-        this.deps.index.stage(
-          tx,
-          deviceId,
-          jobs.map((j) => j.messageId),
-        );
+        else this.deps.contents.stageMore(writes, deviceId, contentId, jobs.length);
+        this.writer.stagePerMessage(writes, req, from, jobs);
         if (from + this.listChunk >= req.recipients.length)
-          this.deps.contents.stageReady(tx, deviceId, contentId);
-        await this.writer.addJobs(at, jobs, req.priority);
+          this.deps.contents.stageReady(writes, deviceId, contentId);
+        const jobKeys = new Map<string, readonly string[]>();
+        this.writer.recordJobs(writes, bull, jobs, req.priority, jobKeys);
+        // The first piece counts the request's rate-limit hit and is checked for the whole list.
+        const hit = first && req.hit && !req.hit.counted ? req.hit : undefined;
+        const probe = jobs[0]!.messageId;
+        const entry: AcceptCallEntry = {
+          call: {
+            ...(hit ? { counter: hit.key } : {}),
+            messages: jobs.length,
+            bytes: (first ? size : 0) + varsSize(from, from + jobs.length),
+            ...(first ? { check: { messages: req.recipients.length, bytes: requestSize(req) } } : {}),
+            writes,
+          },
+          jobs,
+          ...(hit ? { hit } : {}),
+          applied: async () =>
+            first
+              ? this.deps.contents.exists(deviceId, contentId)
+              : (await queue.getJobState(probe)) !== 'unknown',
+        };
         // One piece at a time in Redis: a piece that fails stops the list before the next is sent.
         await settleRunning();
         if (Date.now() - started > LIST_GIVE_UP_MS) throw new ApiError(503, ERRORS.serviceUnavailable);
-        const probe = jobs[0]!.messageId;
-        const applied = async () =>
-          from === 0
-            ? this.deps.contents.exists(deviceId, contentId)
-            : (await queue.getJobState(probe)) !== 'unknown';
-        const done = this.writer.commit(at, jobs, state, applied).then(() => undefined);
+        const done = this.writer.run(deviceId, state.linkGeneration, [entry], jobKeys).then((reply) => {
+          const verdict = reply.requests[0]!;
+          if (verdict.verdict !== VERDICT.admitted) throw this.writer.refusalOf(verdict, req.hit);
+        });
         // Awaited only when the next piece is built: observed now too, since a rejection no one
         // is waiting for yet would stop the process (Node's default for unhandled rejections).
         done.catch(() => undefined);
@@ -114,10 +130,10 @@ export class ListInPieces {
       await settleRunning();
       return committed;
     } catch (err) {
-      // A piece still running is waited for: if it lands, it is withdrawn with the others.
+      // A piece still running is waited for: if it lands, it is taken back with the others.
       await settleRunning().catch(() => undefined);
       // The pieces in Redis are taken back: the request is refused whole (the failed piece was
-      // never applied, or `commit` withdraws it once its outcome is known).
+      // never applied, or `run` withdraws it once its outcome is known).
       if (committed.length > 0) await this.takeBack(committed, contentId);
       throw err;
     }

@@ -6,7 +6,7 @@ import { JobWriter, type AcceptDeps, type SendRequest } from './job-writer.js';
 import { ListInPieces } from './list-in-pieces.js';
 
 export interface MessageAcceptorOptions extends AcceptDeps {
-  /** Recipients per transaction: larger lists are accepted in pieces of this size (default 500). */
+  /** Recipients per accept call: larger lists are accepted in pieces of this size (default 500). */
   listChunk?: number;
   events: QueueEventsPool;
 }
@@ -14,17 +14,15 @@ export interface MessageAcceptorOptions extends AcceptDeps {
 const DEFAULT_LIST_CHUNK = 500;
 
 /**
- * Accepts messages: the producer side of the per-device send queues. A request is accepted in one
- * transaction: its content stored once, the device's queue quota counted, one job per recipient
- * (jobId = messageId; a queued message has no other record), and — at the same instant, inside the
- * transaction — the device's state read again. A logout that ran between the first check and
- * the transaction has already purged the queue and started a new link generation, so jobs that
- * landed after it are withdrawn (records `failed` / `logged_out`) and the request gets 409
- * (`JobWriter`).
+ * Accepts messages: the producer side of the per-device send queues. A request is accepted by one
+ * call of the accept script (`accept-script.ts`), atomic: the device's state checked (it takes
+ * messages, its link generation is the one the jobs carry, its quota has room), the request's
+ * rate-limit hit counted, its content stored once, the quota counted, one job per recipient
+ * (jobId = messageId; a queued message has no other record).
  *
- * Requests for one device that arrive while its previous transaction is in flight share the next
- * one (`GroupCommit`). A list longer than `listChunk` is accepted in pieces, one transaction each,
- * held unsent until its last piece commits (`ListInPieces`).
+ * Requests for one device that arrive while its previous call is in flight share the next one
+ * (`GroupCommit`). A list longer than `listChunk` is accepted in pieces, one call each, held
+ * unsent until its last piece commits (`ListInPieces`).
  */
 export class MessageAcceptor {
   private readonly writer: JobWriter;

@@ -27,7 +27,7 @@ interface Waiter {
  * windows and scripts, shared by every replica) and sends a counter's hits of one turn of the
  * event loop to Redis together, as one increment, each hit still getting its own count. Every hit
  * waits for Redis's count, so a refusal is decided on it and no replica admits past the limit.
- * (`/send` counts its hits in the transactions that write its messages, see `SendRateLimit`.)
+ * (`/send` counts its hits in the accept script's calls that write its messages, see `SendRateLimit`.)
  *
  * get, decrement and resetKey are rate-limit-redis's own.
  */

@@ -9,7 +9,7 @@ import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { authOf } from './auth.js';
 import { CoalescingRedisStore } from './rate-limit-store.js';
 
-/** Endpoints limited by express-rate-limit (`/send`'s hits are counted by its transactions, see `SendRateLimit`). */
+/** Endpoints limited by express-rate-limit (`/send`'s hits are counted by its accept calls, see `SendRateLimit`). */
 export type LimitedEndpoint = Exclude<keyof ApiConfig['rateLimits'], 'send'>;
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { logDirect, type Logger } from '@mgw/common';
 
 declare module 'express-serve-static-core' {
@@ -22,13 +22,23 @@ export function routeTemplate(req: Request): string {
   return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
 }
 
+/** What else happens to every request, in the same middleware (one layer, one `finish` listener). */
+export interface RequestContextOptions {
+  /** Headers every response carries, set first (`securityHeaders`). */
+  headers?: (res: Response) => void;
+  /** Once the response is done, after its access line (`httpMetrics`). */
+  finished?: (req: Request, res: Response, durationMs: number) => void;
+}
+
 /**
  * Gives every request an id (the client's `X-Request-Id` when it is sane, else a new one), echoes
  * it back, attaches a child logger, and writes one access-log line when the response is done.
  */
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(logger: Logger, opts: RequestContextOptions = {}): RequestHandler {
   const installed = new WeakSet<object>();
+  const { headers, finished } = opts;
   return (req, res, next) => {
+    headers?.(res);
     const given = req.get('x-request-id');
     const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = requestId;
@@ -42,7 +52,8 @@ export function requestContext(logger: Logger): RequestHandler {
     }
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    res.once('finish', () => {
+    // A response finishes once: a plain listener (no `once` wrapper) on an object that goes with it.
+    res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = routeTemplate(req);
       // Probes and scrapes arrive every few seconds from every replica: keep them out of info logs.
@@ -55,6 +66,7 @@ export function requestContext(logger: Logger): RequestHandler {
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
       });
+      finished?.(req, res, durationMs);
     });
     next();
   };

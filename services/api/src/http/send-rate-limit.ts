@@ -1,45 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import type { ChainableCommander } from 'ioredis';
-import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { RedisScript, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { ApiError } from './api-error.js';
 import { authOf } from './auth.js';
 
 /**
- * Counts hits in fixed windows with rate-limit-redis's rule (a counter that has expired, or never
- * existed, starts a new window of `windowMs` at this hit). KEYS[1]: a key watched by the
- * transaction that follows; KEYS[2..]: counters. ARGV: windowMs, limit, then for each hit the
- * index in KEYS of its counter. Returns [total, ms left in the window] per hit. When a hit is over
- * the limit it touches KEYS[1] (set and deleted: nothing stays), so Redis discards the watching
- * transaction: the messages of a refused hit are never written.
+ * Counts one hit in a fixed window with rate-limit-redis's rule (a counter that has expired, or
+ * never existed, starts a new window of `windowMs` at this hit): KEYS[1] the counter, ARGV
+ * windowMs. Returns [total, ms left in the window]. The accept script (`accept-script.ts`) counts
+ * a request's hit the same way when it writes the request's messages.
  */
-const COUNT_HITS = `
-local windowMs = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local out = {}
-local over = false
-for i = 3, #ARGV do
-  local key = KEYS[tonumber(ARGV[i])]
-  local ttl = redis.call("PTTL", key)
-  local total
-  if ttl <= 0 then
-    redis.call("SET", key, 1, "PX", windowMs)
-    total = 1
-    ttl = windowMs
-  else
-    total = redis.call("INCR", key)
-  end
-  if total > limit then over = true end
-  out[#out + 1] = total
-  out[#out + 1] = ttl
+const COUNT_HIT = new RedisScript<[number, number]>(
+  'mgwCountSendHit',
+  `
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl <= 0 then
+  redis.call("SET", KEYS[1], 1, "PX", ARGV[1])
+  return { 1, tonumber(ARGV[1]) }
 end
-if over then
-  redis.call("SET", KEYS[1], "1")
-  redis.call("DEL", KEYS[1])
-end
-return out
-`;
+return { redis.call("INCR", KEYS[1]), ttl }
+`,
+);
 
 /** Redis's count of one hit. */
 interface Counted {
@@ -49,9 +30,9 @@ interface Counted {
 }
 
 /**
- * One `/send` request's hit against its token's limit. The transaction that writes the request's
- * messages counts it (`stageHits`); a request that writes nothing (refused before, or replayed)
- * has it counted on its own when it is answered (`SendRateLimit.settle`).
+ * One `/send` request's hit against its token's limit. The accept script that writes the request's
+ * messages counts it; a request that writes nothing (refused before, or replayed) has it counted on
+ * its own when it is answered (`SendRateLimit.settle`).
  */
 export class SendHit {
   counted?: Counted;
@@ -69,50 +50,6 @@ export class SendHit {
   ) {
     this.key = keys.sendRateLimit(deviceId, tokenHash);
   }
-
-  get over(): boolean {
-    return this.counted !== undefined && this.counted.total > this.limit;
-  }
-}
-
-/** What `stageHits` added to a pipeline, to be read back from its replies. */
-export interface StagedHits {
-  hits: SendHit[];
-  /** Index of the counting script's reply in the pipeline's replies. */
-  reply: number;
-}
-
-/**
- * Adds, ahead of a transaction (before its MULTI), the counting of `hits` (all of one device):
- * WATCH of a fresh gate key, then the counting script. One round trip with the transaction; if a
- * hit is over its limit, Redis discards the transaction (EXEC answers nil) — decided on Redis's
- * count, so no replica ever admits past the limit.
- */
-export function stageHits(pipeline: ChainableCommander, deviceId: string, hits: SendHit[]): StagedHits {
-  const gate = keys.acceptGate(deviceId, randomUUID());
-  const counters: string[] = [];
-  const index = hits.map((h) => {
-    let i = counters.indexOf(h.key);
-    if (i < 0) i = counters.push(h.key) - 1;
-    return String(i + 2);
-  });
-  const { limit, windowMs } = hits[0]!;
-  pipeline.watch(gate);
-  // EVAL, not EVALSHA: never NOSCRIPT (a SCRIPT FLUSH or a promoted replica), which would let the
-  // transaction run with its hits uncounted. Redis caches the script: ~700 bytes a transaction.
-  pipeline.eval(COUNT_HITS, 1 + counters.length, gate, ...counters, windowMs, limit, ...index);
-  const length = (pipeline as unknown as { length: number }).length;
-  return { hits, reply: length - 1 };
-}
-
-/** Records Redis's counts of staged hits (a failed script leaves them uncounted: counted on their own later). */
-export function readHits(staged: StagedHits, replies: [Error | null, unknown][]): void {
-  const [err, reply] = replies[staged.reply] ?? [new Error('missing reply')];
-  if (err || !Array.isArray(reply)) return;
-  const now = Date.now();
-  staged.hits.forEach((hit, i) => {
-    hit.counted = { total: Number(reply[2 * i]), resetAt: now + Number(reply[2 * i + 1]) };
-  });
 }
 
 /** The 429 of a hit over its limit. */
@@ -124,8 +61,8 @@ export function rateLimited(hit: SendHit): ApiError {
 const HIT = Symbol('send hit');
 
 /**
- * The `/send` rate limit, exact: a request's hit is counted in Redis by the transaction that
- * writes its messages (see `stageHits`), or on its own when it writes nothing, and it is refused
+ * The `/send` rate limit, exact: a request's hit is counted in Redis by the accept script that
+ * writes its messages (atomically with them), or on its own when it writes nothing, and it is refused
  * (429) on Redis's count — the same counts, fixed windows and headers as the other endpoints'
  * limiters (express-rate-limit with rate-limit-redis), but no round trip of its own for a request
  * that is accepted.
@@ -161,23 +98,15 @@ export class SendRateLimit {
   }
 
   /**
-   * Before the answer: counts the hit if no transaction did, sets the rate-limit headers, and
+   * Before the answer: counts the hit if no accept call did, sets the rate-limit headers, and
    * throws the 429 if the hit is over the limit. For a request whose messages were `accepted`
-   * (its transaction's count failed, which it survived) it never throws: the count is caught up.
+   * it never throws: its call counted it (should one not have, the count is caught up here).
    */
   async settle(res: Response, hit: SendHit, accepted = false): Promise<void> {
     if (hit.settled) return;
     if (!hit.counted) {
       try {
-        const reply = (await this.deps.redis.eval(
-          COUNT_HITS,
-          2,
-          keys.acceptGate(hit.deviceId, 'unwatched'),
-          hit.key,
-          hit.windowMs,
-          hit.limit,
-          '2',
-        )) as number[];
+        const reply = await COUNT_HIT.run(this.deps.redis, [hit.key], [hit.windowMs]);
         hit.counted = { total: Number(reply[0]), resetAt: Date.now() + Number(reply[1]) };
       } catch (err) {
         if (!accepted) throw err;

@@ -16,13 +16,13 @@ export function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler 
     if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
     const body = parseSendBody(schema, req.body ?? {}, s.config.maxRecipients);
     const hit = limit.hitOf(res);
-    // An edit or delete is not written by the accept transaction: its hit is counted (and refused
-    // over the limit) first, so the limit stays exact for it too.
+    // An edit or delete does not hand its hit to the accept script: its hit is counted (and
+    // refused over the limit) first, so the limit stays exact for it too.
     if (body.edit || body.delete) await limit.settle(res, hit);
     const outcome = await s.idempotency.run(req, auth.tokenHash, () =>
       sendMessage(s, auth.deviceId, body, hit),
     );
-    // Counted by the transaction that wrote the messages; a replay is counted now.
+    // Counted by the accept script that wrote the messages; a replay is counted now.
     await limit.settle(res, hit, !outcome.replayed);
     respond(res, outcome);
   };

@@ -1,0 +1,285 @@
+import { RedisScript, type RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import { INDEX_LUA, jobScriptSources, type SendQueue, type WriteBatch } from '@mgw/store';
+
+/**
+ * The Lua that accepts a group of requests of one device in one call, atomically: each request's
+ * rate-limit hit is counted, then it is admitted or refused on what Redis holds at that instant
+ * (the device takes messages, its link generation is the one the jobs carry, its queue quota has
+ * room), and an admitted request's writes run: its content and list records (recorded by the
+ * stores, see `RecordedWrites`) and its jobs, added by BullMQ's own job-adding scripts (their
+ * source, wrapped as functions: `acceptScript`). Then the quota counts and the message index
+ * take the admitted messages. Nothing runs between the checks and the writes, on any replica.
+ *
+ * KEYS: [1] session hash, [2] device quota hash, [3] message index, [4] message sequence,
+ * [5..] rate-limit counters.
+ * ARGV: [1] the link generation the jobs carry, [2] quota messages, [3] quota bytes,
+ * [4] rate-limit window (ms), [5] rate limit, [6] index retention (s), [7] number of requests,
+ * [8] number of BullMQ key lists, then each: script name, key count, keys; then per request:
+ * counter (index in KEYS, 0: no hit to count), the messages and bytes it adds to the quota counts,
+ * the messages and bytes its quota check is for (-1: none), number of op items, op items.
+ * An op: name, item count, items — `JOB` (script name, message id, BullMQ's three arguments) or
+ * a Redis command and its arguments.
+ *
+ * Returns: [accepts (1/0), link generation, queued messages, queued bytes] after the writes, then
+ * per request: verdict (0 admitted, 1 over its rate limit, 2 no device, 3 quota full, 4 another
+ * link generation), the hit's count and ms left in its window (-1, -1: not counted), the queued
+ * messages and bytes it was judged against.
+ */
+const ACCEPT_LUA = `
+local rcall = redis.call
+local session, quota, indexKey, seqKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local expected = tonumber(ARGV[1])
+local maxMessages, maxBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+local windowMs, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
+local retention = tonumber(ARGV[6])
+local requests = tonumber(ARGV[7])
+local a = 9
+local jobKeys = {}
+for _ = 1, tonumber(ARGV[8]) do
+  local name, n = ARGV[a], tonumber(ARGV[a + 1])
+  local list = {}
+  for i = 1, n do list[i] = ARGV[a + 1 + i] end
+  jobKeys[name] = list
+  a = a + 2 + n
+end
+
+local s = rcall('HMGET', session, 'status', 'linkGeneration', 'linked')
+local q = rcall('HMGET', quota, 'messages', 'bytes')
+local accepts = s[1] == 'connected' or (s[1] == 'connecting' and s[3] == '1')
+local generation = tonumber(s[2] or '0') or 0
+local queued = math.max(0, tonumber(q[1] or '0') or 0)
+local queuedBytes = math.max(0, tonumber(q[2] or '0') or 0)
+
+local out = { 0, 0, 0, 0 }
+local ids = {}
+local addedMessages, addedBytes = 0, 0
+for _ = 1, requests do
+  local counter, messages, bytes = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local checkMessages, checkBytes = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local first = a + 6
+  a = first + tonumber(ARGV[a + 5])
+  local total, ttl = -1, -1
+  if counter > 0 then
+    local key = KEYS[counter]
+    ttl = rcall('PTTL', key)
+    if ttl <= 0 then
+      rcall('SET', key, 1, 'PX', windowMs)
+      total = 1
+      ttl = windowMs
+    else
+      total = rcall('INCR', key)
+    end
+  end
+  local verdict = 0
+  if total > limit then verdict = 1
+  elseif not accepts then verdict = 2
+  elseif generation ~= expected then verdict = 4
+  elseif checkMessages >= 0 and (queued + checkMessages > maxMessages or queuedBytes + checkBytes > maxBytes) then
+    verdict = 3
+  end
+  out[#out + 1] = verdict
+  out[#out + 1] = total
+  out[#out + 1] = ttl
+  out[#out + 1] = queued
+  out[#out + 1] = queuedBytes
+  if verdict == 0 then
+    queued = queued + messages
+    queuedBytes = queuedBytes + bytes
+    addedMessages = addedMessages + messages
+    addedBytes = addedBytes + bytes
+    local i = first
+    while i < a do
+      local name, n = ARGV[i], tonumber(ARGV[i + 1])
+      if name == 'JOB' then
+        ids[#ids + 1] = ARGV[i + 3]
+        bull[ARGV[i + 2]](jobKeys[ARGV[i + 2]], { ARGV[i + 4], ARGV[i + 5], ARGV[i + 6] })
+      else
+        rcall(name, unpack(ARGV, i + 2, i + 1 + n))
+      end
+      i = i + 2 + n
+    end
+  end
+end
+if addedMessages > 0 then rcall('HINCRBY', quota, 'messages', addedMessages) end
+if addedBytes > 0 then rcall('HINCRBY', quota, 'bytes', addedBytes) end
+if #ids > 0 then mgw_index(indexKey, seqKey, retention, ids) end
+out[1], out[2], out[3], out[4] = accepts and 1 or 0, generation, queued, queuedBytes
+return out
+`;
+
+/**
+ * The whole script: BullMQ's job-adding scripts as functions (`bull.addPrioritizedJob(KEYS, ARGV)`:
+ * their own code, given the keys and arguments they take as a script), the message index's, then
+ * ours. The shebang makes Redis refuse it whole when it is out of memory, before anything is written.
+ */
+function composeLua(sources: Readonly<Record<string, { lua: string }>>): string {
+  const bull = Object.entries(sources)
+    .map(([plain, { lua }]) => `bull[${JSON.stringify(plain)}] = function(KEYS, ARGV)\n${lua}\nend\n`)
+    .join('');
+  return `#!lua\nlocal bull = {}\n${bull}${INDEX_LUA}${ACCEPT_LUA}`;
+}
+
+let script: Promise<RedisScript<number[]>> | undefined;
+
+/** The accept script of this process's BullMQ version, composed once. */
+export function acceptScript(queue: SendQueue): Promise<RedisScript<number[]>> {
+  if (!script) {
+    script = jobScriptSources(queue).then(
+      (sources) => new RedisScript<number[]>('mgwAccept', composeLua(sources)),
+    );
+    // A failure (Redis away at the first use) is not remembered.
+    script.catch(() => (script = undefined));
+  }
+  return script;
+}
+
+/** Why a request of the group was not admitted, or that it was. */
+export const VERDICT = {
+  admitted: 0,
+  rateLimited: 1,
+  noDevice: 2,
+  quotaFull: 3,
+  otherGeneration: 4,
+} as const;
+
+/** One request's verdict, as the script returned it. */
+export interface AcceptVerdict {
+  verdict: (typeof VERDICT)[keyof typeof VERDICT];
+  /** The hit's count and the ms left in its window, when the script counted it. */
+  hit?: { total: number; ttlMs: number };
+  /** What the device had queued when this request was judged. */
+  queued: { messages: number; bytes: number };
+}
+
+export interface AcceptReply {
+  /** The device's state after the call. */
+  accepts: boolean;
+  linkGeneration: number;
+  queued: { messages: number; bytes: number };
+  requests: AcceptVerdict[];
+}
+
+/**
+ * Records the writes a store stages (`WriteBatch`) as op items of the accept script: they run
+ * there, in order, only if their request is admitted.
+ */
+export class RecordedWrites implements WriteBatch {
+  readonly items: (string | Buffer)[] = [];
+
+  private op(name: string, args: (string | Buffer | number)[]): this {
+    this.items.push(name, String(args.length));
+    for (const a of args) this.items.push(typeof a === 'number' ? String(a) : a);
+    return this;
+  }
+
+  hset(key: string, fields: Record<string, string | Buffer>): this {
+    const args: (string | Buffer)[] = [key];
+    for (const [field, value] of Object.entries(fields)) args.push(field, value);
+    return this.op('HSET', args);
+  }
+  hsetnx(key: string, field: string, value: string): this {
+    return this.op('HSETNX', [key, field, value]);
+  }
+  hincrby(key: string, field: string, increment: number): this {
+    return this.op('HINCRBY', [key, field, increment]);
+  }
+  hdel(key: string, field: string): this {
+    return this.op('HDEL', [key, field]);
+  }
+  expire(key: string, seconds: number): this {
+    return this.op('EXPIRE', [key, seconds]);
+  }
+  zadd(key: string, ...args: (string | number)[]): this {
+    return this.op('ZADD', [key, ...args]);
+  }
+  zremrangebyscore(key: string, min: string | number, max: string | number): this {
+    return this.op('ZREMRANGEBYSCORE', [key, min, max]);
+  }
+
+  /** A job, added by BullMQ's script `plain` with its three arguments (after the queue's keys). */
+  job(plain: string, messageId: string, argv: (string | Buffer)[]): this {
+    this.items.push('JOB', String(2 + argv.length), plain, messageId, ...argv);
+    return this;
+  }
+}
+
+/** One request of a call (or one piece of a long list). */
+export interface AcceptCallRequest {
+  /** Its rate-limit counter, when its hit is to be counted. */
+  counter?: string;
+  /** What it adds to the device's quota counts. */
+  messages: number;
+  bytes: number;
+  /** What the quota must have room for (a long list's first piece: the whole list); none: not checked. */
+  check?: { messages: number; bytes: number };
+  writes: RecordedWrites;
+}
+
+/** Runs the accept script for `requests` of one device (see `ACCEPT_LUA`). */
+export async function runAcceptScript(
+  redis: RedisClient,
+  queue: SendQueue,
+  call: {
+    deviceId: string;
+    linkGeneration: number;
+    quota: { maxQueuedMessages: number; maxQueuedBytes: number };
+    rateLimit: { limit: number; windowMs: number };
+    indexRetentionSeconds: number;
+    /** BullMQ's keys by script name, for the scripts the jobs use. */
+    jobKeys: ReadonlyMap<string, readonly string[]>;
+    requests: readonly AcceptCallRequest[];
+  },
+): Promise<AcceptReply> {
+  const { deviceId } = call;
+  const scriptKeys = [
+    keys.session(deviceId),
+    keys.deviceQueue(deviceId),
+    keys.messageIndex(deviceId),
+    keys.messageSeq(deviceId),
+  ];
+  const args: (string | Buffer)[] = [
+    String(call.linkGeneration),
+    String(call.quota.maxQueuedMessages),
+    String(call.quota.maxQueuedBytes),
+    String(call.rateLimit.windowMs),
+    String(call.rateLimit.limit),
+    String(call.indexRetentionSeconds),
+    String(call.requests.length),
+    String(call.jobKeys.size),
+  ];
+  for (const [plain, list] of call.jobKeys) args.push(plain, String(list.length), ...list);
+  for (const r of call.requests) {
+    let counter = 0;
+    if (r.counter !== undefined) {
+      counter = scriptKeys.indexOf(r.counter) + 1;
+      if (counter === 0) counter = scriptKeys.push(r.counter);
+    }
+    const check = r.check ?? { messages: -1, bytes: -1 };
+    args.push(
+      String(counter),
+      String(r.messages),
+      String(r.bytes),
+      String(check.messages),
+      String(check.bytes),
+      String(r.writes.items.length),
+    );
+    for (const item of r.writes.items) args.push(item);
+  }
+  const reply = await (await acceptScript(queue)).run(redis, scriptKeys, args);
+  const n = (i: number) => Number(reply[i]);
+  const requests: AcceptVerdict[] = call.requests.map((_, r) => {
+    const at = 4 + r * 5;
+    return {
+      verdict: n(at) as AcceptVerdict['verdict'],
+      ...(n(at + 1) >= 0 ? { hit: { total: n(at + 1), ttlMs: n(at + 2) } } : {}),
+      queued: { messages: n(at + 3), bytes: n(at + 4) },
+    };
+  });
+  return {
+    accepts: n(0) === 1,
+    linkGeneration: n(1),
+    queued: { messages: n(2), bytes: n(3) },
+    requests,
+  };
+}
