@@ -62,6 +62,8 @@ export interface SimulatorHandle {
   restrictions(phone: string): RestrictionsView;
   /** Contact lookups (usync "is this number on WhatsApp?") of an account: count and query times. */
   contactLookups(phone: string): ContactLookupsView;
+  /** Privacy tokens the account issued to its contacts (Baileys issues one after a first message). */
+  privacyTokens(phone: string): number;
   clearFaults(): void;
   setConfig(update: Partial<SimulatorConfig>): SimulatorConfig;
   close(): Promise<void>;
@@ -124,6 +126,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setNewChatCap: (phone, cap) => sim.setNewChatCap(phone, cap),
     restrictions: (phone) => sim.restrictions(phone),
     contactLookups: (phone) => sim.contactLookupsOf(phone),
+    privacyTokens: (phone) => sim.privacyTokensOf(phone),
     clearFaults: () => sim.clearFaults(),
     setConfig: (update) => sim.setConfig(update),
     close: async () => {

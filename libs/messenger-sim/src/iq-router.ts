@@ -48,6 +48,7 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode):
         );
         return conn.send(iqResult(iq, [node('privacy', {}, categories)]));
       }
+      countPrivacyTokens(sim, conn, iq);
       return conn.send(iqResult(iq));
     case 'blocklist':
       return conn.send(iqResult(iq, iq.attrs.type === 'get' ? [node('list', {})] : undefined));
@@ -71,4 +72,13 @@ function answerPicture(sim: Simulator, conn: ClientConnection, iq: BinaryNode): 
   }
   const type = getBinaryNodeChild(iq, 'picture')?.attrs.type ?? 'preview';
   conn.send(iqResult(iq, [node('picture', { url: user.pictureUrl, id: '1', type })]));
+}
+
+/** A `privacy` set iq issuing our tokens to contacts (`<tokens><token jid=… type=trusted_contact/>`). */
+function countPrivacyTokens(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+  const phone = conn.account?.phone;
+  const tokens = getBinaryNodeChild(iq, 'tokens');
+  if (!phone || !tokens || !Array.isArray(tokens.content)) return;
+  const issued = tokens.content.filter((t) => t.tag === 'token').length;
+  sim.privacyTokensIssued.set(phone, (sim.privacyTokensIssued.get(phone) ?? 0) + issued);
 }

@@ -74,6 +74,8 @@ export class Simulator implements ConnectionHost {
   readonly faults = new Faults();
   /** Contact lookups (usync "is this number on WhatsApp?") per account. */
   readonly contactLookups = new ContactLookups();
+  /** Privacy tokens each account issued to its contacts (`privacy` set iqs), by account phone. */
+  readonly privacyTokensIssued = new Map<string, number>();
   /** Group chats: metadata, members, sender-key messages (groups.ts). */
   readonly groups: SimGroups = new SimGroups(this);
   readonly reachout = new Reachout({
@@ -323,6 +325,11 @@ export class Simulator implements ConnectionHost {
   /** The contact lookups the account's devices made: how many numbers, and when each query came. */
   contactLookupsOf(phone: string): ContactLookupsView {
     return this.contactLookups.view(this.requireUser(phone).phone);
+  }
+
+  /** How many privacy tokens the account issued to its contacts (one per contact is WhatsApp Web's pace). */
+  privacyTokensOf(phone: string): number {
+    return this.privacyTokensIssued.get(this.requireUser(phone).phone) ?? 0;
   }
 
   clearFaults(): void {

@@ -14,6 +14,8 @@ import {
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
 
+import { linkTestDevice, startTestSimulator, until } from '@mgw/testing';
+
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A key pair made outside libsignal (its private key was never seen by libsignal's cache). */
@@ -122,6 +124,27 @@ describe('dependency patches (patches/, applied by npm install)', () => {
     await Promise.all([lost, kept]);
     // The write made in the committed transaction's context goes nowhere; the other is stored.
     expect(written).to.deep.equal(['outside']);
+  });
+
+  it('When a socket sends several messages to one contact, then it issues its privacy token to the contact once', async function () {
+    this.timeout(30_000);
+    const sim = await startTestSimulator();
+    const device = await linkTestDevice(sim, '15550003001').catch(async (err: unknown) => {
+      await sim.close();
+      throw err;
+    });
+    try {
+      for (const text of ['one', 'two', 'three']) {
+        const sent = await device.sock!.sendMessage('15550003099@s.whatsapp.net', { text });
+        await until(() => sim.inbox('15550003099').find((m) => m.id === sent!.key.id));
+        // The issuance follows the first send (fire and forget): let it land before the next one.
+        await until(() => sim.privacyTokens('15550003001') >= 1);
+      }
+      expect(sim.privacyTokens('15550003001')).to.equal(1);
+    } finally {
+      await device.end();
+      await sim.close();
+    }
   });
 
   it('When a Baileys query answers in time, then no stack trace is formatted for it', async () => {
