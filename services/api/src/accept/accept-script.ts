@@ -118,62 +118,98 @@ export type LuaPackable = number | string | Buffer | readonly LuaPackable[];
  * too, as strings (a Lua string holds any bytes, and Redis's cmsgpack knows no `bin` type).
  */
 export function packForLua(value: LuaPackable): Buffer {
-  const out = Buffer.allocUnsafe(packedSize(value));
-  packInto(out, 0, value);
-  return out;
+  at = 0;
+  put(value);
+  return Buffer.from(pool.subarray(0, at));
 }
 
-function packedSize(v: LuaPackable): number {
-  if (typeof v === 'number') return Number.isInteger(v) ? intSize(v) : 9;
-  if (typeof v === 'string' || Buffer.isBuffer(v)) {
-    const n = typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-    return n + (n < 32 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5);
-  }
-  let size = v.length < 16 ? 1 : v.length <= 0xffff ? 3 : 5;
-  for (const item of v as readonly LuaPackable[]) size += packedSize(item);
-  return size;
+/** Where `packForLua` writes (grown as needed; its result is a copy), and how far it got. */
+let pool = Buffer.allocUnsafe(64 * 1024);
+let at = 0;
+
+function room(bytes: number): void {
+  if (at + bytes <= pool.length) return;
+  const bigger = Buffer.allocUnsafe(Math.max(pool.length * 2, at + bytes));
+  pool.copy(bigger, 0, 0, at);
+  pool = bigger;
 }
 
-function intSize(n: number): number {
-  if (n >= 0) return n < 128 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : n <= 0xffffffff ? 5 : 9;
-  return n >= -32 ? 1 : n >= -128 ? 2 : n >= -32768 ? 3 : n >= -2147483648 ? 5 : 9;
-}
-
-function packInto(out: Buffer, at: number, v: LuaPackable): number {
-  if (typeof v === 'number') {
-    if (!Number.isInteger(v)) {
-      out[at] = 0xcb;
-      out.writeDoubleBE(v, at + 1);
-      return at + 9;
+function put(v: LuaPackable): void {
+  if (typeof v === 'string') {
+    const n = Buffer.byteLength(v);
+    stringHeader(n);
+    room(n);
+    at += pool.write(v, at, n, 'utf8');
+  } else if (typeof v === 'number') putNumber(v);
+  else if (Buffer.isBuffer(v)) {
+    stringHeader(v.length);
+    room(v.length);
+    at += v.copy(pool, at);
+  } else {
+    const items = v as readonly LuaPackable[];
+    const n = items.length;
+    room(5);
+    if (n < 16) pool[at++] = 0x90 | n;
+    else if (n <= 0xffff) {
+      pool[at++] = 0xdc;
+      at = pool.writeUInt16BE(n, at);
+    } else {
+      pool[at++] = 0xdd;
+      at = pool.writeUInt32BE(n, at);
     }
-    if (v >= 0) {
-      if (v < 128) return out.writeUInt8(v, at);
-      if (v <= 0xff) return out.writeUInt8(v, out.writeUInt8(0xcc, at));
-      if (v <= 0xffff) return out.writeUInt16BE(v, out.writeUInt8(0xcd, at));
-      if (v <= 0xffffffff) return out.writeUInt32BE(v, out.writeUInt8(0xce, at));
-      return out.writeBigUInt64BE(BigInt(v), out.writeUInt8(0xcf, at));
+    for (let i = 0; i < n; i++) put(items[i]!);
+  }
+}
+
+function stringHeader(n: number): void {
+  room(5);
+  if (n < 32) pool[at++] = 0xa0 | n;
+  else if (n <= 0xff) {
+    pool[at++] = 0xd9;
+    pool[at++] = n;
+  } else if (n <= 0xffff) {
+    pool[at++] = 0xda;
+    at = pool.writeUInt16BE(n, at);
+  } else {
+    pool[at++] = 0xdb;
+    at = pool.writeUInt32BE(n, at);
+  }
+}
+
+function putNumber(v: number): void {
+  room(9);
+  if (!Number.isInteger(v)) {
+    pool[at++] = 0xcb;
+    at = pool.writeDoubleBE(v, at);
+  } else if (v >= 0) {
+    if (v < 128) pool[at++] = v;
+    else if (v <= 0xff) {
+      pool[at++] = 0xcc;
+      pool[at++] = v;
+    } else if (v <= 0xffff) {
+      pool[at++] = 0xcd;
+      at = pool.writeUInt16BE(v, at);
+    } else if (v <= 0xffffffff) {
+      pool[at++] = 0xce;
+      at = pool.writeUInt32BE(v, at);
+    } else {
+      pool[at++] = 0xcf;
+      at = pool.writeBigUInt64BE(BigInt(v), at);
     }
-    if (v >= -32) return out.writeInt8(v, at);
-    if (v >= -128) return out.writeInt8(v, out.writeUInt8(0xd0, at));
-    if (v >= -32768) return out.writeInt16BE(v, out.writeUInt8(0xd1, at));
-    if (v >= -2147483648) return out.writeInt32BE(v, out.writeUInt8(0xd2, at));
-    return out.writeBigInt64BE(BigInt(v), out.writeUInt8(0xd3, at));
+  } else if (v >= -32) pool[at++] = v & 0xff;
+  else if (v >= -128) {
+    pool[at++] = 0xd0;
+    at = pool.writeInt8(v, at);
+  } else if (v >= -32768) {
+    pool[at++] = 0xd1;
+    at = pool.writeInt16BE(v, at);
+  } else if (v >= -2147483648) {
+    pool[at++] = 0xd2;
+    at = pool.writeInt32BE(v, at);
+  } else {
+    pool[at++] = 0xd3;
+    at = pool.writeBigInt64BE(BigInt(v), at);
   }
-  if (typeof v === 'string' || Buffer.isBuffer(v)) {
-    const n = typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-    if (n < 32) at = out.writeUInt8(0xa0 | n, at);
-    else if (n <= 0xff) at = out.writeUInt8(n, out.writeUInt8(0xd9, at));
-    else if (n <= 0xffff) at = out.writeUInt16BE(n, out.writeUInt8(0xda, at));
-    else at = out.writeUInt32BE(n, out.writeUInt8(0xdb, at));
-    return typeof v === 'string' ? at + out.write(v, at, n, 'utf8') : at + v.copy(out, at);
-  }
-  const items = v as readonly LuaPackable[];
-  const n = items.length;
-  if (n < 16) at = out.writeUInt8(0x90 | n, at);
-  else if (n <= 0xffff) at = out.writeUInt16BE(n, out.writeUInt8(0xdc, at));
-  else at = out.writeUInt32BE(n, out.writeUInt8(0xdd, at));
-  for (const item of items) at = packInto(out, at, item);
-  return at;
 }
 
 let script: Promise<RedisScript<number[]>> | undefined;
