@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import {
   ConfigError,
   createLogger,
+  isoNow,
   logDirect,
   redisConfig,
   redisEnv,
@@ -110,6 +111,14 @@ describe('common: logger', () => {
     const line = JSON.parse(chunks.join('')) as Record<string, unknown>;
     expect(line).to.include({ code: 428, reason: 'connection_closed', tokenId: 'tok_1' });
     expect(line.err).to.include({ errorCode: 'ECONNREFUSED' });
+  });
+
+  it('When a log line is stamped, then its time is what toISOString writes, to the millisecond', () => {
+    const times = [0, 999, 1000, 1_795_480_751_007, 1_795_480_751_099, 1_795_480_751_100, 1_795_480_752_000];
+    for (const t of [...times, ...times.reverse()]) expect(isoNow(t)).to.equal(new Date(t).toISOString());
+    const before = Date.now();
+    const now = Date.parse(isoNow());
+    expect(now).to.be.within(before, Date.now());
   });
 
   it('When a line is written directly (logDirect), then it is the line logger.log writes, redacted alike, and the level is honoured', async () => {

@@ -31,7 +31,7 @@ import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, waitFor } from '@mgw/
 import { instructionsPerRequest, valgrindAvailable } from './instructions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const LIST = Number(process.env.BENCH_LIST ?? 10_000);
 /** The issue's figures are for 10 connections; BENCH_CONNECTIONS shows how the gap moves with more. */
@@ -114,7 +114,12 @@ async function rps(
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The middle value; of an even count, the mean of the two middle ones. */
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 const apiPort = await freePort();
 const opsPort = await freePort();
@@ -179,7 +184,9 @@ try {
     };
     // warm-up (JIT, connections, scripts)
     for (const app of Object.values(apps)) await rps(app.url, app.pids, app.token);
-    const order: App[] = ['gateway', 'bare', 'queue'];
+    // The gateway next to the bare app with its job in every round, so each round gives a ratio of
+    // two runs seconds apart (the machine's load drifts less between them than across rounds).
+    const order: App[] = ['gateway', 'queue', 'bare'];
     for (let round = 0; round < ROUNDS; round++) {
       for (const which of round % 2 === 0 ? order : [...order].reverse()) {
         const app = apps[which];
@@ -206,6 +213,11 @@ try {
     console.log(
       `  bare express + a BullMQ job per request: ${rates('queue')} req/s (${cpu('queue', 0)} µs + redis ${cpu('queue', 1)} µs per request) ` +
         `→ ${(rate('queue') / rate('bare')).toFixed(2)} of bare express; gateway ÷ it ${(rate('gateway') / rate('queue')).toFixed(2)}`,
+    );
+    const paired = runs.gateway.rps.map((g, i) => g / runs.queue.rps[i]!);
+    console.log(
+      `  gateway ÷ bare express + a BullMQ job, round by round (adjacent runs): ${paired.map((r) => r.toFixed(2)).join(' ')} ` +
+        `→ median ${median(paired).toFixed(2)}`,
     );
   }
 

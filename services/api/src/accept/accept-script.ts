@@ -13,13 +13,13 @@ import { INDEX_LUA, jobScriptSources, type SendQueue, type WriteBatch } from '@m
  *
  * KEYS: [1] session hash, [2] device quota hash, [3] message index, [4] message sequence,
  * [5..] rate-limit counters.
- * ARGV: [1] the link generation the jobs carry, [2] quota messages, [3] quota bytes,
- * [4] rate-limit window (ms), [5] rate limit, [6] index retention (s), [7] number of requests,
- * [8] number of BullMQ key lists, then each: script name, key count, keys; then per request:
- * counter (index in KEYS, 0: no hit to count), the messages and bytes it adds to the quota counts,
- * the messages and bytes its quota check is for (-1: none), number of op items, op items.
- * An op: name, item count, items — `JOB` (script name, message id, BullMQ's three arguments) or
- * a Redis command and its arguments.
+ * ARGV[1]: the call, packed with MessagePack (one argument: cheaper to send than hundreds) —
+ * [[the link generation the jobs carry, quota messages, quota bytes, rate-limit window (ms), rate
+ * limit, index retention (s)], [[BullMQ script name, its keys], …], [request, …]], a request being
+ * [counter (index in KEYS, 0: no hit to count), the messages and bytes it adds to the quota counts,
+ * the messages and bytes its quota check is for (-1: none), its op items]. An op: name, item
+ * count, items — `JOB` (script name, message id, BullMQ's three arguments) or a Redis command and
+ * its arguments.
  *
  * Returns: [accepts (1/0), link generation, queued messages, queued bytes] after the writes, then
  * per request: verdict (0 admitted, 1 over its rate limit, 2 no device, 3 quota full, 4 another
@@ -29,20 +29,12 @@ import { INDEX_LUA, jobScriptSources, type SendQueue, type WriteBatch } from '@m
 const ACCEPT_LUA = `
 local rcall = redis.call
 local session, quota, indexKey, seqKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local expected = tonumber(ARGV[1])
-local maxMessages, maxBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
-local windowMs, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
-local retention = tonumber(ARGV[6])
-local requests = tonumber(ARGV[7])
-local a = 9
+local call = cmsgpack.unpack(ARGV[1])
+local head = call[1]
+local expected, maxMessages, maxBytes = head[1], head[2], head[3]
+local windowMs, limit, retention = head[4], head[5], head[6]
 local jobKeys = {}
-for _ = 1, tonumber(ARGV[8]) do
-  local name, n = ARGV[a], tonumber(ARGV[a + 1])
-  local list = {}
-  for i = 1, n do list[i] = ARGV[a + 1 + i] end
-  jobKeys[name] = list
-  a = a + 2 + n
-end
+for _, set in ipairs(call[2]) do jobKeys[set[1]] = set[2] end
 
 local s = rcall('HMGET', session, 'status', 'linkGeneration', 'linked')
 local q = rcall('HMGET', quota, 'messages', 'bytes')
@@ -54,11 +46,9 @@ local queuedBytes = math.max(0, tonumber(q[2] or '0') or 0)
 local out = { 0, 0, 0, 0 }
 local ids = {}
 local addedMessages, addedBytes = 0, 0
-for _ = 1, requests do
-  local counter, messages, bytes = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local checkMessages, checkBytes = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
-  local first = a + 6
-  a = first + tonumber(ARGV[a + 5])
+for _, request in ipairs(call[3]) do
+  local counter, messages, bytes = request[1], request[2], request[3]
+  local checkMessages, checkBytes, items = request[4], request[5], request[6]
   local total, ttl = -1, -1
   if counter > 0 then
     local key = KEYS[counter]
@@ -88,14 +78,14 @@ for _ = 1, requests do
     queuedBytes = queuedBytes + bytes
     addedMessages = addedMessages + messages
     addedBytes = addedBytes + bytes
-    local i = first
-    while i < a do
-      local name, n = ARGV[i], tonumber(ARGV[i + 1])
+    local i = 1
+    while i <= #items do
+      local name, n = items[i], items[i + 1]
       if name == 'JOB' then
-        ids[#ids + 1] = ARGV[i + 3]
-        bull[ARGV[i + 2]](jobKeys[ARGV[i + 2]], { ARGV[i + 4], ARGV[i + 5], ARGV[i + 6] })
+        ids[#ids + 1] = items[i + 3]
+        bull[items[i + 2]](jobKeys[items[i + 2]], { items[i + 4], items[i + 5], items[i + 6] })
       else
-        rcall(name, unpack(ARGV, i + 2, i + 1 + n))
+        rcall(name, unpack(items, i + 2, i + 1 + n))
       end
       i = i + 2 + n
     end
@@ -118,6 +108,108 @@ function composeLua(sources: Readonly<Record<string, { lua: string }>>): string 
     .map(([plain, { lua }]) => `bull[${JSON.stringify(plain)}] = function(KEYS, ARGV)\n${lua}\nend\n`)
     .join('');
   return `#!lua\nlocal bull = {}\n${bull}${INDEX_LUA}${ACCEPT_LUA}`;
+}
+
+/** What `packForLua` packs. */
+export type LuaPackable = number | string | Buffer | readonly LuaPackable[];
+
+/**
+ * MessagePack as Redis's `cmsgpack.unpack` reads it: arrays, integers, doubles and strings — bytes
+ * too, as strings (a Lua string holds any bytes, and Redis's cmsgpack knows no `bin` type).
+ */
+export function packForLua(value: LuaPackable): Buffer {
+  at = 0;
+  put(value);
+  return Buffer.from(pool.subarray(0, at));
+}
+
+/** Where `packForLua` writes (grown as needed; its result is a copy), and how far it got. */
+let pool = Buffer.allocUnsafe(64 * 1024);
+let at = 0;
+
+function room(bytes: number): void {
+  if (at + bytes <= pool.length) return;
+  const bigger = Buffer.allocUnsafe(Math.max(pool.length * 2, at + bytes));
+  pool.copy(bigger, 0, 0, at);
+  pool = bigger;
+}
+
+function put(v: LuaPackable): void {
+  if (typeof v === 'string') {
+    const n = Buffer.byteLength(v);
+    stringHeader(n);
+    room(n);
+    at += pool.write(v, at, n, 'utf8');
+  } else if (typeof v === 'number') putNumber(v);
+  else if (Buffer.isBuffer(v)) {
+    stringHeader(v.length);
+    room(v.length);
+    at += v.copy(pool, at);
+  } else {
+    const items = v as readonly LuaPackable[];
+    const n = items.length;
+    room(5);
+    if (n < 16) pool[at++] = 0x90 | n;
+    else if (n <= 0xffff) {
+      pool[at++] = 0xdc;
+      at = pool.writeUInt16BE(n, at);
+    } else {
+      pool[at++] = 0xdd;
+      at = pool.writeUInt32BE(n, at);
+    }
+    for (let i = 0; i < n; i++) put(items[i]!);
+  }
+}
+
+function stringHeader(n: number): void {
+  room(5);
+  if (n < 32) pool[at++] = 0xa0 | n;
+  else if (n <= 0xff) {
+    pool[at++] = 0xd9;
+    pool[at++] = n;
+  } else if (n <= 0xffff) {
+    pool[at++] = 0xda;
+    at = pool.writeUInt16BE(n, at);
+  } else {
+    pool[at++] = 0xdb;
+    at = pool.writeUInt32BE(n, at);
+  }
+}
+
+function putNumber(v: number): void {
+  room(9);
+  if (!Number.isInteger(v)) {
+    pool[at++] = 0xcb;
+    at = pool.writeDoubleBE(v, at);
+  } else if (v >= 0) {
+    if (v < 128) pool[at++] = v;
+    else if (v <= 0xff) {
+      pool[at++] = 0xcc;
+      pool[at++] = v;
+    } else if (v <= 0xffff) {
+      pool[at++] = 0xcd;
+      at = pool.writeUInt16BE(v, at);
+    } else if (v <= 0xffffffff) {
+      pool[at++] = 0xce;
+      at = pool.writeUInt32BE(v, at);
+    } else {
+      pool[at++] = 0xcf;
+      at = pool.writeBigUInt64BE(BigInt(v), at);
+    }
+  } else if (v >= -32) pool[at++] = v & 0xff;
+  else if (v >= -128) {
+    pool[at++] = 0xd0;
+    at = pool.writeInt8(v, at);
+  } else if (v >= -32768) {
+    pool[at++] = 0xd1;
+    at = pool.writeInt16BE(v, at);
+  } else if (v >= -2147483648) {
+    pool[at++] = 0xd2;
+    at = pool.writeInt32BE(v, at);
+  } else {
+    pool[at++] = 0xd3;
+    at = pool.writeBigInt64BE(BigInt(v), at);
+  }
 }
 
 let script: Promise<RedisScript<number[]>> | undefined;
@@ -165,10 +257,11 @@ export interface AcceptReply {
  * there, in order, only if their request is admitted.
  */
 export class RecordedWrites implements WriteBatch {
-  readonly items: (string | Buffer)[] = [];
+  /** Op names and arguments (strings, bytes) and their item counts (numbers). */
+  readonly items: (string | Buffer | number)[] = [];
 
   private op(name: string, args: (string | Buffer | number)[]): this {
-    this.items.push(name, String(args.length));
+    this.items.push(name, args.length);
     for (const a of args) this.items.push(typeof a === 'number' ? String(a) : a);
     return this;
   }
@@ -199,7 +292,7 @@ export class RecordedWrites implements WriteBatch {
 
   /** A job, added by BullMQ's script `plain` with its three arguments (after the queue's keys). */
   job(plain: string, messageId: string, argv: (string | Buffer)[]): this {
-    this.items.push('JOB', String(2 + argv.length), plain, messageId, ...argv);
+    this.items.push('JOB', 2 + argv.length, plain, messageId, ...argv);
     return this;
   }
 }
@@ -238,37 +331,30 @@ export async function runAcceptScript(
     keys.messageIndex(deviceId),
     keys.messageSeq(deviceId),
   ];
-  const args: (string | Buffer)[] = [
-    String(call.linkGeneration),
-    String(call.quota.maxQueuedMessages),
-    String(call.quota.maxQueuedBytes),
-    String(call.rateLimit.windowMs),
-    String(call.rateLimit.limit),
-    String(call.indexRetentionSeconds),
-    String(call.requests.length),
-    String(call.jobKeys.size),
-  ];
-  for (const [plain, list] of call.jobKeys) args.push(plain, String(list.length), ...list);
-  for (const r of call.requests) {
+  const requests = call.requests.map((r) => {
     let counter = 0;
     if (r.counter !== undefined) {
       counter = scriptKeys.indexOf(r.counter) + 1;
       if (counter === 0) counter = scriptKeys.push(r.counter);
     }
     const check = r.check ?? { messages: -1, bytes: -1 };
-    args.push(
-      String(counter),
-      String(r.messages),
-      String(r.bytes),
-      String(check.messages),
-      String(check.bytes),
-      String(r.writes.items.length),
-    );
-    for (const item of r.writes.items) args.push(item);
-  }
-  const reply = await (await acceptScript(queue)).run(redis, scriptKeys, args);
+    return [counter, r.messages, r.bytes, check.messages, check.bytes, r.writes.items] as const;
+  });
+  const packed = packForLua([
+    [
+      call.linkGeneration,
+      call.quota.maxQueuedMessages,
+      call.quota.maxQueuedBytes,
+      call.rateLimit.windowMs,
+      call.rateLimit.limit,
+      call.indexRetentionSeconds,
+    ],
+    [...call.jobKeys].map(([plain, list]) => [plain, list]),
+    requests,
+  ]);
+  const reply = await (await acceptScript(queue)).run(redis, scriptKeys, [packed]);
   const n = (i: number) => Number(reply[i]);
-  const requests: AcceptVerdict[] = call.requests.map((_, r) => {
+  const verdicts: AcceptVerdict[] = call.requests.map((_, r) => {
     const at = 4 + r * 5;
     return {
       verdict: n(at) as AcceptVerdict['verdict'],
@@ -280,6 +366,6 @@ export async function runAcceptScript(
     accepts: n(0) === 1,
     linkGeneration: n(1),
     queued: { messages: n(2), bytes: n(3) },
-    requests,
+    requests: verdicts,
   };
 }
