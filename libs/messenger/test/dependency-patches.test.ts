@@ -1,11 +1,19 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import crypto, {
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import {
   addTransactionCapability,
   Curve,
+  hmacSign,
   makeEventBuffer,
   outsideTransaction,
   promiseTimeout,
@@ -145,6 +153,48 @@ describe('dependency patches (patches/, applied by npm install)', () => {
       await device.end();
       await sim.close();
     }
+  });
+
+  it('When libsignal and Baileys key an HMAC or a cipher, then they hand Node a KeyObject (no failed brand checks), with the same output', () => {
+    const signal = createRequire(import.meta.url)('libsignal/src/crypto.js') as {
+      calculateMAC: (key: Buffer, data: Buffer) => Buffer;
+      encrypt: (key: Buffer, data: Buffer, iv: Buffer) => Buffer;
+      decrypt: (key: Buffer, data: Buffer, iv: Buffer) => Buffer;
+    };
+    const [key, data, iv] = [randomBytes(32), randomBytes(100), randomBytes(16)];
+    const expectedMac = crypto.createHmac('sha256', key).update(data).digest();
+    const cipher = crypto.createCipheriv('aes-256-cbc', key, iv);
+    const expectedCiphertext = Buffer.concat([cipher.update(data), cipher.final()]);
+    // What each call hands Node as its key (libsignal reads crypto's functions at each call,
+    // Baileys through ES module bindings, which syncBuiltinESMExports updates).
+    const keyTypes: string[] = [];
+    const seen = (k: unknown) => keyTypes.push(k instanceof KeyObject ? 'KeyObject' : typeof k);
+    const names = ['createHmac', 'createCipheriv', 'createDecipheriv'] as const;
+    const spied = crypto as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const original = Object.fromEntries(names.map((name) => [name, spied[name]!]));
+    for (const name of names) {
+      spied[name] = (...args: unknown[]) => {
+        seen(args[1]);
+        return original[name]!(...args);
+      };
+    }
+    syncBuiltinESMExports();
+    let outputs: Buffer[];
+    try {
+      outputs = [
+        signal.calculateMAC(key, data),
+        signal.encrypt(key, data, iv),
+        signal.decrypt(key, expectedCiphertext, iv),
+        hmacSign(data, key),
+      ];
+    } finally {
+      Object.assign(crypto, original);
+      syncBuiltinESMExports();
+    }
+    expect(keyTypes).to.deep.equal(['KeyObject', 'KeyObject', 'KeyObject', 'KeyObject']);
+    expect(outputs.map((b) => b.toString('hex'))).to.deep.equal(
+      [expectedMac, expectedCiphertext, data, expectedMac].map((b) => b.toString('hex')),
+    );
   });
 
   it('When a Baileys query answers in time, then no stack trace is formatted for it', async () => {
