@@ -189,6 +189,12 @@ export const keys = {
   /** Hash: the device's sending pause (`reason`, `until` ms, `since` ms) while WhatsApp pushes back. */
   deviceRestriction: (deviceId: string) => `${device(deviceId)}:restriction`,
   /**
+   * String: when (ms) the device last claimed a message for the socket, written by the claim script
+   * (kept an hour). A sender that takes the device over (failover, hand-over, restart) paces
+   * its first message from it, not from nothing. See services/sender/src/pacing.ts.
+   */
+  devicePace: (deviceId: string) => `${device(deviceId)}:pace`,
+  /**
    * Sorted set: the device's suppression list — numbers that opted out (a keyword, or an
    * operator) scored by when (ms). A message to one of them fails `opted_out` unsent (OTPs
    * excepted). See libs/store/src/opt-outs/.

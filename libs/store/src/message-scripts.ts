@@ -158,9 +158,10 @@ ${TRANSITION_BODY}`;
 
 /**
  * KEYS: record, WhatsApp-id mapping, batch (the record key when the message is not of a list),
- * the batch's held set, the device's pause (`keys.deviceRestriction`). ARGV: messageId, retention
- * seconds, now (ms), expiresAt (ms or ''), base JSON, '1' when the message is of a list. Marks that
- * a send attempt starts; see MessageStore.claim. Returns 'claimed', or why not: 'failed', 'sent',
+ * the batch's held set, the device's pause (`keys.deviceRestriction`), the device's last claim
+ * (`keys.devicePace`). ARGV: messageId, retention seconds, now (ms), expiresAt (ms or ''), base
+ * JSON, '1' when the message is of a list, the last claim's TTL (s). Marks that a send attempt
+ * starts, and when (for the pacing of a sender that takes the device over); see MessageStore.claim. Returns 'claimed', or why not: 'failed', 'sent',
  * 'deleted', 'cancelled' / 'paused' (its list), 'expired', 'restricted' (the device is paused).
  *
  * The list's state is read here, in the script that starts the attempt: once a cancel's script
@@ -191,6 +192,7 @@ redis.call('HDEL', rec, 'heldReason', 'heldUntil')
 if ARGV[6] == '1' then redis.call('SREM', held, ARGV[1]) end
 redis.call('EXPIRE', rec, tonumber(ARGV[2]))
 redis.call('SET', byWa, ARGV[1], 'EX', tonumber(ARGV[2]))
+redis.call('SET', KEYS[6], ARGV[3], 'EX', tonumber(ARGV[7]))
 return 'claimed'
 `;
 

@@ -80,6 +80,18 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(await store.get('another-device', job.messageId)).to.equal(undefined);
   });
 
+  it('When a message is claimed, then the device remembers when (for the pacing of the next owner); a refused claim leaves it', async () => {
+    const { deviceId, jobs } = await accept(2);
+    const pace = keys.devicePace(deviceId);
+    expect(await redis.get(pace)).to.equal(null);
+    expect(await store.claim(jobs[0]!, 1_700_000_000_000)).to.equal('claimed');
+    expect(await redis.get(pace)).to.equal('1700000000000');
+    expect(await redis.ttl(pace)).to.be.within(3000, 3600);
+    await markRestricted(redis, deviceId, 'rate_limited', Date.now() + 60_000);
+    expect(await store.claim(jobs[1]!, 1_700_000_005_000)).to.equal('restricted');
+    expect(await redis.get(pace)).to.equal('1700000000000');
+  });
+
   it('When receipts arrive out of order, then the status only moves forward', async () => {
     const { deviceId, jobs } = await accept(1);
     const job = jobs[0]!;

@@ -7,9 +7,15 @@ const SETTINGS_TTL_MS = 5000;
  * A per-device minimum gap between messages, with jitter, so a long list does not look like a
  * bot burst to WhatsApp. `sendGapMs` in `keys.deviceSettings(deviceId)` overrides the default;
  * 0 disables pacing (benchmarks, sandbox).
+ *
+ * The gap holds across owners: the first turn here starts from the device's last claim, wherever
+ * it was made (`keys.devicePace`, written by the claim script), so a sender that takes the device
+ * over after a failover, a hand-over or a restart does not send its first message early.
  */
 export class Pacer {
   private lastSentAt = 0;
+  /** Read once, before the first turn: the device's last claim by any sender. */
+  private seeded: Promise<void> | undefined;
   private override: { value: number | undefined; typing: boolean; readAt: number } = {
     value: undefined,
     typing: true,
@@ -44,6 +50,14 @@ export class Pacer {
     return this.override.value ?? this.defaultGapMs;
   }
 
+  private async seed(): Promise<void> {
+    // Unreadable (Redis away): pace from nothing, as before; the claim will fail anyway.
+    const raw = await this.redis.get(keys.devicePace(this.deviceId)).catch(() => null);
+    const at = Number(raw);
+    // A time in the future (another host's clock ahead) counts as now: never a longer wait than a gap.
+    if (raw && Number.isFinite(at)) this.lastSentAt = Math.max(this.lastSentAt, Math.min(at, Date.now()));
+  }
+
   /** Whether the device shows "typing…" before a paced text (policy `typing`, on by default). */
   async typing(): Promise<boolean> {
     await this.gapMs();
@@ -61,6 +75,7 @@ export class Pacer {
   async wait(lead?: { ms: number; start: () => void }, readyAt?: number): Promise<void> {
     const gap = await this.gapMs();
     if (gap === 0 || this.released.signal.aborted) return;
+    await (this.seeded ??= this.seed());
     const called = Date.now();
     const turn = this.chain.then(async () => {
       const turnStart = Date.now();

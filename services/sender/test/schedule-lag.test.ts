@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { keys } from '@mgw/contracts';
 import { Pacer } from '../src/pacing.js';
 import { median } from '../src/queue-metrics.js';
 
@@ -45,6 +46,20 @@ describe('sender: how far behind its paced schedule a device is (real Redis)', (
     const lateBy = pacer.takeLagMs(Date.now() + 1000);
     expect(lateBy).to.be.within(850, 1000);
     await next;
+  });
+
+  it('When a sender takes over a device that claimed a message a moment ago elsewhere, then its first message waits out the gap from that claim', async () => {
+    const id = `${device}-takeover`;
+    await redis.set(keys.devicePace(id), String(Date.now()), 'EX', 60);
+    const pacer = new Pacer(redis, id, 400, 0);
+    const t0 = Date.now();
+    await pacer.wait(undefined, t0);
+    expect(Date.now() - t0).to.be.within(330, 1500);
+    // A device with no claim on record (new, or idle for an hour) sends its first message at once.
+    const fresh = new Pacer(redis, `${id}-fresh`, 400, 0);
+    const t1 = Date.now();
+    await fresh.wait(undefined, t1);
+    expect(Date.now() - t1).to.be.below(150);
   });
 
   it('When devices are summed up for the sender, then the median counts (one late device is no capacity problem)', () => {
