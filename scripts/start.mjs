@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isStale, newestMtime } from '@mgw/testing/build-state';
+import { nodeArgsOf } from '@mgw/testing/node-args';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
@@ -117,7 +118,7 @@ const children = [];
 let stopping = false;
 
 function startChild(name, entry, childEnv) {
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...nodeArgsOf(name), entry], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { npmBin, repoPath, runTool, type ToolResult } from './helpers/tools.js';
+import { nodeArgsOf } from '@mgw/testing/node-args';
 import { SEND_POLICY_ENV } from '@mgw/store';
 
 interface ComposeService {
@@ -72,6 +73,12 @@ describe('docker-compose.yml and the Dockerfile', () => {
         dockerfile: 'Dockerfile',
       });
       expect(svc.command, name).to.deep.equal(['node', main]);
+      // The Node options npm start and the test stack give the service (libs/testing/node-args.mjs).
+      const nodeOptions = String(
+        (svc.environment as Record<string, unknown> | undefined)?.NODE_OPTIONS ?? '',
+      );
+      for (const arg of nodeArgsOf(name))
+        expect(nodeOptions.split(' '), `${name} NODE_OPTIONS`).to.include(arg);
       // the TypeScript source the entry point is compiled from exists
       expect(existsSync(repoPath(main.replace('/dist/', '/src/').replace(/\.js$/, '.ts'))), main).to.equal(
         true,

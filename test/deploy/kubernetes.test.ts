@@ -7,6 +7,7 @@ import { SENDER_ENV, loadSenderConfig } from '@mgw/sender/config';
 import { validateObject } from './helpers/k8s-models.js';
 import { renderKustomize, type K8sObject } from './helpers/kustomize.js';
 import { repoPath } from './helpers/tools.js';
+import { nodeArgsOf } from '@mgw/testing/node-args';
 import { SEND_POLICY_ENV } from '@mgw/store';
 
 // ---- the parts of the schemas these assertions read ----
@@ -251,6 +252,9 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         expect(c!.command).to.deep.equal(['node', main]);
         expect(existsSync(repoPath(`services/${svc}/src/main.ts`)), main).to.equal(true);
         const env = envOf(objs, c!);
+        // The Node options npm start and the test stack give the service (libs/testing/node-args.mjs).
+        for (const arg of nodeArgsOf(svc))
+          expect(env.NODE_OPTIONS?.split(' '), `${name} ${svc} NODE_OPTIONS`).to.include(arg);
         expect(Number(env[svc === 'api' ? 'PORT' : 'METRICS_PORT']), `${name} ${svc} port env`).to.equal(
           svc === 'api' ? 3000 : 9464,
         );

@@ -16,6 +16,7 @@ import {
   type InboxMessage,
   type SimulatorHandle,
 } from '@mgw/messenger-sim';
+import { nodeArgsOf } from '@mgw/testing/node-args';
 import { freePort, waitFor } from './net.js';
 import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from './redis-cluster.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
@@ -222,7 +223,8 @@ export class Stack {
     const portEnv = withApi
       ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
       : { METRICS_PORT: String(port) };
-    const child = spawn(process.execPath, entryArgs(`services/${name}`, 'main', this.built), {
+    const args = [...nodeArgsOf(name), ...entryArgs(`services/${name}`, 'main', this.built)];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
