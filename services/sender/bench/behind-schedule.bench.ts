@@ -14,11 +14,15 @@
  * line of the timeline: time since the lists were sent, the lag gauge and its 5-minute average as
  * Prometheus has them, the alert's state (inactive / pending / firing), the sender's and the
  * simulator's CPU (% of a core over the interval), the sender's RSS, messages delivered so far
- * and the interval's rate, devices connected, lease renewals lost or restored so far. It stops as soon as the alert fires, or after
- * BENCH_BEHIND_MAX_S (1,200) s of load, and says it did not fire; then the lease outcomes, other
- * alerts pending or firing, Redis's and the simulator's memory, the load average and Node version.
- * Nothing is asserted. The figures of a run are in docs/benchmarks.md ("Behind schedule: the
- * alert in a real Prometheus").
+ * and the interval's rate, devices connected, lease renewals lost or restored so far. It stops as
+ * soon as the alert fires, or after BENCH_BEHIND_MAX_S (1,200) s of load, and says it did not
+ * fire; then the lease outcomes, other alerts pending or firing, Redis's and the simulator's
+ * memory, the load average and Node version. Nothing is asserted.
+ *
+ * Measured (docs/benchmarks.md, "Behind schedule: the alert in a real Prometheus"; Node 20, a
+ * shared 2-core machine): pending 0:47 and firing 10:59 after the lists were sent, the 5-minute
+ * average 0.55 → 1.31 s, 59 msg/s delivered against 240 paced, sender RSS up to 927 MiB, no lease
+ * lost. A run takes about 15 minutes (linking 300 devices ≈ 90 s).
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
