@@ -1,11 +1,4 @@
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { Curve, proto } from '@whiskeysockets/baileys';
 
 export interface KeyPair {
@@ -32,8 +25,26 @@ export function generateKeyPair(): KeyPair {
   return { public: Buffer.from(pair.public), private: Buffer.from(pair.private) };
 }
 
-/** PKCS#8 DER of an X25519 private key, up to its 32 raw bytes (RFC 8410). */
-const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+/** 2^255 − 19, the field of Curve25519 and Ed25519. */
+const P25519 = 2n ** 255n - 19n;
+
+/** A little-endian 32-byte field element and back. */
+const fromLE = (b: Uint8Array) => BigInt(`0x${Buffer.from(b).reverse().toString('hex')}`);
+const toLE = (n: bigint) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex').reverse();
+
+function powMod(base: bigint, exp: bigint): bigint {
+  let result = 1n;
+  for (let b = base % P25519, e = exp; e > 0n; e >>= 1n, b = (b * b) % P25519) {
+    if (e & 1n) result = (result * b) % P25519;
+  }
+  return result;
+}
+
+/** The Montgomery u of an Ed25519 public key (RFC 7748: u = (1 + y) / (1 − y)), its X25519 public key. */
+function montgomeryU(edPublic: Uint8Array): Buffer {
+  const y = fromLE(edPublic) & ((1n << 255n) - 1n); // the top bit is the sign of x
+  return toLE(((1n + y) * powMod((1n - y + P25519) % P25519, P25519 - 2n)) % P25519);
+}
 
 /**
  * A Curve25519 key pair that signs (XEdDSA, as libsignal's `calculateSignature`) with Node's
@@ -46,6 +57,11 @@ const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex
  * form of the Ed25519 public key, so both sign and agree like any Curve25519 pair. A native
  * Ed25519 signature is then the XEdDSA signature, with the Edwards sign bit carried in the top
  * bit of its last byte as libsignal expects (that bit of S is always 0).
+ *
+ * The generated pair comes out as DER and the signing key is imported from its bytes: on Node 20,
+ * exporting a generated KeyObject (as a JWK, as this did) can deadlock the process for good — the
+ * export holds the key's lock while allocating, the allocation collects the finished generation
+ * job, and its destructor takes the same lock (seen in the simulator under a long campaign).
  */
 export class SigningKeyPair implements KeyPair {
   readonly public: Buffer;
@@ -54,21 +70,24 @@ export class SigningKeyPair implements KeyPair {
   private readonly signBit: number;
 
   constructor() {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+    const { privateKey: pkcs8, publicKey: spki } = generateKeyPairSync('ed25519', {
+      privateKeyEncoding: { format: 'der', type: 'pkcs8' },
+      publicKeyEncoding: { format: 'der', type: 'spki' },
+    });
+    // RFC 8410: the 32-byte seed ends the PKCS#8 DER, the 32-byte public key the SPKI DER.
+    const seed = pkcs8.subarray(-32);
+    const edPublic = spki.subarray(-32);
     const scalar = createHash('sha512').update(seed).digest().subarray(0, 32);
     scalar[0]! &= 248;
     scalar[31]! &= 127;
     scalar[31]! |= 64;
-    const x25519 = createPrivateKey({
-      key: Buffer.concat([X25519_PKCS8_PREFIX, scalar]),
-      format: 'der',
-      type: 'pkcs8',
-    });
     this.private = Buffer.from(scalar);
-    this.public = Buffer.from(createPublicKey(x25519).export({ format: 'jwk' }).x!, 'base64url');
-    this.signBit = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url')[31]! & 0x80;
-    this.edPrivate = privateKey;
+    this.public = montgomeryU(edPublic);
+    this.signBit = edPublic[31]! & 0x80;
+    this.edPrivate = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', d: seed.toString('base64url'), x: edPublic.toString('base64url') },
+      format: 'jwk',
+    });
   }
 
   /** The XEdDSA signature of `message`, as `Curve.sign(this.private, message)` would verify. */

@@ -24,20 +24,26 @@
  * socket) write a V8 CPU profile there when it stops (`--cpu-prof`; file names carry the pids printed).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { keys } from '@mgw/contracts';
-import { TokenStore } from '@mgw/store';
-import { Stack, waitFor, type ServiceProcess } from '@mgw/testing';
+import { waitFor } from '@mgw/testing';
+import {
+  Fleet,
+  GAP_MS,
+  JITTER_MS,
+  lostLines,
+  metric,
+  metrics,
+  procStats,
+  renewals,
+  sent,
+  startFleetStack,
+} from './support/fleet.js';
 
 const DEVICES = Number(process.env.BENCH_FLEET_DEVICES ?? 100);
 const LIST = Number(process.env.BENCH_FLEET_LIST ?? 20);
 const IDLE_DEVICES = Number(process.env.BENCH_FLEET_IDLE_DEVICES ?? 300);
 const IDLE_S = Number(process.env.BENCH_FLEET_IDLE_S ?? 30);
-const GAP_MS = 1000;
-const JITTER_MS = 500;
-const LINK_PARALLEL = 8;
 const PROFILE_DIR = process.env.BENCH_FLEET_PROFILE_DIR;
 // Issue 30's goals: 100 busy devices in 512 MiB, 300 in 1 GiB; 300 idle in 1 GiB, 1,000 in 1.5 GiB.
 const BUSY_GOAL_MIB = DEVICES <= 100 ? 512 : 1024;
@@ -64,81 +70,8 @@ function pacedIdealSeconds(devices: number, list: number): number {
 }
 if (PROFILE_DIR) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}`;
 
-const stack = await Stack.start({
-  senders: 1,
-  built: true,
-  simulatorProcess: true,
-  env: {
-    SEND_MIN_GAP_MS: String(GAP_MS),
-    SEND_GAP_JITTER_MS: String(JITTER_MS),
-    LEASE_TTL_MS: '15000',
-    LEASE_RENEW_MS: '5000',
-    LEASE_SCAN_MS: '3000',
-    LOG_LEVEL: 'warn',
-  },
-});
-const tokens = new TokenStore(stack.redis);
-const linked: { deviceId: string; token: string }[] = [];
-
-/** A process's resident set (MiB) and CPU time so far (s), from /proc. */
-function procStats(pid: number): { rssMiB: number; cpuSeconds: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKiB = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
-  return { rssMiB: rssKiB / 1024, cpuSeconds: ticks / 100 };
-}
-
-async function metrics(p: ServiceProcess): Promise<string> {
-  return (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
-}
-function metric(text: string, name: string): number {
-  const m = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([0-9.e+-]+)`, 'm').exec(text);
-  return m ? Number(m[1]) : 0;
-}
-const renewals = (text: string, outcome: string) =>
-  metric(text, `mgw_lease_renewals_total{outcome="${outcome}"}`);
-const lostLines = (p: ServiceProcess) => p.output.filter((l) => l.includes('lease lost')).length;
-
-async function linkUpTo(n: number): Promise<void> {
-  const t0 = performance.now();
-  while (linked.length < n) {
-    const batch = Array.from(
-      { length: Math.min(LINK_PARALLEL, n - linked.length) },
-      (_, k) => linked.length + k,
-    );
-    const done = await Promise.all(
-      batch.map(async (i) => {
-        const deviceId = `fleet-${i}`;
-        const { value } = await tokens.create({ name: 'fleet bench', deviceId });
-        await stack.linkByQr(`1555770${String(i).padStart(4, '0')}`, `Fleet ${i}`, value);
-        return { deviceId, token: value };
-      }),
-    );
-    linked.push(...done);
-  }
-  console.log(`  linked ${n} devices (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-}
-
-async function holders(): Promise<Map<string, number>> {
-  const pipe = stack.redis.pipeline();
-  for (const d of linked) pipe.get(keys.lease(d.deviceId));
-  const byPid = new Map<string, number>();
-  for (const [, raw] of (await pipe.exec()) ?? []) {
-    const pid = raw
-      ? (/:(\d+):/.exec((JSON.parse(raw as string) as { owner: string }).owner)?.[1] ?? '?')
-      : 'none';
-    byPid.set(pid, (byPid.get(pid) ?? 0) + 1);
-  }
-  return byPid;
-}
-
-async function allConnected(): Promise<boolean> {
-  const pipe = stack.redis.pipeline();
-  for (const d of linked) pipe.hget(keys.session(d.deviceId), 'status');
-  return ((await pipe.exec()) ?? []).every(([, s]) => s === 'connected');
-}
+const stack = await startFleetStack();
+const fleet = new Fleet(stack);
 
 function bareBaseline(messages: number): Promise<{ messages: number; cpuSeconds: number; seconds: number }> {
   const script = fileURLToPath(new URL('./support/bare-socket.ts', import.meta.url));
@@ -185,15 +118,15 @@ try {
   report(
     `sender with no device: RSS ${procStats(pid).rssMiB.toFixed(0)} MiB (${memory(await metrics(first!))}; built JS)`,
   );
-  await linkUpTo(DEVICES);
-  await waitFor(async () => (await holders()).get(String(pid)) === DEVICES && (await allConnected()), {
+  await fleet.linkUpTo(DEVICES);
+  await waitFor(() => fleet.allHeldBy(pid), {
     timeoutMs: 120_000,
     what: 'the sender holds every device',
   });
 
   // --- 1. lists at the default pacing -------------------------------------------------------------
   const before = await metrics(first!); // also resets prom-client's event-loop histogram
-  const sentBefore = metric(before, 'mgw_messages_total{status="sent"}');
+  const sentBefore = sent(before);
   const lostBefore = lostLines(first!);
   const cpu0 = procStats(pid).cpuSeconds;
   // Where the machine's CPU went during the phase: every process of the stack, the simulator (it
@@ -204,23 +137,14 @@ try {
   const sim0 = procStats(simPid).cpuSeconds;
   const self0 = process.cpuUsage();
   const t0 = performance.now();
-  await Promise.all(
-    linked.slice(0, DEVICES).map(async (d, i) => {
-      const to = Array.from(
-        { length: LIST },
-        (_, k) => `1555${String(i).padStart(4, '0')}${String(k).padStart(3, '0')}`,
-      );
-      const res = await stack.api('POST', '/send', { to, text: `fleet ${i}` }, d.token);
-      if (res.status !== 202) throw new Error(`send ${res.status} ${JSON.stringify(res.body)}`);
-    }),
-  );
+  await fleet.sendLists(DEVICES, LIST, 'fleet');
   const total = DEVICES * LIST;
   let sentNow = 0;
   let after = '';
   await waitFor(
     async () => {
       after = await metrics(first!);
-      sentNow = metric(after, 'mgw_messages_total{status="sent"}') - sentBefore;
+      sentNow = sent(after) - sentBefore;
       return sentNow >= total;
     },
     { timeoutMs: 900_000, intervalMs: 250, what: `${total} messages sent` },
@@ -275,11 +199,11 @@ try {
   const half = Math.ceil(DEVICES / 2);
   await waitFor(
     async () => {
-      const h = await holders();
+      const h = await fleet.holders();
       return (
         h.get(String(second.child.pid)) === DEVICES - half &&
         h.get(String(pid)) === half &&
-        (await allConnected())
+        (await fleet.allConnected())
       );
     },
     { timeoutMs: 600_000, intervalMs: 250, what: 'each sender holds its share' },
@@ -292,8 +216,8 @@ try {
   // --- 4. idle fleet ------------------------------------------------------------------------------
   second.child.kill('SIGTERM');
   await second.exited;
-  await linkUpTo(IDLE_DEVICES);
-  await waitFor(async () => (await holders()).get(String(pid)) === IDLE_DEVICES && (await allConnected()), {
+  await fleet.linkUpTo(IDLE_DEVICES);
+  await waitFor(() => fleet.allHeldBy(pid), {
     timeoutMs: 300_000,
     intervalMs: 1000,
     what: 'the one sender holds every device',
