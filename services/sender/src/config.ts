@@ -29,7 +29,7 @@ const senderEnv: Joi.PartialSchemaMap = {
     .default(5 * 60_000),
   SENDER_MAX_DEVICES: Joi.number().integer().min(0).default(0),
   SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
-  SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(20),
+  SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(0),
   CONTACT_CACHE_TTL_SECONDS: Joi.number()
     .integer()
     .min(60)

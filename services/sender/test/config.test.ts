@@ -13,7 +13,7 @@ describe('sender config', () => {
     expect(c.store.messageRetentionSeconds).to.equal(7 * 24 * 3600);
     expect(c).to.include({ sendMinGapMs: 1000, sendGapJitterMs: 500, leaseScanMs: 3000 });
     expect(c.ops.port).to.equal(9464);
-    expect(c.heapGrowingPercent).to.equal(20);
+    expect(c.heapGrowingPercent).to.equal(0);
     expect(c.contactCacheTtlSeconds).to.equal(7 * 24 * 3600);
   });
 
