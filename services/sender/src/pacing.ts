@@ -123,6 +123,21 @@ export class Pacer {
   }
 }
 
+/**
+ * Since when a send job could have gone (ms), for the pacer's lag: when it was queued, if it went
+ * straight to the queue and has waited there since — a device's backlog on a sender short of CPU
+ * then counts as late, not only the overshoot of each turn. A job that was delayed at some point
+ * (scheduled, held by a cap, quiet hours or a pause, retried, handed back) could go only once this
+ * run of it started.
+ */
+export function readySince(job: {
+  timestamp: number;
+  delay: number;
+  processedOn?: number;
+}): number | undefined {
+  return job.delay > 0 ? job.processedOn : job.timestamp;
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);

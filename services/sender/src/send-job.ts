@@ -28,7 +28,7 @@ import type {
   MessageStore,
 } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
-import type { Pacer } from './pacing.js';
+import { readySince, type Pacer } from './pacing.js';
 import type { DeviceRestriction } from './device-restriction.js';
 import type { GateReads, SendGate, Ticket } from './send-gate.js';
 import { sendableContent, sendContent } from './send-content.js';
@@ -271,7 +271,7 @@ async function waitForTurn(
   token: string | undefined,
   typing?: { ms: number; start: () => void },
 ): Promise<void> {
-  await deps.pacer.wait(typing, job.processedOn);
+  await deps.pacer.wait(typing, readySince(job));
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
-import { Pacer } from '../src/pacing.js';
+import { Pacer, readySince } from '../src/pacing.js';
 import { median } from '../src/queue-metrics.js';
 
 /** Blocks this thread (the event loop) for `ms`, as a sender short of CPU would be. */
@@ -60,6 +60,20 @@ describe('sender: how far behind its paced schedule a device is (real Redis)', (
     const t1 = Date.now();
     await fresh.wait(undefined, t1);
     expect(Date.now() - t1).to.be.below(150);
+  });
+
+  it('When a job waited in the queue behind others, then its slot counts from when it was queued; a job delayed at some point (scheduled, held, retried) counts from when this run started', async () => {
+    expect(readySince({ timestamp: 1000, delay: 0, processedOn: 9000 })).to.equal(1000);
+    expect(readySince({ timestamp: 1000, delay: 5000, processedOn: 9000 })).to.equal(9000);
+    // A backlog on a starved sender: the previous send went 100 ms ago, the gap is 100 ms, but this
+    // job started only now (the previous one took 600 ms): it is ~500 ms behind its paced slot.
+    const pacer = new Pacer(redis, `${device}-backlog`, 100, 0);
+    const queuedAt = Date.now();
+    await pacer.wait(undefined, queuedAt);
+    pacer.takeLagMs();
+    blockEventLoop(600);
+    await pacer.wait(undefined, readySince({ timestamp: queuedAt, delay: 0, processedOn: Date.now() }));
+    expect(pacer.takeLagMs()).to.be.within(400, 2000);
   });
 
   it('When devices are summed up for the sender, then the median counts (one late device is no capacity problem)', () => {
