@@ -161,8 +161,9 @@ ${TRANSITION_BODY}`;
  * the batch's held set, the device's pause (`keys.deviceRestriction`), the device's last claim
  * (`keys.devicePace`). ARGV: messageId, retention seconds, now (ms), expiresAt (ms or ''), base
  * JSON, '1' when the message is of a list, the last claim's TTL (s). Marks that a send attempt
- * starts, and when (for the pacing of a sender that takes the device over); see MessageStore.claim. Returns 'claimed', or why not: 'failed', 'sent',
- * 'deleted', 'cancelled' / 'paused' (its list), 'expired', 'restricted' (the device is paused).
+ * starts, and when (for the pacing of a sender that takes the device over); see
+ * MessageStore.claim. Returns 'claimed', or why not: 'failed', 'sent', 'deleted', 'cancelled' /
+ * 'paused' (its list), 'expired', 'restricted' (the device is paused).
  *
  * The list's state is read here, in the script that starts the attempt: once a cancel's script
  * ran, no message of the list is claimed any more (whichever sender holds the device, before or

@@ -15,15 +15,15 @@ import { DEVICE_ACTIVITY_TTL_SECONDS } from './device-activity.js';
 import { CLAIM_SCRIPT, HOLD_SCRIPT, RECEIPT_SCRIPT, TRANSITION_SCRIPT } from './message-scripts.js';
 
 const CLAIM = new RedisScript<ClaimOutcome>('mgwMessageClaim', CLAIM_SCRIPT);
+const HOLD = new RedisScript<number>('mgwMessageHold', HOLD_SCRIPT);
+const TRANSITION = new RedisScript<number>('mgwMessageTransition', TRANSITION_SCRIPT);
+const RECEIPT = new RedisScript<number>('mgwMessageReceipt', RECEIPT_SCRIPT);
 /**
  * How long the device's last claim (`keys.devicePace`) is kept: longer than any gap a device paces
  * by (a sender taking the device over waits out the rest of the gap from it), short enough that an
  * idle device leaves nothing behind.
  */
 const PACE_TTL_SECONDS = 3600;
-const HOLD = new RedisScript<number>('mgwMessageHold', HOLD_SCRIPT);
-const TRANSITION = new RedisScript<number>('mgwMessageTransition', TRANSITION_SCRIPT);
-const RECEIPT = new RedisScript<number>('mgwMessageReceipt', RECEIPT_SCRIPT);
 
 /** A delivery or read receipt for one of the device's messages, by its WhatsApp id. */
 export interface ReceiptInput {
