@@ -210,8 +210,14 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     await stack().startService('sender');
     const before = (await lease(deviceB))!;
     const holder = holderOf(before)!;
-    // A long gap holds all but the first message back in the holder's pacer.
+    // A long gap holds all but the first message back in the holder's pacer. The first goes at
+    // once only if there is no earlier claim to count the gap from: the device's pace key holds
+    // its last one (B's message in the first test, seconds ago), so it is cleared. The holder reads
+    // the gap from Redis at most every 5 s (its settings cache), so that is waited out: with the
+    // cached 0 every message would go at once and nothing would be left to hand over.
+    await stack().redis.del(keys.devicePace(deviceB));
     await stack().redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
     const to = ['15550540001', '15550540002', '15550540003'];
     const res = await stack().api<{ messageIds: string[] }>(
       'POST',
@@ -220,6 +226,10 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       tokenB,
     );
     await waitFor(async () => (await stack().inbox(to[0]!)).length === 1, { what: 'first message' });
+    expect(
+      (await statuses(res.body.messageIds.slice(1), tokenB)).map((r) => r.status),
+      'held back by the gap',
+    ).to.deep.equal(['queued', 'queued']);
     await stack().redis.del(keys.deviceSettings(deviceB));
     holder.child.kill('SIGTERM');
     expect(await holder.exited).to.equal(0);
