@@ -13,18 +13,31 @@ import { fileURLToPath } from 'node:url';
 import {
   addTransactionCapability,
   Curve,
+  generateSignalPubKey,
   hmacSign,
+  initAuthCreds,
   makeEventBuffer,
   outsideTransaction,
   promiseTimeout,
   proto,
+  signedKeyPair,
   type BaileysEventMap,
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
+import { makeLibSignalRepository } from '@whiskeysockets/baileys/lib/Signal/libsignal.js';
 
 import { linkTestDevice, startTestSimulator, until } from '@mgw/testing';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A logger for Baileys' key stores that prints nothing. */
+const quiet = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+} as never;
 
 /** A key pair made outside libsignal (its private key was never seen by libsignal's cache). */
 function foreignKeyPair(): { privKey: Buffer; pubKey: Buffer; keyObject: KeyObject } {
@@ -82,7 +95,6 @@ describe('dependency patches (patches/, applied by npm install)', () => {
       get: async () => ({}),
       set: async (data) => void written.push(`${name}:${Object.keys(data['session'] ?? {}).join()}`),
     });
-    const quiet = { trace: () => undefined, debug: () => undefined, error: () => undefined } as never;
     const options = { maxCommitRetries: 1, delayBetweenTriesMs: 1 };
     const a = addTransactionCapability(store('a'), quiet, options);
     const b = addTransactionCapability(store('b'), quiet, options);
@@ -114,7 +126,6 @@ describe('dependency patches (patches/, applied by npm install)', () => {
       get: async () => ({}),
       set: async (data) => void written.push(...Object.keys(data['tctoken'] ?? {})),
     };
-    const quiet = { trace: () => undefined, debug: () => undefined, error: () => undefined } as never;
     const keys = addTransactionCapability(store, quiet, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
     let release!: () => void;
     const later = new Promise<void>((r) => (release = r));
@@ -132,6 +143,65 @@ describe('dependency patches (patches/, applied by npm install)', () => {
     await Promise.all([lost, kept]);
     // The write made in the committed transaction's context goes nowhere; the other is stored.
     expect(written).to.deep.equal(['outside']);
+  });
+
+  it('When a socket meets more new contacts than its LID caches hold, then they stay bounded and arm no timer per contact', async function () {
+    this.timeout(60_000);
+    // A key store in memory, as the socket's Redis one behaves: what is set can be read back.
+    const data = new Map<string, unknown>();
+    const store: SignalKeyStore = {
+      get: async (type, ids) => Object.fromEntries(ids.map((id) => [id, data.get(`${type}/${id}`)])) as never,
+      set: async (values) => {
+        for (const [type, byId] of Object.entries(values)) {
+          for (const [id, value] of Object.entries(byId ?? {})) data.set(`${type}/${id}`, value);
+        }
+      },
+    };
+    const keys = addTransactionCapability(store, quiet, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
+    const repo = makeLibSignalRepository({ creds: initAuthCreds(), keys }, quiet);
+    // Every contact's phone publishes the same bundle here: the caches key on the contact.
+    const identity = Curve.generateKeyPair();
+    const signed = signedKeyPair(identity, 1);
+    const bundle = {
+      registrationId: 7,
+      identityKey: generateSignalPubKey(identity.public),
+      signedPreKey: {
+        keyId: 1,
+        publicKey: generateSignalPubKey(signed.keyPair.public),
+        signature: signed.signature,
+      },
+    };
+    // Timers armed for a day or more (the caches' TTL is 3 days) while the contacts come in.
+    const setTimer = globalThis.setTimeout;
+    let longTimers = 0;
+    globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+      if ((ms ?? 0) >= 86_400_000) longTimers++;
+      return (setTimer as (...a: unknown[]) => NodeJS.Timeout)(fn, ms, ...args);
+    }) as typeof setTimeout;
+    const contacts = 1_200; // more than the 1,000 each cache keeps
+    try {
+      for (let i = 0; i < contacts; i++) {
+        const pn = `1555100${String(i).padStart(4, '0')}@s.whatsapp.net`;
+        const lid = `9900100${String(i).padStart(4, '0')}@lid`;
+        await repo.injectE2ESession({ jid: pn, session: bundle as never });
+        await keys.set({
+          'device-list': { [pn.split('@')[0]!]: ['0'] },
+        } as never);
+        await repo.lidMapping.storeLIDPNMappings([{ lid, pn }]);
+        // The PN session moves to the LID (as a send to a contact whose LID became known does).
+        expect((await repo.migrateSession(pn, lid)).migrated).to.equal(1);
+      }
+    } finally {
+      globalThis.setTimeout = setTimer;
+    }
+    // Unpatched, each contact armed three 3-day timers (its two mappings and its migrated
+    // session), each holding the async context of the transaction it was armed in.
+    expect(longTimers).to.equal(0);
+    const cache = (repo.lidMapping as unknown as { mappingCache: { size: number } }).mappingCache;
+    expect(cache.size).to.be.at.most(1_000);
+    // An evicted mapping is read from the key store again, never lost.
+    expect(await repo.lidMapping.getLIDForPN('15551000000@s.whatsapp.net')).to.equal('99001000000@lid');
+    repo.close?.();
   });
 
   it('When a socket sends several messages to one contact, then it issues its privacy token to the contact once', async function () {
