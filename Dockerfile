@@ -29,8 +29,13 @@ RUN npx lerna run build \
 # ---- runtime: production dependencies and dist/ only, as a non-root user ----
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE=api
+# NODE_OPTIONS: the sender's Node options (libs/testing/node-args.mjs) for whatever command runs the
+# image — Node 20's young generation, which Node 24 would let grow to 64 MiB semi-spaces under a
+# busy sender (~150 MiB more RSS); the other services ran with it on Node 20. A NODE_OPTIONS of
+# your own replaces this one: keep the flag in it (docker-compose.yml and k8s/ do).
 ENV NODE_ENV=production \
-    NPM_CONFIG_UPDATE_NOTIFIER=false
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 # node_modules holds symlinks to the workspace packages (libs/*, services/*), so their
 # package.json and dist/ must sit at the same paths as in the build stage.

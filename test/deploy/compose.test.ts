@@ -181,6 +181,21 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(health).to.not.match(/curl|wget/);
   });
 
+  it("When the image runs a service by any command, then its NODE_OPTIONS carry the sender's Node options", () => {
+    // Whoever runs the image with their own command (no compose, no k8s) still gets the sender's
+    // young-generation bound; the runtime stage's ENV is what every command inherits.
+    const instructions = readFileSync(repoPath('Dockerfile'), 'utf8')
+      .replace(/\\\n/g, ' ')
+      .split('\n')
+      .filter((l) => l.trim() && !l.trim().startsWith('#'));
+    const runtime = instructions.slice(instructions.findLastIndex((l) => /^FROM /.test(l)));
+    const env = runtime.filter((l) => /^ENV /.test(l)).join(' ');
+    const nodeOptions = /\bNODE_OPTIONS=(\S+|"[^"]*")/.exec(env)?.[1]?.replace(/"/g, '') ?? '';
+    expect(nodeArgsOf('sender'), 'the sender has Node options').to.not.be.empty;
+    for (const arg of nodeArgsOf('sender'))
+      expect(nodeOptions.split(' '), 'image NODE_OPTIONS').to.include(arg);
+  });
+
   it('When .dockerignore filters the build context, then sources and build config go in and node_modules, dist and tests stay out', () => {
     const patterns = readFileSync(repoPath('.dockerignore'), 'utf8')
       .split('\n')
