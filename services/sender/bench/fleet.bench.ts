@@ -10,7 +10,8 @@
  *    the expected time of the slowest of the devices' (list − 1) gaps of 1,000 + U(0, 500) ms,
  *    by simulation; also printed against the mean device's 1,250 ms gaps), the sender's
  *    RSS, lease renewals that were not `renewed` (restored / lost / unknown) and "lease lost"
- *    lines, and the sender's event-loop lag p99 over the phase (prom-client's histogram).
+ *    lines, and the sender's event-loop lag p99 (the worst of the phase's scrape windows: prom-client
+ *    resets its histogram at each scrape; and the max).
  * 2. CPU-seconds of the sender per delivered message, against a bare Baileys socket (its own
  *    process, support/bare-socket.ts, on the built packages too) sending to as many new contacts
  *    in the same run: a ratio.
@@ -141,10 +142,21 @@ try {
   const total = DEVICES * LIST;
   let sentNow = 0;
   let after = '';
+  // A scrape of 100 devices' series costs the sender CPU that counts in its per-message figure
+  // (every 250 ms it was ~2.5 % of the phase; Prometheus scrapes every 15 s): every 2 s until 90 %
+  // are sent, then every 250 ms for the end's timing.
+  let nextScrape = 0;
+  // Each scrape resets prom-client's event-loop histogram: the phase's lag is the worst window's.
+  let lagP99 = 0;
+  let lagMax = 0;
   await waitFor(
     async () => {
+      if (performance.now() < nextScrape) return false;
       after = await metrics(first!);
+      lagP99 = Math.max(lagP99, metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000);
+      lagMax = Math.max(lagMax, metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000);
       sentNow = sent(after) - sentBefore;
+      nextScrape = performance.now() + (sentNow < 0.9 * total ? 2000 : 0);
       return sentNow >= total;
     },
     { timeoutMs: 900_000, intervalMs: 250, what: `${total} messages sent` },
@@ -163,7 +175,6 @@ try {
   ].join(', ');
   const idealSeconds = pacedIdealSeconds(DEVICES, LIST);
   const meanDeviceSeconds = ((LIST - 1) * (GAP_MS + JITTER_MS / 2)) / 1000;
-  const lagP99 = metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
   const notRenewed = ['restored', 'lost', 'unknown'].map((o) => renewals(after, o) - renewals(before, o));
   const rss = procStats(pid).rssMiB;
   report(`\n${DEVICES} devices × ${LIST}-recipient list (new contacts), default pacing:`);
@@ -173,7 +184,7 @@ try {
       `${(idealSeconds / seconds).toFixed(2)} (goal ≥ 0.95; ${(meanDeviceSeconds / seconds).toFixed(2)} against the mean device)`,
   );
   report(
-    `  sender RSS ${rss.toFixed(0)} MiB (goal ≤ ${BUSY_GOAL_MIB}; ${memory(after)}); event-loop lag p99 ${lagP99.toFixed(0)} ms (goal < 250)`,
+    `  sender RSS ${rss.toFixed(0)} MiB (goal ≤ ${BUSY_GOAL_MIB}; ${memory(after)}); event-loop lag p99 ${lagP99.toFixed(0)} ms (goal < 250; the worst scrape window's, max ${lagMax.toFixed(0)} ms)`,
   );
   report(
     `  CPU during the phase, % of one core: ${cpuLine}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
