@@ -208,8 +208,6 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
   it('When a sender gets SIGTERM mid-list, then it hands its device over without logging out and the unsent jobs go to the next owner', async () => {
     // The SIGKILL above left one sender; start another so there is someone to hand over to.
     await stack().startService('sender');
-    const before = (await lease(deviceB))!;
-    const holder = holderOf(before)!;
     // A long gap holds all but the first message back in the holder's pacer. The first goes at
     // once only if there is no earlier claim to count the gap from: the device's pace key holds
     // its last one (B's message in the first test, seconds ago), so it is cleared. The holder reads
@@ -218,6 +216,14 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     await stack().redis.del(keys.devicePace(deviceB));
     await stack().redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
     await new Promise((resolve) => setTimeout(resolve, 5_500));
+    // By now the two senders have shared the two devices out (a hand-over takes ~3 s): the holder
+    // read here is the one that gets the SIGTERM.
+    await waitFor(
+      async () => (await stack().api('GET', '/status', undefined, tokenB)).body.status === 'connected',
+      { what: 'device B connected' },
+    );
+    const before = (await lease(deviceB))!;
+    const holder = holderOf(before)!;
     const to = ['15550540001', '15550540002', '15550540003'];
     const res = await stack().api<{ messageIds: string[] }>(
       'POST',
