@@ -1,7 +1,8 @@
 import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 
-const SETTINGS_TTL_MS = 5000;
+/** How long a pacer keeps the device's settings it read (its gap, typing) before reading them again. */
+export const SETTINGS_TTL_MS = 5000;
 
 /**
  * A per-device minimum gap between messages, with jitter, so a long list does not look like a

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
 import { openSendQueue } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { sleep, useStack, waitFor } from '@mgw/testing';
+import { SETTINGS_TTL_MS } from '../../src/pacing.js';
 
 interface Lease {
   owner: string;
@@ -211,11 +212,11 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
     // A long gap holds all but the first message back in the holder's pacer. The first goes at
     // once only if there is no earlier claim to count the gap from: the device's pace key holds
     // its last one (B's message in the first test, seconds ago), so it is cleared. The holder reads
-    // the gap from Redis at most every 5 s (its settings cache), so that is waited out: with the
+    // the gap from Redis at most every SETTINGS_TTL_MS (5 s), so that is waited out: with the
     // cached 0 every message would go at once and nothing would be left to hand over.
     await stack().redis.del(keys.devicePace(deviceB));
     await stack().redis.hset(keys.deviceSettings(deviceB), 'sendGapMs', '60000');
-    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    await sleep(SETTINGS_TTL_MS + 500);
     // By now the two senders have shared the two devices out (a hand-over takes ~3 s): the holder
     // read here is the one that gets the SIGTERM.
     await waitFor(
