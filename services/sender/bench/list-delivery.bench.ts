@@ -21,7 +21,11 @@
  * process (the simulator and the polling; the bare socket too in the bare runs) during both. The
  * bare socket's own CPU is not told apart from the simulator's here (the simulator's share differs
  * between the runs: woken in short bursts by the gateway, it costs more per message); the fleet
- * bench measures it in a process of its own.
+ * bench measures it in a process of its own. Beside them, the Redis commands per message (INFO
+ * commandstats, every process's, the scripts' own calls included).
+ *
+ * The services run built, as `npm start` runs them (run `npm run build` first; a missing or stale
+ * build stops the bench); BENCH_SOURCES=1 runs them through tsx from the sources.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,7 +52,25 @@ const selfCpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
-const stack = await Stack.start({ env: { LOG_LEVEL: 'warn' } });
+/**
+ * Redis's own count of calls per command (INFO commandstats), scripts' inner calls included, and
+ * of the reads it processed (`reads`: the clients' writes, each carrying one or more commands).
+ */
+async function commandStats(): Promise<Map<string, number>> {
+  const info = await stack.redis.info('commandstats');
+  const stats = await stack.redis.info('stats');
+  return new Map([
+    ...[...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m): [string, number] => [
+      m[1]!,
+      Number(m[2]),
+    ]),
+    ['(reads)', Number(/^total_reads_processed:(\d+)/m.exec(stats)?.[1] ?? NaN)],
+  ]);
+}
+
+// The services run as `npm start` runs them, built (no tsx loader or source maps in the sender);
+// BENCH_SOURCES=1 runs them from the sources instead.
+const stack = await Stack.start({ env: { LOG_LEVEL: 'warn' }, built: process.env.BENCH_SOURCES !== '1' });
 try {
   await stack.linkByQr('15557770001', 'Bench Gateway');
   const gatewayTo = Array.from({ length: CONTACTS }, (_, i) => `1555778${String(i).padStart(4, '0')}`);
@@ -68,10 +90,12 @@ try {
   await stack.api('POST', '/send', { to: gatewayTo, text: 'warm-up' });
   await waitFor(received(gatewayTo, 1), { timeoutMs: 120_000, intervalMs: 50, what: 'gateway warm-up' });
   let gatewayRuns = 0;
+  const commandCalls = new Map<string, number>();
   const gatewayCpu = { sender: 0, api: 0, connection: 0, redis: 0, bench: 0 };
   const gatewayRun = async () => {
     const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
     const self0 = selfCpuSeconds();
+    const calls0 = await commandStats();
     const t0 = performance.now();
     for (let r = 0; r < ROUNDS; r++) {
       const res = await stack.api('POST', '/send', { to: gatewayTo, text: `round ${gatewayRuns}.${r}` });
@@ -85,6 +109,8 @@ try {
     });
     const seconds = (performance.now() - t0) / 1000;
     gatewayCpu.bench += selfCpuSeconds() - self0;
+    for (const [name, calls] of await commandStats())
+      commandCalls.set(name, (commandCalls.get(name) ?? 0) + calls - (calls0.get(name) ?? 0));
     for (const [k, pid] of Object.entries(pids))
       gatewayCpu[k as keyof typeof pids] += cpuSeconds(pid) - cpu0[k]!;
     return seconds;
@@ -134,6 +160,7 @@ try {
   // measured from here
   for (const k of Object.keys(gatewayCpu)) gatewayCpu[k as keyof typeof gatewayCpu] = 0;
   bareCpu = 0;
+  commandCalls.clear();
   // ABBA: gateway, bare, bare, gateway, …
   const pairs: { gateway: number; bare: number }[] = [];
   for (let i = 0; i < REPEATS; i++) {
@@ -170,6 +197,21 @@ try {
     `  CPU per message, gateway runs: sender ${ms(gatewayCpu.sender)}, API ${ms(gatewayCpu.api)}, ` +
       `connection ${ms(gatewayCpu.connection)}, Redis ${ms(gatewayCpu.redis)}, this process (simulator, ` +
       `polling) ${ms(gatewayCpu.bench)}; bare runs: this process (simulator, bare socket, polling) ${ms(bareCpu)}`,
+  );
+  const reads = commandCalls.get('(reads)') ?? NaN;
+  commandCalls.delete('(reads)');
+  const perMessage = [...commandCalls]
+    .filter(([, calls]) => calls > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, calls]) => `${name} ${(calls / messages).toFixed(2)}`);
+  const allCalls = [...commandCalls.values()].reduce((s, c) => s + c, 0);
+  console.log(
+    `  Redis commands per message, gateway runs (all processes, scripts' inner calls included): ` +
+      `${(allCalls / messages).toFixed(1)} — ${perMessage.join(', ')}`,
+  );
+  console.log(
+    `  Redis reads per message, gateway runs (the clients' writes, each with one or more commands; ` +
+      `every process's, lease renewals and heartbeats included): ${(reads / messages).toFixed(2)}`,
   );
 } finally {
   await stack.stop();
