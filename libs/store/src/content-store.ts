@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { RedisClient } from '@mgw/common';
 import { keys, messageKindOf, type MessageContent, type RecipientVars } from '@mgw/contracts';
 import { storageContext } from './encryption/families.js';
@@ -30,6 +31,17 @@ if bytes > 0 and redis.call('HINCRBY', KEYS[2], 'bytes', -bytes) < 0 then redis.
 return n`;
 
 /**
+ * A sender's copy of contents it has read (`ContentStore`'s `cache` option): a list's messages share
+ * one content, so the sender reads and opens it once, not once per message.
+ */
+export interface ContentCacheOptions {
+  /** Bound on the copies' size, counted in sealed bytes of their bodies. */
+  maxBytes: number;
+  /** How long a copy is used before the content is read again (ms). */
+  ttlMs: number;
+}
+
+/**
  * The content a request shares between its messages, stored once per request in a hash
  * (`keys.content`): `body` (sealed JSON), `media` (sealed bytes, optional), `remaining` (messages
  * not settled yet), `bytes` (what it counts against the device's byte quota),
@@ -38,12 +50,18 @@ return n`;
  * hash with the last message, so a base64 blob leaves Redis as soon as nobody needs it.
  */
 export class ContentStore {
+  private readonly cache: LRUCache<string, StoredContent> | undefined;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly sealer: Sealer,
     /** Upper bound of a content's life (the message retention), should a message never settle. */
     private readonly retentionSeconds: number,
-  ) {}
+    /** Keeps what `get` read (the sender's option; see `get` for which contents). */
+    cache?: ContentCacheOptions,
+  ) {
+    this.cache = cache && new LRUCache({ maxSize: cache.maxBytes, ttl: cache.ttlMs, ttlAutopurge: false });
+  }
 
   /** Bytes a content counts against the device's quota: its text and its attachment bytes. */
   static sizeOf(content: MessageContent, media?: Buffer): number {
@@ -152,9 +170,20 @@ export class ContentStore {
     multi.hdel(keys.content(deviceId, contentId), 'heldUntil');
   }
 
-  /** The content, or undefined once it is gone (every message settled, or the retention ran out). */
+  /**
+   * The content, or undefined once it is gone (every message settled, or the retention ran out).
+   * The answer is shared: callers never change it.
+   *
+   * With the `cache` option, a content without an attachment is kept once its list is wholly
+   * accepted (no `heldUntil`): nothing read here changes after that — its body is written once and
+   * `attachmentError` concerns only attachments — so the next messages of the list are sent from
+   * the copy. A copy outlives its content by at most `ttlMs`; whether a message may still go is
+   * never decided here but by its claim (a cancelled list, a deleted message, an expired OTP).
+   */
   async get(deviceId: string, contentId: string): Promise<StoredContent | undefined> {
     const key = keys.content(deviceId, contentId);
+    const kept = this.cache?.get(key);
+    if (kept) return kept;
     const [body, attachmentError, heldUntil] = await this.redis.hmget(
       key,
       'body',
@@ -162,11 +191,14 @@ export class ContentStore {
       'heldUntil',
     );
     if (!body) return undefined;
-    return {
+    const stored: StoredContent = {
       content: JSON.parse(this.sealer.openText(body, storageContext(key, 'body'))) as MessageContent,
       ...(attachmentError ? { attachmentError } : {}),
       ...(heldUntil ? { heldUntil: Number(heldUntil) } : {}),
     };
+    if (this.cache && !stored.content.attachment && !attachmentError && !heldUntil)
+      this.cache.set(key, stored, { size: body.length });
+    return stored;
   }
 
   /** The attachment bytes the request carried (read only when a device has not uploaded them yet). */

@@ -8,6 +8,7 @@ import { DeviceFleet } from './device-fleet.js';
 import { SenderRoster } from './fair-share.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { createAttachmentFetcher } from './media-source.js';
+import { CONTENT_CACHE } from './send-content.js';
 import { startQueueMetrics } from './queue-metrics.js';
 
 /**
@@ -22,7 +23,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
   const { logger, metrics, redis, leases, sessions, messages, encryption, sandbox } = rt;
   const bullConnection = rt.connect('worker', 'bull');
   const subscriber = rt.connect('subscriber', 'sub');
-  const contents = new ContentStore(redis, encryption, config.store.messageRetentionSeconds);
+  const contents = new ContentStore(redis, encryption, config.store.messageRetentionSeconds, CONTENT_CACHE);
   const fetchAttachment = createAttachmentFetcher({
     outbound: config.outbound,
     timeoutMs: config.mediaFetchTimeoutMs,

@@ -12,12 +12,25 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { supportsCaption, type MediaInput, type MessageSender } from '@mgw/messenger';
-import type { ContentStore, MessageRevisions, MessageStore, StoredContent } from '@mgw/store';
+import type {
+  ContentCacheOptions,
+  ContentStore,
+  MessageRevisions,
+  MessageStore,
+  StoredContent,
+} from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { sendRevision } from './send-revision.js';
 import type { LinkPreviewer } from './link-preview.js';
 import { isKindContent, sendKind, type SendKindDeps } from './send-kinds.js';
+
+/**
+ * The sender's copies of the contents it read (ContentStore's cache): a list's messages share one
+ * content, read and opened once instead of once per message. 4 MiB holds hundreds of lists' texts;
+ * a copy is read again after a minute.
+ */
+export const CONTENT_CACHE: ContentCacheOptions = { maxBytes: 4 * 1024 * 1024, ttlMs: 60_000 };
 
 /** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
 export const OTP_PROTO_SECONDS = 15 * 60;
