@@ -65,6 +65,23 @@ describe('store: the sending policy (windows, warm-up, quiet hours, counters, re
     expect(capWindow(now, 60_000, 'Europe/Berlin')).to.deep.equal({ start: now, end: now + 60_000 });
   });
 
+  it('When the clock moves on, within the same minute and across the minute of a DST change, then each moment reads its own local time', () => {
+    // Berlin's clocks went forward at 2026-03-29 01:00 UTC (02:00 CET -> 03:00 CEST); a time zone's
+    // offset is kept for the minute it was read in, so moments on both sides must still differ.
+    const p = { ...base, quietHours: { start: 2 * 60 + 59, end: 3 * 60 + 1 }, timeZone: 'Europe/Berlin' };
+    const before = Date.UTC(2026, 2, 29, 0, 59, 30); // 01:59:30 CET: outside
+    const sameMinute = Date.UTC(2026, 2, 29, 0, 59, 59); // 01:59:59 CET: outside
+    const after = Date.UTC(2026, 2, 29, 1, 0, 0); // 03:00:00 CEST: inside, until 03:01
+    expect(quietUntil(before, p)).to.equal(undefined);
+    expect(quietUntil(sameMinute, p)).to.equal(undefined);
+    expect(new Date(quietUntil(after, p)!).toISOString()).to.equal('2026-03-29T01:01:00.000Z');
+    // ...and back to a moment of an earlier minute (another device's clock, a test's): not the cached one.
+    expect(quietUntil(before, p)).to.equal(undefined);
+    expect(new Date(capWindow(after, DAY, 'Europe/Berlin').start).toISOString()).to.equal(
+      '2026-03-28T22:00:00.000Z',
+    );
+  });
+
   it('When quiet hours span midnight, then a time inside them waits until their end, a time outside does not', () => {
     const p = { ...base, quietHours: { start: 22 * 60, end: 7 * 60 }, timeZone: 'Asia/Tokyo' };
     // 23:15 in Tokyo (+9) = 14:15 UTC: quiet until 07:00 Tokyo = 22:00 UTC.
