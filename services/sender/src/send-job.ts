@@ -105,12 +105,11 @@ export async function processSendJob(
     if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
     // Before the content is read: a paused list's messages wait without loading it each time.
     await stopForList(job, await reads.listStop, deps, token);
-    // The gate's reads leave with the content's (one round trip); it decides after the socket wait.
-    const gateReads = deps.gate.read();
     const stored = await sendableContent(job, deps, token);
     const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);
-    const ticket = await passGate(job, deps, token, gateReads);
+    // The gate decides after the socket wait, on what it read with the job's state.
+    const ticket = await passGate(job, deps, token, reads.gate);
     const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token, known);
     if (alreadySentAt) return result(data, alreadySentAt);
     const { sentAt, counted } = countSent(data, ticket, deps);
@@ -139,8 +138,9 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
 
 /**
  * What a job reads before it decides anything — its record, whether the number opted out, its
- * list's state, the contact cache's answer — asked in one tick, so the general connection's
- * auto-pipelining sends the four reads in one write (one round trip instead of four in a row).
+ * list's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
+ * asked in one tick, so the general connection's auto-pipelining sends them in one write (one
+ * round trip instead of several in a row; the content, read next, is usually the sender's copy).
  * Each is awaited where it was read before, so a failed read fails the job where it did.
  *
  * A number on the suppression list gets nothing, and WhatsApp is asked nothing about it (not even
@@ -153,6 +153,7 @@ function readJobState(data: SendJobData, deps: SendJobDeps) {
     listStop: deps.gate.listStop(data.batchId),
     // A LID or a group is not a number: the contact cache has nothing on it.
     known: isLid(data.to) || isGroupJid(data.to) ? Promise.resolve(undefined) : deps.sender.known(data.to),
+    gate: deps.gate.read(),
   };
   // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
   // rejection; awaiting it still throws.
