@@ -122,10 +122,11 @@ export class MessageSender {
   /**
    * The recipient's JID, or null when the number is not on WhatsApp. Answered from the device's
    * contact cache when it knows the number (also from a number check), else asked of WhatsApp
-   * and cached (so a failover does not ask again).
+   * and cached (so a failover does not ask again). `readCache: false` when the caller has just
+   * read the cache (`known`) and it knew nothing: WhatsApp is asked without reading it again.
    */
-  async lookup(phone: string): Promise<string | null> {
-    const cached = await this.known(phone);
+  async lookup(phone: string, readCache = true): Promise<string | null> {
+    const cached = readCache ? await this.known(phone) : undefined;
     const answer = cached ?? (await this.lookupMany([phone])).get(phone);
     return answer?.onWhatsApp && answer.jid ? answer.jid : null;
   }

@@ -79,6 +79,21 @@ describe('messenger: number lookup answers (fake socket, real Redis)', () => {
     await conn.stop();
   });
 
+  it('When the caller has just read the cache (readCache false), then WhatsApp is asked without a second read, and its answer cached', async () => {
+    const asked: string[][] = [];
+    const jid = '15550006666@s.whatsapp.net';
+    const { deviceId, conn, sender } = await senderAnswering([{ list: [{ id: jid, contact: true }] }], asked);
+    // A value the cache would answer with, were it read: it is not.
+    await redis.set(keys.contact(deviceId, '15550006666'), '');
+    expect(await sender.lookup('15550006666', false)).to.equal(jid);
+    expect(asked).to.deep.equal([['+15550006666']]);
+    expect(await redis.get(keys.contact(deviceId, '15550006666'))).to.equal(jid);
+    // The default reads the cache first: answered from it, nothing more asked.
+    expect(await sender.lookup('15550006666')).to.equal(jid);
+    expect(asked).to.have.length(1);
+    await conn.stop();
+  });
+
   it('When several numbers are looked up at once, then each gets its own answer (with its LID) in one query, and a number answered under another JID is asked alone', async () => {
     const asked: string[][] = [];
     const { deviceId, conn, sender } = await senderAnswering(

@@ -241,10 +241,11 @@ async function sendHoldingTicket(
   known: ContactAnswer | undefined,
 ): Promise<string | undefined> {
   try {
-    // The cache was read a moment ago (refuseKnownOffWhatsApp): a known JID is not read again.
+    // The cache was read with the job's state (refuseKnownOffWhatsApp): it is not read again —
+    // a known JID is used, an unknown number is asked of WhatsApp.
     const jid = isGroupJid(job.data.to)
       ? await groupTarget(job.data.to, deps)
-      : (known?.jid ?? (await deps.sender.lookup(job.data.to)));
+      : (known?.jid ?? (await deps.sender.lookup(job.data.to, false)));
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
