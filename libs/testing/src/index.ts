@@ -12,3 +12,4 @@ export * from './redis-fill.js';
 export * from './webhook-receiver.js';
 export * from './redis-monitor.js';
 export * from './inspector.js';
+export * from './callgrind.js';

@@ -215,8 +215,16 @@ export class Stack {
     return stack;
   }
 
-  /** Starts one service process and waits until its /readyz answers 200. */
-  async startService(name: ServiceName, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  /**
+   * Starts one service process and waits until its /readyz answers 200. `run.wrapper` starts it
+   * under another program (`['valgrind', '--tool=callgrind', …]`, followed by node and its
+   * arguments), given `run.readyTimeoutMs` to become ready (30 s).
+   */
+  async startService(
+    name: ServiceName,
+    env: Record<string, string> = {},
+    run: { wrapper?: readonly string[]; readyTimeoutMs?: number } = {},
+  ): Promise<ServiceProcess> {
     const port = await freePort();
     const withApi = name === 'api' || name === 'all-in-one';
     const metricsPort = withApi ? await freePort() : port;
@@ -224,7 +232,8 @@ export class Stack {
       ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
       : { METRICS_PORT: String(port) };
     const args = [...nodeArgsOf(name), ...entryArgs(`services/${name}`, 'main', this.built)];
-    const child = spawn(process.execPath, args, {
+    const [command, ...commandArgs] = [...(run.wrapper ?? []), process.execPath, ...args];
+    const child = spawn(command!, commandArgs, {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -257,7 +266,7 @@ export class Stack {
         const res = await fetch(`http://127.0.0.1:${probe}/readyz`).catch(() => undefined);
         return res?.status === 200;
       },
-      { timeoutMs: 30_000, what: `${name} ready` },
+      { timeoutMs: run.readyTimeoutMs ?? 30_000, what: `${name} ready` },
     );
     return proc;
   }

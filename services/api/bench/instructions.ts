@@ -7,12 +7,14 @@
  * connections; the counters are dumped between the two. Slow (valgrind runs Node ~50× slower):
  * minutes per app. Needs `valgrind` (Debian package) on the PATH.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { waitFor } from '@mgw/testing';
+import { callgrindDump, callgrindWrapper, waitFor, type Instructions } from '@mgw/testing';
+
+export { valgrindAvailable } from '@mgw/testing';
 
 const WARM = Number(process.env.BENCH_CG_WARM ?? 800);
 const REQUESTS = Number(process.env.BENCH_CG_REQUESTS ?? 400);
@@ -28,10 +30,6 @@ export interface CallgrindApp {
   token?: string;
 }
 
-export function valgrindAvailable(): boolean {
-  return spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
 /** Instructions per request of each app, measured one after the other. */
 export async function instructionsPerRequest(
   apps: CallgrindApp[],
@@ -42,18 +40,9 @@ export async function instructionsPerRequest(
   const out: Record<string, Instructions> = {};
   try {
     for (const app of apps) {
-      const child = spawn(
-        'valgrind',
-        [
-          '--tool=callgrind',
-          // Its control pipes beside its output, not in /tmp where cleaners may take them.
-          `--vgdb-prefix=${dir}/vgdb`,
-          `--callgrind-out-file=${dir}/${app.name}.%p`,
-          process.execPath,
-          ...app.args,
-        ],
-        { cwd, env: { ...process.env, ...app.env }, stdio: ['ignore', 'ignore', 'ignore'] },
-      );
+      const [command, ...args] = [...callgrindWrapper(dir, app.name), process.execPath, ...app.args];
+      const env = { ...process.env, ...app.env };
+      const child = spawn(command!, args, { cwd, env, stdio: ['ignore', 'ignore', 'ignore'] });
       try {
         await waitFor(app.ready, {
           timeoutMs: 600_000,
@@ -75,9 +64,9 @@ export async function instructionsPerRequest(
             })
           ).requests.total;
         await load(WARM);
-        await dump(dir, app, child);
+        await callgrindDump(dir, app.name, child.pid!, env);
         const measured = Math.max(1, await load(REQUESTS));
-        const counted = await dump(dir, app, child);
+        const counted = await callgrindDump(dir, app.name, child.pid!, env);
         out[app.name] = { total: counted.total / measured, mainThread: counted.mainThread / measured };
       } finally {
         child.kill('SIGKILL');
@@ -87,43 +76,4 @@ export async function instructionsPerRequest(
     rmSync(dir, { recursive: true, force: true });
   }
   return out;
-}
-
-/** Instructions per request: all threads', and the main thread's (JS, I/O) alone. */
-export interface Instructions {
-  total: number;
-  /**
-   * The event loop's thread: the rest is V8's helper threads, mostly its optimising compiler,
-   * which under valgrind keeps compiling long after the warm-up (the main thread is the steadier
-   * figure to compare).
-   */
-  mainThread: number;
-}
-
-/** Dumps the counters since the last dump (callgrind_control) and returns their instruction totals. */
-async function dump(dir: string, app: CallgrindApp, child: ChildProcess): Promise<Instructions> {
-  const before = new Set(readdirSync(dir));
-  // vgdb finds the process by names that carry $HOST: the same environment as the app's.
-  spawnSync('callgrind_control', [`--vgdb-prefix=${dir}/vgdb`, '-d', String(child.pid)], {
-    stdio: 'ignore',
-    env: { ...process.env, ...app.env },
-  });
-  let file = '';
-  await waitFor(
-    () => {
-      file =
-        readdirSync(dir).find((f) => !before.has(f) && new RegExp(`^${app.name}\\.\\d+\\.\\d+$`).test(f)) ??
-        '';
-      return file !== '' && /^totals: \d+/m.test(readFileSync(path.join(dir, file), 'utf8'));
-    },
-    { timeoutMs: 120_000, intervalMs: 200, what: `the callgrind dump of ${app.name}` },
-  );
-  const full = path.join(dir, file);
-  const total = Number(/^totals: (\d+)/m.exec(readFileSync(full, 'utf8'))![1]);
-  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', full], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  }).stdout;
-  const main = /^\s*([\d,]+) \([\d.]+%\)\s+\S*:node::Start\(int, char\*\*\)/m.exec(annotated ?? '');
-  return { total, mainThread: main ? Number(main[1]!.replace(/,/g, '')) : Number.NaN };
 }
