@@ -4,6 +4,9 @@
  * each of the BARE_CONTACTS contacts, BARE_IN_FLIGHT at a time, as the sender does with pacing off —
  * each time a line `round <n>` arrives on stdin, and answers `sent <n>` on stdout; `linked` once
  * it is linked. It exits when stdin closes.
+ *
+ * Self-contained, as bare-socket.ts (whose linking it repeats): Node runs it with its own type
+ * stripping, which cannot import a sibling `.ts` module by the `.js` name the sources use.
  */
 import { createInterface } from 'node:readline';
 import type { SimulatorInfo } from '@mgw/messenger-sim';
