@@ -27,8 +27,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { SessionStore, TokenStore } from '@mgw/store';
-import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, waitFor } from '@mgw/testing';
-import { instructionsPerRequest, valgrindAvailable } from './instructions.js';
+import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, valgrindAvailable, waitFor } from '@mgw/testing';
+import { instructionsPerRequest } from './instructions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);

@@ -14,8 +14,6 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { callgrindDump, callgrindWrapper, waitFor, type Instructions } from '@mgw/testing';
 
-export { valgrindAvailable } from '@mgw/testing';
-
 const WARM = Number(process.env.BENCH_CG_WARM ?? 800);
 const REQUESTS = Number(process.env.BENCH_CG_REQUESTS ?? 400);
 

@@ -56,16 +56,18 @@ const selfCpuSeconds = () => {
  * Redis's own count of calls per command (INFO commandstats), scripts' inner calls included, and
  * of the reads it processed (`reads`: the clients' writes, each carrying one or more commands).
  */
-async function commandStats(): Promise<Map<string, number>> {
+async function commandStats(): Promise<{ calls: Map<string, number>; reads: number }> {
   const info = await stack.redis.info('commandstats');
   const stats = await stack.redis.info('stats');
-  return new Map([
-    ...[...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m): [string, number] => [
-      m[1]!,
-      Number(m[2]),
-    ]),
-    ['(reads)', Number(/^total_reads_processed:(\d+)/m.exec(stats)?.[1] ?? NaN)],
-  ]);
+  return {
+    calls: new Map(
+      [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m): [string, number] => [
+        m[1]!,
+        Number(m[2]),
+      ]),
+    ),
+    reads: Number(/^total_reads_processed:(\d+)/m.exec(stats)?.[1] ?? NaN),
+  };
 }
 
 // The services run as `npm start` runs them, built (no tsx loader or source maps in the sender);
@@ -91,11 +93,12 @@ try {
   await waitFor(received(gatewayTo, 1), { timeoutMs: 120_000, intervalMs: 50, what: 'gateway warm-up' });
   let gatewayRuns = 0;
   const commandCalls = new Map<string, number>();
+  let reads = 0;
   const gatewayCpu = { sender: 0, api: 0, connection: 0, redis: 0, bench: 0 };
   const gatewayRun = async () => {
     const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
     const self0 = selfCpuSeconds();
-    const calls0 = await commandStats();
+    const stats0 = await commandStats();
     const t0 = performance.now();
     for (let r = 0; r < ROUNDS; r++) {
       const res = await stack.api('POST', '/send', { to: gatewayTo, text: `round ${gatewayRuns}.${r}` });
@@ -109,8 +112,10 @@ try {
     });
     const seconds = (performance.now() - t0) / 1000;
     gatewayCpu.bench += selfCpuSeconds() - self0;
-    for (const [name, calls] of await commandStats())
-      commandCalls.set(name, (commandCalls.get(name) ?? 0) + calls - (calls0.get(name) ?? 0));
+    const stats1 = await commandStats();
+    for (const [name, calls] of stats1.calls)
+      commandCalls.set(name, (commandCalls.get(name) ?? 0) + calls - (stats0.calls.get(name) ?? 0));
+    reads += stats1.reads - stats0.reads;
     for (const [k, pid] of Object.entries(pids))
       gatewayCpu[k as keyof typeof pids] += cpuSeconds(pid) - cpu0[k]!;
     return seconds;
@@ -161,6 +166,7 @@ try {
   for (const k of Object.keys(gatewayCpu)) gatewayCpu[k as keyof typeof gatewayCpu] = 0;
   bareCpu = 0;
   commandCalls.clear();
+  reads = 0;
   // ABBA: gateway, bare, bare, gateway, …
   const pairs: { gateway: number; bare: number }[] = [];
   for (let i = 0; i < REPEATS; i++) {
@@ -198,8 +204,6 @@ try {
       `connection ${ms(gatewayCpu.connection)}, Redis ${ms(gatewayCpu.redis)}, this process (simulator, ` +
       `polling) ${ms(gatewayCpu.bench)}; bare runs: this process (simulator, bare socket, polling) ${ms(bareCpu)}`,
   );
-  const reads = commandCalls.get('(reads)') ?? NaN;
-  commandCalls.delete('(reads)');
   const perMessage = [...commandCalls]
     .filter(([, calls]) => calls > 0)
     .sort((a, b) => b[1] - a[1])
