@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SimulatorInfo } from '@mgw/messenger-sim';
 import { isStale } from '../build-state.mjs';
 
@@ -13,6 +13,14 @@ import { isStale } from '../build-state.mjs';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** How a TypeScript entry point runs from its sources. */
 export const TSX_ARGS = ['--conditions=development', '--import', 'tsx'];
+/**
+ * Node options for a process the test kit starts and leaves running: it stops itself once this
+ * process is gone, however this process died (see orphan-guard.mjs).
+ */
+export const ORPHAN_GUARD_ARGS = [
+  '--import',
+  pathToFileURL(path.join(REPO_ROOT, 'libs/testing/orphan-guard.mjs')).href,
+];
 
 /** A simulator's addresses and how to stop it, wherever it runs. */
 export interface SimulatorEndpoint {
@@ -48,7 +56,8 @@ export function requireFreshBuild(): void {
 
 /** Starts the simulator's CLI on a free port and waits until it answers. */
 export async function startSimulatorProcess(opts: { built: boolean }): Promise<SimulatorEndpoint> {
-  const child = spawn(process.execPath, entryArgs('libs/messenger-sim', 'cli', opts.built), {
+  const args = [...ORPHAN_GUARD_ARGS, ...entryArgs('libs/messenger-sim', 'cli', opts.built)];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, SANDBOX_PORT: '0', SANDBOX_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

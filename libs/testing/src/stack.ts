@@ -22,6 +22,7 @@ import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from 
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 import {
   entryArgs,
+  ORPHAN_GUARD_ARGS,
   REPO_ROOT as ROOT,
   requireFreshBuild,
   startSimulatorProcess,
@@ -231,7 +232,11 @@ export class Stack {
     const portEnv = withApi
       ? { PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }
       : { METRICS_PORT: String(port) };
-    const args = [...nodeArgsOf(name), ...entryArgs(`services/${name}`, 'main', this.built)];
+    const args = [
+      ...ORPHAN_GUARD_ARGS,
+      ...nodeArgsOf(name),
+      ...entryArgs(`services/${name}`, 'main', this.built),
+    ];
     const [command, ...commandArgs] = [...(run.wrapper ?? []), process.execPath, ...args];
     const child = spawn(command!, commandArgs, {
       cwd: ROOT,
