@@ -108,7 +108,9 @@ export class SendGate {
       go: {
         sent: async () => {
           settled = true;
-          await rememberChats(this.redis, this.deviceId, [data.to]);
+          // A number the admission found among the chats is there already (only a logout empties
+          // the set, and the next account must not inherit it): one SADD per first contact only.
+          if (verdict.first) await rememberChats(this.redis, this.deviceId, [data.to]);
         },
         release: async () => {
           if (settled) return;

@@ -1,0 +1,79 @@
+/**
+ * The send gate's bookkeeping of chats on real Redis: a message that went out makes its number a
+ * chat (no first contact any more), written only when the number was not one already.
+ */
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { createMetrics, keys } from '@mgw/contracts';
+import { SendGate } from '../src/send-gate.js';
+
+describe('sender: the send gate keeps the chats the account has', function () {
+  let redis: Redis;
+  let sadds: string[][];
+  let gate: SendGate;
+  let deviceId: string;
+
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(() => redis.disconnect());
+  // Each test its own device; its chats and usage counters are removed after it.
+  afterEach(async () => {
+    const left = await redis.keys(`*{${deviceId}}*`);
+    if (left.length) await redis.del(...left);
+  });
+  beforeEach(() => {
+    deviceId = `gate-${Math.random().toString(36).slice(2, 8)}`;
+    sadds = [];
+    // The real client, each SADD it is asked for noted on the way.
+    const counting = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop === 'sadd')
+          return (key: string, ...members: string[]) => {
+            sadds.push([key, ...members]);
+            return target.sadd(key, ...members);
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    gate = new SendGate(
+      counting,
+      deviceId,
+      {
+        defaults: { dailyCap: 0, warmupCaps: [], firstContactCap: 1, otpReserve: 0, timeZone: 'UTC' },
+        windowMs: 86_400_000,
+      },
+      createMetrics(),
+    );
+  });
+
+  const sendTo = async (to: string) => {
+    const verdict = await gate.admit({ to, kind: 'send' });
+    if (!('go' in verdict)) throw new Error(`held: ${verdict.reason}`);
+    await verdict.go.sent();
+  };
+
+  it('When a first message to a number goes out, then the number becomes a chat, and later messages to it are no first contacts and write nothing more', async () => {
+    await sendTo('15550810001');
+    expect(await redis.sismember(keys.deviceChats(deviceId), '15550810001')).to.equal(1);
+    expect(sadds).to.deep.equal([[keys.deviceChats(deviceId), '15550810001']]);
+
+    // The first-contact cap (1) is used up: the same number still goes, a stranger is held.
+    await sendTo('15550810001');
+    await sendTo('15550810001');
+    expect(sadds, 'a known chat is not written again').to.have.length(1);
+    expect(await redis.scard(keys.deviceChats(deviceId))).to.equal(1);
+    const stranger = await gate.admit({ to: '15550810009', kind: 'send' });
+    expect(stranger).to.include({ reason: 'first_contact_cap' });
+  });
+
+  it('When the number wrote to the account first, then a message to it is no first contact and adds nothing', async () => {
+    await redis.sadd(keys.deviceChats(deviceId), '15550810002');
+    sadds = [];
+    await sendTo('15550810002');
+    expect(sadds).to.deep.equal([]);
+    await sendTo('15550810003');
+    expect(sadds).to.deep.equal([[keys.deviceChats(deviceId), '15550810003']]);
+  });
+});
