@@ -24,7 +24,7 @@ export class Pacer {
   };
   private chain: Promise<void> = Promise.resolve();
   private readonly released = new AbortController();
-  /** When the message waiting for its turn was due (undefined: none waits). */
+  /** When the message waiting for its turn is due on schedule (undefined: none waits). */
   private waitingDue: number | undefined;
   /** The latest any message went past its due time since the last `takeLagMs`, if one went. */
   private windowLateMs: number | undefined;
@@ -80,11 +80,15 @@ export class Pacer {
     const called = Date.now();
     const turn = this.chain.then(async () => {
       const turnStart = Date.now();
-      const slot = Math.max(this.lastSentAt + gap + Math.random() * this.jitterMs, readyAt ?? called);
+      const ready = readyAt ?? called;
+      const slot = Math.max(this.lastSentAt + gap + Math.random() * this.jitterMs, ready);
       const leadMs = lead ? Math.min(lead.ms, gap) : 0;
       // After an idle spell the typing still takes its time (a person types before sending).
       const due = Math.max(slot, turnStart + leadMs);
-      this.waitingDue = due;
+      // On schedule, the typing ends at the slot: it starts within the gap, once the message is
+      // ready. Past that is late — a turn that began late pushes the typing, and the message, back.
+      const onSchedule = Math.max(slot, ready + leadMs);
+      this.waitingDue = onSchedule;
       const before = due - leadMs - Date.now();
       if (before > 0 && !this.released.signal.aborted) await sleep(before, this.released.signal);
       if (lead && leadMs > 0 && !this.released.signal.aborted) {
@@ -94,10 +98,9 @@ export class Pacer {
       }
       this.lastSentAt = Date.now();
       this.waitingDue = undefined;
-      // Behind schedule: how late the turn began past its slot, plus how far the wake-up overshot
-      // (the typing lead after an idle spell is planned, not late).
-      const late = Math.max(0, turnStart - slot) + Math.max(0, this.lastSentAt - due);
-      this.windowLateMs = Math.max(this.windowLateMs ?? 0, late);
+      // Behind schedule: how much later than on schedule the message went (a turn that began late,
+      // typing pushed back by it, a wake-up that overshot; the typing after an idle spell is planned).
+      this.windowLateMs = Math.max(this.windowLateMs ?? 0, Math.max(0, this.lastSentAt - onSchedule));
     });
     this.chain = turn.catch(() => undefined);
     await turn;

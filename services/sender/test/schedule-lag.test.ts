@@ -76,6 +76,25 @@ describe('sender: how far behind its paced schedule a device is (real Redis)', (
     expect(pacer.takeLagMs()).to.be.within(400, 2000);
   });
 
+  it('When a backlog message with typing reaches its turn late, then the typing it pushes past the slot counts as lag; the typing after an idle spell does not', async () => {
+    const pacer = new Pacer(redis, `${device}-typing`, 300, 0);
+    const typing = { ms: 300, start: () => undefined };
+    const queuedAt = Date.now();
+    await pacer.wait(undefined, queuedAt);
+    pacer.takeLagMs();
+    // On schedule the typing would fill the 300 ms gap; the sender gets to the message only 200 ms
+    // after the last send (a busy loop), so typing from then ends ~200 ms past the slot.
+    blockEventLoop(200);
+    await pacer.wait(typing, queuedAt);
+    expect(pacer.takeLagMs()).to.be.within(150, 1000);
+    // Idle: a message ready long after the last send types first, as planned — no lag.
+    await new Promise((r) => setTimeout(r, 500));
+    const t = Date.now();
+    await pacer.wait(typing, t);
+    expect(Date.now() - t, 'it typed first').to.be.at.least(280);
+    expect(pacer.takeLagMs()).to.be.below(80);
+  });
+
   it('When devices are summed up for the sender, then the median counts (one late device is no capacity problem)', () => {
     expect(median([])).to.equal(0);
     expect(median([0.1, 30, 0.2])).to.equal(0.2);
