@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { waitFor } from '../src/index.js';
+import { TSX_ARGS, waitFor } from '../src/index.js';
 
 /** Alive and not a zombie (an orphan's new parent may be slow to reap it, or never do). */
 const isRunning = (pid: number) => {
@@ -20,12 +20,7 @@ describe('testing: the processes a stack starts do not outlive the process that 
   it('When the process holding a stack is SIGKILLed, then its services and its simulator process stop by themselves within seconds', async () => {
     const holder = spawn(
       process.execPath,
-      [
-        '--conditions=development',
-        '--import',
-        'tsx',
-        path.join(import.meta.dirname, 'fixtures/stack-orphan.ts'),
-      ],
+      [...TSX_ARGS, path.join(import.meta.dirname, 'fixtures/stack-orphan.ts')],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise((r) => holder.once('exit', r));
