@@ -73,6 +73,47 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
   },
 ]);
 
+/**
+ * The API's use cases (accepting messages, list control, the admin API's reads and changes) return
+ * outcomes — accepted, refused and why — and know nothing of HTTP: its routes map those to
+ * statuses and the contract's errors. Under `admin/` the HTTP side is the route files
+ * (`*-routes.ts`, `*-route.ts`), the mount (`admin-api.ts`), the sign-in middleware
+ * (`admin-auth.ts`) and the dashboard's static files (`dashboard-static.ts`).
+ */
+export const USE_CASES = {
+  files: [
+    'services/api/src/accept/**/*.ts',
+    'services/api/src/control/**/*.ts',
+    'services/api/src/admin/**/*.ts',
+  ],
+  ignores: [
+    'services/api/src/admin/*-routes.ts',
+    'services/api/src/admin/*-route.ts',
+    'services/api/src/admin/admin-api.ts',
+    'services/api/src/admin/admin-auth.ts',
+    'services/api/src/admin/dashboard-static.ts',
+  ],
+};
+const HTTP_FREE =
+  'A use case returns an outcome; its route maps it to HTTP (see eslint.config.js USE_CASES).';
+
+/** The services/api boundary rule, refusing the HTTP layer (`http/`, express) as well. */
+function useCaseRestrictions() {
+  const dir = 'services/api';
+  const allowed = MAY_IMPORT[dir];
+  const why = `${dir} may import only: ${allowed.map((a) => '@mgw/' + a).join(', ')} (see eslint.config.js MAY_IMPORT).`;
+  const [level, { paths, patterns }] = restrictions(dir, allowed, why)['no-restricted-imports'];
+  return {
+    'no-restricted-imports': [
+      level,
+      {
+        paths: [...paths, { name: 'express', message: HTTP_FREE }],
+        patterns: [...patterns, { group: ['**/http/*', 'express/*'], message: HTTP_FREE }],
+      },
+    ],
+  };
+}
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**', '.tmp/**'] },
   js.configs.recommended,
@@ -118,6 +159,7 @@ export default tseslint.config(
     rules: { 'mgw/no-cross-package-relative': 'error' },
   },
   ...boundaries,
+  { ...USE_CASES, rules: useCaseRestrictions() },
   // Services never import each other, even in tests; the cross-package tests under test/ may
   // read a service's config (e.g. to check a ConfigMap), nothing else of it.
   {

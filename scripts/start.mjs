@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 /**
- * `npm start`: builds if needed, makes sure Redis is there, and runs every service as its own
- * process under this small supervisor (the same commands containers run). Ctrl-C (or SIGTERM)
- * stops the services first — they drain and release their devices — then the Redis it started.
+ * `npm start`: builds if needed, makes sure Redis is there (and says which), and runs every
+ * service as its own process under this small supervisor (the same commands containers run).
+ * Ctrl-C (or SIGTERM) stops the services first — they drain and release their devices — then the
+ * Redis it started.
+ *
+ * Nothing outlives it, however it is stopped: SIGINT or SIGTERM to npm reach this process (the
+ * `start` script `exec`s it, so no shell sits between npm, which forwards both, and here); when
+ * its parent goes (npm killed with SIGKILL, say) it stops everything as for SIGTERM; its children
+ * run with the orphan guard (libs/testing/orphan-guard.mjs), so a SIGKILLed supervisor still takes
+ * them down; and a child that exits (`kill <api pid>`) stops everything, exit code 1.
  *
  * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
  * MGW_ALL_IN_ONE=1 (or `npm start -- --all-in-one`) runs the four services as one process instead
@@ -20,10 +27,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isStale, newestMtime } from '@mgw/testing/build-state';
+import { buildNeeded } from '@mgw/testing/build-state';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -78,16 +85,14 @@ const READY_TIMEOUT_MS = Number(env.MGW_READY_TIMEOUT_MS ?? 30_000);
 const KEY_LINE = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
 const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
 const DASHBOARD = 'services/api/dist/dashboard/index.html';
+/**
+ * Preloaded into every process started here (never into the image's): it stops itself once this
+ * supervisor is gone, even when nothing could tell it (SIGKILL).
+ */
+const ORPHAN_GUARD = ['--import', pathToFileURL(path.join(ROOT, 'libs/testing/orphan-guard.mjs')).href];
 
 function buildIfNeeded() {
-  const pkgs = ['libs', 'services'].flatMap((d) =>
-    readdirSync(path.join(ROOT, d)).map((p) => path.join(ROOT, d, p)),
-  );
-  // The dashboard's sources sit beside the api's src/ (they are built by the same `build`).
-  const dashboardStale =
-    newestMtime(path.join(ROOT, 'services/api/dashboard/src')) >
-    newestMtime(path.join(ROOT, 'services/api/dist/dashboard'));
-  if (!pkgs.some(isStale) && !dashboardStale) return;
+  if (!buildNeeded(ROOT)) return;
   say('building (npx lerna run build)…');
   const r = spawnSync('npx', ['lerna', 'run', 'build', '--loglevel', 'warn'], {
     cwd: ROOT,
@@ -118,7 +123,7 @@ const children = [];
 let stopping = false;
 
 function startChild(name, entry, childEnv) {
-  const child = spawn(process.execPath, [...nodeArgsOf(name), entry], {
+  const child = spawn(process.execPath, [...ORPHAN_GUARD, ...nodeArgsOf(name), entry], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -134,34 +139,42 @@ function startChild(name, entry, childEnv) {
 }
 
 /**
- * With REDIS_CLUSTER_NODES the services use that Redis Cluster (REDIS_URL is ignored): nothing is
- * started here, and a cluster no seed answers for stops the start, as a missing Redis does.
+ * With REDIS_CLUSTER_NODES the services use that Redis Cluster (REDIS_URL is ignored), with
+ * REDIS_SENTINELS the master those sentinels name: nothing is started here, and one no seed or
+ * sentinel answers for stops the start, as a missing Redis does.
  */
 async function ensureRedis() {
   const { canConnect, startRedisServer } = await import(pathToFileURL(path.join(ROOT, REDIS_SERVER)).href);
-  if (env.REDIS_CLUSTER_NODES?.trim()) {
-    const seeds = env.REDIS_CLUSTER_NODES.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const reachable = await Promise.all(
-      seeds.map((seed) => {
-        const at = seed.lastIndexOf(':');
-        const port = Number(seed.slice(at + 1));
-        return at > 0 && port > 0 ? canConnect(seed.slice(0, at), port) : false;
-      }),
+  if (env.REDIS_SENTINELS?.trim()) {
+    const sentinels = await someReachable(
+      canConnect,
+      env.REDIS_SENTINELS,
+      'Redis Sentinel',
+      'REDIS_SENTINELS',
     );
-    if (!reachable.some(Boolean))
-      fail(
-        `No Redis Cluster node is reachable at ${seeds.join(', ')} (REDIS_CLUSTER_NODES).`,
-        'Set REDIS_CLUSTER_NODES to host:port seeds of a running Redis Cluster, or unset it to use REDIS_URL.',
-      );
-    say(`using the Redis Cluster at ${seeds.join(', ')} (REDIS_URL is ignored)`);
+    const master = env.REDIS_SENTINEL_MASTER || 'mymaster';
+    say(
+      `redis: using the master "${master}" of the Redis Sentinels at ${sentinels.join(', ')} (REDIS_SENTINELS; REDIS_URL gives only its credentials)`,
+    );
+    return undefined;
+  }
+  if (env.REDIS_CLUSTER_NODES?.trim()) {
+    const seeds = await someReachable(
+      canConnect,
+      env.REDIS_CLUSTER_NODES,
+      'Redis Cluster node',
+      'REDIS_CLUSTER_NODES',
+    );
+    say(`redis: using the Redis Cluster at ${seeds.join(', ')} (REDIS_CLUSTER_NODES; REDIS_URL is ignored)`);
     return undefined;
   }
   const url = new URL(env.REDIS_URL);
   const host = url.hostname || '127.0.0.1';
   const port = Number(url.port || 6379);
-  if (await canConnect(host, port)) return undefined;
+  if (await canConnect(host, port)) {
+    say(`redis: using ${masked(url)} (REDIS_URL)`);
+    return undefined;
+  }
   const local = ['127.0.0.1', 'localhost', '::1'].includes(host);
   const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   if (!local || which.status !== 0) {
@@ -172,10 +185,44 @@ async function ensureRedis() {
     );
   }
   const dataDir = path.join(DATA_DIR, 'redis');
-  say(
-    `starting redis-server on 127.0.0.1:${port} (data in ${path.relative(ROOT, dataDir) || dataDir}, AOF on)`,
+  const started = await startRedisServer({ port, dataDir, stopWithParent: true });
+  const shown = dataDir.startsWith(ROOT + path.sep) ? path.relative(ROOT, dataDir) : dataDir;
+  say(`redis: started redis-server on 127.0.0.1:${port}, data in ${shown} (AOF on; it stops with npm start)`);
+  return started;
+}
+
+/**
+ * The `host:port` list of `variable`; stops the start, naming it, when no entry accepts a
+ * connection (a Cluster's seeds or a Sentinel's sentinels: one that answers is enough).
+ */
+async function someReachable(canConnect, list, what, variable) {
+  const entries = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const reachable = await Promise.all(
+    entries.map((entry) => {
+      const at = entry.lastIndexOf(':');
+      const port = Number(entry.slice(at + 1));
+      return at > 0 && port > 0 ? canConnect(entry.slice(0, at), port) : false;
+    }),
   );
-  return startRedisServer({ port, dataDir });
+  if (!reachable.some(Boolean)) {
+    fail(
+      `No ${what} is reachable at ${entries.join(', ')} (${variable}).`,
+      variable === 'REDIS_SENTINELS'
+        ? 'Set REDIS_SENTINELS to host:port of running sentinels, or unset it to use REDIS_URL.'
+        : 'Set REDIS_CLUSTER_NODES to host:port seeds of a running Redis Cluster, or unset it to use REDIS_URL.',
+    );
+  }
+  return entries;
+}
+
+/** A Redis URL as it may be printed: its password (if any) masked. */
+function masked(url) {
+  const shown = new URL(url.href);
+  if (shown.password) shown.password = '***';
+  return shown.href.replace(/\/$/, '');
 }
 
 /**
@@ -259,9 +306,53 @@ async function stopAll(code) {
   process.exit(code);
 }
 
+/**
+ * npm (or whatever started this) gone — killed with SIGKILL, or a shell between it and here
+ * killed — re-parents this process: that is a stop, as SIGTERM is. When a shell sits between npm
+ * and here (a `start` script without `exec`, another script-shell), npm's own death re-parents
+ * only that shell, so its parent is watched too. Read once a second; the timer keeps nothing alive.
+ */
+function watchParent() {
+  const parent = process.ppid;
+  const viaShell = env.npm_lifecycle_event !== undefined && /^(sh|dash|bash|zsh)$/.test(commandOf(parent));
+  const grandparent = viaShell ? parentOf(parent) : undefined;
+  const timer = setInterval(() => {
+    const gone =
+      process.ppid !== parent
+        ? parent
+        : grandparent !== undefined && parentOf(parent) !== grandparent
+          ? grandparent
+          : 0;
+    if (!gone) return;
+    clearInterval(timer);
+    say(`its parent (pid ${gone}) is gone; stopping everything`);
+    void stopAll(1);
+  }, 1_000);
+  timer.unref();
+}
+
+/** A process's parent, from /proc (Linux) or ps; undefined once it is gone. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    const ps = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' });
+    return ps.status === 0 ? Number(ps.stdout.trim()) : undefined;
+  }
+}
+
+/** A process's command name (`sh`, `node`…), or '' when it cannot be read. */
+function commandOf(pid) {
+  const ps = spawnSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
+  return ps.status === 0 ? ps.stdout.trim() : '';
+}
+
 async function startSandbox() {
   const port = env.SANDBOX_PORT ?? '3100';
-  startChild(SANDBOX.name, SANDBOX.entry, { ...env, SANDBOX_PORT: port });
+  // Its simulated phones and the devices linked to them outlive a restart, like the Redis data.
+  const stateFile = env.SANDBOX_STATE_FILE ?? path.join(DATA_DIR, 'sandbox-state.json');
+  startChild(SANDBOX.name, SANDBOX.entry, { ...env, SANDBOX_PORT: port, SANDBOX_STATE_FILE: stateFile });
   env.MESSENGER_SANDBOX_URL = `http://127.0.0.1:${port}`;
   env.SEND_MIN_GAP_MS ??= '0';
   // No real account to keep safe: no caps, warm-up or first-contact limit unless asked for.
@@ -286,7 +377,8 @@ async function notReady(url) {
     const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
     if (res.status === 200) return undefined;
     const body = await res.json().catch(() => undefined);
-    return `${res.status}${body?.error ? ` ${body.error}` : ''}`;
+    const reason = typeof body?.details?.reason === 'string' ? ` — ${body.details.reason}` : '';
+    return `${res.status}${body?.error ? ` ${body.error}` : ''}${reason}`;
   } catch (err) {
     return err?.name === 'TimeoutError' ? 'no answer within 2 s' : 'not listening yet';
   }
@@ -333,6 +425,7 @@ const admin = ensureAdminPassword();
 const redis = await ensureRedis();
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+watchParent();
 if (sandboxMode) await startSandbox();
 for (const svc of RUN) startChild(svc.name, svc.entry, { ...env, ...svc.env });
 say(`started: ${children.map((c) => c.name).join(', ')}; waiting until each answers /readyz`);

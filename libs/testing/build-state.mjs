@@ -24,3 +24,17 @@ export function isStale(pkgDir) {
     newestMtime(path.join(pkgDir, 'src')) > newestMtime(path.join(pkgDir, 'dist'))
   );
 }
+
+/**
+ * Whether the repository at `root` needs `npm run build`: a package's `dist/` missing or older
+ * than its `src/`, or the dashboard's build older than its sources (built by the api's `build`).
+ */
+export function buildNeeded(root) {
+  const pkgs = ['libs', 'services'].flatMap((d) =>
+    readdirSync(path.join(root, d)).map((p) => path.join(root, d, p)),
+  );
+  const dashboardStale =
+    newestMtime(path.join(root, 'services/api/dashboard/src')) >
+    newestMtime(path.join(root, 'services/api/dist/dashboard'));
+  return pkgs.some(isStale) || dashboardStale;
+}

@@ -129,6 +129,11 @@ const RENDERS = {
     namespace: 'messenger-gateway',
     components: ['k8s/components/monitoring', 'k8s/components/external-redis'],
   },
+  'production + external-redis + redis-sentinel': {
+    dir: 'k8s/overlays/production',
+    namespace: 'messenger-gateway',
+    components: ['k8s/components/external-redis', 'k8s/components/redis-sentinel'],
+  },
 };
 type RenderName = keyof typeof RENDERS;
 
@@ -395,8 +400,12 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         // a pod without the key would not start; only the rotation list (and the admin API's
         // automation token) may be absent
         const optional = env.filter((e) => e.valueFrom?.secretKeyRef?.optional).map((e) => e.name);
+        // (and, behind Sentinel, the sentinels' password: they may have none)
+        const sentinel = name.includes('redis-sentinel') ? ['REDIS_SENTINEL_PASSWORD'] : [];
         expect(optional, `${name} ${svc}`).to.deep.equal(
-          svc === 'api' ? ['MGW_ENCRYPTION_OLD_KEYS', 'ADMIN_API_TOKEN'] : ['MGW_ENCRYPTION_OLD_KEYS'],
+          svc === 'api'
+            ? ['MGW_ENCRYPTION_OLD_KEYS', 'ADMIN_API_TOKEN', ...sentinel]
+            : ['MGW_ENCRYPTION_OLD_KEYS', ...sentinel],
         );
         if (svc === 'api') {
           expect(env.find((e) => e.name === 'ADMIN_PASSWORD')?.valueFrom?.secretKeyRef?.key).to.equal(
@@ -583,6 +592,32 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         .flatMap((p) => p.egress ?? [])
         .some((r) => (r.ports ?? []).some((p) => p.port === 6379) && (r.to ?? []).some((t) => t.ipBlock));
       expect(egress, `${svc} -> external redis`).to.equal(true);
+    }
+  });
+
+  it('When the redis-sentinel component is added, then every service finds the master through the sentinels, with their password from the Secret, and may reach them', () => {
+    const objs = rendered['production + external-redis + redis-sentinel'];
+    expect(find(objs, 'StatefulSet', 'redis')).to.equal(undefined);
+    const cm = gatewayConfigMap(objs).data!;
+    expect(cm.REDIS_SENTINEL_MASTER).to.equal('mymaster');
+    const secrets = { ...secretTemplate.stringData, REDIS_URL: 'redis://:pw@unused:6379/0' };
+    // The settings load: three sentinels, the master name, the data nodes' password from the URL.
+    expect(loadSenderConfig({ ...cm, ...secrets }).redis.sentinel?.sentinels).to.have.length(3);
+    const policies = objs.filter((o) => o.kind === 'NetworkPolicy').map((o) => specOf<NetworkPolicySpec>(o));
+    for (const svc of [...GATEWAY, 'notifier']) {
+      const c = workload(objs, svc).template.spec.containers[0]!;
+      const pw = c.env?.find((e) => e.name === 'REDIS_SENTINEL_PASSWORD');
+      expect(pw?.valueFrom?.secretKeyRef, svc).to.deep.equal({
+        name: 'messenger-gateway-secrets',
+        key: 'REDIS_SENTINEL_PASSWORD',
+        optional: true,
+      });
+      const labels = workload(objs, svc).template.metadata.labels;
+      const egress = policies
+        .filter((p) => matches(p.podSelector, labels))
+        .flatMap((p) => p.egress ?? [])
+        .flatMap((r) => (r.ports ?? []).map((p) => p.port));
+      expect(egress, `${svc} -> sentinels and data nodes`).to.include.members([26379, 6379]);
     }
   });
 });

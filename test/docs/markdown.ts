@@ -61,3 +61,50 @@ export function tableVariables(text: string): string[] {
     .map((row) => /^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/.exec(row)?.[1])
     .filter((name): name is string => name !== undefined);
 }
+
+/** A fenced block of shell commands (` ```sh ` or ` ```bash `), and why it is not run, if it says so. */
+export interface ShellBlock {
+  /** The line of the opening fence (1-based). */
+  line: number;
+  code: string;
+  /** The reason of a `<!-- not run: <reason> -->` comment on the line right before the fence. */
+  notRun?: string;
+}
+
+const FENCE = /^(\s*)(```|~~~)\s*([\w-]*)/;
+const NOT_RUN = /^\s*<!--\s*not run:\s*(.+?)\s*-->\s*$/;
+
+/** Every fenced block of a page with its info string (`sh`, `json`, `` for none) and its code. */
+export function fencedBlocks(text: string): { line: number; info: string; code: string; before: string }[] {
+  const lines = text.split('\n');
+  const blocks: { line: number; info: string; code: string; before: string }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]!);
+    if (!open) continue;
+    const [, indent, fence] = open as unknown as [string, string, string, string];
+    let end = i + 1;
+    while (end < lines.length && !new RegExp(`^\\s*${fence}\\s*$`).test(lines[end]!)) end++;
+    blocks.push({
+      line: i + 1,
+      info: open[3]!,
+      // The block's lines without the list item's indent they share with the fence.
+      code: lines
+        .slice(i + 1, end)
+        .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
+        .join('\n'),
+      before: i > 0 ? lines[i - 1]! : '',
+    });
+    i = end;
+  }
+  return blocks;
+}
+
+/** The page's shell blocks, in order, each with its not-run marker when it has one. */
+export function shellBlocks(text: string): ShellBlock[] {
+  return fencedBlocks(text)
+    .filter((b) => b.info === 'sh' || b.info === 'bash')
+    .map((b) => {
+      const notRun = NOT_RUN.exec(b.before)?.[1];
+      return { line: b.line, code: b.code, ...(notRun ? { notRun } : {}) };
+    });
+}

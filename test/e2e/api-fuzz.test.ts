@@ -25,7 +25,15 @@ interface Result {
   envelope: boolean;
   requestId: boolean;
   error?: string;
+  hostile?: string;
+  /** A 400's `details` is a list of `{ path: [...], message }` (the contract's shape). */
+  detailsShaped?: boolean;
 }
+
+const isDetail = (d: unknown): boolean => {
+  const { path, message } = (d ?? {}) as { path?: unknown; message?: unknown };
+  return Array.isArray(path) && typeof message === 'string' && message !== '';
+};
 
 describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', function () {
   this.timeout(120_000 + COUNT * 60);
@@ -38,7 +46,7 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
   });
   after(() => stack?.stop());
 
-  it(`When ${COUNT} random requests hit the API, then every answer is JSON with the envelope and a request id, no 5xx but documented outages, every process alive`, async () => {
+  it(`When ${COUNT} random requests hit the API, some with hostile list entries or bodies that are not UTF-8, then every answer is JSON with the envelope and a request id, no 5xx but documented outages, every hostile one a 400 with the details, every process alive`, async () => {
     console.log(`      fuzz seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_REQUESTS=${COUNT} replays this run)`);
     const tokens = [
       stack.token,
@@ -73,11 +81,12 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
               json: false,
               envelope: false,
               requestId: Boolean(res.headers.get('x-request-id')),
+              hostile: r.hostile,
             };
             if (r.method === 'HEAD') Object.assign(result, { json: true, envelope: text === '' });
             else {
               try {
-                const body = JSON.parse(text) as { success?: unknown; error?: unknown };
+                const body = JSON.parse(text) as { success?: unknown; error?: unknown; details?: unknown };
                 result.json = true;
                 result.envelope =
                   typeof body === 'object' &&
@@ -85,6 +94,8 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
                   body.success === res.ok &&
                   (res.ok || typeof body.error === 'string');
                 if (typeof body.error === 'string') result.error = body.error;
+                result.detailsShaped =
+                  Array.isArray(body.details) && body.details.length > 0 && body.details.every(isDetail);
               } catch {
                 result.error = text.slice(0, 80);
               }
@@ -106,6 +117,14 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
     const badEnvelope = results.filter((r) => r.json && !r.envelope);
     const noRequestId = results.filter((r) => !r.requestId);
     const slow = results.filter((r) => r.ms > 2000);
+    // Hostile on purpose (see FuzzRequest.hostile), with a valid token: the body is read and
+    // validated before anything else of the route, so the answer is a 400 with its details (or a
+    // 413 when a huge entry takes the body over the route's limit).
+    const hostile = results.filter((r) => r.hostile);
+    const refused = (r: Result) =>
+      r.envelope &&
+      ((r.status === 400 && r.error === ERRORS.invalidRequest && r.detailsShaped) || r.status === 413);
+    const hostileNotRefused = hostile.filter((r) => !refused(r));
     const alive = stack.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
     const times = results.map((r) => r.ms).sort((a, b) => a - b);
     const show = (rs: Result[]) =>
@@ -117,8 +136,10 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
           `bad envelope: ${badEnvelope.length}; no request id: ${noRequestId.length}; transport errors: ${transportErrors.length}`,
         `      latency p50 ${times[Math.floor(times.length / 2)]} ms, p99 ${times[Math.floor(times.length * 0.99)]} ms, ` +
           `max ${times[times.length - 1]} ms; over 2 s: ${slow.length}`,
+        `      hostile (list entries, not UTF-8): ${hostile.length}, refused with a 400 and the details (or a 413): ` +
+          `${hostile.length - hostileNotRefused.length}`,
         `      processes alive at the end: ${alive.length}/${stack.processes.length} (${stack.processes.map((p) => p.name).join(', ')})`,
-        ...show([...serverErrors, ...nonJson, ...badEnvelope, ...slow]),
+        ...show([...serverErrors, ...hostileNotRefused, ...nonJson, ...badEnvelope, ...slow]),
         ...transportErrors.slice(0, 10).map((e) => `        ${e}`),
       ].join('\n'),
     );
@@ -138,6 +159,11 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
     expect(
       unexplained.map((r) => `${r.status} ${r.label} ${r.error}`),
       '5xx that are not a dependency outage',
+    ).to.deep.equal([]);
+    expect(hostile.length, 'hostile requests sent').to.be.above(0);
+    expect(
+      hostileNotRefused.map((r) => `${r.status} ${r.hostile} ${r.label} ${r.error ?? ''}`),
+      'hostile requests not refused with a 400 and the error shape',
     ).to.deep.equal([]);
     expect(alive.length, 'processes alive').to.equal(stack.processes.length);
   });

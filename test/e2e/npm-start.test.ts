@@ -1,8 +1,9 @@
 /**
- * `npm start` as a new user runs it: `MESSENGER_SANDBOX=1 npm start` on a machine where nothing
- * listens at REDIS_URL. The supervisor builds, starts its own redis-server, the simulator and the
- * three services; the README's sandbox walk-through then links a simulated phone and sends a
- * message through the built services; Ctrl-C stops everything and exits 0. Without
+ * `npm start` as a new user runs it: `MESSENGER_SANDBOX=1 npm start` (through npm) on a machine
+ * where nothing listens at REDIS_URL. The supervisor builds, starts its own redis-server (and says
+ * so), the simulator and the services; the README's sandbox walk-through then links a simulated
+ * phone and sends a message through the built services; SIGINT (and, after the second start,
+ * SIGTERM) sent to npm's pid alone stops every process of the tree. Without
  * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it;
  * that second start runs the all-in-one process (`--all-in-one`), which sends for the same account.
  * It prints `ready:` once every service answers /readyz: a /connect sent the moment that line
@@ -10,12 +11,13 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canConnect, freePort, run, startRedisServer, waitFor } from '@mgw/testing';
+import { canConnect, freePort, run, startRedisServer, waitFor, WebhookReceiver } from '@mgw/testing';
+import { processTree, waitUntilGone } from '../support/process-tree.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_LINE = /^\[start\] ready: .*$/m;
@@ -50,6 +52,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let api: string;
   let sandbox: string;
   let token: string;
+  let ports: number[];
   /** The answer to the /connect sent as soon as `ready:` appeared, with the run's output then. */
   let atReady: { status: number; body: Record<string, unknown>; output: string };
 
@@ -64,6 +67,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       freePort(),
     ]);
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
+    ports = [redisPort!, apiPort!, sandboxPort!];
     api = `http://127.0.0.1:${apiPort}`;
     sandbox = `http://127.0.0.1:${sandboxPort}`;
     env = {
@@ -81,6 +85,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       LOG_LEVEL: 'warn',
     };
     delete env.MESSENGER_SANDBOX_URL;
+    // sandbox mode lets webhooks reach this machine by itself (no ALLOWED_PRIVATE_HOSTS)
+    delete env.ALLOWED_PRIVATE_HOSTS;
     // as a new user: no key (the test kit sets one for everything else), no dashboard password
     delete env.MGW_ENCRYPTION_KEY;
     delete env.ADMIN_PASSWORD;
@@ -88,7 +94,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     // The token is made while the services start (its Redis is up once the supervisor says so),
     // so the first /connect can leave the moment `ready:` is printed.
     await waitFor(
-      async () => /starting redis-server/.test(output) && (await canConnect('127.0.0.1', redisPort)),
+      async () => /redis: started redis-server/.test(output) && (await canConnect('127.0.0.1', redisPort)),
       { timeoutMs: 240_000, intervalMs: 100, what: `the Redis of npm start\n${output}` },
     );
     const tokenOut = await run(
@@ -107,7 +113,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
    */
   async function startSupervisor(args: string[] = []): Promise<void> {
     output = '';
-    supervisor = spawn(process.execPath, ['scripts/start.mjs', ...args], {
+    supervisor = spawn('npm', ['start', '--', ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,6 +205,37 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(texts).to.deep.equal(['Hello from the sandbox']);
   });
 
+  it('When sandbox mode is on, then a webhook may point at a receiver on this machine without ALLOWED_PRIVATE_HOSTS, and it gets the events', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const set = await fetch(`${api}/api/messenger/v1/webhook`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ url: receiver.url }),
+      });
+      expect(set.status, await set.clone().text()).to.equal(200);
+      receiver.secrets = [((await set.json()) as { data: { secret: string } }).data.secret];
+      const sent = await fetch(`${api}/api/messenger/v1/send`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ to: '15550000004', text: 'Hello, webhook' }),
+      });
+      const { messageId } = (await sent.json()) as { messageId: string };
+      await waitFor(() => receiver.events('message.sent', (d) => d.messageId === messageId).length === 1, {
+        timeoutMs: 30_000,
+        what: 'message.sent at the local receiver',
+      });
+      expect(receiver.events('message.sent')[0]!.verifiedWith).to.equal(receiver.secrets[0]);
+    } finally {
+      await fetch(`${api}/api/messenger/v1/webhook`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await receiver.close();
+    }
+  });
+
   let firstAnswer: { status: number; body: unknown };
   it('When no MGW_ENCRYPTION_KEY is set, then a key file (0600) is made once, only its path is printed, and Redis holds sealed values under it', async () => {
     const file = path.join(dataDir, 'encryption.key');
@@ -241,144 +278,64 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(signIn.status).to.equal(200);
   });
 
-  it('When Ctrl-C is pressed, then every process stops and npm start exits 0', async () => {
-    supervisor.kill('SIGINT');
-    expect(await exited).to.equal(0);
-    expect(output).to.match(/starting redis-server/);
-    const stillUp = await fetch(`${api}/healthz`).then(
-      () => true,
-      () => false,
+  /** npm's tree now: npm, start.mjs, redis-server (under its guard), the simulator, the services. */
+  function treeOfNpm(services: string[]) {
+    const tree = processTree(supervisor.pid!);
+    for (const part of ['scripts/start.mjs', 'redis-server', 'libs/messenger-sim/dist/cli.js', ...services])
+      expect(tree.map((p) => p.command).join('\n'), part).to.include(part);
+    return tree;
+  }
+
+  it("When SIGINT is sent to npm's pid alone (not its process group), then every process of the tree stops, the ports are free and npm exits 0", async () => {
+    expect(output).to.include(
+      `[start] redis: started redis-server on 127.0.0.1:${ports[0]}, data in ${path.join(dataDir, 'redis')}`,
     );
-    expect(stillUp).to.equal(false);
+    const tree = treeOfNpm([
+      'services/api/',
+      'services/connection/',
+      'services/sender/',
+      'services/notifier/',
+    ]);
+    supervisor.kill('SIGINT');
+    await waitUntilGone(tree, ports);
+    expect(await exited).to.equal(0);
   });
 
-  it('When npm start runs again on the same data directory, as the all-in-one process (--all-in-one), then it reuses the key: what the first run sealed opens, and a phone links and sends through the one process', async () => {
+  it('When npm start runs again on the same data directory, as the all-in-one process (--all-in-one), then it reuses the key: what the first run sealed opens; and the sandbox kept its phones: the device is connected again without a QR and sends to the same contact', async () => {
     await startSupervisor(['--all-in-one']);
-    // the token of the first run is in its Redis data: this /connect leaves the moment ready: is read
-    const reconnect = await connect(api, token);
-    expect(reconnect.status, JSON.stringify(reconnect.body)).to.equal(200);
     expect(output).not.to.include('generated a key');
     expect(output).not.to.include(adminPassword);
     expect(output).to.include(`its password is in ${path.join(dataDir, 'admin-password')}`);
     // the stored answer of the first run, sealed under the key, is replayed as it was
     expect(await idempotentSend()).to.deep.equal(firstAnswer);
-    // One process instead of four: the phone links again (this run's simulator is a new one) by
-    // the QR of that /connect, and a text goes out through it.
+    // One process instead of four; the simulator kept the phone and the device linked to it
+    // (<data dir>/sandbox-state.json): the device logs in again by itself, and stays connected.
     expect(output).to.include('[start] started: sandbox, all-in-one;');
-    const link = await fetch(`${sandbox}/phone/link`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ qr: reconnect.body.qrCode, phone: '15550000001', name: 'Sandbox Account' }),
-    });
-    expect(link.status).to.equal(200);
     await waitFor(async () => (await status(api, token)) === 'connected', {
       timeoutMs: 30_000,
-      what: 'connected again',
+      what: 'connected again, without a new QR',
     });
     const sent = await fetch(`${api}/api/messenger/v1/send`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: '15550000003', text: 'Hello from one process' }),
+      body: JSON.stringify({ to: '15550000002', text: 'Hello from one process' }),
     });
     expect(sent.status).to.equal(202);
     await waitFor(
       async () => {
-        const inbox = (await (await fetch(`${sandbox}/inbox/15550000003`)).json()) as {
+        const inbox = (await (await fetch(`${sandbox}/inbox/15550000002`)).json()) as {
           messages: { text?: string }[];
         };
         return inbox.messages.some((m) => m.text === 'Hello from one process');
       },
       { timeoutMs: 30_000, what: 'the message of the all-in-one process in the inbox' },
     );
-    supervisor.kill('SIGINT');
+    expect(await status(api, token)).to.equal('connected');
+    // what a process manager sends: SIGTERM to npm's pid
+    const tree = treeOfNpm(['services/all-in-one/']);
+    supervisor.kill('SIGTERM');
+    await waitUntilGone(tree, ports);
     expect(await exited).to.equal(0);
-  });
-});
-
-describe('npm start refuses to start a partial gateway', function () {
-  this.timeout(120_000);
-
-  /**
-   * Runs the supervisor to its end, with a data directory of its own (removed after: what it
-   * makes before it fails, such as the dashboard password, stays out of the checkout);
-   * resolves with its exit code and what it printed.
-   */
-  async function startOnce(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
-    try {
-      return await new Promise((resolve) => {
-        const child = spawn(process.execPath, ['scripts/start.mjs'], {
-          cwd: ROOT,
-          env: { ...env, MGW_DATA_DIR: dataDir },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let output = '';
-        child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-        child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-        child.once('exit', (code) => {
-          clearTimeout(timer);
-          resolve({ code, output });
-        });
-      });
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }
-
-  it('When sandbox mode has no built simulator, then it exits 1, names the missing build and the fix, and starts nothing', async () => {
-    const cli = path.join(ROOT, 'libs/messenger-sim/dist/cli.js');
-    const hidden = `${cli}.hidden-by-test`;
-    // The walk-through above built everything; hide the simulator's entry point for this run only.
-    await rename(cli, hidden);
-    try {
-      const { code, output } = await startOnce({
-        ...process.env,
-        MESSENGER_SANDBOX: '1',
-        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-        LOG_LEVEL: 'warn',
-      });
-      expect(code).to.equal(1);
-      expect(output).to.include('missing build output: libs/messenger-sim/dist/cli.js');
-      expect(output).to.include('npm run build');
-      expect(output).to.not.match(/starting redis-server|started:|ready:/);
-    } finally {
-      await rename(hidden, cli);
-    }
-  });
-
-  it('When REDIS_CLUSTER_NODES names seeds nobody answers at, then it exits 1 naming them and the variable, and starts no redis-server', async () => {
-    const seeds = `127.0.0.1:${await freePort()},127.0.0.1:${await freePort()}`;
-    const { code, output } = await startOnce({
-      ...process.env,
-      REDIS_CLUSTER_NODES: seeds,
-      LOG_LEVEL: 'warn',
-    });
-    expect(code).to.equal(1);
-    expect(output).to.include(
-      `No Redis Cluster node is reachable at ${seeds.replace(',', ', ')} (REDIS_CLUSTER_NODES)`,
-    );
-    expect(output).to.not.match(/starting redis-server|started:|ready:/);
-  });
-
-  it('When the simulator cannot start (its port is taken), then it exits 1 instead of talking to WhatsApp', async () => {
-    const taken = net.createServer(() => undefined);
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
-    const port = (taken.address() as net.AddressInfo).port;
-    try {
-      const { code, output } = await startOnce({
-        ...process.env,
-        MESSENGER_SANDBOX: '1',
-        SANDBOX_PORT: String(port),
-        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-        LOG_LEVEL: 'warn',
-      });
-      expect(code).to.equal(1);
-      expect(output).to.match(/sandbox (exited|simulator did not answer)/);
-      expect(output).to.not.match(/started: sandbox, api|ready:/);
-    } finally {
-      taken.close();
-    }
   });
 });
 
@@ -481,7 +438,10 @@ describe('npm start names the services that are not ready in time, and says read
         `[start] ready: API on http://127.0.0.1:${apiPort} (every service answers /readyz)`,
       );
       expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).to.equal(200);
-      child.kill('SIGINT');
+      // SIGTERM to the supervisor itself: everything it started stops with it
+      const tree = processTree(child.pid!);
+      child.kill('SIGTERM');
+      await waitUntilGone(tree, [apiPort!, m0!, m1!, m2!, m3!]);
       expect(await exited).to.equal(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');

@@ -1,7 +1,7 @@
 /**
  * What an attacker with a copy of Redis (a dump, an AOF, a backup) learns: after linking a device
  * and sending a text, an OTP and a base64 attachment through the real services (and scheduling a
- * personalised list), no value of any
+ * personalised list; the sent text is kept for the dashboard), no value of any
  * key — strings, hashes, lists, sets, sorted sets, streams, BullMQ's jobs and event streams
  * included — holds the text, the OTP code, the attachment bytes or the account's private keys.
  */
@@ -71,6 +71,14 @@ describe('e2e: a Redis dump shows no message text, OTP code, attachment or crede
     await waitFor(async () => (await stack().inbox('15550700003')).length >= 1, {
       what: 'the list delivered',
     });
+
+    // The sent list's text stays for its records (the dashboard shows what each message said),
+    // without its attachment bytes: in the dump below, sealed like the rest.
+    const record = keys.message(stack().deviceId, sent.body.messageIds[1]!);
+    await waitFor(async () => (await stack().redis.hget(record, 'settled')) === '1', { what: 'settled' });
+    const contentKey = keys.content(stack().deviceId, (await stack().redis.hget(record, 'contentId'))!);
+    expect(await stack().redis.hexists(contentKey, 'body'), 'the text is kept').to.equal(1);
+    expect(await stack().redis.hexists(contentKey, 'media'), 'the bytes are not').to.equal(0);
 
     const enc = Encryption.fromEnv();
     const credsKey = keys.authCreds(stack().deviceId);

@@ -68,6 +68,50 @@ describe('package boundaries (eslint)', function () {
     ).to.deep.equal([]);
   });
 
+  it('When an API use case (accept/, control/, an admin use case) imports the HTTP layer or express, then the lint fails; its route may', async () => {
+    const useCases = [
+      'services/api/src/accept/probe.ts',
+      'services/api/src/control/probe.ts',
+      'services/api/src/admin/probe.ts',
+    ];
+    for (const file of useCases) {
+      for (const code of [
+        use('../http/api-error.js', 'ApiError'),
+        use('../http/idempotency.js', 'Idempotency'),
+        use('express', 'Router'),
+      ]) {
+        expect((await problems(file, code)).join('\n'), `${file}: ${code}`).to.include(
+          'A use case returns an outcome',
+        );
+      }
+      // The package boundary still holds there.
+      expect((await problems(file, use('@mgw/sender'))).join(), file).to.include('may import only');
+      expect(await problems(file, use('@mgw/store'))).to.deep.equal([]);
+    }
+    for (const route of [
+      'services/api/src/routes/probe.ts',
+      'services/api/src/admin/probe-routes.ts',
+      'services/api/src/admin/probe-route.ts',
+      'services/api/src/admin/admin-api.ts',
+    ]) {
+      expect(await problems(route, use('../http/api-error.js', 'ApiError')), route).to.deep.equal([]);
+      expect(await problems(route, use('express', 'Router')), route).to.deep.equal([]);
+    }
+  });
+
+  it("Then no API use case imports the HTTP layer or express (the API's own sources, linted)", async () => {
+    const results = await eslint.lintFiles(
+      ['accept', 'control', 'admin'].map((dir) => `${ROOT}/services/api/src/${dir}`),
+    );
+    const found = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.message.includes('A use case returns an outcome'))
+        .map((m) => `${r.filePath.slice(ROOT.length)}:${m.line}: ${m.message}`),
+    );
+    expect(results.length).to.be.greaterThan(10);
+    expect(found).to.deep.equal([]);
+  });
+
   it('When a package is imported by its folders instead of its name, then the lint fails', async () => {
     const p = await problems('services/api/src/probe.ts', use('@mgw/store/src/token-store.js', 'TokenStore'));
     expect(p.join()).to.include('Import a package by its name');

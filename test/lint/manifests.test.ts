@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { MAY_IMPORT } from '../../eslint.config.js';
+import { tsFiles } from '../support/source-files.js';
 
 /**
  * Each package's manifest names every workspace package it imports, so npm links it and lerna
@@ -25,21 +26,6 @@ const manifest = (dir: string) =>
   JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
 const workspaceDeps = (deps: Record<string, string> = {}) =>
   Object.keys(deps).filter((d) => d.startsWith('@mgw/'));
-
-function tsFiles(dir: string): string[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const path = join(dir, e);
-    if (e === 'node_modules' || e === 'dist') return [];
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return /\.(ts|tsx|mts)$/.test(e) && !e.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 /** The workspace packages the files import (static, dynamic and type imports), as `@mgw/<name>`. */
 function importedPackages(files: string[], self: string): Set<string> {
@@ -116,6 +102,31 @@ describe('package manifests (against the imports and the lint map)', () => {
         workspaceDeps(m.devDependencies).filter(cyclic),
         'a devDependency built from this package: lerna would refuse the cycle',
       ).to.deep.equal([]);
+    });
+  }
+});
+
+/**
+ * Dependencies whose internals the code relies on (BullMQ: its job packing and add-job script;
+ * Baileys and libsignal: patched by patches/) are pinned to one exact version in every manifest,
+ * so an `npm install` can never bring a release those internals were not checked against.
+ */
+const PINNED = ['bullmq', '@whiskeysockets/baileys'];
+
+describe('exact pins (dependencies whose internals the code relies on)', () => {
+  for (const dep of PINNED) {
+    it(`When a manifest lists ${dep}, then it names one exact version, the same everywhere`, () => {
+      const specs = ['.', ...PACKAGES].flatMap((dir) => {
+        const m = manifest(dir);
+        const spec = m.dependencies?.[dep] ?? m.devDependencies?.[dep];
+        return spec === undefined ? [] : [{ dir, spec }];
+      });
+      expect(specs, `no manifest lists ${dep}`).to.not.be.empty;
+      expect(
+        specs.filter(({ spec }) => !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(spec)),
+        'a range, not an exact version',
+      ).to.deep.equal([]);
+      expect(new Set(specs.map((s) => s.spec)).size, 'different versions').to.equal(1);
     });
   }
 });

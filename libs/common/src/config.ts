@@ -54,10 +54,15 @@ export function runtimeConfig(e: Env): RuntimeConfig {
   return { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS };
 }
 
+/** `host:port,host:port`, as REDIS_CLUSTER_NODES and REDIS_SENTINELS take them. */
+const HOST_PORTS = /^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/;
+
 /**
- * Where Redis is: one server (`REDIS_URL`), or a Redis Cluster (`REDIS_CLUSTER_NODES`, seeds as
- * `host:port,host:port`; `REDIS_URL` is then ignored). The cluster's credentials and TLS come from
- * their own variables, since there is no URL to carry them.
+ * Where Redis is: one server (`REDIS_URL`), a Redis Cluster (`REDIS_CLUSTER_NODES`, seeds as
+ * `host:port,host:port`; `REDIS_URL` is then ignored), or a master found through Redis Sentinel
+ * (`REDIS_SENTINELS`). The cluster's credentials and TLS come from their own variables, since
+ * there is no URL to carry them; behind Sentinel the data nodes' credentials, database and TLS
+ * (`rediss://`) still come from `REDIS_URL`, whose host and port are then ignored.
  */
 export const redisEnv: Joi.PartialSchemaMap = {
   REDIS_URL: Joi.string()
@@ -65,11 +70,24 @@ export const redisEnv: Joi.PartialSchemaMap = {
     .default('redis://127.0.0.1:6379'),
   REDIS_CLUSTER_NODES: Joi.string()
     .allow('')
-    .pattern(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/)
+    .pattern(HOST_PORTS)
     .messages({
       'string.pattern.base': 'must be comma-separated host:port seeds (e.g. 10.0.0.1:6379,10.0.0.2:6379)',
     })
     .default(''),
+  REDIS_SENTINELS: Joi.string()
+    .allow('')
+    .pattern(HOST_PORTS)
+    .messages({
+      'string.pattern.base':
+        'must be comma-separated host:port sentinels (e.g. sentinel-0:26379,sentinel-1:26379)',
+    })
+    .default(''),
+  REDIS_SENTINEL_MASTER: Joi.string()
+    .pattern(/^\S+$/)
+    .messages({ 'string.pattern.base': 'must be the master name the sentinels monitor (no spaces)' })
+    .default('mymaster'),
+  REDIS_SENTINEL_PASSWORD: Joi.string().allow('').default(''),
   REDIS_CLUSTER_TLS: Joi.boolean().default(false),
   REDIS_CLUSTER_USERNAME: Joi.string().allow('').default(''),
   REDIS_CLUSTER_PASSWORD: Joi.string().allow('').default(''),
@@ -83,25 +101,54 @@ export interface RedisClusterConfig {
   password?: string;
 }
 
+export interface RedisSentinelConfig {
+  /** The sentinels asked where the master is (ioredis learns the others from them). */
+  sentinels: { host: string; port: number }[];
+  /** The master group name the sentinels monitor (`sentinel monitor <name> …`). */
+  name: string;
+  /** The sentinels' own `requirepass`; the data nodes' credentials come from the URL. */
+  password?: string;
+}
+
 export interface RedisConfig {
+  /** One server; behind Sentinel only its credentials, database and scheme (TLS) count. */
   url: string;
   /** Set when `REDIS_CLUSTER_NODES` is: every connection is then a Cluster client. */
   cluster?: RedisClusterConfig;
+  /** Set when `REDIS_SENTINELS` is: every connection then asks the sentinels for the master. */
+  sentinel?: RedisSentinelConfig;
+}
+
+/** `host:port,host:port` as addresses; a port out of range fails naming the variable. */
+function hostPorts(value: unknown, variable: string): { host: string; port: number }[] {
+  return String(value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.lastIndexOf(':');
+      const port = Number(entry.slice(at + 1));
+      if (!(port >= 1 && port <= 65535))
+        throw new ConfigError(`Invalid configuration: ${variable}: ${entry} has no valid port`);
+      return { host: entry.slice(0, at), port };
+    });
 }
 
 export function redisConfig(e: Env): RedisConfig {
-  const seeds = String(e.REDIS_CLUSTER_NODES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (seeds.length === 0) return { url: e.REDIS_URL };
-  const nodes = seeds.map((seed) => {
-    const at = seed.lastIndexOf(':');
-    const port = Number(seed.slice(at + 1));
-    if (!(port >= 1 && port <= 65535))
-      throw new ConfigError(`Invalid configuration: REDIS_CLUSTER_NODES: ${seed} has no valid port`);
-    return { host: seed.slice(0, at), port };
-  });
+  const nodes = hostPorts(e.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES');
+  const sentinels = hostPorts(e.REDIS_SENTINELS, 'REDIS_SENTINELS');
+  if (nodes.length > 0 && sentinels.length > 0)
+    throw new ConfigError(
+      'Invalid configuration: REDIS_SENTINELS: set either REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both',
+    );
+  if (sentinels.length > 0) {
+    const password = String(e.REDIS_SENTINEL_PASSWORD ?? '');
+    return {
+      url: e.REDIS_URL,
+      sentinel: { sentinels, name: e.REDIS_SENTINEL_MASTER, ...(password ? { password } : {}) },
+    };
+  }
+  if (nodes.length === 0) return { url: e.REDIS_URL };
   return {
     url: e.REDIS_URL,
     cluster: {
@@ -147,4 +194,40 @@ export interface OutboundConfig {
 
 export function outboundConfig(e: Env): OutboundConfig {
   return { allowList: parseAllowedPrivateHosts(e.ALLOWED_PRIVATE_HOSTS) };
+}
+
+/**
+ * Sandbox mode — a WhatsApp simulator instead of WhatsApp — is on exactly when
+ * MESSENGER_SANDBOX_URL is set (`MESSENGER_SANDBOX=1 npm start` sets it); production never sets it.
+ */
+export const sandboxEnv: Joi.PartialSchemaMap = {
+  MESSENGER_SANDBOX_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .optional(),
+};
+
+/** What webhooks may reach in sandbox mode besides ALLOWED_PRIVATE_HOSTS: this machine's loopback. */
+export const SANDBOX_WEBHOOK_HOSTS: readonly string[] = ['127.0.0.0/8', '::1', 'localhost'];
+
+/** Logged at start by the services that apply it (api, notifier) when sandbox mode is on. */
+export const SANDBOX_WEBHOOK_WARNING =
+  'sandbox mode (MESSENGER_SANDBOX_URL is set): webhooks may point at this machine (127.0.0.0/8, ::1, localhost)';
+
+/** The outbound guard of webhooks (the API's check of a URL, the notifier's deliveries). */
+export const webhookOutboundEnv: Joi.PartialSchemaMap = { ...outboundEnv, ...sandboxEnv };
+
+export interface WebhookOutboundConfig extends OutboundConfig {
+  /** Sandbox mode: loopback is on the allow list (SANDBOX_WEBHOOK_HOSTS); worth a warning at start. */
+  sandboxLoopback?: boolean;
+}
+
+/**
+ * ALLOWED_PRIVATE_HOSTS, plus loopback in sandbox mode: a newcomer trying the gateway against the
+ * simulator points a webhook at a receiver on this machine without another variable. Attachment
+ * URLs and link previews (the sender's outbound client) get no such exception.
+ */
+export function webhookOutboundConfig(e: Env): WebhookOutboundConfig {
+  const sandboxLoopback = Boolean(e.MESSENGER_SANDBOX_URL);
+  const hosts = [e.ALLOWED_PRIVATE_HOSTS as string, ...(sandboxLoopback ? SANDBOX_WEBHOOK_HOSTS : [])];
+  return { allowList: parseAllowedPrivateHosts(hosts.filter(Boolean).join(',')), sandboxLoopback };
 }

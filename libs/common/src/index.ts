@@ -8,3 +8,4 @@ export * from './outbound/index.js';
 export * from './redis-scripts.js';
 export * from './service-runtime.js';
 export * from './service-host.js';
+export * from './subscription.js';

@@ -16,6 +16,11 @@ export interface OpsOptions {
   collect?: () => Promise<void>;
   /** `error` of the 503 /readyz body (`{ success: false, error }`, the error envelope). */
   notReadyError: string;
+  /**
+   * Why the service is not ready, when it knows more than `notReadyError` says (e.g. a lost
+   * subscription): the 503's `details.reason`. Read right after a `ready()` that failed.
+   */
+  notReadyReason?: () => string | undefined;
 }
 
 export type OpsPath = '/healthz' | '/readyz' | '/metrics';
@@ -31,7 +36,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  * below, and by the API's express app):
  * - `/healthz`: 200 while the process runs (no dependency checks: a Redis outage must not get
  *   pods restarted);
- * - `/readyz`: 200 when `ready()` holds, else 503;
+ * - `/readyz`: 200 when `ready()` holds, else 503 (with `details.reason` when `notReadyReason` has one);
  * - `/metrics`: Prometheus text.
  */
 export function createOpsHandler(opts: OpsOptions): (path: OpsPath, res: ServerResponse) => Promise<void> {
@@ -41,7 +46,9 @@ export function createOpsHandler(opts: OpsOptions): (path: OpsPath, res: ServerR
     if (path === '/healthz') return sendJson(res, 200, { success: true, status: 'ok' });
     if (path === '/readyz') {
       const ok = await isReady();
-      return sendJson(res, ok ? 200 : 503, ok ? { success: true, status: 'ready' } : notReady);
+      if (ok) return sendJson(res, 200, { success: true, status: 'ready' });
+      const reason = opts.notReadyReason?.();
+      return sendJson(res, 503, reason ? { ...notReady, details: { reason } } : notReady);
     }
     await Promise.all([isReady(), opts.collect?.().catch(() => undefined)]);
     try {

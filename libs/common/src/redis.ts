@@ -1,28 +1,37 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisConfig } from './config.js';
+import type { RedisConfig, RedisSentinelConfig } from './config.js';
 
-/** A connection to one Redis server, or to a Redis Cluster (`REDIS_CLUSTER_NODES`). */
+/**
+ * A connection to one Redis server, to the master Redis Sentinel names (`REDIS_SENTINELS`), or to
+ * a Redis Cluster (`REDIS_CLUSTER_NODES`).
+ */
 export type RedisClient = Redis | Cluster;
 
 /**
  * - producer: request-path connections. No offline queue, so a dead Redis fails a request at
  *   once (503) instead of hanging it.
  * - worker: BullMQ workers and blocking consumers; BullMQ requires maxRetriesPerRequest null.
- * - subscriber: pub/sub; retries forever like a worker.
+ * - subscriber: pub/sub; retries forever like a worker. Subscribed only through `Subscription`
+ *   (subscription.ts), which subscribes again after each reconnect and confirms it; ioredis's own
+ *   resubscription is off: it misses a subscription made before the ready check, and a refused
+ *   one would be an unhandled rejection.
  */
 export type RedisRole = 'producer' | 'worker' | 'subscriber';
 
 const retryStrategy = (times: number) => Math.min(times * 200, 2000);
-const BY_ROLE: Record<RedisRole, Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest'>> = {
+const BY_ROLE: Record<
+  RedisRole,
+  Pick<RedisOptions, 'enableOfflineQueue' | 'maxRetriesPerRequest' | 'autoResubscribe'>
+> = {
   producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
   worker: { maxRetriesPerRequest: null },
-  subscriber: { maxRetriesPerRequest: null },
+  subscriber: { maxRetriesPerRequest: null, autoResubscribe: false },
 };
 
 /**
  * A connection for `role`: to the server at a URL, or as `target` says — a Cluster client when
- * it names cluster seeds (every service and CLI connects through here, so one variable switches
- * them all).
+ * it names cluster seeds, a Sentinel client when it names sentinels (every service and CLI
+ * connects through here, so one variable switches them all).
  */
 export function createRedis(url: string, role: RedisRole, name: string, extra?: RedisOptions): Redis;
 export function createRedis(
@@ -40,17 +49,102 @@ export function createRedis(
   const cluster = typeof target === 'string' ? undefined : target.cluster;
   if (cluster) return createCluster(cluster, role, name, extra);
   const url = typeof target === 'string' ? target : target.url;
+  const sentinel = typeof target === 'string' ? undefined : target.sentinel;
   const client = new Redis(url, {
     connectionName: `mgw-${name}`,
     connectTimeout: 5000,
     retryStrategy,
     lazyConnect: false,
+    ...(sentinel ? sentinelOptions(sentinel, url) : {}),
     ...BY_ROLE[role],
     ...extra,
   });
   // ioredis emits 'error' on every failed reconnect; without a listener Node would crash.
   client.on('error', () => undefined);
+  return sentinel ? followFailovers(client) : client;
+}
+
+/**
+ * The two ioredis workarounds below, on a Sentinel client and on every duplicate of it (BullMQ
+ * duplicates the connection it is given for its blocking reads; so do the device commands).
+ */
+function followFailovers(client: Redis): Redis {
+  client.on('ready', () => quietFailoverDetector(client));
+  client.on('close', () => retireFailoverDetector(client));
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override?: Partial<RedisOptions>) => {
+    const copy = followFailovers(duplicate(override));
+    copy.on('error', () => undefined);
+    return copy;
+  };
   return client;
+}
+
+interface FailoverDetector {
+  sentinels: { client: Redis }[];
+  cleanup(): void;
+}
+const connectorOf = (client: Redis) =>
+  (client as unknown as { connector?: { failoverDetector?: FailoverDetector | null } }).connector;
+
+/**
+ * ioredis (5.11) gives the detector's sentinel connections no 'error' listener: while a sentinel
+ * is away each failed reconnect would print "[ioredis] Unhandled error event" to stderr, outside
+ * the JSON log. The detector exists by 'ready' (it is made when the socket connects).
+ */
+function quietFailoverDetector(client: Redis): void {
+  for (const s of connectorOf(client)?.failoverDetector?.sentinels ?? []) {
+    if (s.client.listenerCount('error') === 0) s.client.on('error', () => undefined);
+  }
+}
+
+/**
+ * Stops the failover detector of a connection that just closed. ioredis (5.11) keeps the old
+ * detector subscribed while it reconnects; when the sentinels' `+switch-master` reaches it then
+ * — the usual order after a master dies: the client loses it first, the sentinels promote a
+ * replica a second later — while the client is asking a sentinel, it aborts the reconnect midway
+ * and the client ends for good ("Connection is closed." on every command; a slow sentinel makes it
+ * certain, see libs/common/test/redis-sentinel.test.ts). Each successful connect starts a fresh
+ * detector, so nothing is missed.
+ */
+function retireFailoverDetector(client: Redis): void {
+  const connector = connectorOf(client);
+  connector?.failoverDetector?.cleanup();
+  if (connector) connector.failoverDetector = null;
+}
+
+/**
+ * What makes a client a Sentinel client: it asks the sentinels for the master of `name` on every
+ * (re)connect and checks the server it reaches says `master`. Two ways it leaves a master that
+ * is one no more: `failoverDetector` subscribes to the sentinels' `+switch-master` and drops the
+ * connection the moment they promote another; and a write answered `READONLY` (the old master,
+ * demoted, still holds the connection, or the notice was missed) reconnects and sends the command
+ * again — a refused write did nothing, so sending it again is safe. The URL (`REDIS_URL`) still
+ * gives the data nodes' username, password and database; `rediss://` turns TLS on for the data
+ * nodes and the sentinels alike.
+ */
+/**
+ * Replies of a master demoted under the client: a write refused, or a blocking read (BullMQ's
+ * BZPOPMIN) released because the server turned replica.
+ */
+const DEMOTED = ['READONLY', 'instance state changed'];
+
+export function sentinelOptions(sentinel: RedisSentinelConfig, url: string): RedisOptions {
+  const tls = new URL(url).protocol === 'rediss:';
+  return {
+    sentinels: sentinel.sentinels,
+    name: sentinel.name,
+    role: 'master',
+    ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
+    ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+    failoverDetector: true,
+    // A sentinel that accepts the connection but never answers (a frozen pod, a black-holed
+    // network) would otherwise hold every reconnect forever: ask the next one after a second.
+    sentinelCommandTimeout: 1000,
+    sentinelRetryStrategy: retryStrategy,
+    sentinelReconnectStrategy: retryStrategy,
+    reconnectOnError: (err) => (DEMOTED.some((m) => err.message.includes(m)) ? 2 : false),
+  };
 }
 
 /**
@@ -143,6 +237,8 @@ const UNAVAILABLE_MESSAGES = [
   'MASTERDOWN',
   'READONLY',
   'LOADING',
+  // Behind Sentinel: no sentinel answered where the master is.
+  'All sentinels are unreachable',
 ];
 
 /**

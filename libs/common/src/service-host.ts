@@ -105,6 +105,13 @@ export class ServiceHost<M> {
         const answers = await Promise.all(parts.map((p) => p!.ops!.ready().catch(() => false)));
         return answers.every(Boolean);
       },
+      notReadyReason: () => {
+        for (const part of this.parts.values()) {
+          const reason = part.ops?.notReadyReason?.();
+          if (reason) return `${part.service}: ${reason}`;
+        }
+        return undefined;
+      },
       collect: async () => {
         await Promise.all([...this.parts.values()].map((p) => p.ops?.collect?.().catch(() => undefined)));
       },

@@ -59,6 +59,8 @@ export interface Readiness {
    * connection service's worker takes jobs and its liveness is announced). Checked on each probe.
    */
   serving?: () => boolean;
+  /** Why it is not serving (the 503's `details.reason`), e.g. a lost subscription. */
+  notServingReason?: () => string | undefined;
 }
 
 /** What every service starts with, whatever it does. */
@@ -121,12 +123,14 @@ export function createServiceRuntime<M extends ServiceMetrics>(
       try {
         await Promise.all([redis, ...others].map((client) => waitForRedis(client)));
       } catch (err) {
-        logger.error('Redis is not reachable; check REDIS_URL', { err: serializeError(err) });
+        logger.error('Redis is not reachable; check REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES)', {
+          err: serializeError(err),
+        });
         await close();
         throw err;
       }
     },
-    startOps: ({ probe, probeKey, notReadyError, collect, serving }) =>
+    startOps: ({ probe, probeKey, notReadyError, collect, serving, notServingReason }) =>
       serveOps({
         registry: metrics.registry,
         defaults: defaultMetrics,
@@ -136,6 +140,7 @@ export function createServiceRuntime<M extends ServiceMetrics>(
           metrics.redisUp.set(ok ? 1 : 0);
           return ok && (serving?.() ?? true);
         },
+        notReadyReason: () => (serving?.() === false ? notServingReason?.() : undefined),
         collect,
       }),
     serveOps,

@@ -95,9 +95,16 @@ describe('common: the service host (several services in one process)', () => {
         probeKey: 'mgw:ready-probe:host-second',
         notReadyError: 'x',
         serving: () => secondServing,
+        notServingReason: () => 'not subscribed to x: testing',
       });
       expect(bOps.port).to.equal(ops.port);
-      expect(await readyz()).to.equal(503);
+      const notReady = await fetch(`http://127.0.0.1:${ops.port}/readyz`);
+      expect(notReady.status).to.equal(503);
+      expect(await notReady.json()).to.deep.equal({
+        success: false,
+        error: 'not ready',
+        details: { reason: 'second: not subscribed to x: testing' },
+      });
       secondServing = true;
       expect(await readyz()).to.equal(200);
       const metrics = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();

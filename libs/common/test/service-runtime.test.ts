@@ -76,6 +76,7 @@ describe('common: the service runtime', () => {
       probeKey: 'mgw:ready-probe:runtime-test',
       notReadyError: 'not ready',
       serving: () => serving,
+      notServingReason: () => 'not subscribed to x: testing',
     });
     try {
       const before = await fetch(`http://127.0.0.1:${ops.port}/readyz`);
@@ -84,7 +85,11 @@ describe('common: the service runtime', () => {
       const after = await fetch(`http://127.0.0.1:${ops.port}/readyz`);
 
       expect(before.status).to.equal(503);
-      expect(await before.json()).to.deep.equal({ success: false, error: 'not ready' });
+      expect(await before.json()).to.deep.equal({
+        success: false,
+        error: 'not ready',
+        details: { reason: 'not subscribed to x: testing' },
+      });
       expect(gauge).to.match(/^test_redis_up 1$/m);
       expect(after.status).to.equal(200);
     } finally {

@@ -52,8 +52,11 @@ export const ERRORS = {
   batchCancelled: 'Batch was cancelled',
   /** 404 on GET /webhook when the device has none. */
   webhookNotFound: 'No webhook is configured for this device',
+  /** 404 on GET or DELETE /api/admin/v1/devices/:deviceId/proxy when the device has no proxy of its own. */
+  proxyNotFound: 'No proxy is set for this device',
   /** 400 detail when the webhook URL is one the outbound guard refuses (private address, port). */
-  webhookUrlNotAllowed: 'url is not allowed: it must resolve to a public address on port 80 or 443',
+  webhookUrlNotAllowed:
+    'url is not allowed: it must resolve to a public address on port 80 or 443, or to a host ALLOWED_PRIVATE_HOSTS lists',
   serviceUnavailable: 'Service unavailable: storage is not reachable',
   internal: 'Internal server error',
   otpTimeout: 'OTP was not sent in time and will not be sent',

@@ -49,3 +49,13 @@ export function newTokenId(): string {
 export function newTokenValue(): string {
   return 'mgw_' + randomBytes(32).toString('base64url');
 }
+
+/** Admin API token ids (`token admin-list`), apart from API token ids so neither is taken for the other. */
+export function newAdminTokenId(): string {
+  return 'adm_' + randomBytes(6).toString('hex');
+}
+
+/** Admin API token values: 32 random bytes, URL-safe; the prefix tells a leaked one from an API token. */
+export function newAdminTokenValue(): string {
+  return 'mgwadm_' + randomBytes(32).toString('base64url');
+}

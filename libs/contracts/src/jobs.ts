@@ -169,6 +169,15 @@ export interface HeldInfo {
   until: string;
 }
 
+/**
+ * Why a connection through a device's proxy failed, a bounded label (metric `kind`; the session's
+ * `lastDisconnectReason` and the `reason` of GET /status read `proxy_<kind>`): `unreachable` (the
+ * proxy did not answer: refused, timed out, not found), `auth` (it wants other credentials: HTTP
+ * 407, SOCKS5 authentication refused), `refused` (it would not connect to the target), `error`.
+ */
+export const PROXY_ERROR_KINDS = ['unreachable', 'auth', 'refused', 'error'] as const;
+export type ProxyErrorKind = (typeof PROXY_ERROR_KINDS)[number];
+
 /** The session record of a device (`keys.session(deviceId)`), read by GET /status. */
 export interface SessionRecord {
   status: ConnectionStatus;

@@ -28,7 +28,7 @@ export const keys = {
   tokensChannel: () => `${P}:events:tokens`,
   /** Pub/sub channel: tells senders to look for devices to claim now (after a link). */
   devicesChannel: () => `${P}:events:devices`,
-  /** Pub/sub channel: commands to the sender that owns a device (see libs/store/src/device-commands.ts). */
+  /** Pub/sub channel: commands to the sender that owns a device (see libs/store/src/devices/device-commands.ts). */
   deviceCommands: () => `${P}:events:device-commands`,
   /** Pub/sub channel: commands between connection replicas (e.g. end a pairing you hold). */
   connectionCommands: () => `${P}:events:connection-commands`,
@@ -39,6 +39,10 @@ export const keys = {
   connectionWorkers: () => `${P}:connection:alive`,
   /** Hash: an admin (dashboard) session — CSRF token, times — found by the SHA-256 of its cookie; TTL. */
   adminSession: (sha256Hex: string) => `${P}:admin:session:${sha256Hex}`,
+  /** Hash: an admin API token's record (automation), found by the SHA-256 of its value. */
+  adminTokenByHash: (sha256Hex: string) => `${P}:admin:token:${sha256Hex}`,
+  /** Hash: admin token id -> SHA-256, so admin tokens can be listed and revoked without their values. */
+  adminTokenIndex: () => `${P}:admin:tokens`,
   /** Counter: failed admin sign-ins of one client IP in the current window; TTL = the window. */
   adminSignInFailures: (ip: string) => `${P}:admin:signin-failures:${ip}`,
   /** String: a process's readiness write probe (expires in seconds); proves Redis accepts writes. */
@@ -54,7 +58,8 @@ export const keys = {
   /**
    * Sorted set: sender processes (lease owner id) scored by when their fast liveness expires (ms,
    * Redis clock), beaten every second or so from each sender's lease-renewer thread; the devices of
-   * a sender whose entry expired are taken over before their leases run out (libs/messenger liveness.ts).
+   * a sender whose entry expired are taken over before their leases run out (@mgw/store's
+   * coordination/liveness.ts).
    */
   senderLiveness: () => `${P}:{senders}:live`,
   /** Set: device ids that have a webhook endpoint; the notifier delivers the events of these. */
@@ -137,9 +142,9 @@ export const keys = {
   webhook: (deviceId: string) => `${device(deviceId)}:webhook`,
   /**
    * Stream: events of the device waiting for their first webhook attempt, in emission order
-   * (written atomically with the change they report, see libs/store/src/events.ts); the notifier
+   * (written atomically with the change they report, see libs/store/src/webhooks/events.ts); the notifier
    * holding the device's delivery lease reads it in order and deletes each entry once its first
-   * attempt ended (libs/store/src/webhook-deliveries.ts).
+   * attempt ended (libs/store/src/webhooks/webhook-deliveries.ts).
    */
   eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
   /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
@@ -157,13 +162,13 @@ export const keys = {
   /**
    * String: what WhatsApp's contact lookup answered for one number (`""` when it is not on
    * WhatsApp, else its JID and, when known, a space and its LID), with its own TTL
-   * (CONTACT_CACHE_TTL_SECONDS). See libs/store/src/contact-cache.ts.
+   * (CONTACT_CACHE_TTL_SECONDS). See libs/store/src/contacts/contact-cache.ts.
    */
   contact: (deviceId: string, phone: string) => `${device(deviceId)}:contact:${phone}`,
   /**
    * Hash: the device's phone <-> LID map (`p:<phone>` -> LID digits, `l:<lid digits>` -> phone or
    * `""` when only the LID is known), fed by everything the client learns; removed on logout. See
-   * libs/store/src/contact-identities.ts.
+   * libs/store/src/contacts/contact-identities.ts.
    */
   contactIdentities: (deviceId: string) => `${device(deviceId)}:identities`,
   /** Counter: numbers the number check looked up at WhatsApp in the current day window; TTL = the window. */
@@ -183,15 +188,22 @@ export const keys = {
    * each message counted once per status in the hour that status happened; `at` is an ISO time (its
    * hour, `2026-11-23T18`, names the key). Incremented by the message transition script, which
    * builds the key from `deviceActivity(deviceId, '')` plus the status time's first 13 characters.
-   * Expires `DEVICE_ACTIVITY_TTL_SECONDS` after its last count. See libs/store/src/device-activity.ts.
+   * Expires `DEVICE_ACTIVITY_TTL_SECONDS` after its last count. See libs/store/src/devices/device-activity.ts.
    */
   deviceActivity: (deviceId: string, at: string) => `${device(deviceId)}:activity:${at.slice(0, 13)}`,
+  /**
+   * Hash: WhatsApp's signals about the device's standing in one UTC hour (`refused463`,
+   * `rateLimited`, `rejected`, `reconnects`, `logouts`), named by the hour like `deviceActivity`;
+   * expires `HEALTH_WINDOW_HOURS` + 1 hours after its last count. The health score reads the last
+   * `HEALTH_WINDOW_HOURS` of them. See libs/store/src/policy/health-signals.ts.
+   */
+  deviceHealth: (deviceId: string, at: string) => `${device(deviceId)}:health:${at.slice(0, 13)}`,
   /** Hash: the device's sending pause (`reason`, `until` ms, `since` ms) while WhatsApp pushes back. */
   deviceRestriction: (deviceId: string) => `${device(deviceId)}:restriction`,
   /**
    * String: when (ms) the device last claimed a message for the socket, written by the claim script
    * (kept an hour). A sender that takes the device over (failover, hand-over, restart) paces
-   * its first message from it, not from nothing. See services/sender/src/pacing.ts.
+   * its first message from it, not from nothing. See services/sender/src/send/pacing.ts.
    */
   devicePace: (deviceId: string) => `${device(deviceId)}:pace`,
   /**
@@ -200,6 +212,11 @@ export const keys = {
    * excepted). See libs/store/src/opt-outs/.
    */
   optOuts: (deviceId: string) => `${device(deviceId)}:opt-outs`,
+  /**
+   * String: the device's proxy (its URL with any credentials), sealed (libs/store
+   * devices/device-proxy.ts); read by the sender each time it opens the device's socket.
+   */
+  deviceProxy: (deviceId: string) => `${device(deviceId)}:proxy`,
 } as const;
 
 /**
@@ -210,6 +227,8 @@ export const keys = {
 export type DeviceCommand =
   | { type: 'logout'; deviceId: string; requestId: string }
   | { type: 'download-media'; deviceId: string; requestId: string; messageId: string }
+  /** The device's proxy was set or removed: reconnect through the new one (or directly). */
+  | { type: 'proxy-changed'; deviceId: string; requestId: string }
   | CheckContactsCommand
   | GroupCommand;
 

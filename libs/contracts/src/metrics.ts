@@ -120,6 +120,12 @@ export function createMetrics() {
       labelNames: ['device', 'reason'] as const,
       registers: reg,
     }),
+    deviceProxyErrors: new client.Counter({
+      name: `${p}device_proxy_errors_total`,
+      help: "Connections through a device's proxy that failed, by device and kind (unreachable, auth, refused, error).",
+      labelNames: ['device', 'kind'] as const,
+      registers: reg,
+    }),
     leasesHeld: new client.Gauge({
       name: `${p}leases_held`,
       help: 'Device leases held by this sender process.',
@@ -201,6 +207,12 @@ export function createMetrics() {
       name: `${p}device_restrictions_total`,
       help: 'Sending pauses started on a server signal (reach-out lock, ack 463/429, failures in a row), by reason.',
       labelNames: ['reason'] as const,
+      registers: reg,
+    }),
+    deviceHealthScore: new client.Gauge({
+      name: `${p}device_health_score`,
+      help: "Health score (0-100) of a device this process owns: 100 less the points WhatsApp's push-back, reconnects, logouts and first contacts cost it (docs/architecture.md).",
+      labelNames: ['device'] as const,
       registers: reg,
     }),
     deviceSentToday: new client.Gauge({
@@ -285,6 +297,12 @@ export function createMetrics() {
     redisUp: new client.Gauge({
       name: `${p}redis_up`,
       help: '1 when this process reached Redis and Redis accepted a write on its last check, else 0.',
+      registers: reg,
+    }),
+    redisSubscribed: new client.Gauge({
+      name: `${p}redis_subscribed`,
+      help: '1 while the server has confirmed this process subscribed to the Redis pub/sub channel, else 0 (messages published meanwhile are missed).',
+      labelNames: ['channel'] as const,
       registers: reg,
     }),
     redisMemoryUsed: new client.Gauge({

@@ -132,6 +132,25 @@ export interface SendBody extends MessageKindContent {
 /** The phone number of a `to` entry. */
 export const phoneOf = (entry: SendTo): string => (typeof entry === 'string' ? entry : entry.phone);
 
+/**
+ * Whether two `to` entries name the same number, for joi's `unique`: joi compares the entries as
+ * they came, before (or whatever) its item rules said of them, so this must hold for anything —
+ * `null`, a number, `{}`, an array. Entries without a number are never "the same": their own
+ * problem is reported instead.
+ */
+function samePhone(a: unknown, b: unknown): boolean {
+  const phone = phoneOfAny(a);
+  return phone !== undefined && phone === phoneOfAny(b);
+}
+
+/** The number of a value that may be a `to` entry, or undefined for anything else. */
+function phoneOfAny(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
+  const { phone } = entry as { phone?: unknown };
+  return typeof phone === 'string' ? phone : undefined;
+}
+
 /** A `to` entry of a personalised list: `{ phone, vars }` (see personalise.ts). */
 const recipient = Joi.object<RecipientInput>({
   phone: phone.required(),
@@ -165,7 +184,7 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
           .items(toEntry(sendAddress))
           .min(1)
           .max(maxRecipients)
-          .unique((a: SendTo, b: SendTo) => phoneOf(a) === phoneOf(b))
+          .unique(samePhone)
           .messages({
             'array.min': '"to" must list at least one phone number',
             'array.max': `"to" may list at most ${maxRecipients} phone numbers`,

@@ -1,4 +1,11 @@
-import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { Curve, proto } from '@whiskeysockets/baileys';
 
 export interface KeyPair {
@@ -46,6 +53,9 @@ function montgomeryU(edPublic: Uint8Array): Buffer {
   return toLE(((1n + y) * powMod((1n - y + P25519) % P25519, P25519 - 2n)) % P25519);
 }
 
+/** The PKCS#8 DER of an Ed25519 private key up to its 32-byte seed (RFC 8410). */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
 /**
  * A Curve25519 key pair that signs (XEdDSA, as libsignal's `calculateSignature`) with Node's
  * native Ed25519 instead of libsignal's pure-JS curve25519, which costs milliseconds a
@@ -66,16 +76,30 @@ function montgomeryU(edPublic: Uint8Array): Buffer {
 export class SigningKeyPair implements KeyPair {
   readonly public: Buffer;
   readonly private: Buffer;
+  /** The Ed25519 seed everything else derives from: what a saved state keeps (persistence.ts). */
+  readonly seed: Buffer;
   private readonly edPrivate: KeyObject;
   private readonly signBit: number;
 
-  constructor() {
-    const { privateKey: pkcs8, publicKey: spki } = generateKeyPairSync('ed25519', {
-      privateKeyEncoding: { format: 'der', type: 'pkcs8' },
-      publicKeyEncoding: { format: 'der', type: 'spki' },
-    });
+  /** A new pair, or the pair of a saved `seed`. */
+  constructor(savedSeed?: Buffer) {
+    let pkcs8: Buffer;
+    let spki: Buffer;
+    if (savedSeed) {
+      pkcs8 = Buffer.concat([PKCS8_ED25519_PREFIX, savedSeed]);
+      spki = createPublicKey(createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' })).export({
+        format: 'der',
+        type: 'spki',
+      });
+    } else {
+      ({ privateKey: pkcs8, publicKey: spki } = generateKeyPairSync('ed25519', {
+        privateKeyEncoding: { format: 'der', type: 'pkcs8' },
+        publicKeyEncoding: { format: 'der', type: 'spki' },
+      }));
+    }
     // RFC 8410: the 32-byte seed ends the PKCS#8 DER, the 32-byte public key the SPKI DER.
     const seed = pkcs8.subarray(-32);
+    this.seed = Buffer.from(seed);
     const edPublic = spki.subarray(-32);
     const scalar = createHash('sha512').update(seed).digest().subarray(0, 32);
     scalar[0]! &= 248;
@@ -104,8 +128,12 @@ export class SigningKeyPair implements KeyPair {
  */
 let processRoot: KeyPair | undefined;
 
-export function createNoiseCertChain(): NoiseCertChain {
-  const root = (processRoot ??= generateKeyPair());
+/**
+ * @param savedRoot the root of a saved state (persistence.ts), used unless this process already
+ *   trusts another one
+ */
+export function createNoiseCertChain(savedRoot?: KeyPair): NoiseCertChain {
+  const root = (processRoot ??= savedRoot ?? generateKeyPair());
   const intermediate = generateKeyPair();
   const staticKey = generateKeyPair();
   const now = Math.floor(Date.now() / 1000);

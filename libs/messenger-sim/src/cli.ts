@@ -29,6 +29,7 @@ const sim = await startSimulator({
   publicHost: process.env.SANDBOX_PUBLIC_HOST || undefined,
   mediaPort: process.env.SANDBOX_MEDIA_PORT ? Number(process.env.SANDBOX_MEDIA_PORT) : undefined,
   unknownNumbers: process.env.SANDBOX_UNKNOWN_NUMBERS === 'reject' ? 'reject' : 'create',
+  stateFile: process.env.SANDBOX_STATE_FILE || undefined,
   logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
 });
 
@@ -40,6 +41,8 @@ if (process.env.SANDBOX_HOST && !sim.controlUrl.includes(`//${process.env.SANDBO
 }
 console.log(`messenger-sim WhatsApp WebSocket at ${sim.info.wsUrl}`);
 console.log(`root public key ${sim.info.rootPublicKey} (GET ${sim.controlUrl}/info for it and the media CA)`);
+if (process.env.SANDBOX_STATE_FILE)
+  console.log(`simulated phones and linked devices kept in ${process.env.SANDBOX_STATE_FILE}`);
 
 let stopping = false;
 const stop = (signal: string) => {

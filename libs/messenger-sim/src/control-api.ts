@@ -173,6 +173,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
           phone: str(b, 'phone', false),
           xmlns: str(b, 'xmlns', false),
           tag: str(b, 'tag', false),
+          ms: num(b, 'ms'),
           count: num(b, 'count'),
         });
         return { ok: true };

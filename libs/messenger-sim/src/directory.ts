@@ -198,6 +198,20 @@ export class Directory {
     return [...this.byPhone.values()];
   }
 
+  /** Numbers marked as not on WhatsApp (`onWhatsApp: false`). */
+  notOnWhatsAppNumbers(): string[] {
+    return [...this.notOnWhatsApp];
+  }
+
+  /** Adds the users (and not-on-WhatsApp numbers) of a saved state (persistence.ts). */
+  restore(users: SimUser[], notOnWhatsApp: string[]): void {
+    for (const user of users) {
+      this.byPhone.set(user.phone, user);
+      this.byLid.set(user.lid, user);
+    }
+    for (const phone of notOnWhatsApp) this.notOnWhatsApp.add(phone);
+  }
+
   private newLid(): string {
     for (;;) {
       const lid = `${randomInt(1, 10)}${String(randomInt(0, 1e7)).padStart(7, '0')}${String(randomInt(0, 1e7)).padStart(7, '0')}`;

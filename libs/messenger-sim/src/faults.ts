@@ -28,6 +28,8 @@ export interface StallFault {
   xmlns?: string;
   /** first child tag, e.g. `key`, `media_conn`. */
   tag?: string;
+  /** Answered this much later instead of never: a slow server (a send whose lookups take long). */
+  ms?: number;
   count?: number | null;
 }
 
@@ -82,7 +84,8 @@ export class Faults {
     return hit ? (hit.error ?? 479) : undefined;
   }
 
-  takeStall(phone: string | undefined, xmlns: string, tag: string | undefined): boolean {
-    return !!take(this.stalls, phone, (d) => (!d.xmlns || d.xmlns === xmlns) && (!d.tag || d.tag === tag));
+  /** The stall armed for this iq (consumed), if any. */
+  takeStall(phone: string | undefined, xmlns: string, tag: string | undefined): StallFault | undefined {
+    return take(this.stalls, phone, (d) => (!d.xmlns || d.xmlns === xmlns) && (!d.tag || d.tag === tag));
   }
 }

@@ -1,5 +1,5 @@
 import { groupMemberMessage } from './group-revisions.js';
-import { sendToGroup } from './groups.js';
+import { sendToGroup } from './group-messages.js';
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
 

@@ -11,6 +11,7 @@ import type { SimLogger } from './logger.js';
 import type { LinkResult } from './pairing.js';
 import type { LinkInput } from './phone.js';
 import type { RestrictInput, RestrictionsView } from './reachout.js';
+import { loadState, StateWriter } from './persistence.js';
 import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
 
 export interface SimulatorOptions {
@@ -32,6 +33,12 @@ export interface SimulatorOptions {
   readDelayMs?: number | null;
   /** What an unseen phone number is: a new WhatsApp user, or not on WhatsApp. @defaultValue 'create' */
   unknownNumbers?: UnknownNumbers;
+  /**
+   * Keep the simulated network (users, their keys and sessions, linked devices) in this JSON file
+   * and start from it: a restarted sandbox still knows the gateway's device (persistence.ts).
+   * @defaultValue none: nothing is kept (tests)
+   */
+  stateFile?: string;
   logger?: SimLogger;
 }
 
@@ -74,7 +81,8 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const host = options.host ?? '127.0.0.1';
   const publicHost = options.publicHost ?? (WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host);
-  const sim = new Simulator(options.logger, { ...options, publicHost });
+  const saved = options.stateFile ? loadState(options.stateFile) : undefined;
+  const sim = new Simulator(options.logger, { ...options, publicHost, saved });
   await sim.media.listen(host, publicHost, options.mediaPort ?? 0);
 
   const ready: { info?: SimulatorInfo } = {};
@@ -90,12 +98,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     wss.handleUpgrade(req, socket, head, (ws) => sim.accept(ws));
   });
   const api = createControlApi(sim, () => ready.info!);
-  server.on('request', (req, res) => void api(req, res));
+  server.on('request', (req, res) => {
+    sim.changes++;
+    void api(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3100, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const writer = options.stateFile
+    ? new StateWriter(
+        options.stateFile,
+        () => sim.changes,
+        () => sim.savedState(),
+        sim.logger,
+      )
+    : undefined;
   const controlUrl = `http://${publicHost}:${port}`;
   const info: SimulatorInfo = {
     wsUrl: `ws://${publicHost}:${port}/ws/chat`,
@@ -130,6 +149,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearFaults: () => sim.clearFaults(),
     setConfig: (update) => sim.setConfig(update),
     close: async () => {
+      writer?.stop();
       sim.closeAll();
       wss.close();
       server.closeAllConnections();

@@ -18,11 +18,20 @@ const PRIVACY_DEFAULTS: Record<string, string> = {
   messages: 'all',
 };
 
-/** Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. */
-export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+/**
+ * Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. A stall
+ * fault swallows it, or with `ms` answers it that much later (`delayed`: that later answer).
+ */
+export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, delayed = false): void {
   const xmlns = iq.attrs.xmlns ?? '';
   const child = firstChild(iq);
-  if (sim.faults.takeStall(conn.account?.phone, xmlns, child?.tag)) {
+  const stall = delayed ? undefined : sim.faults.takeStall(conn.account?.phone, xmlns, child?.tag);
+  if (stall?.ms !== undefined) {
+    sim.logger.info({ xmlns, tag: child?.tag, ms: stall.ms }, 'delaying query (fault)');
+    setTimeout(() => routeIq(sim, conn, iq, true), stall.ms).unref();
+    return;
+  }
+  if (stall) {
     sim.logger.info({ xmlns, tag: child?.tag }, 'stalling query (fault)');
     return;
   }

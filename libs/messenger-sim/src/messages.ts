@@ -7,7 +7,7 @@ import {
 } from '@whiskeysockets/baileys';
 import { unixSeconds, type ClientConnection } from './client-connection.js';
 import { MAX_INBOX, noteUndecryptable, type InboxMessage, type SimUser } from './directory.js';
-import { handleGroupMessage, mentionsOf } from './groups.js';
+import { handleGroupMessage, mentionsOf } from './group-messages.js';
 import { describeMessage } from './message-content.js';
 import { applyRevision } from './revisions.js';
 import { rememberPollSecret } from './message-kinds.js';

@@ -33,19 +33,63 @@ function quiet(record: SessionRecord): SessionRecord {
   return record;
 }
 
+/** A PhoneSignal as a saved state keeps it (persistence.ts): every key base64. */
+export interface SavedPhoneSignal {
+  identitySeed: string;
+  registrationId: number;
+  signedPreKey: { public: string; private: string };
+  preKeys: [number, { public: string; private: string }][];
+  nextPreKeyId: number;
+  /** libsignal's own serialisation of each session record (plain JSON, keys in base64). */
+  sessions: [string, unknown][];
+}
+
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+const bytes = (s: string) => Buffer.from(s, 'base64');
+const savedPair = (k: KeyPair) => ({ public: b64(k.public), private: b64(k.private) });
+const pairOf = (k: { public: string; private: string }): KeyPair => ({
+  public: bytes(k.public),
+  private: bytes(k.private),
+});
+
 /**
  * The Signal identity of a simulated phone (device 0 of a user). One-time prekeys are minted
  * on demand: the client rebuilds sessions on every new socket and when its device cache
  * expires, so a fixed pool would run dry in long runs.
  */
 export class PhoneSignal {
-  readonly identity = new SigningKeyPair();
-  readonly registrationId = randomInt(1, 16380);
-  private readonly signedPreKey: KeyPair = generateKeyPair();
-  private readonly signedPreKeySignature = this.identity.sign(generateSignalPubKey(this.signedPreKey.public));
+  readonly identity: SigningKeyPair;
+  readonly registrationId: number;
+  private readonly signedPreKey: KeyPair;
+  private readonly signedPreKeySignature: Buffer;
   private readonly preKeys = new Map<number, KeyPair>();
   private nextPreKeyId = 1;
+  /** What SessionRecord.serialize() gives (typed as bytes by libsignal's types; a JSON object). */
   private readonly sessions = new Map<string, Uint8Array>();
+
+  /** A new identity, or the one a saved state kept (its sessions included). */
+  constructor(saved?: SavedPhoneSignal) {
+    this.identity = new SigningKeyPair(saved && bytes(saved.identitySeed));
+    this.registrationId = saved?.registrationId ?? randomInt(1, 16380);
+    this.signedPreKey = saved ? pairOf(saved.signedPreKey) : generateKeyPair();
+    this.signedPreKeySignature = this.identity.sign(generateSignalPubKey(this.signedPreKey.public));
+    if (saved) {
+      for (const [id, key] of saved.preKeys) this.preKeys.set(id, pairOf(key));
+      this.nextPreKeyId = saved.nextPreKeyId;
+      for (const [address, record] of saved.sessions) this.sessions.set(address, record as Uint8Array);
+    }
+  }
+
+  toSaved(): SavedPhoneSignal {
+    return {
+      identitySeed: b64(this.identity.seed),
+      registrationId: this.registrationId,
+      signedPreKey: savedPair(this.signedPreKey),
+      preKeys: [...this.preKeys].map(([id, key]) => [id, savedPair(key)]),
+      nextPreKeyId: this.nextPreKeyId,
+      sessions: [...this.sessions],
+    };
+  }
 
   private readonly storage: SignalStorage = {
     loadSession: async (id) => {

@@ -34,6 +34,7 @@ import { lockFrom, Reachout, type RestrictInput, type RestrictionsView } from '.
 import { SimError } from './sim-error.js';
 import { firstChild, iqResult, node } from './stanza.js';
 import { createMediaTlsMaterial, type TlsMaterial } from './tls-certificate.js';
+import { keyPairOf, restoreDirectory, stateOf, type SavedState } from './persistence.js';
 import type { WebSocket } from 'ws';
 
 export { SimError };
@@ -84,12 +85,17 @@ export class Simulator implements ConnectionHost {
       if (this.reachout.cap(phone) !== undefined) notifyCapping(this, phone);
     },
   });
-  readonly certs: NoiseCertChain = createNoiseCertChain();
-  readonly tls: TlsMaterial;
+  readonly certs: NoiseCertChain;
+  readonly tls: TlsMaterial & { hosts: string[] };
   readonly media: MediaHost;
   readonly config: SimulatorConfig;
   private readonly connections = new Set<ClientConnection>();
   readonly linker: PhoneLinker;
+  /**
+   * Counts what may have changed the state (a client's stanza or login, a control API call):
+   * the state file is rewritten only when it moved (persistence.ts).
+   */
+  changes = 0;
 
   constructor(
     readonly logger: SimLogger = silentLogger,
@@ -99,10 +105,20 @@ export class Simulator implements ConnectionHost {
       publicHost?: string;
       receiptDelayMs?: number | null;
       readDelayMs?: number | null;
+      /** A state saved by an earlier simulator (persistence.ts): its users, devices and keys. */
+      saved?: SavedState;
     } = {},
   ) {
+    const { saved } = options;
     this.directory = new Directory(options.unknownNumbers ?? 'create');
-    this.tls = createMediaTlsMaterial(options.publicHost ? [options.publicHost] : []);
+    if (saved) restoreDirectory(this.directory, saved);
+    this.certs = createNoiseCertChain(saved && keyPairOf(saved.root));
+    const hosts = options.publicHost ? [options.publicHost] : [];
+    // the saved media CA, unless the certificate was made for other host names
+    this.tls =
+      saved && JSON.stringify(saved.tls.hosts) === JSON.stringify(hosts)
+        ? saved.tls
+        : { ...createMediaTlsMaterial(hosts), hosts };
     this.media = new MediaHost(this.tls, logger);
     this.linker = new PhoneLinker(this.directory, logger);
     this.config = {
@@ -117,11 +133,13 @@ export class Simulator implements ConnectionHost {
   }
 
   onHandshake(conn: ClientConnection, { payload }: ClientHandshakeResult): void {
+    this.changes++;
     if (payload.devicePairingData) this.linker.onRegistration(conn, payload);
     else handleLogin(this, conn, payload);
   }
 
   onNode(conn: ClientConnection, stanza: BinaryNode): void {
+    this.changes++;
     if (stanza.tag === 'iq') routeIq(this, conn, stanza);
     else if (stanza.tag === 'message') handleClientMessage(this, conn, stanza);
     else if (stanza.tag === 'chatstate') recordChatState(this, conn, stanza);
@@ -346,6 +364,11 @@ export class Simulator implements ConnectionHost {
       this.config[key] = value;
     }
     return { ...this.config };
+  }
+
+  /** What a state file keeps (persistence.ts). */
+  savedState(): SavedState {
+    return stateOf(this.directory, this.certs.root, this.tls);
   }
 
   closeAll(): void {

@@ -231,4 +231,19 @@ describe('messenger-sim: messaging through a linked device', function () {
     expect(stalled).to.match(/timed out/i);
     expect(next).to.equal('https://pps.example.test/known.jpg');
   });
+
+  it('When a query is delayed, then it is answered that much later, and the next one at once', async () => {
+    sim.stall({ phone: ACCOUNT, xmlns: 'w:profile:picture', ms: 600 });
+
+    const t0 = Date.now();
+    const delayed = await device.sock!.profilePictureUrl(contactJid, 'image', 5000);
+    const delayedMs = Date.now() - t0;
+    const t1 = Date.now();
+    const next = await device.sock!.profilePictureUrl(contactJid, 'image', 5000);
+
+    expect(delayed).to.equal('https://pps.example.test/known.jpg');
+    expect(delayedMs).to.be.within(580, 3000);
+    expect(next).to.equal(delayed);
+    expect(Date.now() - t1).to.be.below(delayedMs);
+  });
 });

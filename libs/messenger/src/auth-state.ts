@@ -1,4 +1,4 @@
-import { masterNodes, RedisScript, type RedisClient } from '@mgw/common';
+import { masterNodes, type RedisClient } from '@mgw/common';
 import {
   BufferJSON,
   initAuthCreds,
@@ -11,6 +11,7 @@ import {
 import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
 import { storageContext, type Encryption } from '@mgw/store';
 import { AuthCacheScope } from './auth-cache.js';
+import { messengerScript } from './lua.js';
 
 /**
  * Baileys credentials and Signal keys in Redis (`keys.authCreds`, one hash per key type under
@@ -45,23 +46,10 @@ export class LeaseMissingError extends Error {
 }
 
 /**
- * KEYS[1] = lease; KEYS[2..] = targets. ARGV[1] = writer epoch, ARGV[2] = JSON ops.
+ * Applies the ops only while the writer's epoch holds the lease (see `lua/auth-fenced-write-n.lua`).
  * Returns 1 applied, 0 fenced (another epoch holds the lease), -1 the lease is missing.
  */
-const FENCED_WRITE = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return -1 end
-if tonumber(cjson.decode(raw).epoch) ~= tonumber(ARGV[1]) then return 0 end
-for _, op in ipairs(cjson.decode(ARGV[2])) do
-  local k = KEYS[op[1] + 2]
-  if op[2] == 'hset' then redis.call('HSET', k, op[3], op[4])
-  elseif op[2] == 'hdel' then redis.call('HDEL', k, op[3])
-  elseif op[2] == 'set' then redis.call('SET', k, op[3])
-  elseif op[2] == 'del' then redis.call('DEL', k) end
-end
-return 1
-`;
-const FENCED = new RedisScript<number>('mgwAuthFencedWrite', FENCED_WRITE);
+const FENCED = messengerScript<number>('auth-fenced-write-n');
 
 type Op =
   [number, 'hset', string, string] | [number, 'hdel', string] | [number, 'set', string] | [number, 'del'];

@@ -5,6 +5,7 @@ import {
   redisConfig,
   redisEnv,
   runtimeConfig,
+  sandboxEnv,
   runtimeEnv,
   type ConfigRule,
   type Env,
@@ -15,6 +16,9 @@ import {
 import {
   encryptionConfig,
   encryptionEnv,
+  parseProxyUrl,
+  ProxyUrlError,
+  type ProxyUrl,
   storeConfig,
   storeEnv,
   type EncryptionConfig,
@@ -23,12 +27,25 @@ import {
 
 /** Settings of every process that opens WhatsApp sockets (connection and sender services). */
 export const messengerEnv: Joi.PartialSchemaMap = {
-  MESSENGER_SANDBOX_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .optional(),
+  ...sandboxEnv,
   LEASE_TTL_MS: Joi.number().integer().min(1000).default(15_000),
   LEASE_RENEW_MS: Joi.number().integer().min(200).default(5000),
   AUTH_CACHE_MAX_MB: Joi.number().min(0.01).default(64),
+  // The message names the variable, never its value (it may carry the proxy's password).
+  DEVICE_PROXY_URL: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string, helpers) => {
+      if (value === '') return value;
+      try {
+        parseProxyUrl(value);
+        return value;
+      } catch (err) {
+        if (err instanceof ProxyUrlError)
+          return helpers.message({ custom: `"DEVICE_PROXY_URL" ${err.message}` });
+        throw err;
+      }
+    }),
 };
 
 /** A renewal must fit twice in the TTL, or one slow round lets the lease lapse. */
@@ -50,6 +67,8 @@ export interface MessengerConfig {
   lease: LeaseConfig;
   /** Bound of the process's auth-state (Signal key) cache, in bytes; least recently used out first. */
   authCacheMaxBytes: number;
+  /** The proxy of every device that has none of its own (DEVICE_PROXY_URL); none when unset. */
+  defaultProxy?: ProxyUrl;
 }
 
 export function messengerConfig(e: Env): MessengerConfig {
@@ -57,6 +76,7 @@ export function messengerConfig(e: Env): MessengerConfig {
     sandboxUrl: e.MESSENGER_SANDBOX_URL,
     lease: { ttlMs: e.LEASE_TTL_MS, renewMs: e.LEASE_RENEW_MS },
     authCacheMaxBytes: Math.round(e.AUTH_CACHE_MAX_MB * 1024 * 1024),
+    ...(e.DEVICE_PROXY_URL ? { defaultProxy: parseProxyUrl(e.DEVICE_PROXY_URL as string) } : {}),
   };
 }
 

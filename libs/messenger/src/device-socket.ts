@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Agent } from 'node:http';
 import { jidDecode, proto } from '@whiskeysockets/baileys';
 import { serializeError } from '@mgw/common';
 import { ContactIdentities } from '@mgw/store';
@@ -8,6 +9,7 @@ import type { ContactIdentity } from '@mgw/contracts';
 import { GroupDirectory } from './groups.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
+import type { DeviceProxyAgent, ProxyFailure } from './proxy.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 
 export interface AccountInfo {
@@ -32,6 +34,8 @@ export interface DeviceSocketEvents {
   close: [CloseInfo & { final: boolean }];
   reconnecting: [{ attempt: number; delayMs: number }];
   receipts: [ReceiptUpdate[]];
+  /** A connection through the device's proxy failed (the close that follows says `proxy_<kind>`). */
+  proxyFailure: [ProxyFailure & { where: string }];
   /** Contacts wrote to the account (one-to-one text and media; see parseInbound). */
   inbound: [InboundMessage[]];
   /** Contacts edited or deleted messages they sent (see parseRevision). */
@@ -68,7 +72,12 @@ export interface NewChatCap {
   cycleEndsAt?: Date;
 }
 
-export interface DeviceSocketOptions extends SocketContext {
+export interface DeviceSocketOptions extends Omit<SocketContext, 'proxy'> {
+  /**
+   * The device's proxy now (its own, else the default, else none): read at start and at every
+   * `reconnectNow`, so a changed proxy takes effect by a clean reconnect.
+   */
+  loadProxy?: () => Promise<DeviceProxyAgent | undefined>;
   /** The lease epoch this process holds for the device (fences every auth-state write). */
   epoch: () => number | undefined;
   /** Tests only: a stand-in for Baileys' socket. */
@@ -91,6 +100,8 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private opened = false;
   /** Hand-over in progress: the open socket (if any) finishes its sends, nothing reconnects. */
   private draining = false;
+  /** The proxy every connection of this socket goes through (loadProxy), if any. */
+  private proxy: DeviceProxyAgent | undefined;
   /** Settles once the auth state's stored phone <-> LID pairs are in the device's map (after start). */
   identitiesSeeded: Promise<void> = Promise.resolve();
   /** The account's groups, cached (groups.ts). */
@@ -109,6 +120,11 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
 
   get socket(): WASocket | undefined {
     return this.sock;
+  }
+
+  /** The agent of the device's proxy (for the gateway's own fetches for this device), if it has one. */
+  get proxyAgent(): Agent | undefined {
+    return this.proxy?.agent;
   }
 
   /** The linked account's own JID (after open). */
@@ -155,7 +171,31 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       },
     });
     this.identitiesSeeded = this.reportStoredIdentities();
+    this.proxy = await this.opts.loadProxy?.();
     this.connect();
+  }
+
+  /**
+   * The device's proxy changed: reads it again and reconnects through it (a clean close of the
+   * open socket; a reconnect that was waiting goes now). Jobs wait for the socket meanwhile.
+   */
+  async reconnectNow(): Promise<void> {
+    this.proxy = await this.opts.loadProxy?.();
+    if (this.stopped || this.draining || !this.auth) return;
+    this.opts.logger.info('device socket reconnecting for a proxy change', {
+      deviceId: this.opts.deviceId,
+      proxy: this.proxy?.where ?? 'none',
+    });
+    if (this.reconnectTimer) {
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = undefined;
+      this.attempt = 0;
+      this.connect();
+      return;
+    }
+    this.attempt = 0;
+    // The close (not final) reconnects through the new proxy at once: `restart` semantics.
+    this.sock?.end(Object.assign(new Error('proxy changed'), { output: { statusCode: 515 } }));
   }
 
   /**
@@ -252,7 +292,8 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private connect(): void {
     if (this.stopped || this.draining || !this.auth) return;
     const { logger, deviceId } = this.opts;
-    const sock = (this.opts.createSocket ?? createSocket)(this.opts, this.auth, {
+    const ctx: SocketContext = { ...this.opts, ...(this.proxy ? { proxy: this.proxy } : {}) };
+    const sock = (this.opts.createSocket ?? createSocket)(ctx, this.auth, {
       cachedGroupMetadata: async (jid) => this.groups.cached(jid),
     });
     this.sock = sock;
@@ -263,6 +304,8 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (this.sock !== sock) return;
       if (u.connection === 'open') {
         this.attempt = 0;
+        // A failure seen before this connection (e.g. a media upload) is no reason of a later close.
+        this.proxy?.takeFailure();
         this.opened = true;
         // Sends need no more than the login: they go while the account is being described.
         this.emit('loggedIn');
@@ -338,7 +381,11 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   }
 
   private onClose(error: unknown): void {
-    const info = classifyClose(error);
+    const failure = this.proxy?.takeFailure();
+    const info = failure
+      ? { ...classifyClose(error), reason: `proxy_${failure.kind}` }
+      : classifyClose(error);
+    if (failure && this.proxy) this.emit('proxyFailure', { ...failure, where: this.proxy.where });
     this.opened = false;
     this.sock = undefined;
     const final = this.stopped || this.draining || info.action === 'logged-out' || info.action === 'replaced';
@@ -347,6 +394,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
         deviceId: this.opts.deviceId,
         code: info.code,
         reason: info.reason,
+        ...(failure ? { proxy: this.proxy?.where, proxyError: failure.message } : {}),
       });
     }
     this.emit('close', { ...info, final });
@@ -357,7 +405,10 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     const delayMs = info.action === 'restart' ? 0 : reconnectDelayMs(this.attempt);
     this.attempt += 1;
     this.emit('reconnecting', { attempt: this.attempt, delayMs });
-    this.reconnectTimer = setTimeout(() => this.connect(), delayMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect();
+    }, delayMs);
   }
 
   private async describeAccount(sock: WASocket): Promise<AccountInfo> {

@@ -20,4 +20,6 @@ export * from './auth-cache.js';
 export * from './message-kinds.js';
 export * from './inbound-kinds.js';
 export * from './groups.js';
-export * from './liveness.js';
+// The senders' liveness (beaten from the lease-renewer thread) is @mgw/store's one liveness module.
+export { Liveness } from '@mgw/store/coordination';
+export * from './proxy.js';

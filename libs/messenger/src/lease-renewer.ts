@@ -20,7 +20,7 @@ export interface LeaseRenewerOptions {
    */
   stallLimitMs?: number;
   /**
-   * Beat into this liveness set every twelfth of its TTL (see liveness.ts) and report the owners
+   * Beat into this liveness set every twelfth of its TTL (see @mgw/store's Liveness) and report the owners
    * judged dead (`dead` events), so their devices can be taken over before their leases lapse.
    */
   liveness?: { key: string; ttlMs: number };

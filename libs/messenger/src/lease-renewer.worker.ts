@@ -1,16 +1,18 @@
 /**
- * The lease renewer's thread (see LeaseRenewer): a loop of one RENEW_OR_RESTORE pipeline over
- * every held lease, on its own connection, reporting each round to the main thread.
+ * The lease renewer's thread (see LeaseRenewer): a loop of one renew-or-restore pipeline
+ * (@mgw/store's `FencedLeases.renewMany`) over every held lease, on its own connection, reporting
+ * each round to the main thread.
  *
- * It imports only what it runs (the Redis connection, the lease scripts and the key builders),
- * never a package index: each thread is its own V8 isolate, and the indexes would load the
- * config schemas, the logger and the metrics registry into it for nothing.
+ * It imports only what it runs (the Redis connection, the key builders, and the leases and
+ * liveness of the narrow `@mgw/store/coordination`), never a package index: each thread is its
+ * own V8 isolate, and the indexes would load the config schemas, the logger and the metrics
+ * registry into it for nothing.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RedisConfig } from '@mgw/common'; // a type: erased, loads nothing
 import { createRedis } from '@mgw/common/redis';
 import { renewLeases } from './lease.js';
-import { Liveness, livenessBeatMs } from './liveness.js';
+import { Liveness, livenessBeatMs } from '@mgw/store/coordination';
 import type { LeaseRenewerOptions, RenewerCommand, RenewerEvent } from './lease-renewer.js';
 
 const opts = workerData as Required<LeaseRenewerOptions> & { beat: Float64Array };

@@ -1,131 +1,24 @@
 // Narrow entries, not the packages' indexes: the renewer thread loads this module, and each
 // package index would bring config, logging and metrics (joi, winston, prom-client) into its isolate.
 import type { RedisClient } from '@mgw/common'; // a type: erased, loads nothing
-import { RedisScript, runScriptMany } from '@mgw/common/redis-scripts';
 import { keys } from '@mgw/contracts/keys';
+import { FencedLeases, type LeaseKeys, type RenewOutcome, type TakenLease } from '@mgw/store/coordination';
+
+export { processOwnerId, type RenewOutcome } from '@mgw/store/coordination';
 
 /**
- * Device leases: at most one process holds a device (and so its WhatsApp socket) at a time.
- * The value is `{owner, epoch}` JSON with a TTL; the epoch comes from a per-device counter so
- * ownership changes are totally ordered and auth-state writes can be fenced by it.
+ * Device leases: at most one process holds a device (and so its WhatsApp socket) at a time. A
+ * lease with fencing of @mgw/store (`FencedLeases`): the value is `{owner, epoch}` JSON with a
+ * TTL; the epoch comes from a per-device counter so ownership changes are totally ordered and
+ * auth-state writes can be fenced by it. A directed hand-over reserves a device for one sender
+ * (fair share), and a sender judged dead (its liveness expired, see @mgw/store's Liveness) has its
+ * devices taken over before their leases lapse.
  */
 export interface Lease {
   deviceId: string;
   owner: string;
   epoch: number;
 }
-
-/**
- * - renewed: still ours, TTL extended.
- * - restored: the TTL had run out (a late round) but nobody took the device since (the epoch
- *   counter is still ours): the same lease, same epoch, is set again. Nothing to fence.
- * - lost: someone else holds it now, or held it meanwhile: close the socket, never write again.
- * - missing: the TTL ran out while we were slow (single `renew` only; `renewAll` restores).
- * - unknown: Redis did not answer: keep the socket, retry on the next tick.
- */
-export type RenewOutcome = 'renewed' | 'restored' | 'lost' | 'missing' | 'unknown';
-
-/**
- * Atomic "SET NX PX + INCR epoch": the epoch is only consumed when the lease is really taken.
- * KEYS: lease, epoch counter, hand-over. A directed hand-over reserves the device for its target
- * until it expires. ARGV[3..]: owners judged dead (their liveness expired, see liveness.ts): a
- * lease one of them holds is taken over although its TTL has time left; the new epoch fences the
- * old holder should it be alive after all. Returns {epoch, hand-over start ms or 0, the dead
- * owner taken from or ''}; epoch 0 = not taken.
- */
-const ACQUIRE = new RedisScript<[number, number, string]>(
-  'mgwLeaseAcquire',
-  `
-local raw = redis.call('GET', KEYS[1])
-if raw then
-  local holder = cjson.decode(raw).owner
-  for i = 3, #ARGV do
-    if ARGV[i] == holder then
-      local epoch = redis.call('INCR', KEYS[2])
-      redis.call('SET', KEYS[1], cjson.encode({owner = ARGV[1], epoch = epoch}), 'PX', tonumber(ARGV[2]))
-      return {epoch, 0, holder}
-    end
-  end
-  return {0, 0, ''}
-end
-local handover = redis.call('GET', KEYS[3])
-local since = 0
-if handover then
-  local h = cjson.decode(handover)
-  if h.to ~= ARGV[1] then return {0, 0, ''} end
-  since = tonumber(h.at) or 0
-  redis.call('DEL', KEYS[3])
-end
-local epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], cjson.encode({owner = ARGV[1], epoch = epoch}), 'PX', tonumber(ARGV[2]))
-return {epoch, since, ''}
-`,
-);
-
-// A plain GET + PEXPIRE races with a takeover between the two commands.
-const RENEW = new RedisScript<RenewOutcome>(
-  'mgwLeaseRenew',
-  `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return 'missing' end
-local lease = cjson.decode(raw)
-if lease.owner == ARGV[1] and tonumber(lease.epoch) == tonumber(ARGV[2]) then
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-  return 'renewed'
-end
-return 'lost'
-`,
-);
-
-/**
- * Renew, or restore a lapsed lease when nobody acquired the device since: every acquire
- * increments the epoch counter, so a counter still at our epoch proves it. KEYS: lease, counter.
- */
-export const RENEW_OR_RESTORE = new RedisScript<RenewOutcome>(
-  'mgwLeaseRenewOrRestore',
-  `
-local raw = redis.call('GET', KEYS[1])
-if not raw then
-  if tonumber(redis.call('GET', KEYS[2]) or '0') == tonumber(ARGV[2]) then
-    redis.call('SET', KEYS[1], cjson.encode({owner = ARGV[1], epoch = tonumber(ARGV[2])}), 'PX', tonumber(ARGV[3]))
-    return 'restored'
-  end
-  return 'lost'
-end
-local lease = cjson.decode(raw)
-if lease.owner == ARGV[1] and tonumber(lease.epoch) == tonumber(ARGV[2]) then
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-  return 'renewed'
-end
-return 'lost'
-`,
-);
-
-/**
- * Compare-and-delete: a slow shutdown must not delete a lease that already moved on. The epoch
- * counter (KEYS[3]) moves on too, so a renewal round still in flight cannot restore the released
- * lease. With a target (ARGV[3]), the device is reserved for it (KEYS[2], `{to, at}`, ARGV[4] ms)
- * in the same step.
- */
-const RELEASE = new RedisScript<number>(
-  'mgwLeaseRelease',
-  `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return 0 end
-local lease = cjson.decode(raw)
-if lease.owner == ARGV[1] and tonumber(lease.epoch) == tonumber(ARGV[2]) then
-  redis.call('DEL', KEYS[1])
-  redis.call('INCR', KEYS[3])
-  if ARGV[3] and ARGV[3] ~= '' then
-    local t = redis.call('TIME')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    redis.call('SET', KEYS[2], cjson.encode({to = ARGV[3], at = now}), 'PX', tonumber(ARGV[4]))
-  end
-  return 1
-end
-return 0
-`,
-);
 
 /**
  * A lease taken; `handedOverAt` (ms) when it came by a directed hand-over started then,
@@ -136,30 +29,39 @@ export interface AcquiredLease extends Lease {
   takenFrom?: string;
 }
 
-const acquireKeys = (deviceId: string) => [
-  keys.lease(deviceId),
-  keys.leaseEpoch(deviceId),
-  keys.handover(deviceId),
-];
+/** A device's lease keys: all carry its `{deviceId}` tag (one slot on a Redis Cluster). */
+const deviceLeaseKeys = (deviceId: string): LeaseKeys => ({
+  lease: keys.lease(deviceId),
+  fence: keys.leaseEpoch(deviceId),
+  reservation: keys.handover(deviceId),
+});
 
-const releaseKeys = (deviceId: string) => [
-  keys.lease(deviceId),
-  keys.handover(deviceId),
-  keys.leaseEpoch(deviceId),
-];
+const deviceLeases = (redis: RedisClient, ttlMs: number) =>
+  new FencedLeases(redis, { keys: deviceLeaseKeys, form: 'json', ttlMs });
+
+const held = (lease: Lease) => ({ id: lease.deviceId, owner: lease.owner, epoch: lease.epoch });
+
+function acquired(taken: TakenLease | undefined): AcquiredLease | undefined {
+  if (!taken) return undefined;
+  const { id, ...rest } = taken;
+  return { deviceId: id, ...rest };
+}
 
 export class LeaseManager {
+  private readonly leases: FencedLeases;
+
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     /** Unique per process (hostname + pid + random), so a restarted pod is a new owner. */
     readonly owner: string,
     readonly ttlMs: number,
-  ) {}
+  ) {
+    this.leases = deviceLeases(redis, ttlMs);
+  }
 
   /** Takes the lease when nobody holds it (nor is it handed over to another); else undefined. */
   async acquire(deviceId: string): Promise<AcquiredLease | undefined> {
-    const reply = await ACQUIRE.run(this.redis, acquireKeys(deviceId), [this.owner, this.ttlMs]);
-    return this.acquired(deviceId, reply);
+    return acquired(await this.leases.acquire(deviceId, this.owner));
   }
 
   /**
@@ -170,54 +72,22 @@ export class LeaseManager {
     deviceIds: readonly string[],
     deadOwners: readonly string[] = [],
   ): Promise<(AcquiredLease | undefined)[]> {
-    if (deviceIds.length === 0) return [];
-    const args = [this.owner, this.ttlMs, ...deadOwners];
-    const replies = await runScriptMany(
-      this.redis,
-      ACQUIRE,
-      deviceIds.map((id) => ({ keys: acquireKeys(id), args })),
-    );
-    return deviceIds.map((id, i) => {
-      const r = replies[i];
-      return r instanceof Error || !r ? undefined : this.acquired(id, r);
-    });
+    return (await this.leases.acquireMany(deviceIds, this.owner, deadOwners)).map(acquired);
   }
 
-  private acquired(
-    deviceId: string,
-    [epoch, since, from]: [number, number, string],
-  ): AcquiredLease | undefined {
-    if (!(epoch > 0)) return undefined;
-    return {
-      deviceId,
-      owner: this.owner,
-      epoch,
-      ...(since > 0 ? { handedOverAt: since } : {}),
-      ...(from ? { takenFrom: from } : {}),
-    };
-  }
-
+  /** Extends the lease; `missing` when it ran out meanwhile, `unknown` when Redis did not answer. */
   async renew(lease: Lease): Promise<RenewOutcome> {
-    try {
-      return await RENEW.run(
-        this.redis,
-        [keys.lease(lease.deviceId)],
-        [lease.owner, lease.epoch, this.ttlMs],
-      );
-    } catch {
-      return 'unknown';
-    }
+    return this.leases.renew(held(lease));
   }
 
   /** Renews (or restores, see RenewOutcome) every lease in one round trip. */
   async renewAll(leases: readonly Lease[]): Promise<RenewOutcome[]> {
-    return renewLeases(this.redis, leases, this.ttlMs);
+    return this.leases.renewMany(leases.map(held));
   }
 
   /** Returns true when the lease was ours and is now gone. */
   async release(lease: Lease): Promise<boolean> {
-    const n = await RELEASE.run(this.redis, releaseKeys(lease.deviceId), [lease.owner, lease.epoch]);
-    return n === 1;
+    return this.leases.release(held(lease));
   }
 
   /**
@@ -225,21 +95,13 @@ export class LeaseManager {
    * hand-over): nobody else can take it meanwhile. True when the lease was ours.
    */
   async releaseTo(lease: Lease, to: string, holdMs: number): Promise<boolean> {
-    const n = await RELEASE.run(this.redis, releaseKeys(lease.deviceId), [
-      lease.owner,
-      lease.epoch,
-      to,
-      holdMs,
-    ]);
-    return n === 1;
+    return this.leases.release(held(lease), { to, holdMs });
   }
 
   /** The current holder of a device, if any. */
   async current(deviceId: string): Promise<Lease | undefined> {
-    const raw = await this.redis.get(keys.lease(deviceId));
-    if (!raw) return undefined;
-    const parsed = JSON.parse(raw) as { owner: string; epoch: number };
-    return { deviceId, owner: parsed.owner, epoch: Number(parsed.epoch) };
+    const lease = await this.leases.current(deviceId);
+    return lease && { deviceId, owner: lease.owner, epoch: lease.epoch };
   }
 
   /** Waits (bounded) until the lease is free and takes it; undefined on timeout. */
@@ -253,26 +115,11 @@ export class LeaseManager {
   }
 }
 
-/** One pipeline of RENEW_OR_RESTORE for every lease; a failed reply (or pipeline) is `unknown`. */
+/** Renews (or restores) every lease in one round trip; a failed reply (or pipeline) is `unknown`. */
 export async function renewLeases(
   redis: RedisClient,
   leases: readonly Lease[],
   ttlMs: number,
 ): Promise<RenewOutcome[]> {
-  if (leases.length === 0) return [];
-  const replies = await runScriptMany(
-    redis,
-    RENEW_OR_RESTORE,
-    leases.map((l) => ({
-      keys: [keys.lease(l.deviceId), keys.leaseEpoch(l.deviceId)],
-      args: [l.owner, l.epoch, ttlMs],
-    })),
-  );
-  return replies.map((r) => (typeof r === 'string' ? r : 'unknown'));
-}
-
-/** A lease owner id unique to this process. */
-export function processOwnerId(role: string): string {
-  const host = process.env.HOSTNAME ?? 'local';
-  return `${role}:${host}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  return deviceLeases(redis, ttlMs).renewMany(leases.map(held));
 }

@@ -135,8 +135,14 @@ export class PairingSession extends EventEmitter<PairingEvents> {
       }
       return;
     }
+    // A pairing that could not reach WhatsApp through the device's proxy says so (`proxy_<kind>`).
+    const proxyFailure = this.opts.proxy?.takeFailure();
     this.finish('failed', {
-      reason: info.action === 'reconnect' && info.code === 408 ? 'qr_timeout' : info.reason,
+      reason: proxyFailure
+        ? `proxy_${proxyFailure.kind}`
+        : info.action === 'reconnect' && info.code === 408
+          ? 'qr_timeout'
+          : info.reason,
     });
   }
 

@@ -28,9 +28,9 @@ export interface MessengerRuntime extends Omit<ServiceRuntime<Metrics>, 'startOp
   sandbox?: SandboxSocketOptions;
   /**
    * Starts /metrics, /healthz and /readyz on the ops port: ready when Redis accepts writes and
-   * `serving()` (the service's own part) holds.
+   * `serving()` (the service's own part) holds; `notServingReason()` is the 503's `details.reason`.
    */
-  startOps(serving?: () => boolean): Promise<OpsServer>;
+  startOps(serving?: () => boolean, notServingReason?: () => string | undefined): Promise<OpsServer>;
 }
 
 export async function startMessengerRuntime(
@@ -76,12 +76,13 @@ export async function startMessengerRuntime(
     messages: new MessageStore(redis, config.store.messageRetentionSeconds),
     encryption,
     sandbox,
-    startOps: (serving) =>
+    startOps: (serving, notServingReason) =>
       rt.startOps({
         probe: leaseRedis,
         probeKey: keys.readyProbe(owner),
         notReadyError: ERRORS.serviceUnavailable,
         serving,
+        notServingReason,
       }),
   };
 }

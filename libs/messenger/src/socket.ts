@@ -1,9 +1,11 @@
+import type { Agent } from 'node:https';
 import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import type { Encryption } from '@mgw/store';
 import type { RedisAuthState } from './auth-state.js';
 import { baileysLogger } from './baileys-logger.js';
 import { MessageProtoStore } from './message-proto-store.js';
+import type { DeviceProxyAgent } from './proxy.js';
 import type { SandboxSocketOptions } from './sandbox.js';
 
 export type { WASocket };
@@ -18,6 +20,11 @@ export interface SocketContext {
   /** Present only in sandbox mode (MESSENGER_SANDBOX_URL). */
   sandbox?: SandboxSocketOptions;
   messageRetentionSeconds: number;
+  /**
+   * The device's proxy, when it has one: the WebSocket and media uploads go through it, and no
+   * other device's connection does (each device has its own agent).
+   */
+  proxy?: DeviceProxyAgent;
 }
 
 /**
@@ -42,6 +49,8 @@ export function createSocket(
     ...(ctx.sandbox
       ? { waWebSocketUrl: ctx.sandbox.waWebSocketUrl, fetchAgent: ctx.sandbox.fetchAgent }
       : {}),
+    // The proxy's agent carries the sandbox's media CA itself (see createProxyAgent).
+    ...(ctx.proxy ? { agent: ctx.proxy.agent as Agent, fetchAgent: ctx.proxy.agent as Agent } : {}),
     ...extra,
   };
   const sock = makeWASocket(config);

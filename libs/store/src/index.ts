@@ -1,26 +1,57 @@
+/**
+ * @mgw/store: the product's Redis records, one folder per capability. Each script they run is a
+ * `.lua` file of `../lua/` (see `lua.ts`).
+ */
 export * from './config.js';
-export * from './sealer.js';
-export * from './events.js';
-export * from './message-store.js';
-export * from './batch-store.js';
-export * from './message-index.js';
-export * from './inbound-store.js';
-export * from './content-store.js';
-export * from './device-state.js';
-export * from './session-store.js';
-export * from './token-store.js';
-export * from './webhook-store.js';
-export * from './webhook-deliveries.js';
-export * from './send-queues.js';
-export * from './write-batch.js';
-export * from './encryption/index.js';
-export * from './policy/index.js';
-export * from './device-commands.js';
+
+// Messages: records, their index, content, inbound messages, revisions and kinds, the accept script.
+export * from './messages/message-store.js';
+export * from './messages/message-index.js';
+export * from './messages/content-store.js';
+export * from './messages/inbound-store.js';
+export * from './messages/message-revisions.js';
+export * from './messages/message-kinds-store.js';
+export * from './messages/message-accept.js';
+export * from './messages/write-batch.js';
+
+// Lists (batches): records, pause/resume/cancel, the sweep that finishes them.
+export * from './lists/batch-store.js';
+export * from './lists/batch-control.js';
+export * from './lists/batch-sweep.js';
+
+// Devices: session and state, commands to their sender, activity, pairing and disconnects.
+export * from './devices/session-store.js';
+export * from './devices/device-state.js';
+export * from './devices/device-commands.js';
+export * from './devices/device-activity.js';
+export * from './devices/pairing-record.js';
+export * from './devices/disconnect-marker.js';
+export * from './devices/device-proxy.js';
+
+// Contacts: lookups and the phone <-> LID identities; opt-outs; the sending policy.
+export * from './contacts/contact-cache.js';
+export * from './contacts/contact-identities.js';
 export * from './opt-outs/index.js';
-export * from './device-activity.js';
-export * from './batch-control.js';
-export * from './batch-sweep.js';
-export * from './contact-cache.js';
-export * from './contact-identities.js';
-export * from './message-revisions.js';
-export * from './message-kinds-store.js';
+export * from './policy/index.js';
+
+// Send queues, BullMQ behind one door.
+export * from './queues/send-queues.js';
+export * from './queues/bullmq-door.js';
+
+// Webhooks: the events outbox, settings, deliveries.
+export * from './webhooks/events.js';
+export * from './webhooks/webhook-store.js';
+export * from './webhooks/webhook-deliveries.js';
+
+// Access: API tokens, failed sign-ins, rate limits.
+export * from './access/token-store.js';
+export * from './access/auth-failures.js';
+export * from './access/rate-limits.js';
+
+// Coordination: leases with fencing, liveness, the roster of senders.
+export * from './coordination/index.js';
+export * from './coordination/sender-roster.js';
+
+// Encryption at rest.
+export * from './encryption/index.js';
+export * from './encryption/sealer.js';

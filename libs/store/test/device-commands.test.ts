@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys, type DeviceCommand } from '@mgw/contracts';
@@ -48,6 +49,20 @@ describe('device commands: the client asks, the holder answers (real Redis)', ()
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((r) => r.quit()));
     expect(failures.splice(0), 'handlers that failed').to.deep.equal([]);
+  });
+
+  it('When the holder starts listening as its connection has just connected (before the ready check), then it still hears commands once ready', async () => {
+    // A sender subscribed in this window on a loaded machine: ioredis then reconnected without the subscription.
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    const subscriber = open('devcmd-fresh');
+    await once(subscriber, 'connect');
+    await new DeviceCommandResponder(subscriber, redis).listen(
+      (_cmd, reply) => reply({ ok: true }),
+      (err) => failures.push(err),
+    );
+    await waitFor(() => subscriber.status === 'ready', { timeoutMs: 5000, what: 'the connection ready' });
+
+    expect(await client.ask(logout(deviceId), 3)).to.deep.equal({ ok: true });
   });
 
   it('When the holder answers, then ask returns its reply and no reply is left behind', async () => {

@@ -41,6 +41,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
   const content = keys.content('shop-1', 'c-1');
   const inbound = keys.message('shop-1', 'in-1');
   const webhook = keys.webhook('shop-1');
+  const proxy = keys.deviceProxy('shop-1');
 
   /** One value of each family in each state: plaintext, under k1, under k2. */
   async function seed(): Promise<void> {
@@ -72,6 +73,11 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       url: 'https://hooks.example.com/x',
       secret: before.sealText('whsec_c2VjcmV0', storageContext(webhook, 'secret')),
     });
+    // a device's proxy: its URL (with the proxy's credentials) is sealed whole
+    await redis.set(
+      proxy,
+      before.sealText('{"url":"socks5://u:p@proxy.example:1080"}', storageContext(proxy)),
+    );
   }
 
   it('When values are under an old key or in plaintext, then status counts each family by key id and plaintext', async () => {
@@ -85,6 +91,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       { family: 'contents', sealed: { k1: 3 }, plaintext: 0, malformed: 0 },
       { family: 'inbound-messages', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'webhooks', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'device-proxies', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
     ]);
     expect(status.map((s) => s.family)).to.deep.equal(ENCRYPTED_FAMILIES.map((f) => f.name));
   });
@@ -100,6 +107,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       ['contents', 3, 0, 0, 0],
       ['inbound-messages', 1, 0, 0, 0],
       ['webhooks', 1, 0, 0, 0],
+      ['device-proxies', 1, 0, 0, 0],
     ]);
     const status = await encryptionStatus(redis, after);
     for (const s of status) {
@@ -128,8 +136,8 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
     expect(await redis.hmget(content, 'remaining', 'bytes')).to.deep.equal(['2', '5']);
 
     const again = await reencrypt(redis, after);
-    expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0, 0, 0]);
-    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1]);
+    expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1, 1]);
     expect(
       onlyK2.openText((await redis.hget(webhook, 'secret'))!, storageContext(webhook, 'secret')),
     ).to.equal('whsec_c2VjcmV0');
@@ -149,7 +157,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
         raced += 1;
       },
     });
-    expect(raced).to.equal(7);
+    expect(raced).to.equal(8);
     expect(await redis.hget(sessions, 'alice.0')).to.equal(concurrent);
     expect(await redis.exists(creds)).to.equal(0);
     expect(results.find((r) => r.family === 'auth-creds')).to.include({ rewritten: 0, changed: 1 });

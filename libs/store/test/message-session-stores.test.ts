@@ -1,13 +1,6 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import {
-  PRIORITY,
-  keys,
-  newMessageId,
-  newPlatformMessageId,
-  type MessageContent,
-  type SendJobData,
-} from '@mgw/contracts';
+import { PRIORITY, keys, newMessageId, type MessageContent, type SendJobData } from '@mgw/contracts';
 import {
   ContentStore,
   MessageStore,
@@ -20,6 +13,7 @@ import {
   stageQueued,
   type SendQueue,
 } from '../src/index.js';
+import { sendJobData } from '@mgw/testing';
 
 describe('store: messages, contents and the device queue quota (real Redis)', () => {
   let redis: Redis;
@@ -46,16 +40,9 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     const queue = openSendQueue(redis, deviceId);
     queues.push(queue);
     const contentId = newMessageId();
-    const jobs: SendJobData[] = Array.from({ length: n }, (_, i) => ({
-      kind: 'send',
-      messageId: newMessageId(),
-      platformMessageId: newPlatformMessageId(),
-      deviceId,
-      to: String(15551230000 + i),
-      contentId,
-      linkGeneration: 0,
-      enqueuedAt: Date.now(),
-    }));
+    const jobs: SendJobData[] = Array.from({ length: n }, (_, i) =>
+      sendJobData(deviceId, { to: String(15551230000 + i), contentId, linkGeneration: 0 }),
+    );
     const multi = redis.multi();
     contents.stage(multi, deviceId, contentId, content, n, media);
     stageQueued(multi, deviceId, n, ContentStore.sizeOf(content, media));
@@ -158,7 +145,7 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(await store.claim(b)).to.equal('failed');
   });
 
-  it('When every message of a request settles, then the quota is given back once and the content (with its bytes) leaves Redis', async () => {
+  it('When every message of a request settles, then the quota is given back once and its attachment bytes leave Redis (its text stays for the records)', async () => {
     const media = Buffer.alloc(1000, 1);
     const content = {
       text: 'see attached',
@@ -177,7 +164,13 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
 
     await store.markSent(jobs[2]!, new Date());
     expect(await getDeviceState(redis, deviceId)).to.include({ queuedMessages: 0, queuedBytes: 0 });
-    expect(await redis.exists(keys.content(deviceId, jobs[0]!.contentId))).to.equal(0);
+    const key = keys.content(deviceId, jobs[0]!.contentId);
+    expect(await redis.hexists(key, 'media')).to.equal(0);
+    expect(await redis.hget(key, 'bytes')).to.equal('0');
+    expect(await contents.shown(deviceId, jobs[0]!.contentId, jobs[0]!.messageId)).to.deep.equal({
+      text: 'see attached',
+      attachment: { type: 'document' },
+    });
   });
 
   it('When the API expires an OTP, then only an unclaimed message expires; a claimed one is left to its attempt', async () => {

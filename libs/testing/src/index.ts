@@ -13,3 +13,8 @@ export * from './webhook-receiver.js';
 export * from './redis-monitor.js';
 export * from './inspector.js';
 export * from './callgrind.js';
+export * from './redis-sentinel.js';
+export * from './previous-version.js';
+export * from './send-jobs.js';
+export * from './hostile-entries.js';
+export * from './proxy-server.js';

@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { localServerArgs } from './redis-server.js';
 
 export interface NodeSettings {
   nodeTimeoutMs: number;
@@ -34,20 +35,28 @@ export interface LiveNode {
   admin?: Redis;
 }
 
-const everyNode = new Set<LiveNode>();
+const exitProcs = new Set<{ child: ChildProcess; watchdog: ChildProcess }>();
+const exitDirs = new Set<string>();
 let exitHookInstalled = false;
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const n of everyNode) {
-      // ChildProcess.kill is synchronous and skips a process already reaped.
-      n.watchdog.kill('SIGKILL');
-      n.child.kill('SIGKILL');
-      rmSync(n.dir, { recursive: true, force: true });
-    }
-  });
+/**
+ * What a normal exit of this process (mocha's `--exit` included) kills and removes, synchronously
+ * (the watchdogs cover a death by SIGKILL): add a process with its watchdog, or a dir; delete
+ * what was stopped and removed cleanly.
+ */
+export function leftAtExit(): { procs: typeof exitProcs; dirs: typeof exitDirs } {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const p of exitProcs) {
+        // ChildProcess.kill is synchronous and skips a process already reaped.
+        p.watchdog.kill('SIGKILL');
+        p.child.kill('SIGKILL');
+      }
+      for (const dir of exitDirs) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  return { procs: exitProcs, dirs: exitDirs };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,6 +79,26 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/**
+ * Spawns a server process with its watchdog: a pipe from this process whose EOF (this process
+ * died, however) makes the watchdog kill the server — and remove `removeDir`, when given.
+ */
+export function spawnWatched(
+  command: string,
+  args: string[],
+  removeDir?: string,
+): { child: ChildProcess; watchdog: ChildProcess; exited: Promise<unknown> } {
+  const child = spawn(command, args, { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const kill = 'read _; kill -9 "$1" 2>/dev/null';
+  const [script, dirArg] =
+    removeDir === undefined ? [kill, []] : [`${kill}; sleep 0.2; rm -rf "$2"`, [removeDir]];
+  const watchdog = spawn('sh', ['-c', script, 'sh', String(child.pid ?? 0), ...dirArg], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  return { child, watchdog, exited };
+}
+
 export async function spawnNode(port: number, busPort: number, opts: NodeSettings): Promise<LiveNode> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `mgw-cluster-${port}-`));
   const persistence = opts.persistence
@@ -78,33 +107,15 @@ export async function spawnNode(port: number, busPort: number, opts: NodeSetting
   // cluster-port: the default bus port (port + 10000) may be taken or beyond 65535.
   // repl-diskless-sync-delay 0: the default waits 5 s for more replicas before a full sync.
   const args = [
-    ...[
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--logfile',
-      path.join(dir, 'redis.log'),
-    ],
+    ...localServerArgs(port, dir),
+    ...['--logfile', path.join(dir, 'redis.log')],
     ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)],
     ...['--cluster-node-timeout', String(opts.nodeTimeoutMs), '--cluster-announce-ip', '127.0.0.1'],
     ...['--cluster-allow-replica-migration', 'no', '--save', '', ...persistence],
     ...['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'],
   ];
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
-  const exited = new Promise((r) => child.once('exit', r));
+  const { child, watchdog, exited } = spawnWatched('redis-server', args, dir);
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
-  // A pipe from this process: EOF (this process died, however) makes the watchdog kill the node
-  // and remove its dir.
-  const watchdog = spawn(
-    'sh',
-    ['-c', 'read _; kill -9 "$1" 2>/dev/null; sleep 0.2; rm -rf "$2"', 'sh', String(child.pid ?? 0), dir],
-    {
-      stdio: ['pipe', 'ignore', 'ignore'],
-    },
-  );
   const node: LiveNode = {
     port,
     busPort,
@@ -117,8 +128,9 @@ export async function spawnNode(port: number, busPort: number, opts: NodeSetting
     alive: true,
     slots: [],
   };
-  everyNode.add(node);
-  installExitHook();
+  const { procs, dirs } = leftAtExit();
+  procs.add(node);
+  dirs.add(dir);
   try {
     await Promise.race([spawnError, waitForListen(node)]);
   } catch (err) {
@@ -126,7 +138,8 @@ export async function spawnNode(port: number, busPort: number, opts: NodeSetting
     child.kill('SIGKILL');
     await exited;
     await rm(dir, { recursive: true, force: true });
-    everyNode.delete(node);
+    procs.delete(node);
+    dirs.delete(dir);
     throw err;
   }
   return node;
@@ -149,16 +162,22 @@ async function waitForListen(node: LiveNode): Promise<void> {
   throw new Error(`redis-server on ${node.port} did not start:\n${log.slice(-2000)}`);
 }
 
-export function admin(node: LiveNode): Redis {
-  node.admin ??= new Redis({
+/** A connection for the test kit's own checks of a local node: it never retries, and gives up within a second. */
+export function adminConnection(port: number, password?: string): Redis {
+  return new Redis({
     host: '127.0.0.1',
-    port: node.port,
+    port,
+    ...(password === undefined ? {} : { password }),
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
     // A paused node must not hang the polls that ask it.
     commandTimeout: 1000,
   }).on('error', () => {});
+}
+
+export function admin(node: LiveNode): Redis {
+  node.admin ??= adminConnection(node.port);
   return node.admin;
 }
 
@@ -170,7 +189,8 @@ export async function destroyNode(n: LiveNode): Promise<void> {
   n.admin?.disconnect();
   await n.exited;
   await rm(n.dir, { recursive: true, force: true });
-  everyNode.delete(n);
+  leftAtExit().procs.delete(n);
+  leftAtExit().dirs.delete(n.dir);
 }
 
 export async function clusterNodes(n: LiveNode): Promise<NodeView[]> {

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { canConnect, freePort, waitFor } from './net.js';
 
 export { canConnect };
@@ -17,6 +18,30 @@ export interface RedisServerOptions {
   dataDir?: string;
   /** Extra `redis-server` arguments, e.g. ['--maxmemory', '64mb']. */
   args?: string[];
+  /**
+   * It stops once the process that started it is gone, however that died (`npm start`): it runs
+   * under a small Node process with the orphan guard (orphan-guard-run.mjs). `kill()` then kills
+   * that process, not redis-server: a crash test leaves this option out.
+   */
+  stopWithParent?: boolean;
+}
+
+/** libs/testing, from src/ or dist/ alike. */
+const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const guardedCommand = (command: string, args: string[]): [string, string[]] => [
+  process.execPath,
+  [
+    '--import',
+    pathToFileURL(path.join(PACKAGE_DIR, 'orphan-guard.mjs')).href,
+    path.join(PACKAGE_DIR, 'orphan-guard-run.mjs'),
+    command,
+    ...args,
+  ],
+];
+
+/** A redis-server's arguments for a private one: on `port` of 127.0.0.1 only, its files in `dir`. */
+export function localServerArgs(port: number, dir: string): string[] {
+  return ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir];
 }
 
 export interface RedisServerHandle {
@@ -40,11 +65,9 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
   const persistence = persistent
     ? ['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']
     : ['--save', '', '--appendonly', 'no'];
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, ...(opts.args ?? [])],
-    { stdio: 'ignore' },
-  );
+  const args = [...localServerArgs(port, dir), ...persistence, ...(opts.args ?? [])];
+  const [command, argv] = opts.stopWithParent ? guardedCommand('redis-server', args) : ['redis-server', args];
+  const child = spawn(command, argv, { stdio: 'ignore' });
   let spawnError: Error | undefined;
   child.once('error', (err) => (spawnError = err));
   try {
@@ -57,7 +80,8 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
       { timeoutMs: 10_000, intervalMs: 50, what: `redis-server on port ${port}` },
     );
   } catch (err) {
-    child.kill('SIGKILL');
+    // SIGKILL would leave a guarded redis-server without its guard to stop it.
+    child.kill(opts.stopWithParent ? 'SIGTERM' : 'SIGKILL');
     throw err;
   }
   const exited = new Promise((r) => child.once('exit', r));

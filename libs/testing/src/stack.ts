@@ -6,8 +6,6 @@
  * each other's devices, queues or tokens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import {
@@ -18,8 +16,9 @@ import {
 } from '@mgw/messenger-sim';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { freePort, waitFor } from './net.js';
-import { startRedisCluster, type ClusterHandle, type RedisClusterOptions } from './redis-cluster.js';
-import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+import type { ClusterHandle } from './redis-cluster.js';
+import type { SentinelHandle } from './redis-sentinel.js';
+import { startStackRedis, type StackRedis, type StackRedisOptions } from './stack-redis.js';
 import {
   entryArgs,
   ORPHAN_GUARD_ARGS,
@@ -46,7 +45,8 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-export interface StackOptions {
+/** `privateRedis`, `redisCluster`, `redisSentinel`: where the stack's Redis is (`stack-redis.ts`). */
+export interface StackOptions extends StackRedisOptions {
   /** How many sender processes to start (default 1). */
   senders?: number;
   /** Also start the notifier (webhook deliveries); off by default, as most suites send no events. */
@@ -74,35 +74,36 @@ export interface StackOptions {
   /** Device the stack's token acts on (default: a fresh id). */
   deviceId?: string;
   /**
-   * A redis-server of the stack's own (AOF, fsync on every write) instead of a database of the
-   * suite's Redis, so a test can crash and restart it (`killRedis`, `restartRedis`).
+   * Run the services and the token CLI from the build of another tree of this repository — an
+   * earlier release, for an upgrade test (`buildPreviousVersion`) — as
+   * `node <serviceRoot>/services/<name>/dist/main.js`, with the same environment and ports; the
+   * simulator stays this checkout's. `startService(name, env, { root: REPO_ROOT })` then starts
+   * this checkout's service on the same stack.
    */
-  privateRedis?: boolean;
-  /**
-   * A Redis Cluster of the stack's own (3 masters; add replicas for a failover test): every
-   * service and the token CLI get `REDIS_CLUSTER_NODES`, and `stack.cluster` can kill nodes.
-   */
-  redisCluster?: RedisClusterOptions | true;
+  serviceRoot?: string;
 }
-
-let nextDb = 1;
 
 export class Stack {
   readonly processes: ServiceProcess[] = [];
   apiUrl = '';
   token = '';
+  /** Where the services run from unless `startService` says otherwise (`serviceRoot`). */
+  private serviceRoot = ROOT;
+
+  readonly redis: Redis | Cluster;
+  readonly redisUrl: string;
 
   private constructor(
     /** Where the simulator answers, in this process or its own. */
     readonly simulator: SimulatorEndpoint & { handle?: SimulatorHandle },
-    readonly redis: Redis | Cluster,
-    readonly redisUrl: string,
+    private readonly backing: StackRedis,
     readonly deviceId: string,
     private readonly env: Record<string, string>,
-    private privateRedis?: { server: RedisServerHandle; dataDir: string },
-    private readonly ownCluster?: ClusterHandle,
     private readonly built = false,
-  ) {}
+  ) {
+    this.redis = backing.client;
+    this.redisUrl = backing.url;
+  }
 
   /** The in-process simulator (not with `simulatorProcess`: use `simulator` and `simApi`). */
   get sim(): SimulatorHandle {
@@ -116,49 +117,26 @@ export class Stack {
 
   /** The stack's Redis Cluster (`redisCluster` option). */
   get cluster(): ClusterHandle {
-    if (!this.ownCluster) throw new Error('this stack was started without redisCluster');
-    return this.ownCluster;
+    if (!this.backing.cluster) throw new Error('this stack was started without redisCluster');
+    return this.backing.cluster;
+  }
+
+  /** The stack's Redis Sentinel setup (`redisSentinel` option). */
+  get sentinel(): SentinelHandle {
+    if (!this.backing.sentinel) throw new Error('this stack was started without redisSentinel');
+    return this.backing.sentinel;
   }
 
   static async start(opts: StackOptions = {}): Promise<Stack> {
-    if (opts.redisCluster) return Stack.startOnCluster(opts);
-    let own: { server: RedisServerHandle; dataDir: string } | undefined;
-    if (opts.privateRedis) {
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-stack-redis-'));
-      own = { dataDir, server: await startRedisServer({ dataDir, args: PRIVATE_REDIS_ARGS }) };
-    }
-    const base = new URL(own?.server.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    base.pathname = own ? '/0' : `/${nextDb}`;
-    if (!own) nextDb = (nextDb % 15) + 1;
-    const redis = new Redis(base.toString());
-    // A test may take Redis away on purpose (privateRedis): reconnect quietly.
-    redis.on('error', () => undefined);
-    await redis.flushdb();
-    const env = await Stack.startEnv(opts, { REDIS_URL: base.toString() });
-    return Stack.startServices(
-      new Stack(env.sim, redis, base.toString(), env.deviceId, env.env, own, undefined, opts.built),
-      opts,
-    );
-  }
-
-  /** A stack on a Redis Cluster of its own, stopped with the stack. */
-  private static async startOnCluster(opts: StackOptions): Promise<Stack> {
-    const cluster = await startRedisCluster(opts.redisCluster === true ? {} : opts.redisCluster);
-    let redis: Cluster | undefined;
+    const backing = await startStackRedis(opts);
+    let env: Awaited<ReturnType<typeof Stack.startEnv>>;
     try {
-      redis = new Cluster(cluster.seeds.split(','));
-      // A test may kill a master on purpose: reconnect quietly.
-      redis.on('error', () => undefined);
-      const env = await Stack.startEnv(opts, { REDIS_CLUSTER_NODES: cluster.seeds });
-      return Stack.startServices(
-        new Stack(env.sim, redis, '', env.deviceId, env.env, undefined, cluster, opts.built),
-        opts,
-      );
+      env = await Stack.startEnv(opts, backing.env);
     } catch (err) {
-      redis?.disconnect();
-      await cluster.stop();
+      await backing.stop();
       throw err;
     }
+    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, opts.built), opts);
   }
 
   private static async startEnv(opts: StackOptions, redisEnv: Record<string, string>) {
@@ -196,6 +174,7 @@ export class Stack {
   }
 
   private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
+    stack.serviceRoot = opts.serviceRoot ?? ROOT;
     try {
       // `senders` sender processes (0: none holds the devices); the all-in-one process hosts one.
       const senders = (count: number) => Array.from({ length: Math.max(0, count) }, () => 'sender' as const);
@@ -219,13 +198,15 @@ export class Stack {
   /**
    * Starts one service process and waits until its /readyz answers 200. `run.wrapper` starts it
    * under another program (`['valgrind', '--tool=callgrind', …]`, followed by node and its
-   * arguments), given `run.readyTimeoutMs` to become ready (30 s).
+   * arguments), given `run.readyTimeoutMs` to become ready (30 s); `run.root` runs it from that
+   * tree (`REPO_ROOT`: this checkout) instead of the stack's `serviceRoot`.
    */
   async startService(
     name: ServiceName,
     env: Record<string, string> = {},
-    run: { wrapper?: readonly string[]; readyTimeoutMs?: number } = {},
+    run: { wrapper?: readonly string[]; readyTimeoutMs?: number; root?: string } = {},
   ): Promise<ServiceProcess> {
+    const root = run.root ?? this.serviceRoot;
     const port = await freePort();
     const withApi = name === 'api' || name === 'all-in-one';
     const metricsPort = withApi ? await freePort() : port;
@@ -235,11 +216,11 @@ export class Stack {
     const args = [
       ...ORPHAN_GUARD_ARGS,
       ...nodeArgsOf(name),
-      ...entryArgs(`services/${name}`, 'main', this.built),
+      ...this.entryIn(root, `services/${name}`, 'main'),
     ];
     const [command, ...commandArgs] = [...(run.wrapper ?? []), process.execPath, ...args];
     const child = spawn(command!, commandArgs, {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...this.env, ...portEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -284,7 +265,7 @@ export class Stack {
 
   /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */
   async createToken(deviceId?: string): Promise<string> {
-    const args = [...entryArgs('services/api', 'cli/token', this.built), 'create', '--name', 'e2e'];
+    const args = [...this.entryIn(this.serviceRoot, 'services/api', 'cli/token'), 'create', '--name', 'e2e'];
     if (deviceId) args.push('--device', deviceId);
     const out = await run(process.execPath, args, { ...process.env, ...this.env });
     const last = out.trim().split('\n').pop() ?? '';
@@ -297,14 +278,40 @@ export class Stack {
     return run(process.execPath, [...TSX_ARGS, entry, ...args], { ...process.env, ...this.env });
   }
 
+  /** A package's entry point in `root`: this checkout's (sources or build), another tree's build. */
+  private entryIn(root: string, pkgDir: string, entry: string): string[] {
+    return root === ROOT
+      ? entryArgs(pkgDir, entry, this.built)
+      : [path.join(root, pkgDir, 'dist', `${entry}.js`)];
+  }
+
   /** Calls the gateway API with the stack's token; returns status and parsed JSON body. */
-  async api<T = Record<string, unknown>>(
+  api<T = Record<string, unknown>>(
     method: string,
     pathAndQuery: string,
     body?: unknown,
     token = this.token,
   ): Promise<{ status: number; body: T; headers: Headers }> {
-    const res = await fetch(`${this.apiUrl}/api/messenger/v1${pathAndQuery}`, {
+    return this.call<T>(`/api/messenger/v1${pathAndQuery}`, method, body, token);
+  }
+
+  /** Calls the admin API with an admin token (the stack's `ADMIN_API_TOKEN`, say). */
+  adminApi<T = Record<string, unknown>>(
+    adminToken: string,
+    method: string,
+    pathAndQuery: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    return this.call<T>(`/api/admin/v1${pathAndQuery}`, method, body, adminToken);
+  }
+
+  private async call<T>(
+    pathAndQuery: string,
+    method: string,
+    body: unknown,
+    token: string,
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    const res = await fetch(`${this.apiUrl}${pathAndQuery}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -407,33 +414,19 @@ export class Stack {
       }),
     );
     await this.simulator.close();
-    this.redis.disconnect();
-    await this.ownCluster?.stop();
-    if (this.privateRedis) {
-      await this.privateRedis.server.stop();
-      await rm(this.privateRedis.dataDir, { recursive: true, force: true });
-    }
+    await this.backing.stop();
   }
 
   /** Crashes the stack's private Redis (SIGKILL); its data stays on disk for `restartRedis`. */
   async killRedis(): Promise<void> {
-    if (!this.privateRedis) throw new Error('killRedis needs a stack started with privateRedis');
-    await this.privateRedis.server.kill();
+    await this.backing.kill();
   }
 
   /** Starts the private Redis again on the same port, from its AOF. */
   async restartRedis(): Promise<void> {
-    if (!this.privateRedis) throw new Error('restartRedis needs a stack started with privateRedis');
-    const { dataDir, server } = this.privateRedis;
-    this.privateRedis = {
-      dataDir,
-      server: await startRedisServer({ port: server.port, dataDir, args: PRIVATE_REDIS_ARGS }),
-    };
+    await this.backing.restart();
   }
 }
-
-/** Every acknowledged write is on disk before the reply: a crash then loses nothing. */
-const PRIVATE_REDIS_ARGS = ['--appendfsync', 'always'];
 
 /** Runs a command from the repository root; resolves with its stdout, rejects with its stderr. */
 export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {

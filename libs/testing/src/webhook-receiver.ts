@@ -51,6 +51,23 @@ export class WebhookReceiver {
     return receiver;
   }
 
+  /**
+   * Starts a receiver and makes it the gateway's webhook (`PUT /webhook` through `stack`), knowing
+   * the secret the deliveries are signed with; a refused PUT fails the start with its answer.
+   */
+  static async startFor(stack: {
+    api<T>(method: string, pathAndQuery: string, body?: unknown): Promise<{ status: number; body: T }>;
+  }): Promise<WebhookReceiver> {
+    const receiver = await WebhookReceiver.start();
+    const set = await stack.api<{ data: { secret: string } }>('PUT', '/webhook', { url: receiver.url });
+    if (set.status !== 200) {
+      await receiver.close();
+      throw new Error(`PUT /webhook answered ${set.status}: ${JSON.stringify(set.body)}`);
+    }
+    receiver.secrets = [set.body.data.secret];
+    return receiver;
+  }
+
   private async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
     const startedAt = preciseNow();
     this.arrived++;

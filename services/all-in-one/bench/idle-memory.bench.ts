@@ -45,7 +45,7 @@ async function measure(allInOne: boolean): Promise<{ before: number; after: numb
   try {
     await stack.linkByQr('15550990101', 'Idle Account');
     await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
-    const clients = String(await stack.redis.call('CLIENT', 'LIST'))
+    const clients = String(await stack.redis.client('LIST'))
       .split('\n')
       .filter((l) => /name=mgw-/.test(l)).length;
     const before = stack.processes.map((p) => rssMiB(p.child.pid!));

@@ -2,8 +2,8 @@ import Joi from 'joi';
 import {
   opsConfig,
   opsEnv,
-  outboundConfig,
-  outboundEnv,
+  webhookOutboundConfig,
+  webhookOutboundEnv,
   redisConfig,
   redisEnv,
   runtimeConfig,
@@ -11,7 +11,7 @@ import {
   validateEnv,
   type ConfigRule,
   type OpsConfig,
-  type OutboundConfig,
+  type WebhookOutboundConfig,
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
@@ -94,6 +94,11 @@ const adminEnv: Joi.PartialSchemaMap = {
     .min(1000)
     .default(15 * 60_000),
   DASHBOARD_ASSETS_DIR: Joi.string().allow(''),
+  // Sandbox mode (the simulator's control API): the dashboard's linking panel says how to let the
+  // simulated phone scan the QR. The API never calls it.
+  MESSENGER_SANDBOX_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .optional(),
 };
 
 /** Node refuses a headers deadline later than the whole-request one. */
@@ -146,6 +151,8 @@ export interface AdminConfig {
   signInWindowMs: number;
   /** Where the built dashboard is; undefined = the package's `dist/dashboard`. */
   dashboardDir?: string;
+  /** The simulator's control API in sandbox mode (MESSENGER_SANDBOX_URL); undefined otherwise. */
+  sandboxUrl?: string;
 }
 
 export interface ApiConfig extends RuntimeConfig {
@@ -180,7 +187,7 @@ export interface ApiConfig extends RuntimeConfig {
   sendBackoffMs: number;
   admin: AdminConfig;
   /** Private hosts webhook URLs may point at (ALLOWED_PRIVATE_HOSTS; none by default). */
-  outbound: OutboundConfig;
+  outbound: WebhookOutboundConfig;
   /** How long the previous webhook secret keeps signing after a rotation. */
   webhookSecretOverlapSeconds: number;
   contactCheck: ContactCheckConfig;
@@ -193,7 +200,7 @@ export const API_ENV = [
   opsEnv,
   storeEnv,
   encryptionEnv,
-  outboundEnv,
+  webhookOutboundEnv,
   SEND_POLICY_ENV,
   apiEnv,
   adminEnv,
@@ -233,7 +240,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       batchSize: e.CONTACT_LOOKUP_BATCH_SIZE,
       pauseMs: e.CONTACT_LOOKUP_PAUSE_MS,
     },
-    outbound: outboundConfig(e),
+    outbound: webhookOutboundConfig(e),
     webhookSecretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_SECONDS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     authFailureWindowMs: e.AUTH_FAILURE_WINDOW_MS,
@@ -256,6 +263,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       signInLimit: e.ADMIN_SIGNIN_LIMIT,
       signInWindowMs: e.ADMIN_SIGNIN_WINDOW_MS,
       ...(e.DASHBOARD_ASSETS_DIR ? { dashboardDir: e.DASHBOARD_ASSETS_DIR } : {}),
+      ...(e.MESSENGER_SANDBOX_URL ? { sandboxUrl: e.MESSENGER_SANDBOX_URL } : {}),
     },
   };
 }

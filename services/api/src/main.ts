@@ -1,4 +1,10 @@
-import { createServiceRuntime, isEntryPoint, runService, type ServiceHost } from '@mgw/common';
+import {
+  createServiceRuntime,
+  isEntryPoint,
+  runService,
+  SANDBOX_WEBHOOK_WARNING,
+  type ServiceHost,
+} from '@mgw/common';
 import { createMetrics, type Metrics } from '@mgw/contracts';
 import { Encryption } from '@mgw/store';
 import { createApiServices } from './api-services.js';
@@ -44,6 +50,7 @@ export async function startApi(host?: ServiceHost<Metrics>): Promise<void> {
   });
   const ops = await rt.serveOps(opsOptions(services), config.host);
   logger.info('api listening', { host: config.host, port: config.port, metricsPort: ops.port });
+  if (config.outbound.sandboxLoopback) logger.warn(SANDBOX_WEBHOOK_WARNING);
 
   rt.installShutdown([
     {

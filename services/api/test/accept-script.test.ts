@@ -1,6 +1,12 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { packForLua, type LuaPackable } from '../src/accept/accept-script.js';
+import { PRIORITY, keys, newMessageId, type SendJobData } from '@mgw/contracts';
+import type { BullJobs, SendQueue } from '@mgw/store';
+import { openTestSendQueue, sendJobData, sendJobOptions } from '@mgw/testing';
+import { RecordedWrites, runAcceptScript } from '../src/accept/accept-script.js';
+import { packForLua, type LuaPackable } from '../src/accept/lua-pack.js';
 
 /**
  * The accept script gets its call as one MessagePack argument (`packForLua`), read in Redis by
@@ -61,5 +67,85 @@ return out`;
       if (typeof w === 'number') expect(Number(g.toString()), `item ${i}`).to.equal(w);
       else expect(g.equals(w), `item ${i}: ${g.toString('hex').slice(0, 40)}`).to.equal(true);
     });
+  });
+});
+
+/**
+ * The accept script runs BullMQ's own job-adding scripts inside it (spliced by @mgw/store's BullMQ
+ * door, whose own test holds the packing and the scripts to BullMQ's): the jobs it adds must be
+ * read by BullMQ as its own and processed by a Worker.
+ */
+describe('send jobs added by the accept script', () => {
+  let redis: Redis;
+  let bullRedis: Redis;
+  let queue: SendQueue;
+  let jobs: BullJobs;
+  const deviceId = `acceptjob-${randomUUID().slice(0, 8)}`;
+
+  let close: () => Promise<void>;
+
+  before(async () => ({ redis, bullRedis, queue, jobs, close } = await openTestSendQueue(deviceId)));
+  after(async () => {
+    await redis.del(
+      keys.session(deviceId),
+      keys.deviceQueue(deviceId),
+      keys.messageIndex(deviceId),
+      keys.messageSeq(deviceId),
+    );
+    await close();
+  });
+
+  const data = (extra: Partial<SendJobData> = {}) => sendJobData(deviceId, extra);
+
+  it("When jobs are added by the accept script (BullMQ's own scripts inside it), then BullMQ reads them as its own and a Worker processes them", async () => {
+    await redis.hset(keys.session(deviceId), 'status', 'connected');
+    const job = (d: SendJobData, priority: number, state: string, delay?: number) =>
+      [d, sendJobOptions(d, priority, delay), state] as const;
+    const scheduled = data({ sendAt: Date.now() + 3_600_000 });
+    const made = [
+      job(data(), PRIORITY.send, 'prioritized'),
+      job(data({ batchId: newMessageId() }), PRIORITY.send, 'prioritized'),
+      job(data(), 0, 'waiting'),
+      job(scheduled, PRIORITY.send, 'delayed', 3_600_000),
+    ];
+    const writes = new RecordedWrites();
+    const jobKeys = new Map<string, readonly string[]>();
+    for (const [d, opts] of made) {
+      const { plain, keyCount, args } = jobs.command(d.kind, d, opts);
+      jobKeys.set(plain, args.slice(0, keyCount) as string[]);
+      writes.job(plain, d.messageId, args.slice(keyCount));
+    }
+    const reply = await runAcceptScript(redis, queue, {
+      deviceId,
+      linkGeneration: 0,
+      quota: { maxQueuedMessages: 100, maxQueuedBytes: 1000 },
+      rateLimit: { limit: 0, windowMs: 0 },
+      indexRetentionSeconds: 60,
+      jobKeys,
+      requests: [{ messages: made.length, bytes: 0, writes }],
+    });
+    expect(reply.requests.map((r) => r.verdict)).to.deep.equal([0]);
+    for (const [d, opts, state] of made) {
+      const added = await queue.getJob(d.messageId);
+      expect(added?.data).to.deep.equal(d);
+      expect(added?.opts).to.deep.include({ priority: opts.priority, attempts: 5 });
+      expect(await added?.getState()).to.equal(state);
+    }
+    const due = made.filter(([, , state]) => state !== 'delayed').map(([d]) => d.messageId);
+    const seen: SendJobData[] = [];
+    const worker = new Worker<SendJobData>(
+      queue.name,
+      async (job) => {
+        seen.push(job.data);
+        return { ok: true };
+      },
+      { connection: bullRedis.duplicate(), prefix: queue.opts.prefix! },
+    );
+    try {
+      for (let i = 0; i < 200 && seen.length < due.length; i++) await new Promise((r) => setTimeout(r, 25));
+    } finally {
+      await worker.close();
+    }
+    expect(seen.map((d) => d.messageId).sort()).to.deep.equal(due.sort());
   });
 });

@@ -1,33 +1,14 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
 import { startRedisServer, type RedisServerHandle } from '@mgw/testing';
 import { Encryption, EncryptionKey, parseKeyLine, storageContext } from '@mgw/store';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { runApiCli } from './helpers/cli.js';
 
 /** Runs the CLI the way `npm run -s keys --` does, with exactly the environment given. */
-function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--conditions=development', '--import', 'tsx', 'services/api/src/cli/encryption.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ...env } },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (env: Record<string, string>, ...args: string[]) =>
+  runApiCli('encryption', args, { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ...env });
 
 /** A key line made in-process (the CLI's own generate has its test). */
 const newKey = (id: string) => new EncryptionKey(id, randomBytes(32)).toLine();

@@ -1,31 +1,6 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { call, startApi, type TestApi } from './helpers/api.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI the way `npm run -s token --` does. */
-function token(...args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--conditions=development', '--import', 'tsx', 'services/api/src/cli/token.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' } },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const lastLine = (s: string) => s.trimEnd().split('\n').at(-1)!;
+import { lastLine, tokenCli as token } from './helpers/cli.js';
 
 describe('token CLI', function () {
   this.timeout(60_000);

@@ -1,6 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import { randomUUID } from 'node:crypto';
-import { ERRORS, keys, type ConnectionReply } from '@mgw/contracts';
+import { ERRORS, type ConnectionReply } from '@mgw/contracts';
+import { claimDisconnect, finishDisconnect, readDisconnectMarker } from '@mgw/store';
 import type { Liveness } from './liveness.js';
 
 interface Marker {
@@ -9,27 +10,6 @@ interface Marker {
   state: 'running' | 'done';
   reply?: ConnectionReply;
 }
-
-/** Takes the marker unless another disconnect runs; returns that one's marker when it does. */
-const CLAIM = `
-local raw = redis.call('GET', KEYS[1])
-if raw then
-  local m = cjson.decode(raw)
-  if m.state == 'running' and m.id ~= ARGV[3] then return raw end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
-return false
-`;
-
-/** Publishes the outcome for the joiners, only while the marker is still this disconnect's. */
-const FINISH = `
-local raw = redis.call('GET', KEYS[1])
-if raw and cjson.decode(raw).id == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', tonumber(ARGV[3]))
-  return 1
-end
-return 0
-`;
 
 /** Joiners that arrive shortly after the end still read the outcome. */
 const DONE_TTL_MS = 15_000;
@@ -50,23 +30,21 @@ export class DisconnectCoordinator {
   ) {}
 
   async run(deviceId: string, work: () => Promise<ConnectionReply>): Promise<ConnectionReply> {
-    const key = keys.disconnecting(deviceId);
     const id = randomUUID();
     const mine: Marker = { id, owner: this.liveness.owner, state: 'running' };
     const deadline = Date.now() + this.runningTtlMs;
     let takeover = '';
     while (Date.now() < deadline) {
-      const other = (await this.redis.eval(
-        CLAIM,
-        1,
-        key,
+      const other = await claimDisconnect(
+        this.redis,
+        deviceId,
         JSON.stringify(mine),
-        String(this.runningTtlMs),
+        this.runningTtlMs,
         takeover,
-      )) as string | null;
-      if (!other) return this.runOwn(key, mine, work);
+      );
+      if (!other) return this.runOwn(deviceId, mine, work);
       const joined = JSON.parse(other) as Marker;
-      const outcome = await this.waitFor(key, joined, deadline);
+      const outcome = await this.waitFor(deviceId, joined, deadline);
       if ('reply' in outcome) return outcome.reply;
       takeover = outcome.dead ? joined.id : '';
     }
@@ -75,14 +53,14 @@ export class DisconnectCoordinator {
 
   /** Whether a disconnect of the device runs now (on a live process). */
   async inProgress(deviceId: string): Promise<boolean> {
-    const raw = await this.redis.get(keys.disconnecting(deviceId));
+    const raw = await readDisconnectMarker(this.redis, deviceId);
     if (!raw) return false;
     const m = JSON.parse(raw) as Marker;
     return m.state === 'running' && (await this.liveness.isAlive(m.owner));
   }
 
   private async runOwn(
-    key: string,
+    deviceId: string,
     mine: Marker,
     work: () => Promise<ConnectionReply>,
   ): Promise<ConnectionReply> {
@@ -92,14 +70,14 @@ export class DisconnectCoordinator {
       return reply;
     } finally {
       const done: Marker = { ...mine, state: 'done', reply };
-      await this.redis
-        .eval(FINISH, 1, key, mine.id, JSON.stringify(done), String(DONE_TTL_MS))
-        .catch(() => undefined);
+      await finishDisconnect(this.redis, deviceId, mine.id, JSON.stringify(done), DONE_TTL_MS).catch(
+        () => undefined,
+      );
     }
   }
 
   private async waitFor(
-    key: string,
+    deviceId: string,
     joined: Marker,
     deadline: number,
   ): Promise<{ reply: ConnectionReply } | { dead: boolean }> {
@@ -107,7 +85,7 @@ export class DisconnectCoordinator {
     let nextLivenessCheck = Date.now();
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, POLL_MS));
-      const raw = await this.redis.get(key);
+      const raw = await readDisconnectMarker(this.redis, deviceId);
       if (!raw) return { dead: false };
       const m = JSON.parse(raw) as Marker;
       if (m.id !== joined.id) return { dead: false };

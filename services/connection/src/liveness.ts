@@ -1,27 +1,12 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { CONNECTION_LIVENESS, keys } from '@mgw/contracts';
-
-// Scores are expiry times on the Redis server's clock, so hosts with skewed clocks still agree.
-const BEAT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-return 1
-`;
-
-const IS_ALIVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) >= now then return 1 end
-return 0
-`;
+import { LivenessSet } from '@mgw/store';
 
 /**
- * This process's entry in the connection service's liveness set (see CONNECTION_LIVENESS), and
- * the check whether another process (by its lease owner id) is still alive: a pairing record or
- * a running disconnect whose process died is stale at once, not only when its lease runs out.
+ * This process's entry in the connection service's liveness set (see CONNECTION_LIVENESS; one
+ * `LivenessSet` of @mgw/store, scored on the Redis clock, so hosts with skewed clocks still agree),
+ * and the check whether another process (by its lease owner id) is still alive: a pairing record
+ * or a running disconnect whose process died is stale at once, not only when its lease runs out.
  */
 export class Liveness {
   private timer: NodeJS.Timeout | undefined;
@@ -29,14 +14,18 @@ export class Liveness {
   /** performance.now() when the last beat that Redis took was sent; undefined when not announced. */
   private beatSentAt: number | undefined;
   private stopped = false;
+  private readonly set: LivenessSet;
 
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     readonly owner: string,
     private readonly logger: Logger,
     private readonly beatMs: number = CONNECTION_LIVENESS.beatMs,
     private readonly ttlMs: number = CONNECTION_LIVENESS.ttlMs,
-  ) {}
+  ) {
+    // Each beat forgets every expired entry: nobody takes over from a connection service.
+    this.set = new LivenessSet(redis, { key: keys.connectionWorkers(), ttlMs, forgetMs: 1 });
+  }
 
   /** Announces this process now and every beat until `stop`. */
   async start(): Promise<void> {
@@ -58,7 +47,7 @@ export class Liveness {
     this.timer = undefined;
     this.stopped = true;
     this.beatSentAt = undefined;
-    await this.redis.zrem(keys.connectionWorkers(), this.owner).catch(() => undefined);
+    await this.set.leave(this.owner).catch(() => undefined);
   }
 
   /**
@@ -70,12 +59,12 @@ export class Liveness {
   }
 
   async isAlive(owner: string): Promise<boolean> {
-    return (await this.redis.eval(IS_ALIVE, 1, keys.connectionWorkers(), owner)) === 1;
+    return this.set.isAlive(owner);
   }
 
   private async beat(): Promise<void> {
     const sentAt = performance.now();
-    await this.redis.eval(BEAT, 1, keys.connectionWorkers(), this.owner, String(this.ttlMs));
+    await this.set.beat(this.owner);
     // A beat that lands after stop() announces nothing.
     if (!this.stopped) this.beatSentAt = sentAt;
   }

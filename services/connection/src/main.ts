@@ -40,7 +40,7 @@ export async function startConnection(host?: ServiceHost<Metrics>): Promise<void
     disconnecting: (deviceId) => coordinator.inProgress(deviceId),
     sandbox,
   });
-  await pairing.listen(subscriber);
+  await pairing.listen(subscriber, metrics.redisSubscribed);
   const worker = startConnectionWorker({
     config,
     logger,
@@ -60,8 +60,12 @@ export async function startConnection(host?: ServiceHost<Metrics>): Promise<void
   // Announced only once the worker takes jobs: the API refuses requests (503) until then.
   await liveness.start();
   // Ready only while the API would hand this process work: a probe (or `npm start`'s `ready:`)
-  // that passes means a /connect is not refused as "not running".
-  const ops = await rt.startOps(() => worker.isRunning() && liveness.announced());
+  // that passes means a /connect is not refused as "not running". Also only while it hears
+  // other replicas' requests to end a pairing (forceNew, disconnect).
+  const ops = await rt.startOps(
+    () => worker.isRunning() && liveness.announced() && pairing.listenProblem === undefined,
+    () => pairing.listenProblem,
+  );
   rt.installShutdown([
     { name: 'connection worker', run: () => worker.close() },
     { name: 'pairing sockets', run: () => pairing.stopAll() },

@@ -1,4 +1,4 @@
-import { serializeError, type RedisClient } from '@mgw/common';
+import { Subscription, serializeError, type RedisClient, type SubscriptionOptions } from '@mgw/common';
 import {
   ERRORS,
   keys,
@@ -8,7 +8,7 @@ import {
 } from '@mgw/contracts';
 import { hasLinkedCredentials } from '@mgw/messenger';
 import { LINKED_CONNECTING, codeReply, pairingEndedReply, sameRequest } from './pairing-replies.js';
-import { isRunning, readPairing, type PairingRecord } from './pairing-record.js';
+import { isPairingRunning, readPairing, type PairingRecord } from '@mgw/store';
 import { FIRST_CODE_TIMEOUT_MS, startPairing, type LocalPairing, type PairingDeps } from './pairing-start.js';
 
 export type { PairingDeps } from './pairing-start.js';
@@ -29,6 +29,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export class PairingManager {
   private readonly local = new Map<string, LocalPairing>();
+  private commands?: Subscription;
 
   constructor(private readonly deps: PairingDeps) {}
 
@@ -36,22 +37,38 @@ export class PairingManager {
     return this.local.size;
   }
 
-  /** Ends this replica's pairings when another replica asks (forceNew, disconnect). */
-  async listen(subscriber: RedisClient): Promise<void> {
-    subscriber.on('message', (channel: string, raw: string) => {
-      if (channel !== keys.connectionCommands()) return;
-      let cmd: ConnectionCommand;
-      try {
-        cmd = JSON.parse(raw) as ConnectionCommand;
-      } catch {
-        return;
-      }
-      if (cmd.type !== 'cancel-pairing') return;
-      this.cancel(cmd.deviceId, cmd.reason, cmd.pairingId).catch((err: unknown) =>
-        this.deps.logger.warn('pairing not cancelled', { deviceId: cmd.deviceId, err: serializeError(err) }),
-      );
+  /**
+   * Ends this replica's pairings when another replica asks (forceNew, disconnect). Resolves once
+   * Redis has confirmed the subscription (kept through reconnects).
+   */
+  async listen(subscriber: RedisClient, gauge?: SubscriptionOptions['gauge']): Promise<void> {
+    this.commands = new Subscription({
+      client: subscriber,
+      channels: [keys.connectionCommands()],
+      onMessage: (_channel, raw) => {
+        let cmd: ConnectionCommand;
+        try {
+          cmd = JSON.parse(raw) as ConnectionCommand;
+        } catch {
+          return;
+        }
+        if (cmd.type !== 'cancel-pairing') return;
+        this.cancel(cmd.deviceId, cmd.reason, cmd.pairingId).catch((err: unknown) =>
+          this.deps.logger.warn('pairing not cancelled', {
+            deviceId: cmd.deviceId,
+            err: serializeError(err),
+          }),
+        );
+      },
+      logger: this.deps.logger,
+      gauge,
     });
-    await subscriber.subscribe(keys.connectionCommands());
+    await this.commands.start();
+  }
+
+  /** Why other replicas' requests are not heard now (undefined while they are). */
+  get listenProblem(): string | undefined {
+    return this.commands ? this.commands.problem : 'not listening';
   }
 
   /** A connect request when the device is not linked (or forceNew logged it out). */
@@ -66,7 +83,7 @@ export class PairingManager {
       const rec = await readPairing(redis, deviceId);
       let joinId: string | undefined;
       let startedAt = 0;
-      if (isRunning(rec) && rec.pairingId !== discarded && (await this.isLive(deviceId, rec))) {
+      if (isPairingRunning(rec) && rec.pairingId !== discarded && (await this.isLive(deviceId, rec))) {
         if (!sameRequest(req, rec))
           return { success: false, error: ERRORS.pairingOtherMethod, httpStatus: 409 };
         ({ pairingId: joinId, startedAt } = rec);
@@ -96,13 +113,13 @@ export class PairingManager {
     const own = await this.cancel(deviceId, reason);
     if (own) return own;
     const rec = await readPairing(this.deps.redis, deviceId);
-    if (!isRunning(rec) || !(await this.isLive(deviceId, rec))) return undefined;
+    if (!isPairingRunning(rec) || !(await this.isLive(deviceId, rec))) return undefined;
     const cmd: ConnectionCommand = { type: 'cancel-pairing', deviceId, pairingId: rec.pairingId, reason };
     await this.deps.redis.publish(keys.connectionCommands(), JSON.stringify(cmd));
     const until = Date.now() + REMOTE_CANCEL_WAIT_MS;
     while (Date.now() < until) {
       const cur = await readPairing(this.deps.redis, deviceId);
-      if (cur?.pairingId !== rec.pairingId || !isRunning(cur)) break;
+      if (cur?.pairingId !== rec.pairingId || !isPairingRunning(cur)) break;
       await sleep(POLL_MS);
     }
     return rec.pairingId;

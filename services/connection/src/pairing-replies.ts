@@ -1,6 +1,6 @@
 import { CONNECTION_MESSAGES, ERRORS, type ConnectRequest, type ConnectionReply } from '@mgw/contracts';
 import { qrToDataUrl } from '@mgw/messenger';
-import type { PairingRecord } from './pairing-record.js';
+import type { PairingRecord } from '@mgw/store';
 
 /** Why a pairing ended before it showed a code, as the connect that waited for it answers. */
 export function pairingEndedReply(reason: string): ConnectionReply {

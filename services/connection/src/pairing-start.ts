@@ -2,17 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys, type ConnectRequest } from '@mgw/contracts';
 import {
+  loadDeviceProxy,
   PairingSession,
   purgeAuthState,
   type Lease,
   type LeaseManager,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
-import { markLinked, startWarmup, type Encryption, type SessionStore } from '@mgw/store';
+import {
+  PAIRING_ENDED_TTL_MS,
+  createPairing,
+  markLinked,
+  startWarmup,
+  updatePairing,
+  type Encryption,
+  type PairingRecord,
+  type SessionStore,
+} from '@mgw/store';
 import type { ConnectionConfig } from './config.js';
 import { holdLease } from './lease-heartbeat.js';
 import type { Liveness } from './liveness.js';
-import { ENDED_RECORD_TTL_MS, createPairing, updatePairing, type PairingRecord } from './pairing-record.js';
 
 export interface PairingDeps {
   config: ConnectionConfig;
@@ -59,9 +68,18 @@ export async function startPairing(
 
   let ended = false;
   let leaseLost = false;
+  // The pairing socket goes through the device's proxy too (docs/proxies.md).
+  const proxy = await loadDeviceProxy({
+    redis,
+    encryption: deps.encryption,
+    deviceId,
+    defaultProxy: config.messenger.defaultProxy,
+    ...(deps.sandbox ? { ca: deps.sandbox.mediaCaPem } : {}),
+  });
   const session = new PairingSession({
     redis,
     encryption: deps.encryption,
+    ...(proxy ? { proxy } : {}),
     logger: log,
     deviceId,
     sandbox: deps.sandbox,
@@ -102,7 +120,7 @@ export async function startPairing(
   session.once('paired', (account) => {
     void (async () => {
       ended = true;
-      await updatePairing(redis, deviceId, pairingId, { state: 'paired' }, ENDED_RECORD_TTL_MS);
+      await updatePairing(redis, deviceId, pairingId, { state: 'paired' }, PAIRING_ENDED_TTL_MS);
       await sessions.update(deviceId, 'connecting', { phone: account.phone, name: account.name });
       // A new link: its sending policy starts the warm-up today (docs/architecture.md, "Keeping accounts safe").
       await startWarmup(redis, deviceId);
@@ -121,7 +139,7 @@ export async function startPairing(
       // No late creds.update may write after the purge: refuse every write from here on.
       ended = true;
       await purgeAuthState(redis, deviceId, lease.epoch).catch(() => false);
-      await updatePairing(redis, deviceId, pairingId, { state: 'failed', reason }, ENDED_RECORD_TTL_MS);
+      await updatePairing(redis, deviceId, pairingId, { state: 'failed', reason }, PAIRING_ENDED_TTL_MS);
       // Lost the lease: the device (and its session record) belongs to its new holder now.
       if (!leaseLost) await sessions.markDisconnected(deviceId, reason);
       await endLocal();

@@ -3,13 +3,12 @@ import { Redis } from 'ioredis';
 import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
 import { ERRORS, keys, type ConnectRequest } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
-import { Encryption, SessionStore } from '@mgw/store';
+import { Encryption, readPairing, SessionStore } from '@mgw/store';
 import { LeaseManager, enableSandbox, type SandboxSocketOptions } from '@mgw/messenger';
 import { waitFor } from '@mgw/testing';
 import type { ConnectionConfig } from '../src/config.js';
 import { Liveness } from '../src/liveness.js';
 import { PairingManager } from '../src/pairing-manager.js';
-import { readPairing } from '../src/pairing-record.js';
 
 interface Replica {
   name: string;

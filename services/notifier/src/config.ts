@@ -2,15 +2,15 @@ import Joi from 'joi';
 import {
   opsConfig,
   opsEnv,
-  outboundConfig,
-  outboundEnv,
+  webhookOutboundConfig,
+  webhookOutboundEnv,
   redisConfig,
   redisEnv,
   runtimeConfig,
   runtimeEnv,
   validateEnv,
   type OpsConfig,
-  type OutboundConfig,
+  type WebhookOutboundConfig,
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
@@ -34,7 +34,7 @@ export interface NotifierConfig extends RuntimeConfig {
   ops: OpsConfig;
   encryption: EncryptionConfig;
   /** Which private hosts webhook URLs may point at (none by default). */
-  outbound: OutboundConfig;
+  outbound: WebhookOutboundConfig;
   /** Budget of one attempt (connect, request, answer); a slower endpoint counts as failed. */
   timeoutMs: number;
   retry: RetrySchedule;
@@ -47,7 +47,7 @@ export interface NotifierConfig extends RuntimeConfig {
   sweepMs: number;
 }
 
-export const NOTIFIER_ENV = [runtimeEnv, redisEnv, opsEnv, encryptionEnv, outboundEnv, notifierEnv];
+export const NOTIFIER_ENV = [runtimeEnv, redisEnv, opsEnv, encryptionEnv, webhookOutboundEnv, notifierEnv];
 
 export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
   const e = validateEnv(NOTIFIER_ENV, env, [
@@ -61,7 +61,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     redis: redisConfig(e),
     ops: opsConfig(e),
     encryption: encryptionConfig(e),
-    outbound: outboundConfig(e),
+    outbound: webhookOutboundConfig(e),
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     retry: {
       attempts: e.WEBHOOK_MAX_ATTEMPTS,

@@ -4,6 +4,7 @@ import {
   createServiceRuntime,
   isEntryPoint,
   runService,
+  SANDBOX_WEBHOOK_WARNING,
   type ServiceHost,
 } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
@@ -68,13 +69,22 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
     logger,
     adoptLegacy,
   });
-  const watcher = new OutboxWatcher({ webhooks, targets, dispatcher, sweepMs: config.sweepMs, logger });
-  await watcher.start(subscriber);
+  const watcher = new OutboxWatcher({
+    webhooks,
+    targets,
+    dispatcher,
+    sweepMs: config.sweepMs,
+    logger,
+    subscribedGauge: metrics.redisSubscribed,
+  });
 
+  // Ready only while subscribed: without it events wait for the sweep (WEBHOOK_SWEEP_MS), not ~40 ms.
   const ops = await rt.startOps({
     probe,
     probeKey: keys.readyProbe(consumer),
     notReadyError: ERRORS.serviceUnavailable,
+    serving: () => watcher.subscribed,
+    notServingReason: () => watcher.problem,
     collect: () => collectBacklog(webhooks, store, dispatcher, metrics),
   });
   rt.installShutdown([
@@ -83,7 +93,10 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
     { name: 'deliveries', run: () => dispatcher.stop() },
     { name: 'ops server', run: () => ops.close() },
   ]);
+  // Until Redis confirms the subscription, /readyz answers 503 with the reason.
+  await watcher.start(subscriber);
   logger.info('notifier started', { consumer, metricsPort: ops.port });
+  if (config.outbound.sandboxLoopback) logger.warn(SANDBOX_WEBHOOK_WARNING);
 }
 
 if (isEntryPoint(import.meta.url)) runService('notifier', () => startNotifier());

@@ -11,7 +11,11 @@
  *    by simulation; also printed against the mean device's 1,250 ms gaps), the sender's
  *    RSS, lease renewals that were not `renewed` (restored / lost / unknown) and "lease lost"
  *    lines, and the sender's event-loop lag p99 (the worst of the phase's scrape windows: prom-client
- *    resets its histogram at each scrape; and the max).
+ *    resets its histogram at each scrape; and the max). Then the same lists again to other new
+ *    contacts with typing off (each device's policy), and each device's pace in both rounds side
+ *    by side: its list's (list − 1) gaps at the mean 1,250 ms over the time from its first send to
+ *    its last (median and slowest device; and, by simulation, what the jitter alone gives).
+ *    BENCH_FLEET_LISTS_ONLY=1 stops there.
  * 2. CPU-seconds of the sender per delivered message, against a bare Baileys socket (its own
  *    process, support/bare-socket.ts, on the built packages too) sending to as many new contacts
  *    in the same run: a ratio.
@@ -27,7 +31,10 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { keys } from '@mgw/contracts';
 import { waitFor } from '@mgw/testing';
+import { median } from '../src/fleet/queue-metrics.js';
+import { SETTINGS_TTL_MS } from '../src/send/pacing.js';
 import {
   Fleet,
   GAP_MS,
@@ -46,6 +53,7 @@ const LIST = Number(process.env.BENCH_FLEET_LIST ?? 20);
 const IDLE_DEVICES = Number(process.env.BENCH_FLEET_IDLE_DEVICES ?? 300);
 const IDLE_S = Number(process.env.BENCH_FLEET_IDLE_S ?? 30);
 const PROFILE_DIR = process.env.BENCH_FLEET_PROFILE_DIR;
+const LISTS_ONLY = process.env.BENCH_FLEET_LISTS_ONLY === '1';
 // Issue 30's goals: 100 busy devices in 512 MiB, 300 in 1 GiB; 300 idle in 1 GiB, 1,000 in 1.5 GiB.
 const BUSY_GOAL_MIB = DEVICES <= 100 ? 512 : 1024;
 const IDLE_GOAL_MIB = IDLE_DEVICES <= 300 ? 1024 : 1536;
@@ -68,6 +76,26 @@ function pacedIdealSeconds(devices: number, list: number): number {
     sum += slowest;
   }
   return sum / trials / 1000;
+}
+/**
+ * Each device's pace (its list's paced ideal at the mean gap over its time) for a sender adding
+ * nothing: the jitter alone spreads it. The median and slowest of `devices`, averaged over 1,000
+ * trials, by simulation.
+ */
+function paceSpread(devices: number, list: number): { median: number; slowest: number } {
+  const trials = 1000;
+  let medians = 0;
+  let slowest = 0;
+  for (let t = 0; t < trials; t++) {
+    const paces = Array.from({ length: devices }, () => {
+      let total = 0;
+      for (let k = 1; k < list; k++) total += GAP_MS + Math.random() * JITTER_MS;
+      return ((list - 1) * (GAP_MS + JITTER_MS / 2)) / total;
+    }).sort((x, y) => x - y);
+    medians += median(paces);
+    slowest += paces[0]!;
+  }
+  return { median: medians / trials, slowest: slowest / trials };
 }
 if (PROFILE_DIR) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}`;
 
@@ -125,54 +153,61 @@ try {
     what: 'the sender holds every device',
   });
 
-  // --- 1. lists at the default pacing -------------------------------------------------------------
-  const before = await metrics(first!); // also resets prom-client's event-loop histogram
-  const sentBefore = sent(before);
-  const lostBefore = lostLines(first!);
-  const cpu0 = procStats(pid).cpuSeconds;
-  // Where the machine's CPU went during the phase: every process of the stack, the simulator (it
-  // decrypts every message and sets up every new Signal session) and this one (it only polls).
+  // --- 1. lists at the default pacing, typing on (the default), then off --------------------------
   const simPid = stack.simulator.pid!;
   const others = stack.processes.filter((p) => p !== first && p.child.exitCode === null);
-  const others0 = others.map((p) => procStats(p.child.pid!).cpuSeconds);
-  const sim0 = procStats(simPid).cpuSeconds;
-  const self0 = process.cpuUsage();
-  const t0 = performance.now();
-  await fleet.sendLists(DEVICES, LIST, 'fleet');
   const total = DEVICES * LIST;
-  let sentNow = 0;
-  let after = '';
-  // A scrape of 100 devices' series costs the sender CPU that counts in its per-message figure
-  // (every 250 ms it was ~2.5 % of the phase; Prometheus scrapes every 15 s): every 2 s until 90 %
-  // are sent, then every 250 ms for the end's timing.
-  let nextScrape = 0;
-  // Each scrape resets prom-client's event-loop histogram: the phase's lag is the worst window's.
-  let lagP99 = 0;
-  let lagMax = 0;
-  await waitFor(
-    async () => {
-      if (performance.now() < nextScrape) return false;
-      after = await metrics(first!);
-      lagP99 = Math.max(lagP99, metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000);
-      lagMax = Math.max(lagMax, metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000);
-      sentNow = sent(after) - sentBefore;
-      nextScrape = performance.now() + (sentNow < 0.9 * total ? 2000 : 0);
-      return sentNow >= total;
-    },
-    { timeoutMs: 900_000, intervalMs: 250, what: `${total} messages sent` },
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  const cpuSender = procStats(pid).cpuSeconds - cpu0;
-  const selfCpu = process.cpuUsage(self0);
-  const share = (cpu: number) => `${((cpu / seconds) * 100).toFixed(0)} %`;
-  const cpuLine = [
-    `sender ${share(cpuSender)}`,
-    ...others.map(
-      (p, i) => `${p.name.split('#')[0]} ${share(procStats(p.child.pid!).cpuSeconds - others0[i]!)}`,
-    ),
-    `simulator ${share(procStats(simPid).cpuSeconds - sim0)}`,
-    `bench ${share((selfCpu.user + selfCpu.system) / 1e6)}`,
-  ].join(', ');
+  /** One round of lists to new contacts (numbers starting `prefix`): until all are sent. */
+  async function listsPhase(prefix: string) {
+    const before = await metrics(first!); // also resets prom-client's event-loop histogram
+    const sentBefore = sent(before);
+    const lostBefore = lostLines(first!);
+    const cpu0 = procStats(pid).cpuSeconds;
+    // Where the machine's CPU went during the phase: every process of the stack, the simulator (it
+    // decrypts every message and sets up every new Signal session) and this one (it only polls).
+    const others0 = others.map((p) => procStats(p.child.pid!).cpuSeconds);
+    const sim0 = procStats(simPid).cpuSeconds;
+    const self0 = process.cpuUsage();
+    const t0 = performance.now();
+    const lists = await fleet.sendLists(DEVICES, LIST, 'fleet', prefix);
+    let sentNow = 0;
+    let after = '';
+    // A scrape of 100 devices' series costs the sender CPU that counts in its per-message figure
+    // (every 250 ms it was ~2.5 % of the phase; Prometheus scrapes every 15 s): every 2 s until 90 %
+    // are sent, then every 250 ms for the end's timing.
+    let nextScrape = 0;
+    // Each scrape resets prom-client's event-loop histogram: the phase's lag is the worst window's.
+    let lagP99 = 0;
+    let lagMax = 0;
+    await waitFor(
+      async () => {
+        if (performance.now() < nextScrape) return false;
+        after = await metrics(first!);
+        lagP99 = Math.max(lagP99, metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000);
+        lagMax = Math.max(lagMax, metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000);
+        sentNow = sent(after) - sentBefore;
+        nextScrape = performance.now() + (sentNow < 0.9 * total ? 2000 : 0);
+        return sentNow >= total;
+      },
+      { timeoutMs: 900_000, intervalMs: 250, what: `${total} messages sent` },
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuSender = procStats(pid).cpuSeconds - cpu0;
+    const selfCpu = process.cpuUsage(self0);
+    const share = (cpu: number) => `${((cpu / seconds) * 100).toFixed(0)} %`;
+    const cpuLine = [
+      `sender ${share(cpuSender)}`,
+      ...others.map(
+        (p, i) => `${p.name.split('#')[0]} ${share(procStats(p.child.pid!).cpuSeconds - others0[i]!)}`,
+      ),
+      `simulator ${share(procStats(simPid).cpuSeconds - sim0)}`,
+      `bench ${share((selfCpu.user + selfCpu.system) / 1e6)}`,
+    ].join(', ');
+    const paces = (await fleet.paces(lists, GAP_MS + JITTER_MS / 2)).sort((x, y) => x - y);
+    return { before, after, sentNow, seconds, cpuSender, cpuLine, lagP99, lagMax, lostBefore, paces };
+  }
+  const typingOn = await listsPhase('1555');
+  const { before, after, sentNow, seconds, cpuSender, cpuLine, lagP99, lagMax, lostBefore } = typingOn;
   const idealSeconds = pacedIdealSeconds(DEVICES, LIST);
   const meanDeviceSeconds = ((LIST - 1) * (GAP_MS + JITTER_MS / 2)) / 1000;
   const notRenewed = ['restored', 'lost', 'unknown'].map((o) => renewals(after, o) - renewals(before, o));
@@ -193,6 +228,35 @@ try {
     `  lease renewals not 'renewed': restored ${notRenewed[0]}, lost ${notRenewed[1]}, unknown ${notRenewed[2]}; ` +
       `"lease lost" lines ${lostLines(first!) - lostBefore} (goal: 0)`,
   );
+
+  // The same again with typing off (each device's policy), to other new contacts, side by side.
+  const settings = stack.redis.pipeline();
+  for (const d of fleet.linked) settings.hset(keys.deviceSettings(d.deviceId), 'typing', 'false');
+  await settings.exec();
+  await new Promise((r) => setTimeout(r, SETTINGS_TTL_MS + 1000)); // the pacers read it again
+  const typingOff = await listsPhase('1556');
+  const restore = stack.redis.pipeline();
+  for (const d of fleet.linked) restore.hdel(keys.deviceSettings(d.deviceId), 'typing');
+  await restore.exec();
+  const reference = paceSpread(DEVICES, LIST);
+  const pace = (p: number[]) => `median ${median(p).toFixed(2)}, slowest ${p[0]!.toFixed(2)}`;
+  report(
+    `  each device's pace (its ${LIST - 1} gaps at the mean ${(GAP_MS + JITTER_MS / 2) / 1000} s over its first to last send):`,
+  );
+  report(
+    `    typing on  ${pace(typingOn.paces)} (goal: median ≥ 0.97, slowest ≥ 0.93); the lists took ${typingOn.seconds.toFixed(1)} s`,
+  );
+  report(
+    `    typing off ${pace(typingOff.paces)}; the lists took ${typingOff.seconds.toFixed(1)} s (${typingOff.cpuLine})`,
+  );
+  report(
+    `    a sender adding nothing (the jitter alone, by simulation): median ${reference.median.toFixed(2)}, slowest ${reference.slowest.toFixed(2)}`,
+  );
+  if (LISTS_ONLY) {
+    console.log(`\n--- summary\n${lines.join('\n')}`);
+    await stack.stop();
+    process.exit(0);
+  }
 
   // --- 2. CPU per delivered message against a bare socket ------------------------------------------
   const bare = await bareBaseline(total);

@@ -1,15 +1,14 @@
 import { isEntryPoint, runService, type ServiceHost } from '@mgw/common';
 import { keys, type Metrics } from '@mgw/contracts';
 import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
-import { ContentStore, InboundStore, MessageRevisions } from '@mgw/store';
-import { createLinkPreviewer } from './link-preview.js';
+import { ContentStore, InboundStore, MessageRevisions, SenderRoster } from '@mgw/store';
+import { createLinkPreviewer } from './send/link-preview.js';
 import { loadSenderConfig } from './config.js';
-import { DeviceFleet } from './device-fleet.js';
-import { SenderRoster } from './fair-share.js';
-import { limitHeapGrowth } from './heap-growth.js';
-import { createAttachmentFetcher } from './media-source.js';
-import { CONTENT_CACHE } from './send-content.js';
-import { startQueueMetrics } from './queue-metrics.js';
+import { DeviceFleet } from './fleet/device-fleet.js';
+import { limitHeapGrowth } from './fleet/heap-growth.js';
+import { createAttachmentFetcher } from './send/media-source.js';
+import { CONTENT_CACHE } from './send/send-content.js';
+import { startQueueMetrics } from './fleet/queue-metrics.js';
 
 /**
  * Starts the sender: as its own process (this file run by node), or, given a host, as one part
@@ -48,24 +47,32 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
       metrics,
       redis,
       bullConnection,
-      messages,
-      contents,
-      inbound: new InboundStore(redis, encryption, config.store.messageRetentionSeconds),
-      revisions: new MessageRevisions(redis, encryption, config.store.messageRetentionSeconds),
-      linkPreview: createLinkPreviewer({
-        outbound: config.outbound,
-        logger,
-        onOutcome: (outcome) => metrics.linkPreviews.inc({ outcome }),
-      }),
-      sessions,
       encryption,
-      fetchAttachment,
       sandbox,
+      stores: {
+        messages,
+        contents,
+        sessions,
+        inbound: new InboundStore(redis, encryption, config.store.messageRetentionSeconds),
+        revisions: new MessageRevisions(redis, encryption, config.store.messageRetentionSeconds),
+      },
+      fetchers: {
+        linkPreview: createLinkPreviewer({
+          outbound: config.outbound,
+          logger,
+          onOutcome: (outcome) => metrics.linkPreviews.inc({ outcome }),
+        }),
+        fetchAttachment,
+      },
     },
     subscriber,
     logger,
   );
-  const ops = await rt.startOps();
+  // Ready only while it hears fresh links and device commands (a /disconnect is answered by the holder).
+  const ops = await rt.startOps(
+    () => fleet.subscriptionProblem === undefined,
+    () => fleet.subscriptionProblem,
+  );
   await fleet.start();
   const stopQueueMetrics = startQueueMetrics(fleet, metrics);
   rt.installShutdown([

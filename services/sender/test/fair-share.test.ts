@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fairShare, planHandovers } from '../src/fair-share.js';
+import { fairShare, planHandovers } from '../src/fleet/fair-share.js';
 
 describe('sender: fair share of the fleet', () => {
   it('When devices and live senders are counted, then the share is the rounded-up quotient, capped by SENDER_MAX_DEVICES', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { leaseMayStillBeOurs } from '../src/device-fleet.js';
+import { leaseMayStillBeOurs } from '../src/fleet/device-fleet.js';
 
 describe('sender: unanswered lease renewals', () => {
   it('When renewals go unanswered for less than the lease TTL, then the device is kept', () => {

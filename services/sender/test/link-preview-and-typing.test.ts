@@ -4,9 +4,14 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger, parseAllowedPrivateHosts } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import { createLinkPreviewer, firstUrl, readPage, type PreviewOutcome } from '../src/link-preview.js';
-import { Pacer } from '../src/pacing.js';
-import { TYPING_MAX_MS, typingMs } from '../src/typing.js';
+import { createLinkPreviewer, firstUrl, readPage, type PreviewOutcome } from '../src/send/link-preview.js';
+import { Pacer } from '../src/send/pacing.js';
+import { TYPING_MAX_MS, TYPING_MIN_MS, typingMs } from '../src/send/typing.js';
+
+/** Blocks this thread (the event loop) for `ms`, as a sender short of CPU would be. */
+function blockEventLoop(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
 
 describe('sender: link previews (real HTTP through the outbound guard) and typing', () => {
   let server: Server;
@@ -96,6 +101,41 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       expect(turn - t0).to.be.lessThan(3000);
       await redis.hset(keys.deviceSettings(`${device}-off`), 'typing', 'false');
       expect(await new Pacer(redis, `${device}-off`, 300, 0).typing()).to.equal(false);
+    } finally {
+      await redis.quit();
+    }
+  });
+
+  it('When the sender reaches a list message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
+    const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    try {
+      const pacer = new Pacer(redis, `typing-late-${Math.random().toString(36).slice(2, 8)}`, 600, 0);
+      const started: number[] = [];
+      const typing = { ms: 600, minMs: TYPING_MIN_MS, start: () => started.push(Date.now()) };
+      const queuedAt = Date.now();
+      await pacer.wait(typing, queuedAt); // the first: typed after the idle spell
+      let last = Date.now();
+      expect(started).to.have.length(1);
+      // On schedule the typing fills the whole 600 ms gap; the worker gets to the message 250 ms
+      // after the last send (a busy loop): typing from then, and the message at its slot.
+      blockEventLoop(250);
+      await pacer.wait(typing, queuedAt);
+      expect(started).to.have.length(2);
+      expect(Date.now() - last, 'at its slot, not 250 ms past it').to.be.within(570, 720);
+      expect(Date.now() - started[1]!, 'cut to what was left').to.be.within(250, 420);
+      pacer.takeLagMs(); // the late turn counts as lag (schedule-lag.test.ts)
+      last = Date.now();
+      // 450 ms late: 150 ms would be left, under the minimum: no typing, the message at its slot.
+      blockEventLoop(450);
+      await pacer.wait(typing, queuedAt);
+      expect(started).to.have.length(2);
+      expect(Date.now() - last).to.be.within(570, 720);
+      last = Date.now();
+      // Past the slot altogether: it goes at once, untyped.
+      blockEventLoop(800);
+      await pacer.wait(typing, queuedAt);
+      expect(started).to.have.length(2);
+      expect(Date.now() - last).to.be.within(790, 950);
     } finally {
       await redis.quit();
     }

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { parseAllowedPrivateHosts } from '@mgw/common';
 import { ATTACHMENT_MAX_BYTES, keys } from '@mgw/contracts';
-import { createAttachmentFetcher } from '../src/media-source.js';
-import { Pacer } from '../src/pacing.js';
-import { PermanentSendError } from '../src/send-errors.js';
-import { followUpId } from '../src/send-content.js';
+import { createAttachmentFetcher } from '../src/send/media-source.js';
+import { Pacer } from '../src/send/pacing.js';
+import { PermanentSendError } from '../src/send/send-errors.js';
+import { followUpId } from '../src/send/send-content.js';
 
 describe('sender: pacing and attachment loading (real Redis, local HTTP)', () => {
   let redis: Redis;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
-import { Pacer, readySince } from '../src/pacing.js';
-import { median } from '../src/queue-metrics.js';
+import { Pacer, readySince } from '../src/send/pacing.js';
+import { median } from '../src/fleet/queue-metrics.js';
 
 /** Blocks this thread (the event loop) for `ms`, as a sender short of CPU would be. */
 function blockEventLoop(ms: number): void {
@@ -76,14 +76,15 @@ describe('sender: how far behind its paced schedule a device is (real Redis)', (
     expect(pacer.takeLagMs()).to.be.within(400, 2000);
   });
 
-  it('When a backlog message with typing reaches its turn late, then the typing it pushes past the slot counts as lag; the typing after an idle spell does not', async () => {
+  it('When a backlog message with typing reaches its turn late, then the late turn counts as lag (its typing is cut short, not pushed past the slot); the typing after an idle spell does not', async () => {
     const pacer = new Pacer(redis, `${device}-typing`, 300, 0);
     const typing = { ms: 300, start: () => undefined };
     const queuedAt = Date.now();
     await pacer.wait(undefined, queuedAt);
     pacer.takeLagMs();
     // On schedule the typing would fill the 300 ms gap; the sender gets to the message only 200 ms
-    // after the last send (a busy loop), so typing from then ends ~200 ms past the slot.
+    // after the last send (a busy loop): its typing started ~200 ms late (it is cut to what is left,
+    // link-preview-and-typing.test.ts), and that is the lag, as when it pushed the message back.
     blockEventLoop(200);
     await pacer.wait(typing, queuedAt);
     expect(pacer.takeLagMs()).to.be.within(150, 1000);

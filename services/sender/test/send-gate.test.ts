@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createMetrics, keys } from '@mgw/contracts';
-import { SendGate } from '../src/send-gate.js';
+import { SendGate } from '../src/send/send-gate.js';
 
 describe('sender: the send gate keeps the chats the account has', function () {
   let redis: Redis;

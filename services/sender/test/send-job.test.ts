@@ -24,12 +24,12 @@ import {
   type ContactAnswer,
 } from '@mgw/store';
 import type { DeviceSocket, MessageSender, OutgoingMessage } from '@mgw/messenger';
-import type { Pacer } from '../src/pacing.js';
-import { PermanentSendError } from '../src/send-errors.js';
-import { DeviceRestriction } from '../src/device-restriction.js';
-import { processSendJob } from '../src/send-job.js';
-import { onSendJobFailed } from '../src/send-failure.js';
-import { SendGate } from '../src/send-gate.js';
+import type { Pacer } from '../src/send/pacing.js';
+import { PermanentSendError } from '../src/send/send-errors.js';
+import { DeviceRestriction } from '../src/device/device-restriction.js';
+import { processSendJob } from '../src/send/send-job.js';
+import { onSendJobFailed } from '../src/send/send-failure.js';
+import { SendGate } from '../src/send/send-gate.js';
 
 /** The real gate and restriction with no caps: these tests are about retries, not the policy. */
 function policyDeps(redis: Redis, deviceId: string) {

@@ -5,6 +5,7 @@
  * same sequence of requests.
  */
 import { gzipSync, deflateSync } from 'node:zlib';
+import { HOSTILE_LIST_ENTRIES } from '@mgw/testing';
 
 export interface FuzzRequest {
   method: string;
@@ -13,7 +14,27 @@ export interface FuzzRequest {
   body?: Buffer;
   /** What it mostly exercises (for the printed histogram). */
   endpoint: string;
+  /**
+   * Hostile on purpose, sent with a valid token to the right method: a list-shaped field holding
+   * an entry that is no entry (`hostile-list`), or a body that is not UTF-8 (`not-utf8`). Its
+   * answer must be a 400 with the error envelope and its details (a 413 when a huge entry takes
+   * the body over the route's limit) — never a 5xx, never accepted.
+   */
+  hostile?: 'hostile-list' | 'not-utf8';
 }
+
+/** List entries that are no entries (the test kit's), with a string long enough to matter. */
+const HOSTILE_ENTRIES: unknown[] = [...HOSTILE_LIST_ENTRIES, 'x'.repeat(20_000)];
+
+/** Byte sequences that are not UTF-8: a lone continuation, an overlong form, a cut sequence, a surrogate, 0xFF. */
+const NOT_UTF8: number[][] = [
+  [0x80],
+  [0xc0, 0xaf],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xff],
+  [0xf8, 0x88, 0x80],
+];
 
 /** mulberry32: a small, fast, seedable PRNG. */
 export function prng(seed: number): () => number {
@@ -40,6 +61,7 @@ export class RequestFuzzer {
   }
 
   next(): FuzzRequest {
+    if (this.chance(0.12)) return this.hostile();
     const endpoint = this.pickWeighted<string>([
       ['connect', 25],
       ['disconnect', 15],
@@ -62,6 +84,74 @@ export class RequestFuzzer {
     // fetch sends header values as Latin-1 bytes; beyond that it refuses to send at all.
     for (const [k, v] of Object.entries(headers)) headers[k] = v.replace(/[^\x20-\xff]/g, '?');
     return { method, path, headers, body, endpoint };
+  }
+
+  /**
+   * A hostile request on a route that takes a list (see `FuzzRequest.hostile`): each list-shaped
+   * field of the public API in turn, with well-formed entries around the hostile ones, or any of
+   * those bodies with bytes that are not UTF-8 spliced into a string (gzipped now and then).
+   */
+  private hostile(): FuzzRequest {
+    const kind = this.chance(0.7) ? 'hostile-list' : 'not-utf8';
+    const list = (good: () => unknown) => {
+      const entries = Array.from({ length: this.int(0, 3) }, good);
+      const at = () => this.int(0, entries.length);
+      // null the most often: the commonest slip of a client building a list (a missing value).
+      for (let n = this.int(1, 3); n > 0; n--)
+        entries.splice(at(), 0, this.chance(0.3) ? null : this.pick(HOSTILE_ENTRIES));
+      return entries;
+    };
+    const phone = () => `1555${String(this.int(0, 9_999_999)).padStart(7, '0')}`;
+    const group = '120363012345678901@g.us';
+    const [method, path, body] = this.pick<[string, string, () => Record<string, unknown>]>([
+      ['POST', '/send', () => ({ to: list(phone), text: 'hi' })],
+      [
+        'POST',
+        '/send',
+        () => ({ to: list(() => ({ phone: phone(), vars: { name: 'x' } })), text: 'hi {{name}}' }),
+      ],
+      ['POST', '/send', () => ({ to: phone(), text: 'hi', mentions: list(phone) })],
+      ['POST', '/send', () => ({ to: phone(), contacts: [{ name: 'Ann', phones: list(phone) }] })],
+      ['POST', '/send', () => ({ to: phone(), contacts: list(() => ({ name: 'Ann', phones: [phone()] })) })],
+      [
+        'POST',
+        '/send',
+        () => ({ to: phone(), poll: { question: 'Which?', options: list(() => `o${this.int(0, 99)}`) } }),
+      ],
+      ['POST', '/contacts/check', () => ({ phones: list(phone) })],
+      ['POST', '/groups', () => ({ subject: 'Team', participants: list(phone) })],
+      ['POST', `/groups/${group}/participants`, () => ({ action: 'add', participants: list(phone) })],
+      ['PUT', '/webhook', () => ({ url: 'https://example.test/h', events: list(() => 'message.sent') })],
+    ]);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.pick(this.tokens)}`,
+      'content-type': 'application/json',
+    };
+    let bytes: Buffer;
+    let target = path;
+    let verb = method;
+    if (kind === 'hostile-list') bytes = Buffer.from(JSON.stringify(body()));
+    else {
+      // A valid /send but for the bytes in its text (which U+FFFD would have made acceptable), or
+      // those bytes in a string of another route's body.
+      const toSend = this.chance(0.7);
+      const json = JSON.stringify(toSend ? { to: phone(), text: 'hi @@' } : { ...body(), note: '@@' });
+      if (toSend) [target, verb] = ['/send', 'POST'];
+      const [before, after] = json.split('@@') as [string, string];
+      bytes = Buffer.concat([Buffer.from(before), Buffer.from(this.pick(NOT_UTF8)), Buffer.from(after)]);
+    }
+    if (this.chance(0.2)) {
+      headers['content-encoding'] = 'gzip';
+      bytes = gzipSync(bytes);
+    }
+    return {
+      method: verb,
+      path: `/api/messenger/v1${target}`,
+      headers,
+      body: bytes,
+      endpoint: kind,
+      hostile: kind,
+    };
   }
 
   private method(endpoint: string): string {

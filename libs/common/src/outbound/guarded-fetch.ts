@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
 import {
@@ -48,6 +48,12 @@ export interface OutboundRequest {
   timeoutMs?: number;
   /** Overrides the client's cap for this request. */
   maxBytes?: number;
+  /**
+   * A device's proxy (its own agent, docs/proxies.md): every hop goes through it. The target is
+   * still vetted here first, and the proxy is asked for the vetted address (not the name), so it
+   * never resolves the name again; the proxy's own host is the operator's and not checked.
+   */
+  via?: http.Agent;
 }
 
 export interface OutboundResponse {
@@ -88,7 +94,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     const maxBytes = request.maxBytes ?? options.maxBytes;
     for (let redirects = 0; ; redirects += 1) {
       const target = await deadline.race(vetTarget(current, policy), current.hostname);
-      const hop = await exchange(target, { method, headers, body, maxBytes, ca }, deadline);
+      const hop = await exchange(target, { method, headers, body, maxBytes, ca, via: request.via }, deadline);
       const location = hop.headers.location;
       if (!REDIRECTS.has(hop.status) || !location) return { ...hop, url: current.href };
       if (redirects >= maxRedirects) {
@@ -161,6 +167,7 @@ interface HopRequest {
   body: string | Uint8Array | undefined;
   maxBytes: number;
   ca: (string | Buffer)[] | undefined;
+  via: http.Agent | undefined;
 }
 
 /** Hands the socket the vetted addresses whatever name it asks for: DNS is never consulted a second time. */
@@ -187,8 +194,13 @@ function exchange(
   delete headers['content-length'];
   delete headers['transfer-encoding'];
   if (payload) headers['content-length'] = payload.length;
+  // Through a proxy the vetted address is the host asked for (the pinned lookup is the proxy's, not
+  // ours); the name stays in Host and in TLS (SNI and the certificate check).
+  const address = (target.addresses[0] as ResolvedAddress).address;
+  if (req.via) headers.host = target.url.host;
   const requestOptions: https.RequestOptions = {
-    host: hostname,
+    host: req.via ? address : hostname,
+    ...(req.via && isHttps && !net.isIP(hostname) ? { servername: hostname } : {}),
     port: target.port,
     path: `${target.url.pathname}${target.url.search}`,
     method: req.method,
@@ -196,7 +208,7 @@ function exchange(
     lookup: pinnedLookup(target.addresses),
     // A pooled socket would outlive the check that admitted it and could be handed to a later request whose name
     // now resolves elsewhere, so every request gets its own connection.
-    agent: false,
+    agent: req.via ?? false,
     signal: deadline.signal,
     ...(isHttps && req.ca ? { ca: req.ca } : {}),
   };

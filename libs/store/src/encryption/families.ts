@@ -93,6 +93,13 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     form: 'text',
     fields: { secret: 'text', previousSecret: 'text' },
   },
+  {
+    // A device's proxy: its URL may carry the proxy's user name and password.
+    name: 'device-proxies',
+    pattern: keys.deviceProxy('*'),
+    type: 'string',
+    form: 'text',
+  },
 ];
 
 /** The form of one stored value of a family, or undefined when that field is not sealed. */

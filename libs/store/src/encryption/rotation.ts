@@ -1,4 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
+import { scriptPipeline } from '@mgw/common';
+import { storeScript } from '../lua.js';
 import type { Encryption } from './encryption.js';
 import { ENCRYPTED_FAMILIES, formOf, storageContext, type EncryptedFamily } from './families.js';
 
@@ -94,15 +96,12 @@ export async function encryptionStatus(
   return out;
 }
 
-/** Writes `next` only while the value is still `expected`: a concurrent writer always wins. */
-const CAS_STRING = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end
-return 0
-`;
-const CAS_FIELD = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end
-return 0
-`;
+/**
+ * Write `next` only while the value is still `expected`: a concurrent writer always wins (see
+ * `lua/encryption-reseal-string-1.lua` and `lua/encryption-reseal-field-1.lua`).
+ */
+const CAS_STRING = storeScript<number>('encryption-reseal-string-1');
+const CAS_FIELD = storeScript<number>('encryption-reseal-field-1');
 
 export interface ReencryptResult {
   family: string;
@@ -156,10 +155,10 @@ export async function reencrypt(
         }
         if (writes.length === 0) continue;
         await opts.beforeWrite?.(batch);
-        const pipe = node.pipeline();
+        const pipe = scriptPipeline(node, CAS_STRING, CAS_FIELD);
         for (const { value, next } of writes) {
-          if (value.field === undefined) pipe.eval(CAS_STRING, 1, value.key, value.raw, next);
-          else pipe.eval(CAS_FIELD, 1, value.key, value.field, value.raw, next);
+          if (value.field === undefined) CAS_STRING.queue(pipe, [value.key], [value.raw, next]);
+          else CAS_FIELD.queue(pipe, [value.key], [value.field, value.raw, next]);
         }
         const replies = (await pipe.exec()) ?? [];
         for (const [err, applied] of replies) {

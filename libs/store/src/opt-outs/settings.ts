@@ -94,7 +94,11 @@ const keywordList = Joi.array()
       .messages({ 'any.invalid': '{{#label}} must hold more than white space' }),
   )
   .max(20)
-  .unique((a: string, b: string) => normalizeKeyword(a) === normalizeKeyword(b));
+  // joi compares the entries as they came (a null or a number too): only strings can be the same keyword.
+  .unique(
+    (a: unknown, b: unknown) =>
+      typeof a === 'string' && typeof b === 'string' && normalizeKeyword(a) === normalizeKeyword(b),
+  );
 const text = Joi.string().trim().min(1).max(1000);
 
 /**

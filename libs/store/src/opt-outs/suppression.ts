@@ -1,62 +1,24 @@
 /**
  * A device's suppression list (`keys.optOuts`): numbers that opted out, by a keyword they wrote
- * (services/sender/src/opt-outs.ts) or through the admin API. The sender fails a message to one
+ * (services/sender/src/inbound/opt-outs.ts) or through the admin API. The sender fails a message to one
  * of them `opted_out` before asking WhatsApp anything (OTPs excepted: the person asked for them).
  */
 import { randomUUID } from 'node:crypto';
-import { RedisScript, type RedisClient } from '@mgw/common';
+import type { RedisClient } from '@mgw/common';
 import { keys, type ContactIdentity, type ContactOptEventData } from '@mgw/contracts';
-import { ContactIdentities } from '../contact-identities.js';
-import { EMIT_LUA } from '../events.js';
+import { ContactIdentities } from '../contacts/contact-identities.js';
+import { storeScript } from '../lua.js';
 
 /** Who put a number on the list or took it off. */
 export type OptOutSource = ContactOptEventData['source'];
 
 /**
- * Lua: `mgw_identities(map, address)` — the list entries that name the contact of `address` (a
- * phone or `<digits>@lid`): the address itself and, when the device's phone <-> LID map
- * (`keys.contactIdentities`, same slot) knows the pair, the other identity.
- */
-const IDENTITIES_LUA = `
-local function mgw_identities(map, address)
-  local lid = string.match(address, '^(%d+)@lid$')
-  if lid then
-    local phone = redis.call('HGET', map, 'l:' .. lid)
-    if phone and phone ~= '' then return { address, phone } end
-    return { address }
-  end
-  local known = redis.call('HGET', map, 'p:' .. address)
-  if known then return { address, known .. '@lid' } end
-  return { address }
-end
-`;
-
-/**
- * KEYS: suppression list, webhook, outbox, phone <-> LID map. ARGV: direction (`out` | `in`),
- * address (phone or `<digits>@lid`), now (ms), events channel, deviceId, event id, time (ISO),
- * event data JSON.
  * One contact, one entry: `out` adds the address unless the contact is on the list already by
  * either identity; `in` removes every identity of the contact. When that changed the list, emits
- * `contact.opted_out` / `contact.opted_in` in the same script (a change and its event are written
- * together). Returns 1 when the list changed, 0 when the contact was already on (off) it.
+ * `contact.opted_out` / `contact.opted_in` in the same script (see `lua/opt-out-change-4.lua`). Returns 1 when the list changed, 0 when the
+ * contact was already on (off) it.
  */
-const CHANGE = new RedisScript<number>(
-  'mgwOptOutChange',
-  `${EMIT_LUA}${IDENTITIES_LUA}
-local changed = 0
-local ids = mgw_identities(KEYS[4], ARGV[2])
-if ARGV[1] == 'out' then
-  for _, id in ipairs(ids) do
-    if redis.call('ZSCORE', KEYS[1], id) then return 0 end
-  end
-  changed = redis.call('ZADD', KEYS[1], 'NX', ARGV[3], ARGV[2])
-else
-  changed = redis.call('ZREM', KEYS[1], unpack(ids))
-end
-if changed == 0 then return 0 end
-mgw_emit(KEYS[2], KEYS[3], ARGV[4], ARGV[5], ARGV[6], 'contact.opted_' .. ARGV[1], ARGV[7], ARGV[8])
-return 1`,
-);
+const CHANGE = storeScript<number>('opt-out-change-4');
 
 async function change(
   redis: RedisClient,
@@ -105,15 +67,8 @@ export function optIn(
   return change(redis, deviceId, 'in', phone, source, now);
 }
 
-// KEYS: suppression list, phone <-> LID map. ARGV: address. 1 when either identity is on the list.
-const IS_OPTED_OUT = new RedisScript<number>(
-  'mgwIsOptedOut',
-  `${IDENTITIES_LUA}
-for _, id in ipairs(mgw_identities(KEYS[2], ARGV[1])) do
-  if redis.call('ZSCORE', KEYS[1], id) then return 1 end
-end
-return 0`,
-);
+/** 1 when either identity of the address is on the list (see `lua/opt-out-check-2.lua`). */
+const IS_OPTED_OUT = storeScript<number>('opt-out-check-2');
 
 /**
  * True when the contact of `address` (a phone or `<digits>@lid`) is on the device's suppression

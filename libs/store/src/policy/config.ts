@@ -7,7 +7,7 @@ import Joi from 'joi';
  * caps is kept for OTPs, and when it must not send at all (quiet hours). Defaults come from the
  * environment (`SEND_POLICY_ENV`), each device may override any of them (`keys.deviceSettings`,
  * through the admin API; see device-settings.ts). The sender enforces it
- * (services/sender/src/send-gate.ts); the API reads it for GET /status and the admin API.
+ * (services/sender/src/send/send-gate.ts); the API reads it for GET /status and the admin API.
  */
 export interface SendPolicy {
   /** Messages per cap window once warmed up; 0 = no cap. */
@@ -128,7 +128,7 @@ export const policyOverrideSchema = Joi.object({
   quietHours: Joi.alternatives().try(quietSchema, Joi.string().valid('off')).allow(null),
   timeZone: timeZoneSchema.allow(null),
   sendGapMs: Joi.number().integer().min(0).max(600_000).allow(null),
-  /** "typing…" at the contact before a paced text (services/sender/src/typing.ts); on by default. */
+  /** "typing…" at the contact before a paced text (services/sender/src/send/typing.ts); on by default. */
   typing: Joi.boolean().allow(null),
   /** Restart (true) or end (false) the warm-up now. */
   restartWarmup: Joi.boolean(),

@@ -1,7 +1,7 @@
 /**
  * A device's sending policy: caps per window, warm-up, first contacts, OTP reserve, quiet hours
  * and the pause WhatsApp's push-back starts. The sender enforces it
- * (services/sender/src/send-gate.ts); the API shows it (GET /status) and the admin API changes it.
+ * (services/sender/src/send/send-gate.ts); the API shows it (GET /status) and the admin API changes it.
  *
  * - config.ts: the policy, its environment defaults and the admin API's override schema
  * - device-settings.ts: a device's overrides and warm-up start, and the policy in force
@@ -9,6 +9,7 @@
  * - admission.ts, admission-script.ts: the counters, and taking one message of a window
  * - restriction.ts: the device's pause
  * - status-view.ts: what GET /status and the admin API show
+ * - health-score.ts, health-signals.ts: the device's health score (0–100 with its reasons)
  */
 export {
   formatQuiet,
@@ -41,3 +42,21 @@ export {
   type RestrictionReason,
 } from './restriction.js';
 export { sendingView, type SendingView } from './status-view.js';
+export {
+  HEALTH_LOW_SCORE,
+  HEALTH_REASONS,
+  HEALTH_WEIGHTS,
+  scoreHealth,
+  type DeviceHealth,
+  type HealthReason,
+  type HealthReasonCode,
+  type HealthSignals,
+} from './health-score.js';
+export {
+  deviceHealth,
+  HEALTH_SIGNALS,
+  HEALTH_WINDOW_HOURS,
+  healthCounts,
+  recordHealthSignal,
+  type HealthSignal,
+} from './health-signals.js';

@@ -1,6 +1,6 @@
 /**
  * A device's pause (`keys.deviceRestriction`): the sender starts it when WhatsApp pushes back
- * (services/sender/src/device-restriction.ts), every message of the device is held while it
+ * (services/sender/src/device/device-restriction.ts), every message of the device is held while it
  * lasts, the admin API may end it early, and GET /status shows it. It lives in Redis, so whichever
  * sender holds the device honours it, and it expires at its end.
  */

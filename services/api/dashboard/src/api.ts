@@ -78,6 +78,13 @@ export interface Device {
   lastDisconnectReason?: string;
   /** Linked devices: today's usage of the sending policy and the pause, if WhatsApp pushed back. */
   sending?: Sending;
+  /** Linked devices: the health score (0–100) and what cost it points, the costliest first. */
+  health?: DeviceHealth;
+}
+
+export interface DeviceHealth {
+  score: number;
+  reasons: { code: string; penalty: number; message: string }[];
 }
 
 export interface Sending {
@@ -121,6 +128,20 @@ export interface Webhook {
   secret?: string;
 }
 
+/** A device's proxy as the admin API shows it: where it is, never its credentials. */
+export interface DeviceProxyUrl {
+  direct?: undefined;
+  url: string;
+  scheme: 'http' | 'socks5';
+  host: string;
+  port: number;
+  hasCredentials: boolean;
+  updatedAt: string;
+}
+
+/** A device's own proxy setting: a proxy, or directly (past DEVICE_PROXY_URL). */
+export type DeviceProxy = DeviceProxyUrl | { direct: true; updatedAt: string };
+
 export interface Pairing {
   state: 'starting' | 'showing' | 'failed' | 'paired';
   method: 'qrCode' | 'pairingCode';
@@ -139,7 +160,16 @@ export interface Token {
   expired: boolean;
 }
 
-export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'deleted';
+export type MessageStatus =
+  | 'scheduled'
+  | 'queued'
+  | 'sent'
+  | 'delivered'
+  | 'read'
+  | 'failed'
+  | 'deleted'
+  /** A message a contact wrote. */
+  | 'received';
 
 export interface Message {
   messageId: string;
@@ -156,10 +186,15 @@ export interface Message {
   readAt?: string;
   failedAt?: string;
   error?: string;
+  /** Inbound: when the message arrived (its createdAt too). */
+  receivedAt?: string;
   /** What the message is, when its record says (see pages/message-content.tsx). */
   direction?: 'outbound' | 'inbound';
+  /** The text (an outbound one as its recipient got it; at most 1,000 characters, see textTruncated). */
   text?: string;
-  attachment?: { type: string; mimeType?: string; fileName?: string; size?: number };
+  /** The text or caption was longer than the admin API carries (1,000 characters). */
+  textTruncated?: boolean;
+  attachment?: { type: string; mimeType?: string; fileName?: string; size?: number; caption?: string };
   edits?: { text: string; at: string }[];
   deletedAt?: string;
   reaction?: { messageId: string; emoji: string };

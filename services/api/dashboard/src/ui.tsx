@@ -53,6 +53,7 @@ const STATUS_LABEL: Record<ConnectionStatus | MessageStatus, string> = {
   read: 'Read',
   failed: 'Failed',
   deleted: 'Deleted',
+  received: 'Received',
 };
 
 export function StatusBadge(props: { status: ConnectionStatus | MessageStatus; testId?: string }) {

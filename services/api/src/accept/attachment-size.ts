@@ -1,5 +1,4 @@
-import { ATTACHMENT_MAX_BYTES, ERRORS } from '@mgw/contracts';
-import { ApiError } from '../http/api-error.js';
+import { ATTACHMENT_MAX_BYTES } from '@mgw/contracts';
 
 /** Bytes a base64 string decodes to, without decoding it (padding optional, as the schema allows). */
 export function decodedBase64Size(b64: string): number {
@@ -9,15 +8,14 @@ export function decodedBase64Size(b64: string): number {
   return Math.floor((chars * 3) / 4);
 }
 
-/** 413 when base64 data decodes to more than the spec's 10 MB (checked before anything else runs). */
-export function assertAttachmentSize(base64: string): void {
-  if (decodedBase64Size(base64) > ATTACHMENT_MAX_BYTES) throw new ApiError(413, ERRORS.attachmentTooLarge);
+/** Whether base64 data decodes to more than the spec's 10 MB (checked before anything else runs). */
+export function attachmentTooLarge(base64: string): boolean {
+  return decodedBase64Size(base64) > ATTACHMENT_MAX_BYTES;
 }
 
-/** The decoded bytes of a base64 attachment; 413 when they are over the spec's 10 MB. */
-export function decodeAttachment(base64: string): Buffer {
-  assertAttachmentSize(base64);
+/** The decoded bytes of a base64 attachment, or undefined when they are over the spec's 10 MB. */
+export function decodeAttachment(base64: string): Buffer | undefined {
+  if (attachmentTooLarge(base64)) return undefined;
   const bytes = Buffer.from(base64, 'base64');
-  if (bytes.length > ATTACHMENT_MAX_BYTES) throw new ApiError(413, ERRORS.attachmentTooLarge);
-  return bytes;
+  return bytes.length > ATTACHMENT_MAX_BYTES ? undefined : bytes;
 }

@@ -1,9 +1,11 @@
-import { newMessageId, type SendJobData } from '@mgw/contracts';
+import { newMessageId } from '@mgw/contracts';
 import { getDeviceState } from '@mgw/store';
 import { RecordedWrites, VERDICT } from './accept-script.js';
+import type { Refusal } from './refusal.js';
 import {
   requestSize,
   type AcceptCallEntry,
+  type Accepted,
   type AcceptDeps,
   type JobWriter,
   type SendRequest,
@@ -17,7 +19,7 @@ const GENERATION_RETRIES = 2;
 /** A request waiting for the next call of its device. */
 interface Waiting {
   req: SendRequest;
-  resolve(jobs: SendJobData[]): void;
+  resolve(outcome: Accepted | Refusal): void;
   reject(err: unknown): void;
 }
 
@@ -28,7 +30,7 @@ interface Built extends AcceptCallEntry {
 
 /**
  * Requests of at most `listChunk` recipients, accepted by the accept script (`accept-script.ts`):
- * one call per group, atomic, each request admitted or refused (409, 429) on its own by what Redis
+ * one call per group, atomic, each request admitted or refused on its own by what Redis
  * holds when it runs, its rate-limit hit counted by the same call. Requests for one device that
  * arrive while its previous call is in flight share the next one.
  *
@@ -51,7 +53,7 @@ export class GroupCommit {
     private readonly listChunk: number,
   ) {}
 
-  accept(req: SendRequest): Promise<SendJobData[]> {
+  accept(req: SendRequest): Promise<Accepted | Refusal> {
     return new Promise((resolve, reject) => {
       const waiting = this.waiting.get(req.deviceId);
       if (waiting) waiting.push({ req, resolve, reject });
@@ -103,10 +105,10 @@ export class GroupCommit {
       pending = [];
       built.forEach(({ waiting, jobs }, i) => {
         const verdict = reply.requests[i]!;
-        if (verdict.verdict === VERDICT.admitted) waiting.resolve(jobs);
+        if (verdict.verdict === VERDICT.admitted) waiting.resolve({ kind: 'accepted', jobs });
         else if (verdict.verdict === VERDICT.otherGeneration && attempt < GENERATION_RETRIES)
           pending.push(waiting);
-        else waiting.reject(this.writer.refusalOf(verdict, waiting.req.hit));
+        else waiting.resolve(this.writer.refusalOf(verdict, waiting.req.hit));
       });
     }
   }

@@ -1,6 +1,5 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
-  ERRORS,
   FAILURE_REASONS,
   newMessageId,
   newPlatformMessageId,
@@ -11,17 +10,17 @@ import {
 } from '@mgw/contracts';
 import {
   ContentStore,
-  jobScriptSources,
+  openBullJobs,
   openSendQueue,
+  type BullJobs,
   type BatchStore,
   type DeviceState,
   type MessageIndex,
   type MessageStore,
+  type SendJobOptions,
   type SendQueue,
   type WriteBatch,
 } from '@mgw/store';
-import { ApiError } from '../http/api-error.js';
-import { rateLimited, type SendHit } from '../http/send-rate-limit.js';
 import {
   VERDICT,
   runAcceptScript,
@@ -30,7 +29,26 @@ import {
   type AcceptVerdict,
   type RecordedWrites,
 } from './accept-script.js';
-import { BullJobs, type SendJobOptions } from './bull-job.js';
+import type { Refusal } from './refusal.js';
+
+/**
+ * A request's hit against its token's rate limit (the route's `SendHit`, http/send-rate-limit.ts):
+ * the accept call that writes the request counts it, and the count Redis gave is kept here.
+ */
+export interface RateLimitHit {
+  /** The token's counter, in its device's slot. */
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Redis's count of the hit, and when its window ends (epoch ms, by this clock). */
+  counted?: { total: number; resetAt: number };
+}
+
+/** A request whose messages are written: one job per recipient, in `recipients` order. */
+export interface Accepted {
+  kind: 'accepted';
+  jobs: SendJobData[];
+}
 
 /** One request's messages: one content, one job per recipient. */
 export interface SendRequest {
@@ -49,7 +67,7 @@ export interface SendRequest {
   /** A scheduled send: its jobs are delayed until this time (epoch ms). */
   sendAt?: number;
   /** The request's hit against its token's rate limit, counted by the accept call that writes it. */
-  hit?: SendHit;
+  hit?: RateLimitHit;
 }
 
 /** One request (or one piece of a long list) of an accept call. */
@@ -57,7 +75,7 @@ export interface AcceptCallEntry {
   call: AcceptCallRequest;
   jobs: SendJobData[];
   /** Its hit, counted by the call when `call.counter` is set. */
-  hit?: SendHit;
+  hit?: RateLimitHit;
   /** Whether its writes are in Redis (asked when the call's outcome is unknown). */
   applied: () => Promise<boolean>;
 }
@@ -119,16 +137,25 @@ export class JobWriter {
     queuedBytes: number,
     messages: number,
     bytes: number,
-  ): ApiError | undefined {
-    if (!state.acceptsMessages) return new ApiError(409, ERRORS.noDevice);
-    const { quota } = this.deps;
-    if (queued + messages > quota.maxQueuedMessages || queuedBytes + bytes > quota.maxQueuedBytes) {
-      return new ApiError(429, ERRORS.deviceQueueFull, undefined, {
-        queued: { messages: queued, bytes: queuedBytes },
-        limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
-      });
-    }
+  ): Refusal | undefined {
+    if (!state.acceptsMessages) return { kind: 'refused', reason: 'no_device' };
+    if (
+      queued + messages > this.deps.quota.maxQueuedMessages ||
+      queuedBytes + bytes > this.deps.quota.maxQueuedBytes
+    )
+      return this.queueFull({ messages: queued, bytes: queuedBytes });
     return undefined;
+  }
+
+  /** The refusal of a request the device's quota has no room for. */
+  private queueFull(queued: { messages: number; bytes: number }): Refusal {
+    const { quota } = this.deps;
+    return {
+      kind: 'refused',
+      reason: 'queue_full',
+      queued,
+      limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
+    };
   }
 
   /** The jobs of `recipients` of a request, carrying the device's link generation. */
@@ -170,9 +197,7 @@ export class JobWriter {
   async bull(deviceId: string): Promise<BullJobs> {
     let bull = this.bullJobs.get(deviceId);
     if (!bull) {
-      const queue = this.queue(deviceId);
-      const sources = await jobScriptSources(queue);
-      bull = new BullJobs(queue, Object.fromEntries(Object.entries(sources).map(([k, v]) => [k, v.name])));
+      bull = await openBullJobs(this.queue(deviceId));
       this.bullJobs.set(deviceId, bull);
     }
     return bull;
@@ -252,18 +277,15 @@ export class JobWriter {
     return reply;
   }
 
-  /** The answer to a request (or a long list) the accept script did not admit. */
-  refusalOf({ verdict, queued }: AcceptVerdict, hit?: SendHit): ApiError {
-    if (verdict === VERDICT.rateLimited && hit) return rateLimited(hit);
-    if (verdict === VERDICT.quotaFull) {
-      const { quota } = this.deps;
-      return new ApiError(429, ERRORS.deviceQueueFull, undefined, {
-        queued,
-        limit: { messages: quota.maxQueuedMessages, bytes: quota.maxQueuedBytes },
-      });
+  /** Why the accept script did not admit a request (or a long list). */
+  refusalOf({ verdict, queued }: AcceptVerdict, hit?: RateLimitHit): Refusal {
+    if (verdict === VERDICT.rateLimited && hit) {
+      const retryAfterMs = hit.counted ? hit.counted.resetAt - Date.now() : hit.windowMs;
+      return { kind: 'refused', reason: 'rate_limited', retryAfterMs };
     }
+    if (verdict === VERDICT.quotaFull) return this.queueFull(queued);
     // The device takes no messages, or its link changed under the request.
-    return new ApiError(409, ERRORS.noDevice);
+    return { kind: 'refused', reason: 'no_device' };
   }
 
   /** Removes jobs that must not run and fails their messages (a job already taken is left to its worker). */

@@ -1,11 +1,12 @@
 import { serializeError } from '@mgw/common';
-import { ERRORS, newMessageId, type SendJobData } from '@mgw/contracts';
+import { newMessageId, type SendJobData } from '@mgw/contracts';
 import { ContentStore, getDeviceState } from '@mgw/store';
-import { ApiError } from '../http/api-error.js';
 import { RecordedWrites, VERDICT } from './accept-script.js';
+import { refused, type Refusal } from './refusal.js';
 import {
   requestSize,
   type AcceptCallEntry,
+  type Accepted,
   type AcceptDeps,
   type JobWriter,
   type SendRequest,
@@ -16,14 +17,14 @@ import {
  * Should the API die in between, the sender fails the held messages `enqueue_failed` after this.
  */
 const LIST_HOLD_MS = 60_000;
-/** Past this, a list still being accepted is given up (withdrawn, 503) well before its hold ends. */
+/** Past this, a list still being accepted is given up (taken back, refused) well before its hold ends. */
 const LIST_GIVE_UP_MS = LIST_HOLD_MS / 2;
 
 /**
  * A list longer than `listChunk`, one accept call per `listChunk` recipients, yielding to the event
  * loop between them. Its content is held (`heldUntil`) until the last piece commits, so no message
  * of it is sent before the whole list is accepted, and a piece that fails takes back the pieces
- * before it (the request gets the error, nothing is sent).
+ * before it (the request is refused or fails whole, nothing is sent).
  */
 export class ListInPieces {
   constructor(
@@ -39,7 +40,7 @@ export class ListInPieces {
    * refuses it if the device went away or its link changed meanwhile. The next piece is built
    * while the previous one runs.
    */
-  async accept(req: SendRequest): Promise<SendJobData[]> {
+  async accept(req: SendRequest): Promise<Accepted | Refusal> {
     const { deviceId } = req;
     const started = Date.now();
     const state = await getDeviceState(this.deps.redis, deviceId);
@@ -53,22 +54,24 @@ export class ListInPieces {
       req.recipients.length,
       requestSize(req),
     );
-    if (refusal) throw refusal;
+    if (refusal) return refusal;
 
     const contentId = newMessageId();
     const queue = this.writer.queue(deviceId);
     const bull = await this.writer.bull(deviceId);
     /** Pieces known to be in Redis. */
     const committed: SendJobData[] = [];
-    /** The piece Redis is running now (the next one is built meanwhile). */
-    let running: { done: Promise<void>; jobs: SendJobData[] } | undefined;
-    const settleRunning = async () => {
-      if (!running) return;
+    /** The piece Redis is running now (the next one is built meanwhile); its refusal, if refused. */
+    let running: { done: Promise<Refusal | undefined>; jobs: SendJobData[] } | undefined;
+    const settleRunning = async (): Promise<Refusal | undefined> => {
+      if (!running) return undefined;
       const { done, jobs } = running;
       running = undefined;
-      await done;
-      committed.push(...jobs);
+      const refusal = await done;
+      if (!refusal) committed.push(...jobs);
+      return refusal;
     };
+    let refusedBy: Refusal | undefined;
     try {
       for (let from = 0; from < req.recipients.length; from += this.listChunk) {
         const first = from === 0;
@@ -114,11 +117,12 @@ export class ListInPieces {
               : (await queue.getJobState(probe)) !== 'unknown',
         };
         // One piece at a time in Redis: a piece that fails stops the list before the next is sent.
-        await settleRunning();
-        if (Date.now() - started > LIST_GIVE_UP_MS) throw new ApiError(503, ERRORS.serviceUnavailable);
+        refusedBy = await settleRunning();
+        if (!refusedBy && Date.now() - started > LIST_GIVE_UP_MS) refusedBy = refused('gave_up');
+        if (refusedBy) break;
         const done = this.writer.run(deviceId, state.linkGeneration, [entry], jobKeys).then((reply) => {
           const verdict = reply.requests[0]!;
-          if (verdict.verdict !== VERDICT.admitted) throw this.writer.refusalOf(verdict, req.hit);
+          return verdict.verdict === VERDICT.admitted ? undefined : this.writer.refusalOf(verdict, req.hit);
         });
         // Awaited only when the next piece is built: observed now too, since a rejection no one
         // is waiting for yet would stop the process (Node's default for unhandled rejections).
@@ -127,16 +131,19 @@ export class ListInPieces {
         // The piece is on its way; let other requests run before the next one is built.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      await settleRunning();
-      return committed;
+      refusedBy ??= await settleRunning();
     } catch (err) {
       // A piece still running is waited for: if it lands, it is taken back with the others.
       await settleRunning().catch(() => undefined);
-      // The pieces in Redis are taken back: the request is refused whole (the failed piece was
-      // never applied, or `run` withdraws it once its outcome is known).
+      // The pieces in Redis are taken back: the request fails whole (the failed piece was never
+      // applied, or `run` withdraws it once its outcome is known).
       if (committed.length > 0) await this.takeBack(committed, contentId);
       throw err;
     }
+    if (!refusedBy) return { kind: 'accepted', jobs: committed };
+    // Refused (the piece refused wrote nothing): the pieces in Redis are taken back.
+    if (committed.length > 0) await this.takeBack(committed, contentId);
+    return refusedBy;
   }
 
   /**

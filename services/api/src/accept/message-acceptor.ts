@@ -2,8 +2,9 @@ import type { SendJobData, SendJobResult } from '@mgw/contracts';
 import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
 import { GroupCommit } from './group-commit.js';
-import { JobWriter, type AcceptDeps, type SendRequest } from './job-writer.js';
+import { JobWriter, type AcceptDeps, type Accepted, type SendRequest } from './job-writer.js';
 import { ListInPieces } from './list-in-pieces.js';
+import { isRefusal, type Refusal } from './refusal.js';
 
 export interface MessageAcceptorOptions extends AcceptDeps {
   /** Recipients per accept call: larger lists are accepted in pieces of this size (default 500). */
@@ -42,8 +43,11 @@ export class MessageAcceptor {
     return this.writer.queue(deviceId);
   }
 
-  /** Accepts a request's messages (409 no device, 429 quota, 503 storage); returns their jobs. */
-  accept(req: SendRequest): Promise<SendJobData[]> {
+  /**
+   * Accepts a request's messages: their jobs, or why the request was refused (no device, quota,
+   * rate limit). Rejects when storage failed (unreachable, out of memory): nothing was accepted.
+   */
+  accept(req: SendRequest): Promise<Accepted | Refusal> {
     if (req.recipients.length > this.listChunk) return this.listInPieces.accept(req);
     return this.groupCommit.accept(req);
   }
@@ -52,11 +56,13 @@ export class MessageAcceptor {
   acceptAndWait(
     req: SendRequest,
     timeoutMs: number,
-  ): Promise<{ job: SendJobData; outcome: JobOutcome<SendJobResult> }> {
+  ): Promise<{ kind: 'accepted'; job: SendJobData; outcome: JobOutcome<SendJobResult> } | Refusal> {
     const queue = this.queue(req.deviceId);
     return this.deps.events.use(queue, async (events) => {
-      const [job] = await this.accept(req);
-      return { job: job!, outcome: await this.waitFor(job!, timeoutMs, events) };
+      const accepted = await this.accept(req);
+      if (isRefusal(accepted)) return accepted;
+      const job = accepted.jobs[0]!;
+      return { kind: 'accepted', job, outcome: await this.waitFor(job, timeoutMs, events) };
     });
   }
 

@@ -1,5 +1,4 @@
 import {
-  KIND_ERRORS,
   type ContactIdentity,
   type GroupChat,
   type ReactionInput,
@@ -8,7 +7,7 @@ import {
 } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ContactIdentities, type InboundStore, type MessageStore } from '@mgw/store';
-import { ApiError } from '../http/api-error.js';
+import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
 
 export interface ReactionTargetDeps {
   messages: MessageStore;
@@ -38,27 +37,44 @@ function authorJid(contact: ContactIdentity | undefined): string | undefined {
  * The message a reaction is on, as WhatsApp knows it: one of the device's messages (one it sent,
  * or one a contact sent it), in the chat of `to` — a reaction goes to the chat of its message, so
  * `to` is that one number or LID (either identity of the contact, as the device's map knows it), or
- * the group's id for a message in a group. 404 for an id that is no message of this device (another device's
- * too), 409 for a message that failed (WhatsApp never had it), 400 for another chat.
+ * the group's id for a message in a group. Refused for an id that is no message of this device (another
+ * device's too), for a message that failed (WhatsApp never had it), and for another chat.
  */
 export async function reactionTarget(
   deps: ReactionTargetDeps,
   deviceId: string,
   reaction: ReactionInput,
   to: SendTo | SendTo[],
-): Promise<ReactionTarget> {
-  const notFound = () =>
-    new ApiError(404, KIND_ERRORS.reactionTargetNotFound, [
-      { path: ['reaction', 'messageId'], message: 'reaction.messageId is no message of this device' },
+): Promise<ReactionTarget | Refusal> {
+  const found = await chatOf(deps, deviceId, reaction);
+  if (isRefusal(found)) return found;
+  const entries = Array.isArray(to) ? to : [to];
+  const phones = entries.map((e) => (typeof e === 'string' ? e : e.phone));
+  if (phones.length !== 1 || !found.chat.includes(phones[0]))
+    return invalid([
+      {
+        path: ['to'],
+        message: 'to must be the one number, LID or group id of the chat of the message reacted to',
+      },
     ]);
+  return found.target;
+}
+
+/** The message reacted to, as its reaction names it, and the names of its chat. */
+async function chatOf(
+  deps: ReactionTargetDeps,
+  deviceId: string,
+  reaction: ReactionInput,
+): Promise<{ target: ReactionTarget; chat: (string | undefined)[] } | Refusal> {
+  const notFound = refused('reaction_target_not_found');
   const record = await deps.messages.get(deviceId, reaction.messageId);
-  if (!record || record.deviceId !== deviceId) throw notFound();
+  if (!record || record.deviceId !== deviceId) return notFound;
   // The chat's names: its number and/or LID (a LID-only contact has no number), or a group's id.
   let chat: (string | undefined)[];
   let target: ReactionTarget;
   if (record.direction === 'inbound') {
     const inbound = await deps.inbound.get(deviceId, reaction.messageId);
-    if (!inbound) throw notFound();
+    if (!inbound) return notFound;
     const { contact, chat: group } = inbound as { contact?: ContactIdentity; chat?: GroupChat };
     if (group) {
       // A member's message in a group: the reaction goes to the group, naming the member who wrote it.
@@ -74,19 +90,10 @@ export async function reactionTarget(
       target = { platformMessageId: inbound.platformMessageId, fromMe: false };
     }
   } else {
-    if (record.status === 'failed') throw new ApiError(409, KIND_ERRORS.reactionTargetFailed);
+    if (record.status === 'failed') return refused('reaction_target_failed');
     const known = await identities(deps, deviceId, record.to);
     chat = [record.to, known.phone, known.lid];
     target = { platformMessageId: record.platformMessageId, fromMe: true };
   }
-  const entries = Array.isArray(to) ? to : [to];
-  const phones = entries.map((e) => (typeof e === 'string' ? e : e.phone));
-  if (phones.length !== 1 || !chat.includes(phones[0]))
-    throw ApiError.invalid([
-      {
-        path: ['to'],
-        message: 'to must be the one number, LID or group id of the chat of the message reacted to',
-      },
-    ]);
-  return target;
+  return { target, chat };
 }

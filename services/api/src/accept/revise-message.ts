@@ -1,7 +1,6 @@
 import {
   DELETE_WINDOW_MS,
   EDIT_WINDOW_MS,
-  ERRORS,
   PRIORITY,
   type MessageContent,
   type MessageRecord,
@@ -10,9 +9,8 @@ import {
 } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ContactIdentities, type MessageStore } from '@mgw/store';
-import { ApiError } from '../http/api-error.js';
-import type { Outcome } from '../http/idempotency.js';
 import type { MessageAcceptor } from './message-acceptor.js';
+import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
 
 export interface ReviseDeps {
   acceptor: MessageAcceptor;
@@ -23,37 +21,43 @@ export interface ReviseDeps {
 
 const SENT = new Set(['sent', 'delivered', 'read']);
 
+/** An edit or delete: queued as a message of its own, or (a queued message deleted) done at once. */
+export type ReviseOutcome =
+  { kind: 'accepted'; messageId: string } | { kind: 'deleted'; messageId: string } | Refusal;
+
 /**
  * POST /send with `edit` or `delete` (see revisions.ts): one of our messages, to its own recipient.
  * A sent message within WhatsApp's window gets a message of its own (an edit, or a revoke), queued
- * and paced like any send (202, its messageId); one past the window is refused (409) and nothing
- * is sent. A `delete` of a message still queued takes it out of the queue at once (200, the record
- * reads `deleted` and its job sends nothing); one whose send attempt already started is refused
- * (409): deleted once sent, it would be a revoke.
+ * and paced like any send (accepted, its messageId); one past the window is refused and nothing
+ * is sent. A `delete` of a message still queued takes it out of the queue at once (deleted, the
+ * record reads `deleted` and its job sends nothing); one whose send attempt already started is
+ * refused: deleted once sent, it would be a revoke.
  */
-export async function reviseMessage(deps: ReviseDeps, deviceId: string, body: SendBody): Promise<Outcome> {
+export async function reviseMessage(
+  deps: ReviseDeps,
+  deviceId: string,
+  body: SendBody,
+): Promise<ReviseOutcome> {
   const targetId = (body.edit ?? body.delete)!.messageId;
   if (typeof body.to !== 'string')
-    throw ApiError.invalid([
+    return invalid([
       { path: ['to'], message: 'to must be the one recipient of the message edited or deleted' },
     ]);
   const target = await deps.messages.get(deviceId, targetId);
   if (!target || target.deviceId !== deviceId || target.direction === 'inbound')
-    throw new ApiError(404, ERRORS.revisionTargetNotFound);
+    return refused('revision_target_not_found');
   if (!(await namesRecipient(deps, target, body.to)))
-    throw ApiError.invalid([
-      { path: ['to'], message: 'to must be the recipient of the message edited or deleted' },
-    ]);
+    return invalid([{ path: ['to'], message: 'to must be the recipient of the message edited or deleted' }]);
   // The revision goes to the target's own chat (its `to`), whichever identity the request named.
   if (body.edit) {
-    if (!SENT.has(target.status) || target.kind !== 'send') throw new ApiError(409, ERRORS.notEditable);
-    refuseAfter(target, EDIT_WINDOW_MS, ERRORS.editWindowPassed);
+    if (!SENT.has(target.status) || target.kind !== 'send') return refused('not_editable');
+    if (!within(target, EDIT_WINDOW_MS)) return refused('edit_window_passed');
     return accept(deps, deviceId, target.to, { edit: { messageId: targetId, text: body.edit.text } });
   }
   if (target.status === 'queued' || target.status === 'scheduled')
     return deleteQueued(deps, deviceId, target);
-  if (!SENT.has(target.status)) throw new ApiError(409, ERRORS.notDeletable);
-  refuseAfter(target, DELETE_WINDOW_MS, ERRORS.deleteWindowPassed);
+  if (!SENT.has(target.status)) return refused('not_deletable');
+  if (!within(target, DELETE_WINDOW_MS)) return refused('delete_window_passed');
   return accept(deps, deviceId, target.to, { delete: { messageId: targetId } });
 }
 
@@ -72,10 +76,10 @@ export async function namesRecipient(
   return contact.phone === to || contact.lid === to;
 }
 
-/** 409 once `windowMs` passed since the target was sent. */
-function refuseAfter(target: MessageRecord, windowMs: number, error: string): void {
+/** Whether less than `windowMs` passed since the target was sent (a target never sent is not). */
+function within(target: MessageRecord, windowMs: number): boolean {
   const sentAt = target.sentAt ? Date.parse(target.sentAt) : NaN;
-  if (!(Date.now() - sentAt < windowMs)) throw new ApiError(409, error);
+  return Date.now() - sentAt < windowMs;
 }
 
 async function accept(
@@ -83,26 +87,31 @@ async function accept(
   deviceId: string,
   to: string,
   content: MessageContent,
-): Promise<Outcome> {
-  const [job] = await deps.acceptor.accept({
+): Promise<ReviseOutcome> {
+  const accepted = await deps.acceptor.accept({
     deviceId,
     kind: 'send',
     recipients: [to],
     content,
     priority: PRIORITY.send,
   });
-  return { status: 202, body: { success: true, messageId: job!.messageId } };
+  if (isRefusal(accepted)) return accepted;
+  return { kind: 'accepted', messageId: accepted.jobs[0]!.messageId };
 }
 
 /** A queued message (not an OTP: its caller waits for it) deleted before any attempt: never sent. */
-async function deleteQueued(deps: ReviseDeps, deviceId: string, target: MessageRecord): Promise<Outcome> {
-  if (target.kind !== 'send') throw new ApiError(409, ERRORS.notDeletable);
+async function deleteQueued(
+  deps: ReviseDeps,
+  deviceId: string,
+  target: MessageRecord,
+): Promise<ReviseOutcome> {
+  if (target.kind !== 'send') return refused('not_deletable');
   const job = await deps.messages.job(deviceId, target.messageId);
   const outcome = await deps.messages.markDeleted(
     job ?? ({ deviceId, messageId: target.messageId } as SendJobData),
     new Date(),
     true,
   );
-  if (outcome !== 'expired') throw new ApiError(409, ERRORS.notDeletable);
-  return { status: 200, body: { success: true, messageId: target.messageId, status: 'deleted' } };
+  if (outcome !== 'expired') return refused('not_deletable');
+  return { kind: 'deleted', messageId: target.messageId };
 }

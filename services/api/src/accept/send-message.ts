@@ -11,20 +11,31 @@ import {
   type SendBody,
   type SendTo,
 } from '@mgw/contracts';
-import { ApiError } from '../http/api-error.js';
 import { reactionTarget, type ReactionTargetDeps } from './reaction-target.js';
-import { assertAttachmentSize, decodeAttachment } from './attachment-size.js';
-import type { Outcome } from '../http/idempotency.js';
+import { attachmentTooLarge, decodeAttachment } from './attachment-size.js';
+import type { RateLimitHit } from './job-writer.js';
 import type { MessageAcceptor } from './message-acceptor.js';
-import { reviseMessage, type ReviseDeps } from './revise-message.js';
-import type { SendHit } from '../http/send-rate-limit.js';
+import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
+import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: MessageAcceptor;
 }
 
-/** The request's shared content, once, plus the attachment's bytes when it came as base64. */
-export function contentOf(body: SendBody): { content: MessageContent; media?: Buffer } {
+/**
+ * What a /send comes to: its messages accepted (one, or a list's), or an edit or delete done
+ * (`reviseMessage`), or why it was refused.
+ */
+export type SendOutcome =
+  | { kind: 'accepted'; messageId: string }
+  | { kind: 'list_accepted'; batchId: string; messageIds: string[] }
+  | ReviseOutcome;
+
+/**
+ * The request's shared content, once, plus the attachment's bytes when it came as base64 (refused
+ * when they are over the spec's 10 MB).
+ */
+export function contentOf(body: SendBody): { content: MessageContent; media?: Buffer } | Refusal {
   const content: MessageContent = {
     ...(body.text !== undefined ? { text: body.text } : {}),
     ...(body.existingMessageId !== undefined ? { existingMessageId: body.existingMessageId } : {}),
@@ -35,6 +46,7 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
   if (!body.attachment) return { content };
   const { type, url, base64, filename, caption, mimeType } = body.attachment;
   const media = base64 !== undefined ? decodeAttachment(base64) : undefined;
+  if (base64 !== undefined && !media) return refused('attachment_too_large');
   content.attachment = {
     type,
     source: media ? { stored: true, size: media.length } : { url: url! },
@@ -47,17 +59,17 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
 
 /**
  * A personalised request (any `to` entry is an object): each recipient's variables — only those
- * the content uses — or a 400 naming the recipients that lack one. A request whose entries are
+ * the content uses — or a refusal naming the recipients that lack one. A request whose entries are
  * all plain numbers is not personalised: its text is sent as written, `{{` and all.
  */
 function personalisation(
   entries: SendTo[],
   content: MessageContent,
-): { content: MessageContent; vars?: RecipientVars[] } {
+): { content: MessageContent; vars?: RecipientVars[] } | Refusal {
   if (entries.every((e) => typeof e === 'string')) return { content };
   const given = entries.map((e) => (typeof e === 'string' ? undefined : e.vars));
   const problems = personalisationProblems(content, given);
-  if (problems.length > 0) throw ApiError.invalid(problems);
+  if (problems.length > 0) return invalid(problems);
   const names = contentPlaceholders(content);
   // Nothing to fill in: sent as one text, no variables stored.
   if (names.length === 0) return { content };
@@ -72,26 +84,34 @@ function dueAt(sendAt: string | undefined): number | undefined {
 }
 
 /**
- * POST /send: one job per recipient, accepted at once (202). A single `to` answers with its
- * messageId; a list (even of one) with a batch id plus the messageIds in `to` order.
+ * POST /send: one job per recipient, accepted at once. A single `to` comes to its messageId; a
+ * list (even of one) to a batch id plus the messageIds in `to` order.
  */
 export async function sendMessage(
   deps: SendDeps,
   deviceId: string,
   body: SendBody,
-  hit?: SendHit,
-): Promise<Outcome> {
+  hit?: RateLimitHit,
+): Promise<SendOutcome> {
   // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).
   if (body.edit || body.delete) return reviseMessage(deps, deviceId, body);
-  if (body.attachment?.base64 !== undefined) assertAttachmentSize(body.attachment.base64);
+  if (body.attachment?.base64 !== undefined && attachmentTooLarge(body.attachment.base64))
+    return refused('attachment_too_large');
   const isList = Array.isArray(body.to);
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
-  const { content, media } = contentOf(body);
-  if (body.reaction) content.reactionTarget = await reactionTarget(deps, deviceId, body.reaction, body.to);
+  const shared = contentOf(body);
+  if (isRefusal(shared)) return shared;
+  const { content, media } = shared;
+  if (body.reaction) {
+    const target = await reactionTarget(deps, deviceId, body.reaction, body.to);
+    if (isRefusal(target)) return target;
+    content.reactionTarget = target;
+  }
   const personal = personalisation(entries, content);
+  if (isRefusal(personal)) return personal;
   const sendAt = dueAt(body.sendAt);
   const batchId = isList ? newMessageId() : undefined;
-  const jobs = await deps.acceptor.accept({
+  const accepted = await deps.acceptor.accept({
     deviceId,
     kind: 'send',
     recipients: entries.map(phoneOf),
@@ -103,11 +123,9 @@ export async function sendMessage(
     priority: PRIORITY.send,
     ...(hit ? { hit } : {}),
   });
-  const messageIds = jobs.map((j) => j.messageId);
-  return {
-    status: 202,
-    body: isList
-      ? { success: true, messageId: batchId, messageIds }
-      : { success: true, messageId: messageIds[0] },
-  };
+  if (isRefusal(accepted)) return accepted;
+  const messageIds = accepted.jobs.map((j) => j.messageId);
+  return batchId
+    ? { kind: 'list_accepted', batchId, messageIds }
+    : { kind: 'accepted', messageId: messageIds[0]! };
 }

@@ -1,5 +1,4 @@
 import {
-  ERRORS,
   FAILURE_REASONS,
   PRIORITY,
   renderOtp,
@@ -9,9 +8,9 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import type { MessageStore } from '@mgw/store';
-import type { Outcome } from '../http/idempotency.js';
 import type { JobOutcome } from '../clients/queue-events-pool.js';
 import type { MessageAcceptor } from './message-acceptor.js';
+import { isRefusal, type Refusal } from './refusal.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;
@@ -24,15 +23,26 @@ export interface OtpDeps {
 }
 
 /**
+ * What an OTP came to: sent (with WhatsApp's message id and when), failed (the job's reason), not
+ * sent in time (`timeout`: it never will be; `uncertain`: an attempt outlived the extra wait), or
+ * refused before anything was written. Each but the refusal names the OTP's messageId.
+ */
+export type OtpOutcome =
+  | { kind: 'sent'; messageId: string; platformMessageId: string; phone: string; sentAt: string }
+  | { kind: 'failed'; messageId: string; reason: string }
+  | { kind: 'timeout' | 'uncertain'; messageId: string }
+  | Refusal;
+
+/**
  * POST /otp: an OTP job jumps the device's queue (priority), and the API waits for it (bounded)
  * because the answer carries the WhatsApp message id and the time it was sent.
- * 200 sent; 502 the send failed; 504 not sent in time — and then it never will be: the message
- * is expired atomically unless an attempt already started, in which case the API waits for that
- * attempt to end (a later attempt is refused by the job's own expiry).
+ * Sent; failed; or not sent in time — and then it never will be: the message is expired
+ * atomically unless an attempt already started, in which case the API waits for that attempt to
+ * end (a later attempt is refused by the job's own expiry).
  */
-export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): Promise<Outcome> {
+export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): Promise<OtpOutcome> {
   const started = process.hrtime.bigint();
-  const { job, outcome: first } = await deps.acceptor.acceptAndWait(
+  const accepted = await deps.acceptor.acceptAndWait(
     {
       deviceId,
       kind: 'otp',
@@ -43,36 +53,23 @@ export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): P
     },
     deps.otpWaitTimeoutMs,
   );
+  if (isRefusal(accepted)) return accepted;
+  const { job, outcome: first } = accepted;
   const outcome =
     first.kind === 'timeout' || first.kind === 'removed' ? await afterTimeout(deps, job) : first;
 
-  if (outcome.kind === 'timeout' || outcome.kind === 'uncertain') {
-    const error = outcome.kind === 'timeout' ? ERRORS.otpTimeout : ERRORS.otpUncertain;
-    return { status: 504, body: { success: false, error, messageId: job.messageId } };
-  }
-  if (outcome.kind === 'failed') {
-    return {
-      status: 502,
-      body: { success: false, error: ERRORS.otpFailedPrefix + outcome.reason, messageId: job.messageId },
-    };
-  }
+  if (outcome.kind === 'timeout' || outcome.kind === 'uncertain')
+    return { kind: outcome.kind, messageId: job.messageId };
+  if (outcome.kind === 'failed') return { kind: 'failed', messageId: job.messageId, reason: outcome.reason };
   const result = outcome.value;
   deps.metrics.otpSent.inc({ language: body.language });
   deps.metrics.otpLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
   return {
-    status: 200,
-    body: {
-      success: true,
-      message: 'OTP sent successfully',
-      data: {
-        messageId: job.messageId,
-        platformMessageId: result.platformMessageId ?? job.platformMessageId,
-        phone: result.phone ?? body.phone,
-        code: body.code,
-        language: body.language,
-        sentAt: result.sentAt,
-      },
-    },
+    kind: 'sent',
+    messageId: job.messageId,
+    platformMessageId: result.platformMessageId ?? job.platformMessageId,
+    phone: result.phone ?? body.phone,
+    sentAt: result.sentAt,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { ERRORS } from '@mgw/contracts';
-import { DeviceActivity, sendingView } from '@mgw/store';
+import { ContentStore, DeviceActivity, deviceHealth, sendingView, type SendingView } from '@mgw/store';
 import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
@@ -26,6 +26,8 @@ import {
   putOptOutSettingsRoute,
   removeOptOutRoute,
 } from './opt-outs-routes.js';
+import { deleteProxyRoute, getProxyRoute, putProxyRoute } from './proxy-routes.js';
+import { sandboxRoute } from './sandbox-route.js';
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
 import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../routes/webhook.js';
 
@@ -76,9 +78,14 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     kinds: s.kinds,
     redis: s.redis,
     inbound: s.inbound,
+    index: s.index,
+    // Reads only (ContentStore.shown): the message retention bounds nothing it writes.
+    contents: new ContentStore(s.redis, s.encryption, s.config.store.messageRetentionSeconds),
     batches: s.batches,
     queueOf: (deviceId: string) => s.acceptor.queue(deviceId),
     sending: (deviceId: string) => sendingView(s.redis, deviceId, s.config.sendPolicy),
+    health: (deviceId: string, view: SendingView) =>
+      deviceHealth(s.redis, deviceId, s.config.sendPolicy, Date.now(), view),
   };
   const policy = {
     redis: s.redis,
@@ -86,6 +93,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     queueOf: devices.queueOf,
   };
   const optOuts = { redis: s.redis, metrics: s.metrics };
+  const proxies = { redis: s.redis, blocking: s.bullRedis, encryption: s.encryption };
   const guard = auth.require();
   const byPath = (req: Request) => deviceIdOf(req);
   const routes: AdminRoute[] = [
@@ -95,6 +103,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     { method: 'get', path: '/tokens', handlers: [guard, listTokensRoute(s.tokens)] },
     { method: 'post', path: '/tokens', handlers: [guard, body, createTokenRoute(s.tokens)] },
     { method: 'delete', path: '/tokens/:id', handlers: [guard, none, revokeTokenRoute(s.tokens)] },
+    { method: 'get', path: '/sandbox', handlers: [guard, sandboxRoute(admin.sandboxUrl)] },
     { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(devices)] },
     { method: 'get', path: '/devices/:deviceId', handlers: [guard, getDeviceRoute(devices)] },
     {
@@ -167,6 +176,14 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       method: 'delete',
       path: '/devices/:deviceId/webhook',
       handlers: [guard, none, deleteWebhookRoute(s, byPath)],
+    },
+    // A device's proxy (docs/proxies.md): where it is (never its credentials), set, remove.
+    { method: 'get', path: '/devices/:deviceId/proxy', handlers: [guard, getProxyRoute(proxies)] },
+    { method: 'put', path: '/devices/:deviceId/proxy', handlers: [guard, body, putProxyRoute(proxies)] },
+    {
+      method: 'delete',
+      path: '/devices/:deviceId/proxy',
+      handlers: [guard, none, deleteProxyRoute(proxies)],
     },
   ];
   const allowed = new Map<string, string[]>();

@@ -3,14 +3,19 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import Joi from 'joi';
 import { keys } from '@mgw/contracts';
+import { ADMIN_TOKENS, giveBackSignInAttempt, reserveSignInAttempt, TokenStore } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { AdminConfig } from '../config.js';
 import { parse } from '../http/validation.js';
 import { ADMIN_ERRORS } from './admin-errors.js';
 import { AdminSessions, sameSecret, type AdminSession } from './admin-session.js';
 
-/** Who called the admin API: a signed-in dashboard session, or the automation token. */
-export type AdminCaller = { via: 'session'; sessionId: string; session: AdminSession } | { via: 'token' };
+/**
+ * Who called the admin API: a signed-in dashboard session, or automation — `ADMIN_API_TOKEN`, or an
+ * admin token made by the token CLI (`tokenId` names it).
+ */
+export type AdminCaller =
+  { via: 'session'; sessionId: string; session: AdminSession } | { via: 'token'; tokenId?: string };
 
 export function adminOf(res: Response): AdminCaller {
   const caller = res.locals.admin as AdminCaller | undefined;
@@ -44,26 +49,6 @@ function setSessionCookie(req: Request, res: Response, value: string, maxAgeSeco
   res.append('Set-Cookie', `${req.secure ? COOKIE_SECURE : COOKIE_PLAIN}=${value}; ${attrs.join('; ')}`);
 }
 
-/**
- * Reserves one sign-in attempt of a client IP in a fixed window that starts at its first attempt:
- * refused (1) when `limit` attempts are already counted, so parallel guesses cannot outrun the
- * count. A successful sign-in gives its attempt back. Returns [blocked, window left in ms].
- */
-const RESERVE_ATTEMPT = `
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-if n >= tonumber(ARGV[2]) and ttl > 0 then return {1, ttl} end
-n = redis.call('INCR', KEYS[1])
-if n == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {0, ttl}
-`;
-
-// Only a counter that still exists: a DECR after the window ended would leave -1 without expiry.
-const GIVE_BACK = `if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end`;
-
 const signInSchema = Joi.object<{ password: string }>({ password: Joi.string().min(1).max(1024).required() });
 
 export interface AdminAuthDeps {
@@ -78,9 +63,68 @@ export interface AdminAuthDeps {
  */
 export class AdminAuth {
   readonly sessions: AdminSessions;
+  /** Admin tokens of the token CLI (`admin-create`): hashed in Redis, listed and revoked by id. */
+  private readonly tokens: TokenStore;
 
   constructor(private readonly deps: AdminAuthDeps) {
     this.sessions = new AdminSessions(deps.redis, deps.config.sessionTtlSeconds);
+    this.tokens = new TokenStore(deps.redis, ADMIN_TOKENS);
+  }
+
+  /** Reserves one attempt of the client IP's sign-in budget: 429 once the window's failures are spent. */
+  private async reserveAttempt(req: Request): Promise<string> {
+    const { config, redis } = this.deps;
+    const client = ipKeyGenerator(req.ip ?? 'unknown');
+    const { blocked, ttlMs } = await reserveSignInAttempt(
+      redis,
+      client,
+      config.signInWindowMs,
+      config.signInLimit,
+    );
+    if (blocked) {
+      throw new ApiError(429, ADMIN_ERRORS.tooManySignIns, undefined, {
+        resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
+      });
+    }
+    return client;
+  }
+
+  /**
+   * A bearer token: `ADMIN_API_TOKEN` or an admin token of the CLI. Wrong tokens count as failed
+   * sign-ins of the client IP, so wrong tokens and wrong passwords share one limit and a client past
+   * it gets 429 even with a right token. A right token costs no write: automation may call in
+   * parallel without its own calls spending the budget (a token is 256 random bits, so the few
+   * guesses that concurrency lets past the limit are worth nothing).
+   */
+  private async bearer(req: Request, header: string): Promise<AdminCaller> {
+    const { config, redis } = this.deps;
+    const failKey = this.failureKey(req);
+    const [failures, ttlMs] = await Promise.all([redis.get(failKey), redis.pttl(failKey)]);
+    if (Number(failures ?? 0) >= config.signInLimit && ttlMs > 0) {
+      throw new ApiError(429, ADMIN_ERRORS.tooManySignIns, undefined, {
+        resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
+      });
+    }
+    const token = BEARER.exec(header)?.[1];
+    let caller: { via: 'token'; tokenId?: string } | undefined;
+    if (token && config.apiToken && sameSecret(token, config.apiToken)) caller = { via: 'token' };
+    else if (token) {
+      const check = await this.tokens.verify(token);
+      if (check.ok) caller = { via: 'token', tokenId: check.token.id };
+    }
+    if (!caller) {
+      await this.reserveAttempt(req);
+      req.log.warn('admin API refused: wrong bearer token');
+      throw new ApiError(401, ADMIN_ERRORS.unauthenticated);
+    }
+    // The audit trail of automation: which admin token changed something (never its value).
+    if (!SAFE_METHODS.has(req.method)) {
+      req.log.info('admin API change by token', {
+        adminTokenId: caller.tokenId ?? 'ADMIN_API_TOKEN',
+        method: req.method,
+      });
+    }
+    return caller;
   }
 
   private failureKey(req: Request): string {
@@ -93,24 +137,12 @@ export class AdminAuth {
     return async (req, res) => {
       if (!config.password) throw new ApiError(404, ADMIN_ERRORS.signInDisabled);
       const { password } = parse(signInSchema, req.body ?? {});
-      const failKey = this.failureKey(req);
-      const [blocked, ttlMs] = (await redis.eval(
-        RESERVE_ATTEMPT,
-        1,
-        failKey,
-        String(config.signInWindowMs),
-        String(config.signInLimit),
-      )) as [number, number];
-      if (blocked) {
-        throw new ApiError(429, ADMIN_ERRORS.tooManySignIns, undefined, {
-          resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
-        });
-      }
+      const client = await this.reserveAttempt(req);
       if (!sameSecret(password, config.password)) {
         req.log.warn('admin sign-in refused: wrong password');
         throw new ApiError(401, ADMIN_ERRORS.wrongPassword);
       }
-      await redis.eval(GIVE_BACK, 1, failKey);
+      await giveBackSignInAttempt(redis, client);
       const { id, session } = await this.sessions.create();
       setSessionCookie(req, res, id, config.sessionTtlSeconds);
       req.log.info('admin signed in');
@@ -137,23 +169,19 @@ export class AdminAuth {
         .json(
           caller.via === 'session'
             ? { success: true, via: 'session', ...caller.session }
-            : { success: true, via: 'token' },
+            : { success: true, via: 'token', ...(caller.tokenId ? { tokenId: caller.tokenId } : {}) },
         );
     };
   }
 
-  /** 401 unless a session cookie or the admin bearer token is presented; 403 for a change without CSRF. */
+  /** 401 unless a session cookie or an admin bearer token is presented; 403 for a change without CSRF. */
   require(): RequestHandler {
     const { config } = this.deps;
     return async (req, res, next) => {
       try {
         const header = req.get('authorization');
         if (header) {
-          const token = BEARER.exec(header)?.[1];
-          if (!config.apiToken || !token || !sameSecret(token, config.apiToken)) {
-            throw new ApiError(401, ADMIN_ERRORS.unauthenticated);
-          }
-          res.locals.admin = { via: 'token' } satisfies AdminCaller;
+          res.locals.admin = await this.bearer(req, header);
           return next();
         }
         const id = config.password ? sessionCookie(req) : undefined;

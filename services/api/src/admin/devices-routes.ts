@@ -7,41 +7,19 @@ import {
   PHONE_PATTERN,
   emptyQuerySchema,
   type ConnectMethod,
-  type MessageRecord,
 } from '@mgw/contracts';
-import type { RedisClient } from '@mgw/common';
-import type {
-  BatchStore,
-  InboundStore,
-  MessageKindStore,
-  MessageRevisions,
-  MessageStore,
-  SendQueue,
-  SendingView,
-} from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
-import type { ConnectionServiceClient } from '../clients/connection-service-client.js';
 import { parse } from '../http/validation.js';
-import { qrImage, type DeviceDirectory } from './device-directory.js';
-import { recentMessages } from './recent-messages.js';
-import { messageViews } from './message-view.js';
-
-export interface DevicesDeps {
-  directory: DeviceDirectory;
-  /** Each linked device's usage of its sending policy and its pause (the `sending` of /status). */
-  sending: (deviceId: string) => Promise<SendingView>;
-  connection: ConnectionServiceClient;
-  messages: MessageStore;
-  /** Edits and deletes shown on records (read/revised-record.ts). */
-  revisions: MessageRevisions;
-  /** Kind fields and mentions shown on records, and the phone <-> LID map (message-view.ts). */
-  kinds: MessageKindStore;
-  redis: RedisClient;
-  /** Messages contacts wrote (found by id: their writer, group and text). */
-  inbound: InboundStore;
-  batches: BatchStore;
-  queueOf: (deviceId: string) => SendQueue;
-}
+import { qrImage } from './device-directory.js';
+import {
+  deviceBatch,
+  deviceMessage,
+  deviceMessages,
+  listDevices,
+  showDevice,
+  type DevicesDeps,
+} from './devices.js';
+import { DIRECTIONS, type DirectionFilter } from './recent-messages.js';
 
 const deviceIdSchema = Joi.string().pattern(DEVICE_ID_PATTERN).required().messages({
   'string.pattern.base':
@@ -70,23 +48,18 @@ export const connectBodySchema = Joi.object<{
   forceNew: Joi.boolean().default(false),
 });
 
-const messagesQuerySchema = Joi.object<{ limit: number }>({
+const messagesQuerySchema = Joi.object<{ limit: number; direction: DirectionFilter }>({
   limit: Joi.number().integer().min(1).max(200).default(50),
+  direction: Joi.string()
+    .valid(...DIRECTIONS)
+    .default('all'),
 });
 
 /** GET /devices */
 export function listDevicesRoute(d: DevicesDeps): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    const devices = await d.directory.list();
-    const withUsage = await Promise.all(
-      devices.map(async (device) =>
-        device.linked || device.status !== 'disconnected'
-          ? { ...device, sending: await d.sending(device.deviceId) }
-          : device,
-      ),
-    );
-    res.status(200).json({ success: true, devices: withUsage });
+    res.status(200).json({ success: true, devices: await listDevices(d) });
   };
 }
 
@@ -94,9 +67,7 @@ export function listDevicesRoute(d: DevicesDeps): RequestHandler {
 export function getDeviceRoute(d: DevicesDeps): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    const deviceId = deviceIdOf(req);
-    const [device, pairing] = await Promise.all([d.directory.get(deviceId), d.directory.pairing(deviceId)]);
-    res.status(200).json({ success: true, device, ...(pairing ? { pairing } : {}) });
+    res.status(200).json({ success: true, ...(await showDevice(d, deviceIdOf(req))) });
   };
 }
 
@@ -138,18 +109,12 @@ export function disconnectDeviceRoute(d: DevicesDeps): RequestHandler {
   };
 }
 
-/** GET /devices/:deviceId/messages?limit=50 */
+/** GET /devices/:deviceId/messages?limit=50&direction=all|outbound|inbound */
 export function deviceMessagesRoute(d: DevicesDeps): RequestHandler {
   return async (req, res) => {
-    const { limit } = parse(messagesQuerySchema, req.query);
-    const deviceId = deviceIdOf(req);
-    const recent = await recentMessages(
-      { queue: d.queueOf(deviceId), messages: d.messages, batches: d.batches },
-      deviceId,
-      limit,
-    );
-    const messages = await messageViews(d, deviceId, recent.messages);
-    res.status(200).json({ success: true, ...recent, messages });
+    const { limit, direction } = parse(messagesQuerySchema, req.query);
+    const page = await deviceMessages(d, deviceIdOf(req), limit, direction);
+    res.status(200).json({ success: true, ...page });
   };
 }
 
@@ -157,15 +122,9 @@ export function deviceMessagesRoute(d: DevicesDeps): RequestHandler {
 export function deviceMessageRoute(d: DevicesDeps): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    const deviceId = deviceIdOf(req);
-    const id = String(req.params.messageId ?? '');
-    const record = id.length <= 128 ? await d.messages.get(deviceId, id) : undefined;
-    if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-    // A message a contact wrote: as the public GET /messages/:id shows it (its writer, its group).
-    const shown = record.direction === 'inbound' ? await d.inbound.get(deviceId, id) : record;
-    if (!shown) throw new ApiError(404, ERRORS.messageNotFound);
-    const [view] = await messageViews(d, deviceId, [shown as unknown as MessageRecord]);
-    res.status(200).json({ success: true, message: view });
+    const found = await deviceMessage(d, deviceIdOf(req), String(req.params.messageId ?? ''));
+    if (found.kind === 'not_found') throw new ApiError(404, ERRORS.messageNotFound);
+    res.status(200).json({ success: true, message: found.message });
   };
 }
 
@@ -173,10 +132,8 @@ export function deviceMessageRoute(d: DevicesDeps): RequestHandler {
 export function deviceBatchRoute(d: DevicesDeps): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    const deviceId = deviceIdOf(req);
-    const id = String(req.params.batchId ?? '');
-    const batch = id.length <= 128 ? await d.batches.get(deviceId, id) : undefined;
-    if (!batch) throw new ApiError(404, ERRORS.batchNotFound);
-    res.status(200).json({ success: true, batch });
+    const found = await deviceBatch(d, deviceIdOf(req), String(req.params.batchId ?? ''));
+    if (found.kind === 'not_found') throw new ApiError(404, ERRORS.batchNotFound);
+    res.status(200).json({ success: true, batch: found.batch });
   };
 }

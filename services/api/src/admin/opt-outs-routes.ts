@@ -1,31 +1,17 @@
-import type { RedisClient } from '@mgw/common';
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
-import {
-  ERRORS,
-  SEND_ADDRESS_PATTERN,
-  SEND_ADDRESS_RULE,
-  emptyQuerySchema,
-  type Metrics,
-} from '@mgw/contracts';
+import { SEND_ADDRESS_PATTERN, SEND_ADDRESS_RULE, emptyQuerySchema } from '@mgw/contracts';
 import {
   isOptOutCursor,
   listOptOuts,
-  optIn,
-  optOut,
   optOutSettingsSchema,
   readOptOutSettings,
-  writeOptOutSettings,
   type OptOutSettingsChange,
 } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import { parse } from '../http/validation.js';
 import { deviceIdOf } from './devices-routes.js';
-
-export interface OptOutDeps {
-  redis: RedisClient;
-  metrics: Metrics;
-}
+import { addOptOut, changeOptOutSettings, removeOptOut, type OptOutDeps } from './opt-outs.js';
 
 /** A contact as `to` names it: its phone number or its LID (`<digits>@lid`). */
 const phoneSchema = Joi.string()
@@ -50,18 +36,13 @@ export function listOptOutsRoute(d: OptOutDeps): RequestHandler {
   };
 }
 
-/**
- * POST /devices/:deviceId/opt-outs `{ phone }` — suppresses a contact by its number or its LID (as
- * if it wrote STOP; no confirmation). Either identity covers both when the device knows the pair.
- */
+/** POST /devices/:deviceId/opt-outs `{ phone }` — suppresses a contact (opt-outs.ts: addOptOut). */
 export function addOptOutRoute(d: OptOutDeps): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceIdOf(req);
     parse(emptyQuerySchema, req.query);
     const { phone } = parse(addBodySchema, req.body ?? {});
-    const added = await optOut(d.redis, deviceId, phone, 'admin');
-    if (added) d.metrics.optOutChanges.inc({ direction: 'opted_out', source: 'admin' });
-    res.status(200).json({ success: true, data: { phone, optedOut: true, changed: added } });
+    res.status(200).json({ success: true, data: await addOptOut(d, deviceId, phone) });
   };
 }
 
@@ -71,9 +52,7 @@ export function removeOptOutRoute(d: OptOutDeps): RequestHandler {
     const deviceId = deviceIdOf(req);
     parse(emptyQuerySchema, req.query);
     const { phone } = parse(Joi.object({ phone: phoneSchema }).unknown(true), req.params);
-    const removed = await optIn(d.redis, deviceId, phone as string, 'admin');
-    if (removed) d.metrics.optOutChanges.inc({ direction: 'opted_in', source: 'admin' });
-    res.status(200).json({ success: true, data: { phone, optedOut: false, changed: removed } });
+    res.status(200).json({ success: true, data: await removeOptOut(d, deviceId, phone as string) });
   };
 }
 
@@ -91,17 +70,14 @@ export function putOptOutSettingsRoute(d: OptOutDeps): RequestHandler {
     parse(emptyQuerySchema, req.query);
     const deviceId = deviceIdOf(req);
     const change = parse(optOutSettingsSchema, req.body ?? {}) as OptOutSettingsChange;
-    const clashes = await writeOptOutSettings(d.redis, deviceId, change);
-    if (clashes.length) {
-      throw new ApiError(
-        400,
-        ERRORS.invalidRequest,
-        clashes.map((k) => ({
+    const changed = await changeOptOutSettings(d, deviceId, change);
+    if (changed.kind === 'refused')
+      throw ApiError.invalid(
+        changed.keywords.map((k) => ({
           path: ['optInKeywords'],
           message: `"${k}" is also an opt-out keyword`,
         })),
       );
-    }
-    res.status(200).json({ success: true, data: await readOptOutSettings(d.redis, deviceId) });
+    res.status(200).json({ success: true, data: changed.settings });
   };
 }

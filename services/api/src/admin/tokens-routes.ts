@@ -1,10 +1,11 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { DEVICE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { isExpired, parseDuration, type TokenRecord, type TokenStore } from '@mgw/store';
+import { parseDuration, type TokenStore } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import { parse } from '../http/validation.js';
 import { ADMIN_ERRORS } from './admin-errors.js';
+import { createToken, listTokens, revokeToken, tokenView } from './tokens.js';
 
 /** The rules of the token CLI: a name, an optional device id (a slug), an optional `<n>s|m|h|d`. */
 export const createTokenSchema = Joi.object<{ name: string; deviceId?: string; expiresIn?: string }>({
@@ -21,25 +22,11 @@ export const createTokenSchema = Joi.object<{ name: string; deviceId?: string; e
     .messages({ 'any.invalid': '"expiresIn" must be a positive number followed by s, m, h or d, e.g. 30d' }),
 });
 
-/** What the admin API shows of a token: never its value or hash. */
-export function tokenView(t: TokenRecord, now = new Date()) {
-  return {
-    id: t.id,
-    name: t.name,
-    ...(t.deviceId ? { deviceId: t.deviceId } : {}),
-    createdAt: t.createdAt,
-    ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}),
-    expired: isExpired(t, now),
-  };
-}
-
 /** GET /tokens */
 export function listTokensRoute(tokens: TokenStore): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    const list = await tokens.list();
-    const now = new Date();
-    res.status(200).json({ success: true, tokens: list.map((t) => tokenView(t, now)) });
+    res.status(200).json({ success: true, tokens: await listTokens(tokens) });
   };
 }
 
@@ -48,23 +35,19 @@ export function createTokenRoute(tokens: TokenStore): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const body = parse(createTokenSchema, req.body ?? {});
-    const { value, token } = await tokens.create({
-      name: body.name,
-      ...(body.deviceId ? { deviceId: body.deviceId } : {}),
-      ...(body.expiresIn ? { expiresInMs: parseDuration(body.expiresIn) } : {}),
-    });
+    const { value, token } = await createToken(tokens, body);
     req.log.info('admin created a token', { tokenId: token.id, deviceId: token.deviceId });
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json({ success: true, token: tokenView(token), value });
   };
 }
 
-/** DELETE /tokens/:id, through TokenStore.revoke (the one path that also ends cached validity). */
+/** DELETE /tokens/:id (tokens.ts: revokeToken). */
 export function revokeTokenRoute(tokens: TokenStore): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    if (id.length > 64 || !(await tokens.revoke(id))) throw new ApiError(404, ADMIN_ERRORS.tokenNotFound);
+    if ((await revokeToken(tokens, id)) === 'not_found') throw new ApiError(404, ADMIN_ERRORS.tokenNotFound);
     req.log.info('admin revoked a token', { tokenId: id });
     res.status(200).json({ success: true });
   };

@@ -3,29 +3,40 @@
  *   npm run -s token -- create --name NAME [--device ID] [--expires-in 30d]
  *   npm run -s token -- list
  *   npm run -s token -- revoke ID
- * `create` prints the token value alone on the last line of stdout (it is shown only once).
+ * and the same for admin API tokens (automation of `/api/admin/v1`, see docs/dashboard.md):
+ *   npm run -s token -- admin-create --name NAME [--expires-in 30d]
+ *   npm run -s token -- admin-list
+ *   npm run -s token -- admin-revoke ID
+ * `create` and `admin-create` print the value alone on the last line of stdout (shown only once).
  */
 import { parseArgs } from 'node:util';
 import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
 import { DEVICE_ID_PATTERN } from '@mgw/contracts';
-import { TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
+import { ADMIN_TOKENS, TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
 import { runCli } from './run-cli.js';
 import { table } from './table.js';
 
 const USAGE = `Usage:
   token create --name NAME [--device DEVICE_ID] [--expires-in <n>s|m|h|d]
   token list
-  token revoke TOKEN_ID`;
+  token revoke TOKEN_ID
+  token admin-create --name NAME [--expires-in <n>s|m|h|d]
+  token admin-list
+  token admin-revoke ADMIN_TOKEN_ID`;
 
 class UsageError extends Error {}
 
-type Command =
+/** `admin: true`: an admin API token (the `admin-` commands), apart from the API tokens. */
+type Command = { admin: boolean } & (
   | { kind: 'create'; name: string; deviceId?: string; expiresInMs?: number }
   | { kind: 'list' }
-  | { kind: 'revoke'; id: string };
+  | { kind: 'revoke'; id: string }
+);
 
 function parseCommand(argv: string[]): Command {
-  const [command, ...rest] = argv;
+  const [given, ...rest] = argv;
+  const admin = given?.startsWith('admin-') ?? false;
+  const command = admin ? given!.slice('admin-'.length) : given;
   if (command === 'create') {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -40,6 +51,9 @@ function parseCommand(argv: string[]): Command {
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
     const name = values.name?.trim();
     if (!name) throw new UsageError('--name is required');
+    if (admin && values.device !== undefined) {
+      throw new UsageError('an admin token acts on every device: admin-create takes no --device');
+    }
     if (values.device !== undefined && !DEVICE_ID_PATTERN.test(values.device)) {
       throw new UsageError(
         `--device must be a device id: 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit (got "${values.device}")`,
@@ -54,28 +68,28 @@ function parseCommand(argv: string[]): Command {
         );
       }
     }
-    return { kind: 'create', name, deviceId: values.device, expiresInMs };
+    return { admin, kind: 'create', name, deviceId: values.device, expiresInMs };
   }
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-    return { kind: 'list' };
+    return { admin, kind: 'list' };
   }
   if (command === 'revoke') {
     if (rest.length !== 1 || !rest[0] || rest[0].startsWith('-')) {
-      throw new UsageError('revoke takes exactly one token id');
+      throw new UsageError(`${given} takes exactly one token id`);
     }
-    return { kind: 'revoke', id: rest[0] };
+    return { admin, kind: 'revoke', id: rest[0] };
   }
-  throw new UsageError(command ? `unknown command: ${command}` : 'a command is required');
+  throw new UsageError(given ? `unknown command: ${given}` : 'a command is required');
 }
 
-function formatList(tokens: TokenRecord[], now: Date): string {
-  const rows = [['ID', 'NAME', 'DEVICE', 'CREATED', 'EXPIRES', 'EXPIRED']];
+function formatList(tokens: TokenRecord[], now: Date, admin: boolean): string {
+  const rows = [['ID', 'NAME', ...(admin ? [] : ['DEVICE']), 'CREATED', 'EXPIRES', 'EXPIRED']];
   for (const t of tokens) {
     rows.push([
       t.id,
       t.name,
-      t.deviceId ?? '(default)',
+      ...(admin ? [] : [t.deviceId ?? '(default)']),
       t.createdAt,
       t.expiresAt ?? 'never',
       isExpired(t, now) ? 'yes' : 'no',
@@ -88,25 +102,27 @@ async function run(command: Command): Promise<number> {
   const redis = createRedis(redisConfig(validateEnv([redisEnv])), 'producer', 'token-cli');
   try {
     await waitForRedis(redis, 5000);
-    const store = new TokenStore(redis);
+    const store = command.admin ? new TokenStore(redis, ADMIN_TOKENS) : new TokenStore(redis);
+    const kind = command.admin ? 'admin token' : 'token';
     if (command.kind === 'create') {
       const { value, token } = await store.create(command);
+      const scope = command.admin ? 'the admin API' : `device: ${token.deviceId ?? '(default)'}`;
       process.stdout.write(
-        `Created token ${token.id} (name: ${token.name}, device: ${token.deviceId ?? '(default)'}, ` +
+        `Created ${kind} ${token.id} (name: ${token.name}, ${scope}, ` +
           `expires: ${token.expiresAt ?? 'never'})\n` +
           `The value below is shown only once; store it now:\n${value}\n`,
       );
       return 0;
     }
     if (command.kind === 'list') {
-      process.stdout.write(formatList(await store.list(), new Date()));
+      process.stdout.write(formatList(await store.list(), new Date(), command.admin));
       return 0;
     }
     if (await store.revoke(command.id)) {
-      process.stdout.write(`Revoked token ${command.id}\n`);
+      process.stdout.write(`Revoked ${kind} ${command.id}\n`);
       return 0;
     }
-    process.stderr.write(`error: no token with id ${command.id}\n`);
+    process.stderr.write(`error: no ${kind} with id ${command.id}\n`);
     return 1;
   } finally {
     await closeRedis(redis);

@@ -1,29 +1,31 @@
 import type { RedisClient } from '@mgw/common';
-import { keys } from '@mgw/contracts';
-
-// Entries are scored by their expiry on the Redis server's clock (see the connection service's
-// Liveness), so the API's own clock does not matter.
-const COUNT_ALIVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], now, '+inf')
-`;
+import { CONNECTION_LIVENESS, keys } from '@mgw/contracts';
+import { LivenessSet } from '@mgw/store';
 
 /**
- * Whether any connection service process is alive, read from `keys.connectionWorkers()`. A
- * "yes" is cached for `cacheMs`, so a burst of /connect costs one Redis call per second, not one
- * each; a "no" is not cached (concurrent checks still share one call), so a connection service
- * that has just started is used by the next request, not a second later.
+ * Whether any connection service process is alive, read from `keys.connectionWorkers()` (a
+ * `LivenessSet` of @mgw/store, scored on the Redis server's clock, so the API's own clock does not
+ * matter). A "yes" is cached for `cacheMs`, so a burst of /connect costs one Redis call per
+ * second, not one each; a "no" is not cached (concurrent checks still share one call), so a
+ * connection service that has just started is used by the next request, not a second later.
  * A Redis error propagates (the request then answers 503 storage unavailable).
  */
 export class ConnectionLiveness {
   private aliveAt: number | undefined;
   private checking: Promise<boolean> | undefined;
+  private readonly set: LivenessSet;
 
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly cacheMs = 1000,
-  ) {}
+  ) {
+    // Only read here: the connection services beat it with their own TTL and forget.
+    this.set = new LivenessSet(redis, {
+      key: keys.connectionWorkers(),
+      ttlMs: CONNECTION_LIVENESS.ttlMs,
+      forgetMs: 1,
+    });
+  }
 
   async alive(): Promise<boolean> {
     if (this.aliveAt !== undefined && Date.now() - this.aliveAt < this.cacheMs) return true;
@@ -32,7 +34,7 @@ export class ConnectionLiveness {
   }
 
   private async check(): Promise<boolean> {
-    const n = (await this.redis.eval(COUNT_ALIVE, 1, keys.connectionWorkers())) as number;
+    const n = await this.set.countAlive();
     this.aliveAt = n > 0 ? Date.now() : undefined;
     return n > 0;
   }

@@ -1,8 +1,11 @@
 import type { Logger } from '@mgw/common';
-import { ERRORS, type BatchRecord } from '@mgw/contracts';
+import type { BatchRecord } from '@mgw/contracts';
 import { cancelBatchMessages, controlBatch, wakePausedHolds, type BatchAction } from '@mgw/store';
-import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
+
+/** What a list control came to: the list as it reads afterwards, or why it was refused (nothing changed). */
+export type ListControlOutcome =
+  { kind: 'done'; batch: BatchRecord } | { kind: 'refused'; reason: 'not_found' | 'completed' | 'cancelled' };
 
 /**
  * POST /batches/:batchId/pause | resume | cancel: changes the list's state (one script, which
@@ -14,12 +17,12 @@ import type { ApiServices } from '../api-services.js';
  * - resume: the messages held because the list was paused go back to the queue now.
  * - cancel: every message no attempt has started fails `cancelled` and its job goes; the claim
  *   refuses the rest of the list atomically, on any sender, so none of them is sent after this
- *   answer. A repeated cancel answers 200 and, while the list is not complete, runs that sweep
+ *   answer. A repeated cancel is done again and, while the list is not complete, runs that sweep
  *   again (it finishes one cut short).
  *
- * Refused: another device's or an unknown list (404), a list whose messages all left the queue
- * (409 `batchCompleted`), pause or resume of a cancelled list (409 `batchCancelled`). A repeat of
- * the state a list is in (pause a paused one, resume an active one) is a 200 that changes nothing.
+ * Refused: another device's or an unknown list (`not_found`), a list whose messages all left the
+ * queue (`completed`), pause or resume of a cancelled list (`cancelled`). A repeat of the state a
+ * list is in (pause a paused one, resume an active one) is done and changes nothing.
  */
 export async function controlList(
   s: Pick<ApiServices, 'redis' | 'messages' | 'batches' | 'acceptor'>,
@@ -27,12 +30,12 @@ export async function controlList(
   batchId: string,
   action: BatchAction,
   log: Logger,
-): Promise<BatchRecord> {
-  if (batchId.length > 128) throw new ApiError(404, ERRORS.batchNotFound);
+): Promise<ListControlOutcome> {
+  const notFound = { kind: 'refused', reason: 'not_found' } as const;
+  if (batchId.length > 128) return notFound;
   const outcome = await controlBatch(s.redis, deviceId, batchId, action);
-  if (outcome === 'missing') throw new ApiError(404, ERRORS.batchNotFound);
-  if (outcome === 'completed') throw new ApiError(409, ERRORS.batchCompleted);
-  if (outcome === 'cancelled') throw new ApiError(409, ERRORS.batchCancelled);
+  if (outcome === 'missing') return notFound;
+  if (outcome === 'completed' || outcome === 'cancelled') return { kind: 'refused', reason: outcome };
   const sweep = { redis: s.redis, queue: s.acceptor.queue(deviceId), messages: s.messages };
   if (action === 'cancel') {
     // A repeat sweeps the queue again only while some of the list's messages are not final (it
@@ -49,6 +52,5 @@ export async function controlList(
     log.info('list paused', { batchId });
   }
   const batch = await s.batches.get(deviceId, batchId);
-  if (!batch) throw new ApiError(404, ERRORS.batchNotFound);
-  return batch;
+  return batch ? { kind: 'done', batch } : notFound;
 }

@@ -3,8 +3,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from '../config.js';
-import { ERRORS, keys, type Metrics } from '@mgw/contracts';
-import type { TokenStore } from '@mgw/store';
+import { ERRORS, type Metrics } from '@mgw/contracts';
+import { recordAuthFailure, type TokenStore } from '@mgw/store';
 
 /** Who is calling: set by `authenticate` on `res.locals.auth`. */
 export interface AuthContext {
@@ -30,25 +30,6 @@ function tokenFrom(req: Request): string | undefined {
   const q = (req.query as Record<string, unknown>).token;
   return typeof q === 'string' && q.length > 0 ? q : undefined;
 }
-
-/**
- * Counts one failed attempt of a client IP, in a fixed window that starts at its first failure;
- * an IP already at the limit is not counted further. Returns [failures, window left in ms,
- * blocked (1) or not (0)].
- */
-const RECORD_FAILURE = `
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-if n >= tonumber(ARGV[2]) and ttl > 0 then
-  return {n, ttl, 1}
-end
-n = redis.call('INCR', KEYS[1])
-if n == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {n, ttl, 0}
-`;
 
 export interface AuthDeps {
   redis: RedisClient;
@@ -92,14 +73,12 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
         return next(new ApiError(401, ERRORS.invalidToken));
       }
 
-      const failKey = keys.rateLimitPrefix('auth-failures') + ipKeyGenerator(req.ip ?? 'unknown');
-      const [failures, ttlMs, blocked] = (await redis.eval(
-        RECORD_FAILURE,
-        1,
-        failKey,
-        String(config.authFailureWindowMs),
-        String(limit),
-      )) as [number, number, number];
+      const { failures, ttlMs, blocked } = await recordAuthFailure(
+        redis,
+        ipKeyGenerator(req.ip ?? 'unknown'),
+        config.authFailureWindowMs,
+        limit,
+      );
       setHeaders(res, failures, ttlMs);
       if (blocked) {
         metrics.authRejections.inc({ reason: 'blocked' });

@@ -1,21 +1,6 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { RedisStore } from 'rate-limit-redis';
-
-/**
- * Adds `hits` to a counter in one call, with rate-limit-redis's window: a counter that has
- * expired (or never existed) starts a new window of `windowMs` at this call. Returns
- * [total, ms left in the window].
- */
-const INCREMENT_BY = `
-local windowMs = tonumber(ARGV[1])
-local hits = tonumber(ARGV[2])
-local ttl = redis.call("PTTL", KEYS[1])
-if ttl <= 0 then
-  redis.call("SET", KEYS[1], hits, "PX", windowMs)
-  return { hits, windowMs }
-end
-return { redis.call("INCRBY", KEYS[1], hits), ttl }
-`;
+import { RATE_LIMIT_INCREMENT } from '@mgw/store';
 
 interface Waiter {
   resolve(info: ClientRateLimitInfo): void;
@@ -111,7 +96,7 @@ export class CoalescingRedisStore implements Store {
   private async loadScript(): Promise<string> {
     const sha = await this.redisStore.sendCommand({
       isReadOnly: false,
-      command: ['SCRIPT', 'LOAD', INCREMENT_BY],
+      command: ['SCRIPT', 'LOAD', RATE_LIMIT_INCREMENT.lua],
     });
     if (typeof sha !== 'string') throw new TypeError('unexpected reply from Redis');
     return sha;

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { RedisStore, type RedisReply, type SendCommandClusterDetails } from 'rate-limit-redis';
-import { masterNodes, serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { RedisStore } from 'rate-limit-redis';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { rateLimitCommands } from '@mgw/store';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from '../config.js';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
@@ -11,34 +11,6 @@ import { CoalescingRedisStore } from './rate-limit-store.js';
 
 /** Endpoints limited by express-rate-limit (`/send`'s hits are counted by its accept calls, see `SendRateLimit`). */
 export type LimitedEndpoint = Exclude<keyof ApiConfig['rateLimits'], 'send'>;
-
-/**
- * rate-limit-redis runs its scripts by SHA. On a Cluster a script must be on the master of each
- * counter's slot, and a replica promoted by a failover starts without any: SCRIPT LOAD goes to
- * every master, and an EVALSHA refused with NOSCRIPT runs as EVAL with the script's text (the
- * store's own reload-and-retry would load it on masters the client may not know yet).
- */
-function scriptsEverywhere(redis: RedisClient) {
-  const scripts = new Map<string, string>();
-  return async ({ command: [name, ...args] }: SendCommandClusterDetails): Promise<RedisReply> => {
-    const command = name!.toUpperCase();
-    if (command === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
-      const sha = createHash('sha1').update(args[1]!).digest('hex');
-      scripts.set(sha, args[1]!);
-      const loaded = await Promise.allSettled(masterNodes(redis).map((n) => n.script('LOAD', args[1]!)));
-      const failed = loaded.find((r) => r.status === 'rejected');
-      if (failed && loaded.every((r) => r.status === 'rejected')) throw failed.reason;
-      return sha;
-    }
-    try {
-      return (await redis.call(name!, ...args)) as RedisReply;
-    } catch (err) {
-      const script = command === 'EVALSHA' ? scripts.get(args[0]!) : undefined;
-      if (!script || !/^NOSCRIPT/.test((err as Error).message)) throw err;
-      return (await redis.call('EVAL', script, ...args.slice(1))) as RedisReply;
-    }
-  };
-}
 
 /**
  * One limiter per endpoint, counted per API token (by the token's hash, never its value) in
@@ -67,7 +39,7 @@ export function createRateLimiters(deps: {
       store: new CoalescingRedisStore(
         new RedisStore({
           prefix: keys.rateLimitPrefix(endpoint),
-          sendCommandCluster: scriptsEverywhere(redis),
+          sendCommandCluster: rateLimitCommands(redis),
         }),
       ),
       // Storage down is a 503 like everywhere else, not a silently unlimited API.

@@ -1,26 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { RedisScript, serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
+import { countRateLimitHit } from '@mgw/store';
 import { ApiError } from './api-error.js';
 import { authOf } from './auth.js';
-
-/**
- * Counts one hit in a fixed window with rate-limit-redis's rule (a counter that has expired, or
- * never existed, starts a new window of `windowMs` at this hit): KEYS[1] the counter, ARGV
- * windowMs. Returns [total, ms left in the window]. The accept script (`accept-script.ts`) counts
- * a request's hit the same way when it writes the request's messages.
- */
-const COUNT_HIT = new RedisScript<[number, number]>(
-  'mgwCountSendHit',
-  `
-local ttl = redis.call("PTTL", KEYS[1])
-if ttl <= 0 then
-  redis.call("SET", KEYS[1], 1, "PX", ARGV[1])
-  return { 1, tonumber(ARGV[1]) }
-end
-return { redis.call("INCR", KEYS[1]), ttl }
-`,
-);
 
 /** Redis's count of one hit. */
 interface Counted {
@@ -106,8 +89,8 @@ export class SendRateLimit {
     if (hit.settled) return;
     if (!hit.counted) {
       try {
-        const reply = await COUNT_HIT.run(this.deps.redis, [hit.key], [hit.windowMs]);
-        hit.counted = { total: Number(reply[0]), resetAt: Date.now() + Number(reply[1]) };
+        const { total, ttlMs } = await countRateLimitHit(this.deps.redis, hit.key, hit.windowMs);
+        hit.counted = { total, resetAt: Date.now() + ttlMs };
       } catch (err) {
         if (!accepted) throw err;
         this.deps.logger.warn('rate limiter: the hit of an accepted /send could not be counted', {

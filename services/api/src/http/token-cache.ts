@@ -1,6 +1,9 @@
-import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { Subscription, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { hashToken, isExpired, type TokenCheck, type TokenRecord, type TokenStore } from '@mgw/store';
+
+/** How long the API's start waits for the revocations' subscription before serving without the cache. */
+const START_WAIT_MS = 5000;
 
 interface Entry {
   token: TokenRecord;
@@ -18,7 +21,7 @@ interface Entry {
  */
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
-  private subscribed = false;
+  private subscription?: Subscription;
   /** Bumped by every revocation heard: a lookup that overlapped one is not cached. */
   private revocations = 0;
 
@@ -29,31 +32,35 @@ export class TokenCache {
     private readonly opts: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
   ) {}
 
+  /**
+   * Resolves once Redis has confirmed the subscription, or after `START_WAIT_MS` without it: the
+   * API serves without the cache meanwhile (the cache is used only while subscribed).
+   */
   async start(): Promise<void> {
-    this.subscriber.on('message', (channel: string, hash: string) => {
-      if (channel !== keys.tokensChannel()) return;
-      this.revocations++;
-      this.entries.delete(hash);
-    });
-    // Invalidations sent while we were away are lost: forget everything, use no cache until subscribed.
-    this.subscriber.on('close', () => {
-      this.subscribed = false;
+    // Invalidations sent while not subscribed are lost: forget everything when it goes, and a
+    // lookup that overlapped its loss or return is not cached.
+    const forgetAll = () => {
       this.revocations++;
       this.entries.clear();
+    };
+    this.subscription = new Subscription({
+      client: this.subscriber,
+      channels: [keys.tokensChannel()],
+      onMessage: (_channel, hash) => {
+        this.revocations++;
+        this.entries.delete(hash);
+      },
+      onLost: forgetAll,
+      onSubscribed: forgetAll,
+      logger: this.logger,
     });
-    this.subscriber.on('ready', () => void this.subscribe());
-    await this.subscribe();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)));
+    await Promise.race([this.subscription.start(), waited]).finally(() => clearTimeout(timer));
   }
 
-  private async subscribe(): Promise<void> {
-    try {
-      await this.subscriber.subscribe(keys.tokensChannel());
-      this.subscribed = true;
-    } catch (err) {
-      this.logger.warn('token revocations not subscribed; tokens are checked in Redis', {
-        err: serializeError(err),
-      });
-    }
+  private get subscribed(): boolean {
+    return this.subscription?.subscribed ?? false;
   }
 
   async verify(value: string, now = new Date()): Promise<TokenCheck> {

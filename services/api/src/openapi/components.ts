@@ -3,12 +3,13 @@ import {
   HELD_REASONS,
   EVENT_TYPES,
   CONNECTION_STATUSES,
+  PROXY_ERROR_KINDS,
   MESSAGE_STATUSES,
   OTP_LANGUAGES,
   ERRORS,
   FAILURE_REASONS,
 } from '@mgw/contracts';
-import { RESTRICTION_REASONS } from '@mgw/store';
+import { HEALTH_REASONS, RESTRICTION_REASONS } from '@mgw/store';
 import type { JsonSchema } from './joi-schema.js';
 import { messageKindProperties } from './message-kinds.js';
 
@@ -92,9 +93,41 @@ export const schemas: Record<string, JsonSchema> = {
       phone: str('Phone number of the linked account (connected only).'),
       name: str('Account name (connected only).'),
       profilePic: str('URL of the profile picture (connected only, when the account has one).'),
+      reason: {
+        enum: PROXY_ERROR_KINDS.map((kind) => `proxy_${kind}`),
+        description:
+          "Connecting only: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other).",
+      },
       sending: { $ref: '#/components/schemas/Sending' },
     },
     ['success', 'status'],
+  ),
+  DeviceHealth: closed(
+    {
+      score: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 100,
+        description: '100 less the penalties of `reasons`, at least 0.',
+      },
+      reasons: {
+        type: 'array',
+        description: 'What cost the device points, the costliest first; empty at 100.',
+        items: closed(
+          {
+            code: {
+              enum: [...Object.values(HEALTH_REASONS)],
+              description:
+                "A pause in force (reach-out time lock, capped, rate-limited, failures in a row), or what happened in the window (acks 463, acks 429, other refusals, reconnects, logouts), or today's share of first contacts.",
+            },
+            penalty: { type: 'integer', minimum: 1, maximum: 100, description: 'Points it costs.' },
+            message: str('What happened, with its count, for a person.'),
+          },
+          ['code', 'penalty', 'message'],
+        ),
+      },
+    },
+    ['score', 'reasons'],
   ),
   Sending: closed(
     {
@@ -120,6 +153,7 @@ export const schemas: Record<string, JsonSchema> = {
         ['reason', 'until', 'since'],
       ),
       pausedUntil: timestamp('Waiting messages are held until then (a restriction or quiet hours).'),
+      health: { $ref: '#/components/schemas/DeviceHealth' },
     },
     [
       'sentToday',
@@ -129,6 +163,7 @@ export const schemas: Record<string, JsonSchema> = {
       'otpReserve',
       'timeZone',
       'windowEndsAt',
+      'health',
     ],
   ),
   SendResult: closed(

@@ -1,11 +1,19 @@
 import type { RequestHandler } from 'express';
-import { ERRORS, batchesQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import { ERRORS, batchesQuerySchema, emptyQuerySchema, type BatchRecord } from '@mgw/contracts';
 import type { BatchAction } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
-import { controlList } from '../control/control-batch.js';
+import { controlList, type ListControlOutcome } from '../control/control-batch.js';
+
+/** A list control's outcome as its answer's data: the list, or its refusal thrown (404, 409). */
+export function listControlAnswer(outcome: ListControlOutcome): BatchRecord {
+  if (outcome.kind === 'done') return outcome.batch;
+  if (outcome.reason === 'completed') throw new ApiError(409, ERRORS.batchCompleted);
+  if (outcome.reason === 'cancelled') throw new ApiError(409, ERRORS.batchCancelled);
+  throw new ApiError(404, ERRORS.batchNotFound);
+}
 
 /**
  * GET /batches/:batchId: a list's state and counts by status (they sum to `total`; `held` counts
@@ -37,7 +45,7 @@ export function controlBatchRoute(s: ApiServices, action: BatchAction): RequestH
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.batchId ?? '');
-    const data = await controlList(s, deviceId, id, action, req.log);
+    const data = listControlAnswer(await controlList(s, deviceId, id, action, req.log));
     res.status(200).json({ success: true, data });
   };
 }

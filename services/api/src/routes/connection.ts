@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
-import { sendingView } from '@mgw/store';
+import { deviceHealth, sendingView, type SendingView } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
@@ -49,10 +49,19 @@ export function statusRoute(s: ApiServices): RequestHandler {
         if (session[field]) body[field] = session[field];
       }
     }
+    // Beyond the spec's fields: why a device is connecting, when its proxy is the cause
+    // (`proxy_unreachable`, `proxy_auth`, `proxy_refused`, `proxy_error`; docs/proxies.md).
+    if (session.status === 'connecting' && session.lastDisconnectReason?.startsWith('proxy_'))
+      body.reason = session.lastDisconnectReason;
     // Beyond the spec's fields, for a linked device (connected or reconnecting): what the account
-    // sent today against its caps, and its pause while WhatsApp pushes back.
-    if (session.status !== 'disconnected')
-      body.sending = await sendingView(s.redis, deviceId, s.config.sendPolicy);
+    // sent today against its caps, its pause while WhatsApp pushes back, and its health score — all
+    // in `sending`, the one object beyond the spec, so the spec's fields stay as they are.
+    if (session.status !== 'disconnected') {
+      const now = Date.now();
+      const view: SendingView = await sendingView(s.redis, deviceId, s.config.sendPolicy, now);
+      const health = await deviceHealth(s.redis, deviceId, s.config.sendPolicy, now, view);
+      body.sending = { ...view, health };
+    }
     res.status(200).json(body);
   };
 }

@@ -2,10 +2,32 @@ import type { RequestHandler } from 'express';
 import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
-import { sendMessage } from '../accept/send-message.js';
+import { sendMessage, type SendOutcome } from '../accept/send-message.js';
+import type { Outcome } from '../http/idempotency.js';
+import { refusalError } from '../http/refusal-error.js';
 import type { SendRateLimit } from '../http/send-rate-limit.js';
 import { parse, parseSendBody } from '../http/validation.js';
 import { respond } from './respond.js';
+
+/**
+ * A /send's outcome as its answer: 202 with the messageId (a list: its batch id and messageIds),
+ * 200 for a queued message deleted; a refusal is thrown (its status and error, refusal-error.ts).
+ */
+export function sendAnswer(outcome: SendOutcome): Outcome {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { status: 202, body: { success: true, messageId: outcome.messageId } };
+    case 'list_accepted':
+      return {
+        status: 202,
+        body: { success: true, messageId: outcome.batchId, messageIds: outcome.messageIds },
+      };
+    case 'deleted':
+      return { status: 200, body: { success: true, messageId: outcome.messageId, status: 'deleted' } };
+    case 'refused':
+      throw refusalError(outcome);
+  }
+}
 
 /** POST /send */
 export function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
@@ -19,8 +41,9 @@ export function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler 
     // An edit or delete does not hand its hit to the accept script: its hit is counted (and
     // refused over the limit) first, so the limit stays exact for it too.
     if (body.edit || body.delete) await limit.settle(res, hit);
-    const outcome = await s.idempotency.run(req, auth.tokenHash, () =>
-      sendMessage(s, auth.deviceId, body, hit),
+    // A refusal is thrown inside the idempotent work: its key is freed, not kept as an outcome.
+    const outcome = await s.idempotency.run(req, auth.tokenHash, async () =>
+      sendAnswer(await sendMessage(s, auth.deviceId, body, hit)),
     );
     // Counted by the accept script that wrote the messages; a replay is counted now.
     await limit.settle(res, hit, !outcome.replayed);

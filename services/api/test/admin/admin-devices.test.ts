@@ -160,4 +160,136 @@ describe('Admin API: devices and their messages', () => {
     expect(other.status, "another device's message").to.equal(404);
     expect((await adminCall(t, `/devices/${deviceId}/messages?limit=0`)).status).to.equal(400);
   });
+
+  it('When sent texts are read, then each shows what its recipient got (personalised, a caption, a long one cut at 1,000) — the admin API only, not the public GET /messages/:id', async () => {
+    const deviceId = freshDeviceId();
+    await markConnected(t.redis, deviceId);
+    const token = await createToken(t, { deviceId });
+    const list = await call(`${t.api}/send`, {
+      token,
+      json: {
+        to: [
+          { phone: '15550003001', vars: { name: 'Ana' } },
+          { phone: '15550003002', vars: { name: 'Omar' } },
+        ],
+        text: 'Hello {{name}}, your order is ready',
+      },
+    });
+    expect(list.status).to.equal(202);
+    const long = 'x'.repeat(1500);
+    const longOne = await call(`${t.api}/send`, { token, json: { to: '15550003003', text: long } });
+    const media = await call(`${t.api}/send`, {
+      token,
+      json: {
+        to: '15550003004',
+        attachment: {
+          type: 'document',
+          base64: Buffer.from('%PDF-1.4 menu').toString('base64'),
+          filename: 'menu.pdf',
+          caption: 'Menu of the day',
+        },
+      },
+    });
+    expect(media.status).to.equal(202);
+    // Sent (settled): the request's content has released its bytes; the text stays for the records.
+    const ids = [...(list.body.messageIds as string[]), longOne.body.messageId, media.body.messageId];
+    for (const id of ids) {
+      const job = await t.services.acceptor.queue(deviceId).getJob(String(id));
+      await t.services.messages.markSent(job!.data as SendJobData, new Date());
+    }
+
+    const res = await adminCall(t, `/devices/${deviceId}/messages?limit=10`);
+    expect(res.status).to.equal(200);
+    const byId = new Map(
+      (res.body.messages as Record<string, unknown>[]).map((m) => [m.messageId as string, m]),
+    );
+    const [ana, omar] = list.body.messageIds as string[];
+    expect(byId.get(ana!)).to.include({ status: 'sent', text: 'Hello Ana, your order is ready' });
+    expect(byId.get(omar!)).to.include({ text: 'Hello Omar, your order is ready' });
+    expect(byId.get(longOne.body.messageId as string)).to.include({
+      text: 'x'.repeat(1000),
+      textTruncated: true,
+    });
+    expect(byId.get(media.body.messageId as string)?.attachment).to.deep.equal({
+      type: 'document',
+      fileName: 'menu.pdf',
+      caption: 'Menu of the day',
+    });
+    const one = await adminCall(t, `/devices/${deviceId}/messages/${ana}`);
+    expect(one.body.message).to.include({ text: 'Hello Ana, your order is ready' });
+
+    // The public record keeps the spec's shape: no text.
+    const pub = await call(`${t.api}/messages/${ana}`, { token });
+    expect(pub.status).to.equal(200);
+    expect(pub.body.data).to.not.have.property('text');
+    expect(JSON.stringify(pub.body)).to.not.include('your order is ready');
+  });
+
+  it('When contacts wrote to the device, then the recent messages list them with the sent ones, newest first, with their text; ?direction= shows one side', async () => {
+    const deviceId = freshDeviceId();
+    await markConnected(t.redis, deviceId);
+    const token = await createToken(t, { deviceId });
+    const sent = await call(`${t.api}/send`, { token, json: { to: '15550004001', text: 'we are open' } });
+    const receivedAt = new Date(Date.now() + 1000);
+    const inboundId = await t.services.inbound.record(deviceId, {
+      platformMessageId: `IN${Date.now()}`,
+      from: '15550004001',
+      contact: { phone: '15550004001' },
+      text: 'are you open on sunday?',
+      receivedAt,
+    });
+    expect(inboundId).to.be.a('string');
+
+    const all = await adminCall(t, `/devices/${deviceId}/messages?limit=10`);
+    expect(all.status).to.equal(200);
+    const listed = all.body.messages as Record<string, unknown>[];
+    expect(listed.map((m) => [m.messageId, m.direction])).to.deep.equal([
+      [inboundId, 'inbound'],
+      [sent.body.messageId, 'outbound'],
+    ]);
+    expect(listed[0]).to.include({
+      status: 'received',
+      from: '15550004001',
+      text: 'are you open on sunday?',
+    });
+    expect(listed[1]).to.include({ status: 'queued', text: 'we are open' });
+
+    const inbound = await adminCall(t, `/devices/${deviceId}/messages?direction=inbound`);
+    expect((inbound.body.messages as { messageId: string }[]).map((m) => m.messageId)).to.deep.equal([
+      inboundId,
+    ]);
+    const outbound = await adminCall(t, `/devices/${deviceId}/messages?direction=outbound`);
+    expect((outbound.body.messages as { messageId: string }[]).map((m) => m.messageId)).to.deep.equal([
+      sent.body.messageId,
+    ]);
+    const bad = await adminCall(t, `/devices/${deviceId}/messages?direction=sideways`);
+    expect(bad.status).to.equal(400);
+    expect(JSON.stringify(bad.body.details)).to.include('direction');
+  });
+
+  it('When the gateway is not in sandbox mode, then GET /sandbox says so; in sandbox mode it gives the simulator’s phone-link URL', async () => {
+    const res = await adminCall(t, '/sandbox');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, sandbox: null });
+    const sandboxed = await startAdminApi({
+      admin: {
+        password: 'correct horse battery staple',
+        apiToken: 'admin-automation-token-0123456789abcdef',
+        sessionTtlSeconds: 3600,
+        signInLimit: 1000,
+        signInWindowMs: 60_000,
+        sandboxUrl: 'http://127.0.0.1:3100',
+      },
+    });
+    try {
+      const there = await adminCall(sandboxed, '/sandbox');
+      expect(there.body).to.deep.equal({
+        success: true,
+        sandbox: { phoneLinkUrl: 'http://127.0.0.1:3100/phone/link' },
+      });
+      expect((await call(`${sandboxed.url}/api/admin/v1/sandbox`)).status, 'admins only').to.equal(401);
+    } finally {
+      await sandboxed.close();
+    }
+  });
 });

@@ -1,7 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { useStack, type Stack } from '@mgw/testing';
+import { buildDashboard } from '../../dashboard/build.mjs';
 
 /**
  * Screenshots of every page, for people to look at: under TEST_ARTIFACTS_DIR (CI may keep it),
@@ -51,4 +54,31 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
   }
   if (original) await page.setViewportSize(original);
+}
+
+/**
+ * The set-up of a dashboard suite: the dashboard built into a temporary directory, chromium with
+ * one laptop-sized page, and the whole stack serving those assets with the admin password (plus
+ * `env`). Call inside a `describe`; the getter answers once `before` has run.
+ */
+export function useDashboardStack(
+  password: string,
+  env: Record<string, string> = {},
+): () => { stack: Stack; page: Page } {
+  let assets: string | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const stackEnv: Record<string, string> = { ...env, ADMIN_PASSWORD: password };
+  before(async () => {
+    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
+    stackEnv.DASHBOARD_ASSETS_DIR = assets;
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
+  });
+  const stack = useStack({ env: stackEnv });
+  after(async () => {
+    await browser?.close();
+    if (assets) await rm(assets, { recursive: true, force: true });
+  });
+  return () => ({ stack: stack(), page: page! });
 }

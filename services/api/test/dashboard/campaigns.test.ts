@@ -130,7 +130,60 @@ describe('Dashboard Campaigns page in a real browser (chromium, whole stack agai
     const row = page.locator('.chart-numbers tbody tr');
     expect(await row.count()).to.equal(1);
     expect((await row.locator('td.num').allTextContents()).map(Number)).to.deep.equal([3, 2, 1, 1]);
+    // Each header sits over its column's values: the same edge as the cell's text (numbers right,
+    // the hour left), measured on the laid-out text.
+    // (No named functions inside: tsx would wrap them in a helper the page does not have.)
+    const edges = await page.locator('.chart-numbers table').evaluate((table) =>
+      [...table.querySelectorAll('thead th')].map((th, i) => {
+        const [head, cell] = [th, table.querySelectorAll('tbody tr:first-child td')[i]!].map((el) => {
+          const range = table.ownerDocument.createRange();
+          range.selectNodeContents(el);
+          const r = range.getBoundingClientRect();
+          return { left: r.left, right: r.right };
+        });
+        return { header: th.textContent, head: head!, cell: cell! };
+      }),
+    );
+    expect(edges.map((e) => e.header)).to.deep.equal(['Hour', 'Sent', 'Delivered', 'Read', 'Failed']);
+    expect(Math.abs(edges[0]!.head.left - edges[0]!.cell.left), 'Hour: left edges').to.be.below(2);
+    for (const e of edges.slice(1))
+      expect(Math.abs(e.head.right - e.cell.right), `${e.header}: right edges`).to.be.below(2);
+    await screenshots(page, 'campaigns-numbers');
     await page.getByText('The numbers').click();
+
+    // The chart's totals and a list's counts count different things, and say so: the chart every
+    // message that reached a status in the 24 hours, the list where each of its messages is now.
+    const legendWords = async (testId: string, scope = page.locator('body')) =>
+      Object.fromEntries(
+        await scope
+          .getByTestId(testId)
+          .first()
+          .locator('li[data-status]')
+          .evaluateAll((lis) =>
+            lis.map((li) => [li.getAttribute('data-status'), li.textContent!.replace(/\s*\d+$/, '').trim()]),
+          ),
+      ) as Record<string, string>;
+    const chart = await legendWords('activity-totals');
+    expect(chart).to.deep.include({
+      sent: 'Sent in 24 h',
+      delivered: 'Delivered in 24 h',
+      read: 'Read in 24 h',
+    });
+    const listRow = page.getByTestId(`list-${batchId}`);
+    await listRow.waitFor();
+    const list = await legendWords('list-counts', listRow);
+    expect(list).to.deep.include({
+      sent: 'Sent, not yet delivered',
+      delivered: 'Delivered, not yet read',
+      read: 'Read',
+    });
+    expect(
+      Object.values(chart).filter((w) => Object.values(list).includes(w)),
+      'no word counts two things',
+    ).to.deep.equal([]);
+    expect(
+      await listRow.getByTestId('list-counts').locator('[data-status="sent"]').getAttribute('data-count'),
+    ).to.equal('1');
     await screenshots(page, 'campaigns');
 
     const origin = new URL(s.apiUrl).origin;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,13 +7,15 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { EVENT_TYPES, keys } from '@mgw/contracts';
-import { markRestricted } from '@mgw/store';
+import { clearRestriction, markRestricted, recordHealthSignal } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 import { WEBHOOK_EVENTS } from '../../dashboard/src/events.js';
 import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
 
 const PASSWORD = 'dashboard test password 42';
+/** The simulated phone the linking panel's sandbox command links (the README's sandbox account). */
+const ACCOUNT = '15550000001';
 const PAGES = ['/dashboard', '/dashboard/devices', '/dashboard/settings/api', '/dashboard/messages'];
 
 describe('Dashboard in a real browser (chromium, whole stack against the simulator)', function () {
@@ -137,18 +140,46 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
       timeoutMs: 10_000,
       what: 'the page to show the new QR',
     });
+    // Sandbox mode (the stack runs against the simulator): the panel says how to let the simulated
+    // phone scan this QR — the exact command, for the QR on screen.
+    await page.getByTestId('sandbox-hint').waitFor();
+    // Read together: the QR on screen and the command shown for it (the QR may turn over meanwhile).
+    const [command, shownQr] = await page
+      .locator('.link-result')
+      .evaluate((el) => [
+        el.querySelector('[data-testid="sandbox-command"]')?.textContent ?? '',
+        el.querySelector('[data-testid="qr-code"]')?.getAttribute('data-qr') ?? '',
+      ]);
+    expect(command).to.include(`${stack().simulator.controlUrl}/phone/link`);
     await screenshots(page, 'devices-linking');
 
-    await stack().simApi('POST', '/phone/link', {
-      qr: await qr.getAttribute('data-qr'),
-      phone: '15550009001',
-      name: 'Dashboard Shop',
+    // The command as a shell runs it (curl's arguments, printed instead of sent), then sent as curl would.
+    const argv = JSON.parse(
+      execFileSync(
+        'sh',
+        [
+          '-c',
+          `curl() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }\n${command}`,
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    ) as string[];
+    const url = argv.find((a) => a.startsWith('http'))!;
+    const body = argv[argv.indexOf('-d') + 1]!;
+    expect(JSON.parse(body)).to.deep.equal({ qr: shownQr, phone: ACCOUNT, name: 'Sandbox Account' });
+    const linked = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
     });
+    expect(linked.status, await linked.clone().text()).to.equal(200);
     const row = page.getByTestId(`device-${deviceId}`);
     await row.getByText('Connected').waitFor({ timeout: 30_000 });
     expect(await row.textContent())
-      .to.include('Dashboard Shop')
-      .and.include('+15550009001');
+      .to.include('Sandbox Account')
+      .and.include(`+${ACCOUNT}`);
     expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).to.equal(true);
     await page.getByText(`${deviceId} is connected`).waitFor();
     await screenshots(page, 'devices');
@@ -172,7 +203,53 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     for (const id of messageIds) await page.getByTestId(`message-${id}`).waitFor();
     const batch = page.getByTestId(`batch-${batchId}`);
     await batch.getByText('3 of 3 sent').waitFor({ timeout: 20_000 });
+    // Sent, each still shows what it said (read from the list's one sealed content).
+    for (const id of messageIds) {
+      const cell = page.getByTestId(`message-${id}`).locator('.msg-content');
+      await waitFor(async () => (await cell.getAttribute('data-kind')) === 'text', {
+        what: `the text of ${id}`,
+      });
+      expect(await cell.getByTestId('message-text').innerText()).to.equal('hello from the list');
+    }
     await screenshots(page, 'messages');
+  });
+
+  it('When a contact writes to the device, then the Messages page lists it among the sent ones, newest first, with its text, and the direction filter shows one side', async () => {
+    await stack().simApi('POST', '/contacts/15550009102/send', {
+      to: ACCOUNT,
+      text: 'is the shop open on sunday?',
+    });
+    await page.goto(`${stack().apiUrl}/dashboard/messages?device=${deviceId}`);
+    const incoming = page.locator('tr[data-direction="inbound"]', { hasText: 'is the shop open on sunday?' });
+    await incoming.waitFor({ timeout: 20_000 });
+    expect(await incoming.innerText())
+      .to.include('Incoming')
+      .and.include('+15550009102')
+      .and.include('Received');
+    // Merged by time: the newest message (the contact's) comes first.
+    const rows = page.locator('tbody tr[data-direction]');
+    expect(await rows.first().getAttribute('data-direction')).to.equal('inbound');
+    expect(await page.locator('tr[data-direction="outbound"]').count()).to.be.greaterThan(0);
+    await screenshots(page, 'messages-inbound');
+
+    await page.getByLabel('Direction').selectOption('inbound');
+    await waitFor(
+      async () =>
+        (await page.locator('tr[data-direction="inbound"]').count()) > 0 &&
+        (await page.locator('tr[data-direction="outbound"]').count()) === 0,
+      { what: 'only incoming messages' },
+    );
+    expect(new URL(page.url()).searchParams.get('direction')).to.equal('inbound');
+    await incoming.waitFor();
+    await page.getByLabel('Direction').selectOption('outbound');
+    // (While the filtered list loads the table is gone: wait for its outgoing rows.)
+    await waitFor(
+      async () =>
+        (await page.locator('tr[data-direction="outbound"]').count()) > 0 &&
+        (await page.locator('tr[data-direction="inbound"]').count()) === 0,
+      { what: 'only outgoing messages' },
+    );
+    expect(new URL(page.url()).searchParams.get('direction')).to.equal('outbound');
   });
 
   it("When a device is paused because WhatsApp pushed back, then its row shows today's usage and the pause, and Resume now ends it", async () => {
@@ -187,6 +264,22 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     await cell.getByRole('button', { name: 'Resume now' }).click();
     await page.getByText(`${deviceId}: sending resumed.`).waitFor();
     await waitFor(async () => (await cell.textContent())?.includes('Paused') === false, { what: 'resumed' });
+  });
+
+  it("When WhatsApp refused the device's messages and capped it, then its row shows the health score and the reasons", async () => {
+    const cell = page.getByTestId(`device-health-${deviceId}`);
+    await page.goto(`${stack().apiUrl}/dashboard/devices`);
+    await cell.getByText('100 / 100', { exact: true }).waitFor();
+    await recordHealthSignal(stack().redis, deviceId, 'refused463');
+    await markRestricted(stack().redis, deviceId, 'account_restricted', Date.now() + 3_600_000);
+    await cell.getByText('50 / 100', { exact: true }).waitFor();
+    const text = (await cell.textContent()) ?? '';
+    expect(text).to.include('capped: WhatsApp refuses new chats (new-chat cap or restricted account) −40');
+    expect(text).to.include('1 refusal (ack 463) in the last 24 h −10');
+    expect(await cell.locator('.badge').getAttribute('class')).to.include('badge-connecting');
+    await screenshots(page, 'devices-health');
+    await clearRestriction(stack().redis, deviceId);
+    await cell.getByText('90 / 100', { exact: true }).waitFor();
   });
 
   it('When texts are edited and deleted, then the Messages page shows the current text as edited and the deleted ones as deleted', async () => {
@@ -229,7 +322,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     // A group message with a mention, and a text to a number whose LID the device knows.
     const group = await stack().simApi<{ id: string }>('POST', '/groups', {
       subject: 'Shop team',
-      members: ['15550009101', '15550009001', '15550009102'],
+      members: ['15550009101', ACCOUNT, '15550009102'],
     });
     const toGroup = (await send({ to: group.id, text: 'Hi @15550009102', mentions: ['15550009102'] })).body
       .messageId;
@@ -237,7 +330,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
       phone: '15550009104',
       addressing: 'lid',
     });
-    await stack().simApi('POST', '/contacts/15550009104/send', { to: '15550009001', text: 'hello shop' });
+    await stack().simApi('POST', '/contacts/15550009104/send', { to: ACCOUNT, text: 'hello shop' });
     await waitFor(
       async () => (await stack().redis.hget(keys.contactIdentities(deviceId), 'p:15550009104')) !== null,
       { what: "the contact's LID in the device map" },

@@ -120,19 +120,48 @@ export class Fleet {
 
   /**
    * The first `devices` devices each send one `list`-recipient list to new contacts (numbers no
-   * other device sends to), all at once; resolves when the API has accepted every list (202).
+   * other device sends to; `prefix` starts them: another prefix, other new contacts), all at once;
+   * resolves when the API has accepted every list (202), with each device's message ids.
    */
-  async sendLists(devices: number, list: number, text: string): Promise<void> {
+  async sendLists(
+    devices: number,
+    list: number,
+    text: string,
+    prefix = '1555',
+  ): Promise<{ deviceId: string; messageIds: string[] }[]> {
     const width = Math.max(3, String(list - 1).length);
-    await Promise.all(
+    return Promise.all(
       this.linked.slice(0, devices).map(async (d, i) => {
         const to = Array.from(
           { length: list },
-          (_, k) => `1555${String(i).padStart(4, '0')}${String(k).padStart(width, '0')}`,
+          (_, k) => `${prefix}${String(i).padStart(4, '0')}${String(k).padStart(width, '0')}`,
         );
-        const res = await this.stack.api('POST', '/send', { to, text: `${text} ${i}` }, d.token);
+        const res = await this.stack.api<{ messageIds: string[] }>(
+          'POST',
+          '/send',
+          { to, text: `${text} ${i}` },
+          d.token,
+        );
         if (res.status !== 202) throw new Error(`send ${res.status} ${JSON.stringify(res.body)}`);
+        return { deviceId: d.deviceId, messageIds: res.body.messageIds };
       }),
     );
+  }
+
+  /**
+   * Each device's pace over its list: the paced ideal of its (list − 1) gaps at the mean gap
+   * (`meanGapMs`) over the time from its first message's `sentAt` to its last one's (the first
+   * message's lookup and, with typing, its planned typing after the idle spell are not pace).
+   */
+  async paces(lists: { deviceId: string; messageIds: string[] }[], meanGapMs: number): Promise<number[]> {
+    const pipe = this.stack.redis.pipeline();
+    for (const l of lists) for (const id of l.messageIds) pipe.hget(keys.message(l.deviceId, id), 'sentAt');
+    const sentAt = ((await pipe.exec()) ?? []).map(([, v]) => Date.parse(v as string));
+    let at = 0;
+    return lists.map((l) => {
+      const times = sentAt.slice(at, (at += l.messageIds.length));
+      const span = Math.max(...times) - Math.min(...times);
+      return ((l.messageIds.length - 1) * meanGapMs) / span;
+    });
   }
 }

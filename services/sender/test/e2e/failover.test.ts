@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
 import { openSendQueue } from '@mgw/store';
 import { sleep, useStack, waitFor } from '@mgw/testing';
-import { SETTINGS_TTL_MS } from '../../src/pacing.js';
+import { SETTINGS_TTL_MS } from '../../src/send/pacing.js';
 
 interface Lease {
   owner: string;

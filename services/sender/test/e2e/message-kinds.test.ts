@@ -33,10 +33,7 @@ describe('e2e: message kinds — reaction, location, contact cards, polls and vo
   let receiver: WebhookReceiver;
 
   before(async () => {
-    receiver = await WebhookReceiver.start();
-    const set = await stack().api<{ data: { secret: string } }>('PUT', '/webhook', { url: receiver.url });
-    expect(set.status, JSON.stringify(set.body)).to.equal(200);
-    receiver.secrets = [set.body.data.secret];
+    receiver = await WebhookReceiver.startFor(stack());
     await stack().linkByQr(account, 'Kinds Account');
   });
   after(async () => {

@@ -116,14 +116,23 @@ export function ActivityChart(props: { hours: ActivityHour[] }) {
   );
 }
 
-/** The legend: each series' colour with its total over the hours shown. */
-function Legend(props: { totals: Record<ActivityStatus, number> }) {
+/**
+ * The legend: each series' colour with its total over the hours shown — how many of the device's
+ * messages (lists, single messages, OTPs) reached that status in those hours, so "Sent in 24 h"
+ * counts a message that was read since. Worded apart from a list's counts (batches-section.tsx),
+ * which say where each of its messages is now.
+ */
+function Legend(props: { totals: Record<ActivityStatus, number>; hours: number }) {
   return (
-    <ul class="chart-legend" data-testid="activity-totals">
+    <ul
+      class="chart-legend"
+      data-testid="activity-totals"
+      aria-label={`Totals of the last ${props.hours} hours: messages that reached each status`}
+    >
       {SERIES.map((s) => (
         <li key={s.key} data-status={s.key} data-count={props.totals[s.key]}>
           <span class={`swatch ${s.cls}`} aria-hidden="true" />
-          {s.label} <strong>{props.totals[s.key]}</strong>
+          {s.label} in {props.hours} h <strong>{props.totals[s.key]}</strong>
         </li>
       ))}
     </ul>
@@ -144,11 +153,12 @@ export function ActivitySection(props: { deviceId: string }) {
     <section class="card" aria-labelledby="activity-title">
       <div class="card-head">
         <h2 id="activity-title">Last 24 hours</h2>
-        {data && <Legend totals={data.totals} />}
+        {data && <Legend totals={data.totals} hours={data.hours.length} />}
       </div>
       <p class="muted small">
-        Messages of {deviceId} per hour, in your time, counted in the hour each status happened: a message
-        sent at 9:50 and read at 10:05 is in the 9:00 Sent bar and the 10:00 Read bar.
+        All messages of {deviceId} (lists, single messages and OTPs) per hour, in your time, counted once in
+        each status they reached, in the hour it happened: a message sent at 9:50 and read at 10:05 is in the
+        9:00 Sent bar and the 10:00 Delivered and Read bars.
       </p>
       {activity.error && <Banner kind="error">Could not load the activity: {activity.error}</Banner>}
       {!data ? (

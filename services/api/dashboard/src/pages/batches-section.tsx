@@ -6,10 +6,15 @@ import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
 const POLL_MS = 5000;
 const PAGE = 10;
 
-/** The bar's segments, in the order a message moves; the first four share the chart's colours. */
+/**
+ * The bar's segments, in the order a message moves; the first four share the chart's colours. Each
+ * message of a list counts once, in the status it is in now (a read message is not also counted
+ * sent and delivered), so the words say so — unlike the chart's "Sent in 24 h", which counts every
+ * message that reached a status.
+ */
 const SEGMENTS = [
-  { key: 'sent', label: 'Sent', cls: 'series-sent' },
-  { key: 'delivered', label: 'Delivered', cls: 'series-delivered' },
+  { key: 'sent', label: 'Sent, not yet delivered', cls: 'series-sent' },
+  { key: 'delivered', label: 'Delivered, not yet read', cls: 'series-delivered' },
   { key: 'read', label: 'Read', cls: 'series-read' },
   { key: 'failed', label: 'Failed', cls: 'series-failed' },
   { key: 'deleted', label: 'Deleted', cls: 'series-deleted' },
@@ -101,7 +106,11 @@ function ListBar(props: { list: CampaignList }) {
           />
         ))}
       </div>
-      <ul class="chart-legend list-legend" data-testid="list-counts">
+      <ul
+        class="chart-legend list-legend"
+        data-testid="list-counts"
+        aria-label="Where the list's messages are now, each counted once"
+      >
         {shown.map((s) => (
           <li key={s.key} data-status={s.key} data-count={counts[s.key] ?? 0}>
             <span class={`swatch ${s.cls}`} aria-hidden="true" />
@@ -233,8 +242,9 @@ export function BatchesSection(props: { deviceId: string }) {
     <section class="card" aria-labelledby="lists-title" data-testid="lists">
       <h2 id="lists-title">Lists</h2>
       <p class="muted small">
-        Each list sent by {props.deviceId}, newest first. Pause stops the rest of a list until you resume it
-        (a message already handed to WhatsApp may still go); a held message goes by itself when its wait ends.
+        Each list sent by {props.deviceId}, newest first, with where its messages are now (each counted once:
+        a read message is under Read only). Pause stops the rest of a list until you resume it (a message
+        already handed to WhatsApp may still go); a held message goes by itself when its wait ends.
       </p>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {lists.error && <Banner kind="error">Could not load the lists: {lists.error}</Banner>}

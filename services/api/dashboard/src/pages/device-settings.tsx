@@ -5,6 +5,7 @@ import { exact } from '../format';
 import { onLink } from '../router';
 import { Banner, Confirm, Spinner } from '../ui';
 import { OptOutsSection } from './opt-outs';
+import { ProxySection } from './proxy-section';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -389,6 +390,7 @@ export function DeviceSettingsPage(props: { deviceId: string }) {
         </h1>
       </div>
       <WebhookSection deviceId={props.deviceId} />
+      <ProxySection deviceId={props.deviceId} />
       <PolicySection deviceId={props.deviceId} />
       <OptOutsSection deviceId={props.deviceId} />
     </>

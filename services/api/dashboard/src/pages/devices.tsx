@@ -45,6 +45,33 @@ function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
   );
 }
 
+/** Below this the alert fires and a pool gives the device nothing (HEALTH_LOW_SCORE). */
+const HEALTH_LOW = 50;
+const HEALTH_GOOD = 80;
+
+/** The health score as a badge (green, amber, red) and the reasons that cost it points. */
+function HealthCell(props: { device: Device }) {
+  const h = props.device.health;
+  if (!h) return <span class="muted">—</span>;
+  const band = h.score >= HEALTH_GOOD ? 'connected' : h.score >= HEALTH_LOW ? 'connecting' : 'failed';
+  return (
+    <div data-testid={`device-health-${props.device.deviceId}`}>
+      <span class={`badge badge-${band}`} title="Health score (0–100)">
+        <span class="strong">{h.score}</span> / 100
+      </span>
+      {h.reasons.length > 0 && (
+        <ul class="health-reasons muted small">
+          {h.reasons.map((r) => (
+            <li key={r.code}>
+              {r.message} <span class="strong">−{r.penalty}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 function DeviceRow(props: {
   device: Device;
   onDisconnect: (d: Device) => void;
@@ -84,6 +111,9 @@ function DeviceRow(props: {
       </td>
       <td data-label="Sent today">
         <SendingCell device={d} onResume={props.onResume} />
+      </td>
+      <td data-label="Health">
+        <HealthCell device={d} />
       </td>
       <td data-label="Updated" title={exact(d.updatedAt)}>
         {ago(d.updatedAt)}
@@ -184,6 +214,7 @@ export function DevicesPage() {
                 <th>Status</th>
                 <th class="num">Queued</th>
                 <th>Sent today</th>
+                <th>Health</th>
                 <th>Updated</th>
                 <th>
                   <span class="visually-hidden">Actions</span>

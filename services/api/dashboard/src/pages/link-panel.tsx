@@ -25,6 +25,56 @@ interface ConnectAnswer {
   pairingCode?: string;
 }
 
+/** In sandbox mode, the simulator's phone-link URL (GET /sandbox); null otherwise. */
+interface SandboxInfo {
+  phoneLinkUrl: string;
+}
+
+/** A simulated phone number for the sandbox's account (any unused number works). */
+const SANDBOX_PHONE = '15550000001';
+
+/** Quoted for a POSIX shell: inside single quotes nothing is special but the quote itself. */
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The exact command that lets the simulated phone scan this QR (README: "Try it without a phone"). */
+export function sandboxLinkCommand(phoneLinkUrl: string, qr: string): string {
+  const body = JSON.stringify({ qr, phone: SANDBOX_PHONE, name: 'Sandbox Account' });
+  return `curl -s -X POST ${phoneLinkUrl} -H 'content-type: application/json' \\\n  -d ${shellQuote(body)}`;
+}
+
+/**
+ * How to scan in sandbox mode: no real phone exists, so the QR is handed to a simulated one by the
+ * simulator's control API. **Choice:** the page shows the command (with a copy button) rather than
+ * calling the simulator: the browser only ever talks to the gateway, and the API never calls it.
+ */
+function SandboxHint(props: { sandbox: SandboxInfo; qr: string }) {
+  const [copied, setCopied] = useState(false);
+  const command = sandboxLinkCommand(props.sandbox.phoneLinkUrl, props.qr);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(command);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  };
+  return (
+    <div class="sandbox-hint" data-testid="sandbox-hint">
+      <p>
+        <strong>Sandbox mode</strong>: there is no real phone. Let the simulated phone{' '}
+        <span class="mono">+{SANDBOX_PHONE}</span> scan this QR by running, in a terminal on the gateway’s
+        machine:
+      </p>
+      <pre class="mono small" data-testid="sandbox-command">
+        {command}
+      </pre>
+      <button type="button" class="secondary" onClick={() => void copy()}>
+        {copied ? 'Copied' : 'Copy command'}
+      </button>
+    </div>
+  );
+}
+
 export function LinkPanel(props: { onChange: () => void }) {
   const [deviceId, setDeviceId] = useState('default');
   const [phoneNumber, setPhoneNumber] = useState('');
@@ -33,6 +83,13 @@ export function LinkPanel(props: { onChange: () => void }) {
   const [error, setError] = useState<string | undefined>(undefined);
   // Polls in a row that saw no pairing: one alone may fall between a pairing and its replacement.
   const misses = useRef(0);
+  const [sandbox, setSandbox] = useState<SandboxInfo | null>(null);
+
+  useEffect(() => {
+    api<{ sandbox: SandboxInfo | null }>('/sandbox')
+      .then((r) => setSandbox(r.sandbox))
+      .catch(() => setSandbox(null));
+  }, []);
 
   const start = async (method: Method) => {
     setError(undefined);
@@ -172,6 +229,9 @@ export function LinkPanel(props: { onChange: () => void }) {
                 refreshes by itself.
               </figcaption>
             </figure>
+          )}
+          {linking && !linking.outcome && linking.qr && sandbox && (
+            <SandboxHint sandbox={sandbox} qr={linking.qr} />
           )}
           {linking && !linking.outcome && linking.pairingCode && (
             <div class="pairing-code">

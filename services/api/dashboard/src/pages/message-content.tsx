@@ -17,10 +17,12 @@ function votesOf(poll: NonNullable<Message['poll']>): Map<string, number> {
 }
 
 /**
- * What a message is, readably, from the fields its record keeps (the same names as POST /send):
- * a text (its current text when edited, with the edit count), an attachment, a reaction, a
- * location, contact cards, a poll with its votes, or a message deleted for everyone. A message
- * whose record keeps no content (an outbound text: its text is not kept once sent) shows "—".
+ * What a message is, readably, from the fields its view carries (the same names as POST /send):
+ * a text (an outbound one as its recipient got it, personalised; its current text when edited,
+ * with the edit count), an attachment (its kind, name and caption), a reaction, a location, contact
+ * cards, a poll with its votes, or a message deleted for everyone. A message with no content to
+ * show — an OTP (its code is never shown), an edit or a delete (their target's row shows them), a
+ * message whose content expired — shows "—".
  */
 export function MessageContent(props: { m: Message }) {
   const m = props.m;
@@ -114,18 +116,28 @@ function ContentDetail(props: { m: Message; kind: Kind }) {
     }
     case 'attachment': {
       const a = m.attachment!;
+      const words = [a.caption, m.text].filter((t): t is string => Boolean(t));
       return (
-        <span>
-          {a.type}
+        <span title={words.join('\n\n') || undefined}>
+          <span class="msg-media" data-media={a.type}>
+            {a.type}
+          </span>
           {a.fileName ? ` ${a.fileName}` : ''}
-          {m.text ? <span class="muted"> · {cut(m.text)}</span> : null}
+          {words.map((t, i) => (
+            <span key={i} class="muted" data-testid={i === 0 && a.caption ? 'caption' : undefined}>
+              {' '}
+              · {cut(t)}
+            </span>
+          ))}
+          {m.textTruncated ? <span class="muted small"> (shortened)</span> : null}
         </span>
       );
     }
     case 'text':
       return (
-        <span title={m.text}>
+        <span title={m.text} data-testid="message-text">
           {cut(m.text ?? '')}
+          {m.textTruncated ? <span class="muted small"> (shortened)</span> : null}
           {m.edits?.length ? (
             <span class="muted small" title={m.edits.map((e) => `${exact(e.at)}: ${e.text}`).join('\n')}>
               {' '}

@@ -37,12 +37,26 @@ function BatchProgress(props: { batch: Batch }) {
   );
 }
 
+/** Which messages the page lists (`?direction=`, as the admin API's filter). */
+type Direction = 'all' | 'outbound' | 'inbound';
+const DIRECTION_LABEL: Record<Direction, string> = {
+  all: 'All',
+  outbound: 'Outgoing (sent by the device)',
+  inbound: 'Incoming (written by contacts)',
+};
+
 function MessageRow(props: { m: Message }) {
   const m = props.m;
+  const inbound = m.direction === 'inbound';
   const last = m.deletedAt ?? m.readAt ?? m.deliveredAt ?? m.sentAt ?? m.failedAt;
   return (
-    <tr data-testid={`message-${m.messageId}`}>
-      <td data-label="To">
+    <tr data-testid={`message-${m.messageId}`} data-direction={inbound ? 'inbound' : 'outbound'}>
+      <td data-label="Direction">
+        <span class={`direction direction-${inbound ? 'inbound' : 'outbound'}`}>
+          {inbound ? '↓ Incoming' : '↑ Outgoing'}
+        </span>
+      </td>
+      <td data-label={inbound ? 'From' : 'To'}>
         <Recipient m={m} />
       </td>
       <td data-label="Status">
@@ -53,7 +67,7 @@ function MessageRow(props: { m: Message }) {
       <td data-label="Content">
         <MessageContent m={m} />
       </td>
-      <td data-label="Accepted" title={exact(m.createdAt)}>
+      <td data-label={inbound ? 'Received' : 'Accepted'} title={exact(m.createdAt)}>
         {ago(m.createdAt)}
       </td>
       <td data-label="Last change" title={exact(last)}>
@@ -69,16 +83,22 @@ function MessageRow(props: { m: Message }) {
 export function MessagesPage() {
   const [devices, setDevices] = useState<Device[] | undefined>(undefined);
   const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
+  const asked = query('direction');
+  const direction: Direction = asked === 'inbound' || asked === 'outbound' ? asked : 'all';
   const recent = usePoll(
     () =>
       deviceId
         ? api<{ messages: Message[]; batches: Batch[] }>(
-            `/devices/${encodeURIComponent(deviceId)}/messages?limit=100`,
+            `/devices/${encodeURIComponent(deviceId)}/messages?limit=100&direction=${direction}`,
           )
         : Promise.resolve({ messages: [], batches: [] }),
     POLL_MS,
-    [deviceId],
+    [deviceId, direction],
   );
+  const show = (device: string, dir: Direction) =>
+    navigate(
+      `/dashboard/messages?device=${encodeURIComponent(device)}${dir === 'all' ? '' : `&direction=${dir}`}`,
+    );
   const [lookup, setLookup] = useState('');
   const [found, setFound] = useState<{ message?: Message; error?: string } | undefined>(undefined);
 
@@ -107,20 +127,17 @@ export function MessagesPage() {
       <div class="page-head">
         <h1>Messages</h1>
         <p class="muted">
-          Recent messages of a device: waiting, sent in the last hour, and failed. Older ones are found by id.
+          Recent messages of a device, newest first: those it sends (waiting, sent in the last hour, failed)
+          and those contacts wrote to it. Older ones are found by id.
         </p>
       </div>
-      <section class="card toolbar">
+      <section class="card toolbar messages-toolbar">
         <div>
           <label for="messages-device">Device</label>
           <select
             id="messages-device"
             value={deviceId}
-            onChange={(e) =>
-              navigate(
-                `/dashboard/messages?device=${encodeURIComponent((e.target as HTMLSelectElement).value)}`,
-              )
-            }
+            onChange={(e) => show((e.target as HTMLSelectElement).value, direction)}
           >
             {(devices ?? []).map((d) => (
               <option key={d.deviceId} value={d.deviceId}>
@@ -131,6 +148,20 @@ export function MessagesPage() {
             {deviceId && !(devices ?? []).some((d) => d.deviceId === deviceId) && (
               <option value={deviceId}>{deviceId}</option>
             )}
+          </select>
+        </div>
+        <div>
+          <label for="messages-direction">Direction</label>
+          <select
+            id="messages-direction"
+            value={direction}
+            onChange={(e) => show(deviceId, (e.target as HTMLSelectElement).value as Direction)}
+          >
+            {(Object.keys(DIRECTION_LABEL) as Direction[]).map((d) => (
+              <option key={d} value={d}>
+                {DIRECTION_LABEL[d]}
+              </option>
+            ))}
           </select>
         </div>
         <form class="lookup" onSubmit={find}>
@@ -177,16 +208,20 @@ export function MessagesPage() {
         ) : !deviceId ? (
           <Empty>No devices yet: link one on the Devices page.</Empty>
         ) : messages.length === 0 ? (
-          <Empty>No recent messages for {deviceId}.</Empty>
+          <Empty>
+            No recent {direction === 'all' ? '' : `${direction === 'inbound' ? 'incoming' : 'outgoing'} `}
+            messages for {deviceId}.
+          </Empty>
         ) : (
           <table class="table responsive">
             <thead>
               <tr>
-                <th>To</th>
+                <th>Direction</th>
+                <th>To / from</th>
                 <th>Status</th>
                 <th>Kind</th>
                 <th>Content</th>
-                <th>Accepted</th>
+                <th>Accepted / received</th>
                 <th>Last change</th>
                 <th>ID</th>
               </tr>

@@ -1,0 +1,20 @@
+--[[
+  Publishes one event of a device for its webhook (appends it to the device's outbox when the
+  webhook wants it): events that are not part of a change some other script makes.
+
+  Input:
+    KEYS[1] webhook (keys.webhook)
+    KEYS[2] event outbox (keys.eventOutbox)
+
+    ARGV[1] events channel
+    ARGV[2] deviceId
+    ARGV[3] event id
+    ARGV[4] event type
+    ARGV[5] timestamp (ISO 8601)
+    ARGV[6] event data JSON
+
+  Output:
+    1 when written, 0 when the webhook does not want it
+]]
+--- @include "event-emit"
+return mgw_emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

@@ -1,0 +1,33 @@
+--[[
+  Records a message a contact wrote to the linked account, once (WhatsApp redelivers after a
+  reconnect), lists it in the device's message index and emits `message.received` with it (its data
+  sealed).
+
+  Input:
+    KEYS[1] platform-id mapping (keys.inboundByPlatformId)
+    KEYS[2] record (keys.message)
+    KEYS[3] webhook (keys.webhook)
+    KEYS[4] event outbox (keys.eventOutbox)
+    KEYS[5] message index (keys.messageIndex)
+    KEYS[6] its sequence (keys.messageSeq)
+
+    ARGV[1] messageId
+    ARGV[2] retention seconds
+    ARGV[3] the record's fields JSON
+    ARGV[4] events channel
+    ARGV[5] deviceId
+    ARGV[6] event id
+    ARGV[7] receivedAt (ISO 8601)
+    ARGV[8] sealed event data
+
+  Output:
+    1 when recorded, 0 when already seen
+]]
+--- @include "event-emit"
+--- @include "message-index"
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then return 0 end
+for k, v in pairs(cjson.decode(ARGV[3])) do redis.call('HSET', KEYS[2], k, v) end
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
+mgw_index(KEYS[5], KEYS[6], tonumber(ARGV[2]), { ARGV[1] })
+mgw_emit(KEYS[3], KEYS[4], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true)
+return 1

@@ -1,0 +1,28 @@
+--[[
+  A receipt's transition, by the message's WhatsApp id: message-transition-6 with KEYS[1] the
+  WhatsApp-id mapping instead of the record, whose key is built from the id the mapping names (in
+  this device's slot), so a receipt needs one script call instead of a read and then the script.
+  A receipt settles nothing, so the content key is not used.
+
+  Input:
+    KEYS[1] WhatsApp-id mapping (keys.messageByPlatformId)
+    KEYS[2] unused (the transition's content key)
+    KEYS[3] the device's queue stats (keys.deviceQueue)
+    KEYS[4] webhook (keys.webhook)
+    KEYS[5] event outbox (keys.eventOutbox)
+    KEYS[6] the device's phone <-> LID map (keys.contactIdentities)
+
+    ARGV[1..14] as message-transition-6.lua's
+    ARGV[15] record key prefix (keys.message(deviceId, ''))
+
+  Output:
+    -2 when the WhatsApp id is not ours (unknown, or its mapping expired), else the transition's:
+    1 when the record changed, 0 when not
+]]
+--- @include "event-emit"
+--- @include "contact"
+local mid = redis.call('GET', KEYS[1])
+if not mid then return -2 end
+local rec = ARGV[15] .. mid
+local content, stats = rec, KEYS[3]
+--- @include "message-transition"

@@ -1,0 +1,163 @@
+import type { RedisClient } from '@mgw/common';
+import { hash, timingSafeEqual } from 'node:crypto';
+import { keys, newAdminTokenId, newAdminTokenValue, newTokenId, newTokenValue } from '@mgw/contracts';
+
+/** What is stored about a token: never its value, only the SHA-256 of it. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  /** The device this token acts on; absent = the default device. */
+  deviceId?: string;
+  createdAt: string;
+  expiresAt?: string;
+}
+
+export type TokenCheck =
+  { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
+
+export function hashToken(value: string): string {
+  // One-shot hash: the same digest as createHash().update().digest(), without a Hash object.
+  return hash('sha256', value, 'hex');
+}
+
+const DURATION = /^([1-9]\d{0,9})([smhd])$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses `<n>s|m|h|d` (e.g. `30d`) to milliseconds; undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION.exec(text);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/**
+ * Where a kind of token lives and how its ids and values look. API tokens and admin API tokens
+ * are two spaces with their own keys, so a token of one kind is never found as the other.
+ */
+export interface TokenSpace {
+  byHash(sha256Hex: string): string;
+  index(): string;
+  newId(): string;
+  newValue(): string;
+  /** Pub/sub channel told of a revocation, for processes that cache verified tokens of this kind. */
+  revokedChannel?: string;
+}
+
+/** Tokens of the public API (`/api/messenger/v1`), each acting on one device. */
+export const API_TOKENS: TokenSpace = {
+  byHash: keys.tokenByHash,
+  index: keys.tokenIndex,
+  newId: newTokenId,
+  newValue: newTokenValue,
+  revokedChannel: keys.tokensChannel(),
+};
+
+/** Tokens of the admin API (`/api/admin/v1`) for automation; never cached, so no channel. */
+export const ADMIN_TOKENS: TokenSpace = {
+  byHash: keys.adminTokenByHash,
+  index: keys.adminTokenIndex,
+  newId: newAdminTokenId,
+  newValue: newAdminTokenValue,
+};
+
+/**
+ * Tokens in Redis: `space.byHash(sha256)` holds the record, `space.index()` maps id -> sha256 so
+ * tokens can be listed and revoked by id. Used by the token CLI and by auth (API and admin).
+ */
+export class TokenStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly space: TokenSpace = API_TOKENS,
+  ) {}
+
+  /** Creates a token; the returned value is the only time it exists outside the client. */
+  async create(input: {
+    name: string;
+    deviceId?: string;
+    expiresInMs?: number;
+    now?: Date;
+  }): Promise<{ value: string; token: TokenRecord }> {
+    const now = input.now ?? new Date();
+    const value = this.space.newValue();
+    const hash = hashToken(value);
+    const token: TokenRecord = {
+      id: this.space.newId(),
+      name: input.name,
+      ...(input.deviceId ? { deviceId: input.deviceId } : {}),
+      createdAt: now.toISOString(),
+      ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
+    };
+    // Two keys of two Cluster slots, so no transaction: the record first (the token works), then
+    // the index entry that lists it. A crash in between leaves a working token that `list` does not
+    // show; the CLI reported no success, so it is never handed out.
+    await this.redis.hset(this.space.byHash(hash), { ...token, hash });
+    await this.redis.hset(this.space.index(), token.id, hash);
+    return { value, token };
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    const index = await this.redis.hgetall(this.space.index());
+    const hashes = Object.values(index);
+    if (hashes.length === 0) return [];
+    // One read per token, not a pipeline: on a Cluster the records live on different nodes.
+    const rows = await Promise.all(hashes.map((h) => this.redis.hgetall(this.space.byHash(h))));
+    return rows
+      .map((h) => toRecord(h))
+      .filter((t): t is TokenRecord => t !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Deletes a token by id; false when there is no such token. */
+  async revoke(id: string): Promise<boolean> {
+    const hash = await this.redis.hget(this.space.index(), id);
+    if (!hash) return false;
+    // The record first: the token stops working at once. Separate commands, since the record and
+    // the index are in two Cluster slots; a crash before the HDEL leaves an index entry whose
+    // record is gone, which `list` skips and a second revoke removes.
+    await this.redis.del(this.space.byHash(hash));
+    await this.redis.hdel(this.space.index(), id);
+    if (!this.space.revokedChannel) return true;
+    // API processes cache verified tokens: tell them to forget this one now.
+    await this.redis.publish(this.space.revokedChannel, hash);
+    // Redis answers the publisher before it writes the message to the subscribers; one more round
+    // trip returns only once it has, so a request sent after `revoke` meets an API that heard it
+    // (on a single Redis; a Cluster forwards the message to its other nodes over its bus first).
+    // The token is revoked whatever this answers.
+    await this.redis.ping().catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * Looks the token up by its hash, then compares the stored hash with the computed one in
+   * constant time, so neither the lookup nor the comparison leaks how much of a guess was right.
+   */
+  async verify(value: string, now = new Date()): Promise<TokenCheck> {
+    const hash = hashToken(value);
+    const stored = await this.redis.hgetall(this.space.byHash(hash));
+    const token = toRecord(stored);
+    if (!token || !stored.hash || !sameHash(stored.hash, hash)) return { ok: false, reason: 'invalid' };
+    if (isExpired(token, now)) return { ok: false, reason: 'expired' };
+    return { ok: true, token, tokenHash: hash };
+  }
+}
+
+export function isExpired(token: TokenRecord, now = new Date()): boolean {
+  return token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now.getTime();
+}
+
+function sameHash(storedHex: string, computedHex: string): boolean {
+  const a = Buffer.from(storedHex, 'hex');
+  const b = Buffer.from(computedHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function toRecord(h: Record<string, string> | undefined): TokenRecord | undefined {
+  if (!h?.id || !h.createdAt) return undefined;
+  return {
+    id: h.id,
+    name: h.name ?? '',
+    ...(h.deviceId ? { deviceId: h.deviceId } : {}),
+    createdAt: h.createdAt,
+    ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
+  };
+}

@@ -1,0 +1,6 @@
+/**
+ * Leases with fencing and process liveness (`@mgw/store/coordination`): a narrow entry, so a
+ * worker thread (the sender's lease renewer) loads these without the package index.
+ */
+export * from './lease.js';
+export * from './liveness.js';

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mgw/common';
+import { keys, type ConnectionStatus, type SessionRecord } from '@mgw/contracts';
+import { getDeviceState } from './device-state.js';
+import { storeScript } from '../lua.js';
+
+/**
+ * Writes the record and, when the status changed, its `session.status` event in one step (see
+ * `lua/session-write-3.lua`).
+ */
+const SESSION_WRITE = storeScript<number>('session-write-3');
+
+/**
+ * The session record of each device (`keys.session`), read by GET /status and by the
+ * API's "is a device connected?" check, written by whichever process owns the device's socket.
+ * Every change of `status` publishes a `session.status` event (with the reason of a disconnect).
+ */
+export class SessionStore {
+  constructor(private readonly redis: RedisClient) {}
+
+  async get(deviceId: string): Promise<SessionRecord> {
+    const h = await this.redis.hgetall(keys.session(deviceId));
+    if (!h.status) return { status: 'disconnected' };
+    return h as unknown as SessionRecord;
+  }
+
+  /**
+   * Whether the device can take messages: connected, or linked and reconnecting (its socket
+   * closed for a moment; jobs wait in its queue). A device that is only pairing cannot.
+   */
+  async acceptsMessages(deviceId: string): Promise<boolean> {
+    return (await getDeviceState(this.redis, deviceId)).acceptsMessages;
+  }
+
+  /** Sets the status and any given fields; `undefined` fields are left as they are. */
+  async update(
+    deviceId: string,
+    status: ConnectionStatus,
+    fields: Partial<SessionRecord> = {},
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    const values: Record<string, string> = { status, updatedAt: now };
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) values[k] = String(v);
+    if (status === 'connected' && !fields.connectedAt) values.connectedAt = now;
+    const reason = status === 'connecting' ? (fields.lastDisconnectReason ?? '') : '';
+    await this.write(deviceId, status, values, [], now, reason);
+  }
+
+  /** Marks the device disconnected and forgets the account details (phone, name, picture). */
+  async markDisconnected(deviceId: string, reason: string): Promise<void> {
+    const now = new Date().toISOString();
+    await this.write(
+      deviceId,
+      'disconnected',
+      { status: 'disconnected', updatedAt: now, lastDisconnectReason: reason, lastDisconnectAt: now },
+      ['phone', 'name', 'profilePic', 'connectedAt'],
+      now,
+      reason,
+    );
+  }
+
+  private async write(
+    deviceId: string,
+    status: ConnectionStatus,
+    set: Record<string, string>,
+    del: string[],
+    now: string,
+    reason: string,
+  ): Promise<void> {
+    await SESSION_WRITE.run(
+      this.redis,
+      [keys.session(deviceId), keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+      [
+        status,
+        JSON.stringify(set),
+        JSON.stringify(del),
+        keys.eventsChannel(),
+        deviceId,
+        randomUUID(),
+        now,
+        reason,
+      ],
+    );
+  }
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mgw/common';
+import {
+  keys,
+  type ContactCard,
+  type ContactIdentity,
+  type GroupChat,
+  type LocationInput,
+  type MessageReceivedEventData,
+} from '@mgw/contracts';
+import { storageContext } from '../encryption/families.js';
+import { eventSealContext } from '../webhooks/events.js';
+import { storeScript } from '../lua.js';
+import type { Sealer } from '../encryption/sealer.js';
+
+/** An incoming message as the gateway hands it to the store (see @mgw/messenger parseInbound). */
+export interface InboundInput {
+  platformMessageId: string;
+  /** The contact's phone (digits), when known. */
+  from?: string;
+  /** Who wrote (phone and/or LID). */
+  contact: ContactIdentity;
+  text?: string;
+  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  quotedPlatformMessageId?: string;
+  receivedAt: Date;
+  /** The WebMessageInfo bytes when it carries media (needed to download it later). */
+  mediaMessage?: Buffer;
+  /** Message kinds: a location, contact cards (kept sealed in `kindBody`, as outbound kinds). */
+  location?: LocationInput;
+  contacts?: ContactCard[];
+  /** A group message: its group (kept sealed: the subject is the group's own text); `contact` is its author. */
+  chat?: GroupChat;
+  /** Whom the text or caption mentions (kept sealed in `kindBody`). */
+  mentions?: string[];
+}
+
+/** An incoming message as GET /messages/:id shows it. */
+export interface InboundRecord {
+  messageId: string;
+  deviceId: string;
+  direction: 'inbound';
+  status: 'received';
+  /** Absent when the contact is known only by its LID (see `contact`). */
+  from?: string;
+  contact: ContactIdentity;
+  platformMessageId: string;
+  text?: string;
+  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  replyTo?: string;
+  location?: LocationInput;
+  contacts?: ContactCard[];
+  receivedAt: string;
+  createdAt: string;
+  chat?: GroupChat;
+  mentions?: string[];
+}
+
+/**
+ * Records the message once (WhatsApp redelivers after a reconnect), lists it in the device's
+ * message index and emits `message.received` with it (`lua/message-inbound-record-6.lua`).
+ */
+const RECORD = storeScript<number>('message-inbound-record-6');
+
+/**
+ * Messages contacts wrote to the linked account: a record under `keys.message` (direction
+ * `inbound`, message retention) whose text and media reference are sealed, and a
+ * `message.received` event whose data (it holds the text) is sealed until it is delivered.
+ */
+export class InboundStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly sealer: Sealer,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Records the message and emits its event; undefined when it was recorded before. */
+  async record(deviceId: string, msg: InboundInput): Promise<string | undefined> {
+    const messageId = randomUUID();
+    const key = keys.message(deviceId, messageId);
+    const replyTo = msg.quotedPlatformMessageId
+      ? ((await this.redis.get(keys.messageByPlatformId(deviceId, msg.quotedPlatformMessageId))) ?? undefined)
+      : undefined;
+    const receivedAt = msg.receivedAt.toISOString();
+    const phone = msg.from ?? msg.contact.phone;
+    const contact: ContactIdentity = { ...msg.contact, ...(phone ? { phone } : {}) };
+    const fields: Record<string, string> = {
+      messageId,
+      deviceId,
+      direction: 'inbound',
+      status: 'received',
+      ...(phone ? { from: phone } : {}),
+      ...(contact.lid ? { lid: contact.lid } : {}),
+      platformMessageId: msg.platformMessageId,
+      receivedAt,
+      createdAt: receivedAt,
+      ...(msg.attachment ? { attachment: JSON.stringify(msg.attachment) } : {}),
+      ...(replyTo ? { replyTo } : {}),
+    };
+    if (msg.chat) fields.chat = this.sealer.sealText(JSON.stringify(msg.chat), storageContext(key, 'chat'));
+    if (msg.text !== undefined) fields.text = this.sealer.sealText(msg.text, storageContext(key, 'text'));
+    const kind = {
+      ...(msg.location ? { location: msg.location } : {}),
+      ...(msg.contacts ? { contacts: msg.contacts } : {}),
+      ...(msg.mentions?.length ? { mentions: msg.mentions } : {}),
+    };
+    if (msg.location || msg.contacts || msg.mentions?.length)
+      fields.kindBody = this.sealer.sealText(JSON.stringify(kind), storageContext(key, 'kindBody'));
+    if (msg.mediaMessage)
+      fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
+    const eventId = randomUUID();
+    const data: MessageReceivedEventData = {
+      deviceId,
+      messageId,
+      platformMessageId: msg.platformMessageId,
+      ...(phone ? { from: phone } : {}),
+      contact,
+      ...(msg.text !== undefined ? { text: msg.text } : {}),
+      ...(msg.attachment ? { attachment: msg.attachment } : {}),
+      ...(replyTo ? { replyTo } : {}),
+      ...kind,
+      ...(msg.chat ? { chat: msg.chat } : {}),
+      receivedAt,
+    };
+    const written = await RECORD.run(
+      this.redis,
+      [
+        keys.inboundByPlatformId(deviceId, msg.platformMessageId),
+        key,
+        keys.webhook(deviceId),
+        keys.eventOutbox(deviceId),
+        keys.messageIndex(deviceId),
+        keys.messageSeq(deviceId),
+      ],
+      [
+        messageId,
+        String(this.retentionSeconds),
+        JSON.stringify(fields),
+        keys.eventsChannel(),
+        deviceId,
+        eventId,
+        receivedAt,
+        this.sealer.sealText(JSON.stringify(data), eventSealContext(deviceId, eventId)),
+      ],
+    );
+    return written === 1 ? messageId : undefined;
+  }
+
+  /** The message as the API shows it (text opened); undefined when it is not an inbound message. */
+  async get(deviceId: string, messageId: string): Promise<InboundRecord | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const h = await this.redis.hgetall(key);
+    if (h.direction !== 'inbound') return undefined;
+    return {
+      messageId: h.messageId!,
+      deviceId: h.deviceId!,
+      direction: 'inbound',
+      status: 'received',
+      ...(h.from ? { from: h.from } : {}),
+      contact: { ...(h.from ? { phone: h.from } : {}), ...(h.lid ? { lid: h.lid } : {}) },
+      platformMessageId: h.platformMessageId!,
+      ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
+      ...(h.attachment ? { attachment: JSON.parse(h.attachment) as InboundRecord['attachment'] } : {}),
+      ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+      ...(h.kindBody
+        ? (JSON.parse(this.sealer.openText(h.kindBody, storageContext(key, 'kindBody'))) as Pick<
+            InboundRecord,
+            'location' | 'contacts' | 'mentions'
+          >)
+        : {}),
+      receivedAt: h.receivedAt!,
+      createdAt: h.createdAt!,
+      ...(h.chat
+        ? { chat: JSON.parse(this.sealer.openText(h.chat, storageContext(key, 'chat'))) as GroupChat }
+        : {}),
+    };
+  }
+
+  /** The sealed media reference of an inbound message with an attachment (for a download). */
+  async mediaMessage(deviceId: string, messageId: string): Promise<Buffer | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const media = await this.redis.hget(key, 'media');
+    return media
+      ? Buffer.from(this.sealer.openText(media, storageContext(key, 'media')), 'base64')
+      : undefined;
+  }
+}

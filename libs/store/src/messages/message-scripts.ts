@@ -1,0 +1,30 @@
+import { storeScript } from '../lua.js';
+import type { ClaimOutcome } from './message-store.js';
+
+/**
+ * The scripts of the message store (`lua/message-*.lua`). Each runs atomically on keys of one
+ * device (one hash tag), which is what makes "settle exactly once" and "expire only if unclaimed"
+ * hold under concurrent senders, receipts and API calls; the same logic as GET-then-SET would race.
+ */
+
+/**
+ * A message's status transition; it emits the message's events and moves its list's counts with
+ * the change (`lua/message-transition-6.lua`, its body `lua/includes/message-transition.lua`).
+ * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
+ */
+export const TRANSITION = storeScript<number>('message-transition-6');
+
+/**
+ * A receipt's transition, by the message's WhatsApp id (`lua/message-receipt-6.lua`): one call
+ * instead of a read and then the transition. Returns -2 when the WhatsApp id is not ours.
+ */
+export const RECEIPT = storeScript<number>('message-receipt-6');
+
+/**
+ * Marks that a send attempt starts; reads the list's and the device's pause in the same step, so
+ * a cancel's answer "none of them will be sent" holds (`lua/message-claim-6.lua`).
+ */
+export const CLAIM = storeScript<ClaimOutcome>('message-claim-6');
+
+/** Records why a queued message waits, in its list's held set too (`lua/message-hold-3.lua`). */
+export const HOLD = storeScript<number>('message-hold-3');

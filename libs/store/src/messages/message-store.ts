@@ -1,0 +1,316 @@
+import type { RedisClient } from '@mgw/common';
+import {
+  BULL_PREFIX,
+  HELD_REASONS,
+  MESSAGE_STATUS_RANK,
+  type HeldReason,
+  keys,
+  sendQueueName,
+  type MessageRecord,
+  type MessageStatus,
+  type SendJobData,
+} from '@mgw/contracts';
+import { DEVICE_ACTIVITY_TTL_SECONDS } from '../devices/device-activity.js';
+import { CLAIM, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
+
+/**
+ * How long the device's last claim (`keys.devicePace`) is kept: longer than any gap a device paces
+ * by (a sender taking the device over waits out the rest of the gap from it), short enough that an
+ * idle device leaves nothing behind.
+ */
+const PACE_TTL_SECONDS = 3600;
+
+/** A delivery or read receipt for one of the device's messages, by its WhatsApp id. */
+export interface ReceiptInput {
+  platformMessageId: string;
+  status: 'delivered' | 'read';
+  at: Date;
+}
+
+/** The fields a record is created with, from the message's job (the record is absent while queued). */
+export function recordBase(job: SendJobData): Record<string, string> {
+  return {
+    messageId: job.messageId,
+    deviceId: job.deviceId,
+    to: job.to,
+    kind: job.kind,
+    platformMessageId: job.platformMessageId,
+    // Names the request's content, which a text or an attachment keeps for the record's life (its
+    // text is shown from there: one copy per list, not per recipient; see ContentStore.shown).
+    contentId: job.contentId,
+    ...(job.batchId ? { batchId: job.batchId } : {}),
+    createdAt: new Date(job.enqueuedAt).toISOString(),
+    ...(job.sendAt !== undefined ? { sendAt: new Date(job.sendAt).toISOString() } : {}),
+  };
+}
+
+const PUBLIC_FIELDS = [
+  'messageId',
+  'deviceId',
+  'to',
+  'status',
+  'kind',
+  'platformMessageId',
+  'batchId',
+  'createdAt',
+  'sendAt',
+  'sentAt',
+  'deliveredAt',
+  'readAt',
+  'failedAt',
+  'error',
+  'direction',
+  'deletedAt',
+] as const;
+
+export type ClaimOutcome =
+  'claimed' | 'sent' | 'failed' | 'deleted' | 'expired' | 'cancelled' | 'paused' | 'restricted';
+export type ExpireOutcome = 'expired' | 'claimed' | 'final';
+
+/**
+ * Message records (`keys.message`, per device). A queued message has no record: its job is its
+ * record until something happens to it, so accepting a list writes one job per recipient and
+ * nothing else. Every later change goes through one script (message-scripts.ts) that moves the
+ * status only forward (`failed` only from `queued`, nothing out of `failed`), creates the record
+ * from the job's fields when needed, and settles the message exactly once: the device's queue
+ * quota is given back and the request's content is released with its last message.
+ */
+export class MessageStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** A message of the device: its record, or — while it is queued — what its job says. */
+  async get(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
+    const h = await this.redis.hgetall(keys.message(deviceId, messageId));
+    if (h.messageId) return publicRecord(h);
+    // No record yet: the message is queued and its job holds its fields.
+    const job = await this.job(deviceId, messageId);
+    if (!job) return undefined;
+    return publicRecord({ ...recordBase(job), ...h });
+  }
+
+  /** The message's send job while it is in its queue (undefined once removed, or another device's). */
+  async job(deviceId: string, messageId: string): Promise<SendJobData | undefined> {
+    const raw = await this.redis.hget(`${BULL_PREFIX}:${sendQueueName(deviceId)}:${messageId}`, 'data');
+    const job = raw ? (JSON.parse(raw) as SendJobData) : undefined;
+    return job && job.messageId === messageId && job.deviceId === deviceId ? job : undefined;
+  }
+
+  /**
+   * The content an outbound message was sent from (its record's `contentId`, or its job's while it
+   * is queued): undefined for an OTP (its code is never shown) and for an inbound message.
+   */
+  async contentIdOf(deviceId: string, messageId: string): Promise<string | undefined> {
+    const [contentId, kind, direction] = await this.redis.hmget(
+      keys.message(deviceId, messageId),
+      'contentId',
+      'kind',
+      'direction',
+    );
+    if (direction === 'inbound') return undefined;
+    if (contentId) return kind === 'otp' ? undefined : contentId;
+    const job = await this.job(deviceId, messageId);
+    return job && job.kind !== 'otp' ? job.contentId : undefined;
+  }
+
+  /** The message's record, without looking at its job: undefined while it is queued and untouched. */
+  async getRecord(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
+    const h = await this.redis.hgetall(keys.message(deviceId, messageId));
+    return h.messageId ? publicRecord(h) : undefined;
+  }
+
+  async findByPlatformId(deviceId: string, platformMessageId: string): Promise<string | undefined> {
+    return (await this.redis.get(keys.messageByPlatformId(deviceId, platformMessageId))) ?? undefined;
+  }
+
+  /**
+   * Called right before the message is written to the socket: records that an attempt started
+   * (so an OTP can no longer be expired under it) and maps the WhatsApp id back to ours for
+   * receipts. Refuses a message that is already failed or, for an OTP, past its expiry, and
+   * claims nothing while the device is paused (`restricted`: the sender holds the message).
+   */
+  async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
+    const [batch, held] = batchKeys(job);
+    return CLAIM.run(
+      this.redis,
+      [
+        keys.message(job.deviceId, job.messageId),
+        keys.messageByPlatformId(job.deviceId, job.platformMessageId),
+        batch,
+        held,
+        keys.deviceRestriction(job.deviceId),
+        keys.devicePace(job.deviceId),
+      ],
+      [
+        job.messageId,
+        this.retentionSeconds,
+        now,
+        job.expiresAt === undefined ? '' : job.expiresAt,
+        JSON.stringify(recordBase(job)),
+        job.batchId ? '1' : '0',
+        PACE_TTL_SECONDS,
+      ],
+    );
+  }
+
+  /**
+   * Records that the sender holds the queued message until `until` (ms) for `reason` (shown as
+   * `held` on its record, counted in its list's `counts.held`) until it is claimed or leaves
+   * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its list
+   * is no longer paused.
+   */
+  async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
+    const [batch, held] = batchKeys(job);
+    const args = [
+      job.messageId,
+      reason,
+      new Date(until).toISOString(),
+      this.retentionSeconds,
+      job.batchId ? '1' : '0',
+    ];
+    return (await HOLD.run(this.redis, [keys.message(job.deviceId, job.messageId), batch, held], args)) === 1;
+  }
+
+  async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
+    return (await this.transition(job, 'sent', { sentAt: sentAt.toISOString() }, true)) === 1;
+  }
+
+  /** Fails a queued message for good and settles it; false when it was already further along. */
+  async markFailed(job: SendJobData, error: string, at = new Date()): Promise<boolean> {
+    return (await this.transition(job, 'failed', { failedAt: at.toISOString(), error }, true)) === 1;
+  }
+
+  /**
+   * Fails the message only if no attempt to send it has started (used when the API gives up
+   * waiting for an OTP: the answer says it will not be sent, so it must not be).
+   */
+  async expireUnclaimed(job: SendJobData, error: string, at = new Date()): Promise<ExpireOutcome> {
+    const r = await this.transition(job, 'failed', { failedAt: at.toISOString(), error }, true, true);
+    return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
+  }
+
+  /**
+   * Marks the message `deleted` (final) and announces `message.deleted`. `unsent`: it is still
+   * queued — deleted only if no send attempt started (answers 'claimed' otherwise), and settled
+   * (quota and content released); its job finds it deleted and sends nothing (the claim refuses it).
+   */
+  async markDeleted(job: SendJobData, at: Date, unsent: boolean): Promise<ExpireOutcome> {
+    const r = await this.transition(job, 'deleted', { deletedAt: at.toISOString() }, unsent, unsent);
+    return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
+  }
+
+  /** Applies a receipt; false when the message is unknown or already further along. */
+  async markReceipt(
+    deviceId: string,
+    messageId: string,
+    status: 'delivered' | 'read',
+    at = new Date(),
+  ): Promise<boolean> {
+    const field = status === 'delivered' ? 'deliveredAt' : 'readAt';
+    const job = { deviceId, messageId } as SendJobData;
+    return (await this.transition(job, status, { [field]: at.toISOString() }, false)) === 1;
+  }
+
+  /**
+   * Applies many receipts of one device in one round trip: one script per receipt (it finds the
+   * message by its WhatsApp id and moves it forward), all issued in one tick, so the connection's
+   * auto-pipelining writes them together (with whatever else this tick sends) instead of one or
+   * two round trips per receipt. Every key is the device's (one slot on a cluster). Returns the
+   * receipts that moved a message forward (a receipt of an id that is not ours is skipped).
+   */
+  async markReceipts(deviceId: string, receipts: readonly ReceiptInput[]): Promise<ReceiptInput[]> {
+    const recordPrefix = keys.message(deviceId, '');
+    const applied = await Promise.allSettled(
+      receipts.map((r) => {
+        const field = r.status === 'delivered' ? 'deliveredAt' : 'readAt';
+        const [keyList, args] = this.transitionArgs(
+          { deviceId, messageId: '' } as SendJobData,
+          r.status,
+          { [field]: r.at.toISOString() },
+          false,
+        );
+        keyList[0] = keys.messageByPlatformId(deviceId, r.platformMessageId);
+        return RECEIPT.run(this.redis, keyList, [...args, recordPrefix]);
+      }),
+    );
+    // One receipt's failure (a script error) skips it alone; when every one failed (Redis away)
+    // the batch fails, as a pipeline's would.
+    const failed = applied.find((a) => a.status === 'rejected');
+    if (failed && applied.every((a) => a.status === 'rejected')) throw failed.reason;
+    return receipts.filter((_, i) => {
+      const a = applied[i]!;
+      return a.status === 'fulfilled' && a.value === 1;
+    });
+  }
+
+  private async transition(
+    job: SendJobData,
+    target: MessageStatus,
+    fields: Record<string, string>,
+    settle: boolean,
+    requireUnclaimed = false,
+  ): Promise<number> {
+    return TRANSITION.run(this.redis, ...this.transitionArgs(job, target, fields, settle, requireUnclaimed));
+  }
+
+  private transitionArgs(
+    job: SendJobData,
+    target: MessageStatus,
+    fields: Record<string, string>,
+    settle: boolean,
+    requireUnclaimed = false,
+  ): [string[], string[]] {
+    const base = settle ? recordBase(job) : {};
+    return [
+      [
+        keys.message(job.deviceId, job.messageId),
+        job.contentId ? keys.content(job.deviceId, job.contentId) : keys.message(job.deviceId, job.messageId),
+        keys.deviceQueue(job.deviceId),
+        keys.webhook(job.deviceId),
+        keys.eventOutbox(job.deviceId),
+        keys.contactIdentities(job.deviceId),
+      ],
+      [
+        target,
+        String(MESSAGE_STATUS_RANK[target]),
+        JSON.stringify(MESSAGE_STATUS_RANK),
+        String(this.retentionSeconds),
+        JSON.stringify(fields),
+        JSON.stringify(base),
+        settle && job.contentId ? '1' : '0',
+        requireUnclaimed ? '1' : '0',
+        job.deviceId,
+        keys.batch(job.deviceId, ''),
+        keys.eventsChannel(),
+        keys.deviceActivity(job.deviceId, ''),
+        String(DEVICE_ACTIVITY_TTL_SECONDS),
+        keys.content(job.deviceId, ''),
+      ],
+    ];
+  }
+}
+
+/** The batch key and its held set of a message of a list; the record's key (unused) otherwise. */
+function batchKeys(job: SendJobData): [string, string] {
+  if (!job.batchId)
+    return [keys.message(job.deviceId, job.messageId), keys.message(job.deviceId, job.messageId)];
+  return [keys.batch(job.deviceId, job.batchId), keys.batchHeld(job.deviceId, job.batchId)];
+}
+
+const HELD_REASON_SET = new Set<string>(HELD_REASONS);
+
+function publicRecord(h: Record<string, string>): MessageRecord {
+  const out: Record<string, unknown> = {};
+  for (const f of PUBLIC_FIELDS) if (h[f] !== undefined) out[f] = h[f];
+  out.status ??= 'queued';
+  // Never stored: a message waiting in the queue reads `scheduled` until its sendAt.
+  if (out.status === 'queued' && h.sendAt && Date.parse(h.sendAt) > Date.now()) out.status = 'scheduled';
+  out.direction ??= 'outbound';
+  if (out.status === 'scheduled') out.held = { reason: 'scheduled', until: h.sendAt };
+  else if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
+    out.held = { reason: h.heldReason, until: h.heldUntil };
+  }
+  return out as unknown as MessageRecord;
+}

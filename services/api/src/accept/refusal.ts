@@ -1,0 +1,56 @@
+import type { ValidationDetail } from '@mgw/contracts';
+
+/** What a device's quota counts: its queued messages and their bytes. */
+export interface QueueUsage {
+  messages: number;
+  bytes: number;
+}
+
+/**
+ * Why a request was refused. Nothing of it was written (or all of it was taken back), so the same
+ * request may be made again once the cause is gone. The use cases say why; the routes say it in
+ * HTTP (http/refusal-error.ts: the status and the contract's error string).
+ */
+export type Refusal =
+  /** The request breaks a rule its schema cannot see (personalisation, a revision's recipient, a reaction's chat). */
+  | { kind: 'refused'; reason: 'invalid'; details: ValidationDetail[] }
+  /** An attachment sent as base64 decodes to more than the spec's 10 MB. */
+  | { kind: 'refused'; reason: 'attachment_too_large' }
+  /** The device takes no messages (not linked), or its link changed under the request. */
+  | { kind: 'refused'; reason: 'no_device' }
+  /** The device's quota has no room for the request. */
+  | { kind: 'refused'; reason: 'queue_full'; queued: QueueUsage; limit: QueueUsage }
+  /** The request's hit is over its token's limit; its window ends in `retryAfterMs`. */
+  | { kind: 'refused'; reason: 'rate_limited'; retryAfterMs: number }
+  /** A long list took too long to accept (storage slow or away) and was given up, taken back whole. */
+  | { kind: 'refused'; reason: 'gave_up' }
+  /** A reaction on an id that is no message of this device. */
+  | { kind: 'refused'; reason: 'reaction_target_not_found' }
+  /** A reaction on a message that failed: WhatsApp never had it. */
+  | { kind: 'refused'; reason: 'reaction_target_failed' }
+  /** An edit or delete of an id that is no message this device sent. */
+  | { kind: 'refused'; reason: 'revision_target_not_found' }
+  /** An edit of a message that is not a sent text of ours, or a delete of one that cannot be deleted. */
+  | { kind: 'refused'; reason: 'not_editable' | 'not_deletable' }
+  /** An edit or delete past WhatsApp's window for it. */
+  | { kind: 'refused'; reason: 'edit_window_passed' | 'delete_window_passed' };
+
+/** The reasons that carry nothing but themselves. */
+type BareReason = Exclude<
+  Refusal,
+  { details: unknown } | { queued: unknown } | { retryAfterMs: unknown }
+>['reason'];
+
+/** A refusal that needs no more than its reason. */
+export function refused(reason: BareReason): Refusal {
+  return { kind: 'refused', reason };
+}
+
+/** A refusal naming the request's problems. */
+export function invalid(details: ValidationDetail[]): Refusal {
+  return { kind: 'refused', reason: 'invalid', details };
+}
+
+export function isRefusal(outcome: object): outcome is Refusal {
+  return (outcome as { kind?: unknown }).kind === 'refused';
+}

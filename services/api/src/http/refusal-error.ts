@@ -1,0 +1,46 @@
+import { ERRORS, KIND_ERRORS } from '@mgw/contracts';
+import type { Refusal } from '../accept/refusal.js';
+import { ApiError } from './api-error.js';
+
+/**
+ * A refused request in HTTP: the contract's status, error string and details for each reason
+ * (messaging-gateway-api.md). Thrown by the routes inside their idempotent work, so a refused
+ * request frees its Idempotency-Key and its /send hit is counted as any failure's (send-rate-limit.ts).
+ */
+export function refusalError(refusal: Refusal): ApiError {
+  switch (refusal.reason) {
+    case 'invalid':
+      return ApiError.invalid(refusal.details);
+    case 'attachment_too_large':
+      return new ApiError(413, ERRORS.attachmentTooLarge);
+    case 'no_device':
+      return new ApiError(409, ERRORS.noDevice);
+    case 'queue_full':
+      return new ApiError(429, ERRORS.deviceQueueFull, undefined, {
+        queued: refusal.queued,
+        limit: refusal.limit,
+      });
+    case 'rate_limited':
+      return new ApiError(429, ERRORS.rateLimited, undefined, {
+        resetIn: Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)),
+      });
+    case 'gave_up':
+      return new ApiError(503, ERRORS.serviceUnavailable);
+    case 'reaction_target_not_found':
+      return new ApiError(404, KIND_ERRORS.reactionTargetNotFound, [
+        { path: ['reaction', 'messageId'], message: 'reaction.messageId is no message of this device' },
+      ]);
+    case 'reaction_target_failed':
+      return new ApiError(409, KIND_ERRORS.reactionTargetFailed);
+    case 'revision_target_not_found':
+      return new ApiError(404, ERRORS.revisionTargetNotFound);
+    case 'not_editable':
+      return new ApiError(409, ERRORS.notEditable);
+    case 'not_deletable':
+      return new ApiError(409, ERRORS.notDeletable);
+    case 'edit_window_passed':
+      return new ApiError(409, ERRORS.editWindowPassed);
+    case 'delete_window_passed':
+      return new ApiError(409, ERRORS.deleteWindowPassed);
+  }
+}

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { useStack, waitFor } from '@mgw/testing';
+
+/**
+ * Issue 40, "a pace that holds": "typing…" never makes a message later than its slot. Through the
+ * real client and the simulator: the simulator answers every usync query of the account late (a
+ * number's lookup before the turn, a new contact's device list in the send), so the sender reaches
+ * each message of a paced list a second after the previous send — after the typing, which fills
+ * the whole gap, should have started.
+ */
+describe('e2e: typing keeps a paced list on its pace (real services, simulator)', function () {
+  this.timeout(120_000);
+  const GAP_MS = 2000;
+  const SLOW_MS = 500;
+  // Paced for the whole sender, as in production: one message of a device at a time (a device's
+  // own `sendGapMs` alone keeps the workers' concurrency of an unpaced sender, and the next job
+  // then waits for its turn ahead).
+  const stack = useStack({ env: { SEND_MIN_GAP_MS: String(GAP_MS) } });
+  const account = '15550400001';
+  const contacts = ['15550400101', '15550400102', '15550400103', '15550400104'];
+
+  it('When the sender reaches each message of a paced list late, then its "typing…" is cut to what is left of the gap and the message goes at its slot, not a typing later', async () => {
+    const s = stack();
+    await s.linkByQr(account);
+    await s.simApi('POST', '/faults/stall', { phone: account, xmlns: 'usync', ms: SLOW_MS, count: 1000 });
+    try {
+      // Long enough to type for the whole gap (6 s, bounded by the gap).
+      const res = await s.api('POST', '/send', { to: contacts, text: `pace ${'x'.repeat(200)}` });
+      expect(res.status).to.equal(202);
+      const arrivals: number[] = [];
+      await waitFor(
+        async () => {
+          const boxes = await Promise.all(contacts.map((c) => s.inbox(c)));
+          if (!boxes.every((b) => b.length === 1)) return false;
+          arrivals.splice(0, arrivals.length, ...boxes.map((b) => Date.parse(b[0]!.receivedAt)));
+          return true;
+        },
+        { timeoutMs: 60_000, what: 'the list at its contacts' },
+      );
+      const typedAt = await Promise.all(
+        contacts.map(async (c) => {
+          const { updates } = await s.simApi<{ updates: { from: string; state: string; at: string }[] }>(
+            'GET',
+            `/presence/${c}`,
+          );
+          return updates
+            .filter((u) => u.from === account && u.state === 'composing')
+            .map((u) => Date.parse(u.at));
+        }),
+      );
+      const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!);
+      const typed = typedAt.map((t, i) => arrivals[i]! - t[0]!);
+      console.log(`      (arrivals ${gaps.join(', ')} ms apart; "typing…" shown ${typed.join(', ')} ms)`);
+      for (let i = 1; i < contacts.length; i++) {
+        expect(typedAt[i], `one "typing…" for message ${i + 1}`).to.have.length(1);
+        expect(typedAt[i]![0], 'typed once the previous message went').to.be.greaterThan(arrivals[i - 1]!);
+        // Reached ~1 s after the previous turn (its late device-list query, then this one's late
+        // lookup): typing from then to the slot, shown until the message lands (its own late
+        // device-list query) ~1.5 s; before, it filled the whole gap from then: ~2.5 s shown, and
+        // each message ~1 s past its slot (3 s apart).
+        expect(typed[i], `message ${i + 1} typed for what was left of the gap`).to.be.below(GAP_MS);
+        expect(gaps[i - 1], `message ${i + 1} at its slot, a gap after the previous one`).to.be.within(
+          GAP_MS - 150,
+          GAP_MS + 400,
+        );
+      }
+    } finally {
+      await s.simApi('DELETE', '/faults');
+    }
+  });
+});
