@@ -80,8 +80,13 @@ export function parseInboundKind(msg: WAMessage, content: proto.IMessage): Inbou
   return undefined;
 }
 
-/** When the contact sent it (its timestamp; now when it has none). */
-export function kindReceivedAt(msg: WAMessage): Date {
+/** When the contact sent it (its timestamp, to the millisecond when it arrives within that second; now when it has none). */
+export function kindReceivedAt(msg: WAMessage, now = Date.now()): Date {
   const ts = Number(msg.messageTimestamp ?? 0);
-  return ts > 0 ? new Date(ts * 1000) : new Date();
+  if (!(ts > 0)) return new Date(now);
+  // WhatsApp stamps whole seconds: a message arriving within its second takes the arrival's
+  // milliseconds, so it sorts after what the device sent earlier in that second. A later
+  // arrival (offline delivery, history) keeps the sender's stamp.
+  const stamped = ts * 1000;
+  return new Date(now >= stamped && now < stamped + 1000 ? now : stamped);
 }

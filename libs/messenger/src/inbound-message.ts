@@ -135,7 +135,6 @@ export function parseInbound(msg: WAMessage): InboundMessage | undefined {
     break;
   }
   if (text === undefined && !attachment) return undefined;
-  const ts = Number(msg.messageTimestamp ?? 0);
   return {
     platformMessageId: msg.key.id,
     ...(contact.phone ? { from: contact.phone } : {}),
@@ -144,7 +143,7 @@ export function parseInbound(msg: WAMessage): InboundMessage | undefined {
     ...(attachment ? { attachment } : {}),
     ...(context?.stanzaId ? { quotedPlatformMessageId: context.stanzaId } : {}),
     ...mentionsOf(context),
-    receivedAt: ts > 0 ? new Date(ts * 1000) : new Date(),
+    receivedAt: kindReceivedAt(msg),
     ...(attachment ? { mediaMessage: Buffer.from(proto.WebMessageInfo.encode(msg).finish()) } : {}),
     ...chat,
   };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { WAMessage } from '@whiskeysockets/baileys';
+import { kindReceivedAt } from '../src/inbound-kinds.js';
 import { parseInbound } from '../src/inbound-message.js';
 import { pollOptionHash } from '../src/message-kinds.js';
 
@@ -83,5 +84,23 @@ describe('inbound message kinds (parseInbound)', () => {
     expect(many?.contacts).to.have.length(10);
     const emoji = parseInbound(from({ reactionMessage: { key: { id: 'x' }, text: '😀'.repeat(100) } }));
     expect(emoji?.reaction?.emoji).to.have.length(32);
+  });
+});
+
+describe('inbound receive time (kindReceivedAt)', () => {
+  const at = (messageTimestamp: number): WAMessage => ({
+    key: { remoteJid: '15550005001@s.whatsapp.net', fromMe: false, id: '3EB0TIME' },
+    message: { conversation: 'hi' },
+    messageTimestamp,
+  });
+
+  it('When a message arrives within the second WhatsApp stamped, then it takes the arrival milliseconds (it sorts after what was sent earlier that second)', () => {
+    expect(kindReceivedAt(at(1_700_000_000), 1_700_000_000_734).getTime()).to.equal(1_700_000_000_734);
+  });
+
+  it('When a message arrives later than its second (offline delivery, history), then it keeps the sender stamp; with no stamp, the arrival', () => {
+    expect(kindReceivedAt(at(1_700_000_000), 1_700_000_005_000).getTime()).to.equal(1_700_000_000_000);
+    expect(kindReceivedAt(at(1_700_000_000), 1_699_999_999_000).getTime()).to.equal(1_700_000_000_000);
+    expect(kindReceivedAt(at(0), 1_700_000_000_123).getTime()).to.equal(1_700_000_000_123);
   });
 });
