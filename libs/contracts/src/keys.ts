@@ -11,6 +11,8 @@ import type { GroupCommand, GroupCommandResult } from './groups.js';
 
 const P = 'mgw';
 const device = (deviceId: string) => `${P}:{${deviceId}}`;
+/** A pool's keys share the hash tag `{pool:<poolId>}`: one slot per pool (pool ids are slugs too). */
+const pool = (poolId: string) => `${P}:{pool:${poolId}}`;
 
 export const keys = {
   // --- global ---------------------------------------------------------------------------------
@@ -217,6 +219,33 @@ export const keys = {
    * devices/device-proxy.ts); read by the sender each time it opens the device's socket.
    */
   deviceProxy: (deviceId: string) => `${device(deviceId)}:proxy`,
+
+  // --- per pool (hash tag {pool:<poolId>}; see libs/store/src/pools/) ---------------------------
+  /** Set: the ids of every pool (the admin API's list). */
+  poolIndex: () => `${P}:pools`,
+  /** Hash: a pool's definition: `id`, `name`, `devices` (JSON array of device ids), `createdAt`, `updatedAt`. */
+  pool: (poolId: string) => `${pool(poolId)}:def`,
+  /** Hash: recipient phone -> the pool device that sends to it (stickiness). */
+  poolSticky: (poolId: string) => `${pool(poolId)}:sticky`,
+  /**
+   * Hash: a pooled list: `createdAt`, `total`, `devices` (JSON array of the devices that held a
+   * share), `sendAt`, and its control fields (`pausedAt`, `cancelledAt`); its per-device counts are
+   * the devices' own `keys.batch(deviceId, batchId)`.
+   */
+  poolBatch: (poolId: string, batchId: string) => `${pool(poolId)}:batch:${batchId}`,
+  /** Sorted set: the pool's lists by acceptance time (ms), for GET /batches. */
+  poolBatchIndex: (poolId: string) => `${pool(poolId)}:batch-index`,
+  /** Set: the pool's lists that may still have messages to move (not completed, not cancelled). */
+  poolOpenBatches: (poolId: string) => `${pool(poolId)}:batches-open`,
+  /** Set: the ids of a pooled list's messages given to one device and not yet known to be taken by it. */
+  poolShare: (poolId: string, batchId: string, deviceId: string) =>
+    `${pool(poolId)}:batch:${batchId}:share:${deviceId}`,
+  /** Hash: messageId -> the device that holds it now (GET /messages/:id through a pool token). */
+  poolOwners: (poolId: string) => `${pool(poolId)}:owners`,
+  /** Hash: messageId -> JSON `{ from, to, batchId }`: a move begun and not finished (its journal). */
+  poolMoves: (poolId: string) => `${pool(poolId)}:moves`,
+  /** String: the lease of the one process that moves the pool's messages now. */
+  poolMoverLease: (poolId: string) => `${pool(poolId)}:mover`,
 } as const;
 
 /**

@@ -61,6 +61,9 @@ export const PHONE_PATTERN = /^[1-9]\d{6,14}$/;
 /** Device ids are short slugs: they appear in queue names, Redis keys and metric labels. */
 export const DEVICE_ID_PATTERN = /^[a-z0-9](?:[a-z0-9_-]{0,31})$/;
 
+/** Pool ids: slugs like device ids (they appear in Redis keys and metric labels). */
+export const POOL_ID_PATTERN = DEVICE_ID_PATTERN;
+
 /** The API's rate-limited endpoints, with the spec's per-minute defaults. */
 export const RATE_LIMITS = {
   connect: 15,
