@@ -35,6 +35,8 @@ export const ERRORS = {
   contactLookupTimeout: 'The WhatsApp number lookup did not finish in time; try again shortly',
   /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
   batchNotFound: 'Batch not found',
+  /** A pool token on a request that acts on one device (linking, groups, webhook, contacts, OTP). */
+  poolTokenNotAllowed: 'This token sends through a pool of devices: use a device token for this request',
   /** 409 on POST /send `edit` / `delete` (revisions.ts): the target cannot be changed any more. */
   editWindowPassed:
     'The message can no longer be edited: WhatsApp allows edits for 15 minutes after it was sent',

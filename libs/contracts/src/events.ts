@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'message.deleted',
   'message.reaction',
   'poll.vote',
+  'batch.recipients_moved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -108,6 +109,15 @@ export interface BatchRecord {
   completedAt?: string;
   pausedAt?: string;
   cancelledAt?: string;
+}
+
+/** GET /batches/:batchId `data` of a list sent through a pool: the list whole, and each device's part. */
+export interface PoolBatchRecord extends BatchRecord {
+  poolId: string;
+  /** Each device that held part of the list, with its own counts (a message moved counts where it went). */
+  devices: { deviceId: string; total: number; counts: BatchCounts & { held: number } }[];
+  /** Messages moved from a device that dropped out of the pool to another. */
+  moved: number;
 }
 
 /**

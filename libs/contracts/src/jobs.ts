@@ -75,6 +75,11 @@ export interface SendJobData {
   optOutNotice?: true;
   /** A scheduled send: not sent before this time (epoch ms; the job is delayed until then). */
   sendAt?: number;
+  /**
+   * A message of a list sent through a pool: the pool that spreads it. It may move to another
+   * device of the pool while no attempt of it started (libs/store/src/pools/).
+   */
+  poolId?: string;
 }
 
 /** What a completed send job returns (OTP: the API returns it to the client). */

@@ -126,6 +126,12 @@ export function createMetrics() {
       labelNames: ['device', 'kind'] as const,
       registers: reg,
     }),
+    poolMoves: new client.Counter({
+      name: `${p}pool_moves_total`,
+      help: 'Pooled messages moved from a device that dropped out of its pool to another, by pool, device left and why it dropped out.',
+      labelNames: ['pool', 'from', 'reason'] as const,
+      registers: reg,
+    }),
     leasesHeld: new client.Gauge({
       name: `${p}leases_held`,
       help: 'Device leases held by this sender process.',

@@ -24,10 +24,12 @@
     ARGV[7] the last claim's TTL (s)
 
   Output:
-    'claimed', or why not: 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its list),
+    'claimed', or why not: 'moved' (to another device of its pool), 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its list),
     'expired', 'restricted' (the device is paused)
 ]]
 local rec, byWa, batch, held = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Moved to another device of its pool (pool-release-4.lua): that device sends it, never this one.
+if redis.call('HEXISTS', rec, 'movedTo') == 1 then return 'moved' end
 local cur = redis.call('HGET', rec, 'status') or 'queued'
 if cur == 'failed' then return 'failed' end
 if cur ~= 'queued' and redis.call('HEXISTS', rec, 'sentAt') == 1 then return 'sent' end

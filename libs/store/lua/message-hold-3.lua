@@ -1,6 +1,7 @@
 --[[
   Records why a queued message waits (`heldReason`, `heldUntil`) and adds it to its list's held
-  set; nothing for a message that left `queued` (it is sent or failed: not held). A `batch_paused`
+  set; nothing for a message that left `queued` (it is sent or failed: not held) or moved to
+  another device of its pool. A `batch_paused`
   hold of a list that is no longer paused is refused too (a resume ran meanwhile: the message goes
   on instead).
 
@@ -20,7 +21,7 @@
 ]]
 local rec, batch, held = KEYS[1], KEYS[2], KEYS[3]
 local cur = redis.call('HGET', rec, 'status') or 'queued'
-if cur ~= 'queued' then return 0 end
+if cur ~= 'queued' or redis.call('HEXISTS', rec, 'movedTo') == 1 then return 0 end
 if ARGV[2] == 'batch_paused' and redis.call('HEXISTS', batch, 'pausedAt') == 0 then return 0 end
 redis.call('HSET', rec, 'heldReason', ARGV[2], 'heldUntil', ARGV[3])
 redis.call('EXPIRE', rec, tonumber(ARGV[4]))

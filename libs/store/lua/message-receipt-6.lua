@@ -21,6 +21,7 @@
 ]]
 --- @include "event-emit"
 --- @include "contact"
+--- @include "content-release"
 local mid = redis.call('GET', KEYS[1])
 if not mid then return -2 end
 local rec = ARGV[15] .. mid

@@ -43,5 +43,6 @@
 ]]
 --- @include "event-emit"
 --- @include "contact"
+--- @include "content-release"
 local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
 --- @include "message-transition"

@@ -55,3 +55,7 @@ export * from './coordination/sender-roster.js';
 // Encryption at rest.
 export * from './encryption/index.js';
 export * from './encryption/sealer.js';
+
+// Pools: lists spread over several devices, and the moves of their messages.
+export * from './pools/pool-batches.js';
+export * from './pools/pool-moves.js';

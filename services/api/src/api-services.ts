@@ -9,6 +9,8 @@ import {
   MessageRevisions,
   MessageKindStore,
   MessageStore,
+  PoolBatchStore,
+  PoolMoves,
   SessionStore,
   TokenStore,
   WebhookStore,
@@ -20,6 +22,7 @@ import { Idempotency } from './http/idempotency.js';
 import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './accept/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
+import { PoolMover } from './pools/pool-mover.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -51,6 +54,11 @@ export interface ApiServices {
   /** Checks webhook URLs against the outbound guard (the notifier's client makes the calls). */
   outbound: OutboundClient;
   acceptor: MessageAcceptor;
+  /** Request contents (a pooled message's move reads its content from the device it leaves). */
+  contents: ContentStore;
+  /** Lists sent through a pool, and the moves of their messages between its devices. */
+  poolBatches: PoolBatchStore;
+  poolMoves: PoolMoves;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
   /** Subscribes to what the API must hear at once (token revocations). */
@@ -79,6 +87,7 @@ export function createApiServices(base: {
   const batches = new BatchStore(redis, retention);
   const index = new MessageIndex(redis, retention);
   const events = new QueueEventsPool(config.redis, redis, logger, base.queueEventsIdleMs);
+  const contents = new ContentStore(redis, base.encryption, retention);
   const acceptor = new MessageAcceptor({
     redis,
     bullRedis,
@@ -92,7 +101,7 @@ export function createApiServices(base: {
     messages,
     batches,
     index,
-    contents: new ContentStore(redis, base.encryption, retention),
+    contents,
     events,
     metrics,
     logger,
@@ -109,7 +118,7 @@ export function createApiServices(base: {
   // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
-  return {
+  const services: ApiServices = {
     config,
     logger,
     redis,
@@ -133,12 +142,25 @@ export function createApiServices(base: {
       maxBytes: 0,
     }),
     acceptor,
+    contents,
+    poolBatches: new PoolBatchStore(redis, retention),
+    poolMoves: new PoolMoves(redis, retention),
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
-    start: () => tokenCache.start(),
+    start: async () => {
+      await tokenCache.start();
+      mover.start();
+    },
     async close() {
+      await mover.stop();
       await Promise.all([acceptor.close(), connection.close()]);
       await events.close();
     },
   };
+  // Moves pooled messages off devices that dropped out of their pool (one API process per pool at a time).
+  const mover = new PoolMover(services, {
+    intervalMs: config.pools.moveIntervalMs,
+    minHealth: config.pools.minHealth,
+  });
+  return services;
 }

@@ -21,6 +21,7 @@ import {
   encryptionEnv,
   SEND_POLICY_ENV,
   sendPolicyConfig,
+  HEALTH_LOW_SCORE,
   storeConfig,
   storeEnv,
   type EncryptionConfig,
@@ -74,6 +75,8 @@ const apiEnv: Joi.PartialSchemaMap = {
     .default(64 * 1024 * 1024),
   SEND_ATTEMPTS: Joi.number().integer().min(1).default(5),
   SEND_BACKOFF_MS: Joi.number().integer().min(10).default(2000),
+  POOL_MOVE_INTERVAL_MS: Joi.number().integer().min(100).max(600_000).default(5000),
+  POOL_MIN_HEALTH: Joi.number().integer().min(0).max(100).default(HEALTH_LOW_SCORE),
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   HTTP_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
@@ -191,6 +194,8 @@ export interface ApiConfig extends RuntimeConfig {
   /** How long the previous webhook secret keeps signing after a rotation. */
   webhookSecretOverlapSeconds: number;
   contactCheck: ContactCheckConfig;
+  /** Pools: how often a dropped device's waiting messages are looked for, and the health floor. */
+  pools: { moveIntervalMs: number; minHealth: number };
 }
 
 /** Every environment variable this service reads, by schema piece. */
@@ -256,6 +261,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     sendAttempts: e.SEND_ATTEMPTS,
     sendPolicy: sendPolicyConfig(e),
     sendBackoffMs: e.SEND_BACKOFF_MS,
+    pools: { moveIntervalMs: e.POOL_MOVE_INTERVAL_MS, minHealth: e.POOL_MIN_HEALTH },
     admin: {
       ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
       ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),

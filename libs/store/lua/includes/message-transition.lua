@@ -7,10 +7,13 @@
   not, -1 when refused as claimed).
 
   Defines:
-    nothing: it is the script's body, run in place (needs mgw_emit and mgw_contact)
+    nothing: it is the script's body, run in place (needs mgw_emit, mgw_contact and
+    mgw_content_release)
 ]]
 local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
+-- Moved to another device of its pool (pool-release-4.lua): this device's record never changes again.
+if redis.call('HEXISTS', rec, 'movedTo') == 1 then return 0 end
 if ARGV[8] == '1' and redis.call('HEXISTS', rec, 'sendingAt') == 1 then return -1 end
 local cur = redis.call('HGET', rec, 'status') or 'queued'
 local changed = 0
@@ -106,20 +109,6 @@ end
 -- content (with its attachment bytes) released with the request's last message.
 if ARGV[7] == '1' and redis.call('HSETNX', rec, 'settled', '1') == 1 then
   if redis.call('HINCRBY', stats, 'messages', -1) < 0 then redis.call('HSET', stats, 'messages', 0) end
-  if redis.call('EXISTS', content) == 1 then
-    local left = redis.call('HINCRBY', content, 'remaining', -1)
-    if left <= 0 then
-      local bytes = tonumber(redis.call('HGET', content, 'bytes') or '0')
-      -- bytes > 0: Lua prints -0 as "-0", which HINCRBY refuses (a content of no text, e.g. an edit)
-      if bytes > 0 and redis.call('HINCRBY', stats, 'bytes', -bytes) < 0 then redis.call('HSET', stats, 'bytes', 0) end
-      -- A text or an attachment (not an OTP: its code) stays for its records, without its bytes.
-      if redis.call('HGET', content, 'shown') == '1' and redis.call('HGET', rec, 'kind') ~= 'otp' then
-        redis.call('HDEL', content, 'media')
-        redis.call('HSET', content, 'bytes', 0)
-      else
-        redis.call('DEL', content)
-      end
-    end
-  end
+  mgw_content_release(content, stats, rec)
 end
 return changed

@@ -8,6 +8,8 @@ export interface TokenRecord {
   name: string;
   /** The device this token acts on; absent = the default device. */
   deviceId?: string;
+  /** The pool this token sends through (never with `deviceId`). */
+  poolId?: string;
   createdAt: string;
   expiresAt?: string;
 }

@@ -64,7 +64,16 @@ const PUBLIC_FIELDS = [
 ] as const;
 
 export type ClaimOutcome =
-  'claimed' | 'sent' | 'failed' | 'deleted' | 'expired' | 'cancelled' | 'paused' | 'restricted';
+  | 'claimed'
+  | 'sent'
+  | 'failed'
+  | 'deleted'
+  | 'expired'
+  | 'cancelled'
+  | 'paused'
+  | 'restricted'
+  /** A pooled message moved to another device of its pool: that device sends it. */
+  | 'moved';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
@@ -119,6 +128,11 @@ export class MessageStore {
   async getRecord(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
     const h = await this.redis.hgetall(keys.message(deviceId, messageId));
     return h.messageId ? publicRecord(h) : undefined;
+  }
+
+  /** The device a pooled message moved to (its record here says so), if it moved. */
+  async movedTo(job: SendJobData): Promise<string | undefined> {
+    return (await this.redis.hget(keys.message(job.deviceId, job.messageId), 'movedTo')) ?? undefined;
   }
 
   async findByPlatformId(deviceId: string, platformMessageId: string): Promise<string | undefined> {

@@ -20,6 +20,7 @@ export {
 } from './settings.js';
 export {
   isOptedOut,
+  isOptedOutInPool,
   isOptOutCursor,
   listOptOuts,
   optIn,

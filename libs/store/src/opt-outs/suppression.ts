@@ -81,6 +81,22 @@ export async function isOptedOut(redis: RedisClient, deviceId: string, address: 
   );
 }
 
+/**
+ * A pooled message's check: a number that opted out of any device of the pool (or of this one)
+ * gets nothing from any of them.
+ */
+export async function isOptedOutInPool(
+  redis: RedisClient,
+  deviceId: string,
+  poolId: string,
+  address: string,
+): Promise<boolean> {
+  const members = await redis.hget(keys.pool(poolId), 'devices');
+  const devices = new Set([deviceId, ...(members ? (JSON.parse(members) as string[]) : [])]);
+  const answers = await Promise.all([...devices].map((d) => isOptedOut(redis, d, address)));
+  return answers.some(Boolean);
+}
+
 /** One suppressed contact as the admin API lists it. */
 export interface OptOutEntry {
   /** The entry: the phone number, or the `<digits>@lid` it opted out by. */

@@ -18,7 +18,8 @@ const PAGE = 500;
 /**
  * Removes the device's messages: starts a new link generation (a message accepted before it is
  * never sent, by this link or a later one), then ends every waiting job (waiting, prioritized,
- * delayed, or held by a paused queue) with its record `failed` / `reason` and removes it. A job a worker holds
+ * delayed, or held by a paused queue) with its record `failed` / `reason` and removes it — except a
+ * pooled message, which stays for its pool's mover to give to another device. A job a worker holds
  * right now cannot be removed: its worker sees the new generation (or its retired device) and
  * fails it when its attempt ends. Bounded by `timeoutMs`; returns how many were ended.
  */
@@ -31,11 +32,16 @@ export async function purgeDeviceMessages(
   await nextLinkGeneration(deps.redis, deviceId);
   const deadline = Date.now() + timeoutMs;
   let ended = 0;
+  // A pooled message stays (its pool's mover gives it to another device): the pages skip them.
+  let kept = 0;
   for (;;) {
-    const jobs = (await deps.queue.getJobs([...WAITING_STATES], 0, PAGE - 1)).filter(
+    const page = (await deps.queue.getJobs([...WAITING_STATES], kept, kept + PAGE - 1)).filter(
       (j): j is Job<SendJobData, SendJobResult> => Boolean(j?.id),
     );
-    if (jobs.length === 0) return ended;
+    if (page.length === 0) return ended;
+    const jobs = page.filter((j) => !j.data.poolId);
+    kept += page.length - jobs.length;
+    if (jobs.length === 0) continue;
     // Record first, then remove: a crash in between leaves a failed record whose job fails at once.
     await Promise.all(jobs.map((j) => deps.messages.markFailed(j.data, reason)));
     const removed = await Promise.all(jobs.map((j) => deps.queue.remove(j.id!).catch(() => 0)));

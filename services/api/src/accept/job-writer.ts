@@ -68,6 +68,10 @@ export interface SendRequest {
   sendAt?: number;
   /** The request's hit against its token's rate limit, counted by the accept call that writes it. */
   hit?: RateLimitHit;
+  /** A pooled list's part: the pool (its jobs carry it; see libs/store/src/pools/). */
+  poolId?: string;
+  /** Messages moving from another device of their pool keep their ids: one per recipient. */
+  messageIds?: string[];
 }
 
 /** One request (or one piece of a long list) of an accept call. */
@@ -158,12 +162,21 @@ export class JobWriter {
     };
   }
 
-  /** The jobs of `recipients` of a request, carrying the device's link generation. */
-  jobsOf(req: SendRequest, recipients: string[], contentId: string, linkGeneration: number): SendJobData[] {
+  /**
+   * The jobs of `recipients` of a request (`req.recipients`, or its piece starting at `from`),
+   * carrying the device's link generation.
+   */
+  jobsOf(
+    req: SendRequest,
+    recipients: string[],
+    contentId: string,
+    linkGeneration: number,
+    from = 0,
+  ): SendJobData[] {
     const enqueuedAt = Date.now();
-    return recipients.map((to) => ({
+    return recipients.map((to, i) => ({
       kind: req.kind,
-      messageId: newMessageId(),
+      messageId: req.messageIds?.[from + i] ?? newMessageId(),
       platformMessageId: newPlatformMessageId(),
       deviceId: req.deviceId,
       to,
@@ -173,6 +186,7 @@ export class JobWriter {
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
       enqueuedAt,
       ...(req.sendAt !== undefined ? { sendAt: req.sendAt } : {}),
+      ...(req.poolId ? { poolId: req.poolId } : {}),
     }));
   }
 

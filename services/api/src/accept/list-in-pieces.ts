@@ -80,6 +80,7 @@ export class ListInPieces {
           req.recipients.slice(from, from + this.listChunk),
           contentId,
           state.linkGeneration,
+          from,
         );
         const writes = new RecordedWrites();
         if (first)

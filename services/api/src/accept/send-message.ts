@@ -62,7 +62,7 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
  * the content uses — or a refusal naming the recipients that lack one. A request whose entries are
  * all plain numbers is not personalised: its text is sent as written, `{{` and all.
  */
-function personalisation(
+export function personalisation(
   entries: SendTo[],
   content: MessageContent,
 ): { content: MessageContent; vars?: RecipientVars[] } | Refusal {
@@ -77,7 +77,7 @@ function personalisation(
 }
 
 /** `sendAt` (validated) as epoch ms; a time already past is sent now, like no `sendAt`. */
-function dueAt(sendAt: string | undefined): number | undefined {
+export function dueAt(sendAt: string | undefined): number | undefined {
   if (sendAt === undefined) return undefined;
   const at = Date.parse(sendAt);
   return at > Date.now() ? at : undefined;

@@ -11,8 +11,29 @@ export interface AuthContext {
   tokenId: string;
   /** SHA-256 of the token: the key of per-token rate limits and idempotency records. */
   tokenHash: string;
-  /** The device this request acts on: the token's own, or the default device. */
+  /**
+   * The device this request acts on: the token's own, or the default device. For a pool token,
+   * `pool:<poolId>` (no device is so named): it only names the slot of the token's rate-limit count.
+   */
   deviceId: string;
+  /** A token linked to a pool: its sends are spread over the pool's devices (pools/pool-send.ts). */
+  poolId?: string;
+}
+
+/**
+ * What a pool token may do: send, and read and control what it sent. Everything else acts on one
+ * device (linking, groups, the webhook, contact checks, OTP, media) and wants a device token.
+ */
+const POOL_ROUTES: readonly RegExp[] = [
+  /^POST \/send$/,
+  /^(GET|HEAD) \/messages\/[^/]+$/,
+  /^(GET|HEAD) \/batches(\/[^/]+)?$/,
+  /^POST \/batches\/[^/]+\/(pause|resume|cancel)$/,
+];
+
+function poolMay(req: Request): boolean {
+  const path = req.path.replace(/^\/api\/v1/, '').replace(/\/$/, '');
+  return POOL_ROUTES.some((r) => r.test(`${req.method} ${path}`));
 }
 
 export function authOf(res: Response): AuthContext {
@@ -61,10 +82,13 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
       const value = tokenFrom(req);
       const check = value ? await tokens.verify(value) : undefined;
       if (check?.ok) {
+        const { poolId } = check.token;
+        if (poolId && !poolMay(req)) return next(new ApiError(403, ERRORS.poolTokenNotAllowed));
         res.locals.auth = {
           tokenId: check.token.id,
           tokenHash: check.tokenHash,
-          deviceId: check.token.deviceId ?? config.defaultDeviceId,
+          deviceId: poolId ? `pool:${poolId}` : (check.token.deviceId ?? config.defaultDeviceId),
+          ...(poolId ? { poolId } : {}),
         } satisfies AuthContext;
         return next();
       }

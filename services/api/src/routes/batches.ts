@@ -6,9 +6,10 @@ import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
 import { controlList, type ListControlOutcome } from '../control/control-batch.js';
+import { controlPoolList, type PoolListControlOutcome } from '../pools/pool-control.js';
 
 /** A list control's outcome as its answer's data: the list, or its refusal thrown (404, 409). */
-export function listControlAnswer(outcome: ListControlOutcome): BatchRecord {
+export function listControlAnswer(outcome: ListControlOutcome | PoolListControlOutcome): BatchRecord {
   if (outcome.kind === 'done') return outcome.batch;
   if (outcome.reason === 'completed') throw new ApiError(409, ERRORS.batchCompleted);
   if (outcome.reason === 'cancelled') throw new ApiError(409, ERRORS.batchCancelled);
@@ -21,10 +22,15 @@ export function listControlAnswer(outcome: ListControlOutcome): BatchRecord {
  */
 export function batchRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const { deviceId, poolId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.batchId ?? '');
-    const data = id.length <= 128 ? await s.batches.get(deviceId, id) : undefined;
+    const data =
+      id.length > 128
+        ? undefined
+        : poolId
+          ? await s.poolBatches.get(poolId, id)
+          : await s.batches.get(deviceId, id);
     if (!data) throw new ApiError(404, ERRORS.batchNotFound);
     res.status(200).json({ success: true, data });
   };
@@ -33,19 +39,26 @@ export function batchRoute(s: ApiServices): RequestHandler {
 /** GET /batches: the device's lists, newest first, a page at a time (`nextCursor`). */
 export function listBatchesRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const { deviceId, poolId } = authOf(res);
     const q = parse(batchesQuerySchema, req.query);
-    res.status(200).json({ success: true, data: await s.batches.list(deviceId, q.limit, q.cursor) });
+    const data = poolId
+      ? await s.poolBatches.list(poolId, q.limit, q.cursor)
+      : await s.batches.list(deviceId, q.limit, q.cursor);
+    res.status(200).json({ success: true, data });
   };
 }
 
 /** POST /batches/:batchId/pause | resume | cancel (see control/control-batch.ts). */
 export function controlBatchRoute(s: ApiServices, action: BatchAction): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const { deviceId, poolId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.batchId ?? '');
-    const data = listControlAnswer(await controlList(s, deviceId, id, action, req.log));
+    const data = listControlAnswer(
+      poolId
+        ? await controlPoolList(s, poolId, id, action, req.log)
+        : await controlList(s, deviceId, id, action, req.log),
+    );
     res.status(200).json({ success: true, data });
   };
 }

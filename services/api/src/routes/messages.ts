@@ -14,9 +14,13 @@ import { parse } from '../http/validation.js';
  */
 export function messageRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
+    // Through a pool: the device that holds the message now (a moved one: where it went).
+    const deviceId = auth.poolId
+      ? ((await s.poolBatches.owner(auth.poolId, id)) ?? auth.deviceId)
+      : auth.deviceId;
     const record = await ownMessage(s, deviceId, id);
     const data = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : record;
     if (!data) throw new ApiError(404, ERRORS.messageNotFound);

@@ -3,6 +3,7 @@ import { emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { sendMessage, type SendOutcome } from '../accept/send-message.js';
+import { sendThroughPool } from '../pools/pool-send.js';
 import type { Outcome } from '../http/idempotency.js';
 import { refusalError } from '../http/refusal-error.js';
 import type { SendRateLimit } from '../http/send-rate-limit.js';
@@ -40,10 +41,15 @@ export function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler 
     const hit = limit.hitOf(res);
     // An edit or delete does not hand its hit to the accept script: its hit is counted (and
     // refused over the limit) first, so the limit stays exact for it too.
-    if (body.edit || body.delete) await limit.settle(res, hit);
+    // So is a pool token's: its parts are accepted per device, its count is the pool's.
+    if (body.edit || body.delete || auth.poolId) await limit.settle(res, hit);
     // A refusal is thrown inside the idempotent work: its key is freed, not kept as an outcome.
     const outcome = await s.idempotency.run(req, auth.tokenHash, async () =>
-      sendAnswer(await sendMessage(s, auth.deviceId, body, hit)),
+      sendAnswer(
+        auth.poolId
+          ? await sendThroughPool(s, auth.poolId, body)
+          : await sendMessage(s, auth.deviceId, body, hit),
+      ),
     );
     // Counted by the accept script that wrote the messages; a replay is counted now.
     await limit.settle(res, hit, !outcome.replayed);

@@ -20,6 +20,7 @@ import {
   ContactCache,
   ContactIdentities,
   isOptedOut,
+  isOptedOutInPool,
   MessageIndex,
   MessageKindStore,
   openSendQueue,
@@ -218,7 +219,8 @@ export function buildDevice(
     pacer,
     gate,
     restriction,
-    optedOut: (phone) => isOptedOut(redis, deviceId, phone),
+    optedOut: (phone, poolId) =>
+      poolId ? isOptedOutInPool(redis, deviceId, poolId, phone) : isOptedOut(redis, deviceId, phone),
     identities,
     metrics,
     logger: log,

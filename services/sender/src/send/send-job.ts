@@ -57,7 +57,8 @@ export interface SendJobDeps {
   /** Turns WhatsApp's push-back (ack 463/429, failures in a row) into a pause of the device. */
   restriction: Pick<DeviceRestriction, 'onSendFailed' | 'onSent'>;
   /** Whether the number is on the device's suppression list (it opted out). */
-  optedOut: (phone: string) => Promise<boolean>;
+  /** Whether the number opted out of the device (of any device of the pool, for a pooled message). */
+  optedOut: (phone: string, poolId?: string) => Promise<boolean>;
   /** The device's phone <-> LID map: a send to a LID goes only to one the device has met. */
   identities: Pick<ContactIdentities, 'knowsLid'>;
   fetchAttachment: AttachmentFetcher;
@@ -99,6 +100,8 @@ export async function processSendJob(
   const data = job.data;
   const sentEarlier = deps.unrecorded.get(data.messageId);
   if (sentEarlier) return recordSent(data, sentEarlier, deps);
+  // A pooled message moved to another device of its pool while it waited: that device sends it.
+  if (data.poolId && (await deps.messages.movedTo(data))) return movedAway(data);
   const reads = readJobState(data, deps);
   const record = await reads.record;
   if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
@@ -121,8 +124,17 @@ export async function processSendJob(
       await counted;
     }
   } catch (err) {
+    if (err instanceof MovedAway) return movedAway(data);
     throw await failedAttempt(job, err, deps);
   }
+}
+
+/** The claim found the message moved to another device of its pool (libs/store/src/pools/). */
+class MovedAway extends Error {}
+
+/** A moved message's job ends here with nothing sent and nothing recorded (`sentAt` empty). */
+function movedAway(data: SendJobData): SendJobResult {
+  return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt: '' };
 }
 
 /** Fails at once what must never go: a message already failed, or one the device can no longer send. */
@@ -151,7 +163,7 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
 function readJobState(data: SendJobData, deps: SendJobDeps) {
   const reads = {
     record: deps.messages.getRecord(data.deviceId, data.messageId),
-    optedOut: data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to),
+    optedOut: data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to, data.poolId),
     listStop: deps.gate.listStop(data.batchId),
     // A LID or a group is not a number: the contact cache has nothing on it.
     known: isLid(data.to) || isGroupJid(data.to) ? Promise.resolve(undefined) : deps.sender.known(data.to),
@@ -293,6 +305,7 @@ async function claim(
 ): Promise<string | undefined> {
   const data = job.data;
   const claimed = await deps.messages.claim(data);
+  if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
   if (claimed === 'cancelled')

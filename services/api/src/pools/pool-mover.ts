@@ -1,0 +1,275 @@
+import { serializeError, type Logger } from '@mgw/common';
+import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
+import { publishEvent, type PoolMove } from '@mgw/store';
+import type { ApiServices } from '../api-services.js';
+import { controlList } from '../control/control-batch.js';
+import { isRefusal } from '../accept/refusal.js';
+import { poolDevices, poolMembers, spread, type DropReason, type PoolDevice } from './pool-devices.js';
+
+export interface PoolMoverOptions {
+  /** How often the pools are looked at. */
+  intervalMs: number;
+  /** A device below this health score drops out of its pools' spread. */
+  minHealth: number;
+  /** Messages moved per list and device in one round (the rest go in the next rounds). */
+  perRound?: number;
+}
+
+type MoverDeps = Pick<
+  ApiServices,
+  | 'redis'
+  | 'acceptor'
+  | 'messages'
+  | 'batches'
+  | 'contents'
+  | 'poolBatches'
+  | 'poolMoves'
+  | 'config'
+  | 'metrics'
+> & { logger: Logger };
+
+/** A message to move: its job on the device it leaves, and where it goes. */
+interface Carry {
+  job: SendJobData;
+  move: PoolMove;
+}
+
+/**
+ * Moves the waiting messages of pooled lists off a device that dropped out of its pool (logged out,
+ * time-locked or pushed back, at its daily cap, below the health floor) to the pool's other devices,
+ * by what each may still send. Each move goes by `PoolMoves`' steps (journal, release on the device
+ * it leaves, accept with the same messageId on the device it goes to, content released, journal
+ * cleared), so a message is sent by one device once and a move a crash cut short is finished at the
+ * next round. With no device left to take them, they wait where they are (held with their device's
+ * reason). One API process moves a pool's messages at a time (a lease per pool).
+ */
+export class PoolMover {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  private readonly leaseMs: number;
+  private readonly owner = `api-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  constructor(
+    private readonly deps: MoverDeps,
+    private readonly opts: PoolMoverOptions,
+  ) {
+    this.leaseMs = Math.max(10_000, opts.intervalMs * 4);
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.round()
+        .catch((err: unknown) => {
+          this.deps.logger.warn('pool mover round failed', { err: serializeError(err) });
+        })
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.opts.intervalMs).unref();
+        });
+    };
+    this.timer = setTimeout(tick, this.opts.intervalMs).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One look at every pool (exported for tests: a round run on demand). */
+  async round(): Promise<void> {
+    for (const poolId of await this.deps.redis.smembers(keys.poolIndex())) {
+      if (this.stopped) return;
+      if (await this.holdLease(poolId)) await this.movePool(poolId);
+    }
+  }
+
+  /**
+   * The pool's mover lease: taken when free, kept (extended) by its holder at each round, left to
+   * expire when the holder stops, so another API process takes over. Two movers at once (a lease
+   * that expired under a slow round) stay safe: every step of a move is atomic or repeatable.
+   */
+  private async holdLease(poolId: string): Promise<boolean> {
+    const key = keys.poolMoverLease(poolId);
+    if ((await this.deps.redis.set(key, this.owner, 'PX', this.leaseMs, 'NX')) === 'OK') return true;
+    if ((await this.deps.redis.get(key)) !== this.owner) return false;
+    await this.deps.redis.pexpire(key, this.leaseMs);
+    return true;
+  }
+
+  private async movePool(poolId: string): Promise<void> {
+    const { deps } = this;
+    const members = await poolMembers(deps.redis, poolId);
+    if (!members) return;
+    const devices = await poolDevices(deps.redis, members, deps.config.sendPolicy, this.opts.minHealth);
+    const takers = devices.filter((d) => !d.dropped);
+    // First the moves a crash cut short: their targets are fixed.
+    const unfinished = await deps.poolMoves.unfinished(poolId);
+    for (const move of unfinished) {
+      const job = (await deps.acceptor.queue(move.from).getJob(move.messageId))?.data;
+      if (!job) {
+        await deps.poolMoves.finish(poolId, move.messageId);
+        continue;
+      }
+      await this.carry(poolId, move.batchId, 'restricted', [{ job, move }]);
+    }
+    if (takers.length === 0) return;
+    const dropped = devices.filter((d): d is PoolDevice & { dropped: DropReason } => d.dropped !== undefined);
+    if (dropped.length === 0) return;
+    for (const batchId of await deps.poolBatches.openBatches(poolId)) {
+      const list = await deps.poolBatches.get(poolId, batchId);
+      if (!list || list.state === 'cancelled' || list.state === 'completed') {
+        await deps.poolBatches.close(poolId, batchId);
+        continue;
+      }
+      // A paused list's messages wait where they are: they move once it is resumed.
+      if (list.state === 'paused') continue;
+      for (const from of dropped) await this.moveShare(poolId, batchId, from, takers);
+    }
+  }
+
+  /** Moves what `from` holds of the list and may still give up, a page at a time. */
+  private async moveShare(
+    poolId: string,
+    batchId: string,
+    from: PoolDevice & { dropped: DropReason },
+    takers: PoolDevice[],
+  ): Promise<void> {
+    const { deps } = this;
+    const perRound = this.opts.perRound ?? 2000;
+    const given = new Map<string, number>();
+    for (let moved = 0; moved < perRound;) {
+      const ids = await deps.poolBatches.share(poolId, batchId, from.deviceId, 200);
+      if (ids.length === 0) return;
+      const queue = deps.acceptor.queue(from.deviceId);
+      const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+      const gone = ids.filter((_, i) => !jobs[i]);
+      // No job: it ended (sent or failed, the job removed): the device keeps it.
+      await deps.poolBatches.forget(poolId, batchId, from.deviceId, gone);
+      const waiting = jobs.flatMap((j) => (j ? [j.data] : []));
+      if (waiting.length === 0) continue;
+      const targets = spread(takers, given, waiting.length);
+      const carries: Carry[] = [];
+      for (const [i, job] of waiting.entries()) {
+        const to = targets[i]!;
+        given.set(to, (given.get(to) ?? 0) + 1);
+        const move = await deps.poolMoves.begin(poolId, {
+          messageId: job.messageId,
+          from: from.deviceId,
+          to,
+          batchId,
+        });
+        carries.push({ job, move });
+      }
+      moved += await this.carry(poolId, batchId, from.dropped, carries);
+    }
+  }
+
+  /**
+   * Steps 2–4 of each move (see PoolMoves): released on the device it leaves (or kept there when
+   * its send began), accepted with its id on the device it goes to, its content let go, its journal
+   * entry cleared. Returns how many moved.
+   */
+  private async carry(
+    poolId: string,
+    batchId: string,
+    reason: DropReason,
+    carries: Carry[],
+  ): Promise<number> {
+    const { deps } = this;
+    const released: Carry[] = [];
+    for (const c of carries) {
+      const outcome = await deps.poolMoves.release(c.job, c.move.to);
+      if (outcome === 'released') released.push(c);
+      else {
+        await deps.poolBatches.forget(poolId, batchId, c.job.deviceId, [c.job.messageId]);
+        await deps.poolMoves.finish(poolId, c.job.messageId);
+      }
+    }
+    // One accept per device it goes to and content (a list's messages share one content).
+    const groups = new Map<string, Carry[]>();
+    for (const c of released) {
+      const k = `${c.move.to}\n${c.job.deviceId}\n${c.job.contentId}`;
+      groups.set(k, [...(groups.get(k) ?? []), c]);
+    }
+    let moved = 0;
+    for (const group of groups.values()) moved += await this.accept(poolId, batchId, reason, group);
+    return moved;
+  }
+
+  private async accept(poolId: string, batchId: string, reason: DropReason, group: Carry[]): Promise<number> {
+    const { deps } = this;
+    const { job: first, move } = group[0]!;
+    const from = first.deviceId;
+    const to = move.to;
+    // Already there (a repeat after a crash): only the steps after the accept are left.
+    const there = await Promise.all(group.map((c) => deps.acceptor.queue(to).getJob(c.job.messageId)));
+    const missing = group.filter((_, i) => !there[i]);
+    if (missing.length > 0) {
+      const stored = await deps.contents.get(from, first.contentId);
+      if (!stored) {
+        deps.logger.error('pooled messages could not move: their content is gone', { poolId, batchId, from });
+        return 0;
+      }
+      const media = stored.content.attachment ? await deps.contents.media(from, first.contentId) : undefined;
+      const vars = stored.content.personalised
+        ? await Promise.all(missing.map((c) => deps.contents.vars(from, first.contentId, c.job.messageId)))
+        : undefined;
+      const outcome = await deps.acceptor.accept({
+        deviceId: to,
+        kind: 'send',
+        recipients: missing.map((c) => c.job.to),
+        messageIds: missing.map((c) => c.job.messageId),
+        content: stored.content,
+        ...(media ? { media } : {}),
+        ...(vars ? { vars: vars.map((v) => v ?? {}) } : {}),
+        ...(first.sendAt !== undefined ? { sendAt: first.sendAt } : {}),
+        batchId,
+        poolId,
+        priority: PRIORITY.send,
+      });
+      // Refused (its queue is full, it went away meanwhile): the journal keeps the moves, and the
+      // next round finishes them there (their target is fixed; they wait released, sent by none yet).
+      if (isRefusal(outcome)) {
+        deps.logger.warn('pooled messages not accepted by the device they move to', {
+          poolId,
+          batchId,
+          to,
+          reason: outcome.reason,
+        });
+        return 0;
+      }
+    }
+    const queue = deps.acceptor.queue(from);
+    for (const c of group) {
+      await deps.poolMoves.releaseContent(c.job);
+      await queue.remove(c.job.messageId).catch(() => 0);
+    }
+    await deps.poolBatches.moved(
+      poolId,
+      batchId,
+      from,
+      to,
+      group.map((c) => ({ messageId: c.job.messageId, recipient: c.job.to })),
+    );
+    // A pause or cancel of the whole list that came meanwhile reaches the new part too.
+    const meta = await deps.poolBatches.meta(poolId, batchId);
+    if (meta?.cancelledAt) await controlList(deps, to, batchId, 'cancel', deps.logger);
+    else if (meta?.pausedAt) await controlList(deps, to, batchId, 'pause', deps.logger);
+    for (const c of group) await deps.poolMoves.finish(poolId, c.job.messageId);
+    deps.metrics.poolMoves.inc({ pool: poolId, from, reason }, group.length);
+    const data = {
+      poolId,
+      batchId,
+      from,
+      to,
+      reason,
+      count: group.length,
+      messageIds: group.map((c) => c.job.messageId),
+    };
+    await Promise.all([from, to].map((d) => publishEvent(deps.redis, d, 'batch.recipients_moved', data)));
+    deps.logger.info('pooled messages moved', { poolId, batchId, from, to, reason, count: group.length });
+    return group.length;
+  }
+}

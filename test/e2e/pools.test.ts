@@ -1,0 +1,212 @@
+import { expect } from 'chai';
+import { keys } from '@mgw/contracts';
+import { useStack, waitFor, type Stack } from '@mgw/testing';
+
+const ADMIN_TOKEN = 'pools-e2e-admin-token-0123456789abcdef';
+
+interface PoolBatch {
+  batchId: string;
+  total: number;
+  state: string;
+  counts: { sent: number; delivered: number; read: number; failed: number; queued: number };
+  devices: { deviceId: string; total: number; counts: Record<string, number> }[];
+  moved: number;
+}
+
+/** A device of the pool: its id, its token, the phone number of its account. */
+interface Member {
+  deviceId: string;
+  token: string;
+  phone: string;
+}
+
+async function linkDevice(stack: Stack, deviceId: string, phone: string): Promise<Member> {
+  const token = await stack.createToken(deviceId);
+  await stack.linkByQr(phone, `Pool ${deviceId}`, token);
+  return { deviceId, token, phone };
+}
+
+describe('e2e: a list sent through a pool of devices — spread, sticky, and moved off a device that drops out (time lock, logout, SIGKILLed sender) with none lost and none twice (real services, simulator)', function () {
+  this.timeout(300_000);
+  const stack = useStack({
+    senders: 2,
+    env: { ADMIN_API_TOKEN: ADMIN_TOKEN, POOL_MOVE_INTERVAL_MS: '300' },
+  });
+  const suffix = Math.random().toString(36).slice(2, 7);
+  const poolId = `pool-${suffix}`;
+  let members: Member[] = [];
+  let poolToken = '';
+
+  before(async () => {
+    members = [
+      await linkDevice(stack(), `pa-${suffix}`, '15550910001'),
+      await linkDevice(stack(), `pb-${suffix}`, '15550910002'),
+      await linkDevice(stack(), `pc-${suffix}`, '15550910003'),
+    ];
+    const created = await stack().adminApi(ADMIN_TOKEN, 'POST', '/pools', {
+      id: poolId,
+      name: 'E2E pool',
+      devices: members.map((m) => m.deviceId),
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const token = await stack().adminApi<{ token: string; data?: { token: string } }>(
+      ADMIN_TOKEN,
+      'POST',
+      '/tokens',
+      { name: 'pool sender', poolId },
+    );
+    expect(token.status, JSON.stringify(token.body)).to.equal(201);
+    poolToken = token.body.token ?? token.body.data!.token;
+  });
+
+  afterEach(async () => {
+    await stack().simApi('DELETE', '/faults');
+  });
+
+  const pace = (gapMs: number) =>
+    Promise.all(
+      members.map((m) => stack().redis.hset(keys.deviceSettings(m.deviceId), 'sendGapMs', String(gapMs))),
+    );
+
+  async function batch(batchId: string): Promise<PoolBatch> {
+    const res = await stack().api<{ data: PoolBatch }>('GET', `/batches/${batchId}`, undefined, poolToken);
+    expect(res.status).to.equal(200);
+    return res.body.data;
+  }
+
+  /** Every message ended sent (none queued, none failed) and each recipient got exactly one; returns who sent each. */
+  async function eachSentOnce(recipients: string[], ids: string[], what: string): Promise<string[]> {
+    let records: Record<string, string>[] = [];
+    await waitFor(
+      async () => {
+        records = await Promise.all(
+          ids.map(
+            async (id) =>
+              (
+                await stack().api<{ data: Record<string, string> }>(
+                  'GET',
+                  `/messages/${id}`,
+                  undefined,
+                  poolToken,
+                )
+              ).body.data,
+          ),
+        );
+        return records.every((r) => r && r.status !== 'queued' && r.status !== 'scheduled');
+      },
+      { timeoutMs: 120_000, intervalMs: 500, what },
+    );
+    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    const from: string[] = [];
+    for (let i = 0; i < recipients.length; i++) {
+      const inbox = await stack().inbox(recipients[i]!);
+      expect(inbox.length, `${recipients[i]} got ${inbox.length} messages`).to.equal(1);
+      expect(inbox[0]!.id).to.equal(records[i]!.platformMessageId);
+      expect(records[i]!.deviceId).to.be.oneOf(members.map((m) => m.deviceId));
+      from.push(records[i]!.deviceId!);
+    }
+    return from;
+  }
+
+  const numbers = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+
+  it('When a list goes through a pool token, then it is spread over the devices (one batch, per-device counts) and a recipient gets the next list from the same device', async () => {
+    await pace(0);
+    const recipients = numbers('1555092', 30);
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to: recipients, text: 'first through the pool' },
+      poolToken,
+    );
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const first = await eachSentOnce(recipients, res.body.messageIds, 'first list sent');
+    // Spread: every device took a part.
+    expect(new Set(first).size).to.equal(3);
+    const done = await batch(res.body.messageId);
+    expect(done.state).to.equal('completed');
+    expect(done.total).to.equal(30);
+    expect(done.counts.sent + done.counts.delivered + done.counts.read).to.equal(30);
+    expect(done.devices.map((d) => d.total).reduce((a, b) => a + b, 0)).to.equal(30);
+
+    // Sticky: the second list comes to each recipient from the device of the first.
+    const again = await stack().api<{ messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to: recipients, text: 'second through the pool' },
+      poolToken,
+    );
+    expect(again.status).to.equal(202);
+    let records: Record<string, string>[] = [];
+    await waitFor(
+      async () => {
+        records = await Promise.all(
+          again.body.messageIds.map(
+            async (id) =>
+              (
+                await stack().api<{ data: Record<string, string> }>(
+                  'GET',
+                  `/messages/${id}`,
+                  undefined,
+                  poolToken,
+                )
+              ).body.data,
+          ),
+        );
+        return records.every((r) => r.status !== 'queued');
+      },
+      { what: 'second list sent' },
+    );
+    expect(records.map((r) => r.deviceId)).to.deep.equal(first);
+  });
+
+  it('When a pool token asks for something of one device (connect, groups, webhook), then it is refused 403 with the reason', async () => {
+    for (const [method, path] of [
+      ['POST', '/connect'],
+      ['GET', '/groups'],
+      ['GET', '/webhook'],
+      ['POST', '/disconnect'],
+    ] as const) {
+      const res = await stack().api(method, path, undefined, poolToken);
+      expect(res.status, `${method} ${path}`).to.equal(403);
+      expect(res.body).to.deep.equal({
+        success: false,
+        error: 'This token sends through a pool of devices: use a device token for this request',
+      });
+    }
+  });
+
+  it('When one device is time-locked and another logged out halfway through a pooled list, then their unsent recipients move to the device left: every recipient gets the list once, none is lost', async () => {
+    await pace(150);
+    const recipients = numbers('1555093', 90);
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to: recipients, text: 'moving through the pool' },
+      poolToken,
+    );
+    expect(res.status).to.equal(202);
+    const batchId = res.body.messageId;
+    await waitFor(async () => (await batch(batchId)).counts.sent >= 9, {
+      what: 'a few sent',
+      intervalMs: 100,
+    });
+    const [a, b, c] = members;
+    await stack().simApi('POST', '/faults/restrict', { phone: a!.phone, durationMs: 120_000 });
+    await stack().simApi('POST', '/phone/unlink', { phone: b!.phone });
+    const from = await eachSentOnce(recipients, res.body.messageIds, 'the pooled list sent');
+    const done = await batch(batchId);
+    expect(done.moved).to.be.greaterThan(0);
+    expect(done.total).to.equal(90);
+    // What A and B had not sent when they dropped out went to C.
+    expect(from.filter((d) => d === c!.deviceId).length).to.be.greaterThan(30);
+    const api = stack().processes.find((p) => p.name.startsWith('api'))!;
+    const metrics = await (await fetch(`http://127.0.0.1:${api.metricsPort}/metrics`)).text();
+    expect(metrics).to.match(
+      new RegExp(
+        `mgw_pool_moves_total\\{pool="${poolId}",from="${b!.deviceId}",reason="not_linked"\\} [1-9]`,
+      ),
+    );
+  });
+});
