@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import { startRedisCluster, type ClusterHandle } from '@mgw/testing';
 import { PoolInputError, PoolStore, TokenStore } from '../src/index.js';
 
 describe('PoolStore: pool definitions and their index (real Redis)', () => {
@@ -170,5 +171,37 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       (e: unknown) => e,
     );
     expect(both).to.be.instanceOf(Error);
+  });
+});
+
+/**
+ * On a Cluster the definition and the index live in different slots: each step is its own
+ * command (or one-key script), so nothing here may need a cross-slot MULTI.
+ */
+describe('PoolStore on Redis Cluster (three masters)', function () {
+  this.timeout(60_000);
+  let cluster: ClusterHandle;
+  let redis: Cluster;
+
+  before(async () => {
+    cluster = await startRedisCluster();
+    redis = new Cluster(cluster.seeds.split(','));
+  });
+  after(async () => {
+    await redis?.quit();
+    await cluster?.stop();
+  });
+
+  it('When pools are created, changed, listed and deleted, then every step works across slots', async () => {
+    const store = new PoolStore(redis);
+    const ids = ['c-alpha', 'c-beta', 'c-gamma', 'c-delta'];
+    for (const id of ids)
+      expect(await store.create({ id, name: id, devices: ['d-1', id] })).to.include({ id });
+    expect(await store.create({ id: 'c-alpha', name: 'again', devices: ['d-1'] })).to.equal('exists');
+    expect((await store.list()).map((p) => p.id)).to.deep.equal([...ids].sort());
+    expect((await store.update('c-beta', { devices: ['d-2'] }))!.devices).to.deep.equal(['d-2']);
+    expect(await store.poolsOfDevice('d-1')).to.deep.equal(['c-alpha', 'c-delta', 'c-gamma']);
+    expect(await store.delete('c-gamma')).to.equal(true);
+    expect((await store.list()).map((p) => p.id)).to.deep.equal(['c-alpha', 'c-beta', 'c-delta']);
   });
 });
