@@ -43,6 +43,9 @@ export * from './webhooks/events.js';
 export * from './webhooks/webhook-store.js';
 export * from './webhooks/webhook-deliveries.js';
 
+// Pools: named sets of devices one list is spread over (their definitions).
+export * from './pools/pool-store.js';
+
 // Access: API tokens, failed sign-ins, rate limits.
 export * from './access/token-store.js';
 export * from './access/auth-failures.js';

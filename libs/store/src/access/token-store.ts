@@ -6,9 +6,9 @@ import { keys, newAdminTokenId, newAdminTokenValue, newTokenId, newTokenValue } 
 export interface TokenRecord {
   id: string;
   name: string;
-  /** The device this token acts on; absent = the default device. */
+  /** The device this token acts on; absent (and no `poolId`) = the default device. */
   deviceId?: string;
-  /** The pool this token sends through (never with `deviceId`). */
+  /** The pool this token sends through (docs/pools.md); never with `deviceId`. */
   poolId?: string;
   createdAt: string;
   expiresAt?: string;
@@ -76,9 +76,12 @@ export class TokenStore {
   async create(input: {
     name: string;
     deviceId?: string;
+    poolId?: string;
     expiresInMs?: number;
     now?: Date;
   }): Promise<{ value: string; token: TokenRecord }> {
+    // A token acts on one device or sends through one pool: both would leave auth to guess.
+    if (input.deviceId && input.poolId) throw new Error('a token has a deviceId or a poolId, not both');
     const now = input.now ?? new Date();
     const value = this.space.newValue();
     const hash = hashToken(value);
@@ -86,6 +89,7 @@ export class TokenStore {
       id: this.space.newId(),
       name: input.name,
       ...(input.deviceId ? { deviceId: input.deviceId } : {}),
+      ...(input.poolId ? { poolId: input.poolId } : {}),
       createdAt: now.toISOString(),
       ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
     };
@@ -159,6 +163,7 @@ function toRecord(h: Record<string, string> | undefined): TokenRecord | undefine
     id: h.id,
     name: h.name ?? '',
     ...(h.deviceId ? { deviceId: h.deviceId } : {}),
+    ...(h.poolId ? { poolId: h.poolId } : {}),
     createdAt: h.createdAt,
     ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
   };

@@ -155,9 +155,29 @@ export interface Token {
   id: string;
   name: string;
   deviceId?: string;
+  /** The pool the token sends through (never with deviceId). */
+  poolId?: string;
   createdAt: string;
   expiresAt?: string;
   expired: boolean;
+}
+
+/** A pool device's standing (`GET /pools`): its status, and its health score when linked. */
+export interface PoolDeviceState {
+  deviceId: string;
+  status: ConnectionStatus;
+  linked: boolean;
+  healthScore?: number;
+}
+
+/** A pool: a named set of devices one list is spread over (docs/pools.md). */
+export interface Pool {
+  id: string;
+  name: string;
+  devices: string[];
+  createdAt: string;
+  updatedAt: string;
+  deviceStates: PoolDeviceState[];
 }
 
 export type MessageStatus =

@@ -6,6 +6,7 @@ import { Layout } from './pages/layout';
 import { SignIn } from './pages/sign-in';
 import { DevicesPage } from './pages/devices';
 import { TokensPage } from './pages/tokens';
+import { PoolsPage } from './pages/pools';
 import { MessagesPage } from './pages/messages';
 import { CampaignsPage } from './pages/campaigns';
 import { DeviceSettingsPage } from './pages/device-settings';
@@ -19,6 +20,7 @@ function Page(props: { path: string }) {
   if (props.path.startsWith('/dashboard/settings')) return <TokensPage />;
   if (props.path.startsWith('/dashboard/messages')) return <MessagesPage />;
   if (props.path.startsWith('/dashboard/campaigns')) return <CampaignsPage />;
+  if (props.path.startsWith('/dashboard/pools')) return <PoolsPage />;
   const device = /^\/dashboard\/devices\/([^/?]+)/.exec(props.path);
   if (device) return <DeviceSettingsPage key={device[1]} deviceId={decodeURIComponent(device[1]!)} />;
   return <DevicesPage />;

@@ -1,6 +1,13 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { ERRORS } from '@mgw/contracts';
-import { ContentStore, DeviceActivity, deviceHealth, sendingView, type SendingView } from '@mgw/store';
+import {
+  ContentStore,
+  DeviceActivity,
+  PoolStore,
+  deviceHealth,
+  sendingView,
+  type SendingView,
+} from '@mgw/store';
 import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
@@ -26,6 +33,14 @@ import {
   putOptOutSettingsRoute,
   removeOptOutRoute,
 } from './opt-outs-routes.js';
+import {
+  POOL_BODY_MAX_VALUES,
+  createPoolRoute,
+  deletePoolRoute,
+  getPoolRoute,
+  listPoolsRoute,
+  updatePoolRoute,
+} from './pools-routes.js';
 import { deleteProxyRoute, getProxyRoute, putProxyRoute } from './proxy-routes.js';
 import { sandboxRoute } from './sandbox-route.js';
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
@@ -41,7 +56,7 @@ const ADMIN_BODY = { limitBytes: 16 * 1024, maxDepth: 4, maxValues: 64 };
  * (webhooks per device, batches once the events work lands) is adding rows here.
  */
 interface AdminRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   handlers: RequestHandler[];
 }
@@ -65,6 +80,13 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
   });
   const body = jsonBody({
     ...ADMIN_BODY,
+    tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
+    idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
+  });
+  // A pool's body lists up to 100 devices: more values than the other admin bodies hold.
+  const poolBody = jsonBody({
+    ...ADMIN_BODY,
+    maxValues: POOL_BODY_MAX_VALUES,
     tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
     idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
   });
@@ -94,6 +116,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
   };
   const optOuts = { redis: s.redis, metrics: s.metrics };
   const proxies = { redis: s.redis, blocking: s.bullRedis, encryption: s.encryption };
+  const pools = { pools: new PoolStore(s.redis), tokens: s.tokens, devices };
   const guard = auth.require();
   const byPath = (req: Request) => deviceIdOf(req);
   const routes: AdminRoute[] = [
@@ -101,7 +124,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     { method: 'get', path: '/session', handlers: [guard, auth.whoAmI()] },
     { method: 'delete', path: '/session', handlers: [guard, none, auth.signOut()] },
     { method: 'get', path: '/tokens', handlers: [guard, listTokensRoute(s.tokens)] },
-    { method: 'post', path: '/tokens', handlers: [guard, body, createTokenRoute(s.tokens)] },
+    { method: 'post', path: '/tokens', handlers: [guard, body, createTokenRoute(s.tokens, pools.pools)] },
     { method: 'delete', path: '/tokens/:id', handlers: [guard, none, revokeTokenRoute(s.tokens)] },
     { method: 'get', path: '/sandbox', handlers: [guard, sandboxRoute(admin.sandboxUrl)] },
     { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(devices)] },
@@ -185,6 +208,12 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       path: '/devices/:deviceId/proxy',
       handlers: [guard, none, deleteProxyRoute(proxies)],
     },
+    // Pools: named sets of devices one list is spread over (docs/pools.md).
+    { method: 'get', path: '/pools', handlers: [guard, listPoolsRoute(pools)] },
+    { method: 'post', path: '/pools', handlers: [guard, poolBody, createPoolRoute(pools)] },
+    { method: 'get', path: '/pools/:poolId', handlers: [guard, getPoolRoute(pools)] },
+    { method: 'patch', path: '/pools/:poolId', handlers: [guard, poolBody, updatePoolRoute(pools)] },
+    { method: 'delete', path: '/pools/:poolId', handlers: [guard, none, deletePoolRoute(pools)] },
   ];
   const allowed = new Map<string, string[]>();
   for (const r of routes) {

@@ -7,4 +7,7 @@ export const ADMIN_ERRORS = {
   signInDisabled: 'Sign-in is disabled: ADMIN_PASSWORD is not set',
   tokenNotFound: 'Token not found',
   deviceNotFound: 'Device not found',
+  poolNotFound: 'Pool not found',
+  poolExists: 'A pool with this id already exists',
+  poolHasTokens: 'Pool has API tokens linked to it: revoke them first',
 } as const;

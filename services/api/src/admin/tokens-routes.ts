@@ -1,19 +1,37 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
-import { DEVICE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { parseDuration, type TokenStore } from '@mgw/store';
+import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
+import { parseDuration, type PoolStore, type TokenStore } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import { parse } from '../http/validation.js';
 import { ADMIN_ERRORS } from './admin-errors.js';
 import { createToken, listTokens, revokeToken, tokenView } from './tokens.js';
 
-/** The rules of the token CLI: a name, an optional device id (a slug), an optional `<n>s|m|h|d`. */
-export const createTokenSchema = Joi.object<{ name: string; deviceId?: string; expiresIn?: string }>({
+/**
+ * The rules of the token CLI: a name, an optional device id or pool id (slugs; not both: a token
+ * acts on one device or sends through one pool), an optional `<n>s|m|h|d`.
+ */
+export const createTokenSchema = Joi.object<{
+  name: string;
+  deviceId?: string;
+  poolId?: string;
+  expiresIn?: string;
+}>({
   name: Joi.string().trim().min(1).max(100).required(),
   deviceId: Joi.string().pattern(DEVICE_ID_PATTERN).allow('').messages({
     'string.pattern.base':
       '"deviceId" must be a device id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
   }),
+  poolId: Joi.string()
+    .pattern(POOL_ID_PATTERN)
+    .allow('')
+    // An empty deviceId is none (the dashboard's form sends both fields).
+    .when('deviceId', { is: Joi.string().min(1).required(), then: Joi.valid('') })
+    .messages({
+      'string.pattern.base':
+        '"poolId" must be a pool id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
+      'any.only': '"poolId" cannot be given with "deviceId": a token acts on one device or one pool',
+    }),
   expiresIn: Joi.string()
     .allow('')
     .custom((v: string, helpers) =>
@@ -30,13 +48,26 @@ export function listTokensRoute(tokens: TokenStore): RequestHandler {
   };
 }
 
-/** POST /tokens: the value is in this answer and nowhere else, ever (Redis keeps its SHA-256). */
-export function createTokenRoute(tokens: TokenStore): RequestHandler {
+/**
+ * POST /tokens: the value is in this answer and nowhere else, ever (Redis keeps its SHA-256).
+ * A `poolId` naming no pool is a 400 `Pool not found` naming `poolId`.
+ */
+export function createTokenRoute(tokens: TokenStore, pools: PoolStore): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const body = parse(createTokenSchema, req.body ?? {});
-    const { value, token } = await createToken(tokens, body);
-    req.log.info('admin created a token', { tokenId: token.id, deviceId: token.deviceId });
+    const created = await createToken(tokens, pools, body);
+    if (created === 'pool_not_found') {
+      throw new ApiError(400, ADMIN_ERRORS.poolNotFound, [
+        { path: ['poolId'], message: `poolId names no pool: create the pool first` },
+      ]);
+    }
+    const { value, token } = created;
+    req.log.info('admin created a token', {
+      tokenId: token.id,
+      deviceId: token.deviceId,
+      poolId: token.poolId,
+    });
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json({ success: true, token: tokenView(token), value });
   };

@@ -1,6 +1,6 @@
 /**
  * API token administration:
- *   npm run -s token -- create --name NAME [--device ID] [--expires-in 30d]
+ *   npm run -s token -- create --name NAME [--device ID | --pool ID] [--expires-in 30d]
  *   npm run -s token -- list
  *   npm run -s token -- revoke ID
  * and the same for admin API tokens (automation of `/api/admin/v1`, see docs/dashboard.md):
@@ -11,13 +11,13 @@
  */
 import { parseArgs } from 'node:util';
 import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
-import { DEVICE_ID_PATTERN } from '@mgw/contracts';
-import { ADMIN_TOKENS, TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
+import { DEVICE_ID_PATTERN, POOL_ID_PATTERN } from '@mgw/contracts';
+import { ADMIN_TOKENS, PoolStore, TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
 import { runCli } from './run-cli.js';
 import { table } from './table.js';
 
 const USAGE = `Usage:
-  token create --name NAME [--device DEVICE_ID] [--expires-in <n>s|m|h|d]
+  token create --name NAME [--device DEVICE_ID | --pool POOL_ID] [--expires-in <n>s|m|h|d]
   token list
   token revoke TOKEN_ID
   token admin-create --name NAME [--expires-in <n>s|m|h|d]
@@ -28,7 +28,7 @@ class UsageError extends Error {}
 
 /** `admin: true`: an admin API token (the `admin-` commands), apart from the API tokens. */
 type Command = { admin: boolean } & (
-  | { kind: 'create'; name: string; deviceId?: string; expiresInMs?: number }
+  | { kind: 'create'; name: string; deviceId?: string; poolId?: string; expiresInMs?: number }
   | { kind: 'list' }
   | { kind: 'revoke'; id: string }
 );
@@ -43,6 +43,7 @@ function parseCommand(argv: string[]): Command {
       options: {
         name: { type: 'string' },
         device: { type: 'string' },
+        pool: { type: 'string' },
         'expires-in': { type: 'string' },
       },
       allowPositionals: true,
@@ -51,8 +52,16 @@ function parseCommand(argv: string[]): Command {
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
     const name = values.name?.trim();
     if (!name) throw new UsageError('--name is required');
-    if (admin && values.device !== undefined) {
-      throw new UsageError('an admin token acts on every device: admin-create takes no --device');
+    if (admin && (values.device !== undefined || values.pool !== undefined)) {
+      throw new UsageError('an admin token acts on every device: admin-create takes no --device or --pool');
+    }
+    if (values.device !== undefined && values.pool !== undefined) {
+      throw new UsageError('a token acts on one device or sends through one pool: give --device or --pool');
+    }
+    if (values.pool !== undefined && !POOL_ID_PATTERN.test(values.pool)) {
+      throw new UsageError(
+        `--pool must be a pool id: 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit (got "${values.pool}")`,
+      );
     }
     if (values.device !== undefined && !DEVICE_ID_PATTERN.test(values.device)) {
       throw new UsageError(
@@ -68,7 +77,7 @@ function parseCommand(argv: string[]): Command {
         );
       }
     }
-    return { admin, kind: 'create', name, deviceId: values.device, expiresInMs };
+    return { admin, kind: 'create', name, deviceId: values.device, poolId: values.pool, expiresInMs };
   }
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -84,18 +93,23 @@ function parseCommand(argv: string[]): Command {
 }
 
 function formatList(tokens: TokenRecord[], now: Date, admin: boolean): string {
-  const rows = [['ID', 'NAME', ...(admin ? [] : ['DEVICE']), 'CREATED', 'EXPIRES', 'EXPIRED']];
+  const rows = [['ID', 'NAME', ...(admin ? [] : ['DEVICE/POOL']), 'CREATED', 'EXPIRES', 'EXPIRED']];
   for (const t of tokens) {
     rows.push([
       t.id,
       t.name,
-      ...(admin ? [] : [t.deviceId ?? '(default)']),
+      ...(admin ? [] : [scopeOf(t)]),
       t.createdAt,
       t.expiresAt ?? 'never',
       isExpired(t, now) ? 'yes' : 'no',
     ]);
   }
   return table(rows);
+}
+
+/** What an API token acts on: its device, its pool, or the default device. */
+function scopeOf(t: TokenRecord): string {
+  return t.poolId ? `pool:${t.poolId}` : (t.deviceId ?? '(default)');
 }
 
 async function run(command: Command): Promise<number> {
@@ -105,8 +119,17 @@ async function run(command: Command): Promise<number> {
     const store = command.admin ? new TokenStore(redis, ADMIN_TOKENS) : new TokenStore(redis);
     const kind = command.admin ? 'admin token' : 'token';
     if (command.kind === 'create') {
+      // A token for a pool that does not exist could never send: say so instead of making it.
+      if (command.poolId && !(await new PoolStore(redis).get(command.poolId))) {
+        process.stderr.write(`error: no pool with id ${command.poolId} (create it in the dashboard first)\n`);
+        return 1;
+      }
       const { value, token } = await store.create(command);
-      const scope = command.admin ? 'the admin API' : `device: ${token.deviceId ?? '(default)'}`;
+      const scope = command.admin
+        ? 'the admin API'
+        : token.poolId
+          ? `pool: ${token.poolId}`
+          : `device: ${token.deviceId ?? '(default)'}`;
       process.stdout.write(
         `Created ${kind} ${token.id} (name: ${token.name}, ${scope}, ` +
           `expires: ${token.expiresAt ?? 'never'})\n` +

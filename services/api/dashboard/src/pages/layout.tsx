@@ -3,6 +3,7 @@ import { onLink } from '../router';
 
 const NAV = [
   { href: '/dashboard/devices', label: 'Devices' },
+  { href: '/dashboard/pools', label: 'Pools' },
   { href: '/dashboard/messages', label: 'Messages' },
   { href: '/dashboard/campaigns', label: 'Campaigns' },
   { href: '/dashboard/settings/api', label: 'Settings' },

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Device, type Token } from '../api';
+import { api, type Device, type Pool, type Token } from '../api';
 import { ago, exact, shortDate } from '../format';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
 
@@ -49,6 +49,10 @@ export function TokensPage() {
   const [devices, setDevices] = useState<string[]>([]);
   const [name, setName] = useState('');
   const [deviceId, setDeviceId] = useState('');
+  /** A token acts on one device or sends through one pool (docs/pools.md). */
+  const [linkTo, setLinkTo] = useState<'device' | 'pool'>('device');
+  const [pools, setPools] = useState<Pool[]>([]);
+  const [poolId, setPoolId] = useState('');
   const [expiresIn, setExpiresIn] = useState('');
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -61,6 +65,9 @@ export function TokensPage() {
     api<{ devices: Device[] }>('/devices')
       .then((r) => setDevices(r.devices.map((d) => d.deviceId)))
       .catch(() => undefined);
+    api<{ pools: Pool[] }>('/pools')
+      .then((r) => setPools(r.pools))
+      .catch(() => undefined);
   }, []);
 
   const create = async (e: Event) => {
@@ -70,11 +77,16 @@ export function TokensPage() {
     setNotice(undefined);
     try {
       const res = await api<{ token: Token; value: string }>('/tokens', {
-        json: { name: name.trim(), deviceId: deviceId.trim(), expiresIn },
+        json: {
+          name: name.trim(),
+          ...(linkTo === 'pool' ? { poolId } : { deviceId: deviceId.trim() }),
+          expiresIn,
+        },
       });
       setCreated(res);
       setName('');
       setDeviceId('');
+      setPoolId('');
       void tokens.refresh();
     } catch (err) {
       setError((err as Error).message);
@@ -114,7 +126,8 @@ export function TokensPage() {
         <h2>Create an API token</h2>
         <p class="muted">
           Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>. A token linked to a device acts
-          on that device; without one it acts on the default device.
+          on that device; one linked to a pool spreads its lists over the pool&apos;s devices; without either
+          it acts on the default device.
         </p>
         <form class="form-grid" onSubmit={create}>
           <div>
@@ -128,15 +141,44 @@ export function TokensPage() {
             />
           </div>
           <div>
-            <label for="token-device">Device (optional)</label>
-            <input
-              id="token-device"
-              list="known-devices"
-              placeholder="default"
-              autocomplete="off"
-              value={deviceId}
-              onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
-            />
+            <label for={linkTo === 'pool' ? 'token-pool' : 'token-device'}>
+              {linkTo === 'pool' ? 'Pool' : 'Device (optional)'}
+            </label>
+            <div class="inline">
+              <select
+                aria-label="Link the token to"
+                class="link-to"
+                value={linkTo}
+                onChange={(e) => setLinkTo((e.target as HTMLSelectElement).value as 'device' | 'pool')}
+              >
+                <option value="device">Device</option>
+                <option value="pool">Pool</option>
+              </select>
+              {linkTo === 'pool' ? (
+                <select
+                  id="token-pool"
+                  required
+                  value={poolId}
+                  onChange={(e) => setPoolId((e.target as HTMLSelectElement).value)}
+                >
+                  <option value="">{pools.length === 0 ? 'No pools yet' : 'Choose a pool'}</option>
+                  {pools.map((p) => (
+                    <option key={p.id} value={p.id}>
+                      {p.name} ({p.id})
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  id="token-device"
+                  list="known-devices"
+                  placeholder="default"
+                  autocomplete="off"
+                  value={deviceId}
+                  onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
+                />
+              )}
+            </div>
             <datalist id="known-devices">
               {devices.map((d) => (
                 <option key={d} value={d} />
@@ -158,7 +200,11 @@ export function TokensPage() {
             </select>
           </div>
           <div class="form-submit">
-            <button type="submit" class="primary" disabled={creating || name.trim() === ''}>
+            <button
+              type="submit"
+              class="primary"
+              disabled={creating || name.trim() === '' || (linkTo === 'pool' && poolId === '')}
+            >
               {creating ? 'Creating…' : 'Create token'}
             </button>
           </div>
@@ -181,7 +227,7 @@ export function TokensPage() {
             <thead>
               <tr>
                 <th>Name</th>
-                <th>Device</th>
+                <th>Device or pool</th>
                 <th>Created</th>
                 <th>Expires</th>
                 <th>
@@ -195,8 +241,14 @@ export function TokensPage() {
                   <td data-label="Name" class="strong">
                     {t.name}
                   </td>
-                  <td data-label="Device" class="mono">
-                    {t.deviceId ?? <span class="muted">default</span>}
+                  <td data-label="Device or pool" class="mono">
+                    {t.poolId ? (
+                      <>
+                        <span class="muted">pool</span> {t.poolId}
+                      </>
+                    ) : (
+                      (t.deviceId ?? <span class="muted">default</span>)
+                    )}
                   </td>
                   <td data-label="Created" title={exact(t.createdAt)}>
                     {shortDate(t.createdAt)}

@@ -1,0 +1,171 @@
+import type { RedisClient } from '@mgw/common';
+import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, keys } from '@mgw/contracts';
+import { storeScript } from '../lua.js';
+
+/** A pool: a named set of devices over which one list is spread (docs/pools.md). */
+export interface PoolRecord {
+  /** A slug chosen by the operator (`POOL_ID_PATTERN`): it appears in keys and metric labels. */
+  id: string;
+  name: string;
+  /** Distinct device ids, in the order the operator gave them; a device may be in several pools. */
+  devices: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The rules of a pool's definition (the admin API's schema says the same to its clients). */
+export const POOL_LIMITS = { maxNameLength: 64, minDevices: 1, maxDevices: 100 } as const;
+
+/** A definition the rules refuse; `field` is the one at fault. */
+export class PoolInputError extends Error {
+  override name = 'PoolInputError';
+  constructor(
+    readonly field: 'id' | 'name' | 'devices',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CREATE = storeScript<number>('pool-create-1');
+const UPDATE = storeScript<string[]>('pool-update-1');
+
+/**
+ * Pool definitions: one hash per pool (`keys.pool`, its own slot) and the set of every pool id
+ * (`keys.poolIndex`). The two live in different Cluster slots, so no one script writes both: the
+ * definition is written first, by a script that refuses an existing id, then the index entry.
+ * A crash in between leaves a pool the list does not show; creating it again answers `exists`
+ * and adds the missing entry, so the operator's retry repairs it. Pools are few (tens), so the
+ * list reads every definition.
+ */
+export class PoolStore {
+  constructor(private readonly redis: RedisClient) {}
+
+  /** Writes a new pool; `exists` (nothing changed) when a pool of that id is there. */
+  async create(
+    input: { id: string; name: string; devices: string[] },
+    now = new Date(),
+  ): Promise<PoolRecord | 'exists'> {
+    checkId(input.id);
+    const record: PoolRecord = {
+      id: input.id,
+      name: checkName(input.name),
+      devices: checkDevices(input.devices),
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    const written = await CREATE.run(this.redis, [keys.pool(record.id)], fields(record));
+    // Also when it exists: an entry a crash left out is added by the retry.
+    await this.redis.sadd(keys.poolIndex(), record.id);
+    return written === 1 ? record : 'exists';
+  }
+
+  async get(id: string): Promise<PoolRecord | undefined> {
+    if (!POOL_ID_PATTERN.test(id)) return undefined;
+    return toRecord(await this.redis.hgetall(keys.pool(id)));
+  }
+
+  /** Every pool, by id. One read per pool, not a pipeline: on a Cluster each lives in its own slot. */
+  async list(): Promise<PoolRecord[]> {
+    const ids = await this.redis.smembers(keys.poolIndex());
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((p): p is PoolRecord => p !== undefined).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** Changes the name or the devices (or both); undefined when there is no such pool. */
+  async update(
+    id: string,
+    change: { name?: string; devices?: string[] },
+    now = new Date(),
+  ): Promise<PoolRecord | undefined> {
+    if (!POOL_ID_PATTERN.test(id)) return undefined;
+    const set: string[] = ['updatedAt', now.toISOString()];
+    if (change.name !== undefined) set.push('name', checkName(change.name));
+    if (change.devices !== undefined) set.push('devices', JSON.stringify(checkDevices(change.devices)));
+    const flat = await UPDATE.run(this.redis, [keys.pool(id)], set);
+    const h: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+    return toRecord(h);
+  }
+
+  /**
+   * Deletes a pool: the definition first (the pool is gone for every reader at once), then its
+   * index entry; false when there was neither. Its stickiness and lists are the sending's to end.
+   */
+  async delete(id: string): Promise<boolean> {
+    if (!POOL_ID_PATTERN.test(id)) return false;
+    const removed = await this.redis.del(keys.pool(id));
+    const unlisted = await this.redis.srem(keys.poolIndex(), id);
+    return removed + unlisted > 0;
+  }
+
+  /** The ids of the pools that hold the device, by id. */
+  async poolsOfDevice(deviceId: string): Promise<string[]> {
+    return (await this.list()).filter((p) => p.devices.includes(deviceId)).map((p) => p.id);
+  }
+}
+
+function fields(p: PoolRecord): string[] {
+  return [
+    'id',
+    p.id,
+    'name',
+    p.name,
+    'devices',
+    JSON.stringify(p.devices),
+    'createdAt',
+    p.createdAt,
+    'updatedAt',
+    p.updatedAt,
+  ];
+}
+
+function toRecord(h: Record<string, string>): PoolRecord | undefined {
+  if (!h.id || !h.createdAt || !h.devices) return undefined;
+  let devices: unknown;
+  try {
+    devices = JSON.parse(h.devices);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(devices)) return undefined;
+  return {
+    id: h.id,
+    name: h.name ?? '',
+    devices: devices.filter((d): d is string => typeof d === 'string'),
+    createdAt: h.createdAt,
+    updatedAt: h.updatedAt ?? h.createdAt,
+  };
+}
+
+function checkId(id: string): void {
+  if (typeof id !== 'string' || !POOL_ID_PATTERN.test(id))
+    throw new PoolInputError(
+      'id',
+      'a pool id is 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
+    );
+}
+
+function checkName(name: string): string {
+  const trimmed = typeof name === 'string' ? name.trim() : '';
+  if (trimmed.length < 1 || trimmed.length > POOL_LIMITS.maxNameLength)
+    throw new PoolInputError('name', `a pool name is 1-${POOL_LIMITS.maxNameLength} characters`);
+  return trimmed;
+}
+
+function checkDevices(devices: string[]): string[] {
+  if (
+    !Array.isArray(devices) ||
+    devices.length < POOL_LIMITS.minDevices ||
+    devices.length > POOL_LIMITS.maxDevices
+  )
+    throw new PoolInputError(
+      'devices',
+      `a pool holds ${POOL_LIMITS.minDevices}-${POOL_LIMITS.maxDevices} devices`,
+    );
+  if (devices.some((d) => typeof d !== 'string' || !DEVICE_ID_PATTERN.test(d)))
+    throw new PoolInputError('devices', 'every device of a pool is a device id');
+  if (new Set(devices).size !== devices.length)
+    throw new PoolInputError('devices', 'a device is in a pool once');
+  return [...devices];
+}
