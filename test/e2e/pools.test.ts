@@ -49,14 +49,12 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
       devices: members.map((m) => m.deviceId),
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const token = await stack().adminApi<{ token: string; data?: { token: string } }>(
-      ADMIN_TOKEN,
-      'POST',
-      '/tokens',
-      { name: 'pool sender', poolId },
-    );
+    const token = await stack().adminApi<{ value: string }>(ADMIN_TOKEN, 'POST', '/tokens', {
+      name: 'pool sender',
+      poolId,
+    });
     expect(token.status, JSON.stringify(token.body)).to.equal(201);
-    poolToken = token.body.token ?? token.body.data!.token;
+    poolToken = token.body.value;
   });
 
   afterEach(async () => {
@@ -95,7 +93,11 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
         return records.every((r) => r && r.status !== 'queued' && r.status !== 'scheduled');
       },
       { timeoutMs: 120_000, intervalMs: 500, what },
-    );
+    ).catch((err: Error) => {
+      // Where the list stood: each message's device, status and hold.
+      const left = records.filter((r) => !r || r.status === 'queued' || r.status === 'scheduled');
+      throw new Error(`${err.message}; not sent: ${JSON.stringify(left.slice(0, 5))} (${left.length})`);
+    });
     expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
     const from: string[] = [];
     for (let i = 0; i < recipients.length; i++) {
@@ -208,5 +210,35 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
         `mgw_pool_moves_total\\{pool="${poolId}",from="${b!.deviceId}",reason="not_linked"\\} [1-9]`,
       ),
     );
+  });
+
+  it('When the sender holding a pool device is killed with SIGKILL mid-list, then the other sender takes the device over and every recipient of the pooled list gets it once', async () => {
+    // Only C is linked and free now (A is time-locked, B logged out): the list is C's.
+    await pace(100);
+    const recipients = numbers('1555094', 40);
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to: recipients, text: 'through a sender killed mid-list' },
+      poolToken,
+    );
+    expect(res.status).to.equal(202);
+    await waitFor(
+      async () =>
+        (await batch(res.body.messageId)).counts.read + (await batch(res.body.messageId)).counts.sent >= 5,
+      {
+        what: 'a few sent',
+        intervalMs: 100,
+      },
+    );
+    const c = members[2]!;
+    const lease = JSON.parse((await stack().redis.get(keys.lease(c.deviceId)))!) as { owner: string };
+    const victim = stack()
+      .senders()
+      .find((p) => lease.owner.includes(`:${p.child.pid}:`))!;
+    expect(victim, 'the sender holding C').to.not.equal(undefined);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await eachSentOnce(recipients, res.body.messageIds, 'the pooled list sent after the kill');
   });
 });

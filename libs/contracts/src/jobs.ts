@@ -155,7 +155,7 @@ export interface MessageRecord {
 /**
  * Why a queued message waits in its queue instead of being sent: the window's daily cap, the
  * warm-up step's cap, the first-contact cap, quiet hours, the device's pause (WhatsApp pushed
- * back), its list's pause, or its `sendAt`.
+ * back), its list's pause, its `sendAt`, or (pooled) its device's logout until its pool moves it.
  */
 export const HELD_REASONS = [
   'daily_cap',
@@ -165,6 +165,8 @@ export const HELD_REASONS = [
   'device_paused',
   'batch_paused',
   'scheduled',
+  /** A pooled message on a device that was logged out: it waits for its pool to move it. */
+  'device_logged_out',
 ] as const;
 export type HeldReason = (typeof HELD_REASONS)[number];
 

@@ -18,4 +18,5 @@ export const WEBHOOK_EVENTS = [
   'message.deleted',
   'message.reaction',
   'poll.vote',
+  'batch.recipients_moved',
 ] as const;

@@ -32,7 +32,8 @@ const POOL_ROUTES: readonly RegExp[] = [
 ];
 
 function poolMay(req: Request): boolean {
-  const path = req.path.replace(/^\/api\/v1/, '').replace(/\/$/, '');
+  // Every route this guards is under the API's base (/api/messenger/v1).
+  const path = req.path.replace(/^\/api\/messenger\/v1/, '').replace(/\/$/, '');
   return POOL_ROUTES.some((r) => r.test(`${req.method} ${path}`));
 }
 

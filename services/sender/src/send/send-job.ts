@@ -106,6 +106,7 @@ export async function processSendJob(
   const record = await reads.record;
   if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
   try {
+    await waitForPoolMove(job, record, deps, token);
     refuseUnsendable(data, record, deps);
     if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
     // Before the content is read: a paused list's messages wait without loading it each time.
@@ -125,6 +126,11 @@ export async function processSendJob(
     }
   } catch (err) {
     if (err instanceof MovedAway) return movedAway(data);
+    // Logged out while it waited for its turn: a pooled message waits for its pool instead.
+    if (err instanceof PermanentSendError && err.reason === FAILURE_REASONS.loggedOut && data.poolId)
+      await waitForPoolMove(job, record, deps, token).catch((e: unknown) => {
+        throw e instanceof DelayedError ? e : err;
+      });
     throw await failedAttempt(job, err, deps);
   }
 }
@@ -135,6 +141,27 @@ class MovedAway extends Error {}
 /** A moved message's job ends here with nothing sent and nothing recorded (`sentAt` empty). */
 function movedAway(data: SendJobData): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt: '' };
+}
+
+/** How long a pooled message of a logged-out device waits for its pool to move it before it fails. */
+export const POOL_MOVE_WAIT_MS = 10 * 60_000;
+
+/**
+ * A pooled message whose device was logged out (retired, or an earlier link's message) is not
+ * failed at once: it waits (held `device_logged_out`) for its pool's mover to give it to another
+ * device of the pool. Still here when that wait is over (no device of the pool could take it), it
+ * fails `logged_out` as any other message of the device would.
+ */
+async function waitForPoolMove(
+  job: Job<SendJobData, SendJobResult>,
+  record: MessageRecord | undefined,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  const data = job.data;
+  if (!data.poolId || (!deps.retiredReason() && data.linkGeneration === deps.linkGeneration())) return;
+  if (record?.held?.reason === 'device_logged_out') return;
+  await holdMessage(job, 'device_logged_out', Date.now() + POOL_MOVE_WAIT_MS, deps, token);
 }
 
 /** Fails at once what must never go: a message already failed, or one the device can no longer send. */
@@ -163,7 +190,8 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
 function readJobState(data: SendJobData, deps: SendJobDeps) {
   const reads = {
     record: deps.messages.getRecord(data.deviceId, data.messageId),
-    optedOut: data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to, data.poolId),
+    optedOut:
+      data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to, data.poolId),
     listStop: deps.gate.listStop(data.batchId),
     // A LID or a group is not a number: the contact cache has nothing on it.
     known: isLid(data.to) || isGroupJid(data.to) ? Promise.resolve(undefined) : deps.sender.known(data.to),
