@@ -8,7 +8,14 @@ interface PoolBatch {
   batchId: string;
   total: number;
   state: string;
-  counts: { sent: number; delivered: number; read: number; failed: number; queued: number };
+  counts: {
+    sent: number;
+    delivered: number;
+    read: number;
+    failed: number;
+    queued: number;
+    scheduled: number;
+  };
   devices: { deviceId: string; total: number; counts: Record<string, number> }[];
   moved: number;
 }
@@ -73,35 +80,51 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
   }
 
   /** Every message ended sent (none queued, none failed) and each recipient got exactly one; returns who sent each. */
-  async function eachSentOnce(recipients: string[], ids: string[], what: string): Promise<string[]> {
-    let records: Record<string, string>[] = [];
+  async function eachSentOnce(
+    recipients: string[],
+    ids: string[],
+    what: string,
+    batchId: string,
+    loggedOut?: string,
+  ): Promise<string[]> {
+    // The list's counts first (one request a poll), then each message once.
     await waitFor(
       async () => {
-        records = await Promise.all(
-          ids.map(
-            async (id) =>
-              (
-                await stack().api<{ data: Record<string, string> }>(
-                  'GET',
-                  `/messages/${id}`,
-                  undefined,
-                  poolToken,
-                )
-              ).body.data,
-          ),
-        );
-        return records.every((r) => r && r.status !== 'queued' && r.status !== 'scheduled');
+        const { counts } = await batch(batchId);
+        return counts.queued === 0 && counts.scheduled === 0;
       },
       { timeoutMs: 120_000, intervalMs: 500, what },
-    ).catch((err: Error) => {
-      // Where the list stood: each message's device, status and hold.
-      const left = records.filter((r) => !r || r.status === 'queued' || r.status === 'scheduled');
-      throw new Error(`${err.message}; not sent: ${JSON.stringify(left.slice(0, 5))} (${left.length})`);
+    ).catch(async (err: Error) => {
+      // Where the list stood, and what the API's pool mover said.
+      const api = stack().processes.find((p) => p.name.startsWith('api'))!;
+      const said = api.output.filter((l) => /pool|mover/i.test(l) && !/"route"/.test(l)).slice(-15);
+      throw new Error(`${err.message}: ${JSON.stringify(await batch(batchId))}\n${said.join('\n')}`);
     });
-    expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    const records = await Promise.all(
+      ids.map(
+        async (id) =>
+          (
+            await stack().api<{ data: Record<string, string> }>(
+              'GET',
+              `/messages/${id}`,
+              undefined,
+              poolToken,
+            )
+          ).body.data,
+      ),
+    );
+    // Failed only as a device's logout leaves a message whose send had begun there (it never
+    // moves: it may have reached WhatsApp), and only where a logout was made.
+    const failed = records.filter((r) => r.status === 'failed');
+    expect(failed.filter((r) => !(r.error === 'logged_out' && r.deviceId === loggedOut))).to.deep.equal([]);
+    expect(failed.length).to.be.at.most(10);
     const from: string[] = [];
     for (let i = 0; i < recipients.length; i++) {
       const inbox = await stack().inbox(recipients[i]!);
+      if (records[i]!.status === 'failed') {
+        expect(inbox.length, `${recipients[i]} got ${inbox.length} messages`).to.be.at.most(1);
+        continue;
+      }
       expect(inbox.length, `${recipients[i]} got ${inbox.length} messages`).to.equal(1);
       expect(inbox[0]!.id).to.equal(records[i]!.platformMessageId);
       expect(records[i]!.deviceId).to.be.oneOf(members.map((m) => m.deviceId));
@@ -123,7 +146,7 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
       poolToken,
     );
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
-    const first = await eachSentOnce(recipients, res.body.messageIds, 'first list sent');
+    const first = await eachSentOnce(recipients, res.body.messageIds, 'first list sent', res.body.messageId);
     // Spread: every device took a part.
     expect(new Set(first).size).to.equal(3);
     const done = await batch(res.body.messageId);
@@ -195,9 +218,15 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
       intervalMs: 100,
     });
     const [a, b, c] = members;
-    await stack().simApi('POST', '/faults/restrict', { phone: a!.phone, durationMs: 120_000 });
+    await stack().simApi('POST', '/faults/restrict', { phone: a!.phone, durationMs: 20_000 });
     await stack().simApi('POST', '/phone/unlink', { phone: b!.phone });
-    const from = await eachSentOnce(recipients, res.body.messageIds, 'the pooled list sent');
+    const from = await eachSentOnce(
+      recipients,
+      res.body.messageIds,
+      'the pooled list sent',
+      batchId,
+      members[1]!.deviceId,
+    );
     const done = await batch(batchId);
     expect(done.moved).to.be.greaterThan(0);
     expect(done.total).to.equal(90);
@@ -239,6 +268,11 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     expect(victim, 'the sender holding C').to.not.equal(undefined);
     victim.child.kill('SIGKILL');
     await victim.exited;
-    await eachSentOnce(recipients, res.body.messageIds, 'the pooled list sent after the kill');
+    await eachSentOnce(
+      recipients,
+      res.body.messageIds,
+      'the pooled list sent after the kill',
+      res.body.messageId,
+    );
   });
 });

@@ -130,6 +130,11 @@ export class MessageStore {
     return h.messageId ? publicRecord(h) : undefined;
   }
 
+  /** Whether a send attempt of the message started (it was claimed): it can no longer move. */
+  async sendStarted(job: SendJobData): Promise<boolean> {
+    return (await this.redis.hexists(keys.message(job.deviceId, job.messageId), 'sendingAt')) === 1;
+  }
+
   /** The device a pooled message moved to (its record here says so), if it moved. */
   async movedTo(job: SendJobData): Promise<string | undefined> {
     return (await this.redis.hget(keys.message(job.deviceId, job.messageId), 'movedTo')) ?? undefined;

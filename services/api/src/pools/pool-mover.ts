@@ -48,6 +48,8 @@ export class PoolMover {
   private running?: Promise<void>;
   private stopped = false;
   private readonly leaseMs: number;
+  /** `<poolId>\n<deviceId>` -> why the device is out of its pool's spread (as last logged). */
+  private readonly dropped = new Map<string, DropReason>();
   private readonly owner = `api-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(
@@ -104,6 +106,7 @@ export class PoolMover {
     if (!members) return;
     const devices = await poolDevices(deps.redis, members, deps.config.sendPolicy, this.opts.minHealth);
     const takers = devices.filter((d) => !d.dropped);
+    this.noteDrops(poolId, devices);
     // First the moves a crash cut short: their targets are fixed.
     const unfinished = await deps.poolMoves.unfinished(poolId);
     for (const move of unfinished) {
@@ -126,6 +129,24 @@ export class PoolMover {
       // A paused list's messages wait where they are: they move once it is resumed.
       if (list.state === 'paused') continue;
       for (const from of dropped) await this.moveShare(poolId, batchId, from, takers);
+    }
+  }
+
+  /** Logs each device's drop out of (and return to) the pool's spread, once per change. */
+  private noteDrops(poolId: string, devices: PoolDevice[]): void {
+    for (const d of devices) {
+      const key = `${poolId}\n${d.deviceId}`;
+      const was = this.dropped.get(key);
+      if (was === d.dropped) continue;
+      if (d.dropped) this.dropped.set(key, d.dropped);
+      else this.dropped.delete(key);
+      if (d.dropped || was)
+        this.deps.logger.info(d.dropped ? 'pool device dropped out' : 'pool device back in the spread', {
+          poolId,
+          deviceId: d.deviceId,
+          ...(d.dropped ? { reason: d.dropped } : {}),
+          health: d.health,
+        });
     }
   }
 

@@ -150,7 +150,7 @@ export const POOL_MOVE_WAIT_MS = 10 * 60_000;
  * A pooled message whose device was logged out (retired, or an earlier link's message) is not
  * failed at once: it waits (held `device_logged_out`) for its pool's mover to give it to another
  * device of the pool. Still here when that wait is over (no device of the pool could take it), it
- * fails `logged_out` as any other message of the device would.
+ * fails `logged_out` as any other message of the device would; so does one whose send began here.
  */
 async function waitForPoolMove(
   job: Job<SendJobData, SendJobResult>,
@@ -161,6 +161,8 @@ async function waitForPoolMove(
   const data = job.data;
   if (!data.poolId || (!deps.retiredReason() && data.linkGeneration === deps.linkGeneration())) return;
   if (record?.held?.reason === 'device_logged_out') return;
+  // Its send began here (it may have reached WhatsApp): it never moves, so it fails now.
+  if (await deps.messages.sendStarted(data)) return;
   await holdMessage(job, 'device_logged_out', Date.now() + POOL_MOVE_WAIT_MS, deps, token);
 }
 

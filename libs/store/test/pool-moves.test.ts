@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { keys, newMessageId, newPlatformMessageId, type SendJobData } from '@mgw/contracts';
+import {
+  BatchStore,
+  ContentStore,
+  Encryption,
+  MessageStore,
+  PoolBatchStore,
+  PoolMoves,
+  stageQueued,
+} from '../src/index.js';
+
+describe('store: moving a pooled message between the devices of its pool — sent by one device once, never lost (real Redis)', () => {
+  let redis: Redis;
+  let messages: MessageStore;
+  let batches: BatchStore;
+  let contents: ContentStore;
+  let moves: PoolMoves;
+  let pools: PoolBatchStore;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    messages = new MessageStore(redis, 600);
+    batches = new BatchStore(redis, 600);
+    contents = new ContentStore(redis, Encryption.fromEnv(), 600);
+    moves = new PoolMoves(redis, 600);
+    pools = new PoolBatchStore(redis, 600);
+  });
+  after(() => redis.quit());
+
+  /** A pooled list part of `n` messages on a device, accepted the way the API writes one (no jobs). */
+  async function part(n: number, poolId = `pool-${Math.random().toString(36).slice(2, 8)}`) {
+    const deviceId = `pm-${Math.random().toString(36).slice(2, 8)}`;
+    const contentId = newMessageId();
+    const batchId = newMessageId();
+    const jobs: SendJobData[] = Array.from({ length: n }, (_, i) => ({
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: String(15551250000 + i),
+      contentId,
+      batchId,
+      linkGeneration: 0,
+      enqueuedAt: Date.now(),
+      poolId,
+    }));
+    const multi = redis.multi();
+    contents.stage(multi, deviceId, contentId, { text: 'hello' }, n);
+    stageQueued(multi, deviceId, n, ContentStore.sizeOf({ text: 'hello' }));
+    batches.stage(multi, deviceId, batchId, n);
+    await multi.exec();
+    return { poolId, deviceId, batchId, contentId, jobs };
+  }
+
+  it('When a waiting message is released for a move, then its device never claims or changes it, and it leaves that device’s counts and queue', async () => {
+    const { deviceId, batchId, jobs } = await part(3);
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('released');
+    // A repeat (a move finished again after a crash) is the same answer, changing nothing more.
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('released');
+    expect(await messages.claim(jobs[0]!)).to.equal('moved');
+    expect(await messages.movedTo(jobs[0]!)).to.equal('other');
+    // No status change reaches it any more (a late failure of its old job, say).
+    await messages.markFailed(jobs[0]!, 'logged_out');
+    expect(await redis.hget(keys.message(deviceId, jobs[0]!.messageId), 'status')).to.equal(null);
+    expect(await messages.getRecord(deviceId, jobs[0]!.messageId)).to.equal(undefined);
+    const list = (await batches.get(deviceId, batchId))!;
+    expect(list.total).to.equal(2);
+    expect(list.counts.queued).to.equal(2);
+    expect(list.counts.failed).to.equal(0);
+    expect(await redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('2');
+  });
+
+  it('When a message’s send began on its device, then it is not released: that device sends it', async () => {
+    const { jobs } = await part(1);
+    expect(await messages.claim(jobs[0]!)).to.equal('claimed');
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('taken');
+    expect(await messages.movedTo(jobs[0]!)).to.equal(undefined);
+  });
+
+  it('When the last moved message lets go of its content, then its bytes leave the quota once, however often it is repeated', async () => {
+    const { deviceId, contentId, jobs } = await part(2);
+    for (const j of jobs) expect(await moves.release(j, 'other')).to.equal('released');
+    expect(await redis.hget(keys.content(deviceId, contentId), 'remaining')).to.equal('2');
+    await moves.releaseContent(jobs[0]!);
+    await moves.releaseContent(jobs[0]!);
+    expect(await redis.hget(keys.content(deviceId, contentId), 'remaining')).to.equal('1');
+    await moves.releaseContent(jobs[1]!);
+    // A text stays (without its bytes) for the records that show it, as after any last send.
+    expect(Number((await redis.hget(keys.content(deviceId, contentId), 'bytes')) ?? 0)).to.equal(0);
+    expect(Number((await redis.hget(keys.deviceQueue(deviceId), 'bytes')) ?? 0)).to.equal(0);
+  });
+
+  it('When a move begins twice (a second mover, a crash), then the journal keeps the first target, and lists the move until it is finished', async () => {
+    const { poolId, deviceId, batchId, jobs } = await part(1);
+    const id = jobs[0]!.messageId;
+    const first = await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-b', batchId });
+    const second = await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-c', batchId });
+    expect(first.to).to.equal('dev-b');
+    expect(second.to).to.equal('dev-b');
+    expect(await moves.unfinished(poolId)).to.deep.equal([
+      { messageId: id, from: deviceId, to: 'dev-b', batchId },
+    ]);
+    await moves.finish(poolId, id);
+    expect(await moves.unfinished(poolId)).to.deep.equal([]);
+  });
+
+  it('When a pooled list is recorded and a move done, then the whole list sums its parts, the message belongs to its new device and its recipient sticks there', async () => {
+    const a = await part(2);
+    const poolId = a.poolId;
+    const ids = a.jobs.map((j) => j.messageId);
+    await pools.record(poolId, a.batchId, {
+      createdAt: new Date(),
+      shares: new Map([[a.deviceId, ids]]),
+      sticky: new Map(a.jobs.map((j) => [j.to, a.deviceId])),
+    });
+    expect((await pools.get(poolId, a.batchId))!.total).to.equal(2);
+    expect(await pools.owner(poolId, ids[0]!)).to.equal(a.deviceId);
+    // The move of the first message to device b (its part there accepted as the API would).
+    expect(await moves.release(a.jobs[0]!, 'pool-dev-b')).to.equal('released');
+    const m = redis.multi();
+    batches.stage(m, 'pool-dev-b', a.batchId, 1);
+    await m.exec();
+    await pools.moved(poolId, a.batchId, a.deviceId, 'pool-dev-b', [
+      { messageId: ids[0]!, recipient: a.jobs[0]!.to },
+    ]);
+    const list = (await pools.get(poolId, a.batchId))!;
+    expect(list.total).to.equal(2);
+    expect(list.moved).to.equal(1);
+    expect(list.devices.map((d) => [d.deviceId, d.total])).to.deep.equal([
+      [a.deviceId, 1],
+      ['pool-dev-b', 1],
+    ]);
+    expect(await pools.owner(poolId, ids[0]!)).to.equal('pool-dev-b');
+    expect(await pools.stickyDevices(poolId, [a.jobs[0]!.to, a.jobs[1]!.to])).to.deep.equal([
+      'pool-dev-b',
+      a.deviceId,
+    ]);
+    expect(await pools.share(poolId, a.batchId, a.deviceId, 10)).to.deep.equal([ids[1]]);
+  });
+});
