@@ -358,6 +358,25 @@ export const schemas: Record<string, JsonSchema> = {
       completedAt: timestamp('When the last message left `queued` (sent or failed).'),
       pausedAt: timestamp('While `paused`: when the pause began.'),
       cancelledAt: timestamp('When it was cancelled.'),
+      poolId: str('A list sent through a pool (a pool token): its pool (docs/pools.md).'),
+      devices: {
+        type: 'array',
+        description:
+          "A pooled list: each device that holds part of it, with its part's counts (a message moved counts where it went).",
+        items: closed(
+          {
+            deviceId: str(),
+            total: { type: 'integer', minimum: 0 },
+            counts: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+          },
+          ['deviceId', 'total', 'counts'],
+        ),
+      },
+      moved: {
+        type: 'integer',
+        minimum: 0,
+        description: 'A pooled list: messages moved off a device that dropped out of the pool.',
+      },
     },
     ['batchId', 'total', 'state', 'counts', 'createdAt'],
   ),
@@ -425,6 +444,7 @@ export const headers: Record<string, JsonSchema> = {
 export const STATUS_TEXT: Record<number, string> = {
   400: `\`${ERRORS.invalidRequest}\`: body, query or header invalid; \`details\` says what.`,
   401: `\`${ERRORS.invalidToken}\`: token missing, unknown, revoked or expired.`,
+  403: `\`${ERRORS.poolTokenNotAllowed}\`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md).`,
   404: 'Not found.',
   405: `\`${ERRORS.methodNotAllowed}\`; \`Allow\` lists the methods.`,
   408: `\`${ERRORS.requestTimeout}\`.`,

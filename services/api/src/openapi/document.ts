@@ -19,8 +19,8 @@ import { SEND_DESCRIPTION } from './send-description.js';
 export const API_BASE = '/api/messenger/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 
-/** Errors every authenticated endpoint may answer. */
-const COMMON_ERRORS = [400, 401, 408, 429, 431, 500, 503];
+/** Errors every authenticated endpoint may answer (403: a pool token where a device token is wanted). */
+const COMMON_ERRORS = [400, 401, 403, 408, 429, 431, 500, 503];
 
 export interface OperationSpec {
   tag: 'Connection' | 'Messages' | 'Events' | 'Contacts' | 'Groups';
