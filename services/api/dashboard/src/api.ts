@@ -168,6 +168,8 @@ export interface PoolDeviceState {
   status: ConnectionStatus;
   linked: boolean;
   healthScore?: number;
+  /** `taking` its share of the pool's lists, or why it dropped out (its waiting messages move). */
+  spread: 'taking' | 'not_linked' | 'restricted' | 'daily_cap' | 'low_health';
 }
 
 /** A pool: a named set of devices one list is spread over (docs/pools.md). */

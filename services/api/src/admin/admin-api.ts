@@ -13,6 +13,7 @@ import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
 import { deviceActivityRoute } from './activity-routes.js';
 import { controlDeviceBatchRoute, deviceBatchesRoute } from './batches-routes.js';
+import { poolDevices } from '../pools/pool-devices.js';
 import { AdminAuth } from './admin-auth.js';
 import { DeviceDirectory } from './device-directory.js';
 import {
@@ -116,7 +117,12 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
   };
   const optOuts = { redis: s.redis, metrics: s.metrics };
   const proxies = { redis: s.redis, blocking: s.bullRedis, encryption: s.encryption };
-  const pools = { pools: new PoolStore(s.redis), tokens: s.tokens, devices };
+  const pools = {
+    pools: new PoolStore(s.redis),
+    tokens: s.tokens,
+    devices,
+    spread: (ids: string[]) => poolDevices(s.redis, ids, s.config.sendPolicy, s.config.pools.minHealth),
+  };
   const guard = auth.require();
   const byPath = (req: Request) => deviceIdOf(req);
   const routes: AdminRoute[] = [

@@ -38,10 +38,21 @@ describe('Admin API: pools of devices', () => {
     expect(pool.devices).to.deep.equal([connected, unknown]);
     expect(pool.createdAt).to.equal(pool.updatedAt);
     const states = pool.deviceStates as Record<string, unknown>[];
-    expect(states[0]).to.include({ deviceId: connected, status: 'connected', linked: true });
+    expect(states[0]).to.include({
+      deviceId: connected,
+      status: 'connected',
+      linked: true,
+      spread: 'taking',
+    });
     expect(states[0]!.healthScore).to.be.a('number').within(0, 100);
     // A device named before it is linked: allowed, shown as it is.
-    expect(states[1]).to.deep.equal({ deviceId: unknown, status: 'disconnected', linked: false });
+    // It takes no share of the pool's lists (`spread` says why).
+    expect(states[1]).to.deep.equal({
+      deviceId: unknown,
+      status: 'disconnected',
+      linked: false,
+      spread: 'not_linked',
+    });
 
     const got = await adminCall(t, `/pools/${id}`);
     expect(got.status).to.equal(200);

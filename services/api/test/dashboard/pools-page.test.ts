@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PoolStore, SessionStore, TokenStore } from '@mgw/store';
+import { PoolStore, SessionStore, TokenStore, clearRestriction, markRestricted } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
 import { screenshots, useDashboardStack } from './browser.js';
 
@@ -73,7 +73,14 @@ describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', 
       .getByTestId(`pool-device-${shop1}`)
       .getByText(/health \d+/)
       .waitFor();
+    // Time-locked by WhatsApp: still in the pool, out of its spread (its waiting messages move).
+    await markRestricted(redis, shop1, 'reachout_timelock', Date.now() + 60_000);
+    await row
+      .getByTestId(`pool-device-out-${shop1}`)
+      .getByText('out of the spread: paused by WhatsApp')
+      .waitFor();
     await screenshots(page, 'pools');
+    await clearRestriction(redis, shop1);
 
     // The Tokens page links a token to the pool.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();

@@ -132,6 +132,14 @@ function PoolForm(props: {
   );
 }
 
+/** Why a device takes no share of the pool's lists now (its waiting pooled messages move). */
+const DROP_TEXT: Record<Exclude<PoolDeviceState['spread'], 'taking'>, string> = {
+  not_linked: 'not linked',
+  restricted: 'paused by WhatsApp',
+  daily_cap: 'at its daily cap',
+  low_health: 'health below the floor',
+};
+
 /** A device of a pool: its id, status and health score (the Devices page has the details). */
 function PoolDevice(props: { state: PoolDeviceState }) {
   const s = props.state;
@@ -141,6 +149,11 @@ function PoolDevice(props: { state: PoolDeviceState }) {
       <StatusBadge status={s.status} />
       {s.healthScore !== undefined && <span class="muted small">health {s.healthScore}</span>}
       {!s.linked && s.status === 'disconnected' && <span class="muted small">not linked</span>}
+      {s.spread !== 'taking' && (s.linked || s.status !== 'disconnected') && (
+        <span class="muted small" data-testid={`pool-device-out-${s.deviceId}`}>
+          out of the spread: {DROP_TEXT[s.spread]}
+        </span>
+      )}
     </li>
   );
 }
