@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ERRORS, keys, type SendJobData } from '@mgw/contracts';
-import { PoolStore, clearRestriction, markLinked, markRestricted, markUnlinked } from '@mgw/store';
+import { PoolStore, capWindow, clearRestriction, markLinked, markRestricted, markUnlinked } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
 import { call, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
@@ -66,7 +66,7 @@ describe('Pools through the API alone (no sender takes the jobs): spread, refusa
     expect((list.body.data as { batches: PoolBatch[] }).batches.map((x) => x.batchId)).to.include(batchId);
   });
 
-  it('When a device is time-locked, at its health floor or not linked, then a new list leaves it out; with none linked the answer is no device', async () => {
+  it('When a device is time-locked, below the health floor, at its daily cap or not linked, then a new list leaves it out; with none left the linked ones hold it, with none linked the answer is no device', async () => {
     await markRestricted(t.redis, devices[0]!, 'reachout_timelock', Date.now() + 60_000);
     await logOut(devices[1]!);
     const res = await send({ to: numbers(12, 15553100000), text: 'two left out' });
@@ -78,6 +78,22 @@ describe('Pools through the API alone (no sender takes the jobs): spread, refusa
     await t.redis.hincrby(keys.deviceHealth(devices[0]!, new Date().toISOString()), 'logouts', 2);
     const low = await send({ to: numbers(6, 15553150000), text: 'low health left out' });
     expect((await batch(String(low.body.messageId))).devices.map((d) => d.deviceId)).to.deep.equal([
+      devices[2],
+    ]);
+    // At its daily cap (it sent what it may today) the last one drops out too: with none left in
+    // the spread, the linked ones hold the list (each waits with its reason).
+    const policy = t.services.config.sendPolicy;
+    const day = capWindow(Date.now(), policy.windowMs, policy.defaults.timeZone);
+    await t.redis.hset(keys.deviceSettings(devices[2]!), 'dailyCap', '3');
+    await t.redis.hset(keys.deviceUsage(devices[2]!, day.start), 'sent', '3');
+    const held = await send({ to: numbers(4, 15553160000), text: 'nobody in the spread' });
+    expect(held.status).to.equal(202);
+    const parts = (await batch(String(held.body.messageId))).devices.map((d) => d.deviceId).sort();
+    expect(parts).to.deep.equal([devices[0], devices[2]].sort());
+    // What a device merely holds does not drop it: below its cap it takes shares again.
+    await t.redis.hset(keys.deviceUsage(devices[2]!, day.start), 'sent', '0');
+    const room = await send({ to: numbers(3, 15553170000), text: 'room again' });
+    expect((await batch(String(room.body.messageId))).devices.map((d) => d.deviceId)).to.deep.equal([
       devices[2],
     ]);
     for (const d of devices) await logOut(d);

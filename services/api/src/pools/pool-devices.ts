@@ -29,8 +29,8 @@ const UNCAPPED_ALLOWANCE = 10_000;
 
 /**
  * The devices of a pool now: linked or not, paused (time-locked, capped, pushed back), at their
- * daily cap (counting what they already hold), or below the pool's health floor — and what each
- * may still send, which is how a list is spread over them.
+ * daily cap (they sent what they may today), or below the pool's health floor — and what each may
+ * still send beyond what it holds, which is how a list is spread over them.
  */
 export async function poolDevices(
   redis: RedisClient,
@@ -44,15 +44,15 @@ export async function poolDevices(
       const state = parseDeviceState((await readDeviceState(redis.multi(), deviceId).exec()) ?? []);
       const view = await sendingView(redis, deviceId, policy, now);
       const health = (await deviceHealth(redis, deviceId, policy, now, view)).score;
-      const left =
-        view.dailyCap === null
-          ? UNCAPPED_ALLOWANCE - state.queuedMessages
-          : view.dailyCap - view.sentToday - state.queuedMessages;
+      // At its cap when it sent what it may today; what it holds already only lowers its share of
+      // new messages (it may send those today), so its queue never moves away for it.
+      const sendable = view.dailyCap === null ? UNCAPPED_ALLOWANCE : view.dailyCap - view.sentToday;
+      const left = sendable - state.queuedMessages;
       const dropped: DropReason | undefined = !state.acceptsMessages
         ? 'not_linked'
         : view.restriction
           ? 'restricted'
-          : left <= 0
+          : sendable <= 0
             ? 'daily_cap'
             : health < minHealth
               ? 'low_health'
