@@ -202,6 +202,51 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     }
   });
 
+  it('When a number opted out of one device of the pool, then no device of the pool sends to it', async () => {
+    await pace(0);
+    const recipients = numbers('1555095', 9);
+    // Each of the three devices would have sent to some of these: the opt-out is on the first only.
+    const out = recipients.slice(0, 3);
+    for (const phone of out) {
+      const res = await stack().adminApi(ADMIN_TOKEN, 'POST', `/devices/${members[0]!.deviceId}/opt-outs`, {
+        phone,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    }
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to: recipients, text: 'not to those who opted out' },
+      poolToken,
+    );
+    expect(res.status).to.equal(202);
+    await waitFor(async () => (await batch(res.body.messageId)).counts.queued === 0, {
+      what: 'the list done',
+    });
+    const records = await Promise.all(
+      res.body.messageIds.map(
+        async (id) =>
+          (
+            await stack().api<{ data: Record<string, string> }>(
+              'GET',
+              `/messages/${id}`,
+              undefined,
+              poolToken,
+            )
+          ).body.data,
+      ),
+    );
+    // Spread over the pool, the three that opted out failed `opted_out` on whichever device held them.
+    expect(new Set(records.map((r) => r.deviceId)).size).to.be.greaterThan(1);
+    for (let i = 0; i < recipients.length; i++) {
+      const inbox = await stack().inbox(recipients[i]!);
+      if (i < 3) {
+        expect(records[i]).to.include({ status: 'failed', error: 'opted_out' });
+        expect(inbox).to.have.length(0);
+      } else expect(inbox).to.have.length(1);
+    }
+  });
+
   it('When one device is time-locked and another logged out halfway through a pooled list, then their unsent recipients move to the device left: every recipient gets the list once, none is lost', async () => {
     await pace(150);
     const recipients = numbers('1555093', 90);
