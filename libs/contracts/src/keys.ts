@@ -149,6 +149,12 @@ export const keys = {
    * attempt ended (libs/store/src/webhooks/webhook-deliveries.ts).
    */
   eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
+  /**
+   * Stream: every event of the device, whether its webhook wants it or not, written by the same
+   * Lua step as its outbox entry (same fields), read by GET /events (libs/store/src/events/event-log.ts).
+   * Bounded by count (`EVENT_LOG_MAX_EVENTS`) and by age (`EVENT_LOG_RETENTION_HOURS`).
+   */
+  eventLog: (deviceId: string) => `${device(deviceId)}:event-log`,
   /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
   batch: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}`,
   /**
