@@ -73,6 +73,8 @@ export const keys = {
   eventsChannel: () => `${P}:events:outbox`,
   /** Pub/sub channel: a device id whose webhook was set, rotated, disabled or removed (notifiers re-read it). */
   webhooksChannel: () => `${P}:events:webhooks`,
+  /** String: held (with a TTL) by the API process trimming the event logs this round (EventLogTrimmer). */
+  eventLogTrimLock: () => `${P}:event-log:trim-lock`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 
