@@ -6,6 +6,7 @@ export * from './queues.js';
 export * from './jobs.js';
 export * from './keys.js';
 export * from './schemas.js';
+export * from './event-log-query.js';
 export * from './metrics.js';
 export * from './events.js';
 export * from './personalise.js';

@@ -73,6 +73,8 @@ export const keys = {
   eventsChannel: () => `${P}:events:outbox`,
   /** Pub/sub channel: a device id whose webhook was set, rotated, disabled or removed (notifiers re-read it). */
   webhooksChannel: () => `${P}:events:webhooks`,
+  /** String: held (with a TTL) by the API process trimming the event logs this round (EventLogTrimmer). */
+  eventLogTrimLock: () => `${P}:event-log:trim-lock`,
   /** List: the answer to one device command (the requester BLPOPs it). */
   commandReply: (requestId: string) => `${P}:cmd-reply:${requestId}`,
 
@@ -149,6 +151,12 @@ export const keys = {
    * attempt ended (libs/store/src/webhooks/webhook-deliveries.ts).
    */
   eventOutbox: (deviceId: string) => `${device(deviceId)}:events`,
+  /**
+   * Stream: every event of the device, whether its webhook wants it or not, written by the same
+   * Lua step as its outbox entry (same fields), read by GET /events (libs/store/src/events/event-log.ts).
+   * Bounded by count (`EVENT_LOG_MAX_EVENTS`) and by age (`EVENT_LOG_RETENTION_HOURS`).
+   */
+  eventLog: (deviceId: string) => `${device(deviceId)}:event-log`,
   /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
   batch: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}`,
   /**

@@ -43,3 +43,13 @@ export function webhookQueueName(deviceId: string): string {
  * put in Redis while its notifier is away. At a few hundred bytes each, 100,000 are ~30 MB.
  */
 export const OUTBOX_MAX_EVENTS = 100_000;
+
+/**
+ * Most events a device's event log (`keys.eventLog`, read by GET /events) keeps, oldest trimmed
+ * first, whatever their age: bounds a busy device's log before its retention window ends it.
+ * ~30 MB per device at most, as for the outbox.
+ */
+export const EVENT_LOG_MAX_EVENTS = 100_000;
+
+/** How long the event log keeps an event by default (hours): `EVENT_LOG_RETENTION_HOURS`. */
+export const EVENT_LOG_RETENTION_HOURS_DEFAULT = 24;

@@ -43,6 +43,9 @@ export * from './webhooks/events.js';
 export * from './webhooks/webhook-store.js';
 export * from './webhooks/webhook-deliveries.js';
 
+// The event log: every event of a device, retained for GET /events.
+export * from './events/event-log.js';
+
 // Pools: named sets of devices one list is spread over (their definitions).
 export * from './pools/pool-store.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { OUTBOX_MAX_EVENTS } from '@mgw/contracts';
+import { EVENT_LOG_MAX_EVENTS, OUTBOX_MAX_EVENTS } from '@mgw/contracts';
 import { MESSAGE_INDEX_MAX } from '../src/index.js';
 
 /**
@@ -11,7 +11,11 @@ const lua = (file: string) => readFileSync(new URL(`../lua/${file}.lua`, import.
 
 describe('store: the bounds the Lua scripts hold are the TypeScript ones', () => {
   it('When the event include is read, then its outbox trim is OUTBOX_MAX_EVENTS', () => {
-    expect(lua('includes/event-emit')).to.include(`'MAXLEN', '~', ${OUTBOX_MAX_EVENTS}, '*'`);
+    expect(lua('includes/event-emit')).to.include(`'XADD', outbox, 'MAXLEN', '~', ${OUTBOX_MAX_EVENTS}, '*'`);
+  });
+
+  it('When the event include is read, then its event log trim is EVENT_LOG_MAX_EVENTS', () => {
+    expect(lua('includes/event-emit')).to.include(`'XADD', log, 'MAXLEN', '~', ${EVENT_LOG_MAX_EVENTS}, '*'`);
   });
 
   it('When the message index include is read, then it keeps MESSAGE_INDEX_MAX ids', () => {

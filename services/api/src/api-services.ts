@@ -4,6 +4,7 @@ import { createOutboundClient, type OutboundClient } from '@mgw/common';
 import {
   BatchStore,
   ContentStore,
+  EventLog,
   InboundStore,
   MessageIndex,
   MessageRevisions,
@@ -23,6 +24,7 @@ import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './accept/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
 import { PoolMover } from './pools/pool-mover.js';
+import { EventLogTrimmer } from './events/event-log-trimmer.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -61,6 +63,8 @@ export interface ApiServices {
   poolMoves: PoolMoves;
   connection: ConnectionServiceClient;
   idempotency: Idempotency;
+  /** Every event of a device, retained for GET /events (sealed data opened on read). */
+  eventLog: EventLog;
   /** Subscribes to what the API must hear at once (token revocations). */
   start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
@@ -118,6 +122,9 @@ export function createApiServices(base: {
   // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
+  const eventLog = new EventLog(redis, base.encryption, config.eventLog.retentionMs);
+  // Enforces the event log's retention window on every device (one API process per round).
+  const trimmer = new EventLogTrimmer({ redis, eventLog, logger });
   const services: ApiServices = {
     config,
     logger,
@@ -147,12 +154,14 @@ export function createApiServices(base: {
     poolMoves: new PoolMoves(redis, retention),
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
+    eventLog,
     start: async () => {
       await tokenCache.start();
       mover.start();
+      trimmer.start();
     },
     async close() {
-      await mover.stop();
+      await Promise.all([mover.stop(), trimmer.stop()]);
       await Promise.all([acceptor.close(), connection.close()]);
       await events.close();
     },

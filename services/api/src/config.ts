@@ -15,7 +15,7 @@ import {
   type RedisConfig,
   type RuntimeConfig,
 } from '@mgw/common';
-import { DEVICE_ID_PATTERN, RATE_LIMITS } from '@mgw/contracts';
+import { DEVICE_ID_PATTERN, EVENT_LOG_RETENTION_HOURS_DEFAULT, RATE_LIMITS } from '@mgw/contracts';
 import {
   encryptionConfig,
   encryptionEnv,
@@ -75,6 +75,11 @@ const apiEnv: Joi.PartialSchemaMap = {
     .default(64 * 1024 * 1024),
   SEND_ATTEMPTS: Joi.number().integer().min(1).default(5),
   SEND_BACKOFF_MS: Joi.number().integer().min(10).default(2000),
+  EVENT_LOG_RETENTION_HOURS: Joi.number()
+    .integer()
+    .min(1)
+    .max(720)
+    .default(EVENT_LOG_RETENTION_HOURS_DEFAULT),
   POOL_MOVE_INTERVAL_MS: Joi.number().integer().min(100).max(600_000).default(5000),
   POOL_MIN_HEALTH: Joi.number().integer().min(0).max(100).default(HEALTH_LOW_SCORE),
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
@@ -196,6 +201,8 @@ export interface ApiConfig extends RuntimeConfig {
   contactCheck: ContactCheckConfig;
   /** Pools: how often a dropped device's waiting messages are looked for, and the health floor. */
   pools: { moveIntervalMs: number; minHealth: number };
+  /** The event log (GET /events): how long an event is kept. */
+  eventLog: { retentionMs: number };
 }
 
 /** Every environment variable this service reads, by schema piece. */
@@ -262,6 +269,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     sendPolicy: sendPolicyConfig(e),
     sendBackoffMs: e.SEND_BACKOFF_MS,
     pools: { moveIntervalMs: e.POOL_MOVE_INTERVAL_MS, minHealth: e.POOL_MIN_HEALTH },
+    eventLog: { retentionMs: e.EVENT_LOG_RETENTION_HOURS * 3_600_000 },
     admin: {
       ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
       ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),

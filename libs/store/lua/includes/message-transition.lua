@@ -2,7 +2,7 @@
   A message's status transition, after the script that includes it named its keys `rec` (the
   record), `content` and `stats` (the device's queue counts): moves the record's status forward
   (never out of failed or deleted), announces each status once and in order, moves its list's
-  counts, and settles the message once (quota and content released). See message-transition-6.lua
+  counts, and settles the message once (quota and content released). See message-transition-7.lua
   for its KEYS and ARGV; it ends the script (returns `changed`: 1 when the record changed, 0 when
   not, -1 when refused as claimed).
 
@@ -43,7 +43,7 @@ if changed == 1 or ARGV[7] == '1' then
   if cid then redis.call('EXPIRE', ARGV[14] .. cid, retention, 'GT') end
 end
 if changed == 1 then
-  local hook, outbox, deviceId, channel = KEYS[4], KEYS[5], ARGV[9], ARGV[11]
+  local hook, outbox, log, deviceId, channel = KEYS[4], KEYS[5], KEYS[7], ARGV[9], ARGV[11]
   local function announce(status, timeField)
     local r = redis.call('HMGET', rec, 'messageId', 'to', 'platformMessageId', 'batchId', 'error', timeField)
     local d = { deviceId = deviceId, messageId = r[1], to = r[2], platformMessageId = r[3], status = status }
@@ -52,7 +52,7 @@ if changed == 1 then
     if status == 'failed' and r[5] then d.error = r[5] end
     if status == 'deleted' then d.direction = 'outbound' end
     d[timeField] = r[6]
-    mgw_emit(hook, outbox, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
+    mgw_emit(hook, outbox, log, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
     -- Activity chart: announced once per status per message, so counted here, in the UTC hour of
     -- the status's time (an ISO string: its first 13 characters, 2026-11-23T18, name the hour).
     if r[6] then
@@ -99,7 +99,7 @@ if changed == 1 then
             delivered = tonumber(b[4] or '0'), read = tonumber(b[5] or '0'), failed = tonumber(b[6] or '0'),
             deleted = tonumber(b[7] or '0') }
           local d = { deviceId = deviceId, batchId = batchId, total = tonumber(b[1] or '0'), counts = counts, completedAt = at }
-          mgw_emit(hook, outbox, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
+          mgw_emit(hook, outbox, log, channel, deviceId, batchId .. '.completed', 'batch.completed', at, cjson.encode(d))
         end
       end
     end

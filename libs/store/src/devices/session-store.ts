@@ -6,9 +6,9 @@ import { storeScript } from '../lua.js';
 
 /**
  * Writes the record and, when the status changed, its `session.status` event in one step (see
- * `lua/session-write-3.lua`).
+ * `lua/session-write-4.lua`).
  */
-const SESSION_WRITE = storeScript<number>('session-write-3');
+const SESSION_WRITE = storeScript<number>('session-write-4');
 
 /**
  * The session record of each device (`keys.session`), read by GET /status and by the
@@ -69,7 +69,7 @@ export class SessionStore {
   ): Promise<void> {
     await SESSION_WRITE.run(
       this.redis,
-      [keys.session(deviceId), keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+      [keys.session(deviceId), keys.webhook(deviceId), keys.eventOutbox(deviceId), keys.eventLog(deviceId)],
       [
         status,
         JSON.stringify(set),

@@ -13,12 +13,12 @@ export type BatchControlOutcome = 'changed' | 'same' | 'missing' | 'completed' |
 
 /**
  * Checks and changes a list's state in one step, its event written with the change
- * (`lua/batch-control-3.lua`): once a cancel ran, the message claim script (same slot) starts no
+ * (`lua/batch-control-4.lua`): once a cancel ran, the message claim script (same slot) starts no
  * send of the list.
  */
-const CONTROL = storeScript<BatchControlOutcome>('batch-control-3');
+const CONTROL = storeScript<BatchControlOutcome>('batch-control-4');
 
-/** Pauses, resumes or cancels the device's list `batchId` (see `lua/batch-control-3.lua`). */
+/** Pauses, resumes or cancels the device's list `batchId` (see `lua/batch-control-4.lua`). */
 export async function controlBatch(
   redis: RedisClient,
   deviceId: string,
@@ -28,7 +28,12 @@ export async function controlBatch(
 ): Promise<BatchControlOutcome> {
   return CONTROL.run(
     redis,
-    [keys.batch(deviceId, batchId), keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+    [
+      keys.batch(deviceId, batchId),
+      keys.webhook(deviceId),
+      keys.eventOutbox(deviceId),
+      keys.eventLog(deviceId),
+    ],
     [action, now.toISOString(), deviceId, batchId, keys.eventsChannel()],
   );
 }

@@ -58,9 +58,9 @@ export interface InboundRecord {
 
 /**
  * Records the message once (WhatsApp redelivers after a reconnect), lists it in the device's
- * message index and emits `message.received` with it (`lua/message-inbound-record-6.lua`).
+ * message index and emits `message.received` with it (`lua/message-inbound-record-7.lua`).
  */
-const RECORD = storeScript<number>('message-inbound-record-6');
+const RECORD = storeScript<number>('message-inbound-record-7');
 
 /**
  * Messages contacts wrote to the linked account: a record under `keys.message` (direction
@@ -131,6 +131,7 @@ export class InboundStore {
         keys.eventOutbox(deviceId),
         keys.messageIndex(deviceId),
         keys.messageSeq(deviceId),
+        keys.eventLog(deviceId),
       ],
       [
         messageId,

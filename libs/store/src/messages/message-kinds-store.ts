@@ -32,16 +32,16 @@ export const KIND_FIELDS = {
 
 /**
  * Contacts whose votes or reactions one record keeps (a 1:1 chat has one; a bound all the same).
- * `lua/message-kind-apply-4.lua` holds MAX_PER_RECORD + 64 (320).
+ * `lua/message-kind-apply-5.lua` holds MAX_PER_RECORD + 64 (320).
  */
 const MAX_PER_RECORD = 256;
 
 /**
  * Applies a vote or reaction once (WhatsApp redelivers after a reconnect), on a record that exists
- * (never recreating an expired one), and emits its event (`lua/message-kind-apply-4.lua`, which
+ * (never recreating an expired one), and emits its event (`lua/message-kind-apply-5.lua`, which
  * bounds the record's fields at MAX_PER_RECORD + 64).
  */
-const APPLY = storeScript<number>('message-kind-apply-4');
+const APPLY = storeScript<number>('message-kind-apply-5');
 
 /** Writes the field only on a record that exists (HSETNX for the poll secret: the first one stays). */
 const KEEP = storeScript<number>('message-kind-keep-1');
@@ -231,6 +231,7 @@ export class MessageKindStore {
         key,
         keys.webhook(deviceId),
         keys.eventOutbox(deviceId),
+        keys.eventLog(deviceId),
       ],
       [
         String(this.retentionSeconds),

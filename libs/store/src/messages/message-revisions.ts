@@ -14,7 +14,7 @@ import type { Sealer } from '../encryption/sealer.js';
 
 /**
  * The field prefix of one edit of a record: `edit:<ms, 15 digits>:<WhatsApp id of the edit>`
- * (`lua/message-inbound-delete-3.lua` holds it too).
+ * (`lua/message-inbound-delete-4.lua` holds it too).
  */
 const EDIT_FIELD = 'edit:';
 
@@ -22,16 +22,16 @@ const EDIT_FIELD = 'edit:';
  * Appends one edit to a record that exists and is not deleted (each edit its own field, so two
  * edits never overwrite each other), makes its text the record's current one, emits
  * `message.edited`; an edit already recorded (WhatsApp redelivers) changes nothing
- * (`lua/message-edit-3.lua`). Returns 1 / 0.
+ * (`lua/message-edit-4.lua`). Returns 1 / 0.
  */
-const EDIT = storeScript<number>('message-edit-3');
+const EDIT = storeScript<number>('message-edit-4');
 
 /**
  * A contact deleted a message it sent us: the inbound record reads `deleted`, its text, media
  * reference and edits (the fields starting with EDIT_FIELD) are dropped, `message.deleted` is
- * emitted once (`lua/message-inbound-delete-3.lua`).
+ * emitted once (`lua/message-inbound-delete-4.lua`).
  */
-const INBOUND_DELETE = storeScript<number>('message-inbound-delete-3');
+const INBOUND_DELETE = storeScript<number>('message-inbound-delete-4');
 
 /** What an edit is recorded with. */
 export interface EditInputRecord {
@@ -86,7 +86,7 @@ export class MessageRevisions {
     };
     const written = await EDIT.run(
       this.redis,
-      [key, keys.webhook(edit.deviceId), keys.eventOutbox(edit.deviceId)],
+      [key, keys.webhook(edit.deviceId), keys.eventOutbox(edit.deviceId), keys.eventLog(edit.deviceId)],
       [
         field,
         this.sealer.sealText(JSON.stringify(entry), storageContext(key, field)),
@@ -125,7 +125,12 @@ export class MessageRevisions {
     };
     const written = await INBOUND_DELETE.run(
       this.redis,
-      [keys.message(deviceId, messageId), keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+      [
+        keys.message(deviceId, messageId),
+        keys.webhook(deviceId),
+        keys.eventOutbox(deviceId),
+        keys.eventLog(deviceId),
+      ],
       [
         deletedAt,
         keys.eventsChannel(),

@@ -9,16 +9,16 @@ import type { ClaimOutcome } from './message-store.js';
 
 /**
  * A message's status transition; it emits the message's events and moves its list's counts with
- * the change (`lua/message-transition-6.lua`, its body `lua/includes/message-transition.lua`).
+ * the change (`lua/message-transition-7.lua`, its body `lua/includes/message-transition.lua`).
  * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
  */
-export const TRANSITION = storeScript<number>('message-transition-6');
+export const TRANSITION = storeScript<number>('message-transition-7');
 
 /**
- * A receipt's transition, by the message's WhatsApp id (`lua/message-receipt-6.lua`): one call
+ * A receipt's transition, by the message's WhatsApp id (`lua/message-receipt-7.lua`): one call
  * instead of a read and then the transition. Returns -2 when the WhatsApp id is not ours.
  */
-export const RECEIPT = storeScript<number>('message-receipt-6');
+export const RECEIPT = storeScript<number>('message-receipt-7');
 
 /**
  * Marks that a send attempt starts; reads the list's and the device's pause in the same step, so

@@ -290,6 +290,7 @@ export class MessageStore {
         keys.webhook(job.deviceId),
         keys.eventOutbox(job.deviceId),
         keys.contactIdentities(job.deviceId),
+        keys.eventLog(job.deviceId),
       ],
       [
         target,

@@ -15,10 +15,10 @@ export type OptOutSource = ContactOptEventData['source'];
 /**
  * One contact, one entry: `out` adds the address unless the contact is on the list already by
  * either identity; `in` removes every identity of the contact. When that changed the list, emits
- * `contact.opted_out` / `contact.opted_in` in the same script (see `lua/opt-out-change-4.lua`). Returns 1 when the list changed, 0 when the
+ * `contact.opted_out` / `contact.opted_in` in the same script (see `lua/opt-out-change-5.lua`). Returns 1 when the list changed, 0 when the
  * contact was already on (off) it.
  */
-const CHANGE = storeScript<number>('opt-out-change-4');
+const CHANGE = storeScript<number>('opt-out-change-5');
 
 async function change(
   redis: RedisClient,
@@ -39,6 +39,7 @@ async function change(
       keys.webhook(deviceId),
       keys.eventOutbox(deviceId),
       keys.contactIdentities(deviceId),
+      keys.eventLog(deviceId),
     ],
     [direction, phone, now.getTime(), keys.eventsChannel(), deviceId, randomUUID(), at, JSON.stringify(data)],
   );

@@ -12,7 +12,7 @@ import { storeScript } from '../lua.js';
  * update), so a change and its event are written together or not at all, in the order the
  * changes happened; a crash right after the change cannot lose its event. Events the device's
  * webhook does not subscribe to (or any event while it has none, or it is disabled) are not
- * written. The notifier delivers outbox entries in order per device, retrying from the device's
+ * written to the outbox; every event is written to the device's event log (GET /events). The notifier delivers outbox entries in order per device, retrying from the device's
  * own retry set (`WebhookDeliveries`), no BullMQ queue in between.
  *
  * From TypeScript: {@link publishEvent} (any event) and {@link publishSessionStatus}.
@@ -20,15 +20,17 @@ import { storeScript } from '../lua.js';
 
 /*
  * Scripts that emit include `lua/includes/event-emit.lua` (`--- @include "event-emit"`):
- * `mgw_emit(hookKey, outboxKey, channel, deviceId, id, type, timestamp, dataJson, sealed?)`
- * appends one event when the device's webhook wants it; `sealed`: the data was sealed with
- * {@link eventSealContext} (it holds message text), and stays so until delivery. The outbox is
+ * `mgw_emit(hookKey, outboxKey, logKey, channel, deviceId, id, type, timestamp, dataJson, sealed?)`
+ * appends one event to the device's event log (`keys.eventLog`, every event: see
+ * ../events/event-log.ts) and to its outbox when the device's webhook wants it; `sealed`: the
+ * data was sealed with {@link eventSealContext} (it holds message text), and stays so at rest in
+ * both (it is opened for delivery or for GET /events). The outbox is
  * capped (`OUTBOX_MAX_EVENTS`, approximate trim; the include holds its value) so a device whose
  * notifier is away cannot fill Redis.
  */
 
-/** Publishes one event (`lua/event-publish-2.lua`). */
-const PUBLISH = storeScript<number>('event-publish-2');
+/** Publishes one event (`lua/event-publish-3.lua`). */
+const PUBLISH = storeScript<number>('event-publish-3');
 
 export interface PublishOptions {
   /** The event's `webhook-id` (the receiver's dedupe key); a fresh UUID by default. */
@@ -39,8 +41,8 @@ export interface PublishOptions {
 
 /**
  * Publishes one event of `deviceId` for its webhook: `data` is the event's `data` (deviceId is
- * added). Resolves true when the webhook wants it (it was written to the outbox). Never put
- * message text or secrets in `data`: it is stored as is until delivered.
+ * added). Resolves true when the webhook wants it (it was written to the outbox); the event log
+ * gets it either way. Never put message text or secrets in `data`: it is stored as is.
  */
 export async function publishEvent(
   redis: RedisClient,
@@ -52,7 +54,7 @@ export async function publishEvent(
   const at = (opts.at ?? new Date()).toISOString();
   const written = await PUBLISH.run(
     redis,
-    [keys.webhook(deviceId), keys.eventOutbox(deviceId)],
+    [keys.webhook(deviceId), keys.eventOutbox(deviceId), keys.eventLog(deviceId)],
     [
       keys.eventsChannel(),
       deviceId,

@@ -13,6 +13,7 @@ import type Joi from 'joi';
 import type { ApiConfig } from '../config.js';
 import { STATUS_TEXT, headers, schemas } from './components.js';
 import { groupPaths, groupSchemas } from './groups.js';
+import { eventLogOperation, eventLogSchemas } from './event-log.js';
 import { joiToJsonSchema, type JsonSchema } from './joi-schema.js';
 import { SEND_DESCRIPTION } from './send-description.js';
 
@@ -424,7 +425,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
     tags: [
       { name: 'Connection', description: 'Link, watch and unlink the WhatsApp account of the token.' },
       { name: 'Messages', description: 'Send text, media and OTPs; read what became of them.' },
-      { name: 'Events', description: 'Signed webhooks: where the events of the device are delivered.' },
+      { name: 'Events', description: "The device's events: signed webhooks, and GET /events." },
       { name: 'Contacts', description: 'Which numbers are on WhatsApp, before a list is sent to them.' },
       {
         name: 'Groups',
@@ -450,6 +451,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       [`${API_BASE}/batches/{batchId}/pause`]: { post: events.pauseBatch },
       [`${API_BASE}/batches/{batchId}/resume`]: { post: events.resumeBatch },
       [`${API_BASE}/batches/{batchId}/cancel`]: { post: events.cancelBatch },
+      [`${API_BASE}/events`]: { get: eventLogOperation(config, (spec) => operation(spec, config)) },
       [`${API_BASE}/contacts/check`]: { post: contactCheck },
       ...Object.fromEntries(
         Object.entries(groupPaths(config, (spec) => operation(spec, config))).map(([p, ops]) => [
@@ -487,7 +489,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
         },
         queryToken: { type: 'apiKey', in: 'query', name: 'token', description: '`?token=<API token>`.' },
       },
-      schemas: { ...schemas, ...groupSchemas },
+      schemas: { ...schemas, ...groupSchemas, ...eventLogSchemas },
       headers,
     },
   };

@@ -10,6 +10,7 @@
     KEYS[2] webhook: the device's webhook hash (keys.webhook)
     KEYS[3] outbox: the device's event stream (keys.eventOutbox)
     KEYS[4] map: the device's phone <-> LID hash (keys.contactIdentities)
+    KEYS[5] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] direction: 'out' | 'in'
     ARGV[2] address: a phone or `<digits>@lid`
@@ -36,5 +37,5 @@ else
   changed = redis.call('ZREM', KEYS[1], unpack(ids))
 end
 if changed == 0 then return 0 end
-mgw_emit(KEYS[2], KEYS[3], ARGV[4], ARGV[5], ARGV[6], 'contact.opted_' .. ARGV[1], ARGV[7], ARGV[8])
+mgw_emit(KEYS[2], KEYS[3], KEYS[5], ARGV[4], ARGV[5], ARGV[6], 'contact.opted_' .. ARGV[1], ARGV[7], ARGV[8])
 return 1

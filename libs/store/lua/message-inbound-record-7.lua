@@ -10,6 +10,7 @@
     KEYS[4] event outbox (keys.eventOutbox)
     KEYS[5] message index (keys.messageIndex)
     KEYS[6] its sequence (keys.messageSeq)
+    KEYS[7] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] messageId
     ARGV[2] retention seconds
@@ -29,5 +30,5 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then r
 for k, v in pairs(cjson.decode(ARGV[3])) do redis.call('HSET', KEYS[2], k, v) end
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
 mgw_index(KEYS[5], KEYS[6], tonumber(ARGV[2]), { ARGV[1] })
-mgw_emit(KEYS[3], KEYS[4], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true)
+mgw_emit(KEYS[3], KEYS[4], KEYS[7], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true)
 return 1

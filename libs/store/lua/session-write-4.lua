@@ -7,6 +7,7 @@
     KEYS[1] session: the device's session hash (keys.session)
     KEYS[2] webhook: the device's webhook hash, which says whether the event is wanted (keys.webhook)
     KEYS[3] outbox: the device's event stream (keys.eventOutbox)
+    KEYS[4] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] status
     ARGV[2] fields to set: JSON object
@@ -30,4 +31,4 @@ local d = { deviceId = ARGV[5], status = ARGV[1] }
 if ARGV[8] ~= '' then d.reason = ARGV[8] end
 if r[1] then d.phone = r[1] end
 if r[2] then d.name = r[2] end
-return mgw_emit(KEYS[2], KEYS[3], ARGV[4], ARGV[5], ARGV[6], 'session.status', ARGV[7], cjson.encode(d))
+return mgw_emit(KEYS[2], KEYS[3], KEYS[4], ARGV[4], ARGV[5], ARGV[6], 'session.status', ARGV[7], cjson.encode(d))

@@ -1,5 +1,5 @@
 --[[
-  A receipt's transition, by the message's WhatsApp id: message-transition-6 with KEYS[1] the
+  A receipt's transition, by the message's WhatsApp id: message-transition-7 with KEYS[1] the
   WhatsApp-id mapping instead of the record, whose key is built from the id the mapping names (in
   this device's slot), so a receipt needs one script call instead of a read and then the script.
   A receipt settles nothing, so the content key is not used.
@@ -11,8 +11,9 @@
     KEYS[4] webhook (keys.webhook)
     KEYS[5] event outbox (keys.eventOutbox)
     KEYS[6] the device's phone <-> LID map (keys.contactIdentities)
+    KEYS[7] event log (keys.eventLog): every event, wanted by the webhook or not
 
-    ARGV[1..14] as message-transition-6.lua's
+    ARGV[1..14] as message-transition-7.lua's
     ARGV[15] record key prefix (keys.message(deviceId, ''))
 
   Output:

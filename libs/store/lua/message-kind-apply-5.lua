@@ -10,6 +10,7 @@
     KEYS[2] the record voted on or reacted to (keys.message)
     KEYS[3] webhook (keys.webhook)
     KEYS[4] event outbox (keys.eventOutbox)
+    KEYS[5] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] retention seconds (of the dedupe key)
     ARGV[2] the record's field (the vote's or the reaction's)
@@ -32,5 +33,5 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
     redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
   end
 end
-mgw_emit(KEYS[3], KEYS[4], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], true)
+mgw_emit(KEYS[3], KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], true)
 return 1

@@ -5,6 +5,7 @@
   Input:
     KEYS[1] webhook (keys.webhook)
     KEYS[2] event outbox (keys.eventOutbox)
+    KEYS[3] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] events channel
     ARGV[2] deviceId
@@ -17,4 +18,4 @@
     1 when written, 0 when the webhook does not want it
 ]]
 --- @include "event-emit"
-return mgw_emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+return mgw_emit(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

@@ -9,6 +9,7 @@
     KEYS[1] record (keys.message)
     KEYS[2] webhook (keys.webhook)
     KEYS[3] event outbox (keys.eventOutbox)
+    KEYS[4] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] the edit's field (`edit:<ms, 15 digits>:<WhatsApp id of the edit>`)
     ARGV[2] the sealed edit entry
@@ -37,5 +38,5 @@ if not by_phone and not (ARGV[12] ~= '' and redis.call('HGET', rec, 'lid') == AR
 if redis.call('HSETNX', rec, ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('HSET', rec, 'text', ARGV[3])
 redis.call('EXPIRE', rec, tonumber(ARGV[4]))
-mgw_emit(KEYS[2], KEYS[3], ARGV[5], ARGV[6], ARGV[7], 'message.edited', ARGV[8], ARGV[9], true)
+mgw_emit(KEYS[2], KEYS[3], KEYS[4], ARGV[5], ARGV[6], ARGV[7], 'message.edited', ARGV[8], ARGV[9], true)
 return 1

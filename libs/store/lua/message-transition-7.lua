@@ -21,6 +21,7 @@
     KEYS[4] webhook (keys.webhook)
     KEYS[5] event outbox (keys.eventOutbox)
     KEYS[6] the device's phone <-> LID map (keys.contactIdentities: each event's `contact`)
+    KEYS[7] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] target status
     ARGV[2] its rank

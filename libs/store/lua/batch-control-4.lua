@@ -9,6 +9,7 @@
     KEYS[1] batch (keys.batch)
     KEYS[2] webhook (keys.webhook)
     KEYS[3] event outbox (keys.eventOutbox)
+    KEYS[4] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] action: pause | resume | cancel
     ARGV[2] now (ISO 8601)
@@ -28,7 +29,7 @@ local function announce(etype, state, field)
   local seq = redis.call('HINCRBY', batch, 'controlSeq', 1)
   local d = { deviceId = deviceId, batchId = batchId, state = state }
   d[field] = now
-  mgw_emit(hook, outbox, channel, deviceId, batchId .. '.' .. action .. '.' .. seq, etype, now, cjson.encode(d))
+  mgw_emit(hook, outbox, KEYS[4], channel, deviceId, batchId .. '.' .. action .. '.' .. seq, etype, now, cjson.encode(d))
   return 'changed'
 end
 if action == 'cancel' then

@@ -7,6 +7,7 @@
     KEYS[1] inbound record (keys.message)
     KEYS[2] webhook (keys.webhook)
     KEYS[3] event outbox (keys.eventOutbox)
+    KEYS[4] event log (keys.eventLog): every event, wanted by the webhook or not
 
     ARGV[1] deletedAt (ISO 8601)
     ARGV[2] events channel
@@ -32,5 +33,5 @@ for _, f in ipairs(redis.call('HKEYS', rec)) do
   -- 'edit:' is EDIT_FIELD of message-revisions.ts, the prefix of each edit's field
   if string.sub(f, 1, 5) == 'edit:' then redis.call('HDEL', rec, f) end
 end
-mgw_emit(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], 'message.deleted', ARGV[1], ARGV[5])
+mgw_emit(KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], 'message.deleted', ARGV[1], ARGV[5])
 return 1
