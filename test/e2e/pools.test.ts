@@ -79,6 +79,34 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     return res.body.data;
   }
 
+  /** Sends a list through the pool token: its batch id and message ids. */
+  async function sendList(to: string[], text: string): Promise<{ batchId: string; ids: string[] }> {
+    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
+      'POST',
+      '/send',
+      { to, text },
+      poolToken,
+    );
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    return { batchId: res.body.messageId, ids: res.body.messageIds };
+  }
+
+  /** Each message's record, read through the pool token (on the device that holds it now). */
+  const recordsOf = (ids: string[]) =>
+    Promise.all(
+      ids.map(
+        async (id) =>
+          (
+            await stack().api<{ data: Record<string, string> }>(
+              'GET',
+              `/messages/${id}`,
+              undefined,
+              poolToken,
+            )
+          ).body.data,
+      ),
+    );
+
   /** Every message ended sent (none queued, none failed) and each recipient got exactly one; returns who sent each. */
   async function eachSentOnce(
     recipients: string[],
@@ -100,19 +128,7 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
       const said = api.output.filter((l) => /pool|mover/i.test(l) && !/"route"/.test(l)).slice(-15);
       throw new Error(`${err.message}: ${JSON.stringify(await batch(batchId))}\n${said.join('\n')}`);
     });
-    const records = await Promise.all(
-      ids.map(
-        async (id) =>
-          (
-            await stack().api<{ data: Record<string, string> }>(
-              'GET',
-              `/messages/${id}`,
-              undefined,
-              poolToken,
-            )
-          ).body.data,
-      ),
-    );
+    const records = await recordsOf(ids);
     // Failed only as a device's logout leaves a message whose send had begun there (it never
     // moves: it may have reached WhatsApp), and only where a logout was made.
     const failed = records.filter((r) => r.status === 'failed');
@@ -139,46 +155,22 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
   it('When a list goes through a pool token, then it is spread over the devices (one batch, per-device counts) and a recipient gets the next list from the same device', async () => {
     await pace(0);
     const recipients = numbers('1555092', 30);
-    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
-      'POST',
-      '/send',
-      { to: recipients, text: 'first through the pool' },
-      poolToken,
-    );
-    expect(res.status, JSON.stringify(res.body)).to.equal(202);
-    const first = await eachSentOnce(recipients, res.body.messageIds, 'first list sent', res.body.messageId);
+    const res = await sendList(recipients, 'first through the pool');
+    const first = await eachSentOnce(recipients, res.ids, 'first list sent', res.batchId);
     // Spread: every device took a part.
     expect(new Set(first).size).to.equal(3);
-    const done = await batch(res.body.messageId);
+    const done = await batch(res.batchId);
     expect(done.state).to.equal('completed');
     expect(done.total).to.equal(30);
     expect(done.counts.sent + done.counts.delivered + done.counts.read).to.equal(30);
     expect(done.devices.map((d) => d.total).reduce((a, b) => a + b, 0)).to.equal(30);
 
     // Sticky: the second list comes to each recipient from the device of the first.
-    const again = await stack().api<{ messageIds: string[] }>(
-      'POST',
-      '/send',
-      { to: recipients, text: 'second through the pool' },
-      poolToken,
-    );
-    expect(again.status).to.equal(202);
+    const again = await sendList(recipients, 'second through the pool');
     let records: Record<string, string>[] = [];
     await waitFor(
       async () => {
-        records = await Promise.all(
-          again.body.messageIds.map(
-            async (id) =>
-              (
-                await stack().api<{ data: Record<string, string> }>(
-                  'GET',
-                  `/messages/${id}`,
-                  undefined,
-                  poolToken,
-                )
-              ).body.data,
-          ),
-        );
+        records = await recordsOf(again.ids);
         return records.every((r) => r.status !== 'queued');
       },
       { what: 'second list sent' },
@@ -213,29 +205,11 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
-    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
-      'POST',
-      '/send',
-      { to: recipients, text: 'not to those who opted out' },
-      poolToken,
-    );
-    expect(res.status).to.equal(202);
-    await waitFor(async () => (await batch(res.body.messageId)).counts.queued === 0, {
+    const res = await sendList(recipients, 'not to those who opted out');
+    await waitFor(async () => (await batch(res.batchId)).counts.queued === 0, {
       what: 'the list done',
     });
-    const records = await Promise.all(
-      res.body.messageIds.map(
-        async (id) =>
-          (
-            await stack().api<{ data: Record<string, string> }>(
-              'GET',
-              `/messages/${id}`,
-              undefined,
-              poolToken,
-            )
-          ).body.data,
-      ),
-    );
+    const records = await recordsOf(res.ids);
     // Spread over the pool, the three that opted out failed `opted_out` on whichever device held them.
     expect(new Set(records.map((r) => r.deviceId)).size).to.be.greaterThan(1);
     for (let i = 0; i < recipients.length; i++) {
@@ -250,14 +224,8 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
   it('When one device is time-locked and another logged out halfway through a pooled list, then their unsent recipients move to the device left: every recipient gets the list once, none is lost', async () => {
     await pace(150);
     const recipients = numbers('1555093', 90);
-    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
-      'POST',
-      '/send',
-      { to: recipients, text: 'moving through the pool' },
-      poolToken,
-    );
-    expect(res.status).to.equal(202);
-    const batchId = res.body.messageId;
+    const res = await sendList(recipients, 'moving through the pool');
+    const batchId = res.batchId;
     await waitFor(async () => (await batch(batchId)).counts.sent >= 9, {
       what: 'a few sent',
       intervalMs: 100,
@@ -267,7 +235,7 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     await stack().simApi('POST', '/phone/unlink', { phone: b!.phone });
     const from = await eachSentOnce(
       recipients,
-      res.body.messageIds,
+      res.ids,
       'the pooled list sent',
       batchId,
       members[1]!.deviceId,
@@ -290,16 +258,9 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     // Only C is linked and free now (A is time-locked, B logged out): the list is C's.
     await pace(100);
     const recipients = numbers('1555094', 40);
-    const res = await stack().api<{ messageId: string; messageIds: string[] }>(
-      'POST',
-      '/send',
-      { to: recipients, text: 'through a sender killed mid-list' },
-      poolToken,
-    );
-    expect(res.status).to.equal(202);
+    const res = await sendList(recipients, 'through a sender killed mid-list');
     await waitFor(
-      async () =>
-        (await batch(res.body.messageId)).counts.read + (await batch(res.body.messageId)).counts.sent >= 5,
+      async () => (await batch(res.batchId)).counts.read + (await batch(res.batchId)).counts.sent >= 5,
       {
         what: 'a few sent',
         intervalMs: 100,
@@ -313,11 +274,6 @@ describe('e2e: a list sent through a pool of devices — spread, sticky, and mov
     expect(victim, 'the sender holding C').to.not.equal(undefined);
     victim.child.kill('SIGKILL');
     await victim.exited;
-    await eachSentOnce(
-      recipients,
-      res.body.messageIds,
-      'the pooled list sent after the kill',
-      res.body.messageId,
-    );
+    await eachSentOnce(recipients, res.ids, 'the pooled list sent after the kill', res.batchId);
   });
 });
