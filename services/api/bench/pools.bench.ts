@@ -20,7 +20,9 @@
  * message neither sent/delivered/read nor failed at the end); twice (a recipient with more than
  * one message in the inbox); failed by reason; and the pace of each device left: its paced ideal
  * (messages it sent after the drop × the gap) against the time from the drop to its last send (the
- * records' sentAt), their ratio and the slowest, beside the goal 0.9. Nothing is asserted.
+ * records' sentAt), their ratio and the slowest, beside the goal 0.9 — and, as this run's baseline,
+ * the same ratio before the drop (what it sent from the list's accept to the drop), since a loaded
+ * machine slows both alike. Nothing is asserted.
  *
  * The services run built, as `npm start` runs them (run `npm run build` first; a missing or stale
  * build stops the bench); BENCH_SOURCES=1 runs them through tsx from the sources.
@@ -147,7 +149,6 @@ try {
     },
     { timeoutMs: 600_000, intervalMs: 250, what: 'nothing queued on the devices left' },
   );
-  const endAt = Date.now();
   const atEnd = await batch(batchId);
   // Held on the time-locked device: their send began there before the lock, so they wait for it.
   const heldAtEnd = waiting(atEnd.counts);
@@ -192,15 +193,18 @@ try {
   const failedReceived = records.filter((r, i) => r.status === 'failed' && inboxes[i]! > 0).length;
 
   // The devices left: their paced ideal after the drop against the time they took.
+  // Beside it, the same device's pace before the drop (from the list's accept): the baseline of
+  // this run, which a loaded machine slows as much as the part after the drop.
   const pace = left.map((deviceId) => {
-    const after = records
+    const times = records
       .filter((r) => r.deviceId === deviceId && r.sentAt && sentStates.has(r.status ?? ''))
-      .map((r) => Date.parse(r.sentAt!))
-      .filter((t) => t > dropAt);
-    const last = Math.max(...after);
+      .map((r) => Date.parse(r.sentAt!));
+    const after = times.filter((t) => t > dropAt);
+    const before = times.filter((t) => t <= dropAt);
     const idealMs = after.length * GAP_MS;
-    const actualMs = last - dropAt;
-    return { deviceId, sent: after.length, idealMs, actualMs, ratio: idealMs / actualMs };
+    const actualMs = Math.max(...after) - dropAt;
+    const beforeRatio = (before.length * GAP_MS) / (dropAt - sendStart);
+    return { deviceId, sent: after.length, idealMs, actualMs, ratio: idealMs / actualMs, beforeRatio };
   });
   const slowest = pace.reduce((a, b) => (b.ratio < a.ratio ? b : a));
 
@@ -214,7 +218,7 @@ try {
   );
   console.log(
     `  drop after ${seconds(dropAt - sendStart)} with ${done(atDrop.counts)} sent: ${locked.deviceId} time-locked ` +
-      `(${seconds(LOCK_MS)}), ${loggedOut.deviceId} logged out; devices left done ${seconds(endAt - dropAt)} after the drop`,
+      `(${seconds(LOCK_MS)}), ${loggedOut.deviceId} logged out; the devices left sent their last ${seconds(Math.max(...pace.map((p) => p.actualMs)))} after it`,
   );
   for (const d of final.devices) {
     const role =
@@ -234,8 +238,11 @@ try {
   );
   if (heldAtEnd > 0)
     console.log(
-      `  held on a dropped device when the others were done: ${heldAtEnd} (their send began before the drop, ` +
-        `so they never move); the lock lifted, ${waiting(final.counts)} still queued after ${seconds(liftedWaitMs!)}`,
+      `  still held when the devices left were done: ${heldAtEnd} (${atEnd.devices
+        .filter((d) => waiting(d.counts) > 0)
+        .map((d) => `${d.deviceId} ${waiting(d.counts)}`)
+        .join(', ')}: a send begun there before the drop never moves); ` +
+        `the lock lifted, ${waiting(final.counts)} still queued ${seconds(liftedWaitMs!)} later`,
     );
   console.log(
     `  lost (neither sent nor failed): ${lost.length}${lost.length ? ` — ${JSON.stringify(lost.slice(0, 5))}` : ''}; ` +
@@ -247,10 +254,12 @@ try {
   for (const p of pace)
     console.log(
       `  ${p.deviceId} after the drop: ${p.sent} sent, paced ideal ${seconds(p.idealMs)}, took ${seconds(p.actualMs)}: ` +
-        `${p.ratio.toFixed(2)} of the ideal`,
+        `${p.ratio.toFixed(2)} of the ideal (before the drop ${p.beforeRatio.toFixed(2)}: after ÷ before ` +
+        `${(p.ratio / p.beforeRatio).toFixed(2)})`,
     );
   console.log(
-    `  slowest device left: ${slowest.ratio.toFixed(2)} of its paced ideal (goal ≥ ${GOAL}); ` +
+    `  slowest device left: ${slowest.ratio.toFixed(2)} of its paced ideal (goal ≥ ${GOAL}), ` +
+      `${(slowest.ratio / slowest.beforeRatio).toFixed(2)} of its pace before the drop; ` +
       `${lost.length} lost, ${twice} twice (goal 0 and 0); whole run ${seconds(performance.now() - t0)}`,
   );
 } finally {
