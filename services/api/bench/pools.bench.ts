@@ -21,8 +21,8 @@
  * one message in the inbox); failed by reason; and the pace of each device left: its paced ideal
  * (messages it sent after the drop × the gap) against the time from the drop to its last send (the
  * records' sentAt), their ratio and the slowest, beside the goal 0.9 — and, as this run's baseline,
- * the same ratio before the drop (what it sent from the list's accept to the drop), since a loaded
- * machine slows both alike. Nothing is asserted.
+ * the same ratio before the drop (its sends from its first to its last before the drop), since a
+ * loaded machine slows both alike. Nothing is asserted.
  *
  * The services run built, as `npm start` runs them (run `npm run build` first; a missing or stale
  * build stops the bench); BENCH_SOURCES=1 runs them through tsx from the sources.
@@ -193,8 +193,8 @@ try {
   const failedReceived = records.filter((r, i) => r.status === 'failed' && inboxes[i]! > 0).length;
 
   // The devices left: their paced ideal after the drop against the time they took.
-  // Beside it, the same device's pace before the drop (from the list's accept): the baseline of
-  // this run, which a loaded machine slows as much as the part after the drop.
+  // Beside it, the same device's pace before the drop (its first send to its last before the
+  // drop): the baseline of this run, which a loaded machine slows as much as the part after it.
   const pace = left.map((deviceId) => {
     const times = records
       .filter((r) => r.deviceId === deviceId && r.sentAt && sentStates.has(r.status ?? ''))
@@ -203,7 +203,7 @@ try {
     const before = times.filter((t) => t <= dropAt);
     const idealMs = after.length * GAP_MS;
     const actualMs = Math.max(...after) - dropAt;
-    const beforeRatio = (before.length * GAP_MS) / (dropAt - sendStart);
+    const beforeRatio = ((before.length - 1) * GAP_MS) / (Math.max(...before) - Math.min(...before));
     return { deviceId, sent: after.length, idealMs, actualMs, ratio: idealMs / actualMs, beforeRatio };
   });
   const slowest = pace.reduce((a, b) => (b.ratio < a.ratio ? b : a));
