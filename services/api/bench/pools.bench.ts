@@ -192,9 +192,9 @@ try {
   const sentNotReceived = records.filter((r, i) => sentStates.has(r.status ?? '') && inboxes[i] === 0).length;
   const failedReceived = records.filter((r, i) => r.status === 'failed' && inboxes[i]! > 0).length;
 
-  // The devices left: their paced ideal after the drop against the time they took.
-  // Beside it, the same device's pace before the drop (its first send to its last before the
-  // drop): the baseline of this run, which a loaded machine slows as much as the part after it.
+  // The devices left: their paced ideal after the drop against the time they took; beside it, the
+  // same device's pace before the drop (its first send to its last before the drop): the baseline
+  // of this run, which a loaded machine slows as much as the part after it.
   const pace = left.map((deviceId) => {
     const times = records
       .filter((r) => r.deviceId === deviceId && r.sentAt && sentStates.has(r.status ?? ''))
