@@ -19,7 +19,8 @@ const PAGE = 500;
  * Removes the device's messages: starts a new link generation (a message accepted before it is
  * never sent, by this link or a later one), then ends every waiting job (waiting, prioritized,
  * delayed, or held by a paused queue) with its record `failed` / `reason` and removes it — except a
- * pooled message, which stays for its pool's mover to give to another device. A job a worker holds
+ * pooled message whose send never began here, which stays for its pool's mover to give to another
+ * device. A job a worker holds
  * right now cannot be removed: its worker sees the new generation (or its retired device) and
  * fails it when its attempt ends. Bounded by `timeoutMs`; returns how many were ended.
  */
@@ -39,7 +40,12 @@ export async function purgeDeviceMessages(
       (j): j is Job<SendJobData, SendJobResult> => Boolean(j?.id),
     );
     if (page.length === 0) return ended;
-    const jobs = page.filter((j) => !j.data.poolId);
+    // A pooled message whose send began here (a retry waiting after a failed attempt) never
+    // moves: it ends like any other.
+    const started = await Promise.all(
+      page.map((j) => (j.data.poolId ? deps.messages.sendStarted(j.data) : true)),
+    );
+    const jobs = page.filter((_, i) => started[i]);
     kept += page.length - jobs.length;
     if (jobs.length === 0) continue;
     // Record first, then remove: a crash in between leaves a failed record whose job fails at once.
