@@ -211,6 +211,37 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(after.linkGeneration).to.equal(before + 1);
   });
 
+  it("When a device's messages are purged, then a pooled message never claimed there stays for its pool to move, and one whose send began there ends failed", async () => {
+    const deviceId = `st-${Math.random().toString(36).slice(2, 8)}`;
+    const queue = openSendQueue(redis, deviceId);
+    queues.push(queue);
+    const [waiting, started] = [0, 1].map((i) =>
+      sendJobData(deviceId, {
+        to: String(15551240000 + i),
+        linkGeneration: 0,
+        poolId: 'pool-x',
+        batchId: 'b1',
+      }),
+    ) as [SendJobData, SendJobData];
+    await queue.addBulk(
+      [waiting, started].map((data) => ({
+        name: 'send',
+        data,
+        opts: { jobId: data.messageId, priority: PRIORITY.send },
+      })),
+    );
+    // The second's send began (a retry waits after an attempt the closing socket failed).
+    expect(await store.claim(started)).to.equal('claimed');
+    expect(await purgeDeviceMessages({ redis, queue, messages: store }, deviceId, 'logged_out')).to.equal(1);
+    expect(await queue.getJob(waiting.messageId)).to.not.equal(undefined);
+    expect(await queue.getJob(started.messageId)).to.equal(undefined);
+    expect(await store.get(deviceId, started.messageId)).to.include({
+      status: 'failed',
+      error: 'logged_out',
+    });
+    expect(await store.get(deviceId, waiting.messageId)).to.include({ status: 'queued' });
+  });
+
   it('When a device has no session record, then it reads as disconnected; details go on disconnect', async () => {
     const sessions = new SessionStore(redis);
     expect(await sessions.get('nobody')).to.deep.equal({ status: 'disconnected' });
