@@ -102,6 +102,30 @@ describe('Pools through the API alone (no sender takes the jobs): spread, refusa
     expect(none.body.error).to.equal(ERRORS.noDevice);
   });
 
+  it('When a personalised list is scheduled through a pool, then every part waits for its sendAt and each message keeps its own recipient’s variables', async () => {
+    const phones = numbers(12, 15553600000);
+    const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await send({
+      to: phones.map((phone, i) => ({ phone, vars: { name: `Ana ${i}` } })),
+      text: 'Hi {{name}}',
+      sendAt,
+    });
+    expect(res.status).to.equal(202);
+    const b = await batch(String(res.body.messageId));
+    expect(b.counts.scheduled).to.equal(12);
+    expect(b.devices.length).to.equal(3);
+    const ids = res.body.messageIds as string[];
+    for (const [i, id] of ids.entries()) {
+      const shown = (await call(`${t.api}/messages/${id}`, { token })).body.data as { deviceId: string };
+      const job = (await jobOf(shown.deviceId, id))!;
+      expect(job.to).to.equal(phones[i]);
+      expect(job.sendAt).to.equal(Date.parse(sendAt));
+      expect(await t.services.contents.vars(shown.deviceId, job.contentId, id)).to.deep.equal({
+        name: `Ana ${i}`,
+      });
+    }
+  });
+
   it('When a pooled list names a group or reacts, then it is refused 400 naming the field; a pool token on a device route is 403', async () => {
     const group = await send({ to: ['15553300000', '120363025246125888@g.us'], text: 'x' });
     expect(group.status).to.equal(400);
