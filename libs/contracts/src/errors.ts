@@ -36,6 +36,8 @@ export const ERRORS = {
   /** 404 on GET /batches/:batchId (unknown, expired, or another device's). */
   batchNotFound: 'Batch not found',
   /** A pool token on a request that acts on one device (linking, groups, webhook, contacts, OTP). */
+  /** 429 on GET /events/stream: the token already has EVENT_STREAMS_PER_TOKEN streams open. */
+  tooManyEventStreams: 'Too many event streams open for this token: close one first',
   poolTokenNotAllowed: 'This token sends through a pool of devices: use a device token for this request',
   /** 409 on POST /send `edit` / `delete` (revisions.ts): the target cannot be changed any more. */
   editWindowPassed:

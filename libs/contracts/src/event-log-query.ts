@@ -50,3 +50,13 @@ export const eventsQuerySchema = Joi.object<EventsQuery>({
 export function eventTypeList(types: string): EventType[] {
   return [...new Set(types.split(','))] as EventType[];
 }
+
+/**
+ * GET /events/stream query (Server-Sent Events of the log, docs/events.md "Streaming: SSE"): where
+ * to resume (`after`, for clients that cannot send the `Last-Event-ID` header) and which types.
+ */
+export const eventStreamQuerySchema = Joi.object<Omit<EventsQuery, 'limit'>>({
+  token: Joi.string(),
+  after: eventsQuerySchema.extract('after'),
+  types: eventsQuerySchema.extract('types'),
+});

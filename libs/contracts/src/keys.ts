@@ -71,6 +71,11 @@ export const keys = {
    * it at once instead of waiting for its sweep).
    */
   eventsChannel: () => `${P}:events:outbox`,
+  /**
+   * Every event's device id, published by `mgw_emit` for the API's event streams (GET
+   * /events/stream). Lua derives it from `eventsChannel` (its name plus `:log`), so no caller passes it.
+   */
+  eventLogChannel: () => `${P}:events:outbox:log`,
   /** Pub/sub channel: a device id whose webhook was set, rotated, disabled or removed (notifiers re-read it). */
   webhooksChannel: () => `${P}:events:webhooks`,
   /** String: held (with a TTL) by the API process trimming the event logs this round (EventLogTrimmer). */

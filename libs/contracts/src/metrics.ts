@@ -300,6 +300,17 @@ export function createMetrics() {
       labelNames: ['device'] as const,
       registers: reg,
     }),
+    eventStreamsOpen: new client.Gauge({
+      name: `${p}event_streams_open`,
+      help: 'Event streams (GET /events/stream, Server-Sent Events) open in this API process.',
+      registers: reg,
+    }),
+    eventStreamsCut: new client.Counter({
+      name: `${p}event_streams_cut_total`,
+      help: 'Event streams the API ended itself, by reason: slow_reader (the client did not keep up), shutdown, error (the log could not be read).',
+      labelNames: ['reason'] as const,
+      registers: reg,
+    }),
     redisUp: new client.Gauge({
       name: `${p}redis_up`,
       help: '1 when this process reached Redis and Redis accepted a write on its last check, else 0.',

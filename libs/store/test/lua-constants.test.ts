@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { EVENT_LOG_MAX_EVENTS, OUTBOX_MAX_EVENTS } from '@mgw/contracts';
+import { EVENT_LOG_MAX_EVENTS, OUTBOX_MAX_EVENTS, keys } from '@mgw/contracts';
 import { MESSAGE_INDEX_MAX } from '../src/index.js';
 
 /**
@@ -16,6 +16,11 @@ describe('store: the bounds the Lua scripts hold are the TypeScript ones', () =>
 
   it('When the event include is read, then its event log trim is EVENT_LOG_MAX_EVENTS', () => {
     expect(lua('includes/event-emit')).to.include(`'XADD', log, 'MAXLEN', '~', ${EVENT_LOG_MAX_EVENTS}, '*'`);
+  });
+
+  it('When the event include is read, then it publishes on keys.eventLogChannel (the outbox channel plus :log)', () => {
+    expect(`${keys.eventsChannel()}:log`).to.equal(keys.eventLogChannel());
+    expect(lua('includes/event-emit')).to.include(`redis.call('PUBLISH', channel .. ':log', deviceId)`);
   });
 
   it('When the message index include is read, then it keeps MESSAGE_INDEX_MAX ids', () => {

@@ -25,6 +25,7 @@ import { MessageAcceptor } from './accept/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
 import { PoolMover } from './pools/pool-mover.js';
 import { EventLogTrimmer } from './events/event-log-trimmer.js';
+import { EventStreams } from './events/event-streams.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -65,6 +66,8 @@ export interface ApiServices {
   idempotency: Idempotency;
   /** Every event of a device, retained for GET /events (sealed data opened on read). */
   eventLog: EventLog;
+  /** The open GET /events/stream streams of this process. */
+  eventStreams: EventStreams;
   /** Subscribes to what the API must hear at once (token revocations). */
   start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
@@ -76,7 +79,7 @@ export function createApiServices(base: {
   logger: Logger;
   redis: RedisClient;
   bullRedis: RedisClient;
-  /** Pub/sub connection (token revocations). */
+  /** Pub/sub connection (token revocations, event log growth). */
   subscriber: RedisClient;
   metrics: Metrics;
   /** Seals what the API stores that must not be readable at rest (contents, idempotency replays). */
@@ -125,6 +128,13 @@ export function createApiServices(base: {
   const eventLog = new EventLog(redis, base.encryption, config.eventLog.retentionMs);
   // Enforces the event log's retention window on every device (one API process per round).
   const trimmer = new EventLogTrimmer({ redis, eventLog, logger });
+  const eventStreams = new EventStreams({
+    eventLog,
+    subscriber: base.subscriber,
+    logger,
+    metrics,
+    config: config.eventStream,
+  });
   const services: ApiServices = {
     config,
     logger,
@@ -155,13 +165,15 @@ export function createApiServices(base: {
     connection,
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
     eventLog,
+    eventStreams,
     start: async () => {
       await tokenCache.start();
+      await eventStreams.start();
       mover.start();
       trimmer.start();
     },
     async close() {
-      await Promise.all([mover.stop(), trimmer.stop()]);
+      await Promise.all([mover.stop(), trimmer.stop(), eventStreams.close()]);
       await Promise.all([acceptor.close(), connection.close()]);
       await events.close();
     },

@@ -14,7 +14,7 @@ import { requestContext } from './http/request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
 import { batchRoute, controlBatchRoute, listBatchesRoute } from './routes/batches.js';
 import { contactCheckRoute } from './routes/contacts.js';
-import { eventsRoute } from './routes/events.js';
+import { eventStreamRoute, eventsRoute } from './routes/events.js';
 import { groupRoutes } from './routes/groups.js';
 import { mediaRoute } from './routes/media.js';
 import { listMessagesRoute, messageRoute } from './routes/messages.js';
@@ -164,6 +164,7 @@ export function createApp(s: ApiServices): Express {
       controlBatchRoute(s, action),
     );
   app.get(v1('/events'), auth, limit.messages, eventsRoute(s));
+  app.get(v1('/events/stream'), auth, limit.messages, eventStreamRoute(s));
   app.post(v1('/contacts/check'), auth, limit.contacts, contactCheckBody, contactCheckRoute(s));
   const groups = groupRoutes(s);
   app.get(v1('/groups'), auth, limit.groups, groups.list);
@@ -190,6 +191,7 @@ export function createApp(s: ApiServices): Express {
     ['/batches/:batchId/resume', 'POST'],
     ['/batches/:batchId/cancel', 'POST'],
     ['/events', 'GET, HEAD'],
+    ['/events/stream', 'GET, HEAD'],
     ['/webhook', 'GET, HEAD, PUT, DELETE'],
     ['/contacts/check', 'POST'],
     ['/groups', 'GET, HEAD, POST'],

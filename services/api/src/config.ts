@@ -80,6 +80,7 @@ const apiEnv: Joi.PartialSchemaMap = {
     .min(1)
     .max(720)
     .default(EVENT_LOG_RETENTION_HOURS_DEFAULT),
+  EVENT_STREAMS_PER_TOKEN: Joi.number().integer().min(1).max(1000).default(5),
   POOL_MOVE_INTERVAL_MS: Joi.number().integer().min(100).max(600_000).default(5000),
   POOL_MIN_HEALTH: Joi.number().integer().min(0).max(100).default(HEALTH_LOW_SCORE),
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
@@ -203,6 +204,19 @@ export interface ApiConfig extends RuntimeConfig {
   pools: { moveIntervalMs: number; minHealth: number };
   /** The event log (GET /events): how long an event is kept. */
   eventLog: { retentionMs: number };
+  /** GET /events/stream: see services/api/src/events/event-streams.ts. */
+  eventStream: EventStreamConfig;
+}
+
+export interface EventStreamConfig {
+  /** Streams one token may hold open in this process (EVENT_STREAMS_PER_TOKEN). */
+  perToken: number;
+  /** A comment line this often keeps proxies from closing an idle stream (15 s). */
+  keepAliveMs: number;
+  /** Bytes a stream may have waiting in its socket before the reader counts as slow (1 MiB). */
+  maxBufferedBytes: number;
+  /** How long a full socket may stay full before the reader counts as slow (30 s). */
+  stallMs: number;
 }
 
 /** Every environment variable this service reads, by schema piece. */
@@ -270,6 +284,12 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     sendBackoffMs: e.SEND_BACKOFF_MS,
     pools: { moveIntervalMs: e.POOL_MOVE_INTERVAL_MS, minHealth: e.POOL_MIN_HEALTH },
     eventLog: { retentionMs: e.EVENT_LOG_RETENTION_HOURS * 3_600_000 },
+    eventStream: {
+      perToken: e.EVENT_STREAMS_PER_TOKEN,
+      keepAliveMs: 15_000,
+      maxBufferedBytes: 1024 * 1024,
+      stallMs: 30_000,
+    },
     admin: {
       ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
       ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),

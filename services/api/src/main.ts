@@ -57,6 +57,8 @@ export async function startApi(host?: ServiceHost<Metrics>): Promise<void> {
       name: 'http server',
       run: () =>
         new Promise<void>((resolve) => {
+          // Open event streams would hold the server open: they end first (clients resume elsewhere).
+          void services.eventStreams.close();
           server.close(() => resolve());
           server.closeIdleConnections();
         }),

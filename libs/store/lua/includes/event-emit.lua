@@ -7,6 +7,9 @@
   (approximate trim at 100000 entries: OUTBOX_MAX_EVENTS of @mgw/contracts) so a device whose
   notifier is away cannot fill Redis. Both entries have the same fields (id, type, ts, data,
   sealed): sealed data stays sealed in both (its seal is bound to the event id, not the stream).
+  Every event also publishes the device id on the log's channel (`channel .. ':log'`,
+  keys.eventLogChannel of @mgw/contracts): the API's event streams (GET /events/stream) hear that
+  the log grew and read it; one PUBLISH, cheap when nobody listens.
 
   Defines:
     mgw_emit(hookKey, outboxKey, logKey, channel, deviceId, id, type, timestamp, dataJson, sealed?)
@@ -19,6 +22,7 @@ local function mgw_emit(hook, outbox, log, channel, deviceId, id, etype, ts, dat
   local seal = '0'
   if sealed then seal = '1' end
   redis.call('XADD', log, 'MAXLEN', '~', 100000, '*', 'id', id, 'type', etype, 'ts', ts, 'data', data, 'sealed', seal)
+  redis.call('PUBLISH', channel .. ':log', deviceId)
   local h = redis.call('HMGET', hook, 'url', 'events', 'disabledAt')
   if not h[1] or h[3] then return 0 end
   if h[2] and h[2] ~= '*' and not string.find(',' .. h[2] .. ',', ',' .. etype .. ',', 1, true) then return 0 end

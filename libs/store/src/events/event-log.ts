@@ -129,6 +129,18 @@ export class EventLog {
     return { events, nextCursor, ...(truncated ? { truncated: true as const } : {}) };
   }
 
+  /** The cursor of the device's newest event, or undefined when its log is empty (a live stream starts there). */
+  async last(deviceId: string): Promise<string | undefined> {
+    const newest = (await this.redis.xrevrange(
+      keys.eventLog(deviceId),
+      '+',
+      '-',
+      'COUNT',
+      1,
+    )) as StreamEntry[];
+    return newest[0]?.[0];
+  }
+
   /**
    * Cuts the entries older than the retention window from the logs of `deviceIds` (`XTRIM MINID ~`:
    * whole stream nodes, cheap; the reader skips what it leaves). One command per device, issued

@@ -13,7 +13,7 @@ import type Joi from 'joi';
 import type { ApiConfig } from '../config.js';
 import { STATUS_TEXT, headers, schemas } from './components.js';
 import { groupPaths, groupSchemas } from './groups.js';
-import { eventLogOperation, eventLogSchemas } from './event-log.js';
+import { eventLogOperation, eventLogSchemas, eventStreamOperation } from './event-log.js';
 import { joiToJsonSchema, type JsonSchema } from './joi-schema.js';
 import { SEND_DESCRIPTION } from './send-description.js';
 
@@ -452,6 +452,9 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       [`${API_BASE}/batches/{batchId}/resume`]: { post: events.resumeBatch },
       [`${API_BASE}/batches/{batchId}/cancel`]: { post: events.cancelBatch },
       [`${API_BASE}/events`]: { get: eventLogOperation(config, (spec) => operation(spec, config)) },
+      [`${API_BASE}/events/stream`]: {
+        get: eventStreamOperation(config, (spec) => operation(spec, config)),
+      },
       [`${API_BASE}/contacts/check`]: { post: contactCheck },
       ...Object.fromEntries(
         Object.entries(groupPaths(config, (spec) => operation(spec, config))).map(([p, ops]) => [

@@ -1,5 +1,8 @@
-/** GET /events and its answer in the OpenAPI document (see docs/events.md, "The event log and GET /events"). */
-import { EVENT_TYPES, eventsQuerySchema } from '@mgw/contracts';
+/**
+ * GET /events and GET /events/stream in the OpenAPI document (see docs/events.md, "The event log
+ * and GET /events" and "Streaming: SSE").
+ */
+import { ERRORS, EVENT_TYPES, eventStreamQuerySchema, eventsQuerySchema } from '@mgw/contracts';
 import type { ApiConfig } from '../config.js';
 import type { JsonSchema } from './joi-schema.js';
 import type { OperationSpec } from './document.js';
@@ -76,4 +79,46 @@ export function eventLogOperation(
     success: { status: 200, schema: 'EventPage', description: 'A page of events.' },
     errors: [],
   });
+}
+
+/**
+ * GET /events/stream: built like any operation, then its success answer is a `text/event-stream`
+ * (no JSON schema: each event's `data` line is a LoggedEvent without its cursor, which is the
+ * `id:` line) and the `Last-Event-ID` header is added to its parameters.
+ */
+export function eventStreamOperation(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): JsonSchema {
+  const { perToken, keepAliveMs } = config.eventStream;
+  const op = operation({
+    tag: 'Events',
+    summary: "The device's events as they happen (Server-Sent Events)",
+    description:
+      'A `text/event-stream` of the event log: each event is `id: <cursor>`, `event: <type>` and `data: {"id","type","timestamp","data"}` (an item of GET /events without its cursor). ' +
+      'A client that reconnects with `Last-Event-ID` (or `after`, when it cannot set headers) gets every event after it, once and in order, then live; without either the stream starts with what happens from now. ' +
+      `A comment line comes every ${keepAliveMs / 1000} s while nothing happens. A cursor older than the log is answered with \`event: truncated\` before the oldest event kept. ` +
+      'A reader that does not keep up is cut: `event: error` with `data: {"reason":"slow_reader"}`, then the end (reconnect with Last-Event-ID). ' +
+      `A token may hold ${perToken} streams open per API process (EVENT_STREAMS_PER_TOKEN): one more is refused with 429 \`${ERRORS.tooManyEventStreams}\`. A pool token is refused (403).`,
+    rateLimit: config.rateLimits.messages,
+    query: eventStreamQuerySchema,
+    success: { status: 200, schema: 'LoggedEvent', description: 'The stream.' },
+    errors: [],
+  }) as { responses: Record<string, Record<string, unknown>>; parameters?: JsonSchema[] };
+  op.responses['200']!.content = {
+    'text/event-stream': {
+      schema: { type: 'string', description: 'Server-Sent Events (see the operation).' },
+    },
+  };
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'The `id` of the last event received: the stream resumes after it (before `after`).',
+      schema: { type: 'string', pattern: '^\\d{1,15}-\\d{1,19}$' },
+    },
+  ];
+  return op as JsonSchema;
 }

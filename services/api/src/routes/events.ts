@@ -1,6 +1,13 @@
 import type { RequestHandler } from 'express';
-import { eventTypeList, eventsQuerySchema } from '@mgw/contracts';
+import {
+  ERRORS,
+  EVENT_CURSOR_PATTERN,
+  eventStreamQuerySchema,
+  eventTypeList,
+  eventsQuerySchema,
+} from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
+import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
 
@@ -22,5 +29,37 @@ export function eventsRoute(s: ApiServices): RequestHandler {
       ...(q.types ? { types: eventTypeList(q.types) } : {}),
     });
     res.status(200).json({ success: true, data });
+  };
+}
+
+/**
+ * GET /events/stream: the device's events as Server-Sent Events (events/event-streams.ts): after
+ * the `Last-Event-ID` header (or `after`, for clients that cannot set headers) every event once,
+ * in order, then live; without either, live from now. Refused with 429 before streaming when the
+ * token already holds EVENT_STREAMS_PER_TOKEN streams in this process.
+ */
+export function eventStreamRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId, tokenHash } = authOf(res);
+    const q = parse(eventStreamQuerySchema, req.query);
+    const header = req.get('last-event-id');
+    if (header !== undefined && !EVENT_CURSOR_PATTERN.test(header))
+      throw ApiError.invalid([
+        { path: ['Last-Event-ID'], message: '"Last-Event-ID" must be the id of an event this stream sent' },
+      ]);
+    // The header is what a reconnecting EventSource sends: it is newer than the URL's `after`.
+    const after = header ?? q.after;
+    if (!s.eventStreams.canOpen(tokenHash)) throw new ApiError(429, ERRORS.tooManyEventStreams);
+    // HEAD: the headers a stream would have, no stream.
+    if (req.method === 'HEAD') {
+      res.status(200).type('text/event-stream').end();
+      return;
+    }
+    await s.eventStreams.open(res, {
+      tokenHash,
+      deviceId,
+      ...(after ? { after } : {}),
+      ...(q.types ? { types: eventTypeList(q.types) } : {}),
+    });
   };
 }
