@@ -150,6 +150,20 @@ describe('Events: GET /events/stream streams the event log as Server-Sent Events
     expect(s.comments.filter((c) => c === 'keep-alive').length).to.be.at.least(1);
   });
 
+  it('When a list is cancelled while a stream is open, then the events its scripts emit arrive live', async () => {
+    const s = await stream();
+    const to = ['15553000001', '15553000002'];
+    const sent = await call(`${t.api}/send`, { token, json: { to, text: 'hello' } });
+    expect(sent.status).to.equal(202);
+    const batchId = String(sent.body.messageId);
+    const cancel = await call(`${t.api}/batches/${batchId}/cancel`, { method: 'POST', token });
+    expect(cancel.status).to.equal(200);
+    await s.waitFor(2, 'message.failed');
+    const [cancelled] = await s.waitFor(1, 'batch.cancelled');
+    expect(JSON.parse(cancelled!.data).data).to.include({ deviceId, batchId });
+    await t.services.acceptor.queue(deviceId).obliterate({ force: true });
+  });
+
   it('When a client resumes with Last-Event-ID after a gap, then it gets every event after it exactly once, in order, then live', async () => {
     const s = await stream();
     await publish(3);
@@ -262,8 +276,11 @@ describe('Events: GET /events/stream streams the event log as Server-Sent Events
     const own = await startApi();
     const tk = await createToken(own, { deviceId });
     const s = await openSse(`${own.api}/events/stream`, { authorization: `Bearer ${tk}` });
+    expect(await openNow(own)).to.equal(1);
     await own.services.eventStreams.close();
     await s.ended;
+    expect(await counted(own, 'shutdown')).to.equal(1);
+    expect(await openNow(own)).to.equal(0);
     await own.close();
   });
 });

@@ -54,6 +54,7 @@ export class EventStreams {
       // Publications were missed while away: every stream reads its log again.
       onSubscribed: () => this.byDevice.forEach((set) => set.forEach((s) => s.wake())),
       logger: this.deps.logger,
+      gauge: this.deps.metrics.redisSubscribed,
     });
     return this.subscription.start();
   }
