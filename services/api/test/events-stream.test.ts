@@ -272,11 +272,15 @@ describe('Events: GET /events/stream streams the event log as Server-Sent Events
     expect(res.body).to.deep.equal({ success: false, error: ERRORS.poolTokenNotAllowed });
   });
 
-  it('When the API shuts down, then its open streams end (the server can close)', async () => {
-    const own = await startApi();
+  it('When a stream outlives the request timeouts, then it goes on; when the API shuts down, its streams end', async () => {
+    // The HTTP timeouts bound how long a request takes to arrive, not how long its answer lasts.
+    const own = await startApi({ http: { requestTimeoutMs: 300, headersTimeoutMs: 300 } });
     const tk = await createToken(own, { deviceId });
     const s = await openSse(`${own.api}/events/stream`, { authorization: `Bearer ${tk}` });
     expect(await openNow(own)).to.equal(1);
+    await new Promise((r) => setTimeout(r, 1000));
+    await publishEvent(own.redis, deviceId, 'message.read', { deviceId, n: 1 });
+    expect(numbers(await s.waitFor(1))).to.deep.equal([1]);
     await own.services.eventStreams.close();
     await s.ended;
     expect(await counted(own, 'shutdown')).to.equal(1);
