@@ -94,12 +94,24 @@ describe('store: moving a pooled message between the devices of its pool — sen
   it('When a move begins twice (a second mover, a crash), then the journal keeps the first target, and lists the move until it is finished', async () => {
     const { poolId, deviceId, batchId, jobs } = await part(1);
     const id = jobs[0]!.messageId;
-    const first = await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-b', batchId });
-    const second = await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-c', batchId });
+    const first = await moves.begin(poolId, {
+      messageId: id,
+      from: deviceId,
+      to: 'dev-b',
+      batchId,
+      reason: 'not_linked',
+    });
+    const second = await moves.begin(poolId, {
+      messageId: id,
+      from: deviceId,
+      to: 'dev-c',
+      batchId,
+      reason: 'restricted',
+    });
     expect(first.to).to.equal('dev-b');
     expect(second.to).to.equal('dev-b');
     expect(await moves.unfinished(poolId)).to.deep.equal([
-      { messageId: id, from: deviceId, to: 'dev-b', batchId },
+      { messageId: id, from: deviceId, to: 'dev-b', batchId, reason: 'not_linked' },
     ]);
     await moves.finish(poolId, id);
     expect(await moves.unfinished(poolId)).to.deep.equal([]);

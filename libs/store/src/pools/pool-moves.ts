@@ -14,6 +14,8 @@ export interface PoolMove {
   from: string;
   to: string;
   batchId: string;
+  /** Why `from` dropped out of the pool's spread (the metric's and the event's `reason`). */
+  reason: string;
 }
 
 /**
@@ -37,7 +39,12 @@ export class PoolMoves {
   /** Step 1: the move's target, fixed once (an unfinished move of the message keeps its own). */
   async begin(poolId: string, move: PoolMove): Promise<PoolMove> {
     const key = keys.poolMoves(poolId);
-    const entry = JSON.stringify({ from: move.from, to: move.to, batchId: move.batchId });
+    const entry = JSON.stringify({
+      from: move.from,
+      to: move.to,
+      batchId: move.batchId,
+      reason: move.reason,
+    });
     const [[, set], [, stored]] = (await this.redis
       .multi()
       .hsetnx(key, move.messageId, entry)

@@ -115,7 +115,7 @@ export class PoolMover {
         await deps.poolMoves.finish(poolId, move.messageId);
         continue;
       }
-      await this.carry(poolId, move.batchId, 'restricted', [{ job, move }]);
+      await this.carry(poolId, move.batchId, move.reason, [{ job, move }]);
     }
     if (takers.length === 0) return;
     const dropped = devices.filter((d): d is PoolDevice & { dropped: DropReason } => d.dropped !== undefined);
@@ -180,10 +180,15 @@ export class PoolMover {
           from: from.deviceId,
           to,
           batchId,
+          reason: from.dropped,
         });
         carries.push({ job, move });
       }
-      moved += await this.carry(poolId, batchId, from.dropped, carries);
+      const carried = await this.carry(poolId, batchId, from.dropped, carries);
+      // None moved (the device they go to refused them: its queue is full, say): the journal
+      // keeps them, and the next round tries again, rather than this one spinning on them.
+      if (carried === 0 && gone.length === 0) return;
+      moved += carried;
     }
   }
 
@@ -192,12 +197,7 @@ export class PoolMover {
    * its send began), accepted with its id on the device it goes to, its content let go, its journal
    * entry cleared. Returns how many moved.
    */
-  private async carry(
-    poolId: string,
-    batchId: string,
-    reason: DropReason,
-    carries: Carry[],
-  ): Promise<number> {
+  private async carry(poolId: string, batchId: string, reason: string, carries: Carry[]): Promise<number> {
     const { deps } = this;
     const released: Carry[] = [];
     for (const c of carries) {
@@ -219,7 +219,7 @@ export class PoolMover {
     return moved;
   }
 
-  private async accept(poolId: string, batchId: string, reason: DropReason, group: Carry[]): Promise<number> {
+  private async accept(poolId: string, batchId: string, reason: string, group: Carry[]): Promise<number> {
     const { deps } = this;
     const { job: first, move } = group[0]!;
     const from = first.deviceId;
