@@ -102,6 +102,25 @@ describe('Pools through the API alone (no sender takes the jobs): spread, refusa
     expect(none.body.error).to.equal(ERRORS.noDevice);
   });
 
+  it('When a dropped device’s part lost its content (it waited past the retention), then it is not moved: it could be sent nowhere, and its device ends it', async () => {
+    const res = await send({ to: numbers(9, 15553700000), text: 'content gone' });
+    const batchId = String(res.body.messageId);
+    const ids = res.body.messageIds as string[];
+    const [gone] = devices;
+    const own = [];
+    for (const id of ids) if (await jobOf(gone!, id)) own.push((await jobOf(gone!, id))!);
+    expect(own.length).to.be.greaterThan(0);
+    await t.redis.del(keys.content(gone!, own[0]!.contentId));
+    await logOut(gone!);
+    // Ten rounds of the mover.
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await batch(batchId);
+    expect(after.moved).to.equal(0);
+    expect(after.devices.find((d) => d.deviceId === gone)!.total).to.equal(own.length);
+    for (const j of own)
+      expect(await t.redis.hexists(keys.message(gone!, j.messageId), 'movedTo')).to.equal(0);
+  });
+
   it('When a personalised list is scheduled through a pool, then every part waits for its sendAt and each message keeps its own recipient’s variables', async () => {
     const phones = numbers(12, 15553600000);
     const sendAt = new Date(Date.now() + 3_600_000).toISOString();

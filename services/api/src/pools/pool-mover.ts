@@ -200,8 +200,13 @@ export class PoolMover {
   private async carry(poolId: string, batchId: string, reason: string, carries: Carry[]): Promise<number> {
     const { deps } = this;
     const released: Carry[] = [];
+    const contentOf = new Map<string, Promise<boolean>>();
     for (const c of carries) {
-      const outcome = await deps.poolMoves.release(c.job, c.move.to);
+      // Its content gone (the list waited past the retention), it could be sent nowhere: it stays
+      // on its device, which ends it (content gone, or logged out) as it would any other.
+      const key = `${c.job.deviceId}\n${c.job.contentId}`;
+      if (!contentOf.has(key)) contentOf.set(key, deps.contents.exists(c.job.deviceId, c.job.contentId));
+      const outcome = (await contentOf.get(key)) ? await deps.poolMoves.release(c.job, c.move.to) : 'taken';
       if (outcome === 'released') released.push(c);
       else {
         await deps.poolBatches.forget(poolId, batchId, c.job.deviceId, [c.job.messageId]);
