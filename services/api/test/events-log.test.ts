@@ -119,39 +119,17 @@ describe('Events: GET /events reads the event log (the API alone: no sender, no 
     expect((await events('cursor=1-0')).status).to.equal(400);
   });
 
+  /** A raw log entry with a given stream id (an event from before the retained window). */
+  const oldEntry = (log: string, streamId: string, id: string) =>
+    t.redis.xadd(log, streamId, 'id', id, 'type', 'session.status', 'ts', '', 'data', '{}', 'sealed', '0');
+
   it('When the cursor is older than the retained window, then the answer starts at the oldest retained event with truncated', async () => {
     const old = Date.now() - (t.config.eventLog.retentionMs + 3_600_000);
     const log = keys.eventLog(deviceId);
     // Expired entries first (older ids than the session.status markConnected logged).
     await t.redis.del(log);
-    await t.redis.xadd(
-      log,
-      `${old}-1`,
-      'id',
-      'old-1',
-      'type',
-      'session.status',
-      'ts',
-      '',
-      'data',
-      '{}',
-      'sealed',
-      '0',
-    );
-    await t.redis.xadd(
-      log,
-      `${old}-2`,
-      'id',
-      'old-2',
-      'type',
-      'session.status',
-      'ts',
-      '',
-      'data',
-      '{}',
-      'sealed',
-      '0',
-    );
+    await oldEntry(log, `${old}-1`, 'old-1');
+    await oldEntry(log, `${old}-2`, 'old-2');
     await publishEvent(t.redis, deviceId, 'session.status', { status: 'later' });
     const retained = await page();
     expect(retained.truncated).to.equal(undefined);
