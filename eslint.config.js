@@ -18,6 +18,7 @@ export const MAY_IMPORT = {
   'libs/store': ['common', 'contracts'],
   'libs/messenger': ['common', 'contracts', 'store'],
   'libs/messenger-sim': [],
+  'libs/client': [],
   'libs/testing': ['common', 'contracts', 'store', 'messenger', 'messenger-sim'],
   'services/api': ['common', 'contracts', 'store'],
   'services/connection': ['common', 'contracts', 'store', 'messenger'],

@@ -30,8 +30,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildNeeded } from '@mgw/testing/build-state';
 import { nodeArgsOf } from '@mgw/testing/node-args';
+import { buildIfNeeded } from './build-if-needed.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
@@ -91,15 +91,9 @@ const DASHBOARD = 'services/api/dist/dashboard/index.html';
  */
 const ORPHAN_GUARD = ['--import', pathToFileURL(path.join(ROOT, 'libs/testing/orphan-guard.mjs')).href];
 
-function buildIfNeeded() {
-  if (!buildNeeded(ROOT)) return;
-  say('building (npx lerna run build)…');
-  const r = spawnSync('npx', ['lerna', 'run', 'build', '--loglevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
-  });
-  if (r.status !== 0) fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
+function buildOrFail() {
+  if (!buildIfNeeded(say))
+    fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
 }
 
 /** Every entry point this run needs must exist after the build, or nothing starts. */
@@ -418,7 +412,7 @@ async function waitUntilReady() {
 }
 
 if (!(READY_TIMEOUT_MS > 0)) fail('MGW_READY_TIMEOUT_MS must be a number of milliseconds above 0');
-buildIfNeeded();
+buildOrFail();
 requireBuilt();
 ensureEncryptionKey();
 const admin = ensureAdminPassword();

@@ -12,6 +12,8 @@ export const ERRORS = {
   contactCheckBodyTooLarge: 'Request body too large: number checks are limited to 64 KB',
   /** 413 on /otp: its body is a phone number, a code and a language. */
   otpBodyTooLarge: 'Request body too large: /otp bodies are limited to 4 KB',
+  /** 413 on POST /mcp: a JSON-RPC message calling a tool (a text to a list at most). */
+  mcpBodyTooLarge: 'Request body too large: MCP messages are limited to 1 MB',
   tooManyAuthFailures: 'Too many failed authentication attempts',
   notFound: 'Not found',
   /** 405 on a known path with a method it does not serve (the `Allow` header lists those it does). */
@@ -38,6 +40,9 @@ export const ERRORS = {
   /** A pool token on a request that acts on one device (linking, groups, webhook, contacts, OTP). */
   /** 429 on GET /events/stream: the token already has EVENT_STREAMS_PER_TOKEN streams open. */
   tooManyEventStreams: 'Too many event streams open for this token: close one first',
+  /** 426 on GET /events/ws without a WebSocket upgrade. */
+  webSocketUpgradeRequired:
+    'This endpoint is a WebSocket: open it with a WebSocket client (Upgrade: websocket)',
   poolTokenNotAllowed: 'This token sends through a pool of devices: use a device token for this request',
   /** 409 on POST /send `edit` / `delete` (revisions.ts): the target cannot be changed any more. */
   editWindowPassed:
@@ -72,6 +77,18 @@ export const ERRORS = {
   connectionServiceDown: 'The connection service is not running; try again shortly',
   idempotencyConflict: 'Idempotency-Key was already used with a different request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still in progress',
+  /** 404 on GET/DELETE /media/:id: no such media object of this device (or it expired). */
+  mediaObjectNotFound: 'Media not found',
+  /** 413 on POST /media: the body is over the attachment limit. */
+  mediaBodyTooLarge: 'Request body too large: media uploads are limited to 10 MB',
+  /** 413 on PUT /media/settings: a list of types and a number. */
+  mediaSettingsBodyTooLarge: 'Request body too large: media settings are limited to 8 KB',
+  /** 429 on POST /media: the device already stores its quota of media. */
+  mediaQuotaFull: 'Too much media is stored for this device; delete some or wait until it expires',
+  /** 503: the media store (S3) did not take or give the object. */
+  mediaStoreUnavailable: 'The media store is unavailable; try again',
+  /** 400 detail: a POST /media without a body. */
+  mediaBodyRequired: 'The request body must be the file itself (at least 1 byte)',
   unsupportedMediaType: 'Request bodies must be application/json',
   /** 400 detail on /connect and /disconnect when the request carries a body. */
   noBodyExpected: 'This endpoint takes no request body',
@@ -148,5 +165,13 @@ export const FAILURE_REASONS = {
   revisionRefused: 'revision_refused',
   /** A group the account may not write to: not a member, or only admins may write (announce). */
   notAllowedInGroup: 'not_allowed_in_group',
+  /** The uploaded media (`attachment.mediaId`) was deleted or expired before the message went. */
+  mediaGone: 'media_gone',
+  /** The media store (S3) did not give the uploaded media back on any attempt. */
+  mediaStoreUnavailable: 'media_store_unavailable',
+  /** The recipient is on the account's blocklist (blocked after the message was accepted); never sent. */
+  recipientBlocked: 'recipient_blocked',
+  /** A status update whose every viewer opted out of the device before it went: nothing was sent. */
+  statusAudienceEmpty: 'status_audience_empty',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

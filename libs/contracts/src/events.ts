@@ -26,6 +26,26 @@ export const EVENT_TYPES = [
   'message.reaction',
   'poll.vote',
   'batch.recipients_moved',
+  // retry receipts: the recipient's phone never decrypted the message (message-retry-5.lua)
+  'message.undecryptable',
+  // a contact's presence: online / offline (last seen), typing or recording (docs/account.md)
+  'presence.update',
+  // status updates (docs/broadcasts.md): a viewer opened ours; a contact posted one
+  'status.viewed',
+  'status.received',
+  // channels (docs/broadcasts.md#channels): a post of a channel the account follows
+  'channel.message',
+  // calls (chats.ts): a contact calls; the call ends unanswered, or after it was answered elsewhere
+  'call.received',
+  'call.missed',
+  'call.ended',
+  // a group's subject, description, settings or members changed (docs/groups.md)
+  'group.updated',
+  // WhatsApp Business labels, from app-state sync (docs/labels.md)
+  'label.edited',
+  'label.association',
+  // a chat archived, pinned or muted (or undone) — on the phone, another device or through the API
+  'chat.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -45,6 +65,23 @@ export interface MessageEventData {
   deliveredAt?: string;
   readAt?: string;
   failedAt?: string;
+}
+
+/**
+ * `data` of message.undecryptable: the recipient asked for the message again (retry receipts)
+ * MESSAGE_RETRY_MAX times and no receipt said it arrived; its status stays `sent`.
+ */
+export interface MessageUndecryptableEventData {
+  deviceId: string;
+  messageId: string;
+  batchId?: string;
+  to: string;
+  contact?: ContactIdentity;
+  platformMessageId: string;
+  status: 'sent';
+  /** The asks so far (the bound) and the re-sends before this ask's. */
+  retries: { asked: number; answered: number };
+  undecryptableAt: string;
 }
 
 /** `data` of session.status; other fields (e.g. a restriction's `reason` and `until`) may be added by the publisher. */
@@ -146,7 +183,21 @@ export interface MessageReceivedEventData {
   /** Who wrote: its phone and/or LID (always at least one). */
   contact: ContactIdentity;
   text?: string;
-  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  /**
+   * The attachment; with `mediaId`, `url` and `urlExpiresAt` when the device keeps this kind on
+   * arrival in the media store (docs/media.md): the pre-signed URL fetches the file.
+   */
+  attachment?: {
+    type: string;
+    mimeType: string;
+    fileName?: string;
+    size: number;
+    mediaId?: string;
+    url?: string;
+    urlExpiresAt?: string;
+    /** Of a type the device keeps, but not kept: why (docs/media.md). */
+    mediaError?: string;
+  };
   replyTo?: string;
   /** A location the contact shared (message kinds). */
   location?: LocationInput;

@@ -4,6 +4,7 @@
  */
 import Joi from 'joi';
 import type { ContactIdentity } from './contact.js';
+import type { GroupInvite, GroupUpdateBody } from './group-info.js';
 import { PHONE_PATTERN } from './limits.js';
 
 /** A group's id: `<digits>@g.us` (new groups), or `<creator phone>-<seconds>@g.us` (older ones). */
@@ -54,6 +55,8 @@ export interface GroupParticipant {
 /** GET /groups/:id. */
 export interface GroupDetail extends GroupSummary {
   description?: string;
+  /** Only admins may change the subject, description and picture. */
+  locked: boolean;
   participants: GroupParticipant[];
 }
 
@@ -84,7 +87,8 @@ export interface GroupParticipantOutcome {
 export type GroupCommandResult =
   | { groups: GroupSummary[] }
   | { group: GroupDetail }
-  | { group?: GroupDetail; participants: GroupParticipantOutcome[] };
+  | { group?: GroupDetail; participants: GroupParticipantOutcome[] }
+  | { invite: GroupInvite };
 
 export type GroupCommand =
   | { type: 'groups-list'; deviceId: string; requestId: string }
@@ -98,7 +102,10 @@ export type GroupCommand =
       action: GroupAction;
       participants: string[];
     }
-  | { type: 'group-leave'; deviceId: string; requestId: string; groupId: string };
+  | { type: 'group-leave'; deviceId: string; requestId: string; groupId: string }
+  | { type: 'group-update'; deviceId: string; requestId: string; groupId: string; changes: GroupUpdateBody }
+  | { type: 'group-invite'; deviceId: string; requestId: string; groupId: string; revoke: boolean }
+  | { type: 'group-join'; deviceId: string; requestId: string; code: string };
 
 /** A participant: a phone number (digits) or a LID (`<digits>@lid`). */
 const member = Joi.alternatives()
@@ -210,6 +217,6 @@ export const GROUP_ERRORS = {
   failed: 'The group request to WhatsApp failed; try again shortly',
   /** 504: the device's holder did not answer in time. */
   timeout: 'The group request to WhatsApp did not finish in time; try again shortly',
-  /** 413 on POST /groups and /groups/:id/participants. */
+  /** 413 on POST /groups, PATCH /groups/:id, /groups/:id/participants and /groups/join. */
   bodyTooLarge: 'Request body too large: group requests are limited to 8 KB',
 } as const;

@@ -1,3 +1,4 @@
+import type { StatusContent } from './broadcasts.js';
 import type {
   AttachmentType,
   ConnectMethod,
@@ -12,7 +13,11 @@ import type { MessageKindContent, ReactionTarget } from './message-kinds.js';
  * Where an attachment's bytes are: fetched by the sender from a URL, or the base64 bytes of the
  * request, stored once inside the request's content record (`size` bytes).
  */
-export type AttachmentSource = { url: string } | { stored: true; size: number };
+export type AttachmentSource =
+  | { url: string }
+  | { stored: true; size: number }
+  /** An object uploaded with POST /media (the media store): only its id is in the content. */
+  | { mediaId: string; size: number };
 
 export interface ContentAttachment {
   type: AttachmentType;
@@ -46,6 +51,8 @@ export interface MessageContent extends MessageKindContent {
   delete?: { messageId: string };
   /** `linkPreview: false` of the request (stored only then: the default sends a preview). */
   linkPreview?: false;
+  /** A status update (to `status@broadcast`): its viewers and a text status's style (broadcasts.ts). */
+  status?: StatusContent;
 }
 
 /** A send job: one recipient, one message; ids only, never content. The job id is `messageId`. */
@@ -150,6 +157,20 @@ export interface MessageRecord {
   /** An edited text: its edits, oldest first, and its current text (the last edit's). */
   edits?: { text: string; at: string }[];
   text?: string;
+  /** The recipient's phone could not decrypt it and asked again (retry receipts); absent when it never asked. */
+  retries?: MessageRetries;
+}
+
+/**
+ * A message's retry receipts: how often the recipient asked for it again, how often the gateway
+ * re-sent it, the last of either, and — when the asks reached MESSAGE_RETRY_MAX while it was
+ * still `sent` — when it was marked undecryptable (`message.undecryptable`; the status stays `sent`).
+ */
+export interface MessageRetries {
+  asked: number;
+  answered: number;
+  lastAt?: string;
+  undecryptableAt?: string;
 }
 
 /**

@@ -7,7 +7,11 @@
  * scripts and transactions that touch several of them work, while devices spread over the cluster.
  * Device ids are slugs (`DEVICE_ID_PATTERN`), so they never contain `}` or glob characters.
  */
+import type { AccountCommand, AccountCommandResult } from './account.js';
+import type { MarkReadCommand, MarkReadResult } from './chats.js';
 import type { GroupCommand, GroupCommandResult } from './groups.js';
+import type { LabelCommand, LabelCommandResult } from './labels.js';
+import type { ChannelCommand, ChannelCommandResult } from './channels.js';
 
 const P = 'mgw';
 const device = (deviceId: string) => `${P}:{${deviceId}}`;
@@ -39,6 +43,8 @@ export const keys = {
    * expires (ms, Redis server clock). The API answers 503 at once when none is alive.
    */
   connectionWorkers: () => `${P}:connection:alive`,
+  /** String: the media retention sweep's lock (one sender sweeps the bucket per interval); PX. */
+  mediaSweepLock: () => `${P}:media:sweep-lock`,
   /** Hash: an admin (dashboard) session — CSRF token, times — found by the SHA-256 of its cookie; TTL. */
   adminSession: (sha256Hex: string) => `${P}:admin:session:${sha256Hex}`,
   /** Hash: an admin API token's record (automation), found by the SHA-256 of its value. */
@@ -86,7 +92,10 @@ export const keys = {
   // --- per device (hash tag {deviceId}) --------------------------------------------------------
   /** Hash: the session record of a device (status, phone, name, picture). */
   session: (deviceId: string) => `${device(deviceId)}:session`,
-  /** Hash: per-device settings: sending-policy overrides (see libs/store/src/policy/device-settings.ts), warm-up start. */
+  /**
+   * Hash: per-device settings: sending-policy overrides (see libs/store/src/policy/device-settings.ts),
+   * warm-up start, `receiveStatuses` (libs/store/src/broadcasts/status-settings.ts).
+   */
   deviceSettings: (deviceId: string) => `${device(deviceId)}:settings`,
   /** String: the device lease, `{owner, epoch}` JSON with a TTL. */
   lease: (deviceId: string) => `${device(deviceId)}:lease`,
@@ -130,6 +139,23 @@ export const keys = {
    * and base64 bytes, reply target), stored once; deleted when its last message is settled.
    */
   content: (deviceId: string, contentId: string) => `${device(deviceId)}:content:${contentId}`,
+  /**
+   * Hash: a stored media object's record (`POST /media`, or an inbound attachment kept on
+   * arrival): size, MIME type, file name, source, times, and where its bytes are. Expires with the
+   * object (PEXPIREAT = its retention); DELETE /media/:id deletes it.
+   */
+  media: (deviceId: string, mediaId: string) => `${device(deviceId)}:media:${mediaId}`,
+  /** String: a media object's bytes when the media store is Redis (sealed); expires with its record. */
+  mediaBlob: (deviceId: string, mediaId: string) => `${device(deviceId)}:media-blob:${mediaId}`,
+  /**
+   * Sorted set: the device's media ids scored by their expiry (ms), and Hash: their sizes plus
+   * `_total`: the device's media quota (MEDIA_DEVICE_MAX_BYTES / _OBJECTS), expired entries
+   * dropped by the next reserve; both expire a retention after the last upload.
+   */
+  mediaExpiries: (deviceId: string) => `${device(deviceId)}:media-exp`,
+  mediaSizes: (deviceId: string) => `${device(deviceId)}:media-sizes`,
+  /** Hash: the device's media settings (which inbound kinds are kept on arrival, their size cap). */
+  mediaSettings: (deviceId: string) => `${device(deviceId)}:media-settings`,
   /** Hash: what the device holds in its queue (`messages`, `bytes`), checked against its quota. */
   deviceQueue: (deviceId: string) => `${device(deviceId)}:queue-stats`,
   /**
@@ -199,6 +225,25 @@ export const keys = {
    */
   deviceChats: (deviceId: string) => `${device(deviceId)}:chats`,
   /**
+   * Hash: one status update of the device (libs/store/src/broadcasts/status-store.ts): `audience`
+   * (its viewers' JIDs, sealed), `size`, and `v:<viewer JID>` -> when that viewer opened it (ISO).
+   * Written when the status is accepted; expires a day after its `sendAt` (or acceptance) plus a
+   * margin; viewers are at most its audience.
+   */
+  statusRecord: (deviceId: string, messageId: string) => `${device(deviceId)}:status:${messageId}`,
+  /**
+   * Sorted set: the device's status updates (messageId scored by when it is due, ms), at most
+   * `STATUS_LIMITS.indexed` (the oldest leave); expires with its newest status's record.
+   */
+  deviceStatuses: (deviceId: string) => `${device(deviceId)}:statuses`,
+  /**
+   * Hash: the channels the device created or followed through the gateway (WhatsApp has no query
+   * for them): channel JID -> JSON `{ role, name, since }`. At most `CHANNEL_LIMITS.listed` (the
+   * channel routes drop the oldest); deleted on logout (forgetAccount) and when the account
+   * deletes or unfollows the channel.
+   */
+  deviceChannels: (deviceId: string) => `${device(deviceId)}:channels`,
+  /**
    * Hash: what the device's messages did in one UTC hour (`sent`, `delivered`, `read`, `failed`),
    * each message counted once per status in the hour that status happened; `at` is an ISO time (its
    * hour, `2026-11-23T18`, names the key). Incremented by the message transition script, which
@@ -228,10 +273,72 @@ export const keys = {
    */
   optOuts: (deviceId: string) => `${device(deviceId)}:opt-outs`,
   /**
+   * Sorted set: the device's chats (a phone, `<digits>@lid` or a group id) scored by their last
+   * activity (ms): GET /chats pages it. At most CHAT_LIMITS.chats (the least recently active go,
+   * with their `chat` keys); TTL = message retention, renewed by each message. Written by
+   * `lua/includes/chat-record.lua` (libs/store/src/chats/chat-index.ts).
+   */
+  chatIndex: (deviceId: string) => `${device(deviceId)}:chat-index`,
+  /**
+   * Hash: one chat of the device (`type`, `seq`, `lastMessageId`, `lastDirection`, `lastAt`,
+   * `lastAtMs`, a group's `subject` sealed); TTL = message retention. Its message ids are
+   * `chat(...)` + `:msgs` (sorted set by the chat's `seq`, at most CHAT_LIMITS.messagesPerChat) and
+   * its unread inbound ones `chat(...)` + `:unread` (at most CHAT_LIMITS.unreadPerChat); the
+   * scripts build both from this key, in this slot, and delete all three when the chat leaves the index.
+   */
+  chat: (deviceId: string, chatId: string) => `${device(deviceId)}:chat:${chatId}`,
+  /**
    * String: the device's proxy (its URL with any credentials), sealed (libs/store
    * devices/device-proxy.ts); read by the sender each time it opens the device's socket.
    */
   deviceProxy: (deviceId: string) => `${device(deviceId)}:proxy`,
+  /**
+   * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
+   * phone number when WhatsApp named one): replaced from the blocklist query at every connect,
+   * changed by the account's blocks and WhatsApp's blocklist pushes, at most BLOCKLIST_MAX entries;
+   * removed on logout. A send to an entry is refused before it is queued. See
+   * libs/store/src/contacts/blocklist.ts.
+   */
+  blocklist: (deviceId: string) => `${device(deviceId)}:blocklist`,
+  /**
+   * Hash: the WhatsApp Business labels the device learned from app-state sync, one field per label
+   * id -> `{ name, color, predefinedId? }` JSON sealed (the name is the account's text). A label's
+   * chats are `labels(...)` + `:<labelId>:chats` (sorted set of chat ids, score 0, read in lexical
+   * order), built by the scripts in this slot; the ids holding any of those are `labelIds`. At most
+   * LABEL_LIMITS.labels labels and LABEL_LIMITS.chatsPerLabel chats each; owner: the sender holding
+   * the device (libs/store/src/labels/label-store.ts), removed on logout (forgetAccount, the
+   * connection service's disconnect); no TTL: it is the account's durable state.
+   */
+  labels: (deviceId: string) => `${device(deviceId)}:labels`,
+  /** Hash: every label id the device keeps anything of (name or chats) -> how many chats carry it; see `labels`. */
+  labelIds: (deviceId: string) => `${device(deviceId)}:label-ids`,
+  /** Sorted set: the chats carrying a label (see `labels`; the scripts build it from that key). */
+  labelChats: (deviceId: string, labelId: string) => `${device(deviceId)}:labels:${labelId}:chats`,
+  /**
+   * String: a profile photo (or a channel's picture) on its way from the API to the device's holder
+   * (sealed), 60 s; the holder deletes it as it reads it.
+   */
+  profilePhoto: (deviceId: string, requestId: string) => `${device(deviceId)}:profile-photo:${requestId}`,
+
+  // --- broker relay (RabbitMQ, NATS JetStream; see libs/store/src/events/broker-relay-state.ts) ---
+  /**
+   * Hash: how far transport `transport` has published the device's event log: `id` (the last
+   * stream entry id published or passed over) and `ord` (its ordinal in the log's whole history,
+   * from XINFO's entries-added, to count events lost to retention). Moved on only by the holder of
+   * `brokerLease` (fenced), after the broker confirmed.
+   */
+  brokerCursor: (deviceId: string, transport: string) => `${device(deviceId)}:broker:${transport}:cursor`,
+  /** String: the notifier publishing the device's events to `transport` now (`<owner>:<epoch>`, TTL). */
+  brokerLease: (deviceId: string, transport: string) => `${device(deviceId)}:broker:${transport}:lease`,
+  /** Counter: the epochs of `brokerLease` (fencing). */
+  brokerFence: (deviceId: string, transport: string) => `${device(deviceId)}:broker:${transport}:fence`,
+  /** Hash: the device's broker settings, one field per transport: `{enabled, events}` JSON. */
+  brokerSettings: (deviceId: string) => `${device(deviceId)}:brokers`,
+  /**
+   * String: when (ms) `transport` first ran on this install: a device without a cursor publishes
+   * its events from then on (the log's older history is not replayed into a new broker).
+   */
+  brokerStart: (transport: string) => `${P}:brokers:${transport}:start`,
 
   // --- per pool (hash tag {pool:<poolId>}; see libs/store/src/pools/) ---------------------------
   /** Set: the ids of every pool (the admin API's list). */
@@ -272,7 +379,11 @@ export type DeviceCommand =
   /** The device's proxy was set or removed: reconnect through the new one (or directly). */
   | { type: 'proxy-changed'; deviceId: string; requestId: string }
   | CheckContactsCommand
-  | GroupCommand;
+  | GroupCommand
+  | AccountCommand
+  | MarkReadCommand
+  | LabelCommand
+  | ChannelCommand;
 
 /**
  * Look these numbers up at WhatsApp (POST /contacts/check, the numbers not cached): in queries of
@@ -300,6 +411,10 @@ export interface ConnectionCommand {
 export interface DeviceCommandReply {
   ok: boolean;
   error?: string;
-  /** A group command's answer (see groups.ts). */
-  data?: GroupCommandResult;
+  /**
+   * The answer of a group command (groups.ts), an account command (account.ts), a mark-read
+   * (chats.ts) or a label or chat-state command (labels.ts).
+   */
+  data?:
+    GroupCommandResult | AccountCommandResult | MarkReadResult | LabelCommandResult | ChannelCommandResult;
 }

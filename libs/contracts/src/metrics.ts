@@ -84,6 +84,19 @@ export function createMetrics() {
       labelNames: ['status'] as const,
       registers: reg,
     }),
+    // Retry receipts (libs/store/lua/message-retry-5.lua, docs/events.md "Retry receipts").
+    messageRetries: new client.Counter({
+      name: `${p}message_retries_total`,
+      help: 'Retry receipts of our messages (a recipient could not decrypt), by outcome: resent (answered with a re-send), refused (past MESSAGE_RETRY_MAX or deleted), unavailable (the message is gone).',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
+    messagesUndecryptable: new client.Counter({
+      name: `${p}messages_undecryptable_total`,
+      help: 'Messages whose recipient asked for them again MESSAGE_RETRY_MAX times with no delivery receipt (message.undecryptable), by device.',
+      labelNames: ['device'] as const,
+      registers: reg,
+    }),
     optOutChanges: new client.Counter({
       name: `${p}opt_out_changes_total`,
       help: 'Numbers put on (opted_out) or taken off (opted_in) a suppression list, by source (keyword, admin).',
@@ -203,6 +216,29 @@ export function createMetrics() {
       labelNames: ['type'] as const,
       registers: reg,
     }),
+    mediaStoreOps: new client.Counter({
+      name: `${p}media_store_operations_total`,
+      help: 'Media store operations (put, get, delete, sweep) by store (redis, s3) and outcome (ok, failed).',
+      labelNames: ['op', 'store', 'outcome'] as const,
+      registers: reg,
+    }),
+    mediaStoreBytes: new client.Counter({
+      name: `${p}media_store_bytes_total`,
+      help: 'Bytes written to the media store, by source (upload, inbound).',
+      labelNames: ['source'] as const,
+      registers: reg,
+    }),
+    mediaInboundKept: new client.Counter({
+      name: `${p}media_inbound_kept_total`,
+      help: 'Inbound attachments of devices that keep their type on arrival, by outcome (kept, too_large, download_failed, media_store_unavailable, quota_full).',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
+    mediaSwept: new client.Counter({
+      name: `${p}media_swept_total`,
+      help: 'Expired media objects deleted from the S3 bucket by the retention sweep.',
+      registers: reg,
+    }),
     deviceRestricted: new client.Gauge({
       name: `${p}device_restricted`,
       help: '1 while a device this process owns has its sending paused because WhatsApp pushed back, by device and reason.',
@@ -269,6 +305,30 @@ export function createMetrics() {
       labelNames: ['type', 'outcome'] as const,
       registers: reg,
     }),
+    labelsNotKept: new client.Counter({
+      name: `${p}labels_not_kept_total`,
+      help: "Label changes from app-state sync the device's label store refused, by bound: labels (over the labels per device) or chats (over the chats per label). The event is still published.",
+      labelNames: ['bound'] as const,
+      registers: reg,
+    }),
+    accountCommands: new client.Counter({
+      name: `${p}account_commands_total`,
+      help: 'Account requests (profile, photo, presence, contact profile, block) the device holder handled, by type and outcome (ok, failed).',
+      labelNames: ['type', 'outcome'] as const,
+      registers: reg,
+    }),
+    calls: new client.Counter({
+      name: `${p}calls_total`,
+      help: 'Incoming calls the device holder saw, by outcome (received, rejected, missed, ended).',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
+    readReceipts: new client.Counter({
+      name: `${p}read_receipts_total`,
+      help: 'Messages marked read, by how (request, auto) and what the contact saw (shown, self: read-receipts privacy off).',
+      labelNames: ['how', 'shown'] as const,
+      registers: reg,
+    }),
     webhookDeliveries: new client.Counter({
       name: `${p}webhook_deliveries_total`,
       help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped).',
@@ -302,13 +362,14 @@ export function createMetrics() {
     }),
     eventStreamsOpen: new client.Gauge({
       name: `${p}event_streams_open`,
-      help: 'Event streams (GET /events/stream, Server-Sent Events) open in this API process.',
+      help: "Event streams open in this API process, by transport: sse (GET /events/stream, the dashboard's admin stream) or websocket (GET /events/ws).",
+      labelNames: ['transport'] as const,
       registers: reg,
     }),
     eventStreamsCut: new client.Counter({
       name: `${p}event_streams_cut_total`,
-      help: 'Event streams the API ended itself, by reason: slow_reader (the client did not keep up), shutdown, error (the log could not be read).',
-      labelNames: ['reason'] as const,
+      help: 'Event streams the API ended itself, by reason: slow_reader (the client did not keep up), shutdown, error (the log could not be read), dead_peer (a WebSocket that stopped answering pings); and transport (sse, websocket).',
+      labelNames: ['reason', 'transport'] as const,
       registers: reg,
     }),
     redisUp: new client.Gauge({
@@ -336,6 +397,43 @@ export function createMetrics() {
       name: `${p}inbound_kinds_total`,
       help: 'Reactions and poll votes contacts sent, by kind and outcome (recorded, duplicate, unknown_poll, undecryptable, invalid, error).',
       labelNames: ['kind', 'outcome'] as const,
+      registers: reg,
+    }),
+    // --- broker relay (services/notifier/src/brokers/; docs/events.md "Brokers") ---------------
+    brokerPublished: new client.Counter({
+      name: `${p}broker_published_total`,
+      help: 'Events a broker confirmed (RabbitMQ publisher confirm, JetStream PubAck), by transport (rabbitmq, nats).',
+      labelNames: ['transport'] as const,
+      registers: reg,
+    }),
+    brokerConnected: new client.Gauge({
+      name: `${p}broker_connected`,
+      help: 'Whether this notifier is connected to the broker (1) or not (0), by transport; only configured transports are present.',
+      labelNames: ['transport'] as const,
+      registers: reg,
+    }),
+    brokerBacklog: new client.Gauge({
+      name: `${p}broker_backlog_events`,
+      help: 'Events in the device logs this notifier serves that a broker has not confirmed yet, by transport (as last read).',
+      labelNames: ['transport'] as const,
+      registers: reg,
+    }),
+    brokerOldestPending: new client.Gauge({
+      name: `${p}broker_oldest_pending_seconds`,
+      help: 'Age of the oldest event waiting for a broker among the devices this notifier serves, by transport (0 when none waits).',
+      labelNames: ['transport'] as const,
+      registers: reg,
+    }),
+    brokerLost: new client.Counter({
+      name: `${p}broker_lost_events_total`,
+      help: 'Events the device logs dropped (retention window, count bound) before a broker confirmed them, by transport.',
+      labelNames: ['transport'] as const,
+      registers: reg,
+    }),
+    brokerPublishFailures: new client.Counter({
+      name: `${p}broker_publish_failures_total`,
+      help: 'Batches a broker refused or lost (published again after a pause), by transport.',
+      labelNames: ['transport'] as const,
       registers: reg,
     }),
   };

@@ -19,6 +19,7 @@ import { deleteSchema, editSchema, linkPreviewSchema, withRevisionRules } from '
 import type { DeleteInput, EditInput } from './revisions.js';
 import { MESSAGE_KINDS, messageKindsSchema, type MessageKindContent } from './message-kinds.js';
 import { GROUP_JID_PATTERN, mentionsSchema } from './groups.js';
+import { MEDIA_ID_PATTERN } from './media.js';
 
 /** One entry of the spec's validation `details`. */
 export interface ValidationDetail {
@@ -66,7 +67,8 @@ export function isBase64(value: string): boolean {
 /** How the schemas name the `isBase64` rule (its `custom` rule's description; see the OpenAPI document). */
 export const BASE64_RULE = 'base64, padding optional';
 
-const attachment = Joi.object({
+/** An attachment of POST /send (and of a channel post): a URL, base64 or an uploaded media id. */
+export const attachmentSchema = Joi.object({
   type: Joi.string()
     .valid(...ATTACHMENT_TYPES)
     .required(),
@@ -80,6 +82,10 @@ const attachment = Joi.object({
       (value: string, helpers) => (isBase64(value) ? value : helpers.error('string.base64')),
       BASE64_RULE,
     ),
+  // An object uploaded with POST /media (its id); a list names it once instead of repeating base64.
+  mediaId: Joi.string().pattern(MEDIA_ID_PATTERN).messages({
+    'string.pattern.base': '"mediaId" must be a media id from POST /media',
+  }),
   filename: Joi.string().max(STRING_LIMITS.filename),
   caption: Joi.string().max(STRING_LIMITS.caption),
   // type/subtype with optional parameters, e.g. WhatsApp voice notes: "audio/ogg; codecs=opus"
@@ -90,16 +96,17 @@ const attachment = Joi.object({
       'string.pattern.base': '"mimeType" must be a MIME type such as image/png or audio/ogg; codecs=opus',
     }),
 })
-  .xor('url', 'base64')
+  .xor('url', 'base64', 'mediaId')
   .messages({
-    'object.missing': 'attachment must have either url or base64',
-    'object.xor': 'attachment must have either url or base64, not both',
+    'object.missing': 'attachment must have either url, base64 or mediaId',
+    'object.xor': 'attachment must have only one of url, base64 or mediaId',
   });
 
 export interface SendAttachmentInput {
   type: AttachmentType;
   url?: string;
   base64?: string;
+  mediaId?: string;
   filename?: string;
   caption?: string;
   mimeType?: string;
@@ -164,7 +171,8 @@ const recipient = Joi.object<RecipientInput>({
 const toEntry = (whenString: Joi.StringSchema) =>
   Joi.alternatives().conditional(Joi.object(), { then: recipient, otherwise: phoneOrGroup(whenString) });
 
-const sendAt = Joi.string().custom((value: string, helpers) => {
+/** `sendAt` of POST /send (and of the broadcasts: POST /status). */
+export const sendAtSchema = Joi.string().custom((value: string, helpers) => {
   const at = parseSendAt(value);
   if (at === 'format')
     return helpers.message({
@@ -198,9 +206,9 @@ export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody
       })
       .required(),
     text: Joi.string().min(1).max(STRING_LIMITS.text),
-    attachment,
+    attachment: attachmentSchema,
     existingMessageId: Joi.string().max(STRING_LIMITS.existingMessageId),
-    sendAt,
+    sendAt: sendAtSchema,
     edit: editSchema,
     delete: deleteSchema,
     linkPreview: linkPreviewSchema,

@@ -30,7 +30,7 @@ describe('contracts: request schemas', () => {
       to: '15551234567',
       attachment: { type: 'image', url: 'https://a/b', base64: 'AAAA' },
     });
-    expect(r.details?.[0]?.message).to.match(/either url or base64/);
+    expect(r.details?.[0]?.message).to.match(/only one of url, base64 or mediaId/);
   });
 
   it('When the OTP code is a number, then it is normalised to its digit string', () => {

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContactInput } from './directory.js';
+import type { UndecryptableFault } from './faults.js';
+import { accountRoutes } from './account-api.js';
+import { appStateRoutes } from './app-state-api.js';
 import { groupRoutes } from './groups-api.js';
+import { statusRoutes } from './status-api.js';
+import { newsletterRoutes } from './newsletter-api.js';
+import { callRoutes } from './calls.js';
+import { readReceiptRoutes } from './read-receipts.js';
 import type { InboundAttachment } from './inbound-content.js';
 import { SimError, type Simulator } from './simulator.js';
 import type { InboundKindInput } from './message-kinds.js';
@@ -181,6 +188,19 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ],
     [
       'POST',
+      /^\/faults\/undecryptable$/,
+      (b) => {
+        sim.failDecrypt({
+          phone: str(b, 'phone', false),
+          mode: str(b, 'mode', false) as UndecryptableFault['mode'],
+          count: b.count === null ? null : num(b, 'count'),
+          delayMs: num(b, 'delayMs'),
+        });
+        return { ok: true };
+      },
+    ],
+    [
+      'POST',
       /^\/faults\/restrict$/,
       (b) =>
         sim.restrict({
@@ -214,6 +234,12 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ['GET', /^\/config$/, () => ({ ...sim.config })],
     ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
     ...groupRoutes(sim),
+    ...accountRoutes(sim),
+    ...statusRoutes(sim),
+    ...newsletterRoutes(sim),
+    ...callRoutes(sim),
+    ...readReceiptRoutes(sim),
+    ...appStateRoutes(sim),
   ];
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -33,6 +33,26 @@ export interface StallFault {
   count?: number | null;
 }
 
+/** How a contact's phone fails to decrypt a message (retry-receipts.ts). */
+export type UndecryptableMode = 'once' | 'always' | 'reinstalled';
+export const UNDECRYPTABLE_MODES: readonly UndecryptableMode[] = ['once', 'always', 'reinstalled'];
+
+export interface UndecryptableFault {
+  /** The contact whose phone cannot decrypt (every contact when absent). */
+  phone?: string;
+  /**
+   * `once`: the first copy of the message fails, the re-sent copy is read; `always`: every copy
+   * fails (the phone asks again up to its bound, then gives up); `reinstalled`: the phone was
+   * re-installed (new identity): the copy fails and the retry receipt carries the new keys.
+   * @defaultValue 'once'
+   */
+  mode?: UndecryptableMode;
+  /** How many messages (each with all its copies) this takes; null: every message. @defaultValue 1 */
+  count?: number | null;
+  /** How long after a failed copy the retry receipt is sent. @defaultValue 50 */
+  delayMs?: number;
+}
+
 const take = <T>(list: Armed<T>[], phone: string | undefined, match: (d: T) => boolean): T | undefined => {
   const index = list.findIndex((a) => (!a.phone || a.phone === phone) && match(a.detail));
   if (index < 0) return undefined;
@@ -55,6 +75,7 @@ export class Faults {
   private refuseLogins: Armed<RefuseLoginFault>[] = [];
   private ackErrors: Armed<AckErrorFault>[] = [];
   private stalls: Armed<StallFault>[] = [];
+  private undecryptables: Armed<UndecryptableFault>[] = [];
 
   refuseLogin(fault: RefuseLoginFault): void {
     arm(this.refuseLogins, fault, null);
@@ -68,10 +89,21 @@ export class Faults {
     arm(this.stalls, fault, 1);
   }
 
+  /** A contact's phone fails to decrypt the next message(s) it gets (retry-receipts.ts). */
+  undecryptable(fault: UndecryptableFault): void {
+    arm(this.undecryptables, fault, 1);
+  }
+
   clear(): void {
     this.refuseLogins = [];
     this.ackErrors = [];
     this.stalls = [];
+    this.undecryptables = [];
+  }
+
+  /** The undecryptable fault armed for this contact's next message (consumed), if any. */
+  takeUndecryptable(contactPhone: string): UndecryptableFault | undefined {
+    return take(this.undecryptables, contactPhone, () => true);
   }
 
   takeRefusal(phone: string): number | undefined {

@@ -44,7 +44,8 @@ const keyHolders = new WeakMap<SimUser, Set<string>>();
 /** Keeps each member's group decryptions in arrival order (a sender key is a ratchet). */
 const tails = new WeakMap<SimUser, Promise<void>>();
 
-function keyStore(user: SimUser) {
+/** A phone's sender-key store (its own keys and those others handed it): groups and status updates. */
+export function keyStore(user: SimUser) {
   let keys = senderKeys.get(user);
   if (!keys) senderKeys.set(user, (keys = new Map()));
   const store = keys;
@@ -54,6 +55,16 @@ function keyStore(user: SimUser) {
       store.set(name.toString(), record);
     },
   };
+}
+
+/** Runs `work` after the member's earlier sender-key decryptions (a sender key is a ratchet). */
+export function inSenderKeyOrder(user: SimUser, work: () => Promise<void>): Promise<void> {
+  const done = (tails.get(user) ?? Promise.resolve()).then(work);
+  tails.set(
+    user,
+    done.catch(() => undefined),
+  );
+  return done;
 }
 
 export function handleGroupMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {

@@ -4,12 +4,12 @@
  * of the members. Messages both ways, with sender-key encryption, are in group-messages.ts.
  */
 import { randomInt } from 'node:crypto';
-import { jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import { jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
+import { newStanzaId, unixSeconds } from './client-connection.js';
 import { normalizePhone, type SimUser } from './directory.js';
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
-import { childrenNamed, firstChild, iqError, iqResult, node } from './stanza.js';
+import { node } from './stanza.js';
 
 export type GroupRole = 'member' | 'admin' | 'superadmin';
 
@@ -25,6 +25,14 @@ export interface SimGroup {
   members: Map<string, GroupRole>;
   /** How the group names its members: by phone number, or by LID (with the phone beside it). */
   addressing: 'pn' | 'lid';
+  /** Only admins may change the subject, description and picture ("edit group info"). */
+  locked: boolean;
+  /** The description's id (a client names it as `prev` when it replaces it). */
+  descriptionId?: string;
+  /** The invite link's code, made when an admin first asks for it. */
+  inviteCode?: string;
+  /** Codes revoked lately (joining by one answers 410 gone, an unknown code 406). */
+  revokedCodes: string[];
 }
 
 export interface GroupView {
@@ -32,6 +40,7 @@ export interface GroupView {
   subject: string;
   description?: string;
   announce: boolean;
+  locked: boolean;
   addressing: 'pn' | 'lid';
   participants: { phone: string; lid: string; role: GroupRole }[];
   /** How many `w:g2` metadata queries clients made for this group. */
@@ -74,6 +83,10 @@ export class SimGroups {
     return group;
   }
 
+  all(): IterableIterator<SimGroup> {
+    return this.groups.values();
+  }
+
   ofMember(phone: string): SimGroup[] {
     return [...this.groups.values()].filter((g) => g.members.has(phone));
   }
@@ -92,6 +105,8 @@ export class SimGroups {
       subject,
       ...(input.description ? { description: String(input.description) } : {}),
       announce: input.announce === true,
+      locked: false,
+      revokedCodes: [],
       creation: Math.floor(Date.now() / 1000),
       creator: users[0]!.phone,
       members: new Map(),
@@ -117,6 +132,7 @@ export class SimGroups {
       subject: group.subject,
       ...(group.description ? { description: group.description } : {}),
       announce: group.announce,
+      locked: group.locked,
       addressing: group.addressing,
       participants: [...group.members].map(([phone, role]) => ({
         phone,
@@ -148,21 +164,20 @@ export class SimGroups {
 
   /** The metadata node a client parses (extractGroupMetadata), PN-addressed with each member's LID. */
   metadataNode(group: SimGroup): BinaryNode {
-    const children: BinaryNode[] = [...group.members].map(([phone, role]) => {
-      const user = this.sim.directory.get(phone);
-      const pn = jidEncode(phone, 's.whatsapp.net');
-      const lid = user ? jidEncode(user.lid, 'lid') : undefined;
-      const ids: Record<string, string> =
-        group.addressing === 'lid' && lid
-          ? { jid: lid, phone_number: pn }
-          : { jid: pn, ...(lid ? { lid } : {}) };
-      return node('participant', { ...ids, ...(role !== 'member' ? { type: role } : {}) });
-    });
+    const children: BinaryNode[] = [...group.members].map(([phone, role]) =>
+      node('participant', {
+        ...this.memberAttrs(group, phone),
+        ...(role !== 'member' ? { type: role } : {}),
+      }),
+    );
     if (group.description !== undefined)
       children.push(
-        node('description', { id: group.id }, [node('body', {}, Buffer.from(group.description, 'utf8'))]),
+        node('description', { id: group.descriptionId ?? group.id }, [
+          node('body', {}, Buffer.from(group.description, 'utf8')),
+        ]),
       );
     if (group.announce) children.push(node('announcement', {}));
+    if (group.locked) children.push(node('locked', {}));
     return node(
       'group',
       {
@@ -178,30 +193,48 @@ export class SimGroups {
     );
   }
 
-  /** A participant change, as the acting account asked it; answers each participant's outcome. */
+  /**
+   * How the group names a member, as WhatsApp does: a LID-addressed group by LID with the phone
+   * beside it (`phone_number`), a phone-addressed one by phone with the LID beside it — in
+   * metadata, in notifications and in the answer to a participant change alike.
+   */
+  memberAttrs(group: SimGroup, phone: string): Record<string, string> {
+    const user = this.sim.directory.get(phone);
+    const pn = jidEncode(phone, 's.whatsapp.net');
+    const lid = user ? jidEncode(user.lid, 'lid') : undefined;
+    return group.addressing === 'lid' && lid
+      ? { jid: lid, phone_number: pn }
+      : { jid: pn, ...(lid ? { lid } : {}) };
+  }
+
+  /**
+   * A participant change, as the acting account asked it: each participant by phone, or as the
+   * request named it when no user has that id (404). Answers each participant's outcome.
+   */
   change(
     group: SimGroup,
     actor: string,
     action: 'add' | 'remove' | 'promote' | 'demote',
-    phones: string[],
-  ): { phone: string; error?: string }[] {
+    asked: { phone?: string; jid: string }[],
+  ): { phone?: string; jid: string; error?: string }[] {
     const isAdmin = (group.members.get(actor) ?? 'member') !== 'member';
-    return phones.map((phone) => {
-      if (!isAdmin) return { phone, error: '401' };
+    return asked.map(({ phone, jid }) => {
+      if (!isAdmin) return { phone, jid, error: '401' };
+      if (!phone) return { jid, error: '404' };
       const role = group.members.get(phone);
       if (action === 'add') {
-        if (role !== undefined) return { phone, error: '409' };
+        if (role !== undefined) return { phone, jid, error: '409' };
         const user = this.sim.directory.lookupOrCreate(phone);
-        if (!user) return { phone, error: '404' };
-        if (group.members.size >= MAX_GROUP_MEMBERS) return { phone, error: '500' };
+        if (!user) return { phone, jid, error: '404' };
+        if (group.members.size >= MAX_GROUP_MEMBERS) return { phone, jid, error: '500' };
         group.members.set(user.phone, 'member');
-        return { phone };
+        return { phone, jid };
       }
-      if (role === undefined) return { phone, error: '404' };
-      if (role === 'superadmin' && action !== 'promote') return { phone, error: '403' };
+      if (role === undefined) return { phone, jid, error: '404' };
+      if (role === 'superadmin' && action !== 'promote') return { phone, jid, error: '403' };
       if (action === 'remove') group.members.delete(phone);
       else if (role !== 'superadmin') group.members.set(phone, action === 'promote' ? 'admin' : 'member');
-      return { phone };
+      return { phone, jid };
     });
   }
 
@@ -220,8 +253,9 @@ export class SimGroups {
               from: groupJid(group),
               type: 'w:gp2',
               id: newStanzaId(),
-              participant: jidEncode(actor, 's.whatsapp.net'),
+              ...this.actorAttrs(group, actor),
               t: unixSeconds(),
+              addressing_mode: group.addressing,
             },
             [child],
           ),
@@ -230,84 +264,17 @@ export class SimGroups {
     }
   }
 
+  /** Who acted, on a notification: `participant` in the group's addressing, the other id beside it. */
+  private actorAttrs(group: SimGroup, phone: string): Record<string, string> {
+    const ids = this.memberAttrs(group, phone);
+    return group.addressing === 'lid' && ids.phone_number
+      ? { participant: ids.jid!, participant_pn: ids.phone_number }
+      : { participant: ids.jid!, ...(ids.lid ? { participant_lid: ids.lid } : {}) };
+  }
+
   private userOf(phone: string): SimUser {
     const user = this.sim.directory.lookupOrCreate(phone);
     if (!user) throw new SimError(`${phone} is not on WhatsApp`, 404);
     return user;
   }
 }
-
-/** `w:g2` iqs: a group's metadata, the account's groups, create, participant changes, leave. */
-export function handleGroupIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
-  const account = conn.account;
-  const child = firstChild(iq);
-  if (!account || !child) return conn.send(iqError(iq, 400, 'bad-request'));
-  const groups = sim.groups;
-  const to = iq.attrs.to ?? '';
-  if (child.tag === 'participating') {
-    groups.countListQuery(account.phone);
-    const list = groups.ofMember(account.phone).map((g) => groups.metadataNode(g));
-    return conn.send(iqResult(iq, [node('groups', {}, list)]));
-  }
-  if (child.tag === 'create') {
-    const phones = childrenNamed(child, 'participant')
-      .map((p) => jidDecode(p.attrs.jid ?? '')?.user)
-      .filter((p): p is string => !!p);
-    try {
-      const view = groups.create({
-        subject: child.attrs.subject ?? '',
-        members: [account.phone, ...phones.filter((p) => p !== account.phone)],
-      });
-      const group = groups.require(view.id);
-      groups.notify(group, account.phone, node('create', {}, [groups.metadataNode(group)]));
-      return conn.send(iqResult(iq, [groups.metadataNode(group)]));
-    } catch (err) {
-      return conn.send(iqError(iq, err instanceof SimError ? err.status : 500, (err as Error).message));
-    }
-  }
-  if (child.tag === 'leave') {
-    for (const g of childrenNamed(child, 'group')) {
-      const group = groups.get(g.attrs.id ?? '');
-      if (!group?.members.delete(account.phone)) continue;
-      const who = node('participant', { jid: pnJid(account) });
-      groups.notify(group, account.phone, node('leave', {}, [who]), [account.phone]);
-    }
-    return conn.send(iqResult(iq, [node('leave', {}, childrenNamed(child, 'group'))]));
-  }
-  const group = groups.get(jidDecode(to)?.user ?? '');
-  if (!group) return conn.send(iqError(iq, 404, 'item-not-found'));
-  if (child.tag === 'query') {
-    groups.countQuery(group);
-    if (!group.members.has(account.phone)) return conn.send(iqError(iq, 403, 'forbidden'));
-    return conn.send(iqResult(iq, [groups.metadataNode(group)]));
-  }
-  const action = child.tag;
-  if (action === 'add' || action === 'remove' || action === 'promote' || action === 'demote') {
-    const asked = childrenNamed(child, 'participant').map((p) => jidDecode(p.attrs.jid ?? '')?.user ?? '');
-    const outcomes = groups.change(group, account.phone, action, asked);
-    const done = outcomes
-      .filter((o) => !o.error)
-      .map((o) => node('participant', { jid: `${o.phone}@s.whatsapp.net` }));
-    if (done.length)
-      groups.notify(
-        group,
-        account.phone,
-        node(action, {}, done),
-        action === 'remove' ? outcomes.filter((o) => !o.error).map((o) => o.phone) : [],
-      );
-    const answer = outcomes.map((o) =>
-      node('participant', {
-        jid: jidEncode(o.phone, 's.whatsapp.net'),
-        ...(o.error ? { error: o.error } : {}),
-      }),
-    );
-    return conn.send(iqResult(iq, [node(action, {}, answer)]));
-  }
-  return conn.send(iqResult(iq));
-}
-
-/**
- * A linked device's message to a group: acked (error 403 when the account may not write there),
- * then each member's phone takes the sender key from its copy (if this stanza carries one) and
- * decrypts the `skmsg` — once per member, in arrival order.
- */

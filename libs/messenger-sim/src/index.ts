@@ -4,7 +4,7 @@ import { WebSocketServer } from 'ws';
 import { createControlApi, type SimulatorInfo } from './control-api.js';
 import type { ContactLookupsView } from './contact-lookups.js';
 import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
-import type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
+import type { AckErrorFault, RefuseLoginFault, StallFault, UndecryptableFault } from './faults.js';
 import type { InboundResult } from './inbound.js';
 import type { InboundInput } from './inbound-content.js';
 import type { SimLogger } from './logger.js';
@@ -62,6 +62,8 @@ export interface SimulatorHandle {
   refuseLogin(fault: RefuseLoginFault): void;
   ackError(fault: AckErrorFault): void;
   stall(fault: StallFault): void;
+  /** A contact's phone cannot decrypt its next message(s): it sends retry receipts (retry-receipts.ts). */
+  failDecrypt(fault: UndecryptableFault): void;
   /** Reach-out time lock: cold 1:1 messages get 463 until it ends. */
   restrict(input: RestrictInput): RestrictionsView;
   /** New chats per rolling day for one account (or all); null removes the cap. */
@@ -141,6 +143,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     refuseLogin: (fault) => sim.faults.refuseLogin(fault),
     ackError: (fault) => sim.faults.ackError(fault),
     stall: (fault) => sim.faults.stall(fault),
+    failDecrypt: (fault) => sim.failDecrypt(fault),
     restrict: (input) => sim.restrict(input),
     setNewChatCap: (phone, cap) => sim.setNewChatCap(phone, cap),
     restrictions: (phone) => sim.restrictions(phone),
@@ -169,7 +172,14 @@ export type {
   UndecryptableMessage,
   UnknownNumbers,
 } from './directory.js';
-export type { AckErrorFault, RefuseLoginFault, StallFault } from './faults.js';
+export type {
+  AckErrorFault,
+  RefuseLoginFault,
+  StallFault,
+  UndecryptableFault,
+  UndecryptableMode,
+} from './faults.js';
+export { PHONE_RETRY_MAX } from './retry-receipts.js';
 export type { InboundResult } from './inbound.js';
 export type { ContactLookupQuery, ContactLookupsView } from './contact-lookups.js';
 export type { AttachmentType, InboundAttachment, InboundInput, InboundMedia } from './inbound-content.js';
@@ -181,3 +191,5 @@ export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';
 export { silentLogger } from './logger.js';
 export { createTlsMaterial, type TlsMaterial } from './tls-certificate.js';
+export type { CallInput, CallState, SimCall } from './calls.js';
+export type { SimReadReceipt } from './read-receipts.js';

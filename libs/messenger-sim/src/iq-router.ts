@@ -1,22 +1,14 @@
-import { getBinaryNodeChild, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import { getBinaryNodeChild, type BinaryNode } from '@whiskeysockets/baileys';
+import { handleBlocklistIq, handleBusinessIq, handlePictureIq, handleStatusIq } from './account-profile.js';
 import type { ClientConnection } from './client-connection.js';
-import { handleGroupIq } from './groups.js';
+import { handleGroupIq } from './group-iq.js';
 import { handleMexIq } from './mex.js';
+import { handleNewsletterIq } from './newsletter-posts.js';
+import { privacySettings } from './read-receipts.js';
 import { handleEncryptIq } from './prekeys.js';
 import type { Simulator } from './simulator.js';
 import { firstChild, iqError, iqResult, node } from './stanza.js';
 import { handleUsyncIq } from './usync.js';
-
-const PRIVACY_DEFAULTS: Record<string, string> = {
-  readreceipts: 'all',
-  last: 'all',
-  online: 'all',
-  profile: 'all',
-  status: 'all',
-  groupadd: 'all',
-  calladd: 'all',
-  messages: 'all',
-};
 
 /**
  * Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. A stall
@@ -46,13 +38,24 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, 
       return sim.media.answerMediaConn(conn, iq);
     case 'w:g2':
       return handleGroupIq(sim, conn, iq);
+    case 'w:sync:app:state':
+      return void sim.appState.handleIq(conn, iq).catch((err: unknown) => {
+        sim.logger.info({ err: (err as Error).message }, 'app-state query failed');
+        conn.send(iqError(iq, 500, 'internal-server-error'));
+      });
     case 'w:mex':
       return handleMexIq(sim, conn, iq);
+    case 'newsletter':
+      return handleNewsletterIq(sim, conn, iq);
     case 'w:profile:picture':
-      return answerPicture(sim, conn, iq);
+      return handlePictureIq(sim, conn, iq);
+    case 'status':
+      return handleStatusIq(conn, iq);
+    case 'w:biz':
+      return handleBusinessIq(sim, conn, iq);
     case 'privacy':
       if (iq.attrs.type === 'get') {
-        const categories = Object.entries(PRIVACY_DEFAULTS).map(([name, value]) =>
+        const categories = Object.entries(privacySettings(sim, conn.account?.phone)).map(([name, value]) =>
           node('category', { name, value }),
         );
         return conn.send(iqResult(iq, [node('privacy', {}, categories)]));
@@ -60,7 +63,7 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, 
       countPrivacyTokens(sim, conn, iq);
       return conn.send(iqResult(iq));
     case 'blocklist':
-      return conn.send(iqResult(iq, iq.attrs.type === 'get' ? [node('list', {})] : undefined));
+      return handleBlocklistIq(sim, conn, iq);
     case 'abt':
       return conn.send(iqResult(iq, [node('props', { protocol: '1', hash: 'sim' })]));
     default:
@@ -70,17 +73,6 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, 
       );
       return conn.send(iqResult(iq));
   }
-}
-
-function answerPicture(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
-  const target = jidDecode(iq.attrs.target ?? '');
-  const user = target ? sim.directory.resolve(target.user, target.server) : undefined;
-  if (!user?.pictureUrl) {
-    conn.send(iqError(iq, 404, 'item-not-found'));
-    return;
-  }
-  const type = getBinaryNodeChild(iq, 'picture')?.attrs.type ?? 'preview';
-  conn.send(iqResult(iq, [node('picture', { url: user.pictureUrl, id: '1', type })]));
 }
 
 /** A `privacy` set iq issuing our tokens to contacts (`<tokens><token jid=… type=trusted_contact/>`). */

@@ -84,6 +84,12 @@ export class MediaHost {
     return this.accept(`${MEDIA_PATH_MAP[mediaType]}/${token}`, body);
   }
 
+  /** Serves `body` at `path` (a profile photo a client set): its URL. */
+  publish(path: string, body: Buffer): string {
+    this.store(path, body);
+    return `https://${this.hostname}${path}`;
+  }
+
   /** Keeps uploads up to a byte budget, dropping the oldest first, so a long sandbox run stays bounded. */
   private store(path: string, body: Buffer): void {
     this.files.set(path, body);

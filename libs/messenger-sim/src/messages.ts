@@ -8,12 +8,15 @@ import {
 import { unixSeconds, type ClientConnection } from './client-connection.js';
 import { MAX_INBOX, noteUndecryptable, type InboxMessage, type SimUser } from './directory.js';
 import { handleGroupMessage, mentionsOf } from './group-messages.js';
+import { handleStatusMessage, STATUS_JID } from './status-broadcast.js';
 import { describeMessage } from './message-content.js';
 import { applyRevision } from './revisions.js';
 import { rememberPollSecret } from './message-kinds.js';
 import { sha256Hex } from './media-host.js';
 import { signalAddress } from './phone-signal.js';
+import { handleNewsletterMessage } from './newsletter-posts.js';
 import { scheduleReceipts } from './receipts.js';
+import { askAgain, copyVerdict } from './retry-receipts.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, node } from './stanza.js';
 import { chatJidOf, lidAddressed } from './lid-chats.js';
@@ -36,6 +39,8 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
   if (!account || !device) return;
   const target = jidDecode(to);
   if (target?.server === 'g.us') return handleGroupMessage(sim, conn, stanza);
+  if (to === STATUS_JID) return handleStatusMessage(sim, conn, stanza);
+  if (target?.server === 'newsletter') return handleNewsletterMessage(sim, conn, stanza);
   const recipient = target ? sim.directory.resolve(target.user, target.server) : undefined;
   const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
   const error =
@@ -59,6 +64,8 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
     if (!jid || !enc || !ciphertext) continue;
     const user = sim.directory.resolve(jid.user, jid.server);
     if (!user || (jid.device ?? 0) !== 0) continue;
+    // an undecryptable fault of the contact decides first (a re-install replaces its keys)
+    const verdict = user === account ? { fails: false } : copyVerdict(sim, user, id, stanza.attrs.t);
     const plaintext = user.signal.decrypt(sender, enc.attrs.type ?? 'msg', ciphertext);
     if (user === account) {
       // the copy for the account's own phone only needs to keep that ratchet in step
@@ -66,10 +73,23 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
       continue;
     }
     const previous = inboxTails.get(user) ?? Promise.resolve();
+    // a LID-addressed chat's receipts come from the contact's LID, whatever the client addressed
+    const chatJid = lidAddressed(user) ? chatJidOf(user) : to;
+    if (verdict.fails) {
+      // the phone could not read this copy (its ratchet still moved if it could): it asks again
+      const failed = plaintext.then(
+        () => new Error('undecryptable fault: copy not read'),
+        (err: unknown) => err,
+      );
+      const asked = previous
+        .then(() => failed)
+        .then((err) => askAgain(sim, user, device, chatJid, id, account.phone, err));
+      inboxTails.set(user, asked);
+      continue;
+    }
     const done = previous
       .then(() => recordArrival(sim, user, account, plaintext, id))
-      // a LID-addressed chat's receipts come from the contact's LID, whatever the client addressed
-      .then(() => scheduleReceipts(sim, user, device, lidAddressed(user) ? chatJidOf(user) : to, id))
+      .then(() => scheduleReceipts(sim, user, device, chatJid, id))
       .catch((err: unknown) => {
         sim.logger.warn({ err, id, to: user.phone }, 'recipient could not read message');
         noteUndecryptable(user, id, account.phone, err);

@@ -8,7 +8,9 @@ import {
 import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import type { Simulator } from './simulator.js';
-import { iqResult, node } from './stanza.js';
+import { bytesOf, iqResult, node } from './stanza.js';
+import { newsletterMex } from './newsletters.js';
+import { SimError } from './sim-error.js';
 
 /** Baileys' `handleMexNotification` dispatches on these `op_name`s. */
 export const TIMELOCK_OP = 'NotificationUserReachoutTimelockUpdate';
@@ -59,6 +61,27 @@ export function notifyCapping(sim: Simulator, phone: string): void {
   );
 }
 
+/** A channel query's answer (its data, or its refusal as a GraphQL error); undefined for other queries. */
+function newsletterBody(sim: Simulator, phone: string, queryId: string | undefined, iq: BinaryNode): unknown {
+  let variables: Record<string, unknown> = {};
+  try {
+    const raw = bytesOf(getBinaryNodeChild(iq, 'query'))?.toString('utf8') ?? '{}';
+    variables = ((JSON.parse(raw) as { variables?: Record<string, unknown> }).variables ?? {}) as Record<
+      string,
+      unknown
+    >;
+  } catch {
+    return { errors: [{ message: 'query variables are not JSON', extensions: { error_code: 400 } }] };
+  }
+  try {
+    const data = newsletterMex(sim.newsletters, phone, queryId, variables);
+    return data === undefined ? undefined : { data };
+  } catch (err) {
+    const status = err instanceof SimError ? err.status : 500;
+    return { errors: [{ message: (err as Error).message, extensions: { error_code: status } }] };
+  }
+}
+
 /**
  * `w:mex` GraphQL queries by persisted query id; the answer is `<result>{json}</result>`.
  * Unknown ids get a GraphQL error, which Baileys throws as a Boom.
@@ -71,6 +94,8 @@ export function handleMexIq(sim: Simulator, conn: ClientConnection, iq: BinaryNo
     body = { data: { [XWAPaths.xwa2_fetch_account_reachout_timelock]: timelockPayload(sim, phone) } };
   } else if (queryId === QueryIds.MESSAGE_CAPPING_INFO) {
     body = { data: { [XWAPaths.xwa2_message_capping_info]: sim.reachout.capInfo(phone) } };
+  } else if ((body = newsletterBody(sim, phone, queryId, iq)) !== undefined) {
+    // a channel query (newsletters.ts)
   } else {
     sim.logger.debug({ queryId }, 'unsupported mex query');
     body = {

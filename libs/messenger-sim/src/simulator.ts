@@ -14,8 +14,12 @@ import {
   type UnknownNumbers,
 } from './directory.js';
 import { ContactLookups, type ContactLookupsView } from './contact-lookups.js';
-import { Faults } from './faults.js';
+import { Faults, UNDECRYPTABLE_MODES, type UndecryptableFault } from './faults.js';
+import { forgetFailing } from './retry-receipts.js';
 import { SimGroups } from './groups.js';
+import { SimStatuses } from './status-broadcast.js';
+import { SimNewsletters } from './newsletters.js';
+import { SimAppState } from './app-state.js';
 import { sendFromContact, type InboundResult } from './inbound.js';
 import { checkInboundInput, type InboundInput } from './inbound-content.js';
 import { routeIq } from './iq-router.js';
@@ -23,7 +27,11 @@ import { handleLogin } from './login.js';
 import { silentLogger, type SimLogger } from './logger.js';
 import { MediaHost } from './media-host.js';
 import { handleClientMessage } from './messages.js';
+import { handleClientCall } from './calls.js';
 import { clearPresence, presenceOf, recordChatState, type PresenceUpdate } from './presence.js';
+import { handlePresence } from './presence-subscriptions.js';
+import { blocks } from './account-profile.js';
+import { recordReadReceipt } from './read-receipts.js';
 import { inboundRevision, rememberSent } from './revisions.js';
 import { notifyCapping, notifyTimelock } from './mex.js';
 import { lidAddressed, notifyLidMapping } from './lid-chats.js';
@@ -77,8 +85,14 @@ export class Simulator implements ConnectionHost {
   readonly contactLookups = new ContactLookups();
   /** Privacy tokens each account issued to its contacts (`privacy` set iqs), by account phone. */
   readonly privacyTokensIssued = new Map<string, number>();
+  /** App-state sync: chat state and business labels, as encrypted patches (app-state.ts). */
+  readonly appState: SimAppState = new SimAppState(this);
   /** Group chats: metadata, members, sender-key messages (groups.ts). */
   readonly groups: SimGroups = new SimGroups(this);
+  /** Status updates posted by linked devices and contacts (status-broadcast.ts). */
+  readonly statuses = new SimStatuses();
+  /** Channels (newsletters): their `w:mex` queries (newsletters.ts). */
+  readonly newsletters = new SimNewsletters();
   readonly reachout = new Reachout({
     lockChanged: (phone) => notifyTimelock(this, phone),
     newChatOpened: (phone) => {
@@ -143,6 +157,10 @@ export class Simulator implements ConnectionHost {
     if (stanza.tag === 'iq') routeIq(this, conn, stanza);
     else if (stanza.tag === 'message') handleClientMessage(this, conn, stanza);
     else if (stanza.tag === 'chatstate') recordChatState(this, conn, stanza);
+    else if (stanza.tag === 'presence') handlePresence(this, conn, stanza);
+    else if (stanza.tag === 'call') handleClientCall(this, conn, stanza);
+    else if (stanza.tag === 'receipt' && (stanza.attrs.type === 'read' || stanza.attrs.type === 'read-self'))
+      recordReadReceipt(this, conn, stanza);
     else if (stanza.tag === 'receipt' && stanza.attrs.type === 'retry') {
       this.logger.warn(
         { id: stanza.attrs.id, from: conn.account?.phone },
@@ -295,6 +313,8 @@ export class Simulator implements ConnectionHost {
     if (!contact) throw new SimError(`${fromPhone} is not on WhatsApp`, 404);
     const account = this.requireUser(toPhone);
     if (account.devices.size === 0) throw new SimError(`${toPhone} has no linked device`, 409);
+    // WhatsApp never delivers what a blocked contact writes.
+    if (blocks(account, contact)) throw new SimError(`${toPhone} blocked ${fromPhone}`, 409);
     const sent = await sendFromContact(this, contact, account, input);
     rememberSent(contact, sent.id);
     return sent;
@@ -350,8 +370,18 @@ export class Simulator implements ConnectionHost {
     return this.privacyTokensIssued.get(this.requireUser(phone).phone) ?? 0;
   }
 
+  /** A contact's phone fails to decrypt its next message(s) and sends retry receipts (retry-receipts.ts). */
+  failDecrypt(fault: UndecryptableFault): void {
+    if (fault.mode !== undefined && !UNDECRYPTABLE_MODES.includes(fault.mode))
+      throw new SimError(`mode must be one of ${UNDECRYPTABLE_MODES.join(', ')}`, 400);
+    if (fault.delayMs !== undefined && (typeof fault.delayMs !== 'number' || fault.delayMs < 0))
+      throw new SimError('delayMs must be a number >= 0', 400);
+    this.faults.undecryptable(fault);
+  }
+
   clearFaults(): void {
     this.faults.clear();
+    for (const user of this.directory.users()) forgetFailing(user);
     this.notifyCaps(this.reachout.clearFaults());
   }
 

@@ -1,6 +1,7 @@
 import { getBinaryNodeChild, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
 import { unixSeconds, type ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
+import { statusNode } from './account-profile.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js';
 
@@ -50,8 +51,7 @@ function userResult(sim: Simulator, request: BinaryNode, protocols: Set<string>)
   if (protocols.has('devices')) content.push(devicesNode(user));
   if (protocols.has('lid') && user && !isLid) content.push(node('lid', { val: jidEncode(user.lid, 'lid') }));
   if (protocols.has('contact')) content.push(node('contact', { type: user ? 'in' : 'out' }));
-  if (protocols.has('status') && user)
-    content.push(node('status', { t: unixSeconds() }, 'Hey there! I am using WhatsApp.'));
+  if (protocols.has('status') && user) content.push(statusNode(user));
   return node('user', { jid: jid ?? '' }, content);
 }
 

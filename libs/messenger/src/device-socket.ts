@@ -6,11 +6,17 @@ import { ContactIdentities } from '@mgw/store';
 import { loadAuthState, storedLidMappings, type RedisAuthState } from './auth-state.js';
 import { classifyClose, reconnectDelayMs, type CloseInfo } from './disconnect-reason.js';
 import type { ContactIdentity } from '@mgw/contracts';
+import { AccountActions } from './account.js';
+import { callUpdatesOf, type CallUpdate } from './calls.js';
+import { watchGroupChanges, type GroupChangeNotice } from './group-events.js';
+import { watchLabels, type LabelNotice } from './label-events.js';
 import { GroupDirectory } from './groups.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
 import type { DeviceProxyAgent, ProxyFailure } from './proxy.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
+import { statusUpdatesOf, statusViewsOf, type InboundStatus, type StatusView } from './status-updates.js';
+import { parseChannelPost, type ChannelPost } from './channel-posts.js';
 
 export interface AccountInfo {
   /** The linked account's phone number (digits). */
@@ -55,6 +61,18 @@ export interface DeviceSocketEvents {
   wroteToUs: [string[]];
   /** Phone <-> LID pairs the client learnt, and LIDs of chats met without a number. */
   identities: [ContactIdentity[]];
+  /** Viewers opened our status updates (read receipts on `status@broadcast`). */
+  statusViews: [StatusView[]];
+  /** Contacts posted status updates (status-updates.ts). */
+  statuses: [InboundStatus[]];
+  /** Posts of channels the account follows (channel-posts.ts). */
+  channelPosts: [ChannelPost[]];
+  /** Incoming calls: offered, answered or rejected elsewhere, timed out, ended (calls.ts). */
+  calls: [CallUpdate[]];
+  /** A group's subject, description, settings or members changed (group-events.ts). */
+  groupChanges: [GroupChangeNotice[]];
+  /** A business label was edited, or a chat labelled or unlabelled (label-events.ts). */
+  label: [LabelNotice];
 }
 
 /** The account's reach-out time lock: while active, WhatsApp refuses new chats (ack 463). */
@@ -109,6 +127,9 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     () => (this.isOpen ? this.sock : undefined),
     (kind) => this.opts.onGroupQuery?.(kind),
   );
+
+  /** The account itself: profile, presence, blocklist (account.ts). */
+  readonly account = new AccountActions(() => (this.isOpen ? this.sock : undefined));
 
   constructor(private readonly opts: DeviceSocketOptions) {
     super();
@@ -297,9 +318,12 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       cachedGroupMetadata: async (jid) => this.groups.cached(jid),
     });
     this.sock = sock;
-    sock.ev.on('groups.upsert', (groups) => this.groups.onChange(groups));
-    sock.ev.on('groups.update', (updates) => this.groups.onChange(updates));
-    sock.ev.on('group-participants.update', ({ id }) => this.groups.onChange([{ id }]));
+    this.account.watch(sock, () => this.sock === sock);
+    // The group cache follows every change (group-events.ts), and changes become events.
+    watchGroupChanges(sock, this.groups, (notices) => {
+      if (this.sock === sock) this.emit('groupChanges', notices);
+    });
+    watchLabels(sock, (notice) => this.sock === sock && this.emit('label', notice));
     sock.ev.on('connection.update', (u) => {
       if (this.sock !== sock) return;
       if (u.connection === 'open') {
@@ -340,6 +364,10 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (met.length) this.emit('identities', met);
       if (wrote.size) this.emit('wroteToUs', [...wrote]);
     });
+    sock.ev.on('call', (events) => {
+      const calls = callUpdatesOf(events);
+      if (calls.length && this.sock === sock) this.emit('calls', calls);
+    });
     sock.ev.on('creds.update', (update) => {
       const name = accountName(update.me?.name);
       if (name && this.sock === sock && this.opened) this.emit('name', name);
@@ -347,6 +375,17 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     sock.ev.on('messages.update', (updates) => {
       const receipts = receiptsOf(updates.map(({ key, update }) => ({ key, status: update.status })));
       if (receipts.length) this.emit('receipts', receipts);
+    });
+    sock.ev.on('message-receipt.update', (updates) => {
+      const views = statusViewsOf(updates);
+      if (views.length && this.sock === sock) this.emit('statusViews', views);
+    });
+    sock.ev.on('messages.upsert', ({ messages }) => {
+      const { views, statuses } = statusUpdatesOf(messages);
+      if (views.length && this.sock === sock) this.emit('statusViews', views);
+      if (statuses.length && this.sock === sock) this.emit('statuses', statuses);
+      const posts = messages.map(parseChannelPost).filter((p): p is ChannelPost => p !== undefined);
+      if (posts.length && this.sock === sock) this.emit('channelPosts', posts);
     });
     sock.ev.on('messages.upsert', ({ messages }) => {
       // A receipt that arrives while Baileys still buffers the upsert of our own message is folded

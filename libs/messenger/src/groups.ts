@@ -12,7 +12,10 @@ import {
 } from '@whiskeysockets/baileys';
 import {
   groupChangeReason,
+  inviteLinkOf,
   memberJid,
+  type GroupInvite,
+  type GroupUpdateBody,
   type ContactIdentity,
   type GroupAction,
   type GroupDetail,
@@ -31,9 +34,19 @@ export class NotAllowedInGroupError extends Error {
   override name = 'NotAllowedInGroupError';
 }
 
+/** The change needs an admin of the group and the account is not one (WhatsApp would answer 401). */
+export class NotGroupAdminError extends Error {
+  override name = 'NotGroupAdminError';
+}
+
 export class GroupDirectory {
   private readonly entries = new Map<string, { meta: GroupMetadata; at: number }>();
   private readonly inFlight = new Map<string, Promise<GroupMetadata>>();
+  /**
+   * Counts the changes told: a query answered before a change it raced with must not fill the
+   * cache after the change dropped the entry (it would hold the old members for hours).
+   */
+  private changes = 0;
 
   constructor(
     private readonly socket: () => WASocket | undefined,
@@ -60,12 +73,15 @@ export class GroupDirectory {
     if (hit) return hit;
     const pending = this.inFlight.get(jid);
     if (pending) return pending;
+    const seen = this.changes;
     const query = (async () => {
       this.onQuery('group');
       const meta = await this.requireSocket().groupMetadata(jid);
-      this.put(meta);
+      if (this.changes === seen) this.put(meta);
       return meta;
-    })().finally(() => this.inFlight.delete(jid));
+    })().finally(() => {
+      if (this.inFlight.get(jid) === query) this.inFlight.delete(jid);
+    });
     this.inFlight.set(jid, query);
     return query;
   }
@@ -122,13 +138,56 @@ export class GroupDirectory {
     const answers = await sock.groupParticipantsUpdate(jid, participants.map(memberJid), action);
     this.entries.delete(jid);
     return participants.map((p): GroupParticipantOutcome => {
-      const answer = answers.find((a) => a.jid && sameUser(a.jid, p));
+      const answer = answers.find((a) => answerIds(a).some((id) => sameUser(id, p)));
       if (!answer) return { participant: p, ok: false, reason: 'failed' };
       const reason = groupChangeReason(answer.status, action);
       return reason
         ? { participant: p, ok: false, reason, code: answer.status }
         : { participant: p, ok: true };
     });
+  }
+
+  /**
+   * Changes the group's subject, description and settings, in that order, then reads it again.
+   * Refused before anything changes when the account is not an admin and the change needs one
+   * (settings always; subject and description while the group is locked): a partial change is
+   * what a refusal by WhatsApp in the middle would leave.
+   */
+  async update(jid: string, changes: GroupUpdateBody): Promise<GroupDetail> {
+    const sock = this.requireSocket();
+    const meta = await this.metadata(jid);
+    const me = meOf(meta, sock);
+    if (!me) throw Object.assign(new Error('the account is not a member of the group'), { data: 403 });
+    const needsAdmin = changes.announce !== undefined || changes.locked !== undefined || !!meta.restrict;
+    if (needsAdmin && !me.admin) throw new NotGroupAdminError('only an admin of the group may do this');
+    try {
+      if (changes.subject !== undefined) await sock.groupUpdateSubject(jid, changes.subject);
+      if (changes.description !== undefined)
+        await sock.groupUpdateDescription(jid, changes.description || undefined);
+      if (changes.announce !== undefined)
+        await sock.groupSettingUpdate(jid, changes.announce ? 'announcement' : 'not_announcement');
+      if (changes.locked !== undefined)
+        await sock.groupSettingUpdate(jid, changes.locked ? 'locked' : 'unlocked');
+    } finally {
+      this.entries.delete(jid);
+    }
+    return this.detail(jid);
+  }
+
+  /** The group's invite link (an admin's); `revoke` replaces it, and the old one stops working. */
+  async invite(jid: string, revoke: boolean): Promise<GroupInvite> {
+    const sock = this.requireSocket();
+    const code = revoke ? await sock.groupRevokeInvite(jid) : await sock.groupInviteCode(jid);
+    if (!code) throw new Error('WhatsApp answered no invite code');
+    return { id: jid, code, link: inviteLinkOf(code) };
+  }
+
+  /** Joins the group of an invite code; answers the group. */
+  async join(code: string): Promise<GroupDetail> {
+    const jid = await this.requireSocket().groupAcceptInvite(code);
+    if (!jid) throw new Error('WhatsApp answered no group for the invite');
+    this.entries.delete(jid);
+    return this.detail(jid);
   }
 
   async leave(jid: string): Promise<void> {
@@ -140,10 +199,18 @@ export class GroupDirectory {
   onChange(updates: Array<Partial<GroupMetadata> & { id?: string }>): void {
     for (const update of updates) {
       if (!update.id) continue;
+      this.changes += 1;
+      // A query in flight may predate the change: the next asker asks again.
+      this.inFlight.delete(update.id);
       if (Array.isArray(update.participants) && update.subject !== undefined)
         this.put(update as GroupMetadata);
       else this.entries.delete(update.id);
     }
+  }
+
+  /** The members' identities as cached now (no query, no change to the order of use). */
+  cachedMembers(jid: string): ContactIdentity[] | undefined {
+    return this.entries.get(jid)?.meta.participants.map(participantContact);
   }
 
   /** Drops every entry (a new socket may belong to a re-linked account). */
@@ -205,6 +272,7 @@ function detailOf(meta: GroupMetadata, sock: WASocket): GroupDetail {
   return {
     ...summaryOf(meta, sock),
     ...(meta.desc ? { description: meta.desc } : {}),
+    locked: !!meta.restrict,
     participants: meta.participants.map((p) => ({ contact: participantContact(p), admin: !!p.admin })),
   };
 }
@@ -214,7 +282,23 @@ function sameMember(p: BaileysParticipant, entry: string): boolean {
   return entry.endsWith('@lid') ? c.lid === entry : c.phone === entry;
 }
 
+/**
+ * Every id an answer to a participant change names the participant by: its `jid`, and the id
+ * beside it — a LID-addressed group answers by LID with `phone_number` beside it (Baileys issue
+ * #1842), a phone-addressed one by phone, maybe with `lid`. A request by phone must find the
+ * answer given by LID, and the other way round.
+ */
+function answerIds(answer: { jid?: string; content?: { attrs?: Record<string, string> } }): string[] {
+  const attrs = answer.content?.attrs ?? {};
+  return [answer.jid, attrs.phone_number, attrs.lid].filter(
+    (j): j is string => typeof j === 'string' && j !== '',
+  );
+}
+
 function sameUser(jid: string, entry: string): boolean {
-  const user = jidDecode(jid)?.user;
-  return user !== undefined && user === entry.replace(/@lid$/, '');
+  const decoded = jidDecode(jid);
+  if (!decoded) return false;
+  return entry.endsWith('@lid')
+    ? decoded.server === 'lid' && decoded.user === entry.slice(0, -'@lid'.length)
+    : (decoded.server === 's.whatsapp.net' || decoded.server === 'c.us') && decoded.user === entry;
 }

@@ -30,6 +30,16 @@ export interface InboundMessage extends InboundKindFields {
   chat?: GroupChat;
   /** Whom the text or caption mentions: phone numbers (digits) or LIDs (`<digits>@lid`). */
   mentions?: string[];
+  /** WhatsApp's key of the message (its chat's JID, a group message's author): a read receipt names it. */
+  waKey?: { remoteJid: string; participant?: string };
+}
+
+/** The chat JID and author of a message's key, as a read receipt names them. */
+function waKeyOf(key: WAMessageKey): { waKey?: { remoteJid: string; participant?: string } } {
+  if (!key.remoteJid) return {};
+  return {
+    waKey: { remoteJid: key.remoteJid, ...(key.participant ? { participant: key.participant } : {}) },
+  };
 }
 
 /** At most this many mentions of one message are kept (as many as /send takes). */
@@ -116,6 +126,7 @@ export function parseInbound(msg: WAMessage): InboundMessage | undefined {
       contact,
       receivedAt: kindReceivedAt(msg),
       ...chat,
+      ...waKeyOf(msg.key),
     };
   let text = content.conversation ?? content.extendedTextMessage?.text ?? undefined;
   let context = content.extendedTextMessage?.contextInfo ?? undefined;
@@ -146,5 +157,6 @@ export function parseInbound(msg: WAMessage): InboundMessage | undefined {
     receivedAt: kindReceivedAt(msg),
     ...(attachment ? { mediaMessage: Buffer.from(proto.WebMessageInfo.encode(msg).finish()) } : {}),
     ...chat,
+    ...waKeyOf(msg.key),
   };
 }

@@ -32,6 +32,8 @@ export interface MediaInput {
   fileName?: string;
   mimeType?: string;
   caption?: string;
+  /** An audio sent as a voice note (push-to-talk). */
+  voice?: boolean;
 }
 
 export interface OutgoingMessage {
@@ -52,6 +54,12 @@ export interface OutgoingMessage {
   revision?: RevisionInput;
   /** Phones or LIDs (`<digits>@lid`) the text or caption mentions. */
   mentions?: string[];
+  /**
+   * A status update (`jid` is `status@broadcast`): its viewers' JIDs, and a text status's style.
+   * Baileys encrypts it once with the account's status sender key and hands that key to each
+   * viewer's devices (the fan-out of a group message, with the list instead of the members).
+   */
+  status?: { audience: string[]; backgroundColor?: string; font?: number };
 }
 
 export class NotConnectedError extends Error {
@@ -85,6 +93,15 @@ export const ACK_ACCOUNT_RESTRICTED = '463';
 export const ACK_RATE_LIMITED = '429';
 
 const ACK_TIMEOUT_MS = 15_000;
+/** The most a status's write may take per viewer before its ack wait starts (see send). */
+const STATUS_PREP_MS_PER_VIEWER = 100;
+
+/** `promise`'s value, or undefined when it did not settle within `ms`. */
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 const MEDIA_CACHE_MS = 60 * 60_000;
 
@@ -184,11 +201,15 @@ export class MessageSender {
       : undefined;
     const prepared = msg.media ? await this.prepared(msg.media) : undefined;
     const sock = this.requireSocket();
-    // Listen before sending: the ack may arrive before sendMessage resolves.
-    const ack = sock.waitForMessage(msg.platformMessageId, ACK_TIMEOUT_MS);
+    // Listen before sending: the ack may arrive before sendMessage resolves. A status's write
+    // first looks up, opens sessions with and encrypts to every viewer's device (seconds for
+    // thousands): its wait for the ack is ACK_TIMEOUT_MS from the write, not from the start.
+    const prepMs = msg.status ? msg.status.audience.length * STATUS_PREP_MS_PER_VIEWER : 0;
+    const ack = sock.waitForMessage(msg.platformMessageId, ACK_TIMEOUT_MS + prepMs);
     ack.catch(() => undefined);
     await this.write(sock, msg, quoted, prepared);
-    const frame = (await ack) as { tag?: string; attrs?: Record<string, string> } | undefined;
+    const frame = (await (prepMs ? withinMs(ack, ACK_TIMEOUT_MS) : ack)) as
+      { tag?: string; attrs?: Record<string, string> } | undefined;
     if (!frame) throw new AckTimeoutError(`no server ack for ${msg.platformMessageId}`);
     if (frame.tag === 'ack' && frame.attrs?.error) throw new ServerRejectedError(frame.attrs.error);
   }
@@ -215,7 +236,10 @@ export class MessageSender {
         messageId: msg.platformMessageId,
         quoted,
       });
-      await sock.relayMessage(msg.jid, full.message!, { messageId: full.key.id! });
+      await sock.relayMessage(msg.jid, full.message!, {
+        messageId: full.key.id!,
+        ...(msg.status ? { statusJidList: msg.status.audience } : {}),
+      });
       sent = full;
     } else if (msg.kind) {
       const content = kindMessageContent(msg.jid, msg.kind);
@@ -226,6 +250,7 @@ export class MessageSender {
       sent = await sock.sendMessage(msg.jid, { ...content, ...mentions } as AnyMessageContent, {
         messageId: msg.platformMessageId,
         quoted,
+        ...(msg.status ? statusOptions(msg.status) : {}),
       });
     }
     if (sent?.message) await this.protos.save(msg.platformMessageId, sent.message, msg.keepProtoSeconds);
@@ -264,7 +289,7 @@ export class MessageSender {
   private prepared(media: MediaInput): Promise<proto.IMessage> {
     const now = Date.now();
     for (const [k, v] of this.media) if (now - v.at > MEDIA_CACHE_MS) this.media.delete(k);
-    const key = `${media.type}|${media.mimeType ?? ''}|${media.fileName ?? ''}|${media.cacheKey}`;
+    const key = `${media.type}|${media.mimeType ?? ''}|${media.fileName ?? ''}|${media.voice ? 'ptt|' : ''}${media.cacheKey}`;
     const hit = this.media.get(key);
     if (hit) return hit.message;
     const message = (async () => {
@@ -274,6 +299,7 @@ export class MessageSender {
         [media.type]: bytes,
         ...(media.mimeType ? { mimetype: media.mimeType } : {}),
         ...(media.fileName ? { fileName: media.fileName } : {}),
+        ...(media.voice ? { ptt: true } : {}),
       } as unknown as AnyMediaMessageContent;
       const prepared = await prepareWAMessageMedia(content, {
         upload: sock.waUploadToServer,
@@ -286,6 +312,15 @@ export class MessageSender {
     message.catch(() => this.media.delete(key));
     return message;
   }
+}
+
+/** Baileys' options of a status update: its viewers, and a text status's background and font. */
+function statusOptions(status: NonNullable<OutgoingMessage['status']>) {
+  return {
+    statusJidList: status.audience,
+    ...(status.backgroundColor ? { backgroundColor: status.backgroundColor } : {}),
+    ...(status.font !== undefined ? { font: status.font } : {}),
+  };
 }
 
 /** Attachment types whose WhatsApp message has a caption (audio and stickers have none). */

@@ -1,11 +1,18 @@
 import type { Agent } from 'node:https';
-import { makeWASocket, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import {
+  areJidsSameUser,
+  makeWASocket,
+  type BinaryNode,
+  type UserFacingSocketConfig,
+  type WASocket,
+} from '@whiskeysockets/baileys';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import type { Encryption } from '@mgw/store';
 import type { RedisAuthState } from './auth-state.js';
 import { baileysLogger } from './baileys-logger.js';
 import { MessageProtoStore } from './message-proto-store.js';
 import type { DeviceProxyAgent } from './proxy.js';
+import { RetryAnswers, type RetryHooks } from './retry-answers.js';
 import type { SandboxSocketOptions } from './sandbox.js';
 
 export type { WASocket };
@@ -25,6 +32,11 @@ export interface SocketContext {
    * other device's connection does (each device has its own agent).
    */
   proxy?: DeviceProxyAgent;
+  /**
+   * How retry receipts for our messages are answered (retry-answers.ts); without it, Baileys'
+   * own way (its in-memory caps, its recent-message cache).
+   */
+  retries?: RetryHooks;
 }
 
 /**
@@ -38,6 +50,12 @@ export function createSocket(
 ): WASocket {
   const protos = new MessageProtoStore(ctx.redis, ctx.deviceId, ctx.messageRetentionSeconds, ctx.encryption);
   const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });
+  const isOwn = (jid: string): boolean => {
+    const me = auth.state.creds.me;
+    return !!me && (areJidsSameUser(jid, me.id) || (!!me.lid && areJidsSameUser(jid, me.lid)));
+  };
+  const answers = ctx.retries ? new RetryAnswers(ctx.retries, ctx.logger, ctx.deviceId, isOwn) : undefined;
+  const load = (id: string) => protos.load(id);
   const config: UserFacingSocketConfig = {
     auth: auth.state,
     logger: log,
@@ -45,7 +63,16 @@ export function createSocket(
     syncFullHistory: false,
     markOnlineOnConnect: false,
     fireInitQueries: true,
-    getMessage: async (key) => (key.id ? protos.load(key.id) : undefined),
+    getMessage: async (key) =>
+      !key.id ? undefined : answers ? answers.getMessage(key.id, load) : load(key.id),
+    ...(answers
+      ? {
+          // every retry through getMessage (the stored proto), before and after a restart alike
+          enableRecentMessageCache: false,
+          msgRetryCounterCache: answers.counterCache,
+          patchMessageBeforeSending: (message) => answers.patch(message),
+        }
+      : {}),
     ...(ctx.sandbox
       ? { waWebSocketUrl: ctx.sandbox.waWebSocketUrl, fetchAgent: ctx.sandbox.fetchAgent }
       : {}),
@@ -54,6 +81,8 @@ export function createSocket(
     ...extra,
   };
   const sock = makeWASocket(config);
+  // Seen before Baileys' own `CB:receipt` handler runs (its getMessage then waits for the decision).
+  if (answers) sock.ws.on('CB:receipt,type:retry', (node: BinaryNode) => answers.onRetryReceipt(node));
   sock.ev.on('creds.update', () => {
     // A refused (fenced) write already told the owner through onFenced; a missing lease
     // (LeaseMissingError) is retried by the next creds.update, which saves the whole creds again.

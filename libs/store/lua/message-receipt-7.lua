@@ -13,8 +13,8 @@
     KEYS[6] the device's phone <-> LID map (keys.contactIdentities)
     KEYS[7] event log (keys.eventLog): every event, wanted by the webhook or not
 
-    ARGV[1..14] as message-transition-7.lua's
-    ARGV[15] record key prefix (keys.message(deviceId, ''))
+    ARGV[1..16] as message-transition-7.lua's
+    ARGV[17] record key prefix (keys.message(deviceId, ''))
 
   Output:
     -2 when the WhatsApp id is not ours (unknown, or its mapping expired), else the transition's:
@@ -23,8 +23,9 @@
 --- @include "event-emit"
 --- @include "contact"
 --- @include "content-release"
+--- @include "chat-record"
 local mid = redis.call('GET', KEYS[1])
 if not mid then return -2 end
-local rec = ARGV[15] .. mid
+local rec = ARGV[17] .. mid
 local content, stats = rec, KEYS[3]
 --- @include "message-transition"

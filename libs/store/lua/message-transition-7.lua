@@ -38,6 +38,9 @@
     ARGV[13] activity TTL seconds
     ARGV[14] content key prefix (keys.content(id, '')): the record's `contentId` names the content
       whose TTL follows the record's
+    ARGV[15] the device's chat index (keys.chatIndex), or '' to leave chats alone: a message
+      announced `sent` enters its chat there (chat-record.lua; built in this slot like the batch key)
+    ARGV[16] chat key prefix (keys.chat(deviceId, ''))
 
   Output:
     1 when the record changed, 0 when not, -1 when refused as claimed
@@ -45,5 +48,6 @@
 --- @include "event-emit"
 --- @include "contact"
 --- @include "content-release"
+--- @include "chat-record"
 local rec, content, stats = KEYS[1], KEYS[2], KEYS[3]
 --- @include "message-transition"

@@ -1,7 +1,8 @@
 --[[
   Takes a pooled message off a device that dropped out of its pool, so that another device of the
   pool sends it: the one step that decides which device sends it. It succeeds only while no send
-  attempt of the message started here (never claimed, not final); from then on the claim and every
+  attempt of the message started here (never claimed, not final; an attempt WhatsApp refused with
+  an error ack ended with its hold, message-hold-3.lua); from then on the claim and every
   status change of this device refuse the message (`movedTo` on its record), so it is sent by the
   device it moved to or not at all. The message leaves this device's queue count and this device's
   share of the list's counts; its content stays until the move ends (pool-content-release-3.lua),

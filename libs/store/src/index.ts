@@ -6,6 +6,7 @@ export * from './config.js';
 
 // Messages: records, their index, content, inbound messages, revisions and kinds, the accept script.
 export * from './messages/message-store.js';
+export * from './messages/message-retries.js';
 export * from './messages/message-index.js';
 export * from './messages/content-store.js';
 export * from './messages/inbound-store.js';
@@ -13,6 +14,11 @@ export * from './messages/message-revisions.js';
 export * from './messages/message-kinds-store.js';
 export * from './messages/message-accept.js';
 export * from './messages/write-batch.js';
+
+// Broadcasts: status updates beside their messages (audience, views).
+export * from './broadcasts/status-store.js';
+export * from './broadcasts/status-settings.js';
+export * from './broadcasts/channel-list.js';
 
 // Lists (batches): records, pause/resume/cancel, the sweep that finishes them.
 export * from './lists/batch-store.js';
@@ -31,6 +37,7 @@ export * from './devices/device-proxy.js';
 // Contacts: lookups and the phone <-> LID identities; opt-outs; the sending policy.
 export * from './contacts/contact-cache.js';
 export * from './contacts/contact-identities.js';
+export * from './contacts/blocklist.js';
 export * from './opt-outs/index.js';
 export * from './policy/index.js';
 
@@ -45,6 +52,9 @@ export * from './webhooks/webhook-deliveries.js';
 
 // The event log: every event of a device, retained for GET /events.
 export * from './events/event-log.js';
+// The broker relay's cursors and leases, and the devices' broker settings.
+export * from './events/broker-relay-state.js';
+export * from './events/broker-settings.js';
 
 // Pools: named sets of devices one list is spread over (their definitions).
 export * from './pools/pool-store.js';
@@ -65,3 +75,14 @@ export * from './encryption/sealer.js';
 // Pools: lists spread over several devices, and the moves of their messages.
 export * from './pools/pool-batches.js';
 export * from './pools/pool-moves.js';
+
+// Media: objects uploaded once (POST /media) and inbound attachments kept on arrival, in Redis or S3.
+export * from './media/media-config.js';
+export * from './media/media-backend.js';
+export * from './media/media-store.js';
+export * from './media/media-settings.js';
+// Chats: the device's chat index (GET /chats) and its account settings (calls, reading).
+export * from './chats/chat-index.js';
+export * from './chats/account-settings.js';
+// Labels: the account's WhatsApp Business labels as the device learned them (GET /labels).
+export * from './labels/label-store.js';

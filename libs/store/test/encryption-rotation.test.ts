@@ -42,6 +42,11 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
   const inbound = keys.message('shop-1', 'in-1');
   const webhook = keys.webhook('shop-1');
   const proxy = keys.deviceProxy('shop-1');
+  const blob = keys.mediaBlob('shop-1', 'med_1');
+  const statusRecord = keys.statusRecord('shop-1', 's-1');
+  const chat = keys.chat('shop-1', '120363000000000001@g.us');
+  const settings = keys.deviceSettings('shop-1');
+  const labels = keys.labels('shop-1');
 
   /** One value of each family in each state: plaintext, under k1, under k2. */
   async function seed(): Promise<void> {
@@ -73,11 +78,34 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       url: 'https://hooks.example.com/x',
       secret: before.sealText('whsec_c2VjcmV0', storageContext(webhook, 'secret')),
     });
+    // a status update: its audience is sealed, its size and views (`v:<jid>`) are not
+    await redis.hset(statusRecord, {
+      audience: before.sealText('["15550000002@s.whatsapp.net"]', storageContext(statusRecord, 'audience')),
+      size: '1',
+      views: '1',
+      'v:15550000002@s.whatsapp.net': '2026-11-25T12:00:00.000Z',
+    });
+    // a chat: a group's subject is sealed, its counters and ids are not
+    await redis.hset(chat, {
+      lastMessageId: 'in-1',
+      seq: '1',
+      subject: before.sealText('Team', storageContext(chat, 'subject')),
+    });
+    // a device's settings: the text a rejected caller gets is sealed, the flags are not
+    await redis.hset(settings, {
+      rejectCalls: '1',
+      dailyCap: '500',
+      rejectCallMessage: before.sealText('No calls', storageContext(settings, 'rejectCallMessage')),
+    });
+    // the account's labels: each label's JSON (its name is the account's text), one per field
+    await redis.hset(labels, '5', before.sealText('{"name":"VIP","color":3}', storageContext(labels, '5')));
     // a device's proxy: its URL (with the proxy's credentials) is sealed whole
     await redis.set(
       proxy,
       before.sealText('{"url":"socks5://u:p@proxy.example:1080"}', storageContext(proxy)),
     );
+    // a media object kept in Redis (POST /media without MEDIA_STORE): its bytes, sealed whole
+    await redis.set(blob, before.seal(Buffer.from('%PDF-1.4 menu'), storageContext(blob)), 'EX', 600);
   }
 
   it('When values are under an old key or in plaintext, then status counts each family by key id and plaintext', async () => {
@@ -90,7 +118,12 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       { family: 'idempotency', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'contents', sealed: { k1: 3 }, plaintext: 0, malformed: 0 },
       { family: 'inbound-messages', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'status-records', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'webhooks', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'media-blobs', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'chats', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'device-settings', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'labels', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'device-proxies', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
     ]);
     expect(status.map((s) => s.family)).to.deep.equal(ENCRYPTED_FAMILIES.map((f) => f.name));
@@ -106,7 +139,12 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       ['idempotency', 1, 0, 0, 0],
       ['contents', 3, 0, 0, 0],
       ['inbound-messages', 1, 0, 0, 0],
+      ['status-records', 1, 0, 0, 0],
       ['webhooks', 1, 0, 0, 0],
+      ['media-blobs', 1, 0, 0, 0],
+      ['chats', 1, 0, 0, 0],
+      ['device-settings', 1, 0, 0, 0],
+      ['labels', 1, 0, 0, 0],
       ['device-proxies', 1, 0, 0, 0],
     ]);
     const status = await encryptionStatus(redis, after);
@@ -136,8 +174,12 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
     expect(await redis.hmget(content, 'remaining', 'bytes')).to.deep.equal(['2', '5']);
 
     const again = await reencrypt(redis, after);
-    expect(again.map((r) => r.rewritten)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0]);
-    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1, 1]);
+    expect(again.map((r) => r.rewritten)).to.deep.equal(ENCRYPTED_FAMILIES.map(() => 0));
+    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(onlyK2.openText((await redis.hget(chat, 'subject'))!, storageContext(chat, 'subject'))).to.equal(
+      'Team',
+    );
+    expect(await redis.hget(settings, 'dailyCap')).to.equal('500');
     expect(
       onlyK2.openText((await redis.hget(webhook, 'secret'))!, storageContext(webhook, 'secret')),
     ).to.equal('whsec_c2VjcmV0');
@@ -157,7 +199,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
         raced += 1;
       },
     });
-    expect(raced).to.equal(8);
+    expect(raced).to.equal(13);
     expect(await redis.hget(sessions, 'alice.0')).to.equal(concurrent);
     expect(await redis.exists(creds)).to.equal(0);
     expect(results.find((r) => r.family === 'auth-creds')).to.include({ rewritten: 0, changed: 1 });

@@ -78,6 +78,23 @@ describe('store: moving a pooled message between the devices of its pool — sen
     expect(await messages.movedTo(jobs[0]!)).to.equal(undefined);
   });
 
+  it('When WhatsApp refused the attempt that began (an error ack) and the message is held, then it may move; held after any other failure, it may not', async () => {
+    const { deviceId, batchId, jobs } = await part(2);
+    for (const job of jobs) expect(await messages.claim(job)).to.equal('claimed');
+    const until = Date.now() + 20_000;
+    // 463: refused, reached no one.
+    expect(await messages.hold(jobs[0]!, 'device_paused', until, { refused: true })).to.equal(true);
+    // A failure that may have reached WhatsApp (no ack): the attempt stands.
+    expect(await messages.hold(jobs[1]!, 'device_paused', until)).to.equal(true);
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('released');
+    expect(await moves.release(jobs[1]!, 'other')).to.equal('taken');
+    // The refused one is now the other device's: its own job finds it moved when the pause ends.
+    expect(await messages.claim(jobs[0]!)).to.equal('moved');
+    const list = (await batches.get(deviceId, batchId))!;
+    expect(list.total).to.equal(1);
+    expect(list.counts.held).to.equal(1);
+  });
+
   it('When the last moved message lets go of its content, then its bytes leave the quota once, however often it is repeated', async () => {
     const { deviceId, contentId, jobs } = await part(2);
     for (const j of jobs) expect(await moves.release(j, 'other')).to.equal('released');
@@ -114,6 +131,25 @@ describe('store: moving a pooled message between the devices of its pool — sen
       { messageId: id, from: deviceId, to: 'dev-b', batchId, reason: 'not_linked' },
     ]);
     await moves.finish(poolId, id);
+    expect(await moves.unfinished(poolId)).to.deep.equal([]);
+  });
+
+  it('When the device a move names is gone, then retarget points it elsewhere once: a second mover naming the old target changes nothing, a finished move is left alone', async () => {
+    const { poolId, deviceId, batchId, jobs } = await part(1);
+    const id = jobs[0]!.messageId;
+    await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-b', batchId, reason: 'restricted' });
+    expect(await moves.retarget(poolId, id, 'dev-b', 'dev-c')).to.equal(true);
+    // A second mover that read the journal before the change still names dev-b: refused.
+    expect(await moves.retarget(poolId, id, 'dev-b', 'dev-d')).to.equal(false);
+    expect(await moves.unfinished(poolId)).to.deep.equal([
+      { messageId: id, from: deviceId, to: 'dev-c', batchId, reason: 'restricted' },
+    ]);
+    // Begun again (a repeat), it keeps the new target.
+    expect(
+      (await moves.begin(poolId, { messageId: id, from: deviceId, to: 'dev-e', batchId, reason: 'x' })).to,
+    ).to.equal('dev-c');
+    await moves.finish(poolId, id);
+    expect(await moves.retarget(poolId, id, 'dev-c', 'dev-d')).to.equal(false);
     expect(await moves.unfinished(poolId)).to.deep.equal([]);
   });
 

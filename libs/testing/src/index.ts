@@ -18,3 +18,5 @@ export * from './previous-version.js';
 export * from './send-jobs.js';
 export * from './hostile-entries.js';
 export * from './proxy-server.js';
+export * from './broker-servers.js';
+export * from './s3-server.js';

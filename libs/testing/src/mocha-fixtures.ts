@@ -1,7 +1,8 @@
 /**
  * Mocha global fixtures for the whole suite: a real Redis for every test that needs one.
  * Uses REDIS_URL when it is set; otherwise starts `redis-server` on a free port with a
- * throw-away data directory and stops it (and removes the directory) after the run.
+ * throw-away data directory and stops it (and removes the directory) after the run. Under
+ * `mocha --parallel` every worker starts one of its own instead, whatever REDIS_URL says.
  *
  * Every service refuses to start without MGW_ENCRYPTION_KEY: the run gets a random one (unless
  * set), which every in-process test and every child process of a Stack inherits.
@@ -10,6 +11,7 @@
  * removed or wrote a file there fails at the end, naming each one.
  */
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@mgw/common';
@@ -25,6 +27,17 @@ const checkCheckout = guardCheckout(path.resolve(path.dirname(fileURLToPath(impo
 
 let redis: RedisServerHandle | undefined;
 
+// `mocha --parallel` (npm test): the global setup below runs in the main process only, and stacks
+// pick Redis databases by a counter of their own process while pub/sub channels span databases.
+// So each worker runs on a private redis-server of its own, started here as the worker loads this
+// file (before any spec file is read) and stopped with the worker, however it ends.
+if (process.env.MOCHA_WORKER_ID !== undefined) {
+  // Baileys runs in the worker too (the in-process simulator's tests): its session dumps stay out.
+  routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
+  const own = await startRedisServer({ stopWithParent: true });
+  process.env.REDIS_URL = own.url;
+}
+
 export async function mochaGlobalSetup(): Promise<void> {
   // Baileys runs in this process in the simulator's tests: keep libsignal's session dumps out of the report.
   routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
@@ -37,3 +50,20 @@ export async function mochaGlobalTeardown(): Promise<void> {
   await redis?.stop();
   checkCheckout();
 }
+
+// MGW_TEST_TIMINGS=<file>: each spec file's wall time (from its first hook to its last) is
+// appended there as `<ms>\t<file>`, to see where a run's time goes (root hooks run once per
+// file under --parallel).
+let fileStarted = 0;
+export const mochaHooks = process.env.MGW_TEST_TIMINGS
+  ? {
+      beforeAll(): void {
+        fileStarted = Date.now();
+      },
+      afterAll(this: Mocha.Context): void {
+        const file = this.test?.parent?.suites[0]?.file ?? '?';
+        const rel = path.relative(process.cwd(), file);
+        appendFileSync(process.env.MGW_TEST_TIMINGS!, `${Date.now() - fileStarted}\t${rel}\n`);
+      },
+    }
+  : {};

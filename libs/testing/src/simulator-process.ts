@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SimulatorInfo } from '@mgw/messenger-sim';
-import { isStale } from '../build-state.mjs';
+import { buildNeeded, isStale } from '../build-state.mjs';
 
 /** The monorepo root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -52,6 +52,25 @@ export function requireFreshBuild(): void {
       `the build is missing or older than the sources of ${stale.join(', ')}: run \`npm run build\` first`,
     );
   }
+}
+
+let fromBuild: boolean | undefined;
+
+/**
+ * Whether the processes the test kit starts (services, the simulator's CLI, the token CLI) run
+ * from the build when a test does not say: `MGW_TEST_RUN_FROM=build` (the build must be fresh),
+ * `MGW_TEST_RUN_FROM=sources` (TypeScript through tsx), or unset: the build when it is fresh
+ * (`npm test` builds first), else the sources — so a source edited since the build is what runs.
+ * A process from the build starts on about half the CPU (tsx hooks and compiles every import).
+ */
+export function runFromBuild(): boolean {
+  if (fromBuild !== undefined) return fromBuild;
+  const from = process.env.MGW_TEST_RUN_FROM ?? '';
+  if (!['', 'build', 'sources'].includes(from))
+    throw new Error(`MGW_TEST_RUN_FROM must be build or sources, not "${from}"`);
+  if (from === 'build') requireFreshBuild();
+  fromBuild = from === 'build' || (from === '' && !buildNeeded(REPO_ROOT));
+  return fromBuild;
 }
 
 /** Starts the simulator's CLI on a free port and waits until it answers. */

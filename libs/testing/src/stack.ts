@@ -1,8 +1,9 @@
 /**
  * End-to-end harness: the real services as separate processes, a real Redis, and the WhatsApp
  * Web simulator (in this process, or its own with `simulatorProcess`), wired together exactly as
- * `MESSENGER_SANDBOX=1 npm start` wires them; the services run from their sources (tsx), or from
- * the build as `npm start` runs them (`built`). Each stack gets its own Redis database, flushed at start, so stacks never see
+ * `MESSENGER_SANDBOX=1 npm start` wires them; the services run from the build as `npm start` runs
+ * them when it is fresh (`npm test` builds first), else from their sources through tsx (`built`,
+ * `MGW_TEST_RUN_FROM`: see runFromBuild). Each stack gets its own Redis database, flushed at start, so stacks never see
  * each other's devices, queues or tokens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,7 @@ import {
   ORPHAN_GUARD_ARGS,
   REPO_ROOT as ROOT,
   requireFreshBuild,
+  runFromBuild,
   startSimulatorProcess,
   TSX_ARGS,
   type SimulatorEndpoint,
@@ -68,7 +70,8 @@ export interface StackOptions extends StackRedisOptions {
   simulatorProcess?: boolean;
   /**
    * Run the services (and the simulator process, and the token CLI) from the build, as `npm start`
-   * and the image do, instead of their sources through tsx; throws unless the build is fresh.
+   * and the image do (true: throws unless the build is fresh), or from their sources through tsx
+   * (false). Unset: runFromBuild() decides (the build when it is fresh).
    */
   built?: boolean;
   /** Device the stack's token acts on (default: a fresh id). */
@@ -136,14 +139,15 @@ export class Stack {
       await backing.stop();
       throw err;
     }
-    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, opts.built), opts);
+    const built = opts.built ?? runFromBuild();
+    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, built), opts);
   }
 
   private static async startEnv(opts: StackOptions, redisEnv: Record<string, string>) {
     if (opts.built) requireFreshBuild();
     if (opts.simulatorProcess && opts.sim) throw new Error('sim options need the in-process simulator');
     const sim: SimulatorEndpoint & { handle?: SimulatorHandle } = opts.simulatorProcess
-      ? await startSimulatorProcess({ built: opts.built ?? false })
+      ? await startSimulatorProcess({ built: opts.built ?? runFromBuild() })
       : await startSimulator({ port: 0, ...opts.sim }).then((handle) => ({ ...handle, handle }));
     const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
     const env = {
@@ -207,7 +211,8 @@ export class Stack {
     run: { wrapper?: readonly string[]; readyTimeoutMs?: number; root?: string } = {},
   ): Promise<ServiceProcess> {
     const root = run.root ?? this.serviceRoot;
-    const port = await freePort();
+    // A PORT given keeps the service's address (an API restarted where its clients reconnect).
+    const port = env.PORT ? Number(env.PORT) : await freePort();
     const withApi = name === 'api' || name === 'all-in-one';
     const metricsPort = withApi ? await freePort() : port;
     const portEnv = withApi
@@ -252,7 +257,11 @@ export class Stack {
         const res = await fetch(`http://127.0.0.1:${probe}/readyz`).catch(() => undefined);
         return res?.status === 200;
       },
-      { timeoutMs: run.readyTimeoutMs ?? 30_000, what: `${name} ready` },
+      // MGW_TEST_READY_TIMEOUT_MS: a longer wait on a machine shared by many test runs.
+      {
+        timeoutMs: run.readyTimeoutMs ?? Number(process.env.MGW_TEST_READY_TIMEOUT_MS ?? 30_000),
+        what: `${name} ready`,
+      },
     );
     return proc;
   }

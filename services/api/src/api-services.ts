@@ -2,10 +2,15 @@ import type { Logger, createDefaultMetricsRegistry, RedisClient } from '@mgw/com
 import type { Metrics } from '@mgw/contracts';
 import { createOutboundClient, type OutboundClient } from '@mgw/common';
 import {
+  Blocklist,
   BatchStore,
+  BrokerSettingsStore,
+  ChatIndex,
   ContentStore,
   EventLog,
   InboundStore,
+  MediaSettingsStore,
+  MediaStore,
   MessageIndex,
   MessageRevisions,
   MessageKindStore,
@@ -16,6 +21,7 @@ import {
   TokenStore,
   WebhookStore,
   type Encryption,
+  StatusStore,
 } from '@mgw/store';
 import type { ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './clients/connection-service-client.js';
@@ -57,6 +63,8 @@ export interface ApiServices {
   /** Checks webhook URLs against the outbound guard (the notifier's client makes the calls). */
   outbound: OutboundClient;
   acceptor: MessageAcceptor;
+  /** The account's blocklist (kept by the device's holder): a send to a blocked number is refused. */
+  blocklist: Blocklist;
   /** Request contents (a pooled message's move reads its content from the device it leaves). */
   contents: ContentStore;
   /** Lists sent through a pool, and the moves of their messages between its devices. */
@@ -68,6 +76,16 @@ export interface ApiServices {
   eventLog: EventLog;
   /** The open GET /events/stream streams of this process. */
   eventStreams: EventStreams;
+  /** The devices' broker settings (GET/PUT /events/brokers). */
+  brokerSettings: BrokerSettingsStore;
+  /** Media objects: POST/GET/DELETE /media, and the URLs of inbound attachments kept on arrival. */
+  media: MediaStore;
+  /** Which inbound attachment types each device keeps on arrival (GET/PUT /media/settings). */
+  mediaSettings: MediaSettingsStore;
+  /** Status updates: their audiences and views (docs/broadcasts.md). */
+  statuses: StatusStore;
+  /** The device's chats and their unread messages (GET /chats). */
+  chats: ChatIndex;
   /** Subscribes to what the API must hear at once (token revocations). */
   start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
@@ -131,6 +149,7 @@ export function createApiServices(base: {
   const eventStreams = new EventStreams({
     eventLog,
     subscriber: base.subscriber,
+    redis,
     logger,
     metrics,
     config: config.eventStream,
@@ -159,6 +178,7 @@ export function createApiServices(base: {
       maxBytes: 0,
     }),
     acceptor,
+    blocklist: new Blocklist(redis),
     contents,
     poolBatches: new PoolBatchStore(redis, retention),
     poolMoves: new PoolMoves(redis, retention),
@@ -166,6 +186,11 @@ export function createApiServices(base: {
     idempotency: new Idempotency(redis, base.encryption, config.idempotencyTtlSeconds, inProgressTtl),
     eventLog,
     eventStreams,
+    brokerSettings: new BrokerSettingsStore(redis),
+    media: new MediaStore(redis, base.encryption, config.store.media, metrics),
+    mediaSettings: new MediaSettingsStore(redis),
+    statuses: new StatusStore(redis, base.encryption),
+    chats: new ChatIndex(redis, base.encryption),
     start: async () => {
       await tokenCache.start();
       await eventStreams.start();

@@ -1,6 +1,17 @@
 import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
-import { ERRORS, GROUP_ERRORS, GROUP_LIMITS, MAX_CONTACT_CHECK, VARS_LIMITS } from '@mgw/contracts';
+import {
+  CHAT_ERRORS,
+  ERRORS,
+  GROUP_ERRORS,
+  GROUP_LIMITS,
+  MAX_CONTACT_CHECK,
+  MEDIA_UPLOAD_MAX_BYTES,
+  STATUS_ERRORS,
+  CHANNEL_ERRORS,
+  STATUS_LIMITS,
+  VARS_LIMITS,
+} from '@mgw/contracts';
 import { errorMiddleware, methodNotAllowed, notFoundHandler } from './http/api-error.js';
 import { mountAdminApi } from './admin/admin-api.js';
 import { mountDashboard } from './admin/dashboard-static.js';
@@ -13,16 +24,32 @@ import { SendRateLimit } from './http/send-rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { connectRoute, disconnectRoute, statusRoute } from './routes/connection.js';
 import { batchRoute, controlBatchRoute, listBatchesRoute } from './routes/batches.js';
+import { chatRoutes } from './routes/chats.js';
 import { contactCheckRoute } from './routes/contacts.js';
+import { getEventBrokersRoute, putEventBrokersRoute } from './routes/event-brokers.js';
 import { eventStreamRoute, eventsRoute } from './routes/events.js';
+import { eventSocketRoute, tokenFromSubprotocol } from './events/event-socket.js';
 import { groupRoutes } from './routes/groups.js';
+import { mountAccountRoutes } from './routes/account-mount.js';
+import { labelRoutes } from './routes/labels.js';
 import { mediaRoute } from './routes/media.js';
+import {
+  deleteMediaRoute,
+  getMediaRoute,
+  getMediaSettingsRoute,
+  putMediaSettingsRoute,
+  uploadMediaRoute,
+} from './routes/media-objects.js';
+import { rawBody } from './http/raw-body.js';
 import { listMessagesRoute, messageRoute } from './routes/messages.js';
 import { opsRoute } from './routes/ops.js';
 import { otpRoute } from './routes/otp.js';
 import { sendRoute } from './routes/send.js';
+import { statusRoutes } from './routes/statuses.js';
+import { channelRoutes } from './routes/channels.js';
 import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from './routes/webhook.js';
 import { mountDocs, openApiRoute } from './openapi/docs-page.js';
+import { mcpRoute } from './mcp/mcp-route.js';
 
 export const API_BASE = '/api/messenger/v1';
 
@@ -41,6 +68,10 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
 export const CONTACT_CHECK_BODY_LIMIT_BYTES = 64 * 1024;
 /** POST /groups and /groups/:id/participants: a subject and at most 50 members. */
 export const GROUP_BODY_LIMIT_BYTES = 8 * 1024;
+/** PATCH /settings: three fields, the longest a text of 1,000 characters. */
+export const SETTINGS_BODY_LIMIT_BYTES = 8 * 1024;
+/** An MCP message is one JSON-RPC call: a text to a list at most (a text is at most 256 KB of UTF-8). */
+export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Values a body may hold besides its recipient list (fields of the body and its attachment). */
 const FIELD_ALLOWANCE = 64;
 
@@ -130,6 +161,66 @@ export function createApp(s: ApiServices): Express {
     lists: { participants: GROUP_LIMITS.participants },
     idleTimeoutMs,
   });
+  // A status names up to STATUS_LIMITS.audience viewers beside an attachment of up to 10 MB.
+  const statusBody = jsonBody({
+    limitBytes: SEND_BODY_LIMIT_BYTES,
+    tooLargeError: STATUS_ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: STATUS_LIMITS.audience + FIELD_ALLOWANCE,
+    lists: { audience: STATUS_LIMITS.audience },
+    idleTimeoutMs,
+  });
+  // A channel's name and description, and its picture (a JPEG of up to 512 KB) as base64.
+  const channelBody = jsonBody({
+    limitBytes: 800 * 1024,
+    tooLargeError: CHANNEL_ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  // A channel post: its text, or an attachment of up to 10 MB as base64 (as /send takes it).
+  const channelPostBody = jsonBody({
+    limitBytes: SEND_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  const statusSettingsBody = jsonBody({
+    limitBytes: 1024,
+    tooLargeError: STATUS_ERRORS.settingsBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  const settingsBody = jsonBody({
+    limitBytes: SETTINGS_BODY_LIMIT_BYTES,
+    tooLargeError: CHAT_ERRORS.settingsBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  // A tool call's arguments nest in `params.arguments`: its lists are not top-level fields.
+  const mcpBody = jsonBody({
+    limitBytes: MCP_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.mcpBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: Math.max(s.config.maxRecipients, MAX_CONTACT_CHECK) + FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
+  // POST /media: the file itself as the body, at most the attachment limit.
+  const mediaUpload = rawBody({
+    limitBytes: MEDIA_UPLOAD_MAX_BYTES,
+    tooLargeError: ERRORS.mediaBodyTooLarge,
+    idleTimeoutMs,
+  });
+  const mediaSettingsBody = jsonBody({
+    limitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.mediaSettingsBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs,
+  });
   const withoutBody = noBody();
   const v1 = (path: string) => `${API_BASE}${path}`;
 
@@ -153,6 +244,12 @@ export function createApp(s: ApiServices): Express {
   app.get(v1('/messages'), auth, limit.messages, listMessagesRoute(s));
   app.get(v1('/messages/:id'), auth, limit.messages, messageRoute(s));
   app.get(v1('/messages/:id/media'), auth, limit.messages, mediaRoute(s));
+  // The settings first: `settings` is no media id (ids are `med_…`), so the order only spares a lookup.
+  app.get(v1('/media/settings'), auth, limit.messages, getMediaSettingsRoute(s));
+  app.put(v1('/media/settings'), auth, limit.media, mediaSettingsBody, putMediaSettingsRoute(s));
+  app.post(v1('/media'), auth, limit.media, mediaUpload, uploadMediaRoute(s));
+  app.get(v1('/media/:id'), auth, limit.messages, getMediaRoute(s));
+  app.delete(v1('/media/:id'), auth, limit.media, withoutBody, deleteMediaRoute(s));
   app.get(v1('/batches'), auth, limit.messages, listBatchesRoute(s));
   app.get(v1('/batches/:batchId'), auth, limit.messages, batchRoute(s));
   for (const action of ['pause', 'resume', 'cancel'] as const)
@@ -165,6 +262,10 @@ export function createApp(s: ApiServices): Express {
     );
   app.get(v1('/events'), auth, limit.messages, eventsRoute(s));
   app.get(v1('/events/stream'), auth, limit.messages, eventStreamRoute(s));
+  // A WebSocket upgrade arrives here too (http/upgrade.ts): the same middleware, then the upgrade.
+  app.get(v1('/events/ws'), tokenFromSubprotocol, auth, limit.messages, eventSocketRoute(s));
+  app.get(v1('/events/brokers'), auth, limit.webhook, getEventBrokersRoute(s));
+  app.put(v1('/events/brokers'), auth, limit.webhook, webhookBody, putEventBrokersRoute(s));
   app.post(v1('/contacts/check'), auth, limit.contacts, contactCheckBody, contactCheckRoute(s));
   const groups = groupRoutes(s);
   app.get(v1('/groups'), auth, limit.groups, groups.list);
@@ -172,6 +273,50 @@ export function createApp(s: ApiServices): Express {
   app.get(v1('/groups/:id'), auth, limit.groups, groups.get);
   app.post(v1('/groups/:id/participants'), auth, limit.groups, groupBody, groups.participants);
   app.post(v1('/groups/:id/leave'), auth, limit.groups, withoutBody, groups.leave);
+  mountAccountRoutes(app, s, v1, auth, limit.account, { maxDepth: MAX_JSON_DEPTH, idleTimeoutMs });
+  const statuses = statusRoutes(s);
+  app.post(v1('/statuses'), auth, limit.broadcasts, statusBody, statuses.post);
+  app.get(v1('/statuses'), auth, limit.broadcasts, statuses.list);
+  app.get(v1('/statuses/settings'), auth, limit.broadcasts, statuses.getSettings);
+  app.put(v1('/statuses/settings'), auth, limit.broadcasts, statusSettingsBody, statuses.putSettings);
+  app.delete(v1('/statuses/:id'), auth, limit.broadcasts, withoutBody, statuses.remove);
+  const channels = channelRoutes(s);
+  app.get(v1('/channels'), auth, limit.broadcasts, channels.list);
+  app.post(v1('/channels'), auth, limit.broadcasts, channelBody, channels.create);
+  app.get(v1('/channels/:id'), auth, limit.broadcasts, channels.get);
+  app.patch(v1('/channels/:id'), auth, limit.broadcasts, channelBody, channels.update);
+  app.delete(v1('/channels/:id'), auth, limit.broadcasts, withoutBody, channels.remove);
+  app.post(v1('/channels/:id/follow'), auth, limit.broadcasts, withoutBody, channels.follow);
+  app.post(v1('/channels/:id/unfollow'), auth, limit.broadcasts, withoutBody, channels.unfollow);
+  app.post(v1('/channels/:id/posts'), auth, limit.broadcasts, channelPostBody, channels.post);
+  app.get(v1('/channels/:id/posts'), auth, limit.broadcasts, channels.posts);
+  app.patch(v1('/channels/:id/posts/:messageId'), auth, limit.broadcasts, channelBody, channels.editPost);
+  app.delete(v1('/channels/:id/posts/:messageId'), auth, limit.broadcasts, withoutBody, channels.deletePost);
+  // Chats, read receipts and the account settings (docs/chats-and-calls.md).
+  const chats = chatRoutes(s);
+  app.get(v1('/chats'), auth, limit.messages, chats.list);
+  app.get(v1('/chats/:chatId/messages'), auth, limit.messages, chats.messages);
+  app.post(v1('/chats/:chatId/read'), auth, limit.messages, withoutBody, chats.readChat);
+  app.post(v1('/messages/:id/read'), auth, limit.messages, withoutBody, chats.readMessage);
+  app.get(v1('/settings'), auth, limit.webhook, chats.getSettings);
+  app.patch(v1('/settings'), auth, limit.webhook, settingsBody, chats.patchSettings);
+  app.post(v1('/groups/join'), auth, limit.groups, groupBody, groups.join);
+  app.patch(v1('/groups/:id'), auth, limit.groups, groupBody, groups.update);
+  app.get(v1('/groups/:id/invite'), auth, limit.groups, groups.invite);
+  app.post(v1('/groups/:id/invite/revoke'), auth, limit.groups, withoutBody, groups.revokeInvite);
+  // Labels and chat state share the group routes' limit: both are the account's own housekeeping.
+  const labels = labelRoutes(s);
+  app.get(v1('/labels'), auth, limit.groups, labels.listLabels);
+  app.post(v1('/labels'), auth, limit.groups, groupBody, labels.createLabel);
+  app.patch(v1('/labels/:labelId'), auth, limit.groups, groupBody, labels.updateLabel);
+  app.delete(v1('/labels/:labelId'), auth, limit.groups, withoutBody, labels.deleteLabel);
+  app.get(v1('/labels/:labelId/chats'), auth, limit.groups, labels.labelChats);
+  app.get(v1('/chats/:chatId/labels'), auth, limit.groups, labels.chatLabels);
+  app.post(v1('/chats/:chatId/labels'), auth, limit.groups, groupBody, labels.labelChat);
+  app.delete(v1('/chats/:chatId/labels/:labelId'), auth, limit.groups, withoutBody, labels.unlabelChat);
+  app.patch(v1('/chats/:chatId'), auth, limit.groups, groupBody, labels.chatState);
+  // MCP (docs/mcp.md): each tool call goes through its route, with that route's limit and checks.
+  app.post(v1('/mcp'), auth, mcpBody, mcpRoute(s.config.maxRecipients));
   app.put(v1('/webhook'), auth, limit.webhook, webhookBody, putWebhookRoute(s));
   app.get(v1('/webhook'), auth, limit.webhook, getWebhookRoute(s));
   app.delete(v1('/webhook'), auth, limit.webhook, withoutBody, deleteWebhookRoute(s));
@@ -185,6 +330,9 @@ export function createApp(s: ApiServices): Express {
     ['/messages', 'GET, HEAD'],
     ['/messages/:id', 'GET, HEAD'],
     ['/messages/:id/media', 'GET, HEAD'],
+    ['/media', 'POST'],
+    ['/media/settings', 'GET, HEAD, PUT'],
+    ['/media/:id', 'GET, HEAD, DELETE'],
     ['/batches', 'GET, HEAD'],
     ['/batches/:batchId', 'GET, HEAD'],
     ['/batches/:batchId/pause', 'POST'],
@@ -192,12 +340,39 @@ export function createApp(s: ApiServices): Express {
     ['/batches/:batchId/cancel', 'POST'],
     ['/events', 'GET, HEAD'],
     ['/events/stream', 'GET, HEAD'],
+    ['/events/ws', 'GET'],
+    ['/events/brokers', 'GET, HEAD, PUT'],
     ['/webhook', 'GET, HEAD, PUT, DELETE'],
     ['/contacts/check', 'POST'],
     ['/groups', 'GET, HEAD, POST'],
-    ['/groups/:id', 'GET, HEAD'],
+    ['/groups/join', 'POST'],
+    ['/groups/:id', 'GET, HEAD, PATCH'],
     ['/groups/:id/participants', 'POST'],
     ['/groups/:id/leave', 'POST'],
+    ['/statuses', 'GET, HEAD, POST'],
+    ['/statuses/settings', 'GET, HEAD, PUT'],
+    ['/statuses/:id', 'DELETE'],
+    ['/channels', 'GET, HEAD, POST'],
+    ['/channels/:id', 'GET, HEAD, PATCH, DELETE'],
+    ['/channels/:id/follow', 'POST'],
+    ['/channels/:id/unfollow', 'POST'],
+    ['/channels/:id/posts', 'GET, HEAD, POST'],
+    ['/channels/:id/posts/:messageId', 'PATCH, DELETE'],
+    ['/chats', 'GET, HEAD'],
+    ['/chats/:chatId/messages', 'GET, HEAD'],
+    ['/chats/:chatId/read', 'POST'],
+    ['/messages/:id/read', 'POST'],
+    ['/settings', 'GET, HEAD, PATCH'],
+    ['/groups/:id/invite', 'GET, HEAD'],
+    ['/groups/:id/invite/revoke', 'POST'],
+    ['/labels', 'GET, HEAD, POST'],
+    ['/labels/:labelId', 'PATCH, DELETE'],
+    ['/labels/:labelId/chats', 'GET, HEAD'],
+    ['/chats/:chatId/labels', 'GET, HEAD, POST'],
+    ['/chats/:chatId/labels/:labelId', 'DELETE'],
+    ['/chats/:chatId', 'PATCH'],
+    // Stateless Streamable HTTP: no stream to open (GET) and no session to end (DELETE).
+    ['/mcp', 'POST'],
   ];
   for (const [path, allow] of allowed) app.all(v1(path), auth, methodNotAllowed(allow));
   // Unknown paths under the API need a token too: without one, nothing about the API is revealed.

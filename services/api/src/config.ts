@@ -48,6 +48,9 @@ const apiEnv: Joi.PartialSchemaMap = {
   RATE_LIMIT_WEBHOOK: limit(30),
   RATE_LIMIT_CONTACTS: limit(10),
   RATE_LIMIT_GROUPS: limit(30),
+  RATE_LIMIT_MEDIA: limit(60),
+  RATE_LIMIT_ACCOUNT: limit(30),
+  RATE_LIMIT_BROADCASTS: limit(30),
   CONTACT_LOOKUPS_PER_DAY: Joi.number().integer().min(0).default(1000),
   CONTACT_LOOKUP_BATCH_SIZE: Joi.number().integer().min(1).max(500).default(50),
   CONTACT_LOOKUP_PAUSE_MS: Joi.number().integer().min(0).default(1000),
@@ -128,6 +131,12 @@ export interface RateLimitsConfig {
   webhook: number;
   contacts: number;
   groups: number;
+  /** POST /media, DELETE /media/:id and the media settings (reads count with `messages`). */
+  media: number;
+  /** The account routes: profile, presence, contacts' profiles, blocklist (docs/account.md). */
+  account: number;
+  /** The status routes (`/statuses…`, docs/broadcasts.md). */
+  broadcasts: number;
 }
 
 /** The number check (POST /contacts/check): its daily lookup cap and how its lookups are paced. */
@@ -260,6 +269,9 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       webhook: e.RATE_LIMIT_WEBHOOK,
       contacts: e.RATE_LIMIT_CONTACTS,
       groups: e.RATE_LIMIT_GROUPS,
+      media: e.RATE_LIMIT_MEDIA,
+      account: e.RATE_LIMIT_ACCOUNT,
+      broadcasts: e.RATE_LIMIT_BROADCASTS,
     },
     contactCheck: {
       lookupsPerDay: e.CONTACT_LOOKUPS_PER_DAY,

@@ -116,12 +116,12 @@ describe('API request validation', () => {
     [
       'an attachment without url or base64',
       { to: PHONE, attachment: { type: 'image' } },
-      [{ path: ['attachment'], message: 'attachment must have either url or base64' }],
+      [{ path: ['attachment'], message: 'attachment must have either url, base64 or mediaId' }],
     ],
     [
       'an attachment with both url and base64',
       { to: PHONE, attachment: { type: 'image', url: 'https://example.test/a.png', base64: 'AAAA' } },
-      [{ path: ['attachment'], message: 'attachment must have either url or base64, not both' }],
+      [{ path: ['attachment'], message: 'attachment must have only one of url, base64 or mediaId' }],
     ],
     [
       'a non-http attachment url',

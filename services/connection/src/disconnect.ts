@@ -11,6 +11,7 @@ import {
 } from '@mgw/messenger';
 import {
   DeviceCommandClient,
+  forgetAccount,
   NOBODY_HOLDS_DEVICE,
   openSendQueue,
   purgeDeviceMessages,
@@ -145,6 +146,9 @@ async function logoutHere(deviceId: string, lease: Lease, deps: DisconnectDeps):
     // them back, so from here on every auth-state write of this socket is refused.
     lost = true;
     await purgeAuthState(redis, deviceId, lease.epoch);
+    // What the account kept (chats, pause, blocklist, labels, channels) is not the next account's:
+    // the same purge as the holder's retire.
+    await forgetAccount(redis, deviceId);
     await deps.sessions.markDisconnected(deviceId, 'logged_out');
     await failWaitingJobs(deviceId, deps);
   } finally {

@@ -15,6 +15,7 @@ import {
   type RuntimeConfig,
 } from '@mgw/common';
 import { encryptionConfig, encryptionEnv, type EncryptionConfig } from '@mgw/store';
+import { brokerConfig, brokerEnv, type BrokerConfig } from './brokers/broker-config.js';
 import type { RetrySchedule } from './retry-schedule.js';
 
 const notifierEnv: Joi.PartialSchemaMap = {
@@ -45,9 +46,19 @@ export interface NotifierConfig extends RuntimeConfig {
   deviceConcurrency: number;
   /** How often every device is looked at even without a notification (a dead notifier's devices taken over). */
   sweepMs: number;
+  /** The broker transports (RabbitMQ, NATS JetStream), each on when its URL is set. */
+  brokers: BrokerConfig;
 }
 
-export const NOTIFIER_ENV = [runtimeEnv, redisEnv, opsEnv, encryptionEnv, webhookOutboundEnv, notifierEnv];
+export const NOTIFIER_ENV = [
+  runtimeEnv,
+  redisEnv,
+  opsEnv,
+  encryptionEnv,
+  webhookOutboundEnv,
+  notifierEnv,
+  brokerEnv,
+];
 
 export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
   const e = validateEnv(NOTIFIER_ENV, env, [
@@ -70,5 +81,6 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     },
     deviceConcurrency: e.WEBHOOK_DEVICE_CONCURRENCY,
     sweepMs: e.WEBHOOK_SWEEP_MS,
+    brokers: brokerConfig(e),
   };
 }

@@ -10,6 +10,7 @@ import {
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, WebhookDeliveries, WebhookStore } from '@mgw/store';
 import { collectBacklog } from './backlog.js';
+import { startBrokerRelays } from './brokers/broker-relays.js';
 import { loadNotifierConfig } from './config.js';
 import { DeliveryDispatcher } from './dispatcher.js';
 import { legacyQueueAdopter } from './legacy-queues.js';
@@ -78,6 +79,17 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
     subscribedGauge: metrics.redisSubscribed,
   });
 
+  // The broker transports (RabbitMQ, NATS JetStream) configured: not part of readiness (a broker
+  // down makes its events wait in the log; webhooks flow on).
+  const brokers = await startBrokerRelays({
+    config: config.brokers,
+    redis,
+    subscriber: () => rt.connect('subscriber', 'brokers-sub'),
+    sealer: encryption,
+    owner: consumer,
+    metrics,
+    logger,
+  });
   // Ready only while subscribed: without it events wait for the sweep (WEBHOOK_SWEEP_MS), not ~40 ms.
   const ops = await rt.startOps({
     probe,
@@ -85,10 +97,14 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
     notReadyError: ERRORS.serviceUnavailable,
     serving: () => watcher.subscribed,
     notServingReason: () => watcher.problem,
-    collect: () => collectBacklog(webhooks, store, dispatcher, metrics),
+    collect: async () => {
+      brokers?.collect();
+      await collectBacklog(webhooks, store, dispatcher, metrics);
+    },
   });
   rt.installShutdown([
     { name: 'outbox', run: () => watcher.stop() },
+    { name: 'brokers', run: async () => brokers?.stop() },
     // Attempts under way finish; the leases go back, so other notifiers take the devices at once.
     { name: 'deliveries', run: () => dispatcher.stop() },
     { name: 'ops server', run: () => ops.close() },

@@ -30,6 +30,7 @@ const senderEnv: Joi.PartialSchemaMap = {
   SENDER_MAX_DEVICES: Joi.number().integer().min(0).default(0),
   SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
   SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(0),
+  MESSAGE_RETRY_MAX: Joi.number().integer().min(1).max(50).default(5),
   CONTACT_CACHE_TTL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -56,6 +57,11 @@ export interface SenderConfig extends MessengerServiceConfig {
   mediaFetchTimeoutMs: number;
   /** How long a contact lookup's answer is kept (the number check and the sends read it). */
   contactCacheTtlSeconds: number;
+  /**
+   * Retry receipts answered per message (its recipient could not decrypt it); the ask that
+   * reaches it marks a message still `sent` undecryptable (Baileys' maxMsgRetryCount: 5).
+   */
+  messageRetryMax: number;
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
   /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/policy/config.ts). */
@@ -97,6 +103,7 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     rebalanceCooldownMs: e.SENDER_REBALANCE_COOLDOWN_MS,
     heapGrowingPercent: e.SENDER_HEAP_GROWING_PERCENT,
     contactCacheTtlSeconds: e.CONTACT_CACHE_TTL_SECONDS,
+    messageRetryMax: e.MESSAGE_RETRY_MAX,
     outbound: outboundConfig(e),
     sendPolicy: sendPolicyConfig(e),
     backoff: {

@@ -1,7 +1,16 @@
 import { isEntryPoint, runService, type ServiceHost } from '@mgw/common';
 import { keys, type Metrics } from '@mgw/contracts';
 import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
-import { ContentStore, InboundStore, MessageRevisions, SenderRoster } from '@mgw/store';
+import {
+  ContentStore,
+  InboundStore,
+  MediaSettingsStore,
+  MediaStore,
+  MessageRevisions,
+  SenderRoster,
+} from '@mgw/store';
+import { createMediaFetcher } from './commands/media-download.js';
+import { MediaSweeper } from './inbound/media-sweeper.js';
 import { createLinkPreviewer } from './send/link-preview.js';
 import { loadSenderConfig } from './config.js';
 import { DeviceFleet } from './fleet/device-fleet.js';
@@ -27,6 +36,8 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
     outbound: config.outbound,
     timeoutMs: config.mediaFetchTimeoutMs,
   });
+  const media = new MediaStore(redis, encryption, config.store.media, metrics);
+  const sweeper = new MediaSweeper(redis, media, config.store.media.sweepIntervalMs, logger);
   const { ttlMs, renewMs } = config.messenger.lease;
   // Leases renew from a thread of their own: a busy event loop here does not let them lapse.
   const renewer = new LeaseRenewer({
@@ -55,6 +66,8 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
         sessions,
         inbound: new InboundStore(redis, encryption, config.store.messageRetentionSeconds),
         revisions: new MessageRevisions(redis, encryption, config.store.messageRetentionSeconds),
+        media,
+        mediaSettings: new MediaSettingsStore(redis),
       },
       fetchers: {
         linkPreview: createLinkPreviewer({
@@ -63,6 +76,11 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
           onOutcome: (outcome) => metrics.linkPreviews.inc({ outcome }),
         }),
         fetchAttachment,
+        fetchMedia: createMediaFetcher({
+          outbound: config.outbound,
+          timeoutMs: config.mediaFetchTimeoutMs,
+          ...(sandbox ? { ca: sandbox.mediaCaPem } : {}),
+        }),
       },
     },
     subscriber,
@@ -75,7 +93,9 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
   );
   await fleet.start();
   const stopQueueMetrics = startQueueMetrics(fleet, metrics);
+  sweeper.start();
   rt.installShutdown([
+    { name: 'media sweep', run: () => sweeper.stop() },
     { name: 'hand devices over', run: () => fleet.stop() },
     { name: 'queue metrics', run: stopQueueMetrics },
     { name: 'ops server', run: () => ops.close() },

@@ -15,6 +15,14 @@ describe('sender config', () => {
     expect(c.ops.port).to.equal(9464);
     expect(c.heapGrowingPercent).to.equal(0);
     expect(c.contactCacheTtlSeconds).to.equal(7 * 24 * 3600);
+    expect(c.messageRetryMax).to.equal(5);
+  });
+
+  it('When MESSAGE_RETRY_MAX is set, then it bounds the retry receipts answered (1–50); anything else fails the start', () => {
+    expect(loadSenderConfig({ ...KEY, MESSAGE_RETRY_MAX: '4' }).messageRetryMax).to.equal(4);
+    for (const bad of ['0', '51', '2.5', 'many']) {
+      expect(() => loadSenderConfig({ ...KEY, MESSAGE_RETRY_MAX: bad }), bad).to.throw(/MESSAGE_RETRY_MAX/);
+    }
   });
 
   it('When SENDER_HEAP_GROWING_PERCENT is 0 or out of range, then 0 leaves V8 its own choice and the others fail the start', () => {

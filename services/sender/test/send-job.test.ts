@@ -143,6 +143,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
             kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),
             fetchAttachment: opts.fetchAttachment ?? (async () => Buffer.alloc(0)),
+            media: { bytes: async () => undefined },
             conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
             pacer: { wait: async () => undefined, typing: async () => false } as unknown as Pacer,
@@ -407,6 +408,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
             kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),
             fetchAttachment: async () => Buffer.alloc(0),
+            media: { bytes: async () => undefined },
             // The socket is reconnecting and the hand-over woke the waiter: not open.
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
             sender: { known: async () => undefined } as unknown as MessageSender,

@@ -7,8 +7,8 @@
   not, -1 when refused as claimed).
 
   Defines:
-    nothing: it is the script's body, run in place (needs mgw_emit, mgw_contact and
-    mgw_content_release)
+    nothing: it is the script's body, run in place (needs mgw_emit, mgw_contact,
+    mgw_content_release and mgw_chat)
 ]]
 local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
@@ -53,6 +53,14 @@ if changed == 1 then
     if status == 'deleted' then d.direction = 'outbound' end
     d[timeField] = r[6]
     mgw_emit(hook, outbox, log, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
+    -- Announced once per message: a sent message enters its chat (GET /chats) here, once.
+    if status == 'sent' and r[2] and ARGV[15] ~= '' then
+      local now = redis.call('TIME')
+      local chatType = 'direct'
+      if string.sub(r[2], -5) == '@g.us' then chatType = 'group' end
+      mgw_chat(ARGV[15], ARGV[16], r[2], r[1], tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000),
+        r[6], 'outbound', retention, chatType, '', '', redis.call('HGET', rec, 'contentId') or '')
+    end
     -- Activity chart: announced once per status per message, so counted here, in the UTC hour of
     -- the status's time (an ISO string: its first 13 characters, 2026-11-23T18, name the hour).
     if r[6] then

@@ -46,6 +46,24 @@ export class SessionStore {
     await this.write(deviceId, status, values, [], now, reason);
   }
 
+  /**
+   * The account's name or photo changed while it is connected (an account route): the new values
+   * for GET /status; `profilePic: null` removes the photo. No `session.status` event (the status
+   * stays `connected`).
+   */
+  async updateAccount(
+    deviceId: string,
+    fields: { name?: string; profilePic?: string | null },
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    const set: Record<string, string> = { status: 'connected', updatedAt: now };
+    const del: string[] = [];
+    if (fields.name !== undefined) set.name = fields.name;
+    if (fields.profilePic === null) del.push('profilePic');
+    else if (fields.profilePic !== undefined) set.profilePic = fields.profilePic;
+    await this.write(deviceId, 'connected', set, del, now, '');
+  }
+
   /** Marks the device disconnected and forgets the account details (phone, name, picture). */
   async markDisconnected(deviceId: string, reason: string): Promise<void> {
     const now = new Date().toISOString();

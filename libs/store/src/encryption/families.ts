@@ -86,12 +86,54 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     fieldPrefixes: { 'vote:': 'text', 'reaction:': 'text' },
   },
   {
+    // A status update's audience (its viewers' JIDs: who the account shares its statuses with);
+    // its size, view count and each view (`v:<jid>` -> time) are not sealed.
+    name: 'status-records',
+    pattern: keys.statusRecord('*', '*'),
+    type: 'hash',
+    form: 'text',
+    fields: { audience: 'text' },
+  },
+  {
     // A device's webhook: its signing secrets (the URL, events and counters are not secret).
     name: 'webhooks',
     pattern: keys.webhook('*'),
     type: 'hash',
     form: 'text',
     fields: { secret: 'text', previousSecret: 'text' },
+  },
+  {
+    // Media objects kept in Redis (no MEDIA_STORE): the file's bytes.
+    name: 'media-blobs',
+    pattern: keys.mediaBlob('*', '*'),
+    type: 'string',
+    form: 'binary',
+  },
+  {
+    // A chat of the device's chat index (chats/chat-index.ts): a group's subject (the group's own
+    // text) and the start of its last inbound text; the other fields (ids, times, counters) are not secret.
+    name: 'chats',
+    pattern: keys.chat('*', '*'),
+    type: 'hash',
+    form: 'text',
+    fields: { subject: 'text', lastPreview: 'text' },
+  },
+  {
+    // A device's settings: the text a rejected caller is answered with (chats/account-settings.ts);
+    // the policy overrides and flags beside it are not secret.
+    name: 'device-settings',
+    pattern: keys.deviceSettings('*'),
+    type: 'hash',
+    form: 'text',
+    fields: { rejectCallMessage: 'text' },
+  },
+  {
+    // The account's WhatsApp Business labels (labels/label-store.ts): each label's name, colour
+    // and predefined id as one JSON per field (the label id); the chats of a label are not sealed.
+    name: 'labels',
+    pattern: keys.labels('*'),
+    type: 'hash',
+    form: 'text',
   },
   {
     // A device's proxy: its URL may carry the proxy's user name and password.

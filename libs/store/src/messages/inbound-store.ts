@@ -7,6 +7,8 @@ import {
   type GroupChat,
   type LocationInput,
   type MessageReceivedEventData,
+  type StoredAttachment,
+  type ReadKey,
 } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
 import { eventSealContext } from '../webhooks/events.js';
@@ -33,6 +35,12 @@ export interface InboundInput {
   chat?: GroupChat;
   /** Whom the text or caption mentions (kept sealed in `kindBody`). */
   mentions?: string[];
+  /** Its id, when chosen before (its attachment was kept in the media store under it). */
+  messageId?: string;
+  /** The attachment kept in the media store on arrival (or why not): docs/media.md. */
+  keptMedia?: StoredAttachment;
+  /** WhatsApp's key of the message (its chat's JID and a group message's author): a read receipt names it. */
+  waKey?: { remoteJid: string; participant?: string };
 }
 
 /** An incoming message as GET /messages/:id shows it. */
@@ -46,7 +54,16 @@ export interface InboundRecord {
   contact: ContactIdentity;
   platformMessageId: string;
   text?: string;
-  attachment?: { type: string; mimeType: string; fileName?: string; size: number };
+  attachment?: {
+    type: string;
+    mimeType: string;
+    fileName?: string;
+    size: number;
+    mediaId?: string;
+    mediaError?: string;
+    url?: string;
+    urlExpiresAt?: string;
+  };
   replyTo?: string;
   location?: LocationInput;
   contacts?: ContactCard[];
@@ -58,9 +75,13 @@ export interface InboundRecord {
 
 /**
  * Records the message once (WhatsApp redelivers after a reconnect), lists it in the device's
- * message index and emits `message.received` with it (`lua/message-inbound-record-7.lua`).
+ * message index and in its chat (GET /chats) and emits `message.received` with it
+ * (`lua/message-inbound-record-8.lua`).
  */
-const RECORD = storeScript<number>('message-inbound-record-7');
+const RECORD = storeScript<number>('message-inbound-record-8');
+
+/** How much of an inbound text its chat keeps as the preview of its last message (GET /chats). */
+export const CHAT_PREVIEW_CHARS = 100;
 
 /**
  * Messages contacts wrote to the linked account: a record under `keys.message` (direction
@@ -76,8 +97,15 @@ export class InboundStore {
 
   /** Records the message and emits its event; undefined when it was recorded before. */
   async record(deviceId: string, msg: InboundInput): Promise<string | undefined> {
-    const messageId = randomUUID();
+    const messageId = msg.messageId ?? randomUUID();
     const key = keys.message(deviceId, messageId);
+    // The record names the kept object (its URL is signed anew on each read); the event has a URL.
+    const kept = msg.keptMedia;
+    const attachment = msg.attachment && {
+      ...msg.attachment,
+      ...(kept?.mediaId ? { mediaId: kept.mediaId } : {}),
+      ...(kept?.mediaError ? { mediaError: kept.mediaError } : {}),
+    };
     const replyTo = msg.quotedPlatformMessageId
       ? ((await this.redis.get(keys.messageByPlatformId(deviceId, msg.quotedPlatformMessageId))) ?? undefined)
       : undefined;
@@ -94,8 +122,10 @@ export class InboundStore {
       platformMessageId: msg.platformMessageId,
       receivedAt,
       createdAt: receivedAt,
-      ...(msg.attachment ? { attachment: JSON.stringify(msg.attachment) } : {}),
+      ...(attachment ? { attachment: JSON.stringify(attachment) } : {}),
       ...(replyTo ? { replyTo } : {}),
+      ...(msg.waKey ? { waChat: msg.waKey.remoteJid } : {}),
+      ...(msg.waKey?.participant ? { waAuthor: msg.waKey.participant } : {}),
     };
     if (msg.chat) fields.chat = this.sealer.sealText(JSON.stringify(msg.chat), storageContext(key, 'chat'));
     if (msg.text !== undefined) fields.text = this.sealer.sealText(msg.text, storageContext(key, 'text'));
@@ -108,6 +138,8 @@ export class InboundStore {
       fields.kindBody = this.sealer.sealText(JSON.stringify(kind), storageContext(key, 'kindBody'));
     if (msg.mediaMessage)
       fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
+    // The chat it belongs to: the group, else the contact (by phone when known, as /send names it).
+    const chatId = msg.chat?.id ?? phone ?? contact.lid ?? '';
     const eventId = randomUUID();
     const data: MessageReceivedEventData = {
       deviceId,
@@ -116,7 +148,14 @@ export class InboundStore {
       ...(phone ? { from: phone } : {}),
       contact,
       ...(msg.text !== undefined ? { text: msg.text } : {}),
-      ...(msg.attachment ? { attachment: msg.attachment } : {}),
+      ...(attachment
+        ? {
+            attachment: {
+              ...attachment,
+              ...(kept?.url ? { url: kept.url, urlExpiresAt: kept.urlExpiresAt } : {}),
+            },
+          }
+        : {}),
       ...(replyTo ? { replyTo } : {}),
       ...kind,
       ...(msg.chat ? { chat: msg.chat } : {}),
@@ -132,6 +171,7 @@ export class InboundStore {
         keys.messageIndex(deviceId),
         keys.messageSeq(deviceId),
         keys.eventLog(deviceId),
+        keys.chatIndex(deviceId),
       ],
       [
         messageId,
@@ -142,6 +182,19 @@ export class InboundStore {
         eventId,
         receivedAt,
         this.sealer.sealText(JSON.stringify(data), eventSealContext(deviceId, eventId)),
+        keys.chat(deviceId, ''),
+        chatId,
+        msg.chat ? 'group' : 'direct',
+        String(msg.receivedAt.getTime()),
+        msg.chat?.subject
+          ? this.sealer.sealText(msg.chat.subject, storageContext(keys.chat(deviceId, chatId), 'subject'))
+          : '',
+        msg.text
+          ? this.sealer.sealText(
+              msg.text.slice(0, CHAT_PREVIEW_CHARS),
+              storageContext(keys.chat(deviceId, chatId), 'lastPreview'),
+            )
+          : '',
       ],
     );
     return written === 1 ? messageId : undefined;
@@ -175,6 +228,39 @@ export class InboundStore {
         ? { chat: JSON.parse(this.sealer.openText(h.chat, storageContext(key, 'chat'))) as GroupChat }
         : {}),
     };
+  }
+
+  /**
+   * What a read receipt of the message needs: WhatsApp's key of it and the chat it is in (GET
+   * /chats); undefined when it is not an inbound message of the device.
+   */
+  async readTarget(
+    deviceId: string,
+    messageId: string,
+  ): Promise<{ chatId: string; key: ReadKey } | undefined> {
+    const [direction, platformId, from, lid, chat, waChat, waAuthor] = await this.redis.hmget(
+      keys.message(deviceId, messageId),
+      'direction',
+      'platformMessageId',
+      'from',
+      'lid',
+      'chat',
+      'waChat',
+      'waAuthor',
+    );
+    if (direction !== 'inbound' || !platformId) return undefined;
+    const group = chat
+      ? (JSON.parse(
+          this.sealer.openText(chat, storageContext(keys.message(deviceId, messageId), 'chat')),
+        ) as GroupChat)
+      : undefined;
+    const chatId = group?.id ?? from ?? lid;
+    if (!chatId) return undefined;
+    // Recorded before WhatsApp's key was kept: the chat's JID from what the record tells.
+    const remoteJid =
+      waChat ?? (group ? group.id : from ? `${from}@s.whatsapp.net` : `${lid!.slice(0, -4)}@lid`);
+    const participant = waAuthor ?? (group && from ? `${from}@s.whatsapp.net` : undefined);
+    return { chatId, key: { remoteJid, id: platformId, ...(participant ? { participant } : {}) } };
   }
 
   /** The sealed media reference of an inbound message with an attachment (for a download). */

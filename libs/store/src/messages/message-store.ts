@@ -180,7 +180,12 @@ export class MessageStore {
    * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its list
    * is no longer paused.
    */
-  async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
+  async hold(
+    job: SendJobData,
+    reason: HeldReason,
+    until: number,
+    opts: { refused?: boolean } = {},
+  ): Promise<boolean> {
     const [batch, held] = batchKeys(job);
     const args = [
       job.messageId,
@@ -188,6 +193,7 @@ export class MessageStore {
       new Date(until).toISOString(),
       this.retentionSeconds,
       job.batchId ? '1' : '0',
+      opts.refused ? '1' : '0',
     ];
     return (await HOLD.run(this.redis, [keys.message(job.deviceId, job.messageId), batch, held], args)) === 1;
   }
@@ -307,6 +313,8 @@ export class MessageStore {
         keys.deviceActivity(job.deviceId, ''),
         String(DEVICE_ACTIVITY_TTL_SECONDS),
         keys.content(job.deviceId, ''),
+        keys.chatIndex(job.deviceId),
+        keys.chat(job.deviceId, ''),
       ],
     ];
   }
@@ -331,6 +339,15 @@ function publicRecord(h: Record<string, string>): MessageRecord {
   if (out.status === 'scheduled') out.held = { reason: 'scheduled', until: h.sendAt };
   else if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
     out.held = { reason: h.heldReason, until: h.heldUntil };
+  }
+  // Retry receipts (message-retries.ts): shown once the recipient asked at least once.
+  if (h.retriesAsked || h.retriesAnswered) {
+    out.retries = {
+      asked: Number(h.retriesAsked ?? 0),
+      answered: Number(h.retriesAnswered ?? 0),
+      ...(h.retryLastAt ? { lastAt: h.retryLastAt } : {}),
+      ...(h.undecryptableAt ? { undecryptableAt: h.undecryptableAt } : {}),
+    };
   }
   return out as unknown as MessageRecord;
 }

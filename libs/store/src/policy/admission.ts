@@ -6,6 +6,7 @@
 import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { ADMIT } from './admission-script.js';
+import { forgetLabels } from '../labels/label-store.js';
 
 export type CapName = 'daily_cap' | 'first_contact_cap';
 export type Admission = { ok: true; first: boolean } | { ok: false; cap: CapName };
@@ -58,9 +59,16 @@ export async function rememberChats(redis: RedisClient, deviceId: string, phones
 }
 
 /**
- * The account is gone (logged out): its chats and its pause are not the next account's. Usage
- * counters run out with their window; the warm-up restarts with the next link.
+ * The account is gone (logged out): its chats, its pause, its blocklist, its labels and its channel
+ * list are not the next account's. Usage counters run out with their window; the warm-up restarts
+ * with the next link.
  */
 export async function forgetAccount(redis: RedisClient, deviceId: string): Promise<void> {
-  await redis.del(keys.deviceChats(deviceId), keys.deviceRestriction(deviceId));
+  await redis.del(
+    keys.deviceChats(deviceId),
+    keys.deviceRestriction(deviceId),
+    keys.blocklist(deviceId),
+    keys.deviceChannels(deviceId),
+  );
+  await forgetLabels(redis, deviceId);
 }

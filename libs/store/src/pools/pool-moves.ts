@@ -7,6 +7,7 @@ export type ReleaseOutcome = 'released' | 'taken';
 
 const RELEASE = storeScript<ReleaseOutcome>('pool-release-4');
 const CONTENT_RELEASE = storeScript<number>('pool-content-release-3');
+const RETARGET = storeScript<number>('pool-move-retarget-1');
 
 /** One move of a pooled message, as its journal keeps it until it is done. */
 export interface PoolMove {
@@ -29,6 +30,8 @@ export interface PoolMove {
  *   3. the device it goes to accepts it with the same messageId (the caller: the API's pool mover).
  *   4. `releaseContent` on the device it left, then `finish`: the journal entry goes.
  * The journal is read again at the mover's next round, so a move a crash cut short is finished.
+ * A target that refuses the message for good (logged out between steps 1 and 3) is replaced by
+ * `retarget`, once, for every mover: the message was accepted nowhere, so it goes to one device.
  */
 export class PoolMoves {
   constructor(
@@ -88,6 +91,14 @@ export class PoolMoves {
       ],
       [],
     );
+  }
+
+  /**
+   * Points an unfinished move at `to` instead of `from` (the device it was to go to, which refused
+   * it for good); false when the move is finished or already names another device.
+   */
+  async retarget(poolId: string, messageId: string, from: string, to: string): Promise<boolean> {
+    return (await RETARGET.run(this.redis, [keys.poolMoves(poolId)], [messageId, from, to])) === 1;
   }
 
   /** The end of a move (or of one that did not happen: `taken`): the journal forgets it. */

@@ -3,6 +3,7 @@ import type { RedisClient } from '@mgw/common';
 import { keys, type EventType, type SessionStatusEventData } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
 import { storeScript } from '../lua.js';
+import type { Sealer } from '../encryption/sealer.js';
 
 /**
  * Events: the one way anything publishes an event for a device's webhook.
@@ -37,12 +38,17 @@ export interface PublishOptions {
   id?: string;
   /** When it happened; now by default. */
   at?: Date;
+  /**
+   * Seals `data` at rest (the log and the outbox keep it sealed; it is opened for delivery and
+   * GET /events): for events that carry text, such as a group's subject or a contact's status.
+   */
+  sealer?: Sealer;
 }
 
 /**
  * Publishes one event of `deviceId` for its webhook: `data` is the event's `data` (deviceId is
  * added). Resolves true when the webhook wants it (it was written to the outbox); the event log
- * gets it either way. Never put message text or secrets in `data`: it is stored as is.
+ * gets it either way. Never put message text or secrets in `data` unless `opts.sealer` seals it.
  */
 export async function publishEvent(
   redis: RedisClient,
@@ -52,16 +58,19 @@ export async function publishEvent(
   opts: PublishOptions = {},
 ): Promise<boolean> {
   const at = (opts.at ?? new Date()).toISOString();
+  const id = opts.id ?? randomUUID();
+  const json = JSON.stringify({ deviceId, ...data });
   const written = await PUBLISH.run(
     redis,
     [keys.webhook(deviceId), keys.eventOutbox(deviceId), keys.eventLog(deviceId)],
     [
       keys.eventsChannel(),
       deviceId,
-      opts.id ?? randomUUID(),
+      id,
       type,
       at,
-      JSON.stringify({ deviceId, ...data }),
+      opts.sealer ? opts.sealer.sealText(json, eventSealContext(deviceId, id)) : json,
+      ...(opts.sealer ? ['1'] : []),
     ],
   );
   return written === 1;

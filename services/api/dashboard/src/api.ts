@@ -267,6 +267,8 @@ export interface CampaignList {
   cancelledAt?: string;
   /** Why some of its held messages wait (read on a few of them), earliest `until` first. */
   heldReasons?: { reason: HeldReason; until: string }[];
+  /** A status update (POST /statuses) or a channel post (POST /channels/:id/posts): a list of one, not a list of recipients. */
+  broadcast?: 'status' | 'channel';
 }
 
 /** GET /devices/:deviceId/batches `data`: newest first, and the cursor of the next page. */

@@ -19,4 +19,20 @@ export const WEBHOOK_EVENTS = [
   'message.reaction',
   'poll.vote',
   'batch.recipients_moved',
+  'message.undecryptable',
+  'presence.update',
+  'status.viewed',
+  'status.received',
+  // a post in a channel the device follows (docs/channels.md)
+  'channel.message',
+  'call.received',
+  'call.missed',
+  'call.ended',
+  // a group's subject, description, settings or members changed (docs/groups.md)
+  'group.updated',
+  // WhatsApp Business labels, from app-state sync (docs/labels.md)
+  'label.edited',
+  'label.association',
+  // a chat archived, pinned or muted (docs/labels.md)
+  'chat.updated',
 ] as const;

@@ -8,6 +8,7 @@ import { DevicesPage } from './pages/devices';
 import { TokensPage } from './pages/tokens';
 import { PoolsPage } from './pages/pools';
 import { MessagesPage } from './pages/messages';
+import { ChatsPage } from './pages/chats';
 import { CampaignsPage } from './pages/campaigns';
 import { DeviceSettingsPage } from './pages/device-settings';
 import { Spinner } from './ui';
@@ -19,6 +20,7 @@ type State = { kind: 'checking' } | { kind: 'signed-out'; notice?: string } | { 
 function Page(props: { path: string }) {
   if (props.path.startsWith('/dashboard/settings')) return <TokensPage />;
   if (props.path.startsWith('/dashboard/messages')) return <MessagesPage />;
+  if (props.path.startsWith('/dashboard/chats')) return <ChatsPage />;
   if (props.path.startsWith('/dashboard/campaigns')) return <CampaignsPage />;
   if (props.path.startsWith('/dashboard/pools')) return <PoolsPage />;
   const device = /^\/dashboard\/devices\/([^/?]+)/.exec(props.path);

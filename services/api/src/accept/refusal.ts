@@ -24,6 +24,10 @@ export type Refusal =
   | { kind: 'refused'; reason: 'rate_limited'; retryAfterMs: number }
   /** A long list took too long to accept (storage slow or away) and was given up, taken back whole. */
   | { kind: 'refused'; reason: 'gave_up' }
+  /** `attachment.mediaId` names no media object of this device (another's, deleted, expired). */
+  | { kind: 'refused'; reason: 'media_not_found' }
+  /** `attachment.mediaId` through a pool token: a media object belongs to one device. */
+  | { kind: 'refused'; reason: 'media_through_pool' }
   /** A reaction on an id that is no message of this device. */
   | { kind: 'refused'; reason: 'reaction_target_not_found' }
   /** A reaction on a message that failed: WhatsApp never had it. */
@@ -32,13 +36,15 @@ export type Refusal =
   | { kind: 'refused'; reason: 'revision_target_not_found' }
   /** An edit of a message that is not a sent text of ours, or a delete of one that cannot be deleted. */
   | { kind: 'refused'; reason: 'not_editable' | 'not_deletable' }
+  /** The (single) recipient is on the account's blocklist: nothing was queued. */
+  | { kind: 'refused'; reason: 'recipient_blocked'; recipient: string }
   /** An edit or delete past WhatsApp's window for it. */
   | { kind: 'refused'; reason: 'edit_window_passed' | 'delete_window_passed' };
 
 /** The reasons that carry nothing but themselves. */
 type BareReason = Exclude<
   Refusal,
-  { details: unknown } | { queued: unknown } | { retryAfterMs: unknown }
+  { details: unknown } | { queued: unknown } | { retryAfterMs: unknown } | { recipient: unknown }
 >['reason'];
 
 /** A refusal that needs no more than its reason. */
@@ -53,4 +59,20 @@ export function invalid(details: ValidationDetail[]): Refusal {
 
 export function isRefusal(outcome: object): outcome is Refusal {
   return (outcome as { kind?: unknown }).kind === 'refused';
+}
+
+/**
+ * A single recipient the account blocked is refused before anything is queued (a list's blocked
+ * recipients fail one by one instead, as opted-out ones do: send-job.ts). A pooled send's device
+ * is picked later; its holder checks then.
+ */
+export async function blockedRecipient(
+  blocklist: { isBlocked(deviceId: string, address: string): Promise<boolean> } | undefined,
+  deviceId: string,
+  to: string,
+): Promise<Refusal | undefined> {
+  if (!blocklist || deviceId.startsWith('pool:') || to.endsWith('@g.us')) return undefined;
+  return (await blocklist.isBlocked(deviceId, to))
+    ? { kind: 'refused', reason: 'recipient_blocked', recipient: to }
+    : undefined;
 }

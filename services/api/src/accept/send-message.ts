@@ -12,14 +12,18 @@ import {
   type SendTo,
 } from '@mgw/contracts';
 import { reactionTarget, type ReactionTargetDeps } from './reaction-target.js';
+import type { MediaStore } from '@mgw/store';
 import { attachmentTooLarge, decodeAttachment } from './attachment-size.js';
 import type { RateLimitHit } from './job-writer.js';
 import type { MessageAcceptor } from './message-acceptor.js';
-import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
+import { blockedRecipient, invalid, isRefusal, refused, type Refusal } from './refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: MessageAcceptor;
+  /** Uploaded media (`attachment.mediaId`): only the device's own objects. */
+  media: Pick<MediaStore, 'get'>;
+  blocklist?: Parameters<typeof blockedRecipient>[0];
 }
 
 /**
@@ -44,17 +48,42 @@ export function contentOf(body: SendBody): { content: MessageContent; media?: Bu
     ...(body.mentions !== undefined ? { mentions: body.mentions } : {}),
   };
   if (!body.attachment) return { content };
-  const { type, url, base64, filename, caption, mimeType } = body.attachment;
+  const { type, url, base64, mediaId, filename, caption, mimeType } = body.attachment;
   const media = base64 !== undefined ? decodeAttachment(base64) : undefined;
   if (base64 !== undefined && !media) return refused('attachment_too_large');
   content.attachment = {
     type,
-    source: media ? { stored: true, size: media.length } : { url: url! },
+    // An uploaded object's size and type are filled in by `withUploadedMedia`.
+    source: media
+      ? { stored: true, size: media.length }
+      : mediaId !== undefined
+        ? { mediaId, size: 0 }
+        : { url: url! },
     ...(filename !== undefined ? { filename } : {}),
     ...(caption !== undefined ? { caption } : {}),
     ...(mimeType !== undefined ? { mimeType } : {}),
   };
   return { content, media };
+}
+
+/**
+ * An attachment named by `mediaId`: the device's own object (404 for any other id, another
+ * device's too), its size and, unless the request gave them, its MIME type and file name. Only its
+ * id goes into the content: a list of any length adds no bytes of it to Redis.
+ */
+export async function withUploadedMedia(
+  deps: Pick<SendDeps, 'media'>,
+  deviceId: string,
+  content: MessageContent,
+): Promise<Refusal | undefined> {
+  const att = content.attachment;
+  if (!att || !('mediaId' in att.source)) return undefined;
+  const obj = await deps.media.get(deviceId, att.source.mediaId);
+  if (!obj) return refused('media_not_found');
+  att.source = { mediaId: obj.mediaId, size: obj.size };
+  att.mimeType ??= obj.mimeType;
+  if (att.filename === undefined && obj.fileName) att.filename = obj.fileName;
+  return undefined;
 }
 
 /**
@@ -99,9 +128,15 @@ export async function sendMessage(
     return refused('attachment_too_large');
   const isList = Array.isArray(body.to);
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
+  if (!isList) {
+    const blocked = await blockedRecipient(deps.blocklist, deviceId, phoneOf(entries[0]!));
+    if (blocked) return blocked;
+  }
   const shared = contentOf(body);
   if (isRefusal(shared)) return shared;
   const { content, media } = shared;
+  const uploaded = await withUploadedMedia(deps, deviceId, content);
+  if (uploaded) return uploaded;
   if (body.reaction) {
     const target = await reactionTarget(deps, deviceId, body.reaction, body.to);
     if (isRefusal(target)) return target;

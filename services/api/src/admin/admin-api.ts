@@ -11,6 +11,7 @@ import {
 import { ApiError, methodNotAllowed } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
+import { deviceChatMessagesRoute, deviceChatsRoute } from './chats-routes.js';
 import { deviceActivityRoute } from './activity-routes.js';
 import { controlDeviceBatchRoute, deviceBatchesRoute } from './batches-routes.js';
 import { poolDevices } from '../pools/pool-devices.js';
@@ -43,6 +44,8 @@ import {
   updatePoolRoute,
 } from './pools-routes.js';
 import { deleteProxyRoute, getProxyRoute, putProxyRoute } from './proxy-routes.js';
+import { accountAdminRoutes } from './account-routes.js';
+import { adminEventStreamRoute } from './events-route.js';
 import { sandboxRoute } from './sandbox-route.js';
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
 import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../routes/webhook.js';
@@ -158,6 +161,13 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       path: '/devices/:deviceId/restriction',
       handlers: [guard, none, clearRestrictionRoute(policy)],
     },
+    // The device's chats and a chat's messages (the Chats page), as the public GET /chats….
+    { method: 'get', path: '/devices/:deviceId/chats', handlers: [guard, deviceChatsRoute(s)] },
+    {
+      method: 'get',
+      path: '/devices/:deviceId/chats/:chatId/messages',
+      handlers: [guard, deviceChatMessagesRoute(s)],
+    },
     // The device's sending per hour: the Campaigns page's chart.
     {
       method: 'get',
@@ -214,12 +224,16 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
       path: '/devices/:deviceId/proxy',
       handlers: [guard, none, deleteProxyRoute(proxies)],
     },
+    // A device's profile and blocklist (docs/account.md), as the public account routes.
+    ...accountAdminRoutes(s, guard, body, none),
     // Pools: named sets of devices one list is spread over (docs/pools.md).
     { method: 'get', path: '/pools', handlers: [guard, listPoolsRoute(pools)] },
     { method: 'post', path: '/pools', handlers: [guard, poolBody, createPoolRoute(pools)] },
     { method: 'get', path: '/pools/:poolId', handlers: [guard, getPoolRoute(pools)] },
     { method: 'patch', path: '/pools/:poolId', handlers: [guard, poolBody, updatePoolRoute(pools)] },
     { method: 'delete', path: '/pools/:poolId', handlers: [guard, none, deletePoolRoute(pools)] },
+    // The dashboard's live views: every device's events (or one device's), as Server-Sent Events.
+    { method: 'get', path: '/events/stream', handlers: [guard, adminEventStreamRoute(s)] },
   ];
   const allowed = new Map<string, string[]>();
   for (const r of routes) {

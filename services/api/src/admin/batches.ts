@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import type { BatchRecord, HeldInfo, HeldReason } from '@mgw/contracts';
+import { isChannelJid, keys, type BatchRecord, type HeldInfo, type HeldReason } from '@mgw/contracts';
 import { someHeldMessageIds, type BatchStore, type MessageStore } from '@mgw/store';
 
 export interface DeviceBatchesDeps {
@@ -16,7 +16,7 @@ const HELD_SAMPLE = 5;
  * some are — the reasons found on a few of them (up to HELD_SAMPLE, read at random), each with the
  * earliest `until` among them. A sample, not a census: a list held for two reasons at once may show one.
  */
-export type DashboardBatch = BatchRecord & { heldReasons?: HeldInfo[] };
+export type DashboardBatch = BatchRecord & { heldReasons?: HeldInfo[]; broadcast?: 'status' | 'channel' };
 
 async function withHeldReasons(
   d: DeviceBatchesDeps,
@@ -49,5 +49,27 @@ export async function deviceBatches(
 ) {
   const page = await d.batches.list(deviceId, limit, cursor);
   const batches = await Promise.all(page.batches.map((b) => withHeldReasons(d, deviceId, b)));
-  return { ...page, batches };
+  // A status update or a channel post is a list of one named by its message (docs/broadcasts.md):
+  // labelled so, by the message's recipient.
+  const kinds = await Promise.all(
+    batches.map((b) => (b.total === 1 ? broadcastOf(d, deviceId, b) : undefined)),
+  );
+  return {
+    ...page,
+    batches: batches.map((b, i): DashboardBatch => {
+      const broadcast = kinds[i];
+      return broadcast ? { ...b, broadcast } : b;
+    }),
+  };
+}
+
+async function broadcastOf(
+  d: DeviceBatchesDeps,
+  deviceId: string,
+  batch: BatchRecord,
+): Promise<DashboardBatch['broadcast']> {
+  if (await d.redis.exists(keys.statusRecord(deviceId, batch.batchId))) return 'status';
+  // Its record, or its job while it is queued or scheduled (no record yet).
+  const message = await d.messages.get(deviceId, batch.batchId);
+  return message && isChannelJid(message.to) ? 'channel' : undefined;
 }

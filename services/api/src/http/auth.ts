@@ -29,6 +29,8 @@ const POOL_ROUTES: readonly RegExp[] = [
   /^(GET|HEAD) \/messages\/[^/]+$/,
   /^(GET|HEAD) \/batches(\/[^/]+)?$/,
   /^POST \/batches\/[^/]+\/(pause|resume|cancel)$/,
+  // Each MCP tool call goes through its route, where these same rules apply again.
+  /^POST \/mcp$/,
 ];
 
 function poolMay(req: Request): boolean {

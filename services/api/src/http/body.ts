@@ -36,7 +36,7 @@ const LINGER_MS = 1000;
  * and the connection stays usable once the body is over. A client still sending a second later
  * (a huge or never-ending body) is cut off. A stalled client (`close`) is closed after the answer.
  */
-function refuse(req: Request, next: (err: unknown) => void, err: ApiError, close = false): void {
+export function refuse(req: Request, next: (err: unknown) => void, err: ApiError, close = false): void {
   if (close) {
     req.res?.setHeader('Connection', 'close');
     return next(err);

@@ -63,5 +63,8 @@ export function createRateLimiters(deps: {
     webhook: make('webhook'),
     contacts: make('contacts'),
     groups: make('groups'),
+    media: make('media'),
+    account: make('account'),
+    broadcasts: make('broadcasts'),
   };
 }

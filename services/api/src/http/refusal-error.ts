@@ -1,4 +1,4 @@
-import { ERRORS, KIND_ERRORS } from '@mgw/contracts';
+import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS } from '@mgw/contracts';
 import type { Refusal } from '../accept/refusal.js';
 import { ApiError } from './api-error.js';
 
@@ -26,6 +26,17 @@ export function refusalError(refusal: Refusal): ApiError {
       });
     case 'gave_up':
       return new ApiError(503, ERRORS.serviceUnavailable);
+    case 'media_not_found':
+      return new ApiError(404, ERRORS.mediaObjectNotFound, [
+        { path: ['attachment', 'mediaId'], message: 'attachment.mediaId is no media of this device' },
+      ]);
+    case 'media_through_pool':
+      return ApiError.invalid([
+        {
+          path: ['attachment', 'mediaId'],
+          message: 'attachment.mediaId cannot be sent through a pool: use url or base64',
+        },
+      ]);
     case 'reaction_target_not_found':
       return new ApiError(404, KIND_ERRORS.reactionTargetNotFound, [
         { path: ['reaction', 'messageId'], message: 'reaction.messageId is no message of this device' },
@@ -42,5 +53,9 @@ export function refusalError(refusal: Refusal): ApiError {
       return new ApiError(409, ERRORS.editWindowPassed);
     case 'delete_window_passed':
       return new ApiError(409, ERRORS.deleteWindowPassed);
+    case 'recipient_blocked':
+      return new ApiError(422, ACCOUNT_ERRORS.recipientBlocked, [
+        { path: ['to'], message: `${refusal.recipient} is on this account's blocklist` },
+      ]);
   }
 }

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@mgw/common';
 import { ERRORS, type Metrics } from '@mgw/contracts';
+import { upgradeThroughApp } from './upgrade.js';
 
 export interface HttpTimeouts {
   /** Longest time for a request's headers to arrive. */
@@ -136,5 +137,7 @@ export function createHttpServer(
   server.on('request', trackEarlyAnswers);
   server.on('request', app);
   server.on('clientError', clientErrorHandler(logger, metrics));
+  // WebSocket upgrades (GET /events/ws) go through the app like any request.
+  server.on('upgrade', upgradeThroughApp(server, app));
   return server;
 }

@@ -6,24 +6,21 @@ import {
   PROXY_ERROR_KINDS,
   MESSAGE_STATUSES,
   OTP_LANGUAGES,
+  ACCOUNT_ERRORS,
   ERRORS,
   FAILURE_REASONS,
+  INBOUND_KEEP_ERRORS,
 } from '@mgw/contracts';
 import { HEALTH_REASONS, RESTRICTION_REASONS } from '@mgw/store';
 import type { JsonSchema } from './joi-schema.js';
 import { messageKindProperties } from './message-kinds.js';
+import { closed } from './schema-helpers.js';
 
 /**
  * Response bodies and headers of the public API, as JSON Schema. Closed objects
  * (`additionalProperties: false`): the API tests validate every answer against them, so a field
  * the document does not name fails a test instead of drifting in unnoticed.
  */
-const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
 
 const str = (description?: string): JsonSchema => ({
   type: 'string',
@@ -61,8 +58,15 @@ export const schemas: Record<string, JsonSchema> = {
         description: "On the device quota's 429: what the device holds.",
       },
       limit: {
-        ...closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
-        description: "On the device quota's 429: what it may hold.",
+        anyOf: [
+          closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
+          closed({ bytes: { type: 'integer' }, objects: { type: 'integer' } }, ['bytes', 'objects']),
+        ],
+        description: "On a device quota's 429 (queued messages, or stored media): what it may hold.",
+      },
+      stored: {
+        ...closed({ bytes: { type: 'integer' }, objects: { type: 'integer' } }, ['bytes', 'objects']),
+        description: "On the media quota's 429 (POST /media): what the device stores.",
       },
     },
     ['success', 'error'],
@@ -248,12 +252,26 @@ export const schemas: Record<string, JsonSchema> = {
         'Status `deleted`: when it was deleted for everyone (POST /send `delete`; or taken out of the queue unsent), or when the contact deleted it (an inbound message: its text is gone).',
       ),
       attachment: {
-        ...closed({ type: str(), mimeType: str(), fileName: str(), size: { type: 'integer', minimum: 0 } }, [
-          'type',
-          'mimeType',
-          'size',
-        ]),
-        description: 'Inbound: the attachment (its bytes: GET /messages/{id}/media).',
+        ...closed(
+          {
+            type: str(),
+            mimeType: str(),
+            fileName: str(),
+            size: { type: 'integer', minimum: 0 },
+            mediaId: str('Kept on arrival in the media store (docs/media.md): its id (GET /media/{id}).'),
+            url: str('Kept in S3: a pre-signed GET of the file, signed for this answer.'),
+            urlExpiresAt: timestamp(
+              'When `url` stops working (MEDIA_URL_TTL_SECONDS, at most the retention).',
+            ),
+            mediaError: {
+              enum: [...INBOUND_KEEP_ERRORS],
+              description: 'Of a type the device keeps, but not kept: why.',
+            },
+          },
+          ['type', 'mimeType', 'size'],
+        ),
+        description:
+          'Inbound: the attachment (its bytes: GET /messages/{id}/media; or `url` when the device keeps its type in S3).',
       },
       held: {
         ...closed(
@@ -271,6 +289,21 @@ export const schemas: Record<string, JsonSchema> = {
         ),
         description:
           'Only while `queued`: the sender holds it back (no attempt used) and why. Absent once its send starts or it fails: a queued message without `held` is waiting for its turn.',
+      },
+      retries: {
+        ...closed(
+          {
+            asked: int('Retry receipts: how often the recipient asked for it again.'),
+            answered: int('How often the gateway re-sent it in answer (at most MESSAGE_RETRY_MAX).'),
+            lastAt: timestamp('The last ask or re-send.'),
+            undecryptableAt: timestamp(
+              'When the asks reached MESSAGE_RETRY_MAX with no delivery receipt (`message.undecryptable`); the status stays `sent`.',
+            ),
+          },
+          ['asked', 'answered'],
+        ),
+        description:
+          'Outbound: the recipient\'s phone could not decrypt it and asked for it again (retry receipts); absent when it never asked. See docs/events.md "Retry receipts".',
       },
       replyTo: str('Inbound: our messageId of the message it quotes.'),
       receivedAt: timestamp('Inbound: when the contact sent it.'),
@@ -450,7 +483,7 @@ export const STATUS_TEXT: Record<number, string> = {
   408: `\`${ERRORS.requestTimeout}\`.`,
   409: 'Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress).',
   413: 'Body (or attachment) too large.',
-  422: `\`${ERRORS.idempotencyConflict}\`.`,
+  422: `\`${ERRORS.idempotencyConflict}\`; on /send and /otp also \`${ACCOUNT_ERRORS.recipientBlocked}\` (the single recipient is on the account's blocklist; \`details\` names it); on PUT /profile/photo \`${ACCOUNT_ERRORS.photoUnreachable}\`.`,
   429: `\`${ERRORS.rateLimited}\` (per token), \`${ERRORS.tooManyAuthFailures}\`, or the device queue quota; \`resetIn\` says when to retry.`,
   431: `\`${ERRORS.headersTooLarge}\`.`,
   500: `\`${ERRORS.internal}\`.`,

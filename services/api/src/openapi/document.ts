@@ -13,9 +13,24 @@ import type Joi from 'joi';
 import type { ApiConfig } from '../config.js';
 import { STATUS_TEXT, headers, schemas } from './components.js';
 import { groupPaths, groupSchemas } from './groups.js';
-import { eventLogOperation, eventLogSchemas, eventStreamOperation } from './event-log.js';
+import { mediaPaths, mediaSchemas } from './media.js';
+import { accountPaths, accountSchemas } from './account.js';
+import { OPENAPI_TAGS, pathsUnder, type OperationTag } from './tags.js';
+import { broadcastPaths, broadcastSchemas } from './broadcasts.js';
+import { channelPaths, channelSchemas } from './channels.js';
+import { chatPaths, chatSchemas } from './chats.js';
+import { labelPaths, labelSchemas } from './labels.js';
+import {
+  eventBrokerPaths,
+  eventLogOperation,
+  eventLogSchemas,
+  eventSocketOperation,
+  eventStreamOperation,
+} from './event-log.js';
 import { joiToJsonSchema, type JsonSchema } from './joi-schema.js';
+import { health, mcpOperation } from './plain-operations.js';
 import { SEND_DESCRIPTION } from './send-description.js';
+import { ref } from './schema-helpers.js';
 
 export const API_BASE = '/api/messenger/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
@@ -24,7 +39,7 @@ export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 const COMMON_ERRORS = [400, 401, 403, 408, 429, 431, 500, 503];
 
 export interface OperationSpec {
-  tag: 'Connection' | 'Messages' | 'Events' | 'Contacts' | 'Groups';
+  tag: OperationTag;
   summary: string;
   description: string;
   /** The limit of this endpoint (RATE_LIMIT_*), or none. */
@@ -38,7 +53,6 @@ export interface OperationSpec {
   errors: number[];
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** Query parameters from the joi query schema; `token` is the query-token security scheme instead. */
@@ -129,22 +143,6 @@ function operation(spec: OperationSpec, config: ApiConfig): JsonSchema {
   };
 }
 
-function health(description: string, notReady: boolean): JsonSchema {
-  return {
-    tags: ['Operations'],
-    summary: description,
-    security: [],
-    responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: ref('Health') } } },
-      ...(notReady
-        ? {
-            503: { description: STATUS_TEXT[503], content: { 'application/json': { schema: ref('Error') } } },
-          }
-        : {}),
-    },
-  };
-}
-
 /**
  * The OpenAPI 3.1 document of the public API. Request bodies and query parameters are generated
  * from the joi schemas the API validates with (@mgw/contracts), so the two cannot drift; response
@@ -166,6 +164,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
     },
     errors: [409, 502, 503, 504],
   };
+  const op = (spec: OperationSpec) => operation(spec, config);
   const ops = {
     status: operation(
       {
@@ -410,7 +409,6 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
   withPathParam(events.batch, 'batchId');
   for (const op of [events.pauseBatch, events.resumeBatch, events.cancelBatch]) withPathParam(op, 'batchId');
   withPathParam(events.media, 'id');
-  // The file, not JSON.
   const mediaOk = (events.media as { responses: Record<string, { content?: unknown }> }).responses['200']!;
   mediaOk.content = { '*/*': { schema: { type: 'string', format: 'binary' } } };
   return {
@@ -422,17 +420,7 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
         'HTTP/JSON gateway for linking a WhatsApp account and sending text, media and OTP messages. Every failure is `{ "success": false, "error": "…" }`. Unknown paths answer 404 and known paths called with another method 405 (both after authentication).',
     },
     servers: [{ url: '/' }],
-    tags: [
-      { name: 'Connection', description: 'Link, watch and unlink the WhatsApp account of the token.' },
-      { name: 'Messages', description: 'Send text, media and OTPs; read what became of them.' },
-      { name: 'Events', description: "The device's events: signed webhooks, and GET /events." },
-      { name: 'Contacts', description: 'Which numbers are on WhatsApp, before a list is sent to them.' },
-      {
-        name: 'Groups',
-        description: "The account's groups: list, read, create, change participants, leave.",
-      },
-      { name: 'Operations', description: 'Health, readiness and this document (no token).' },
-    ],
+    tags: [...OPENAPI_TAGS],
     security: [{ bearerAuth: [] }, { queryToken: [] }],
     paths: {
       [`${API_BASE}/connect`]: {
@@ -451,22 +439,24 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
       [`${API_BASE}/batches/{batchId}/pause`]: { post: events.pauseBatch },
       [`${API_BASE}/batches/{batchId}/resume`]: { post: events.resumeBatch },
       [`${API_BASE}/batches/{batchId}/cancel`]: { post: events.cancelBatch },
-      [`${API_BASE}/events`]: { get: eventLogOperation(config, (spec) => operation(spec, config)) },
-      [`${API_BASE}/events/stream`]: {
-        get: eventStreamOperation(config, (spec) => operation(spec, config)),
-      },
+      [`${API_BASE}/events`]: { get: eventLogOperation(config, op) },
+      [`${API_BASE}/events/stream`]: { get: eventStreamOperation(config, op) },
+      [`${API_BASE}/events/ws`]: { get: eventSocketOperation(config, op) },
+      [`${API_BASE}/events/brokers`]: eventBrokerPaths(config, op),
       [`${API_BASE}/contacts/check`]: { post: contactCheck },
-      ...Object.fromEntries(
-        Object.entries(groupPaths(config, (spec) => operation(spec, config))).map(([p, ops]) => [
-          `${API_BASE}${p}`,
-          ops,
-        ]),
-      ),
+      ...pathsUnder(API_BASE, groupPaths(config, op)),
+      ...pathsUnder(API_BASE, mediaPaths(config, op)),
+      ...pathsUnder(API_BASE, accountPaths(config, op)),
+      ...pathsUnder(API_BASE, broadcastPaths(config, op)),
+      ...pathsUnder(API_BASE, channelPaths(config, op)),
+      ...pathsUnder(API_BASE, chatPaths(config, op)),
+      ...pathsUnder(API_BASE, labelPaths(config, op)),
       [`${API_BASE}/webhook`]: {
         get: events.getWebhook,
         put: events.putWebhook,
         delete: events.deleteWebhook,
       },
+      [`${API_BASE}/mcp`]: { post: mcpOperation() },
       [OPENAPI_PATH]: {
         get: {
           tags: ['Operations'],
@@ -492,7 +482,17 @@ export function buildOpenApi(config: ApiConfig): JsonSchema {
         },
         queryToken: { type: 'apiKey', in: 'query', name: 'token', description: '`?token=<API token>`.' },
       },
-      schemas: { ...schemas, ...groupSchemas, ...eventLogSchemas },
+      schemas: {
+        ...schemas,
+        ...groupSchemas,
+        ...accountSchemas,
+        ...broadcastSchemas,
+        ...channelSchemas,
+        ...eventLogSchemas,
+        ...mediaSchemas,
+        ...chatSchemas,
+        ...labelSchemas,
+      },
       headers,
     },
   };

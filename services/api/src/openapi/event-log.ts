@@ -4,22 +4,22 @@
  */
 import { ERRORS, EVENT_TYPES, eventStreamQuerySchema, eventsQuerySchema } from '@mgw/contracts';
 import type { ApiConfig } from '../config.js';
+import { eventBrokerSchemas } from './event-brokers.js';
+
+export { eventBrokerPaths } from './event-brokers.js';
 import type { JsonSchema } from './joi-schema.js';
 import type { OperationSpec } from './document.js';
+import { closed } from './schema-helpers.js';
 
-const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
 const cursor = (description: string): JsonSchema => ({
   type: 'string',
   pattern: '^\\d{1,15}-\\d{1,19}$',
   description,
 });
 
+/** The schemas of GET /events, GET /events/stream and GET/PUT /events/brokers. */
 export const eventLogSchemas: Record<string, JsonSchema> = {
+  ...eventBrokerSchemas,
   LoggedEvent: closed(
     {
       cursor: cursor('Where this event sits in the log: pass it as `after` to read what came after it.'),
@@ -118,6 +118,56 @@ export function eventStreamOperation(
       required: false,
       description: 'The `id` of the last event received: the stream resumes after it (before `after`).',
       schema: { type: 'string', pattern: '^\\d{1,15}-\\d{1,19}$' },
+    },
+  ];
+  return op as JsonSchema;
+}
+
+/**
+ * GET /events/ws: a WebSocket, which OpenAPI cannot describe past its handshake. Documented as the
+ * upgrade request it is: its parameters, the `101 Switching Protocols` answer (each frame is a
+ * LoggedEvent, described in prose and by the schema), and the JSON refusals before the upgrade.
+ */
+export function eventSocketOperation(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): JsonSchema {
+  const { perToken, keepAliveMs } = config.eventStream;
+  const op = operation({
+    tag: 'Events',
+    summary: "The device's events as they happen (WebSocket)",
+    description:
+      'The event stream of GET /events/stream over a WebSocket (docs/events.md "Streaming: WebSocket"). ' +
+      'Each event is one JSON text frame, a LoggedEvent: `{"type","cursor","id","timestamp","data"}`. A cursor older than the log is answered with `{"type":"truncated","after"}` first. ' +
+      'Reconnect with `after=<cursor of the last frame>` to get every event after it, once and in order, then live; without it the stream starts with what happens from now (the cursor is taken before the handshake is answered). ' +
+      'Authentication: `Authorization: Bearer <token>`, or from a browser (which cannot set headers) the subprotocols `mgw.events.v1` and `mgw.bearer.<token>` (`new WebSocket(url, ["mgw.events.v1", "mgw.bearer." + token])`): the server selects `mgw.events.v1` and never echoes the token. Keep the token out of the URL. ' +
+      `Every refusal (401, 403, 400, 429, 426) is the error JSON before the upgrade. After it, the server pings every ${keepAliveMs / 1000} s and drops a peer that answered none of the last ping; it closes with 1008 \`slow_reader\` (the client did not take what it was sent), 1001 \`shutdown\` (reconnect, to another process, with \`after\`) or 1011 \`error\` (the log could not be read). ` +
+      `A token may hold ${perToken} streams open per API process, WebSocket and SSE together (EVENT_STREAMS_PER_TOKEN); a pool token is refused (403).`,
+    rateLimit: config.rateLimits.messages,
+    query: eventStreamQuerySchema,
+    success: {
+      status: 101,
+      schema: 'LoggedEvent',
+      description: 'Switching Protocols: the WebSocket is open.',
+    },
+    errors: [426],
+  }) as { responses: Record<string, Record<string, unknown>>; parameters?: JsonSchema[] };
+  op.responses['101'] = {
+    description:
+      'Switching Protocols: the WebSocket is open. Each text frame it carries is a LoggedEvent (the schema below).',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/LoggedEvent' } } },
+  };
+  op.responses['426']!.description =
+    `\`${ERRORS.webSocketUpgradeRequired}\`: a plain HTTP request (no Upgrade: websocket).`;
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'Sec-WebSocket-Protocol',
+      in: 'header',
+      required: false,
+      description:
+        'From a browser: `mgw.events.v1, mgw.bearer.<token>` (the token where the Authorization header cannot go). The answer selects `mgw.events.v1`.',
+      schema: { type: 'string' },
     },
   ];
   return op as JsonSchema;

@@ -5,21 +5,14 @@ import {
   GROUP_LIMITS,
   emptyQuerySchema,
   groupCreateBodySchema,
+  groupJoinBodySchema,
   groupParticipantsBodySchema,
+  groupUpdateBodySchema,
 } from '@mgw/contracts';
 import type { ApiConfig } from '../config.js';
 import type { JsonSchema } from './joi-schema.js';
 import type { OperationSpec } from './document.js';
-
-const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-const str = (description: string): JsonSchema => ({ type: 'string', description });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const result = (data: JsonSchema) => closed({ success: { const: true }, data }, ['success', 'data']);
+import { closed, ref, result, str } from './schema-helpers.js';
 
 /** `contact` of records, events, reactions, poll votes and group members: the one ContactIdentity component. */
 export const contactIdentitySchema = closed(
@@ -77,12 +70,16 @@ export const groupSchemas: Record<string, JsonSchema> = {
     {
       ...summary,
       description: str('The group description.'),
+      locked: {
+        type: 'boolean',
+        description: 'Only admins may change the subject, description and picture.',
+      },
       participants: {
         type: 'array',
         items: closed({ contact: ref('ContactIdentity'), admin: { type: 'boolean' } }, ['contact', 'admin']),
       },
     },
-    [...summaryRequired, 'participants'],
+    [...summaryRequired, 'locked', 'participants'],
   ),
   GroupResult: result(closed({ group: ref('GroupDetail') }, ['group'])),
   GroupCreated: result(
@@ -102,6 +99,25 @@ export const groupSchemas: Record<string, JsonSchema> = {
     ),
   ),
   GroupLeft: result(closed({ id: summary.id, left: { const: true } }, ['id', 'left'])),
+  GroupInvite: result(
+    closed(
+      {
+        invite: closed(
+          {
+            id: summary.id,
+            code: str('The invite code.'),
+            link: {
+              type: 'string',
+              format: 'uri',
+              description: 'The link: `https://chat.whatsapp.com/<code>`.',
+            },
+          },
+          ['id', 'code', 'link'],
+        ),
+      },
+      ['invite'],
+    ),
+  ),
 };
 
 const idParam = {
@@ -165,6 +181,59 @@ export function groupPaths(config: ApiConfig, operation: (spec: OperationSpec) =
             '404 when the account is not in the group (or it does not exist).',
           ].join('\n\n'),
           success: { status: 200, schema: 'GroupResult', description: 'The group.' },
+          errors: [404, 409, 502, 504],
+        }),
+      ),
+      patch: withId(
+        operation({
+          ...base,
+          summary: "Change a group's subject, description or settings",
+          description: [
+            `Each field given changes, in this order: \`subject\` (1-${GROUP_LIMITS.subject} characters), \`description\` (\`""\` removes it), \`announce\` (only admins may send), \`locked\` (only admins may change the subject, description and picture). The answer is the group as it is now. Every member's devices are told (\`group.updated\`).`,
+            '**Choice:** 403 `Only an admin of the group may do this`, before anything changes, when the account is not an admin and the change needs one (settings always; subject and description while the group is locked); 404 when the account is not in the group.',
+          ].join('\n\n'),
+          body: groupUpdateBodySchema,
+          idempotent: true,
+          success: { status: 200, schema: 'GroupResult', description: 'The group after the change.' },
+          errors: [404, 409, 413, 502, 504],
+        }),
+      ),
+    },
+    '/groups/join': {
+      post: operation({
+        ...base,
+        summary: 'Join a group by its invite link',
+        description: [
+          '`code`: the invite code, or the whole link (`https://chat.whatsapp.com/<code>`). The account joins the group; the answer is the group.',
+          '404 `Invite link not found or revoked` when no group has that code (WhatsApp answers 406 or 410).',
+        ].join('\n\n'),
+        body: groupJoinBodySchema,
+        idempotent: true,
+        success: { status: 200, schema: 'GroupResult', description: 'The group joined.' },
+        errors: [404, 409, 413, 502, 504],
+      }),
+    },
+    '/groups/{id}/invite': {
+      get: withId(
+        operation({
+          ...base,
+          summary: "The group's invite link",
+          description:
+            "The group's invite code and link (WhatsApp makes one on the first ask). Only admins may read it: 403 otherwise; 404 when the account is not in the group.",
+          success: { status: 200, schema: 'GroupInvite', description: 'The invite link.' },
+          errors: [404, 409, 502, 504],
+        }),
+      ),
+    },
+    '/groups/{id}/invite/revoke': {
+      post: withId(
+        operation({
+          ...base,
+          summary: "Revoke the group's invite link",
+          description:
+            'The old link stops working and a new one is made (answered). Only admins: 403 otherwise; 404 when the account is not in the group.',
+          idempotent: true,
+          success: { status: 200, schema: 'GroupInvite', description: 'The new invite link.' },
           errors: [404, 409, 502, 504],
         }),
       ),

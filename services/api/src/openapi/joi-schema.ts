@@ -122,6 +122,7 @@ function objectSchema(d: Description): JsonSchema {
     );
   for (const rule of d.rules ?? []) {
     if (rule.name === 'max') s.maxProperties = rule.args?.limit;
+    else if (rule.name === 'min') s.minProperties = rule.args?.limit;
     else unsupported(`the object rule "${rule.name}"`);
   }
   for (const dep of d.dependencies ?? []) {

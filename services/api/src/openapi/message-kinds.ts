@@ -1,14 +1,8 @@
 import { KIND_LIMITS } from '@mgw/contracts';
 import type { JsonSchema } from './joi-schema.js';
+import { closed, str } from './schema-helpers.js';
 
 /** Message kinds in the OpenAPI document: the fields a record shows (docs/message-kinds.md). */
-const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-const str = (description: string): JsonSchema => ({ type: 'string', description });
 
 /** A contact's identity: the one `ContactIdentity` component (openapi/groups.ts). */
 const contactIdentity: JsonSchema = { $ref: '#/components/schemas/ContactIdentity' };

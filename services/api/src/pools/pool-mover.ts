@@ -224,6 +224,29 @@ export class PoolMover {
     return moved;
   }
 
+  /**
+   * Moves whose target `gone` no longer takes messages go to the pool's devices that do (by what
+   * each may still send); the next round carries them there. None left: they wait on the journal.
+   */
+  private async retarget(poolId: string, gone: string, carries: Carry[]): Promise<void> {
+    const { deps } = this;
+    const members = await poolMembers(deps.redis, poolId);
+    if (!members) return;
+    const devices = await poolDevices(deps.redis, members, deps.config.sendPolicy, this.opts.minHealth);
+    const takers = devices.filter((d) => !d.dropped && d.deviceId !== gone);
+    if (takers.length === 0) return;
+    const targets = spread(takers, new Map(), carries.length);
+    let moved = 0;
+    for (const [i, c] of carries.entries())
+      if (await deps.poolMoves.retarget(poolId, c.job.messageId, gone, targets[i]!)) moved++;
+    if (moved > 0)
+      deps.logger.info('pooled messages pointed at another device: the one they moved to is gone', {
+        poolId,
+        gone,
+        count: moved,
+      });
+  }
+
   private async accept(poolId: string, batchId: string, reason: string, group: Carry[]): Promise<number> {
     const { deps } = this;
     const { job: first, move } = group[0]!;
@@ -255,8 +278,9 @@ export class PoolMover {
         poolId,
         priority: PRIORITY.send,
       });
-      // Refused (its queue is full, it went away meanwhile): the journal keeps the moves, and the
-      // next round finishes them there (their target is fixed; they wait released, sent by none yet).
+      // Refused: the journal keeps the moves (they wait released, sent by none yet). Its queue
+      // full, the next round finishes them there; the device gone (logged out since the move
+      // began), they are pointed at a device of the pool that still takes messages.
       if (isRefusal(outcome)) {
         deps.logger.warn('pooled messages not accepted by the device they move to', {
           poolId,
@@ -264,6 +288,7 @@ export class PoolMover {
           to,
           reason: outcome.reason,
         });
+        if (outcome.reason === 'no_device') await this.retarget(poolId, to, missing);
         return 0;
       }
     }

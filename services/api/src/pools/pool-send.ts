@@ -74,6 +74,8 @@ export async function sendThroughPool(
       : [],
   );
   if (groups.length > 0) return invalid(groups);
+  // A media object belongs to one device; a pool spreads a list over several.
+  if (body.attachment?.mediaId !== undefined) return refused('media_through_pool');
   const shared = contentOf(body);
   if (isRefusal(shared)) return shared;
   const personal = personalisation(entries, shared.content);

@@ -10,6 +10,7 @@ import type { ApiServices } from '../api-services.js';
 import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
+import { SseOutput } from '../events/event-streams.js';
 
 /**
  * GET /events: the device's events after `after` (its event log, see @mgw/store's
@@ -55,9 +56,9 @@ export function eventStreamRoute(s: ApiServices): RequestHandler {
       res.status(200).type('text/event-stream').end();
       return;
     }
-    await s.eventStreams.open(res, {
-      tokenHash,
-      deviceId,
+    await s.eventStreams.open(new SseOutput(res), {
+      key: tokenHash,
+      devices: { one: deviceId },
       ...(after ? { after } : {}),
       ...(q.types ? { types: eventTypeList(q.types) } : {}),
     });

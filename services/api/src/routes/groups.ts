@@ -4,10 +4,14 @@ import Joi from 'joi';
 import {
   ERRORS,
   GROUP_ERRORS,
+  GROUP_INFO_ERRORS,
   emptyQuerySchema,
   groupCreateBodySchema,
   groupIdSchema,
+  groupJoinBodySchema,
   groupParticipantsBodySchema,
+  groupUpdateBodySchema,
+  inviteCodeOf,
   type GroupCommand,
   type GroupCommandResult,
 } from '@mgw/contracts';
@@ -44,9 +48,11 @@ export function groupRoutes(s: ApiServices) {
     );
     if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
     if (!reply) throw new ApiError(504, GROUP_ERRORS.timeout);
-    if (reply.ok && reply.data) return reply.data;
+    if (reply.ok && reply.data) return reply.data as GroupCommandResult;
     if (reply.error === 'not-found' || reply.error === 'forbidden')
       throw new ApiError(404, GROUP_ERRORS.notFound);
+    if (reply.error === 'not-admin') throw new ApiError(403, GROUP_INFO_ERRORS.notAdmin);
+    if (reply.error === 'invite-not-found') throw new ApiError(404, GROUP_INFO_ERRORS.inviteNotFound);
     if (reply.error === 'not-connected') throw new ApiError(409, ERRORS.noDevice);
     throw new ApiError(502, GROUP_ERRORS.failed);
   }
@@ -109,5 +115,32 @@ export function groupRoutes(s: ApiServices) {
       return { id, left: true };
     });
   };
-  return { list, get, create, participants, leave };
+  /** Subject, description, announce, locked: the fields given, then the group as it is now. */
+  const update: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const id = groupId(req);
+    const changes = parse(groupUpdateBodySchema, req.body ?? {});
+    await change(req, res, () => ask(authOf(res).deviceId, { type: 'group-update', groupId: id, changes }));
+  };
+  const invite: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const id = groupId(req);
+    const data = await ask(authOf(res).deviceId, { type: 'group-invite', groupId: id, revoke: false });
+    res.status(200).json({ success: true, data });
+  };
+  const revokeInvite: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const id = groupId(req);
+    await change(req, res, () =>
+      ask(authOf(res).deviceId, { type: 'group-invite', groupId: id, revoke: true }),
+    );
+  };
+  const join: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const body = parse(groupJoinBodySchema, req.body ?? {});
+    // The schema accepted it, so it has a code (a link is reduced to its code).
+    const code = inviteCodeOf(body.code)!;
+    await change(req, res, () => ask(authOf(res).deviceId, { type: 'group-join', code }));
+  };
+  return { list, get, create, participants, leave, update, invite, revokeInvite, join };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
 import { DeviceCommandClient, NOBODY_HOLDS_DEVICE, storageContext } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
@@ -13,9 +13,9 @@ const DOWNLOAD_TIMEOUT_SECONDS = 30;
 
 /**
  * GET /messages/:id/media: the attachment of an inbound message, downloaded from WhatsApp now
- * (nothing is downloaded when a message arrives). Only the sender that owns the device is asked
- * (a device command, answered on a reply list; the bytes come through a short-lived sealed key),
- * so a device nobody holds answers 409 like a send would.
+ * (unless the device kept it in the media store on arrival: docs/media.md). Only the sender that
+ * owns the device is asked (a device command, answered on a reply list; the bytes come through a
+ * short-lived sealed key), so a device nobody holds answers 409 like a send would.
  */
 export function mediaRoute(s: ApiServices): RequestHandler {
   // Downloads are rare and bounded in time: each wait may take a connection of its own.
@@ -27,6 +27,12 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     const record = await ownMessage(s, deviceId, id);
     const inbound = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : undefined;
     if (!inbound?.attachment) throw new ApiError(404, ERRORS.mediaNotFound);
+    // Kept in the media store on arrival: served from there (no round trip to WhatsApp, which
+    // forgets media after a while). Gone or unreadable there: downloaded as below.
+    const kept = inbound.attachment.mediaId
+      ? await s.media.bytes(deviceId, inbound.attachment.mediaId).catch(() => undefined)
+      : undefined;
+    if (kept) return sendFile(res, kept, inbound.attachment.mimeType, inbound.attachment.fileName);
 
     const requestId = randomUUID();
     const reply = await owners.ask(
@@ -43,11 +49,16 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     if (!h?.bytes) throw new ApiError(502, ERRORS.mediaUnavailable);
     const bytes = s.encryption.open(h.bytes, storageContext(key, 'bytes'));
     const fileName = h.fileName?.toString() ?? inbound.attachment.fileName;
-    res.status(200);
-    res.setHeader('Content-Type', h.mimeType?.toString() ?? inbound.attachment.mimeType);
-    res.setHeader('Content-Length', String(bytes.length));
-    if (fileName)
-      res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
-    res.end(bytes);
+    sendFile(res, bytes, h.mimeType?.toString() ?? inbound.attachment.mimeType, fileName);
   };
+}
+
+/** The file as the answer: its type, length and, when it has one, its name. */
+function sendFile(res: Response, bytes: Buffer, mimeType: string, fileName: string | undefined): void {
+  res.status(200);
+  res.setHeader('Content-Type', mimeType);
+  res.setHeader('Content-Length', String(bytes.length));
+  if (fileName)
+    res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+  res.end(bytes);
 }

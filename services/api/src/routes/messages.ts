@@ -4,6 +4,7 @@ import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
 import { listMessages } from '../read/list-messages.js';
 import { withContacts } from '../read/contacts.js';
 import { withRevisions } from '../read/revised-record.js';
+import type { InboundRecord } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
@@ -24,12 +25,28 @@ export function messageRoute(s: ApiServices): RequestHandler {
     const record = await ownMessage(s, deviceId, id);
     const data = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : record;
     if (!data) throw new ApiError(404, ERRORS.messageNotFound);
+    if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);
     await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
     res.status(200).json({
       success: true,
       data: { ...(await withRevisions(s, deviceId, data)), ...(await s.kinds.read(deviceId, id)) },
     });
   };
+}
+
+/**
+ * An inbound attachment kept in the media store: a pre-signed URL signed now (its lifetime from
+ * now, never past the object's retention). Once the object is gone its id is dropped too.
+ */
+async function withMediaUrl(s: Pick<ApiServices, 'media'>, deviceId: string, record: InboundRecord) {
+  const att = record.attachment;
+  if (!att?.mediaId) return;
+  const shown = await s.media.show(deviceId, att.mediaId);
+  if (!shown) {
+    delete att.mediaId;
+    return;
+  }
+  if (shown.url) Object.assign(att, { url: shown.url, urlExpiresAt: shown.urlExpiresAt });
 }
 
 /** GET /messages: a page of the device's messages, newest first (see list-messages.ts). */

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { useStack, type Stack } from '@mgw/testing';
+import { useStack, type Stack, type StackOptions } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 
 /**
@@ -64,6 +64,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 export function useDashboardStack(
   password: string,
   env: Record<string, string> = {},
+  /** More of the stack's options (e.g. `allInOne`). */
+  opts: Omit<StackOptions, 'env'> = {},
 ): () => { stack: Stack; page: Page } {
   let assets: string | undefined;
   let browser: Browser | undefined;
@@ -75,7 +77,7 @@ export function useDashboardStack(
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
   });
-  const stack = useStack({ env: stackEnv });
+  const stack = useStack({ ...opts, env: stackEnv });
   after(async () => {
     await browser?.close();
     if (assets) await rm(assets, { recursive: true, force: true });

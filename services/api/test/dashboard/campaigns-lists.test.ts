@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { writeOverrides } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { useStack, waitFor, type Stack } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
 
@@ -44,6 +44,33 @@ describe("Dashboard Campaigns page: the device's lists, paged, with pause, resum
   async function list(batchId: string): Promise<List> {
     return (await stack().api<{ data: List }>('GET', `/batches/${batchId}`)).body.data;
   }
+  /** Signs in (once per page) and opens the device's Campaigns page. */
+  async function openCampaigns(s: Stack): Promise<void> {
+    await page.goto(`${s.apiUrl}/dashboard`);
+    // The page shows either its sign-in form or (signed in already) its navigation: wait for one.
+    const password = page.getByLabel('Admin password');
+    await password
+      .or(page.getByRole('navigation', { name: 'Main' }))
+      .first()
+      .waitFor();
+    if (await password.isVisible()) {
+      await password.fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    }
+    await page.goto(`${s.apiUrl}/dashboard/campaigns?device=${s.deviceId}`);
+  }
+
+  /** Cancels a list from its row, through the confirmation dialog, and waits for it to read so. */
+  async function cancelFromRow(row: Locator): Promise<void> {
+    await row.getByRole('button', { name: 'Cancel…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this list?' })
+      .getByRole('button', { name: 'Cancel the list' })
+      .click();
+    await row.locator('[data-testid="list-state"][data-state="cancelled"]').waitFor();
+  }
+
   async function settled(batchId: string, done: (l: List) => boolean, what: string): Promise<List> {
     let last: List | undefined;
     await waitFor(async () => done((last = await list(batchId))), { timeoutMs: 30_000, what }).catch(
@@ -85,11 +112,7 @@ describe("Dashboard Campaigns page: the device's lists, paged, with pause, resum
     expect(first).to.deep.include({ state: 'active', total: 5 });
     expect(first.counts.queued).to.equal(3);
 
-    await page.goto(`${s.apiUrl}/dashboard`);
-    await page.getByLabel('Admin password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
-    await page.goto(`${s.apiUrl}/dashboard/campaigns?device=${s.deviceId}`);
+    await openCampaigns(s);
     const lists = page.getByTestId('lists');
     await lists.locator('.list-row').first().waitFor();
 
@@ -161,5 +184,63 @@ describe("Dashboard Campaigns page: the device's lists, paged, with pause, resum
     expect(after.state).to.equal('cancelled');
     expect(after.counts).to.include({ queued: 0, held: 0, failed: 3 });
     await screenshots(page, 'campaigns-cancelled');
+  });
+  it('When a status update is scheduled, then the Campaigns page shows it beside the lists, labelled, and pauses and cancels it as a list', async () => {
+    const s = stack();
+    if ((await s.api<{ status: string }>('GET', '/status')).body.status !== 'connected')
+      await s.linkByQr('15550009401', 'Spring Sale Shop');
+    const sendAt = new Date(Date.now() + 3600_000).toISOString();
+    const posted = await s.api<{ data: { messageId: string; batchId: string } }>('POST', '/statuses', {
+      text: 'Spring sale tomorrow',
+      backgroundColor: '#25D366',
+      audience: ['15550009411', '15550009412'],
+      sendAt,
+    });
+    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+    const { batchId } = posted.body.data;
+
+    await openCampaigns(s);
+    const row = page.getByTestId(`list-${batchId}`);
+    await row.waitFor();
+    expect(await row.getByTestId('list-kind').textContent()).to.equal('Status update');
+    expect(await row.getByTestId('list-scheduled').getAttribute('data-count')).to.equal('1');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.locator('[data-testid="list-state"][data-state="paused"]').waitFor();
+    expect((await list(batchId)).state).to.equal('paused');
+    await screenshots(page, 'campaigns-status');
+    await cancelFromRow(row);
+    const record = await s.api<{ data: { status: string; error?: string } }>('GET', `/messages/${batchId}`);
+    expect(record.body.data).to.include({ status: 'failed', error: 'cancelled' });
+  });
+  it('When a channel post is scheduled, then the Campaigns page shows it labelled beside the lists, and pauses, resumes and cancels it as a list', async () => {
+    const s = stack();
+    if ((await s.api<{ status: string }>('GET', '/status')).body.status !== 'connected')
+      await s.linkByQr('15550009401', 'Spring Sale Shop');
+    const made = await s.api<{ data: { channel: { id: string } } }>('POST', '/channels', {
+      name: 'Shop News',
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    const posted = await s.api<{ data: { messageId: string; batchId: string } }>(
+      'POST',
+      `/channels/${made.body.data.channel.id}/posts`,
+      { text: 'New stock on Monday', sendAt: new Date(Date.now() + 3600_000).toISOString() },
+    );
+    expect(posted.status, JSON.stringify(posted.body)).to.equal(202);
+    const { batchId } = posted.body.data;
+
+    await openCampaigns(s);
+    const row = page.getByTestId(`list-${batchId}`);
+    await row.waitFor();
+    expect(await row.getByTestId('list-kind').textContent()).to.equal('Channel post');
+    expect(await row.getByTestId('list-scheduled').getAttribute('data-count')).to.equal('1');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.locator('[data-testid="list-state"][data-state="paused"]').waitFor();
+    await screenshots(page, 'campaigns-channel-post');
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.locator('[data-testid="list-state"][data-state="active"]').waitFor();
+    expect((await list(batchId)).state).to.equal('active');
+    await cancelFromRow(row);
+    const record = await s.api<{ data: { status: string; error?: string } }>('GET', `/messages/${batchId}`);
+    expect(record.body.data).to.include({ status: 'failed', error: 'cancelled' });
   });
 });

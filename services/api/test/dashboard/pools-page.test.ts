@@ -109,6 +109,8 @@ describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', 
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('Pool “Shop senders” deleted.').waitFor();
     await waitFor(async () => (await pools.get(poolId)) === undefined, { what: 'pool deleted' });
+    // The page reloads its list after the message: the row leaves once that answer is in.
+    await page.getByTestId(`pool-${poolId}`).waitFor({ state: 'detached', timeout: 10_000 });
     expect(await page.getByTestId(`pool-${poolId}`).count()).to.equal(0);
   });
 });

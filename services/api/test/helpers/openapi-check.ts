@@ -21,10 +21,13 @@ function setup() {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema(doc as object, 'openapi.json');
-  const routes = Object.keys(doc.paths).map((path) => ({
-    path,
-    re: new RegExp(`^${path.replace(/\{[^/]+\}/g, '[^/]+')}$`),
-  }));
+  // A literal path (`/groups/join`) wins over a template that also matches it (`/groups/{id}`).
+  const routes = Object.keys(doc.paths)
+    .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
+    .map((path) => ({
+      path,
+      re: new RegExp(`^${path.replace(/\{[^/]+\}/g, '[^/]+')}$`),
+    }));
   cached = { doc, ajv, routes };
   return cached;
 }

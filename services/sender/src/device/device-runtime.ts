@@ -4,15 +4,21 @@ import { purgeAuthState, type DeviceSocket, type Lease } from '@mgw/messenger';
 import {
   deviceHealth,
   forgetAccount,
+  LabelStore,
   getDeviceState,
   markUnlinked,
   purgeDeviceMessages,
   reclaimActiveJobs,
   sendingView,
+  StatusStore,
   waitUntilNoActiveJob,
 } from '@mgw/store';
 import type { ContactChecks } from '../commands/contact-check.js';
+import { wireAccountEvents } from '../inbound/account-events.js';
+import { wireGroupAndLabelEvents } from '../inbound/group-label-events.js';
 import { wireInbound } from '../inbound/inbound-pipeline.js';
+import { InboundMediaKeeper } from '../inbound/inbound-media-keeper.js';
+import { wireStatusUpdates } from '../inbound/status-updates.js';
 import type { DeviceRestriction } from './device-restriction.js';
 import {
   buildDevice,
@@ -36,6 +42,9 @@ export class DeviceRuntime {
   readonly restriction: DeviceRestriction;
   /** The number checks (POST /contacts/check) this device looks up at WhatsApp. */
   readonly contactChecks: ContactChecks;
+  /** The account routes' parts: the socket's contact lookups (MessageSender) and the blocklist. */
+  readonly sender: DeviceParts['sender'];
+  readonly blocklist: DeviceParts['blocklist'];
   private readonly parts: DeviceParts;
   private readonly life: DeviceLife = newDeviceLife();
   private readonly log: Logger;
@@ -56,9 +65,12 @@ export class DeviceRuntime {
     this.conn = this.parts.conn;
     this.restriction = this.parts.restriction;
     this.contactChecks = this.parts.contactChecks;
+    this.sender = this.parts.sender;
+    this.blocklist = this.parts.blocklist;
     this.wireConnection();
     const { redis, metrics, stores } = deps;
-    const { restriction, identities, keepIdentities, inboundKinds, optOutKeywords } = this.parts;
+    const { restriction, identities, keepIdentities, inboundKinds, optOutKeywords, calls, autoRead } =
+      this.parts;
     wireInbound(this.conn, {
       deviceId,
       redis,
@@ -72,6 +84,40 @@ export class DeviceRuntime {
       keepIdentities,
       inboundKinds,
       optOutKeywords,
+      mediaKeeper: new InboundMediaKeeper({
+        deviceId,
+        redis,
+        media: stores.media,
+        settings: stores.mediaSettings,
+        fetchBytes: deps.fetchers.fetchMedia,
+        proxyAgent: () => this.conn.proxyAgent,
+        metrics,
+        logger: this.log,
+      }),
+      calls,
+      autoRead,
+    });
+    wireAccountEvents(this.conn, {
+      deviceId,
+      redis,
+      blocklist: this.blocklist,
+      identities,
+      logger: this.log,
+    });
+    wireStatusUpdates(this.conn, {
+      deviceId,
+      redis,
+      statuses: new StatusStore(redis, deps.encryption),
+      sealer: deps.encryption,
+      logger: this.log,
+    });
+    wireGroupAndLabelEvents(this.conn, {
+      deviceId,
+      redis,
+      sealer: deps.encryption,
+      labels: new LabelStore(redis, deps.encryption),
+      metrics,
+      logger: this.log,
     });
   }
 

@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import { Worker } from 'bullmq';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
@@ -17,29 +18,38 @@ import {
   type SandboxSocketOptions,
 } from '@mgw/messenger';
 import {
+  Blocklist,
+  ChatIndex,
   ContactCache,
   ContactIdentities,
   isOptedOut,
   isOptedOutInPool,
   MessageIndex,
   MessageKindStore,
+  MessageRetries,
   openSendQueue,
   type ContentStore,
   type Encryption,
   type InboundStore,
+  type MediaSettingsStore,
+  type MediaStore,
   type MessageRevisions,
   type MessageStore,
   type SendQueue,
   type SessionStore,
 } from '@mgw/store';
 import type { SenderConfig } from '../config.js';
+import { IncomingCalls } from '../calls/incoming-calls.js';
 import { ContactChecks } from '../commands/contact-check.js';
+import type { AutoReadDeps } from '../inbound/auto-read.js';
 import { InboundKinds } from '../inbound/inbound-kinds.js';
 import { OptOutKeywords } from '../inbound/opt-outs.js';
+import { retryHooks } from '../inbound/retry-receipts.js';
 import type { LinkPreviewer } from '../send/link-preview.js';
 import type { AttachmentFetcher } from '../send/media-source.js';
 import { Pacer } from '../send/pacing.js';
 import { SendGate } from '../send/send-gate.js';
+import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
 import { processSendJob, type SendJobDeps } from '../send/send-job.js';
 import { onSendJobFailed } from '../send/send-failure.js';
 import { DeviceRestriction } from './device-restriction.js';
@@ -53,6 +63,9 @@ export interface DeviceStores {
   inbound: InboundStore;
   /** Edits and deletes of message records (ours and contacts'). */
   revisions: MessageRevisions;
+  /** Uploaded media (sends by `mediaId`) and inbound attachments kept on arrival. */
+  media: MediaStore;
+  mediaSettings: MediaSettingsStore;
 }
 
 /** What a send fetches from the web, through the guarded outbound client. */
@@ -61,6 +74,8 @@ export interface SendFetchers {
   linkPreview: LinkPreviewer;
   /** Attachment URLs. */
   fetchAttachment: AttachmentFetcher;
+  /** Inbound attachments from WhatsApp's media CDN (kept on arrival). */
+  fetchMedia: (url: string, via?: Agent) => Promise<Buffer>;
 }
 
 /** What every device of this process is built from (main.ts builds it once). */
@@ -124,6 +139,14 @@ export interface DeviceParts {
   /** Reactions and poll votes from contacts (they update records, they are no messages). */
   inboundKinds: InboundKinds;
   optOutKeywords: OptOutKeywords;
+  /** Sends, and WhatsApp's contact lookup behind the device's contact cache. */
+  sender: MessageSender;
+  /** The account's blocklist as the API checks sends against it (libs/store contacts/blocklist.ts). */
+  blocklist: Blocklist;
+  /** Incoming calls: events, and the automatic reject with its answer (calls/incoming-calls.ts). */
+  calls: IncomingCalls;
+  /** What marking incoming messages read automatically needs (inbound/auto-read.ts). */
+  autoRead: AutoReadDeps;
 }
 
 /**
@@ -151,6 +174,13 @@ export function buildDevice(
     // A retired device's socket may still try to save creds after its purge: refuse those.
     epoch: () => (life.retired || life.leaseGone ? undefined : lease.epoch),
     onGroupQuery: (kind) => metrics.groupQueries.inc({ kind }),
+    retries: retryHooks(
+      deviceId,
+      new MessageRetries(redis, config.messageRetryMax),
+      config.messageRetryMax,
+      metrics,
+      log,
+    ),
     loadProxy: () =>
       loadDeviceProxy({
         redis,
@@ -193,7 +223,8 @@ export function buildDevice(
     logger: log,
     wakeHeld: () => queue.promoteJobs(),
   });
-  const optOutKeywords = new OptOutKeywords({
+  // The device's own texts (opt-out confirmations, answers to rejected calls) go through its queue.
+  const deviceText: DeviceTextDeps = {
     redis,
     deviceId,
     contents: deps.stores.contents,
@@ -201,10 +232,20 @@ export function buildDevice(
     queue,
     linkGeneration: () => life.linkGeneration,
     metrics,
-    logger: log,
     failedRetentionSeconds: retention,
+  };
+  const optOutKeywords = new OptOutKeywords({ ...deviceText, logger: log });
+  const calls = new IncomingCalls({
+    redis,
+    encryption,
+    deviceId,
+    conn,
+    metrics,
+    logger: log,
+    reply: (to, text) => enqueueDeviceText(deviceText, to, text),
   });
   const gate = new SendGate(redis, deviceId, config.sendPolicy, metrics);
+  const blocklist = new Blocklist(redis);
   const worker = openSendWorker(deviceId, deps, log, {
     deviceId,
     messages: deps.stores.messages,
@@ -213,6 +254,7 @@ export function buildDevice(
     linkPreview: deps.fetchers.linkPreview,
     proxyAgent: () => conn.proxyAgent,
     fetchAttachment: deps.fetchers.fetchAttachment,
+    media: deps.stores.media,
     kinds,
     conn,
     sender,
@@ -221,6 +263,7 @@ export function buildDevice(
     restriction,
     optedOut: (phone, poolId) =>
       poolId ? isOptedOutInPool(redis, deviceId, poolId, phone) : isOptedOut(redis, deviceId, phone),
+    blocked: (address) => blocklist.isBlocked(deviceId, address),
     identities,
     metrics,
     logger: log,
@@ -242,6 +285,18 @@ export function buildDevice(
     keepIdentities,
     inboundKinds: new InboundKinds({ deviceId, kinds, sender, metrics, logger: log }),
     optOutKeywords,
+    sender,
+    blocklist,
+    calls,
+    autoRead: {
+      redis,
+      encryption,
+      deviceId,
+      conn,
+      chats: new ChatIndex(redis, encryption),
+      metrics,
+      logger: log,
+    },
   };
 }
 

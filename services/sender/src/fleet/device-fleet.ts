@@ -1,6 +1,24 @@
-import { DeviceCommandResponder, confirmLinked, markUnlinked, type SenderRoster } from '@mgw/store';
-import { keys, type DeviceCommand, type DeviceCommandReply, type GroupCommand } from '@mgw/contracts';
+import {
+  ContactIdentities,
+  DeviceCommandResponder,
+  confirmLinked,
+  markUnlinked,
+  type SenderRoster,
+} from '@mgw/store';
+import {
+  isAccountCommand,
+  keys,
+  type DeviceCommand,
+  type DeviceCommandReply,
+  type ChannelCommand,
+  type GroupCommand,
+  type LabelCommand,
+} from '@mgw/contracts';
+import { createPhotoFetcher, runAccountCommand, type PhotoFetcher } from '../commands/account-commands.js';
 import { runGroupCommand } from '../commands/group-commands.js';
+import { runLabelCommand } from '../commands/label-commands.js';
+import { runChannelCommand } from '../commands/channel-commands.js';
+import { runReadCommand } from '../commands/read-command.js';
 import { Subscription, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   hasLinkedCredentials,
@@ -55,6 +73,8 @@ export class DeviceFleet {
   /** Fresh links (`keys.devicesChannel()`) and device commands, both on `subscriber`. */
   private links?: Subscription;
   private readonly commands: DeviceCommandResponder;
+  /** Profile photos from a URL (device command `account-photo-set`). */
+  private readonly fetchPhoto: PhotoFetcher;
 
   constructor(
     private readonly leases: LeaseManager,
@@ -73,6 +93,10 @@ export class DeviceFleet {
         ...(deps.sandbox ? { ca: deps.sandbox.mediaCaPem } : {}),
       }),
     };
+    this.fetchPhoto = createPhotoFetcher({
+      outbound: deps.config.outbound,
+      timeoutMs: deps.config.mediaFetchTimeoutMs,
+    });
   }
 
   /** Why this sender does not hear fresh links or device commands now (undefined while it does). */
@@ -366,6 +390,41 @@ export class DeviceFleet {
     }
     if (cmd.type.startsWith('group')) {
       await reply(await runGroupCommand(rt.conn, cmd as GroupCommand, this.logger, this.deps.metrics));
+      return;
+    }
+    if (isAccountCommand(cmd)) {
+      const { redis, encryption, stores, metrics } = this.deps;
+      await reply(
+        await runAccountCommand(rt, cmd, {
+          redis,
+          sealer: encryption,
+          fetchPhoto: this.fetchPhoto,
+          blocklist: rt.blocklist,
+          identities: new ContactIdentities(redis),
+          sessions: stores.sessions,
+          metrics,
+          logger: this.logger,
+        }),
+      );
+      return;
+    }
+    if (cmd.type === 'mark-read') {
+      await reply(await runReadCommand(rt.conn, cmd, this.logger));
+      return;
+    }
+    if (cmd.type.startsWith('channel-')) {
+      const { redis, encryption } = this.deps;
+      await reply(
+        await runChannelCommand(rt.conn, cmd as ChannelCommand, {
+          redis,
+          sealer: encryption,
+          logger: this.logger,
+        }),
+      );
+      return;
+    }
+    if (cmd.type.startsWith('app-state-')) {
+      await reply(await runLabelCommand(rt.conn, cmd as LabelCommand, this.logger));
       return;
     }
     if (cmd.type === 'proxy-changed') {

@@ -9,11 +9,14 @@ import {
   type MessageStore,
 } from '@mgw/store';
 import type { DeviceRestriction } from '../device/device-restriction.js';
+import type { IncomingCalls } from '../calls/incoming-calls.js';
+import { autoRead, type AutoReadDeps } from './auto-read.js';
 import { recordInbound } from './inbound.js';
 import type { InboundKinds } from './inbound-kinds.js';
 import { recordInboundRevisions } from './inbound-revisions.js';
 import { checkKeywords, type OptOutKeywords } from './opt-outs.js';
 import { ReceiptBatcher } from './receipts.js';
+import type { InboundMediaKeeper } from './inbound-media-keeper.js';
 
 export interface InboundDeps {
   deviceId: string;
@@ -28,13 +31,22 @@ export interface InboundDeps {
   keepIdentities: (learnt: ContactIdentity[]) => void;
   inboundKinds: Pick<InboundKinds, 'apply'>;
   optOutKeywords: OptOutKeywords;
+  /** Keeps the attachments the device chose in the media store before they are recorded. */
+  mediaKeeper: Pick<InboundMediaKeeper, 'keep'>;
+  calls: Pick<IncomingCalls, 'onUpdates'>;
+  autoRead: AutoReadDeps;
 }
 
 /**
  * What arrives from a device's socket besides its connection's ups and downs (device-runtime.ts):
  * WhatsApp's reach-out lock, who wrote to us, the identities learnt, receipts, contacts' edits and
  * deletes, and their messages — reactions and poll votes first, then the rest recorded, then the
- * opt-out keywords of those recorded now. (Their attachments are downloaded on the API's request:
+ * opt-out keywords of those recorded now. Their attachments are kept in the media store first when
+ * the device asks for it (inbound-media-keeper.ts), else downloaded on the API's request
+ * (commands/media-download.ts).
+ * WhatsApp's reach-out lock, who wrote to us, the identities learnt, receipts, calls, contacts'
+ * edits and deletes, and their messages — reactions and poll votes first, then the rest recorded,
+ * then the opt-out keywords of those recorded now and, when the device says so, their read receipts. (Their attachments are downloaded on the API's request:
  * commands/media-download.ts.)
  */
 export function wireInbound(conn: DeviceSocket, deps: InboundDeps): void {
@@ -44,14 +56,18 @@ export function wireInbound(conn: DeviceSocket, deps: InboundDeps): void {
     log.warn('receipts not applied', { err: serializeError(err) }),
   );
   conn.on('receipts', (batch) => receipts.add(batch));
+  conn.on('calls', (updates) => void deps.calls.onUpdates(updates));
   conn.on('revisions', (received) => {
     void recordInboundRevisions(deps.revisions, deviceId, received, metrics, log);
   });
   conn.on('inbound', (received) => {
     void deps.inboundKinds
       .apply(received)
+      .then((rest) => deps.mediaKeeper.keep(rest))
       .then((rest) => recordInbound(deps.inbound, deviceId, rest, metrics, deps.identities))
-      .then((recorded) => checkKeywords(deps.optOutKeywords, recorded, log))
+      .then((recorded) =>
+        Promise.all([checkKeywords(deps.optOutKeywords, recorded, log), autoRead(deps.autoRead, recorded)]),
+      )
       .catch((err: unknown) => log.warn('inbound messages not recorded', { err: serializeError(err) }));
   });
 }

@@ -4,7 +4,8 @@ import type { ContactIdentities, InboundStore } from '@mgw/store';
 
 /**
  * Records what contacts wrote (each once, however often WhatsApp delivers it); answers the
- * messages recorded now (not seen before), for what must happen once per message (opt-outs).
+ * messages recorded now (not seen before) with their ids, for what must happen once per message
+ * (opt-outs, marking read).
  */
 export async function recordInbound(
   store: InboundStore,
@@ -12,13 +13,14 @@ export async function recordInbound(
   received: InboundMessage[],
   metrics: Metrics,
   identities?: ContactIdentities,
-): Promise<InboundMessage[]> {
-  const recorded: InboundMessage[] = [];
+): Promise<(InboundMessage & { messageId: string })[]> {
+  const recorded: (InboundMessage & { messageId: string })[] = [];
   if (identities) await completeContacts(identities, deviceId, received);
   for (const msg of received) {
-    if (!(await store.record(deviceId, msg))) continue;
+    const messageId = await store.record(deviceId, msg);
+    if (!messageId) continue;
     metrics.messages.inc({ status: 'received' });
-    recorded.push(msg);
+    recorded.push({ ...msg, messageId });
   }
   return recorded;
 }

@@ -1,38 +1,18 @@
-import { serializeError, type Logger, type RedisClient } from '@mgw/common';
-import { newMessageId, newPlatformMessageId, PRIORITY, type Metrics, type SendJobData } from '@mgw/contracts';
+import { serializeError, type Logger } from '@mgw/common';
 import type { InboundMessage } from '@mgw/messenger';
 import {
-  addJobTo,
   confirmationText,
-  jobTransaction,
   matchKeyword,
   optIn,
   optOut,
   readOptOutSettings,
-  stageQueued,
-  type ContentStore,
   type KeywordMatch,
-  type MessageIndex,
-  type SendQueue,
 } from '@mgw/store';
+import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
 
-export interface OptOutDeps {
-  redis: RedisClient;
-  deviceId: string;
-  contents: ContentStore;
-  index: MessageIndex;
-  queue: SendQueue;
-  /** The device's link generation (a confirmation is a message of the current link). */
-  linkGeneration: () => number;
-  metrics: Metrics;
+export interface OptOutDeps extends DeviceTextDeps {
   logger: Logger;
-  /** How long a failed confirmation job is kept (the message retention). */
-  failedRetentionSeconds: number;
 }
-
-/** A confirmation's attempts: as a message of the API, retried a few times before it fails. */
-const CONFIRMATION_ATTEMPTS = 5;
-const CONFIRMATION_BACKOFF_MS = 2000;
 
 /**
  * Keywords contacts write: a whole message that is one of the device's opt-out keywords puts the
@@ -69,45 +49,14 @@ export class OptOutKeywords {
     if (settings.confirmation) await this.confirm(address, confirmationText(settings, match), match);
   }
 
-  /** Enqueues the confirmation as one message of the device, in one transaction with its content. */
+  /** Enqueues the confirmation as one message of the device (see enqueueDeviceText). */
   private async confirm(phone: string, text: string, match: KeywordMatch): Promise<void> {
-    const { redis, deviceId, contents, index, queue } = this.deps;
-    const data: SendJobData = {
-      kind: 'send',
-      messageId: newMessageId(),
-      platformMessageId: newPlatformMessageId(),
-      deviceId,
-      to: phone,
-      contentId: newMessageId(),
-      linkGeneration: this.deps.linkGeneration(),
-      enqueuedAt: Date.now(),
-      optOutNotice: true,
-    };
-    const tx = await jobTransaction(redis, queue);
-    contents.stage(tx, deviceId, data.contentId, { text }, 1);
-    await addJobTo(tx, queue, data, this.jobOptions(data.messageId));
-    stageQueued(tx, deviceId, 1, Buffer.byteLength(text));
-    index.stage(tx, deviceId, [data.messageId]);
-    const replies = (await tx.exec()) ?? [];
-    const failed = replies.find(([err]) => err)?.[0];
-    if (failed) throw failed;
-    this.deps.metrics.jobsEnqueued.inc({ queue_type: 'send', kind: data.kind });
+    const messageId = await enqueueDeviceText(this.deps, phone, text, { optOutNotice: true });
     this.deps.logger.info('opt-out confirmation enqueued', {
-      messageId: data.messageId,
+      messageId,
       direction: match.direction,
       language: match.language,
     });
-  }
-
-  private jobOptions(messageId: string) {
-    return {
-      jobId: messageId,
-      priority: PRIORITY.send,
-      attempts: CONFIRMATION_ATTEMPTS,
-      backoff: { type: 'exponential', delay: CONFIRMATION_BACKOFF_MS },
-      removeOnComplete: { age: 3600 },
-      removeOnFail: { age: this.deps.failedRetentionSeconds },
-    };
   }
 }
 

@@ -16,6 +16,7 @@ import { supportsCaption, type MediaInput, type MessageSender } from '@mgw/messe
 import type {
   ContentCacheOptions,
   ContentStore,
+  MediaStore,
   MessageRevisions,
   MessageStore,
   StoredContent,
@@ -25,6 +26,7 @@ import { PermanentSendError, reasonOf } from './send-errors.js';
 import { sendRevision } from './send-revision.js';
 import type { LinkPreviewer } from './link-preview.js';
 import { isKindContent, sendKind, type SendKindDeps } from './send-kinds.js';
+import { statusToSend, type StatusDeps } from './send-status.js';
 
 /**
  * The sender's copies of the contents it read (ContentStore's cache): a list's messages share one
@@ -36,9 +38,11 @@ export const CONTENT_CACHE: ContentCacheOptions = { maxBytes: 4 * 1024 * 1024, t
 /** An OTP's stored proto serves Baileys' retry receipts; a code older than this is worthless. */
 export const OTP_PROTO_SECONDS = 15 * 60;
 
-export interface SendContentDeps extends SendKindDeps {
+export interface SendContentDeps extends SendKindDeps, StatusDeps {
   sender: MessageSender;
   contents: ContentStore;
+  /** Uploaded media (`attachment.mediaId`): read once per device and list (the upload cache). */
+  media: Pick<MediaStore, 'bytes'>;
   fetchAttachment: AttachmentFetcher;
   /** Aborted when the device is retired: a message of a list still being accepted steps aside. */
   retired: AbortSignal;
@@ -124,10 +128,13 @@ export async function sendContent(
   if (content.mentions?.length)
     await deps.kinds.keep(data.deviceId, data.messageId, { mentions: content.mentions });
   const keepProtoSeconds = data.kind === 'otp' ? OTP_PROTO_SECONDS : undefined;
+  // A status update goes to its viewers (less those who opted out since), once for all.
+  const status = content.status ? { status: await statusToSend(content.status, deps) } : {};
   const att = content.attachment;
   if (!att) {
-    // No preview for an OTP (nothing to preview, and it must not wait) or when the request said no.
-    const wantPreview = data.kind !== 'otp' && content.linkPreview !== false && content.text;
+    // No preview for an OTP (nothing to preview, and it must not wait), a status, or when the request said no.
+    const wantPreview =
+      data.kind !== 'otp' && !content.status && content.linkPreview !== false && content.text;
     const linkPreview = wantPreview
       ? await deps.linkPreview?.(content.text!, data.deviceId, deps.proxyAgent?.())
       : undefined;
@@ -139,6 +146,7 @@ export async function sendContent(
       keepProtoSeconds,
       ...(linkPreview ? { linkPreview } : {}),
       ...(content.mentions ? { mentions: content.mentions } : {}),
+      ...status,
     });
     return;
   }
@@ -147,15 +155,25 @@ export async function sendContent(
   const source = att.source;
   const media: MediaInput = {
     type: att.type,
-    // The bytes of one request are uploaded once per device, whatever the number of recipients.
-    cacheKey: 'url' in source ? `url:${source.url}` : `content:${data.contentId}`,
+    // The bytes of one request (or one uploaded object) are uploaded to WhatsApp once per device,
+    // whatever the number of recipients.
+    cacheKey:
+      'url' in source
+        ? `url:${source.url}`
+        : 'mediaId' in source
+          ? `media:${source.mediaId}`
+          : `content:${data.contentId}`,
     load: () =>
       'url' in source
         ? deps.fetchAttachment(source.url, deps.proxyAgent?.())
-        : storedMedia(deps, data.deviceId, data.contentId),
+        : 'mediaId' in source
+          ? uploadedMedia(deps, data.deviceId, source.mediaId)
+          : storedMedia(deps, data.deviceId, data.contentId),
     fileName: att.filename,
     mimeType: att.mimeType,
     caption: captionCapable ? (att.caption ?? content.text) : undefined,
+    // A status's audio is a voice note, as the apps post it.
+    ...(content.status && att.type === 'audio' ? { voice: true } : {}),
   };
   await deps.sender.send({
     jid,
@@ -163,6 +181,7 @@ export async function sendContent(
     media,
     quotedPlatformMessageId: quoted,
     ...(content.mentions && captionCapable ? { mentions: content.mentions } : {}),
+    ...status,
   });
   // Audio and stickers have no caption: their caption and text follow as one text message.
   const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : content.text];
@@ -182,6 +201,17 @@ async function storedMedia(deps: SendContentDeps, deviceId: string, contentId: s
   const media = await deps.contents.media(deviceId, contentId);
   if (!media) throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the stored attachment is gone');
   return media;
+}
+
+/**
+ * An object uploaded with POST /media. Gone (deleted, expired): the message fails `media_gone`. A
+ * store that does not answer (S3 down) throws `MediaStoreUnavailableError`: the job is retried like
+ * any passing failure and, on its last attempt, fails `media_store_unavailable`.
+ */
+async function uploadedMedia(deps: SendContentDeps, deviceId: string, mediaId: string): Promise<Buffer> {
+  const bytes = await deps.media.bytes(deviceId, mediaId);
+  if (!bytes) throw new PermanentSendError(FAILURE_REASONS.mediaGone, 'the uploaded media is gone');
+  return bytes;
 }
 
 /** The WhatsApp id of the text that follows a media message: stable across retries. */

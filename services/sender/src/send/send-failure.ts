@@ -11,7 +11,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import type { ContentStore, MessageStore } from '@mgw/store';
+import { MediaStoreUnavailableError, type ContentStore, type MessageStore } from '@mgw/store';
 import { isFailureReason, toPermanent } from './send-errors.js';
 
 export interface SendFailureDeps {
@@ -45,8 +45,13 @@ export async function failedAttempt(
     return new UnrecoverableError(permanent.reason);
   }
   const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  // The media store away on every attempt says so; anything else is `send_failed`.
+  const reason =
+    err instanceof MediaStoreUnavailableError
+      ? FAILURE_REASONS.mediaStoreUnavailable
+      : FAILURE_REASONS.sendFailed;
   // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
-  if (last && (await deps.messages.markFailed(data, FAILURE_REASONS.sendFailed))) {
+  if (last && (await deps.messages.markFailed(data, reason))) {
     deps.metrics.messages.inc({ status: 'failed' });
   }
   deps.logger.warn(last ? 'send failed on its last attempt' : 'send attempt failed; will retry', {
@@ -90,6 +95,7 @@ const ATTACHMENT_REASONS = new Set<string>([
   FAILURE_REASONS.attachmentUnreachable,
   FAILURE_REASONS.attachmentTooLarge,
   FAILURE_REASONS.attachmentUrlNotAllowed,
+  FAILURE_REASONS.mediaGone,
 ]);
 function isAttachmentReason(reason: string): boolean {
   return ATTACHMENT_REASONS.has(reason);

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import { isGroupJid, type HeldReason, type Metrics, type SendJobData } from '@mgw/contracts';
+import { isAudienceJid, type HeldReason, type Metrics, type SendJobData } from '@mgw/contracts';
 import {
   admitMessage,
   batchStop,
@@ -97,7 +97,9 @@ export class SendGate {
       this.config.windowMs,
       capWithoutReserve(cap, share),
       capWithoutReserve(firstCap, share),
-      isGroupJid(data.to),
+      // A group message, a status or a channel post counts once, whatever its audience, and is no
+      // first contact.
+      isAudienceJid(data.to),
     );
     if (!verdict.ok) {
       const held = verdict.cap === 'daily_cap' && warmup ? 'warmup_cap' : verdict.cap;

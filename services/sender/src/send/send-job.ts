@@ -2,8 +2,11 @@ import { DelayedError, type Job } from 'bullmq';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
+  isAudienceJid,
+  isChannelJid,
   isGroupJid,
   isLid,
+  isStatusJid,
   isSendAddress,
   type FailureReason,
   type MessageContent,
@@ -59,9 +62,13 @@ export interface SendJobDeps {
   /** Whether the number is on the device's suppression list (it opted out). */
   /** Whether the number opted out of the device (of any device of the pool, for a pooled message). */
   optedOut: (phone: string, poolId?: string) => Promise<boolean>;
+  /** Whether the account blocked the recipient (its blocklist as the device's holder keeps it). */
+  blocked?: (address: string) => Promise<boolean>;
   /** The device's phone <-> LID map: a send to a LID goes only to one the device has met. */
   identities: Pick<ContactIdentities, 'knowsLid'>;
   fetchAttachment: AttachmentFetcher;
+  /** Uploaded media read for sends by `mediaId`. */
+  media: SendContentDeps['media'];
   metrics: Metrics;
   logger: Logger;
   /** How long a job waits for a dropped socket to come back before it is retried. */
@@ -109,6 +116,8 @@ export async function processSendJob(
     await waitForPoolMove(job, record, deps, token);
     refuseUnsendable(data, record, deps);
     if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
+    if (await reads.blocked)
+      throw new PermanentSendError(FAILURE_REASONS.recipientBlocked, 'the account blocked the recipient');
     // Before the content is read: a paused list's messages wait without loading it each time.
     await stopForList(job, await reads.listStop, deps, token);
     const stored = await sendableContent(job, deps, token);
@@ -175,8 +184,11 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
   if (data.linkGeneration !== deps.linkGeneration()) {
     throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
   }
-  if (!isSendAddress(data.to) && !isGroupJid(data.to))
-    throw new PermanentSendError(FAILURE_REASONS.invalidNumber, 'not a phone number, a LID or a group id');
+  if (!isSendAddress(data.to) && !isAudienceJid(data.to))
+    throw new PermanentSendError(
+      FAILURE_REASONS.invalidNumber,
+      'not a phone number, a LID, a group, a status or a channel',
+    );
 }
 
 /**
@@ -192,11 +204,17 @@ function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, 
 function readJobState(data: SendJobData, deps: SendJobDeps) {
   const reads = {
     record: deps.messages.getRecord(data.deviceId, data.messageId),
+    // A status's viewers who opted out are left out of its audience (send-content.ts).
     optedOut:
-      data.kind === 'otp' || data.optOutNotice ? Promise.resolve(false) : deps.optedOut(data.to, data.poolId),
+      data.kind === 'otp' || data.optOutNotice || isStatusJid(data.to) || isChannelJid(data.to)
+        ? Promise.resolve(false)
+        : deps.optedOut(data.to, data.poolId),
+    // A list's blocked recipients fail here, each on its own (a single send was refused by the API).
+    blocked: deps.blocked && !isAudienceJid(data.to) ? deps.blocked(data.to) : Promise.resolve(false),
     listStop: deps.gate.listStop(data.batchId),
     // A LID or a group is not a number: the contact cache has nothing on it.
-    known: isLid(data.to) || isGroupJid(data.to) ? Promise.resolve(undefined) : deps.sender.known(data.to),
+    known:
+      isSendAddress(data.to) && !isLid(data.to) ? deps.sender.known(data.to) : Promise.resolve(undefined),
     gate: deps.gate.read(),
   };
   // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
@@ -222,7 +240,7 @@ async function refuseKnownOffWhatsApp(
       throw new PermanentSendError(FAILURE_REASONS.unknownContact, 'a LID the device does not know');
     return { onWhatsApp: true, jid: data.to };
   }
-  if (isGroupJid(data.to)) return undefined;
+  if (isAudienceJid(data.to)) return undefined;
   if (known && !known.onWhatsApp)
     throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
   return known;
@@ -287,9 +305,12 @@ async function sendHoldingTicket(
   try {
     // The cache was read with the job's state (refuseKnownOffWhatsApp): it is not read again —
     // a known JID is used, an unknown number is asked of WhatsApp.
-    const jid = isGroupJid(job.data.to)
-      ? await groupTarget(job.data.to, deps)
-      : (known?.jid ?? (await deps.sender.lookup(job.data.to, false)));
+    const jid =
+      isStatusJid(job.data.to) || isChannelJid(job.data.to)
+        ? job.data.to
+        : isGroupJid(job.data.to)
+          ? await groupTarget(job.data.to, deps)
+          : (known?.jid ?? (await deps.sender.lookup(job.data.to, false)));
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
@@ -359,7 +380,8 @@ async function claim(
 
 /**
  * The socket write. When the server refused it because of the account, not the message, it waits
- * (same WhatsApp id, never delivered) until the device's pause ends.
+ * (same WhatsApp id, never delivered) until the device's pause ends — or, of a pooled list, moves
+ * meanwhile to another device of its pool (the refusal ended its attempt: see holdMessage).
  */
 async function sendOrPause(
   job: Job<SendJobData, SendJobResult>,
@@ -376,7 +398,9 @@ async function sendOrPause(
     if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
       throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
     const until = await deps.restriction.onSendFailed(err);
-    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
+    // An error ack is WhatsApp's refusal: the message reached no one, so it may move meanwhile.
+    const refused = err instanceof ServerRejectedError;
+    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token, { refused });
     throw err;
   }
 }

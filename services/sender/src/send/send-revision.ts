@@ -42,6 +42,8 @@ export async function sendRevision(
     jid,
     platformMessageId: data.platformMessageId,
     revision: { targetPlatformMessageId: platformId, ...(edit ? { text: edit.text } : {}) },
+    // A status's delete goes to the viewers it went to.
+    ...(content.status ? { status: { audience: content.status.audience } } : {}),
   });
   const at = new Date();
   if (edit) {

@@ -5,7 +5,7 @@
  * is cut short when the sender reaches the message late, so it never slows a list down; no pacing (gap 0), no typing. Off for OTPs (a code is awaited),
  * edits and deletes, attachments without a caption, and devices whose policy says `typing: false`.
  */
-import type { MessageContent, SendJobData } from '@mgw/contracts';
+import { isChannelJid, type MessageContent, type SendJobData } from '@mgw/contracts';
 import type { Logger } from '@mgw/common';
 import type { MessageSender } from '@mgw/messenger';
 import type { Lead, Pacer } from './pacing.js';
@@ -27,7 +27,9 @@ export function typingMs(chars: number): number {
 
 /** The text a person would type for this message (undefined: nothing is typed). */
 function typedText(data: SendJobData, content: MessageContent): string | undefined {
-  if (data.kind === 'otp' || content.edit || content.delete) return undefined;
+  // Nobody watches a status or a channel post being typed.
+  if (data.kind === 'otp' || content.edit || content.delete || content.status || isChannelJid(data.to))
+    return undefined;
   return content.attachment ? (content.attachment.caption ?? content.text) : content.text;
 }
 

@@ -134,8 +134,12 @@ function ListRow(props: { list: CampaignList; busy: boolean; onAction: (a: Actio
             <span class="dot" aria-hidden="true" />
             {STATE_LABEL[list.state] ?? list.state}
           </span>
-          <strong>
-            {list.total} message{list.total === 1 ? '' : 's'}
+          <strong data-testid="list-kind">
+            {list.broadcast === 'status'
+              ? 'Status update'
+              : list.broadcast === 'channel'
+                ? 'Channel post'
+                : `${list.total} message${list.total === 1 ? '' : 's'}`}
           </strong>
           <span class="muted small" title={exact(list.createdAt)}>
             sent {ago(list.createdAt)}

@@ -6,6 +6,7 @@ import { onLink } from '../router';
 import { Banner, Confirm, Spinner } from '../ui';
 import { OptOutsSection } from './opt-outs';
 import { ProxySection } from './proxy-section';
+import { BlocklistSection, ProfileSection } from './account-section';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -377,7 +378,7 @@ function PolicySection(props: { deviceId: string }) {
   );
 }
 
-/** `/dashboard/devices/<id>`: the device's webhook, sending policy and opt-outs. */
+/** `/dashboard/devices/<id>`: the device's profile, webhook, proxy, sending policy, opt-outs and blocklist. */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
     <>
@@ -389,10 +390,12 @@ export function DeviceSettingsPage(props: { deviceId: string }) {
           Settings of <span class="mono">{props.deviceId}</span>
         </h1>
       </div>
+      <ProfileSection deviceId={props.deviceId} />
       <WebhookSection deviceId={props.deviceId} />
       <ProxySection deviceId={props.deviceId} />
       <PolicySection deviceId={props.deviceId} />
       <OptOutsSection deviceId={props.deviceId} />
+      <BlocklistSection deviceId={props.deviceId} />
     </>
   );
 }

@@ -1,12 +1,22 @@
 import { useState } from 'preact/hooks';
 import { api, type Device } from '../api';
 import { ago, exact, initials, phone } from '../format';
-import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../ui';
+import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../ui';
+import { LiveIndicator, useLiveData } from '../live';
 import { LinkPanel } from './link-panel';
 import { onLink } from '../router';
 
-/** Status is polled: a device turns connected on this page without a reload. */
-const POLL_MS = 2000;
+/**
+ * The list is reloaded when the event stream says a device changed (its status, a message sent or
+ * failed, a list): a device turns connected on this page without a reload, and nothing polls. A
+ * burst of events (a list being sent) is one reload a second at most.
+ */
+const MIN_RELOAD_GAP_MS = 1000;
+/**
+ * A pause WhatsApp imposed, its end, and the health score change with no event of their own: the
+ * list is reloaded when no event reloaded it for this long.
+ */
+const STALE_AFTER_MS = 15_000;
 
 const RESTRICTION_LABEL: Record<string, string> = {
   reachout_timelock: 'reach-out lock',
@@ -154,7 +164,10 @@ function DeviceRow(props: {
 }
 
 export function DevicesPage() {
-  const devices = usePoll(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), POLL_MS);
+  const devices = useLiveData(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), {
+    minGapMs: MIN_RELOAD_GAP_MS,
+    staleAfterMs: STALE_AFTER_MS,
+  });
   const [confirming, setConfirming] = useState<Device | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | undefined>(undefined);
@@ -194,7 +207,10 @@ export function DevicesPage() {
   return (
     <>
       <div class="page-head">
-        <h1>Devices</h1>
+        <div class="page-title">
+          <h1>Devices</h1>
+          <LiveIndicator state={devices.live} />
+        </div>
         <p class="muted">WhatsApp accounts linked to this gateway. Status updates live.</p>
       </div>
       <LinkPanel onChange={() => void devices.refresh()} />

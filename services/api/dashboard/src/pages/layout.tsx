@@ -5,6 +5,7 @@ const NAV = [
   { href: '/dashboard/devices', label: 'Devices' },
   { href: '/dashboard/pools', label: 'Pools' },
   { href: '/dashboard/messages', label: 'Messages' },
+  { href: '/dashboard/chats', label: 'Chats' },
   { href: '/dashboard/campaigns', label: 'Campaigns' },
   { href: '/dashboard/settings/api', label: 'Settings' },
 ];

@@ -2,11 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Batch, type Device, type Message } from '../api';
 import { ago, exact } from '../format';
 import { navigate, query } from '../router';
-import { Banner, Empty, Spinner, StatusBadge, usePoll } from '../ui';
+import { Banner, Empty, Spinner, StatusBadge } from '../ui';
+import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { MessageContent } from './message-content';
 import { Recipient } from './recipient';
 
-const POLL_MS = 4000;
+/** The events that change what this page lists: its messages and its lists. */
+const affectsMessages = (e: LiveEvent) =>
+  e.type.startsWith('message.') || e.type.startsWith('batch.') || e.type === 'poll.vote';
 
 /** A batch's progress among the recent messages (`GET /batches/:id` replaces it once it exists). */
 function BatchProgress(props: { batch: Batch }) {
@@ -85,14 +88,16 @@ export function MessagesPage() {
   const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
   const asked = query('direction');
   const direction: Direction = asked === 'inbound' || asked === 'outbound' ? asked : 'all';
-  const recent = usePoll(
+  // Loaded once, then again when the device's event stream says a message or a list changed.
+  const recent = useLiveData(
     () =>
       deviceId
         ? api<{ messages: Message[]; batches: Batch[] }>(
             `/devices/${encodeURIComponent(deviceId)}/messages?limit=100&direction=${direction}`,
           )
         : Promise.resolve({ messages: [], batches: [] }),
-    POLL_MS,
+    // No stream until the page knows its device (the first of the list, unless the URL names one).
+    { ...(deviceId ? { device: deviceId } : { off: true }), affects: affectsMessages },
     [deviceId, direction],
   );
   const show = (device: string, dir: Direction) =>
@@ -125,7 +130,10 @@ export function MessagesPage() {
   return (
     <>
       <div class="page-head">
-        <h1>Messages</h1>
+        <div class="page-title">
+          <h1>Messages</h1>
+          {deviceId && <LiveIndicator state={recent.live} />}
+        </div>
         <p class="muted">
           Recent messages of a device, newest first: those it sends (waiting, sent in the last hour, failed)
           and those contacts wrote to it. Older ones are found by id.

@@ -1,0 +1,47 @@
+--[[
+  Records one message in its chat of the device's chat index (GET /chats, GET /chats/:chatId/messages):
+  the chat's message ids in the chat's own order (its `seq`), an inbound one also among its unread,
+  the chat's last message and activity, and the chat's place in the index. Everything is bounded
+  and expires with the messages: at most 5000 chats (CHAT_LIMITS.chats: the least recently active
+  go, with their three keys), 2000 ids per chat (messagesPerChat), 1000 unread (unreadPerChat);
+  each key's TTL is the message retention, renewed by each message. The chat keys are built from
+  `prefix` (keys.chat(deviceId, '')): they carry the device's hash tag, so they are in this slot.
+
+  Defines:
+    mgw_chat(indexKey, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType, subject,
+      preview, contentId) -> nothing (`subject`: a group's sealed subject, or ''; `preview`: the
+      sealed start of an inbound text, or ''; `contentId`: an outbound message's content, or ''),
+      kept on the chat as its last message's, so GET /chats reads no message record
+]]
+local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType, subject,
+    preview, contentId)
+  local chat = prefix .. chatId
+  local msgs, unread = chat .. ':msgs', chat .. ':unread'
+  local seq = redis.call('HINCRBY', chat, 'seq', 1)
+  redis.call('ZADD', msgs, seq, messageId)
+  redis.call('ZREMRANGEBYRANK', msgs, 0, -2001)
+  redis.call('EXPIRE', msgs, retention)
+  if direction == 'inbound' then
+    redis.call('ZADD', unread, seq, messageId)
+    redis.call('ZREMRANGEBYRANK', unread, 0, -1001)
+    redis.call('EXPIRE', unread, retention)
+  end
+  -- A message recorded late (an older one) is in the chat, but not its last message.
+  if atMs >= tonumber(redis.call('HGET', chat, 'lastAtMs') or '0') then
+    redis.call('HSET', chat, 'lastMessageId', messageId, 'lastDirection', direction, 'lastAt', atIso,
+      'lastAtMs', atMs, 'lastPreview', preview, 'lastContentId', contentId)
+  end
+  redis.call('HSET', chat, 'type', chatType)
+  if subject ~= '' then redis.call('HSET', chat, 'subject', subject) end
+  redis.call('EXPIRE', chat, retention)
+  redis.call('ZADD', index, 'GT', atMs, chatId)
+  local over = redis.call('ZCARD', index) - 5000
+  if over > 0 then
+    local gone = redis.call('ZPOPMIN', index, over)
+    for i = 1, #gone, 2 do
+      local k = prefix .. gone[i]
+      redis.call('DEL', k, k .. ':msgs', k .. ':unread')
+    end
+  end
+  redis.call('EXPIRE', index, retention)
+end

@@ -1,0 +1,172 @@
+import type { RedisClient } from '@mgw/common';
+import { keys, type ChatType } from '@mgw/contracts';
+import { storageContext } from '../encryption/families.js';
+import type { Sealer } from '../encryption/sealer.js';
+
+/** One chat of the index as stored (the API adds the contact and reads the last message). */
+export interface ChatRow {
+  id: string;
+  type: ChatType;
+  subject?: string;
+  unreadCount: number;
+  lastMessageId: string;
+  lastDirection: 'inbound' | 'outbound';
+  lastAt: string;
+  /** The start of the last message's text when a contact wrote it (CHAT_PREVIEW_CHARS). */
+  lastPreview?: string;
+  /** The content the last message was sent from when the account sent it (its text is read from there). */
+  lastContentId?: string;
+  /** Its place in the index (last activity, ms): the cursor's first half. */
+  score: number;
+}
+
+/** A page of a chat's message ids, newest first, each with its place in the chat (the cursor). */
+export interface ChatMessageIds {
+  ids: { messageId: string; seq: number }[];
+  /** Older ones remain. */
+  more: boolean;
+}
+
+/**
+ * The device's chats (GET /chats) and each chat's messages, from what the gateway recorded: the
+ * scripts that record an inbound message or announce an outbound one `sent` add it to its chat
+ * (`lua/includes/chat-record.lua`), so reading a chat list never scans messages. Bounded and
+ * expiring with the messages (see the include); a chat's unread inbound ids are its `:unread` set,
+ * which a read takes them out of.
+ */
+export class ChatIndex {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly sealer: Sealer,
+  ) {}
+
+  /**
+   * Up to `limit` chats, most recently active first, after `cursor` (`<score>_<chatId>` of the
+   * previous page's last chat), and whether more follow. Chats of equal activity come in reverse
+   * order of their ids (Redis's order), which the cursor keeps.
+   */
+  async list(
+    deviceId: string,
+    limit: number,
+    cursor?: { score: number; chatId: string },
+  ): Promise<{ chats: ChatRow[]; more: boolean }> {
+    const index = keys.chatIndex(deviceId);
+    const picked: { id: string; score: number }[] = [];
+    const max = cursor ? String(cursor.score) : '+inf';
+    const batch = limit + 1;
+    let offset = 0;
+    for (;;) {
+      const flat = await this.redis.zrevrangebyscore(
+        index,
+        max,
+        '-inf',
+        'WITHSCORES',
+        'LIMIT',
+        offset,
+        batch,
+      );
+      offset += flat.length / 2;
+      for (let i = 0; i + 1 < flat.length && picked.length <= limit; i += 2) {
+        const id = flat[i]!;
+        const score = Number(flat[i + 1]);
+        // The cursor's own score: the chats up to and including its chat were on earlier pages.
+        if (cursor && score === cursor.score && id >= cursor.chatId) continue;
+        picked.push({ id, score });
+      }
+      if (picked.length > limit || flat.length < batch * 2) break;
+    }
+    const more = picked.length > limit;
+    const page = picked.slice(0, limit);
+    const rows = await Promise.all(page.map((p) => this.row(deviceId, p.id, p.score)));
+    return { chats: rows.filter((r): r is ChatRow => r !== undefined), more };
+  }
+
+  /** One chat (undefined when the device has no such chat). */
+  async get(deviceId: string, chatId: string): Promise<ChatRow | undefined> {
+    const score = await this.redis.zscore(keys.chatIndex(deviceId), chatId);
+    return score === null ? undefined : this.row(deviceId, chatId, Number(score));
+  }
+
+  private async row(deviceId: string, chatId: string, score: number): Promise<ChatRow | undefined> {
+    const key = keys.chat(deviceId, chatId);
+    const [h, unread] = await Promise.all([this.redis.hgetall(key), this.redis.zcard(`${key}:unread`)]);
+    if (!h.lastMessageId) return undefined;
+    return {
+      id: chatId,
+      type: h.type === 'group' ? 'group' : 'direct',
+      ...(h.subject ? { subject: this.sealer.openText(h.subject, storageContext(key, 'subject')) } : {}),
+      unreadCount: unread,
+      lastMessageId: h.lastMessageId,
+      lastDirection: h.lastDirection === 'outbound' ? 'outbound' : 'inbound',
+      lastAt: h.lastAt ?? new Date(score).toISOString(),
+      ...(h.lastPreview
+        ? { lastPreview: this.sealer.openText(h.lastPreview, storageContext(key, 'lastPreview')) }
+        : {}),
+      ...(h.lastContentId ? { lastContentId: h.lastContentId } : {}),
+      score,
+    };
+  }
+
+  /** Up to `limit` message ids of the chat older than `before` (its place), newest first. */
+  async messageIds(
+    deviceId: string,
+    chatId: string,
+    limit: number,
+    before?: number,
+  ): Promise<ChatMessageIds> {
+    const flat = await this.redis.zrevrangebyscore(
+      `${keys.chat(deviceId, chatId)}:msgs`,
+      before === undefined ? '+inf' : `(${before}`,
+      '-inf',
+      'WITHSCORES',
+      'LIMIT',
+      0,
+      limit + 1,
+    );
+    const ids: ChatMessageIds['ids'] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) ids.push({ messageId: flat[i]!, seq: Number(flat[i + 1]) });
+    return { ids: ids.slice(0, limit), more: ids.length > limit };
+  }
+
+  /** Drops ids whose records expired from the chat. */
+  async forget(deviceId: string, chatId: string, messageIds: string[]): Promise<void> {
+    if (!messageIds.length) return;
+    const key = keys.chat(deviceId, chatId);
+    await this.redis
+      .multi()
+      .zrem(`${key}:msgs`, ...messageIds)
+      .zrem(`${key}:unread`, ...messageIds)
+      .exec();
+  }
+
+  /**
+   * The chat's unread inbound message ids, oldest first: all of them, or (`upTo`, a message of the
+   * chat) those up to and including it.
+   */
+  async unread(deviceId: string, chatId: string, upTo?: string): Promise<string[]> {
+    const key = keys.chat(deviceId, chatId);
+    if (upTo === undefined) return this.redis.zrange(`${key}:unread`, 0, -1);
+    const seq = await this.redis.zscore(`${key}:msgs`, upTo);
+    if (seq === null) return [];
+    return this.redis.zrangebyscore(`${key}:unread`, '-inf', seq);
+  }
+
+  /** Takes messages out of the chat's unread set; answers how many were unread and how many remain. */
+  async markRead(
+    deviceId: string,
+    chatId: string,
+    messageIds: string[],
+  ): Promise<{ marked: number; unread: number }> {
+    const key = `${keys.chat(deviceId, chatId)}:unread`;
+    if (!messageIds.length) return { marked: 0, unread: await this.redis.zcard(key) };
+    const replies =
+      (await this.redis
+        .multi()
+        .zrem(key, ...messageIds)
+        .zcard(key)
+        .exec()) ?? [];
+    const failed = replies.find(([err]) => err)?.[0];
+    if (failed) throw failed;
+    return { marked: Number(replies[0]![1]), unread: Number(replies[1]![1]) };
+  }
+}

@@ -1,0 +1,115 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { callRoute, type Caller, type RouteAnswer } from './route-call.js';
+import { toolSchemas } from './tool-schemas.js';
+
+const API_BASE = '/api/messenger/v1';
+
+/** A route's answer as a tool result: its JSON body; a failure (`success: false`) is a tool error. */
+function toolResult({ status, body }: RouteAnswer): CallToolResult {
+  const failed = status >= 400 || body.success === false;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(failed ? { status, ...body } : body) }],
+    structuredContent: failed ? { status, ...body } : body,
+    ...(failed ? { isError: true } : {}),
+  };
+}
+
+/** The query of a tool's arguments: the defined ones, as strings. */
+function queryOf(args: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(args)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  );
+}
+
+/**
+ * The MCP server of one request (the endpoint is stateless: a server per POST), its tools each
+ * calling one route of the API for `caller` (route-call.ts).
+ */
+export function createMcpServer(caller: Caller, maxRecipients: number): McpServer {
+  const server = new McpServer(
+    { name: 'messenger-gateway', version: '1' },
+    {
+      instructions:
+        'Tools of a WhatsApp gateway, acting on the device of the API token the MCP request carries. ' +
+        'Each tool is one route of the HTTP API (POST /send, POST /contacts/check, GET /status, ' +
+        'GET /messages, GET /messages/{id}) with its rate limit and checks; a refusal is a tool error ' +
+        'whose JSON holds the API\u2019s `error` (and `details`, `resetIn`\u2026).',
+    },
+  );
+  const schemas = toolSchemas(maxRecipients);
+  const call = (...a: Parameters<typeof callRoute> extends [unknown, ...infer R] ? R : never) =>
+    callRoute(caller, ...a).then(toolResult);
+
+  server.registerTool(
+    'send_message',
+    {
+      title: 'Send a WhatsApp message',
+      description:
+        'Queues a text message to one recipient or to a list (POST /send). Answers the messageId ' +
+        '(a list: its batch id and one messageId per recipient); the message is sent by the device ' +
+        'with its pacing; follow it with get_message.',
+      inputSchema: schemas.sendMessage,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    ({ to, text, idempotencyKey }) =>
+      call('POST', `${API_BASE}/send`, {
+        json: { to, text },
+        ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+      }),
+  );
+  server.registerTool(
+    'check_numbers',
+    {
+      title: 'Check numbers on WhatsApp',
+      description:
+        'Whether each phone number is on WhatsApp (POST /contacts/check), in the order given. ' +
+        'Numbers not cached count against the device\u2019s daily lookup cap.',
+      inputSchema: schemas.checkNumbers,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ phones }) => call('POST', `${API_BASE}/contacts/check`, { json: { phones } }),
+  );
+  server.registerTool(
+    'get_status',
+    {
+      title: 'Device status',
+      description:
+        'The device\u2019s link status (connected, connecting, disconnected), its account while ' +
+        'connected, and what it sent today against its caps (GET /status).',
+      inputSchema: schemas.getStatus,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => call('GET', `${API_BASE}/status`),
+  );
+  server.registerTool(
+    'list_messages',
+    {
+      title: 'List messages',
+      description:
+        'A page of the device\u2019s messages, newest first, sent and received (GET /messages); ' +
+        'pass nextCursor as cursor for the next page.',
+      inputSchema: schemas.listMessages,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => call('GET', `${API_BASE}/messages`, { query: queryOf(args) }),
+  );
+  server.registerTool(
+    'get_message',
+    {
+      title: 'Read a message',
+      description: 'One message of the device with its status and history (GET /messages/{id}).',
+      inputSchema: schemas.getMessage,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ messageId }) => call('GET', `${API_BASE}/messages/${encodeURIComponent(messageId)}`),
+  );
+  return server;
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { MAX_CONTACT_CHECK, MESSAGE_STATUSES, PHONE_PATTERN, STRING_LIMITS } from '@mgw/contracts';
+
+/**
+ * The MCP tools' input schemas (zod: what the SDK advertises and checks), built from the limits of
+ * @mgw/contracts that the routes' joi schemas use — one source for both. They describe the shape;
+ * each tool's request then goes through its route, whose joi schema still judges every value
+ * (a recipient that is neither a number nor a LID or group id: the route's 400 with its details).
+ */
+export function toolSchemas(maxRecipients: number) {
+  const recipient = z
+    .string()
+    .min(1)
+    .max(64)
+    .describe(
+      'A phone number in international format, digits only (e.g. 4915123456789), a `<digits>@lid` or a group id `<id>@g.us`',
+    );
+  return {
+    sendMessage: {
+      to: z
+        .union([recipient, z.array(recipient).min(1).max(maxRecipients)])
+        .describe(`One recipient, or a list of at most ${maxRecipients} (one message each, a batch)`),
+      text: z.string().min(1).max(STRING_LIMITS.text).describe('The message text'),
+      idempotencyKey: z
+        .string()
+        .min(1)
+        .max(255)
+        .optional()
+        .describe('Replays the first answer of a request with the same key (24 h, per token)'),
+    },
+    checkNumbers: {
+      phones: z
+        .array(z.string().regex(PHONE_PATTERN))
+        .min(1)
+        .max(MAX_CONTACT_CHECK)
+        .describe('Phone numbers in international format, digits only'),
+    },
+    getStatus: {},
+    listMessages: {
+      direction: z.enum(['outbound', 'inbound']).optional(),
+      status: z.enum(MESSAGE_STATUSES).optional(),
+      batchId: z.string().max(128).optional().describe('Only the messages of this list'),
+      limit: z.number().int().min(1).max(100).optional().describe('Messages per page (50 by default)'),
+      cursor: z.string().max(64).regex(/^\d+$/).optional().describe('The nextCursor of a previous page'),
+    },
+    getMessage: {
+      messageId: z.string().min(1).max(128).describe('A messageId (from send_message or list_messages)'),
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
+import { ContactIdentities, type ChatRow, type InboundRecord } from '@mgw/store';
+import { messageViews } from '../admin/message-view.js';
+import type { ApiServices } from '../api-services.js';
+
+export interface ChatsPage {
+  chats: ChatSummary[];
+  /** Pass as `cursor` for the next page (less recently active chats); absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface ChatMessagesPage {
+  messages: Record<string, unknown>[];
+  nextCursor?: string;
+}
+
+/** How much of a chat's last text GET /chats shows (the whole message: GET /chats/:chatId/messages). */
+const PREVIEW_CHARS = 100;
+
+/**
+ * GET /chats: the device's chats, most recently active first, from its chat index (a chat enters
+ * it with a message a contact wrote, or one the account sent once it is `sent`), each with its
+ * unread count, its contact (a one-to-one chat: both identities the device knows) and its last
+ * message in short — id, direction, time and the start of its text, kept on the chat (an inbound
+ * one) or read from the request's content (an outbound one) — so a page reads no message record.
+ */
+export async function listChats(s: ApiServices, deviceId: string, q: ChatsQuery): Promise<ChatsPage> {
+  const cursor = q.cursor ? parseChatCursor(q.cursor) : undefined;
+  const { chats, more } = await s.chats.list(deviceId, q.limit, cursor);
+  const direct = chats.filter((c) => c.type === 'direct');
+  const [known, texts] = await Promise.all([
+    new ContactIdentities(s.redis).resolveMany(
+      deviceId,
+      direct.map((c) => c.id),
+    ),
+    Promise.all(chats.map((c) => lastText(s, deviceId, c))),
+  ]);
+  const contacts = new Map(direct.map((c, i) => [c.id, { ...known[i] }]));
+  const out = chats.map((c, i) => summary(c, contacts.get(c.id), texts[i]));
+  const tail = chats[chats.length - 1];
+  return {
+    chats: out,
+    ...(more && tail ? { nextCursor: `${tail.score}_${tail.id}` } : {}),
+  };
+}
+
+/** The start of the chat's last text: kept on the chat (inbound), or its request's content (outbound). */
+async function lastText(s: ApiServices, deviceId: string, c: ChatRow): Promise<string | undefined> {
+  if (c.lastPreview !== undefined) return c.lastPreview;
+  if (!c.lastContentId) return undefined;
+  const shown = await s.contents.shown(deviceId, c.lastContentId, c.lastMessageId);
+  const text = shown?.text ?? shown?.attachment?.caption;
+  return text?.slice(0, PREVIEW_CHARS);
+}
+
+function summary(
+  c: ChatRow,
+  contact: { phone?: string; lid?: string } | undefined,
+  text: string | undefined,
+): ChatSummary {
+  const who = { ...contact };
+  if (c.type === 'direct') {
+    if (c.id.endsWith('@lid')) who.lid ??= c.id;
+    else who.phone ??= c.id;
+  }
+  return {
+    id: c.id,
+    type: c.type,
+    ...(c.type === 'direct' ? { contact: who } : {}),
+    ...(c.subject ? { subject: c.subject } : {}),
+    unreadCount: c.unreadCount,
+    lastActivityAt: c.lastAt,
+    lastMessage: {
+      messageId: c.lastMessageId,
+      direction: c.lastDirection,
+      at: c.lastAt,
+      ...(text !== undefined ? { text } : {}),
+    },
+  };
+}
+
+/** `<score>_<chatId>` of GET /chats's nextCursor. */
+function parseChatCursor(cursor: string): { score: number; chatId: string } {
+  const at = cursor.indexOf('_');
+  return { score: Number(cursor.slice(0, at)), chatId: cursor.slice(at + 1) };
+}
+
+/**
+ * GET /chats/:chatId/messages: the chat's messages, newest first, both directions, each as the
+ * dashboard's message views show it (GET /messages/:id's fields, plus what an outbound text or
+ * attachment said). Ids whose records expired are skipped and dropped from the chat.
+ */
+export async function listChatMessages(
+  s: ApiServices,
+  deviceId: string,
+  chatId: string,
+  q: ChatMessagesQuery,
+): Promise<ChatMessagesPage> {
+  const before = q.cursor === undefined ? undefined : Number(q.cursor);
+  const page = await s.chats.messageIds(deviceId, chatId, q.limit, before);
+  const views = await readMessages(
+    s,
+    deviceId,
+    page.ids.map((i) => i.messageId),
+  );
+  const gone = page.ids.filter((_, i) => !views[i]).map((i) => i.messageId);
+  await s.chats.forget(deviceId, chatId, gone);
+  const tail = page.ids[page.ids.length - 1];
+  return {
+    messages: views.filter((v): v is Record<string, unknown> => v !== undefined),
+    ...(page.more && tail ? { nextCursor: String(tail.seq) } : {}),
+  };
+}
+
+/** Messages of the device by id, as message views (undefined where the record is gone), in order. */
+async function readMessages(
+  s: ApiServices,
+  deviceId: string,
+  ids: string[],
+): Promise<(Record<string, unknown> | undefined)[]> {
+  const records = await Promise.all(
+    ids.map(async (id): Promise<MessageRecord | InboundRecord | undefined> => {
+      const record = await s.messages.get(deviceId, id);
+      if (!record) return undefined;
+      return record.direction === 'inbound' ? s.inbound.get(deviceId, id) : record;
+    }),
+  );
+  const present = records.filter((r): r is MessageRecord | InboundRecord => r !== undefined);
+  const views = await messageViews(s, deviceId, present as MessageRecord[]);
+  const byId = new Map(views.map((v) => [String(v.messageId), v]));
+  return records.map((r) => (r ? byId.get(r.messageId) : undefined));
+}

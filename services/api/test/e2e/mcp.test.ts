@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ERRORS } from '@mgw/contracts';
+import { useStack, waitFor } from '@mgw/testing';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The MCP endpoint of the running gateway (API, connection and sender services as processes, a
+ * real Redis, a device linked through the simulator), driven by the SDK's own client: a status, a
+ * text to one number and to a list that land in the simulator's inboxes, a number check answered
+ * by the sender that holds the device, messages read back, and the send rate limit as a tool error.
+ */
+describe('e2e: the MCP endpoint with the SDK client (real services, simulator)', function () {
+  this.timeout(120_000);
+  const SEND_LIMIT = 4;
+  const stack = useStack({ env: { RATE_LIMIT_SEND: String(SEND_LIMIT) } });
+  const account = '15550300001';
+  const contacts = ['15550300002', '15550300003', '15550300004'];
+  const offWhatsApp = '15550300009';
+  let client: Client;
+
+  const callTool = async (name: string, args: Json = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const bodyOf = (r: CallToolResult) => JSON.parse((r.content[0] as { text: string }).text) as Json;
+
+  before(async () => {
+    await stack().linkByQr(account, 'MCP Test');
+    await stack().waitForStatus('connected');
+    await stack().simApi('POST', '/contacts', { phone: offWhatsApp, onWhatsApp: false });
+    client = new Client({ name: 'mcp-e2e', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack().apiUrl}/api/messenger/v1/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${stack().token}` } },
+      }),
+    );
+  });
+  after(async () => client?.close());
+
+  it('When get_status is called, then the linked account is connected', async () => {
+    const status = await callTool('get_status');
+    expect(status.isError, JSON.stringify(status)).to.equal(undefined);
+    expect(status.structuredContent).to.include({ success: true, status: 'connected', phone: account });
+  });
+
+  it('When send_message sends to one number and to a list, then each text lands in its inbox and get_message follows it', async () => {
+    const one = await callTool('send_message', { to: contacts[0], text: 'mcp one' });
+    expect(one.isError, JSON.stringify(one)).to.equal(undefined);
+    const list = await callTool('send_message', { to: contacts.slice(1), text: 'mcp list' });
+    expect(list.isError, JSON.stringify(list)).to.equal(undefined);
+    const ids = [
+      (one.structuredContent as { messageId: string }).messageId,
+      ...(list.structuredContent as { messageIds: string[] }).messageIds,
+    ];
+    for (const [i, id] of ids.entries()) {
+      await waitFor(
+        async () => {
+          const read = await callTool('get_message', { messageId: id });
+          const status = (read.structuredContent as { data?: { status: string } }).data?.status;
+          return status !== undefined && ['sent', 'delivered', 'read'].includes(status);
+        },
+        { timeoutMs: 30_000, what: `message ${id} sent` },
+      );
+      const inbox = await stack().inbox(contacts[i]!);
+      expect(inbox.filter((m) => m.text === (i === 0 ? 'mcp one' : 'mcp list'))).to.have.length(1);
+    }
+    const page = await callTool('list_messages', { direction: 'outbound' });
+    const listed = (page.structuredContent as { data: { messages: { messageId: string }[] } }).data.messages;
+    expect(listed.map((m) => m.messageId)).to.include.members(ids);
+  });
+
+  it('When check_numbers asks about a number on WhatsApp and one not, then the device\u2019s holder answers each', async () => {
+    const result = await callTool('check_numbers', { phones: [contacts[0], offWhatsApp] });
+    expect(result.isError, JSON.stringify(result)).to.equal(undefined);
+    const { results } = (result.structuredContent as { data: { results: Json[] } }).data;
+    expect(results.map((r) => [r.phone, r.onWhatsApp])).to.deep.equal([
+      [contacts[0], true],
+      [offWhatsApp, false],
+    ]);
+  });
+
+  it('When sends pass the token\u2019s send rate limit, then send_message is a tool error with the contract\u2019s 429 and resetIn', async () => {
+    // Two /send calls so far this window; the limit is SEND_LIMIT per window.
+    let limited: CallToolResult | undefined;
+    for (let i = 0; i < SEND_LIMIT && !limited; i++) {
+      const r = await callTool('send_message', { to: contacts[0], text: `over ${i}` });
+      if (r.isError) limited = r;
+    }
+    expect(limited, 'no send was refused').to.not.equal(undefined);
+    expect(bodyOf(limited!)).to.include({ status: 429, success: false, error: ERRORS.rateLimited });
+    expect(bodyOf(limited!).resetIn).to.be.a('number');
+  });
+});

@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { ERRORS, keys } from '@mgw/contracts';
+import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
+
+describe('Events: GET/PUT /events/brokers sets what the device publishes to RabbitMQ and NATS', () => {
+  let t: TestApi;
+  let deviceId: string;
+  let token: string;
+  before(async () => (t = await startApi()));
+  beforeEach(async () => {
+    deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+  });
+  after(async () => t.close());
+
+  const get = (as = token) => call(`${t.api}/events/brokers`, { token: as });
+  const put = (json: unknown, as = token) =>
+    call(`${t.api}/events/brokers`, { method: 'PUT', token: as, json });
+
+  it('When a device never set anything, then both transports are on for every event (the default)', async () => {
+    const res = await get();
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({
+      success: true,
+      data: { rabbitmq: { enabled: true }, nats: { enabled: true } },
+    });
+  });
+
+  it('When a device turns one transport off and picks types for the other, then both are stored for it alone and the other transport keeps its setting', async () => {
+    const first = await put({ rabbitmq: { enabled: false } });
+    expect(first.status).to.equal(200);
+    expect(first.body.data).to.deep.equal({ rabbitmq: { enabled: false }, nats: { enabled: true } });
+    const second = await put({ nats: { enabled: true, events: ['message.delivered', 'message.read'] } });
+    expect(second.body.data).to.deep.equal({
+      rabbitmq: { enabled: false },
+      nats: { enabled: true, events: ['message.delivered', 'message.read'] },
+    });
+    expect((await get()).body.data).to.deep.equal(second.body.data);
+    // What the notifier reads: one field per transport in the device's hash.
+    expect(await t.redis.hgetall(keys.brokerSettings(deviceId))).to.deep.equal({
+      rabbitmq: JSON.stringify({ enabled: false }),
+      nats: JSON.stringify({ enabled: true, events: ['message.delivered', 'message.read'] }),
+    });
+    // Another device is untouched.
+    const other = await createToken(t, { deviceId: freshDeviceId() });
+    expect((await get(other)).body.data).to.deep.equal({
+      rabbitmq: { enabled: true },
+      nats: { enabled: true },
+    });
+  });
+
+  it('When the body names a broker address, an unknown transport or event type, or nothing, then 400 and nothing changes (the address is the operator’s, never a device’s)', async () => {
+    for (const body of [
+      { rabbitmq: { enabled: true, url: 'amqp://attacker.example.com' } },
+      { nats: { enabled: true, servers: ['nats://10.0.0.1:4222'] } },
+      { kafka: { enabled: true } },
+      { rabbitmq: { enabled: true, events: ['message.nope'] } },
+      { rabbitmq: { enabled: true, events: [] } },
+      { rabbitmq: {} },
+      {},
+    ]) {
+      const res = await put(body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.success).to.equal(false);
+      expect(res.body.error).to.equal(ERRORS.invalidRequest);
+    }
+    expect(await t.redis.exists(keys.brokerSettings(deviceId))).to.equal(0);
+  });
+});

@@ -1,0 +1,59 @@
+import Joi from 'joi';
+
+/**
+ * The broker transports' environment (docs/configuration.md, docs/events.md "Brokers"). A
+ * transport runs when its URL is set; the addresses are the operator's alone (a device only turns
+ * a configured transport on or off for itself). URLs may hold credentials: they are never logged
+ * (transport.ts `redactUrl`).
+ */
+export const brokerEnv: Joi.PartialSchemaMap = {
+  EVENTS_RABBITMQ_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
+  EVENTS_RABBITMQ_EXCHANGE: Joi.string()
+    .pattern(/^[A-Za-z0-9_.:-]{1,127}$/)
+    .default('mgw.events'),
+  EVENTS_NATS_URL: Joi.string().uri({ scheme: ['nats', 'tls'] }),
+  EVENTS_NATS_STREAM: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('MGW_EVENTS'),
+  EVENTS_NATS_SUBJECT_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
+    .max(100)
+    .default('mgw.events'),
+  EVENTS_NATS_DUPLICATE_WINDOW_MS: Joi.number().integer().min(1000).max(86_400_000).default(120_000),
+  EVENTS_BROKER_BATCH: Joi.number().integer().min(1).max(5000).default(500),
+  EVENTS_BROKER_SWEEP_MS: Joi.number().integer().min(100).default(10_000),
+  EVENTS_BROKER_RETRY_MS: Joi.number().integer().min(50).max(60_000).default(1000),
+};
+
+export interface BrokerConfig {
+  rabbitmq?: { url: string; exchange: string };
+  nats?: { url: string; stream: string; subjectPrefix: string; duplicateWindowMs: number };
+  /** Events read and published together per device. */
+  batch: number;
+  /** How often every linked device is looked at without a publication. */
+  sweepMs: number;
+  /** After a failed publish (and the longest wait between reconnection attempts). */
+  retryMs: number;
+}
+
+export function brokerConfig(e: Record<string, unknown>): BrokerConfig {
+  const v = e as Record<string, string | number | undefined>;
+  return {
+    ...(v.EVENTS_RABBITMQ_URL
+      ? { rabbitmq: { url: String(v.EVENTS_RABBITMQ_URL), exchange: String(v.EVENTS_RABBITMQ_EXCHANGE) } }
+      : {}),
+    ...(v.EVENTS_NATS_URL
+      ? {
+          nats: {
+            url: String(v.EVENTS_NATS_URL),
+            stream: String(v.EVENTS_NATS_STREAM),
+            subjectPrefix: String(v.EVENTS_NATS_SUBJECT_PREFIX),
+            duplicateWindowMs: Number(v.EVENTS_NATS_DUPLICATE_WINDOW_MS),
+          },
+        }
+      : {}),
+    batch: Number(v.EVENTS_BROKER_BATCH),
+    sweepMs: Number(v.EVENTS_BROKER_SWEEP_MS),
+    retryMs: Number(v.EVENTS_BROKER_RETRY_MS),
+  };
+}

@@ -1,0 +1,283 @@
+import { serializeError, type Logger } from '@mgw/common';
+import { brokerWants, type Metrics } from '@mgw/contracts';
+import type { BrokerRelayState, BrokerSettingsStore, RelayEvent } from '@mgw/store';
+import type { BrokerMessage, BrokerTransport } from './transport.js';
+
+export interface BrokerRelayOptions {
+  transport: BrokerTransport;
+  state: BrokerRelayState;
+  settings: Pick<BrokerSettingsStore, 'one'>;
+  /** This notifier's lease owner id. */
+  owner: string;
+  /** Events read and published together (all in flight, then every confirm awaited). */
+  batch: number;
+  /** Devices served at once by this notifier for this transport. */
+  concurrency: number;
+  /** After a refused or lost publish, the device tries again this much later (or at the reconnection). */
+  retryMs: number;
+  /** A publish not confirmed within this is taken as failed (published again). */
+  publishTimeoutMs: number;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** What this notifier knows of one device for this transport. */
+interface DeviceRun {
+  running: boolean;
+  /** Woken while running: serve again once done (an event may have come after the last read). */
+  again: boolean;
+  /** Events after the cursor as last read. */
+  backlog: number;
+  /** When (ms) the oldest of them was written. */
+  oldestMs?: number;
+  retry?: NodeJS.Timeout;
+}
+
+/** Stream entry ids start with their time (ms). */
+const entryMs = (id: string): number => Number(id.slice(0, id.indexOf('-')));
+
+/**
+ * Publishes the devices' event logs to one broker, in order per device, at least once.
+ *
+ * For a device, the relay takes the (transport, device) lease (`BrokerRelayState`: the lease
+ * with fencing of @mgw/store coordination; one notifier at a time publishes a device to a
+ * transport, so its events reach the broker in log order whatever the number of replicas), reads
+ * a page of the log after the transport's cursor, publishes the events the device's setting wants
+ * (PUT /events/brokers; all by default) all at once, waits until the broker confirmed every one,
+ * and only then moves the cursor on (fenced: a notifier that lost the lease meanwhile moves
+ * nothing); then the next page, until the log is read; then it gives the lease back. A publish
+ * that fails (broker down, refused, not confirmed in time) leaves the cursor: the same page is
+ * published again later (same ids: RabbitMQ consumers see a redelivered copy, JetStream drops it
+ * within its duplicate window). Events older than the transport's start on this install are
+ * passed over, not published.
+ *
+ * A device is served when its log grows (`wake`, from the log channel), at each reconnection of
+ * the broker (every device known to wait), after a failed publish (`retryMs`), and by the
+ * periodic sweep (every linked device), which also takes over a device whose notifier died (its
+ * lease lapsed).
+ */
+export class BrokerRelay {
+  private readonly devices = new Map<string, DeviceRun>();
+  private startMs = 0;
+  private active = 0;
+  private readonly slots: (() => void)[] = [];
+  private stopped = false;
+  private lastFailureLog = 0;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly o: BrokerRelayOptions) {}
+
+  get name(): string {
+    return this.o.transport.name;
+  }
+
+  get connected(): boolean {
+    return this.o.transport.connected;
+  }
+
+  /** Reads (or sets) the transport's start on this install, then connects in the background. */
+  async start(): Promise<void> {
+    this.startMs = await this.o.state.startedAt();
+    this.o.metrics.brokerConnected.set({ transport: this.name }, 0);
+    this.o.transport.start(() => this.wakeWaiting());
+  }
+
+  /** Serves `deviceId` now (or once the run under way ends). */
+  wake(deviceId: string): void {
+    if (this.stopped) return;
+    let d = this.devices.get(deviceId);
+    if (!d) this.devices.set(deviceId, (d = { running: false, again: false, backlog: 0 }));
+    if (d.running) {
+      d.again = true;
+      return;
+    }
+    clearTimeout(d.retry);
+    d.retry = undefined;
+    d.running = true;
+    const run = this.run(deviceId, d);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  /** Every device known to have events waiting (the broker is back). */
+  wakeWaiting(): void {
+    for (const [deviceId, d] of this.devices) if (d.backlog > 0 || d.retry) this.wake(deviceId);
+  }
+
+  /** The gauges of this transport, as last read (called on each scrape). */
+  collect(): void {
+    let backlog = 0;
+    let oldest = Infinity;
+    for (const d of this.devices.values()) {
+      backlog += d.backlog;
+      if (d.backlog > 0 && d.oldestMs !== undefined) oldest = Math.min(oldest, d.oldestMs);
+    }
+    const { metrics } = this.o;
+    metrics.brokerBacklog.set({ transport: this.name }, backlog);
+    metrics.brokerOldestPending.set(
+      { transport: this.name },
+      oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+    );
+  }
+
+  /** Stops serving: runs under way end after their current page; the connection closes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const d of this.devices.values()) clearTimeout(d.retry);
+    this.slots.splice(0).forEach((go) => go());
+    await Promise.allSettled([...this.running]);
+    await this.o.transport.close();
+    this.o.metrics.brokerConnected.set({ transport: this.name }, 0);
+  }
+
+  private async run(deviceId: string, d: DeviceRun): Promise<void> {
+    await this.slot();
+    try {
+      do {
+        d.again = false;
+        await this.serve(deviceId, d).catch((err: unknown) => {
+          this.o.logger.warn('broker relay: serving a device failed', {
+            transport: this.name,
+            deviceId,
+            err: serializeError(err),
+          });
+          this.retryLater(deviceId, d);
+        });
+      } while (d.again && !this.stopped);
+    } finally {
+      d.running = false;
+      this.active--;
+      this.slots.shift()?.();
+      // Nothing waits and nothing is scheduled: forgotten (the map holds only devices with work).
+      if (d.backlog === 0 && !d.retry && !d.running) this.devices.delete(deviceId);
+    }
+  }
+
+  private slot(): Promise<void> {
+    if (this.active < this.o.concurrency || this.stopped) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((go) =>
+      this.slots.push(() => {
+        this.active++;
+        go();
+      }),
+    );
+  }
+
+  private async serve(deviceId: string, d: DeviceRun): Promise<void> {
+    const { state, transport, owner, batch } = this.o;
+    if (this.stopped) return;
+    if (!transport.connected) {
+      // Nothing to publish to: measured (for the backlog gauges), served at the reconnection.
+      this.measure(d, await state.read(deviceId, await state.cursor(deviceId), 1));
+      return;
+    }
+    const lease = await state.acquire(deviceId, owner);
+    if (!lease) {
+      // Another notifier publishes this device now (it serves what was just written too, and
+      // its gauges count the backlog).
+      d.backlog = 0;
+      d.oldestMs = undefined;
+      return;
+    }
+    try {
+      let cursor = await state.cursor(deviceId);
+      while (!this.stopped) {
+        const page = await state.read(deviceId, cursor, batch);
+        if (page.lost > 0) {
+          this.o.metrics.brokerLost.inc({ transport: this.name }, page.lost);
+          this.o.logger.error('broker relay: events dropped from the log before the broker took them', {
+            transport: this.name,
+            deviceId,
+            lost: page.lost,
+          });
+        }
+        this.measure(d, page);
+        const last = page.events.at(-1);
+        if (!last) return;
+        const setting = await this.o.settings.one(deviceId, this.name);
+        const out = page.events.filter(
+          (e) => entryMs(e.cursor.id) >= this.startMs && brokerWants(setting, e.type),
+        );
+        if (out.length) {
+          try {
+            await this.publish(out.map((e) => toMessage(deviceId, e)));
+          } catch (err) {
+            this.failed(deviceId, d, err);
+            return;
+          }
+          this.o.metrics.brokerPublished.inc({ transport: this.name }, out.length);
+        }
+        // Confirmed (or nothing wanted): the cursor moves on, unless the lease was lost meanwhile.
+        if (!(await state.advance(lease, last.cursor))) return;
+        cursor = last.cursor;
+        d.backlog = page.backlog;
+        if (page.backlog === 0) d.oldestMs = undefined;
+      }
+    } finally {
+      await state.release(lease).catch(() => {});
+    }
+  }
+
+  private measure(d: DeviceRun, page: { events: RelayEvent[]; backlog: number }): void {
+    d.backlog = page.backlog + page.events.length;
+    const first = page.events[0];
+    d.oldestMs = first ? entryMs(first.cursor.id) : undefined;
+  }
+
+  private async publish(messages: BrokerMessage[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`not confirmed within ${this.o.publishTimeoutMs} ms`)),
+        this.o.publishTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.o.transport.publish(messages), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private failed(deviceId: string, d: DeviceRun, err: unknown): void {
+    this.o.metrics.brokerPublishFailures.inc({ transport: this.name });
+    const now = Date.now();
+    // One line per transport every 10 s at most: a broker down fails every device's publish.
+    if (now - this.lastFailureLog > 10_000) {
+      this.lastFailureLog = now;
+      this.o.logger.warn('broker relay: publish failed; events wait in the log', {
+        transport: this.name,
+        deviceId,
+        err: serializeError(err),
+      });
+    }
+    this.retryLater(deviceId, d);
+  }
+
+  private retryLater(deviceId: string, d: DeviceRun): void {
+    if (this.stopped || d.retry) return;
+    d.retry = setTimeout(() => {
+      d.retry = undefined;
+      this.wake(deviceId);
+    }, this.o.retryMs);
+    d.retry.unref();
+  }
+}
+
+/** The broker message of an event: the webhook's body, the event id. */
+function toMessage(deviceId: string, e: RelayEvent): BrokerMessage {
+  return {
+    deviceId,
+    id: e.id,
+    type: e.type,
+    timestamp: e.timestamp,
+    // The webhook's body, `{type, timestamp, data}`, built around the data's JSON as stored (no
+    // parse and stringify per event: the relay's hottest line).
+    body: Buffer.from(
+      `{"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.timestamp)},"data":${e.dataJson}}`,
+    ),
+  };
+}

@@ -1,0 +1,97 @@
+import { PassThrough } from 'node:stream';
+import { expect } from 'chai';
+import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
+import { createMetrics } from '@mgw/contracts';
+import { Encryption } from '@mgw/store';
+import { freePort, startRabbitMqServer, waitFor } from '@mgw/testing';
+import { startBrokerRelays } from '../../src/brokers/broker-relays.js';
+import { loadNotifierConfig } from '../../src/config.js';
+
+describe('notifier: broker settings of the install (env) and the secrets in their URLs', function () {
+  this.timeout(90_000);
+  const env = (extra: Record<string, string>) => ({ ...process.env, ...extra });
+
+  it('When no broker URL is set, then no transport runs; when set, the defaults name the exchange, stream and prefix', () => {
+    const none = loadNotifierConfig(env({}));
+    expect(none.brokers.rabbitmq).to.equal(undefined);
+    expect(none.brokers.nats).to.equal(undefined);
+    const both = loadNotifierConfig(
+      env({
+        EVENTS_RABBITMQ_URL: 'amqps://u:p@mq.internal:5671/prod',
+        EVENTS_NATS_URL: 'nats://n.internal:4222',
+      }),
+    );
+    expect(both.brokers).to.deep.include({
+      rabbitmq: { url: 'amqps://u:p@mq.internal:5671/prod', exchange: 'mgw.events' },
+      nats: {
+        url: 'nats://n.internal:4222',
+        stream: 'MGW_EVENTS',
+        subjectPrefix: 'mgw.events',
+        duplicateWindowMs: 120_000,
+      },
+      batch: 500,
+    });
+  });
+
+  it('When a broker setting is malformed (another scheme, a wildcard in the subject prefix, a stream name with a dot), then the notifier refuses to start, naming it', () => {
+    for (const [name, value] of [
+      ['EVENTS_RABBITMQ_URL', 'http://mq.internal'],
+      ['EVENTS_NATS_URL', 'redis://n.internal'],
+      ['EVENTS_NATS_SUBJECT_PREFIX', 'mgw.*'],
+      ['EVENTS_NATS_SUBJECT_PREFIX', 'mgw..events'],
+      ['EVENTS_NATS_STREAM', 'mgw.events'],
+      ['EVENTS_BROKER_BATCH', '0'],
+    ] as const)
+      expect(() => loadNotifierConfig(env({ [name]: value })), `${name}=${value}`).to.throw(name);
+  });
+
+  it('When a broker refuses the credentials or is unreachable, then the logs say so without the password in the URL', async () => {
+    const rabbit = await startRabbitMqServer();
+    const out = new PassThrough();
+    let logs = '';
+    out.on('data', (b: Buffer) => (logs += b.toString()));
+    const redis = createRedis(process.env.REDIS_URL!, 'worker', 'broker-secrets');
+    const subs: ReturnType<typeof createRedis>[] = [];
+    await waitForRedis(redis);
+    const deadPort = await freePort();
+    const secret = 'S3cr3t-pa55word';
+    const relays = await startBrokerRelays({
+      config: {
+        rabbitmq: { url: rabbit.url.replace('guest:guest', `guest:${secret}`), exchange: 'x' },
+        nats: {
+          url: `nats://mgw:${secret}@127.0.0.1:${deadPort}`,
+          stream: 'S',
+          subjectPrefix: 'p',
+          duplicateWindowMs: 60_000,
+        },
+        batch: 10,
+        sweepMs: 60_000,
+        retryMs: 200,
+      },
+      redis,
+      subscriber: () => {
+        const s = createRedis(process.env.REDIS_URL!, 'subscriber', 'broker-secrets-sub');
+        subs.push(s);
+        return s;
+      },
+      sealer: Encryption.fromEnv(),
+      owner: 'secrets-test',
+      metrics: createMetrics(),
+      logger: createLogger({ level: 'debug', service: 'broker-test', stream: out }),
+    });
+    try {
+      await waitFor(() => logs.includes('rabbitmq unreachable'), {
+        timeoutMs: 20_000,
+        what: 'the refusal logged',
+      });
+      expect(logs).to.include('guest:***@127.0.0.1');
+      expect(logs).not.to.include(secret);
+      expect(relays!.relays.every((r) => !r.connected)).to.equal(true);
+    } finally {
+      await relays?.stop();
+      await closeRedis(redis, ...subs);
+      await rabbit.stop();
+    }
+    expect(logs).not.to.include(secret);
+  });
+});

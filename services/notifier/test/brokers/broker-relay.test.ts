@@ -1,0 +1,321 @@
+import { expect } from 'chai';
+import { closeRedis, createLogger, createRedis, waitForRedis, type RedisClient } from '@mgw/common';
+import { createMetrics, keys, type EventType } from '@mgw/contracts';
+import { BrokerSettingsStore, Encryption, publishEvent } from '@mgw/store';
+import { startNatsServer, startRabbitMqServer, waitFor, type BrokerServerHandle } from '@mgw/testing';
+import type { BrokerConfig } from '../../src/brokers/broker-config.js';
+import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-relays.js';
+import { orderAndCompleteness, RabbitReader, readNatsStream, type Received } from './readers.js';
+
+/**
+ * The broker relay against real servers: a private rabbitmq-server and nats-server (JetStream)
+ * started here on free ports (a server that cannot start fails the test with its reason), real
+ * Redis, events written by the real emit script (`publishEvent` → `mgw_emit`).
+ */
+describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)', function () {
+  this.timeout(120_000);
+  let rabbit: BrokerServerHandle;
+  let nats: BrokerServerHandle;
+  let redis: RedisClient;
+  const open: { relays?: BrokerRelays; subs: RedisClient[]; readers: RabbitReader[] } = {
+    subs: [],
+    readers: [],
+  };
+  const logger = createLogger({ level: 'silent', service: 'broker-test' });
+  const uid = () => Math.random().toString(36).slice(2, 8);
+
+  before(async () => {
+    [rabbit, nats] = await Promise.all([startRabbitMqServer(), startNatsServer()]);
+    redis = createRedis(process.env.REDIS_URL!, 'worker', 'broker-test');
+    await waitForRedis(redis);
+  });
+  after(async () => {
+    await closeRedis(redis);
+    await Promise.all([rabbit?.stop(), nats?.stop()]);
+  });
+  afterEach(async () => {
+    await open.relays?.stop();
+    open.relays = undefined;
+    await Promise.all(open.readers.splice(0).map((r) => r.close()));
+    await closeRedis(...open.subs.splice(0));
+  });
+
+  /** Starts the relays of one notifier (`owner`) on the given transports. */
+  async function relays(
+    o: {
+      exchange?: string;
+      stream?: string;
+      prefix?: string;
+      rabbitmq?: boolean;
+      nats?: boolean;
+      batch?: number;
+    },
+    owner = `notifier-${uid()}`,
+  ) {
+    const metrics = createMetrics();
+    const config: BrokerConfig = {
+      ...(o.rabbitmq !== false && o.exchange ? { rabbitmq: { url: rabbit.url, exchange: o.exchange } } : {}),
+      ...(o.nats !== false && o.stream
+        ? {
+            nats: {
+              url: nats.url,
+              stream: o.stream,
+              subjectPrefix: o.prefix ?? `ev${uid()}`,
+              duplicateWindowMs: 120_000,
+            },
+          }
+        : {}),
+      batch: o.batch ?? 200,
+      sweepMs: 500,
+      retryMs: 200,
+    };
+    const r = await startBrokerRelays({
+      config,
+      redis,
+      subscriber: () => {
+        const s = createRedis(process.env.REDIS_URL!, 'subscriber', 'broker-test-sub');
+        open.subs.push(s);
+        return s;
+      },
+      sealer: Encryption.fromEnv(),
+      owner,
+      metrics,
+      logger,
+    });
+    await waitFor(() => r!.relays.every((x) => x.connected), {
+      timeoutMs: 20_000,
+      what: 'brokers connected',
+    });
+    return { relays: r!, metrics };
+  }
+
+  async function reader(exchange: string, pattern = '#') {
+    const r = new RabbitReader(rabbit.url, exchange, `q-${uid()}`, pattern);
+    await r.start();
+    open.readers.push(r);
+    return r;
+  }
+
+  const metricValue = async (metrics: ReturnType<typeof createMetrics>, name: string, transport: string) => {
+    const m = (await metrics.registry.getSingleMetric(name)?.get())?.values.find(
+      (v) => v.labels.transport === transport,
+    );
+    return m?.value ?? 0;
+  };
+
+  it('When devices emit events, then RabbitMQ gets each once with routing key <deviceId>.<type>, messageId = event id, the webhook body (persistent JSON), and NATS the same on <prefix>.<deviceId>.<type> with Nats-Msg-Id = event id', async () => {
+    const exchange = `ex-${uid()}`;
+    const stream = `S${uid()}`;
+    const prefix = `mgw${uid()}.events`;
+    const rr = await reader(exchange);
+    const { relays: r, metrics } = await relays({ exchange, stream, prefix });
+    open.relays = r;
+    const devices = [`d1-${uid()}`, `d_2-${uid()}`];
+    const sent: { deviceId: string; id: string; type: EventType; seq: number }[] = [];
+    const types: EventType[] = ['message.sent', 'message.delivered', 'session.status'];
+    for (let seq = 1; seq <= 30; seq++)
+      for (const deviceId of devices) {
+        const id = `evt-${uid()}-${seq}`;
+        const type = types[seq % types.length]!;
+        await publishEvent(redis, deviceId, type, { seq }, { id });
+        sent.push({ deviceId, id, type, seq });
+      }
+
+    await waitFor(() => rr.received.length >= sent.length, { timeoutMs: 20_000, what: 'RabbitMQ messages' });
+    let natsGot: Received[] = [];
+    await waitFor(async () => (natsGot = await readNatsStream(nats.url, stream)).length >= sent.length, {
+      timeoutMs: 20_000,
+      what: 'JetStream messages',
+    });
+
+    for (const [got, keyOf] of [
+      [rr.received, (s: (typeof sent)[0]) => `${s.deviceId}.${s.type}`],
+      [natsGot, (s: (typeof sent)[0]) => `${prefix}.${s.deviceId}.${s.type}`],
+    ] as const) {
+      expect(got).to.have.length(sent.length);
+      const byId = new Map(got.map((g) => [g.id, g]));
+      for (const s of sent) {
+        const g = byId.get(s.id);
+        expect(g, s.id).to.not.equal(undefined);
+        expect(g!.key).to.equal(keyOf(s));
+        expect(g!.body.type).to.equal(s.type);
+        expect(g!.body.data).to.deep.equal({ deviceId: s.deviceId, seq: s.seq });
+        expect(Date.parse(g!.body.timestamp)).to.be.closeTo(Date.now(), 60_000);
+      }
+      for (const d of devices)
+        expect(orderAndCompleteness(got, d, 30)).to.deep.equal({ duplicates: 0, problems: [] });
+    }
+    expect(rr.received.every((m) => m.contentType === 'application/json' && m.persistent)).to.equal(true);
+    expect(await metricValue(metrics, 'mgw_broker_published_total', 'rabbitmq')).to.equal(sent.length);
+    expect(await metricValue(metrics, 'mgw_broker_published_total', 'nats')).to.equal(sent.length);
+    expect(await metricValue(metrics, 'mgw_broker_connected', 'rabbitmq')).to.equal(1);
+  });
+
+  it("When a device turns a transport off or picks event types (PUT /events/brokers' store), then only what it wants is published; another device gets everything (the default)", async () => {
+    const exchange = `ex-${uid()}`;
+    const stream = `S${uid()}`;
+    const rr = await reader(exchange);
+    const { relays: r } = await relays({ exchange, stream });
+    open.relays = r;
+    const [off, picky, all] = [`off-${uid()}`, `picky-${uid()}`, `all-${uid()}`];
+    const settings = new BrokerSettingsStore(redis);
+    await settings.set(off, { rabbitmq: { enabled: false } });
+    await settings.set(picky, {
+      rabbitmq: { enabled: true, events: ['message.read'] },
+      nats: { enabled: false },
+    });
+    for (const d of [off, picky, all])
+      for (const type of ['message.sent', 'message.read'] as const)
+        await publishEvent(redis, d, type, { seq: 1 });
+    // A marker last: once it is in, everything before it was looked at.
+    await publishEvent(redis, all, 'batch.completed', { seq: 2 });
+
+    await waitFor(() => rr.received.some((m) => m.body.type === 'batch.completed'), { what: 'the marker' });
+    let natsGot: Received[] = [];
+    await waitFor(
+      async () =>
+        (natsGot = await readNatsStream(nats.url, stream)).some((m) => m.body.type === 'batch.completed'),
+      {
+        what: 'the NATS marker',
+      },
+    );
+    const summary = (got: Received[]) => got.map((m) => m.key.split('.').slice(-3).join('.')).sort();
+    expect(summary(rr.received)).to.deep.equal(
+      [
+        `${all}.message.sent`,
+        `${all}.message.read`,
+        `${all}.batch.completed`,
+        `${picky}.message.read`,
+      ].sort(),
+    );
+    // NATS: `off` is off for RabbitMQ only; `picky` is off for NATS.
+    expect(summary(natsGot)).to.deep.equal(
+      [
+        `${off}.message.sent`,
+        `${off}.message.read`,
+        `${all}.message.sent`,
+        `${all}.message.read`,
+        `${all}.batch.completed`,
+      ].sort(),
+    );
+    // Passed over, not waiting: the cursors reached the end of each log.
+    for (const d of [off, picky]) {
+      const cursor = await redis.hget(keys.brokerCursor(d, 'rabbitmq'), 'ord');
+      expect(cursor).to.equal('2');
+    }
+  });
+
+  for (const which of ['rabbitmq', 'nats'] as const)
+    it(`When ${which} is killed (SIGKILL) mid-stream and restarted on the same port, then every event reaches it at least once, in order per device, none lost`, async () => {
+      const exchange = `ex-${uid()}`;
+      const stream = `S${uid()}`;
+      const server = which === 'rabbitmq' ? rabbit : nats;
+      const rr = which === 'rabbitmq' ? await reader(exchange) : undefined;
+      const { relays: r, metrics } = await relays(which === 'rabbitmq' ? { exchange } : { stream });
+      open.relays = r;
+      const devices = [`k1-${uid()}`, `k2-${uid()}`, `k3-${uid()}`];
+      const perDevice = 600;
+      let written = 0;
+      const writer = (async () => {
+        for (let seq = 1; seq <= perDevice; seq++) {
+          await Promise.all(devices.map((d) => publishEvent(redis, d, 'message.delivered', { seq })));
+          written++;
+          if (seq % 20 === 0) await new Promise((res) => setTimeout(res, 10));
+        }
+      })();
+      await waitFor(() => written >= perDevice / 3, { what: 'a third written' });
+      await server.kill();
+      await waitFor(() => !r.relays[0]!.connected, { what: 'the relay to see the broker gone' });
+      await new Promise((res) => setTimeout(res, 1000));
+      // Down: the gauges say so (what the alerts read).
+      r.collect();
+      expect(await metricValue(metrics, 'mgw_broker_connected', which)).to.equal(0);
+      expect(await metricValue(metrics, 'mgw_broker_backlog_events', which)).to.be.greaterThan(0);
+      expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.be.greaterThan(0.5);
+      await server.restart();
+      await writer;
+
+      const total = devices.length * perDevice;
+      let got: Received[] = [];
+      await waitFor(
+        async () => {
+          got = rr ? rr.received : await readNatsStream(nats.url, stream);
+          return devices.every((d) => orderAndCompleteness(got, d, perDevice).problems.length === 0);
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: `all ${total} events on ${which}` },
+      ).catch(() => {
+        throw new Error(
+          devices.map((d) => orderAndCompleteness(got, d, perDevice).problems.join('; ')).join(' | '),
+        );
+      });
+      const dups = devices.reduce((a, d) => a + orderAndCompleteness(got, d, perDevice).duplicates, 0);
+      console.log(
+        `      ${which}: ${total} events, ${got.length} received, ${dups} redelivered copies, 0 lost, order kept`,
+      );
+      expect(await metricValue(metrics, 'mgw_broker_lost_events_total', which)).to.equal(0);
+      r.collect();
+      expect(await metricValue(metrics, 'mgw_broker_connected', which)).to.equal(1);
+      expect(await metricValue(metrics, 'mgw_broker_backlog_events', which)).to.equal(0);
+      expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.equal(0);
+      expect(await metricValue(metrics, 'mgw_broker_publish_failures_total', which)).to.be.greaterThan(0);
+    });
+
+  it('When two notifiers relay the same devices to RabbitMQ and one stops mid-stream, then each device is published by one at a time and the other takes over: every event once, in order', async () => {
+    const exchange = `ex-${uid()}`;
+    const rr = await reader(exchange);
+    const a = await relays({ exchange, batch: 20 }, 'notifier-a');
+    const b = await relays({ exchange, batch: 20 }, 'notifier-b');
+    let bStopped = false;
+    open.relays = {
+      relays: [],
+      collect: () => {},
+      stop: async () => void (await Promise.all([a.relays.stop(), bStopped ? undefined : b.relays.stop()])),
+    };
+    const devices = [`two1-${uid()}`, `two2-${uid()}`, `two3-${uid()}`, `two4-${uid()}`];
+    const perDevice = 400;
+    for (let seq = 1; seq <= perDevice; seq++) {
+      await Promise.all(devices.map((d) => publishEvent(redis, d, 'message.sent', { seq })));
+      if (seq % 10 === 0) await new Promise((res) => setTimeout(res, 5));
+      if (seq === perDevice / 2) {
+        bStopped = true;
+        await b.relays.stop();
+      }
+    }
+    await waitFor(() => rr.received.length >= devices.length * perDevice, {
+      timeoutMs: 30_000,
+      what: 'all events',
+    });
+    await new Promise((res) => setTimeout(res, 500));
+    for (const d of devices)
+      expect(orderAndCompleteness(rr.received, d, perDevice)).to.deep.equal({ duplicates: 0, problems: [] });
+    const byA = await metricValue(a.metrics, 'mgw_broker_published_total', 'rabbitmq');
+    const byB = await metricValue(b.metrics, 'mgw_broker_published_total', 'rabbitmq');
+    console.log(`      published by notifier a: ${byA}, by notifier b: ${byB} (stopped half way)`);
+    expect(byA + byB).to.equal(devices.length * perDevice);
+    expect(byA).to.be.greaterThan(0);
+  });
+
+  it('When the log drops events a broker had not taken yet (its count bound while NATS was down), then they are counted as lost and publishing goes on from the oldest kept', async () => {
+    const stream = `S${uid()}`;
+    const { relays: r, metrics } = await relays({ stream });
+    open.relays = r;
+    const d = `lost-${uid()}`;
+    await publishEvent(redis, d, 'message.sent', { seq: 1 });
+    await waitFor(async () => (await readNatsStream(nats.url, stream)).length === 1, {
+      what: 'the first event',
+    });
+    await nats.kill();
+    await waitFor(() => !r.relays[0]!.connected, { what: 'NATS seen gone' });
+    for (let seq = 2; seq <= 11; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+    // What a MAXLEN (count bound) or MINID (retention) trim does: the oldest entries go.
+    await redis.xtrim(keys.eventLog(d), 'MAXLEN', 4);
+    await nats.restart();
+    await waitFor(async () => (await readNatsStream(nats.url, stream)).length === 5, {
+      timeoutMs: 20_000,
+      what: 'the kept events',
+    });
+    const got = await readNatsStream(nats.url, stream);
+    expect(got.map((m) => m.body.data.seq)).to.deep.equal([1, 8, 9, 10, 11]);
+    expect(await metricValue(metrics, 'mgw_broker_lost_events_total', 'nats')).to.equal(6);
+  });
+});
