@@ -1,13 +1,47 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A free TCP port on 127.0.0.1 (the OS picks it; it is free when this resolves). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on 127.0.0.1, free when this resolves. It is drawn below the kernel's ephemeral
+ * range (`ip_local_port_range`), where the OS would put it for `listen(0)`: every outgoing
+ * connection of every process here takes its local port from that range too, so a port the OS
+ * picked could be taken by some client's socket before the service we start binds it (a CI run
+ * failed on `EADDRINUSE` so). Below the range only another `freePort` can collide, and it probes.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = belowEphemeral();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  return listenOn(0);
+}
+
+function belowEphemeral(): [number, number] {
+  let start = 32768;
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) start = low;
+  } catch {
+    // Not Linux: the IANA dynamic range starts at 49152; 32768 stays below it as well.
+  }
+  return start > 12_000 ? [10_000, start] : [start, 65_535];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return listenOn(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+function listenOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(bound));
     });
   });
 }

@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './net.js';
 import { localServerArgs } from './redis-server.js';
 
 export interface NodeSettings {
@@ -61,22 +62,11 @@ export function leftAtExit(): { procs: typeof exitProcs; dirs: typeof exitDirs }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Distinct free ports: all listeners stay open until every port is known, so none repeats. */
+/** Distinct free ports (each drawn as `freePort` draws it, below the ephemeral range). */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const srv = net.createServer();
-          srv.once('error', reject);
-          srv.listen(0, '127.0.0.1', () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
 }
 
 /**

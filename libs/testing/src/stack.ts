@@ -210,6 +210,23 @@ export class Stack {
     env: Record<string, string> = {},
     run: { wrapper?: readonly string[]; readyTimeoutMs?: number; root?: string } = {},
   ): Promise<ServiceProcess> {
+    // A port this stack drew can still be taken by another process before the service binds it:
+    // then it starts again on new ones (twice at most). A PORT given is kept, and its error shown.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startServiceOnce(name, env, run);
+      } catch (err) {
+        const taken = err instanceof PortTakenError;
+        if (!taken || env.PORT || attempt === 3) throw taken ? err.cause : err;
+      }
+    }
+  }
+
+  private async startServiceOnce(
+    name: ServiceName,
+    env: Record<string, string>,
+    run: { wrapper?: readonly string[]; readyTimeoutMs?: number; root?: string },
+  ): Promise<ServiceProcess> {
     const root = run.root ?? this.serviceRoot;
     // A PORT given keeps the service's address (an API restarted where its clients reconnect).
     const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -250,7 +267,10 @@ export class Stack {
     await waitFor(
       async () => {
         if (child.exitCode !== null) {
-          throw new Error(`${name} exited with ${child.exitCode}:\n${output.slice(-30).join('\n')}`);
+          const exit = new Error(`${name} exited with ${child.exitCode}:\n${output.slice(-30).join('\n')}`);
+          if (!output.some((line) => line.includes('EADDRINUSE'))) throw exit;
+          this.processes.splice(this.processes.indexOf(proc), 1);
+          throw new PortTakenError(exit);
         }
         // The all-in-one process is ready on its ops port once every part is.
         const probe = name === 'all-in-one' ? metricsPort : port;
@@ -450,4 +470,11 @@ export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promis
       code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')}: ${code}\n${err}`)),
     );
   });
+}
+
+/** A service exited because a port drawn for it was taken meanwhile (`cause`: its exit). */
+class PortTakenError extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
 }

@@ -5,6 +5,8 @@ import { BrokerSettingsStore, Encryption, publishEvent } from '@mgw/store';
 import { startNatsServer, startRabbitMqServer, waitFor, type BrokerServerHandle } from '@mgw/testing';
 import type { BrokerConfig } from '../../src/brokers/broker-config.js';
 import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-relays.js';
+import { connect as connectNats } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { orderAndCompleteness, RabbitReader, readNatsStream, type Received } from './readers.js';
 
 /**
@@ -257,8 +259,60 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
       expect(await metricValue(metrics, 'mgw_broker_connected', which)).to.equal(1);
       expect(await metricValue(metrics, 'mgw_broker_backlog_events', which)).to.equal(0);
       expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.equal(0);
-      expect(await metricValue(metrics, 'mgw_broker_publish_failures_total', which)).to.be.greaterThan(0);
+      // No count of failed publishes is asserted: whether a batch was in flight at the kill is
+      // chance (NATS' client sees its socket close at once and the relay then waits without one).
     });
+
+  it('When NATS refuses the batches while connected (the stream was deleted), then each refusal is counted, the events wait in the log, and once the stream is back they arrive, in order, none lost', async () => {
+    const stream = `S${uid()}`;
+    const prefix = `ev${uid()}`;
+    const { relays: r, metrics } = await relays({ stream, prefix });
+    open.relays = r;
+    const before = `rf1-${uid()}`;
+    for (let seq = 1; seq <= 5; seq++) await publishEvent(redis, before, 'message.sent', { seq });
+    await waitFor(
+      async () =>
+        orderAndCompleteness(await readNatsStream(nats.url, stream), before, 5).problems.length === 0,
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the first events on NATS' },
+    );
+    const nc = await connectNats({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(stream);
+      const device = `rf2-${uid()}`;
+      for (let seq = 1; seq <= 20; seq++) await publishEvent(redis, device, 'message.sent', { seq });
+      // Refused, retried, refused again: the whole page (all 20, once written) waits in the log.
+      await waitFor(
+        async () => {
+          r.collect();
+          return (
+            (await metricValue(metrics, 'mgw_broker_publish_failures_total', 'nats')) >= 2 &&
+            (await metricValue(metrics, 'mgw_broker_backlog_events', 'nats')) === 20
+          );
+        },
+        { timeoutMs: 20_000, what: 'refused publishes counted and the 20 events waiting' },
+      );
+      expect(await metricValue(metrics, 'mgw_broker_connected', 'nats')).to.equal(1);
+      await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`] });
+      let got: Received[] = [];
+      await waitFor(
+        async () => {
+          got = await readNatsStream(nats.url, stream);
+          return orderAndCompleteness(got, device, 20).problems.length === 0;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the refused events once the stream is back' },
+      );
+      console.log(
+        `      ${await metricValue(metrics, 'mgw_broker_publish_failures_total', 'nats')} refused batches counted; 20 of 20 events arrived after`,
+      );
+      expect(orderAndCompleteness(got, device, 20).duplicates).to.equal(0);
+      r.collect();
+      expect(await metricValue(metrics, 'mgw_broker_backlog_events', 'nats')).to.equal(0);
+      expect(await metricValue(metrics, 'mgw_broker_lost_events_total', 'nats')).to.equal(0);
+    } finally {
+      await nc.close();
+    }
+  });
 
   it('When two notifiers relay the same devices to RabbitMQ and one stops mid-stream, then each device is published by one at a time and the other takes over: every event once, in order', async () => {
     const exchange = `ex-${uid()}`;
