@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { CHAT_LIMITS, keys, newMessageId, newPlatformMessageId, type SendJobData } from '@mgw/contracts';
 import {
   ChatIndex,
+  ContentStore,
   Encryption,
   InboundStore,
   MessageStore,
@@ -98,6 +99,43 @@ describe('store: the chat index — chats from recorded messages, unread counts,
     const older = await chats.messageIds(deviceId, '15550000001', 1, ids.ids[0]!.seq);
     expect(older.ids.map((i) => i.messageId)).to.deep.equal([a1]);
     expect(older.more).to.equal(false);
+  });
+
+  it('When a page is read, then one script answers each chat with the content fields its last sent text is read from (personalised per message), and skips a chat whose hash expired', async () => {
+    const deviceId = newDevice();
+    const contents = new ContentStore(redis, encryption, RETENTION);
+    const job: SendJobData = {
+      kind: 'send',
+      messageId: newMessageId(),
+      platformMessageId: newPlatformMessageId(),
+      deviceId,
+      to: '15550000021',
+      contentId: newMessageId(),
+      linkGeneration: 0,
+      enqueuedAt: Date.now(),
+    };
+    const multi = redis.multi();
+    contents.stage(multi, deviceId, job.contentId, { text: 'Hi {{name}}', personalised: true }, 1);
+    contents.stageVars(multi, deviceId, job.contentId, [{ messageId: job.messageId, vars: { name: 'Ana' } }]);
+    await multi.exec();
+    await receive(deviceId, '15550000022', 'hello', new Date(Date.now() - 5000));
+    await receive(deviceId, '15550000023', 'gone soon', new Date(Date.now() - 4000));
+    await messages.claim(job);
+    await messages.markSent(job, new Date());
+    // Its hash expired before the index entry went (the index outlives one chat's keys).
+    await redis.del(keys.chat(deviceId, '15550000023'));
+
+    const page = await chats.list(deviceId, 10);
+    expect(page.chats.map((c) => c.id)).to.deep.equal(['15550000021', '15550000022']);
+    const [sent, received] = page.chats;
+    expect(sent!.lastContent, 'read with the page').to.have.length(3);
+    expect(contents.shownFrom(deviceId, job.contentId, job.messageId, sent!.lastContent!)).to.deep.equal({
+      text: 'Hi Ana',
+    });
+    expect(await contents.shown(deviceId, job.contentId, job.messageId)).to.deep.equal({ text: 'Hi Ana' });
+    // What a contact wrote is kept on the chat: no content is read for it.
+    expect(received!.lastContent).to.equal(undefined);
+    expect(received!.lastPreview).to.equal('hello');
   });
 
   it('When chats are read up to a message or whole, then only those leave the unread set', async () => {

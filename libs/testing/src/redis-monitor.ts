@@ -12,11 +12,17 @@ export class RedisMonitor {
 
   private constructor(
     private readonly socket: Socket,
-    private readonly onCommand: (args: string[]) => void,
+    private readonly onCommand: (args: string[], byScript: boolean) => void,
   ) {}
 
-  /** Connects to `url` (redis://host:port, no auth) and calls `onCommand` with each command's arguments. */
-  static async start(url: string, onCommand: (args: string[]) => void): Promise<RedisMonitor> {
+  /**
+   * Connects to `url` (redis://host:port, no auth) and calls `onCommand` with each command's
+   * arguments, and whether a script ran it (`[0 lua]`) rather than a client sending it.
+   */
+  static async start(
+    url: string,
+    onCommand: (args: string[], byScript: boolean) => void,
+  ): Promise<RedisMonitor> {
     const { hostname, port } = new URL(url);
     const socket = connect({ host: hostname, port: Number(port || 6379) });
     const monitor = new RedisMonitor(socket, onCommand);
@@ -33,7 +39,8 @@ export class RedisMonitor {
             if (line !== '+OK') return reject(new Error(`MONITOR answered ${line}`));
             monitor.subscribed = true;
             resolve();
-          } else if (line.startsWith('+')) monitor.onCommand(parseMonitorLine(line));
+          } else if (line.startsWith('+'))
+            monitor.onCommand(parseMonitorLine(line), / \[\d+ lua\] /.test(line));
         }
       });
       socket.write('MONITOR\r\n');

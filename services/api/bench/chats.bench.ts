@@ -65,12 +65,20 @@ const routes: [string, string][] = [
 ];
 const headers = { authorization: `Bearer ${token}` };
 
-/** Redis commands per request: every command the API's connections send, over sequential requests. */
-async function commandsPerRequest(path: string): Promise<number> {
+/**
+ * Redis commands per request over sequential requests: every command Redis ran for the API's
+ * connections, and of those the ones the API sent (the rest ran inside its scripts).
+ */
+async function commandsPerRequest(path: string): Promise<{ commands: number; sent: number }> {
   let count = 0;
-  const monitor = await RedisMonitor.start(t.config.redis.url, () => count++);
+  let sent = 0;
+  const monitor = await RedisMonitor.start(t.config.redis.url, (_args, byScript) => {
+    count++;
+    if (!byScript) sent++;
+  });
   await new Promise((r) => setTimeout(r, 200));
   const before = count;
+  const sentBefore = sent;
   for (let i = 0; i < SEQUENTIAL; i++) {
     const res = await fetch(`${t.api}${path}`, { headers });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
@@ -78,8 +86,9 @@ async function commandsPerRequest(path: string): Promise<number> {
   }
   await new Promise((r) => setTimeout(r, 200));
   const n = count - before;
+  const m = sent - sentBefore;
   monitor.close();
-  return n / SEQUENTIAL;
+  return { commands: n / SEQUENTIAL, sent: m / SEQUENTIAL };
 }
 
 async function throughput(path: string): Promise<{ rps: number; p50: number; p99: number }> {
@@ -93,17 +102,17 @@ async function throughput(path: string): Promise<{ rps: number; p50: number; p99
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
-const results: { name: string; commands: number; rps: number; p50: number; p99: number }[] = [];
+const results: { name: string; commands: number; sent: number; rps: number; p50: number; p99: number }[] = [];
 for (const [name, path] of routes) {
-  const commands = await commandsPerRequest(path);
+  const { commands, sent } = await commandsPerRequest(path);
   const { rps, p50, p99 } = await throughput(path);
-  results.push({ name, commands, rps, p50, p99 });
+  results.push({ name, commands, sent, rps, p50, p99 });
 }
 const status = results[0]!;
 console.log(`${CHATS} chats × ${PER_CHAT} messages; ${CONNECTIONS} connections, ${SECONDS} s per route`);
 for (const r of results) {
   console.log(
-    `${r.name.padEnd(40)} ${r.commands.toFixed(1).padStart(6)} Redis commands/request (×${(r.commands / status.commands).toFixed(2)} of /status)` +
+    `${r.name.padEnd(40)} ${r.commands.toFixed(1).padStart(6)} Redis commands/request (×${(r.commands / status.commands).toFixed(2)} of /status; ${r.sent.toFixed(1)} sent, the rest by scripts)` +
       `  ${Math.round(r.rps).toString().padStart(6)} req/s (×${(r.rps / status.rps).toFixed(2)})  p50 ${r.p50} ms  p99 ${r.p99} ms`,
   );
 }

@@ -2,6 +2,8 @@ import type { RedisClient } from '@mgw/common';
 import { keys, type ChatType } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
 import type { Sealer } from '../encryption/sealer.js';
+import { storeScript } from '../lua.js';
+import { SHOWN_FIELDS } from '../messages/content-store.js';
 
 /** One chat of the index as stored (the API adds the contact and reads the last message). */
 export interface ChatRow {
@@ -18,6 +20,19 @@ export interface ChatRow {
   lastContentId?: string;
   /** Its place in the index (last activity, ms): the cursor's first half. */
   score: number;
+  /** Read with a page (`list`): the fields of `lastContentId` that `ContentStore.shownFrom` opens. */
+  lastContent?: (string | null)[];
+}
+
+/** The page script's answer: `more`, then per chat its id, score, unread count, hash and content fields. */
+type PageReply = [number, ...[string, string, number, string[], (string | null)[]][]];
+
+const PAGE = storeScript<PageReply>('chats-page-1');
+
+function pairs(flat: string[]): Record<string, string> {
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  return h;
 }
 
 /** A page of a chat's message ids, newest first, each with its place in the chat (the cursor). */
@@ -43,42 +58,34 @@ export class ChatIndex {
   /**
    * Up to `limit` chats, most recently active first, after `cursor` (`<score>_<chatId>` of the
    * previous page's last chat), and whether more follow. Chats of equal activity come in reverse
-   * order of their ids (Redis's order), which the cursor keeps.
+   * order of their ids (Redis's order), which the cursor keeps. One round trip (the page script),
+   * which also reads, for a chat whose last message the account sent, the content fields its text
+   * is read from (`lastContent`, for `ContentStore.shownFrom`).
    */
   async list(
     deviceId: string,
     limit: number,
     cursor?: { score: number; chatId: string },
   ): Promise<{ chats: ChatRow[]; more: boolean }> {
-    const index = keys.chatIndex(deviceId);
-    const picked: { id: string; score: number }[] = [];
-    const max = cursor ? String(cursor.score) : '+inf';
-    const batch = limit + 1;
-    let offset = 0;
-    for (;;) {
-      const flat = await this.redis.zrevrangebyscore(
-        index,
-        max,
-        '-inf',
-        'WITHSCORES',
-        'LIMIT',
-        offset,
-        batch,
-      );
-      offset += flat.length / 2;
-      for (let i = 0; i + 1 < flat.length && picked.length <= limit; i += 2) {
-        const id = flat[i]!;
-        const score = Number(flat[i + 1]);
-        // The cursor's own score: the chats up to and including its chat were on earlier pages.
-        if (cursor && score === cursor.score && id >= cursor.chatId) continue;
-        picked.push({ id, score });
-      }
-      if (picked.length > limit || flat.length < batch * 2) break;
-    }
-    const more = picked.length > limit;
-    const page = picked.slice(0, limit);
-    const rows = await Promise.all(page.map((p) => this.row(deviceId, p.id, p.score)));
-    return { chats: rows.filter((r): r is ChatRow => r !== undefined), more };
+    const [more, ...page] = (await PAGE.run(
+      this.redis,
+      [keys.chatIndex(deviceId)],
+      [
+        keys.chat(deviceId, ''),
+        keys.content(deviceId, ''),
+        cursor ? String(cursor.score) : '+inf',
+        cursor?.chatId ?? '',
+        String(limit),
+        SHOWN_FIELDS.flag,
+        SHOWN_FIELDS.body,
+        SHOWN_FIELDS.varsPrefix,
+      ],
+    )) as PageReply;
+    const rows = page.map(([chatId, score, unread, flat, content]) => {
+      const row = this.toRow(deviceId, chatId, Number(score), unread, pairs(flat));
+      return row && content.length ? { ...row, lastContent: content } : row;
+    });
+    return { chats: rows.filter((r): r is ChatRow => r !== undefined), more: more === 1 };
   }
 
   /** One chat (undefined when the device has no such chat). */
@@ -90,6 +97,17 @@ export class ChatIndex {
   private async row(deviceId: string, chatId: string, score: number): Promise<ChatRow | undefined> {
     const key = keys.chat(deviceId, chatId);
     const [h, unread] = await Promise.all([this.redis.hgetall(key), this.redis.zcard(`${key}:unread`)]);
+    return this.toRow(deviceId, chatId, score, unread, h);
+  }
+
+  private toRow(
+    deviceId: string,
+    chatId: string,
+    score: number,
+    unread: number,
+    h: Record<string, string>,
+  ): ChatRow | undefined {
+    const key = keys.chat(deviceId, chatId);
     if (!h.lastMessageId) return undefined;
     return {
       id: chatId,

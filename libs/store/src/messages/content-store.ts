@@ -69,6 +69,14 @@ export interface ContentCacheOptions {
 }
 
 /**
+ * The content's fields what one message showed is read from (`ContentStore.shownFrom`): the flag
+ * that the content keeps it, the sealed body, and the message's own variables when personalised.
+ */
+export const SHOWN_FIELDS = { flag: 'shown', body: 'body', varsPrefix: 'vars:' } as const;
+const shownFields = (messageId: string) =>
+  [SHOWN_FIELDS.flag, SHOWN_FIELDS.body, `${SHOWN_FIELDS.varsPrefix}${messageId}`] as const;
+
+/**
  * The content a request shares between its messages, stored once per request in a hash
  * (`keys.content`): `body` (sealed JSON), `media` (sealed bytes, optional), `remaining` (messages
  * not settled yet), `bytes` (what it counts against the device's byte quota),
@@ -237,8 +245,21 @@ export class ContentStore {
    * records (see `isShownContent`). Undefined when the content is gone or is not of that sort.
    */
   async shown(deviceId: string, contentId: string, messageId: string): Promise<ShownContent | undefined> {
+    const fields = await this.redis.hmget(keys.content(deviceId, contentId), ...shownFields(messageId));
+    return this.shownFrom(deviceId, contentId, messageId, fields);
+  }
+
+  /**
+   * What `shown` answers, from the content's fields `shownFields(messageId)` names, read by the
+   * caller (a script that reads a page in one round trip: GET /chats).
+   */
+  shownFrom(
+    deviceId: string,
+    contentId: string,
+    messageId: string,
+    [flag, body, vars]: readonly (string | null | undefined)[],
+  ): ShownContent | undefined {
     const key = keys.content(deviceId, contentId);
-    const [flag, body, vars] = await this.redis.hmget(key, 'shown', 'body', `vars:${messageId}`);
     if (flag !== '1' || !body) return undefined;
     let content = JSON.parse(this.sealer.openText(body, storageContext(key, 'body'))) as MessageContent;
     if (content.personalised) {

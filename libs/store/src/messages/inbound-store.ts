@@ -202,8 +202,12 @@ export class InboundStore {
 
   /** The message as the API shows it (text opened); undefined when it is not an inbound message. */
   async get(deviceId: string, messageId: string): Promise<InboundRecord | undefined> {
+    return this.fromFields(deviceId, messageId, await this.redis.hgetall(keys.message(deviceId, messageId)));
+  }
+
+  /** What `get` answers, from the record's fields (`MessageStore.fields`: read once for either direction). */
+  fromFields(deviceId: string, messageId: string, h: Record<string, string>): InboundRecord | undefined {
     const key = keys.message(deviceId, messageId);
-    const h = await this.redis.hgetall(key);
     if (h.direction !== 'inbound') return undefined;
     return {
       messageId: h.messageId!,

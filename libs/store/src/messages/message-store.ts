@@ -92,7 +92,23 @@ export class MessageStore {
 
   /** A message of the device: its record, or — while it is queued — what its job says. */
   async get(deviceId: string, messageId: string): Promise<MessageRecord | undefined> {
-    const h = await this.redis.hgetall(keys.message(deviceId, messageId));
+    return this.fromFields(deviceId, messageId, await this.fields(deviceId, messageId));
+  }
+
+  /**
+   * The message's record as stored (`{}` when there is none), for a reader that opens an inbound
+   * one itself (`InboundStore.fromFields`) without reading it twice; else `fromFields`.
+   */
+  fields(deviceId: string, messageId: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(keys.message(deviceId, messageId));
+  }
+
+  /** What `get` answers, from the record's fields read by `fields`. */
+  async fromFields(
+    deviceId: string,
+    messageId: string,
+    h: Record<string, string>,
+  ): Promise<MessageRecord | undefined> {
     if (h.messageId) return publicRecord(h);
     // No record yet: the message is queued and its job holds its fields.
     const job = await this.job(deviceId, messageId);

@@ -2,6 +2,7 @@ import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '
 import { ContactIdentities, type ChatRow, type InboundRecord } from '@mgw/store';
 import { messageViews } from '../admin/message-view.js';
 import type { ApiServices } from '../api-services.js';
+import { readRecord } from './records.js';
 
 export interface ChatsPage {
   chats: ChatSummary[];
@@ -48,7 +49,9 @@ export async function listChats(s: ApiServices, deviceId: string, q: ChatsQuery)
 async function lastText(s: ApiServices, deviceId: string, c: ChatRow): Promise<string | undefined> {
   if (c.lastPreview !== undefined) return c.lastPreview;
   if (!c.lastContentId) return undefined;
-  const shown = await s.contents.shown(deviceId, c.lastContentId, c.lastMessageId);
+  const shown = c.lastContent
+    ? s.contents.shownFrom(deviceId, c.lastContentId, c.lastMessageId, c.lastContent)
+    : await s.contents.shown(deviceId, c.lastContentId, c.lastMessageId);
   const text = shown?.text ?? shown?.attachment?.caption;
   return text?.slice(0, PREVIEW_CHARS);
 }
@@ -118,13 +121,7 @@ async function readMessages(
   deviceId: string,
   ids: string[],
 ): Promise<(Record<string, unknown> | undefined)[]> {
-  const records = await Promise.all(
-    ids.map(async (id): Promise<MessageRecord | InboundRecord | undefined> => {
-      const record = await s.messages.get(deviceId, id);
-      if (!record) return undefined;
-      return record.direction === 'inbound' ? s.inbound.get(deviceId, id) : record;
-    }),
-  );
+  const records = await Promise.all(ids.map((id) => readRecord(s, deviceId, id)));
   const present = records.filter((r): r is MessageRecord | InboundRecord => r !== undefined);
   const views = await messageViews(s, deviceId, present as MessageRecord[]);
   const byId = new Map(views.map((v) => [String(v.messageId), v]));

@@ -1,6 +1,7 @@
 import type { MessagesQuery } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { withContacts } from './contacts.js';
+import { readRecord } from './records.js';
 import { withRevisions } from './revised-record.js';
 
 /** Index entries read per round trip, and at most per request (filters may skip many). */
@@ -31,7 +32,7 @@ export async function listMessages(
   let filled = 0;
   for (;;) {
     const entries = await s.index.before(deviceId, before, READ);
-    const records = await Promise.all(entries.map((e) => s.messages.get(deviceId, e.messageId)));
+    const records = await Promise.all(entries.map((e) => readRecord(s, deviceId, e.messageId)));
     const gone: string[] = [];
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
@@ -44,11 +45,10 @@ export async function listMessages(
       }
       const direction = record.direction ?? 'outbound';
       if (q.direction && direction !== q.direction) continue;
-      if (q.batchId && record.batchId !== q.batchId) continue;
-      const read = direction === 'inbound' ? await s.inbound.get(deviceId, entry.messageId) : record;
+      if (q.batchId && (record.direction === 'inbound' || record.batchId !== q.batchId)) continue;
       // Edited and deleted ones as GET /messages/:id shows them (an inbound delete is a status).
-      const full = read ? await withRevisions(s, deviceId, read) : undefined;
-      if (!full || (q.status && full.status !== q.status)) continue;
+      const full = await withRevisions(s, deviceId, record);
+      if (q.status && full.status !== q.status) continue;
       out.push(full as unknown as Record<string, unknown>);
       if (out.length === q.limit) break;
     }
