@@ -21,9 +21,8 @@ import {
   type WAPatchCreate,
 } from '@whiskeysockets/baileys';
 import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
-import { companionBundle, type SimUser } from './directory.js';
-import { senderAttrs } from './lid-chats.js';
-import { signalAddress } from './phone-signal.js';
+import type { SimUser } from './directory.js';
+import { sendToOwnDevices } from './own-devices.js';
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
 import { bytesOf, childrenNamed, firstChild, iqError, iqResult, node } from './stanza.js';
@@ -115,22 +114,7 @@ export class SimAppState {
         },
       },
     });
-    let sent = 0;
-    for (const device of user.devices.values()) {
-      const address = signalAddress(user.lid, device.id);
-      if (!user.signal.hasSession(address)) await user.signal.startSession(address, companionBundle(device));
-      const { type, ciphertext } = await user.signal.encrypt(address, message);
-      this.sim.deliverToDevice(
-        device,
-        node(
-          'message',
-          { ...senderAttrs(user), id: newStanzaId(), type: 'text', category: 'peer', t: unixSeconds() },
-          [node('enc', { v: '2', type }, ciphertext)],
-        ),
-      );
-      sent += 1;
-    }
-    return sent;
+    return sendToOwnDevices(this.sim, user, message);
   }
 
   /** A change made on the phone (a label created, a chat labelled…): one patch, told to the devices. */

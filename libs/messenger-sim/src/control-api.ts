@@ -3,6 +3,7 @@ import type { ContactInput } from './directory.js';
 import type { UndecryptableFault } from './faults.js';
 import { accountRoutes } from './account-api.js';
 import { appStateRoutes } from './app-state-api.js';
+import { historyRoutes } from './history-api.js';
 import { groupRoutes } from './groups-api.js';
 import { statusRoutes } from './status-api.js';
 import { newsletterRoutes } from './newsletter-api.js';
@@ -240,6 +241,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ...callRoutes(sim),
     ...readReceiptRoutes(sim),
     ...appStateRoutes(sim),
+    ...historyRoutes(sim),
   ];
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -1,7 +1,7 @@
-import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { getMediaKeys, jidEncode, type proto } from '@whiskeysockets/baileys';
+import { createHash } from 'node:crypto';
+import { jidEncode, type proto } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimUser } from './directory.js';
-import type { MediaHost } from './media-host.js';
+import { encryptLikePhone, type MediaHost } from './media-host.js';
 import { SimError } from './sim-error.js';
 import { buildKindMessage, checkKindInput, type InboundKindInput } from './message-kinds.js';
 
@@ -40,7 +40,6 @@ const DEFAULT_MIME: Record<AttachmentType, string> = {
   document: 'application/octet-stream',
   sticker: 'image/webp',
 };
-const MAC_LENGTH = 10;
 const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
 
 /** Validates input from the control API or an in-process caller; SimError 400 for mistakes. */
@@ -91,15 +90,7 @@ async function uploadAttachment(
   type: AttachmentType,
   plain: Buffer,
 ): Promise<{ fields: proto.Message.IImageMessage; info: InboundMedia }> {
-  const mediaKey = randomBytes(32);
-  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
-  const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
-  const enc = Buffer.concat([cipher.update(plain), cipher.final()]);
-  const mac = createHmac('sha256', Buffer.from(macKey ?? []))
-    .update(iv)
-    .update(enc)
-    .digest();
-  const body = Buffer.concat([enc, mac.subarray(0, MAC_LENGTH)]);
+  const { mediaKey, body } = await encryptLikePhone(plain, type);
   const { url, directPath } = media.uploadFromPhone(type, body);
   const fileSha256 = sha256(plain);
   return {

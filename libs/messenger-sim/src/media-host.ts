@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
@@ -152,3 +152,23 @@ export class MediaHost {
 }
 
 export const sha256Hex = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+/**
+ * Encrypts a file as a phone does before uploading it (`decrypt`'s inverse): AES-256-CBC with keys
+ * from a fresh mediaKey (`getMediaKeys(mediaKey, type)`), then HMAC-SHA256 of iv + ciphertext
+ * truncated to 10 bytes appended.
+ */
+export async function encryptLikePhone(
+  plain: Buffer,
+  type: MediaType,
+): Promise<{ mediaKey: Buffer; body: Buffer }> {
+  const mediaKey = randomBytes(32);
+  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
+  const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
+  const enc = Buffer.concat([cipher.update(plain), cipher.final()]);
+  const mac = createHmac('sha256', Buffer.from(macKey ?? []))
+    .update(iv)
+    .update(enc)
+    .digest();
+  return { mediaKey, body: Buffer.concat([enc, mac.subarray(0, MAC_LENGTH)]) };
+}

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { BaileysEventMap, ChatModification } from '@whiskeysockets/baileys';
 import type { SimulatorHandle } from '../src/index.js';
-import { TestDevice, until, startTestSimulator } from '@mgw/testing';
+import { TestDevice, until, startTestSimulator, simControl } from '@mgw/testing';
 
 const ACCOUNT = '15550005001';
 const CONTACT = '15550005002';
@@ -14,14 +14,7 @@ describe('messenger-sim: app-state sync — the phone shares its key, labels tra
   const associations: { labelId: string; chatId: string; type: string }[] = [];
   const chats: Record<string, unknown>[] = [];
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.controlUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: unknown) => simControl(sim)(method, path, body);
 
   before(async () => {
     sim = await startTestSimulator();

@@ -1,19 +1,12 @@
 import { expect } from 'chai';
 import type { SimulatorHandle } from '../src/index.js';
-import { startTestSimulator } from '@mgw/testing';
+import { startTestSimulator, simControl } from '@mgw/testing';
 
 const [A, B, C] = ['15550004001', '15550004002', '15550004003'];
 
 describe('messenger-sim: group control routes (the client side is services/sender/test/e2e/groups.test.ts)', () => {
   let sim: SimulatorHandle;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.controlUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: unknown) => simControl(sim)(method, path, body);
 
   before(async () => {
     sim = await startTestSimulator();

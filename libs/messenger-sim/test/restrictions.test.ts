@@ -6,7 +6,7 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimulatorHandle } from '../src/index.js';
-import { sleep, until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
+import { sleep, until, type TestDevice, linkTestDevice, startTestSimulator, simControl } from '@mgw/testing';
 
 const ACCOUNT = '15550005001';
 const FRIEND = '15550005002';
@@ -34,14 +34,7 @@ describe('messenger-sim: reach-out lock and new-chat cap, as Baileys sees them',
     device
       .waitForUpdate((u) => u.reachoutTimeLock?.isActive === isActive, 10_000)
       .then((u) => u.reachoutTimeLock!);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.controlUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const call = (method: string, path: string, body?: unknown) => simControl(sim)(method, path, body);
 
   before(async () => {
     sim = await startTestSimulator();

@@ -9,6 +9,7 @@ import makeWASocket, {
   type SignalDataSet,
   type SignalDataTypeMap,
   type SignalKeyStore,
+  type UserFacingSocketConfig,
   type WASocket,
 } from '@whiskeysockets/baileys';
 import type { SimulatorInfo } from '@mgw/messenger-sim';
@@ -90,12 +91,17 @@ export class TestDevice {
 
   constructor(
     private readonly info: SimulatorInfo,
-    private readonly options: { keepAliveIntervalMs?: number } = {},
+    private readonly options: {
+      keepAliveIntervalMs?: number;
+      /** More socket config, applied last (e.g. `shouldSyncHistoryMessage`). */
+      socketConfig?: Partial<UserFacingSocketConfig>;
+    } = {},
   ) {
     this.agent = trustSimulator(info);
   }
 
   connect(): WASocket {
+    const { socketConfig, ...options } = this.options;
     const sock = makeWASocket({
       waWebSocketUrl: this.info.wsUrl,
       auth: this.auth,
@@ -105,7 +111,8 @@ export class TestDevice {
       markOnlineOnConnect: false,
       shouldSyncHistoryMessage: () => false,
       connectTimeoutMs: 10_000,
-      ...this.options,
+      ...options,
+      ...socketConfig,
     });
     this.sock = sock;
     sock.ev.on('creds.update', (update) => Object.assign(this.auth.creds, update));

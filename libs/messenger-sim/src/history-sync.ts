@@ -1,0 +1,196 @@
+/**
+ * History sync: what the phone sends a companion right after it links — the account's chats and
+ * their recent messages as a `proto.HistorySync`, zlib-deflated, encrypted like media (HKDF info
+ * "WhatsApp History Keys") and uploaded to the media host, then announced to each linked device by
+ * a peer message (`protocolMessage` HISTORY_SYNC_NOTIFICATION) that only the account's own devices
+ * accept. The notification carries no URL, only `directPath`: Baileys downloads the blob from
+ * `https://mmg.whatsapp.net<directPath>` (a sandbox gateway routes that host to the simulator).
+ */
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { deflate } from 'node:zlib';
+import { encodeWAMessage, jidEncode, proto } from '@whiskeysockets/baileys';
+import { newStanzaId } from './client-connection.js';
+import type { SimUser } from './directory.js';
+import { encryptLikePhone, type MediaHost } from './media-host.js';
+import { sendToOwnDevices } from './own-devices.js';
+import type { Simulator } from './simulator.js';
+import { SimError } from './sim-error.js';
+
+export const HISTORY_SYNC_TYPES = ['INITIAL_BOOTSTRAP', 'RECENT'] as const;
+export type HistorySyncKind = (typeof HISTORY_SYNC_TYPES)[number];
+
+export interface HistoryMessageInput {
+  /** The message id; a fresh one when omitted. */
+  id?: string;
+  fromMe: boolean;
+  text: string;
+  /** Unix seconds. */
+  at: number;
+  /** A group message from a member: the writer's phone digits. */
+  author?: string;
+}
+
+export interface HistoryConversationInput {
+  /** Phone digits, `<digits>@lid` or `<id>@g.us`. */
+  with: string;
+  name?: string;
+  unreadCount?: number;
+  messages: HistoryMessageInput[];
+}
+
+export interface HistorySyncInput {
+  /** @defaultValue 'INITIAL_BOOTSTRAP' */
+  syncType?: HistorySyncKind;
+  chunkOrder?: number;
+  progress?: number;
+  conversations: HistoryConversationInput[];
+}
+
+export interface HistorySyncResult {
+  /** Linked devices the notification was sent to (an offline one gets it at its next login). */
+  devices: number;
+  /** Size of the encrypted blob on the media host. */
+  bytes: number;
+}
+
+const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
+const deflateAsync = promisify(deflate);
+
+/** The chat JID of a conversation's `with` (checked by the control API). */
+function chatJidOfInput(value: string): string {
+  return value.includes('@') ? value : jidEncode(value, 's.whatsapp.net');
+}
+
+/** The `proto.HistorySync` the phone makes of the input: each chat's messages newest first. */
+export function buildHistorySync(sim: Simulator, input: HistorySyncInput): proto.IHistorySync {
+  return {
+    syncType: proto.HistorySync.HistorySyncType[input.syncType ?? 'INITIAL_BOOTSTRAP'],
+    conversations: input.conversations.map((c) => conversationOf(sim, c)),
+    // One chunk unless told otherwise: the first, and complete.
+    chunkOrder: input.chunkOrder ?? 1,
+    progress: input.progress ?? 100,
+  };
+}
+
+function conversationOf(sim: Simulator, c: HistoryConversationInput): proto.IConversation {
+  const id = chatJidOfInput(c.with);
+  const [user, server] = id.split('@') as [string, string];
+  const isGroup = server === 'g.us';
+  // A known contact's chat names its other address, as the phone does (Baileys stores the pair).
+  const contact = isGroup
+    ? undefined
+    : server === 'lid'
+      ? sim.directory.getByLid(user)
+      : sim.directory.get(user);
+  const alt =
+    contact && server === 'lid' && !contact.hidePhone
+      ? { pnJid: jidEncode(contact.phone, 's.whatsapp.net') }
+      : contact && server === 's.whatsapp.net'
+        ? { lidJid: jidEncode(contact.lid, 'lid') }
+        : {};
+  const newestFirst = [...c.messages].sort((a, b) => b.at - a.at);
+  return {
+    id,
+    ...(c.name ? { name: c.name, displayName: c.name } : {}),
+    ...(c.unreadCount !== undefined ? { unreadCount: c.unreadCount } : {}),
+    ...(newestFirst[0] ? { conversationTimestamp: newestFirst[0].at } : {}),
+    ...alt,
+    messages: newestFirst.map((m) => ({
+      message: isGroup ? groupMessage(sim, id, m) : chatMessage(id, m, contact?.name || c.name),
+    })),
+  };
+}
+
+/** A one-to-one message: the contact's carries its push name. */
+function chatMessage(chat: string, m: HistoryMessageInput, pushName?: string): proto.IWebMessageInfo {
+  return {
+    key: { remoteJid: chat, fromMe: m.fromMe, id: m.id ?? newStanzaId() },
+    message: { conversation: m.text },
+    messageTimestamp: m.at,
+    ...(!m.fromMe && pushName ? { pushName } : {}),
+  };
+}
+
+/**
+ * A group message: a member's names its author as `participant` (by LID in a LID-addressed group
+ * the simulator knows), in the key and beside it; the account's own has none.
+ */
+function groupMessage(sim: Simulator, chat: string, m: HistoryMessageInput): proto.IWebMessageInfo {
+  const id = m.id ?? newStanzaId();
+  if (m.fromMe)
+    return {
+      key: { remoteJid: chat, fromMe: true, id },
+      message: { conversation: m.text },
+      messageTimestamp: m.at,
+    };
+  if (!m.author) throw new SimError('a group message not from the account needs its author', 400);
+  const author = sim.directory.get(m.author);
+  const group = sim.groups.get(chat.split('@')[0]!);
+  const participant =
+    group?.addressing === 'lid' && author
+      ? jidEncode(author.lid, 'lid')
+      : jidEncode(m.author, 's.whatsapp.net');
+  return {
+    key: { remoteJid: chat, fromMe: false, id, participant },
+    participant,
+    message: { conversation: m.text },
+    messageTimestamp: m.at,
+    ...(author?.name ? { pushName: author.name } : {}),
+  };
+}
+
+/** Encrypts like a phone encrypts media (AES-256-CBC, HMAC-SHA256 truncated to 10 bytes) and uploads. */
+async function uploadHistory(
+  media: MediaHost,
+  plain: Buffer,
+): Promise<{ fields: proto.Message.IHistorySyncNotification; bytes: number }> {
+  const { mediaKey, body } = await encryptLikePhone(plain, 'md-msg-hist');
+  // uploadFromPhone paths by Baileys' MEDIA_PATH_MAP, which files 'md-msg-hist' under
+  // /mms/md-app-state (Baileys never uploads history; the phone and whatsmeow use
+  // /mms/md-msg-hist). Only the directPath's name differs: the device fetches what it is given.
+  const { directPath } = media.uploadFromPhone('md-msg-hist', body);
+  return {
+    fields: {
+      fileSha256: sha256(plain),
+      fileLength: plain.length,
+      mediaKey,
+      fileEncSha256: sha256(body),
+      directPath,
+    },
+    bytes: body.length,
+  };
+}
+
+/**
+ * The phone sends `input` as history to each linked device of `account`: one upload, one
+ * HISTORY_SYNC_NOTIFICATION peer message per device (encrypted to it like the app-state key share).
+ */
+export async function sendHistorySync(
+  sim: Simulator,
+  account: SimUser,
+  input: HistorySyncInput,
+): Promise<HistorySyncResult> {
+  const history = buildHistorySync(sim, input);
+  const plain = await deflateAsync(proto.HistorySync.encode(history).finish());
+  const { fields, bytes } = await uploadHistory(sim.media, plain);
+  const times = input.conversations.flatMap((c) => c.messages.map((m) => m.at));
+  const message = encodeWAMessage({
+    protocolMessage: {
+      type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+      historySyncNotification: {
+        ...fields,
+        syncType: proto.Message.HistorySyncType[input.syncType ?? 'INITIAL_BOOTSTRAP'],
+        chunkOrder: history.chunkOrder,
+        progress: history.progress,
+        ...(times.length ? { oldestMsgInChunkTimestampSec: times.reduce((a, b) => Math.min(a, b)) } : {}),
+      },
+    },
+  });
+  const sent = await sendToOwnDevices(sim, account, message);
+  sim.logger.info(
+    { phone: account.phone, devices: sent, conversations: input.conversations.length, bytes },
+    'history sync sent',
+  );
+  return { devices: sent, bytes };
+}
