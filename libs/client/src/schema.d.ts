@@ -12598,6 +12598,8 @@ export interface paths {
      *
      *     `autoMarkRead`: every incoming message is marked read as it arrives (read receipts as the account's privacy allows).
      *
+     *     `historySync`: the chats and messages the account's phone sends a device right after it links (WhatsApp's history sync) are kept in the device's chats (`GET /chats`, a chat's messages, each with `history: true`; never unread, no events, not in `GET /messages`), at most `HISTORY_SYNC_MAX_MESSAGES`. Set it before `/connect`.
+     *
      *     Rate limit: 30 requests per 60 s per token.
      */
     patch: {
@@ -12613,6 +12615,7 @@ export interface paths {
             rejectCalls?: boolean;
             rejectCallMessage?: string;
             autoMarkRead?: boolean;
+            historySync?: boolean;
           };
         };
       };
@@ -15567,8 +15570,13 @@ export interface components {
       direction: 'outbound' | 'inbound';
       /** @description Inbound: the contact's phone number (digits); absent when it is known only by its LID (`contact.lid`). */
       from?: string;
-      /** @description Inbound: the text or caption. An edited text (ours or a contact's): its current text, the last of `edits`. */
+      /** @description Inbound: the text or caption. An edited text (ours or a contact's): its current text, the last of `edits`. Also an outbound message of the account's history (`history`). */
       text?: string;
+      /**
+       * @description A message of the account's history (the device's `historySync` setting): sent or received before the link, recorded from the phone's copy (an outbound one carries `text`, no `kind`).
+       * @constant
+       */
+      history?: true;
       /** @description An edited text: its edits, oldest first (POST /send `edit`, or the contact edited it). Sealed at rest like every text. */
       edits?: {
         text: string;
@@ -16527,6 +16535,11 @@ export interface components {
       from?: string;
       /** @description The text or caption, both directions (an outbound one from its request's content; an edited one: its current text). Cut at 1,000 characters with `textTruncated`. */
       text?: string;
+      /**
+       * @description A message of the account's history (the device's `historySync` setting): sent or received before the link, recorded from the phone's copy (an outbound one carries `text`, no `kind`).
+       * @constant
+       */
+      history?: true;
       /** @description An edited text: its edits, oldest first (POST /send `edit`, or the contact edited it). Sealed at rest like every text. */
       edits?: {
         text: string;
@@ -16761,6 +16774,8 @@ export interface components {
         rejectCallMessage: string | null;
         /** @description Incoming messages are marked read as they arrive (off by default). */
         autoMarkRead: boolean;
+        /** @description The chats and messages WhatsApp's history sync sends a device at link time are kept (off by default; set it before linking). */
+        historySync: boolean;
       };
     };
     LabelCreated: {

@@ -97,7 +97,11 @@ export interface ChatMessagesQuery {
 export const chatMessagesQuerySchema = Joi.object<ChatMessagesQuery>({
   token: Joi.string(),
   limit: Joi.number().integer().min(1).max(100).default(50),
-  cursor: Joi.string().max(16).pattern(/^\d+$/).messages(cursorMessage),
+  // A place in the chat: 1, 2, ... for messages recorded live, a fraction below 1 for history.
+  cursor: Joi.string()
+    .max(24)
+    .pattern(/^\d+(\.\d+)?$/)
+    .messages(cursorMessage),
 });
 
 export const chatIdSchema = Joi.string().required().pattern(CHAT_ID_PATTERN).messages({
@@ -113,12 +117,18 @@ export interface AccountSettings {
   rejectCallMessage: string | null;
   /** Mark every incoming message read as it arrives (read receipts, as the account's privacy allows). Off by default. */
   autoMarkRead: boolean;
+  /**
+   * Keep the chats and messages WhatsApp's history sync sends a device when it links (bounded by
+   * HISTORY_SYNC_MAX_MESSAGES and HISTORY_SYNC_MAX_BYTES). Off by default: set it before linking.
+   */
+  historySync: boolean;
 }
 
 export const ACCOUNT_SETTINGS_DEFAULTS: AccountSettings = {
   rejectCalls: false,
   rejectCallMessage: null,
   autoMarkRead: false,
+  historySync: false,
 };
 
 /** PATCH /settings: the fields given change, the others stay (null puts one back to its default). */
@@ -126,9 +136,12 @@ export const accountSettingsBodySchema = Joi.object<Partial<AccountSettings>>({
   rejectCalls: Joi.boolean().allow(null),
   rejectCallMessage: Joi.string().trim().min(1).max(CHAT_LIMITS.rejectCallMessage).allow(null),
   autoMarkRead: Joi.boolean().allow(null),
+  historySync: Joi.boolean().allow(null),
 })
   .min(1)
-  .messages({ 'object.min': 'name at least one setting: rejectCalls, rejectCallMessage or autoMarkRead' });
+  .messages({
+    'object.min': 'name at least one setting: rejectCalls, rejectCallMessage, autoMarkRead or historySync',
+  });
 
 /** Answer of POST /chats/:chatId/read and POST /messages/:id/read. */
 export interface ReadOutcome {

@@ -124,6 +124,11 @@ export const keys = {
   messageIndex: (deviceId: string) => `${device(deviceId)}:msg-index`,
   /** Counter: the sequence that orders `messageIndex`. */
   messageSeq: (deviceId: string) => `${device(deviceId)}:msg-seq`,
+  /**
+   * Counter: messages of the account's history (history sync) recorded lately; bounds them
+   * (HISTORY_SYNC_MAX_MESSAGES) within its TTL (a day from the last one).
+   */
+  historyCount: (deviceId: string) => `${device(deviceId)}:history-count`,
   /** String: WhatsApp id of a message a contact sent -> our message id (a redelivery is recorded once). */
   inboundByPlatformId: (deviceId: string, platformMessageId: string) =>
     `${device(deviceId)}:msg-in-by-wa:${platformMessageId}`,

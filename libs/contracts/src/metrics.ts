@@ -329,6 +329,18 @@ export function createMetrics() {
       labelNames: ['how', 'shown'] as const,
       registers: reg,
     }),
+    historyChunks: new client.Counter({
+      name: `${p}history_sync_chunks_total`,
+      help: "History sync chunks the account's phone sent, by outcome (read, declined: the device keeps no history, too_large, failed).",
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
+    historyMessages: new client.Counter({
+      name: `${p}history_sync_messages_total`,
+      help: 'Messages of history sync chunks, by outcome (recorded, seen: recorded before, refused: past HISTORY_SYNC_MAX_MESSAGES).',
+      labelNames: ['outcome'] as const,
+      registers: reg,
+    }),
     webhookDeliveries: new client.Counter({
       name: `${p}webhook_deliveries_total`,
       help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped).',

@@ -17,6 +17,8 @@ export interface SimulatorInfo {
   wsUrl: string;
   rootPublicKey: string;
   mediaCaPem: string;
+  /** The media host's origin: where a file named by `directPath` alone (history sync) is fetched. */
+  mediaUrl: string;
 }
 
 type Body = Record<string, unknown>;

@@ -122,6 +122,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     wsUrl: `ws://${publicHost}:${port}/ws/chat`,
     rootPublicKey: sim.certs.root.public.toString('hex'),
     mediaCaPem: sim.tls.caPem,
+    mediaUrl: `https://${sim.media.hostname}`,
   };
   ready.info = info;
 
@@ -191,5 +192,6 @@ export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';
 export { silentLogger } from './logger.js';
 export { createTlsMaterial, type TlsMaterial } from './tls-certificate.js';
+export { encryptLikePhone } from './media-host.js';
 export type { CallInput, CallState, SimCall } from './calls.js';
 export type { SimReadReceipt } from './read-receipts.js';

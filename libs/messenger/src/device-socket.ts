@@ -11,6 +11,7 @@ import { callUpdatesOf, type CallUpdate } from './calls.js';
 import { watchGroupChanges, type GroupChangeNotice } from './group-events.js';
 import { watchLabels, type LabelNotice } from './label-events.js';
 import { GroupDirectory } from './groups.js';
+import { historyNoticesOf, type HistoryNotice } from './history-sync.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
 import type { DeviceProxyAgent, ProxyFailure } from './proxy.js';
@@ -73,6 +74,8 @@ export interface DeviceSocketEvents {
   groupChanges: [GroupChangeNotice[]];
   /** A business label was edited, or a chat labelled or unlabelled (label-events.ts). */
   label: [LabelNotice];
+  /** The account's phone sent history (history-sync.ts: read with `readHistory`). */
+  history: [HistoryNotice[]];
 }
 
 /** The account's reach-out time lock: while active, WhatsApp refuses new chats (ack 463). */
@@ -386,13 +389,17 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (statuses.length && this.sock === sock) this.emit('statuses', statuses);
       const posts = messages.map(parseChannelPost).filter((p): p is ChannelPost => p !== undefined);
       if (posts.length && this.sock === sock) this.emit('channelPosts', posts);
+      const notices = historyNoticesOf(messages);
+      if (notices.length && this.sock === sock) this.emit('history', notices);
     });
     sock.ev.on('messages.upsert', ({ messages }) => {
       // A receipt that arrives while Baileys still buffers the upsert of our own message is folded
       // into it (its status), and no `messages.update` follows: it is read from the upsert.
       const receipts = receiptsOf(messages);
       if (receipts.length) this.emit('receipts', receipts);
-      const inbound = messages.map(parseInbound).filter((m): m is InboundMessage => m !== undefined);
+      const inbound = messages
+        .map((m) => parseInbound(m))
+        .filter((m): m is InboundMessage => m !== undefined);
       const revisions = messages.map(parseRevision).filter((r): r is InboundRevision => r !== undefined);
       if (revisions.length) this.emit('revisions', revisions);
       if (!inbound.length) return;

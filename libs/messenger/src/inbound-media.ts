@@ -1,5 +1,5 @@
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { extractMessageContent, getMediaKeys, proto } from '@whiskeysockets/baileys';
+import { extractMessageContent, getMediaKeys, proto, type MediaType } from '@whiskeysockets/baileys';
 import type { InboundAttachmentType } from './inbound-message.js';
 
 /** WhatsApp's media CDN, for a message that carries only its `directPath`. */
@@ -45,11 +45,33 @@ export async function downloadInboundMedia(
   ).find(([media]) => media);
   const [media, type] = found ?? [undefined, undefined];
   if (!media || !type || !media.mediaKey) throw new MediaDecryptError('the message carries no media');
-  const url = media.url || (media.directPath ? `${MEDIA_HOST}${media.directPath}` : undefined);
+  const url = mediaUrlOf(media);
   if (!url) throw new MediaDecryptError('the message carries no media location');
-  const encrypted = await fetchBytes(url);
+  const bytes = await decryptMedia(await fetchBytes(url), media.mediaKey, type, media.fileSha256);
+  return {
+    bytes,
+    mimeType: media.mimetype ?? 'application/octet-stream',
+    ...(media.fileName ? { fileName: media.fileName } : {}),
+  };
+}
+
+/** Where a media file is fetched: its URL, or WhatsApp's CDN and its `directPath`. */
+export function mediaUrlOf(media: { url?: string | null; directPath?: string | null }): string | undefined {
+  return media.url || (media.directPath ? `${MEDIA_HOST}${media.directPath}` : undefined);
+}
+
+/**
+ * Decrypts a media file as fetched (its MAC checked, then AES-256-CBC with keys derived from the
+ * media key for its `type`, as Baileys and the phones do) and checks it against `fileSha256`.
+ */
+export async function decryptMedia(
+  encrypted: Buffer,
+  mediaKey: Uint8Array,
+  type: MediaType,
+  fileSha256?: Uint8Array | null,
+): Promise<Buffer> {
   if (encrypted.length <= MAC_LENGTH) throw new MediaDecryptError('the media file is empty');
-  const { iv, cipherKey, macKey } = await getMediaKeys(media.mediaKey, type);
+  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
   const body = encrypted.subarray(0, encrypted.length - MAC_LENGTH);
   const mac = createHmac('sha256', Buffer.from(macKey ?? []))
     .update(iv)
@@ -60,14 +82,7 @@ export async function downloadInboundMedia(
     throw new MediaDecryptError('the media file failed its MAC check');
   const decipher = createDecipheriv('aes-256-cbc', cipherKey, iv);
   const bytes = Buffer.concat([decipher.update(body), decipher.final()]);
-  if (
-    media.fileSha256?.length &&
-    !createHash('sha256').update(bytes).digest().equals(Buffer.from(media.fileSha256))
-  )
+  if (fileSha256?.length && !createHash('sha256').update(bytes).digest().equals(Buffer.from(fileSha256)))
     throw new MediaDecryptError('the media file does not match its checksum');
-  return {
-    bytes,
-    mimeType: media.mimetype ?? 'application/octet-stream',
-    ...(media.fileName ? { fileName: media.fileName } : {}),
-  };
+  return bytes;
 }

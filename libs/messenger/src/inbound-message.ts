@@ -107,13 +107,18 @@ export function identityOfJids(...jids: (string | null | undefined)[]): ContactI
  * author as `contact`; no broadcasts or our own messages), text and/or one attachment, or one of
  * the message kinds (inbound-kinds.ts); anything else (protocol messages) is skipped.
  */
-export function parseInbound(msg: WAMessage): InboundMessage | undefined {
-  if (msg.key.fromMe || !msg.key.id || !msg.message) return undefined;
+export function parseInbound(msg: WAMessage, own = false): InboundMessage | undefined {
+  if ((msg.key.fromMe && !own) || !msg.key.id || !msg.message) return undefined;
   const group = msg.key.remoteJid?.endsWith('@g.us') ? msg.key.remoteJid : undefined;
-  // A group message's contact is its author; a one-to-one chat's, the chat.
-  const contact = group ? identityOfJids(msg.key.participant, msg.key.participantAlt) : contactOf(msg.key);
+  // A group message's contact is its author (none for the account's own: `own`, history sync); a
+  // one-to-one chat's, the chat.
+  const contact = group
+    ? own
+      ? {}
+      : identityOfJids(msg.key.participant, msg.key.participantAlt)
+    : contactOf(msg.key);
   // Never dropped for want of a phone: a LID-only chat (a contact hiding its number) is kept.
-  if (!contact.phone && !contact.lid) return undefined;
+  if (!contact.phone && !contact.lid && !(own && group)) return undefined;
   const chat = group ? { chat: { type: 'group' as const, id: group } } : {};
   const content = extractMessageContent(msg.message);
   if (!content) return undefined;

@@ -7,6 +7,7 @@ export * from './device-socket.js';
 export * from './inbound-message.js';
 export * from './inbound-revision.js';
 export * from './inbound-media.js';
+export * from './history-sync.js';
 export * from './pairing.js';
 export * from './message-sender.js';
 export type { LinkPreviewInput, RevisionInput } from './outgoing-text.js';

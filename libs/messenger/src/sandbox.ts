@@ -8,6 +8,8 @@ export interface SandboxInfo {
   /** Hex, 32 bytes: the root key the simulator's certificate chain is signed with. */
   rootPublicKey: string;
   mediaCaPem: string;
+  /** The media host's origin, for files named by `directPath` alone (history sync); else WhatsApp's CDN. */
+  mediaUrl?: string;
 }
 
 /** Socket options that point Baileys at the sandbox instead of WhatsApp. */
@@ -16,6 +18,8 @@ export interface SandboxSocketOptions {
   fetchAgent: https.Agent;
   /** The CA of the simulator's media host (for downloads through the guarded outbound client). */
   mediaCaPem: string;
+  /** The simulator's media host, where a file named by `directPath` alone is fetched (history sync). */
+  mediaOrigin?: string;
 }
 
 export async function fetchSandboxInfo(sandboxUrl: string, timeoutMs = 10_000): Promise<SandboxInfo> {
@@ -46,5 +50,6 @@ export async function enableSandbox(sandboxUrl: string, logger: Logger): Promise
     waWebSocketUrl: info.wsUrl,
     fetchAgent: new https.Agent({ ca: info.mediaCaPem }),
     mediaCaPem: info.mediaCaPem,
+    ...(info.mediaUrl ? { mediaOrigin: info.mediaUrl } : {}),
   };
 }

@@ -40,8 +40,9 @@ export interface SocketContext {
 }
 
 /**
- * Creates a Baileys socket over the Redis auth state. History sync is off: a gateway does not
- * read history, and with it on Baileys holds events back while it waits for the initial sync.
+ * Creates a Baileys socket over the Redis auth state. Baileys' own history sync is off: with it on,
+ * Baileys holds events back while it waits for the initial sync; the gateway reads history
+ * notifications itself when a device keeps its history (history-sync.ts).
  */
 export function createSocket(
   ctx: SocketContext,

@@ -9,6 +9,7 @@ export * from './messages/message-store.js';
 export * from './messages/message-retries.js';
 export * from './messages/message-index.js';
 export * from './messages/content-store.js';
+export * from './messages/history-store.js';
 export * from './messages/inbound-store.js';
 export * from './messages/message-revisions.js';
 export * from './messages/message-kinds-store.js';

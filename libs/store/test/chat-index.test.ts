@@ -211,6 +211,7 @@ describe('store: the chat index — chats from recorded messages, unread counts,
       rejectCalls: false,
       rejectCallMessage: null,
       autoMarkRead: false,
+      historySync: false,
     });
     const set = await writeAccountSettings(redis, encryption, deviceId, {
       rejectCalls: true,
@@ -220,6 +221,7 @@ describe('store: the chat index — chats from recorded messages, unread counts,
       rejectCalls: true,
       rejectCallMessage: 'I cannot take calls',
       autoMarkRead: false,
+      historySync: false,
     });
     expect(await redis.hget(keys.deviceSettings(deviceId), 'rejectCallMessage')).to.not.include('calls');
     const back = await writeAccountSettings(redis, encryption, deviceId, { rejectCallMessage: null });

@@ -177,6 +177,7 @@ describe('Chat routes (/chats…, /messages/:id/read, /settings)', () => {
       rejectCalls: false,
       rejectCallMessage: null,
       autoMarkRead: false,
+      historySync: false,
     });
     const set = await call(`${t.api}/settings`, {
       method: 'PATCH',
@@ -188,7 +189,13 @@ describe('Chat routes (/chats…, /messages/:id/read, /settings)', () => {
       rejectCalls: true,
       rejectCallMessage: 'Please write instead',
       autoMarkRead: false,
+      historySync: false,
     });
+    const history = await call(`${t.api}/settings`, { method: 'PATCH', token, json: { historySync: true } });
+    expect(history.body.data).to.include({ historySync: true, rejectCalls: true });
+    const wrong = await call(`${t.api}/settings`, { method: 'PATCH', token, json: { historySync: 'yes' } });
+    expect(wrong.status).to.equal(400);
+    expect(JSON.stringify(wrong.body)).to.include('historySync');
     const put = await call(`${t.api}/settings`, { method: 'PUT', token, json: {} });
     expect(put.status).to.equal(405);
   });

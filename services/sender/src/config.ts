@@ -31,6 +31,12 @@ const senderEnv: Joi.PartialSchemaMap = {
   SENDER_REBALANCE_COOLDOWN_MS: Joi.number().integer().min(0).default(60_000),
   SENDER_HEAP_GROWING_PERCENT: Joi.number().integer().min(0).max(300).default(0),
   MESSAGE_RETRY_MAX: Joi.number().integer().min(1).max(50).default(5),
+  HISTORY_SYNC_MAX_MESSAGES: Joi.number().integer().min(0).max(100_000).default(1000),
+  HISTORY_SYNC_MAX_BYTES: Joi.number()
+    .integer()
+    .min(64 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(32 * 1024 * 1024),
   CONTACT_CACHE_TTL_SECONDS: Joi.number()
     .integer()
     .min(60)
@@ -62,6 +68,8 @@ export interface SenderConfig extends MessengerServiceConfig {
    * reaches it marks a message still `sent` undecryptable (Baileys' maxMsgRetryCount: 5).
    */
   messageRetryMax: number;
+  /** History sync at link time (a device's `historySync` setting): its bounds. */
+  history: { maxMessages: number; maxBytes: number };
   /** Which private hosts attachment URLs may point at (none by default). */
   outbound: OutboundConfig;
   /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/policy/config.ts). */
@@ -104,6 +112,7 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
     heapGrowingPercent: e.SENDER_HEAP_GROWING_PERCENT,
     contactCacheTtlSeconds: e.CONTACT_CACHE_TTL_SECONDS,
     messageRetryMax: e.MESSAGE_RETRY_MAX,
+    history: { maxMessages: e.HISTORY_SYNC_MAX_MESSAGES, maxBytes: e.HISTORY_SYNC_MAX_BYTES },
     outbound: outboundConfig(e),
     sendPolicy: sendPolicyConfig(e),
     backoff: {

@@ -5,6 +5,8 @@ import {
   ContentStore,
   InboundStore,
   MediaSettingsStore,
+  HistoryStore,
+  HISTORY_COUNT_TTL_SECONDS,
   MediaStore,
   MessageRevisions,
   SenderRoster,
@@ -68,6 +70,10 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
         revisions: new MessageRevisions(redis, encryption, config.store.messageRetentionSeconds),
         media,
         mediaSettings: new MediaSettingsStore(redis),
+        history: new HistoryStore(redis, encryption, config.store.messageRetentionSeconds, {
+          maxMessages: config.history.maxMessages,
+          ttlSeconds: HISTORY_COUNT_TTL_SECONDS,
+        }),
       },
       fetchers: {
         linkPreview: createLinkPreviewer({

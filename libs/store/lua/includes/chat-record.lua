@@ -12,20 +12,14 @@
       preview, contentId) -> nothing (`subject`: a group's sealed subject, or ''; `preview`: the
       sealed start of an inbound text, or ''; `contentId`: an outbound message's content, or ''),
       kept on the chat as its last message's, so GET /chats reads no message record
+    mgw_chat_history(indexKey, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType,
+      subject, preview) -> nothing: a message of the account's history (never unread; placed by time
+      below the messages recorded live)
 ]]
-local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType, subject,
-    preview, contentId)
-  local chat = prefix .. chatId
-  local msgs, unread = chat .. ':msgs', chat .. ':unread'
-  local seq = redis.call('HINCRBY', chat, 'seq', 1)
-  redis.call('ZADD', msgs, seq, messageId)
-  redis.call('ZREMRANGEBYRANK', msgs, 0, -2001)
-  redis.call('EXPIRE', msgs, retention)
-  if direction == 'inbound' then
-    redis.call('ZADD', unread, seq, messageId)
-    redis.call('ZREMRANGEBYRANK', unread, 0, -1001)
-    redis.call('EXPIRE', unread, retention)
-  end
+-- The chat's last message (unless `atMs` is older), its type and subject, its TTL, its place in
+-- the index, and the index's bound: what mgw_chat and mgw_chat_history share.
+local function mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention,
+    chatType, subject, preview, contentId)
   -- A message recorded late (an older one) is in the chat, but not its last message.
   if atMs >= tonumber(redis.call('HGET', chat, 'lastAtMs') or '0') then
     redis.call('HSET', chat, 'lastMessageId', messageId, 'lastDirection', direction, 'lastAt', atIso,
@@ -44,4 +38,35 @@ local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction
     end
   end
   redis.call('EXPIRE', index, retention)
+end
+
+local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType, subject,
+    preview, contentId)
+  local chat = prefix .. chatId
+  local msgs, unread = chat .. ':msgs', chat .. ':unread'
+  local seq = redis.call('HINCRBY', chat, 'seq', 1)
+  redis.call('ZADD', msgs, seq, messageId)
+  redis.call('ZREMRANGEBYRANK', msgs, 0, -2001)
+  redis.call('EXPIRE', msgs, retention)
+  if direction == 'inbound' then
+    redis.call('ZADD', unread, seq, messageId)
+    redis.call('ZREMRANGEBYRANK', unread, 0, -1001)
+    redis.call('EXPIRE', unread, retention)
+  end
+  mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention, chatType, subject,
+    preview, contentId)
+end
+
+-- A message of the account's history (history sync): placed by its time below every message the
+-- gateway recorded live (whose places are 1, 2, ...: a history message's is atMs / 1e13, under 1),
+-- so a chat's pages stay in time order; never unread (it was the phone's to read).
+local function mgw_chat_history(index, prefix, chatId, messageId, atMs, atIso, direction, retention, chatType,
+    subject, preview)
+  local chat = prefix .. chatId
+  local msgs = chat .. ':msgs'
+  redis.call('ZADD', msgs, atMs / 1e13, messageId)
+  redis.call('ZREMRANGEBYRANK', msgs, 0, -2001)
+  redis.call('EXPIRE', msgs, retention)
+  mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention, chatType, subject,
+    preview, '')
 end

@@ -5,11 +5,11 @@ import type { Sealer } from '../encryption/sealer.js';
 
 /**
  * The device's account settings (GET/PATCH /settings): calls rejected automatically (and the text
- * the caller is answered with, sealed: it is message text) and incoming messages marked read
- * automatically. Fields of the device's settings hash (`keys.deviceSettings`, beside the policy
+ * the caller is answered with, sealed: it is message text), incoming messages marked read
+ * automatically, and the history sync kept at link time. Fields of the device's settings hash (`keys.deviceSettings`, beside the policy
  * overrides and opt-out settings; it is the device's own and holds a bounded set of fields).
  */
-const FIELDS = ['rejectCalls', 'rejectCallMessage', 'autoMarkRead'] as const;
+const FIELDS = ['rejectCalls', 'rejectCallMessage', 'autoMarkRead', 'historySync'] as const;
 
 export async function readAccountSettings(
   redis: RedisClient,
@@ -17,11 +17,12 @@ export async function readAccountSettings(
   deviceId: string,
 ): Promise<AccountSettings> {
   const key = keys.deviceSettings(deviceId);
-  const [rejectCalls, message, autoMarkRead] = await redis.hmget(key, ...FIELDS);
+  const [rejectCalls, message, autoMarkRead, historySync] = await redis.hmget(key, ...FIELDS);
   return {
     rejectCalls: rejectCalls === null ? ACCOUNT_SETTINGS_DEFAULTS.rejectCalls : rejectCalls === '1',
     rejectCallMessage: message ? sealer.openText(message, storageContext(key, 'rejectCallMessage')) : null,
     autoMarkRead: autoMarkRead === null ? ACCOUNT_SETTINGS_DEFAULTS.autoMarkRead : autoMarkRead === '1',
+    historySync: historySync === null ? ACCOUNT_SETTINGS_DEFAULTS.historySync : historySync === '1',
   };
 }
 

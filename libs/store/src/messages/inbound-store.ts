@@ -71,6 +71,8 @@ export interface InboundRecord {
   createdAt: string;
   chat?: GroupChat;
   mentions?: string[];
+  /** A message of the account's history (history sync), recorded from the phone's copy. */
+  history?: true;
 }
 
 /**
@@ -207,7 +209,6 @@ export class InboundStore {
 
   /** What `get` answers, from the record's fields (`MessageStore.fields`: read once for either direction). */
   fromFields(deviceId: string, messageId: string, h: Record<string, string>): InboundRecord | undefined {
-    const key = keys.message(deviceId, messageId);
     if (h.direction !== 'inbound') return undefined;
     return {
       messageId: h.messageId!,
@@ -217,20 +218,9 @@ export class InboundStore {
       ...(h.from ? { from: h.from } : {}),
       contact: { ...(h.from ? { phone: h.from } : {}), ...(h.lid ? { lid: h.lid } : {}) },
       platformMessageId: h.platformMessageId!,
-      ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
-      ...(h.attachment ? { attachment: JSON.parse(h.attachment) as InboundRecord['attachment'] } : {}),
-      ...(h.replyTo ? { replyTo: h.replyTo } : {}),
-      ...(h.kindBody
-        ? (JSON.parse(this.sealer.openText(h.kindBody, storageContext(key, 'kindBody'))) as Pick<
-            InboundRecord,
-            'location' | 'contacts' | 'mentions'
-          >)
-        : {}),
+      ...openedFields(this.sealer, keys.message(deviceId, messageId), h),
       receivedAt: h.receivedAt!,
       createdAt: h.createdAt!,
-      ...(h.chat
-        ? { chat: JSON.parse(this.sealer.openText(h.chat, storageContext(key, 'chat'))) as GroupChat }
-        : {}),
     };
   }
 
@@ -275,4 +265,34 @@ export class InboundStore {
       ? Buffer.from(this.sealer.openText(media, storageContext(key, 'media')), 'base64')
       : undefined;
   }
+}
+
+/**
+ * What a message record keeps of what the message said, opened: its text, attachment, the message
+ * it replies to, its kind fields, its group, and `history: true` for a message of the account's
+ * history (history-store.ts). Shared by both directions' readers.
+ */
+export function openedFields(
+  sealer: Sealer,
+  key: string,
+  h: Record<string, string>,
+): Pick<
+  InboundRecord,
+  'text' | 'attachment' | 'replyTo' | 'location' | 'contacts' | 'mentions' | 'chat' | 'history'
+> {
+  return {
+    ...(h.text !== undefined ? { text: sealer.openText(h.text, storageContext(key, 'text')) } : {}),
+    ...(h.attachment ? { attachment: JSON.parse(h.attachment) as InboundRecord['attachment'] } : {}),
+    ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+    ...(h.kindBody
+      ? (JSON.parse(sealer.openText(h.kindBody, storageContext(key, 'kindBody'))) as Pick<
+          InboundRecord,
+          'location' | 'contacts' | 'mentions'
+        >)
+      : {}),
+    ...(h.chat
+      ? { chat: JSON.parse(sealer.openText(h.chat, storageContext(key, 'chat'))) as GroupChat }
+      : {}),
+    ...(h.history === '1' ? { history: true as const } : {}),
+  };
 }

@@ -59,8 +59,8 @@ export async function rememberChats(redis: RedisClient, deviceId: string, phones
 }
 
 /**
- * The account is gone (logged out): its chats, its pause, its blocklist, its labels and its channel
- * list are not the next account's. Usage counters run out with their window; the warm-up restarts
+ * The account is gone (logged out): its chats, its pause, its blocklist, its labels, its channel
+ * list and its history count are not the next account's. Usage counters run out with their window; the warm-up restarts
  * with the next link.
  */
 export async function forgetAccount(redis: RedisClient, deviceId: string): Promise<void> {
@@ -69,6 +69,8 @@ export async function forgetAccount(redis: RedisClient, deviceId: string): Promi
     keys.deviceRestriction(deviceId),
     keys.blocklist(deviceId),
     keys.deviceChannels(deviceId),
+    // The next account linked here gets its own history budget.
+    keys.historyCount(deviceId),
   );
   await forgetLabels(redis, deviceId);
 }

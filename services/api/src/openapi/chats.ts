@@ -148,8 +148,13 @@ export const chatSchemas: Record<string, JsonSchema> = {
           type: 'boolean',
           description: 'Incoming messages are marked read as they arrive (off by default).',
         },
+        historySync: {
+          type: 'boolean',
+          description:
+            "The chats and messages WhatsApp's history sync sends a device at link time are kept (off by default; set it before linking).",
+        },
       },
-      ['rejectCalls', 'rejectCallMessage', 'autoMarkRead'],
+      ['rejectCalls', 'rejectCallMessage', 'autoMarkRead', 'historySync'],
     ),
   ),
 };
@@ -257,6 +262,7 @@ export function chatPaths(config: ApiConfig, operation: (spec: OperationSpec) =>
           'The fields given change, the others stay; `null` puts one back to its default (all off).',
           "`rejectCalls`: every incoming call is rejected at once (a bot cannot answer; the caller's phone stops ringing) and `call.missed` says `rejected`; with `rejectCallMessage`, the caller is then sent that text as a message of the device (paced, within its caps: account protection applies; not for group calls).",
           "`autoMarkRead`: every incoming message is marked read as it arrives (read receipts as the account's privacy allows).",
+          "`historySync`: the chats and messages the account's phone sends a device right after it links (WhatsApp's history sync) are kept in the device's chats (`GET /chats`, a chat's messages, each with `history: true`; never unread, no events, not in `GET /messages`), at most `HISTORY_SYNC_MAX_MESSAGES`. Set it before `/connect`.",
         ].join('\n\n'),
         query: emptyQuerySchema,
         body: accountSettingsBodySchema,

@@ -240,8 +240,14 @@ export const schemas: Record<string, JsonSchema> = {
         "Inbound: the contact's phone number (digits); absent when it is known only by its LID (`contact.lid`).",
       ),
       text: str(
-        "Inbound: the text or caption. An edited text (ours or a contact's): its current text, the last of `edits`.",
+        "Inbound: the text or caption. An edited text (ours or a contact's): its current text, the last of `edits`. Also an outbound message of the account's history (`history`).",
       ),
+      history: {
+        type: 'boolean',
+        const: true,
+        description:
+          "A message of the account's history (the device's `historySync` setting): sent or received before the link, recorded from the phone's copy (an outbound one carries `text`, no `kind`).",
+      },
       edits: {
         type: 'array',
         items: closed({ text: str(), at: timestamp('When it was edited.') }, ['text', 'at']),

@@ -45,7 +45,7 @@ export async function listMessages(
       }
       const direction = record.direction ?? 'outbound';
       if (q.direction && direction !== q.direction) continue;
-      if (q.batchId && (record.direction === 'inbound' || record.batchId !== q.batchId)) continue;
+      if (q.batchId && !('batchId' in record && record.batchId === q.batchId)) continue;
       // Edited and deleted ones as GET /messages/:id shows them (an inbound delete is a status).
       const full = await withRevisions(s, deviceId, record);
       if (q.status && full.status !== q.status) continue;

@@ -16,6 +16,7 @@ import {
 import type { ContactChecks } from '../commands/contact-check.js';
 import { wireAccountEvents } from '../inbound/account-events.js';
 import { wireGroupAndLabelEvents } from '../inbound/group-label-events.js';
+import { wireHistoryImport } from '../inbound/history-import.js';
 import { wireInbound } from '../inbound/inbound-pipeline.js';
 import { InboundMediaKeeper } from '../inbound/inbound-media-keeper.js';
 import { wireStatusUpdates } from '../inbound/status-updates.js';
@@ -96,6 +97,19 @@ export class DeviceRuntime {
       }),
       calls,
       autoRead,
+    });
+    wireHistoryImport(this.conn, {
+      deviceId,
+      redis,
+      encryption: deps.encryption,
+      history: stores.history,
+      fetchBytes: deps.fetchers.fetchMedia,
+      proxyAgent: () => this.conn.proxyAgent,
+      ...(deps.sandbox?.mediaOrigin ? { mediaOrigin: deps.sandbox.mediaOrigin } : {}),
+      limits: deps.config.history,
+      keepIdentities,
+      metrics,
+      logger: this.log,
     });
     wireAccountEvents(this.conn, {
       deviceId,

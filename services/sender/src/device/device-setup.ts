@@ -32,6 +32,7 @@ import {
   type Encryption,
   type InboundStore,
   type MediaSettingsStore,
+  type HistoryStore,
   type MediaStore,
   type MessageRevisions,
   type MessageStore,
@@ -66,6 +67,8 @@ export interface DeviceStores {
   /** Uploaded media (sends by `mediaId`) and inbound attachments kept on arrival. */
   media: MediaStore;
   mediaSettings: MediaSettingsStore;
+  /** The account's history (history sync at link time, when the device keeps it). */
+  history: HistoryStore;
 }
 
 /** What a send fetches from the web, through the guarded outbound client. */

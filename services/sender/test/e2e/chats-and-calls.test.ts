@@ -159,7 +159,12 @@ describe('e2e: chats, read receipts and calls (real client, simulator)', functio
       autoMarkRead: true,
     });
     expect(set.status, JSON.stringify(set.body)).to.equal(200);
-    expect(set.body.data).to.deep.equal({ rejectCalls: false, rejectCallMessage: null, autoMarkRead: true });
+    expect(set.body.data).to.deep.equal({
+      rejectCalls: false,
+      rejectCallMessage: null,
+      autoMarkRead: true,
+      historySync: false,
+    });
     await contactWrites(cai, 'read me at once');
     await waitFor(async () => (await receiptsOf(cai)).some((r) => r.type === 'read' && r.shown), {
       timeoutMs: 10_000,
