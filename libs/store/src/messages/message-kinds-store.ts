@@ -177,11 +177,16 @@ export class MessageKindStore {
   /**
    * What a record shows of its kind: the request's kind fields (a poll with its tally and votes)
    * and the reactions contacts put on it. A message still queued (no record yet) shows its
-   * request's kind fields, read from its job's content.
+   * request's kind fields, read from its job's content. `record`: the record's fields as already
+   * read (`MessageStore.fields`), not read again.
    */
-  async read(deviceId: string, messageId: string): Promise<MessageKindFields> {
+  async read(
+    deviceId: string,
+    messageId: string,
+    record?: Record<string, string>,
+  ): Promise<MessageKindFields> {
     const key = keys.message(deviceId, messageId);
-    const h = await this.redis.hgetall(key);
+    const h = record ?? (await this.redis.hgetall(key));
     const body = h[KIND_FIELDS.body];
     const fields: MessageKindContent = body
       ? this.openBody(key, body)

@@ -152,13 +152,15 @@ export class MessageRevisions {
   /**
    * What edits and deletes changed on a record: its edit history (oldest first) and current text
    * when edited, `deletedAt` when a contact deleted it (our own deletes are the record's status).
+   * `record`: the record's fields as already read (`MessageStore.fields`), not read again.
    */
   async view(
     deviceId: string,
     messageId: string,
+    record?: Record<string, string>,
   ): Promise<{ edits?: EditEntry[]; text?: string; deletedAt?: string }> {
     const key = keys.message(deviceId, messageId);
-    const h = await this.redis.hgetall(key);
+    const h = record ?? (await this.redis.hgetall(key));
     const fields = Object.keys(h)
       .filter((f) => f.startsWith(EDIT_FIELD))
       .sort();

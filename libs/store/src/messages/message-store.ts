@@ -127,13 +127,14 @@ export class MessageStore {
    * The content an outbound message was sent from (its record's `contentId`, or its job's while it
    * is queued): undefined for an OTP (its code is never shown) and for an inbound message.
    */
-  async contentIdOf(deviceId: string, messageId: string): Promise<string | undefined> {
-    const [contentId, kind, direction] = await this.redis.hmget(
-      keys.message(deviceId, messageId),
-      'contentId',
-      'kind',
-      'direction',
-    );
+  async contentIdOf(
+    deviceId: string,
+    messageId: string,
+    record?: Record<string, string>,
+  ): Promise<string | undefined> {
+    const [contentId, kind, direction] = record
+      ? [record.contentId, record.kind, record.direction]
+      : await this.redis.hmget(keys.message(deviceId, messageId), 'contentId', 'kind', 'direction');
     if (direction === 'inbound') return undefined;
     if (contentId) return kind === 'otp' ? undefined : contentId;
     const job = await this.job(deviceId, messageId);

@@ -40,13 +40,16 @@ export async function messageViews(
   d: MessageViewDeps,
   deviceId: string,
   records: MessageRecord[],
+  /** Each record's fields as already read (`MessageStore.fields`), by message id: not read again. */
+  fields?: ReadonlyMap<string, Record<string, string>>,
 ): Promise<Record<string, unknown>[]> {
   const views = await Promise.all(
     records.map(async (r) => {
+      const h = fields?.get(r.messageId);
       const [revised, kinds, shown] = await Promise.all([
-        withRevisions(d, deviceId, r),
-        d.kinds.read(deviceId, r.messageId),
-        r.direction === 'inbound' ? undefined : shownContent(d, deviceId, r.messageId),
+        withRevisions(d, deviceId, r, h),
+        d.kinds.read(deviceId, r.messageId, h),
+        r.direction === 'inbound' ? undefined : shownContent(d, deviceId, r.messageId, h),
       ]);
       const view: Record<string, unknown> = { ...revised, ...kinds };
       if (shown && view.status !== 'deleted') withShown(view, shown);
@@ -66,8 +69,9 @@ async function shownContent(
   d: MessageViewDeps,
   deviceId: string,
   messageId: string,
+  record?: Record<string, string>,
 ): Promise<ShownContent | undefined> {
-  const contentId = await d.messages.contentIdOf(deviceId, messageId);
+  const contentId = await d.messages.contentIdOf(deviceId, messageId, record);
   return contentId ? d.contents.shown(deviceId, contentId, messageId) : undefined;
 }
 

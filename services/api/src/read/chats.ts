@@ -1,8 +1,8 @@
 import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
-import { ContactIdentities, type ChatRow, type InboundRecord } from '@mgw/store';
+import { ContactIdentities, type ChatRow } from '@mgw/store';
 import { messageViews } from '../admin/message-view.js';
 import type { ApiServices } from '../api-services.js';
-import { readRecord } from './records.js';
+import { readRecordAndFields, type AnyRecord } from './records.js';
 
 export interface ChatsPage {
   chats: ChatSummary[];
@@ -121,9 +121,12 @@ async function readMessages(
   deviceId: string,
   ids: string[],
 ): Promise<(Record<string, unknown> | undefined)[]> {
-  const records = await Promise.all(ids.map((id) => readRecord(s, deviceId, id)));
-  const present = records.filter((r): r is MessageRecord | InboundRecord => r !== undefined);
-  const views = await messageViews(s, deviceId, present as MessageRecord[]);
+  const read = await Promise.all(ids.map((id) => readRecordAndFields(s, deviceId, id)));
+  const records = read.map((r) => r.record);
+  const present = records.filter((r): r is AnyRecord => r !== undefined);
+  // Each record is read once: its revisions, kinds and content id come from the same fields.
+  const fields = new Map(read.flatMap((r) => (r.record ? [[r.record.messageId, r.fields] as const] : [])));
+  const views = await messageViews(s, deviceId, present as MessageRecord[], fields);
   const byId = new Map(views.map((v) => [String(v.messageId), v]));
   return records.map((r) => (r ? byId.get(r.messageId) : undefined));
 }

@@ -1,7 +1,7 @@
 import type { MessagesQuery } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { withContacts } from './contacts.js';
-import { readRecord } from './records.js';
+import { readRecordAndFields } from './records.js';
 import { withRevisions } from './revised-record.js';
 
 /** Index entries read per round trip, and at most per request (filters may skip many). */
@@ -30,13 +30,15 @@ export async function listMessages(
   let scanned = 0;
   /** The entries of `out` already given their `contact`. */
   let filled = 0;
+  /** Each listed record's fields as read: its revisions and kinds are read from them. */
+  const fieldsOf = new Map<string, Record<string, string>>();
   for (;;) {
     const entries = await s.index.before(deviceId, before, READ);
-    const records = await Promise.all(entries.map((e) => readRecord(s, deviceId, e.messageId)));
+    const read = await Promise.all(entries.map((e) => readRecordAndFields(s, deviceId, e.messageId)));
     const gone: string[] = [];
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
-      const record = records[i];
+      const { record, fields } = read[i]!;
       before = entry.seq;
       scanned++;
       if (!record) {
@@ -47,19 +49,23 @@ export async function listMessages(
       if (q.direction && direction !== q.direction) continue;
       if (q.batchId && !('batchId' in record && record.batchId === q.batchId)) continue;
       // Edited and deleted ones as GET /messages/:id shows them (an inbound delete is a status).
-      const full = await withRevisions(s, deviceId, record);
+      const full = await withRevisions(s, deviceId, record, fields);
       if (q.status && full.status !== q.status) continue;
       out.push(full as unknown as Record<string, unknown>);
+      fieldsOf.set(entry.messageId, fields);
       if (out.length === q.limit) break;
     }
     await s.index.forget(deviceId, gone);
     await withContacts(s.redis, deviceId, out.slice(filled));
     filled = out.length;
     const exhausted = entries.length < READ && out.length < q.limit;
-    if (exhausted) return { messages: await withKinds(s, deviceId, out) };
+    if (exhausted) return { messages: await withKinds(s, deviceId, out, fieldsOf) };
     if (out.length === q.limit || scanned >= SCAN_BUDGET) {
       const more = (await s.index.before(deviceId, before, 1)).length > 0;
-      return { messages: await withKinds(s, deviceId, out), ...(more ? { nextCursor: String(before) } : {}) };
+      return {
+        messages: await withKinds(s, deviceId, out, fieldsOf),
+        ...(more ? { nextCursor: String(before) } : {}),
+      };
     }
   }
 }
@@ -69,7 +75,10 @@ async function withKinds(
   s: ApiServices,
   deviceId: string,
   messages: Record<string, unknown>[],
+  fieldsOf: ReadonlyMap<string, Record<string, string>>,
 ): Promise<Record<string, unknown>[]> {
-  const kinds = await Promise.all(messages.map((m) => s.kinds.read(deviceId, String(m.messageId))));
+  const kinds = await Promise.all(
+    messages.map((m) => s.kinds.read(deviceId, String(m.messageId), fieldsOf.get(String(m.messageId)))),
+  );
   return messages.map((m, i) => ({ ...m, ...kinds[i] }));
 }

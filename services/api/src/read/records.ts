@@ -11,11 +11,27 @@ export async function readRecord(
   s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
   deviceId: string,
   messageId: string,
-): Promise<MessageRecord | InboundRecord | HistoryOutboundRecord | undefined> {
+): Promise<AnyRecord | undefined> {
+  return (await readRecordAndFields(s, deviceId, messageId)).record;
+}
+
+export type AnyRecord = MessageRecord | InboundRecord | HistoryOutboundRecord;
+
+/**
+ * `readRecord`, and the record's fields as read (`{}` for a message still queued), for readers
+ * of the same record (revisions, kinds, what a sent message said) not to read it again.
+ */
+export async function readRecordAndFields(
+  s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
+  deviceId: string,
+  messageId: string,
+): Promise<{ record?: AnyRecord; fields: Record<string, string> }> {
   const h = await s.messages.fields(deviceId, messageId);
-  if (h.direction === 'inbound') return s.inbound.fromFields(deviceId, messageId, h);
-  // One the account sent before the link (history sync): what it said is on its record.
-  return (
-    historyOutboundOf(s.encryption, deviceId, messageId, h) ?? s.messages.fromFields(deviceId, messageId, h)
-  );
+  const record =
+    h.direction === 'inbound'
+      ? s.inbound.fromFields(deviceId, messageId, h)
+      : // One the account sent before the link (history sync): what it said is on its record.
+        (historyOutboundOf(s.encryption, deviceId, messageId, h) ??
+        (await s.messages.fromFields(deviceId, messageId, h)));
+  return { ...(record ? { record } : {}), fields: h };
 }

@@ -9,8 +9,10 @@ export async function withRevisions<T extends { messageId: string; status: strin
   s: Pick<ApiServices, 'revisions'>,
   deviceId: string,
   record: T,
+  /** The record's fields as already read (`MessageStore.fields`): not read again. */
+  fields?: Record<string, string>,
 ): Promise<T> {
-  const view = await s.revisions.view(deviceId, record.messageId);
+  const view = await s.revisions.view(deviceId, record.messageId, fields);
   if (view.deletedAt) return { ...record, status: 'deleted', deletedAt: view.deletedAt, text: undefined };
   return view.edits ? { ...record, edits: view.edits, text: view.text } : record;
 }

@@ -8,7 +8,7 @@ import type { InboundRecord } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
-import { readRecord } from '../read/records.js';
+import { readRecordAndFields } from '../read/records.js';
 
 /**
  * GET /messages/:id: a message of the token's device; any other id is 404, not 403. The record is
@@ -23,13 +23,17 @@ export function messageRoute(s: ApiServices): RequestHandler {
     const deviceId = auth.poolId
       ? ((await s.poolBatches.owner(auth.poolId, id)) ?? auth.deviceId)
       : auth.deviceId;
-    const data = id.length <= 128 ? await readRecord(s, deviceId, id) : undefined;
+    const { record: data, fields } =
+      id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : { record: undefined, fields: {} };
     if (!data || data.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
     if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);
     await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
     res.status(200).json({
       success: true,
-      data: { ...(await withRevisions(s, deviceId, data)), ...(await s.kinds.read(deviceId, id)) },
+      data: {
+        ...(await withRevisions(s, deviceId, data, fields)),
+        ...(await s.kinds.read(deviceId, id, fields)),
+      },
     });
   };
 }
