@@ -11,6 +11,7 @@
  */
 import autocannon from 'autocannon';
 import { newMessageId, newPlatformMessageId } from '@mgw/contracts';
+import { Blocklist, LabelStore } from '@mgw/store';
 import { RedisMonitor } from '@mgw/testing';
 import { createToken, freshDeviceId, markConnected, startApi } from '../test/helpers/api.js';
 
@@ -20,7 +21,9 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 50);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
-const t = await startApi({ rateLimits: { status: 1e9, messages: 1e9, webhook: 1e9 } });
+const t = await startApi({
+  rateLimits: { status: 1e9, messages: 1e9, webhook: 1e9, account: 1e9, groups: 1e9 },
+});
 const deviceId = freshDeviceId();
 const token = await createToken(t, { deviceId });
 await markConnected(t.redis, deviceId);
@@ -55,11 +58,26 @@ for (let c = 0; c < CHATS; c++) {
   }
 }
 
+// The other routes of the account that answer from Redis: a blocklist of 50 and 10 labels on the chats.
+await new Blocklist(t.redis).add(
+  deviceId,
+  Array.from({ length: 50 }, (_, i) => `1555390${String(i).padStart(4, '0')}@s.whatsapp.net`),
+);
+const labels = new LabelStore(t.redis, t.services.encryption);
+for (let l = 1; l <= 10; l++) {
+  await labels.edit(deviceId, { id: String(l), name: `Label ${l}`, color: l, deleted: false });
+  for (let c = 0; c < CHATS; c += 2)
+    await labels.associate(deviceId, String(l), `1555300${String(c).padStart(4, '0')}`, true);
+}
+
 const routes: [string, string][] = [
   ['GET /status', '/status'],
   ['GET /chats?limit=20', '/chats?limit=20'],
   ['GET /chats/:chatId/messages?limit=50', `/chats/15553000000/messages?limit=50`],
   ['GET /settings', '/settings'],
+  ['GET /blocklist', '/blocklist'],
+  ['GET /labels', '/labels'],
+  ['GET /chats/:chatId/labels', '/chats/15553000000/labels'],
   // The peer of a chat's page: the device's messages, a page of the same size.
   ['GET /messages?limit=50', '/messages?limit=50'],
 ];
