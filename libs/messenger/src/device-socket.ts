@@ -8,7 +8,7 @@ import { classifyClose, reconnectDelayMs, type CloseInfo } from './disconnect-re
 import type { ContactIdentity } from '@mgw/contracts';
 import { AccountActions } from './account.js';
 import { callUpdatesOf, type CallUpdate } from './calls.js';
-import { watchGroupChanges, type GroupChangeNotice } from './group-events.js';
+import { watchGroupChanges, withGroupSubjects, type GroupChangeNotice } from './group-events.js';
 import { watchLabels, type LabelNotice } from './label-events.js';
 import { GroupDirectory } from './groups.js';
 import { historyNoticesOf, type HistoryNotice } from './history-sync.js';
@@ -404,26 +404,12 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (revisions.length) this.emit('revisions', revisions);
       if (!inbound.length) return;
       if (!inbound.some((m) => m.chat)) this.emit('inbound', inbound);
-      else void this.withSubjects(inbound).then((done) => this.emit('inbound', done));
+      else
+        void withGroupSubjects(this.groups, inbound, (err) =>
+          this.opts.logger.warn('group subject unknown', { deviceId, err: serializeError(err) }),
+        ).then((done) => this.emit('inbound', done));
     });
     logger.debug('device socket connecting', { deviceId });
-  }
-
-  /** Group messages get their group's subject (from the cache; a group not cached is asked once). */
-  private async withSubjects(inbound: InboundMessage[]): Promise<InboundMessage[]> {
-    for (const m of inbound) {
-      if (!m.chat) continue;
-      try {
-        const subject = (await this.groups.metadata(m.chat.id)).subject;
-        if (subject) m.chat = { ...m.chat, subject };
-      } catch (err) {
-        this.opts.logger.warn('group subject unknown', {
-          deviceId: this.opts.deviceId,
-          err: serializeError(err),
-        });
-      }
-    }
-    return inbound;
   }
 
   private onClose(error: unknown): void {

@@ -145,3 +145,24 @@ export function watchGroupChanges(
   sock.ev.on('groups.update', (updates) => groups.onChange(updates));
   sock.ev.on('group-participants.update', ({ id }) => groups.onChange([{ id }]));
 }
+
+/**
+ * Group messages get their group's subject (from the group cache; a group not cached is asked
+ * once); a subject that cannot be had leaves the message as it is (`onError`).
+ */
+export async function withGroupSubjects<T extends { chat?: { id: string; subject?: string } }>(
+  groups: Pick<GroupDirectory, 'metadata'>,
+  messages: T[],
+  onError: (err: unknown) => void,
+): Promise<T[]> {
+  for (const m of messages) {
+    if (!m.chat) continue;
+    try {
+      const subject = (await groups.metadata(m.chat.id)).subject;
+      if (subject) m.chat = { ...m.chat, subject };
+    } catch (err) {
+      onError(err);
+    }
+  }
+  return messages;
+}

@@ -14,8 +14,9 @@
     ARGV[4] the cursor's chat id ('' for none): at the cursor's score, the chats up to and including
             it (Redis orders equal scores by id, descending here) were on earlier pages
     ARGV[5] limit (1..100)
-    ARGV[6..8] the content's fields a message's text is read from: its flag, its body, and the prefix
-            of a message's own variables (SHOWN_FIELDS of content-store.ts)
+    ARGV[6] the content's field that says it keeps what it showed (SHOWN_FIELDS.flag of content-store.ts)
+    ARGV[7] the content's sealed body field (SHOWN_FIELDS.body)
+    ARGV[8] the prefix of a message's own variables in the content (SHOWN_FIELDS.varsPrefix)
 
   Output:
     { more (0|1), { chatId, score, unreadCount, { hash field, value, ... }, { shown, body, vars } | {} }, ... }
