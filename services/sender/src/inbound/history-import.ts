@@ -31,7 +31,11 @@ export interface HistoryImportDeps {
 export function wireHistoryImport(conn: Pick<DeviceSocket, 'on'>, deps: HistoryImportDeps): void {
   let queue = Promise.resolve();
   conn.on('history', (notices) => {
-    queue = queue.then(() => importNotices(deps, notices));
+    queue = queue
+      .then(() => importNotices(deps, notices))
+      .catch((err: unknown) => {
+        deps.logger.warn('history sync not kept', { err: serializeError(err) });
+      });
   });
 }
 
