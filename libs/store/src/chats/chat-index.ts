@@ -29,17 +29,24 @@ type PageReply = [number, ...[string, string, number, string[], (string | null)[
 
 const PAGE = storeScript<PageReply>('chats-page-1');
 
+/** One message of a chat's page: its place (the cursor), its record's fields, its content's. */
+export interface ChatMessageEntry {
+  messageId: string;
+  seq: number;
+  /** The record as stored (`{}` once it expired). */
+  fields: Record<string, string>;
+  /** The fields of the content it was sent from that `ContentStore.shownFrom` opens. */
+  content?: (string | null)[];
+}
+
+type MessagesPageReply = [number, ...[string, string, string[], (string | null)[]][]];
+
+const MESSAGES_PAGE = storeScript<MessagesPageReply>('chat-messages-page-1');
+
 function pairs(flat: string[]): Record<string, string> {
   const h: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
   return h;
-}
-
-/** A page of a chat's message ids, newest first, each with its place in the chat (the cursor). */
-export interface ChatMessageIds {
-  ids: { messageId: string; seq: number }[];
-  /** Older ones remain. */
-  more: boolean;
 }
 
 /**
@@ -125,25 +132,38 @@ export class ChatIndex {
     };
   }
 
-  /** Up to `limit` message ids of the chat older than `before` (its place), newest first. */
-  async messageIds(
+  /**
+   * A page of the chat's messages in one round trip (the page script): up to `limit` ids older than
+   * `before` (a place), newest first, each with its record's fields (`{}` once it expired) and,
+   * for one the account sent from a request's content, that content's fields what it said is read
+   * from (`content`, for `ContentStore.shownFrom`).
+   */
+  async messagesPage(
     deviceId: string,
     chatId: string,
     limit: number,
     before?: number,
-  ): Promise<ChatMessageIds> {
-    const flat = await this.redis.zrevrangebyscore(
-      `${keys.chat(deviceId, chatId)}:msgs`,
-      before === undefined ? '+inf' : `(${before}`,
-      '-inf',
-      'WITHSCORES',
-      'LIMIT',
-      0,
-      limit + 1,
-    );
-    const ids: ChatMessageIds['ids'] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) ids.push({ messageId: flat[i]!, seq: Number(flat[i + 1]) });
-    return { ids: ids.slice(0, limit), more: ids.length > limit };
+  ): Promise<{ entries: ChatMessageEntry[]; more: boolean }> {
+    const [more, ...page] = (await MESSAGES_PAGE.run(
+      this.redis,
+      [`${keys.chat(deviceId, chatId)}:msgs`],
+      [
+        keys.message(deviceId, ''),
+        keys.content(deviceId, ''),
+        before === undefined ? '+inf' : `(${before}`,
+        String(limit),
+        SHOWN_FIELDS.flag,
+        SHOWN_FIELDS.body,
+        SHOWN_FIELDS.varsPrefix,
+      ],
+    )) as MessagesPageReply;
+    const entries = page.map(([messageId, seq, flat, content]) => ({
+      messageId,
+      seq: Number(seq),
+      fields: pairs(flat),
+      ...(content.length ? { content } : {}),
+    }));
+    return { entries, more: more === 1 };
   }
 
   /** Drops ids whose records expired from the chat. */

@@ -42,6 +42,8 @@ export async function messageViews(
   records: MessageRecord[],
   /** Each record's fields as already read (`MessageStore.fields`), by message id: not read again. */
   fields?: ReadonlyMap<string, Record<string, string>>,
+  /** What sent messages said, already read (`ContentStore.shownFrom`), by message id. */
+  shownById?: ReadonlyMap<string, ShownContent | undefined>,
 ): Promise<Record<string, unknown>[]> {
   const views = await Promise.all(
     records.map(async (r) => {
@@ -49,7 +51,11 @@ export async function messageViews(
       const [revised, kinds, shown] = await Promise.all([
         withRevisions(d, deviceId, r, h),
         d.kinds.read(deviceId, r.messageId, h),
-        r.direction === 'inbound' ? undefined : shownContent(d, deviceId, r.messageId, h),
+        r.direction === 'inbound'
+          ? undefined
+          : shownById?.has(r.messageId)
+            ? shownById.get(r.messageId)
+            : shownContent(d, deviceId, r.messageId, h),
       ]);
       const view: Record<string, unknown> = { ...revised, ...kinds };
       if (shown && view.status !== 'deleted') withShown(view, shown);

@@ -2,7 +2,7 @@ import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '
 import { ContactIdentities, type ChatRow } from '@mgw/store';
 import { messageViews } from '../admin/message-view.js';
 import type { ApiServices } from '../api-services.js';
-import { readRecordAndFields, type AnyRecord } from './records.js';
+import { recordFromFields, type AnyRecord } from './records.js';
 
 export interface ChatsPage {
   chats: ChatSummary[];
@@ -100,33 +100,41 @@ export async function listChatMessages(
   q: ChatMessagesQuery,
 ): Promise<ChatMessagesPage> {
   const before = q.cursor === undefined ? undefined : Number(q.cursor);
-  const page = await s.chats.messageIds(deviceId, chatId, q.limit, before);
-  const views = await readMessages(
+  // One round trip: the ids, their records and what the sent ones said (chat-messages-page-1.lua).
+  const page = await s.chats.messagesPage(deviceId, chatId, q.limit, before);
+  const read = await Promise.all(
+    page.entries.map(async (e) => ({
+      ...e,
+      record: await recordFromFields(s, deviceId, e.messageId, e.fields),
+    })),
+  );
+  const present = read.filter((r): r is typeof r & { record: AnyRecord } => r.record !== undefined);
+  const fields = new Map(present.map((r) => [r.messageId, r.fields] as const));
+  const shown = new Map(
+    present.map((r) => {
+      const contentId = r.fields.contentId;
+      const opened =
+        r.content && contentId
+          ? s.contents.shownFrom(deviceId, contentId, r.messageId, r.content)
+          : undefined;
+      return [r.messageId, opened] as const;
+    }),
+  );
+  const views = await messageViews(
     s,
     deviceId,
-    page.ids.map((i) => i.messageId),
+    present.map((r) => r.record) as MessageRecord[],
+    fields,
+    shown,
   );
-  const gone = page.ids.filter((_, i) => !views[i]).map((i) => i.messageId);
-  await s.chats.forget(deviceId, chatId, gone);
-  const tail = page.ids[page.ids.length - 1];
+  await s.chats.forget(
+    deviceId,
+    chatId,
+    read.filter((r) => !r.record).map((r) => r.messageId),
+  );
+  const tail = page.entries[page.entries.length - 1];
   return {
-    messages: views.filter((v): v is Record<string, unknown> => v !== undefined),
+    messages: views,
     ...(page.more && tail ? { nextCursor: String(tail.seq) } : {}),
   };
-}
-
-/** Messages of the device by id, as message views (undefined where the record is gone), in order. */
-async function readMessages(
-  s: ApiServices,
-  deviceId: string,
-  ids: string[],
-): Promise<(Record<string, unknown> | undefined)[]> {
-  const read = await Promise.all(ids.map((id) => readRecordAndFields(s, deviceId, id)));
-  const records = read.map((r) => r.record);
-  const present = records.filter((r): r is AnyRecord => r !== undefined);
-  // Each record is read once: its revisions, kinds and content id come from the same fields.
-  const fields = new Map(read.flatMap((r) => (r.record ? [[r.record.messageId, r.fields] as const] : [])));
-  const views = await messageViews(s, deviceId, present as MessageRecord[], fields);
-  const byId = new Map(views.map((v) => [String(v.messageId), v]));
-  return records.map((r) => (r ? byId.get(r.messageId) : undefined));
 }

@@ -27,11 +27,20 @@ export async function readRecordAndFields(
   messageId: string,
 ): Promise<{ record?: AnyRecord; fields: Record<string, string> }> {
   const h = await s.messages.fields(deviceId, messageId);
-  const record =
-    h.direction === 'inbound'
-      ? s.inbound.fromFields(deviceId, messageId, h)
-      : // One the account sent before the link (history sync): what it said is on its record.
-        (historyOutboundOf(s.encryption, deviceId, messageId, h) ??
-        (await s.messages.fromFields(deviceId, messageId, h)));
+  const record = await recordFromFields(s, deviceId, messageId, h);
   return { ...(record ? { record } : {}), fields: h };
+}
+
+/** The record of `readRecord`, from its fields as read (`{}`: a message still queued, or gone). */
+export async function recordFromFields(
+  s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
+  deviceId: string,
+  messageId: string,
+  h: Record<string, string>,
+): Promise<AnyRecord | undefined> {
+  if (h.direction === 'inbound') return s.inbound.fromFields(deviceId, messageId, h);
+  // One the account sent before the link (history sync): what it said is on its record.
+  return (
+    historyOutboundOf(s.encryption, deviceId, messageId, h) ?? s.messages.fromFields(deviceId, messageId, h)
+  );
 }
