@@ -1,4 +1,10 @@
-import { isEntryPoint, runService, type ServiceHost } from '@mgw/common';
+import {
+  isEntryPoint,
+  parseAllowedPrivateHosts,
+  runService,
+  type OutboundConfig,
+  type ServiceHost,
+} from '@mgw/common';
 import { keys, type Metrics } from '@mgw/contracts';
 import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
 import {
@@ -83,7 +89,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
         }),
         fetchAttachment,
         fetchMedia: createMediaFetcher({
-          outbound: config.outbound,
+          outbound: sandboxMediaOutbound(config.outbound, sandbox?.mediaOrigin),
           timeoutMs: config.mediaFetchTimeoutMs,
           ...(sandbox ? { ca: sandbox.mediaCaPem } : {}),
         }),
@@ -114,3 +120,14 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
 }
 
 if (isEntryPoint(import.meta.url)) runService('sender', () => startSender());
+
+/**
+ * Sandbox mode only: media is fetched from the simulator's media host (a file named by its path
+ * alone, as history is: no URL to take it from) even on a private or loopback address, as
+ * webhooks may reach loopback there; that host only, besides ALLOWED_PRIVATE_HOSTS.
+ */
+function sandboxMediaOutbound(base: OutboundConfig, mediaOrigin: string | undefined): OutboundConfig {
+  if (!mediaOrigin) return base;
+  const host = new URL(mediaOrigin).hostname.replace(/^\[|\]$/g, '');
+  return { allowList: parseAllowedPrivateHosts([...base.allowList.entries, host].join(',')) };
+}
