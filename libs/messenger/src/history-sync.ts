@@ -90,7 +90,7 @@ export async function readHistory(
   if (announced > limits.maxBytes)
     throw new HistoryTooLargeError(`the history file is ${announced} bytes (at most ${limits.maxBytes})`);
   if (!n.mediaKey?.length) throw new MediaDecryptError('the history notification carries no media key');
-  const url = mediaOrigin && n.directPath ? `${mediaOrigin}${n.directPath}` : mediaUrlOf(n);
+  const url = mediaOrigin && n.directPath?.startsWith('/') ? `${mediaOrigin}${n.directPath}` : mediaUrlOf(n);
   if (!url) throw new MediaDecryptError('the history notification carries no location');
   const encrypted = await fetchBytes(url);
   if (encrypted.length > limits.maxBytes + 64)

@@ -55,9 +55,12 @@ export async function downloadInboundMedia(
   };
 }
 
-/** Where a media file is fetched: its URL, or WhatsApp's CDN and its `directPath`. */
+/**
+ * Where a media file is fetched: its URL, or WhatsApp's CDN and its `directPath` (a path: one not
+ * starting with `/` could name another host, as `@host` would).
+ */
 export function mediaUrlOf(media: { url?: string | null; directPath?: string | null }): string | undefined {
-  return media.url || (media.directPath ? `${MEDIA_HOST}${media.directPath}` : undefined);
+  return media.url || (media.directPath?.startsWith('/') ? `${MEDIA_HOST}${media.directPath}` : undefined);
 }
 
 /**

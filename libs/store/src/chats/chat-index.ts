@@ -29,6 +29,9 @@ type PageReply = [number, ...[string, string, number, string[], (string | null)[
 
 const PAGE = storeScript<PageReply>('chats-page-1');
 
+/** The content fields both page scripts read what a sent message said from (their last ARGV). */
+const SHOWN_ARGS = [SHOWN_FIELDS.flag, SHOWN_FIELDS.body, SHOWN_FIELDS.varsPrefix];
+
 /** One message of a chat's page: its place (the cursor), its record's fields, its content's. */
 export interface ChatMessageEntry {
   messageId: string;
@@ -83,9 +86,7 @@ export class ChatIndex {
         cursor ? String(cursor.score) : '+inf',
         cursor?.chatId ?? '',
         String(limit),
-        SHOWN_FIELDS.flag,
-        SHOWN_FIELDS.body,
-        SHOWN_FIELDS.varsPrefix,
+        ...SHOWN_ARGS,
       ],
     )) as PageReply;
     const rows = page.map(([chatId, score, unread, flat, content]) => {
@@ -152,9 +153,7 @@ export class ChatIndex {
         keys.content(deviceId, ''),
         before === undefined ? '+inf' : `(${before}`,
         String(limit),
-        SHOWN_FIELDS.flag,
-        SHOWN_FIELDS.body,
-        SHOWN_FIELDS.varsPrefix,
+        ...SHOWN_ARGS,
       ],
     )) as MessagesPageReply;
     const entries = page.map(([messageId, seq, flat, content]) => ({

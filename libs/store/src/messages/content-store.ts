@@ -135,7 +135,7 @@ export class ContentStore {
     // Which message kind it is (not secret): a queued message's record reads its kind only then.
     const kind = messageKindOf(content);
     if (kind) fields.kind = kind;
-    if (isShownContent(content)) fields.shown = '1';
+    if (isShownContent(content)) fields[SHOWN_FIELDS.flag] = '1';
     multi.hset(key, fields);
     multi.expire(key, this.retentionSeconds);
   }

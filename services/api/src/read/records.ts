@@ -2,24 +2,14 @@ import type { MessageRecord } from '@mgw/contracts';
 import { historyOutboundOf, type HistoryOutboundRecord, type InboundRecord } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 
-/**
- * A message of the device as GET /messages/:id's shape starts: an inbound one opened (its text),
- * an outbound one as its record (or its queued job) says, one from the account's history with
- * what it said; undefined when it is gone. One read of the record, whichever its direction.
- */
-export async function readRecord(
-  s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
-  deviceId: string,
-  messageId: string,
-): Promise<AnyRecord | undefined> {
-  return (await readRecordAndFields(s, deviceId, messageId)).record;
-}
-
 export type AnyRecord = MessageRecord | InboundRecord | HistoryOutboundRecord;
 
 /**
- * `readRecord`, and the record's fields as read (`{}` for a message still queued), for readers
- * of the same record (revisions, kinds, what a sent message said) not to read it again.
+ * A message of the device as GET /messages/:id's shape starts — an inbound one opened (its text),
+ * an outbound one as its record (or its queued job) says, one from the account's history with what
+ * it said; no record when it is gone — and the record's fields as read (`{}` for a message still
+ * queued), for readers of the same record (revisions, kinds, what a sent message said) not to
+ * read it again. One read of the record, whichever its direction.
  */
 export async function readRecordAndFields(
   s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
@@ -31,7 +21,7 @@ export async function readRecordAndFields(
   return { ...(record ? { record } : {}), fields: h };
 }
 
-/** The record of `readRecord`, from its fields as read (`{}`: a message still queued, or gone). */
+/** The record of `readRecordAndFields`, from its fields as read (`{}`: a message still queued, or gone). */
 export async function recordFromFields(
   s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
   deviceId: string,
