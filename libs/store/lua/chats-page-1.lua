@@ -1,10 +1,13 @@
 --[[
   Reads one page of the device's chats (GET /chats) in one round trip: the chats of the index,
-  most recently active first, after the cursor; each chat's hash and unread count; and, for a chat
-  whose last message the account sent, the fields of that message's content its text is read from
-  (`lastPreview` is kept on the chat only for what a contact wrote). The keys are built from the
-  prefixes (keys.chat(deviceId, ''), keys.content(deviceId, '')): they carry the device's hash tag,
-  so they are in KEYS[1]'s slot. Reads only.
+  most recently active first, after the cursor; each chat's fields the list shows and its unread
+  count; and, for a chat whose last message the account sent, the fields of that message's content
+  its text is read from (`lastPreview` is kept on the chat only for what a contact wrote). The keys
+  are built from the prefixes (keys.chat(deviceId, ''), keys.content(deviceId, '')): they carry the
+  device's hash tag, so they are in KEYS[1]'s slot. Reads only.
+
+  The answer is one flat list (a nested one costs Redis and the client a conversion per level):
+  named fields are read with HMGET, in the order the caller gives them, rather than the whole hash.
 
   Input:
     KEYS[1] index: the device's chat index (keys.chatIndex): chatId -> last activity (ms)
@@ -17,13 +20,20 @@
     ARGV[6] the content's field that says it keeps what it showed (SHOWN_FIELDS.flag of content-store.ts)
     ARGV[7] the content's sealed body field (SHOWN_FIELDS.body)
     ARGV[8] the prefix of a message's own variables in the content (SHOWN_FIELDS.varsPrefix)
+    ARGV[9] the chat's field holding its last message's sealed preview (an inbound one's)
+    ARGV[10] the chat's field holding its last message's id
+    ARGV[11] the chat's field holding the content its last message was sent from (an outbound one's)
+    ARGV[12] and after: the chat's other fields to answer (type, subject, ...)
 
   Output:
-    { more (0|1), { chatId, score, unreadCount, { hash field, value, ... }, { shown, body, vars } | {} }, ... }
-    A chat whose hash has expired is answered with an empty field list (the caller skips it).
+    { more (0|1), then per chat: chatId, score, unreadCount, the fields ARGV[9..] in that order
+      (nil where missing), the content's three fields of ARGV[6..8] (nil unless read) }
+    A chat whose hash has expired is answered with its fields nil (the caller skips it).
 ]]
 local index, chatPrefix, contentPrefix = KEYS[1], ARGV[1], ARGV[2]
 local max, cursorId, limit = ARGV[3], ARGV[4], tonumber(ARGV[5])
+local fieldNames = {}
+for i = 9, #ARGV do fieldNames[#fieldNames + 1] = ARGV[i] end
 local picked = {}
 local offset, batch = 0, limit + 1
 while true do
@@ -40,17 +50,21 @@ while true do
 end
 
 local out = { #picked > limit and 1 or 0 }
+local n = #out
 for i = 1, math.min(limit, #picked) do
   local id, score = picked[i][1], picked[i][2]
   local chat = chatPrefix .. id
-  local fields = redis.call('HGETALL', chat)
-  local unread = redis.call('ZCARD', chat .. ':unread')
-  local content = {}
-  local h = {}
-  for j = 1, #fields, 2 do h[fields[j]] = fields[j + 1] end
-  if (h.lastPreview or '') == '' and (h.lastContentId or '') ~= '' and h.lastMessageId then
-    content = redis.call('HMGET', contentPrefix .. h.lastContentId, ARGV[6], ARGV[7], ARGV[8] .. h.lastMessageId)
+  local fields = redis.call('HMGET', chat, unpack(fieldNames))
+  local preview, lastMessageId, contentId = fields[1], fields[2], fields[3]
+  local content = { false, false, false }
+  if (preview or '') == '' and (contentId or '') ~= '' and lastMessageId then
+    content = redis.call('HMGET', contentPrefix .. contentId, ARGV[6], ARGV[7], ARGV[8] .. lastMessageId)
   end
-  out[#out + 1] = { id, score, unread, fields, content }
+  out[n + 1], out[n + 2], out[n + 3] = id, score, redis.call('ZCARD', chat .. ':unread')
+  n = n + 3
+  for j = 1, #fields do out[n + j] = fields[j] end
+  n = n + #fields
+  out[n + 1], out[n + 2], out[n + 3] = content[1], content[2], content[3]
+  n = n + 3
 end
 return out

@@ -93,15 +93,16 @@ describe('store: the chat index — chats from recorded messages, unread counts,
     const raw = await redis.hget(keys.chat(deviceId, '120363000000000001@g.us'), 'subject');
     expect(raw).to.be.a('string').and.not.include('Team');
 
-    const first = await chats.messagesPage(deviceId, '15550000001', 1);
+    expect(await chats.messagesPage(deviceId, '15550000009', 1)).to.equal(undefined);
+    const first = (await chats.messagesPage(deviceId, '15550000001', 1))!;
     expect(first.entries.map((e) => e.messageId)).to.deep.equal([a2]);
     expect(first.entries[0]!.fields).to.include({ messageId: a2, direction: 'inbound' });
     expect(first.more).to.equal(true);
-    const older = await chats.messagesPage(deviceId, '15550000001', 1, first.entries[0]!.seq);
+    const older = (await chats.messagesPage(deviceId, '15550000001', 1, first.entries[0]!.seq))!;
     expect(older.entries.map((e) => e.messageId)).to.deep.equal([a1]);
     expect(older.more).to.equal(false);
     // A sent message's page entry carries its content's fields (read in the same round trip).
-    const sent = await chats.messagesPage(deviceId, '15550000002', 5);
+    const sent = (await chats.messagesPage(deviceId, '15550000002', 5))!;
     expect(sent.entries[0]).to.include({ messageId: out });
     expect(sent.entries[0]!.content).to.have.length(3);
   });

@@ -3,13 +3,18 @@
  * within the same per-request cost as GET /status"). The API in this process against REDIS_URL;
  * one device, connected, with BENCH_CHATS (20) chats of BENCH_CHAT_MESSAGES (20) messages each —
  * half written by the contact (recorded by the inbound store, as the sender records them), half
- * sent (claimed and marked sent, as the sender does) — so the chat index is written by the same
- * scripts as in production. For each route: Redis commands per request (MONITOR over
- * BENCH_SEQUENTIAL sequential requests: load-independent) and requests per second with
- * BENCH_CONNECTIONS (10) connections for BENCH_SECONDS (3) s, each beside GET /status's (the
- * ratio). Nothing is asserted.
+ * sent (their request's content staged, claimed and marked sent, as the API and the sender do) —
+ * so the chat index is written by the same scripts as in production. For each route: Redis
+ * commands per request (MONITOR over BENCH_SEQUENTIAL sequential requests: load-independent) and
+ * requests per second with BENCH_CONNECTIONS (10) connections for BENCH_SECONDS (3) s, in
+ * BENCH_ROUNDS (3) rounds of GET /status then the route (the median of the rounds' ratios: the
+ * shared machine's slower stretches weigh on both). The page routes are measured again on an API
+ * with the opened-text cache off (OPENED_TEXT_CACHE_MB=0). BENCH_ROUTES picks routes by parts of
+ * their names (comma-separated). Nothing is asserted.
  */
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
 import { newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { Blocklist, LabelStore } from '@mgw/store';
 import { RedisMonitor } from '@mgw/testing';
@@ -20,6 +25,7 @@ const PER_CHAT = Number(process.env.BENCH_CHAT_MESSAGES ?? 20);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 50);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const t = await startApi({
   rateLimits: { status: 1e9, messages: 1e9, webhook: 1e9, account: 1e9, groups: 1e9 },
@@ -52,6 +58,10 @@ for (let c = 0; c < CHATS; c++) {
         linkGeneration: 0,
         enqueuedAt: at.getTime(),
       };
+      // Its request's content, as the API stages it on accepting: what the pages show of it.
+      const staged = t.redis.multi();
+      t.services.contents.stage(staged, deviceId, job.contentId, { text: `answer ${m} to ${phone}` }, 1);
+      await staged.exec();
       await t.services.messages.claim(job);
       await t.services.messages.markSent(job, at);
     }
@@ -70,7 +80,7 @@ for (let l = 1; l <= 10; l++) {
     await labels.associate(deviceId, String(l), `1555300${String(c).padStart(4, '0')}`, true);
 }
 
-const routes: [string, string][] = [
+const allRoutes: [string, string][] = [
   ['GET /status', '/status'],
   ['GET /chats?limit=20', '/chats?limit=20'],
   ['GET /chats/:chatId/messages?limit=50', `/chats/15553000000/messages?limit=50`],
@@ -81,6 +91,11 @@ const routes: [string, string][] = [
   // The peer of a chat's page: the device's messages, a page of the same size.
   ['GET /messages?limit=50', '/messages?limit=50'],
 ];
+/** BENCH_ROUTES (comma-separated parts of their names) measures only those routes. */
+const only = process.env.BENCH_ROUTES?.split(',');
+const routes = allRoutes.filter(([name]) => !only || only.some((part) => name.includes(part)));
+/** The routes that open a page of texts (measured again with the opened-text cache off). */
+const PAGES = ['GET /chats?limit=20', 'GET /chats/:chatId/messages?limit=50', 'GET /messages?limit=50'];
 const headers = { authorization: `Bearer ${token}` };
 
 /**
@@ -109,29 +124,116 @@ async function commandsPerRequest(path: string): Promise<{ commands: number; sen
   return { commands: n / SEQUENTIAL, sent: m / SEQUENTIAL };
 }
 
-async function throughput(path: string): Promise<{ rps: number; p50: number; p99: number }> {
-  const r = await autocannon({
-    url: `${t.api}${path}`,
-    headers,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-  });
-  if (r.non2xx > 0) throw new Error(`${path}: ${r.non2xx} answers were not 2xx`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+/** Redis's CPU time so far (user + system, µs): what a route costs the one shared server. */
+async function redisCpuMicros(): Promise<number> {
+  const info = await t.redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
-const results: { name: string; commands: number; sent: number; rps: number; p50: number; p99: number }[] = [];
+/** autocannon's command line: the client runs in its own process, so this one's CPU is the API's. */
+const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+
+interface Throughput {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time of this process (the API: express, the views, ioredis) per request, µs. */
+  apiMicros: number;
+  /** CPU time of Redis per request, µs. */
+  redisMicros: number;
+}
+
+async function throughput(api: string, path: string): Promise<Throughput> {
+  const redisBefore = await redisCpuMicros();
+  const apiBefore = process.cpuUsage();
+  const { stdout } = await execFileAsync(process.execPath, [
+    AUTOCANNON,
+    '--json',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(SECONDS),
+    '-H',
+    `authorization=${headers.authorization}`,
+    `${api}${path}`,
+  ]);
+  const api_ = process.cpuUsage(apiBefore);
+  const redisMicros = (await redisCpuMicros()) - redisBefore;
+  const r = JSON.parse(stdout) as {
+    non2xx: number;
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+  };
+  if (r.non2xx > 0) throw new Error(`${path}: ${r.non2xx} answers were not 2xx`);
+  const total = Math.max(1, r.requests.total);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    apiMicros: (api_.user + api_.system) / total,
+    redisMicros: redisMicros / total,
+  };
+}
+
+const execFileAsync = promisify(execFile);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * A route's req/s against /status's: ROUNDS rounds, each measuring /status and then the route, so
+ * a slower stretch of the shared machine weighs on both; the median of the rounds' ratios.
+ */
+async function againstStatus(api: string, path: string) {
+  const rounds: { status: Throughput; route: Throughput }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const status = await throughput(api, '/status');
+    rounds.push({ status, route: await throughput(api, path) });
+  }
+  const of = (pick: (r: { status: Throughput; route: Throughput }) => number) => median(rounds.map(pick));
+  return {
+    ratio: of((r) => r.route.rps / r.status.rps),
+    rps: of((r) => r.route.rps),
+    p50: of((r) => r.route.p50),
+    p99: of((r) => r.route.p99),
+    apiMicros: of((r) => r.route.apiMicros),
+    redisMicros: of((r) => r.route.redisMicros),
+    statusApiMicros: of((r) => r.status.apiMicros),
+    statusRedisMicros: of((r) => r.status.redisMicros),
+    /** API + Redis CPU per request against /status's (the per-request cost, load-independent). */
+    costRatio: of(
+      (r) => (r.route.apiMicros + r.route.redisMicros) / (r.status.apiMicros + r.status.redisMicros),
+    ),
+  };
+}
+
+const fmt = (x: number) => x.toFixed(2);
+const cpu = (r: Awaited<ReturnType<typeof againstStatus>>) =>
+  `CPU/request: API ${Math.round(r.apiMicros)} µs + Redis ${Math.round(r.redisMicros)} µs ` +
+  `(/status ${Math.round(r.statusApiMicros)} + ${Math.round(r.statusRedisMicros)}; ×${fmt(r.costRatio)})`;
+console.log(
+  `${CHATS} chats × ${PER_CHAT} messages; ${CONNECTIONS} connections, ${SECONDS} s per measure, ` +
+    `${ROUNDS} rounds of /status then the route (medians), the client in its own process`,
+);
+const status = await commandsPerRequest('/status');
 for (const [name, path] of routes) {
   const { commands, sent } = await commandsPerRequest(path);
-  const { rps, p50, p99 } = await throughput(path);
-  results.push({ name, commands, sent, rps, p50, p99 });
-}
-const status = results[0]!;
-console.log(`${CHATS} chats × ${PER_CHAT} messages; ${CONNECTIONS} connections, ${SECONDS} s per route`);
-for (const r of results) {
+  const r = await againstStatus(t.api, path);
   console.log(
-    `${r.name.padEnd(40)} ${r.commands.toFixed(1).padStart(6)} Redis commands/request (×${(r.commands / status.commands).toFixed(2)} of /status; ${r.sent.toFixed(1)} sent, the rest by scripts)` +
-      `  ${Math.round(r.rps).toString().padStart(6)} req/s (×${(r.rps / status.rps).toFixed(2)})  p50 ${r.p50} ms  p99 ${r.p99} ms`,
+    `${name.padEnd(38)} Redis commands ${commands.toFixed(1).padStart(5)} (${sent.toFixed(1)} sent; ×${fmt(commands / status.commands)})` +
+      `  ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
   );
 }
+
+// The pages again with nothing opened kept (OPENED_TEXT_CACHE_MB=0): every text decrypted per request.
+const cold = await startApi({
+  rateLimits: { status: 1e9, messages: 1e9, webhook: 1e9, account: 1e9, groups: 1e9 },
+  openedTextCacheBytes: 0,
+});
+for (const [name, path] of routes.filter(([n]) => PAGES.includes(n))) {
+  const r = await againstStatus(cold.api, path);
+  console.log(
+    `${`${name}, cache off`.padEnd(38)} ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
+  );
+}
+await cold.close();
 await t.close();

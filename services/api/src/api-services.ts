@@ -15,6 +15,8 @@ import {
   MessageRevisions,
   MessageKindStore,
   MessageStore,
+  OpenedTextCache,
+  API_OPENED_TEXT_CACHE,
   PoolBatchStore,
   PoolMoves,
   SessionStore,
@@ -112,7 +114,12 @@ export function createApiServices(base: {
   const batches = new BatchStore(redis, retention);
   const index = new MessageIndex(redis, retention);
   const events = new QueueEventsPool(config.redis, redis, logger, base.queueEventsIdleMs);
-  const contents = new ContentStore(redis, base.encryption, retention);
+  // What the message and chat pages open again on every request (texts, previews, contents).
+  const opener = OpenedTextCache.over(base.encryption, {
+    ...API_OPENED_TEXT_CACHE,
+    maxBytes: config.openedTextCacheBytes,
+  });
+  const contents = new ContentStore(redis, opener, retention);
   const acceptor = new MessageAcceptor({
     redis,
     bullRedis,
@@ -168,9 +175,9 @@ export function createApiServices(base: {
     messages,
     batches,
     index,
-    inbound: new InboundStore(redis, base.encryption, retention),
-    revisions: new MessageRevisions(redis, base.encryption, retention),
-    kinds: new MessageKindStore(redis, base.encryption, retention),
+    inbound: new InboundStore(redis, opener, retention),
+    revisions: new MessageRevisions(redis, opener, retention),
+    kinds: new MessageKindStore(redis, opener, retention),
     webhooks: new WebhookStore(redis, base.encryption, config.webhookSecretOverlapSeconds),
     outbound: createOutboundClient({
       allowList: config.outbound.allowList,
@@ -190,7 +197,7 @@ export function createApiServices(base: {
     media: new MediaStore(redis, base.encryption, config.store.media, metrics),
     mediaSettings: new MediaSettingsStore(redis),
     statuses: new StatusStore(redis, base.encryption),
-    chats: new ChatIndex(redis, base.encryption),
+    chats: new ChatIndex(redis, opener),
     start: async () => {
       await tokenCache.start();
       await eventStreams.start();

@@ -54,6 +54,8 @@ const apiEnv: Joi.PartialSchemaMap = {
   CONTACT_LOOKUPS_PER_DAY: Joi.number().integer().min(0).default(1000),
   CONTACT_LOOKUP_BATCH_SIZE: Joi.number().integer().min(1).max(500).default(50),
   CONTACT_LOOKUP_PAUSE_MS: Joi.number().integer().min(0).default(1000),
+  /** What the API keeps of the texts it opened for its pages (see OpenedTextCache); 0 turns it off. */
+  OPENED_TEXT_CACHE_MB: Joi.number().integer().min(0).max(1024).default(8),
   WEBHOOK_SECRET_OVERLAP_SECONDS: Joi.number()
     .integer()
     .min(0)
@@ -215,6 +217,8 @@ export interface ApiConfig extends RuntimeConfig {
   eventLog: { retentionMs: number };
   /** GET /events/stream: see services/api/src/events/event-streams.ts. */
   eventStream: EventStreamConfig;
+  /** Bytes of opened texts the pages' reads keep in memory (OPENED_TEXT_CACHE_MB; 0: none). */
+  openedTextCacheBytes: number;
 }
 
 export interface EventStreamConfig {
@@ -302,6 +306,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       maxBufferedBytes: 1024 * 1024,
       stallMs: 30_000,
     },
+    openedTextCacheBytes: e.OPENED_TEXT_CACHE_MB * 1024 * 1024,
     admin: {
       ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
       ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),

@@ -24,13 +24,30 @@ export interface ChatRow {
   lastContent?: (string | null)[];
 }
 
-/** The page script's answer: `more`, then per chat its id, score, unread count, hash and content fields. */
-type PageReply = [number, ...[string, string, number, string[], (string | null)[]][]];
+/**
+ * The page script's answer, flat: `more`, then per chat its id, score, unread count, the fields
+ * `CHAT_FIELDS` names (in that order) and the three content fields of `SHOWN_ARGS`.
+ */
+type FlatReply = [number, ...(string | number | null)[]];
 
-const PAGE = storeScript<PageReply>('chats-page-1');
+const PAGE = storeScript<FlatReply>('chats-page-1');
 
 /** The content fields both page scripts read what a sent message said from (their last ARGV). */
 const SHOWN_ARGS = [SHOWN_FIELDS.flag, SHOWN_FIELDS.body, SHOWN_FIELDS.varsPrefix];
+
+/**
+ * The chat hash's fields a page shows, in the order the page script answers them: the first three
+ * are the ones it decides by whether to read the last message's content (ARGV 9–11).
+ */
+const CHAT_FIELDS = [
+  'lastPreview',
+  'lastMessageId',
+  'lastContentId',
+  'type',
+  'subject',
+  'lastDirection',
+  'lastAt',
+] as const;
 
 /** One message of a chat's page: its place (the cursor), its record's fields, its content's. */
 export interface ChatMessageEntry {
@@ -42,15 +59,7 @@ export interface ChatMessageEntry {
   content?: (string | null)[];
 }
 
-type MessagesPageReply = [number, ...[string, string, string[], (string | null)[]][]];
-
-const MESSAGES_PAGE = storeScript<MessagesPageReply>('chat-messages-page-1');
-
-function pairs(flat: string[]): Record<string, string> {
-  const h: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
-  return h;
-}
+const MESSAGES_PAGE = storeScript<FlatReply>('chat-messages-page-3');
 
 /**
  * The device's chats (GET /chats) and each chat's messages, from what the gateway recorded: the
@@ -77,7 +86,7 @@ export class ChatIndex {
     limit: number,
     cursor?: { score: number; chatId: string },
   ): Promise<{ chats: ChatRow[]; more: boolean }> {
-    const [more, ...page] = (await PAGE.run(
+    const [more, ...flat] = (await PAGE.run(
       this.redis,
       [keys.chatIndex(deviceId)],
       [
@@ -87,13 +96,25 @@ export class ChatIndex {
         cursor?.chatId ?? '',
         String(limit),
         ...SHOWN_ARGS,
+        ...CHAT_FIELDS,
       ],
-    )) as PageReply;
-    const rows = page.map(([chatId, score, unread, flat, content]) => {
-      const row = this.toRow(deviceId, chatId, Number(score), unread, pairs(flat));
-      return row && content.length ? { ...row, lastContent: content } : row;
-    });
-    return { chats: rows.filter((r): r is ChatRow => r !== undefined), more: more === 1 };
+    )) as FlatReply;
+    const chats: ChatRow[] = [];
+    const width = 3 + CHAT_FIELDS.length + SHOWN_ARGS.length;
+    for (let at = 0; at + width <= flat.length; at += width) {
+      const h: Record<string, string> = {};
+      CHAT_FIELDS.forEach((name, i) => {
+        const value = flat[at + 3 + i];
+        if (typeof value === 'string') h[name] = value;
+      });
+      const row = this.toRow(deviceId, String(flat[at]), Number(flat[at + 1]), Number(flat[at + 2]), h);
+      if (!row) continue;
+      // Read by the script when the account sent the last message (even if the content is gone).
+      const read = !h.lastPreview && h.lastContentId && h.lastMessageId;
+      const content = flat.slice(at + 3 + CHAT_FIELDS.length, at + width) as (string | null)[];
+      chats.push(read ? { ...row, lastContent: content } : row);
+    }
+    return { chats, more: more === 1 };
   }
 
   /** One chat (undefined when the device has no such chat). */
@@ -137,31 +158,43 @@ export class ChatIndex {
    * A page of the chat's messages in one round trip (the page script): up to `limit` ids older than
    * `before` (a place), newest first, each with its record's fields (`{}` once it expired) and,
    * for one the account sent from a request's content, that content's fields what it said is read
-   * from (`content`, for `ContentStore.shownFrom`).
+   * from (`content`, for `ContentStore.shownFrom`). Undefined when the device has no such chat
+   * (as `get` answers), checked by the same script.
    */
   async messagesPage(
     deviceId: string,
     chatId: string,
     limit: number,
     before?: number,
-  ): Promise<{ entries: ChatMessageEntry[]; more: boolean }> {
-    const [more, ...page] = (await MESSAGES_PAGE.run(
+  ): Promise<{ entries: ChatMessageEntry[]; more: boolean } | undefined> {
+    const chat = keys.chat(deviceId, chatId);
+    const [more, ...flat] = (await MESSAGES_PAGE.run(
       this.redis,
-      [`${keys.chat(deviceId, chatId)}:msgs`],
+      [`${chat}:msgs`, keys.chatIndex(deviceId), chat],
       [
         keys.message(deviceId, ''),
         keys.content(deviceId, ''),
         before === undefined ? '+inf' : `(${before}`,
         String(limit),
         ...SHOWN_ARGS,
+        chatId,
       ],
-    )) as MessagesPageReply;
-    const entries = page.map(([messageId, seq, flat, content]) => ({
-      messageId,
-      seq: Number(seq),
-      fields: pairs(flat),
-      ...(content.length ? { content } : {}),
-    }));
+    )) as FlatReply;
+    if (more === -1) return undefined;
+    const entries: ChatMessageEntry[] = [];
+    for (let at = 0; at + 3 <= flat.length;) {
+      const messageId = String(flat[at]);
+      const seq = Number(flat[at + 1]);
+      const count = Number(flat[at + 2]);
+      const fields: Record<string, string> = {};
+      for (let i = at + 3; i + 1 < at + 3 + count; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
+      at += 3 + count;
+      const content = flat.slice(at, at + SHOWN_ARGS.length) as (string | null)[];
+      at += SHOWN_ARGS.length;
+      // Read by the script for a message sent from a request's content (as MessageStore.contentIdOf).
+      const read = fields.direction !== 'inbound' && fields.contentId && fields.kind !== 'otp';
+      entries.push({ messageId, seq, fields, ...(read ? { content } : {}) });
+    }
     return { entries, more: more === 1 };
   }
 

@@ -1,4 +1,5 @@
 export * from './config.js';
 export * from './encryption.js';
 export * from './families.js';
+export * from './opened-text-cache.js';
 export * from './rotation.js';

@@ -91,17 +91,19 @@ function parseChatCursor(cursor: string): { score: number; chatId: string } {
 /**
  * GET /chats/:chatId/messages: the chat's messages, newest first, both directions, each as the
  * dashboard's message views show it (GET /messages/:id's fields, plus what an outbound text or
- * attachment said). Ids whose records expired are skipped and dropped from the chat.
+ * attachment said). Ids whose records expired are skipped and dropped from the chat. Undefined
+ * when the device has no such chat.
  */
 export async function listChatMessages(
   s: ApiServices,
   deviceId: string,
   chatId: string,
   q: ChatMessagesQuery,
-): Promise<ChatMessagesPage> {
+): Promise<ChatMessagesPage | undefined> {
   const before = q.cursor === undefined ? undefined : Number(q.cursor);
-  // One round trip: the ids, their records and what the sent ones said (chat-messages-page-1.lua).
+  // One round trip: the chat's presence, the ids, their records and what the sent ones said.
   const page = await s.chats.messagesPage(deviceId, chatId, q.limit, before);
+  if (!page) return undefined;
   const read = await Promise.all(
     page.entries.map(async (e) => ({
       ...e,

@@ -87,8 +87,10 @@ export function chatRoutes(s: ApiServices) {
     const { deviceId } = authOf(res);
     const id = chatId(req);
     const q = parse(chatMessagesQuerySchema, req.query);
-    await ownChat(deviceId, id);
-    res.status(200).json({ success: true, data: await listChatMessages(s, deviceId, id, q) });
+    // The page script answers whether the device has the chat (as ownChat) in the same round trip.
+    const page = await listChatMessages(s, deviceId, id, q);
+    if (!page) throw new ApiError(404, CHAT_ERRORS.notFound);
+    res.status(200).json({ success: true, data: page });
   };
   const readChat: RequestHandler = async (req, res) => {
     noQuery(req);
