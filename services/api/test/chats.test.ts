@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createRedis } from '@mgw/common';
-import { newMessageId, newPlatformMessageId, type MarkReadCommand } from '@mgw/contracts';
+import { CHAT_ERRORS, newMessageId, newPlatformMessageId, type MarkReadCommand } from '@mgw/contracts';
 import { DeviceCommandResponder, PoolStore } from '@mgw/store';
-import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
+import { adminCall, startAdminApi } from './helpers/admin.js';
+import { call, createToken, freshDeviceId, markConnected, type TestApi } from './helpers/api.js';
 
 /**
  * The chat routes against the real app and Redis: chats and pages from what the stores recorded,
@@ -20,7 +21,8 @@ describe('Chat routes (/chats…, /messages/:id/read, /settings)', () => {
   const asked: MarkReadCommand[] = [];
 
   before(async () => {
-    t = await startApi();
+    // With the admin API on: the dashboard's chat routes page the same way.
+    t = await startAdminApi();
   });
   beforeEach(async () => {
     deviceId = freshDeviceId();
@@ -98,6 +100,19 @@ describe('Chat routes (/chats…, /messages/:id/read, /settings)', () => {
     const olderData = older.body.data as { messages: Record<string, unknown>[]; nextCursor?: string };
     expect(olderData.messages.map((m) => [m.messageId, m.text])).to.deep.equal([[first, 'hello']]);
     expect(olderData.nextCursor).to.equal(undefined);
+    // An unknown chat is 404, answered by the page's own script (no second read).
+    const unknown = await get('/chats/15552000099/messages');
+    expect([unknown.status, unknown.body.error]).to.deep.equal([404, CHAT_ERRORS.notFound]);
+
+    // The dashboard's route (admin API) answers the same page, and the same 404.
+    const admin = await adminCall(t, `/devices/${deviceId}/chats/15552000001/messages?limit=2`);
+    expect(admin.status, JSON.stringify(admin.body)).to.equal(200);
+    expect((admin.body.messages as Record<string, unknown>[]).map((m) => m.messageId)).to.deep.equal([
+      sent,
+      first,
+    ]);
+    const adminUnknown = await adminCall(t, `/devices/${deviceId}/chats/15552000099/messages`);
+    expect([adminUnknown.status, adminUnknown.body.error]).to.deep.equal([404, CHAT_ERRORS.notFound]);
   });
 
   it('When the query, the chat id or the body is wrong, then 400 names the field', async () => {

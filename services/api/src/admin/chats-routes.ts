@@ -23,7 +23,9 @@ export function deviceChatMessagesRoute(s: ApiServices): RequestHandler {
     const deviceId = deviceIdOf(req);
     const { chatId } = parse(chatParams, { chatId: req.params.chatId });
     const q = parse(chatMessagesQuerySchema, req.query);
-    if (!(await s.chats.get(deviceId, chatId))) throw new ApiError(404, CHAT_ERRORS.notFound);
-    res.status(200).json({ success: true, ...(await listChatMessages(s, deviceId, chatId, q)) });
+    // The page script answers whether the device has the chat in the same round trip.
+    const page = await listChatMessages(s, deviceId, chatId, q);
+    if (!page) throw new ApiError(404, CHAT_ERRORS.notFound);
+    res.status(200).json({ success: true, ...page });
   };
 }
