@@ -77,14 +77,16 @@ export interface ChatsQuery {
 
 const cursorMessage = { 'string.pattern.base': '"cursor" must be the nextCursor of a previous page' };
 
+/** GET /chats's cursor: `<score>_<chatId>` of the previous page's last chat. */
+export const CHATS_CURSOR_PATTERN = /^\d{1,16}_[0-9a-z@.-]{1,64}$/;
+/** A chat page's cursor: a place in the chat (1, 2, ... live; a fraction below 1 for history). */
+export const CHAT_MESSAGES_CURSOR_PATTERN = /^\d+(\.\d+)?$/;
+
 /** GET /chats: a page size (1–100, default 20) and the cursor of the previous page. */
 export const chatsQuerySchema = Joi.object<ChatsQuery>({
   token: Joi.string(),
   limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string()
-    .max(96)
-    .pattern(/^\d{1,16}_[0-9a-z@.-]{1,64}$/)
-    .messages(cursorMessage),
+  cursor: Joi.string().max(96).pattern(CHATS_CURSOR_PATTERN).messages(cursorMessage),
 });
 
 export interface ChatMessagesQuery {
@@ -97,11 +99,7 @@ export interface ChatMessagesQuery {
 export const chatMessagesQuerySchema = Joi.object<ChatMessagesQuery>({
   token: Joi.string(),
   limit: Joi.number().integer().min(1).max(100).default(50),
-  // A place in the chat: 1, 2, ... for messages recorded live, a fraction below 1 for history.
-  cursor: Joi.string()
-    .max(24)
-    .pattern(/^\d+(\.\d+)?$/)
-    .messages(cursorMessage),
+  cursor: Joi.string().max(24).pattern(CHAT_MESSAGES_CURSOR_PATTERN).messages(cursorMessage),
 });
 
 export const chatIdSchema = Joi.string().required().pattern(CHAT_ID_PATTERN).messages({

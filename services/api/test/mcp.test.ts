@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ERRORS, MAX_CONTACT_CHECK, STRING_LIMITS } from '@mgw/contracts';
+import { CHAT_ERRORS, ERRORS, MAX_CONTACT_CHECK, STRING_LIMITS, newPlatformMessageId } from '@mgw/contracts';
 import { ContactCache, PoolStore, markLinked } from '@mgw/store';
 import { createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
@@ -49,13 +49,16 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
   });
   after(async () => t.close());
 
-  it('When the tools are listed, then the five are there with the contract limits in their schemas', async () => {
+  it('When the tools are listed, then the eight are there with the contract limits in their schemas', async () => {
     const { tools } = await (await connect()).listTools();
     expect(tools.map((tool) => tool.name).sort()).to.deep.equal([
       'check_numbers',
+      'get_chat_messages',
       'get_message',
       'get_status',
+      'list_chats',
       'list_messages',
+      'mark_chat_read',
       'send_message',
     ]);
     const send = tools.find((tool) => tool.name === 'send_message')!.inputSchema as unknown as {
@@ -194,6 +197,39 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
     expect(jsonOf(read)).to.include({ status: 404, success: false, error: ERRORS.messageNotFound });
   });
 
+  it('When a contact wrote, then list_chats and get_chat_messages answer the chat routes\u2019 bodies; an unknown chat is 404 and a bad id the schema\u2019s error', async () => {
+    const from = '4915123456799';
+    await t.services.inbound.record(deviceId, {
+      platformMessageId: newPlatformMessageId(),
+      from,
+      contact: { phone: from },
+      text: 'is anyone there?',
+      receivedAt: new Date(),
+      waKey: { remoteJid: `${from}@s.whatsapp.net` },
+    });
+    const client = await connect();
+    const chats = await callTool(client, 'list_chats', { limit: 5 });
+    expect(chats.isError, JSON.stringify(chats)).to.equal(undefined);
+    const [chat] = (chats.structuredContent as { data: { chats: Json[] } }).data.chats;
+    expect(chat).to.deep.include({ id: from, unreadCount: 1 });
+    expect(chat!.lastMessage).to.include({ direction: 'inbound', text: 'is anyone there?' });
+
+    const page = await callTool(client, 'get_chat_messages', { chatId: from });
+    expect(page.isError, JSON.stringify(page)).to.equal(undefined);
+    const { messages } = (page.structuredContent as { data: { messages: Json[] } }).data;
+    expect(messages.map((m) => [m.direction, m.text])).to.deep.equal([['inbound', 'is anyone there?']]);
+
+    const unknown = await callTool(client, 'get_chat_messages', { chatId: '4915123456700' });
+    expect(jsonOf(unknown)).to.deep.equal({ status: 404, success: false, error: CHAT_ERRORS.notFound });
+    const bad = await callTool(client, 'mark_chat_read', { chatId: 'not-a-chat' });
+    expect(bad.isError).to.equal(true);
+    expect((bad.content[0] as { text: string }).text).to.match(/Input validation error/);
+    // Another device's token sees none of it.
+    const other = await connect(await createToken(t, { deviceId: freshDeviceId() }));
+    const theirs = await callTool(other, 'list_chats');
+    expect((theirs.structuredContent as { data: { chats: Json[] } }).data.chats).to.deep.equal([]);
+  });
+
   it('When the device is not linked, then send_message is a tool error 409 with the contract\u2019s no-device error', async () => {
     const unlinked = freshDeviceId();
     const result = await callTool(
@@ -262,6 +298,8 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
       const status = await callTool(client, 'get_status');
       expect(status.isError).to.equal(true);
       expect(jsonOf(status)).to.include({ status: 403, error: ERRORS.poolTokenNotAllowed });
+      const chats = await callTool(client, 'list_chats');
+      expect(jsonOf(chats)).to.include({ status: 403, error: ERRORS.poolTokenNotAllowed });
     } finally {
       for (const d of devices) await t.services.acceptor.queue(d).obliterate({ force: true });
     }

@@ -35,7 +35,8 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
       instructions:
         'Tools of a WhatsApp gateway, acting on the device of the API token the MCP request carries. ' +
         'Each tool is one route of the HTTP API (POST /send, POST /contacts/check, GET /status, ' +
-        'GET /messages, GET /messages/{id}) with its rate limit and checks; a refusal is a tool error ' +
+        'GET /messages, GET /messages/{id}, GET /chats, GET /chats/{chatId}/messages, ' +
+        'POST /chats/{chatId}/read) with its rate limit and checks; a refusal is a tool error ' +
         'whose JSON holds the API\u2019s `error` (and `details`, `resetIn`\u2026).',
     },
   );
@@ -110,6 +111,43 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ messageId }) => call('GET', `${API_BASE}/messages/${encodeURIComponent(messageId)}`),
+  );
+  server.registerTool(
+    'list_chats',
+    {
+      title: 'List chats',
+      description:
+        'The device\u2019s chats, most recently active first (GET /chats): each with its contact or ' +
+        'group, unread count and the start of its last message; pass nextCursor as cursor for more.',
+      inputSchema: schemas.listChats,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => call('GET', `${API_BASE}/chats`, { query: queryOf(args) }),
+  );
+  server.registerTool(
+    'get_chat_messages',
+    {
+      title: 'Read a chat',
+      description:
+        'A page of one chat\u2019s messages, newest first, both directions (GET /chats/{chatId}/messages); ' +
+        'pass nextCursor as cursor for older ones. Reading does not mark them read: see mark_chat_read.',
+      inputSchema: schemas.getChatMessages,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ chatId, ...page }) =>
+      call('GET', `${API_BASE}/chats/${encodeURIComponent(chatId)}/messages`, { query: queryOf(page) }),
+  );
+  server.registerTool(
+    'mark_chat_read',
+    {
+      title: 'Mark a chat read',
+      description:
+        'Marks every unread message of the chat read (POST /chats/{chatId}/read): WhatsApp\u2019s read ' +
+        'receipts go to the contact when the account shares them. Needs the device connected.',
+      inputSchema: schemas.markChatRead,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ chatId }) => call('POST', `${API_BASE}/chats/${encodeURIComponent(chatId)}/read`),
   );
   return server;
 }

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { MAX_CONTACT_CHECK, MESSAGE_STATUSES, PHONE_PATTERN, STRING_LIMITS } from '@mgw/contracts';
+import {
+  CHAT_ID_PATTERN,
+  CHAT_MESSAGES_CURSOR_PATTERN,
+  CHATS_CURSOR_PATTERN,
+  MAX_CONTACT_CHECK,
+  MESSAGE_STATUSES,
+  PHONE_PATTERN,
+  STRING_LIMITS,
+} from '@mgw/contracts';
 
 /**
  * The MCP tools' input schemas (zod: what the SDK advertises and checks), built from the limits of
@@ -14,6 +22,12 @@ export function toolSchemas(maxRecipients: number) {
     .max(64)
     .describe(
       'A phone number in international format, digits only (e.g. 4915123456789), a `<digits>@lid` or a group id `<id>@g.us`',
+    );
+  const chatId = z
+    .string()
+    .regex(CHAT_ID_PATTERN)
+    .describe(
+      'A chat id from list_chats: the contact\u2019s phone (digits), a `<digits>@lid` or a group id `<id>@g.us`',
     );
   return {
     sendMessage: {
@@ -46,5 +60,25 @@ export function toolSchemas(maxRecipients: number) {
     getMessage: {
       messageId: z.string().min(1).max(128).describe('A messageId (from send_message or list_messages)'),
     },
+    listChats: {
+      limit: z.number().int().min(1).max(100).optional().describe('Chats per page (20 by default)'),
+      cursor: z
+        .string()
+        .max(96)
+        .regex(CHATS_CURSOR_PATTERN)
+        .optional()
+        .describe('The nextCursor of a previous page'),
+    },
+    getChatMessages: {
+      chatId,
+      limit: z.number().int().min(1).max(100).optional().describe('Messages per page (50 by default)'),
+      cursor: z
+        .string()
+        .max(24)
+        .regex(CHAT_MESSAGES_CURSOR_PATTERN)
+        .optional()
+        .describe('The nextCursor of a previous page'),
+    },
+    markChatRead: { chatId },
   };
 }

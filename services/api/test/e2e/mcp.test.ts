@@ -11,7 +11,8 @@ type Json = Record<string, unknown>;
  * The MCP endpoint of the running gateway (API, connection and sender services as processes, a
  * real Redis, a device linked through the simulator), driven by the SDK's own client: a status, a
  * text to one number and to a list that land in the simulator's inboxes, a number check answered
- * by the sender that holds the device, messages read back, and the send rate limit as a tool error.
+ * by the sender that holds the device, messages read back, a contact's chat read and marked read
+ * (the contact sees the receipts), and the send rate limit as a tool error.
  */
 describe('e2e: the MCP endpoint with the SDK client (real services, simulator)', function () {
   this.timeout(120_000);
@@ -79,6 +80,52 @@ describe('e2e: the MCP endpoint with the SDK client (real services, simulator)',
       [contacts[0], true],
       [offWhatsApp, false],
     ]);
+  });
+
+  it('When a contact writes, then list_chats shows the chat unread, get_chat_messages reads it, and mark_chat_read sends the contact its read receipts', async () => {
+    const writer = contacts[2]!;
+    const sent = await stack().simApi<{ id: string }>('POST', `/contacts/${writer}/send`, {
+      to: account,
+      text: 'Can an agent read this?',
+    });
+    expect(sent.id).to.be.a('string');
+    type Chat = { id: string; unreadCount: number; lastMessage: { direction: string; text?: string } };
+    let chat: Chat | undefined;
+    await waitFor(
+      async () => {
+        const list = await callTool('list_chats', { limit: 20 });
+        chat = (list.structuredContent as { data: { chats: Chat[] } }).data.chats.find(
+          (c) => c.id === writer,
+        );
+        return chat?.lastMessage.direction === 'inbound';
+      },
+      { timeoutMs: 20_000, what: 'the contact’s chat listed with its message' },
+    );
+    expect(chat).to.deep.include({ unreadCount: 1 });
+    expect(chat!.lastMessage.text).to.equal('Can an agent read this?');
+
+    const page = await callTool('get_chat_messages', { chatId: writer, limit: 5 });
+    expect(page.isError, JSON.stringify(page)).to.equal(undefined);
+    const messages = (page.structuredContent as { data: { messages: Json[] } }).data.messages;
+    expect(messages.map((m) => [m.direction, m.text])).to.deep.include([
+      'inbound',
+      'Can an agent read this?',
+    ]);
+
+    const read = await callTool('mark_chat_read', { chatId: writer });
+    expect(read.isError, JSON.stringify(read)).to.equal(undefined);
+    expect((read.structuredContent as { data: Json }).data).to.include({ chatId: writer, unreadCount: 0 });
+    await waitFor(
+      async () =>
+        (
+          await stack().simApi<{ receipts: { type: string }[] }>('GET', `/contacts/${writer}/read-receipts`)
+        ).receipts.some((r) => r.type === 'read'),
+      { timeoutMs: 20_000, what: 'the contact sees the read receipt' },
+    );
+
+    const unknown = await callTool('get_chat_messages', { chatId: '15550309999' });
+    expect(unknown.isError).to.equal(true);
+    expect(bodyOf(unknown)).to.deep.equal({ status: 404, success: false, error: 'Chat not found' });
   });
 
   it('When sends pass the token\u2019s send rate limit, then send_message is a tool error with the contract\u2019s 429 and resetIn', async () => {
