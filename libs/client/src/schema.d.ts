@@ -15100,7 +15100,7 @@ export interface paths {
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP, stateless)
-     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
+     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}), `list_chats` (GET /chats), `get_chat_messages` (GET /chats/{chatId}/messages), `mark_chat_read` (POST /chats/{chatId}/read). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
      */
     post: {
       parameters: {
