@@ -5,6 +5,7 @@
  */
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
+import { checkAttachmentInput, type InboundAttachment } from './inbound-content.js';
 import {
   HISTORY_SYNC_TYPES,
   sendHistorySync,
@@ -20,6 +21,8 @@ type Handler = (body: Body, params: string[]) => unknown;
 const MAX_CONVERSATIONS = 200;
 const MAX_MESSAGES = 5_000;
 const MAX_TEXT = 4_096;
+/** Bytes of attachments (base64) one history sync carries: a test's files, not a phone's backup. */
+const MAX_ATTACHMENT_BASE64 = 8 * 1024 * 1024;
 const MAX_NAME = 100;
 /** Unix seconds up to 2106 (a uint32, as WhatsApp's timestamps are). */
 const MAX_AT = 0xffff_ffff;
@@ -37,11 +40,22 @@ function intIn(value: unknown, name: string, min: number, max: number): number |
   return value;
 }
 
-function message(m: unknown, where: string, isGroup: boolean): HistoryMessageInput {
+function message(m: unknown, where: string, isGroup: boolean, budget: Budget): HistoryMessageInput {
   if (!isObject(m)) throw new SimError(`${where} must be an object`, 400);
   if (typeof m.fromMe !== 'boolean') throw new SimError(`${where}.fromMe must be true or false`, 400);
-  if (typeof m.text !== 'string' || !m.text || m.text.length > MAX_TEXT)
-    throw new SimError(`${where}.text must be a string of 1-${MAX_TEXT} characters`, 400);
+  const attachment = m.attachment as InboundAttachment | undefined;
+  if (attachment !== undefined) {
+    checkAttachmentInput(attachment, `${where}.attachment`);
+    budget.attachmentChars += attachment.base64.length;
+    if (budget.attachmentChars > MAX_ATTACHMENT_BASE64)
+      throw new SimError(
+        `at most ${MAX_ATTACHMENT_BASE64} base64 characters of attachments per history sync`,
+        400,
+      );
+  }
+  if (attachment === undefined || m.text !== undefined)
+    if (typeof m.text !== 'string' || !m.text || m.text.length > MAX_TEXT)
+      throw new SimError(`${where}.text must be a string of 1-${MAX_TEXT} characters`, 400);
   const at = intIn(m.at, `${where}.at`, 1, MAX_AT);
   if (at === undefined) throw new SimError(`${where}.at is required (unix seconds)`, 400);
   if (m.id !== undefined && (typeof m.id !== 'string' || !MESSAGE_ID.test(m.id)))
@@ -54,14 +68,20 @@ function message(m: unknown, where: string, isGroup: boolean): HistoryMessageInp
     throw new SimError(`${where}.author is required for a member's group message`, 400);
   return {
     fromMe: m.fromMe,
-    text: m.text,
+    ...(m.text !== undefined ? { text: m.text as string } : {}),
+    ...(attachment ? { attachment } : {}),
     at,
     ...(m.id !== undefined ? { id: m.id as string } : {}),
     ...(m.author !== undefined ? { author: m.author as string } : {}),
   };
 }
 
-function conversation(c: unknown, where: string, budget: { messages: number }): HistoryConversationInput {
+interface Budget {
+  messages: number;
+  attachmentChars: number;
+}
+
+function conversation(c: unknown, where: string, budget: Budget): HistoryConversationInput {
   if (!isObject(c)) throw new SimError(`${where} must be an object`, 400);
   const chat = c.with;
   if (typeof chat !== 'string' || !(PHONE.test(chat) || LID.test(chat) || GROUP.test(chat)))
@@ -74,7 +94,7 @@ function conversation(c: unknown, where: string, budget: { messages: number }): 
   if (budget.messages > MAX_MESSAGES)
     throw new SimError(`at most ${MAX_MESSAGES} messages per history sync`, 400);
   const isGroup = GROUP.test(chat);
-  const messages = c.messages.map((m, i) => message(m, `${where}.messages[${i}]`, isGroup));
+  const messages = c.messages.map((m, i) => message(m, `${where}.messages[${i}]`, isGroup, budget));
   const ids = messages.flatMap((m) => (m.id ? [m.id] : []));
   if (new Set(ids).size !== ids.length) throw new SimError(`${where} repeats a message id`, 400);
   return {
@@ -94,7 +114,7 @@ export function checkHistorySyncInput(b: Body): HistorySyncInput {
   if (!Array.isArray(b.conversations)) throw new SimError('conversations must be an array', 400);
   if (b.conversations.length > MAX_CONVERSATIONS)
     throw new SimError(`at most ${MAX_CONVERSATIONS} conversations per history sync`, 400);
-  const budget = { messages: 0 };
+  const budget: Budget = { messages: 0, attachmentChars: 0 };
   const conversations = b.conversations.map((c, i) => conversation(c, `conversations[${i}]`, budget));
   const chats = new Set(conversations.map((c) => c.with));
   if (chats.size !== conversations.length) throw new SimError('a conversation is given twice', 400);

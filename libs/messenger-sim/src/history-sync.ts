@@ -12,6 +12,7 @@ import { deflate } from 'node:zlib';
 import { encodeWAMessage, jidEncode, proto } from '@whiskeysockets/baileys';
 import { newStanzaId } from './client-connection.js';
 import type { SimUser } from './directory.js';
+import { attachmentMessage, type InboundAttachment } from './inbound-content.js';
 import { encryptLikePhone, type MediaHost } from './media-host.js';
 import { sendToOwnDevices } from './own-devices.js';
 import type { Simulator } from './simulator.js';
@@ -24,7 +25,10 @@ export interface HistoryMessageInput {
   /** The message id; a fresh one when omitted. */
   id?: string;
   fromMe: boolean;
-  text: string;
+  /** The text, or an attachment's caption (one of the two is given). */
+  text?: string;
+  /** A file the message carried: uploaded to the media host as the phone did, so it downloads. */
+  attachment?: InboundAttachment;
   /** Unix seconds. */
   at: number;
   /** A group message from a member: the writer's phone digits. */
@@ -62,18 +66,21 @@ function chatJidOfInput(value: string): string {
   return value.includes('@') ? value : jidEncode(value, 's.whatsapp.net');
 }
 
-/** The `proto.HistorySync` the phone makes of the input: each chat's messages newest first. */
-export function buildHistorySync(sim: Simulator, input: HistorySyncInput): proto.IHistorySync {
+/**
+ * The `proto.HistorySync` the phone makes of the input: each chat's messages newest first (their
+ * attachments uploaded to the media host).
+ */
+export async function buildHistorySync(sim: Simulator, input: HistorySyncInput): Promise<proto.IHistorySync> {
   return {
     syncType: proto.HistorySync.HistorySyncType[input.syncType ?? 'INITIAL_BOOTSTRAP'],
-    conversations: input.conversations.map((c) => conversationOf(sim, c)),
+    conversations: await Promise.all(input.conversations.map((c) => conversationOf(sim, c))),
     // One chunk unless told otherwise: the first, and complete.
     chunkOrder: input.chunkOrder ?? 1,
     progress: input.progress ?? 100,
   };
 }
 
-function conversationOf(sim: Simulator, c: HistoryConversationInput): proto.IConversation {
+async function conversationOf(sim: Simulator, c: HistoryConversationInput): Promise<proto.IConversation> {
   const id = chatJidOfInput(c.with);
   const [user, server] = id.split('@') as [string, string];
   const isGroup = server === 'g.us';
@@ -96,17 +103,35 @@ function conversationOf(sim: Simulator, c: HistoryConversationInput): proto.ICon
     ...(c.unreadCount !== undefined ? { unreadCount: c.unreadCount } : {}),
     ...(newestFirst[0] ? { conversationTimestamp: newestFirst[0].at } : {}),
     ...alt,
-    messages: newestFirst.map((m) => ({
-      message: isGroup ? groupMessage(sim, id, m) : chatMessage(id, m, contact?.name || c.name),
-    })),
+    messages: await Promise.all(
+      newestFirst.map(async (m) => {
+        const content = await contentOf(sim.media, m);
+        return {
+          message: isGroup
+            ? groupMessage(sim, id, m, content)
+            : chatMessage(id, m, content, contact?.name || c.name),
+        };
+      }),
+    ),
   };
 }
 
+/** What a message of the history says: its text, or its attachment (uploaded) with the text as caption. */
+async function contentOf(media: MediaHost, m: HistoryMessageInput): Promise<proto.IMessage> {
+  if (!m.attachment) return { conversation: m.text ?? '' };
+  return (await attachmentMessage(media, m.attachment, m.text)).message;
+}
+
 /** A one-to-one message: the contact's carries its push name. */
-function chatMessage(chat: string, m: HistoryMessageInput, pushName?: string): proto.IWebMessageInfo {
+function chatMessage(
+  chat: string,
+  m: HistoryMessageInput,
+  message: proto.IMessage,
+  pushName?: string,
+): proto.IWebMessageInfo {
   return {
     key: { remoteJid: chat, fromMe: m.fromMe, id: m.id ?? newStanzaId() },
-    message: { conversation: m.text },
+    message,
     messageTimestamp: m.at,
     ...(!m.fromMe && pushName ? { pushName } : {}),
   };
@@ -116,12 +141,17 @@ function chatMessage(chat: string, m: HistoryMessageInput, pushName?: string): p
  * A group message: a member's names its author as `participant` (by LID in a LID-addressed group
  * the simulator knows), in the key and beside it; the account's own has none.
  */
-function groupMessage(sim: Simulator, chat: string, m: HistoryMessageInput): proto.IWebMessageInfo {
+function groupMessage(
+  sim: Simulator,
+  chat: string,
+  m: HistoryMessageInput,
+  message: proto.IMessage,
+): proto.IWebMessageInfo {
   const id = m.id ?? newStanzaId();
   if (m.fromMe)
     return {
       key: { remoteJid: chat, fromMe: true, id },
-      message: { conversation: m.text },
+      message,
       messageTimestamp: m.at,
     };
   if (!m.author) throw new SimError('a group message not from the account needs its author', 400);
@@ -134,7 +164,7 @@ function groupMessage(sim: Simulator, chat: string, m: HistoryMessageInput): pro
   return {
     key: { remoteJid: chat, fromMe: false, id, participant },
     participant,
-    message: { conversation: m.text },
+    message,
     messageTimestamp: m.at,
     ...(author?.name ? { pushName: author.name } : {}),
   };
@@ -171,7 +201,7 @@ export async function sendHistorySync(
   account: SimUser,
   input: HistorySyncInput,
 ): Promise<HistorySyncResult> {
-  const history = buildHistorySync(sim, input);
+  const history = await buildHistorySync(sim, input);
   const plain = await deflateAsync(proto.HistorySync.encode(history).finish());
   const { fields, bytes } = await uploadHistory(sim.media, plain);
   const times = input.conversations.flatMap((c) => c.messages.map((m) => m.at));

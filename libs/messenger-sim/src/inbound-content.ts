@@ -51,15 +51,20 @@ export function checkInboundInput(input: InboundInput): void {
     return;
   }
   if (!text && !attachment) throw new SimError('text or attachment is required', 400);
-  if (!attachment) return;
+  if (attachment) checkAttachmentInput(attachment, 'attachment');
+}
+
+/** Validates an attachment's fields (`where` names it in the error); SimError 400 for mistakes. */
+export function checkAttachmentInput(attachment: InboundAttachment, where: string): void {
+  if (!attachment || typeof attachment !== 'object') throw new SimError(`${where} must be an object`, 400);
   if (!ATTACHMENT_TYPES.includes(attachment.type))
-    throw new SimError(`attachment.type must be one of ${ATTACHMENT_TYPES.join(', ')}`, 400);
+    throw new SimError(`${where}.type must be one of ${ATTACHMENT_TYPES.join(', ')}`, 400);
   if (typeof attachment.base64 !== 'string' || !attachment.base64)
-    throw new SimError('attachment.base64 is required', 400);
+    throw new SimError(`${where}.base64 is required`, 400);
   for (const key of ['mimeType', 'fileName', 'caption'] as const) {
     const value = attachment[key];
     if (value !== undefined && typeof value !== 'string')
-      throw new SimError(`attachment.${key} must be a string`, 400);
+      throw new SimError(`${where}.${key} must be a string`, 400);
   }
 }
 
@@ -122,10 +127,24 @@ export async function buildInboundMessage(
     const text = input.text ?? '';
     return { message: contextInfo ? { extendedTextMessage: { text, contextInfo } } : { conversation: text } };
   }
+  return attachmentMessage(media, attachment, input.text, contextInfo);
+}
+
+/**
+ * A phone's message carrying `attachment` (encrypted and uploaded to the media host as a phone
+ * does), with `attachment.caption` or else `text` as its caption: a contact's, or one in the
+ * account's history (history-sync.ts).
+ */
+export async function attachmentMessage(
+  media: MediaHost,
+  attachment: InboundAttachment,
+  text?: string,
+  contextInfo?: proto.IContextInfo,
+): Promise<{ message: proto.IMessage; media: InboundMedia }> {
   const plain = Buffer.from(attachment.base64, 'base64');
   if (!plain.length) throw new SimError('attachment.base64 holds no bytes', 400);
   const { fields, info } = await uploadAttachment(media, attachment.type, plain);
-  const caption = attachment.caption ?? input.text;
+  const caption = attachment.caption ?? text;
   const content: Record<string, unknown> = {
     ...fields,
     mimetype: attachment.mimeType ?? DEFAULT_MIME[attachment.type],

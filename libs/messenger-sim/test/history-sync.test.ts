@@ -244,6 +244,38 @@ describe('messenger-sim: history sync — the phone sends a linked device its ch
         ],
       },
       { conversations: [{ with: CONTACT, messages: [{ ...msg, fromMe: false, author: MEMBER }] }] },
+      // An attachment: a known type, bytes, string fields; the text then optional (a caption).
+      {
+        conversations: [
+          { with: CONTACT, messages: [{ fromMe: true, at: 1, attachment: { type: 'gif', base64: 'AA==' } }] },
+        ],
+      },
+      {
+        conversations: [
+          { with: CONTACT, messages: [{ fromMe: true, at: 1, attachment: { type: 'image' } }] },
+        ],
+      },
+      {
+        conversations: [
+          {
+            with: CONTACT,
+            messages: [{ fromMe: true, at: 1, attachment: { type: 'image', base64: 'AA==', caption: 5 } }],
+          },
+        ],
+      },
+      { conversations: [{ with: CONTACT, messages: [{ fromMe: true, at: 1, attachment: 'file' }] }] },
+      {
+        conversations: [
+          {
+            with: CONTACT,
+            messages: Array.from({ length: 3 }, () => ({
+              fromMe: true,
+              at: 1,
+              attachment: { type: 'document', base64: 'A'.repeat(3 * 1024 * 1024) },
+            })),
+          },
+        ],
+      },
       { conversations: [{ with: groupJid, messages: [{ ...msg, fromMe: false }] }] },
       { conversations: [{ with: CONTACT, name: 'n'.repeat(101), messages: [] }] },
       { conversations: [{ with: CONTACT, unreadCount: -1, messages: [] }] },

@@ -13,8 +13,9 @@ const inflateAsync = promisify(inflate);
  * account's phone sends a linked device a HISTORY_SYNC_NOTIFICATION (a peer message, `fromMe`)
  * naming an encrypted, deflated `proto.HistorySync` on the media CDN. The gateway fetches it
  * through its guarded outbound client, within a byte bound before and after inflating, and takes
- * at most a given number of messages from it: texts and attachments' descriptions (never their
- * bytes) of one-to-one and group chats, in both directions.
+ * at most a given number of messages from it: texts and attachments of one-to-one and group
+ * chats, in both directions — an attachment as a live inbound one is kept, by its description and
+ * its media reference (for a download on demand), never its bytes.
  */
 
 /** One history sync notification as it arrived (what `readHistory` fetches). */
@@ -24,8 +25,11 @@ export interface HistoryNotice {
   notification: proto.Message.IHistorySyncNotification;
 }
 
-/** A message of the account's history, as the gateway records it. */
-export type HistoryMessage = Omit<InboundMessage, 'mediaMessage'> & {
+/**
+ * A message of the account's history, as the gateway records it (an attachment's `mediaMessage`:
+ * the message itself, encoded, from which GET /messages/:id/media downloads it later).
+ */
+export type HistoryMessage = InboundMessage & {
   /** `outbound`: the account wrote it (from any of its devices); `contact` is then the chat's. */
   direction: 'inbound' | 'outbound';
 };
@@ -146,12 +150,11 @@ function historyMessageOf(msg: WAMessage, chatName?: string): HistoryMessage | u
   const parsed = parseInbound(msg, !!msg.key.fromMe);
   // Reactions and poll votes act on other messages: not messages of a chat's history.
   if (!parsed || parsed.reaction || parsed.pollVote) return undefined;
-  const { mediaMessage: _bytes, ...rest } = parsed;
   const chat: GroupChat | undefined = group
     ? { type: 'group', id: jid, ...(chatName ? { subject: chatName } : {}) }
     : undefined;
   return {
-    ...rest,
+    ...parsed,
     ...(chat ? { chat } : {}),
     direction: msg.key.fromMe ? 'outbound' : 'inbound',
   };

@@ -101,6 +101,47 @@ describe('history sync (historyChunkOf, readHistory, historyNoticesOf)', () => {
     expect(chunk.identities).to.deep.equal([{ phone: '15552800011', lid: '2800011@lid' }]);
   });
 
+  it('When a chunk holds an attachment, then it is described and keeps its message (the media reference a download needs), in both directions', () => {
+    const image = (id: string, fromMe: boolean) => ({
+      message: {
+        key: { remoteJid: '15552800011@s.whatsapp.net', fromMe, id },
+        message: {
+          imageMessage: {
+            url: 'https://mmg.whatsapp.net/v/t62.7118-24/abc.enc',
+            directPath: '/v/t62.7118-24/abc.enc',
+            mediaKey: Buffer.alloc(32, 7),
+            mimetype: 'image/jpeg',
+            fileLength: 2048,
+            caption: 'the box',
+          },
+        },
+        messageTimestamp: 1_700_000_600,
+      },
+    });
+    const chunk = historyChunkOf(
+      {
+        ...SYNC,
+        conversations: [
+          { id: '15552800011@s.whatsapp.net', messages: [image('I1', false), image('I2', true)] },
+        ],
+      },
+      100,
+    );
+    expect(
+      chunk.messages.map((m) => [m.platformMessageId, m.direction, m.text, m.attachment?.type]),
+    ).to.deep.equal([
+      ['I1', 'inbound', 'the box', 'image'],
+      ['I2', 'outbound', 'the box', 'image'],
+    ]);
+    for (const m of chunk.messages) {
+      const kept = proto.WebMessageInfo.decode(m.mediaMessage!);
+      expect(kept.key?.id).to.equal(m.platformMessageId);
+      expect(Buffer.from(kept.message!.imageMessage!.mediaKey!).equals(Buffer.alloc(32, 7))).to.equal(true);
+    }
+    // A text keeps none.
+    expect(historyChunkOf(SYNC, 100).messages.every((m) => m.mediaMessage === undefined)).to.equal(true);
+  });
+
   it('When a chunk holds more than maxMessages, then the newest are kept and the rest counted as skipped', () => {
     const chunk = historyChunkOf(SYNC, 2);
     expect(chunk.messages.map((m) => m.platformMessageId)).to.deep.equal(['G1', 'G2']);

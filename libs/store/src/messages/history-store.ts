@@ -7,7 +7,7 @@ import { storeScript } from '../lua.js';
 import { CHAT_PREVIEW_CHARS, openedFields, type InboundInput, type InboundRecord } from './inbound-store.js';
 
 /** A message of the account's history as the gateway hands it to the store (@mgw/messenger readHistory). */
-export interface HistoryInput extends Omit<InboundInput, 'messageId' | 'keptMedia' | 'mediaMessage'> {
+export interface HistoryInput extends Omit<InboundInput, 'messageId' | 'keptMedia'> {
   /** `outbound`: the account wrote it; `contact` is then the chat's (none in a group). */
   direction: 'inbound' | 'outbound';
 }
@@ -106,6 +106,8 @@ export class HistoryStore {
     const seal = (field: string, value: string) => this.sealer.sealText(value, storageContext(key, field));
     if (msg.chat) fields.chat = seal('chat', JSON.stringify(msg.chat));
     if (msg.text !== undefined) fields.text = seal('text', msg.text);
+    // An attachment's media reference, as a live inbound one's (InboundStore.mediaMessage reads it).
+    if (msg.mediaMessage) fields.media = seal('media', msg.mediaMessage.toString('base64'));
     if (msg.location || msg.contacts || msg.mentions?.length) {
       const kind = {
         ...(msg.location ? { location: msg.location } : {}),

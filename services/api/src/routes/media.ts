@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
-import { DeviceCommandClient, NOBODY_HOLDS_DEVICE, storageContext } from '@mgw/store';
+import {
+  DeviceCommandClient,
+  NOBODY_HOLDS_DEVICE,
+  historyOutboundOf,
+  storageContext,
+  type InboundRecord,
+} from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
@@ -12,7 +18,8 @@ import { ownMessage } from './messages.js';
 const DOWNLOAD_TIMEOUT_SECONDS = 30;
 
 /**
- * GET /messages/:id/media: the attachment of an inbound message, downloaded from WhatsApp now
+ * GET /messages/:id/media: the attachment of an inbound message (or of one the account sent before
+ * the link, from its history), downloaded from WhatsApp now
  * (unless the device kept it in the media store on arrival: docs/media.md). Only the sender that
  * owns the device is asked (a device command, answered on a reply list; the bytes come through a
  * short-lived sealed key), so a device nobody holds answers 409 like a send would.
@@ -25,14 +32,14 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
     const record = await ownMessage(s, deviceId, id);
-    const inbound = record.direction === 'inbound' ? await s.inbound.get(deviceId, id) : undefined;
-    if (!inbound?.attachment) throw new ApiError(404, ERRORS.mediaNotFound);
+    const attachment = await downloadableAttachment(s, deviceId, id, record.direction);
+    if (!attachment) throw new ApiError(404, ERRORS.mediaNotFound);
     // Kept in the media store on arrival: served from there (no round trip to WhatsApp, which
     // forgets media after a while). Gone or unreadable there: downloaded as below.
-    const kept = inbound.attachment.mediaId
-      ? await s.media.bytes(deviceId, inbound.attachment.mediaId).catch(() => undefined)
+    const kept = attachment.mediaId
+      ? await s.media.bytes(deviceId, attachment.mediaId).catch(() => undefined)
       : undefined;
-    if (kept) return sendFile(res, kept, inbound.attachment.mimeType, inbound.attachment.fileName);
+    if (kept) return sendFile(res, kept, attachment.mimeType, attachment.fileName);
 
     const requestId = randomUUID();
     const reply = await owners.ask(
@@ -48,9 +55,25 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     ];
     if (!h?.bytes) throw new ApiError(502, ERRORS.mediaUnavailable);
     const bytes = s.encryption.open(h.bytes, storageContext(key, 'bytes'));
-    const fileName = h.fileName?.toString() ?? inbound.attachment.fileName;
-    sendFile(res, bytes, h.mimeType?.toString() ?? inbound.attachment.mimeType, fileName);
+    const fileName = h.fileName?.toString() ?? attachment.fileName;
+    sendFile(res, bytes, h.mimeType?.toString() ?? attachment.mimeType, fileName);
   };
+}
+
+/**
+ * The attachment a message's media reference downloads: an inbound message's, or one the account
+ * sent before the link, known from its history (history sync keeps the reference of both). A
+ * message sent through the gateway has none: its file was the client's.
+ */
+async function downloadableAttachment(
+  s: ApiServices,
+  deviceId: string,
+  messageId: string,
+  direction: string | undefined,
+): Promise<InboundRecord['attachment']> {
+  if (direction === 'inbound') return (await s.inbound.get(deviceId, messageId))?.attachment;
+  const fields = await s.messages.fields(deviceId, messageId);
+  return historyOutboundOf(s.encryption, deviceId, messageId, fields)?.attachment;
 }
 
 /** The file as the answer: its type, length and, when it has one, its name. */

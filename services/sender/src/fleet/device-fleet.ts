@@ -30,11 +30,7 @@ import {
 import { DeviceRuntime, type RuntimeEnd } from '../device/device-runtime.js';
 import type { RuntimeDeps } from '../device/device-setup.js';
 import { fairShare, planHandovers } from './fair-share.js';
-import {
-  createMediaFetcher,
-  serveMediaDownload,
-  type MediaDownloadDeps,
-} from '../commands/media-download.js';
+import { serveMediaDownload, type MediaDownloadDeps } from '../commands/media-download.js';
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
 const COOLDOWN_MS = 30_000;
@@ -85,14 +81,8 @@ export class DeviceFleet {
     private readonly logger: Logger,
   ) {
     this.commands = new DeviceCommandResponder(subscriber, deps.redis, logger, deps.metrics.redisSubscribed);
-    this.media = {
-      sealer: deps.encryption,
-      fetchBytes: createMediaFetcher({
-        outbound: deps.config.outbound,
-        timeoutMs: deps.config.mediaFetchTimeoutMs,
-        ...(deps.sandbox ? { ca: deps.sandbox.mediaCaPem } : {}),
-      }),
-    };
+    // The devices' own media fetcher (in sandbox mode it may reach the simulator's media host).
+    this.media = { sealer: deps.encryption, fetchBytes: deps.fetchers.fetchMedia };
     this.fetchPhoto = createPhotoFetcher({
       outbound: deps.config.outbound,
       timeoutMs: deps.config.mediaFetchTimeoutMs,

@@ -26,7 +26,7 @@ interface MessageView {
 interface HistoryMessageInput {
   id: string;
   fromMe: boolean;
-  text: string;
+  text?: string;
   at: number;
   author?: string;
 }
@@ -201,6 +201,76 @@ describe('e2e: history sync at link time — chats and messages from the phone (
     expect(await redis.get(keys.historyCount(stack().deviceId))).to.equal(String(MAX_MESSAGES));
     const anaPage = await chatMessages(ana);
     expect(anaPage.messages.filter((m) => m.text === 'Hello, is the shop open?')).to.have.length(1);
+  });
+
+  it('When the history holds a contact\u2019s photo and a document the account sent, then both are described in their chat and download with GET /messages/:id/media', async () => {
+    // A new day's count: the earlier chunks used the device bound.
+    await redis.del(keys.historyCount(stack().deviceId));
+    const dan = '15551900016';
+    const photo = randomBytes(2048);
+    const invoice = Buffer.from('%PDF-1.4 invoice 42 from the history');
+    await sync({
+      syncType: 'RECENT',
+      conversations: [
+        {
+          with: dan,
+          messages: [
+            {
+              id: id(400),
+              fromMe: false,
+              text: 'the damaged box',
+              attachment: { type: 'image', base64: photo.toString('base64'), mimeType: 'image/jpeg' },
+              at: now - 200,
+            },
+            {
+              id: id(401),
+              fromMe: true,
+              attachment: {
+                type: 'document',
+                base64: invoice.toString('base64'),
+                mimeType: 'application/pdf',
+                fileName: 'invoice-42.pdf',
+              },
+              at: now - 100,
+            },
+          ],
+        },
+      ],
+    });
+    let page: { messages: (MessageView & { attachment?: Record<string, unknown> })[] } = { messages: [] };
+    await waitFor(
+      async () =>
+        (await chats()).some((c) => c.id === dan) && (page = await chatMessages(dan)).messages.length === 2,
+      {
+        timeoutMs: 20_000,
+        what: 'the two history messages with attachments recorded',
+      },
+    );
+    const [doc, image] = page.messages;
+    expect(doc).to.deep.include({ direction: 'outbound', history: true });
+    expect(doc!.attachment).to.include({
+      type: 'document',
+      mimeType: 'application/pdf',
+      fileName: 'invoice-42.pdf',
+    });
+    expect(image).to.deep.include({ direction: 'inbound', history: true, text: 'the damaged box' });
+    expect(image!.attachment).to.include({ type: 'image', mimeType: 'image/jpeg', size: photo.length });
+
+    // Downloaded on demand by the device's holder, from the media host, as a live attachment is.
+    for (const [m, bytes, type] of [
+      [image!, photo, 'image/jpeg'],
+      [doc!, invoice, 'application/pdf'],
+    ] as const) {
+      const res = await fetch(`${stack().apiUrl}/api/messenger/v1/messages/${m.messageId}/media`, {
+        headers: { authorization: `Bearer ${stack().token}` },
+      });
+      expect(res.status, m.messageId).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal(type);
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes), m.messageId).to.equal(true);
+    }
+    // The media reference is sealed at rest like a live one's.
+    const raw = await redis.hget(keys.message(stack().deviceId, image!.messageId), 'media');
+    expect(raw).to.match(/^enc1:/);
   });
 
   it('When a chunk is over HISTORY_SYNC_MAX_BYTES or the device keeps no history, then it is counted and nothing is recorded, and the device stays connected', async () => {
