@@ -4,7 +4,11 @@ import { withContacts } from './contacts.js';
 import { readRecordAndFields } from './records.js';
 import { withRevisions } from './revised-record.js';
 
-/** Index entries read per round trip, and at most per request (filters may skip many). */
+/**
+ * Index entries read per round trip with a filter (it may skip many), and at most per request.
+ * Without one each record read is listed (but for those gone), so a round trip reads only what
+ * the page still lacks.
+ */
 const READ = 100;
 const SCAN_BUDGET = 2000;
 
@@ -32,8 +36,10 @@ export async function listMessages(
   let filled = 0;
   /** Each listed record's fields as read: its revisions and kinds are read from them. */
   const fieldsOf = new Map<string, Record<string, string>>();
+  const filtered = q.direction !== undefined || q.batchId !== undefined || q.status !== undefined;
   for (;;) {
-    const entries = await s.index.before(deviceId, before, READ);
+    const count = filtered ? READ : Math.min(READ, q.limit - out.length);
+    const entries = await s.index.before(deviceId, before, count);
     const read = await Promise.all(entries.map((e) => readRecordAndFields(s, deviceId, e.messageId)));
     const gone: string[] = [];
     for (let i = 0; i < entries.length; i++) {
@@ -58,7 +64,7 @@ export async function listMessages(
     await s.index.forget(deviceId, gone);
     await withContacts(s.redis, deviceId, out.slice(filled));
     filled = out.length;
-    const exhausted = entries.length < READ && out.length < q.limit;
+    const exhausted = entries.length < count && out.length < q.limit;
     if (exhausted) return { messages: await withKinds(s, deviceId, out, fieldsOf) };
     if (out.length === q.limit || scanned >= SCAN_BUDGET) {
       const more = (await s.index.before(deviceId, before, 1)).length > 0;
