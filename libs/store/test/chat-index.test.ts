@@ -107,6 +107,35 @@ describe('store: the chat index — chats from recorded messages, unread counts,
     expect(sent.entries[0]!.content).to.have.length(3);
   });
 
+  it('When a contact answers within the second of our message (WhatsApp stamps in whole seconds), then the answer is the chat\u2019s last message; one from an earlier second is not', async () => {
+    const deviceId = newDevice();
+    const out = await sendTo(deviceId, '15550000004');
+    // Stamped at the start of its second: before our message's ms, recorded after it.
+    const reply = await receive(
+      deviceId,
+      '15550000004',
+      'thanks',
+      new Date(Math.floor(Date.now() / 1000) * 1000),
+    );
+    let [chat] = (await chats.list(deviceId, 5)).chats;
+    expect([chat!.lastMessageId, chat!.lastDirection, chat!.unreadCount]).to.deep.equal([
+      reply,
+      'inbound',
+      1,
+    ]);
+    // A message delivered late, stamped seconds earlier, is in the chat but not its last.
+    const late = await receive(
+      deviceId,
+      '15550000004',
+      'sent while you were away',
+      new Date(Date.now() - 5000),
+    );
+    [chat] = (await chats.list(deviceId, 5)).chats;
+    expect(chat!.lastMessageId).to.equal(reply);
+    const page = (await chats.messagesPage(deviceId, '15550000004', 5))!;
+    expect(page.entries.map((e) => e.messageId)).to.deep.equal([late, reply, out]);
+  });
+
   it('When a page is read, then one script answers each chat with the content fields its last sent text is read from (personalised per message), and skips a chat whose hash expired', async () => {
     const deviceId = newDevice();
     const contents = new ContentStore(redis, encryption, RETENTION);

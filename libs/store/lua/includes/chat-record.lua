@@ -17,11 +17,15 @@
       below the messages recorded live)
 ]]
 -- The chat's last message (unless `atMs` is older), its type and subject, its TTL, its place in
--- the index, and the index's bound: what mgw_chat and mgw_chat_history share.
+-- the index, and the index's bound: what mgw_chat and mgw_chat_history share. `live`: recorded as
+-- it happened (not from history).
 local function mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention,
-    chatType, subject, preview, contentId)
-  -- A message recorded late (an older one) is in the chat, but not its last message.
-  if atMs >= tonumber(redis.call('HGET', chat, 'lastAtMs') or '0') then
+    chatType, subject, preview, contentId, live)
+  -- A message recorded late (an older one) is in the chat, but not its last message. WhatsApp
+  -- stamps a contact's message in whole seconds, ours are in ms: within the same second, a live
+  -- message recorded after the last one is the later (a reply a second after our message).
+  local last = tonumber(redis.call('HGET', chat, 'lastAtMs') or '0')
+  if atMs >= last or (live and math.floor(atMs / 1000) == math.floor(last / 1000)) then
     redis.call('HSET', chat, 'lastMessageId', messageId, 'lastDirection', direction, 'lastAt', atIso,
       'lastAtMs', atMs, 'lastPreview', preview, 'lastContentId', contentId)
   end
@@ -54,7 +58,7 @@ local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction
     redis.call('EXPIRE', unread, retention)
   end
   mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention, chatType, subject,
-    preview, contentId)
+    preview, contentId, true)
 end
 
 -- A message of the account's history (history sync): placed by its time below every message the
@@ -68,5 +72,5 @@ local function mgw_chat_history(index, prefix, chatId, messageId, atMs, atIso, d
   redis.call('ZREMRANGEBYRANK', msgs, 0, -2001)
   redis.call('EXPIRE', msgs, retention)
   mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention, chatType, subject,
-    preview, '')
+    preview, '', false)
 end
