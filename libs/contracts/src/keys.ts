@@ -286,7 +286,8 @@ export const keys = {
   chatIndex: (deviceId: string) => `${device(deviceId)}:chat-index`,
   /**
    * Hash: one chat of the device (`type`, `seq`, `lastMessageId`, `lastDirection`, `lastAt`,
-   * `lastAtMs`, a group's `subject` sealed); TTL = message retention. Its message ids are
+   * `lastAtMs`, a group's `subject` sealed, `unread`: the size of its `:unread` set, kept by the
+   * scripts that change the set); TTL = message retention. Its message ids are
    * `chat(...)` + `:msgs` (sorted set by the chat's `seq`, at most CHAT_LIMITS.messagesPerChat) and
    * its unread inbound ones `chat(...)` + `:unread` (at most CHAT_LIMITS.unreadPerChat); the
    * scripts build both from this key, in this slot, and delete all three when the chat leaves the index.

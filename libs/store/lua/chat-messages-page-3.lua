@@ -6,7 +6,10 @@
   from the prefixes (keys.message(deviceId, ''), keys.content(deviceId, '')): they carry the
   device's hash tag, so they are in KEYS[1]'s slot. Reads only.
 
-  The answer is one flat list (a nested one costs Redis and the client a conversion per level).
+  The answer is one flat list (a nested one costs Redis and the client a conversion per level),
+  and each record is one JSON object (cjson) of its fields: a record's dozen fields as one string
+  rather than two dozen cost the API a third less to read (ioredis makes a string of each element;
+  JSON.parse makes the record in one native pass) and Redis no more.
 
   Input:
     KEYS[1] the chat's message ids (keys.chat(deviceId, chatId) .. ':msgs'), scored by place
@@ -23,9 +26,9 @@
 
   Output:
     { -1 } when the device has no such chat; else
-    { more (0|1), then per message: messageId, place, the number of record strings that follow
-      (2 per field; 0 once the record expired: the caller forgets it), the record's fields and
-      values, the content's three fields of ARGV[5..7] (nil unless read) }
+    { more (0|1), then per message: messageId, place, its record as one JSON object of its fields
+      ('' once the record expired: the caller forgets it), the content's three fields of
+      ARGV[5..7] (nil unless read) }
 ]]
 if not redis.call('ZSCORE', KEYS[2], ARGV[8]) or not redis.call('HGET', KEYS[3], 'lastMessageId') then
   return { -1 }
@@ -37,17 +40,11 @@ local n = #out
 for i = 1, math.min(#flat, limit * 2), 2 do
   local id = flat[i]
   local fields = redis.call('HGETALL', ARGV[1] .. id)
-  out[n + 1], out[n + 2], out[n + 3] = id, flat[i + 1], #fields
+  local record = {}
+  for j = 1, #fields, 2 do record[fields[j]] = fields[j + 1] end
+  local direction, contentId, kind = record.direction, record.contentId, record.kind
+  out[n + 1], out[n + 2], out[n + 3] = id, flat[i + 1], #fields > 0 and cjson.encode(record) or ''
   n = n + 3
-  local direction, contentId, kind
-  for j = 1, #fields, 2 do
-    local field, value = fields[j], fields[j + 1]
-    out[n + 1], out[n + 2] = field, value
-    n = n + 2
-    if field == 'direction' then direction = value
-    elseif field == 'contentId' then contentId = value
-    elseif field == 'kind' then kind = value end
-  end
   local content = { false, false, false }
   -- What MessageStore.contentIdOf reads: an outbound message's content, not an OTP's.
   if direction ~= 'inbound' and (contentId or '') ~= '' and kind ~= 'otp' then

@@ -23,11 +23,14 @@
     ARGV[9] the chat's field holding its last message's sealed preview (an inbound one's)
     ARGV[10] the chat's field holding its last message's id
     ARGV[11] the chat's field holding the content its last message was sent from (an outbound one's)
-    ARGV[12] and after: the chat's other fields to answer (type, subject, ...)
+    ARGV[12] the chat's field holding its unread count (kept with its `:unread` set; a chat recorded
+             before the field existed has none: its set is counted)
+    ARGV[13] and after: the chat's other fields to answer (type, subject, ...)
 
   Output:
     { more (0|1), then per chat: chatId, score, unreadCount, the fields ARGV[9..] in that order
-      (nil where missing), the content's three fields of ARGV[6..8] (nil unless read) }
+      (nil where missing; the unread count's is answered as unreadCount, not again), the
+      content's three fields of ARGV[6..8] (nil unless read) }
     A chat whose hash has expired is answered with its fields nil (the caller skips it).
 ]]
 local index, chatPrefix, contentPrefix = KEYS[1], ARGV[1], ARGV[2]
@@ -60,10 +63,14 @@ for i = 1, math.min(limit, #picked) do
   if (preview or '') == '' and (contentId or '') ~= '' and lastMessageId then
     content = redis.call('HMGET', contentPrefix .. contentId, ARGV[6], ARGV[7], ARGV[8] .. lastMessageId)
   end
-  out[n + 1], out[n + 2], out[n + 3] = id, score, redis.call('ZCARD', chat .. ':unread')
+  out[n + 1], out[n + 2], out[n + 3] = id, score, tonumber(fields[4]) or redis.call('ZCARD', chat .. ':unread')
   n = n + 3
-  for j = 1, #fields do out[n + j] = fields[j] end
-  n = n + #fields
+  for j = 1, #fields do
+    if j ~= 4 then
+      n = n + 1
+      out[n] = fields[j]
+    end
+  end
   out[n + 1], out[n + 2], out[n + 3] = content[1], content[2], content[3]
   n = n + 3
 end

@@ -189,6 +189,37 @@ describe('store: the chat index — chats from recorded messages, unread counts,
     expect(target!.key.remoteJid).to.equal('15550000011@s.whatsapp.net');
   });
 
+  it('When messages are read or forgotten, then the page shows the count the unread set has; a chat without the kept count is counted', async () => {
+    const deviceId = newDevice();
+    const t0 = Date.now();
+    const ids = [];
+    for (let i = 0; i < 4; i++)
+      ids.push((await receive(deviceId, '15550000031', `m${i}`, new Date(t0 + i)))!);
+    await receive(deviceId, '15550000032', 'other', new Date(t0 + 10));
+    const counts = async () =>
+      Object.fromEntries((await chats.list(deviceId, 10)).chats.map((c) => [c.id, c.unreadCount]));
+    expect(await counts()).to.deep.equal({ '15550000031': 4, '15550000032': 1 });
+    expect(await redis.hget(keys.chat(deviceId, '15550000031'), 'unread')).to.equal('4');
+
+    await chats.markRead(deviceId, '15550000031', [ids[0]!]);
+    await chats.forget(deviceId, '15550000031', [ids[1]!]);
+    expect(await counts()).to.deep.equal({ '15550000031': 2, '15550000032': 1 });
+    expect(await redis.zscore(`${keys.chat(deviceId, '15550000031')}:msgs`, ids[1]!)).to.equal(null);
+    expect(
+      await redis.zscore(`${keys.chat(deviceId, '15550000031')}:msgs`, ids[0]!),
+      'read, not forgotten',
+    ).to.not.equal(null);
+
+    // A chat recorded before the count was kept on it: its set is counted.
+    await redis.hdel(keys.chat(deviceId, '15550000032'), 'unread');
+    expect(await counts()).to.deep.equal({ '15550000031': 2, '15550000032': 1 });
+
+    // A chat whose hash expired is not brought back (without a TTL) by reading its messages.
+    await redis.del(keys.chat(deviceId, '15550000031'));
+    expect(await chats.markRead(deviceId, '15550000031', [ids[2]!])).to.deep.equal({ marked: 1, unread: 1 });
+    expect(await redis.exists(keys.chat(deviceId, '15550000031'))).to.equal(0);
+  });
+
   it('When many chats share one activity time, then the pages cover each chat exactly once', async () => {
     const deviceId = newDevice();
     const at = new Date();

@@ -84,6 +84,11 @@ const allRoutes: [string, string][] = [
   ['GET /status', '/status'],
   ['GET /chats?limit=20', '/chats?limit=20'],
   ['GET /chats/:chatId/messages?limit=50', `/chats/15553000000/messages?limit=50`],
+  // Smaller pages: what a page costs by its size (the fixed part against the part per item).
+  ['GET /chats?limit=10', '/chats?limit=10'],
+  ['GET /chats?limit=5', '/chats?limit=5'],
+  ['GET /chats/:chatId/messages?limit=10', `/chats/15553000000/messages?limit=10`],
+  ['GET /chats/:chatId/messages?limit=5', `/chats/15553000000/messages?limit=5`],
   ['GET /settings', '/settings'],
   ['GET /blocklist', '/blocklist'],
   ['GET /labels', '/labels'],
@@ -215,12 +220,37 @@ console.log(
     `${ROUNDS} rounds of /status then the route (medians), the client in its own process`,
 );
 const status = await commandsPerRequest('/status');
+/** Each measured route's CPU per request against /status's, by name (for the page-size fit). */
+const costs = new Map<string, number>();
 for (const [name, path] of routes) {
   const { commands, sent } = await commandsPerRequest(path);
   const r = await againstStatus(t.api, path);
+  costs.set(name, r.costRatio);
   console.log(
     `${name.padEnd(38)} Redis commands ${commands.toFixed(1).padStart(5)} (${sent.toFixed(1)} sent; ×${fmt(commands / status.commands)})` +
       `  ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
+  );
+}
+
+// A page's cost as a fixed part and a part per item (in /status requests), from its 5-item page
+// and its full one (20 chats; a chat's 20 messages): the page size that costs one /status request.
+for (const [page, five, full, items] of [
+  ['GET /chats', 'GET /chats?limit=5', 'GET /chats?limit=20', Math.min(CHATS, 20)],
+  [
+    "a chat's messages",
+    'GET /chats/:chatId/messages?limit=5',
+    'GET /chats/:chatId/messages?limit=50',
+    Math.min(PER_CHAT, 50),
+  ],
+] as const) {
+  const a = costs.get(five);
+  const b = costs.get(full);
+  if (a === undefined || b === undefined || items <= 5) continue;
+  const perItem = (b - a) / (items - 5);
+  const fixed = a - 5 * perItem;
+  console.log(
+    `${page}: ×${fmt(fixed)} + ×${perItem.toFixed(3)} per item of /status's CPU; one /status request's ` +
+      `cost at ${perItem > 0 ? Math.floor((1 - fixed) / perItem) : '∞'} items`,
   );
 }
 

@@ -1,7 +1,7 @@
 --[[
   Records one message in its chat of the device's chat index (GET /chats, GET /chats/:chatId/messages):
-  the chat's message ids in the chat's own order (its `seq`), an inbound one also among its unread,
-  the chat's last message and activity, and the chat's place in the index. Everything is bounded
+  the chat's message ids in the chat's own order (its `seq`), an inbound one also among its unread
+  (and the chat's `unread` field, their count), the chat's last message and activity, and the chat's place in the index. Everything is bounded
   and expires with the messages: at most 5000 chats (CHAT_LIMITS.chats: the least recently active
   go, with their three keys), 2000 ids per chat (messagesPerChat), 1000 unread (unreadPerChat);
   each key's TTL is the message retention, renewed by each message. The chat keys are built from
@@ -56,6 +56,8 @@ local function mgw_chat(index, prefix, chatId, messageId, atMs, atIso, direction
     redis.call('ZADD', unread, seq, messageId)
     redis.call('ZREMRANGEBYRANK', unread, 0, -1001)
     redis.call('EXPIRE', unread, retention)
+    -- The count GET /chats shows, kept beside the set (chat-take-3.lua keeps it when ids leave).
+    redis.call('HSET', chat, 'unread', redis.call('ZCARD', unread))
   end
   mgw_chat_place(index, prefix, chatId, chat, messageId, atMs, atIso, direction, retention, chatType, subject,
     preview, contentId, true)

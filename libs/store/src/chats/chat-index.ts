@@ -26,7 +26,7 @@ export interface ChatRow {
 
 /**
  * The page script's answer, flat: `more`, then per chat its id, score, unread count, the fields
- * `CHAT_FIELDS` names (in that order) and the three content fields of `SHOWN_ARGS`.
+ * `ANSWERED_FIELDS` names (in that order) and the three content fields of `SHOWN_ARGS`.
  */
 type FlatReply = [number, ...(string | number | null)[]];
 
@@ -36,18 +36,23 @@ const PAGE = storeScript<FlatReply>('chats-page-1');
 const SHOWN_ARGS = [SHOWN_FIELDS.flag, SHOWN_FIELDS.body, SHOWN_FIELDS.varsPrefix];
 
 /**
- * The chat hash's fields a page shows, in the order the page script answers them: the first three
- * are the ones it decides by whether to read the last message's content (ARGV 9–11).
+ * The chat hash's fields a page reads, in the order the page script reads them: the first three
+ * are the ones it decides by whether to read the last message's content (ARGV 9–11), the fourth
+ * its unread count (ARGV 12: answered as the chat's unread count, not among its fields).
  */
 const CHAT_FIELDS = [
   'lastPreview',
   'lastMessageId',
   'lastContentId',
+  'unread',
   'type',
   'subject',
   'lastDirection',
   'lastAt',
 ] as const;
+
+/** The chat fields a page answers after the unread count, in that order. */
+const ANSWERED_FIELDS = CHAT_FIELDS.filter((name) => name !== 'unread');
 
 /** One message of a chat's page: its place (the cursor), its record's fields, its content's. */
 export interface ChatMessageEntry {
@@ -60,6 +65,9 @@ export interface ChatMessageEntry {
 }
 
 const MESSAGES_PAGE = storeScript<FlatReply>('chat-messages-page-3');
+
+/** Takes ids out of a chat's unread set (and its messages), keeping its unread count. */
+const TAKE = storeScript<[number, number]>('chat-take-3');
 
 /**
  * The device's chats (GET /chats) and each chat's messages, from what the gateway recorded: the
@@ -100,10 +108,10 @@ export class ChatIndex {
       ],
     )) as FlatReply;
     const chats: ChatRow[] = [];
-    const width = 3 + CHAT_FIELDS.length + SHOWN_ARGS.length;
+    const width = 3 + ANSWERED_FIELDS.length + SHOWN_ARGS.length;
     for (let at = 0; at + width <= flat.length; at += width) {
       const h: Record<string, string> = {};
-      CHAT_FIELDS.forEach((name, i) => {
+      ANSWERED_FIELDS.forEach((name, i) => {
         const value = flat[at + 3 + i];
         if (typeof value === 'string') h[name] = value;
       });
@@ -111,7 +119,7 @@ export class ChatIndex {
       if (!row) continue;
       // Read by the script when the account sent the last message (even if the content is gone).
       const read = !h.lastPreview && h.lastContentId && h.lastMessageId;
-      const content = flat.slice(at + 3 + CHAT_FIELDS.length, at + width) as (string | null)[];
+      const content = flat.slice(at + 3 + ANSWERED_FIELDS.length, at + width) as (string | null)[];
       chats.push(read ? { ...row, lastContent: content } : row);
     }
     return { chats, more: more === 1 };
@@ -182,15 +190,14 @@ export class ChatIndex {
     )) as FlatReply;
     if (more === -1) return undefined;
     const entries: ChatMessageEntry[] = [];
-    for (let at = 0; at + 3 <= flat.length;) {
+    const width = 3 + SHOWN_ARGS.length;
+    for (let at = 0; at + width <= flat.length; at += width) {
       const messageId = String(flat[at]);
       const seq = Number(flat[at + 1]);
-      const count = Number(flat[at + 2]);
-      const fields: Record<string, string> = {};
-      for (let i = at + 3; i + 1 < at + 3 + count; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
-      at += 3 + count;
-      const content = flat.slice(at, at + SHOWN_ARGS.length) as (string | null)[];
-      at += SHOWN_ARGS.length;
+      // The record's fields as one JSON object ('' once it expired).
+      const record = String(flat[at + 2] ?? '');
+      const fields = (record ? JSON.parse(record) : {}) as Record<string, string>;
+      const content = flat.slice(at + 3, at + width) as (string | null)[];
       // Read by the script for a message sent from a request's content (as MessageStore.contentIdOf).
       const read = fields.direction !== 'inbound' && fields.contentId && fields.kind !== 'otp';
       entries.push({ messageId, seq, fields, ...(read ? { content } : {}) });
@@ -198,15 +205,19 @@ export class ChatIndex {
     return { entries, more: more === 1 };
   }
 
-  /** Drops ids whose records expired from the chat. */
+  /** Drops ids whose records expired from the chat (and its unread ones). */
   async forget(deviceId: string, chatId: string, messageIds: string[]): Promise<void> {
     if (!messageIds.length) return;
+    await this.take(deviceId, chatId, messageIds, true);
+  }
+
+  private take(deviceId: string, chatId: string, messageIds: string[], forgotten: boolean) {
     const key = keys.chat(deviceId, chatId);
-    await this.redis
-      .multi()
-      .zrem(`${key}:msgs`, ...messageIds)
-      .zrem(`${key}:unread`, ...messageIds)
-      .exec();
+    return TAKE.run(
+      this.redis,
+      [`${key}:unread`, key, `${key}:msgs`],
+      [forgotten ? '1' : '0', ...messageIds],
+    );
   }
 
   /**
@@ -227,16 +238,9 @@ export class ChatIndex {
     chatId: string,
     messageIds: string[],
   ): Promise<{ marked: number; unread: number }> {
-    const key = `${keys.chat(deviceId, chatId)}:unread`;
-    if (!messageIds.length) return { marked: 0, unread: await this.redis.zcard(key) };
-    const replies =
-      (await this.redis
-        .multi()
-        .zrem(key, ...messageIds)
-        .zcard(key)
-        .exec()) ?? [];
-    const failed = replies.find(([err]) => err)?.[0];
-    if (failed) throw failed;
-    return { marked: Number(replies[0]![1]), unread: Number(replies[1]![1]) };
+    if (!messageIds.length)
+      return { marked: 0, unread: await this.redis.zcard(`${keys.chat(deviceId, chatId)}:unread`) };
+    const [marked, unread] = await this.take(deviceId, chatId, messageIds, false);
+    return { marked: Number(marked), unread: Number(unread) };
   }
 }
