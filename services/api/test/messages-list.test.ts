@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { keys, newPlatformMessageId } from '@mgw/contracts';
-import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
+import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 interface Page {
   messages: { messageId: string; text?: string; direction: string }[];
@@ -79,5 +79,27 @@ describe('GET /messages (pages of the message index)', () => {
     const inbound = await page('limit=2&direction=inbound');
     expect(inbound.messages.map((m) => m.text)).to.deep.equal(['message 4', 'message 3']);
     expect(inbound.nextCursor).to.be.a('string');
+  });
+
+  it('When a sent message is still queued (its job holds it, no record yet), then the page shows it queued among the received ones', async () => {
+    await markConnected(t.redis, deviceId);
+    await receive(1);
+    const sent = await call(`${t.api}/send`, {
+      token,
+      method: 'POST',
+      json: { to: '15552700001', text: 'queued one' },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    const messageId = String(sent.body.messageId);
+    expect(await t.redis.exists(keys.message(deviceId, messageId)), 'no record while queued').to.equal(0);
+    await receive(2);
+    const p = await page('limit=5');
+    expect(p.messages.map((m) => m.messageId)).to.include(messageId);
+    expect(p.messages.map((m) => m.text ?? (m as { status?: string }).status)).to.deep.equal([
+      'message 2',
+      'queued',
+      'message 1',
+    ]);
+    expect(p.nextCursor).to.equal(undefined);
   });
 });

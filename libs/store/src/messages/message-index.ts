@@ -20,6 +20,14 @@ export interface IndexEntry {
   seq: number;
 }
 
+/** An entry of a page read with its record's fields (`{}` when it has none). */
+export interface IndexPageEntry extends IndexEntry {
+  fields: Record<string, string>;
+}
+
+/** Reads a page of ids and their records in one round trip (`lua/message-index-page-1.lua`). */
+const PAGE = storeScript<[number, ...(string | null)[]]>('message-index-page-1');
+
 /**
  * The order of a device's messages for GET /messages: ids only (the records carry the rest and
  * expire on their own; an id whose record is gone is skipped and dropped when read).
@@ -57,6 +65,33 @@ export class MessageIndex {
     const out: IndexEntry[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) out.push({ messageId: flat[i]!, seq: Number(flat[i + 1]) });
     return out;
+  }
+
+  /**
+   * Up to `count` entries older than `before` (a place), newest first, each with its record's
+   * fields as stored (`{}` for a message still queued or one whose record expired), and whether
+   * older entries follow: one round trip (the page script) instead of one command per record.
+   */
+  async page(
+    deviceId: string,
+    before: number | undefined,
+    count: number,
+  ): Promise<{ entries: IndexPageEntry[]; more: boolean }> {
+    const [more, ...flat] = await PAGE.run(
+      this.redis,
+      [keys.messageIndex(deviceId)],
+      [keys.message(deviceId, ''), before === undefined ? '+inf' : `(${before}`, String(count)],
+    );
+    const entries: IndexPageEntry[] = [];
+    for (let at = 0; at + 3 <= flat.length; at += 3) {
+      const record = flat[at + 2];
+      entries.push({
+        messageId: String(flat[at]),
+        seq: Number(flat[at + 1]),
+        fields: (record ? JSON.parse(record) : {}) as Record<string, string>,
+      });
+    }
+    return { entries, more: more === 1 };
   }
 
   /** Drops ids whose records expired. */

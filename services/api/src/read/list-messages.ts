@@ -1,7 +1,7 @@
 import type { MessagesQuery } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { withContacts } from './contacts.js';
-import { readRecordAndFields } from './records.js';
+import { recordFromFields } from './records.js';
 import { withRevisions } from './revised-record.js';
 
 /**
@@ -39,12 +39,15 @@ export async function listMessages(
   const filtered = q.direction !== undefined || q.batchId !== undefined || q.status !== undefined;
   for (;;) {
     const count = filtered ? READ : Math.min(READ, q.limit - out.length);
-    const entries = await s.index.before(deviceId, before, count);
-    const read = await Promise.all(entries.map((e) => readRecordAndFields(s, deviceId, e.messageId)));
+    // One round trip: the ids and their records (and whether older ids follow).
+    const page = await s.index.page(deviceId, before, count);
+    const entries = page.entries;
+    const read = await Promise.all(entries.map((e) => recordFromFields(s, deviceId, e.messageId, e.fields)));
     const gone: string[] = [];
+    let more = page.more;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
-      const { record, fields } = read[i]!;
+      const record = read[i];
       before = entry.seq;
       scanned++;
       if (!record) {
@@ -55,23 +58,21 @@ export async function listMessages(
       if (q.direction && direction !== q.direction) continue;
       if (q.batchId && !('batchId' in record && record.batchId === q.batchId)) continue;
       // Edited and deleted ones as GET /messages/:id shows them (an inbound delete is a status).
-      const full = await withRevisions(s, deviceId, record, fields);
+      const full = await withRevisions(s, deviceId, record, entry.fields);
       if (q.status && full.status !== q.status) continue;
       out.push(full as unknown as Record<string, unknown>);
-      fieldsOf.set(entry.messageId, fields);
-      if (out.length === q.limit) break;
+      fieldsOf.set(entry.messageId, entry.fields);
+      if (out.length === q.limit) {
+        more ||= i < entries.length - 1;
+        break;
+      }
     }
     await s.index.forget(deviceId, gone);
     await withContacts(s.redis, deviceId, out.slice(filled));
     filled = out.length;
-    const exhausted = entries.length < count && out.length < q.limit;
-    if (exhausted) return { messages: await withKinds(s, deviceId, out, fieldsOf) };
+    if (!more) return { messages: await withKinds(s, deviceId, out, fieldsOf) };
     if (out.length === q.limit || scanned >= SCAN_BUDGET) {
-      const more = (await s.index.before(deviceId, before, 1)).length > 0;
-      return {
-        messages: await withKinds(s, deviceId, out, fieldsOf),
-        ...(more ? { nextCursor: String(before) } : {}),
-      };
+      return { messages: await withKinds(s, deviceId, out, fieldsOf), nextCursor: String(before) };
     }
   }
 }
