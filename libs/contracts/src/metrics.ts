@@ -438,7 +438,7 @@ export function createMetrics() {
     }),
     brokerLost: new client.Counter({
       name: `${p}broker_lost_events_total`,
-      help: 'Events the device logs dropped (retention window, count bound) before a broker confirmed them, by transport.',
+      help: 'Events the device logs dropped (retention window, count bound) before a broker confirmed them, or that could not be opened (sealed under a key no longer configured), by transport.',
       labelNames: ['transport'] as const,
       registers: reg,
     }),

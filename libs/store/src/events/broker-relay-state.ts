@@ -1,6 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import { keys, type EventType } from '@mgw/contracts';
 import { FencedLeases, type HeldLease } from '../coordination/lease.js';
+import { SealedValueError, type SealedValueProblem } from '../encryption/encryption.js';
 import type { Sealer } from '../encryption/sealer.js';
 import { storeScript } from '../lua.js';
 import { eventSealContext } from '../webhooks/events.js';
@@ -38,6 +39,11 @@ export interface RelayEvent {
   timestamp: string;
   /** The event's data as JSON text, opened (what a webhook's body holds under `data`). */
   dataJson: string;
+  /**
+   * Set when the event's sealed data cannot be opened (a key dropped from the keyring before
+   * `reencrypt` finished, or tampering): `dataJson` is empty and the event cannot be published.
+   */
+  unreadable?: SealedValueProblem;
 }
 
 export interface RelayPage {
@@ -173,8 +179,15 @@ export class BrokerRelayState {
   private toEvent(deviceId: string, cursor: BrokerCursor, f: Record<string, string>): RelayEvent {
     const id = f.id ?? '';
     const raw = f.data ?? '{}';
-    const data = f.sealed === '1' ? this.sealer.openText(raw, eventSealContext(deviceId, id)) : raw;
-    return { cursor, id, type: f.type as EventType, timestamp: f.ts ?? '', dataJson: data };
+    const event = { cursor, id, type: f.type as EventType, timestamp: f.ts ?? '', dataJson: raw };
+    if (f.sealed !== '1') return event;
+    try {
+      return { ...event, dataJson: this.sealer.openText(raw, eventSealContext(deviceId, id)) };
+    } catch (err) {
+      // One event that will never open must not hold back every event after it.
+      if (err instanceof SealedValueError) return { ...event, dataJson: '', unreadable: err.problem };
+      throw err;
+    }
   }
 }
 

@@ -197,9 +197,11 @@ export class BrokerRelay {
         this.measure(d, page);
         const last = page.events.at(-1);
         if (!last) return;
+        const unreadable = page.events.filter((e) => e.unreadable);
+        if (unreadable.length) this.passOver(deviceId, unreadable);
         const setting = await this.o.settings.one(deviceId, this.name);
         const out = page.events.filter(
-          (e) => entryMs(e.cursor.id) >= this.startMs && brokerWants(setting, e.type),
+          (e) => !e.unreadable && entryMs(e.cursor.id) >= this.startMs && brokerWants(setting, e.type),
         );
         if (out.length) {
           try {
@@ -219,6 +221,20 @@ export class BrokerRelay {
     } finally {
       await state.release(lease).catch(() => {});
     }
+  }
+
+  /**
+   * Events whose sealed data cannot be opened are passed over (counted lost, their ids logged):
+   * retried, they would hold back every later event of the device for good.
+   */
+  private passOver(deviceId: string, events: RelayEvent[]): void {
+    this.o.metrics.brokerLost.inc({ transport: this.name }, events.length);
+    this.o.logger.error('broker relay: events that cannot be opened were passed over', {
+      transport: this.name,
+      deviceId,
+      eventIds: events.map((e) => e.id),
+      problem: events[0]!.unreadable,
+    });
   }
 
   private measure(d: DeviceRun, page: { events: RelayEvent[]; backlog: number }): void {

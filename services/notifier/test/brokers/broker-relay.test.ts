@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { closeRedis, createLogger, createRedis, waitForRedis, type RedisClient } from '@mgw/common';
 import { createMetrics, keys, type EventType } from '@mgw/contracts';
-import { BrokerSettingsStore, Encryption, publishEvent } from '@mgw/store';
+import { randomBytes } from 'node:crypto';
+import { BrokerSettingsStore, Encryption, EncryptionKey, publishEvent } from '@mgw/store';
 import {
   startNatsServer,
   startRabbitMqServer,
@@ -343,6 +344,26 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
     } finally {
       await nc.close();
     }
+  });
+
+  it('When an event is sealed under a key the notifier does not have, then it is passed over (counted lost) and the events after it are published, in order', async () => {
+    const exchange = `ex-${uid()}`;
+    const rr = await reader(exchange);
+    const { relays: r, metrics } = await relays({ exchange });
+    open.relays = r;
+    const deviceId = `sealed-${uid()}`;
+    // Sealed under a key dropped from the keyring (never in MGW_ENCRYPTION_*): it cannot be opened.
+    const gone = Encryption.fromConfig({ current: new EncryptionKey('gone', randomBytes(32)), old: [] });
+    await publishEvent(redis, deviceId, 'group.updated', { seq: 1 }, { sealer: Encryption.fromEnv() });
+    await publishEvent(redis, deviceId, 'group.updated', { seq: 2 }, { sealer: gone });
+    await publishEvent(redis, deviceId, 'message.sent', { seq: 3 });
+
+    await waitFor(() => rr.received.some((m) => m.body.type === 'message.sent'), { what: 'the last event' });
+    expect(rr.received.map((m) => (m.body.data as { seq: number }).seq)).to.deep.equal([1, 3]);
+    expect(await metricValue(metrics, 'mgw_broker_lost_events_total', 'rabbitmq')).to.equal(1);
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(deviceId, 'rabbitmq'), 'ord')) === '3', {
+      what: 'the cursor past the three events',
+    });
   });
 
   it('When two notifiers relay the same devices to RabbitMQ and one stops mid-stream, then each device is published by one at a time and the other takes over: every event once, in order', async () => {
