@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { EVENT_LOG_MAX_EVENTS, keys, newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import {
   Encryption,
+  EncryptionKey,
   EventLog,
   InboundStore,
   MessageStore,
@@ -166,5 +168,28 @@ describe('store: the event log, every event retained for GET /events (real Redis
     expect(await log.read(deviceId, { limit: 10 })).to.deep.equal({ events: [], nextCursor: null });
     const after = `${Date.now()}-0`;
     expect(await log.read(deviceId, { after, limit: 10 })).to.deep.equal({ events: [], nextCursor: after });
+  });
+
+  it('When an event is sealed under a key no longer configured, then reads pass over it with truncated, say which, and go on past it', async () => {
+    const deviceId = newDevice();
+    const told: { id: string; problem: string }[] = [];
+    const reader = new EventLog(redis, Encryption.fromEnv(), 24 * HOUR, (d, e) => {
+      expect(d).to.equal(deviceId);
+      told.push({ id: e.id, problem: e.problem });
+    });
+    const gone = Encryption.fromConfig({ current: new EncryptionKey('gone', randomBytes(32)), old: [] });
+    await publishEvent(redis, deviceId, 'group.updated', { seq: 1 }, { sealer: Encryption.fromEnv() });
+    await publishEvent(redis, deviceId, 'group.updated', { seq: 2 }, { sealer: gone, id: 'evt-unreadable' });
+    await publishEvent(redis, deviceId, 'message.sent', { seq: 3 });
+
+    const page = await reader.read(deviceId, { limit: 10 });
+    expect(page.events.map((e) => (e.data as { seq: number }).seq)).to.deep.equal([1, 3]);
+    expect(page.truncated).to.equal(true);
+    expect(told).to.deep.equal([{ id: 'evt-unreadable', problem: 'unknown_key' }]);
+    // A reader one event at a time is not held at it either.
+    const first = await reader.read(deviceId, { limit: 1 });
+    const second = await reader.read(deviceId, { limit: 1, after: first.nextCursor! });
+    expect(second.events.map((e) => (e.data as { seq: number }).seq)).to.deep.equal([3]);
+    expect(second.truncated).to.equal(true);
   });
 });

@@ -150,7 +150,15 @@ export function createApiServices(base: {
   // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
-  const eventLog = new EventLog(redis, base.encryption, config.eventLog.retentionMs);
+  const eventLog = new EventLog(redis, base.encryption, config.eventLog.retentionMs, (deviceId, event) =>
+    // GET /events and the streams go on past it (with `truncated`); the operator must know why.
+    logger.error('event log: an event that cannot be opened was passed over', {
+      deviceId,
+      eventId: event.id,
+      cursor: event.cursor,
+      problem: event.problem,
+    }),
+  );
   // Enforces the event log's retention window on every device (one API process per round).
   const trimmer = new EventLogTrimmer({ redis, eventLog, logger });
   const eventStreams = new EventStreams({

@@ -1,5 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import { keys, type EventType } from '@mgw/contracts';
+import { SealedValueError, type SealedValueProblem } from '../encryption/encryption.js';
 import type { Sealer } from '../encryption/sealer.js';
 import { eventSealContext } from '../webhooks/events.js';
 
@@ -33,9 +34,18 @@ export interface EventLogPage {
   events: LoggedEvent[];
   /** What to pass as `after` next time: the last entry looked at (filtered out or not). */
   nextCursor: string | null;
-  /** Present when events after the cursor were dropped (retention window or count bound). */
+  /**
+   * Present when events after the cursor were lost to the reader: dropped (retention window or
+   * count bound), or passed over because their sealed data cannot be opened.
+   */
   truncated?: true;
 }
+
+/** Told of each event passed over because its sealed data cannot be opened (ids only). */
+export type UnreadableEventHandler = (
+  deviceId: string,
+  event: { id: string; cursor: string; problem: SealedValueProblem },
+) => void;
 
 export interface EventLogQuery {
   /** A stream entry id (already checked against `EVENT_CURSOR_PATTERN`). */
@@ -67,6 +77,8 @@ export class EventLog {
     private readonly sealer: Sealer,
     /** How long an event is kept (EVENT_LOG_RETENTION_HOURS). */
     readonly retentionMs: number,
+    /** Told of each event passed over because it cannot be opened (the API logs it). */
+    private readonly onUnreadable: UnreadableEventHandler = () => {},
   ) {}
 
   /** The first id still inside the retention window (entries below it are expired). */
@@ -120,7 +132,15 @@ export class EventLog {
         scanned++;
         const f = fieldMap(fields);
         if (wanted && !wanted.has(f.type ?? '')) continue;
-        events.push(this.toEvent(deviceId, entryId, f));
+        try {
+          events.push(this.toEvent(deviceId, entryId, f));
+        } catch (err) {
+          // Sealed under a key no longer configured (or tampered): it will never open, and a
+          // reader stopped at it could never read past it. Passed over, and said so.
+          if (!(err instanceof SealedValueError)) throw err;
+          truncated = true;
+          this.onUnreadable(deviceId, { id: f.id ?? '', cursor: entryId, problem: err.problem });
+        }
       }
       if (chunk.length < count) break;
       start = `(${last!}`;
