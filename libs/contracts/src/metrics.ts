@@ -343,7 +343,7 @@ export function createMetrics() {
     }),
     webhookDeliveries: new client.Counter({
       name: `${p}webhook_deliveries_total`,
-      help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped).',
+      help: 'Webhook delivery attempts by event type and outcome (delivered, retry, exhausted, gone, dropped, unreadable).',
       labelNames: ['type', 'outcome'] as const,
       registers: reg,
     }),

@@ -1,7 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { OutboundError, OutboundRefusedError, type Logger, type OutboundClient } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
-import { eventSealContext, type PendingDelivery, type Sealer, type WebhookStore } from '@mgw/store';
+import {
+  eventSealContext,
+  SealedValueError,
+  type PendingDelivery,
+  type Sealer,
+  type WebhookStore,
+} from '@mgw/store';
 import type { TargetCache } from './target-cache.js';
 
 export interface DeliveryDeps {
@@ -21,9 +27,10 @@ export interface DeliveryDeps {
 /**
  * How an attempt ended: `delivered` (2xx), `dropped` (no endpoint, or it is disabled), `gone`
  * (410: the endpoint is now disabled), `retry` (failed, another attempt follows on the schedule),
- * `exhausted` (failed on the last attempt).
+ * `exhausted` (failed on the last attempt), `unreadable` (its sealed data cannot be opened: it
+ * never will, so it is not attempted again).
  */
-export type AttemptResult = 'delivered' | 'dropped' | 'gone' | 'retry' | 'exhausted';
+export type AttemptResult = 'delivered' | 'dropped' | 'gone' | 'retry' | 'exhausted' | 'unreadable';
 
 const USER_AGENT = 'messenger-gateway-webhooks/1';
 
@@ -47,9 +54,21 @@ export async function deliverEvent(
     metrics.webhookDeliveries.inc({ type: event.type, outcome: 'dropped' });
     return 'dropped';
   }
-  const data = event.sealed
-    ? deps.sealer.openText(event.data, eventSealContext(deviceId, event.id))
-    : event.data;
+  let data = event.data;
+  try {
+    if (event.sealed) data = deps.sealer.openText(event.data, eventSealContext(deviceId, event.id));
+  } catch (err) {
+    // Sealed under a key no longer configured (or tampered): retrying cannot open it.
+    if (!(err instanceof SealedValueError)) throw err;
+    metrics.webhookDeliveries.inc({ type: event.type, outcome: 'unreadable' });
+    deps.logger.error('webhook event cannot be opened; not delivered', {
+      deviceId,
+      eventId: event.id,
+      type: event.type,
+      problem: err.problem,
+    });
+    return 'unreadable';
+  }
   const body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: JSON.parse(data) });
   const now = new Date();
   const signature = target.secrets.map((secret) => new Webhook(secret).sign(event.id, now, body)).join(' ');

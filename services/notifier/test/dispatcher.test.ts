@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import {
   closeRedis,
@@ -10,7 +11,14 @@ import {
   type RedisClient,
 } from '@mgw/common';
 import { BULL_PREFIX, createMetrics, keys, webhookQueueName, type WebhookJobData } from '@mgw/contracts';
-import { Encryption, WebhookDeliveries, WebhookStore, publishEvent, webhookDeliveryKeys } from '@mgw/store';
+import {
+  Encryption,
+  EncryptionKey,
+  WebhookDeliveries,
+  WebhookStore,
+  publishEvent,
+  webhookDeliveryKeys,
+} from '@mgw/store';
 import { WebhookReceiver, waitFor } from '@mgw/testing';
 import { DeliveryDispatcher } from '../src/dispatcher.js';
 import { legacyQueueAdopter } from '../src/legacy-queues.js';
@@ -26,7 +34,7 @@ describe('notifier: deliveries under a per-device lease (real Redis, a receiver 
   const newDevice = () => `dl-${Math.random().toString(36).slice(2, 8)}`;
   const dispatchers: DeliveryDispatcher[] = [];
 
-  const dispatcher = (owner: string) => {
+  const dispatcher = (owner: string, metrics = createMetrics()) => {
     const d = new DeliveryDispatcher({
       store,
       owner,
@@ -44,7 +52,7 @@ describe('notifier: deliveries under a per-device lease (real Redis, a receiver 
         }),
         timeoutMs: 2000,
         maxAttempts: 5,
-        metrics: createMetrics(),
+        metrics,
         logger,
       },
       logger,
@@ -139,6 +147,24 @@ describe('notifier: deliveries under a per-device lease (real Redis, a receiver 
       timeoutMs: 5000,
       what: 'the retry forgotten once delivered',
     });
+  });
+
+  it('When an event is sealed under a key the notifier does not have, then it is not attempted (counted unreadable) and the events after it are delivered', async () => {
+    const deviceId = newDevice();
+    await webhooks.set(deviceId, { url: receiver.url });
+    const metrics = createMetrics();
+    const one = dispatcher('one', metrics);
+    const gone = Encryption.fromConfig({ current: new EncryptionKey('gone', randomBytes(32)), old: [] });
+    await emit(deviceId, 0);
+    await publishEvent(redis, deviceId, 'session.status', { status: 'connected', seq: 1 }, { sealer: gone });
+    await emit(deviceId, 2);
+    void one.kick(deviceId);
+    await waitFor(() => receiver.accepted().length === 2, { timeoutMs: 10_000, what: 'two accepted' });
+    expect(receiver.deliveries.map((d) => d.body.data.seq)).to.deep.equal([0, 2]);
+    const outcomes = (await metrics.registry.getSingleMetric('mgw_webhook_deliveries_total')!.get()).values;
+    expect(outcomes.find((v) => v.labels.outcome === 'unreadable')?.value).to.equal(1);
+    const k = webhookDeliveryKeys(deviceId);
+    expect(await redis.zcard(k.retries), 'not scheduled again').to.equal(0);
   });
 
   it('When a device still has a legacy BullMQ delivery queue, then its jobs are delivered and the queue removed', async () => {
