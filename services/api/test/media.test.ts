@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createRedis } from '@mgw/common';
 import { ERRORS, keys, type DeviceCommandReply } from '@mgw/contracts';
 import { DeviceCommandResponder, storageContext } from '@mgw/store';
-import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
+import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 describe('GET /messages/:id/media', () => {
   let t: TestApi;
@@ -84,5 +84,26 @@ describe('GET /messages/:id/media', () => {
     expect(res.status).to.equal(409);
     expect(res.body).to.include({ success: false, error: ERRORS.noDevice });
     expect(Date.now() - started).to.be.below(2000);
+  });
+
+  it("When the message is unknown, another device's, or one sent through the gateway, then 404 saying which, and no holder is asked", async () => {
+    await startHolder();
+    const other = await createToken(t, { deviceId: freshDeviceId() });
+    const notTheirs = await call(`${t.api}/messages/${messageId}/media`, { token: other });
+    expect(notTheirs.status).to.equal(404);
+    expect(notTheirs.body).to.include({ success: false, error: ERRORS.messageNotFound });
+    const unknown = await call(`${t.api}/messages/00000000-0000-4000-8000-000000000000/media`, { token });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.include({ error: ERRORS.messageNotFound });
+    await markConnected(t.redis, deviceId);
+    const sent = await call(`${t.api}/send`, {
+      token,
+      method: 'POST',
+      json: { to: '15550001234', text: 'hi' },
+    });
+    const own = await call(`${t.api}/messages/${String(sent.body.messageId)}/media`, { token });
+    expect(own.status).to.equal(404);
+    expect(own.body).to.include({ error: ERRORS.mediaNotFound });
+    expect(await t.redis.keys(keys.mediaDownload(deviceId, '*'))).to.deep.equal([]);
   });
 });

@@ -4,15 +4,15 @@ import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
 import {
   DeviceCommandClient,
   NOBODY_HOLDS_DEVICE,
-  historyOutboundOf,
   storageContext,
+  type HistoryOutboundRecord,
   type InboundRecord,
 } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
-import { ownMessage } from './messages.js';
+import { readRecordAndFields, type AnyRecord } from '../read/records.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
 const DOWNLOAD_TIMEOUT_SECONDS = 30;
@@ -31,8 +31,7 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    const record = await ownMessage(s, deviceId, id);
-    const attachment = await downloadableAttachment(s, deviceId, id, record.direction);
+    const attachment = downloadableAttachment(await ownRecord(s, deviceId, id));
     if (!attachment) throw new ApiError(404, ERRORS.mediaNotFound);
     // Kept in the media store on arrival: served from there (no round trip to WhatsApp, which
     // forgets media after a while). Gone or unreadable there: downloaded as below.
@@ -60,20 +59,23 @@ export function mediaRoute(s: ApiServices): RequestHandler {
   };
 }
 
+/** The message of the device (one read of its record, whichever its direction), or 404 as GET /messages/:id. */
+async function ownRecord(s: ApiServices, deviceId: string, id: string): Promise<AnyRecord> {
+  const { record } = id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : {};
+  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
+  return record;
+}
+
 /**
  * The attachment a message's media reference downloads: an inbound message's, or one the account
  * sent before the link, known from its history (history sync keeps the reference of both). A
  * message sent through the gateway has none: its file was the client's.
  */
-async function downloadableAttachment(
-  s: ApiServices,
-  deviceId: string,
-  messageId: string,
-  direction: string | undefined,
-): Promise<InboundRecord['attachment']> {
-  if (direction === 'inbound') return (await s.inbound.get(deviceId, messageId))?.attachment;
-  const fields = await s.messages.fields(deviceId, messageId);
-  return historyOutboundOf(s.encryption, deviceId, messageId, fields)?.attachment;
+function downloadableAttachment(record: AnyRecord): InboundRecord['attachment'] {
+  if (record.direction === 'inbound' || ('history' in record && record.history)) {
+    return (record as InboundRecord | HistoryOutboundRecord).attachment;
+  }
+  return undefined;
 }
 
 /** The file as the answer: its type, length and, when it has one, its name. */
