@@ -1,9 +1,10 @@
 --[[
   Records one message in its chat of the device's chat index (GET /chats, GET /chats/:chatId/messages):
   the chat's message ids in the chat's own order (its `seq`), an inbound one also among its unread
-  (and the chat's `unread` field, their count), the chat's last message and activity, and the chat's place in the index. Everything is bounded
-  and expires with the messages: at most 5000 chats (CHAT_LIMITS.chats: the least recently active
-  go, with their three keys), 2000 ids per chat (messagesPerChat), 1000 unread (unreadPerChat);
+  (and the chat's `unread` field, their count), the chat's last message and activity, and the
+  chat's place in the index. Everything is bounded and expires with the messages: at most 5000
+  chats (CHAT_LIMITS.chats: the least recently active go, with their three keys), 2000 ids per
+  chat (messagesPerChat), 1000 unread (unreadPerChat);
   each key's TTL is the message retention, renewed by each message. The chat keys are built from
   `prefix` (keys.chat(deviceId, '')): they carry the device's hash tag, so they are in this slot.
 

@@ -12,7 +12,8 @@ import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
-import { readRecordAndFields, type AnyRecord } from '../read/records.js';
+import type { AnyRecord } from '../read/records.js';
+import { ownRecordAndFields } from './messages.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
 const DOWNLOAD_TIMEOUT_SECONDS = 30;
@@ -31,7 +32,7 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    const attachment = downloadableAttachment(await ownRecord(s, deviceId, id));
+    const attachment = downloadableAttachment((await ownRecordAndFields(s, deviceId, id)).record);
     if (!attachment) throw new ApiError(404, ERRORS.mediaNotFound);
     // Kept in the media store on arrival: served from there (no round trip to WhatsApp, which
     // forgets media after a while). Gone or unreadable there: downloaded as below.
@@ -57,13 +58,6 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     const fileName = h.fileName?.toString() ?? attachment.fileName;
     sendFile(res, bytes, h.mimeType?.toString() ?? attachment.mimeType, fileName);
   };
-}
-
-/** The message of the device (one read of its record, whichever its direction), or 404 as GET /messages/:id. */
-async function ownRecord(s: ApiServices, deviceId: string, id: string): Promise<AnyRecord> {
-  const { record } = id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : {};
-  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-  return record;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { InboundRecord } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
 import { parse } from '../http/validation.js';
-import { readRecordAndFields } from '../read/records.js';
+import { readRecordAndFields, type AnyRecord } from '../read/records.js';
 
 /**
  * GET /messages/:id: a message of the token's device; any other id is 404, not 403. The record is
@@ -23,9 +23,7 @@ export function messageRoute(s: ApiServices): RequestHandler {
     const deviceId = auth.poolId
       ? ((await s.poolBatches.owner(auth.poolId, id)) ?? auth.deviceId)
       : auth.deviceId;
-    const { record: data, fields } =
-      id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : { record: undefined, fields: {} };
-    if (!data || data.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
+    const { record: data, fields } = await ownRecordAndFields(s, deviceId, id);
     if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);
     await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
     res.status(200).json({
@@ -60,6 +58,21 @@ export function listMessagesRoute(s: ApiServices): RequestHandler {
     const q = parse(messagesQuerySchema, req.query);
     res.status(200).json({ success: true, data: await listMessages(s, deviceId, q) });
   };
+}
+
+/**
+ * Message `id` of the device as GET /messages/:id reads it (one read of its record, whichever its
+ * direction) and its record's fields; 404 for any other id (another device's too).
+ */
+export async function ownRecordAndFields(
+  s: Parameters<typeof readRecordAndFields>[0],
+  deviceId: string,
+  id: string,
+): Promise<{ record: AnyRecord; fields: Record<string, string> }> {
+  const { record, fields } =
+    id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : { record: undefined, fields: {} };
+  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
+  return { record, fields };
 }
 
 /** The record of message `id` of the token's device; 404 for any other id (another device's too). */
