@@ -15633,6 +15633,8 @@ export interface components {
          */
         until: string;
       };
+      /** @description Outbound, once an attempt was made: true when one may have handed it to WhatsApp (or one is under way, or it was sent); false while every attempt ended before that (not connected, closed before the write, refused with an error ack). A pooled message whose send began never moves; see docs/architecture.md "When a send began". */
+      sendBegan?: boolean;
       /** @description Outbound: the recipient's phone could not decrypt it and asked for it again (retry receipts); absent when it never asked. See docs/events.md "Retry receipts". */
       retries?: {
         /** @description Retry receipts: how often the recipient asked for it again. */
@@ -16604,6 +16606,8 @@ export interface components {
          */
         until: string;
       };
+      /** @description Outbound, once an attempt was made: true when one may have handed it to WhatsApp (or one is under way, or it was sent); false while every attempt ended before that (not connected, closed before the write, refused with an error ack). A pooled message whose send began never moves; see docs/architecture.md "When a send began". */
+      sendBegan?: boolean;
       /** @description Outbound: the recipient's phone could not decrypt it and asked for it again (retry receipts); absent when it never asked. See docs/events.md "Retry receipts". */
       retries?: {
         /** @description Retry receipts: how often the recipient asked for it again. */

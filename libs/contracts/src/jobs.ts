@@ -152,6 +152,12 @@ export interface MessageRecord {
   direction?: 'outbound' | 'inbound';
   /** Why a `queued` message waits, and until when (see HELD_REASONS); absent once it goes on. */
   held?: HeldInfo;
+  /**
+   * Whether its send began: true once an attempt may have handed it to WhatsApp's socket (or one
+   * is under way, or it was sent); false while every attempt ended before that (not connected,
+   * closed before the write, refused with an error ack). Absent before the first attempt.
+   */
+  sendBegan?: boolean;
   /** Status `deleted`: when it was deleted for everyone (or, unsent, taken out of the queue). */
   deletedAt?: string;
   /** An edited text: its edits, oldest first, and its current text (the last edit's). */

@@ -281,6 +281,12 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: reg,
     }),
+    sendAttemptsEnded: new client.Counter({
+      name: `${p}send_attempts_failed_total`,
+      help: 'Send attempts that ended without the message sent, by whether its send began: true (a frame of it may have reached WhatsApp: it stays on its device, a logout fails it), false (it ended before the socket, or WhatsApp refused it with an error ack: a pooled message may still move).',
+      labelNames: ['began'] as const,
+      registers: reg,
+    }),
     contactLookups: new client.Counter({
       name: `${p}contact_lookups_total`,
       help: 'Numbers of POST /contacts/check by outcome: cache_hit (answered from the cache), looked_up (asked of WhatsApp), capped (refused by the daily lookup cap).',

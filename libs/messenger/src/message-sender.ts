@@ -1,4 +1,5 @@
 import {
+  DisconnectReason,
   generateWAMessageFromContent,
   jidDecode,
   prepareWAMessageMedia,
@@ -64,6 +65,19 @@ export interface OutgoingMessage {
 
 export class NotConnectedError extends Error {
   override name = 'NotConnectedError';
+}
+
+/**
+ * One send attempt of a message (its one or two WhatsApp messages): `began` turns true once a
+ * frame of it may have been handed to the socket — WhatsApp may have it from then on — and stays
+ * true. It stays false while the attempt can only have ended before that: the socket was not open,
+ * it closed before the frame was written (Baileys checks the socket right before each frame it
+ * writes), the message failed to be prepared (its quote, its media upload), or WhatsApp refused
+ * the frame with an error ack (it delivers nothing it refused). Anything else that fails once the
+ * write began (no ack, a frame that timed out, an unknown error) counts as begun.
+ */
+export interface SendAttempt {
+  began: boolean;
 }
 export class ReplyTargetMissingError extends Error {
   override name = 'ReplyTargetMissingError';
@@ -193,9 +207,10 @@ export class MessageSender {
   /**
    * Resolves once WhatsApp acknowledged the message. Baileys' sendMessage resolves when the frame
    * is written, not when the server has it: a socket that died under the write would otherwise
-   * lose the message while we mark it sent.
+   * lose the message while we mark it sent. `attempt` learns whether the send began (see
+   * SendAttempt): an attempt of two messages passes the same one to both.
    */
-  async send(msg: OutgoingMessage): Promise<void> {
+  async send(msg: OutgoingMessage, attempt: SendAttempt = { began: false }): Promise<void> {
     const quoted = msg.quotedPlatformMessageId
       ? await this.quoted(msg.jid, msg.quotedPlatformMessageId)
       : undefined;
@@ -207,11 +222,26 @@ export class MessageSender {
     const prepMs = msg.status ? msg.status.audience.length * STATUS_PREP_MS_PER_VIEWER : 0;
     const ack = sock.waitForMessage(msg.platformMessageId, ACK_TIMEOUT_MS + prepMs);
     ack.catch(() => undefined);
-    await this.write(sock, msg, quoted, prepared);
+    // An earlier part of the attempt (the media before its follow-up text) may have begun it.
+    const beganBefore = attempt.began;
+    try {
+      await this.write(sock, msg, quoted, prepared);
+    } catch (err) {
+      // Closed before the message's frame went (a query it needed first, or the frame itself):
+      // nothing of it was written.
+      if (isConnectionClosed(err))
+        throw new NotConnectedError('the socket closed before the message was written');
+      attempt.began = true;
+      throw err;
+    }
+    attempt.began = true;
     const frame = (await (prepMs ? withinMs(ack, ACK_TIMEOUT_MS) : ack)) as
       { tag?: string; attrs?: Record<string, string> } | undefined;
     if (!frame) throw new AckTimeoutError(`no server ack for ${msg.platformMessageId}`);
-    if (frame.tag === 'ack' && frame.attrs?.error) throw new ServerRejectedError(frame.attrs.error);
+    if (frame.tag === 'ack' && frame.attrs?.error) {
+      attempt.began = beganBefore;
+      throw new ServerRejectedError(frame.attrs.error);
+    }
   }
 
   private async write(
@@ -312,6 +342,18 @@ export class MessageSender {
     message.catch(() => this.media.delete(key));
     return message;
   }
+}
+
+/**
+ * Baileys' "Connection Closed": thrown before a frame is written when the socket is not open (and
+ * by a query's wait when the socket closes under it), never after its frame was handed over.
+ */
+function isConnectionClosed(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    err.message === 'Connection Closed' &&
+    (err as { output?: { statusCode?: number } }).output?.statusCode === DisconnectReason.connectionClosed
+  );
 }
 
 /** Baileys' options of a status update: its viewers, and a text status's background and font. */

@@ -7,6 +7,12 @@
   message waited for its turn holds it. Claiming also ends the message's hold (`held`, and its
   place in the list's held set).
 
+  `sendingAt` marks an attempt under way (docs/architecture.md, "When a send began"): the attempt
+  ends it as unsent (message-attempt-end-1.lua) when nothing of the message reached the socket, or
+  leaves it and sets `sendBegan` when something may have. A claim that finds an earlier attempt's
+  `sendingAt` still there (its process died mid-attempt, or could not record its end) cannot know
+  whether that one wrote: it counts as begun (`sendBegan`), for good.
+
   Input:
     KEYS[1] record (keys.message)
     KEYS[2] WhatsApp-id mapping (keys.messageByPlatformId)
@@ -45,6 +51,7 @@ local pause = redis.call('HMGET', KEYS[5], 'reason', 'until')
 if pause[1] and tonumber(pause[2] or '0') > tonumber(ARGV[3]) then return 'restricted' end
 for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSETNX', rec, k, v) end
 redis.call('HSETNX', rec, 'status', 'queued')
+if redis.call('HEXISTS', rec, 'sendingAt') == 1 then redis.call('HSET', rec, 'sendBegan', '1') end
 redis.call('HSET', rec, 'sendingAt', ARGV[3])
 redis.call('HDEL', rec, 'heldReason', 'heldUntil')
 if ARGV[6] == '1' then redis.call('SREM', held, ARGV[1]) end

@@ -3,8 +3,8 @@
   set; nothing for a message that left `queued` (it is sent or failed: not held) or moved to
   another device of its pool. A `batch_paused`
   hold of a list that is no longer paused is refused too (a resume ran meanwhile: the message goes
-  on instead). A hold after WhatsApp refused the attempt (an error ack: the message reached no one)
-  ends that attempt (`sendingAt` goes): a pooled message may then move to another device.
+  on instead). A hold never ends a send attempt: the attempt records its own end first
+  (message-attempt-end-1.lua).
 
   Input:
     KEYS[1] record (keys.message)
@@ -16,7 +16,6 @@
     ARGV[3] until (ISO 8601)
     ARGV[4] retention seconds
     ARGV[5] '1' when the message is of a list
-    ARGV[6] '1' when WhatsApp refused the attempt that started (the message was not sent), else '0'
 
   Output:
     1 when held, 0 when not
@@ -26,7 +25,6 @@ local cur = redis.call('HGET', rec, 'status') or 'queued'
 if cur ~= 'queued' or redis.call('HEXISTS', rec, 'movedTo') == 1 then return 0 end
 if ARGV[2] == 'batch_paused' and redis.call('HEXISTS', batch, 'pausedAt') == 0 then return 0 end
 redis.call('HSET', rec, 'heldReason', ARGV[2], 'heldUntil', ARGV[3])
-if ARGV[6] == '1' then redis.call('HDEL', rec, 'sendingAt') end
 redis.call('EXPIRE', rec, tonumber(ARGV[4]))
 if ARGV[5] == '1' and redis.call('EXISTS', batch) == 1 then
   redis.call('SADD', held, ARGV[1])

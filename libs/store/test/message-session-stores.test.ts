@@ -211,35 +211,49 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect(after.linkGeneration).to.equal(before + 1);
   });
 
-  it("When a device's messages are purged, then a pooled message never claimed there stays for its pool to move, and one whose send began there ends failed", async () => {
+  it("When a device's messages are purged, then a pooled message whose send never began there (never claimed, or every attempt ended before the socket) stays for its pool to move; one whose send began, or whose attempt's end is unknown, ends failed", async () => {
     const deviceId = `st-${Math.random().toString(36).slice(2, 8)}`;
     const queue = openSendQueue(redis, deviceId);
     queues.push(queue);
-    const [waiting, started] = [0, 1].map((i) =>
+    const [waiting, unsent, began, unknown] = [0, 1, 2, 3].map((i) =>
       sendJobData(deviceId, {
         to: String(15551240000 + i),
         linkGeneration: 0,
         poolId: 'pool-x',
         batchId: 'b1',
       }),
-    ) as [SendJobData, SendJobData];
+    ) as [SendJobData, SendJobData, SendJobData, SendJobData];
     await queue.addBulk(
-      [waiting, started].map((data) => ({
+      [waiting, unsent, began, unknown].map((data) => ({
         name: 'send',
         data,
         opts: { jobId: data.messageId, priority: PRIORITY.send },
       })),
     );
-    // The second's send began (a retry waits after an attempt the closing socket failed).
-    expect(await store.claim(started)).to.equal('claimed');
-    expect(await purgeDeviceMessages({ redis, queue, messages: store }, deviceId, 'logged_out')).to.equal(1);
-    expect(await queue.getJob(waiting.messageId)).to.not.equal(undefined);
-    expect(await queue.getJob(started.messageId)).to.equal(undefined);
-    expect(await store.get(deviceId, started.messageId)).to.include({
-      status: 'failed',
-      error: 'logged_out',
-    });
+    // Each retry waits after an attempt: one that found the socket closed (twice), one that
+    // wrote and got no ack, one whose process died before it could say.
+    const at = Date.now();
+    for (const n of [0, 1]) {
+      expect(await store.claim(unsent, at + n)).to.equal('claimed');
+      expect(await store.endAttempt(unsent, at + n, false)).to.equal(true);
+    }
+    expect(await store.claim(began, at)).to.equal('claimed');
+    expect(await store.endAttempt(began, at, true)).to.equal(true);
+    expect(await store.claim(unknown, at)).to.equal('claimed');
+    expect(await purgeDeviceMessages({ redis, queue, messages: store }, deviceId, 'logged_out')).to.equal(2);
+    for (const kept of [waiting, unsent]) expect(await queue.getJob(kept.messageId)).to.not.equal(undefined);
+    for (const ended of [began, unknown]) {
+      expect(await queue.getJob(ended.messageId)).to.equal(undefined);
+      expect(await store.get(deviceId, ended.messageId)).to.include({
+        status: 'failed',
+        error: 'logged_out',
+        sendBegan: true,
+      });
+    }
     expect(await store.get(deviceId, waiting.messageId)).to.include({ status: 'queued' });
+    expect(await store.get(deviceId, waiting.messageId)).to.not.have.property('sendBegan');
+    expect(await store.get(deviceId, unsent.messageId)).to.include({ status: 'queued', sendBegan: false });
+    expect(await redis.hget(keys.message(deviceId, unsent.messageId), 'unsentAttempts')).to.equal('2');
   });
 
   it('When a device has no session record, then it reads as disconnected; details go on disconnect', async () => {

@@ -71,20 +71,30 @@ describe('store: moving a pooled message between the devices of its pool — sen
     expect(await redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('2');
   });
 
-  it('When a message’s send began on its device, then it is not released: that device sends it', async () => {
-    const { jobs } = await part(1);
-    expect(await messages.claim(jobs[0]!)).to.equal('claimed');
-    expect(await moves.release(jobs[0]!, 'other')).to.equal('taken');
-    expect(await messages.movedTo(jobs[0]!)).to.equal(undefined);
+  it('When an attempt is under way on its device, then the message is not released (busy); the attempt’s end decides: before the socket it may move, having reached the socket it stays for good', async () => {
+    const { jobs } = await part(2);
+    const at = Date.now();
+    for (const job of jobs) expect(await messages.claim(job, at)).to.equal('claimed');
+    for (const job of jobs) expect(await moves.release(job, 'other')).to.equal('busy');
+    // The first found the socket closed; the second wrote and got no ack (it may have reached WhatsApp).
+    expect(await messages.endAttempt(jobs[0]!, at, false)).to.equal(true);
+    expect(await messages.endAttempt(jobs[1]!, at, true)).to.equal(true);
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('released');
+    expect(await moves.release(jobs[1]!, 'other')).to.equal('taken');
+    expect(await messages.claim(jobs[0]!)).to.equal('moved');
+    expect(await messages.movedTo(jobs[1]!)).to.equal(undefined);
   });
 
-  it('When WhatsApp refused the attempt that began (an error ack) and the message is held, then it may move; held after any other failure, it may not', async () => {
+  it('When WhatsApp refused the attempt (an error ack) and the message is held, then it may move; held after an attempt that began, it may not', async () => {
     const { deviceId, batchId, jobs } = await part(2);
-    for (const job of jobs) expect(await messages.claim(job)).to.equal('claimed');
+    const at = Date.now();
+    for (const job of jobs) expect(await messages.claim(job, at)).to.equal('claimed');
     const until = Date.now() + 20_000;
-    // 463: refused, reached no one.
-    expect(await messages.hold(jobs[0]!, 'device_paused', until, { refused: true })).to.equal(true);
+    // 463: refused, reached no one — its attempt did not begin the send.
+    await messages.endAttempt(jobs[0]!, at, false);
+    expect(await messages.hold(jobs[0]!, 'device_paused', until)).to.equal(true);
     // A failure that may have reached WhatsApp (no ack): the attempt stands.
+    await messages.endAttempt(jobs[1]!, at, true);
     expect(await messages.hold(jobs[1]!, 'device_paused', until)).to.equal(true);
     expect(await moves.release(jobs[0]!, 'other')).to.equal('released');
     expect(await moves.release(jobs[1]!, 'other')).to.equal('taken');
@@ -93,6 +103,46 @@ describe('store: moving a pooled message between the devices of its pool — sen
     const list = (await batches.get(deviceId, batchId))!;
     expect(list.total).to.equal(1);
     expect(list.counts.held).to.equal(1);
+  });
+
+  it('When a claim finds an earlier attempt’s claim still there (its process died mid-attempt), then the send counts as begun for good: a later attempt that ends before the socket does not make it movable', async () => {
+    const { deviceId, jobs } = await part(1);
+    const job = jobs[0]!;
+    const first = Date.now();
+    expect(await messages.claim(job, first)).to.equal('claimed');
+    // No end recorded (SIGKILL): the job stalls and another sender claims it again.
+    expect(await messages.claim(job, first + 5)).to.equal('claimed');
+    expect(await messages.endAttempt(job, first + 5, false)).to.equal(true);
+    expect(await moves.release(job, 'other')).to.equal('taken');
+    expect(await messages.get(deviceId, job.messageId)).to.include({ sendBegan: true });
+    // An OTP or a delete could no longer be taken back either.
+    expect(await messages.expireUnclaimed(job, 'otp_expired')).to.equal('claimed');
+  });
+
+  it('When an attempt’s end names another attempt’s claim, or the record is gone, then nothing is recorded (no claim of another attempt dropped, no key made without a TTL)', async () => {
+    const { deviceId, jobs } = await part(2);
+    const at = Date.now();
+    expect(await messages.claim(jobs[0]!, at)).to.equal('claimed');
+    expect(await messages.endAttempt(jobs[0]!, at - 1, false)).to.equal(false);
+    expect(await moves.release(jobs[0]!, 'other')).to.equal('busy');
+    // jobs[1] was never claimed: it has no record.
+    expect(await messages.endAttempt(jobs[1]!, at, true)).to.equal(false);
+    expect(await redis.exists(keys.message(deviceId, jobs[1]!.messageId))).to.equal(0);
+  });
+
+  it('When every attempt ended before the socket, then an OTP can still be expired and a queued message deleted as unsent: as one never claimed', async () => {
+    const { deviceId, jobs } = await part(2);
+    const at = Date.now();
+    for (const job of jobs) {
+      expect(await messages.claim(job, at)).to.equal('claimed');
+      expect(await messages.endAttempt(job, at, false)).to.equal(true);
+    }
+    expect(await messages.get(deviceId, jobs[0]!.messageId)).to.include({
+      status: 'queued',
+      sendBegan: false,
+    });
+    expect(await messages.expireUnclaimed(jobs[0]!, 'otp_expired')).to.equal('expired');
+    expect(await messages.markDeleted(jobs[1]!, new Date(), true)).to.equal('expired');
   });
 
   it('When the last moved message lets go of its content, then its bytes leave the quota once, however often it is repeated', async () => {

@@ -14,7 +14,10 @@ local target, rank, ranks = ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3])
 local retention = tonumber(ARGV[4])
 -- Moved to another device of its pool (pool-release-4.lua): this device's record never changes again.
 if redis.call('HEXISTS', rec, 'movedTo') == 1 then return 0 end
-if ARGV[8] == '1' and redis.call('HEXISTS', rec, 'sendingAt') == 1 then return -1 end
+-- Unclaimed only: refused once a send attempt is under way or may have reached the socket.
+if ARGV[8] == '1' and (redis.call('HEXISTS', rec, 'sendingAt') == 1 or redis.call('HEXISTS', rec, 'sendBegan') == 1) then
+  return -1
+end
 local cur = redis.call('HGET', rec, 'status') or 'queued'
 local changed = 0
 local function apply(withStatus)

@@ -28,3 +28,9 @@ export const CLAIM = storeScript<ClaimOutcome>('message-claim-6');
 
 /** Records why a queued message waits, in its list's held set too (`lua/message-hold-3.lua`). */
 export const HOLD = storeScript<number>('message-hold-3');
+
+/**
+ * How a claimed attempt ended without the message being sent: it may have reached the socket
+ * (begun, for good) or certainly did not (the claim goes) (`lua/message-attempt-end-1.lua`).
+ */
+export const ATTEMPT_END = storeScript<number>('message-attempt-end-1');

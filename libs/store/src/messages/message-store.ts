@@ -11,7 +11,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from '../devices/device-activity.js';
-import { CLAIM, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
+import { ATTEMPT_END, CLAIM, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
 
 /**
  * How long the device's last claim (`keys.devicePace`) is kept: longer than any gap a device paces
@@ -147,9 +147,19 @@ export class MessageStore {
     return h.messageId ? publicRecord(h) : undefined;
   }
 
-  /** Whether a send attempt of the message started (it was claimed): it can no longer move. */
-  async sendStarted(job: SendJobData): Promise<boolean> {
-    return (await this.redis.hexists(keys.message(job.deviceId, job.messageId), 'sendingAt')) === 1;
+  /**
+   * Whether the message's send began on its device — an attempt may have handed it to the socket,
+   * or one is under way — so that it never moves to another device of its pool and a logout fails
+   * it (docs/architecture.md, "When a send began"). An attempt that ended before the socket
+   * (`endAttempt` with `reachedSocket: false`) leaves none of this.
+   */
+  async sendBegan(job: SendJobData): Promise<boolean> {
+    const [claimed, began] = await this.redis.hmget(
+      keys.message(job.deviceId, job.messageId),
+      'sendingAt',
+      'sendBegan',
+    );
+    return claimed !== null || began !== null;
   }
 
   /** The device a pooled message moved to (its record here says so), if it moved. */
@@ -197,12 +207,7 @@ export class MessageStore {
    * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its list
    * is no longer paused.
    */
-  async hold(
-    job: SendJobData,
-    reason: HeldReason,
-    until: number,
-    opts: { refused?: boolean } = {},
-  ): Promise<boolean> {
+  async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
     const [batch, held] = batchKeys(job);
     const args = [
       job.messageId,
@@ -210,9 +215,21 @@ export class MessageStore {
       new Date(until).toISOString(),
       this.retentionSeconds,
       job.batchId ? '1' : '0',
-      opts.refused ? '1' : '0',
     ];
     return (await HOLD.run(this.redis, [keys.message(job.deviceId, job.messageId), batch, held], args)) === 1;
+  }
+
+  /**
+   * Records how an attempt claimed at `claimedAt` (the `now` given to `claim`) ended when the
+   * message was not sent: `reachedSocket` — a frame of it may have been handed to the socket
+   * (its send began, for good: it never moves, a logout fails it); else nothing of it reached
+   * WhatsApp, or WhatsApp refused it with an error ack, and the attempt's claim goes (the message
+   * is as movable as one never claimed; `unsentAttempts` counts it). False when nothing was
+   * recorded: the record is gone, or its claim is another attempt's.
+   */
+  async endAttempt(job: SendJobData, claimedAt: number, reachedSocket: boolean): Promise<boolean> {
+    const args = [claimedAt, reachedSocket ? '1' : '0'];
+    return (await ATTEMPT_END.run(this.redis, [keys.message(job.deviceId, job.messageId)], args)) === 1;
   }
 
   async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
@@ -356,6 +373,12 @@ function publicRecord(h: Record<string, string>): MessageRecord {
   if (out.status === 'scheduled') out.held = { reason: 'scheduled', until: h.sendAt };
   else if (out.status === 'queued' && h.heldReason && HELD_REASON_SET.has(h.heldReason) && h.heldUntil) {
     out.held = { reason: h.heldReason, until: h.heldUntil };
+  }
+  // Whether its send began (docs/architecture.md, "When a send began"): known once an attempt was
+  // claimed; an inbound message has none.
+  if (out.direction === 'outbound' && !h.history) {
+    if (h.sentAt || h.sendBegan || h.sendingAt) out.sendBegan = true;
+    else if (h.unsentAttempts) out.sendBegan = false;
   }
   // Retry receipts (message-retries.ts): shown once the recipient asked at least once.
   if (h.retriesAsked || h.retriesAnswered) {

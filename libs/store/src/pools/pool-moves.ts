@@ -2,8 +2,12 @@ import type { RedisClient } from '@mgw/common';
 import { keys, type SendJobData } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
-/** What taking a pooled message off its device came to (`lua/pool-release-4.lua`). */
-export type ReleaseOutcome = 'released' | 'taken';
+/**
+ * What taking a pooled message off its device came to (`lua/pool-release-4.lua`): `released`,
+ * `taken` (its device sends it or it ended: for good), `busy` (an attempt is under way there: ask
+ * again at the next round).
+ */
+export type ReleaseOutcome = 'released' | 'taken' | 'busy';
 
 const RELEASE = storeScript<ReleaseOutcome>('pool-release-4');
 const CONTENT_RELEASE = storeScript<number>('pool-content-release-3');
@@ -26,7 +30,8 @@ export interface PoolMove {
  *   1. `begin`: the journal (in the pool's slot) names the device it goes to, once: a repeat or a
  *      second mover finds the same target.
  *   2. `release` on the device it leaves (its slot, atomic with its claim): taken off only while
- *      no attempt started there; from then on that device never sends it. `taken`: it stays.
+ *      its send never began there; from then on that device never sends it. `taken`: it stays;
+ *      `busy`: an attempt is under way there, the next round asks again.
  *   3. the device it goes to accepts it with the same messageId (the caller: the API's pool mover).
  *   4. `releaseContent` on the device it left, then `finish`: the journal entry goes.
  * The journal is read again at the mover's next round, so a move a crash cut short is finished.

@@ -40,10 +40,11 @@ export async function purgeDeviceMessages(
       (j): j is Job<SendJobData, SendJobResult> => Boolean(j?.id),
     );
     if (page.length === 0) return ended;
-    // A pooled message whose send began here (a retry waiting after a failed attempt) never
-    // moves: it ends like any other.
+    // A pooled message whose send began here (a retry waiting after an attempt that may have
+    // reached WhatsApp, or whose process died mid-attempt) never moves: it ends like any other. One
+    // whose attempts all ended before the socket did not begin (docs/architecture.md).
     const started = await Promise.all(
-      page.map((j) => (j.data.poolId ? deps.messages.sendStarted(j.data) : true)),
+      page.map((j) => (j.data.poolId ? deps.messages.sendBegan(j.data) : true)),
     );
     const jobs = page.filter((_, i) => started[i]);
     kept += page.length - jobs.length;

@@ -11,9 +11,8 @@ import type { ApiConfig } from '../config.js';
 import { schemas } from './components.js';
 import type { JsonSchema } from './joi-schema.js';
 import type { OperationSpec } from './document.js';
-import { closed, ref, result, str } from './schema-helpers.js';
+import { closed, int, ref, result, str } from './schema-helpers.js';
 
-const int = (description: string): JsonSchema => ({ type: 'integer', minimum: 0, description });
 const chatId = {
   type: 'string',
   pattern: CHAT_ID_PATTERN.source,

@@ -1,6 +1,5 @@
 import {
   BATCH_STATES,
-  HELD_REASONS,
   EVENT_TYPES,
   CONNECTION_STATUSES,
   PROXY_ERROR_KINDS,
@@ -13,8 +12,9 @@ import {
 } from '@mgw/contracts';
 import { HEALTH_REASONS, RESTRICTION_REASONS } from '@mgw/store';
 import type { JsonSchema } from './joi-schema.js';
+import { messageDeliveryProperties } from './message-delivery.js';
 import { messageKindProperties } from './message-kinds.js';
-import { closed } from './schema-helpers.js';
+import { closed, int, timestamp } from './schema-helpers.js';
 
 /**
  * Response bodies and headers of the public API, as JSON Schema. Closed objects
@@ -26,9 +26,7 @@ const str = (description?: string): JsonSchema => ({
   type: 'string',
   ...(description ? { description } : {}),
 });
-const timestamp = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
 const yes = { const: true } as const;
-const int = (description: string): JsonSchema => ({ type: 'integer', minimum: 0, description });
 const nullableInt = (description: string): JsonSchema => ({
   type: ['integer', 'null'],
   minimum: 0,
@@ -279,38 +277,7 @@ export const schemas: Record<string, JsonSchema> = {
         description:
           'Inbound: the attachment (its bytes: GET /messages/{id}/media; or `url` when the device keeps its type in S3).',
       },
-      held: {
-        ...closed(
-          {
-            reason: {
-              enum: [...HELD_REASONS],
-              description:
-                'Why it waits: `daily_cap`, `warmup_cap` (the warm-up step of the day), `first_contact_cap`, `quiet_hours`, `device_paused` (WhatsApp pushed back), `batch_paused` (its list is paused), `scheduled` (its `sendAt`).',
-            },
-            until: timestamp(
-              'When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.',
-            ),
-          },
-          ['reason', 'until'],
-        ),
-        description:
-          'Only while `queued`: the sender holds it back (no attempt used) and why. Absent once its send starts or it fails: a queued message without `held` is waiting for its turn.',
-      },
-      retries: {
-        ...closed(
-          {
-            asked: int('Retry receipts: how often the recipient asked for it again.'),
-            answered: int('How often the gateway re-sent it in answer (at most MESSAGE_RETRY_MAX).'),
-            lastAt: timestamp('The last ask or re-send.'),
-            undecryptableAt: timestamp(
-              'When the asks reached MESSAGE_RETRY_MAX with no delivery receipt (`message.undecryptable`); the status stays `sent`.',
-            ),
-          },
-          ['asked', 'answered'],
-        ),
-        description:
-          'Outbound: the recipient\'s phone could not decrypt it and asked for it again (retry receipts); absent when it never asked. See docs/events.md "Retry receipts".',
-      },
+      ...messageDeliveryProperties,
       replyTo: str('Inbound: our messageId of the message it quotes.'),
       receivedAt: timestamp('Inbound: when the contact sent it.'),
       ...messageKindProperties,

@@ -13,6 +13,16 @@ export const closed = (properties: Record<string, JsonSchema>, required: string[
 /** A string, described. */
 export const str = (description: string): JsonSchema => ({ type: 'string', description });
 
+/** An ISO 8601 date-time string, described. */
+export const timestamp = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  description,
+});
+
+/** A count: an integer of 0 or more, described. */
+export const int = (description: string): JsonSchema => ({ type: 'integer', minimum: 0, description });
+
 /** A message id the gateway gave (a status, a post, a list of one), described. */
 export const messageIdString = (description: string): JsonSchema => ({
   type: 'string',

@@ -194,7 +194,7 @@ export class PoolMover {
 
   /**
    * Steps 2–4 of each move (see PoolMoves): released on the device it leaves (or kept there when
-   * its send began), accepted with its id on the device it goes to, its content let go, its journal
+   * its send began, or left for the next round while an attempt is under way there), accepted with its id on the device it goes to, its content let go, its journal
    * entry cleared. Returns how many moved.
    */
   private async carry(poolId: string, batchId: string, reason: string, carries: Carry[]): Promise<number> {
@@ -209,7 +209,11 @@ export class PoolMover {
       const outcome = (await contentOf.get(key)) ? await deps.poolMoves.release(c.job, c.move.to) : 'taken';
       if (outcome === 'released') released.push(c);
       else {
-        await deps.poolBatches.forget(poolId, batchId, c.job.deviceId, [c.job.messageId]);
+        // Taken: its device keeps it for good. Busy: an attempt is under way there and may end
+        // before the socket (the message is then movable again), so it stays in the device's
+        // share for the next round to ask again; only this round's journal entry goes.
+        if (outcome === 'taken')
+          await deps.poolBatches.forget(poolId, batchId, c.job.deviceId, [c.job.messageId]);
         await deps.poolMoves.finish(poolId, c.job.messageId);
       }
     }

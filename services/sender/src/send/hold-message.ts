@@ -21,8 +21,8 @@ export interface HoldDeps {
 /**
  * Back to the queue until `until` (ms) without using an attempt; the record stays `queued` and
  * shows `held: { reason, until }` (and its list counts it in `counts.held`) until it goes on.
- * `refused`: WhatsApp refused the attempt that started (an error ack), so it reached no one: the
- * attempt ends, and a pooled message may move to another device of its pool meanwhile.
+ * A hold after a failed attempt comes after that attempt recorded its end (send-attempt.ts):
+ * whether a pooled message may move meanwhile is the attempt's to say, not the hold's.
  */
 export async function holdMessage(
   job: Job<SendJobData, SendJobResult>,
@@ -30,12 +30,11 @@ export async function holdMessage(
   until: number,
   deps: HoldDeps,
   token: string | undefined,
-  opts: { refused?: boolean } = {},
 ): Promise<never> {
   const at = Math.max(until, Date.now() + 100);
   // The record's `held` only explains the wait: a failed write must not turn a hold into a retry.
   await deps.messages
-    .hold(job.data, reason, at, opts)
+    .hold(job.data, reason, at)
     .catch((err: unknown) => deps.logger.warn('hold not recorded', { err: serializeError(err) }));
   await job.moveToDelayed(at, token);
   throw new DelayedError();

@@ -12,7 +12,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { supportsCaption, type MediaInput, type MessageSender } from '@mgw/messenger';
+import { supportsCaption, type MediaInput, type MessageSender, type SendAttempt } from '@mgw/messenger';
 import type {
   ContentCacheOptions,
   ContentStore,
@@ -121,9 +121,10 @@ export async function sendContent(
   jid: string,
   quoted: string | undefined,
   deps: SendContentDeps,
+  attempt?: SendAttempt,
 ): Promise<void> {
-  if (content.edit || content.delete) return sendRevision(data, content, jid, deps);
-  if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps);
+  if (content.edit || content.delete) return sendRevision(data, content, jid, deps, attempt);
+  if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps, attempt);
   // Whom a text or caption mentions stays on its record (sealed, with the kind fields).
   if (content.mentions?.length)
     await deps.kinds.keep(data.deviceId, data.messageId, { mentions: content.mentions });
@@ -138,16 +139,19 @@ export async function sendContent(
     const linkPreview = wantPreview
       ? await deps.linkPreview?.(content.text!, data.deviceId, deps.proxyAgent?.())
       : undefined;
-    await deps.sender.send({
-      jid,
-      platformMessageId: data.platformMessageId,
-      text: content.text,
-      quotedPlatformMessageId: quoted,
-      keepProtoSeconds,
-      ...(linkPreview ? { linkPreview } : {}),
-      ...(content.mentions ? { mentions: content.mentions } : {}),
-      ...status,
-    });
+    await deps.sender.send(
+      {
+        jid,
+        platformMessageId: data.platformMessageId,
+        text: content.text,
+        quotedPlatformMessageId: quoted,
+        keepProtoSeconds,
+        ...(linkPreview ? { linkPreview } : {}),
+        ...(content.mentions ? { mentions: content.mentions } : {}),
+        ...status,
+      },
+      attempt,
+    );
     return;
   }
   const captionCapable = supportsCaption(att.type);
@@ -175,25 +179,31 @@ export async function sendContent(
     // A status's audio is a voice note, as the apps post it.
     ...(content.status && att.type === 'audio' ? { voice: true } : {}),
   };
-  await deps.sender.send({
-    jid,
-    platformMessageId: data.platformMessageId,
-    media,
-    quotedPlatformMessageId: quoted,
-    ...(content.mentions && captionCapable ? { mentions: content.mentions } : {}),
-    ...status,
-  });
+  await deps.sender.send(
+    {
+      jid,
+      platformMessageId: data.platformMessageId,
+      media,
+      quotedPlatformMessageId: quoted,
+      ...(content.mentions && captionCapable ? { mentions: content.mentions } : {}),
+      ...status,
+    },
+    attempt,
+  );
   // Audio and stickers have no caption: their caption and text follow as one text message.
   const leftovers = [captionCapable ? undefined : att.caption, textAsCaption ? undefined : content.text];
   const followUp = leftovers.filter((t): t is string => Boolean(t)).join('\n\n');
   if (followUp) {
-    await deps.sender.send({
-      jid,
-      platformMessageId: followUpId(data.platformMessageId),
-      text: followUp,
-      // No caption to carry the mentions: the text that follows does.
-      ...(content.mentions && !captionCapable ? { mentions: content.mentions } : {}),
-    });
+    await deps.sender.send(
+      {
+        jid,
+        platformMessageId: followUpId(data.platformMessageId),
+        text: followUp,
+        // No caption to carry the mentions: the text that follows does.
+        ...(content.mentions && !captionCapable ? { mentions: content.mentions } : {}),
+      },
+      attempt,
+    );
   }
 }
 

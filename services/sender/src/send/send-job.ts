@@ -21,6 +21,7 @@ import {
   ServerRejectedError,
   type DeviceSocket,
   type MessageSender,
+  type SendAttempt,
 } from '@mgw/messenger';
 import type {
   ContactAnswer,
@@ -35,9 +36,10 @@ import { readySince, type Lead, type Pacer } from './pacing.js';
 import type { DeviceRestriction } from '../device/device-restriction.js';
 import type { GateReads, SendGate, Ticket } from './send-gate.js';
 import { sendableContent, sendContent, type SendContentDeps } from './send-content.js';
-import { PermanentSendError, reasonOf } from './send-errors.js';
+import { PermanentSendError, reasonOf, toPermanent } from './send-errors.js';
 import { failedAttempt } from './send-failure.js';
 import { holdForPausedList, holdMessage } from './hold-message.js';
+import { abortable, endAttempt } from './send-attempt.js';
 import { typingLead } from './typing.js';
 import type { LinkPreviewer } from './link-preview.js';
 
@@ -135,13 +137,19 @@ export async function processSendJob(
     }
   } catch (err) {
     if (err instanceof MovedAway) return movedAway(data);
-    // Logged out while it waited for its turn: a pooled message waits for its pool instead.
-    if (err instanceof PermanentSendError && err.reason === FAILURE_REASONS.loggedOut && data.poolId)
+    // Logged out while it waited for its turn, or its attempt failed under the logout (after it,
+    // every failure is the logout's): a pooled message waits for its pool instead.
+    if (data.poolId && !(err instanceof DelayedError) && loggedOutBy(err, deps))
       await waitForPoolMove(job, record, deps, token).catch((e: unknown) => {
         throw e instanceof DelayedError ? e : err;
       });
     throw await failedAttempt(job, err, deps);
   }
+}
+
+/** Whether `err` ends the attempt as the device's logout: what failedAttempt would fail it with. */
+function loggedOutBy(err: unknown, deps: SendJobDeps): boolean {
+  return toPermanent(err, deps.retiredReason())?.reason === FAILURE_REASONS.loggedOut;
 }
 
 /** The claim found the message moved to another device of its pool (libs/store/src/pools/). */
@@ -170,8 +178,9 @@ async function waitForPoolMove(
   const data = job.data;
   if (!data.poolId || (!deps.retiredReason() && data.linkGeneration === deps.linkGeneration())) return;
   if (record?.held?.reason === 'device_logged_out') return;
-  // Its send began here (it may have reached WhatsApp): it never moves, so it fails now.
-  if (await deps.messages.sendStarted(data)) return;
+  // Its send began here (it may have reached WhatsApp): it never moves, so it fails now. An attempt
+  // that ended before the socket did not begin it (docs/architecture.md, "When a send began").
+  if (await deps.messages.sendBegan(data)) return;
   await holdMessage(job, 'device_logged_out', Date.now() + POOL_MOVE_WAIT_MS, deps, token);
 }
 
@@ -314,12 +323,12 @@ async function sendHoldingTicket(
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
-    const alreadySentAt = await claim(job, deps, token);
-    if (alreadySentAt) {
+    const claimed = await claim(job, deps, token);
+    if ('alreadySentAt' in claimed) {
       await ticket.release(); // counted when it was sent
-      return alreadySentAt;
+      return claimed.alreadySentAt;
     }
-    await sendOrPause(job, content, jid, quoted, deps, token);
+    await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
     return undefined;
   } catch (err) {
     await ticket.release().catch(() => undefined);
@@ -344,18 +353,20 @@ async function waitForTurn(
 }
 
 /**
- * Claims the message right before the socket write. Answers the `sentAt` of an earlier send of it
- * (undefined: claimed, send it now); a message past its expiry, of a cancelled list or already
- * failed fails; one of a list paused meanwhile waits, as does every message of a device paused
- * meanwhile (the claim reads the list and the device's pause atomically).
+ * Claims the message right before the socket write. Answers when it was claimed (send it now: the
+ * attempt's end is recorded against that time), or the `sentAt` of an earlier send of it; a
+ * message past its expiry, of a cancelled list or already failed fails; one of a list paused
+ * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the list
+ * and the device's pause atomically).
  */
 async function claim(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
   token: string | undefined,
-): Promise<string | undefined> {
+): Promise<{ claimedAt: number } | { alreadySentAt: string }> {
   const data = job.data;
-  const claimed = await deps.messages.claim(data);
+  const claimedAt = Date.now();
+  const claimed = await deps.messages.claim(data, claimedAt);
   if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
@@ -372,16 +383,18 @@ async function claim(
     // The pause ended in the meantime: claim again.
     return claim(job, deps, token);
   }
-  if (claimed !== 'failed' && claimed !== 'sent') return undefined;
+  if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt };
   const now = await deps.messages.getRecord(data.deviceId, data.messageId);
-  if (now?.sentAt && now.status !== 'failed') return now.sentAt;
+  if (now?.sentAt && now.status !== 'failed') return { alreadySentAt: now.sentAt };
   throw new PermanentSendError(reasonOf(now?.error), 'already failed');
 }
 
 /**
- * The socket write. When the server refused it because of the account, not the message, it waits
- * (same WhatsApp id, never delivered) until the device's pause ends — or, of a pooled list, moves
- * meanwhile to another device of its pool (the refusal ended its attempt: see holdMessage).
+ * The socket write. A failed attempt first records whether its send began (endAttempt): one that
+ * ended before the socket leaves the message as movable as one never claimed. When the server
+ * refused it because of the account, not the message, it waits (same WhatsApp id, never
+ * delivered) until the device's pause ends — or, of a pooled list, moves meanwhile to another
+ * device of its pool (a refused attempt did not begin its send).
  */
 async function sendOrPause(
   job: Job<SendJobData, SendJobResult>,
@@ -390,17 +403,18 @@ async function sendOrPause(
   quoted: string | undefined,
   deps: SendJobDeps,
   token: string | undefined,
+  claimedAt: number,
 ): Promise<void> {
+  const attempt: SendAttempt = { began: false };
   try {
-    await abortable(sendContent(job.data, content, jid, quoted, deps), deps.retired);
+    await abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired);
   } catch (err) {
+    await endAttempt(job.data, claimedAt, attempt, deps);
     // WhatsApp refuses a group message of an account that may not write there (the cache was stale).
     if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
       throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
     const until = await deps.restriction.onSendFailed(err);
-    // An error ack is WhatsApp's refusal: the message reached no one, so it may move meanwhile.
-    const refused = err instanceof ServerRejectedError;
-    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token, { refused });
+    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
     throw err;
   }
 }
@@ -449,24 +463,6 @@ async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): P
 async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
   await job.moveToDelayed(Date.now() + 100, token);
   throw new DelayedError();
-}
-
-/**
- * Stops waiting for `work` when the device is retired: a socket that was logged out can hold a
- * send for a minute before Baileys gives up, and those messages must fail with the logout's
- * reason at once instead. The abandoned send settles on its own (its rejection is swallowed).
- */
-async function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'the device was logged out');
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () =>
-      reject(new PermanentSendError(FAILURE_REASONS.loggedOut, 'the device was logged out'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 function result(data: SendJobData, sentAt: string): SendJobResult {

@@ -4,7 +4,7 @@
  * sends the same poll), then Baileys puts it on the socket.
  */
 import { FAILURE_REASONS, messageKindOf, type MessageContent, type SendJobData } from '@mgw/contracts';
-import type { MessageSender, OutgoingKind } from '@mgw/messenger';
+import type { MessageSender, OutgoingKind, SendAttempt } from '@mgw/messenger';
 import type { MessageKindStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
@@ -25,14 +25,18 @@ export async function sendKind(
   jid: string,
   quoted: string | undefined,
   deps: SendKindDeps,
+  attempt?: SendAttempt,
 ): Promise<void> {
   await deps.kinds.keep(data.deviceId, data.messageId, content);
-  await deps.sender.send({
-    jid,
-    platformMessageId: data.platformMessageId,
-    kind: await outgoingKind(data, content, deps),
-    quotedPlatformMessageId: quoted,
-  });
+  await deps.sender.send(
+    {
+      jid,
+      platformMessageId: data.platformMessageId,
+      kind: await outgoingKind(data, content, deps),
+      quotedPlatformMessageId: quoted,
+    },
+    attempt,
+  );
 }
 
 async function outgoingKind(

@@ -13,7 +13,7 @@ import {
   type MessageRecord,
   type SendJobData,
 } from '@mgw/contracts';
-import type { MessageSender } from '@mgw/messenger';
+import type { MessageSender, SendAttempt } from '@mgw/messenger';
 import type { MessageRevisions, MessageStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
@@ -30,6 +30,7 @@ export async function sendRevision(
   content: MessageContent,
   jid: string,
   deps: RevisionDeps,
+  attempt?: SendAttempt,
 ): Promise<void> {
   const targetId = (content.edit ?? content.delete)!.messageId;
   const target = await deps.messages.getRecord(data.deviceId, targetId);
@@ -38,13 +39,16 @@ export async function sendRevision(
   const platformId = target!.platformMessageId;
   if (edit && (await deps.sender.sentText(platformId)) !== true)
     throw new PermanentSendError(FAILURE_REASONS.revisionRefused, 'only a sent text can be edited');
-  await deps.sender.send({
-    jid,
-    platformMessageId: data.platformMessageId,
-    revision: { targetPlatformMessageId: platformId, ...(edit ? { text: edit.text } : {}) },
-    // A status's delete goes to the viewers it went to.
-    ...(content.status ? { status: { audience: content.status.audience } } : {}),
-  });
+  await deps.sender.send(
+    {
+      jid,
+      platformMessageId: data.platformMessageId,
+      revision: { targetPlatformMessageId: platformId, ...(edit ? { text: edit.text } : {}) },
+      // A status's delete goes to the viewers it went to.
+      ...(content.status ? { status: { audience: content.status.audience } } : {}),
+    },
+    attempt,
+  );
   const at = new Date();
   if (edit) {
     await deps.revisions.recordEdit({
