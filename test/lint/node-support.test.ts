@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 
 /**
  * The supported Nodes are written once, in package.json's `engines.node`; the preflight that
@@ -76,6 +77,24 @@ describe('supported Nodes (engines.node, the preflight, .node-version, @types/no
     expect(supports(range, pinned), `.node-version ${pinned}`).to.equal(true);
     // Types of a newer Node would let an API the floor lacks through the type check.
     expect(typesMajor).to.equal(floorMajor);
+  });
+
+  it('When an installed package declares it needs a newer Node than the floor (npm warns EBADENGINE), then the README names it and says why it runs there', () => {
+    const floor = semver.minVersion(range)!.version;
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string } }>;
+    };
+    const warned = new Set(
+      Object.entries(lock.packages)
+        .filter(([, p]) => p.engines?.node && !semver.satisfies(floor, p.engines.node))
+        .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+    );
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const said = readme.slice(readme.indexOf('`EBADENGINE`'), readme.indexOf('`EBADENGINE`') + 1200);
+    expect(
+      [...warned].filter((name) => !said.includes(`\`${name}\``)),
+      `on Node ${floor}`,
+    ).to.deep.equal([]);
   });
 
   it('When npm test, npm start or the sandbox run, then the preflight runs first', () => {

@@ -5,6 +5,7 @@
  * cluster nodes, every process gets a watchdog that kills it when this process dies, however.
  */
 import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,11 @@ export interface RedisSentinelOptions {
   failoverTimeoutMs?: number;
   /** @defaultValue 30000 */
   startTimeoutMs?: number;
+  /**
+   * The sentinels' program: `redis-sentinel`, or `redis-server` in sentinel mode (`--sentinel`).
+   * @defaultValue `redis-sentinel` when it is on PATH, else `redis-server`
+   */
+  sentinelProgram?: 'redis-sentinel' | 'redis-server';
 }
 
 export interface SentinelDataNode {
@@ -90,6 +96,7 @@ export async function startRedisSentinel(options: RedisSentinelOptions = {}): Pr
     downAfterMs: 1000,
     failoverTimeoutMs: 5000,
     startTimeoutMs: 30_000,
+    sentinelProgram: onPath('redis-sentinel') ? 'redis-sentinel' : 'redis-server',
     ...options,
   };
   const started = Date.now();
@@ -137,7 +144,8 @@ export async function startRedisSentinel(options: RedisSentinelOptions = {}): Pr
           '',
         ].join('\n'),
       );
-      procs.push(await spawnProc('redis-sentinel', [conf], port(p, 'sentinel'), dir));
+      const [command, ...args] = sentinelCommand(conf, opts.sentinelProgram === 'redis-sentinel');
+      procs.push(await spawnProc(command!, args, port(p, 'sentinel'), dir));
     }
     const deadline = started + opts.startTimeoutMs;
     // Ready: every replica in sync, and every sentinel sees the replicas and the other sentinels.
@@ -171,6 +179,30 @@ export async function startRedisSentinel(options: RedisSentinelOptions = {}): Pr
 }
 
 const port = (p: number, kind: Proc['kind']) => ({ port: p, kind });
+
+/**
+ * How a sentinel of `conf` is started: `redis-sentinel`, or `redis-server <conf> --sentinel` (the
+ * same program in sentinel mode) where Debian's `redis-sentinel` package is not installed — a
+ * machine with Redis runs the Sentinel tests without it.
+ */
+function sentinelCommand(conf: string, viaSentinel: boolean): string[] {
+  return viaSentinel ? ['redis-sentinel', conf] : ['redis-server', conf, '--sentinel'];
+}
+
+/** Whether `program` is an executable file in one of PATH's folders. */
+function onPath(program: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .some((dir) => {
+      try {
+        accessSync(path.join(dir, program), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
 
 async function spawnProc(
   command: string,
