@@ -33,9 +33,12 @@ ARG SERVICE=api
 # image — Node 20's young generation, which Node 24 would let grow to 64 MiB semi-spaces under a
 # busy sender (~150 MiB more RSS); the other services ran with it on Node 20. A NODE_OPTIONS of
 # your own replaces this one: keep the flag in it (docker-compose.yml and k8s/ do).
+# HOST: every interface (the container's network is the boundary); `npm start` outside a
+# container binds 127.0.0.1 instead.
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
-    NODE_OPTIONS=--max-semi-space-size=16
+    NODE_OPTIONS=--max-semi-space-size=16 \
+    HOST=0.0.0.0
 WORKDIR /app
 # node_modules holds symlinks to the workspace packages (libs/*, services/*), so their
 # package.json and dist/ must sit at the same paths as in the build stage.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: runs every `libs/*\/bench/*.bench.ts` and `services/*\/bench/*.bench.ts`
+ * `npm run bench`: runs every `libs/*\/bench/*.bench.ts`, `services/*\/bench/*.bench.ts` and `bench/*.bench.ts`
  * (or only those whose path contains an argument) one after another. Benchmarks print ratios
  * against a baseline measured in the same run; they never pass or fail on absolute times.
  * They need a Redis: REDIS_URL, or a private redis-server started here (run through tsx, so the
@@ -24,6 +24,12 @@ const files = ['libs', 'services']
         .filter((f) => f.endsWith('.bench.ts'))
         .map((f) => path.join(dir, f));
     }),
+  )
+  // The repository's own benches (bench/: a fresh clone's first start, the processes' memory).
+  .concat(
+    readdirSync(path.join(ROOT, 'bench'))
+      .filter((f) => f.endsWith('.bench.ts'))
+      .map((f) => path.join('bench', f)),
   )
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 

@@ -27,7 +27,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeArgsOf } from '@mgw/testing/node-args';
@@ -91,8 +91,23 @@ const DASHBOARD = 'services/api/dist/dashboard/index.html';
  */
 const ORPHAN_GUARD = ['--import', pathToFileURL(path.join(ROOT, 'libs/testing/orphan-guard.mjs')).href];
 
+/**
+ * The first step's line: the Node it runs on and whether `npm install` is current (the lock file
+ * npm wrote into node_modules is the project's, not older than package-lock.json).
+ */
+function checkInstall() {
+  const installed = path.join(ROOT, 'node_modules/.package-lock.json');
+  if (!existsSync(installed)) fail('dependencies are not installed', 'run `npm install`, then `npm start`');
+  const stale = statSync(path.join(ROOT, 'package-lock.json')).mtimeMs > statSync(installed).mtimeMs;
+  say(
+    `node ${process.versions.node}; dependencies installed` +
+      (stale ? ' — package-lock.json changed since: run `npm install` if the start fails' : ''),
+  );
+}
+
+/** Builds when needed, its output in the data directory's build.log (a failure shows its end). */
 function buildOrFail() {
-  if (!buildIfNeeded(say))
+  if (!buildIfNeeded(say, { logFile: path.join(DATA_DIR, 'build.log') }))
     fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
 }
 
@@ -273,8 +288,23 @@ function ensureAdminPassword() {
   return { made, file };
 }
 
+/** An address of this machine the services answer on: HOST, or loopback when HOST is every interface. */
+function localAddress() {
+  return ['0.0.0.0', '::', ''].includes(env.HOST ?? '') ? '127.0.0.1' : env.HOST;
+}
+
+/**
+ * Where the services listen: this machine only unless HOST says otherwise (a laptop's `npm start`
+ * must not serve its network); containers and k8s/ set HOST=0.0.0.0 themselves.
+ */
+function sayHost() {
+  if (env.HOST) return say(`listening on ${env.HOST} (HOST): the API and every service's /metrics`);
+  env.HOST = '127.0.0.1';
+  say('listening on 127.0.0.1 only (HOST=0.0.0.0 npm start serves other machines too)');
+}
+
 function sayDashboard(admin) {
-  const url = `http://127.0.0.1:${env.PORT ?? 3000}/dashboard`;
+  const url = `http://${localAddress()}:${env.PORT ?? 3000}/dashboard`;
   if (admin.made)
     say(`dashboard: ${url} — password (shown once, kept in ${admin.file}): ${env.ADMIN_PASSWORD}`);
   else if (admin.file) say(`dashboard: ${url} — its password is in ${admin.file}`);
@@ -384,19 +414,27 @@ async function notReady(url) {
  */
 async function waitUntilReady() {
   const timeoutMs = READY_TIMEOUT_MS;
+  const host = localAddress();
   const probes = RUN.map((s) => ({
     name: s.name,
-    url: `http://127.0.0.1:${s.env.METRICS_PORT}/readyz`,
+    url: `http://${host}:${s.env.METRICS_PORT}/readyz`,
   }));
   const started = Date.now();
+  const seen = new Set();
   let nextReport = started + timeoutMs;
   for (;;) {
     if (stopping) return;
     const reasons = await Promise.all(probes.map((p) => notReady(p.url)));
     if (stopping) return;
     const waiting = probes.map((p, i) => [p.name, reasons[i]]).filter(([, why]) => why !== undefined);
+    // One line per service as it becomes ready: what a first start is waiting for is visible.
+    for (const [i, p] of probes.entries()) {
+      if (reasons[i] !== undefined || seen.has(p.name)) continue;
+      seen.add(p.name);
+      say(`${p.name}: ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
     if (waiting.length === 0) {
-      say(`ready: API on http://127.0.0.1:${env.PORT ?? 3000} (every service answers /readyz)`);
+      say(`ready: API on http://${host}:${env.PORT ?? 3000} (every service answers /readyz)`);
       return;
     }
     if (Date.now() >= nextReport) {
@@ -412,6 +450,7 @@ async function waitUntilReady() {
 }
 
 if (!(READY_TIMEOUT_MS > 0)) fail('MGW_READY_TIMEOUT_MS must be a number of milliseconds above 0');
+checkInstall();
 buildOrFail();
 requireBuilt();
 ensureEncryptionKey();
@@ -421,6 +460,7 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 watchParent();
 if (sandboxMode) await startSandbox();
+sayHost();
 for (const svc of RUN) startChild(svc.name, svc.entry, { ...env, ...svc.env });
 say(`started: ${children.map((c) => c.name).join(', ')}; waiting until each answers /readyz`);
 sayDashboard(admin);

@@ -12,6 +12,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,28 @@ import { processTree, waitUntilGone } from '../support/process-tree.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_LINE = /^\[start\] ready: .*$/m;
+
+/** The addresses a TCP port is listened on, as the kernel lists them (/proc/net/tcp and tcp6). */
+function listeningOn(port: number): string[] {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) =>
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/)),
+  );
+  // local_address is the address in hex (byte order of the host: little-endian) and the port; 0A: LISTEN.
+  return rows
+    .filter((r) => r[1]?.endsWith(`:${hex}`) && r[3] === '0A')
+    .map((r) => {
+      const addr = r[1]!.split(':')[0]!;
+      if (addr.length !== 8) return /^0+$/.test(addr) ? '::' : addr;
+      return (addr.match(/../g) ?? [])
+        .reverse()
+        .map((b) => parseInt(b, 16))
+        .join('.');
+    });
+}
 
 /** POST /connect with a token, as a client would: its status and body. */
 async function connect(
@@ -167,6 +190,15 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     ).to.be.within(0, readyAt);
     expect(atReady.status, JSON.stringify(atReady.body)).to.equal(200);
     expect(atReady.body.qrCode).to.match(/^data:image\/png;base64,/);
+  });
+
+  it('When npm start runs without HOST, then the API and every service’s ops port listen on 127.0.0.1 only, and it says so', () => {
+    expect(atReady.output).to.include(
+      '[start] listening on 127.0.0.1 only (HOST=0.0.0.0 npm start serves other machines too)',
+    );
+    const ports = [env.PORT, env.API_METRICS_PORT, env.CONNECTION_METRICS_PORT, env.SENDER_METRICS_PORT];
+    for (const port of [...ports, env.NOTIFIER_METRICS_PORT].map(Number))
+      expect(listeningOn(port), `port ${port}`).to.deep.equal(['127.0.0.1']);
   });
 
   it('When a new user follows the sandbox walk-through, then the simulated contact receives the message', async () => {

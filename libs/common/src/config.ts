@@ -160,17 +160,23 @@ export function redisConfig(e: Env): RedisConfig {
   };
 }
 
-/** The port of /healthz, /readyz and /metrics (for the API, apart from its public port). */
+/**
+ * The port of /healthz, /readyz and /metrics (for the API, apart from its public port), and the
+ * address every port of the process binds (`HOST`: every interface by default, as containers
+ * need; `npm start` sets 127.0.0.1 unless HOST is set).
+ */
 export const opsEnv: Joi.PartialSchemaMap = {
   METRICS_PORT: Joi.number().port().default(9464),
+  HOST: Joi.string().default('0.0.0.0'),
 };
 
 export interface OpsConfig {
   port: number;
+  host: string;
 }
 
 export function opsConfig(e: Env): OpsConfig {
-  return { port: e.METRICS_PORT };
+  return { port: e.METRICS_PORT, host: e.HOST };
 }
 
 /**

@@ -11,7 +11,7 @@ function serviceConfig(): ServiceConfig {
     logLevel: 'info',
     shutdownTimeoutMs: 5000,
     redis: { url: process.env.REDIS_URL! },
-    ops: { port: 0 },
+    ops: { port: 0, host: '127.0.0.1' },
   };
 }
 

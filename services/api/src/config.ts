@@ -33,7 +33,6 @@ const limit = (spec: number) => Joi.number().integer().min(1).default(spec);
 
 const apiEnv: Joi.PartialSchemaMap = {
   PORT: Joi.number().port().default(3000),
-  HOST: Joi.string().default('0.0.0.0'),
   TRUST_PROXY: Joi.alternatives()
     .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string())
     .default(false),
