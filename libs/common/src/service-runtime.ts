@@ -112,7 +112,9 @@ export function createServiceRuntime<M extends ServiceMetrics>(
   const close = () => closeRedis(...connections);
   const defaultMetrics = host ? host.defaultMetrics : createDefaultMetricsRegistry();
   const serveOps = async (ops: OpsOptions, bind?: string): Promise<OpsServer> =>
-    host ? host.addOps(service, ops) : startOpsServer({ ...ops, port: config.ops.port, host: bind ?? config.ops.host });
+    host
+      ? host.addOps(service, ops)
+      : startOpsServer({ ...ops, port: config.ops.port, host: bind ?? config.ops.host });
   return {
     logger,
     metrics,
