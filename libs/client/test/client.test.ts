@@ -118,8 +118,38 @@ describe('@mgw/client against the running gateway', function () {
       },
     );
     expect(stdout).to.include(`device: connected (${account})`);
+    expect(stdout).to.match(/^list: [0-9a-f-]{36} \(batch id\), 2 message\(s\)$/m);
     expect(stdout.match(/: (sent|delivered|read)$/gm)).to.have.length(2);
     for (const phone of to)
       expect((await stack().inbox(phone)).filter((m) => m.text === 'from the example')).to.have.length(1);
+  });
+
+  it('When the example sends a list of one to a number not on WhatsApp, with only PORT set, then it prints the batch id, the message id and why it failed', async () => {
+    const phone = '15550200007';
+    await stack().simApi('POST', '/contacts', { phone, onWhatsApp: false });
+    const ran = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['--conditions=development', '--import', 'tsx', 'libs/client/examples/send.ts'],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            PORT: new URL(stack().apiUrl).port,
+            TOKEN: stack().token,
+            TO: phone,
+            LIST: '1',
+          },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(ran.code, ran.stderr).to.equal(1);
+    const [, batchId] = /^list: (\S+) \(batch id\), 1 message\(s\)$/m.exec(ran.stdout) ?? [];
+    const [, messageId] = new RegExp(`^  ${phone}: (\\S+)$`, 'm').exec(ran.stdout) ?? [];
+    expect(batchId, ran.stdout).to.be.a('string');
+    expect(messageId, ran.stdout).to.be.a('string').and.not.equal(batchId);
+    expect(ran.stdout).to.include(`${messageId} (${phone}): failed: not_on_whatsapp`);
   });
 });
