@@ -134,16 +134,28 @@ export async function expectEachGotItOnce(
   }
 }
 
-/** What a sender logs when an attempt claimed its message and then found the socket closed. */
-const UNSENT_AFTER_CLAIM = /the device socket is not open|the socket closed before the message was written/;
+/**
+ * Whether a sender's log line says an attempt was retried after its claim found the socket closed:
+ * the socket was not open when the message itself was to be written (MessageSender.send; the same
+ * error from a number lookup comes before the claim), or it closed before the message's frame.
+ */
+function unsentAfterClaim(line: string): { messageId: string } | undefined {
+  if (!line.includes('will retry')) return undefined;
+  const entry = JSON.parse(line) as { messageId: string; err?: { message?: string; stack?: string } };
+  const { message = '', stack = '' } = entry.err ?? {};
+  const afterClaim =
+    message === 'the socket closed before the message was written' ||
+    (message === 'the device socket is not open' && /MessageSender\.send \(/.test(stack));
+  return afterClaim ? entry : undefined;
+}
 
-/** The sender log lines (JSON) of `deviceId`'s attempts that were retried after `UNSENT_AFTER_CLAIM`. */
-export function unsentAttempts(stack: Stack, deviceId: string): { messageId: string; attempt: number }[] {
+/** The attempts of `deviceId` its sender retried after their claim found the socket closed. */
+export function unsentAttempts(stack: Stack, deviceId: string): { messageId: string }[] {
   return stack.processes
     .filter((p) => p.name.startsWith('sender'))
     .flatMap((p) => p.output)
-    .filter((l) => l.includes('will retry') && l.includes(deviceId) && UNSENT_AFTER_CLAIM.test(l))
-    .map((l) => JSON.parse(l) as { messageId: string; attempt: number });
+    .filter((l) => l.includes(deviceId))
+    .flatMap((l) => unsentAfterClaim(l) ?? []);
 }
 
 /**
