@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- memory`: what the gateway's processes hold in memory under `npm start` with one
+ * `npm run bench -- npm-start-memory`: what the gateway's processes hold in memory under `npm start` with one
  * linked device, idle — the figures the README gives. Runs this checkout's build (built first when
  * stale) in sandbox mode, its own Redis and data, twice: the four services as processes, then as
  * the all-in-one process. After linking one device through the simulated phone it waits IDLE_MS
