@@ -812,6 +812,7 @@ export interface paths {
               url?: string;
               base64?: string;
               mediaId?: string;
+              /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
               filename?: string;
               caption?: string;
               mimeType?: string;
@@ -847,6 +848,7 @@ export interface paths {
             };
             /** @description Contact cards; the gateway builds their vCards (every value escaped). */
             contacts?: {
+              /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
               name: string;
               phones: string[];
               email?: string;
@@ -4014,6 +4016,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
             subject: string;
             participants: string[];
           };
@@ -4439,6 +4442,7 @@ export interface paths {
         content: {
           'application/json':
             | {
+                /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
                 subject?: string;
                 description?: string;
                 announce?: boolean;
@@ -5784,7 +5788,7 @@ export interface paths {
      * Upload an attachment once (the file is the body)
      * @description An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE.
      *
-     *     The request body is the file itself, `Content-Type` its MIME type, at most 10485760 bytes (413 above); `?filename=` names it. 429 `Too much media is stored for this device…` with `stored` and `limit` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).
+     *     The request body is the file itself, `Content-Type` its MIME type, at most 10485760 bytes (413 above); `?filename=` names it (reduced to its base name, or refused: docs/media.md). A `Content-Type` the file's bytes contradict (`text/html` for a PDF, `application/pdf` for HTML) is 400 naming `Content-Type`. 429 `Too much media is stored for this device…` with `stored` and `limit` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).
      *
      *     Rate limit: 60 requests per 60 s per token.
      */
@@ -6779,6 +6783,7 @@ export interface paths {
         content: {
           'application/json':
             | {
+                /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
                 name?: string;
                 about?: string;
               }
@@ -9586,6 +9591,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
             name: string;
             description?: string;
             picture?: string;
@@ -10223,6 +10229,7 @@ export interface paths {
         content: {
           'application/json':
             | {
+                /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
                 name?: string;
                 description?: string;
                 picture?: string;
@@ -11100,6 +11107,7 @@ export interface paths {
                   url?: string;
                   base64?: string;
                   mediaId?: string;
+                  /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
                   filename?: string;
                   caption?: string;
                   mimeType?: string;
@@ -12932,6 +12940,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
             name: string;
             /** @default 0 */
             color?: number;
@@ -13371,6 +13380,7 @@ export interface paths {
         content: {
           'application/json':
             | {
+                /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
                 name?: string;
                 color?: number;
               }

@@ -3,7 +3,7 @@
  * presence, and its blocklist — the bodies and answers of those routes, their errors, and the
  * device commands that carry them to the sender holding the device (only it has the socket).
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { PHONE_PATTERN } from './limits.js';
 import { LID_JID_PATTERN } from './groups.js';
@@ -150,7 +150,7 @@ export interface ProfileBody {
 
 /** PATCH /profile: the name, the "about", or both. */
 export const profileBodySchema = Joi.object<ProfileBody>({
-  name: text(PROFILE_LIMITS.name, 'name').pattern(/\S/).messages({
+  name: text(PROFILE_LIMITS.name, 'name').pattern(/\S/).displayName().messages({
     'string.pattern.base': '"name" must not be blank',
     'string.empty': '"name" must not be blank',
   }),

@@ -3,7 +3,7 @@
  * carries through the send queue, its limits and its events. A status is sent to
  * `status@broadcast` with the list of its viewers, once, as a sender-key fan-out (docs/broadcasts.md).
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { LID_JID_PATTERN } from './groups.js';
 import { PHONE_PATTERN } from './limits.js';

@@ -4,7 +4,7 @@
  * group routes). WhatsApp has no query for the channels an account follows (Baileys rc14 has
  * none), so the gateway keeps the ones created or followed through it: `keys.deviceChannels`.
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import { isStatusJid } from './broadcasts.js';
 import { isGroupJid } from './groups.js';
 import { STRING_LIMITS } from './limits.js';
@@ -103,7 +103,12 @@ export interface ChannelCreateBody {
 }
 
 export const channelCreateBodySchema = Joi.object<ChannelCreateBody>({
-  name: Joi.string().max(CHANNEL_LIMITS.name).pattern(/\S/).required().messages(blankMessage('name')),
+  name: Joi.string()
+    .max(CHANNEL_LIMITS.name)
+    .pattern(/\S/)
+    .displayName()
+    .required()
+    .messages(blankMessage('name')),
   description: Joi.string().allow('').max(CHANNEL_LIMITS.description),
   picture: pictureSchema,
 });
@@ -116,7 +121,7 @@ export interface ChannelUpdateBody {
 }
 
 export const channelUpdateBodySchema = Joi.object<ChannelUpdateBody>({
-  name: Joi.string().max(CHANNEL_LIMITS.name).pattern(/\S/).messages(blankMessage('name')),
+  name: Joi.string().max(CHANNEL_LIMITS.name).pattern(/\S/).displayName().messages(blankMessage('name')),
   description: Joi.string().allow('').max(CHANNEL_LIMITS.description),
   picture: pictureSchema.allow(null),
 })

@@ -3,7 +3,7 @@
  * (GET /chats, GET /chats/:chatId/messages, POST /chats/:chatId/read, POST /messages/:id/read),
  * the device's account settings (GET/PATCH /settings: calls, reading) and the call events.
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { LID_PATTERN } from './contact.js';
 import { GROUP_JID_PATTERN } from './groups.js';

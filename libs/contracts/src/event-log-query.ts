@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from './text.js';
 import { EVENT_TYPES, type EventType } from './events.js';
 
 /**

@@ -3,7 +3,7 @@
  * (PATCH /groups/:id), the invite link (GET /groups/:id/invite, POST /groups/:id/invite/revoke) and
  * joining by code (POST /groups/join); and the `group.updated` event of a change made by anyone.
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { GROUP_LIMITS } from './groups.js';
 
@@ -29,6 +29,7 @@ export const groupUpdateBodySchema = Joi.object<GroupUpdateBody>({
     .min(1)
     .max(GROUP_LIMITS.subject)
     .pattern(/\S/)
+    .displayName()
     .messages({ 'string.pattern.base': '"subject" must not be blank' }),
   description: Joi.string().allow('').max(GROUP_DESCRIPTION_MAX),
   announce: Joi.boolean().strict(),

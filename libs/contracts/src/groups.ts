@@ -2,7 +2,7 @@
  * Group chats: the ids, limits, request bodies and answers of the group routes, and the device
  * commands that carry them to the sender holding the device (only it has the WhatsApp socket).
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import type { GroupInvite, GroupUpdateBody } from './group-info.js';
 import { PHONE_PATTERN } from './limits.js';
@@ -167,6 +167,7 @@ export const groupCreateBodySchema = Joi.object<GroupCreateBody>({
     .min(1)
     .max(GROUP_LIMITS.subject)
     .pattern(/\S/)
+    .displayName()
     .required()
     .messages({ 'string.pattern.base': '"subject" must not be blank' }),
   participants: members('participants').required(),

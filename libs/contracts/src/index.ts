@@ -24,3 +24,5 @@ export * from './chats.js';
 export * from './group-info.js';
 export * from './labels.js';
 export * from './channels.js';
+export * from './text.js';
+export * from './media-sniff.js';

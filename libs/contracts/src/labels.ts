@@ -4,7 +4,7 @@
  * `label.association`. They travel between the account's devices as app-state patches, like a
  * chat's archive, pin and mute (PATCH /chats/:chatId), and are changed through the device's socket.
  */
-import Joi from 'joi';
+import { Joi } from './text.js';
 
 /** A label as WhatsApp keeps it. */
 export interface Label {
@@ -97,6 +97,7 @@ export const labelCreateBodySchema = Joi.object<LabelCreateBody>({
     .min(1)
     .max(100)
     .pattern(/\S/)
+    .displayName()
     .required()
     .messages({ 'string.pattern.base': '"name" must not be blank' }),
   color: Joi.number().integer().min(0).max(LABEL_COLOR_MAX).default(0),
@@ -113,6 +114,7 @@ export const labelUpdateBodySchema = Joi.object<LabelUpdateBody>({
     .min(1)
     .max(100)
     .pattern(/\S/)
+    .displayName()
     .messages({ 'string.pattern.base': '"name" must not be blank' }),
   color: Joi.number().integer().min(0).max(LABEL_COLOR_MAX),
 })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Joi from 'joi';
+import { Joi } from './text.js';
 import { ATTACHMENT_MAX_BYTES, ATTACHMENT_TYPES, STRING_LIMITS, type AttachmentType } from './limits.js';
 
 /**
@@ -90,9 +90,8 @@ export const mediaSettingsBodySchema = Joi.object<Partial<MediaSettings>>({
 export const mediaUploadQuerySchema = Joi.object<{ filename?: string }>({
   filename: Joi.string()
     .max(STRING_LIMITS.filename)
-    // eslint-disable-next-line no-control-regex -- control characters are what it refuses
-    .pattern(/^[^\x00-\x1f\x7f/\\]+$/)
-    .messages({ 'string.pattern.base': '"filename" must not contain control characters or slashes' }),
+    // Reduced to its base name, or refused (text.ts: safeFileName).
+    .fileName(),
 });
 
 export const mediaIdParamSchema = Joi.string().pattern(MEDIA_ID_PATTERN);

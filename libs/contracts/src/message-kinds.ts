@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { PHONE_PATTERN } from './limits.js';
 import type { ContactCard } from './vcard.js';
@@ -189,7 +189,8 @@ const contactPhone = Joi.string().pattern(PHONE_PATTERN).messages({
 export const contactsSchema = Joi.array()
   .items(
     Joi.object<ContactCard>({
-      name: line(KIND_LIMITS.contactName).required(),
+      // A name (text.ts): no controls, and no bidi or invisible characters either.
+      name: Joi.string().trim().min(1).max(KIND_LIMITS.contactName).displayName().required(),
       phones: Joi.array().items(contactPhone).min(1).max(KIND_LIMITS.contactPhones).unique().required(),
       email: Joi.string()
         .max(KIND_LIMITS.email)

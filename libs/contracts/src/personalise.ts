@@ -8,6 +8,7 @@
 import type { MessageContent } from './jobs.js';
 import { PHONE_PATTERN, STRING_LIMITS } from './limits.js';
 import { isSendAddress } from './contact.js';
+import { hasLoneSurrogate } from './text.js';
 import type { ValidationDetail } from './schemas.js';
 
 /** A recipient's variables: name -> value. */
@@ -150,6 +151,7 @@ export function wellFormedEntryPhone(entry: unknown): string | undefined {
     const value = vars[name];
     if (typeof value !== 'string' || value.length > VARS_LIMITS.value || ++count > VARS_LIMITS.count)
       return undefined;
+    if (hasLoneSurrogate(value)) return undefined;
   }
   return phone;
 }

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import type { ObjectSchema } from 'joi';
+import { Joi } from './text.js';
 import { STRING_LIMITS } from './limits.js';
 
 /**
@@ -44,7 +45,7 @@ export const linkPreviewSchema = Joi.boolean();
 export const REVISION_EXCLUSIVE = ['text', 'attachment', 'existingMessageId', 'sendAt'] as const;
 
 /** Adds the rules of `edit` / `delete` to the POST /send schema: alone, one of them, never with content. */
-export function withRevisionRules<T>(schema: Joi.ObjectSchema<T>): Joi.ObjectSchema<T> {
+export function withRevisionRules<T>(schema: ObjectSchema<T>): ObjectSchema<T> {
   return schema
     .without('edit', [...REVISION_EXCLUSIVE, 'delete'])
     .without('delete', [...REVISION_EXCLUSIVE, 'linkPreview'])

@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import type { ObjectSchema, Schema, StringSchema, ValidationError } from 'joi';
+import { Joi, hasLoneSurrogate } from './text.js';
 import { EITHER_TEXT_OR_ATTACHMENT } from './errors.js';
 import {
   ATTACHMENT_TYPES,
@@ -36,7 +37,7 @@ const sendAddress = Joi.string()
   .pattern(SEND_ADDRESS_PATTERN)
   .messages({ 'string.pattern.base': `{{#label}} ${SEND_ADDRESS_RULE}` });
 /** A `to` string: a phone number, or a group's id (`<id>@g.us`). */
-const phoneOrGroup = (phoneRule: Joi.StringSchema) =>
+const phoneOrGroup = (phoneRule: StringSchema) =>
   Joi.alternatives().conditional(Joi.string().pattern(/@g\.us$/), {
     then: Joi.string()
       .max(64)
@@ -86,7 +87,7 @@ export const attachmentSchema = Joi.object({
   mediaId: Joi.string().pattern(MEDIA_ID_PATTERN).messages({
     'string.pattern.base': '"mediaId" must be a media id from POST /media',
   }),
-  filename: Joi.string().max(STRING_LIMITS.filename),
+  filename: Joi.string().max(STRING_LIMITS.filename).fileName(),
   caption: Joi.string().max(STRING_LIMITS.caption),
   // type/subtype with optional parameters, e.g. WhatsApp voice notes: "audio/ogg; codecs=opus"
   mimeType: Joi.string()
@@ -168,7 +169,7 @@ const recipient = Joi.object<RecipientInput>({
 });
 
 /** One `to` entry: a phone number or a recipient object (a conditional: its own problem is reported). */
-const toEntry = (whenString: Joi.StringSchema) =>
+const toEntry = (whenString: StringSchema) =>
   Joi.alternatives().conditional(Joi.object(), { then: recipient, otherwise: phoneOrGroup(whenString) });
 
 /** `sendAt` of POST /send (and of the broadcasts: POST /status). */
@@ -183,7 +184,7 @@ export const sendAtSchema = Joi.string().custom((value: string, helpers) => {
 }, SEND_AT_RULE);
 
 /** POST /send body; the recipient list size is configurable (MAX_RECIPIENTS). */
-export function sendBodySchema(maxRecipients: number): Joi.ObjectSchema<SendBody> {
+export function sendBodySchema(maxRecipients: number): ObjectSchema<SendBody> {
   const body = Joi.object<SendBody>({
     // A conditional (not .try) so a bad list reports the list's own problem, not "no type matched".
     to: Joi.alternatives()
@@ -293,7 +294,7 @@ export const connectQuerySchema = Joi.object<ConnectQuery>({
 export const emptyQuerySchema = Joi.object({ token });
 
 /** Joi's error details in the spec's shape. The "either text or attachment" rule names both fields. */
-export function toValidationDetails(error: Joi.ValidationError): ValidationDetail[] {
+export function toValidationDetails(error: ValidationError): ValidationDetail[] {
   return error.details.map((d) => {
     const peers = d.type === 'object.missing' ? (d.context?.peers as string[] | undefined) : undefined;
     // The send body's content rule keeps the spec's path whatever other content fields it lists.
@@ -352,6 +353,8 @@ function structuralProblem(value: unknown, maxItems: Record<string, number>): Va
     for (const key of fields) {
       const at = [...path, key];
       if (isPrototypeKey(key)) return { path: at, message: `${at.join('.')} is not allowed` };
+      // Not named: joi's details would repeat the key, and the answer would carry the surrogate.
+      if (hasLoneSurrogate(key)) return { path, message: 'a field name must be valid Unicode text' };
       const v = node[key];
       if (typeof v === 'object' && v !== null) queue.push({ node: v, path: at });
     }
@@ -364,7 +367,7 @@ function structuralProblem(value: unknown, maxItems: Record<string, number>): Va
  * `maxItems` names top-level arrays whose length is checked before anything else.
  */
 export function validate<T>(
-  schema: Joi.Schema<T>,
+  schema: Schema<T>,
   value: unknown,
   maxItems: Record<string, number> = {},
 ): { value: T; details?: undefined } | { value?: undefined; details: ValidationDetail[] } {
@@ -385,7 +388,7 @@ export function validate<T>(
  * for its exact details.
  */
 export function validateSendBody(
-  schema: Joi.ObjectSchema<SendBody>,
+  schema: ObjectSchema<SendBody>,
   value: unknown,
   maxRecipients: number,
 ): ReturnType<typeof validate<SendBody>> {
@@ -415,11 +418,13 @@ function plainTextSend(value: unknown): SendBody | undefined {
   const { to, text, existingMessageId } = value;
   if (typeof to !== 'string' || !isSendAddress(to)) return undefined;
   if (typeof text !== 'string' || text.length < 1 || text.length > STRING_LIMITS.text) return undefined;
+  // joi refuses a lone surrogate (text.ts)
+  if (hasLoneSurrogate(text)) return undefined;
   if (existingMessageId === undefined) return fields === 2 ? { to, text } : undefined;
   if (typeof existingMessageId !== 'string' || existingMessageId.length > STRING_LIMITS.existingMessageId)
     return undefined;
-  // joi refuses an empty string
-  if (existingMessageId.length === 0) return undefined;
+  // joi refuses an empty string, and a lone surrogate
+  if (existingMessageId.length === 0 || hasLoneSurrogate(existingMessageId)) return undefined;
   return { to, text, existingMessageId };
 }
 

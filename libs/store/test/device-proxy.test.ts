@@ -54,6 +54,12 @@ describe('device proxies: the URL checked, sealed at rest, shown without credent
       ['http://h:3128#f', /no path, query or fragment/],
       ['http://:hidden-pw@h:3128', /password but no user name/],
       [`http://h:3128/${'a'.repeat(2100)}`, /at most 2048/],
+      // Broken percent-encoding (issue 52): in the password, the user, the host, a path.
+      ['http://u:%ZZ@h:1', /% that starts no escape/],
+      ['http://u:hidden-pw%4@h:3128', /% that starts no escape/],
+      ['socks5://hidden%-pw:p@h:1080', /% that starts no escape/],
+      ['http://h%zz:3128', /% that starts no escape/],
+      ['http://u:hidden-pw@h:3128/%', /% that starts no escape/],
     ];
     for (const [url, why] of bad) {
       const err = (() => {

@@ -18,9 +18,36 @@ export interface FuzzRequest {
    * Hostile on purpose, sent with a valid token to the right method: a list-shaped field holding
    * an entry that is no entry (`hostile-list`), or a body that is not UTF-8 (`not-utf8`). Its
    * answer must be a 400 with the error envelope and its details (a 413 when a huge entry takes
-   * the body over the route's limit) — never a 5xx, never accepted.
+   * the body over the route's limit) — never a 5xx, never accepted. `bad-text`: a valid body of a
+   * route but for one string field, holding a lone surrogate (any field), or NUL, a bidi control or
+   * an invisible character (a name: docs/api.md, "Text and names").
    */
-  hostile?: 'hostile-list' | 'not-utf8';
+  hostile?: 'hostile-list' | 'not-utf8' | 'bad-text';
+}
+
+/** Halves of UTF-16 pairs without their other half: no character, refused in every string. */
+const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff'];
+/** What a name may not contain: NUL and other controls, bidi controls, invisible characters. */
+const NOT_IN_NAMES = [
+  '\u0000',
+  '\n',
+  '\u0085',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\u061c',
+  '\u200b',
+  '\u2060',
+  '\ufeff',
+];
+
+/** The string fields of a JSON value, by path. */
+function stringPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === 'string') return [at];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    stringPaths(v, [...at, Array.isArray(value) ? Number(k) : k]),
+  );
 }
 
 /** List entries that are no entries (the test kit's), with a string long enough to matter. */
@@ -61,6 +88,7 @@ export class RequestFuzzer {
   }
 
   next(): FuzzRequest {
+    if (this.chance(0.06)) return this.badText();
     if (this.chance(0.12)) return this.hostile();
     const endpoint = this.pickWeighted<string>([
       ['connect', 25],
@@ -151,6 +179,82 @@ export class RequestFuzzer {
       body: bytes,
       endpoint: kind,
       hostile: kind,
+    };
+  }
+
+  /**
+   * A valid body of a route that takes text, but for one string field (any of them, in turn): a
+   * lone surrogate spliced in, or in a name (`names` of the route) NUL, a bidi control or an
+   * invisible character. See `FuzzRequest.hostile`.
+   */
+  private badText(): FuzzRequest {
+    const phone = () => `1555${String(this.int(0, 9_999_999)).padStart(7, '0')}`;
+    const to = phone();
+    const routes: [string, string, Record<string, unknown>, string[]][] = [
+      ['POST', '/send', { to, text: 'Hello مرحبا 👋' }, []],
+      ['POST', '/send', { to: [to, phone()], text: 'Line one\n\tline two \u200f' }, []],
+      [
+        'POST',
+        '/send',
+        {
+          to,
+          attachment: {
+            type: 'document',
+            url: 'https://example.test/a.pdf',
+            filename: 'menu.pdf',
+            caption: 'Menu',
+          },
+        },
+        ['attachment.filename'],
+      ],
+      ['POST', '/send', { to, poll: { question: 'Which?', options: ['Tea', 'Coffee'] } }, []],
+      ['POST', '/send', { to, contacts: [{ name: 'Ann', phones: [phone()] }] }, ['contacts.0.name']],
+      [
+        'POST',
+        '/send',
+        { to, location: { latitude: 1, longitude: 2, name: 'Cafe', address: 'Main St' } },
+        [],
+      ],
+      ['POST', '/otp', { phone: to, code: '1234', language: 'English' }, []],
+      ['POST', '/contacts/check', { phones: [to, phone()] }, []],
+      ['POST', '/groups', { subject: 'Team', participants: [to] }, ['subject']],
+      ['PATCH', '/groups/120363012345678901@g.us', { subject: 'Team', description: 'Our team' }, ['subject']],
+      ['PATCH', '/profile', { name: 'Ann', about: 'Available' }, ['name']],
+      ['POST', '/labels', { name: 'VIP' }, ['name']],
+      ['PATCH', '/labels/12', { name: 'VIP' }, ['name']],
+      ['POST', '/channels', { name: 'News', description: 'Daily news' }, ['name']],
+      ['PATCH', '/channels/120363000000000001@newsletter', { name: 'News' }, ['name']],
+      ['POST', '/channels/120363000000000001@newsletter/posts', { text: 'Today' }, []],
+      ['PUT', '/webhook', { url: 'https://example.test/h', events: ['message.sent'] }, []],
+    ];
+    const [method, path, body, names] = this.pick(routes);
+    const field = this.pick(stringPaths(body));
+    const isName = names.includes(field.join('.'));
+    const inName = isName && this.chance(0.6);
+    const bad = inName ? this.pick(NOT_IN_NAMES) : this.pick(LONE_SURROGATES);
+    const parent = field
+      .slice(0, -1)
+      .reduce<Record<string | number, unknown>>(
+        (node, key) => node[key] as Record<string | number, unknown>,
+        body,
+      );
+    const last = field[field.length - 1]!;
+    const value = parent[last] as string;
+    // Inside a name, not at its ends: a schema that trims (a contact card's name) removes those.
+    const at = inName ? this.int(1, value.length - 1) : this.int(0, value.length);
+    parent[last] = value.slice(0, at) + bad + value.slice(at);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.pick(this.tokens)}`,
+      'content-type': 'application/json',
+    };
+    // JSON.stringify writes a lone surrogate as an escape (`\ud800`): the JSON is well-formed.
+    return {
+      method,
+      path: `/api/messenger/v1${path}`,
+      headers,
+      body: Buffer.from(JSON.stringify(body)),
+      endpoint: 'bad-text',
+      hostile: 'bad-text',
     };
   }
 

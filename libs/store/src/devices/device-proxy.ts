@@ -48,6 +48,10 @@ export function parseProxyUrl(raw: string): ProxyUrl {
   if (typeof raw !== 'string' || raw.length === 0) throw new ProxyUrlError('must be a proxy URL');
   if (raw.length > MAX_PROXY_URL_LENGTH)
     throw new ProxyUrlError(`must be at most ${MAX_PROXY_URL_LENGTH} characters`);
+  // `new URL` keeps a `%` that starts no escape (`%ZZ` in a password) as it is: the credentials
+  // the agent would send are then not the ones meant. Said without repeating the URL.
+  if (/%(?![0-9A-Fa-f]{2})/.test(raw))
+    throw new ProxyUrlError('has a % that starts no escape: write %XX (two hex digits), and % itself as %25');
   let url: URL;
   try {
     url = new URL(raw);

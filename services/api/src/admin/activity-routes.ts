@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { ACTIVITY_STATUSES, DEVICE_ACTIVITY_MAX_HOURS, type DeviceActivity } from '@mgw/store';
 import { parse } from '../http/validation.js';
 import { deviceIdOf } from './devices-routes.js';

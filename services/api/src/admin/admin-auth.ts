@@ -1,7 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { keys } from '@mgw/contracts';
 import { ADMIN_TOKENS, giveBackSignInAttempt, reserveSignInAttempt, TokenStore } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';

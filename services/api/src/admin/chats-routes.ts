@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { CHAT_ERRORS, chatIdSchema, chatMessagesQuerySchema, chatsQuerySchema } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { ApiError } from '../http/api-error.js';

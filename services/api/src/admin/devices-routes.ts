@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import {
   CONNECT_METHODS,
   DEVICE_ID_PATTERN,

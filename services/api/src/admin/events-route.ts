@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import type { RequestHandler } from 'express';
 import {
   DEVICE_ID_PATTERN,

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { SEND_ADDRESS_PATTERN, SEND_ADDRESS_RULE, emptyQuerySchema } from '@mgw/contracts';
 import {
   isOptOutCursor,

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
 import { policyOverrideSchema, type PolicyOverride } from '@mgw/store';
 import { parse } from '../http/validation.js';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
 import { POOL_LIMITS } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
@@ -16,7 +16,7 @@ const poolIdSchema = Joi.string()
   .pattern(POOL_ID_PATTERN)
   .messages({ 'string.pattern.base': `{{#label}} must be a pool id: ${SLUG_RULE}` });
 
-const nameSchema = Joi.string().trim().min(1).max(POOL_LIMITS.maxNameLength);
+const nameSchema = Joi.string().trim().min(1).max(POOL_LIMITS.maxNameLength).displayName();
 
 /** Distinct device ids; a device not linked yet is allowed (it may be linked later). */
 const devicesSchema = Joi.array()

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
 import {

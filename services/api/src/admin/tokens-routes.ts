@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
 import { parseDuration, type PoolStore, type TokenStore } from '@mgw/store';
 import { ApiError } from '../http/api-error.js';
@@ -17,7 +17,7 @@ export const createTokenSchema = Joi.object<{
   poolId?: string;
   expiresIn?: string;
 }>({
-  name: Joi.string().trim().min(1).max(100).required(),
+  name: Joi.string().trim().min(1).max(100).displayName().required(),
   deviceId: Joi.string().pattern(DEVICE_ID_PATTERN).allow('').messages({
     'string.pattern.base':
       '"deviceId" must be a device id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',

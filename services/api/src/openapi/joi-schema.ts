@@ -1,5 +1,12 @@
 import type Joi from 'joi';
-import { BASE64_RULE, EMOJI_RULE, SEND_AT_RULE } from '@mgw/contracts';
+import {
+  BASE64_RULE,
+  DISPLAY_NAME_RULE,
+  EMOJI_RULE,
+  FILE_NAME_RULE,
+  SEND_AT_RULE,
+  TEXT_RULES,
+} from '@mgw/contracts';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
@@ -79,6 +86,15 @@ function stringSchema(d: Description): JsonSchema {
         break;
       // Surrounding spaces are removed (a normalisation, not a constraint).
       case 'trim':
+        break;
+      // A name: no controls, bidi controls or invisible characters (libs/contracts/src/text.ts).
+      // Said in words: a second pattern would make an `allOf` that typed clients render badly.
+      case TEXT_RULES.displayName:
+        s.description = DISPLAY_NAME_RULE;
+        break;
+      // A file name is reduced to its base name, else refused: no pattern says it (docs/media.md).
+      case TEXT_RULES.fileName:
+        s.description = FILE_NAME_RULE;
         break;
       default:
         unsupported(`the string rule "${rule.name}"`);

@@ -84,7 +84,7 @@ export function mediaPaths(
   const upload = operation({
     tag: 'Media',
     summary: 'Upload an attachment once (the file is the body)',
-    description: `${ABOUT}\n\nThe request body is the file itself, \`Content-Type\` its MIME type, at most ${MEDIA_UPLOAD_MAX_BYTES} bytes (413 above); \`?filename=\` names it. 429 \`Too much media is stored for this device…\` with \`stored\` and \`limit\` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).`,
+    description: `${ABOUT}\n\nThe request body is the file itself, \`Content-Type\` its MIME type, at most ${MEDIA_UPLOAD_MAX_BYTES} bytes (413 above); \`?filename=\` names it (reduced to its base name, or refused: docs/media.md). A \`Content-Type\` the file's bytes contradict (\`text/html\` for a PDF, \`application/pdf\` for HTML) is 400 naming \`Content-Type\`. 429 \`Too much media is stored for this device…\` with \`stored\` and \`limit\` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).`,
     rateLimit: r.media,
     query: mediaUploadQuerySchema,
     success: { status: 201, schema: 'MediaObjectResult', description: 'Stored.' },

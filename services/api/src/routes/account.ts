@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import {
   ACCOUNT_COMMAND_ERRORS,
   ACCOUNT_ERRORS,

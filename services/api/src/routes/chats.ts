@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import Joi from 'joi';
+import { Joi } from '@mgw/contracts';
 import {
   CHAT_ERRORS,
   ERRORS,

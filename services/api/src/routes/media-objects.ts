@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import {
   ERRORS,
   MEDIA_ID_PATTERN,
+  contradictedMediaKind,
   emptyQuerySchema,
   mediaSettingsBodySchema,
   mediaUploadQuerySchema,
@@ -42,6 +43,16 @@ export function uploadMediaRoute(s: MediaServices): RequestHandler {
     const { filename } = parse(mediaUploadQuerySchema, req.query);
     const bytes = req.body as Buffer;
     const mimeType = String(req.headers['content-type']).replace(/\s+/g, ' ');
+    // Refused rather than replaced by the sniffed type: the client learns its file is not what it
+    // said (docs/media.md).
+    const contradicted = contradictedMediaKind(mimeType, bytes);
+    if (contradicted)
+      throw ApiError.invalid([
+        {
+          path: ['Content-Type'],
+          message: `Content-Type ${mimeType.split(';')[0]} contradicts the file: its bytes are ${contradicted.kind} (${contradicted.type})`,
+        },
+      ]);
     const stored = await storeCall(() =>
       s.media.put(deviceId, {
         bytes,
