@@ -6,6 +6,7 @@ import { API_ENV } from '@mgw/api/config';
 import { CONNECTION_ENV } from '@mgw/connection/config';
 import { NOTIFIER_ENV } from '@mgw/notifier/config';
 import { SENDER_ENV } from '@mgw/sender/config';
+import { EVENT_LOG_MAX_EVENTS } from '@mgw/contracts';
 import { headingAnchors, links, tableVariables } from './markdown.js';
 
 /**
@@ -54,6 +55,31 @@ describe('docs', () => {
     const documented = tableVariables(read('docs/configuration.md'));
     expect([...documented].sort(), 'documented variables').to.deep.equal([...schemaVariables].sort());
     expect(documented).to.have.length(new Set(documented).size);
+  });
+
+  it('When configuration.md is read, then the RATE_LIMIT_MESSAGES row names every route the API counts with it', () => {
+    // The route table of the API: `app.<method>(v1('<path>'), …, limit.messages, …)`.
+    const app = read('services/api/src/app.ts');
+    const actions = /for \(const action of \[([^\]]+)\]/.exec(app)?.[1]?.match(/[a-z]+/g) ?? [];
+    const routes = [
+      ...app.matchAll(/app\.(get|post|put|patch|delete)\(\s*v1\((['`])([^'`]+)\2\)[^;]*?limit\.(\w+)/g),
+    ]
+      .filter((m) => m[4] === 'messages')
+      .flatMap((m) => {
+        const route = `${m[1]!.toUpperCase()} ${m[3]!}`;
+        return route.includes('${action}') ? actions.map((a) => route.replace('${action}', a)) : [route];
+      });
+    const row = read('docs/configuration.md')
+      .split('\n')
+      .find((l) => l.startsWith('| `RATE_LIMIT_MESSAGES` |'));
+    expect(routes.length, 'routes counted with RATE_LIMIT_MESSAGES').to.be.greaterThan(10);
+    expect(routes.filter((r) => !row?.includes(`\`${r}\``))).to.deep.equal([]);
+  });
+
+  it("When events.md is read, then the event log's bound is the fixed constant the store uses", () => {
+    const events = read('docs/events.md');
+    expect(events).to.include(`at most ${EVENT_LOG_MAX_EVENTS.toLocaleString('en-US')} events`);
+    expect(events).to.match(/count is fixed, not a setting: `EVENT_LOG_MAX_EVENTS` is a constant/);
   });
 
   it('When the README is counted, then it stays a ten-minute read (at most 300 lines)', () => {
