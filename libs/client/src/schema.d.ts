@@ -8763,7 +8763,7 @@ export interface paths {
                   caption?: string;
                   mimeType?: string;
                 } & (unknown | unknown);
-                audience: 'contacts' | string[];
+                audience: string[] | 'contacts';
                 /**
                  * Format: date-time
                  * @description ISO 8601 date-time with offset, at most 30 days ahead.

@@ -135,19 +135,22 @@ export const statusBodySchema = Joi.object<StatusBody>({
       'object.missing': 'attachment must have either url or base64',
       'object.xor': 'attachment must have either url or base64, not both',
     }),
+  // A conditional, not .try: a list reports its own problem (empty, too long, a twice-named
+  // viewer) instead of "matches none of the allowed types".
   audience: Joi.alternatives()
-    .try(
-      Joi.string().valid('contacts'),
-      Joi.array()
+    .conditional(Joi.array(), {
+      then: Joi.array()
         .items(audienceEntry)
         .min(1)
         .max(STATUS_LIMITS.audience)
         .unique()
         .messages({
-          'array.max': `"audience" may name at most ${STATUS_LIMITS.audience} viewers`,
+          'array.min': `"audience" must name 1 to ${STATUS_LIMITS.audience.toLocaleString('en-US')} viewers`,
+          'array.max': `"audience" must name 1 to ${STATUS_LIMITS.audience.toLocaleString('en-US')} viewers`,
           'array.unique': '"audience" names {{#dupeValue}} twice',
         }),
-    )
+      otherwise: Joi.string().valid('contacts'),
+    })
     .required()
     .messages({
       'alternatives.types': '"audience" must be a list of phone numbers or "contacts"',

@@ -158,6 +158,11 @@ describe('API: status updates — accepted through the send queue, bounded audie
       ).to.equal(true);
     }
     expect(await t.services.acceptor.queue(deviceId).count()).to.equal(0);
+    // An empty list says the bound, as docs/broadcasts.md does (not "matches none of the types").
+    const empty = await post({ text: 'x', audience: [] });
+    expect(empty.body.details).to.deep.equal([
+      { path: ['audience'], message: 'audience must name 1 to 5,000 viewers' },
+    ]);
   });
 
   it('When the audience is over its bound, listed or as "contacts", then it is refused whole with 400', async () => {
