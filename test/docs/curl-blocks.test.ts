@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Stack } from '@mgw/testing';
+import { Stack, startNatsServer, type BrokerServerHandle } from '@mgw/testing';
 import { mismatch, parseShown, shownAnswers, shownStrings, type ShownAnswer } from './answers.js';
 import { fencedBlocks, links, shellBlocks, type ShellBlock } from './markdown.js';
 
@@ -259,21 +259,32 @@ function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number
 describe('docs: the shell blocks of the README and docs/ paste and run against a sandbox', function () {
   this.timeout(PAGE_TIMEOUT_MS * 2);
   let stack: Stack;
+  let nats: BrokerServerHandle | undefined;
   let env: NodeJS.ProcessEnv;
 
   before(async function () {
     this.timeout(120_000);
-    // The sandbox `npm start` runs: the default device, the dashboard on (so the admin API is).
-    stack = await Stack.start({ deviceId: 'default', env: { ADMIN_PASSWORD: 'docs-curl-blocks-password' } });
+    // The sandbox `npm start` runs: the default device, the dashboard on (so the admin API is),
+    // the notifier, and a real nats-server its events go to (docs/events.md reads them from it).
+    nats = await startNatsServer();
+    stack = await Stack.start({
+      deviceId: 'default',
+      notifier: true,
+      env: { ADMIN_PASSWORD: 'docs-curl-blocks-password', EVENTS_NATS_URL: nats.url },
+    });
     env = { ...process.env, LOG_LEVEL: 'warn' };
     for (const name of PAGE_NAMES) delete env[name];
     Object.assign(env, {
       REDIS_URL: stack.redisUrl,
       PORT: new URL(stack.apiUrl).port,
       SANDBOX_PORT: new URL(stack.simulator.controlUrl).port,
+      EVENTS_NATS_URL: nats.url,
     });
   });
-  after(async () => stack?.stop());
+  after(async () => {
+    await stack?.stop();
+    await nats?.stop();
+  });
 
   it('When the pages are read, then every curl is in a ```sh or ```bash block, and each not-run marker gives a reason', () => {
     const stray = PAGES.flatMap((page) =>

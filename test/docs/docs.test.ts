@@ -1,13 +1,20 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 import { API_ENV } from '@mgw/api/config';
 import { CONNECTION_ENV } from '@mgw/connection/config';
 import { NOTIFIER_ENV } from '@mgw/notifier/config';
 import { SENDER_ENV } from '@mgw/sender/config';
 import { EVENT_LOG_MAX_EVENTS } from '@mgw/contracts';
 import { headingAnchors, links, tableVariables } from './markdown.js';
+
+/** Debian's rabbitmqctl (its /usr/sbin one switches to the rabbitmq user when run as root). */
+const RABBITMQCTL =
+  ['/usr/lib/rabbitmq/bin/rabbitmqctl', '/usr/sbin/rabbitmqctl'].find((p) => existsSync(p)) ?? 'rabbitmqctl';
 
 /**
  * The README and docs/ are read by people who cannot ask: a link that leads nowhere, or a setting
@@ -80,6 +87,23 @@ describe('docs', () => {
     const events = read('docs/events.md');
     expect(events).to.include(`at most ${EVENT_LOG_MAX_EVENTS.toLocaleString('en-US')} events`);
     expect(events).to.match(/count is fixed, not a setting: `EVENT_LOG_MAX_EVENTS` is a constant/);
+  });
+
+  it('When events.md states the broker servers it was tested with, then the servers the tests start are those or newer', () => {
+    const events = read('docs/events.md');
+    const stated = /Tested with RabbitMQ (\d+\.\d+\.\d+) and nats-server (\d+\.\d+\.\d+)/.exec(events);
+    expect(stated, 'the tested versions, stated').to.not.equal(null);
+    const nats = /v?(\d+\.\d+\.\d+)/.exec(
+      execFileSync('nats-server', ['--version'], { encoding: 'utf8' }),
+    )![1]!;
+    const rabbit = /(\d+\.\d+\.\d+)/.exec(
+      execFileSync(RABBITMQCTL, ['version'], {
+        encoding: 'utf8',
+        env: { ...process.env, HOME: os.tmpdir() },
+      }),
+    )![1]!;
+    expect(semver.gte(rabbit, stated![1]!), `rabbitmq ${rabbit} >= ${stated![1]}`).to.equal(true);
+    expect(semver.gte(nats, stated![2]!), `nats-server ${nats} >= ${stated![2]}`).to.equal(true);
   });
 
   it('When the README is counted, then it stays a ten-minute read (at most 300 lines)', () => {
