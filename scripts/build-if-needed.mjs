@@ -28,13 +28,18 @@ export function buildablePackages(root = ROOT) {
   );
 }
 
+/** What a build about to run does and usually takes, for the line that announces it. */
+export function buildPlan() {
+  return `building ${buildablePackages().length} packages first (a first build takes ${FIRST_BUILD})`;
+}
+
 /**
  * Builds when needed; answers whether the build is now current. `say` reports what it does. With
- * `logFile`, lerna's output goes there instead of the terminal: one line before (how many
- * packages, what a first build takes, where its output goes), one after (how long it took), and
- * on a failure the log's last lines and its path.
+ * `logFile`, lerna's output goes there instead of the terminal: one line before (`buildPlan()` and
+ * where its output goes; none when the caller `announced` the plan itself), one after (how long it
+ * took), and on a failure the log's last lines and its path.
  */
-export function buildIfNeeded(say = (msg) => process.stderr.write(`${msg}\n`), { logFile } = {}) {
+export function buildIfNeeded(say = (msg) => process.stderr.write(`${msg}\n`), { logFile, announced } = {}) {
   if (!buildNeeded(ROOT)) return true;
   if (!logFile) {
     say('building (npx lerna run build)…');
@@ -42,7 +47,7 @@ export function buildIfNeeded(say = (msg) => process.stderr.write(`${msg}\n`), {
   }
   const count = buildablePackages().length;
   const shown = path.relative(process.cwd(), logFile) || logFile;
-  say(`building ${count} packages (a first build takes ${FIRST_BUILD}); its output: ${shown}`);
+  if (!announced) say(`${buildPlan()}; its output: ${shown}`);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'w');
   const started = Date.now();
@@ -50,7 +55,7 @@ export function buildIfNeeded(say = (msg) => process.stderr.write(`${msg}\n`), {
   closeSync(fd);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (r.status === 0) {
-    say(`built ${count} packages in ${seconds} s`);
+    say(`built ${count} packages in ${seconds} s (its output: ${shown})`);
     return true;
   }
   const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-15);

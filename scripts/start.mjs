@@ -31,7 +31,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeArgsOf } from '@mgw/testing/node-args';
-import { buildIfNeeded } from './build-if-needed.mjs';
+import { buildNeeded } from '@mgw/testing/build-state';
+import { buildIfNeeded, buildPlan } from './build-if-needed.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
@@ -92,22 +93,24 @@ const DASHBOARD = 'services/api/dist/dashboard/index.html';
 const ORPHAN_GUARD = ['--import', pathToFileURL(path.join(ROOT, 'libs/testing/orphan-guard.mjs')).href];
 
 /**
- * The first step's line: the Node it runs on and whether `npm install` is current (the lock file
- * npm wrote into node_modules is the project's, not older than package-lock.json).
+ * The first line: the Node it runs on, whether `npm install` is current (the lock file npm wrote
+ * into node_modules is not older than package-lock.json), and, when a build comes first, what it
+ * builds and how long a first build usually takes.
  */
-function checkInstall() {
+function checkInstall(building) {
   const installed = path.join(ROOT, 'node_modules/.package-lock.json');
   if (!existsSync(installed)) fail('dependencies are not installed', 'run `npm install`, then `npm start`');
   const stale = statSync(path.join(ROOT, 'package-lock.json')).mtimeMs > statSync(installed).mtimeMs;
   say(
     `node ${process.versions.node}; dependencies installed` +
-      (stale ? ' — package-lock.json changed since: run `npm install` if the start fails' : ''),
+      (stale ? ' (package-lock.json changed since: run `npm install` if the start fails)' : '') +
+      (building ? `; ${buildPlan()}` : ''),
   );
 }
 
 /** Builds when needed, its output in the data directory's build.log (a failure shows its end). */
 function buildOrFail() {
-  if (!buildIfNeeded(say, { logFile: path.join(DATA_DIR, 'build.log') }))
+  if (!buildIfNeeded(say, { logFile: path.join(DATA_DIR, 'build.log'), announced: true }))
     fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
 }
 
@@ -450,7 +453,7 @@ async function waitUntilReady() {
 }
 
 if (!(READY_TIMEOUT_MS > 0)) fail('MGW_READY_TIMEOUT_MS must be a number of milliseconds above 0');
-checkInstall();
+checkInstall(buildNeeded(ROOT));
 buildOrFail();
 requireBuilt();
 ensureEncryptionKey();

@@ -192,6 +192,23 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(atReady.body.qrCode).to.match(/^data:image\/png;base64,/);
   });
 
+  it('When npm start starts, then it says each step in one line: Node and the install first, then Redis, where it listens, each service ready, ready:', () => {
+    const said = atReady.output.split('\n').filter((l) => l.startsWith('[start] '));
+    expect(said[0]).to.match(/^\[start\] node \d+\.\d+\.\d+; dependencies installed/);
+    for (const name of ['api', 'connection', 'sender', 'notifier'])
+      expect(
+        said.some((l) => new RegExp(`^\\[start\\] ${name}: ready after \\d+\\.\\d s$`).test(l)),
+        name,
+      ).to.equal(true);
+    const order = ['redis: ', 'listening on ', 'started: ', 'ready: '].map((p) =>
+      said.findIndex((l) => l.startsWith(`[start] ${p}`)),
+    );
+    expect(
+      order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]!)),
+      said.join('\n'),
+    ).to.equal(true);
+  });
+
   it('When npm start runs without HOST, then the API and every service’s ops port listen on 127.0.0.1 only, and it says so', () => {
     expect(atReady.output).to.include(
       '[start] listening on 127.0.0.1 only (HOST=0.0.0.0 npm start serves other machines too)',
