@@ -4,9 +4,8 @@
  * (`keys.deviceSettings`, as the policy overrides: only what an operator changed), read by the
  * sender for every inbound text and shown and changed through the admin API.
  */
-import Joi from 'joi';
 import type { RedisClient } from '@mgw/common';
-import { keys } from '@mgw/contracts';
+import { Joi, keys } from '@mgw/contracts';
 
 export type OptOutLanguage = 'en' | 'ar';
 
