@@ -37,10 +37,14 @@ export function buildPlan() {
  * Builds when needed; answers whether the build is now current. `say` reports what it does. With
  * `logFile`, lerna's output goes there instead of the terminal: one line before (`buildPlan()` and
  * where its output goes; none when the caller `announced` the plan itself), one after (how long it
- * took), and on a failure the log's last lines and its path.
+ * took), and on a failure the log's last lines and its path. `needed`: the caller's answer of
+ * `buildNeeded` (it walks every package's files), when it asked already.
  */
-export function buildIfNeeded(say = (msg) => process.stderr.write(`${msg}\n`), { logFile, announced } = {}) {
-  if (!buildNeeded(ROOT)) return true;
+export function buildIfNeeded(
+  say = (msg) => process.stderr.write(`${msg}\n`),
+  { logFile, announced, needed = buildNeeded(ROOT) } = {},
+) {
+  if (!needed) return true;
   if (!logFile) {
     say('building (npx lerna run build)…');
     return spawnSync('npx', LERNA, { cwd: ROOT, stdio: 'inherit', env: BUILD_ENV }).status === 0;

@@ -109,8 +109,8 @@ function checkInstall(building) {
 }
 
 /** Builds when needed, its output in the data directory's build.log (a failure shows its end). */
-function buildOrFail() {
-  if (!buildIfNeeded(say, { logFile: path.join(DATA_DIR, 'build.log'), announced: true }))
+function buildOrFail(needed) {
+  if (!buildIfNeeded(say, { logFile: path.join(DATA_DIR, 'build.log'), announced: true, needed }))
     fail('the build failed (see above)', 'fix it, or run `npm run build` to see it again');
 }
 
@@ -453,8 +453,9 @@ async function waitUntilReady() {
 }
 
 if (!(READY_TIMEOUT_MS > 0)) fail('MGW_READY_TIMEOUT_MS must be a number of milliseconds above 0');
-checkInstall(buildNeeded(ROOT));
-buildOrFail();
+const building = buildNeeded(ROOT);
+checkInstall(building);
+buildOrFail(building);
 requireBuilt();
 ensureEncryptionKey();
 const admin = ensureAdminPassword();

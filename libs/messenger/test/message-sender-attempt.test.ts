@@ -1,18 +1,8 @@
-import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { DisconnectReason } from '@whiskeysockets/baileys';
-import { createLogger } from '@mgw/common';
-import { ContactCache, Encryption } from '@mgw/store';
-import {
-  AckTimeoutError,
-  DeviceSocket,
-  MessageSender,
-  NotConnectedError,
-  ServerRejectedError,
-  type SendAttempt,
-  type WASocket,
-} from '../src/index.js';
+import { AckTimeoutError, NotConnectedError, ServerRejectedError, type SendAttempt } from '../src/index.js';
+import { fakeSocketSender } from './fake-socket-sender.js';
 
 /** Baileys' error when the socket is closed where it would write a frame (or under a query's wait). */
 const connectionClosed = () =>
@@ -35,33 +25,8 @@ describe('messenger: whether a send attempt began (fake socket, real Redis)', ()
   });
 
   /** A sender on an open fake socket whose `sendMessage` does `write` and whose ack is `ack`. */
-  async function senderWith(write: () => Promise<unknown>, ack: () => Promise<unknown>) {
-    const sock = {
-      ev: new EventEmitter(),
-      user: { id: '15550009998:3@s.whatsapp.net', name: 'Me' },
-      profilePictureUrl: async () => undefined,
-      sendMessage: write,
-      waitForMessage: ack,
-      end: async () => undefined,
-    };
-    const options = {
-      redis,
-      encryption: Encryption.fromEnv(),
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      deviceId: 'attempt-' + Math.random().toString(36).slice(2, 8),
-      messageRetentionSeconds: 60,
-      contacts: new ContactCache(redis, 3600),
-    };
-    const conn = new DeviceSocket({
-      ...options,
-      epoch: () => 1,
-      createSocket: () => sock as unknown as WASocket,
-    });
-    await conn.start();
-    sock.ev.emit('connection.update', { connection: 'open' });
-    expect(await conn.waitForOpen(5_000)).to.equal(true);
-    return { conn, sender: new MessageSender(conn, options) };
-  }
+  const senderWith = (write: () => Promise<unknown>, ack: () => Promise<unknown>) =>
+    fakeSocketSender(redis, 'attempt', { sendMessage: write, waitForMessage: ack });
 
   const text = { jid: '15550001234@s.whatsapp.net', platformMessageId: '3EB0ATTEMPT0001', text: 'hi' };
   const sent = async () => ({ key: { id: text.platformMessageId } });

@@ -1,10 +1,8 @@
-import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { createLogger } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import { ContactCache, Encryption } from '@mgw/store';
-import { DeviceSocket, LookupFailedError, MessageSender, type WASocket } from '../src/index.js';
+import { LookupFailedError } from '../src/index.js';
+import { fakeSocketSender } from './fake-socket-sender.js';
 
 type UsyncEntry = { id: string; contact?: boolean; lid?: string };
 type UsyncAnswer = undefined | { list: UsyncEntry[] };
@@ -24,36 +22,13 @@ describe('messenger: number lookup answers (fake socket, real Redis)', () => {
     await redis.quit();
   });
 
-  async function senderAnswering(answers: UsyncAnswer[], asked: string[][] = []) {
-    const deviceId = 'lookup-' + Math.random().toString(36).slice(2, 8);
-    const sock = {
-      ev: new EventEmitter(),
-      user: { id: '15550009999:3@s.whatsapp.net', name: 'Me' },
-      profilePictureUrl: async () => undefined,
+  const senderAnswering = (answers: UsyncAnswer[], asked: string[][] = []) =>
+    fakeSocketSender(redis, 'lookup', {
       executeUSyncQuery: async (query: { users: { phone?: string }[] }) => {
         asked.push(query.users.map((u) => u.phone ?? ''));
         return answers.shift();
       },
-      end: async () => undefined,
-    };
-    const options = {
-      redis,
-      encryption: Encryption.fromEnv(),
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      deviceId,
-      messageRetentionSeconds: 60,
-      contacts: new ContactCache(redis, 3600),
-    };
-    const conn = new DeviceSocket({
-      ...options,
-      epoch: () => 1,
-      createSocket: () => sock as unknown as WASocket,
     });
-    await conn.start();
-    sock.ev.emit('connection.update', { connection: 'open' });
-    expect(await conn.waitForOpen(5_000)).to.equal(true);
-    return { deviceId, conn, sender: new MessageSender(conn, options) };
-  }
 
   it('When the lookup query times out, then it fails retryably and nothing is cached; the next answer counts', async () => {
     const jid = '15550001111@s.whatsapp.net';
