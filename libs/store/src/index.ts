@@ -46,8 +46,10 @@ export * from './policy/index.js';
 export * from './queues/send-queues.js';
 export * from './queues/bullmq-door.js';
 
-// Webhooks: the events outbox, settings, deliveries.
-export * from './webhooks/events.js';
+// Events: publishing one (to the device's event log, and to its webhook's outbox when wanted).
+export * from './events/event-publish.js';
+
+// Webhooks: settings, deliveries from the events outbox.
 export * from './webhooks/webhook-store.js';
 export * from './webhooks/webhook-deliveries.js';
 
@@ -65,7 +67,7 @@ export * from './access/token-store.js';
 export * from './access/auth-failures.js';
 export * from './access/rate-limits.js';
 
-// Coordination: leases with fencing, liveness, the roster of senders.
+// Coordination: leases with fencing, interval locks, liveness, the roster of senders.
 export * from './coordination/index.js';
 export * from './coordination/sender-roster.js';
 

@@ -7,7 +7,8 @@ import { storeScript } from '../lua.js';
 
 /**
  * A lease with fencing, the one the product uses wherever at most one process may act on a thing
- * at a time (a device's WhatsApp socket, a device's webhook deliveries): a string key with a TTL
+ * at a time (a device's WhatsApp socket, a device's webhook deliveries and broker relay, a pool's
+ * mover, a fleet's periodic jobs through `IntervalLock`): a string key with a TTL
  * naming its holder and an epoch, the epoch drawn from a counter incremented on every take, so
  * holders are totally ordered and a write checked against (owner, epoch) is refused to a holder
  * that lost the lease meanwhile (it paused past the TTL and another took over). The Lua lives in
@@ -22,6 +23,25 @@ export interface LeaseKeys {
   fence: string;
   /** A hand-over reserving the lease for one owner (`{to, at}` JSON with a TTL), if the user has one. */
   reservation: string;
+}
+
+/**
+ * The keys of a lease stored at `lease`, its counter and reservation beside it in its Redis Cluster
+ * slot (the scripts touch all three): a key with a hash tag (`mgw:{pool:p1}:mover`) shares its tag
+ * with `<lease>:fence` and `<lease>:reserved`; a key without one (`mgw:event-log:trim-lock`) is
+ * hashed whole, so the keys beside it take the whole key as their tag
+ * (`mgw:event-log:trim-lock:{mgw:event-log:trim-lock}:fence`).
+ */
+export function leaseKeysBeside(lease: string): LeaseKeys {
+  // Redis hashes the text between the first `{` and the first `}` after it, when that is not empty.
+  const tagged = /^[^{]*\{[^}]+\}/.test(lease);
+  // Untagged, the whole key becomes the tag of the keys beside it: a brace in it would end that tag early.
+  if (!tagged && /[{}]/.test(lease))
+    throw new Error(
+      `lease key ${lease}: a brace outside a hash tag would put the keys beside it in other slots`,
+    );
+  const base = tagged ? lease : `${lease}:{${lease}}`;
+  return { lease, fence: `${base}:fence`, reservation: `${base}:reserved` };
 }
 
 /**

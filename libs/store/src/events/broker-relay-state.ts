@@ -4,7 +4,7 @@ import { FencedLeases, type HeldLease } from '../coordination/lease.js';
 import { SealedValueError, type SealedValueProblem } from '../encryption/encryption.js';
 import type { Sealer } from '../encryption/sealer.js';
 import { storeScript } from '../lua.js';
-import { eventSealContext } from '../webhooks/events.js';
+import { eventSealContext } from './event-publish.js';
 import { compareStreamIds } from './event-log.js';
 
 /**

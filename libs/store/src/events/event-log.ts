@@ -2,7 +2,7 @@ import type { RedisClient } from '@mgw/common';
 import { keys, type EventType } from '@mgw/contracts';
 import { SealedValueError, type SealedValueProblem } from '../encryption/encryption.js';
 import type { Sealer } from '../encryption/sealer.js';
-import { eventSealContext } from '../webhooks/events.js';
+import { eventSealContext } from './event-publish.js';
 
 /**
  * The event log: every event of a device, whether its webhook wants it or not, in emission order,

@@ -18,7 +18,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
-import { eventSealContext } from '../webhooks/events.js';
+import { eventSealContext } from '../events/event-publish.js';
 import { storeScript } from '../lua.js';
 import type { Sealer } from '../encryption/sealer.js';
 

@@ -8,7 +8,7 @@ import {
   type MessageEditedEventData,
 } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
-import { eventSealContext } from '../webhooks/events.js';
+import { eventSealContext } from '../events/event-publish.js';
 import { storeScript } from '../lua.js';
 import type { Sealer } from '../encryption/sealer.js';
 

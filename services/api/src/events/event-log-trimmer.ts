@@ -1,6 +1,6 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import type { EventLog } from '@mgw/store';
+import { IntervalLock, processOwnerId, type EventLog } from '@mgw/store';
 
 /** How often the retention window is enforced on every device's event log. */
 export const EVENT_LOG_TRIM_INTERVAL_MS = 10 * 60_000;
@@ -9,7 +9,8 @@ const CHUNK = 500;
 
 /**
  * Enforces the event log's retention window (`EVENT_LOG_RETENTION_HOURS`) on every device: every
- * ten minutes, one API process (whichever takes the round's lock first; the others skip it) walks
+ * ten minutes, one API process (whichever takes the interval's lock first, an `IntervalLock`: the
+ * others skip their rounds while it lives, and a round that outlasts the interval keeps it) walks
  * the linked devices and the devices with a webhook (SSCAN, 500 at a time) and cuts each log's
  * entries older than the window (`XTRIM MINID ~`, whole stream nodes: O(nodes removed), nothing for a
  * device with none). The API runs it because the API reads the log (GET /events) and holds its
@@ -21,11 +22,18 @@ export class EventLogTrimmer {
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
   private stopped = false;
+  private readonly lock: IntervalLock;
 
   constructor(
     private readonly deps: { redis: RedisClient; eventLog: EventLog; logger: Logger },
     private readonly intervalMs = EVENT_LOG_TRIM_INTERVAL_MS,
-  ) {}
+  ) {
+    this.lock = new IntervalLock(deps.redis, {
+      key: keys.eventLogTrimLock(),
+      intervalMs,
+      owner: processOwnerId('api'),
+    });
+  }
 
   start(): void {
     const tick = () => {
@@ -47,17 +55,14 @@ export class EventLogTrimmer {
     await this.running;
   }
 
-  /** One round: skipped when another API process took this interval's lock. Returns the entries cut. */
+  /** One round: skipped when another API process holds this interval's lock. Returns the entries cut. */
   async round(): Promise<number> {
+    return (await this.lock.run((lost) => this.trim(lost))) ?? 0;
+  }
+
+  /** Walks the devices and trims their logs, until done, stopped, or the lock is lost to another process. */
+  private async trim(lost: AbortSignal): Promise<number> {
     const { redis, eventLog } = this.deps;
-    const lock = await redis.set(
-      keys.eventLogTrimLock(),
-      '1',
-      'PX',
-      Math.max(1000, this.intervalMs - 1000),
-      'NX',
-    );
-    if (lock !== 'OK') return 0;
     let removed = 0;
     const done = new Set<string>();
     for (const set of [keys.linkedDevices(), keys.webhookDevices()]) {
@@ -68,7 +73,7 @@ export class EventLogTrimmer {
         const fresh = members.filter((d) => !done.has(d));
         for (const d of fresh) done.add(d);
         if (fresh.length) removed += await eventLog.trim(fresh);
-      } while (cursor !== '0' && !this.stopped);
+      } while (cursor !== '0' && !this.stopped && !lost.aborted);
     }
     return removed;
   }

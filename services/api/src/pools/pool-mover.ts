@@ -1,6 +1,13 @@
 import { serializeError, type Logger } from '@mgw/common';
 import { PRIORITY, keys, type SendJobData } from '@mgw/contracts';
-import { publishEvent, type PoolMove } from '@mgw/store';
+import {
+  FencedLeases,
+  leaseKeysBeside,
+  processOwnerId,
+  publishEvent,
+  type HeldLease,
+  type PoolMove,
+} from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { controlList } from '../control/control-batch.js';
 import { isRefusal } from '../accept/refusal.js';
@@ -45,18 +52,26 @@ interface Carry {
  */
 export class PoolMover {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private running?: Promise<unknown>;
   private stopped = false;
-  private readonly leaseMs: number;
+  /** The pools' mover leases: the lease with fencing, one per pool, kept by its holder. */
+  private readonly leases: FencedLeases;
+  /** poolId -> the lease this process holds on it (as last taken or renewed). */
+  private readonly held = new Map<string, HeldLease>();
   /** `<poolId>\n<deviceId>` -> why the device is out of its pool's spread (as last logged). */
   private readonly dropped = new Map<string, DropReason>();
-  private readonly owner = `api-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly owner = processOwnerId('api');
 
   constructor(
     private readonly deps: MoverDeps,
     private readonly opts: PoolMoverOptions,
   ) {
-    this.leaseMs = Math.max(10_000, opts.intervalMs * 4);
+    this.leases = new FencedLeases(deps.redis, {
+      keys: (poolId) => leaseKeysBeside(keys.poolMoverLease(poolId)),
+      form: 'token',
+      // Several rounds: a holder that misses one or two keeps its pools; one that died loses them.
+      ttlMs: Math.max(10_000, opts.intervalMs * 4),
+    });
   }
 
   start(): void {
@@ -73,31 +88,55 @@ export class PoolMover {
     this.timer = setTimeout(tick, this.opts.intervalMs).unref();
   }
 
+  /** Stops after the round under way and gives the pools' leases back, for another process to take now. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-  }
-
-  /** One look at every pool (exported for tests: a round run on demand). */
-  async round(): Promise<void> {
-    for (const poolId of await this.deps.redis.smembers(keys.poolIndex())) {
-      if (this.stopped) return;
-      if (await this.holdLease(poolId)) await this.movePool(poolId);
-    }
+    const held = [...this.held.values()];
+    this.held.clear();
+    // Not given back (Redis away): they lapse after their TTL, as a dead process's do.
+    await Promise.all(held.map((lease) => this.leases.release(lease).catch(() => false)));
   }
 
   /**
-   * The pool's mover lease: taken when free, kept (extended) by its holder at each round, left to
-   * expire when the holder stops, so another API process takes over. Two movers at once (a lease
-   * that expired under a slow round) stay safe: every step of a move is atomic or repeatable.
+   * One look at every pool whose lease this process holds or takes (exported for tests: a round
+   * run on demand). Returns the pools it looked at.
+   */
+  async round(): Promise<string[]> {
+    const pools = await this.deps.redis.smembers(keys.poolIndex());
+    // A pool deleted meanwhile: its lease lapses, and this process forgets it.
+    for (const poolId of this.held.keys()) if (!pools.includes(poolId)) this.held.delete(poolId);
+    const moved: string[] = [];
+    for (const poolId of pools) {
+      if (this.stopped) break;
+      if (!(await this.holdLease(poolId))) continue;
+      await this.movePool(poolId);
+      moved.push(poolId);
+    }
+    return moved;
+  }
+
+  /**
+   * The pool's mover lease: taken when free, renewed by its holder before each of its rounds (one
+   * script: only while the lease is still its own), given back when the holder stops, lapsed after
+   * its TTL when the holder died, so another API process takes over. Two movers at once (a lease
+   * that lapsed under a slow round and was taken) stay safe: every step of a move is atomic or
+   * repeatable, and the slow one's next renewal finds the lease lost.
    */
   private async holdLease(poolId: string): Promise<boolean> {
-    const key = keys.poolMoverLease(poolId);
-    if ((await this.deps.redis.set(key, this.owner, 'PX', this.leaseMs, 'NX')) === 'OK') return true;
-    if ((await this.deps.redis.get(key)) !== this.owner) return false;
-    await this.deps.redis.pexpire(key, this.leaseMs);
-    return true;
+    const mine = this.held.get(poolId);
+    if (mine) {
+      // A Redis error is thrown: the round fails and is logged, as any of its commands would.
+      const outcome = await this.leases.extend(mine);
+      if (outcome === 'renewed') return true;
+      this.held.delete(poolId);
+      // Lost: another process holds it now. Missing: it lapsed (a slow round) and is free to take.
+      if (outcome === 'lost') return false;
+    }
+    const taken = await this.leases.acquire(poolId, this.owner);
+    if (taken) this.held.set(poolId, taken);
+    return taken !== undefined;
   }
 
   private async movePool(poolId: string): Promise<void> {

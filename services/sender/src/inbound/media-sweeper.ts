@@ -1,22 +1,30 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import type { MediaStore } from '@mgw/store';
+import { IntervalLock, processOwnerId, type MediaStore } from '@mgw/store';
 
 /**
  * The media retention for S3 (docs/media.md): every `intervalMs`, one sender of the fleet (the one
- * that takes the lock for the interval) deletes the bucket's expired objects. Records and Redis
- * objects expire by their TTL, so without MEDIA_STORE nothing runs.
+ * that takes the interval's lock, an `IntervalLock`; a sweep that outlasts the interval keeps it)
+ * deletes the bucket's expired objects. Records and Redis objects expire by their TTL, so without
+ * MEDIA_STORE nothing runs.
  */
 export class MediaSweeper {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private readonly lock: IntervalLock;
 
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly media: MediaStore,
     private readonly intervalMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.lock = new IntervalLock(redis, {
+      key: keys.mediaSweepLock(),
+      intervalMs,
+      owner: processOwnerId('sender'),
+    });
+  }
 
   start(): void {
     if (this.media.kind !== 's3' || this.timer) return;
@@ -34,9 +42,7 @@ export class MediaSweeper {
 
   private async sweepOnce(): Promise<void> {
     try {
-      const mine = await this.redis.set(keys.mediaSweepLock(), '1', 'PX', this.intervalMs, 'NX');
-      if (mine !== 'OK') return;
-      const swept = await this.media.sweep();
+      const swept = await this.lock.run(() => this.media.sweep());
       if (swept) this.logger.info('expired media deleted', { swept });
     } catch (err) {
       this.logger.warn('media retention sweep failed; the next one goes on', { err: serializeError(err) });

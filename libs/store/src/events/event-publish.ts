@@ -23,7 +23,7 @@ import type { Sealer } from '../encryption/sealer.js';
  * Scripts that emit include `lua/includes/event-emit.lua` (`--- @include "event-emit"`):
  * `mgw_emit(hookKey, outboxKey, logKey, channel, deviceId, id, type, timestamp, dataJson, sealed?)`
  * appends one event to the device's event log (`keys.eventLog`, every event: see
- * ../events/event-log.ts) and to its outbox when the device's webhook wants it; `sealed`: the
+ * ./event-log.ts) and to its outbox when the device's webhook wants it; `sealed`: the
  * data was sealed with {@link eventSealContext} (it holds message text), and stays so at rest in
  * both (it is opened for delivery or for GET /events). The outbox is
  * capped (`OUTBOX_MAX_EVENTS`, approximate trim; the include holds its value) so a device whose
