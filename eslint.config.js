@@ -86,6 +86,7 @@ export const USE_CASES = {
     'services/api/src/accept/**/*.ts',
     'services/api/src/control/**/*.ts',
     'services/api/src/admin/**/*.ts',
+    'services/api/src/features/holder/**/*.ts',
   ],
   ignores: [
     'services/api/src/admin/*-routes.ts',

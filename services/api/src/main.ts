@@ -11,7 +11,7 @@ import { createApiServices } from './api-services.js';
 import { createApp } from './app.js';
 import { loadApiConfig } from './config.js';
 import { createHttpServer } from './http/server.js';
-import { opsOptions } from './routes/ops.js';
+import { opsOptions } from './features/ops/mount.js';
 
 /**
  * Starts the API: as its own process (this file run by node), or, given a host, as one part

@@ -3,7 +3,7 @@ import { ACCOUNT_ERRORS } from '@mgw/contracts';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody } from '../http/body.js';
 import { accountRoutes } from '../routes/account.js';
-import { PHOTO_BODY_LIMIT_BYTES } from '../routes/account-mount.js';
+import { PHOTO_BODY_LIMIT_BYTES } from '../features/account/mount.js';
 import { deviceIdOf } from './devices-routes.js';
 
 /** One row of the admin API's table (admin-api.ts). */

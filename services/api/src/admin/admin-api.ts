@@ -48,7 +48,7 @@ import { accountAdminRoutes } from './account-routes.js';
 import { adminEventStreamRoute } from './events-route.js';
 import { sandboxRoute } from './sandbox-route.js';
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from './tokens-routes.js';
-import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../routes/webhook.js';
+import { deleteWebhookRoute, getWebhookRoute, putWebhookRoute } from '../features/webhooks/mount.js';
 
 export const ADMIN_BASE = '/api/admin/v1';
 

@@ -4,7 +4,7 @@ import type { BatchAction } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { controlList } from '../control/control-batch.js';
 import { parse } from '../http/validation.js';
-import { listControlAnswer } from '../routes/batches.js';
+import { listControlAnswer } from '../features/batches/mount.js';
 import { deviceBatches } from './batches.js';
 import { deviceIdOf } from './devices-routes.js';
 

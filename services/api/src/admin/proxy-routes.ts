@@ -1,15 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
-import {
-  DeviceCommandClient,
-  DeviceProxyStore,
-  NOBODY_HOLDS_DEVICE,
-  ProxyUrlError,
-  type Encryption,
-} from '@mgw/store';
+import { DeviceCommandClient, DeviceProxyStore, ProxyUrlError, type Encryption } from '@mgw/store';
+import { askHolder } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import { parse } from '../http/validation.js';
 import { deviceIdOf } from './devices-routes.js';
@@ -43,12 +37,14 @@ type Applied = 'reconnecting' | 'not-connected' | 'unknown';
 async function reconnect(d: ProxyRoutesDeps, deviceId: string): Promise<Applied> {
   // No lease, no holder: nothing to wait for (the device's next connection reads the new proxy).
   if (!(await d.redis.exists(keys.lease(deviceId)))) return 'not-connected';
-  const answer = await new DeviceCommandClient(d.redis, d.blocking).ask(
-    { type: 'proxy-changed', deviceId, requestId: randomUUID() },
-    RECONNECT_ASK_SECONDS,
+  const outcome = await askHolder(
+    { commands: new DeviceCommandClient(d.redis, d.blocking) },
+    deviceId,
+    { type: 'proxy-changed' },
+    { wait: RECONNECT_ASK_SECONDS, okWithoutData: true },
   );
-  if (answer === NOBODY_HOLDS_DEVICE) return 'not-connected';
-  return answer?.ok ? 'reconnecting' : 'unknown';
+  if (outcome.ok) return 'reconnecting';
+  return outcome.reason === 'no_device' ? 'not-connected' : 'unknown';
 }
 
 /** GET /devices/:deviceId/proxy — the device's own setting (where its proxy is, never its credentials; or `direct`); 404 when none. */

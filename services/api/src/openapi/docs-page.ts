@@ -1,9 +1,11 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Express, RequestHandler } from 'express';
-import type { ApiConfig } from '../config.js';
+import type { Express } from 'express';
 import { PAGE_CSP } from '../admin/dashboard-static.js';
-import { OPENAPI_PATH, buildOpenApi } from './document.js';
+import { API_BASE } from '../http/route-table.js';
+
+/** Where the document is served (features/ops: no token). */
+export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 
 /** swagger-ui-dist's folder, found through Node's resolution like any dependency. */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -36,15 +38,6 @@ const INIT = `window.ui = SwaggerUIBundle({
   persistAuthorization: false,
 });
 `;
-
-/** GET /api/messenger/v1/openapi.json: the document, without a token (it describes, it holds nothing). */
-export function openApiRoute(config: ApiConfig): RequestHandler {
-  let body: string | undefined;
-  return (_req, res) => {
-    body ??= JSON.stringify(buildOpenApi(config));
-    res.status(200).type('application/json').send(body);
-  };
-}
 
 /** `/docs`: Swagger UI (the npm package swagger-ui-dist, served from here: no CDN) on the document. */
 export function mountDocs(app: Express): void {

@@ -8,7 +8,6 @@ import {
   PROFILE_LIMITS,
   blockBodySchema,
   contactAddressSchema,
-  emptyQuerySchema,
   keys,
   photoTypeOf,
   presenceBodySchema,
@@ -17,27 +16,43 @@ import {
   type AccountCommand,
   type AccountCommandResult,
 } from '@mgw/contracts';
-import {
-  Blocklist,
-  ContactCache,
-  ContactLookupCap,
-  DeviceCommandClient,
-  NOBODY_HOLDS_DEVICE,
-  storageContext,
-} from '@mgw/store';
+import { Blocklist, ContactCache, ContactLookupCap, DeviceCommandClient, storageContext } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
+import { askHolder, type Unaddressed } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../http/holder-errors.js';
+import { noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
 
-/** How long the API waits for the device's holder (one to three WhatsApp queries, or a photo upload). */
-const WAIT_SECONDS = 30;
 /** How long a photo waits in Redis for the holder to take it. */
 const PHOTO_HANDOFF_SECONDS = 60;
 
-/** An account command without its addressing (each member of the union on its own). */
-type Unaddressed<C> = C extends AccountCommand ? Omit<C, 'deviceId' | 'requestId'> : never;
 type Ask = Unaddressed<AccountCommand>;
+
+/**
+ * How an account ask fails in HTTP (it waits the default: one to three WhatsApp queries, or a
+ * photo upload). A photo that is no image names the field it came in (`url` or `base64`).
+ */
+function accountHolderErrors(command: Ask): HolderErrors {
+  return {
+    no_device: NO_DEVICE,
+    timeout: { status: 504, error: ACCOUNT_ERRORS.timeout },
+    not_connected: NO_DEVICE,
+    failed: { status: 502, error: ACCOUNT_ERRORS.failed },
+    codes: {
+      [ACCOUNT_COMMAND_ERRORS.notFound]: { status: 404, error: ACCOUNT_ERRORS.contactNotFound },
+      [ACCOUNT_COMMAND_ERRORS.photoNotImage]: invalidAt(photoField(command), ACCOUNT_ERRORS.photoNotImage),
+      [ACCOUNT_COMMAND_ERRORS.photoTooLarge]: { status: 413, error: ACCOUNT_ERRORS.photoTooLarge },
+      [ACCOUNT_COMMAND_ERRORS.photoUnreachable]: {
+        status: 422,
+        error: ACCOUNT_ERRORS.photoUnreachable,
+        details: [{ path: ['url'], message: ACCOUNT_ERRORS.photoUnreachable }],
+      },
+      [ACCOUNT_COMMAND_ERRORS.noName]: { status: 409, error: ACCOUNT_ERRORS.presenceNeedsName },
+    },
+  };
+}
 
 const numberParams = Joi.object({ number: contactAddressSchema });
 
@@ -52,7 +67,7 @@ export function accountRoutes(
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
 ) {
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
   const blocklist = new Blocklist(s.redis);
   const cache = new ContactCache(s.redis);
   const lookups = new ContactLookupCap(s.redis, s.config.contactCheck.lookupsPerDay);
@@ -61,35 +76,11 @@ export function accountRoutes(
     if ((await s.sessions.get(deviceId)).status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
   }
 
-  async function ask(
-    deviceId: string,
-    command: Ask,
-    requestId: string = randomUUID(),
-  ): Promise<AccountCommandResult> {
-    await connected(deviceId);
-    const reply = await owners.ask({ ...command, deviceId, requestId } as AccountCommand, WAIT_SECONDS);
-    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, ACCOUNT_ERRORS.timeout);
-    if (reply.ok && reply.data) return reply.data as AccountCommandResult;
-    switch (reply.error) {
-      case ACCOUNT_COMMAND_ERRORS.notFound:
-        throw new ApiError(404, ACCOUNT_ERRORS.contactNotFound);
-      case ACCOUNT_COMMAND_ERRORS.photoNotImage:
-        throw ApiError.invalid([{ path: [photoField(command)], message: ACCOUNT_ERRORS.photoNotImage }]);
-      case ACCOUNT_COMMAND_ERRORS.photoTooLarge:
-        throw new ApiError(413, ACCOUNT_ERRORS.photoTooLarge);
-      case ACCOUNT_COMMAND_ERRORS.photoUnreachable:
-        throw new ApiError(422, ACCOUNT_ERRORS.photoUnreachable, [
-          { path: ['url'], message: ACCOUNT_ERRORS.photoUnreachable },
-        ]);
-      case ACCOUNT_COMMAND_ERRORS.noName:
-        throw new ApiError(409, ACCOUNT_ERRORS.presenceNeedsName);
-      case 'not-connected':
-        throw new ApiError(409, ERRORS.noDevice);
-      default:
-        throw new ApiError(502, ACCOUNT_ERRORS.failed);
-    }
-  }
+  const ask = async (deviceId: string, command: Ask, requestId?: string): Promise<AccountCommandResult> =>
+    answer(
+      await askHolder<AccountCommandResult>(holder, deviceId, command, { requestId }),
+      accountHolderErrors(command),
+    );
 
   /**
    * Account protection for the routes that reach another person (their profile, presence, a
@@ -109,9 +100,6 @@ export function accountRoutes(
     return address;
   }
 
-  const noQuery = (req: Request) => {
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
-  };
   const numberOf = (req: Request) => parse(numberParams, { number: req.params.number }).number as string;
   const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
   const profileAnswer = async (req: Request, res: Response, command: Ask, requestId?: string) => {

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import {
   CHANNEL_ERRORS,
   CHANNEL_POSTS_READ,
-  ERRORS,
   channelCreateBodySchema,
   channelKeySchema,
   channelPostBodySchema,
   channelPostEditSchema,
   channelUpdateBodySchema,
-  emptyQuerySchema,
   keys,
   photoTypeOf,
   MESSAGE_ID_PATTERN,
@@ -20,21 +18,35 @@ import {
   type ChannelKey,
   type ChannelPostBody,
 } from '@mgw/contracts';
-import { ChannelList, DeviceCommandClient, NOBODY_HOLDS_DEVICE, storageContext } from '@mgw/store';
+import { ChannelList, DeviceCommandClient, storageContext } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
 import { postToChannel } from '../accept/post-to-channel.js';
 import { isRefusal } from '../accept/refusal.js';
 import { reviseMessage } from '../accept/revise-message.js';
+import { askHolder, type Unaddressed } from '../features/holder/ask-holder.js';
 import { refusalError } from '../http/refusal-error.js';
 import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../http/holder-errors.js';
+import { idempotentChange, noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
-import { respond } from './respond.js';
+import { respond } from '../http/respond.js';
 
-/** How long the API waits for the device's holder (two or three WhatsApp queries). */
-const WAIT_SECONDS = 30;
-/** A channel picture waits this long for the holder to take it (a little over WAIT_SECONDS). */
+/** A channel picture waits this long for the holder to take it (a little over HOLDER_WAIT_SECONDS). */
 const PICTURE_HANDOFF_SECONDS = 60;
+
+/** How a channel ask fails in HTTP (it waits the default: two or three WhatsApp queries). */
+const CHANNEL_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: CHANNEL_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: CHANNEL_ERRORS.failed },
+  codes: {
+    'not-found': { status: 404, error: CHANNEL_ERRORS.notFound },
+    'bad-picture': invalidAt('picture', CHANNEL_ERRORS.badPicture),
+    'not-owner': { status: 403, error: CHANNEL_ERRORS.notOwner },
+  },
+};
 
 const idParams = Joi.object({ id: channelKeySchema });
 const postParams = Joi.object({
@@ -45,7 +57,6 @@ const postParams = Joi.object({
     .messages({ 'string.pattern.base': '"messageId" must be a post id (the messageId its POST answered)' }),
 });
 
-type Unaddressed<C> = C extends ChannelCommand ? Omit<C, 'deviceId' | 'requestId'> : never;
 type Ask = Unaddressed<ChannelCommand>;
 
 /**
@@ -55,7 +66,7 @@ type Ask = Unaddressed<ChannelCommand>;
  * has no query for it).
  */
 export function channelRoutes(s: ApiServices) {
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
   const known = new ChannelList(s.redis);
 
   async function ask(deviceId: string, command: Ask, picture?: Buffer): Promise<Channel> {
@@ -63,34 +74,24 @@ export function channelRoutes(s: ApiServices) {
   }
 
   async function askFor(deviceId: string, command: Ask, picture?: Buffer): Promise<ChannelCommandResult> {
-    const session = await s.sessions.get(deviceId);
-    if (session.status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
     const requestId = randomUUID();
     // The picture goes by reference (sealed, short-lived), not in the command every sender hears.
-    const handoff = keys.profilePhoto(deviceId, requestId);
-    if (picture)
-      await s.redis.set(
-        handoff,
-        s.encryption.seal(picture, storageContext(handoff, 'photo')),
-        'EX',
-        PICTURE_HANDOFF_SECONDS,
-      );
-    const reply = await owners
-      .ask({ ...command, deviceId, requestId } as ChannelCommand, WAIT_SECONDS)
-      .finally(() => (picture ? s.redis.del(handoff).catch(() => undefined) : undefined));
-    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, CHANNEL_ERRORS.timeout);
-    if (reply.ok && reply.data) return reply.data as ChannelCommandResult;
-    if (reply.error === 'not-found') {
-      // Gone for everyone (deleted by its owner): not listed any more.
-      if ('key' in command && command.key.kind === 'jid') await known.forget(deviceId, command.key.id);
-      throw new ApiError(404, CHANNEL_ERRORS.notFound);
-    }
-    if (reply.error === 'bad-picture')
-      throw ApiError.invalid([{ path: ['picture'], message: CHANNEL_ERRORS.badPicture }]);
-    if (reply.error === 'not-owner') throw new ApiError(403, CHANNEL_ERRORS.notOwner);
-    if (reply.error === 'not-connected') throw new ApiError(409, ERRORS.noDevice);
-    throw new ApiError(502, CHANNEL_ERRORS.failed);
+    const key = keys.profilePhoto(deviceId, requestId);
+    const handoff = picture && {
+      put: () =>
+        s.redis.set(
+          key,
+          s.encryption.seal(picture, storageContext(key, 'photo')),
+          'EX',
+          PICTURE_HANDOFF_SECONDS,
+        ),
+      remove: () => s.redis.del(key).catch(() => undefined),
+    };
+    const outcome = await askHolder<ChannelCommandResult>(holder, deviceId, command, { requestId, handoff });
+    // Gone for everyone (deleted by its owner): not listed any more.
+    const gone = !outcome.ok && outcome.reason === 'failed' && outcome.code === 'not-found';
+    if (gone && 'key' in command && command.key.kind === 'jid') await known.forget(deviceId, command.key.id);
+    return answer(outcome, CHANNEL_HOLDER_ERRORS);
   }
 
   /** Keeps the device's list in step with what WhatsApp said of one of its channels. */
@@ -104,19 +105,10 @@ export function channelRoutes(s: ApiServices) {
     else await known.forget(deviceId, channel.id);
   }
 
-  const noQuery = (req: Request) => {
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
-  };
   const channelKey = (req: Request): ChannelKey =>
     parse(idParams, { id: req.params.id }).id as unknown as ChannelKey;
   /** A change goes through the Idempotency-Key handling: a retried create makes one channel. */
-  const change = (req: Request, res: Response, run: () => Promise<unknown>) =>
-    s.idempotency
-      .run(req, authOf(res).tokenHash, async () => ({
-        status: 200,
-        body: { success: true, data: await run() },
-      }))
-      .then((outcome) => respond(res, outcome));
+  const change = idempotentChange(s.idempotency);
 
   const list: RequestHandler = async (req, res) => {
     noQuery(req);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import {
@@ -8,26 +7,31 @@ import {
   chatIdSchema,
   chatMessagesQuerySchema,
   chatsQuerySchema,
-  emptyQuerySchema,
   type MarkReadResult,
   type ReadKey,
   type ReadOutcome,
 } from '@mgw/contracts';
-import {
-  DeviceCommandClient,
-  NOBODY_HOLDS_DEVICE,
-  readAccountSettings,
-  writeAccountSettings,
-} from '@mgw/store';
+import { DeviceCommandClient, readAccountSettings, writeAccountSettings } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
+import { askHolder } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../http/holder-errors.js';
+import { noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
 import { listChatMessages, listChats } from '../read/chats.js';
-import { ownMessage } from './messages.js';
+import { ownMessage } from '../features/messages/mount.js';
 
 /** How long the API waits for the device's holder to send the read receipts. */
-const WAIT_SECONDS = 15;
+const READ_RECEIPTS_WAIT_SECONDS = 15;
+
+/** How a mark-read ask fails in HTTP. */
+const READ_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: CHAT_ERRORS.readTimeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: CHAT_ERRORS.readFailed },
+};
 
 const chatParams = Joi.object({ chatId: chatIdSchema });
 
@@ -38,11 +42,8 @@ const chatParams = Joi.object({ chatId: chatIdSchema });
  * account settings (calls rejected automatically, incoming messages marked read automatically).
  */
 export function chatRoutes(s: ApiServices) {
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
   const chatId = (req: Request) => parse(chatParams, { chatId: req.params.chatId }).chatId;
-  const noQuery = (req: Request) => {
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
-  };
 
   /** The chat, or 404 when the device has none of that id. */
   async function ownChat(deviceId: string, id: string) {
@@ -60,19 +61,17 @@ export function chatRoutes(s: ApiServices) {
     const readKeys = [...targets.flatMap((t) => (t ? [t.key] : [])), ...extra];
     let receiptsShown = true;
     if (readKeys.length) {
-      const session = await s.sessions.get(deviceId);
-      if (session.status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
-      const reply = await owners.ask(
-        { type: 'mark-read', deviceId, requestId: randomUUID(), keys: readKeys },
-        WAIT_SECONDS,
+      // A reply that does not say whether the receipts were shown counts as shown.
+      const data = answer(
+        await askHolder<MarkReadResult | undefined>(
+          holder,
+          deviceId,
+          { type: 'mark-read', keys: readKeys },
+          { wait: READ_RECEIPTS_WAIT_SECONDS, okWithoutData: true },
+        ),
+        READ_HOLDER_ERRORS,
       );
-      if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-      if (!reply) throw new ApiError(504, CHAT_ERRORS.readTimeout);
-      if (!reply.ok) {
-        if (reply.error === 'not-connected') throw new ApiError(409, ERRORS.noDevice);
-        throw new ApiError(502, CHAT_ERRORS.readFailed);
-      }
-      receiptsShown = (reply.data as MarkReadResult | undefined)?.receiptsShown ?? true;
+      receiptsShown = data?.receiptsShown ?? true;
     }
     const { marked, unread } = await s.chats.markRead(deviceId, chat, ids);
     s.metrics.readReceipts.inc({ how: 'request', shown: receiptsShown ? 'shown' : 'self' }, marked);

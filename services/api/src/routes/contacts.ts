@@ -1,22 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { ERRORS, MAX_CONTACT_CHECK, contactCheckBodySchema, emptyQuerySchema } from '@mgw/contracts';
-import {
-  ContactCache,
-  ContactLookupCap,
-  DeviceCommandClient,
-  NOBODY_HOLDS_DEVICE,
-  type ContactAnswer,
-} from '@mgw/store';
+import { ERRORS, MAX_CONTACT_CHECK, contactCheckBodySchema } from '@mgw/contracts';
+import { ContactCache, ContactLookupCap, DeviceCommandClient, type ContactAnswer } from '@mgw/store';
+import { askHolder } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../http/holder-errors.js';
+import { noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
 
 /** The longest one WhatsApp query may take before the API stops waiting for the whole check. */
 const QUERY_BUDGET_SECONDS = 20;
 /** Room for the command's way there and back, and for a check of the device queued before this one. */
 const EXTRA_WAIT_SECONDS = 15;
+
+/** How a lookup ask fails in HTTP: whatever the holder answered, the lookup failed. */
+const LOOKUP_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: ERRORS.contactLookupTimeout },
+  not_connected: { status: 502, error: ERRORS.contactLookupFailed },
+  failed: { status: 502, error: ERRORS.contactLookupFailed },
+};
 
 export interface ContactCheckResult {
   phone: string;
@@ -32,15 +36,16 @@ export interface ContactCheckResult {
  * device command, like a media download), in paced batches; their answers land in the cache.
  */
 export function contactCheckRoute(s: ApiServices): RequestHandler {
-  // Checks are rare and bounded in time: each wait may take a connection of its own.
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  // Checks are rare and bounded in time: each wait may take a connection of its own. The session
+  // is checked once, before the cache is read (not again when the holder is asked).
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis) };
   const cache = new ContactCache(s.redis);
   const { lookupsPerDay, batchSize, pauseMs } = s.config.contactCheck;
   const cap = new ContactLookupCap(s.redis, lookupsPerDay);
   const counted = s.metrics.contactLookups;
   return async (req, res) => {
     const { deviceId } = authOf(res);
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
+    noQuery(req);
     const { phones } = parse(contactCheckBodySchema, req.body ?? {}, { phones: MAX_CONTACT_CHECK });
     const session = await s.sessions.get(deviceId);
     if (session.status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
@@ -65,13 +70,15 @@ export function contactCheckRoute(s: ApiServices): RequestHandler {
     const queries = Math.ceil(phones.length / batchSize);
     const waitSeconds =
       queries * QUERY_BUDGET_SECONDS + ((queries - 1) * pauseMs) / 1000 + EXTRA_WAIT_SECONDS;
-    const reply = await owners.ask(
-      { type: 'check-contacts', deviceId, requestId: randomUUID(), phones, batchSize, pauseMs },
-      Math.ceil(waitSeconds),
+    answer(
+      await askHolder(
+        holder,
+        deviceId,
+        { type: 'check-contacts', phones, batchSize, pauseMs },
+        { wait: Math.ceil(waitSeconds), okWithoutData: true },
+      ),
+      LOOKUP_HOLDER_ERRORS,
     );
-    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, ERRORS.contactLookupTimeout);
-    if (!reply.ok) throw new ApiError(502, ERRORS.contactLookupFailed);
     const found = await cache.getMany(deviceId, phones);
     // An answer that expired in between (a TTL shorter than the check) is not invented.
     if (found.size !== phones.length) throw new ApiError(502, ERRORS.contactLookupFailed);

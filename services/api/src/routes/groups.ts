@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import {
-  ERRORS,
   GROUP_ERRORS,
   GROUP_INFO_ERRORS,
-  emptyQuerySchema,
   groupCreateBodySchema,
   groupIdSchema,
   groupJoinBodySchema,
@@ -15,21 +12,31 @@ import {
   type GroupCommand,
   type GroupCommandResult,
 } from '@mgw/contracts';
-import { DeviceCommandClient, NOBODY_HOLDS_DEVICE } from '@mgw/store';
+import { DeviceCommandClient } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
-import { ApiError } from '../http/api-error.js';
+import { askHolder, type Unaddressed } from '../features/holder/ask-holder.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../http/holder-errors.js';
+import { idempotentChange, noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
-import { respond } from './respond.js';
-
-/** How long the API waits for the device's holder (a WhatsApp query, or a change of up to 50 members). */
-const WAIT_SECONDS = 30;
 
 const idParams = Joi.object({ id: groupIdSchema });
 
-/** A group command without its addressing (each member of the union on its own). */
-type Unaddressed<C> = C extends GroupCommand ? Omit<C, 'deviceId' | 'requestId'> : never;
 type Ask = Unaddressed<GroupCommand>;
+
+/** How a group ask fails in HTTP (it waits the default: a query, or a change of up to 50 members). */
+const GROUP_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: GROUP_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: GROUP_ERRORS.failed },
+  codes: {
+    'not-found': { status: 404, error: GROUP_ERRORS.notFound },
+    forbidden: { status: 404, error: GROUP_ERRORS.notFound },
+    'not-admin': { status: 403, error: GROUP_INFO_ERRORS.notAdmin },
+    'invite-not-found': { status: 404, error: GROUP_INFO_ERRORS.inviteNotFound },
+  },
+};
 
 /**
  * The group routes: the device's groups and one group's members (from the holder's group cache),
@@ -37,38 +44,13 @@ type Ask = Unaddressed<GroupCommand>;
  * so each asks it through a device command (like the number check) and answers what it replied.
  */
 export function groupRoutes(s: ApiServices) {
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
-
-  async function ask(deviceId: string, command: Ask): Promise<GroupCommandResult> {
-    const session = await s.sessions.get(deviceId);
-    if (session.status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
-    const reply = await owners.ask(
-      { ...command, deviceId, requestId: randomUUID() } as GroupCommand,
-      WAIT_SECONDS,
-    );
-    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, GROUP_ERRORS.timeout);
-    if (reply.ok && reply.data) return reply.data as GroupCommandResult;
-    if (reply.error === 'not-found' || reply.error === 'forbidden')
-      throw new ApiError(404, GROUP_ERRORS.notFound);
-    if (reply.error === 'not-admin') throw new ApiError(403, GROUP_INFO_ERRORS.notAdmin);
-    if (reply.error === 'invite-not-found') throw new ApiError(404, GROUP_INFO_ERRORS.inviteNotFound);
-    if (reply.error === 'not-connected') throw new ApiError(409, ERRORS.noDevice);
-    throw new ApiError(502, GROUP_ERRORS.failed);
-  }
-
-  const noQuery = (req: Request) => {
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
-  };
-  const groupId = (req: Request) => parse(idParams, { id: req.params.id }).id;
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
+  const ask = async (deviceId: string, command: Ask): Promise<GroupCommandResult> =>
+    answer(await askHolder<GroupCommandResult>(holder, deviceId, command), GROUP_HOLDER_ERRORS);
   /** A change goes through the Idempotency-Key handling: a retried create makes one group. */
-  const change = (req: Request, res: Response, run: () => Promise<unknown>) =>
-    s.idempotency
-      .run(req, authOf(res).tokenHash, async () => ({
-        status: 200,
-        body: { success: true, data: await run() },
-      }))
-      .then((outcome) => respond(res, outcome));
+  const change = idempotentChange(s.idempotency);
+
+  const groupId = (req: Request) => parse(idParams, { id: req.params.id }).id;
 
   const list: RequestHandler = async (req, res) => {
     noQuery(req);

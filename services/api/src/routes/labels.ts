@@ -1,5 +1,5 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import { randomInt } from 'node:crypto';
+import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import {
   ERRORS,
@@ -7,7 +7,6 @@ import {
   chatLabelBodySchema,
   chatIdSchema,
   chatStateBodySchema,
-  emptyQuerySchema,
   labelChatsQuerySchema,
   labelCreateBodySchema,
   labelIdParamSchema,
@@ -15,17 +14,24 @@ import {
   type LabelCommand,
   type LabelCommandResult,
 } from '@mgw/contracts';
-import { DeviceCommandClient, LabelStore, NOBODY_HOLDS_DEVICE } from '@mgw/store';
+import { DeviceCommandClient, LabelStore } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
+import { askHolder, type Unaddressed } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../http/holder-errors.js';
+import { idempotentChange, noQuery } from '../http/route-helpers.js';
 import { parse } from '../http/validation.js';
-import { respond } from './respond.js';
 
-/** How long the API waits for the device's holder (a sync of the collection, then the patch). */
-const WAIT_SECONDS = 30;
-
-type Unaddressed<C> = C extends LabelCommand ? Omit<C, 'deviceId' | 'requestId'> : never;
+/** How a label or chat-state ask fails in HTTP (it waits the default: a sync of the collection, then the patch). */
+const LABEL_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: LABEL_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: LABEL_ERRORS.failed },
+  // The phone has not shared the app-state key yet: no patch can be made.
+  codes: { 'no-key': { status: 409, error: LABEL_ERRORS.noKey } },
+};
 
 const chatParams = Joi.object({ chatId: chatIdSchema });
 const chatLabelParams = Joi.object({ chatId: chatIdSchema, labelId: labelIdParamSchema });
@@ -38,7 +44,7 @@ const labelParams = Joi.object({ labelId: labelIdParamSchema });
  * (libs/store labels/label-store.ts): no WhatsApp query, the cost of GET /status.
  */
 export function labelRoutes(s: ApiServices) {
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
   const store = new LabelStore(s.redis, s.encryption);
 
   /** 409 when no account is linked: what the device kept went with its logout. */
@@ -47,31 +53,9 @@ export function labelRoutes(s: ApiServices) {
     if (session.status === 'disconnected') throw new ApiError(409, ERRORS.noDevice);
   }
 
-  async function ask(deviceId: string, command: Unaddressed<LabelCommand>): Promise<LabelCommandResult> {
-    const session = await s.sessions.get(deviceId);
-    if (session.status !== 'connected') throw new ApiError(409, ERRORS.noDevice);
-    const reply = await owners.ask(
-      { ...command, deviceId, requestId: randomUUID() } as LabelCommand,
-      WAIT_SECONDS,
-    );
-    if (reply === NOBODY_HOLDS_DEVICE || reply?.error === 'not-connected')
-      throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, LABEL_ERRORS.timeout);
-    if (reply.ok && reply.data) return reply.data as LabelCommandResult;
-    if (reply.error === 'no-key') throw new ApiError(409, LABEL_ERRORS.noKey);
-    throw new ApiError(502, LABEL_ERRORS.failed);
-  }
-
-  const noQuery = (req: Request) => {
-    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
-  };
-  const change = (req: Request, res: Response, run: () => Promise<unknown>) =>
-    s.idempotency
-      .run(req, authOf(res).tokenHash, async () => ({
-        status: 200,
-        body: { success: true, data: await run() },
-      }))
-      .then((outcome) => respond(res, outcome));
+  const ask = async (deviceId: string, command: Unaddressed<LabelCommand>): Promise<LabelCommandResult> =>
+    answer(await askHolder<LabelCommandResult>(holder, deviceId, command), LABEL_HOLDER_ERRORS);
+  const change = idempotentChange(s.idempotency);
 
   /** A new label; its id is the gateway's choice (digits, as WhatsApp's are). */
   const createLabel: RequestHandler = async (req, res) => {

@@ -3,20 +3,29 @@ import type { RequestHandler, Response } from 'express';
 import { ERRORS, emptyQuerySchema, keys } from '@mgw/contracts';
 import {
   DeviceCommandClient,
-  NOBODY_HOLDS_DEVICE,
   storageContext,
   type HistoryOutboundRecord,
   type InboundRecord,
 } from '@mgw/store';
+import { askHolder } from '../features/holder/ask-holder.js';
 import { ApiError } from '../http/api-error.js';
 import type { ApiServices } from '../api-services.js';
 import { authOf } from '../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../http/holder-errors.js';
 import { parse } from '../http/validation.js';
 import type { AnyRecord } from '../read/records.js';
-import { ownRecordAndFields } from './messages.js';
+import { ownRecordAndFields } from '../features/messages/mount.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
 const DOWNLOAD_TIMEOUT_SECONDS = 30;
+
+/** How a download ask fails in HTTP: whatever the holder answered, the media is unavailable. */
+const DOWNLOAD_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: ERRORS.mediaTimeout },
+  not_connected: { status: 502, error: ERRORS.mediaUnavailable },
+  failed: { status: 502, error: ERRORS.mediaUnavailable },
+};
 
 /**
  * GET /messages/:id/media: the attachment of an inbound message (or of one the account sent before
@@ -26,8 +35,9 @@ const DOWNLOAD_TIMEOUT_SECONDS = 30;
  * short-lived sealed key), so a device nobody holds answers 409 like a send would.
  */
 export function mediaRoute(s: ApiServices): RequestHandler {
-  // Downloads are rare and bounded in time: each wait may take a connection of its own.
-  const owners = new DeviceCommandClient(s.redis, s.bullRedis);
+  // Downloads are rare and bounded in time: each wait may take a connection of its own. No session
+  // check: the file comes from WhatsApp's media host, so the holder needs no open socket for it.
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis) };
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -42,13 +52,15 @@ export function mediaRoute(s: ApiServices): RequestHandler {
     if (kept) return sendFile(res, kept, attachment.mimeType, attachment.fileName);
 
     const requestId = randomUUID();
-    const reply = await owners.ask(
-      { type: 'download-media', deviceId, messageId: id, requestId },
-      DOWNLOAD_TIMEOUT_SECONDS,
+    answer(
+      await askHolder(
+        holder,
+        deviceId,
+        { type: 'download-media', messageId: id },
+        { wait: DOWNLOAD_TIMEOUT_SECONDS, requestId, okWithoutData: true },
+      ),
+      DOWNLOAD_HOLDER_ERRORS,
     );
-    if (reply === NOBODY_HOLDS_DEVICE) throw new ApiError(409, ERRORS.noDevice);
-    if (!reply) throw new ApiError(504, ERRORS.mediaTimeout);
-    if (!reply.ok) throw new ApiError(502, ERRORS.mediaUnavailable);
     const key = keys.mediaDownload(deviceId, requestId);
     const [[, h]] = (await s.redis.multi().hgetallBuffer(key).del(key).exec()) as [
       [Error | null, Record<string, Buffer>],

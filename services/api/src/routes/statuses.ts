@@ -22,7 +22,7 @@ import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
 import { refusalError } from '../http/refusal-error.js';
 import { parse } from '../http/validation.js';
-import { respond } from './respond.js';
+import { respond } from '../http/respond.js';
 
 const idParams = Joi.object({
   id: Joi.string()

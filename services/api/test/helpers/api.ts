@@ -9,7 +9,7 @@ import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { startApiOps } from '../../src/routes/ops.js';
+import { startApiOps } from '../../src/features/ops/mount.js';
 import { openApiProblem } from './openapi-check.js';
 
 export interface TestApi {

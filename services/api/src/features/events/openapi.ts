@@ -1,0 +1,250 @@
+/**
+ * GET /events, the two streams and GET/PUT /events/brokers in the OpenAPI document (see docs/events.md, "The event log
+ * and GET /events" and "Streaming: SSE").
+ */
+import {
+  ERRORS,
+  EVENT_TYPES,
+  brokerSettingsBodySchema,
+  emptyQuerySchema,
+  eventStreamQuerySchema,
+  eventsQuerySchema,
+} from '@mgw/contracts';
+import type { ApiConfig } from '../../config.js';
+import type { JsonSchema } from '../../openapi/joi-schema.js';
+import type { OperationSpec } from '../../openapi/operation.js';
+import { closed } from '../../openapi/schema-helpers.js';
+
+// GET and PUT /events/brokers (docs/events.md, "Brokers").
+const setting = closed(
+  {
+    enabled: { type: 'boolean', description: "Whether the device's events are published to this broker." },
+    events: {
+      type: 'array',
+      items: { type: 'string', enum: [...EVENT_TYPES] },
+      description: 'Only these event types; every type when absent.',
+    },
+  },
+  ['enabled'],
+);
+
+export const eventBrokerSchemas: Record<string, JsonSchema> = {
+  BrokerSetting: setting,
+  BrokerSettings: closed(
+    {
+      rabbitmq: { $ref: '#/components/schemas/BrokerSetting' },
+      nats: { $ref: '#/components/schemas/BrokerSetting' },
+    },
+    ['rabbitmq', 'nats'],
+  ),
+  BrokerSettingsResult: closed(
+    { success: { type: 'boolean', const: true }, data: { $ref: '#/components/schemas/BrokerSettings' } },
+    ['success', 'data'],
+  ),
+};
+
+const ABOUT =
+  "The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`) and/or NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`), at least once, in order per device. A device publishes every event to every configured broker unless it says otherwise here. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.";
+
+export function eventBrokerPaths(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Record<string, JsonSchema> {
+  return {
+    get: operation({
+      tag: 'Events',
+      summary: "The device's broker settings (RabbitMQ, NATS)",
+      description: ABOUT,
+      rateLimit: config.rateLimits.webhook,
+      query: emptyQuerySchema,
+      success: { status: 200, schema: 'BrokerSettingsResult', description: 'Both transports’ settings.' },
+      errors: [],
+    }),
+    put: operation({
+      tag: 'Events',
+      summary: 'Turn broker publishing on or off for the device, and pick event types',
+      description: `${ABOUT} The body names the transports to change (at least one); the others keep their setting.`,
+      rateLimit: config.rateLimits.webhook,
+      query: emptyQuerySchema,
+      body: brokerSettingsBodySchema,
+      success: {
+        status: 200,
+        schema: 'BrokerSettingsResult',
+        description: 'Both transports’ settings after the change.',
+      },
+      errors: [413],
+    }),
+  };
+}
+
+const cursor = (description: string): JsonSchema => ({
+  type: 'string',
+  pattern: '^\\d{1,15}-\\d{1,19}$',
+  description,
+});
+
+/** The schemas of GET /events, GET /events/stream and GET/PUT /events/brokers. */
+export const eventLogSchemas: Record<string, JsonSchema> = {
+  ...eventBrokerSchemas,
+  LoggedEvent: closed(
+    {
+      cursor: cursor('Where this event sits in the log: pass it as `after` to read what came after it.'),
+      id: {
+        type: 'string',
+        description: "The event's id (a webhook's `webhook-id`: the same event, the same id).",
+      },
+      type: { type: 'string', enum: [...EVENT_TYPES] },
+      timestamp: { type: 'string', format: 'date-time', description: 'When it happened.' },
+      data: {
+        type: 'object',
+        properties: { deviceId: { type: 'string' } },
+        required: ['deviceId'],
+        description: "The event's data, as a webhook receives it (docs/events.md).",
+      },
+    },
+    ['cursor', 'id', 'type', 'timestamp', 'data'],
+  ),
+  EventPage: closed(
+    {
+      success: { const: true },
+      data: closed(
+        {
+          events: { type: 'array', items: { $ref: '#/components/schemas/LoggedEvent' } },
+          nextCursor: {
+            ...cursor(
+              'Pass it as `after` next time: the last event looked at (a `types` filter may have skipped it), or the `after` given when nothing came; `null` when the log is empty and no `after` was given.',
+            ),
+            type: ['string', 'null'],
+          },
+          truncated: {
+            const: true,
+            description:
+              'Present when `after` is older than what the log still holds (retention window or size bound): events after it were dropped, and the page starts at the oldest one kept.',
+          },
+        },
+        ['events', 'nextCursor'],
+      ),
+    },
+    ['success', 'data'],
+  ),
+};
+
+export function eventLogOperation(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): JsonSchema {
+  const hours = config.eventLog.retentionMs / 3_600_000;
+  return operation({
+    tag: 'Events',
+    summary: "The device's events, oldest first (pull)",
+    description:
+      `Every event of the device (the types a webhook gets, whether a webhook is set and wants them or not), oldest first, after \`after\`: pass the answer's \`nextCursor\` as \`after\` to read on. Events are kept ${hours} h (EVENT_LOG_RETENTION_HOURS) and at most 100,000 per device. ` +
+      "The cursor is opaque: use one an answer gave. A cursor older than the log holds answers from the oldest event kept, with `truncated: true`. Data that holds message text is sealed at rest and opened for the answer. A pool token is refused (403): the log is one device's.",
+    rateLimit: config.rateLimits.messages,
+    query: eventsQuerySchema,
+    success: { status: 200, schema: 'EventPage', description: 'A page of events.' },
+    errors: [],
+  });
+}
+
+/**
+ * GET /events/stream: built like any operation, then its success answer is a `text/event-stream`
+ * (no JSON schema: each event's `data` line is a LoggedEvent without its cursor, which is the
+ * `id:` line) and the `Last-Event-ID` header is added to its parameters.
+ */
+export function eventStreamOperation(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): JsonSchema {
+  const { perToken, keepAliveMs } = config.eventStream;
+  const op = operation({
+    tag: 'Events',
+    summary: "The device's events as they happen (Server-Sent Events)",
+    description:
+      'A `text/event-stream` of the event log: each event is `id: <cursor>`, `event: <type>` and `data: {"id","type","timestamp","data"}` (an item of GET /events without its cursor). ' +
+      'A client that reconnects with `Last-Event-ID` (or `after`, when it cannot set headers) gets every event after it, once and in order, then live; without either the stream starts with what happens from now. ' +
+      `A comment line comes every ${keepAliveMs / 1000} s while nothing happens. A cursor older than the log is answered with \`event: truncated\` before the oldest event kept. ` +
+      'A reader that does not keep up is cut: `event: error` with `data: {"reason":"slow_reader"}`, then the end (reconnect with Last-Event-ID). ' +
+      `A token may hold ${perToken} streams open per API process (EVENT_STREAMS_PER_TOKEN): one more is refused with 429 \`${ERRORS.tooManyEventStreams}\`. A pool token is refused (403).`,
+    rateLimit: config.rateLimits.messages,
+    query: eventStreamQuerySchema,
+    success: { status: 200, schema: 'LoggedEvent', description: 'The stream.' },
+    errors: [],
+  }) as { responses: Record<string, Record<string, unknown>>; parameters?: JsonSchema[] };
+  op.responses['200']!.content = {
+    'text/event-stream': {
+      schema: { type: 'string', description: 'Server-Sent Events (see the operation).' },
+    },
+  };
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'The `id` of the last event received: the stream resumes after it (before `after`).',
+      schema: { type: 'string', pattern: '^\\d{1,15}-\\d{1,19}$' },
+    },
+  ];
+  return op as JsonSchema;
+}
+
+/**
+ * GET /events/ws: a WebSocket, which OpenAPI cannot describe past its handshake. Documented as the
+ * upgrade request it is: its parameters, the `101 Switching Protocols` answer (each frame is a
+ * LoggedEvent, described in prose and by the schema), and the JSON refusals before the upgrade.
+ */
+export function eventSocketOperation(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): JsonSchema {
+  const { perToken, keepAliveMs } = config.eventStream;
+  const op = operation({
+    tag: 'Events',
+    summary: "The device's events as they happen (WebSocket)",
+    description:
+      'The event stream of GET /events/stream over a WebSocket (docs/events.md "Streaming: WebSocket"). ' +
+      'Each event is one JSON text frame, a LoggedEvent: `{"type","cursor","id","timestamp","data"}`. A cursor older than the log is answered with `{"type":"truncated","after"}` first. ' +
+      'Reconnect with `after=<cursor of the last frame>` to get every event after it, once and in order, then live; without it the stream starts with what happens from now (the cursor is taken before the handshake is answered). ' +
+      'Authentication: `Authorization: Bearer <token>`, or from a browser (which cannot set headers) the subprotocols `mgw.events.v1` and `mgw.bearer.<token>` (`new WebSocket(url, ["mgw.events.v1", "mgw.bearer." + token])`): the server selects `mgw.events.v1` and never echoes the token. Keep the token out of the URL. ' +
+      `Every refusal (401, 403, 400, 429, 426) is the error JSON before the upgrade. After it, the server pings every ${keepAliveMs / 1000} s and drops a peer that answered none of the last ping; it closes with 1008 \`slow_reader\` (the client did not take what it was sent), 1001 \`shutdown\` (reconnect, to another process, with \`after\`) or 1011 \`error\` (the log could not be read). ` +
+      `A token may hold ${perToken} streams open per API process, WebSocket and SSE together (EVENT_STREAMS_PER_TOKEN); a pool token is refused (403).`,
+    rateLimit: config.rateLimits.messages,
+    query: eventStreamQuerySchema,
+    success: {
+      status: 101,
+      schema: 'LoggedEvent',
+      description: 'Switching Protocols: the WebSocket is open.',
+    },
+    errors: [426],
+  }) as { responses: Record<string, Record<string, unknown>>; parameters?: JsonSchema[] };
+  op.responses['101'] = {
+    description:
+      'Switching Protocols: the WebSocket is open. Each text frame it carries is a LoggedEvent (the schema below).',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/LoggedEvent' } } },
+  };
+  op.responses['426']!.description =
+    `\`${ERRORS.webSocketUpgradeRequired}\`: a plain HTTP request (no Upgrade: websocket).`;
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'Sec-WebSocket-Protocol',
+      in: 'header',
+      required: false,
+      description:
+        'From a browser: `mgw.events.v1, mgw.bearer.<token>` (the token where the Authorization header cannot go). The answer selects `mgw.events.v1`.',
+      schema: { type: 'string' },
+    },
+  ];
+  return op as JsonSchema;
+}
+
+/** The event log's paths: the pull, the two streams, and the broker settings. */
+export function eventPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+  return {
+    '/events': { get: eventLogOperation(config, operation) },
+    '/events/stream': { get: eventStreamOperation(config, operation) },
+    '/events/ws': { get: eventSocketOperation(config, operation) },
+    '/events/brokers': eventBrokerPaths(config, operation),
+  };
+}

@@ -1,0 +1,43 @@
+import type { Feature } from '../http/route-table.js';
+import { account } from './account/mount.js';
+import { batches } from './batches/mount.js';
+import { channels } from './channels/mount.js';
+import { chats } from './chats/mount.js';
+import { connection } from './connection/mount.js';
+import { contacts } from './contacts/mount.js';
+import { events } from './events/mount.js';
+import { groups } from './groups/mount.js';
+import { labels } from './labels/mount.js';
+import { mcp } from './mcp/mount.js';
+import { media } from './media/mount.js';
+import { messages } from './messages/mount.js';
+import { ops } from './ops/mount.js';
+import { otp } from './otp/mount.js';
+import { send } from './send/mount.js';
+import { statuses } from './statuses/mount.js';
+import { webhooks } from './webhooks/mount.js';
+
+/**
+ * The public API, one capability per folder. The app mounts them in this order (express tries
+ * routes in order: the busiest first), answers 405 from their routes, and the OpenAPI document
+ * takes its paths from them: adding a capability is adding its folder and a line here.
+ */
+export const FEATURES: readonly Feature[] = [
+  send,
+  ops,
+  connection,
+  otp,
+  messages,
+  media,
+  batches,
+  events,
+  contacts,
+  groups,
+  account,
+  statuses,
+  channels,
+  chats,
+  labels,
+  mcp,
+  webhooks,
+] as readonly Feature[];

@@ -1,0 +1,86 @@
+import { ERRORS, emptyQuerySchema, otpBodySchema, type OtpBody } from '@mgw/contracts';
+import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
+import { otpPaths } from './openapi.js';
+import type { RequestHandler } from 'express';
+import type { ApiServices } from '../../api-services.js';
+import { authOf } from '../../http/auth.js';
+import { sendOtp, type OtpOutcome } from '../../accept/send-otp.js';
+import type { Outcome } from '../../http/idempotency.js';
+import { refusalError } from '../../http/refusal-error.js';
+import { parse } from '../../http/validation.js';
+import { respond } from '../../http/respond.js';
+
+/** An OTP body is a phone number, a code and a language: 4 KB is plenty. */
+export const OTP_BODY_LIMIT_BYTES = 4 * 1024;
+const otpBody: BodySpec = {
+  json: {
+    limitBytes: OTP_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.otpBodyTooLarge,
+    maxValues: FIELD_ALLOWANCE,
+  },
+};
+
+/** One-time passwords in English or Arabic, answered once sent (docs/api.md). */
+export const otp = feature({
+  name: 'otp',
+  routes: [{ method: 'post', path: '/otp', limit: 'otp', body: otpBody, handler: 'otp' }],
+  handlers: (s) => ({ otp: otpRoute(s) }),
+  paths: otpPaths,
+});
+
+/**
+ * An OTP's outcome as its answer: 200 sent, 502 failed, 504 not sent in time — each an outcome
+ * (kept for a replay); a refusal is thrown (its status and error, refusal-error.ts).
+ */
+export function otpAnswer(outcome: OtpOutcome, body: OtpBody): Outcome {
+  switch (outcome.kind) {
+    case 'sent':
+      return {
+        status: 200,
+        body: {
+          success: true,
+          message: 'OTP sent successfully',
+          data: {
+            messageId: outcome.messageId,
+            platformMessageId: outcome.platformMessageId,
+            phone: outcome.phone,
+            code: body.code,
+            language: body.language,
+            sentAt: outcome.sentAt,
+          },
+        },
+      };
+    case 'failed':
+      return {
+        status: 502,
+        body: {
+          success: false,
+          error: ERRORS.otpFailedPrefix + outcome.reason,
+          messageId: outcome.messageId,
+        },
+      };
+    case 'timeout':
+    case 'uncertain': {
+      const error = outcome.kind === 'timeout' ? ERRORS.otpTimeout : ERRORS.otpUncertain;
+      return { status: 504, body: { success: false, error, messageId: outcome.messageId } };
+    }
+    case 'refused':
+      throw refusalError(outcome);
+  }
+}
+
+/** POST /otp */
+function otpRoute(s: ApiServices): RequestHandler {
+  const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
+  return async (req, res) => {
+    const auth = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const body = parse(otpBodySchema, req.body ?? {});
+    respond(
+      res,
+      await s.idempotency.run(req, auth.tokenHash, async () =>
+        otpAnswer(await sendOtp(deps, auth.deviceId, body), body),
+      ),
+    );
+  };
+}

@@ -1,0 +1,90 @@
+import { ERRORS, VARS_LIMITS, emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
+import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
+import type { ApiConfig } from '../../config.js';
+import { sendPaths } from './openapi.js';
+import type { RequestHandler } from 'express';
+import type { ApiServices } from '../../api-services.js';
+import { authOf } from '../../http/auth.js';
+import { sendMessage, type SendOutcome } from '../../accept/send-message.js';
+import { sendThroughPool } from '../../pools/pool-send.js';
+import type { Outcome } from '../../http/idempotency.js';
+import { refusalError } from '../../http/refusal-error.js';
+import type { SendRateLimit } from '../../http/send-rate-limit.js';
+import { parse, parseSendBody } from '../../http/validation.js';
+import { respond } from '../../http/respond.js';
+
+/**
+ * A 10 MB attachment is ~13.4 MiB of base64; with the JSON around it 15 MB is enough, and
+ * anything larger is refused with 413 before it is buffered.
+ */
+export const SEND_BODY_LIMIT_BYTES = 15 * 1024 * 1024;
+
+/** A /send body: a recipient list of up to MAX_RECIPIENTS, each with up to VARS_LIMITS.count variables. */
+const sendBody = (config: ApiConfig): BodySpec => ({
+  json: {
+    limitBytes: SEND_BODY_LIMIT_BYTES,
+    tooLargeError: ERRORS.bodyTooLarge,
+    maxValues: config.maxRecipients + FIELD_ALLOWANCE,
+    lists: { to: config.maxRecipients },
+    // A personalised entry of `to`: its number and up to VARS_LIMITS.count variables.
+    listItemValues: VARS_LIMITS.count + 1,
+  },
+});
+
+/**
+ * Sending (docs/api.md): one recipient or a list, through a device or a pool. Its hits are counted
+ * by the accept script's calls that write its messages (`limit: 'send'`, http/send-rate-limit.ts).
+ */
+export const send = feature({
+  name: 'send',
+  routes: [{ method: 'post', path: '/send', limit: 'send', body: sendBody, handler: 'send' }],
+  handlers: (s, { sendLimit }) => ({ send: sendRoute(s, sendLimit) }),
+  paths: sendPaths,
+});
+
+/**
+ * A /send's outcome as its answer: 202 with the messageId (a list: its batch id and messageIds),
+ * 200 for a queued message deleted; a refusal is thrown (its status and error, refusal-error.ts).
+ */
+export function sendAnswer(outcome: SendOutcome): Outcome {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { status: 202, body: { success: true, messageId: outcome.messageId } };
+    case 'list_accepted':
+      return {
+        status: 202,
+        body: { success: true, messageId: outcome.batchId, messageIds: outcome.messageIds },
+      };
+    case 'deleted':
+      return { status: 200, body: { success: true, messageId: outcome.messageId, status: 'deleted' } };
+    case 'refused':
+      throw refusalError(outcome);
+  }
+}
+
+/** POST /send */
+function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
+  const schema = sendBodySchema(s.config.maxRecipients);
+  return async (req, res) => {
+    const auth = authOf(res);
+    // Almost every /send has no query at all: nothing for joi to judge.
+    if (req.url.includes('?')) parse(emptyQuerySchema, req.query);
+    const body = parseSendBody(schema, req.body ?? {}, s.config.maxRecipients);
+    const hit = limit.hitOf(res);
+    // An edit or delete does not hand its hit to the accept script: its hit is counted (and
+    // refused over the limit) first, so the limit stays exact for it too.
+    // So is a pool token's: its parts are accepted per device, its count is the pool's.
+    if (body.edit || body.delete || auth.poolId) await limit.settle(res, hit);
+    // A refusal is thrown inside the idempotent work: its key is freed, not kept as an outcome.
+    const outcome = await s.idempotency.run(req, auth.tokenHash, async () =>
+      sendAnswer(
+        auth.poolId
+          ? await sendThroughPool(s, auth.poolId, body)
+          : await sendMessage(s, auth.deviceId, body, hit),
+      ),
+    );
+    // Counted by the accept script that wrote the messages; a replay is counted now.
+    await limit.settle(res, hit, !outcome.replayed);
+    respond(res, outcome);
+  };
+}

@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { loadApiConfig } from '../../src/config.js';
+import { FEATURES } from '../../src/features/mounts.js';
+import { API_BASE, allowedMethods, feature, openApiPath, type Feature } from '../../src/http/route-table.js';
+import { buildOpenApi, featurePaths } from '../../src/openapi/document.js';
+
+const config = loadApiConfig({ MGW_ENCRYPTION_KEY: `doc:${Buffer.alloc(32, 7).toString('base64')}` });
+const routes = FEATURES.flatMap((f) => f.routes);
+
+/** The same JSON with every object's keys in order: two documents equal "apart from ordering". */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+/** Where two JSON values differ, as JSON pointers (the first few). */
+function differences(a: unknown, b: unknown, at = '', out: string[] = []): string[] {
+  if (out.length >= 10 || JSON.stringify(a) === JSON.stringify(b)) return out;
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return [...out, at || '/'];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys)
+    differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}/${k}`, out);
+  return out;
+}
+
+const probe = (over: Partial<Feature>): Feature =>
+  feature({
+    name: 'probe',
+    routes: [{ method: 'get', path: '/probe/:id', limit: 'none', handler: 'get' }],
+    handlers: () => ({ get: () => undefined }),
+    paths: () => ({ '/probe/{id}': { get: { summary: 'probe' } } }),
+    ...over,
+  });
+
+describe('The route table (features/mounts.ts): mounted once, documented from the same list', () => {
+  it('When the document is built, then every mounted route has its operation and every operation its route', () => {
+    const paths = featurePaths(config);
+    const documented = Object.entries(paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    const mounted = routes.map((r) => `${r.method} ${openApiPath(r)}`);
+    expect(documented.sort()).to.deep.equal([...mounted].sort());
+    expect(new Set(mounted).size, 'no route mounted twice').to.equal(mounted.length);
+    expect(mounted.length).to.be.greaterThan(80);
+  });
+
+  it('When a feature mounts a route it does not document, or documents one it does not mount, then the document is refused', () => {
+    expect(() => featurePaths(config, [probe({ paths: () => ({}) })])).to.throw(
+      'GET /probe/:id (probe) is mounted, not documented',
+    );
+    expect(() =>
+      featurePaths(config, [
+        probe({
+          paths: () => ({ '/probe/{id}': { get: {}, delete: {} } }),
+        }),
+      ]),
+    ).to.throw('DELETE /probe/{id} (probe) is documented, not mounted');
+    expect(featurePaths(config, [probe({})])).to.have.keys(`${API_BASE}/probe/{id}`);
+  });
+
+  it('When a known path is called with another method, then its 405 names exactly the methods the table mounts', () => {
+    const allow = Object.fromEntries(
+      [...allowedMethods(routes)].map(([path, methods]) => [path.replace(API_BASE, ''), methods]),
+    );
+    // The table as it was written by hand in app.ts before the features (c61fd0a), with the
+    // account routes' own table and the unauthenticated paths.
+    expect(allow).to.deep.equal({
+      '/healthz': 'GET, HEAD',
+      '/readyz': 'GET, HEAD',
+      '/openapi.json': 'GET, HEAD',
+      '/connect': 'GET, POST',
+      '/disconnect': 'POST',
+      '/status': 'GET, HEAD',
+      '/send': 'POST',
+      '/otp': 'POST',
+      '/messages': 'GET, HEAD',
+      '/messages/:id': 'GET, HEAD',
+      '/messages/:id/media': 'GET, HEAD',
+      '/media': 'POST',
+      '/media/settings': 'GET, HEAD, PUT',
+      '/media/:id': 'GET, HEAD, DELETE',
+      '/batches': 'GET, HEAD',
+      '/batches/:batchId': 'GET, HEAD',
+      '/batches/:batchId/pause': 'POST',
+      '/batches/:batchId/resume': 'POST',
+      '/batches/:batchId/cancel': 'POST',
+      '/events': 'GET, HEAD',
+      '/events/stream': 'GET, HEAD',
+      '/events/ws': 'GET',
+      '/events/brokers': 'GET, HEAD, PUT',
+      '/webhook': 'GET, HEAD, PUT, DELETE',
+      '/contacts/check': 'POST',
+      '/groups': 'GET, HEAD, POST',
+      '/groups/join': 'POST',
+      '/groups/:id': 'GET, HEAD, PATCH',
+      '/groups/:id/participants': 'POST',
+      '/groups/:id/leave': 'POST',
+      '/statuses': 'GET, HEAD, POST',
+      '/statuses/settings': 'GET, HEAD, PUT',
+      '/statuses/:id': 'DELETE',
+      '/channels': 'GET, HEAD, POST',
+      '/channels/:id': 'GET, HEAD, PATCH, DELETE',
+      '/channels/:id/follow': 'POST',
+      '/channels/:id/unfollow': 'POST',
+      '/channels/:id/posts': 'GET, HEAD, POST',
+      '/channels/:id/posts/:messageId': 'PATCH, DELETE',
+      '/chats': 'GET, HEAD',
+      '/chats/:chatId/messages': 'GET, HEAD',
+      '/chats/:chatId/read': 'POST',
+      '/messages/:id/read': 'POST',
+      '/settings': 'GET, HEAD, PATCH',
+      '/groups/:id/invite': 'GET, HEAD',
+      '/groups/:id/invite/revoke': 'POST',
+      '/labels': 'GET, HEAD, POST',
+      '/labels/:labelId': 'PATCH, DELETE',
+      '/labels/:labelId/chats': 'GET, HEAD',
+      '/chats/:chatId/labels': 'GET, HEAD, POST',
+      '/chats/:chatId/labels/:labelId': 'DELETE',
+      '/chats/:chatId': 'PATCH',
+      '/mcp': 'POST',
+      '/profile': 'GET, HEAD, PATCH',
+      '/profile/photo': 'PUT, DELETE',
+      '/presence': 'PUT',
+      '/contacts/:number/profile': 'GET, HEAD',
+      '/contacts/:number/presence': 'POST',
+      '/blocklist': 'GET, HEAD, POST',
+      '/blocklist/:number': 'DELETE',
+    });
+  });
+
+  it('When the document is compared with the one before the features (c61fd0a), then only the order of keys differs', () => {
+    const before = JSON.parse(
+      gunzipSync(
+        readFileSync(new URL('../openapi/fixtures/openapi-c61fd0a.json.gz', import.meta.url)),
+      ).toString('utf8'),
+    ) as unknown;
+    const now = canonical(JSON.parse(JSON.stringify(buildOpenApi(config))));
+    expect(differences(before, now), 'where the documents differ').to.deep.equal([]);
+  });
+
+  it('When configuration.md is read, then the RATE_LIMIT_MESSAGES row names every route the table counts with it', () => {
+    const counted = routes
+      .filter((r) => r.limit === 'messages')
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    const row = readFileSync(new URL('../../../../docs/configuration.md', import.meta.url), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('| `RATE_LIMIT_MESSAGES` |'));
+    expect(counted.length, 'routes counted with RATE_LIMIT_MESSAGES').to.be.greaterThan(10);
+    expect(counted.filter((r) => !row?.includes(`\`${r}\``))).to.deep.equal([]);
+  });
+});
