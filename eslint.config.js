@@ -75,9 +75,10 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
 ]);
 
 /**
- * The API's use cases (accepting messages, list control, the admin API's reads and changes) return
- * outcomes — accepted, refused and why — and know nothing of HTTP: its routes map those to
- * statuses and the contract's errors. Under `admin/` the HTTP side is the route files
+ * The API's use cases (accepting messages, list control, every feature's operations, the admin
+ * API's reads and changes) return outcomes — accepted, refused and why — and know nothing of HTTP:
+ * their routes map those to statuses and the contract's errors. Under `features/<cap>/` the HTTP
+ * side is `mount.ts` (its routes and handlers) and `openapi.ts`. Under `admin/` it is the route files
  * (`*-routes.ts`, `*-route.ts`), the mount (`admin-api.ts`), the sign-in middleware
  * (`admin-auth.ts`) and the dashboard's static files (`dashboard-static.ts`).
  */
@@ -86,9 +87,13 @@ export const USE_CASES = {
     'services/api/src/accept/**/*.ts',
     'services/api/src/control/**/*.ts',
     'services/api/src/admin/**/*.ts',
-    'services/api/src/features/holder/**/*.ts',
+    'services/api/src/features/**/*.ts',
   ],
   ignores: [
+    // A feature's HTTP side: its routes and handlers, and what the OpenAPI document says of them.
+    'services/api/src/features/*/mount.ts',
+    'services/api/src/features/*/openapi.ts',
+    'services/api/src/features/mounts.ts',
     'services/api/src/admin/*-routes.ts',
     'services/api/src/admin/*-route.ts',
     'services/api/src/admin/admin-api.ts',

@@ -1,57 +1,26 @@
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
-import { DeviceCommandClient, DeviceCommandResponder, SessionStore } from '@mgw/store';
+import type { Redis } from 'ioredis';
+import { keys, type DeviceCommandReply } from '@mgw/contracts';
+import type { SessionStore } from '@mgw/store';
 import { askHolder, type DeviceHolder } from '../../../src/features/holder/ask-holder.js';
+import { HolderFixture, type HolderAnswer } from '../../helpers/fake-holder.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('askHolder: the API asks the holder of a device (real Redis, a fake sender)', () => {
-  const opened: Redis[] = [];
-  const open = (name = 'ask-holder-test') => {
-    opened.push(new Redis(process.env.REDIS_URL!, { connectionName: name }));
-    return opened.at(-1)!;
-  };
-  const failures: unknown[] = [];
+  const fx = new HolderFixture('ask-holder-test');
   let redis: Redis;
   let sessions: SessionStore;
   let holder: DeviceHolder;
-
-  const freshDevice = () => 'ah-' + randomBytes(4).toString('hex');
-  const connect = (deviceId: string) => sessions.update(deviceId, 'connected');
-
-  /**
-   * A sender holding `held`, answering as the real one does (services/sender device-fleet.ts): a
-   * command for a device it does not hold is heard and left alone; one for its device is answered
-   * with `answer(cmd)`, or never when that is undefined (a holder that hangs).
-   */
-  async function fakeSender(
-    held: string,
-    answer: (cmd: DeviceCommand) => DeviceCommandReply | undefined | Promise<DeviceCommandReply | undefined>,
-  ): Promise<DeviceCommand[]> {
-    const heard: DeviceCommand[] = [];
-    await new DeviceCommandResponder(open('ask-holder-sender'), redis).listen(
-      async (cmd, reply) => {
-        heard.push(cmd);
-        if (cmd.deviceId !== held) return;
-        const said = await answer(cmd);
-        if (said) await reply(said);
-      },
-      (err) => failures.push(err),
-    );
-    return heard;
-  }
+  const freshDevice = () => fx.freshDevice('ah');
+  const connect = (deviceId: string) => fx.connect(deviceId);
+  const fakeSender = (held: string, answer: HolderAnswer) => fx.fakeSender(held, answer);
 
   beforeEach(() => {
-    redis = open();
-    sessions = new SessionStore(redis);
-    holder = { commands: new DeviceCommandClient(redis, open('ask-holder-blocking')), sessions };
+    fx.setUp();
+    ({ redis, sessions, holder } = fx);
   });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((r) => r.quit()));
-    expect(failures.splice(0), 'handlers that failed').to.deep.equal([]);
-  });
+  afterEach(() => fx.tearDown());
 
   it('When no process listens for device commands, then no_device at once (not after the wait)', async () => {
     const deviceId = freshDevice();
