@@ -182,7 +182,7 @@ export const keys = {
   webhook: (deviceId: string) => `${device(deviceId)}:webhook`,
   /**
    * Stream: events of the device waiting for their first webhook attempt, in emission order
-   * (written atomically with the change they report, see libs/store/src/webhooks/events.ts); the notifier
+   * (written atomically with the change they report, see libs/store/src/events/event-publish.ts); the notifier
    * holding the device's delivery lease reads it in order and deletes each entry once its first
    * attempt ended (libs/store/src/webhooks/webhook-deliveries.ts).
    */
