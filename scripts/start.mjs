@@ -24,25 +24,23 @@
  * A service not ready within MGW_READY_TIMEOUT_MS (30 s) is named, with what its /readyz says, and
  * the wait goes on: a slow start (Redis loading its data, a busy machine) is not a failed one, and
  * a service that does fail exits, which stops everything as above.
+ *
+ * Its parts: which Redis (start-redis.mjs), the key and the dashboard's password kept under the
+ * data directory (start-secrets.mjs), the watch on its parent (start-parent-watch.mjs), and what
+ * they share with this supervisor (start-context.mjs).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { buildNeeded } from '@mgw/testing/build-state';
 import { buildIfNeeded, buildPlan } from './build-if-needed.mjs';
+import { DATA_DIR, env, fail, ROOT, say } from './start-context.mjs';
+import { ensureRedis, REDIS_SERVER } from './start-redis.mjs';
+import { ensureAdminPassword, ensureEncryptionKey } from './start-secrets.mjs';
+import { watchParent } from './start-parent-watch.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
-const fail = (msg, fix) => {
-  say(msg);
-  if (fix) say(fix);
-  process.exit(1);
-};
-const env = { ...process.env };
-env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 const sandboxMode = env.MESSENGER_SANDBOX === '1';
 const allInOneFlag = process.argv.slice(2).includes('--all-in-one');
 if (![undefined, '', '0', '1'].includes(env.MGW_ALL_IN_ONE))
@@ -80,11 +78,8 @@ const ALL_IN_ONE = {
 /** What this run starts: a process per service, or the one all-in-one process. */
 const RUN = allInOne ? [ALL_IN_ONE] : SERVICES;
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
-const DATA_DIR = env.MGW_DATA_DIR ?? path.join(ROOT, '.data');
 /** How long the services may take to be ready before the ones that are not are named. */
 const READY_TIMEOUT_MS = Number(env.MGW_READY_TIMEOUT_MS ?? 30_000);
-const KEY_LINE = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
-const REDIS_SERVER = 'libs/testing/dist/redis-server.js';
 const DASHBOARD = 'services/api/dist/dashboard/index.html';
 /**
  * Preloaded into every process started here (never into the image's): it stops itself once this
@@ -150,147 +145,6 @@ function startChild(name, entry, childEnv) {
   return child;
 }
 
-/**
- * With REDIS_CLUSTER_NODES the services use that Redis Cluster (REDIS_URL is ignored), with
- * REDIS_SENTINELS the master those sentinels name: nothing is started here, and one no seed or
- * sentinel answers for stops the start, as a missing Redis does.
- */
-async function ensureRedis() {
-  const { canConnect, startRedisServer } = await import(pathToFileURL(path.join(ROOT, REDIS_SERVER)).href);
-  if (env.REDIS_SENTINELS?.trim()) {
-    const sentinels = await someReachable(
-      canConnect,
-      env.REDIS_SENTINELS,
-      'Redis Sentinel',
-      'REDIS_SENTINELS',
-    );
-    const master = env.REDIS_SENTINEL_MASTER || 'mymaster';
-    say(
-      `redis: using the master "${master}" of the Redis Sentinels at ${sentinels.join(', ')} (REDIS_SENTINELS; REDIS_URL gives only its credentials)`,
-    );
-    return undefined;
-  }
-  if (env.REDIS_CLUSTER_NODES?.trim()) {
-    const seeds = await someReachable(
-      canConnect,
-      env.REDIS_CLUSTER_NODES,
-      'Redis Cluster node',
-      'REDIS_CLUSTER_NODES',
-    );
-    say(`redis: using the Redis Cluster at ${seeds.join(', ')} (REDIS_CLUSTER_NODES; REDIS_URL is ignored)`);
-    return undefined;
-  }
-  const url = new URL(env.REDIS_URL);
-  const host = url.hostname || '127.0.0.1';
-  const port = Number(url.port || 6379);
-  if (await canConnect(host, port)) {
-    say(`redis: using ${masked(url)} (REDIS_URL)`);
-    return undefined;
-  }
-  const local = ['127.0.0.1', 'localhost', '::1'].includes(host);
-  const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  if (!local || which.status !== 0) {
-    fail(
-      `Redis is not reachable at ${url.host}.`,
-      'Start one (e.g. `apt-get install redis-server`, `brew install redis`, or `docker run -p 6379:6379 redis:7`) ' +
-        'or set REDIS_URL to a running Redis 7 (AOF on, maxmemory-policy noeviction).',
-    );
-  }
-  const dataDir = path.join(DATA_DIR, 'redis');
-  const started = await startRedisServer({ port, dataDir, stopWithParent: true });
-  const shown = dataDir.startsWith(ROOT + path.sep) ? path.relative(ROOT, dataDir) : dataDir;
-  say(`redis: started redis-server on 127.0.0.1:${port}, data in ${shown} (AOF on; it stops with npm start)`);
-  return started;
-}
-
-/**
- * The `host:port` list of `variable`; stops the start, naming it, when no entry accepts a
- * connection (a Cluster's seeds or a Sentinel's sentinels: one that answers is enough).
- */
-async function someReachable(canConnect, list, what, variable) {
-  const entries = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const reachable = await Promise.all(
-    entries.map((entry) => {
-      const at = entry.lastIndexOf(':');
-      const port = Number(entry.slice(at + 1));
-      return at > 0 && port > 0 ? canConnect(entry.slice(0, at), port) : false;
-    }),
-  );
-  if (!reachable.some(Boolean)) {
-    fail(
-      `No ${what} is reachable at ${entries.join(', ')} (${variable}).`,
-      variable === 'REDIS_SENTINELS'
-        ? 'Set REDIS_SENTINELS to host:port of running sentinels, or unset it to use REDIS_URL.'
-        : 'Set REDIS_CLUSTER_NODES to host:port seeds of a running Redis Cluster, or unset it to use REDIS_URL.',
-    );
-  }
-  return entries;
-}
-
-/** A Redis URL as it may be printed: its password (if any) masked. */
-function masked(url) {
-  const shown = new URL(url.href);
-  if (shown.password) shown.password = '***';
-  return shown.href.replace(/\/$/, '');
-}
-
-/**
- * The key the services seal with: MGW_ENCRYPTION_KEY when set, else `<data dir>/encryption.key`,
- * made once (0600, created exclusively so two starts cannot make two keys). It is never printed:
- * losing it loses every linked device, so back it up with the Redis data.
- */
-function ensureEncryptionKey() {
-  if (env.MGW_ENCRYPTION_KEY) return;
-  const file = path.join(DATA_DIR, 'encryption.key');
-  if (!existsSync(file)) {
-    mkdirSync(DATA_DIR, { recursive: true });
-    const id = `local-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
-    try {
-      writeFileSync(file, `${id}:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      say(`generated a key at ${file}`);
-    } catch (err) {
-      if (err.code !== 'EEXIST')
-        fail(`could not write ${file}: ${err.message}`, 'set MGW_DATA_DIR to a writable directory');
-    }
-  }
-  const line = readFileSync(file, 'utf8').trim();
-  if (!KEY_LINE.test(line)) {
-    fail(
-      `${file} does not hold a key line (<keyId>:<base64 of 32 bytes>)`,
-      'restore it from your backup, or set MGW_ENCRYPTION_KEY (the data sealed under a lost key cannot be read)',
-    );
-  }
-  env.MGW_ENCRYPTION_KEY = line;
-}
-
-/**
- * The dashboard's password: ADMIN_PASSWORD when set, else `<data dir>/admin-password`, made once
- * (0600, exclusively) and printed only then; later starts say where it is.
- */
-function ensureAdminPassword() {
-  if (env.ADMIN_PASSWORD) return {};
-  const file = path.join(DATA_DIR, 'admin-password');
-  let made = false;
-  if (!existsSync(file)) {
-    mkdirSync(DATA_DIR, { recursive: true });
-    try {
-      writeFileSync(file, `${randomBytes(18).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-      made = true;
-    } catch (err) {
-      if (err.code !== 'EEXIST')
-        fail(`could not write ${file}: ${err.message}`, 'set MGW_DATA_DIR to a writable directory');
-    }
-  }
-  const password = readFileSync(file, 'utf8').trim();
-  if (password.length < 12)
-    fail(`${file} holds no password of 12+ characters`, 'delete it to make a new one');
-  env.ADMIN_PASSWORD = password;
-  return { made, file };
-}
-
 /** An address of this machine the services answer on: HOST, or loopback when HOST is every interface. */
 function localAddress() {
   return ['0.0.0.0', '::', ''].includes(env.HOST ?? '') ? '127.0.0.1' : env.HOST;
@@ -331,48 +185,6 @@ async function stopAll(code) {
   );
   await redis?.stop();
   process.exit(code);
-}
-
-/**
- * npm (or whatever started this) gone — killed with SIGKILL, or a shell between it and here
- * killed — re-parents this process: that is a stop, as SIGTERM is. When a shell sits between npm
- * and here (a `start` script without `exec`, another script-shell), npm's own death re-parents
- * only that shell, so its parent is watched too. Read once a second; the timer keeps nothing alive.
- */
-function watchParent() {
-  const parent = process.ppid;
-  const viaShell = env.npm_lifecycle_event !== undefined && /^(sh|dash|bash|zsh)$/.test(commandOf(parent));
-  const grandparent = viaShell ? parentOf(parent) : undefined;
-  const timer = setInterval(() => {
-    const gone =
-      process.ppid !== parent
-        ? parent
-        : grandparent !== undefined && parentOf(parent) !== grandparent
-          ? grandparent
-          : 0;
-    if (!gone) return;
-    clearInterval(timer);
-    say(`its parent (pid ${gone}) is gone; stopping everything`);
-    void stopAll(1);
-  }, 1_000);
-  timer.unref();
-}
-
-/** A process's parent, from /proc (Linux) or ps; undefined once it is gone. */
-function parentOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    const ps = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' });
-    return ps.status === 0 ? Number(ps.stdout.trim()) : undefined;
-  }
-}
-
-/** A process's command name (`sh`, `node`…), or '' when it cannot be read. */
-function commandOf(pid) {
-  const ps = spawnSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
-  return ps.status === 0 ? ps.stdout.trim() : '';
 }
 
 async function startSandbox() {
@@ -462,7 +274,7 @@ const admin = ensureAdminPassword();
 const redis = await ensureRedis();
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
-watchParent();
+watchParent(stopAll);
 if (sandboxMode) await startSandbox();
 sayHost();
 for (const svc of RUN) startChild(svc.name, svc.entry, { ...env, ...svc.env });

@@ -2,7 +2,7 @@
  * `npm start` never leaves a partial gateway, nor a process behind: what cannot start stops the
  * start (exit 1, nothing started); once it runs, however it is stopped — its supervisor killed
  * with SIGKILL, one of its services stopped — every process it started goes, and its ports are
- * free. (SIGINT and SIGTERM to npm's pid and to the supervisor: npm-start.test.ts.)
+ * free. (SIGINT and SIGTERM to npm's pid: npm-start.test.ts; SIGTERM to the supervisor: npm-start-ready-timeout.test.ts.)
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';

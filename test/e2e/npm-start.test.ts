@@ -7,21 +7,20 @@
  * MGW_ENCRYPTION_KEY it makes a key under its data directory once, and a second start reuses it;
  * that second start runs the all-in-one process (`--all-in-one`), which sends for the same account.
  * It prints `ready:` once every service answers /readyz: a /connect sent the moment that line
- * appears is served. A service that is not ready in time is named, and the wait goes on.
+ * appears is served. A service that is not ready in time: npm-start-ready-timeout.test.ts.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canConnect, freePort, run, startRedisServer, waitFor, WebhookReceiver } from '@mgw/testing';
+import { canConnect, freePort, run, waitFor, WebhookReceiver } from '@mgw/testing';
 import { processTree, waitUntilGone } from '../support/process-tree.js';
+import { READY_LINE } from '../support/npm-start.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const READY_LINE = /^\[start\] ready: .*$/m;
 
 /** The addresses a TCP port is listened on, as the kernel lists them (/proc/net/tcp and tcp6). */
 function listeningOn(port: number): string[] {
@@ -385,117 +384,5 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     supervisor.kill('SIGTERM');
     await waitUntilGone(tree, ports);
     expect(await exited).to.equal(0);
-  });
-});
-
-describe('npm start names the services that are not ready in time, and says ready: once they are', function () {
-  this.timeout(120_000);
-
-  /**
-   * A Redis that answers late: it accepts connections at once but holds them until `open()`,
-   * then joins each to a private redis-server (as a Redis still loading its data would, or one
-   * behind a slow network). Every service waits for it, none fails yet.
-   */
-  async function lateRedis() {
-    const redis = await startRedisServer();
-    const held = new Set<net.Socket>();
-    let open = false;
-    const join = (client: net.Socket) => {
-      const upstream = net.connect(redis.port, '127.0.0.1');
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-      client.pipe(upstream).pipe(client);
-    };
-    const server = net.createServer((client) => {
-      if (open) return join(client);
-      client.pause();
-      held.add(client);
-      client.on('error', () => held.delete(client)).on('close', () => held.delete(client));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    return {
-      port: (server.address() as net.AddressInfo).port,
-      open() {
-        open = true;
-        for (const client of held) join(client);
-        held.clear();
-      },
-      async stop() {
-        server.close();
-        await redis.stop();
-      },
-    };
-  }
-
-  it('When Redis answers only after the ready timeout, then one line names every service not ready and why, npm start keeps running, and prints ready: once Redis answers', async () => {
-    const redis = await lateRedis();
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
-    const [apiPort, m0, m1, m2, m3] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
-    const child = spawn(process.execPath, ['scripts/start.mjs'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-        MGW_DATA_DIR: dataDir,
-        PORT: String(apiPort),
-        API_METRICS_PORT: String(m0),
-        CONNECTION_METRICS_PORT: String(m1),
-        SENDER_METRICS_PORT: String(m2),
-        NOTIFIER_METRICS_PORT: String(m3),
-        // the services give up on Redis after 10 s: name them well before that
-        MGW_READY_TIMEOUT_MS: '2000',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    try {
-      await waitFor(() => child.exitCode !== null || /not ready after/.test(output), {
-        timeoutMs: 60_000,
-        intervalMs: 50,
-        what: `the not-ready line\n${output}`,
-      });
-      redis.open();
-      const notReady = output.split('\n').filter((l) => l.includes('not ready after'));
-      expect(child.exitCode, output).to.equal(null);
-      expect(notReady, output).to.have.length(1);
-      expect(notReady[0]).to.match(/^\[start\] not ready after 2 s: /);
-      for (const name of ['api', 'connection', 'sender', 'notifier']) {
-        expect(notReady[0]).to.match(new RegExp(`\\b${name} \\(/readyz: [^)]+\\)`));
-      }
-      expect(output).not.to.match(READY_LINE);
-
-      await waitFor(() => child.exitCode !== null || READY_LINE.test(output), {
-        timeoutMs: 30_000,
-        intervalMs: 50,
-        what: `ready: after Redis answered\n${output}`,
-      });
-      expect(output.match(READY_LINE)?.[0]).to.equal(
-        `[start] ready: API on http://127.0.0.1:${apiPort} (every service answers /readyz)`,
-      );
-      expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).to.equal(200);
-      // SIGTERM to the supervisor itself: everything it started stops with it
-      const tree = processTree(child.pid!);
-      child.kill('SIGTERM');
-      await waitUntilGone(tree, [apiPort!, m0!, m1!, m2!, m3!]);
-      expect(await exited).to.equal(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await redis.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
   });
 });

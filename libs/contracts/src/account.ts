@@ -7,7 +7,7 @@ import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { PHONE_PATTERN } from './limits.js';
 import { LID_JID_PATTERN } from './groups.js';
-import { BASE64_RULE, isBase64 } from './schemas.js';
+import { BASE64_RULE, isBase64 } from './attachment.js';
 
 export const PROFILE_LIMITS = {
   /** WhatsApp's push name limit (characters). */

@@ -7,7 +7,8 @@ import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { LID_JID_PATTERN } from './groups.js';
 import { PHONE_PATTERN } from './limits.js';
-import { BASE64_RULE, isBase64, sendAtSchema } from './schemas.js';
+import { BASE64_RULE, isBase64 } from './attachment.js';
+import { sendAtSchema } from './send-body.js';
 
 /** WhatsApp's chat for status updates: a status is a message to it, with its viewers beside it. */
 export const STATUS_JID = 'status@broadcast';

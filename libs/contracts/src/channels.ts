@@ -9,13 +9,8 @@ import { isStatusJid } from './broadcasts.js';
 import { isGroupJid } from './groups.js';
 import { STRING_LIMITS } from './limits.js';
 import { linkPreviewSchema } from './revisions.js';
-import {
-  attachmentSchema,
-  BASE64_RULE,
-  isBase64,
-  sendAtSchema,
-  type SendAttachmentInput,
-} from './schemas.js';
+import { attachmentSchema, BASE64_RULE, isBase64, type SendAttachmentInput } from './attachment.js';
+import { sendAtSchema } from './send-body.js';
 
 /** What the account is to a channel. */
 export type ChannelRole = 'owner' | 'admin' | 'follower' | 'guest';

@@ -6,6 +6,10 @@ export * from './queues.js';
 export * from './jobs.js';
 export * from './keys.js';
 export * from './schemas.js';
+export * from './attachment.js';
+export * from './send-body.js';
+// Not `export *`: isPlainObject is validation.ts's helper for send-body.ts, not the package's.
+export { listTooLong, toValidationDetails, validate, type ValidationDetail } from './validation.js';
 export * from './event-log-query.js';
 export * from './metrics.js';
 export * from './events.js';

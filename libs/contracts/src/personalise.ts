@@ -9,7 +9,7 @@ import type { MessageContent } from './jobs.js';
 import { PHONE_PATTERN, STRING_LIMITS } from './limits.js';
 import { isSendAddress } from './contact.js';
 import { hasLoneSurrogate } from './text.js';
-import type { ValidationDetail } from './schemas.js';
+import type { ValidationDetail } from './validation.js';
 
 /** A recipient's variables: name -> value. */
 export type RecipientVars = Record<string, string>;

@@ -4,6 +4,7 @@ export * from './sandbox.js';
 export * from './disconnect-reason.js';
 export * from './socket.js';
 export * from './device-socket.js';
+export * from './device-socket-events.js';
 export * from './inbound-message.js';
 export * from './inbound-revision.js';
 export * from './inbound-media.js';

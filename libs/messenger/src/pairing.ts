@@ -3,7 +3,7 @@ import { jidDecode } from '@whiskeysockets/baileys';
 import type { ConnectMethod } from '@mgw/contracts';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
-import { accountName } from './device-socket.js';
+import { accountName } from './device-socket-events.js';
 import { classifyClose } from './disconnect-reason.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 

@@ -9,12 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import {
-  startSimulator,
-  type ContactLookupsView,
-  type InboxMessage,
-  type SimulatorHandle,
-} from '@mgw/messenger-sim';
+import type { InboxMessage, SimulatorHandle, startSimulator } from '@mgw/messenger-sim';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { freePort, waitFor } from './net.js';
 import type { ClusterHandle } from './redis-cluster.js';
@@ -24,12 +19,12 @@ import {
   entryArgs,
   ORPHAN_GUARD_ARGS,
   REPO_ROOT as ROOT,
-  requireFreshBuild,
   runFromBuild,
-  startSimulatorProcess,
   TSX_ARGS,
   type SimulatorEndpoint,
 } from './simulator-process.js';
+import { StackClient } from './stack-client.js';
+import { startStackEnv } from './stack-env.js';
 
 export type { InboxMessage };
 
@@ -86,10 +81,9 @@ export interface StackOptions extends StackRedisOptions {
   serviceRoot?: string;
 }
 
-export class Stack {
+/** A running stack: its processes, its Redis and how to start, stop and crash them (calls: StackClient). */
+export class Stack extends StackClient {
   readonly processes: ServiceProcess[] = [];
-  apiUrl = '';
-  token = '';
   /** Where the services run from unless `startService` says otherwise (`serviceRoot`). */
   private serviceRoot = ROOT;
 
@@ -97,13 +91,13 @@ export class Stack {
   readonly redisUrl: string;
 
   private constructor(
-    /** Where the simulator answers, in this process or its own. */
-    readonly simulator: SimulatorEndpoint & { handle?: SimulatorHandle },
+    simulator: SimulatorEndpoint & { handle?: SimulatorHandle },
     private readonly backing: StackRedis,
     readonly deviceId: string,
     private readonly env: Record<string, string>,
     private readonly built = false,
   ) {
+    super(simulator);
     this.redis = backing.client;
     this.redisUrl = backing.url;
   }
@@ -132,49 +126,15 @@ export class Stack {
 
   static async start(opts: StackOptions = {}): Promise<Stack> {
     const backing = await startStackRedis(opts);
-    let env: Awaited<ReturnType<typeof Stack.startEnv>>;
+    let env: Awaited<ReturnType<typeof startStackEnv>>;
     try {
-      env = await Stack.startEnv(opts, backing.env);
+      env = await startStackEnv(opts, backing.env);
     } catch (err) {
       await backing.stop();
       throw err;
     }
     const built = opts.built ?? runFromBuild();
     return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, built), opts);
-  }
-
-  private static async startEnv(opts: StackOptions, redisEnv: Record<string, string>) {
-    if (opts.built) requireFreshBuild();
-    if (opts.simulatorProcess && opts.sim) throw new Error('sim options need the in-process simulator');
-    const sim: SimulatorEndpoint & { handle?: SimulatorHandle } = opts.simulatorProcess
-      ? await startSimulatorProcess({ built: opts.built ?? runFromBuild() })
-      : await startSimulator({ port: 0, ...opts.sim }).then((handle) => ({ ...handle, handle }));
-    const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
-    const env = {
-      ...redisEnv,
-      MESSENGER_SANDBOX_URL: sim.controlUrl,
-      SEND_MIN_GAP_MS: '0',
-      SEND_GAP_JITTER_MS: '0',
-      SEND_BACKOFF_MS: '200',
-      // Account-safety caps off unless a suite turns them on (services/sender/test/e2e/account-safety).
-      SEND_DAILY_CAP: '0',
-      SEND_WARMUP_CAPS: 'off',
-      SEND_FIRST_CONTACT_CAP: '0',
-      LEASE_TTL_MS: '6000',
-      LEASE_RENEW_MS: '1000',
-      LEASE_SCAN_MS: '500',
-      LOG_LEVEL: 'info',
-      NODE_ENV: 'test',
-      RATE_LIMIT_SEND: '100000',
-      RATE_LIMIT_OTP: '100000',
-      RATE_LIMIT_STATUS: '100000',
-      RATE_LIMIT_CONNECT: '100000',
-      RATE_LIMIT_DISCONNECT: '100000',
-      RATE_LIMIT_MESSAGES: '100000',
-      RATE_LIMIT_CONTACTS: '100000',
-      ...opts.env,
-    };
-    return { sim, deviceId, env };
   }
 
   private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
@@ -312,119 +272,6 @@ export class Stack {
     return root === ROOT
       ? entryArgs(pkgDir, entry, this.built)
       : [path.join(root, pkgDir, 'dist', `${entry}.js`)];
-  }
-
-  /** Calls the gateway API with the stack's token; returns status and parsed JSON body. */
-  api<T = Record<string, unknown>>(
-    method: string,
-    pathAndQuery: string,
-    body?: unknown,
-    token = this.token,
-  ): Promise<{ status: number; body: T; headers: Headers }> {
-    return this.call<T>(`/api/messenger/v1${pathAndQuery}`, method, body, token);
-  }
-
-  /** Calls the admin API with an admin token (the stack's `ADMIN_API_TOKEN`, say). */
-  adminApi<T = Record<string, unknown>>(
-    adminToken: string,
-    method: string,
-    pathAndQuery: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T; headers: Headers }> {
-    return this.call<T>(`/api/admin/v1${pathAndQuery}`, method, body, adminToken);
-  }
-
-  private async call<T>(
-    pathAndQuery: string,
-    method: string,
-    body: unknown,
-    token: string,
-  ): Promise<{ status: number; body: T; headers: Headers }> {
-    const res = await fetch(`${this.apiUrl}${pathAndQuery}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as T, headers: res.headers };
-  }
-
-  /** Calls the simulator's control API. */
-  async simApi<T = Record<string, unknown>>(method: string, p: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.simulator.controlUrl}${p}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json().catch(() => ({}))) as T;
-    if (!res.ok) throw new Error(`simulator ${method} ${p} -> ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
-
-  /**
-   * Links a device by QR — the stack's, or the one `token` acts on: /connect, the phone scans the
-   * PNG, wait for `connected`.
-   */
-  async linkByQr(phone: string, name = 'E2E Account', token = this.token): Promise<void> {
-    const connect = await this.api<{ qrCode: string }>('POST', '/connect', undefined, token);
-    if (connect.status !== 200 || !connect.body.qrCode) {
-      throw new Error(`connect failed: ${connect.status} ${JSON.stringify(connect.body)}`);
-    }
-    await this.simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name });
-    await this.waitForStatus('connected', 30_000, token);
-  }
-
-  async waitForStatus(
-    status: string,
-    timeoutMs = 30_000,
-    token = this.token,
-  ): Promise<Record<string, unknown>> {
-    let last: Record<string, unknown> = {};
-    try {
-      await waitFor(
-        async () => {
-          last = (await this.api('GET', '/status', undefined, token)).body;
-          return last.status === status;
-        },
-        { timeoutMs, what: `status ${status}` },
-      );
-    } catch (err) {
-      // What the status said last, and who was still running: a timeout says where it stopped.
-      const running = this.processes.filter((p) => p.child.exitCode === null).map((p) => p.name);
-      throw new Error(
-        `${(err as Error).message} (last: ${JSON.stringify(last)}; running: ${running.join(', ')})`,
-      );
-    }
-    return last;
-  }
-
-  async inbox(phone: string): Promise<InboxMessage[]> {
-    return (await this.simApi<{ messages: InboxMessage[] }>('GET', `/inbox/${phone}`)).messages;
-  }
-
-  /**
-   * The contact lookups (usync "is this number on WhatsApp?") the account's devices made at the
-   * simulator: how many numbers, and when each query came.
-   */
-  async contactLookups(phone: string): Promise<ContactLookupsView> {
-    return this.simApi<ContactLookupsView>('GET', `/accounts/${phone}/contact-lookups`);
-  }
-
-  /** A contact sends the account `to` a PDF, `invoice.pdf`, through the simulator; returns its bytes. */
-  async sendInvoice(contact: string, to: string): Promise<Buffer> {
-    const file = Buffer.from(`%PDF-1.4 invoice ${Date.now()}\n`.repeat(50));
-    await this.simApi('POST', `/contacts/${contact}/send`, {
-      to,
-      attachment: {
-        type: 'document',
-        base64: file.toString('base64'),
-        fileName: 'invoice.pdf',
-        mimeType: 'application/pdf',
-      },
-    });
-    return file;
   }
 
   /** Log lines of every process, for a failing test's report. */

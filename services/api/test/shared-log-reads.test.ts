@@ -34,7 +34,7 @@ describe('Events: the streams of a device share one read of its log, never one t
     for (const page of pages)
       expect(page.events.map((e) => e.data)).to.deep.equal(pages[0]!.events.map((e) => e.data));
     expect(pages[0]!.events).to.have.length(5);
-    // The same objects: each stream's output encodes an event once (event-streams.ts).
+    // The same objects: each stream's output encodes an event once (sse-output.ts).
     expect(pages[199]!.events[0]).to.equal(pages[0]!.events[0]);
   });
 

@@ -9,7 +9,7 @@ import { ApiError } from '../http/api-error.js';
 import { authOf } from '../http/auth.js';
 import { isUpgrade, takeUpgrade, upgraded } from '../http/upgrade.js';
 import { parse } from '../http/validation.js';
-import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-streams.js';
+import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 
 /**
  * GET /events/ws: the event stream (events/event-streams.ts) over a WebSocket. The same log, the

@@ -7,7 +7,7 @@ import type { EventLog, EventLogPage, EventLogQuery } from '@mgw/store';
  * cursor: without this, 200 readers of a device cost 200 XINFO + XRANGE round trips, 200 openings
  * of every sealed event and 200 JSON encodings per wake. With it, a read asked while an identical
  * one (same device, cursor, limit, filter) is under way joins it, so they cost one (and the
- * events, the same objects, are encoded once: event-streams.ts keeps each one's frame).
+ * events, the same objects, are encoded once: sse-output.ts keeps each one's frame).
  *
  * Joining must never hide an event: a read started before an append does not see it, so a stream
  * woken by that append may not join it. Each device has a generation, raised when its log grows

@@ -2,29 +2,14 @@ import { DelayedError, type Job } from 'bullmq';
 import { serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
-  isAudienceJid,
-  isChannelJid,
-  isGroupJid,
-  isLid,
-  isStatusJid,
-  isSendAddress,
   type FailureReason,
-  type MessageContent,
   type MessageRecord,
   type Metrics,
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import {
-  NotAllowedInGroupError,
-  NotConnectedError,
-  ServerRejectedError,
-  type DeviceSocket,
-  type MessageSender,
-  type SendAttempt,
-} from '@mgw/messenger';
+import type { DeviceSocket, MessageSender } from '@mgw/messenger';
 import type {
-  ContactAnswer,
   ContactIdentities,
   ContentStore,
   MessageKindStore,
@@ -32,16 +17,23 @@ import type {
   MessageStore,
 } from '@mgw/store';
 import type { AttachmentFetcher } from './media-source.js';
-import { readySince, type Lead, type Pacer } from './pacing.js';
+import type { Pacer } from './pacing.js';
 import type { DeviceRestriction } from '../device/device-restriction.js';
-import type { GateReads, SendGate, Ticket } from './send-gate.js';
-import { sendableContent, sendContent, type SendContentDeps } from './send-content.js';
-import { PermanentSendError, reasonOf, toPermanent } from './send-errors.js';
+import type { SendGate, Ticket } from './send-gate.js';
+import { sendableContent, type SendContentDeps } from './send-content.js';
+import { PermanentSendError, toPermanent } from './send-errors.js';
 import { failedAttempt } from './send-failure.js';
-import { holdForPausedList, holdMessage } from './hold-message.js';
-import { abortable, endAttempt } from './send-attempt.js';
-import { typingLead } from './typing.js';
+import { holdMessage } from './hold-message.js';
 import type { LinkPreviewer } from './link-preview.js';
+import {
+  passGate,
+  readJobState,
+  refuseKnownOffWhatsApp,
+  refuseUnsendable,
+  stopForList,
+  waitForSocket,
+} from './send-job-checks.js';
+import { MovedAway, sendHoldingTicket } from './claim-and-send.js';
 
 export interface SendJobDeps {
   deviceId: string;
@@ -152,9 +144,6 @@ function loggedOutBy(err: unknown, deps: SendJobDeps): boolean {
   return toPermanent(err, deps.retiredReason())?.reason === FAILURE_REASONS.loggedOut;
 }
 
-/** The claim found the message moved to another device of its pool (libs/store/src/pools/). */
-class MovedAway extends Error {}
-
 /** A moved message's job ends here with nothing sent and nothing recorded (`sentAt` empty). */
 function movedAway(data: SendJobData): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt: '' };
@@ -182,241 +171,6 @@ async function waitForPoolMove(
   // that ended before the socket did not begin it (docs/architecture.md, "When a send began").
   if (await deps.messages.sendBegan(data)) return;
   await holdMessage(job, 'device_logged_out', Date.now() + POOL_MOVE_WAIT_MS, deps, token);
-}
-
-/** Fails at once what must never go: a message already failed, or one the device can no longer send. */
-function refuseUnsendable(data: SendJobData, record: MessageRecord | undefined, deps: SendJobDeps): void {
-  if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
-  if (record?.status === 'deleted')
-    throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
-  refuseIfRetired(deps);
-  if (data.linkGeneration !== deps.linkGeneration()) {
-    throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
-  }
-  if (!isSendAddress(data.to) && !isAudienceJid(data.to))
-    throw new PermanentSendError(
-      FAILURE_REASONS.invalidNumber,
-      'not a phone number, a LID, a group, a status or a channel',
-    );
-}
-
-/**
- * What a job reads before it decides anything — its record, whether the number opted out, its
- * list's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
- * asked in one tick, so the general connection's auto-pipelining sends them in one write (one
- * round trip instead of several in a row; the content, read next, is usually the sender's copy).
- * Each is awaited where it was read before, so a failed read fails the job where it did.
- *
- * A number on the suppression list gets nothing, and WhatsApp is asked nothing about it (not even
- * the lookup). OTPs go (the person asked for one), as does the confirmation of the opt-out itself.
- */
-function readJobState(data: SendJobData, deps: SendJobDeps) {
-  const reads = {
-    record: deps.messages.getRecord(data.deviceId, data.messageId),
-    // A status's viewers who opted out are left out of its audience (send-content.ts).
-    optedOut:
-      data.kind === 'otp' || data.optOutNotice || isStatusJid(data.to) || isChannelJid(data.to)
-        ? Promise.resolve(false)
-        : deps.optedOut(data.to, data.poolId),
-    // A list's blocked recipients fail here, each on its own (a single send was refused by the API).
-    blocked: deps.blocked && !isAudienceJid(data.to) ? deps.blocked(data.to) : Promise.resolve(false),
-    listStop: deps.gate.listStop(data.batchId),
-    // A LID or a group is not a number: the contact cache has nothing on it.
-    known:
-      isSendAddress(data.to) && !isLid(data.to) ? deps.sender.known(data.to) : Promise.resolve(undefined),
-    gate: deps.gate.read(),
-  };
-  // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
-  // rejection; awaiting it still throws.
-  for (const read of Object.values(reads)) read.catch(() => undefined);
-  return reads;
-}
-
-/**
- * A number the device's contact cache knows is not on WhatsApp (a number check or an earlier send
- * found it) fails at once: no lookup, no wait for the socket or the caps.
- */
-async function refuseKnownOffWhatsApp(
-  data: SendJobData,
-  known: ContactAnswer | undefined,
-  deps: SendJobDeps,
-): Promise<ContactAnswer | undefined> {
-  if (isLid(data.to)) {
-    // A LID is its own JID. **Choice:** only one the device met (the contact wrote, or a lookup
-    // or notification named it) is sent to; WhatsApp offers no lookup of a LID, and a message to
-    // a stranger's LID would be a first contact nobody can check.
-    if (!(await deps.identities.knowsLid(deps.deviceId, data.to)))
-      throw new PermanentSendError(FAILURE_REASONS.unknownContact, 'a LID the device does not know');
-    return { onWhatsApp: true, jid: data.to };
-  }
-  if (isAudienceJid(data.to)) return undefined;
-  if (known && !known.onWhatsApp)
-    throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
-  return known;
-}
-
-function refuseIfRetired(deps: SendJobDeps): void {
-  const retired = deps.retiredReason();
-  if (retired) throw new PermanentSendError(retired, 'the device was logged out');
-}
-
-/** Waits a moment for a dropped socket; then the attempt fails (or goes back when handing over). */
-async function waitForSocket(
-  job: Job<SendJobData, SendJobResult>,
-  deps: SendJobDeps,
-  token: string | undefined,
-): Promise<void> {
-  if (await deps.conn.waitForOpen(deps.openWaitMs)) return;
-  refuseIfRetired(deps);
-  if (deps.handingOver()) await handBack(job, token);
-  throw new NotConnectedError('the device socket did not open in time');
-}
-
-/**
- * The policy's gate. Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue,
- * no attempt used (and nothing asked of WhatsApp, not even the number lookup).
- */
-async function passGate(
-  job: Job<SendJobData, SendJobResult>,
-  deps: SendJobDeps,
-  token: string | undefined,
-  reads: Promise<GateReads>,
-): Promise<Ticket> {
-  const verdict = await deps.gate.admit(job.data, reads);
-  if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
-  return (verdict as { go: Ticket }).go;
-}
-
-/** A message of a cancelled list fails now; one of a paused list waits (held) until it resumes. */
-async function stopForList(
-  job: Job<SendJobData, SendJobResult>,
-  stop: 'cancelled' | 'paused' | undefined,
-  deps: SendJobDeps,
-  token: string | undefined,
-): Promise<void> {
-  if (stop === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
-  if (stop === 'paused') await holdForPausedList(job, deps, token);
-}
-
-/**
- * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
- * the gate's ticket: whatever stops it on the way gives the ticket's unit back. Answers the
- * `sentAt` of an earlier send when the claim finds the message already sent, else undefined.
- */
-async function sendHoldingTicket(
-  job: Job<SendJobData, SendJobResult>,
-  content: MessageContent,
-  ticket: Ticket,
-  deps: SendJobDeps,
-  token: string | undefined,
-  known: ContactAnswer | undefined,
-): Promise<string | undefined> {
-  try {
-    // The cache was read with the job's state (refuseKnownOffWhatsApp): it is not read again —
-    // a known JID is used, an unknown number is asked of WhatsApp.
-    const jid =
-      isStatusJid(job.data.to) || isChannelJid(job.data.to)
-        ? job.data.to
-        : isGroupJid(job.data.to)
-          ? await groupTarget(job.data.to, deps)
-          : (known?.jid ?? (await deps.sender.lookup(job.data.to, false)));
-    if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
-    const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
-    await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
-    const claimed = await claim(job, deps, token);
-    if ('alreadySentAt' in claimed) {
-      await ticket.release(); // counted when it was sent
-      return claimed.alreadySentAt;
-    }
-    await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
-    return undefined;
-  } catch (err) {
-    await ticket.release().catch(() => undefined);
-    throw err;
-  }
-}
-
-/**
- * The pacer's wait for the device's next send. Whatever happened meanwhile is looked at again:
- * the device was logged out or is being handed over (a pause that began meanwhile is the claim's
- * to see: it reads the device's pause atomically with the claim).
- */
-async function waitForTurn(
-  job: Job<SendJobData, SendJobResult>,
-  deps: SendJobDeps,
-  token: string | undefined,
-  typing?: Lead,
-): Promise<void> {
-  await deps.pacer.wait(typing, readySince(job));
-  refuseIfRetired(deps);
-  if (deps.handingOver()) await handBack(job, token);
-}
-
-/**
- * Claims the message right before the socket write. Answers when it was claimed (send it now: the
- * attempt's end is recorded against that time), or the `sentAt` of an earlier send of it; a
- * message past its expiry, of a cancelled list or already failed fails; one of a list paused
- * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the list
- * and the device's pause atomically).
- */
-async function claim(
-  job: Job<SendJobData, SendJobResult>,
-  deps: SendJobDeps,
-  token: string | undefined,
-): Promise<{ claimedAt: number } | { alreadySentAt: string }> {
-  const data = job.data;
-  const claimedAt = Date.now();
-  const claimed = await deps.messages.claim(data, claimedAt);
-  if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
-  if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
-  if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
-  if (claimed === 'cancelled')
-    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
-  if (claimed === 'paused') {
-    await holdForPausedList(job, deps, token);
-    // Resumed in the meantime: claim again.
-    return claim(job, deps, token);
-  }
-  if (claimed === 'restricted') {
-    const pausedUntil = await deps.gate.restrictedUntil();
-    if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
-    // The pause ended in the meantime: claim again.
-    return claim(job, deps, token);
-  }
-  if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt };
-  const now = await deps.messages.getRecord(data.deviceId, data.messageId);
-  if (now?.sentAt && now.status !== 'failed') return { alreadySentAt: now.sentAt };
-  throw new PermanentSendError(reasonOf(now?.error), 'already failed');
-}
-
-/**
- * The socket write. A failed attempt first records whether its send began (endAttempt): one that
- * ended before the socket leaves the message as movable as one never claimed. When the server
- * refused it because of the account, not the message, it waits (same WhatsApp id, never
- * delivered) until the device's pause ends — or, of a pooled list, moves meanwhile to another
- * device of its pool (a refused attempt did not begin its send).
- */
-async function sendOrPause(
-  job: Job<SendJobData, SendJobResult>,
-  content: MessageContent,
-  jid: string,
-  quoted: string | undefined,
-  deps: SendJobDeps,
-  token: string | undefined,
-  claimedAt: number,
-): Promise<void> {
-  const attempt: SendAttempt = { began: false };
-  try {
-    await abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired);
-  } catch (err) {
-    await endAttempt(job.data, claimedAt, attempt, deps);
-    // WhatsApp refuses a group message of an account that may not write there (the cache was stale).
-    if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
-      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
-    const until = await deps.restriction.onSendFailed(err);
-    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
-    throw err;
-  }
 }
 
 /**
@@ -459,35 +213,6 @@ async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): P
   return result(data, sentAt.toISOString());
 }
 
-/** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
-async function handBack(job: Job<SendJobData, SendJobResult>, token: string | undefined): Promise<never> {
-  await job.moveToDelayed(Date.now() + 100, token);
-  throw new DelayedError();
-}
-
 function result(data: SendJobData, sentAt: string): SendJobResult {
   return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
-}
-
-/**
- * A group's JID once the account may write there (from the group cache: no query per send); a
- * group it is not in, or one where only admins write and it is not one, fails the message.
- */
-async function groupTarget(jid: string, deps: SendJobDeps): Promise<string> {
-  try {
-    await deps.conn.groups.assertMaySend(jid);
-  } catch (err) {
-    if (err instanceof NotAllowedInGroupError)
-      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
-    throw err;
-  }
-  return jid;
-}
-
-async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string> {
-  const target = await deps.messages.get(deps.deviceId, messageId);
-  if (!target || !target.sentAt) {
-    throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
-  }
-  return target.platformMessageId;
 }

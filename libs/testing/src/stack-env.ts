@@ -1,0 +1,48 @@
+/**
+ * What every service of a stack (stack.ts) starts with: the simulator's address (the simulator
+ * is started here, in this process or its own) and the settings of a test run — no pacing, the
+ * account-safety caps off, short leases, rate limits out of the way — under the suite's own `env`.
+ */
+import { startSimulator, type SimulatorHandle } from '@mgw/messenger-sim';
+import {
+  requireFreshBuild,
+  runFromBuild,
+  startSimulatorProcess,
+  type SimulatorEndpoint,
+} from './simulator-process.js';
+import type { StackOptions } from './stack.js';
+
+/** Starts the stack's simulator; answers it, the stack's device id and its services' environment. */
+export async function startStackEnv(opts: StackOptions, redisEnv: Record<string, string>) {
+  if (opts.built) requireFreshBuild();
+  if (opts.simulatorProcess && opts.sim) throw new Error('sim options need the in-process simulator');
+  const sim: SimulatorEndpoint & { handle?: SimulatorHandle } = opts.simulatorProcess
+    ? await startSimulatorProcess({ built: opts.built ?? runFromBuild() })
+    : await startSimulator({ port: 0, ...opts.sim }).then((handle) => ({ ...handle, handle }));
+  const deviceId = opts.deviceId ?? `e2e-${Math.random().toString(36).slice(2, 8)}`;
+  const env = {
+    ...redisEnv,
+    MESSENGER_SANDBOX_URL: sim.controlUrl,
+    SEND_MIN_GAP_MS: '0',
+    SEND_GAP_JITTER_MS: '0',
+    SEND_BACKOFF_MS: '200',
+    // Account-safety caps off unless a suite turns them on (services/sender/test/e2e/account-safety).
+    SEND_DAILY_CAP: '0',
+    SEND_WARMUP_CAPS: 'off',
+    SEND_FIRST_CONTACT_CAP: '0',
+    LEASE_TTL_MS: '6000',
+    LEASE_RENEW_MS: '1000',
+    LEASE_SCAN_MS: '500',
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'test',
+    RATE_LIMIT_SEND: '100000',
+    RATE_LIMIT_OTP: '100000',
+    RATE_LIMIT_STATUS: '100000',
+    RATE_LIMIT_CONNECT: '100000',
+    RATE_LIMIT_DISCONNECT: '100000',
+    RATE_LIMIT_MESSAGES: '100000',
+    RATE_LIMIT_CONTACTS: '100000',
+    ...opts.env,
+  };
+  return { sim, deviceId, env };
+}

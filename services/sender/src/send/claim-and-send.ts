@@ -1,0 +1,172 @@
+/**
+ * A send job's send, holding the gate's ticket: the recipient's JID, the device's turn, the claim
+ * of the message and the socket write. See processSendJob (send-job.ts).
+ */
+import type { Job } from 'bullmq';
+import {
+  FAILURE_REASONS,
+  isChannelJid,
+  isGroupJid,
+  isStatusJid,
+  type MessageContent,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { NotAllowedInGroupError, ServerRejectedError, type SendAttempt } from '@mgw/messenger';
+import type { ContactAnswer } from '@mgw/store';
+import { readySince, type Lead } from './pacing.js';
+import type { Ticket } from './send-gate.js';
+import { sendContent } from './send-content.js';
+import { PermanentSendError, reasonOf } from './send-errors.js';
+import { holdForPausedList, holdMessage } from './hold-message.js';
+import { abortable, endAttempt } from './send-attempt.js';
+import { typingLead } from './typing.js';
+import { handBack, refuseIfRetired } from './send-job-checks.js';
+import type { SendJobDeps } from './send-job.js';
+
+/**
+ * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
+ * the gate's ticket: whatever stops it on the way gives the ticket's unit back. Answers the
+ * `sentAt` of an earlier send when the claim finds the message already sent, else undefined.
+ */
+export async function sendHoldingTicket(
+  job: Job<SendJobData, SendJobResult>,
+  content: MessageContent,
+  ticket: Ticket,
+  deps: SendJobDeps,
+  token: string | undefined,
+  known: ContactAnswer | undefined,
+): Promise<string | undefined> {
+  try {
+    // The cache was read with the job's state (refuseKnownOffWhatsApp): it is not read again —
+    // a known JID is used, an unknown number is asked of WhatsApp.
+    const jid =
+      isStatusJid(job.data.to) || isChannelJid(job.data.to)
+        ? job.data.to
+        : isGroupJid(job.data.to)
+          ? await groupTarget(job.data.to, deps)
+          : (known?.jid ?? (await deps.sender.lookup(job.data.to, false)));
+    if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
+    const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
+    await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
+    const claimed = await claim(job, deps, token);
+    if ('alreadySentAt' in claimed) {
+      await ticket.release(); // counted when it was sent
+      return claimed.alreadySentAt;
+    }
+    await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
+    return undefined;
+  } catch (err) {
+    await ticket.release().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The pacer's wait for the device's next send. Whatever happened meanwhile is looked at again:
+ * the device was logged out or is being handed over (a pause that began meanwhile is the claim's
+ * to see: it reads the device's pause atomically with the claim).
+ */
+async function waitForTurn(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+  typing?: Lead,
+): Promise<void> {
+  await deps.pacer.wait(typing, readySince(job));
+  refuseIfRetired(deps);
+  if (deps.handingOver()) await handBack(job, token);
+}
+
+/** The claim found the message moved to another device of its pool (libs/store/src/pools/). */
+export class MovedAway extends Error {}
+
+/**
+ * Claims the message right before the socket write. Answers when it was claimed (send it now: the
+ * attempt's end is recorded against that time), or the `sentAt` of an earlier send of it; a
+ * message past its expiry, of a cancelled list or already failed fails; one of a list paused
+ * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the list
+ * and the device's pause atomically).
+ */
+async function claim(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<{ claimedAt: number } | { alreadySentAt: string }> {
+  const data = job.data;
+  const claimedAt = Date.now();
+  const claimed = await deps.messages.claim(data, claimedAt);
+  if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
+  if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
+  if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
+  if (claimed === 'cancelled')
+    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+  if (claimed === 'paused') {
+    await holdForPausedList(job, deps, token);
+    // Resumed in the meantime: claim again.
+    return claim(job, deps, token);
+  }
+  if (claimed === 'restricted') {
+    const pausedUntil = await deps.gate.restrictedUntil();
+    if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
+    // The pause ended in the meantime: claim again.
+    return claim(job, deps, token);
+  }
+  if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt };
+  const now = await deps.messages.getRecord(data.deviceId, data.messageId);
+  if (now?.sentAt && now.status !== 'failed') return { alreadySentAt: now.sentAt };
+  throw new PermanentSendError(reasonOf(now?.error), 'already failed');
+}
+
+/**
+ * The socket write. A failed attempt first records whether its send began (endAttempt): one that
+ * ended before the socket leaves the message as movable as one never claimed. When the server
+ * refused it because of the account, not the message, it waits (same WhatsApp id, never
+ * delivered) until the device's pause ends — or, of a pooled list, moves meanwhile to another
+ * device of its pool (a refused attempt did not begin its send).
+ */
+async function sendOrPause(
+  job: Job<SendJobData, SendJobResult>,
+  content: MessageContent,
+  jid: string,
+  quoted: string | undefined,
+  deps: SendJobDeps,
+  token: string | undefined,
+  claimedAt: number,
+): Promise<void> {
+  const attempt: SendAttempt = { began: false };
+  try {
+    await abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired);
+  } catch (err) {
+    await endAttempt(job.data, claimedAt, attempt, deps);
+    // WhatsApp refuses a group message of an account that may not write there (the cache was stale).
+    if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
+      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
+    const until = await deps.restriction.onSendFailed(err);
+    if (until !== undefined) await holdMessage(job, 'device_paused', until, deps, token);
+    throw err;
+  }
+}
+
+/**
+ * A group's JID once the account may write there (from the group cache: no query per send); a
+ * group it is not in, or one where only admins write and it is not one, fails the message.
+ */
+async function groupTarget(jid: string, deps: SendJobDeps): Promise<string> {
+  try {
+    await deps.conn.groups.assertMaySend(jid);
+  } catch (err) {
+    if (err instanceof NotAllowedInGroupError)
+      throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);
+    throw err;
+  }
+  return jid;
+}
+
+async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string> {
+  const target = await deps.messages.get(deps.deviceId, messageId);
+  if (!target || !target.sentAt) {
+    throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
+  }
+  return target.platformMessageId;
+}

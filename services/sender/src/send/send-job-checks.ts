@@ -1,0 +1,149 @@
+/**
+ * Before a send job's send: what it reads with its state, what it refuses at once, and what it
+ * waits for (its list, the socket, the policy's gate). See processSendJob (send-job.ts).
+ */
+import { DelayedError, type Job } from 'bullmq';
+import {
+  FAILURE_REASONS,
+  isAudienceJid,
+  isChannelJid,
+  isLid,
+  isStatusJid,
+  isSendAddress,
+  type MessageRecord,
+  type SendJobData,
+  type SendJobResult,
+} from '@mgw/contracts';
+import { NotConnectedError } from '@mgw/messenger';
+import type { ContactAnswer } from '@mgw/store';
+import type { GateReads, Ticket } from './send-gate.js';
+import { PermanentSendError, reasonOf } from './send-errors.js';
+import { holdForPausedList, holdMessage } from './hold-message.js';
+import type { SendJobDeps } from './send-job.js';
+
+/** Fails at once what must never go: a message already failed, or one the device can no longer send. */
+export function refuseUnsendable(
+  data: SendJobData,
+  record: MessageRecord | undefined,
+  deps: SendJobDeps,
+): void {
+  if (record?.status === 'failed') throw new PermanentSendError(reasonOf(record.error), 'already failed');
+  if (record?.status === 'deleted')
+    throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
+  refuseIfRetired(deps);
+  if (data.linkGeneration !== deps.linkGeneration()) {
+    throw new PermanentSendError(FAILURE_REASONS.loggedOut, 'accepted for an earlier link of the device');
+  }
+  if (!isSendAddress(data.to) && !isAudienceJid(data.to))
+    throw new PermanentSendError(
+      FAILURE_REASONS.invalidNumber,
+      'not a phone number, a LID, a group, a status or a channel',
+    );
+}
+
+/**
+ * What a job reads before it decides anything — its record, whether the number opted out, its
+ * list's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
+ * asked in one tick, so the general connection's auto-pipelining sends them in one write (one
+ * round trip instead of several in a row; the content, read next, is usually the sender's copy).
+ * Each is awaited where it was read before, so a failed read fails the job where it did.
+ *
+ * A number on the suppression list gets nothing, and WhatsApp is asked nothing about it (not even
+ * the lookup). OTPs go (the person asked for one), as does the confirmation of the opt-out itself.
+ */
+export function readJobState(data: SendJobData, deps: SendJobDeps) {
+  const reads = {
+    record: deps.messages.getRecord(data.deviceId, data.messageId),
+    // A status's viewers who opted out are left out of its audience (send-content.ts).
+    optedOut:
+      data.kind === 'otp' || data.optOutNotice || isStatusJid(data.to) || isChannelJid(data.to)
+        ? Promise.resolve(false)
+        : deps.optedOut(data.to, data.poolId),
+    // A list's blocked recipients fail here, each on its own (a single send was refused by the API).
+    blocked: deps.blocked && !isAudienceJid(data.to) ? deps.blocked(data.to) : Promise.resolve(false),
+    listStop: deps.gate.listStop(data.batchId),
+    // A LID or a group is not a number: the contact cache has nothing on it.
+    known:
+      isSendAddress(data.to) && !isLid(data.to) ? deps.sender.known(data.to) : Promise.resolve(undefined),
+    gate: deps.gate.read(),
+  };
+  // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
+  // rejection; awaiting it still throws.
+  for (const read of Object.values(reads)) read.catch(() => undefined);
+  return reads;
+}
+
+/**
+ * A number the device's contact cache knows is not on WhatsApp (a number check or an earlier send
+ * found it) fails at once: no lookup, no wait for the socket or the caps.
+ */
+export async function refuseKnownOffWhatsApp(
+  data: SendJobData,
+  known: ContactAnswer | undefined,
+  deps: SendJobDeps,
+): Promise<ContactAnswer | undefined> {
+  if (isLid(data.to)) {
+    // A LID is its own JID. **Choice:** only one the device met (the contact wrote, or a lookup
+    // or notification named it) is sent to; WhatsApp offers no lookup of a LID, and a message to
+    // a stranger's LID would be a first contact nobody can check.
+    if (!(await deps.identities.knowsLid(deps.deviceId, data.to)))
+      throw new PermanentSendError(FAILURE_REASONS.unknownContact, 'a LID the device does not know');
+    return { onWhatsApp: true, jid: data.to };
+  }
+  if (isAudienceJid(data.to)) return undefined;
+  if (known && !known.onWhatsApp)
+    throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp (cached)');
+  return known;
+}
+
+export function refuseIfRetired(deps: SendJobDeps): void {
+  const retired = deps.retiredReason();
+  if (retired) throw new PermanentSendError(retired, 'the device was logged out');
+}
+
+/** Waits a moment for a dropped socket; then the attempt fails (or goes back when handing over). */
+export async function waitForSocket(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  if (await deps.conn.waitForOpen(deps.openWaitMs)) return;
+  refuseIfRetired(deps);
+  if (deps.handingOver()) await handBack(job, token);
+  throw new NotConnectedError('the device socket did not open in time');
+}
+
+/**
+ * The policy's gate. Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue,
+ * no attempt used (and nothing asked of WhatsApp, not even the number lookup).
+ */
+export async function passGate(
+  job: Job<SendJobData, SendJobResult>,
+  deps: SendJobDeps,
+  token: string | undefined,
+  reads: Promise<GateReads>,
+): Promise<Ticket> {
+  const verdict = await deps.gate.admit(job.data, reads);
+  if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
+  return (verdict as { go: Ticket }).go;
+}
+
+/** A message of a cancelled list fails now; one of a paused list waits (held) until it resumes. */
+export async function stopForList(
+  job: Job<SendJobData, SendJobResult>,
+  stop: 'cancelled' | 'paused' | undefined,
+  deps: SendJobDeps,
+  token: string | undefined,
+): Promise<void> {
+  if (stop === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+  if (stop === 'paused') await holdForPausedList(job, deps, token);
+}
+
+/** Not sent yet: give the job back without spending an attempt; the next owner sends it. */
+export async function handBack(
+  job: Job<SendJobData, SendJobResult>,
+  token: string | undefined,
+): Promise<never> {
+  await job.moveToDelayed(Date.now() + 100, token);
+  throw new DelayedError();
+}
