@@ -1,8 +1,42 @@
-import { CHANNEL_ERRORS, ERRORS } from '@mgw/contracts';
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  CHANNEL_ERRORS,
+  ERRORS,
+  Joi,
+  MESSAGE_ID_PATTERN,
+  channelCreateBodySchema,
+  channelKeySchema,
+  channelPostBodySchema,
+  channelPostEditSchema,
+  channelUpdateBodySchema,
+  photoTypeOf,
+  type ChannelKey,
+  type ChannelPostBody,
+} from '@mgw/contracts';
+import { ChannelList, DeviceCommandClient } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import type { Refusal } from '../../accept/refusal.js';
+import { ApiError } from '../../http/api-error.js';
+import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';
+import { refusalError } from '../../http/refusal-error.js';
+import { respond } from '../../http/respond.js';
+import { idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { channelRoutes } from '../../routes/channels.js';
+import { parse } from '../../http/validation.js';
+import type { HolderOutcome } from '../holder/ask-holder.js';
 import { SEND_BODY_LIMIT_BYTES } from '../send/mount.js';
+import { createChannel } from './create-channel.js';
+import { deleteChannel } from './delete-channel.js';
+import { deletePost } from './delete-post.js';
+import { editPost } from './edit-post.js';
+import { findPost } from './find-post.js';
+import { followChannel } from './follow-channel.js';
+import { getChannel } from './get-channel.js';
 import { channelPaths, channelSchemas } from './openapi.js';
+import { publishPost, type PublishOutcome } from './publish-post.js';
+import { readPosts } from './read-posts.js';
+import { updateChannel } from './update-channel.js';
 
 // A channel's name and description, and its picture (a JPEG of up to 512 KB) as base64.
 const channelBody: BodySpec = {
@@ -47,7 +81,181 @@ export const channels = feature({
       handler: 'deletePost',
     },
   ],
-  handlers: channelRoutes,
+  handlers: channelHandlers,
   paths: channelPaths,
   schemas: channelSchemas,
 });
+
+/** How a channel ask fails in HTTP (it waits the default: two or three WhatsApp queries). */
+const CHANNEL_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: CHANNEL_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: CHANNEL_ERRORS.failed },
+  codes: {
+    'not-found': { status: 404, error: CHANNEL_ERRORS.notFound },
+    'bad-picture': invalidAt('picture', CHANNEL_ERRORS.badPicture),
+    'not-owner': { status: 403, error: CHANNEL_ERRORS.notOwner },
+  },
+};
+
+const idParams = Joi.object({ id: channelKeySchema });
+const postParams = Joi.object({
+  id: channelKeySchema,
+  messageId: Joi.string()
+    .pattern(MESSAGE_ID_PATTERN)
+    .required()
+    .messages({ 'string.pattern.base': '"messageId" must be a post id (the messageId its POST answered)' }),
+});
+
+const channelKeyOf = (req: Request): ChannelKey =>
+  parse(idParams, { id: req.params.id }).id as unknown as ChannelKey;
+
+/** A post's path: its channel (by id: see find-post.ts) and its messageId. */
+function postParamsOf(req: Request): { channelId: string; messageId: string } {
+  const { id, messageId } = parse(postParams, { id: req.params.id, messageId: req.params.messageId });
+  const key = id as unknown as ChannelKey;
+  if (key.kind !== 'jid')
+    throw ApiError.invalid([
+      { path: ['id'], message: '"id" must be the channel\'s id (<digits>@newsletter) for a post' },
+    ]);
+  return { channelId: key.id, messageId };
+}
+
+/** A picture's bytes (a 400 naming it when they are no image), `null` to remove it, or none given. */
+function pictureOf(picture: string | null | undefined): Buffer | null | undefined {
+  if (typeof picture !== 'string') return picture;
+  const bytes = Buffer.from(picture, 'base64');
+  if (!photoTypeOf(bytes))
+    throw ApiError.invalid([{ path: ['picture'], message: CHANNEL_ERRORS.badPicture }]);
+  return bytes;
+}
+
+/** The holder's answer, or the contract's error for how the ask failed. */
+const answered = <T>(outcome: HolderOutcome<T>): T => answer(outcome, CHANNEL_HOLDER_ERRORS);
+const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+
+/** Why a post could not be queued, found or taken back, in HTTP. */
+function postError(
+  outcome:
+    | Exclude<PublishOutcome, { ok: true }>
+    | { reason: 'post_not_found' }
+    | { reason: 'refused'; refusal: Refusal },
+): ApiError {
+  switch (outcome.reason) {
+    case 'not_owner':
+      return new ApiError(403, CHANNEL_ERRORS.notOwner);
+    case 'post_not_found':
+      return new ApiError(404, CHANNEL_ERRORS.postNotFound);
+    case 'refused':
+      return refusalError(outcome.refusal);
+    default:
+      return answer<never>(outcome, CHANNEL_HOLDER_ERRORS);
+  }
+}
+
+/**
+ * The channel handlers (docs/broadcasts.md, "Channels"): each reads its request and has one use
+ * case do it: create, read, update, delete, follow and unfollow through the device's socket (a
+ * device command to its holder), the device's list of the channels it created or followed, and
+ * posts queued like sends. A change goes through the Idempotency-Key handling: a retried create
+ * makes one channel.
+ */
+function channelHandlers(s: ApiServices) {
+  const known = new ChannelList(s.redis);
+  const deps = {
+    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    known,
+    redis: s.redis,
+    encryption: s.encryption,
+    messages: s.messages,
+    acceptor: s.acceptor,
+    media: s.media,
+  };
+  const change = idempotentChange(s.idempotency);
+  const follow =
+    (following: boolean): RequestHandler =>
+    async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      const { deviceId } = authOf(res);
+      await change(req, res, async () => answered(await followChannel(deps, deviceId, key, following)));
+    };
+
+  return {
+    list: async (req, res) => {
+      noQuery(req);
+      ok(res, { channels: await known.list(authOf(res).deviceId) });
+    },
+    get: async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      ok(res, answered(await getChannel(deps, authOf(res).deviceId, key)));
+    },
+    create: async (req, res) => {
+      noQuery(req);
+      const { picture, ...body } = parse(channelCreateBodySchema, req.body ?? {});
+      const bytes = pictureOf(picture) ?? undefined;
+      const { deviceId } = authOf(res);
+      await change(req, res, async () => answered(await createChannel(deps, deviceId, body, bytes)));
+    },
+    update: async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      const { picture, ...changes } = parse(channelUpdateBodySchema, req.body ?? {});
+      const bytes = pictureOf(picture);
+      const { deviceId } = authOf(res);
+      await change(req, res, async () => answered(await updateChannel(deps, deviceId, key, changes, bytes)));
+    },
+    remove: async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      const { deviceId } = authOf(res);
+      await change(req, res, async () => answered(await deleteChannel(deps, deviceId, key)));
+    },
+    follow: follow(true),
+    unfollow: follow(false),
+    /** POST /channels/:id/posts: queued like a send (202), sent once or failed with a reason. */
+    post: async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      const body = parse(channelPostBodySchema, req.body ?? {}) as ChannelPostBody;
+      const { deviceId, tokenHash } = authOf(res);
+      const outcome = await s.idempotency.run(req, tokenHash, async () => {
+        const published = await publishPost(deps, deviceId, key, body);
+        if (!published.ok) throw postError(published);
+        return { status: 202, body: { success: true, data: published.data } };
+      });
+      respond(res, outcome);
+    },
+    posts: async (req, res) => {
+      noQuery(req);
+      const key = channelKeyOf(req);
+      ok(res, answered(await readPosts(deps, authOf(res).deviceId, key)));
+    },
+    /** The post is looked up before its body is read: an unknown post is a 404 whatever the body. */
+    editPost: async (req, res) => {
+      noQuery(req);
+      const { deviceId, tokenHash } = authOf(res);
+      const { channelId, messageId } = postParamsOf(req);
+      const found = await findPost(s, deviceId, channelId, messageId);
+      if (!found.ok) throw postError(found);
+      const { text } = parse(channelPostEditSchema, req.body ?? {});
+      const outcome = await s.idempotency.run(req, tokenHash, async () => {
+        const edited = await editPost(s, deviceId, found.data, text);
+        if (!edited.ok) throw postError(edited);
+        return { status: 202, body: { success: true, data: edited.data } };
+      });
+      respond(res, outcome);
+    },
+    /** 200 when a post left the queue before it was sent; 202 when its delete is queued. */
+    deletePost: async (req, res) => {
+      noQuery(req);
+      const { deviceId } = authOf(res);
+      const { channelId, messageId } = postParamsOf(req);
+      const outcome = await deletePost(s, deviceId, channelId, messageId);
+      if (!outcome.ok) throw postError(outcome);
+      res.status(outcome.data.status === 'deleted' ? 200 : 202).json({ success: true, data: outcome.data });
+    },
+  } satisfies Record<string, RequestHandler>;
+}

@@ -1,6 +1,14 @@
-import { ERRORS, MAX_CONTACT_CHECK } from '@mgw/contracts';
+import type { RequestHandler } from 'express';
+import { ERRORS, MAX_CONTACT_CHECK, contactCheckBodySchema } from '@mgw/contracts';
+import { ContactCache, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { ApiError } from '../../http/api-error.js';
+import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
+import { noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { contactCheckRoute } from '../../routes/contacts.js';
+import { parse } from '../../http/validation.js';
+import { checkNumbers, type NumberCheckDeps, type NumberCheckOutcome } from './check-numbers.js';
 import { contactPaths } from './openapi.js';
 
 /** A number check is at most 1,000 numbers of at most 15 digits: 64 KB is plenty. */
@@ -18,6 +26,51 @@ const checkBody: BodySpec = {
 export const contacts = feature({
   name: 'contacts',
   routes: [{ method: 'post', path: '/contacts/check', limit: 'contacts', body: checkBody, handler: 'check' }],
-  handlers: (s) => ({ check: contactCheckRoute(s) }),
+  handlers: (s) => ({ check: checkRoute(s) }),
   paths: contactPaths,
 });
+
+/** How a lookup ask fails in HTTP: whatever the holder answered, the lookup failed. */
+const LOOKUP_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: ERRORS.contactLookupTimeout },
+  not_connected: { status: 502, error: ERRORS.contactLookupFailed },
+  failed: { status: 502, error: ERRORS.contactLookupFailed },
+};
+
+/** The check's answer, or the contract's error for why there is none. */
+function checked(outcome: NumberCheckOutcome) {
+  if (outcome.ok) return outcome.data;
+  switch (outcome.reason) {
+    case 'capped':
+      throw new ApiError(429, ERRORS.rateLimited, undefined, { resetIn: outcome.resetInSeconds });
+    case 'answers_expired':
+      throw new ApiError(502, ERRORS.contactLookupFailed);
+    default:
+      return answer<never>(outcome, LOOKUP_HOLDER_ERRORS);
+  }
+}
+
+/**
+ * POST /contacts/check: whether each number is on WhatsApp (see check-numbers.ts); a check over
+ * the device's daily lookup cap is a 429 with `resetIn`.
+ */
+function checkRoute(s: ApiServices): RequestHandler {
+  // Checks are rare and bounded in time: each wait may take a connection of its own.
+  const { lookupsPerDay, batchSize, pauseMs } = s.config.contactCheck;
+  const deps: NumberCheckDeps = {
+    sessions: s.sessions,
+    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis) },
+    cache: new ContactCache(s.redis),
+    cap: new ContactLookupCap(s.redis, lookupsPerDay),
+    lookups: s.metrics.contactLookups,
+    batchSize,
+    pauseMs,
+  };
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    noQuery(req);
+    const { phones } = parse(contactCheckBodySchema, req.body ?? {}, { phones: MAX_CONTACT_CHECK });
+    res.status(200).json({ success: true, data: checked(await checkNumbers(deps, deviceId, phones)) });
+  };
+}

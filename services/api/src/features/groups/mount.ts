@@ -1,7 +1,33 @@
-import { GROUP_ERRORS, GROUP_LIMITS } from '@mgw/contracts';
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  GROUP_ERRORS,
+  GROUP_INFO_ERRORS,
+  GROUP_LIMITS,
+  Joi,
+  groupCreateBodySchema,
+  groupIdSchema,
+  groupJoinBodySchema,
+  groupParticipantsBodySchema,
+  groupUpdateBodySchema,
+} from '@mgw/contracts';
+import { DeviceCommandClient } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
+import { idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { groupRoutes } from '../../routes/groups.js';
+import { parse } from '../../http/validation.js';
+import type { DeviceHolder, HolderOutcome } from '../holder/ask-holder.js';
+import { changeParticipants } from './change-participants.js';
+import { createGroup } from './create-group.js';
+import { getGroup } from './get-group.js';
+import { joinGroup } from './join-group.js';
+import { leaveGroup } from './leave-group.js';
+import { listGroups } from './list-groups.js';
 import { groupPaths, groupSchemas } from './openapi.js';
+import { readInvite } from './read-invite.js';
+import { revokeInvite } from './revoke-invite.js';
+import { updateGroup } from './update-group.js';
 
 /** POST /groups and /groups/:id/participants: a subject and at most 50 members. */
 export const GROUP_BODY_LIMIT_BYTES = 8 * 1024;
@@ -41,7 +67,93 @@ export const groups = feature({
       handler: 'revokeInvite',
     },
   ],
-  handlers: groupRoutes,
+  handlers: groupHandlers,
   paths: groupPaths,
   schemas: groupSchemas,
 });
+
+/** How a group ask fails in HTTP (it waits the default: a query, or a change of up to 50 members). */
+const GROUP_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: GROUP_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: GROUP_ERRORS.failed },
+  codes: {
+    'not-found': { status: 404, error: GROUP_ERRORS.notFound },
+    forbidden: { status: 404, error: GROUP_ERRORS.notFound },
+    'not-admin': { status: 403, error: GROUP_INFO_ERRORS.notAdmin },
+    'invite-not-found': { status: 404, error: GROUP_INFO_ERRORS.inviteNotFound },
+  },
+};
+
+const idParams = Joi.object({ id: groupIdSchema });
+const groupIdOf = (req: Request): string => parse(idParams, { id: req.params.id }).id;
+
+/** The holder's answer, or the contract's error for how the ask failed. */
+const answered = <T>(outcome: HolderOutcome<T>): T => answer(outcome, GROUP_HOLDER_ERRORS);
+const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+
+/**
+ * The group handlers: each reads its request, has one use case ask the device's holder, and
+ * answers what it replied. A change goes through the Idempotency-Key handling: a retried create
+ * makes one group.
+ */
+function groupHandlers(s: ApiServices) {
+  const holder: DeviceHolder = {
+    commands: new DeviceCommandClient(s.redis, s.bullRedis),
+    sessions: s.sessions,
+  };
+  const change = idempotentChange(s.idempotency);
+  return {
+    list: async (req, res) => {
+      noQuery(req);
+      ok(res, answered(await listGroups(holder, authOf(res).deviceId)));
+    },
+    get: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      ok(res, answered(await getGroup(holder, authOf(res).deviceId, id)));
+    },
+    create: async (req, res) => {
+      noQuery(req);
+      const body = parse(groupCreateBodySchema, req.body ?? {});
+      await change(req, res, async () => answered(await createGroup(holder, authOf(res).deviceId, body)));
+    },
+    participants: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      const body = parse(groupParticipantsBodySchema, req.body ?? {});
+      await change(req, res, async () =>
+        answered(await changeParticipants(holder, authOf(res).deviceId, id, body)),
+      );
+    },
+    leave: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      await change(req, res, async () => answered(await leaveGroup(holder, authOf(res).deviceId, id)));
+    },
+    update: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      const changes = parse(groupUpdateBodySchema, req.body ?? {});
+      await change(req, res, async () =>
+        answered(await updateGroup(holder, authOf(res).deviceId, id, changes)),
+      );
+    },
+    invite: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      ok(res, answered(await readInvite(holder, authOf(res).deviceId, id)));
+    },
+    revokeInvite: async (req, res) => {
+      noQuery(req);
+      const id = groupIdOf(req);
+      await change(req, res, async () => answered(await revokeInvite(holder, authOf(res).deviceId, id)));
+    },
+    join: async (req, res) => {
+      noQuery(req);
+      const { code } = parse(groupJoinBodySchema, req.body ?? {});
+      await change(req, res, async () => answered(await joinGroup(holder, authOf(res).deviceId, code)));
+    },
+  } satisfies Record<string, RequestHandler>;
+}

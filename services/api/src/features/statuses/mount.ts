@@ -1,7 +1,27 @@
-import { STATUS_ERRORS, STATUS_LIMITS } from '@mgw/contracts';
+import type { RequestHandler } from 'express';
+import {
+  Joi,
+  STATUS_ERRORS,
+  STATUS_ID_PATTERN,
+  STATUS_LIMITS,
+  statusBodySchema,
+  statusSettingsSchema,
+  type StatusBody,
+} from '@mgw/contracts';
+import { readStatusSettings, writeStatusSettings } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { postStatus } from '../../accept/post-status.js';
+import { isRefusal } from '../../accept/refusal.js';
+import { ApiError } from '../../http/api-error.js';
+import { authOf } from '../../http/auth.js';
+import { refusalError } from '../../http/refusal-error.js';
+import { respond } from '../../http/respond.js';
+import { noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { statusRoutes } from '../../routes/statuses.js';
+import { parse } from '../../http/validation.js';
 import { SEND_BODY_LIMIT_BYTES } from '../send/mount.js';
+import { deleteStatus, type StatusDeleteOutcome } from './delete-status.js';
+import { listStatuses } from './list-statuses.js';
 import { broadcastPaths, broadcastSchemas } from './openapi.js';
 
 // A status names up to STATUS_LIMITS.audience viewers beside an attachment of up to 10 MB (as /send).
@@ -33,7 +53,74 @@ export const statuses = feature({
     },
     { method: 'delete', path: '/statuses/:id', limit: 'broadcasts', body: 'none', handler: 'remove' },
   ],
-  handlers: statusRoutes,
+  handlers: statusHandlers,
   paths: broadcastPaths,
   schemas: broadcastSchemas,
 });
+
+const idParams = Joi.object({
+  id: Joi.string()
+    .pattern(STATUS_ID_PATTERN)
+    .required()
+    .messages({ 'string.pattern.base': '"id" must be a status id (the messageId POST /statuses answered)' }),
+});
+
+/** Why a status could not be deleted, in HTTP. */
+function deleteError(outcome: Exclude<StatusDeleteOutcome, { ok: true }>): ApiError {
+  switch (outcome.reason) {
+    case 'not_found':
+      return new ApiError(404, STATUS_ERRORS.notFound);
+    case 'not_deletable':
+      return new ApiError(409, STATUS_ERRORS.notDeletable);
+    case 'expired':
+      return new ApiError(409, STATUS_ERRORS.expired);
+    case 'refused':
+      return refusalError(outcome.refusal);
+  }
+}
+
+/**
+ * The status handlers: post a status (through the send queue, accept/post-status.ts), the
+ * device's current statuses with who viewed each, delete one, and whether contacts' statuses
+ * become events.
+ */
+function statusHandlers(s: ApiServices) {
+  return {
+    post: async (req, res) => {
+      noQuery(req);
+      const body = parse(statusBodySchema, req.body ?? {}) as StatusBody;
+      const auth = authOf(res);
+      const outcome = await s.idempotency.run(req, auth.tokenHash, async () => {
+        const accepted = await postStatus(s, auth.deviceId, body);
+        if (isRefusal(accepted)) throw refusalError(accepted);
+        const { kind: _kind, ...data } = accepted;
+        return { status: 202, body: { success: true, data } };
+      });
+      respond(res, outcome);
+    },
+    list: async (req, res) => {
+      noQuery(req);
+      const statuses = await listStatuses(s, authOf(res).deviceId);
+      res.status(200).json({ success: true, data: { statuses } });
+    },
+    /** 200 when a status left the queue before it was sent; 202 when its revoke is queued. */
+    remove: async (req, res) => {
+      noQuery(req);
+      const { deviceId } = authOf(res);
+      const { id } = parse(idParams, { id: req.params.id });
+      const outcome = await deleteStatus(s, deviceId, id);
+      if (!outcome.ok) throw deleteError(outcome);
+      res.status(outcome.data.status === 'deleted' ? 200 : 202).json({ success: true, data: outcome.data });
+    },
+    getSettings: async (req, res) => {
+      noQuery(req);
+      res.status(200).json({ success: true, data: await readStatusSettings(s.redis, authOf(res).deviceId) });
+    },
+    putSettings: async (req, res) => {
+      noQuery(req);
+      const body = parse(statusSettingsSchema, req.body ?? {}) as { receiveStatuses: boolean };
+      await writeStatusSettings(s.redis, authOf(res).deviceId, body);
+      res.status(200).json({ success: true, data: body });
+    },
+  } satisfies Record<string, RequestHandler>;
+}
