@@ -78,9 +78,11 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
  * The API's use cases (accepting messages, list control, every feature's operations, the admin
  * API's reads and changes) return outcomes — accepted, refused and why — and know nothing of HTTP:
  * their routes map those to statuses and the contract's errors. Under `features/<cap>/` the HTTP
- * side is `mount.ts` (its routes and handlers) and `openapi.ts`. Under `admin/` it is the route files
- * (`*-routes.ts`, `*-route.ts`), the mount (`admin-api.ts`), the sign-in middleware
- * (`admin-auth.ts`) and the dashboard's static files (`dashboard-static.ts`).
+ * side is `mount.ts` (its routes and handlers) and `openapi.ts`. The admin API has the same shape
+ * (`admin/<cap>/`): its HTTP side is each capability's `mount.ts` (its rows of the route table and
+ * their handlers; the sign-in's cookies and guard are `session/mount.ts`), the mount of them all
+ * (`admin-api.ts`), the table's row type and path helper (`admin-routes.ts`) and the dashboard's
+ * static files (`dashboard-static.ts`).
  */
 export const USE_CASES = {
   files: [
@@ -94,10 +96,10 @@ export const USE_CASES = {
     'services/api/src/features/*/mount.ts',
     'services/api/src/features/*/openapi.ts',
     'services/api/src/features/mounts.ts',
-    'services/api/src/admin/*-routes.ts',
-    'services/api/src/admin/*-route.ts',
+    // The admin API's HTTP side: each capability's rows and handlers, and the mount of them all.
+    'services/api/src/admin/*/mount.ts',
     'services/api/src/admin/admin-api.ts',
-    'services/api/src/admin/admin-auth.ts',
+    'services/api/src/admin/admin-routes.ts',
     'services/api/src/admin/dashboard-static.ts',
   ],
 };

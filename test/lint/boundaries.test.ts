@@ -68,11 +68,14 @@ describe('package boundaries (eslint)', function () {
     ).to.deep.equal([]);
   });
 
-  it('When an API use case (accept/, control/, an admin use case) imports the HTTP layer or express, then the lint fails; its route may', async () => {
+  it("When an API use case (a feature's or an admin capability's, accept/, control/) imports the HTTP layer or express, then the lint fails; its mount may", async () => {
     const useCases = [
       'services/api/src/accept/probe.ts',
       'services/api/src/control/probe.ts',
       'services/api/src/admin/probe.ts',
+      'services/api/src/admin/probe/probe-things.ts',
+      'services/api/src/features/probe/probe-thing.ts',
+      'services/api/src/features/holder/probe.ts',
     ];
     for (const file of useCases) {
       for (const code of [
@@ -89,10 +92,12 @@ describe('package boundaries (eslint)', function () {
       expect(await problems(file, use('@mgw/store'))).to.deep.equal([]);
     }
     for (const route of [
-      'services/api/src/routes/probe.ts',
-      'services/api/src/admin/probe-routes.ts',
-      'services/api/src/admin/probe-route.ts',
+      'services/api/src/features/probe/mount.ts',
+      'services/api/src/features/probe/openapi.ts',
+      'services/api/src/features/mounts.ts',
+      'services/api/src/admin/probe/mount.ts',
       'services/api/src/admin/admin-api.ts',
+      'services/api/src/admin/admin-routes.ts',
     ]) {
       expect(await problems(route, use('../http/api-error.js', 'ApiError')), route).to.deep.equal([]);
       expect(await problems(route, use('express', 'Router')), route).to.deep.equal([]);

@@ -2,7 +2,7 @@ import type { Logger } from '@mgw/common';
 import type { PoolBatchRecord } from '@mgw/contracts';
 import type { BatchAction } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
-import { controlList } from '../control/control-batch.js';
+import { controlList } from '../features/batches/control-batch.js';
 
 export type PoolListControlOutcome =
   | { kind: 'done'; batch: PoolBatchRecord }
@@ -11,7 +11,7 @@ export type PoolListControlOutcome =
 /**
  * POST /batches/:batchId/pause | resume | cancel through a pool: the whole list's state is the
  * pool's (a part a move creates later takes it: pools/pool-mover.ts), then each device's part is
- * controlled as a device's own list is (control/control-batch.ts), and the whole list answered.
+ * controlled as a device's own list is (features/batches/control-batch.ts), and the whole list answered.
  * Refused as a device's list is: unknown (404), every message out of the queue (409), pause or
  * resume of a cancelled list (409).
  */

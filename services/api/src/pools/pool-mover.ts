@@ -9,7 +9,7 @@ import {
   type PoolMove,
 } from '@mgw/store';
 import type { ApiServices } from '../api-services.js';
-import { controlList } from '../control/control-batch.js';
+import { controlList } from '../features/batches/control-batch.js';
 import { isRefusal } from '../accept/refusal.js';
 import { poolDevices, poolMembers, spread, type DropReason, type PoolDevice } from './pool-devices.js';
 

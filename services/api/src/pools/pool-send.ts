@@ -1,5 +1,5 @@
 import { PRIORITY, isGroupJid, newMessageId, phoneOf, type SendBody, type SendTo } from '@mgw/contracts';
-import { controlList } from '../control/control-batch.js';
+import { controlList } from '../features/batches/control-batch.js';
 import type { ApiServices } from '../api-services.js';
 import { isRefusal, invalid, refused } from '../accept/refusal.js';
 import { reviseMessage } from '../accept/revise-message.js';

@@ -1,6 +1,6 @@
 import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
 import { ContactIdentities, type ChatRow } from '@mgw/store';
-import { messageViews } from '../admin/message-view.js';
+import { messageViews } from '../admin/devices/message-view.js';
 import type { ApiServices } from '../api-services.js';
 import { recordFromFields, type AnyRecord } from './records.js';
 

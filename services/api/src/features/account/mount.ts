@@ -1,7 +1,36 @@
-import { ACCOUNT_ERRORS, PROFILE_LIMITS } from '@mgw/contracts';
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  ACCOUNT_COMMAND_ERRORS,
+  ACCOUNT_ERRORS,
+  ERRORS,
+  Joi,
+  PROFILE_LIMITS,
+  blockBodySchema,
+  contactAddressSchema,
+  presenceBodySchema,
+  profileBodySchema,
+  profilePhotoBodySchema,
+} from '@mgw/contracts';
+import { ContactCache, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { ApiError } from '../../http/api-error.js';
+import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';
+import { noQuery } from '../../http/route-helpers.js';
 import { feature, type BodySpec } from '../../http/route-table.js';
-import { accountRoutes } from '../../routes/account.js';
+import { parse } from '../../http/validation.js';
+import type { AccountDeps, HolderFailure, NotLinked } from './account-deps.js';
+import { blockContact } from './block-contact.js';
+import type { LookupsCapped } from './contact-lookups.js';
+import { getContactProfile } from './get-contact-profile.js';
+import { getProfile } from './get-profile.js';
+import { listBlocklist } from './list-blocklist.js';
 import { accountPaths, accountSchemas } from './openapi.js';
+import { removePhoto } from './remove-photo.js';
+import { setPhoto, type PhotoRefusal } from './set-photo.js';
+import { setPresence } from './set-presence.js';
+import { subscribePresence } from './subscribe-presence.js';
+import { updateProfile } from './update-profile.js';
 
 /** The account routes' small bodies: a name and an about, a phone, a presence. */
 export const ACCOUNT_BODY_LIMIT_BYTES = 4 * 1024;
@@ -47,3 +76,136 @@ export const account = feature({
   paths: accountPaths,
   schemas: accountSchemas,
 });
+
+/**
+ * How an account ask fails in HTTP. A photo that is no image names the field it came in (`url`
+ * or `base64`).
+ */
+function accountHolderErrors(photoField: 'url' | 'base64'): HolderErrors {
+  return {
+    no_device: NO_DEVICE,
+    timeout: { status: 504, error: ACCOUNT_ERRORS.timeout },
+    not_connected: NO_DEVICE,
+    failed: { status: 502, error: ACCOUNT_ERRORS.failed },
+    codes: {
+      [ACCOUNT_COMMAND_ERRORS.notFound]: { status: 404, error: ACCOUNT_ERRORS.contactNotFound },
+      [ACCOUNT_COMMAND_ERRORS.photoNotImage]: invalidAt(photoField, ACCOUNT_ERRORS.photoNotImage),
+      [ACCOUNT_COMMAND_ERRORS.photoTooLarge]: { status: 413, error: ACCOUNT_ERRORS.photoTooLarge },
+      [ACCOUNT_COMMAND_ERRORS.photoUnreachable]: {
+        status: 422,
+        error: ACCOUNT_ERRORS.photoUnreachable,
+        details: [{ path: ['url'], message: ACCOUNT_ERRORS.photoUnreachable }],
+      },
+      [ACCOUNT_COMMAND_ERRORS.noName]: { status: 409, error: ACCOUNT_ERRORS.presenceNeedsName },
+    },
+  };
+}
+
+type Refusal = HolderFailure | LookupsCapped | PhotoRefusal | NotLinked;
+
+/** The answer's `data`, or the contract's error for why there is none. */
+function accountAnswer<T>(
+  outcome: { ok: true; data: T } | Refusal,
+  photoField: 'url' | 'base64' = 'base64',
+): T {
+  if (outcome.ok) return outcome.data;
+  switch (outcome.reason) {
+    case 'lookups_capped':
+      throw new ApiError(429, ERRORS.rateLimited, undefined, { resetIn: outcome.resetInSeconds });
+    case 'photo_too_large':
+      throw new ApiError(413, ACCOUNT_ERRORS.photoTooLarge);
+    case 'photo_not_image':
+      throw ApiError.invalid([{ path: ['base64'], message: ACCOUNT_ERRORS.photoNotImage }]);
+    case 'not_linked':
+      throw new ApiError(409, ERRORS.noDevice);
+    default:
+      return answer<never>(outcome, accountHolderErrors(photoField));
+  }
+}
+
+const numberParams = Joi.object({ number: contactAddressSchema });
+
+/**
+ * The account routes' handlers; the admin API mounts them too (admin/account/mount.ts), with the
+ * device named by the path.
+ */
+export function accountRoutes(
+  s: ApiServices,
+  /** The device a request acts on: the token's (public API), or the path's (admin API). */
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
+  const deps: AccountDeps = {
+    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    sessions: s.sessions,
+    blocklist: s.blocklist,
+    cache: new ContactCache(s.redis),
+    lookups: new ContactLookupCap(s.redis, s.config.contactCheck.lookupsPerDay),
+    metrics: s.metrics,
+    redis: s.redis,
+    encryption: s.encryption,
+  };
+  const numberOf = (req: Request) => parse(numberParams, { number: req.params.number }).number as string;
+  const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+
+  const getProfileRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    ok(res, accountAnswer(await getProfile(deps, deviceOf(req, res))));
+  };
+  const patchProfile: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const change = parse(profileBodySchema, req.body ?? {});
+    ok(res, accountAnswer(await updateProfile(deps, deviceOf(req, res), change)));
+  };
+  const putPhoto: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const photo = parse(profilePhotoBodySchema, req.body ?? {});
+    const outcome = await setPhoto(deps, deviceOf(req, res), photo);
+    ok(res, accountAnswer(outcome, photo.url !== undefined ? 'url' : 'base64'));
+  };
+  const deletePhoto: RequestHandler = async (req, res) => {
+    noQuery(req);
+    ok(res, accountAnswer(await removePhoto(deps, deviceOf(req, res))));
+  };
+  const contactProfile: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const deviceId = deviceOf(req, res);
+    ok(res, accountAnswer(await getContactProfile(deps, deviceId, numberOf(req))));
+  };
+  const putPresence: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { presence } = parse(presenceBodySchema, req.body ?? {});
+    ok(res, accountAnswer(await setPresence(deps, deviceOf(req, res), presence)));
+  };
+  const subscribePresenceRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const deviceId = deviceOf(req, res);
+    ok(res, accountAnswer(await subscribePresence(deps, deviceId, numberOf(req))));
+  };
+  const getBlocklist: RequestHandler = async (req, res) => {
+    noQuery(req);
+    ok(res, accountAnswer(await listBlocklist(deps, deviceOf(req, res))));
+  };
+  const block: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const deviceId = deviceOf(req, res);
+    const { phone } = parse(blockBodySchema, req.body ?? {});
+    ok(res, accountAnswer(await blockContact(deps, deviceId, phone, 'block')));
+  };
+  const unblock: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const deviceId = deviceOf(req, res);
+    ok(res, accountAnswer(await blockContact(deps, deviceId, numberOf(req), 'unblock')));
+  };
+  return {
+    getProfile: getProfileRoute,
+    patchProfile,
+    putPhoto,
+    deletePhoto,
+    contactProfile,
+    putPresence,
+    subscribePresence: subscribePresenceRoute,
+    getBlocklist,
+    block,
+    unblock,
+  };
+}

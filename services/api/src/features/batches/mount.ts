@@ -7,7 +7,7 @@ import { ApiError } from '../../http/api-error.js';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
-import { controlList, type ListControlOutcome } from '../../control/control-batch.js';
+import { controlList, type ListControlOutcome } from './control-batch.js';
 import { controlPoolList, type PoolListControlOutcome } from '../../pools/pool-control.js';
 
 /** A device's lists: their progress, and pausing, resuming or cancelling one (docs/api.md). */

@@ -1,7 +1,37 @@
-import { GROUP_ERRORS, GROUP_LIMITS } from '@mgw/contracts';
+import type { RequestHandler, Response } from 'express';
+import {
+  ERRORS,
+  GROUP_ERRORS,
+  GROUP_LIMITS,
+  Joi,
+  LABEL_ERRORS,
+  chatIdSchema,
+  chatLabelBodySchema,
+  chatStateBodySchema,
+  labelChatsQuerySchema,
+  labelCreateBodySchema,
+  labelIdParamSchema,
+  labelUpdateBodySchema,
+} from '@mgw/contracts';
+import { DeviceCommandClient, LabelStore } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { ApiError } from '../../http/api-error.js';
+import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
+import { idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { labelRoutes } from '../../routes/labels.js';
+import { parse } from '../../http/validation.js';
+import type { HolderOutcome } from '../holder/ask-holder.js';
+import { createLabel } from './create-label.js';
+import { deleteLabel } from './delete-label.js';
+import type { LabelDeps, NotLinked, UnknownLabel } from './device-labels.js';
+import { labelChat } from './label-chat.js';
+import { listChatLabels } from './list-chat-labels.js';
+import { listLabelChats } from './list-label-chats.js';
+import { listLabels } from './list-labels.js';
 import { labelPaths, labelSchemas } from './openapi.js';
+import { setChatState } from './set-chat-state.js';
+import { updateLabel } from './update-label.js';
 
 /**
  * A label's name and colour, a chat's label, a chat's archive/pin/mute: small bodies, bounded as
@@ -44,3 +74,121 @@ export const labels = feature({
   paths: labelPaths,
   schemas: labelSchemas,
 });
+
+/** How a label or chat-state ask fails in HTTP. */
+const LABEL_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: LABEL_ERRORS.timeout },
+  not_connected: NO_DEVICE,
+  failed: { status: 502, error: LABEL_ERRORS.failed },
+  // The phone has not shared the app-state key yet: no patch can be made.
+  codes: { 'no-key': { status: 409, error: LABEL_ERRORS.noKey } },
+};
+
+type Refusal = Extract<HolderOutcome<unknown>, { ok: false }> | NotLinked | UnknownLabel;
+
+/** The answer's `data`, or the contract's error for why there is none. */
+function labelAnswer<T>(outcome: { ok: true; data: T } | Refusal): T {
+  return outcome.ok ? outcome.data : refused(outcome);
+}
+
+/** Throws the contract's error for why a label request was refused. */
+function refused(outcome: Refusal): never {
+  switch (outcome.reason) {
+    case 'not_linked':
+      throw new ApiError(409, ERRORS.noDevice);
+    case 'unknown_label':
+      throw new ApiError(404, LABEL_ERRORS.unknownLabel);
+    default:
+      return answer<never>(outcome, LABEL_HOLDER_ERRORS);
+  }
+}
+
+const chatParams = Joi.object({ chatId: chatIdSchema });
+const chatLabelParams = Joi.object({ chatId: chatIdSchema, labelId: labelIdParamSchema });
+const labelParams = Joi.object({ labelId: labelIdParamSchema });
+
+/**
+ * The label routes' handlers: each parses its request and runs its use case; the changes go
+ * through the Idempotency-Key handling (a retried create makes one label).
+ */
+function labelRoutes(s: ApiServices) {
+  const deps: LabelDeps = {
+    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    sessions: s.sessions,
+    store: new LabelStore(s.redis, s.encryption),
+  };
+  const change = idempotentChange(s.idempotency);
+  const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+
+  const createLabelRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const body = parse(labelCreateBodySchema, req.body ?? {});
+    await change(req, res, async () => labelAnswer(await createLabel(deps, authOf(res).deviceId, body)));
+  };
+  const labelChatRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { chatId: chat } = parse(chatParams, { chatId: req.params.chatId });
+    const { labelId } = parse(chatLabelBodySchema, req.body ?? {});
+    const label = { chat, labelId, labeled: true };
+    await change(req, res, async () => labelAnswer(await labelChat(deps, authOf(res).deviceId, label)));
+  };
+  const unlabelChat: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { chatId: chat, labelId } = parse(chatLabelParams, {
+      chatId: req.params.chatId,
+      labelId: req.params.labelId,
+    });
+    const label = { chat, labelId, labeled: false };
+    await change(req, res, async () => labelAnswer(await labelChat(deps, authOf(res).deviceId, label)));
+  };
+  const chatState: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { chatId: chat } = parse(chatParams, { chatId: req.params.chatId });
+    const state = parse(chatStateBodySchema, req.body ?? {});
+    await change(req, res, async () =>
+      labelAnswer(await setChatState(deps, authOf(res).deviceId, chat, state)),
+    );
+  };
+  const listLabelsRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    ok(res, labelAnswer(await listLabels(deps, authOf(res).deviceId)));
+  };
+  const labelChats: RequestHandler = async (req, res) => {
+    const { labelId } = parse(labelParams, { labelId: req.params.labelId });
+    const page = parse(labelChatsQuerySchema, req.query);
+    ok(res, labelAnswer(await listLabelChats(deps, authOf(res).deviceId, labelId, page)));
+  };
+  const updateLabelRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { labelId } = parse(labelParams, { labelId: req.params.labelId });
+    const body = parse(labelUpdateBodySchema, req.body ?? {});
+    // The label is looked up before the Idempotency-Key is taken; the edit is made within it.
+    const edit = await updateLabel(deps, authOf(res).deviceId, labelId, body);
+    if (!edit.ok) refused(edit);
+    await change(req, res, async () => labelAnswer(await edit.apply()));
+  };
+  const deleteLabelRoute: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { labelId } = parse(labelParams, { labelId: req.params.labelId });
+    const edit = await deleteLabel(deps, authOf(res).deviceId, labelId);
+    if (!edit.ok) refused(edit);
+    await change(req, res, async () => labelAnswer(await edit.apply()));
+  };
+  const chatLabels: RequestHandler = async (req, res) => {
+    noQuery(req);
+    const { chatId } = parse(chatParams, { chatId: req.params.chatId });
+    ok(res, labelAnswer(await listChatLabels(deps, authOf(res).deviceId, chatId)));
+  };
+  return {
+    createLabel: createLabelRoute,
+    updateLabel: updateLabelRoute,
+    deleteLabel: deleteLabelRoute,
+    labelChat: labelChatRoute,
+    unlabelChat,
+    chatState,
+    listLabels: listLabelsRoute,
+    labelChats,
+    chatLabels,
+  };
+}

@@ -1,8 +1,10 @@
 import { ERRORS, MAX_CONTACT_CHECK } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { mcpRoute } from '../../mcp/mcp-route.js';
 import { mcpPaths } from './openapi.js';
+import type { RequestHandler } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpServer } from './mcp-server.js';
 
 /** An MCP message is one JSON-RPC call: a text to a list at most (a text is at most 256 KB of UTF-8). */
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -25,3 +27,34 @@ export const mcp = feature({
   handlers: (s) => ({ mcp: mcpRoute(s.config.maxRecipients) }),
   paths: mcpPaths,
 });
+
+/**
+ * POST /api/messenger/v1/mcp: the MCP endpoint (Streamable HTTP, stateless: every POST gets its
+ * own server and transport, answered as JSON — no session to keep, so any replica serves any
+ * request and nothing outlives the request; GET (a server-initiated stream) and DELETE (ending a
+ * session) have nothing to serve: 405). The request is authenticated before (the same middleware
+ * as every route); each tool call then goes through its own route with the caller's credentials.
+ */
+function mcpRoute(maxRecipients: number): RequestHandler {
+  return async (req, res) => {
+    const q = (req.query as Record<string, unknown>).token;
+    const authorization = req.get('authorization') ?? (typeof q === 'string' ? `Bearer ${q}` : undefined);
+    const { localAddress, localPort } = req.socket;
+    if (!localAddress || !localPort) throw new Error('the MCP request has no local address');
+    const server = createMcpServer(
+      { host: localAddress, port: localPort, ...(authorization ? { authorization } : {}) },
+      maxRecipients,
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    // A failure here is the error middleware's (a 500 `{ success: false, error }`, logged).
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+}

@@ -1,17 +1,16 @@
-import { feature } from '../../http/route-table.js';
-import { mediaRoute } from '../../routes/media.js';
-import { messagePaths } from './openapi.js';
-import type { RequestHandler } from 'express';
-import { ApiError } from '../../http/api-error.js';
+import type { RequestHandler, Response } from 'express';
 import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
-import { listMessages } from '../../read/list-messages.js';
-import { withContacts } from '../../read/contacts.js';
-import { withRevisions } from '../../read/revised-record.js';
-import type { InboundRecord } from '@mgw/store';
+import { DeviceCommandClient } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
+import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
+import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
+import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { readRecordAndFields, type AnyRecord } from '../../read/records.js';
+import { listMessages } from '../../read/list-messages.js';
+import { downloadMedia, type DownloadOutcome, type DownloadedFile } from './download-media.js';
+import { getMessage } from './get-message.js';
+import { messagePaths } from './openapi.js';
 
 /** Reading what became of the device's messages: a page of them, one, an inbound one's file. */
 export const messages = feature({
@@ -33,37 +32,10 @@ export function messageRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
-    const id = String(req.params.id ?? '');
-    // Through a pool: the device that holds the message now (a moved one: where it went).
-    const deviceId = auth.poolId
-      ? ((await s.poolBatches.owner(auth.poolId, id)) ?? auth.deviceId)
-      : auth.deviceId;
-    const { record: data, fields } = await ownRecordAndFields(s, deviceId, id);
-    if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);
-    await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
-    res.status(200).json({
-      success: true,
-      data: {
-        ...(await withRevisions(s, deviceId, data, fields)),
-        ...(await s.kinds.read(deviceId, id, fields)),
-      },
-    });
+    const data = await getMessage(s, auth, String(req.params.id ?? ''));
+    if (!data) throw new ApiError(404, ERRORS.messageNotFound);
+    res.status(200).json({ success: true, data });
   };
-}
-
-/**
- * An inbound attachment kept in the media store: a pre-signed URL signed now (its lifetime from
- * now, never past the object's retention). Once the object is gone its id is dropped too.
- */
-async function withMediaUrl(s: Pick<ApiServices, 'media'>, deviceId: string, record: InboundRecord) {
-  const att = record.attachment;
-  if (!att?.mediaId) return;
-  const shown = await s.media.show(deviceId, att.mediaId);
-  if (!shown) {
-    delete att.mediaId;
-    return;
-  }
-  if (shown.url) Object.assign(att, { url: shown.url, urlExpiresAt: shown.urlExpiresAt });
 }
 
 /** GET /messages: a page of the device's messages, newest first (see list-messages.ts). */
@@ -75,24 +47,52 @@ export function listMessagesRoute(s: ApiServices): RequestHandler {
   };
 }
 
+/** How a download ask fails in HTTP: whatever the holder answered, the media is unavailable. */
+const DOWNLOAD_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: ERRORS.mediaTimeout },
+  not_connected: { status: 502, error: ERRORS.mediaUnavailable },
+  failed: { status: 502, error: ERRORS.mediaUnavailable },
+};
+
 /**
- * Message `id` of the device as GET /messages/:id reads it (one read of its record, whichever its
- * direction) and its record's fields; 404 for any other id (another device's too).
+ * GET /messages/:id/media: the attachment of an inbound message (or of one the account sent before
+ * the link, from its history), from the media store or downloaded from WhatsApp now by the sender
+ * that owns the device (download-media.ts), so a device nobody holds answers 409 like a send would.
  */
-export async function ownRecordAndFields(
-  s: Parameters<typeof readRecordAndFields>[0],
-  deviceId: string,
-  id: string,
-): Promise<{ record: AnyRecord; fields: Record<string, string> }> {
-  const { record, fields } =
-    id.length <= 128 ? await readRecordAndFields(s, deviceId, id) : { record: undefined, fields: {} };
-  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-  return { record, fields };
+export function mediaRoute(s: ApiServices): RequestHandler {
+  const { messages, inbound, encryption, redis, media } = s;
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis) };
+  const deps = { messages, inbound, encryption, redis, media, holder };
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const outcome = await downloadMedia(deps, deviceId, String(req.params.id ?? ''));
+    if (!outcome.ok) refused(outcome);
+    sendFile(res, outcome.file);
+  };
 }
 
-/** The record of message `id` of the token's device; 404 for any other id (another device's too). */
-export async function ownMessage(s: Pick<ApiServices, 'messages'>, deviceId: string, id: string) {
-  const record = id.length <= 128 ? await s.messages.get(deviceId, id) : undefined;
-  if (!record || record.deviceId !== deviceId) throw new ApiError(404, ERRORS.messageNotFound);
-  return record;
+/** Throws the contract's answer to a download that did not give the file. */
+function refused(outcome: Extract<DownloadOutcome, { ok: false }>): never {
+  switch (outcome.reason) {
+    case 'unknown_message':
+      throw new ApiError(404, ERRORS.messageNotFound);
+    case 'no_attachment':
+      throw new ApiError(404, ERRORS.mediaNotFound);
+    case 'not_handed_over':
+      throw new ApiError(502, ERRORS.mediaUnavailable);
+    default:
+      return answer<never>(outcome, DOWNLOAD_HOLDER_ERRORS);
+  }
+}
+
+/** The file as the answer: its type, length and, when it has one, its name. */
+function sendFile(res: Response, { bytes, mimeType, fileName }: DownloadedFile): void {
+  res.status(200);
+  res.setHeader('Content-Type', mimeType);
+  res.setHeader('Content-Length', String(bytes.length));
+  if (fileName)
+    res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+  res.end(bytes);
 }

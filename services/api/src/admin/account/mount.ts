@@ -1,0 +1,29 @@
+import { ACCOUNT_ERRORS } from '@mgw/contracts';
+import { jsonBody } from '../../http/body.js';
+import { PHOTO_BODY_LIMIT_BYTES, accountRoutes } from '../../features/account/mount.js';
+import { deviceIdOf, type AdminMount } from '../admin-routes.js';
+
+/**
+ * A device's profile and blocklist for the dashboard (docs/account.md): the public account routes
+ * (features/account) with the device named by the path, behind the admin guard.
+ */
+export const account: AdminMount = ({ s, guard, body, none }) => {
+  const r = accountRoutes(s, deviceIdOf);
+  const photoBody = jsonBody({
+    limitBytes: PHOTO_BODY_LIMIT_BYTES,
+    tooLargeError: ACCOUNT_ERRORS.photoBodyTooLarge,
+    maxDepth: 4,
+    maxValues: 16,
+    idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
+  });
+  const device = '/devices/:deviceId';
+  return [
+    { method: 'get', path: `${device}/profile`, handlers: [guard, r.getProfile] },
+    { method: 'patch', path: `${device}/profile`, handlers: [guard, body, r.patchProfile] },
+    { method: 'put', path: `${device}/profile/photo`, handlers: [guard, photoBody, r.putPhoto] },
+    { method: 'delete', path: `${device}/profile/photo`, handlers: [guard, none, r.deletePhoto] },
+    { method: 'get', path: `${device}/blocklist`, handlers: [guard, r.getBlocklist] },
+    { method: 'post', path: `${device}/blocklist`, handlers: [guard, body, r.block] },
+    { method: 'delete', path: `${device}/blocklist/:number`, handlers: [guard, none, r.unblock] },
+  ];
+};

@@ -1,0 +1,121 @@
+import type { RequestHandler } from 'express';
+import { Joi } from '@mgw/contracts';
+import { CONNECT_METHODS, ERRORS, PHONE_PATTERN, emptyQuerySchema, type ConnectMethod } from '@mgw/contracts';
+import { ApiError } from '../../http/api-error.js';
+import { parse } from '../../http/validation.js';
+import { deviceIdOf, type AdminMount } from '../admin-routes.js';
+import { qrImage } from './device-directory.js';
+import { deviceMessage, deviceMessages, listDevices, showDevice, type DevicesDeps } from './devices.js';
+import { DIRECTIONS, type DirectionFilter } from './recent-messages.js';
+
+/** The Devices page (list, one device, link, log out) and the Messages page (recent, one by id). */
+export const devices: AdminMount = ({ guard, body, none, devices: d }) => [
+  { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(d)] },
+  { method: 'get', path: '/devices/:deviceId', handlers: [guard, getDeviceRoute(d)] },
+  { method: 'post', path: '/devices/:deviceId/connect', handlers: [guard, body, connectDeviceRoute(d)] },
+  {
+    method: 'post',
+    path: '/devices/:deviceId/disconnect',
+    handlers: [guard, none, disconnectDeviceRoute(d)],
+  },
+  { method: 'get', path: '/devices/:deviceId/messages', handlers: [guard, deviceMessagesRoute(d)] },
+  { method: 'get', path: '/devices/:deviceId/messages/:messageId', handlers: [guard, deviceMessageRoute(d)] },
+];
+
+export const connectBodySchema = Joi.object<{
+  method: ConnectMethod;
+  phoneNumber?: string;
+  forceNew: boolean;
+}>({
+  method: Joi.string()
+    .valid(...CONNECT_METHODS)
+    .default('qrCode'),
+  phoneNumber: Joi.string()
+    .pattern(PHONE_PATTERN)
+    .when('method', { is: 'pairingCode', then: Joi.required() })
+    .messages({
+      'string.pattern.base':
+        '{{#label}} must be a phone number in international format: digits only, 7 to 15',
+    }),
+  forceNew: Joi.boolean().default(false),
+});
+
+const messagesQuerySchema = Joi.object<{ limit: number; direction: DirectionFilter }>({
+  limit: Joi.number().integer().min(1).max(200).default(50),
+  direction: Joi.string()
+    .valid(...DIRECTIONS)
+    .default('all'),
+});
+
+/** GET /devices */
+export function listDevicesRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    res.status(200).json({ success: true, devices: await listDevices(d) });
+  };
+}
+
+/** GET /devices/:deviceId — with the pairing in progress (its current QR or code), if any. */
+export function getDeviceRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    res.status(200).json({ success: true, ...(await showDevice(d, deviceIdOf(req))) });
+  };
+}
+
+/**
+ * POST /devices/:deviceId/connect — the public /connect, for any device: the same request to the
+ * connection service (one pairing per device, whoever asks). The QR comes raw and as a PNG.
+ */
+export function connectDeviceRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const deviceId = deviceIdOf(req);
+    const body = parse(connectBodySchema, req.body ?? {});
+    d.directory.note(deviceId);
+    const outcome = await d.connection.request(
+      {
+        action: 'connect',
+        deviceId,
+        method: body.method,
+        ...(body.phoneNumber !== undefined ? { phoneNumber: body.phoneNumber } : {}),
+        forceNew: body.forceNew,
+        rawQrCode: true,
+      },
+      req.log,
+    );
+    const { qrCode, ...rest } = outcome.body as Record<string, unknown>;
+    const answer =
+      typeof qrCode === 'string' ? { ...rest, qr: qrCode, qrImage: await qrImage(qrCode) } : rest;
+    res.status(outcome.status).json(answer);
+  };
+}
+
+/** POST /devices/:deviceId/disconnect — logs the account out, like the public /disconnect. */
+export function disconnectDeviceRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const deviceId = deviceIdOf(req);
+    const outcome = await d.connection.request({ action: 'disconnect', deviceId }, req.log);
+    res.status(outcome.status).json(outcome.body);
+  };
+}
+
+/** GET /devices/:deviceId/messages?limit=50&direction=all|outbound|inbound */
+export function deviceMessagesRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    const { limit, direction } = parse(messagesQuerySchema, req.query);
+    const page = await deviceMessages(d, deviceIdOf(req), limit, direction);
+    res.status(200).json({ success: true, ...page });
+  };
+}
+
+/** GET /devices/:deviceId/messages/:messageId — any message of the device still kept. */
+export function deviceMessageRoute(d: DevicesDeps): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const found = await deviceMessage(d, deviceIdOf(req), String(req.params.messageId ?? ''));
+    if (found.kind === 'not_found') throw new ApiError(404, ERRORS.messageNotFound);
+    res.status(200).json({ success: true, message: found.message });
+  };
+}

@@ -1,0 +1,87 @@
+import type { RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import { giveBackSignInAttempt, reserveSignInAttempt, type TokenStore } from '@mgw/store';
+import type { AdminConfig } from '../../config.js';
+import { sameSecret, type AdminSession, type AdminSessions } from './admin-session.js';
+
+export interface SignInDeps {
+  redis: RedisClient;
+  config: AdminConfig;
+  sessions: AdminSessions;
+  /** Admin tokens of the token CLI (`admin-create`): hashed in Redis, listed and revoked by id. */
+  tokens: TokenStore;
+}
+
+/** Automation: `ADMIN_API_TOKEN` (no `tokenId`), or an admin token of the CLI (`tokenId` names it). */
+export interface TokenCaller {
+  via: 'token';
+  tokenId?: string;
+}
+
+/** The client spent its sign-in budget: it may try again in `resetIn` seconds. */
+export interface TooManyAttempts {
+  kind: 'refused';
+  reason: 'too_many_attempts';
+  resetIn: number;
+}
+
+const tooMany = (ttlMs: number): TooManyAttempts => ({
+  kind: 'refused',
+  reason: 'too_many_attempts',
+  resetIn: Math.max(1, Math.ceil(ttlMs / 1000)),
+});
+
+/**
+ * A sign-in with the password: one attempt of the client's budget is reserved first (refused
+ * without the password being checked once the window's failures are spent, so guessing stops
+ * there), compared in constant time, and given back when right. `client` is the client's IP key.
+ */
+export async function signIn(
+  d: SignInDeps,
+  client: string,
+  password: string,
+): Promise<
+  | { kind: 'signed_in'; id: string; session: AdminSession }
+  | TooManyAttempts
+  | { kind: 'refused'; reason: 'disabled' | 'wrong_password' }
+> {
+  if (!d.config.password) return { kind: 'refused', reason: 'disabled' };
+  const { blocked, ttlMs } = await reserveSignInAttempt(
+    d.redis,
+    client,
+    d.config.signInWindowMs,
+    d.config.signInLimit,
+  );
+  if (blocked) return tooMany(ttlMs);
+  if (!sameSecret(password, d.config.password)) return { kind: 'refused', reason: 'wrong_password' };
+  await giveBackSignInAttempt(d.redis, client);
+  return { kind: 'signed_in', ...(await d.sessions.create()) };
+}
+
+/**
+ * A bearer token: `ADMIN_API_TOKEN` or an admin token of the CLI. Wrong tokens count as failed
+ * sign-ins of the client, so wrong tokens and wrong passwords share one limit and a client past
+ * it is refused even with a right token. A right token costs no write: automation may call in
+ * parallel without its own calls spending the budget (a token is 256 random bits, so the few
+ * guesses that concurrency lets past the limit are worth nothing).
+ */
+export async function checkAdminToken(
+  d: SignInDeps,
+  client: string,
+  token: string | undefined,
+): Promise<
+  { kind: 'admitted'; caller: TokenCaller } | TooManyAttempts | { kind: 'refused'; reason: 'wrong_token' }
+> {
+  const failKey = keys.adminSignInFailures(client);
+  const [failures, ttlMs] = await Promise.all([d.redis.get(failKey), d.redis.pttl(failKey)]);
+  if (Number(failures ?? 0) >= d.config.signInLimit && ttlMs > 0) return tooMany(ttlMs);
+  let caller: TokenCaller | undefined;
+  if (token && d.config.apiToken && sameSecret(token, d.config.apiToken)) caller = { via: 'token' };
+  else if (token) {
+    const check = await d.tokens.verify(token);
+    if (check.ok) caller = { via: 'token', tokenId: check.token.id };
+  }
+  if (caller) return { kind: 'admitted', caller };
+  const reserved = await reserveSignInAttempt(d.redis, client, d.config.signInWindowMs, d.config.signInLimit);
+  return reserved.blocked ? tooMany(reserved.ttlMs) : { kind: 'refused', reason: 'wrong_token' };
+}

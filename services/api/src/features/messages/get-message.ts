@@ -1,0 +1,58 @@
+import type { InboundRecord } from '@mgw/store';
+import type { ApiServices } from '../../api-services.js';
+import { withContacts } from '../../read/contacts.js';
+import { withRevisions } from '../../read/revised-record.js';
+import { ownRecordAndFields } from './own-message.js';
+
+/** What GET /messages/:id reads: the record and what is shown beside it. */
+export type MessageDeps = Pick<
+  ApiServices,
+  'messages' | 'inbound' | 'encryption' | 'redis' | 'media' | 'revisions' | 'kinds' | 'poolBatches'
+>;
+
+/** Whose message is asked for: the token's device, or a pool's (through a pool token). */
+export interface MessageAsker {
+  deviceId: string;
+  poolId?: string;
+}
+
+/**
+ * Message `id` as GET /messages/:id shows it: its record with its contact, its edits and deletes,
+ * its kind (reaction, location, poll…) and, for an inbound attachment kept in the media store, a
+ * URL signed now. Undefined for an id that is no message of the device, so the route says 404
+ * and never whose it is. Through a pool: the device that holds the message now (a moved one:
+ * where it went).
+ */
+export async function getMessage(
+  s: MessageDeps,
+  asker: MessageAsker,
+  id: string,
+): Promise<Record<string, unknown> | undefined> {
+  const deviceId = asker.poolId
+    ? ((await s.poolBatches.owner(asker.poolId, id)) ?? asker.deviceId)
+    : asker.deviceId;
+  const own = await ownRecordAndFields(s, deviceId, id);
+  if (!own) return undefined;
+  const { record: data, fields } = own;
+  if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);
+  await withContacts(s.redis, deviceId, [data as unknown as Record<string, unknown>]);
+  return {
+    ...(await withRevisions(s, deviceId, data, fields)),
+    ...(await s.kinds.read(deviceId, id, fields)),
+  };
+}
+
+/**
+ * An inbound attachment kept in the media store: a pre-signed URL signed now (its lifetime from
+ * now, never past the object's retention). Once the object is gone its id is dropped too.
+ */
+async function withMediaUrl(s: Pick<ApiServices, 'media'>, deviceId: string, record: InboundRecord) {
+  const att = record.attachment;
+  if (!att?.mediaId) return;
+  const shown = await s.media.show(deviceId, att.mediaId);
+  if (!shown) {
+    delete att.mediaId;
+    return;
+  }
+  if (shown.url) Object.assign(att, { url: shown.url, urlExpiresAt: shown.urlExpiresAt });
+}
