@@ -38,7 +38,7 @@ const counts = [
     name: "copies of the holder ask (a device command's `.ask(` outside features/holder/)",
     value: matches(outsideHolder, /(\)|\b\w+)\s*\.ask\(/g),
   },
-  { name: '`noQuery` definitions', value: matches(apiSrc, /const noQuery\b/g) },
+  { name: '`noQuery` definitions', value: matches(apiSrc, /(const|function) noQuery\b/g) },
   {
     name: 'idempotent `change` wrappers written out (`const change = (req, res, run)`)',
     value: matches(apiSrc, /const change = \(req/g),

@@ -7,6 +7,7 @@ import {
   type HolderAsk,
   type HolderOutcome,
   type Unaddressed,
+  type HolderFailure,
 } from '../holder/ask-holder.js';
 import type { ContactLookups } from './contact-lookups.js';
 
@@ -25,7 +26,7 @@ export type AccountDeps = Pick<ApiServices, 'blocklist' | 'redis' | 'encryption'
 export type AccountAsk = Unaddressed<AccountCommand>;
 
 /** How an ask of the holder failed. */
-export type HolderFailure = Extract<HolderOutcome<unknown>, { ok: false }>;
+export type { HolderFailure };
 
 /** No account is linked (logged out, or never). */
 export type NotLinked = { ok: false; reason: 'not_linked' };

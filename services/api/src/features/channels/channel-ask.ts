@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { keys, type Channel, type ChannelCommand, type ChannelCommandResult } from '@mgw/contracts';
 import { storageContext, type ChannelList } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import { askHolder, type DeviceHolder, type HolderOutcome, type Unaddressed } from '../holder/ask-holder.js';
+import {
+  askHolder,
+  type DeviceHolder,
+  type HolderOutcome,
+  type Unaddressed,
+  type HolderFailure,
+} from '../holder/ask-holder.js';
 
 /**
  * Asking the device's holder about a channel, and the device's list of channels kept in step with
@@ -20,7 +26,7 @@ export interface ChannelDeps extends Pick<ApiServices, 'redis' | 'encryption'> {
 }
 
 /** Why an ask got no answer (the holder's outcome, each channel use case passes it on). */
-export type HolderFailure = Exclude<HolderOutcome<unknown>, { ok: true }>;
+export type { HolderFailure };
 
 /**
  * Asks the holder to do `command`, with `picture` handed over by reference. A channel the holder

@@ -1,6 +1,6 @@
 import type { MarkReadResult, ReadKey, ReadOutcome } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
 
 /** How long the API waits for the device's holder to send the read receipts. */
 export const READ_RECEIPTS_WAIT_SECONDS = 15;
@@ -13,7 +13,7 @@ export const READ_RECEIPTS_WAIT_SECONDS = 15;
 export type ReadDeps = Pick<ApiServices, 'chats' | 'inbound' | 'metrics'> & { holder: DeviceHolder };
 
 /** How an ask of the holder failed (the receipts did not go). */
-export type HolderFailure = Extract<HolderOutcome<unknown>, { ok: false }>;
+export type { HolderFailure };
 
 /**
  * Sends read receipts for `ids` (unread inbound messages of the chat) and `extra` (keys of

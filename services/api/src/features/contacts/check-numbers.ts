@@ -1,6 +1,6 @@
 import type { Metrics } from '@mgw/contracts';
 import type { ContactAnswer, ContactCache, ContactLookupCap, SessionStore } from '@mgw/store';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
 
 /** The longest one WhatsApp query may take before the API stops waiting for the whole check. */
 const QUERY_BUDGET_SECONDS = 20;
@@ -31,8 +31,6 @@ export interface NumberCheckDeps {
   batchSize: number;
   pauseMs: number;
 }
-
-type HolderFailure = Exclude<HolderOutcome<unknown>, { ok: true }>;
 
 /** How a check went. */
 export type NumberCheckOutcome =

@@ -39,6 +39,9 @@ export type HolderOutcome<T> =
   /** The holder answered that it failed: `code` is its reply's error, each capability's own. */
   | { ok: false; reason: 'failed'; code?: string };
 
+/** Why a holder ask failed: every outcome but the answer (a use case's failures include these). */
+export type HolderFailure = Extract<HolderOutcome<unknown>, { ok: false }>;
+
 /** Why an ask did not get its answer. */
 export type HolderReason = Extract<HolderOutcome<unknown>, { ok: false }>['reason'];
 

@@ -21,7 +21,7 @@ import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.j
 import { idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderFailure } from '../holder/ask-holder.js';
 import { createLabel } from './create-label.js';
 import { deleteLabel } from './delete-label.js';
 import type { LabelDeps, NotLinked, UnknownLabel } from './device-labels.js';
@@ -85,7 +85,7 @@ const LABEL_HOLDER_ERRORS: HolderErrors = {
   codes: { 'no-key': { status: 409, error: LABEL_ERRORS.noKey } },
 };
 
-type Refusal = Extract<HolderOutcome<unknown>, { ok: false }> | NotLinked | UnknownLabel;
+type Refusal = HolderFailure | NotLinked | UnknownLabel;
 
 /** The answer's `data`, or the contract's error for why there is none. */
 function labelAnswer<T>(outcome: { ok: true; data: T } | Refusal): T {

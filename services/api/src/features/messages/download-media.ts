@@ -3,7 +3,7 @@ import { keys } from '@mgw/contracts';
 import { storageContext, type HistoryOutboundRecord, type InboundRecord, type MediaStore } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import type { AnyRecord } from '../../read/records.js';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
 import { ownRecordAndFields } from './own-message.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
@@ -36,7 +36,7 @@ export type DownloadOutcome =
   /** The holder said it was done, and no bytes were left under the request's key. */
   | { ok: false; reason: 'not_handed_over' }
   /** How the ask of the holder failed. */
-  | Extract<HolderOutcome<unknown>, { ok: false }>;
+  | HolderFailure;
 
 /**
  * The attachment of an inbound message of the device (or of one the account sent before the link,
