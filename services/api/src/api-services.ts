@@ -32,8 +32,8 @@ import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './accept/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
 import { PoolMover } from './pools/pool-mover.js';
-import { EventLogTrimmer } from './events/event-log-trimmer.js';
-import { EventStreams } from './events/event-streams.js';
+import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
+import { EventStreams } from './features/events/event-streams.js';
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {

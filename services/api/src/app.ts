@@ -10,7 +10,7 @@ import { createRateLimiters } from './http/rate-limits.js';
 import { SendRateLimit } from './http/send-rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { API_BASE, mountFeatures } from './http/route-table.js';
-import { tokenFromSubprotocol } from './events/event-socket.js';
+import { tokenFromSubprotocol } from './features/events/mount.js';
 import { FEATURES } from './features/mounts.js';
 import { mountDocs } from './openapi/docs-page.js';
 

@@ -214,7 +214,7 @@ export interface ApiConfig extends RuntimeConfig {
   pools: { moveIntervalMs: number; minHealth: number };
   /** The event log (GET /events): how long an event is kept. */
   eventLog: { retentionMs: number };
-  /** GET /events/stream: see services/api/src/events/event-streams.ts. */
+  /** GET /events/stream: see services/api/src/features/events/event-streams.ts. */
   eventStream: EventStreamConfig;
   /** Bytes of opened texts the pages' reads keep in memory (OPENED_TEXT_CACHE_MB; 0: none). */
   openedTextCacheBytes: number;

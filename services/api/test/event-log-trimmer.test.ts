@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { createLogger } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import type { EventLog } from '@mgw/store';
-import { EventLogTrimmer } from '../src/events/event-log-trimmer.js';
+import { EventLogTrimmer } from '../src/features/events/event-log-trimmer.js';
 
 /**
  * The trimmer's round under its interval lock, on real Redis, with a stand-in event log that

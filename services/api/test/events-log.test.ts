@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ERRORS, keys, newPlatformMessageId } from '@mgw/contracts';
 import { publishEvent } from '@mgw/store';
-import { EventLogTrimmer } from '../src/events/event-log-trimmer.js';
+import { EventLogTrimmer } from '../src/features/events/event-log-trimmer.js';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 interface Logged {

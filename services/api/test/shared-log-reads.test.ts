@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { Encryption, EventLog, publishEvent } from '@mgw/store';
-import { SharedLogReads } from '../src/events/shared-log-reads.js';
+import { SharedLogReads } from '../src/features/events/shared-log-reads.js';
 
 describe('Events: the streams of a device share one read of its log, never one that hides an event (real Redis)', () => {
   let redis: Redis;

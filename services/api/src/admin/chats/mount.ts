@@ -4,7 +4,7 @@ import { CHAT_ERRORS, chatIdSchema, chatMessagesQuerySchema, chatsQuerySchema } 
 import type { ApiServices } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
-import { listChatMessages, listChats } from '../../read/chats.js';
+import { listChatMessages, listChats } from '../../features/chats/list-chats.js';
 import { deviceIdOf, type AdminMount } from '../admin-routes.js';
 
 /** The device's chats and a chat's messages (the Chats page), as the public GET /chats…. */

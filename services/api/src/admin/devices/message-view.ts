@@ -7,8 +7,8 @@ import type {
   MessageStore,
   ShownContent,
 } from '@mgw/store';
-import { withContacts } from '../../read/contacts.js';
-import { withRevisions } from '../../read/revised-record.js';
+import { withContacts } from '../../features/messages/record-contacts.js';
+import { withRevisions } from '../../features/messages/revised-record.js';
 
 /**
  * How much of an outbound text or caption an admin view carries (`textTruncated: true` past it): a

@@ -8,7 +8,7 @@ import {
   eventTypeList,
 } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
-import { SseOutput } from '../../events/sse-output.js';
+import { SseOutput } from '../../http/sse-output.js';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import type { AdminMount } from '../admin-routes.js';
@@ -21,7 +21,7 @@ export const events: AdminMount = ({ s, guard }) => [
 
 /**
  * GET /api/admin/v1/events/stream: the dashboard's live views (Devices, Messages) as Server-Sent
- * Events over the admin session — the same engine (events/event-streams.ts) as the public
+ * Events over the admin session — the same engine (features/events/event-streams.ts) as the public
  * GET /events/stream, the same backpressure, keep-alives and shutdown. With `device`, that
  * device's log, resumable by `Last-Event-ID` (what `EventSource` sends by itself); without it,
  * every device's events from now on (each with its `deviceId`): the page reloads what it shows

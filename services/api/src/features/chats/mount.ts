@@ -16,7 +16,7 @@ import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.j
 import { noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { listChatMessages, listChats } from '../../read/chats.js';
+import { listChatMessages, listChats } from './list-chats.js';
 import { chatPaths, chatSchemas } from './openapi.js';
 import { readChat, type ReadChatOutcome } from './read-chat.js';
 import { readMessage, type ReadMessageOutcome } from './read-message.js';

@@ -1,3 +1,7 @@
+import type { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import type { RequestHandler } from 'express';
+import { WebSocketServer, type WebSocket } from 'ws';
 import {
   ERRORS,
   EVENT_CURSOR_PATTERN,
@@ -7,15 +11,16 @@ import {
   brokerSettingsBodySchema,
   emptyQuerySchema,
 } from '@mgw/contracts';
-import { eventSocketRoute } from '../../events/event-socket.js';
+import type { LoggedEvent } from '@mgw/store';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { eventLogSchemas, eventPaths } from './openapi.js';
-import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
-import { SseOutput } from '../../events/event-streams.js';
+import { SseOutput } from '../../http/sse-output.js';
+import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
+import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 
 /** PUT /events/brokers: two transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {
@@ -76,7 +81,7 @@ export function eventsRoute(s: ApiServices): RequestHandler {
 }
 
 /**
- * GET /events/stream: the device's events as Server-Sent Events (events/event-streams.ts): after
+ * GET /events/stream: the device's events as Server-Sent Events (event-streams.ts): after
  * the `Last-Event-ID` header (or `after`, for clients that cannot set headers) every event once,
  * in order, then live; without either, live from now. Refused with 429 before streaming when the
  * token already holds EVENT_STREAMS_PER_TOKEN streams in this process.
@@ -132,4 +137,220 @@ export function putEventBrokersRoute(s: Pick<ApiServices, 'brokerSettings'>): Re
     const body = parse(brokerSettingsBodySchema, req.body ?? {});
     res.status(200).json({ success: true, data: await s.brokerSettings.set(deviceId, body) });
   };
+}
+
+/**
+ * GET /events/ws: the event stream (event-streams.ts) over a WebSocket. The same log, the
+ * same resume (`?after=<cursor>`), type filter, per-token limit (one count with SSE), backpressure
+ * and shutdown as GET /events/stream; each event is one JSON text frame
+ * `{"type","cursor","id","timestamp","data"}` (`cursor` is what `after` takes).
+ *
+ * Authentication is the API token, as everywhere: `Authorization: Bearer` from a server client,
+ * or — a browser's `WebSocket` cannot set headers — the token as a subprotocol next to
+ * {@link PROTOCOL}: `new WebSocket(url, ['mgw.events.v1', 'mgw.bearer.' + token])` (the way
+ * Kubernetes takes a bearer token on its WebSocket endpoints). The server answers with
+ * `mgw.events.v1` only, never echoing the token, and the token stays out of the URL (which access
+ * logs and proxies keep). Everything is checked before the upgrade: a refusal is the API's error
+ * JSON with its HTTP status; after the upgrade the stream ends with a close code and a reason.
+ */
+
+/** The subprotocol of this stream; the server selects it when the client offers it. */
+export const PROTOCOL = 'mgw.events.v1';
+/** A subprotocol that carries the API token: `mgw.bearer.<token>`. */
+export const BEARER_PROTOCOL_PREFIX = 'mgw.bearer.';
+
+/** The close codes the server ends a stream with (the reason is the CutReason). */
+export const CLOSE_CODES: Record<Exclude<CutReason, 'dead_peer'>, number> = {
+  // 1001 Going Away: the process stops; reconnect (to another one) with `after`.
+  shutdown: 1001,
+  // 1008 Policy Violation: the client did not take what it was sent in time.
+  slow_reader: 1008,
+  // 1011 Internal Error: the log could not be read (Redis away).
+  error: 1011,
+};
+
+/** What a client may send: nothing is expected; a small frame (a client's own ping) is ignored. */
+const MAX_CLIENT_FRAME = 1024;
+/** RFC 6455 §4.1: the key is the base64 of 16 bytes. */
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
+function offeredProtocols(header: string | undefined): string[] {
+  return header
+    ? header
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : [];
+}
+
+/**
+ * Before `authenticate` on GET /events/ws: a token offered as a `mgw.bearer.<token>` subprotocol
+ * is taken as the `Authorization` header (which wins when both are sent). Offering it without
+ * `mgw.events.v1` is refused: a browser would fail a handshake whose answer selects no protocol.
+ */
+export const tokenFromSubprotocol: RequestHandler = (req, _res, next) => {
+  const offered = offeredProtocols(req.get('sec-websocket-protocol'));
+  const bearer = offered.find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
+  if (!bearer) return next();
+  if (!offered.includes(PROTOCOL))
+    return next(
+      ApiError.invalid([
+        {
+          path: ['Sec-WebSocket-Protocol'],
+          message: `"Sec-WebSocket-Protocol" must offer "${PROTOCOL}" with the token`,
+        },
+      ]),
+    );
+  if (!req.get('authorization'))
+    req.headers.authorization = `Bearer ${bearer.slice(BEARER_PROTOCOL_PREFIX.length)}`;
+  next();
+};
+
+/** A handshake `ws` would refuse with a bare 400: refused here with the error JSON instead. */
+function handshakeProblem(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const key = headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !WS_KEY.test(key.trim()))
+    return '"Sec-WebSocket-Key" is missing or malformed';
+  if (headers['sec-websocket-version'] !== '13') return '"Sec-WebSocket-Version" must be 13';
+  return undefined;
+}
+
+export function eventSocketRoute(s: ApiServices): RequestHandler {
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: MAX_CLIENT_FRAME,
+    // Only ever our own protocol: the one that carries the token is never echoed.
+    handleProtocols: (protocols) => (protocols.has(PROTOCOL) ? PROTOCOL : false),
+  });
+  return async (req, res) => {
+    const { deviceId, tokenHash } = authOf(res);
+    const q = parse(eventStreamQuerySchema, req.query);
+    if (!isUpgrade(req) || req.get('upgrade')?.toLowerCase() !== 'websocket') {
+      res.setHeader('Upgrade', 'websocket');
+      res.setHeader('Connection', 'Upgrade');
+      throw new ApiError(426, ERRORS.webSocketUpgradeRequired);
+    }
+    const problem = handshakeProblem(req.headers);
+    if (problem) throw ApiError.invalid([{ path: [], message: problem }]);
+    if (!s.eventStreams.canOpen(tokenHash)) throw new ApiError(429, ERRORS.tooManyEventStreams);
+    const output = new SocketOutput(wss, req, () => upgraded(res));
+    await s.eventStreams.open(output, {
+      key: tokenHash,
+      devices: { one: deviceId },
+      ...(q.after ? { after: q.after } : {}),
+      ...(q.types ? { types: eventTypeList(q.types) } : {}),
+    });
+  };
+}
+
+/** Each event's frame, by event: the sockets of a shared read send the same text. */
+const SOCKET_FRAMES = new WeakMap<LoggedEvent, string>();
+
+/**
+ * A stream on a WebSocket. The upgrade itself waits for {@link begin} (the stream's cursor is
+ * taken by then), so a client that sees the socket open gets every event from then on.
+ * Backpressure is read on the socket under it (`bufferedAmount`, its `drain`); a ping every
+ * keep-alive period, and a peer that answered none of the last one is cut (`dead_peer`).
+ */
+class SocketOutput implements StreamOutput {
+  readonly transport = 'websocket';
+  private readonly socket: Duplex;
+  private ws: WebSocket | undefined;
+  private alive = true;
+
+  constructor(
+    private readonly wss: WebSocketServer,
+    private readonly req: Parameters<RequestHandler>[0],
+    private readonly onUpgraded: () => void,
+  ) {
+    // `drain` and `close` come from the TCP socket itself: what `ws` writes is buffered there.
+    this.socket = req.socket;
+  }
+
+  get emitter(): EventEmitter {
+    return this.socket;
+  }
+
+  /**
+   * The upgrade, once the stream's cursor is taken. Until then the socket stays the response's:
+   * a failure to take the cursor is still answered as JSON (503) by the error middleware.
+   */
+  begin(): void {
+    const taken = takeUpgrade(this.req);
+    if (!taken || taken.socket.destroyed) return;
+    this.wss.handleUpgrade(this.req, taken.socket, taken.head, (ws) => {
+      this.ws = ws;
+      ws.on('pong', () => (this.alive = true));
+      // Any frame from the client shows it is there; its content means nothing to the stream.
+      ws.on('message', () => (this.alive = true));
+      ws.on('error', () => ws.terminate());
+      this.onUpgraded();
+    });
+  }
+
+  events(_deviceId: string, events: readonly LoggedEvent[]): void {
+    for (const e of events) {
+      // Encoded once for every socket that sends the same event (a read shared by SharedLogReads).
+      let text = SOCKET_FRAMES.get(e);
+      if (text === undefined) {
+        text = JSON.stringify({
+          type: e.type,
+          cursor: e.cursor,
+          id: e.id,
+          timestamp: e.timestamp,
+          data: e.data,
+        });
+        SOCKET_FRAMES.set(e, text);
+      }
+      if (this.ws?.readyState === 1) this.ws.send(text);
+    }
+  }
+
+  truncated(_deviceId: string, after: string): void {
+    this.send({ type: 'truncated', after });
+  }
+
+  keepAlive(): boolean {
+    const ws = this.ws;
+    if (!ws) return true;
+    // A full socket: the stall cut watches it, and a ping would wait behind the data anyway.
+    if (this.full()) return true;
+    if (!this.alive) return false;
+    this.alive = false;
+    ws.ping();
+    return true;
+  }
+
+  buffered(): number {
+    return this.ws?.bufferedAmount ?? 0;
+  }
+
+  full(): boolean {
+    return (this.socket as Duplex & { writableNeedDrain: boolean }).writableNeedDrain;
+  }
+
+  gone(): boolean {
+    return this.socket.destroyed;
+  }
+
+  end(reason: CutReason): void {
+    const ws = this.ws;
+    if (!ws) {
+      this.socket.destroy();
+      return;
+    }
+    if (reason === 'dead_peer') {
+      ws.terminate();
+      return;
+    }
+    ws.close(CLOSE_CODES[reason], reason);
+    // A peer that does not read never takes the close frame either: its socket goes.
+    setTimeout(() => ws.terminate(), END_GRACE_MS).unref();
+  }
+
+  private send(frame: Record<string, unknown>): void {
+    if (this.ws?.readyState === 1) this.ws.send(JSON.stringify(frame));
+  }
 }

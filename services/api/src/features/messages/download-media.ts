@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '@mgw/contracts';
 import { storageContext, type HistoryOutboundRecord, type InboundRecord, type MediaStore } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import type { AnyRecord } from '../../read/records.js';
+import type { AnyRecord } from './records.js';
 import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
 import { ownRecordAndFields } from './own-message.js';
 

@@ -1,7 +1,7 @@
 import type { InboundRecord } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import { withContacts } from '../../read/contacts.js';
-import { withRevisions } from '../../read/revised-record.js';
+import { withContacts } from './record-contacts.js';
+import { withRevisions } from './revised-record.js';
 import { ownRecordAndFields } from './own-message.js';
 
 /** What GET /messages/:id reads: the record and what is shown beside it. */

@@ -7,7 +7,7 @@ import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
 import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { listMessages } from '../../read/list-messages.js';
+import { listMessages } from './list-messages.js';
 import { downloadMedia, type DownloadOutcome, type DownloadedFile } from './download-media.js';
 import { getMessage } from './get-message.js';
 import { messagePaths } from './openapi.js';

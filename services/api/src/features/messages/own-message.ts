@@ -1,6 +1,6 @@
 import type { MessageRecord } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
-import { readRecordAndFields, type AnyRecord } from '../../read/records.js';
+import { readRecordAndFields, type AnyRecord } from './records.js';
 
 /**
  * A message of the device, and only of the device: any other id (too long to be one, unknown, or

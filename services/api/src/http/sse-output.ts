@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Response } from 'express';
 import type { LoggedEvent } from '@mgw/store';
-import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
+import { END_GRACE_MS, type CutReason, type StreamOutput } from '../features/events/event-stream.js';
 
 /** A client that lost its stream waits this long before reconnecting (the SSE `retry:` hint). */
 const RETRY_MS = 3000;

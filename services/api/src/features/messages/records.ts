@@ -1,6 +1,6 @@
 import type { MessageRecord } from '@mgw/contracts';
 import { historyOutboundOf, type HistoryOutboundRecord, type InboundRecord } from '@mgw/store';
-import type { ApiServices } from '../api-services.js';
+import type { ApiServices } from '../../api-services.js';
 
 export type AnyRecord = MessageRecord | InboundRecord | HistoryOutboundRecord;
 

@@ -1,18 +1,15 @@
 import { Subscription, type Logger, type RedisClient } from '@mgw/common';
 import { keys, type EventType, type Metrics } from '@mgw/contracts';
 import type { EventLog } from '@mgw/store';
-import type { EventStreamConfig } from '../config.js';
+import type { EventStreamConfig } from '../../config.js';
 import { SharedLogReads } from './shared-log-reads.js';
 import { EventStream, type StreamOutput } from './event-stream.js';
 
-// The SSE output's old home: the public events route (GET /events/stream) imports it from here.
-export { SseOutput } from './sse-output.js';
-
 /**
  * The open event streams of this API process, and the one subscription that tells them the log
- * grew. A stream is the same engine whatever carries it (events/event-stream.ts): Server-Sent
- * Events (`GET /events/stream`, {@link SseOutput} in sse-output.ts; the dashboard's
- * `GET /api/admin/v1/events/stream` too) or a WebSocket (`GET /events/ws`, events/event-socket.ts).
+ * grew. A stream is the same engine whatever carries it (event-stream.ts): Server-Sent
+ * Events (`GET /events/stream`, `SseOutput` in http/sse-output.ts; the dashboard's
+ * `GET /api/admin/v1/events/stream` too) or a WebSocket (`GET /events/ws`, in this feature's mount.ts).
  * One per-token count covers them all.
  *
  * `mgw_emit` publishes the device id on `keys.eventLogChannel()` with every event it appends. One

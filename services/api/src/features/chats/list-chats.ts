@@ -1,8 +1,8 @@
 import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
 import { ContactIdentities, type ChatRow } from '@mgw/store';
-import { messageViews } from '../admin/devices/message-view.js';
-import type { ApiServices } from '../api-services.js';
-import { recordFromFields, type AnyRecord } from './records.js';
+import { messageViews } from '../../admin/devices/message-view.js';
+import type { ApiServices } from '../../api-services.js';
+import { recordFromFields, type AnyRecord } from '../messages/records.js';
 
 export interface ChatsPage {
   chats: ChatSummary[];

@@ -1,4 +1,4 @@
-import type { ApiServices } from '../api-services.js';
+import type { ApiServices } from '../../api-services.js';
 
 /**
  * A record as GET /messages/:id shows it, with what edits and deletes changed (issue 29): an

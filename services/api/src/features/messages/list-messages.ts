@@ -1,6 +1,6 @@
 import type { MessagesQuery } from '@mgw/contracts';
-import type { ApiServices } from '../api-services.js';
-import { withContacts } from './contacts.js';
+import type { ApiServices } from '../../api-services.js';
+import { withContacts } from './record-contacts.js';
 import { recordFromFields } from './records.js';
 import { withRevisions } from './revised-record.js';
 

@@ -1,5 +1,5 @@
 /**
- * One event stream (events/event-streams.ts holds the open ones): it reads its devices' logs after
+ * One event stream (event-streams.ts holds the open ones): it reads its devices' logs after
  * its cursors and writes them to its output — the contract below, which SSE (sse-output.ts) and the
  * WebSocket (event-socket.ts) fulfil — only while the socket takes what it writes, and it is cut
  * when its reader stops taking it.
@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { serializeError, type Logger } from '@mgw/common';
 import type { EventType, Metrics } from '@mgw/contracts';
 import type { EventLog, LoggedEvent } from '@mgw/store';
-import type { EventStreamConfig } from '../config.js';
+import type { EventStreamConfig } from '../../config.js';
 import type { SharedLogReads } from './shared-log-reads.js';
 
 /** Events read per XRANGE of a stream. */
