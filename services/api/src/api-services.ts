@@ -31,7 +31,7 @@ import { Idempotency } from './http/idempotency.js';
 import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './accept/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
-import { PoolMover } from './pools/pool-mover.js';
+import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
 import { EventStreams } from './features/events/event-streams.js';
 

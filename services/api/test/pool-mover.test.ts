@@ -7,7 +7,7 @@ import { createMetrics, keys } from '@mgw/contracts';
 import { Encryption, PoolStore, leaseHolder } from '@mgw/store';
 import { loadApiConfig } from '../src/config.js';
 import { createApiServices, type ApiServices } from '../src/api-services.js';
-import { PoolMover } from '../src/pools/pool-mover.js';
+import { PoolMover } from '../src/features/pools/pool-mover.js';
 
 /**
  * The pool mover's lease (the lease with fencing, one per pool): two API processes' movers on one

@@ -16,7 +16,7 @@ export interface AuthContext {
    * `pool:<poolId>` (no device is so named): it only names the slot of the token's rate-limit count.
    */
   deviceId: string;
-  /** A token linked to a pool: its sends are spread over the pool's devices (pools/pool-send.ts). */
+  /** A token linked to a pool: its sends are spread over the pool's devices (features/pools/pool-send.ts). */
   poolId?: string;
 }
 

@@ -4,7 +4,7 @@ import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contr
 import { POOL_LIMITS, PoolStore } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
-import { poolDevices } from '../../pools/pool-devices.js';
+import { poolDevices } from '../../features/pools/pool-devices.js';
 import { ADMIN_ERRORS } from '../admin-errors.js';
 import type { AdminMount } from '../admin-routes.js';
 import { deletePool, poolViews, type PoolsDeps } from './pools.js';

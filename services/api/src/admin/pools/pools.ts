@@ -1,7 +1,7 @@
 import type { PoolRecord, PoolStore, TokenStore } from '@mgw/store';
 import type { ConnectionStatus } from '@mgw/contracts';
 import type { DevicesDeps } from '../devices/devices.js';
-import type { DropReason, PoolDevice } from '../../pools/pool-devices.js';
+import type { DropReason, PoolDevice } from '../../features/pools/pool-devices.js';
 
 /** A pool device's standing, as the Devices page shows it: enough to see which ones can send. */
 export interface PoolDeviceState {
@@ -24,7 +24,7 @@ export interface PoolsDeps {
   tokens: TokenStore;
   /** The Devices page's reads: each device's session fields, its sending view and health. */
   devices: Pick<DevicesDeps, 'directory' | 'sending' | 'health'>;
-  /** The devices as a pooled send sees them (pools/pool-devices.ts): who takes a share. */
+  /** The devices as a pooled send sees them (features/pools/pool-devices.ts): who takes a share. */
   spread: (deviceIds: string[]) => Promise<PoolDevice[]>;
 }
 

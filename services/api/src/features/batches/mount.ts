@@ -8,7 +8,7 @@ import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
 import { controlList, type ListControlOutcome } from './control-batch.js';
-import { controlPoolList, type PoolListControlOutcome } from '../../pools/pool-control.js';
+import { controlPoolList, type PoolListControlOutcome } from '../pools/pool-control.js';
 
 /** A device's lists: their progress, and pausing, resuming or cancelling one (docs/api.md). */
 export const batches = feature({

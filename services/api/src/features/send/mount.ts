@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { sendMessage, type SendOutcome } from '../../accept/send-message.js';
-import { sendThroughPool } from '../../pools/pool-send.js';
+import { sendThroughPool } from '../pools/pool-send.js';
 import type { Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import type { SendRateLimit } from '../../http/send-rate-limit.js';

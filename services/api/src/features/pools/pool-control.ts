@@ -1,8 +1,8 @@
 import type { Logger } from '@mgw/common';
 import type { PoolBatchRecord } from '@mgw/contracts';
 import type { BatchAction } from '@mgw/store';
-import type { ApiServices } from '../api-services.js';
-import { controlList } from '../features/batches/control-batch.js';
+import type { ApiServices } from '../../api-services.js';
+import { controlList } from '../batches/control-batch.js';
 
 export type PoolListControlOutcome =
   | { kind: 'done'; batch: PoolBatchRecord }

@@ -8,9 +8,9 @@ import {
   type HeldLease,
   type PoolMove,
 } from '@mgw/store';
-import type { ApiServices } from '../api-services.js';
-import { controlList } from '../features/batches/control-batch.js';
-import { isRefusal } from '../accept/refusal.js';
+import type { ApiServices } from '../../api-services.js';
+import { controlList } from '../batches/control-batch.js';
+import { isRefusal } from '../../accept/refusal.js';
 import { poolDevices, poolMembers, spread, type DropReason, type PoolDevice } from './pool-devices.js';
 
 export interface PoolMoverOptions {
