@@ -1,19 +1,22 @@
 --[[
   Accepts a group of send requests of one device in one call, atomically: each request's
   rate-limit hit is counted, then it is admitted or refused on what Redis holds at that instant
-  (the device takes messages, its link generation is the one the jobs carry, its queue quota has
-  room), and an admitted request's writes run: its content and list records (recorded by the
-  stores, see the api's `RecordedWrites`) and its jobs, added by BullMQ's own job-adding scripts
-  (their source, wrapped as functions `bull[plain](KEYS, ARGV)` by `jobScriptsLua` of the BullMQ
-  door, put in front of this script by message-accept.ts). Then the quota counts and the message
-  index take the admitted messages. Nothing runs between the checks and the writes, on any replica.
+  (a single recipient is not on the account's blocklist, the device takes messages, its link
+  generation is the one the jobs carry, its queue quota has room), and an admitted request's
+  writes run: its content and list records (recorded by the stores, see the api's
+  `RecordedWrites`) and its jobs, added by BullMQ's own job-adding scripts (their source, wrapped
+  as functions `bull[plain](KEYS, ARGV)` by `jobScriptsLua` of the BullMQ door, put in front of
+  this script by message-accept.ts). Then the quota counts and the message index take the
+  admitted messages. Nothing runs between the checks and the writes, on any replica.
 
   Input:
     KEYS[1] session hash (keys.session)
     KEYS[2] device quota hash (keys.deviceQueue)
     KEYS[3] message index (keys.messageIndex)
     KEYS[4] message sequence (keys.messageSeq)
-    KEYS[5..] rate-limit counters
+    KEYS[5] the account's blocklist (keys.blocklist)
+    KEYS[6] the device's phone <-> LID map (keys.contactIdentities)
+    KEYS[7..] rate-limit counters
 
     ARGV[1] the call, packed with MessagePack (one argument: cheaper to send than hundreds),
       a list of three:
@@ -22,18 +25,21 @@
       2. the job keys: one pair per BullMQ script the jobs use, its name and its keys;
       3. the requests, each: counter (index in KEYS, 0: no hit to count), the messages and bytes
          it adds to the quota counts, the messages and bytes its quota check is for (-1: none),
-         its op items. An op: name, item count, items: `JOB` (script name, message id, BullMQ's
-         three arguments) or a Redis command and its arguments.
+         its op items, and the address (a phone or `<digits>@lid`) of its one recipient to find
+         on the blocklist by either identity ('': none). An op: name, item count, items: `JOB`
+         (script name, message id, BullMQ's three arguments) or a Redis command and its arguments.
 
   Output:
     [accepts (1/0), link generation, queued messages, queued bytes] after the writes, then per
     request: verdict (0 admitted, 1 over its rate limit, 2 no device, 3 quota full, 4 another link
-    generation), the hit's count and ms left in its window (-1, -1: not counted), the queued
-    messages and bytes it was judged against.
+    generation, 5 its recipient on the blocklist), the hit's count and ms left in its window (-1,
+    -1: not counted), the queued messages and bytes it was judged against.
 ]]
 --- @include "message-index"
+--- @include "contact-identities"
 local rcall = redis.call
 local session, quota, indexKey, seqKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local blocklist, identities = KEYS[5], KEYS[6]
 local call = cmsgpack.unpack(ARGV[1])
 local head = call[1]
 local expected, maxMessages, maxBytes = head[1], head[2], head[3]
@@ -48,12 +54,21 @@ local generation = tonumber(s[2] or '0') or 0
 local queued = math.max(0, tonumber(q[1] or '0') or 0)
 local queuedBytes = math.max(0, tonumber(q[2] or '0') or 0)
 
+-- An address is blocked by either identity the device's map knows for its contact (as
+-- blocklist-check-2.lua answers it for the API's other checks).
+local function isBlocked(address)
+  for _, id in ipairs(mgw_identities(identities, address)) do
+    if rcall('SISMEMBER', blocklist, id) == 1 then return true end
+  end
+  return false
+end
+
 local out = { 0, 0, 0, 0 }
 local ids = {}
 local addedMessages, addedBytes = 0, 0
 for _, request in ipairs(call[3]) do
   local counter, messages, bytes = request[1], request[2], request[3]
-  local checkMessages, checkBytes, items = request[4], request[5], request[6]
+  local checkMessages, checkBytes, items, address = request[4], request[5], request[6], request[7]
   local total, ttl = -1, -1
   if counter > 0 then
     local key = KEYS[counter]
@@ -68,6 +83,7 @@ for _, request in ipairs(call[3]) do
   end
   local verdict = 0
   if total > limit then verdict = 1
+  elseif address ~= '' and isBlocked(address) then verdict = 5
   elseif not accepts then verdict = 2
   elseif generation ~= expected then verdict = 4
   elseif checkMessages >= 0 and (queued + checkMessages > maxMessages or queuedBytes + checkBytes > maxBytes) then

@@ -14,6 +14,7 @@ export * from './messages/inbound-store.js';
 export * from './messages/message-revisions.js';
 export * from './messages/message-kinds-store.js';
 export * from './messages/message-accept.js';
+export * from './messages/lua-pack.js';
 export * from './messages/write-batch.js';
 
 // Broadcasts: status updates beside their messages (audience, views).

@@ -5,6 +5,7 @@
  *   express app's req/s on the same body, in alternating rounds (ABBA); beside it, the same bare
  *   app adding one BullMQ job per request on the same Redis (`bare-express-queue.ts`): what a job
  *   per message costs by itself, so the gateway's own share can be told from BullMQ's and Redis's;
+ *   and each app's Redis script calls per request, the round trips whatever the machine's load;
  * - a 10,000-recipient list: the gateway's accept time ÷ a raw BullMQ `addBulk` of the same jobs,
  *   alternating, and the worst `/healthz` latency while the gateway accepts it (event-loop stalls);
  * - Redis bytes and API memory per queued recipient (a 1,000-recipient list with a 60,000-character
@@ -92,7 +93,15 @@ async function rps(
   url: string,
   pids: (number | undefined)[],
   token?: string,
-): Promise<{ rps: number; p99: number; errors: number; cpuUsPerRequest: number[]; loadUs: number }> {
+): Promise<{
+  rps: number;
+  p99: number;
+  errors: number;
+  cpuUsPerRequest: number[];
+  loadUs: number;
+  scriptsPerRequest: number;
+}> {
+  const scriptsBefore = await scriptCalls();
   const cpuBefore = pids.map(cpuMs);
   const loadBefore = process.cpuUsage();
   const result = await autocannon({
@@ -111,7 +120,22 @@ async function rps(
     cpuUsPerRequest: pids.map((pid, i) => ((cpuMs(pid) - cpuBefore[i]!) * 1000) / requests),
     // autocannon runs in this process: what the load itself takes of the shared cores
     loadUs: ((u) => (u.user + u.system) / requests)(process.cpuUsage(loadBefore)),
+    scriptsPerRequest: ((await scriptCalls()) - scriptsBefore) / requests,
   };
+}
+
+/**
+ * Scripts Redis has run for clients so far (EVAL and EVALSHA calls, commands scripts call not
+ * counted): each is a round trip. The gateway's requests share accept calls, the bare app with its
+ * job makes one per request; a check that grows its own round trip per request shows here whatever
+ * the machine's load (issue 53: a blocklist read before each accept call).
+ */
+async function scriptCalls(): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of stats.matchAll(/^cmdstat_(?:eval|evalsha|eval_ro|evalsha_ro):calls=(\d+)/gm))
+    calls += Number(m[1]);
+  return calls;
 }
 
 /** The middle value; of an even count, the mean of the two middle ones. */
@@ -177,10 +201,11 @@ try {
       queue: { url: bareQueueUrl, pids: [bareQueue.pid, redisPid], token: undefined },
     };
     type App = keyof typeof apps;
-    const runs: Record<App, { rps: number[]; p99: number[]; cpu: number[][]; load: number[] }> = {
-      gateway: { rps: [], p99: [], cpu: [], load: [] },
-      bare: { rps: [], p99: [], cpu: [], load: [] },
-      queue: { rps: [], p99: [], cpu: [], load: [] },
+    type Runs = { rps: number[]; p99: number[]; cpu: number[][]; load: number[]; scripts: number[] };
+    const runs: Record<App, Runs> = {
+      gateway: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
+      bare: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
+      queue: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
     };
     // warm-up (JIT, connections, scripts)
     for (const app of Object.values(apps)) await rps(app.url, app.pids, app.token);
@@ -196,6 +221,7 @@ try {
         runs[which].p99.push(r.p99);
         runs[which].cpu.push(r.cpuUsPerRequest);
         runs[which].load.push(r.loadUs);
+        runs[which].scripts.push(r.scriptsPerRequest);
       }
     }
     const rates = (which: App) => runs[which].rps.map(Math.round).join('/');
@@ -213,6 +239,11 @@ try {
     console.log(
       `  bare express + a BullMQ job per request: ${rates('queue')} req/s (${cpu('queue', 0)} µs + redis ${cpu('queue', 1)} µs per request) ` +
         `→ ${(rate('queue') / rate('bare')).toFixed(2)} of bare express; gateway ÷ it ${(rate('gateway') / rate('queue')).toFixed(2)}`,
+    );
+    const scripts = (which: App) => median(runs[which].scripts).toFixed(2);
+    console.log(
+      `  Redis script calls (round trips) per request: gateway ${scripts('gateway')} (its requests share ` +
+        `accept calls), bare express + a BullMQ job ${scripts('queue')}`,
     );
     const paired = runs.gateway.rps.map((g, i) => g / runs.queue.rps[i]!);
     console.log(

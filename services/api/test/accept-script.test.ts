@@ -3,72 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { PRIORITY, keys, newMessageId, type SendJobData } from '@mgw/contracts';
-import type { BullJobs, SendQueue } from '@mgw/store';
+import { Blocklist, ContactIdentities, type BullJobs, type SendQueue } from '@mgw/store';
 import { openTestSendQueue, sendJobData, sendJobOptions } from '@mgw/testing';
-import { RecordedWrites, runAcceptScript } from '../src/accept/accept-script.js';
-import { packForLua, type LuaPackable } from '../src/accept/lua-pack.js';
-
-/**
- * The accept script gets its call as one MessagePack argument (`packForLua`), read in Redis by
- * `cmsgpack.unpack`, which knows no `bin` type: bytes go as strings. Every size class of every
- * type must come out in Lua as it went in.
- */
-describe('the accept call, packed for Redis (packForLua)', () => {
-  let redis: Redis;
-  before(() => (redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null })));
-  after(async () => redis.quit());
-
-  /** Lua flattens what it unpacked: numbers as `%.17g`, strings as their bytes, arrays as `[n` … `]`. */
-  const FLATTEN = `
-local out = {}
-local function walk(v)
-  if type(v) == 'table' then
-    out[#out + 1] = '[' .. #v
-    for _, item in ipairs(v) do walk(item) end
-    out[#out + 1] = ']'
-  elseif type(v) == 'number' then
-    out[#out + 1] = string.format('%.17g', v)
-  else
-    out[#out + 1] = v
-  end
-end
-walk(cmsgpack.unpack(ARGV[1]))
-return out`;
-  /** What FLATTEN returns for `v`: numbers to compare by value, bytes to compare exactly. */
-  const expected = (v: LuaPackable): (Buffer | number)[] => {
-    if (typeof v === 'number') return [v];
-    if (typeof v === 'string') return [Buffer.from(v)];
-    if (Buffer.isBuffer(v)) return [v];
-    return [Buffer.from(`[${v.length}`), ...v.flatMap(expected), Buffer.from(']')];
-  };
-
-  it('When integers, doubles, strings, bytes and arrays of every length class are packed, then Lua reads each exactly', async () => {
-    const ints = [0, 1, 127, 128, 255, 256, 65_535, 65_536, 2 ** 32 - 1, 2 ** 32, 10_000_000_000];
-    const negatives = [-1, -32, -33, -128, -129, -32_768, -32_769, -(2 ** 31), -(2 ** 31) - 1];
-    const strings = ['', 'a', 'é€', 'x'.repeat(31), 'x'.repeat(32), 'x'.repeat(255), 'x'.repeat(256)];
-    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-    const value: LuaPackable = [
-      ints,
-      negatives,
-      [1.5, -0.25, 1e-7],
-      strings,
-      [bytes, Buffer.alloc(0), Buffer.alloc(70_000, 0xc4)],
-      'y'.repeat(70_000),
-      Array.from({ length: 15 }, (_, i) => i),
-      Array.from({ length: 16 }, (_, i) => String(i)),
-      Array.from({ length: 70_000 }, () => 7),
-      [[[['deep']]]],
-    ];
-    const got = (await redis.callBuffer('EVAL', [FLATTEN, 0, packForLua(value)])) as Buffer[];
-    const want = expected(value);
-    expect(got.length).to.equal(want.length);
-    got.forEach((g, i) => {
-      const w = want[i]!;
-      if (typeof w === 'number') expect(Number(g.toString()), `item ${i}`).to.equal(w);
-      else expect(g.equals(w), `item ${i}: ${g.toString('hex').slice(0, 40)}`).to.equal(true);
-    });
-  });
-});
+import { RecordedWrites, VERDICT, runAcceptScript } from '../src/accept/accept-script.js';
 
 /**
  * The accept script runs BullMQ's own job-adding scripts inside it (spliced by @mgw/store's BullMQ
@@ -147,5 +84,82 @@ describe('send jobs added by the accept script', () => {
       await worker.close();
     }
     expect(seen.map((d) => d.messageId).sort()).to.deep.equal(due.sort());
+  });
+});
+
+/**
+ * A single recipient is looked for on the account's blocklist by the accept call that would write
+ * it (no round trip of its own before it): the request is refused there, by either identity its
+ * contact has in the device's map, after its rate-limit hit is counted (over the limit it is that
+ * refusal, as when the API asked the blocklist itself), and nothing of it is written.
+ */
+describe("the accept script's blocklist check", () => {
+  let redis: Redis;
+  let queue: SendQueue;
+  let close: () => Promise<void>;
+  const deviceId = `acceptblock-${randomUUID().slice(0, 8)}`;
+  const probe = (name: string) => `${keys.session(deviceId)}:probe-${name}`;
+
+  before(async () => ({ redis, queue, close } = await openTestSendQueue(deviceId)));
+  after(async () => {
+    await redis.del(
+      keys.session(deviceId),
+      keys.deviceQueue(deviceId),
+      keys.blocklist(deviceId),
+      keys.contactIdentities(deviceId),
+      keys.sendRateLimit(deviceId, 'tok'),
+      ...['phone', 'lid', 'other', 'unchecked', 'over'].map(probe),
+    );
+    await close();
+  });
+
+  it('When requests name their recipient for the check, then the blocked ones (by phone or LID) are refused with nothing written, after their hit is counted', async () => {
+    await redis.hset(keys.session(deviceId), 'status', 'connected');
+    await new ContactIdentities(redis).learn(deviceId, [{ phone: '15557654321', lid: '998877665544@lid' }]);
+    await new Blocklist(redis).replace(deviceId, ['998877665544@lid']);
+    const counter = keys.sendRateLimit(deviceId, 'tok');
+    const request = (name: string, blocklistCheck?: string) => ({
+      counter,
+      messages: 1,
+      bytes: 10,
+      check: { messages: 1, bytes: 10 },
+      ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
+      writes: new RecordedWrites().hset(probe(name), { written: '1' }),
+    });
+    const reply = await runAcceptScript(redis, queue, {
+      deviceId,
+      linkGeneration: 0,
+      quota: { maxQueuedMessages: 100, maxQueuedBytes: 1000 },
+      rateLimit: { limit: 4, windowMs: 60_000 },
+      indexRetentionSeconds: 60,
+      jobKeys: new Map(),
+      requests: [
+        // Blocked by its LID: the blocklist names the contact by LID only.
+        request('phone', '15557654321'),
+        request('lid', '998877665544@lid'),
+        request('other', '15550001111'),
+        // Not checked (a list's recipient, a group): admitted whatever the blocklist holds.
+        request('unchecked'),
+        // The fifth hit is over the limit of 4: that is its refusal, blocked or not.
+        request('over', '15557654321'),
+      ],
+    });
+    expect(reply.requests.map((r) => r.verdict)).to.deep.equal([
+      VERDICT.recipientBlocked,
+      VERDICT.recipientBlocked,
+      VERDICT.admitted,
+      VERDICT.admitted,
+      VERDICT.rateLimited,
+    ]);
+    expect(reply.requests.map((r) => r.hit?.total)).to.deep.equal([1, 2, 3, 4, 5]);
+    const written = async (name: string) => (await redis.exists(probe(name))) === 1;
+    expect(await Promise.all(['phone', 'lid', 'other', 'unchecked', 'over'].map(written))).to.deep.equal([
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
+    expect(reply.queued, 'only the admitted ones counted').to.deep.equal({ messages: 2, bytes: 20 });
   });
 });

@@ -1,7 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import { acceptScript, type SendQueue, type WriteBatch } from '@mgw/store';
-import { packForLua } from './lua-pack.js';
+import { acceptScript, packForLua, type SendQueue, type WriteBatch } from '@mgw/store';
 
 /*
  * The accept call of a group of requests of one device: each request's rate-limit hit counted, then
@@ -17,6 +16,7 @@ export const VERDICT = {
   noDevice: 2,
   quotaFull: 3,
   otherGeneration: 4,
+  recipientBlocked: 5,
 } as const;
 
 /** One request's verdict, as the script returned it. */
@@ -90,6 +90,8 @@ export interface AcceptCallRequest {
   bytes: number;
   /** What the quota must have room for (a long list's first piece: the whole list); none: not checked. */
   check?: { messages: number; bytes: number };
+  /** Its one recipient's address, to refuse it when the account's blocklist holds it; none: not checked. */
+  blocklistCheck?: string;
   writes: RecordedWrites;
 }
 
@@ -117,6 +119,8 @@ export async function runAcceptScript(
     keys.deviceQueue(deviceId),
     keys.messageIndex(deviceId),
     keys.messageSeq(deviceId),
+    keys.blocklist(deviceId),
+    keys.contactIdentities(deviceId),
   ];
   const requests = call.requests.map((r) => {
     let counter = 0;
@@ -125,7 +129,8 @@ export async function runAcceptScript(
       if (counter === 0) counter = scriptKeys.push(r.counter);
     }
     const check = r.check ?? { messages: -1, bytes: -1 };
-    return [counter, r.messages, r.bytes, check.messages, check.bytes, r.writes.items] as const;
+    const address = r.blocklistCheck ?? '';
+    return [counter, r.messages, r.bytes, check.messages, check.bytes, r.writes.items, address] as const;
   });
   const packed = packForLua([
     [

@@ -108,7 +108,7 @@ export class GroupCommit {
         if (verdict.verdict === VERDICT.admitted) waiting.resolve({ kind: 'accepted', jobs });
         else if (verdict.verdict === VERDICT.otherGeneration && attempt < GENERATION_RETRIES)
           pending.push(waiting);
-        else waiting.resolve(this.writer.refusalOf(verdict, waiting.req.hit));
+        else waiting.resolve(this.writer.refusalOf(verdict, waiting.req));
       });
     }
   }
@@ -143,6 +143,7 @@ export class GroupCommit {
           messages: jobs.length,
           bytes: size,
           check: { messages: jobs.length, bytes: size },
+          ...(req.blocklistCheck !== undefined ? { blocklistCheck: req.blocklistCheck } : {}),
           writes,
         },
         applied: () => this.deps.contents.exists(deviceId, contentId),

@@ -68,6 +68,11 @@ export interface SendRequest {
   sendAt?: number;
   /** The request's hit against its token's rate limit, counted by the accept call that writes it. */
   hit?: RateLimitHit;
+  /**
+   * A single recipient's address, refused (`recipient_blocked`) by the accept call that would
+   * write it when the account's blocklist holds it: no round trip of its own before the call.
+   */
+  blocklistCheck?: string;
   /** A pooled list's part: the pool (its jobs carry it; see libs/store/src/pools/). */
   poolId?: string;
   /** Messages moving from another device of their pool keep their ids: one per recipient. */
@@ -292,11 +297,14 @@ export class JobWriter {
   }
 
   /** Why the accept script did not admit a request (or a long list). */
-  refusalOf({ verdict, queued }: AcceptVerdict, hit?: RateLimitHit): Refusal {
+  refusalOf({ verdict, queued }: AcceptVerdict, req: Pick<SendRequest, 'hit' | 'blocklistCheck'>): Refusal {
+    const { hit } = req;
     if (verdict === VERDICT.rateLimited && hit) {
       const retryAfterMs = hit.counted ? hit.counted.resetAt - Date.now() : hit.windowMs;
       return { kind: 'refused', reason: 'rate_limited', retryAfterMs };
     }
+    if (verdict === VERDICT.recipientBlocked && req.blocklistCheck !== undefined)
+      return { kind: 'refused', reason: 'recipient_blocked', recipient: req.blocklistCheck };
     if (verdict === VERDICT.quotaFull) return this.queueFull(queued);
     // The device takes no messages, or its link changed under the request.
     return { kind: 'refused', reason: 'no_device' };

@@ -123,7 +123,7 @@ export class ListInPieces {
         if (refusedBy) break;
         const done = this.writer.run(deviceId, state.linkGeneration, [entry], jobKeys).then((reply) => {
           const verdict = reply.requests[0]!;
-          return verdict.verdict === VERDICT.admitted ? undefined : this.writer.refusalOf(verdict, req.hit);
+          return verdict.verdict === VERDICT.admitted ? undefined : this.writer.refusalOf(verdict, req);
         });
         // Awaited only when the next piece is built: observed now too, since a rejection no one
         // is waiting for yet would stop the process (Node's default for unhandled rejections).

@@ -16,10 +16,11 @@ const DEFAULT_LIST_CHUNK = 500;
 
 /**
  * Accepts messages: the producer side of the per-device send queues. A request is accepted by one
- * call of the accept script (`accept-script.ts`), atomic: the device's state checked (it takes
- * messages, its link generation is the one the jobs carry, its quota has room), the request's
- * rate-limit hit counted, its content stored once, the quota counted, one job per recipient
- * (jobId = messageId; a queued message has no other record).
+ * call of the accept script (`accept-script.ts`), atomic: a single recipient looked for on the
+ * account's blocklist, the device's state checked (it takes messages, its link generation is the
+ * one the jobs carry, its quota has room), the request's rate-limit hit counted, its content
+ * stored once, the quota counted, one job per recipient (jobId = messageId; a queued message has
+ * no other record).
  *
  * Requests for one device that arrive while its previous call is in flight share the next one
  * (`GroupCommit`). A list longer than `listChunk` is accepted in pieces, one call each, held

@@ -61,17 +61,34 @@ export function isRefusal(outcome: object): outcome is Refusal {
   return (outcome as { kind?: unknown }).kind === 'refused';
 }
 
+/** What a check of the account's blocklist asks (`Blocklist` of @mgw/store). */
+export type BlocklistLookup = { isBlocked(deviceId: string, address: string): Promise<boolean> } | undefined;
+
 /**
  * A single recipient the account blocked is refused before anything is queued (a list's blocked
  * recipients fail one by one instead, as opted-out ones do: send-job.ts). A pooled send's device
- * is picked later; its holder checks then.
+ * is picked later; its holder checks then. The address to look for, or none when there is no
+ * blocklist to check (a pool, a group, no blocklist given).
+ */
+export function blocklistAddress(
+  blocklist: BlocklistLookup,
+  deviceId: string,
+  to: string,
+): string | undefined {
+  if (!blocklist || deviceId.startsWith('pool:') || to.endsWith('@g.us')) return undefined;
+  return to;
+}
+
+/**
+ * The refusal of a single recipient the account blocked, asked on its own (one round trip): for a
+ * request refused before its accept call, which otherwise looks for it (`SendRequest.blocklistCheck`).
  */
 export async function blockedRecipient(
-  blocklist: { isBlocked(deviceId: string, address: string): Promise<boolean> } | undefined,
+  blocklist: BlocklistLookup,
   deviceId: string,
   to: string,
 ): Promise<Refusal | undefined> {
-  if (!blocklist || deviceId.startsWith('pool:') || to.endsWith('@g.us')) return undefined;
+  if (!blocklist || blocklistAddress(blocklist, deviceId, to) === undefined) return undefined;
   return (await blocklist.isBlocked(deviceId, to))
     ? { kind: 'refused', reason: 'recipient_blocked', recipient: to }
     : undefined;

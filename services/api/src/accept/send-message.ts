@@ -16,14 +16,22 @@ import type { MediaStore } from '@mgw/store';
 import { attachmentTooLarge, decodeAttachment } from './attachment-size.js';
 import type { RateLimitHit } from './job-writer.js';
 import type { MessageAcceptor } from './message-acceptor.js';
-import { blockedRecipient, invalid, isRefusal, refused, type Refusal } from './refusal.js';
+import {
+  blockedRecipient,
+  blocklistAddress,
+  invalid,
+  isRefusal,
+  refused,
+  type BlocklistLookup,
+  type Refusal,
+} from './refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: MessageAcceptor;
   /** Uploaded media (`attachment.mediaId`): only the device's own objects. */
   media: Pick<MediaStore, 'get'>;
-  blocklist?: Parameters<typeof blockedRecipient>[0];
+  blocklist?: BlocklistLookup;
 }
 
 /**
@@ -113,6 +121,21 @@ export function dueAt(sendAt: string | undefined): number | undefined {
 }
 
 /**
+ * A request refused before its accept call, whose single recipient that call would have looked
+ * for on the blocklist (`blocklistCheck`): the blocklist is asked now, so a blocked recipient is
+ * what the request is refused for, whatever else is wrong with it.
+ */
+async function blockedFirst(
+  deps: Pick<SendDeps, 'blocklist'>,
+  deviceId: string,
+  blocklistCheck: string | undefined,
+  refusal: Refusal,
+): Promise<Refusal> {
+  if (blocklistCheck === undefined) return refusal;
+  return (await blockedRecipient(deps.blocklist, deviceId, blocklistCheck)) ?? refusal;
+}
+
+/**
  * POST /send: one job per recipient, accepted at once. A single `to` comes to its messageId; a
  * list (even of one) to a batch id plus the messageIds in `to` order.
  */
@@ -128,22 +151,23 @@ export async function sendMessage(
     return refused('attachment_too_large');
   const isList = Array.isArray(body.to);
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
-  if (!isList) {
-    const blocked = await blockedRecipient(deps.blocklist, deviceId, phoneOf(entries[0]!));
-    if (blocked) return blocked;
-  }
+  // A single recipient is looked for on the account's blocklist by the accept call that would
+  // write it (no round trip of its own before it).
+  const blocklistCheck = isList
+    ? undefined
+    : blocklistAddress(deps.blocklist, deviceId, phoneOf(entries[0]!));
   const shared = contentOf(body);
-  if (isRefusal(shared)) return shared;
+  if (isRefusal(shared)) return blockedFirst(deps, deviceId, blocklistCheck, shared);
   const { content, media } = shared;
   const uploaded = await withUploadedMedia(deps, deviceId, content);
-  if (uploaded) return uploaded;
+  if (uploaded) return blockedFirst(deps, deviceId, blocklistCheck, uploaded);
   if (body.reaction) {
     const target = await reactionTarget(deps, deviceId, body.reaction, body.to);
-    if (isRefusal(target)) return target;
+    if (isRefusal(target)) return blockedFirst(deps, deviceId, blocklistCheck, target);
     content.reactionTarget = target;
   }
   const personal = personalisation(entries, content);
-  if (isRefusal(personal)) return personal;
+  if (isRefusal(personal)) return blockedFirst(deps, deviceId, blocklistCheck, personal);
   const sendAt = dueAt(body.sendAt);
   const batchId = isList ? newMessageId() : undefined;
   const accepted = await deps.acceptor.accept({
@@ -157,6 +181,7 @@ export async function sendMessage(
     ...(batchId ? { batchId } : {}),
     priority: PRIORITY.send,
     ...(hit ? { hit } : {}),
+    ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
   });
   if (isRefusal(accepted)) return accepted;
   const messageIds = accepted.jobs.map((j) => j.messageId);

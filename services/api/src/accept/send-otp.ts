@@ -10,7 +10,7 @@ import {
 import type { MessageStore } from '@mgw/store';
 import type { JobOutcome } from '../clients/queue-events-pool.js';
 import type { MessageAcceptor } from './message-acceptor.js';
-import { blockedRecipient, isRefusal, type Refusal } from './refusal.js';
+import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from './refusal.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;
@@ -20,7 +20,7 @@ export interface OtpDeps {
   messages: MessageStore;
   metrics: Metrics;
   otpWaitTimeoutMs: number;
-  blocklist?: Parameters<typeof blockedRecipient>[0];
+  blocklist?: BlocklistLookup;
 }
 
 /**
@@ -43,8 +43,8 @@ export type OtpOutcome =
  */
 export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): Promise<OtpOutcome> {
   const started = process.hrtime.bigint();
-  const blocked = await blockedRecipient(deps.blocklist, deviceId, body.phone);
-  if (blocked) return blocked;
+  // A blocked number is refused by the accept call itself (no round trip of its own).
+  const blocklistCheck = blocklistAddress(deps.blocklist, deviceId, body.phone);
   const accepted = await deps.acceptor.acceptAndWait(
     {
       deviceId,
@@ -53,6 +53,7 @@ export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): P
       content: { text: renderOtp(body.code, body.language), otp: { language: body.language } },
       priority: PRIORITY.otp,
       expiresAt: Date.now() + deps.otpWaitTimeoutMs,
+      ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
     },
     deps.otpWaitTimeoutMs,
   );

@@ -1,6 +1,7 @@
 /**
- * The accept call's one argument, packed as Redis's `cmsgpack.unpack` reads it (see
- * `libs/store/lua/message-accept-n.lua`).
+ * The accept call's one argument, packed as Redis's `cmsgpack.unpack` reads it: the layout is the
+ * script's (`lua/message-accept-n.lua`, loaded by message-accept.ts beside this file), so its
+ * packer lives here with it.
  */
 
 /** What `packForLua` packs. */
