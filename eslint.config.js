@@ -75,7 +75,7 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
 ]);
 
 /**
- * The API's use cases (accepting messages, list control, every feature's operations, the admin
+ * The API's use cases (every feature's operations, the acceptor they enqueue through, the admin
  * API's reads and changes) return outcomes — accepted, refused and why — and know nothing of HTTP:
  * their routes map those to statuses and the contract's errors. Under `features/<cap>/` the HTTP
  * side is `mount.ts` (its routes and handlers) and `openapi.ts`. The admin API has the same shape
@@ -86,8 +86,7 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
  */
 export const USE_CASES = {
   files: [
-    'services/api/src/accept/**/*.ts',
-    'services/api/src/control/**/*.ts',
+    'services/api/src/enqueue/**/*.ts',
     'services/api/src/admin/**/*.ts',
     'services/api/src/features/**/*.ts',
   ],

@@ -29,7 +29,7 @@ import type { ApiConfig } from './config.js';
 import { ConnectionServiceClient } from './clients/connection-service-client.js';
 import { Idempotency } from './http/idempotency.js';
 import { QueueEventsPool } from './clients/queue-events-pool.js';
-import { MessageAcceptor } from './accept/message-acceptor.js';
+import { MessageAcceptor } from './enqueue/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
 import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';

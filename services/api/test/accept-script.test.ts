@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { PRIORITY, keys, newMessageId, type SendJobData } from '@mgw/contracts';
 import { Blocklist, ContactIdentities, type BullJobs, type SendQueue } from '@mgw/store';
 import { openTestSendQueue, sendJobData, sendJobOptions } from '@mgw/testing';
-import { RecordedWrites, VERDICT, runAcceptScript } from '../src/accept/accept-script.js';
+import { RecordedWrites, VERDICT, runAcceptScript } from '../src/enqueue/accept-script.js';
 
 /**
  * The accept script runs BullMQ's own job-adding scripts inside it (spliced by @mgw/store's BullMQ

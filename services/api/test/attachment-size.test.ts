@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decodedBase64Size } from '../src/accept/attachment-size.js';
+import { decodedBase64Size } from '../src/features/send/attachment-size.js';
 
 describe('decodedBase64Size', () => {
   it('When given padded or unpadded base64, then the exact decoded length without decoding', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ERRORS, KIND_ERRORS } from '@mgw/contracts';
-import { refused, type Refusal } from '../src/accept/refusal.js';
+import { refused, type Refusal } from '../src/enqueue/refusal.js';
 import { refusalError } from '../src/http/refusal-error.js';
 
 describe('refusals in HTTP (refusalError)', () => {

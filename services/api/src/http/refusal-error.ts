@@ -1,5 +1,5 @@
 import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS } from '@mgw/contracts';
-import type { Refusal } from '../accept/refusal.js';
+import type { Refusal } from '../enqueue/refusal.js';
 import { ApiError } from './api-error.js';
 
 /**

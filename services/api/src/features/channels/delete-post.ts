@@ -1,6 +1,6 @@
 import type { ApiServices } from '../../api-services.js';
-import { isRefusal, type Refusal } from '../../accept/refusal.js';
-import { reviseMessage } from '../../accept/revise-message.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
+import { reviseMessage } from '../send/revise-message.js';
 import { findPost } from './find-post.js';
 
 /** How a delete went. */

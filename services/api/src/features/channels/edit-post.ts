@@ -1,6 +1,6 @@
 import type { MessageRecord } from '@mgw/contracts';
-import { isRefusal, type Refusal } from '../../accept/refusal.js';
-import { reviseMessage, type ReviseDeps } from '../../accept/revise-message.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
+import { reviseMessage, type ReviseDeps } from '../send/revise-message.js';
 
 /**
  * PATCH /channels/:id/posts/:messageId: a post's text edited by a revision of its own, queued and

@@ -15,7 +15,7 @@ import {
 } from '@mgw/contracts';
 import { ChannelList, DeviceCommandClient } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import type { Refusal } from '../../accept/refusal.js';
+import type { Refusal } from '../../enqueue/refusal.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';

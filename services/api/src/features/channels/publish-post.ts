@@ -1,6 +1,6 @@
 import type { ChannelKey, ChannelPostBody } from '@mgw/contracts';
-import { postToChannel, type ChannelPostDeps } from '../../accept/post-to-channel.js';
-import { isRefusal, type Refusal } from '../../accept/refusal.js';
+import { postToChannel, type ChannelPostDeps } from './post-to-channel.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
 import { askAndNote, type ChannelDeps, type HolderFailure } from './channel-ask.js';
 
 /** How a post went. */
@@ -16,7 +16,7 @@ export type PublishOutcome =
 
 /**
  * POST /channels/:id/posts: a post to a channel the device may post to, queued like a send
- * (accept/post-to-channel.ts).
+ * (post-to-channel.ts).
  */
 export async function publishPost(
   deps: ChannelDeps & ChannelPostDeps,

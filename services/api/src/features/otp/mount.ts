@@ -4,7 +4,7 @@ import { otpPaths } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
-import { sendOtp, type OtpOutcome } from '../../accept/send-otp.js';
+import { sendOtp, type OtpOutcome } from './send-otp.js';
 import type { Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { parse } from '../../http/validation.js';

@@ -10,7 +10,7 @@ import {
 } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import { controlList } from '../batches/control-batch.js';
-import { isRefusal } from '../../accept/refusal.js';
+import { isRefusal } from '../../enqueue/refusal.js';
 import { poolDevices, poolMembers, spread, type DropReason, type PoolDevice } from './pool-devices.js';
 
 export interface PoolMoverOptions {

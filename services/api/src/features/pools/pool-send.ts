@@ -1,10 +1,10 @@
 import { PRIORITY, isGroupJid, newMessageId, phoneOf, type SendBody, type SendTo } from '@mgw/contracts';
 import { controlList } from '../batches/control-batch.js';
 import type { ApiServices } from '../../api-services.js';
-import { isRefusal, invalid, refused } from '../../accept/refusal.js';
-import { reviseMessage } from '../../accept/revise-message.js';
-import { attachmentTooLarge } from '../../accept/attachment-size.js';
-import { contentOf, dueAt, personalisation, type SendOutcome } from '../../accept/send-message.js';
+import { isRefusal, invalid, refused } from '../../enqueue/refusal.js';
+import { reviseMessage } from '../send/revise-message.js';
+import { attachmentTooLarge } from '../send/attachment-size.js';
+import { contentOf, dueAt, personalisation, type SendOutcome } from '../send/send-message.js';
 import { poolDevices, poolMembers, spread, type PoolDevice } from './pool-devices.js';
 
 export type PoolSendDeps = Pick<

@@ -5,7 +5,7 @@ import { sendPaths } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
-import { sendMessage, type SendOutcome } from '../../accept/send-message.js';
+import { sendMessage, type SendOutcome } from './send-message.js';
 import { sendThroughPool } from '../pools/pool-send.js';
 import type { Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';

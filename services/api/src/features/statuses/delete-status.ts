@@ -1,7 +1,7 @@
 import { PRIORITY, STATUS_JID, STATUS_LIMITS } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
-import { isRefusal, type Refusal } from '../../accept/refusal.js';
-import { reviseMessage } from '../../accept/revise-message.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
+import { reviseMessage } from '../send/revise-message.js';
 
 /** How a delete went. */
 export type StatusDeleteOutcome =

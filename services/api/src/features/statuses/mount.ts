@@ -10,8 +10,8 @@ import {
 } from '@mgw/contracts';
 import { readStatusSettings, writeStatusSettings } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import { postStatus } from '../../accept/post-status.js';
-import { isRefusal } from '../../accept/refusal.js';
+import { postStatus } from './post-status.js';
+import { isRefusal } from '../../enqueue/refusal.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { refusalError } from '../../http/refusal-error.js';
@@ -80,7 +80,7 @@ function deleteError(outcome: Exclude<StatusDeleteOutcome, { ok: true }>): ApiEr
 }
 
 /**
- * The status handlers: post a status (through the send queue, accept/post-status.ts), the
+ * The status handlers: post a status (through the send queue, post-status.ts), the
  * device's current statuses with who viewed each, delete one, and whether contacts' statuses
  * become events.
  */

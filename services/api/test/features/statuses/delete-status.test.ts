@@ -7,7 +7,7 @@ import { createMetrics, keys, PRIORITY, STATUS_JID, STATUS_LIMITS, type SendJobD
 import { Encryption, markLinked, markUnlinked, SessionStore } from '@mgw/store';
 import { loadApiConfig } from '../../../src/config.js';
 import { createApiServices, type ApiServices } from '../../../src/api-services.js';
-import { postStatus } from '../../../src/accept/post-status.js';
+import { postStatus } from '../../../src/features/statuses/post-status.js';
 import { deleteStatus } from '../../../src/features/statuses/delete-status.js';
 
 /**

@@ -7,7 +7,7 @@ import { createMetrics, keys, STATUS_LIMITS, type SendJobData } from '@mgw/contr
 import { Encryption, markLinked, SessionStore } from '@mgw/store';
 import { loadApiConfig } from '../../../src/config.js';
 import { createApiServices, type ApiServices } from '../../../src/api-services.js';
-import { postStatus } from '../../../src/accept/post-status.js';
+import { postStatus } from '../../../src/features/statuses/post-status.js';
 import { listStatuses } from '../../../src/features/statuses/list-statuses.js';
 
 /**

@@ -9,8 +9,8 @@ import {
 } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ContactIdentities, type MessageStore } from '@mgw/store';
-import type { MessageAcceptor } from './message-acceptor.js';
-import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
+import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
+import { invalid, isRefusal, refused, type Refusal } from '../../enqueue/refusal.js';
 
 export interface ReviseDeps {
   acceptor: MessageAcceptor;

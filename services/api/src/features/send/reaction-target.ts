@@ -7,7 +7,7 @@ import {
 } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import { ContactIdentities, type InboundStore, type MessageStore } from '@mgw/store';
-import { invalid, isRefusal, refused, type Refusal } from './refusal.js';
+import { invalid, isRefusal, refused, type Refusal } from '../../enqueue/refusal.js';
 
 export interface ReactionTargetDeps {
   messages: MessageStore;

@@ -8,9 +8,9 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import type { MessageStore } from '@mgw/store';
-import type { JobOutcome } from '../clients/queue-events-pool.js';
-import type { MessageAcceptor } from './message-acceptor.js';
-import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from './refusal.js';
+import type { JobOutcome } from '../../clients/queue-events-pool.js';
+import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
+import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from '../../enqueue/refusal.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;

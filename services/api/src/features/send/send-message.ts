@@ -14,8 +14,8 @@ import {
 import { reactionTarget, type ReactionTargetDeps } from './reaction-target.js';
 import type { MediaStore } from '@mgw/store';
 import { attachmentTooLarge, decodeAttachment } from './attachment-size.js';
-import type { RateLimitHit } from './job-writer.js';
-import type { MessageAcceptor } from './message-acceptor.js';
+import type { RateLimitHit } from '../../enqueue/job-writer.js';
+import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import {
   blockedRecipient,
   blocklistAddress,
@@ -24,7 +24,7 @@ import {
   refused,
   type BlocklistLookup,
   type Refusal,
-} from './refusal.js';
+} from '../../enqueue/refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {

@@ -1,7 +1,7 @@
 import { newMessageId, PRIORITY, type ChannelPostBody } from '@mgw/contracts';
-import type { MessageAcceptor } from './message-acceptor.js';
-import { isRefusal, type Refusal } from './refusal.js';
-import { contentOf, dueAt, withUploadedMedia, type SendDeps } from './send-message.js';
+import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
+import { contentOf, dueAt, withUploadedMedia, type SendDeps } from '../send/send-message.js';
 
 export interface ChannelPostDeps extends Pick<SendDeps, 'media'> {
   acceptor: MessageAcceptor;

@@ -13,9 +13,9 @@ import {
 } from '@mgw/contracts';
 import type { RedisClient } from '@mgw/common';
 import type { StatusStore } from '@mgw/store';
-import type { MessageAcceptor } from './message-acceptor.js';
-import { invalid, isRefusal, type Refusal } from './refusal.js';
-import { contentOf, dueAt } from './send-message.js';
+import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
+import { invalid, isRefusal, type Refusal } from '../../enqueue/refusal.js';
+import { contentOf, dueAt } from '../send/send-message.js';
 
 export interface StatusDeps {
   acceptor: MessageAcceptor;
