@@ -6,6 +6,486 @@
  */
 
 export interface paths {
+  '/api/messenger/v1/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a message (text and/or attachment) to one recipient or a list
+     * @description Queues one message per recipient (202). With a list, `messageId` is the batch id and `messageIds` the message ids in `to` order.
+     *
+     *     **Personalised lists (Choice):** an entry of `to` may be `{ "phone", "vars": { "name": "Ana" } }` (mixable with plain numbers); `text` and the caption then have their `{{name}}` placeholders (exactly `{{` + letters, digits, `_` + `}}`; anything else is literal text) filled per recipient. Only a request with at least one object entry is personalised: a request of plain numbers is sent as written. Every placeholder must be in every recipient's `vars` (a plain number has none): otherwise 400 with one detail per recipient lacking one, path `["to", i, "vars", name]`. At most 20 variables of 1–32 characters each, values of at most 256 characters, 2,048 characters in all per recipient.
+     *
+     *     **Recipients:** `to` takes phone numbers (digits in international format, 7 to 15) and, for a contact the device knows only by its LID (it hides its number), `"<digits>@lid"` as its `contact.lid` shows it. **Choice:** a LID the device has never met (no message from it, no lookup or notification naming it) fails `unknown_contact` without asking WhatsApp. See docs/contacts-and-identities.md.
+     *
+     *     **Groups and mentions (Choice):** `to` may be a group id (`<id>@g.us`, see GET /groups), alone or in a list; a group message is one message for the daily cap and never a first contact, and fails `not_allowed_in_group` when the account is not a member or the group is announce-only and the account is not an admin. `mentions` (phones or LIDs, at most 100) become WhatsApp mentions of the text or caption; write `@<number>` in the text where each should show. A group message stays `sent` (WhatsApp reports receipts per member; they are not summed up).
+     *
+     *     **Scheduled sends (Choice):** `sendAt` (ISO 8601 with `Z` or an offset, at most 30 days ahead; 400 otherwise) delays every message of the request until then: they read `scheduled` with `sendAt` until it, then `queued` and on as usual. A `sendAt` in the past is sent now (no `sendAt` on the records). Scheduled messages count against the device's queue quota; a logout fails them `logged_out` like queued ones. POST /otp takes no `sendAt` (400).
+     *
+     *     **Edits and deletes (Choice):** instead of `text`/`attachment`, `edit: { messageId, text }` (new text, 1–65,536 characters) or `delete: { messageId }` names one of our messages (our `messageId`); `to` must be its recipient, as one number (400 otherwise); neither combines with `text`, `attachment`, `existingMessageId`, `sendAt` or the other (400). Each is a message of its own, queued and paced like a send (202, its own `messageId`). An edit needs a sent text of ours (`kind: send`, status sent/delivered/read; 409 otherwise) within WhatsApp's 15 minutes from its `sentAt` (409 `The message can no longer be edited: WhatsApp allows edits for 15 minutes after it was sent` after, nothing sent); the record then shows `edits: [{ text, at }]` and its current `text` (sealed at rest). A delete for everyone needs a sent message within WhatsApp's 60 hours (2 days 12 hours; 409 `The message can no longer be deleted for everyone: WhatsApp allows it for 60 hours after it was sent` after); the record then ends `deleted` (final, `deletedAt`). A delete of a message still `queued`/`scheduled` takes it out of the queue: 200 `{ success, messageId, status: "deleted" }` and it is never sent; one whose send is starting answers 409. The window is checked again right before the edit or delete goes (it may have waited): past it, that message fails `revision_refused`. An unknown target: 404 `The message to edit or delete was not found`.
+     *
+     *     **Link previews (Choice):** `linkPreview` (default `true`): a text with an http(s) URL carries a preview (title, description, a small JPEG) of its first URL, fetched by the gateway through the outbound guard (`ALLOWED_PRIVATE_HOSTS`; 3 s, 512 KB page, 64 KB image). A refused, slow or preview-less URL sends the text without a preview; `false` never fetches. OTPs never carry one.
+     *
+     *     **Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap; never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).
+     *
+     *     **Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character) or `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.
+     *
+     *     Rate limit: 30 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Replays the first answer of the same request (24 h, per token). */
+          'Idempotency-Key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            to:
+              | (
+                  | {
+                      phone: string;
+                      vars?: {
+                        [key: string]: string;
+                      };
+                    }
+                  | string
+                )[]
+              | (
+                  | {
+                      phone: string;
+                      vars?: {
+                        [key: string]: string;
+                      };
+                    }
+                  | string
+                );
+            text?: string;
+            attachment?: {
+              /** @enum {string} */
+              type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
+              /** Format: uri */
+              url?: string;
+              base64?: string;
+              mediaId?: string;
+              /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
+              filename?: string;
+              caption?: string;
+              mimeType?: string;
+            } & (unknown | unknown | unknown);
+            existingMessageId?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with offset, at most 30 days ahead.
+             */
+            sendAt?: string;
+            edit?: {
+              messageId: string;
+              text: string;
+            };
+            delete?: {
+              messageId: string;
+            };
+            linkPreview?: boolean;
+            mentions?: string[];
+            /** @description A reaction to a message (Choice: docs/message-kinds.md#reaction). */
+            reaction?: {
+              /** @description Our messageId of the message reacted to: one this device sent or received, in the chat of `to`. */
+              messageId: string;
+              /** @description one emoji, or "" to remove the reaction (one grapheme). */
+              emoji: string;
+            };
+            /** @description A location (degrees, WGS 84) with an optional place name and address. */
+            location?: {
+              latitude: number;
+              longitude: number;
+              name?: string;
+              address?: string;
+            };
+            /** @description Contact cards; the gateway builds their vCards (every value escaped). */
+            contacts?: {
+              /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
+              name: string;
+              phones: string[];
+              email?: string;
+              organization?: string;
+            }[];
+            /** @description A poll; votes come back decrypted (poll.vote events, `poll.tally` on the record). */
+            poll?: {
+              question: string;
+              options: string[];
+              /**
+               * @description More than one option may be chosen.
+               * @default false
+               */
+              multiple?: boolean;
+            };
+          } & (unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            (unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown) &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown);
+        };
+      };
+      responses: {
+        /** @description `delete` of a message still queued: taken out of the queue, never sent. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SendDeleted'];
+          };
+        };
+        /** @description Queued. */
+        202: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SendResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness: the process runs */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Health'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/readyz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Readiness: Redis answers and accepts writes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Health'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This document */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OpenAPI 3.1 */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': Record<string, never>;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/connect': {
     parameters: {
       query?: never;
@@ -735,369 +1215,6 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/send': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send a message (text and/or attachment) to one recipient or a list
-     * @description Queues one message per recipient (202). With a list, `messageId` is the batch id and `messageIds` the message ids in `to` order.
-     *
-     *     **Personalised lists (Choice):** an entry of `to` may be `{ "phone", "vars": { "name": "Ana" } }` (mixable with plain numbers); `text` and the caption then have their `{{name}}` placeholders (exactly `{{` + letters, digits, `_` + `}}`; anything else is literal text) filled per recipient. Only a request with at least one object entry is personalised: a request of plain numbers is sent as written. Every placeholder must be in every recipient's `vars` (a plain number has none): otherwise 400 with one detail per recipient lacking one, path `["to", i, "vars", name]`. At most 20 variables of 1–32 characters each, values of at most 256 characters, 2,048 characters in all per recipient.
-     *
-     *     **Recipients:** `to` takes phone numbers (digits in international format, 7 to 15) and, for a contact the device knows only by its LID (it hides its number), `"<digits>@lid"` as its `contact.lid` shows it. **Choice:** a LID the device has never met (no message from it, no lookup or notification naming it) fails `unknown_contact` without asking WhatsApp. See docs/contacts-and-identities.md.
-     *
-     *     **Groups and mentions (Choice):** `to` may be a group id (`<id>@g.us`, see GET /groups), alone or in a list; a group message is one message for the daily cap and never a first contact, and fails `not_allowed_in_group` when the account is not a member or the group is announce-only and the account is not an admin. `mentions` (phones or LIDs, at most 100) become WhatsApp mentions of the text or caption; write `@<number>` in the text where each should show. A group message stays `sent` (WhatsApp reports receipts per member; they are not summed up).
-     *
-     *     **Scheduled sends (Choice):** `sendAt` (ISO 8601 with `Z` or an offset, at most 30 days ahead; 400 otherwise) delays every message of the request until then: they read `scheduled` with `sendAt` until it, then `queued` and on as usual. A `sendAt` in the past is sent now (no `sendAt` on the records). Scheduled messages count against the device's queue quota; a logout fails them `logged_out` like queued ones. POST /otp takes no `sendAt` (400).
-     *
-     *     **Edits and deletes (Choice):** instead of `text`/`attachment`, `edit: { messageId, text }` (new text, 1–65,536 characters) or `delete: { messageId }` names one of our messages (our `messageId`); `to` must be its recipient, as one number (400 otherwise); neither combines with `text`, `attachment`, `existingMessageId`, `sendAt` or the other (400). Each is a message of its own, queued and paced like a send (202, its own `messageId`). An edit needs a sent text of ours (`kind: send`, status sent/delivered/read; 409 otherwise) within WhatsApp's 15 minutes from its `sentAt` (409 `The message can no longer be edited: WhatsApp allows edits for 15 minutes after it was sent` after, nothing sent); the record then shows `edits: [{ text, at }]` and its current `text` (sealed at rest). A delete for everyone needs a sent message within WhatsApp's 60 hours (2 days 12 hours; 409 `The message can no longer be deleted for everyone: WhatsApp allows it for 60 hours after it was sent` after); the record then ends `deleted` (final, `deletedAt`). A delete of a message still `queued`/`scheduled` takes it out of the queue: 200 `{ success, messageId, status: "deleted" }` and it is never sent; one whose send is starting answers 409. The window is checked again right before the edit or delete goes (it may have waited): past it, that message fails `revision_refused`. An unknown target: 404 `The message to edit or delete was not found`.
-     *
-     *     **Link previews (Choice):** `linkPreview` (default `true`): a text with an http(s) URL carries a preview (title, description, a small JPEG) of its first URL, fetched by the gateway through the outbound guard (`ALLOWED_PRIVATE_HOSTS`; 3 s, 512 KB page, 64 KB image). A refused, slow or preview-less URL sends the text without a preview; `false` never fetches. OTPs never carry one.
-     *
-     *     **Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap; never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).
-     *
-     *     **Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character) or `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.
-     *
-     *     Rate limit: 30 requests per 60 s per token.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Replays the first answer of the same request (24 h, per token). */
-          'Idempotency-Key'?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            to:
-              | (
-                  | {
-                      phone: string;
-                      vars?: {
-                        [key: string]: string;
-                      };
-                    }
-                  | string
-                )[]
-              | (
-                  | {
-                      phone: string;
-                      vars?: {
-                        [key: string]: string;
-                      };
-                    }
-                  | string
-                );
-            text?: string;
-            attachment?: {
-              /** @enum {string} */
-              type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
-              /** Format: uri */
-              url?: string;
-              base64?: string;
-              mediaId?: string;
-              /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
-              filename?: string;
-              caption?: string;
-              mimeType?: string;
-            } & (unknown | unknown | unknown);
-            existingMessageId?: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 date-time with offset, at most 30 days ahead.
-             */
-            sendAt?: string;
-            edit?: {
-              messageId: string;
-              text: string;
-            };
-            delete?: {
-              messageId: string;
-            };
-            linkPreview?: boolean;
-            mentions?: string[];
-            /** @description A reaction to a message (Choice: docs/message-kinds.md#reaction). */
-            reaction?: {
-              /** @description Our messageId of the message reacted to: one this device sent or received, in the chat of `to`. */
-              messageId: string;
-              /** @description one emoji, or "" to remove the reaction (one grapheme). */
-              emoji: string;
-            };
-            /** @description A location (degrees, WGS 84) with an optional place name and address. */
-            location?: {
-              latitude: number;
-              longitude: number;
-              name?: string;
-              address?: string;
-            };
-            /** @description Contact cards; the gateway builds their vCards (every value escaped). */
-            contacts?: {
-              /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
-              name: string;
-              phones: string[];
-              email?: string;
-              organization?: string;
-            }[];
-            /** @description A poll; votes come back decrypted (poll.vote events, `poll.tally` on the record). */
-            poll?: {
-              question: string;
-              options: string[];
-              /**
-               * @description More than one option may be chosen.
-               * @default false
-               */
-              multiple?: boolean;
-            };
-          } & (unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            (unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown) &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown &
-            unknown);
-        };
-      };
-      responses: {
-        /** @description `delete` of a message still queued: taken out of the queue, never sent. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['SendDeleted'];
-          };
-        };
-        /** @description Queued. */
-        202: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['SendResult'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
-        409: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
-        422: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1863,6 +1980,806 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/media/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Which inbound attachments the device keeps on arrival
+     * @description With MEDIA_STORE (S3), inbound attachments of these types and sizes are stored when they arrive, and `message.received` carries `attachment.mediaId`, `url` and `urlExpiresAt`. Default: none (download on demand, GET /messages/{id}/media).
+     *
+     *     Rate limit: 120 requests per 60 s per token.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The settings. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MediaSettingsResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /**
+     * Choose which inbound attachments the device keeps on arrival
+     * @description Sets the given fields; the other keeps its value.
+     *
+     *     Rate limit: 60 requests per 60 s per token.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json':
+            | {
+                inboundTypes?: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
+                inboundMaxBytes?: number;
+              }
+            | unknown
+            | unknown;
+        };
+      };
+      responses: {
+        /** @description The settings after the change. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MediaSettingsResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/media': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload an attachment once (the file is the body)
+     * @description An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE.
+     *
+     *     The request body is the file itself, `Content-Type` its MIME type, at most 10485760 bytes (413 above); `?filename=` names it (reduced to its base name, or refused: docs/media.md). A `Content-Type` the file's bytes contradict (`text/html` for a PDF, `application/pdf` for HTML) is 400 naming `Content-Type`. 429 `Too much media is stored for this device…` with `stored` and `limit` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).
+     *
+     *     Rate limit: 60 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: {
+          filename?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          '*/*': string;
+        };
+      };
+      responses: {
+        /** @description Stored. */
+        201: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MediaObjectResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/media/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A media object (with a pre-signed URL in S3)
+     * @description An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE. Each answer signs a fresh URL.
+     *
+     *     Rate limit: 120 requests per 60 s per token.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The object. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MediaObjectResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Delete a media object
+     * @description Its id names nothing from now on (a queued message that still needs its bytes fails `media_gone`); its bytes are deleted (in S3, by the retention sweep if the delete fails).
+     *
+     *     Rate limit: 60 requests per 60 s per token.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MediaDeleted'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -4654,6 +5571,466 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/messenger/v1/groups/{id}/participants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add, remove, promote or demote participants
+     * @description `action` (add, remove, promote, demote) for 1 to 50 participants (phone numbers or LIDs). The account must be an admin. The answer says per participant what happened (`ok`, else `reason` and WhatsApp's `code`).
+     *
+     *     Rate limit: 30 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Replays the first answer of the same request (24 h, per token). */
+          'Idempotency-Key'?: string;
+        };
+        path: {
+          /** @description The group id (`<id>@g.us`). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            action: 'add' | 'remove' | 'promote' | 'demote';
+            participants: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Each participant's outcome. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GroupParticipantsChanged'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/groups/{id}/leave': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Leave a group
+     * @description The account leaves the group (it stays for the others). 404 when the account is not in it.
+     *
+     *     Rate limit: 30 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Replays the first answer of the same request (24 h, per token). */
+          'Idempotency-Key'?: string;
+        };
+        path: {
+          /** @description The group id (`<id>@g.us`). */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Left. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GroupLeft'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/groups/join': {
     parameters: {
       query?: never;
@@ -5310,1266 +6687,6 @@ export interface paths {
       };
     };
     delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/groups/{id}/participants': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Add, remove, promote or demote participants
-     * @description `action` (add, remove, promote, demote) for 1 to 50 participants (phone numbers or LIDs). The account must be an admin. The answer says per participant what happened (`ok`, else `reason` and WhatsApp's `code`).
-     *
-     *     Rate limit: 30 requests per 60 s per token.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Replays the first answer of the same request (24 h, per token). */
-          'Idempotency-Key'?: string;
-        };
-        path: {
-          /** @description The group id (`<id>@g.us`). */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            action: 'add' | 'remove' | 'promote' | 'demote';
-            participants: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Each participant's outcome. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['GroupParticipantsChanged'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
-        409: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
-        502: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description No answer in time (connection service, or an OTP not sent in time). */
-        504: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/groups/{id}/leave': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Leave a group
-     * @description The account leaves the group (it stays for the others). 404 when the account is not in it.
-     *
-     *     Rate limit: 30 requests per 60 s per token.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Replays the first answer of the same request (24 h, per token). */
-          'Idempotency-Key'?: string;
-        };
-        path: {
-          /** @description The group id (`<id>@g.us`). */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Left. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['GroupLeft'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
-        409: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
-        502: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description No answer in time (connection service, or an OTP not sent in time). */
-        504: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/media': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Upload an attachment once (the file is the body)
-     * @description An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE.
-     *
-     *     The request body is the file itself, `Content-Type` its MIME type, at most 10485760 bytes (413 above); `?filename=` names it (reduced to its base name, or refused: docs/media.md). A `Content-Type` the file's bytes contradict (`text/html` for a PDF, `application/pdf` for HTML) is 400 naming `Content-Type`. 429 `Too much media is stored for this device…` with `stored` and `limit` when the device's quota (MEDIA_DEVICE_MAX_BYTES, MEDIA_DEVICE_MAX_OBJECTS) is full; 503 when the media store did not take it (nothing is stored then).
-     *
-     *     Rate limit: 60 requests per 60 s per token.
-     */
-    post: {
-      parameters: {
-        query?: {
-          filename?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          '*/*': string;
-        };
-      };
-      responses: {
-        /** @description Stored. */
-        201: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['MediaObjectResult'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/media/settings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Which inbound attachments the device keeps on arrival
-     * @description With MEDIA_STORE (S3), inbound attachments of these types and sizes are stored when they arrive, and `message.received` carries `attachment.mediaId`, `url` and `urlExpiresAt`. Default: none (download on demand, GET /messages/{id}/media).
-     *
-     *     Rate limit: 120 requests per 60 s per token.
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The settings. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['MediaSettingsResult'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    /**
-     * Choose which inbound attachments the device keeps on arrival
-     * @description Sets the given fields; the other keeps its value.
-     *
-     *     Rate limit: 60 requests per 60 s per token.
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json':
-            | {
-                inboundTypes?: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
-                inboundMaxBytes?: number;
-              }
-            | unknown
-            | unknown;
-        };
-      };
-      responses: {
-        /** @description The settings after the change. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['MediaSettingsResult'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/media/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A media object (with a pre-signed URL in S3)
-     * @description An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE. Each answer signs a fresh URL.
-     *
-     *     Rate limit: 120 requests per 60 s per token.
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The object. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['MediaObjectResult'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    /**
-     * Delete a media object
-     * @description Its id names nothing from now on (a queued message that still needs its bytes fails `media_gone`); its bytes are deleted (in S3, by the retention sweep if the delete fails).
-     *
-     *     Rate limit: 60 requests per 60 s per token.
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Deleted. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['MediaDeleted'];
-          };
-        };
-        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request header fields too large`. */
-        431: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
     options?: never;
     head?: never;
     patch?: never;
@@ -14592,6 +14709,134 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/messenger/v1/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Model Context Protocol (Streamable HTTP, stateless)
+     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}), `list_chats` (GET /chats), `get_chat_messages` (GET /chats/{chatId}/messages), `mark_chat_read` (POST /chats/{chatId}/read). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @constant */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      responses: {
+        /** @description The JSON-RPC answer. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              jsonrpc: '2.0';
+            };
+          };
+        };
+        /** @description A notification or a response was accepted (no body). */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Method not allowed`; `Allow` lists the methods. */
+        405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/webhook': {
     parameters: {
       query?: never;
@@ -15094,251 +15339,6 @@ export interface paths {
         };
       };
     };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/mcp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Model Context Protocol (Streamable HTTP, stateless)
-     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}), `list_chats` (GET /chats), `get_chat_messages` (GET /chats/{chatId}/messages), `mark_chat_read` (POST /chats/{chatId}/read). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @constant */
-            jsonrpc: '2.0';
-          };
-        };
-      };
-      responses: {
-        /** @description The JSON-RPC answer. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @constant */
-              jsonrpc: '2.0';
-            };
-          };
-        };
-        /** @description A notification or a response was accepted (no body). */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Method not allowed`; `Allow` lists the methods. */
-        405: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Request timeout: the request did not arrive in time`. */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Body (or attachment) too large. */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description `Internal server error`. */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/messenger/v1/openapi.json': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** This document */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OpenAPI 3.1 */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': Record<string, never>;
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/healthz': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Liveness: the process runs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Health'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/readyz': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Readiness: Redis answers and accepts writes */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Health'];
-          };
-        };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -15902,6 +15902,184 @@ export interface components {
       /** @enum {unknown} */
       status: 'ok' | 'ready';
     };
+    MediaObject: {
+      /** @description Its id: `attachment.mediaId` of POST /send names it. */
+      mediaId: string;
+      /** @description The device it belongs to (only its tokens reach it). */
+      deviceId: string;
+      /** @description Bytes. */
+      size: number;
+      /** @description The upload’s Content-Type, or the inbound file’s type. */
+      mimeType: string;
+      /** @description `?filename=` of the upload, or the inbound document’s name. */
+      fileName?: string;
+      /** @description SHA-256 of the bytes (hex). */
+      sha256: string;
+      /**
+       * @description POST /media, or an inbound attachment kept on arrival.
+       * @enum {unknown}
+       */
+      source: 'upload' | 'inbound';
+      /** @description Inbound: the message it came with. */
+      messageId?: string;
+      /**
+       * Format: date-time
+       * @description When it was stored.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it is deleted (MEDIA_RETENTION_SECONDS after it was stored).
+       */
+      expiresAt: string;
+      /**
+       * @description Where its bytes are (MEDIA_STORE).
+       * @enum {unknown}
+       */
+      store: 'redis' | 's3';
+      /** @description S3 only: a pre-signed GET of the file, signed for this answer. */
+      url?: string;
+      /**
+       * Format: date-time
+       * @description When `url` stops working (MEDIA_URL_TTL_SECONDS, at most `expiresAt`).
+       */
+      urlExpiresAt?: string;
+    };
+    MediaObjectResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['MediaObject'];
+    };
+    MediaDeleted: {
+      /** @constant */
+      success: true;
+      data: {
+        mediaId: string;
+        /** @constant */
+        deleted: true;
+      };
+    };
+    MediaSettings: {
+      /** @description Inbound attachment types kept in the media store on arrival (only with S3). */
+      inboundTypes: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
+      /** @description Larger inbound attachments are not kept. */
+      inboundMaxBytes: number;
+      /**
+       * @description Where this gateway keeps media (MEDIA_STORE).
+       * @enum {unknown}
+       */
+      store: 'redis' | 's3';
+    };
+    MediaSettingsResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['MediaSettings'];
+    };
+    BrokerSetting: {
+      /** @description Whether the device's events are published to this broker. */
+      enabled: boolean;
+      /** @description Only these event types; every type when absent. */
+      events?: (
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'session.status'
+        | 'batch.completed'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'batch.paused'
+        | 'batch.resumed'
+        | 'batch.cancelled'
+        | 'message.edited'
+        | 'message.deleted'
+        | 'message.reaction'
+        | 'poll.vote'
+        | 'batch.recipients_moved'
+        | 'message.undecryptable'
+        | 'presence.update'
+        | 'status.viewed'
+        | 'status.received'
+        | 'channel.message'
+        | 'call.received'
+        | 'call.missed'
+        | 'call.ended'
+        | 'group.updated'
+        | 'label.edited'
+        | 'label.association'
+        | 'chat.updated'
+      )[];
+    };
+    BrokerSettings: {
+      rabbitmq: components['schemas']['BrokerSetting'];
+      nats: components['schemas']['BrokerSetting'];
+    };
+    BrokerSettingsResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['BrokerSettings'];
+    };
+    LoggedEvent: {
+      /** @description Where this event sits in the log: pass it as `after` to read what came after it. */
+      cursor: string;
+      /** @description The event's id (a webhook's `webhook-id`: the same event, the same id). */
+      id: string;
+      /** @enum {string} */
+      type:
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'session.status'
+        | 'batch.completed'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'batch.paused'
+        | 'batch.resumed'
+        | 'batch.cancelled'
+        | 'message.edited'
+        | 'message.deleted'
+        | 'message.reaction'
+        | 'poll.vote'
+        | 'batch.recipients_moved'
+        | 'message.undecryptable'
+        | 'presence.update'
+        | 'status.viewed'
+        | 'status.received'
+        | 'channel.message'
+        | 'call.received'
+        | 'call.missed'
+        | 'call.ended'
+        | 'group.updated'
+        | 'label.edited'
+        | 'label.association'
+        | 'chat.updated';
+      /**
+       * Format: date-time
+       * @description When it happened.
+       */
+      timestamp: string;
+      /** @description The event's data, as a webhook receives it (docs/events.md). */
+      data: {
+        deviceId: string;
+      };
+    };
+    EventPage: {
+      /** @constant */
+      success: true;
+      data: {
+        events: components['schemas']['LoggedEvent'][];
+        /** @description Pass it as `after` next time: the last event looked at (a `types` filter may have skipped it), or the `after` given when nothing came; `null` when the log is empty and no `after` was given. */
+        nextCursor: string | null;
+        /**
+         * @description Present when `after` is older than what the log still holds (retention window or size bound): events after it were dropped, and the page starts at the oldest one kept.
+         * @constant
+         */
+        truncated?: true;
+      };
+    };
     ContactIdentity: {
       /** @description The phone number (digits), when known. */
       phone?: string;
@@ -16314,184 +16492,6 @@ export interface components {
         /** @enum {unknown} */
         status: 'editing' | 'deleting' | 'deleted';
       };
-    };
-    BrokerSetting: {
-      /** @description Whether the device's events are published to this broker. */
-      enabled: boolean;
-      /** @description Only these event types; every type when absent. */
-      events?: (
-        | 'message.sent'
-        | 'message.delivered'
-        | 'message.read'
-        | 'message.failed'
-        | 'message.received'
-        | 'session.status'
-        | 'batch.completed'
-        | 'contact.opted_out'
-        | 'contact.opted_in'
-        | 'batch.paused'
-        | 'batch.resumed'
-        | 'batch.cancelled'
-        | 'message.edited'
-        | 'message.deleted'
-        | 'message.reaction'
-        | 'poll.vote'
-        | 'batch.recipients_moved'
-        | 'message.undecryptable'
-        | 'presence.update'
-        | 'status.viewed'
-        | 'status.received'
-        | 'channel.message'
-        | 'call.received'
-        | 'call.missed'
-        | 'call.ended'
-        | 'group.updated'
-        | 'label.edited'
-        | 'label.association'
-        | 'chat.updated'
-      )[];
-    };
-    BrokerSettings: {
-      rabbitmq: components['schemas']['BrokerSetting'];
-      nats: components['schemas']['BrokerSetting'];
-    };
-    BrokerSettingsResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['BrokerSettings'];
-    };
-    LoggedEvent: {
-      /** @description Where this event sits in the log: pass it as `after` to read what came after it. */
-      cursor: string;
-      /** @description The event's id (a webhook's `webhook-id`: the same event, the same id). */
-      id: string;
-      /** @enum {string} */
-      type:
-        | 'message.sent'
-        | 'message.delivered'
-        | 'message.read'
-        | 'message.failed'
-        | 'message.received'
-        | 'session.status'
-        | 'batch.completed'
-        | 'contact.opted_out'
-        | 'contact.opted_in'
-        | 'batch.paused'
-        | 'batch.resumed'
-        | 'batch.cancelled'
-        | 'message.edited'
-        | 'message.deleted'
-        | 'message.reaction'
-        | 'poll.vote'
-        | 'batch.recipients_moved'
-        | 'message.undecryptable'
-        | 'presence.update'
-        | 'status.viewed'
-        | 'status.received'
-        | 'channel.message'
-        | 'call.received'
-        | 'call.missed'
-        | 'call.ended'
-        | 'group.updated'
-        | 'label.edited'
-        | 'label.association'
-        | 'chat.updated';
-      /**
-       * Format: date-time
-       * @description When it happened.
-       */
-      timestamp: string;
-      /** @description The event's data, as a webhook receives it (docs/events.md). */
-      data: {
-        deviceId: string;
-      };
-    };
-    EventPage: {
-      /** @constant */
-      success: true;
-      data: {
-        events: components['schemas']['LoggedEvent'][];
-        /** @description Pass it as `after` next time: the last event looked at (a `types` filter may have skipped it), or the `after` given when nothing came; `null` when the log is empty and no `after` was given. */
-        nextCursor: string | null;
-        /**
-         * @description Present when `after` is older than what the log still holds (retention window or size bound): events after it were dropped, and the page starts at the oldest one kept.
-         * @constant
-         */
-        truncated?: true;
-      };
-    };
-    MediaObject: {
-      /** @description Its id: `attachment.mediaId` of POST /send names it. */
-      mediaId: string;
-      /** @description The device it belongs to (only its tokens reach it). */
-      deviceId: string;
-      /** @description Bytes. */
-      size: number;
-      /** @description The upload’s Content-Type, or the inbound file’s type. */
-      mimeType: string;
-      /** @description `?filename=` of the upload, or the inbound document’s name. */
-      fileName?: string;
-      /** @description SHA-256 of the bytes (hex). */
-      sha256: string;
-      /**
-       * @description POST /media, or an inbound attachment kept on arrival.
-       * @enum {unknown}
-       */
-      source: 'upload' | 'inbound';
-      /** @description Inbound: the message it came with. */
-      messageId?: string;
-      /**
-       * Format: date-time
-       * @description When it was stored.
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description When it is deleted (MEDIA_RETENTION_SECONDS after it was stored).
-       */
-      expiresAt: string;
-      /**
-       * @description Where its bytes are (MEDIA_STORE).
-       * @enum {unknown}
-       */
-      store: 'redis' | 's3';
-      /** @description S3 only: a pre-signed GET of the file, signed for this answer. */
-      url?: string;
-      /**
-       * Format: date-time
-       * @description When `url` stops working (MEDIA_URL_TTL_SECONDS, at most `expiresAt`).
-       */
-      urlExpiresAt?: string;
-    };
-    MediaObjectResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['MediaObject'];
-    };
-    MediaDeleted: {
-      /** @constant */
-      success: true;
-      data: {
-        mediaId: string;
-        /** @constant */
-        deleted: true;
-      };
-    };
-    MediaSettings: {
-      /** @description Inbound attachment types kept in the media store on arrival (only with S3). */
-      inboundTypes: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
-      /** @description Larger inbound attachments are not kept. */
-      inboundMaxBytes: number;
-      /**
-       * @description Where this gateway keeps media (MEDIA_STORE).
-       * @enum {unknown}
-       */
-      store: 'redis' | 's3';
-    };
-    MediaSettingsResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['MediaSettings'];
     };
     ChatMessage: {
       messageId: string;
