@@ -150,7 +150,9 @@ describe('outbound: size and time limits', () => {
       client({ timeoutMs: 300, maxRedirects: 10 }).fetch(`http://127.0.0.1:${server.port}/`),
     );
     expect(err).to.be.instanceOf(OutboundTimeoutError);
-    expect(server.requests.length).to.be.within(2, 4);
+    // A budget per hop would follow all ten redirects (11 requests); the chain's budget stops it
+    // after two or three hops — or one, on a machine so busy that a hop takes the whole budget.
+    expect(server.requests.length).to.be.within(1, 4);
   });
 
   it('When the resolver never answers, then the request times out without connecting', async () => {
