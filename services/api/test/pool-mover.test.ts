@@ -1,13 +1,11 @@
-import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
-import { createMetrics, keys } from '@mgw/contracts';
-import { Encryption, PoolStore, leaseHolder } from '@mgw/store';
-import { loadApiConfig } from '../src/config.js';
-import { createApiServices, type ApiServices } from '../src/api-services.js';
+import { keys } from '@mgw/contracts';
+import { PoolStore, leaseHolder } from '@mgw/store';
+import type { ApiServices } from '../src/api-services.js';
 import { PoolMover } from '../src/features/pools/pool-mover.js';
+import { openUseCaseServices, type UseCaseServices } from './helpers/use-case-services.js';
 
 /**
  * The pool mover's lease (the lease with fencing, one per pool): two API processes' movers on one
@@ -17,30 +15,15 @@ import { PoolMover } from '../src/features/pools/pool-mover.js';
 describe('API: the pool mover holds one lease per pool (real Redis)', () => {
   let services: ApiServices;
   let redis: Redis;
-  const connections: Redis[] = [];
   const movers: PoolMover[] = [];
   let poolId: string;
   const lease = () => keys.poolMoverLease(poolId);
   const holder = async () => leaseHolder('token', (await redis.get(lease()))!);
 
+  let opened: UseCaseServices;
   before(async () => {
-    const config = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
-    const [bull, subscriber] = [
-      createRedis(config.redis.url, 'producer', 'pool-mover-test-bull'),
-      createRedis(config.redis.url, 'subscriber', 'pool-mover-test-sub'),
-    ];
-    redis = createRedis(config.redis.url, 'producer', 'pool-mover-test');
-    connections.push(redis, bull, subscriber);
-    await waitForRedis(redis, 5000);
-    services = createApiServices({
-      config,
-      logger: createLogger({ level: 'error', service: 'pool-mover-test', stream: new PassThrough() }),
-      redis,
-      bullRedis: bull,
-      subscriber,
-      metrics: createMetrics(),
-      encryption: Encryption.fromConfig(config.encryption),
-    });
+    opened = await openUseCaseServices('pool-mover-test');
+    ({ services, redis } = opened);
   });
   beforeEach(async () => {
     poolId = `p${randomBytes(4).toString('hex')}`;
@@ -53,10 +36,7 @@ describe('API: the pool mover holds one lease per pool (real Redis)', () => {
     await Promise.all(movers.splice(0).map((m) => m.stop()));
     await new PoolStore(redis).delete(poolId);
   });
-  after(async () => {
-    await services.close();
-    await closeRedis(...connections);
-  });
+  after(() => opened.close());
 
   /** One API process's mover (a 1 s interval: its lease lasts the 10 s floor). */
   const mover = () => {

@@ -1,16 +1,13 @@
-import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
-import { createMetrics, type Channel, type DeviceCommandReply, type SendJobData } from '@mgw/contracts';
-import { ChannelList, Encryption, markLinked, markUnlinked } from '@mgw/store';
-import { loadApiConfig } from '../../../src/config.js';
-import { createApiServices, type ApiServices } from '../../../src/api-services.js';
+import { type Channel, type DeviceCommandReply, type SendJobData } from '@mgw/contracts';
+import { ChannelList, markLinked, markUnlinked } from '@mgw/store';
+import type { ApiServices } from '../../../src/api-services.js';
 import { deletePost } from '../../../src/features/channels/delete-post.js';
 import { editPost } from '../../../src/features/channels/edit-post.js';
 import { findPost } from '../../../src/features/channels/find-post.js';
 import { publishPost } from '../../../src/features/channels/publish-post.js';
 import { HolderFixture, type HolderAnswer } from '../../helpers/fake-holder.js';
+import { openUseCaseServices, type UseCaseServices } from '../../helpers/use-case-services.js';
 
 /**
  * Channel posts without an API: the services over the run's Redis (no HTTP, no sender) queue them
@@ -20,7 +17,6 @@ import { HolderFixture, type HolderAnswer } from '../../helpers/fake-holder.js';
 describe('Channel posts: publishPost, findPost, editPost, deletePost (services, a fake holder)', () => {
   const fx = new HolderFixture('channel-posts-test');
   let services: ApiServices;
-  const connections: Redis[] = [];
   let deps: Parameters<typeof publishPost>[0];
   let known: ChannelList;
   let deviceId: string;
@@ -36,22 +32,10 @@ describe('Channel posts: publishPost, findPost, editPost, deletePost (services, 
     verified: false,
   });
 
+  let opened: UseCaseServices;
   before(async () => {
-    const config = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
-    const redis = createRedis(config.redis.url, 'producer', 'channel-posts-test');
-    const bull = createRedis(config.redis.url, 'producer', 'channel-posts-test-bull');
-    const subscriber = createRedis(config.redis.url, 'subscriber', 'channel-posts-test-sub');
-    connections.push(redis, bull, subscriber);
-    await waitForRedis(redis, 5000);
-    services = createApiServices({
-      config,
-      logger: createLogger({ level: 'error', service: 'channel-posts-test', stream: new PassThrough() }),
-      redis,
-      bullRedis: bull,
-      subscriber,
-      metrics: createMetrics(),
-      encryption: Encryption.fromConfig(config.encryption),
-    });
+    opened = await openUseCaseServices('channel-posts-test');
+    services = opened.services;
   });
   beforeEach(async () => {
     fx.setUp();
@@ -66,10 +50,7 @@ describe('Channel posts: publishPost, findPost, editPost, deletePost (services, 
     await services.acceptor.queue(deviceId).obliterate({ force: true });
     await fx.tearDown();
   });
-  after(async () => {
-    await services.close();
-    await closeRedis(...connections);
-  });
+  after(() => opened.close());
 
   const holderSays = (answer: HolderAnswer) => fx.fakeSender(deviceId, answer);
   const says = (channel: Channel): DeviceCommandReply =>

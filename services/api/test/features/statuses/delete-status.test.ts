@@ -1,14 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
-import { createMetrics, keys, PRIORITY, STATUS_JID, STATUS_LIMITS, type SendJobData } from '@mgw/contracts';
-import { Encryption, markLinked, markUnlinked, SessionStore } from '@mgw/store';
-import { loadApiConfig } from '../../../src/config.js';
-import { createApiServices, type ApiServices } from '../../../src/api-services.js';
+import { keys, PRIORITY, STATUS_JID, STATUS_LIMITS, type SendJobData } from '@mgw/contracts';
+import { markLinked, markUnlinked, SessionStore } from '@mgw/store';
+import type { ApiServices } from '../../../src/api-services.js';
 import { postStatus } from '../../../src/features/statuses/post-status.js';
 import { deleteStatus } from '../../../src/features/statuses/delete-status.js';
+import { openUseCaseServices, type UseCaseServices } from '../../helpers/use-case-services.js';
 
 /**
  * Deleting a status without an API: the services over the run's Redis (no HTTP, no sender), its
@@ -17,26 +15,13 @@ import { deleteStatus } from '../../../src/features/statuses/delete-status.js';
 describe('deleteStatus: a queued status leaves the queue, a sent one is revoked (services, real Redis)', () => {
   let services: ApiServices;
   let redis: Redis;
-  const connections: Redis[] = [];
   let deviceId: string;
   const viewers = ['15554000001', '15554000002'];
 
+  let opened: UseCaseServices;
   before(async () => {
-    const config = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
-    redis = createRedis(config.redis.url, 'producer', 'delete-status-test');
-    const bull = createRedis(config.redis.url, 'producer', 'delete-status-test-bull');
-    const subscriber = createRedis(config.redis.url, 'subscriber', 'delete-status-test-sub');
-    connections.push(redis, bull, subscriber);
-    await waitForRedis(redis, 5000);
-    services = createApiServices({
-      config,
-      logger: createLogger({ level: 'error', service: 'delete-status-test', stream: new PassThrough() }),
-      redis,
-      bullRedis: bull,
-      subscriber,
-      metrics: createMetrics(),
-      encryption: Encryption.fromConfig(config.encryption),
-    });
+    opened = await openUseCaseServices('delete-status-test');
+    ({ services, redis } = opened);
   });
   beforeEach(async () => {
     deviceId = `ds-${randomBytes(4).toString('hex')}`;
@@ -44,10 +29,7 @@ describe('deleteStatus: a queued status leaves the queue, a sent one is revoked 
     await markLinked(redis, deviceId);
   });
   afterEach(async () => services.acceptor.queue(deviceId).obliterate({ force: true }));
-  after(async () => {
-    await services.close();
-    await closeRedis(...connections);
-  });
+  after(() => opened.close());
 
   /** A status posted to `viewers`, due in an hour (still in the queue). */
   async function queuedStatus(): Promise<string> {

@@ -1,14 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
-import { createMetrics, keys, STATUS_LIMITS, type SendJobData } from '@mgw/contracts';
-import { Encryption, markLinked, SessionStore } from '@mgw/store';
-import { loadApiConfig } from '../../../src/config.js';
-import { createApiServices, type ApiServices } from '../../../src/api-services.js';
+import { keys, STATUS_LIMITS, type SendJobData } from '@mgw/contracts';
+import { markLinked, SessionStore } from '@mgw/store';
+import type { ApiServices } from '../../../src/api-services.js';
 import { postStatus } from '../../../src/features/statuses/post-status.js';
 import { listStatuses } from '../../../src/features/statuses/list-statuses.js';
+import { openUseCaseServices, type UseCaseServices } from '../../helpers/use-case-services.js';
 
 /**
  * The device's statuses without an API: the services over the run's Redis (no HTTP, no sender),
@@ -17,25 +15,12 @@ import { listStatuses } from '../../../src/features/statuses/list-statuses.js';
 describe("listStatuses: the device's statuses of the day with their viewers (services, real Redis)", () => {
   let services: ApiServices;
   let redis: Redis;
-  const connections: Redis[] = [];
   let deviceId: string;
 
+  let opened: UseCaseServices;
   before(async () => {
-    const config = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
-    redis = createRedis(config.redis.url, 'producer', 'list-statuses-test');
-    const bull = createRedis(config.redis.url, 'producer', 'list-statuses-test-bull');
-    const subscriber = createRedis(config.redis.url, 'subscriber', 'list-statuses-test-sub');
-    connections.push(redis, bull, subscriber);
-    await waitForRedis(redis, 5000);
-    services = createApiServices({
-      config,
-      logger: createLogger({ level: 'error', service: 'list-statuses-test', stream: new PassThrough() }),
-      redis,
-      bullRedis: bull,
-      subscriber,
-      metrics: createMetrics(),
-      encryption: Encryption.fromConfig(config.encryption),
-    });
+    opened = await openUseCaseServices('list-statuses-test');
+    ({ services, redis } = opened);
   });
   beforeEach(async () => {
     deviceId = `ls-${randomBytes(4).toString('hex')}`;
@@ -43,10 +28,7 @@ describe("listStatuses: the device's statuses of the day with their viewers (ser
     await markLinked(redis, deviceId);
   });
   afterEach(async () => services.acceptor.queue(deviceId).obliterate({ force: true }));
-  after(async () => {
-    await services.close();
-    await closeRedis(...connections);
-  });
+  after(() => opened.close());
 
   async function post(body: Parameters<typeof postStatus>[2]): Promise<string> {
     const accepted = await postStatus(services, deviceId, body);
