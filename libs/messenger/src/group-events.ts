@@ -95,18 +95,19 @@ function authorOf(author: string | undefined, own: OwnIds): { author?: ContactId
  * WhatsApp names who made a change in the group's addressing, with the other id beside it; Baileys
  * keeps only the first (its message key has no field for the other), so the author's missing phone
  * or LID is looked up among the group's members: as cached before the change (`before`), among
- * the participants of the change, else asked of WhatsApp once (the cache refills with it).
+ * the participants of the change, among the members any group showed before (an author may
+ * have left by now), else asked of WhatsApp once (the cache refills with it).
  */
 export async function completeAuthors(
   notices: GroupChangeNotice[],
   before: Map<string, ContactIdentity[] | undefined>,
-  groups: Pick<GroupDirectory, 'metadata'>,
+  groups: Pick<GroupDirectory, 'metadata' | 'knownIdentity'>,
 ): Promise<GroupChangeNotice[]> {
   for (const notice of notices) {
     const author = notice.author;
     if (!author || (author.phone && author.lid)) continue;
     const changed = notice.change.type === 'participants' ? notice.change.participants : [];
-    let found = find([...(before.get(notice.id) ?? []), ...changed], author);
+    let found = find([...(before.get(notice.id) ?? []), ...changed], author) ?? groups.knownIdentity(author);
     if (!found) {
       const meta = await groups.metadata(notice.id).catch(() => undefined);
       found = find(meta?.participants.map(participantContact) ?? [], author);

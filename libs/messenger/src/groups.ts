@@ -28,6 +28,8 @@ import type { WASocket } from './socket.js';
 const ENTRY_TTL_MS = 6 * 60 * 60_000;
 /** Groups kept per device; the least recently used goes first. */
 const MAX_ENTRIES = 5_000;
+/** Members' identities remembered (by phone and by LID, so twice per member), least recent first out. */
+const MAX_IDENTITY_KEYS = 20_000;
 
 /** The account may not write to the group (not a member, or only admins may and it is not one). */
 export class NotAllowedInGroupError extends Error {
@@ -47,6 +49,11 @@ export class GroupDirectory {
    * cache after the change dropped the entry (it would hold the old members for hours).
    */
   private changes = 0;
+  /**
+   * Every member's phone and LID as the cached groups showed them, kept when a change drops the
+   * entry: who made a change may have left the group before its author is looked up.
+   */
+  private readonly identities = new Map<string, ContactIdentity>();
 
   constructor(
     private readonly socket: () => WASocket | undefined,
@@ -213,15 +220,33 @@ export class GroupDirectory {
     return this.entries.get(jid)?.meta.participants.map(participantContact);
   }
 
+  /** A member's phone and LID, as some group showed them before (no query). */
+  knownIdentity(who: ContactIdentity): ContactIdentity | undefined {
+    return (
+      (who.lid && this.identities.get(who.lid)) || (who.phone && this.identities.get(who.phone)) || undefined
+    );
+  }
+
   /** Drops every entry (a new socket may belong to a re-linked account). */
   clear(): void {
     this.entries.clear();
+    this.identities.clear();
   }
 
   private put(meta: GroupMetadata): void {
     this.entries.delete(meta.id);
     this.entries.set(meta.id, { meta, at: Date.now() });
     while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    for (const member of meta.participants) {
+      const identity = participantContact(member);
+      if (!identity.phone || !identity.lid) continue;
+      for (const key of [identity.phone, identity.lid]) {
+        this.identities.delete(key);
+        this.identities.set(key, identity);
+      }
+    }
+    while (this.identities.size > MAX_IDENTITY_KEYS)
+      this.identities.delete(this.identities.keys().next().value!);
   }
 
   private requireSocket(): WASocket {
