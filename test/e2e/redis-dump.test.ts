@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
 import { Encryption, storageContext } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 
 /** Every byte Redis holds for the keys of this stack's database, as one buffer per value. */
 async function dump(redis: Redis): Promise<Buffer[]> {
@@ -45,7 +45,7 @@ function forms(secret: Buffer | string): Buffer[] {
 
 describe('e2e: a Redis dump shows no message text, OTP code, attachment or credential', function () {
   this.timeout(180_000);
-  const stack = useStack();
+  const stack = useSharedStack();
 
   it('When a text, an OTP and a base64 attachment were sent, then no Redis value holds any of them or a private key', async () => {
     await stack().linkByQr('15550700001', 'Dump Account');

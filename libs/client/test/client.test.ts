@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 import { createGatewayClient, type GatewayClient } from '@mgw/client';
 import { readFile } from 'node:fs/promises';
 import { REPO_ROOT, SCHEMA_FILE, typesOf, withoutComments } from '../scripts/schema-source.js';
@@ -16,7 +16,7 @@ import { REPO_ROOT, SCHEMA_FILE, typesOf, withoutComments } from '../scripts/sch
  */
 describe('@mgw/client against the running gateway', function () {
   this.timeout(120_000);
-  const stack = useStack();
+  const stack = useSharedStack();
   const account = '15550200001';
   const contacts = ['15550200002', '15550200003', '15550200004'];
   let client: GatewayClient;

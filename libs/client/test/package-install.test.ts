@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 import { REPO_ROOT } from '../scripts/schema-source.js';
 
 /**
@@ -139,7 +139,7 @@ console.log(JSON.stringify({ list: list.data, single: single.data, statuses, bat
 
 describe('@mgw/client installed from its tarball outside the checkout', function () {
   this.timeout(300_000);
-  const stack = useStack();
+  const stack = useSharedStack();
   const account = '15550210001';
   const contacts = ['15550210002', '15550210003', '15550210004'];
   let work = '';

@@ -18,6 +18,8 @@ import { createLogger } from '@mgw/common';
 import { routeLibsignalConsole } from '@mgw/messenger';
 import { guardCheckout } from './checkout-guard.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+import { awaitSharedStacksGone } from './shared-stack-registry.js';
+import { takeStackTime } from './stack-timing.js';
 
 // At load (mocha --require), before any spec file is read: suites may build an Encryption while
 // they are declared.
@@ -47,23 +49,31 @@ export async function mochaGlobalSetup(): Promise<void> {
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
+  // The shared stack of a serial run (useSharedStack) stops here, before its Redis; under
+  // --parallel each worker's stopped as the worker exited, and the run waits for its processes.
+  const stopShared = (globalThis as Record<symbol, unknown>)[Symbol.for('mgw.stopSharedStack')];
+  if (typeof stopShared === 'function') await (stopShared as () => Promise<void>)();
+  await awaitSharedStacksGone();
   await redis?.stop();
   checkCheckout();
 }
 
 // MGW_TEST_TIMINGS=<file>: each spec file's wall time (from its first hook to its last) is
-// appended there as `<ms>\t<file>`, to see where a run's time goes (root hooks run once per
-// file under --parallel).
+// appended there as `<ms>\t<file>\t<stack ms>\t<started>`, to see where a run's time goes: the
+// third column is what starting and stopping its stacks took (stack-timing.ts), the last when it
+// started (ms since the epoch; root hooks run once per file under --parallel).
 let fileStarted = 0;
 export const mochaHooks = process.env.MGW_TEST_TIMINGS
   ? {
       beforeAll(): void {
         fileStarted = Date.now();
+        takeStackTime();
       },
       afterAll(this: Mocha.Context): void {
         const file = this.test?.parent?.suites[0]?.file ?? '?';
         const rel = path.relative(process.cwd(), file);
-        appendFileSync(process.env.MGW_TEST_TIMINGS!, `${Date.now() - fileStarted}\t${rel}\n`);
+        const line = [Date.now() - fileStarted, rel, takeStackTime(), fileStarted].join('\t');
+        appendFileSync(process.env.MGW_TEST_TIMINGS!, `${line}\n`);
       },
     }
   : {};

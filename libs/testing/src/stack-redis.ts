@@ -26,6 +26,12 @@ export interface StackRedisOptions {
    * and `stack.sentinel` can fail the master over or kill it.
    */
   redisSentinel?: RedisSentinelOptions | true;
+  /**
+   * A throw-away `redis-server` of the stack's own (nothing on disk; stopped with the stack, or
+   * once this process is gone however it ended): no other stack of this process shares its
+   * pub/sub channels, as a stack that outlives a suite must not (`useSharedStack`).
+   */
+  ownRedis?: boolean;
 }
 
 export interface StackRedis {
@@ -56,13 +62,17 @@ export async function startStackRedis(opts: StackRedisOptions): Promise<StackRed
   if (opts.redisCluster) return onCluster(opts.redisCluster === true ? {} : opts.redisCluster);
   if (opts.redisSentinel) return onSentinel(opts.redisSentinel === true ? {} : opts.redisSentinel);
   let own: { server: RedisServerHandle; dataDir: string } | undefined;
+  let throwAway: RedisServerHandle | undefined;
   if (opts.privateRedis) {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-stack-redis-'));
     own = { dataDir, server: await startRedisServer({ dataDir, args: PRIVATE_REDIS_ARGS }) };
+  } else if (opts.ownRedis) {
+    throwAway = await startRedisServer({ stopWithParent: true });
   }
-  const base = new URL(own?.server.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  base.pathname = own ? '/0' : `/${nextDb}`;
-  if (!own) nextDb = (nextDb % 15) + 1;
+  const server = own?.server ?? throwAway;
+  const base = new URL(server?.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  base.pathname = server ? '/0' : `/${nextDb}`;
+  if (!server) nextDb = (nextDb % 15) + 1;
   const client = new Redis(base.toString());
   // A test may take Redis away on purpose (privateRedis): reconnect quietly.
   client.on('error', () => undefined);
@@ -76,7 +86,7 @@ export async function startStackRedis(opts: StackRedisOptions): Promise<StackRed
     url: base.toString(),
     env: { REDIS_URL: base.toString() },
     get server() {
-      return own?.server;
+      return own?.server ?? throwAway;
     },
     kill: async () => needOwn('killRedis').server.kill(),
     restart: async () => {
@@ -88,6 +98,7 @@ export async function startStackRedis(opts: StackRedisOptions): Promise<StackRed
     },
     stop: async () => {
       client.disconnect();
+      await throwAway?.stop();
       if (own) {
         await own.server.stop();
         await rm(own.dataDir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { Stack, type StackOptions } from './stack.js';
+import { noteStackTime } from './stack-timing.js';
 
 /**
  * Mocha hooks for a suite that runs against one whole stack: started before the suite, stopped
@@ -8,10 +9,14 @@ import { Stack, type StackOptions } from './stack.js';
 export function useStack(opts: StackOptions = {}, logLines = 60): () => Stack {
   let stack: Stack | undefined;
   before(async () => {
+    const startedAt = Date.now();
     stack = await Stack.start(opts);
+    noteStackTime(startedAt);
   });
   after(async () => {
+    const startedAt = Date.now();
     await stack?.stop();
+    noteStackTime(startedAt);
   });
   afterEach(function () {
     if (this.currentTest?.state === 'failed' && stack) console.error(stack.dumpLogs(logLines));

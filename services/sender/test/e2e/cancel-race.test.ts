@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 
 interface Batch {
   batchId: string;
@@ -32,7 +32,7 @@ interface Outcome {
  */
 describe('e2e: a cancel answered 200 starts no further send of its list (pacing off, lists cancelled at varied moments; real services, simulator)', function () {
   this.timeout(600_000);
-  const stack = useStack();
+  const stack = useSharedStack();
   const account = '15550810001';
 
   before(async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 
 interface Page<T> {
   data: T;
@@ -31,7 +31,7 @@ interface SimReadReceipt {
 
 describe('e2e: chats, read receipts and calls (real client, simulator)', function () {
   this.timeout(180_000);
-  const stack = useStack();
+  const stack = useSharedStack();
   const account = '15551700001';
   const [ana, ben, cai, dan] = ['15551700011', '15551700012', '15551700013', '15551700014'];
   /** Our message ids of what each contact wrote, oldest first. */
