@@ -25,10 +25,56 @@ export function shortDate(iso: string | undefined): string {
   return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
-/** `15551234567` -> `+15551234567` (numbers are stored without the plus). */
-/** A phone number as `+<digits>`; a LID (`<digits>@lid`, a contact hiding its number) as it is. */
+/** `15551234567` (numbers are stored without the plus, a JID may end `@s.whatsapp.net`) -> `+15551234567`. */
 export function phone(p: string | undefined): string {
-  return p ? (p.endsWith('@lid') ? p : `+${p}`) : '';
+  if (!p) return '';
+  const digits = /^(\d+)(@s\.whatsapp\.net)?$/.exec(p)?.[1];
+  // Anything else (a LID, a group…) is no number: it keeps its own spelling, never a "+".
+  return digits ? `+${digits}` : p;
+}
+
+/**
+ * What a WhatsApp chat id names: a person by number (`<digits>`) or by LID (`<digits>@lid`, a
+ * contact hiding its number), a group (`…@g.us`), a channel (`…@newsletter`), or the account's
+ * status updates (`status@broadcast`, where POST /statuses sends: never a conversation).
+ */
+export type IdKind = 'phone' | 'lid' | 'group' | 'channel' | 'status';
+
+export function idKind(id: string): IdKind {
+  if (id === 'status@broadcast') return 'status';
+  if (id.endsWith('@newsletter')) return 'channel';
+  if (id.endsWith('@g.us')) return 'group';
+  if (id.endsWith('@lid')) return 'lid';
+  return 'phone';
+}
+
+/** How the pages name an id: `tag` ("Group", "Channel") before `name`; `title`, the whole id, on hover. */
+export interface IdName {
+  kind: IdKind;
+  tag?: string;
+  name: string;
+  title?: string;
+}
+
+/**
+ * The one way every page names an id, with what its record knows besides: a group's subject or a
+ * channel's name (`name`), a LID's number (`phone`). Long ids are shown whole and cut by CSS
+ * (`.id-text`), the whole id in the title.
+ */
+export function nameOf(id: string, known: { name?: string; phone?: string } = {}): IdName {
+  const kind = idKind(id);
+  switch (kind) {
+    case 'status':
+      return { kind, name: 'Status', title: id };
+    case 'channel':
+      return { kind, tag: 'Channel', name: known.name || id, title: id };
+    case 'group':
+      return { kind, tag: 'Group', name: known.name || id, title: id };
+    case 'lid':
+      return { kind, name: known.phone ? phone(known.phone) : id, title: id };
+    case 'phone':
+      return { kind, name: phone(id) };
+  }
 }
 
 export function initials(name: string | undefined, fallback: string): string {

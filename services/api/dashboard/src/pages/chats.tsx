@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Device, type Message } from '../api';
-import { ago, exact, phone } from '../format';
+import { ago, exact, idKind, nameOf, phone } from '../format';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge } from '../ui';
 import { MessageContent } from './message-content';
+import { IdLabel } from './recipient';
+import '../chats.css';
 
 /** A chat of the admin API's GET /devices/:deviceId/chats (the public GET /chats's shape). */
 export interface Chat {
@@ -21,8 +23,9 @@ export interface Chat {
 /** Messages and calls change chats; receipts change the statuses a chat shows. */
 const affectsChats = (e: LiveEvent) => e.type.startsWith('message.') || e.type.startsWith('call.');
 
-const chatName = (c: Chat) =>
-  c.type === 'group' ? (c.subject ?? c.id) : c.contact?.phone ? phone(c.contact.phone) : c.id;
+/** What a chat's record knows of its id besides: a group's subject, a LID's number. */
+const known = (c: Chat) => ({ name: c.subject, phone: c.contact?.phone });
+const chatName = (c: Chat) => nameOf(c.id, known(c)).name;
 
 function ChatRow(props: { chat: Chat; selected: boolean; onOpen: () => void }) {
   const c = props.chat;
@@ -37,8 +40,7 @@ function ChatRow(props: { chat: Chat; selected: boolean; onOpen: () => void }) {
         onClick={props.onOpen}
       >
         <span class="chat-name">
-          {c.type === 'group' && <span class="chat-kind">Group</span>}
-          {chatName(c)}
+          <IdLabel id={c.id} known={known(c)} />
         </span>
         <span class="chat-when muted small" title={exact(c.lastActivityAt)}>
           {ago(c.lastActivityAt)}
@@ -94,7 +96,9 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown })
   };
   return (
     <section class="card chat-pane" aria-label={`Messages of ${chatName(chat)}`}>
-      <h2>{chatName(chat)}</h2>
+      <h2>
+        <IdLabel id={chat.id} known={known(chat)} />
+      </h2>
       {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
       {error && <Banner kind="error">Could not load the messages: {error}</Banner>}
       {!pages ? (
@@ -138,7 +142,8 @@ export function ChatsPage() {
     navigate(
       `/dashboard/chats?device=${encodeURIComponent(device)}${chat ? `&chat=${encodeURIComponent(chat)}` : ''}`,
     );
-  const list = chats.data?.chats ?? [];
+  // status@broadcast holds the account's own status updates (POST /statuses): no one to chat with.
+  const list = (chats.data?.chats ?? []).filter((c) => idKind(c.id) !== 'status');
   const selected = list.find((c) => c.id === open);
   return (
     <>

@@ -5,7 +5,13 @@ import { Mentions } from './recipient';
 /** How much of a text the table shows (the whole text is in the cell's title). */
 const SHOWN_CHARS = 80;
 
-const cut = (text: string) => (text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
+/** The text's first SHOWN_CHARS, ending at a space rather than mid-word ("ATTAC…") when one is near. */
+function cut(text: string): string {
+  if (text.length <= SHOWN_CHARS) return text;
+  const head = text.slice(0, SHOWN_CHARS);
+  const space = head.lastIndexOf(' ');
+  return `${space > SHOWN_CHARS / 2 ? head.slice(0, space) : head}…`;
+}
 
 /** A poll's votes per option, whichever shape the record's tally has. */
 function votesOf(poll: NonNullable<Message['poll']>): Map<string, number> {

@@ -76,8 +76,10 @@ function MessageRow(props: { m: Message }) {
       <td data-label="Last change" title={exact(last)}>
         {last ? ago(last) : '—'}
       </td>
-      <td data-label="ID" class="mono small truncate" title={m.messageId}>
-        {m.messageId}
+      <td data-label="ID">
+        <span class="msg-id mono small truncate" title={m.messageId}>
+          {m.messageId}
+        </span>
       </td>
     </tr>
   );
@@ -221,25 +223,27 @@ export function MessagesPage() {
             messages for {deviceId}.
           </Empty>
         ) : (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th>Direction</th>
-                <th>To / from</th>
-                <th>Status</th>
-                <th>Kind</th>
-                <th>Content</th>
-                <th>Accepted / received</th>
-                <th>Last change</th>
-                <th>ID</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.map((m) => (
-                <MessageRow key={m.messageId} m={m} />
-              ))}
-            </tbody>
-          </table>
+          <div class="table-scroll">
+            <table class="table responsive">
+              <thead>
+                <tr>
+                  <th>Direction</th>
+                  <th>To / from</th>
+                  <th>Status</th>
+                  <th>Kind</th>
+                  <th>Content</th>
+                  <th>Accepted / received</th>
+                  <th>Last change</th>
+                  <th>ID</th>
+                </tr>
+              </thead>
+              <tbody>
+                {messages.map((m) => (
+                  <MessageRow key={m.messageId} m={m} />
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>
