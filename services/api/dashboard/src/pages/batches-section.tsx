@@ -60,6 +60,49 @@ type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 const when = (iso: string) =>
   new Date(iso).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
+/** A list as the admin API sends it: the public record, with the `sendAt` api.ts leaves out. */
+type ListRecord = CampaignList & { sendAt?: string };
+
+/** "cancelled 3 min ago": a word for what happened, when (relative; the exact time in the title). */
+function Stamp(props: { kind: string; word: string; at: string | undefined }) {
+  const { kind, word, at } = props;
+  return (
+    <span class="muted small list-time" data-testid="list-time" data-kind={kind}>
+      {word}{' '}
+      <time dateTime={at} title={exact(at)}>
+        {ago(at)}
+      </time>
+    </span>
+  );
+}
+
+/**
+ * What the list's time means, from its record: "scheduled for" while its messages wait for
+ * `sendAt`, "cancelled" / "paused" since the control, "sent" once messages left the queue (from
+ * `sendAt` when it had one), else "queued" or "held" since it was accepted. Never "sent" for a list
+ * that sent nothing: `createdAt` is when the API accepted it, not when it went.
+ */
+function ListTime(props: { list: ListRecord }) {
+  const { state, counts, sendAt, createdAt } = props.list;
+  if (state === 'cancelled') return <Stamp kind="cancelled" word="cancelled" at={props.list.cancelledAt} />;
+  if (state === 'paused') return <Stamp kind="paused" word="paused" at={props.list.pausedAt} />;
+  if (sendAt && (counts.scheduled ?? 0) > 0) {
+    return (
+      <span class="muted small list-time" data-testid="list-time" data-kind="scheduled">
+        scheduled for{' '}
+        <time dateTime={sendAt} title={exact(sendAt)}>
+          {when(sendAt)}
+        </time>{' '}
+        ({ago(sendAt)})
+      </span>
+    );
+  }
+  const left = counts.sent + counts.delivered + counts.read + counts.failed + counts.deleted;
+  if (state === 'completed' || left > 0) return <Stamp kind="sent" word="sent" at={sendAt ?? createdAt} />;
+  const waits = counts.held > 0 ? 'held' : 'queued';
+  return <Stamp kind={waits} word={`${waits}, accepted`} at={createdAt} />;
+}
+
 /** "3 held by the first-contact cap until Tue 00:00 (in 5 h)" — or just "3 held" when no reason was read. */
 function HeldLine(props: { list: CampaignList }) {
   const { counts, heldReasons = [] } = props.list;
@@ -122,8 +165,8 @@ function ListBar(props: { list: CampaignList }) {
   );
 }
 
-/** One list: when it was sent, its state, its bar, why some of it waits, and what can be done to it. */
-function ListRow(props: { list: CampaignList; busy: boolean; onAction: (a: Action) => void }) {
+/** One list: what happened to it and when, its state, its bar, why some waits, and what can be done to it. */
+function ListRow(props: { list: ListRecord; busy: boolean; onAction: (a: Action) => void }) {
   const { list, busy, onAction } = props;
   const live = list.state === 'active' || list.state === 'paused';
   return (
@@ -141,9 +184,7 @@ function ListRow(props: { list: CampaignList; busy: boolean; onAction: (a: Actio
                 ? 'Channel post'
                 : `${list.total} message${list.total === 1 ? '' : 's'}`}
           </strong>
-          <span class="muted small" title={exact(list.createdAt)}>
-            sent {ago(list.createdAt)}
-          </span>
+          <ListTime list={list} />
           <span class="mono small muted" title={list.batchId}>
             {list.batchId.slice(0, 8)}
           </span>

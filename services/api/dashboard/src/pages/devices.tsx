@@ -5,6 +5,7 @@ import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../ui';
 import { LiveIndicator, useLiveData } from '../live';
 import { LinkPanel } from './link-panel';
 import { onLink } from '../router';
+import '../devices.css';
 
 /**
  * The list is reloaded when the event stream says a device changed (its status, a message sent or
@@ -55,6 +56,14 @@ function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
   );
 }
 
+/**
+ * The device's `queued` is its queue's count (the quota counter): every message accepted and not
+ * yet sent, the scheduled ones included (docs/campaigns.md, "quota"). Campaigns names those two
+ * "Scheduled" and "Queued", so this count is named by both: never "Queued" for a scheduled message.
+ */
+const WAITING = 'Scheduled + queued';
+const WAITING_TITLE = 'Accepted, not yet sent: scheduled messages and queued ones';
+
 /** Below this the alert fires and a pool gives the device nothing (HEALTH_LOW_SCORE). */
 const HEALTH_LOW = 50;
 const HEALTH_GOOD = 80;
@@ -66,7 +75,7 @@ function HealthCell(props: { device: Device }) {
   const band = h.score >= HEALTH_GOOD ? 'connected' : h.score >= HEALTH_LOW ? 'connecting' : 'failed';
   return (
     <div data-testid={`device-health-${props.device.deviceId}`}>
-      <span class={`badge badge-${band}`} title="Health score (0–100)">
+      <span class={`badge badge-${band} health-badge`} title="Health score (0–100)">
         <span class="strong">{h.score}</span> / 100
       </span>
       {h.reasons.length > 0 && (
@@ -116,7 +125,7 @@ function DeviceRow(props: {
           <div class="muted small">{d.lastDisconnectReason.replace(/_/g, ' ')}</div>
         )}
       </td>
-      <td data-label="Queued" class="num">
+      <td data-label={WAITING} class="num" title={WAITING_TITLE} data-testid={`device-waiting-${d.deviceId}`}>
         {d.queued}
       </td>
       <td data-label="Sent today">
@@ -228,7 +237,9 @@ export function DevicesPage() {
               <tr>
                 <th>Device</th>
                 <th>Status</th>
-                <th class="num">Queued</th>
+                <th class="num" title={WAITING_TITLE}>
+                  {WAITING}
+                </th>
                 <th>Sent today</th>
                 <th>Health</th>
                 <th>Updated</th>

@@ -16,17 +16,20 @@ interface OptOutSettingsAnswer {
   settings: { optOutKeywords: string[]; optInKeywords: string[]; confirmation: boolean };
 }
 
-/** Keywords of either script, each isolated so Arabic and Latin ones do not reorder each other. */
-function Keywords(props: { list: string[] }) {
+/**
+ * Keywords of either script, each isolated (`<bdi>`, its direction from its own letters) so that
+ * the commas between Arabic and Latin ones stay where the list has them and read in its order.
+ */
+function Keywords(props: { list: string[]; testId: string }) {
   return (
-    <>
+    <span data-testid={props.testId}>
       {props.list.map((k, i) => (
         <span key={k}>
           {i > 0 && ', '}
           <bdi class="mono">{k}</bdi>
         </span>
       ))}
-    </>
+    </span>
   );
 }
 
@@ -97,8 +100,10 @@ export function OptOutsSection(props: { deviceId: string }) {
     <section class="card" aria-labelledby="opt-outs-title" data-testid="opt-outs">
       <h2 id="opt-outs-title">Opt-outs</h2>
       <p class="muted">
-        A contact who writes <Keywords list={settings?.optOutKeywords ?? ['STOP']} /> gets no more messages
-        (OTPs still go); <Keywords list={settings?.optInKeywords ?? ['START']} /> undoes it.
+        A contact who writes{' '}
+        <Keywords list={settings?.optOutKeywords ?? ['STOP']} testId="opt-out-keywords" /> gets no more
+        messages (OTPs still go);{' '}
+        <Keywords list={settings?.optInKeywords ?? ['START']} testId="opt-in-keywords" /> undoes it.
       </p>
       {settings && (
         <label class="check">
@@ -112,12 +117,13 @@ export function OptOutsSection(props: { deviceId: string }) {
         </label>
       )}
       <form onSubmit={add} noValidate>
+        {/* The API takes digits only, as every number field's placeholder shows (a typed "+" is dropped). */}
         <label for="opt-out-phone">Number to suppress</label>
         <input
           id="opt-out-phone"
           inputMode="tel"
           autocomplete="off"
-          placeholder="+15551234567"
+          placeholder="15551234567"
           value={number}
           onInput={(e) => setNumber((e.target as HTMLInputElement).value)}
         />
