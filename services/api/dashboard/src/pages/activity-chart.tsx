@@ -165,7 +165,8 @@ export function ActivitySection(props: { deviceId: string }) {
         activity.loading && <Spinner label="Loading activity…" />
       ) : (
         <>
-          <div class="chart-scroll">
+          {/* Focusable: on a narrow screen it scrolls sideways, and a keyboard must reach it. */}
+          <div class="chart-scroll" tabIndex={0} role="region" aria-label="Messages per hour chart">
             <ActivityChart hours={data.hours} />
           </div>
           {busy.length === 0 ? (
