@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Batch, type Device, type Message } from '../api';
-import { ago, exact } from '../format';
+import { ago, exact, idKind } from '../format';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge } from '../ui';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
@@ -48,6 +48,19 @@ const DIRECTION_LABEL: Record<Direction, string> = {
   inbound: 'Incoming (written by contacts)',
 };
 
+/**
+ * The Kind column: an OTP; a status update (POST /statuses) or a channel post (POST
+ * /channels/:id/posts), each a list of one inside, so named by where it went; a list's message; or
+ * a message.
+ */
+function kindOf(m: Message): string {
+  if (m.kind === 'otp') return 'OTP';
+  const where = idKind(m.to ?? '');
+  if (where === 'status') return 'Status';
+  if (where === 'channel') return 'Channel post';
+  return m.batchId ? 'List' : 'Message';
+}
+
 function MessageRow(props: { m: Message }) {
   const m = props.m;
   const inbound = m.direction === 'inbound';
@@ -66,7 +79,7 @@ function MessageRow(props: { m: Message }) {
         <StatusBadge status={m.status} />
         {m.error && <div class="muted small">{m.error.replace(/_/g, ' ')}</div>}
       </td>
-      <td data-label="Kind">{m.kind === 'otp' ? 'OTP' : m.batchId ? 'List' : 'Message'}</td>
+      <td data-label="Kind">{kindOf(m)}</td>
       <td data-label="Content">
         <MessageContent m={m} />
       </td>
