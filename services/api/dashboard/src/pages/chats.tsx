@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Message } from '../api';
 import { ago, exact, idKind, nameOf, phone } from '../format';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
@@ -75,12 +75,113 @@ function Bubble(props: { m: Message }) {
   );
 }
 
-/** One chat's messages, oldest at the top like a phone shows them; older pages on request. */
-function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown }) {
+/** The admin API's path of a chat of the device. */
+const chatPath = (deviceId: string, chatId: string) =>
+  `/devices/${encodeURIComponent(deviceId)}/chats/${encodeURIComponent(chatId)}`;
+
+/**
+ * The operator's reply to the open chat: sent as the public POST /send sends it (the paced queue,
+ * quotas, opt-outs, the blocklist). Enter sends, Shift+Enter starts a new line.
+ */
+function ReplyBox(props: { deviceId: string; chat: Chat; onSent: () => void }) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    setText('');
+    setError(undefined);
+  }, [props.deviceId, props.chat.id]);
+  const send = async () => {
+    const reply = text.trim();
+    if (busy || !reply) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(`${chatPath(props.deviceId, props.chat.id)}/messages`, { json: { text: reply } });
+      setText('');
+      props.onSent();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="chat-reply"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      {error && <Banner kind="error">Could not send the reply: {error}</Banner>}
+      <label for="chat-reply-text">Reply</label>
+      <div class="chat-reply-row">
+        <textarea
+          id="chat-reply-text"
+          rows={2}
+          value={text}
+          // Read-only, not disabled, while sending: the caret stays in the box for the next reply.
+          readOnly={busy}
+          aria-describedby="chat-reply-hint"
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              void send();
+            }
+          }}
+        />
+        <button type="submit" class="primary" disabled={busy || !text.trim()}>
+          {busy ? 'Sending…' : 'Send'}
+        </button>
+      </div>
+      <p id="chat-reply-hint" class="hint">
+        Enter sends, Shift+Enter starts a new line. The reply is queued and paced like any message the device
+        sends.
+      </p>
+    </form>
+  );
+}
+
+/** Marks every unread message of the chat read: the contact sees the read receipts. */
+function MarkReadButton(props: { deviceId: string; chat: Chat; onRead: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const mark = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(`${chatPath(props.deviceId, props.chat.id)}/read`, { method: 'POST' });
+      props.onRead();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" class="secondary small-button" disabled={busy} onClick={() => void mark()}>
+        {busy ? 'Marking…' : 'Mark read'}
+      </button>
+      {error && <Banner kind="error">Could not mark the chat read: {error}</Banner>}
+    </>
+  );
+}
+
+/**
+ * One chat's messages, oldest at the top like a phone shows them (older pages on request), with a
+ * reply box below and "Mark read" while the chat has unread messages.
+ */
+function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown; onChanged: () => void }) {
   const { deviceId, chat } = props;
   const [pages, setPages] = useState<{ messages: Message[]; nextCursor?: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const base = `/devices/${encodeURIComponent(deviceId)}/chats/${encodeURIComponent(chat.id)}/messages?limit=50`;
+  // A reply sent here reloads the messages at once, before any event says so.
+  const [sent, setSent] = useState(0);
+  const list = useRef<HTMLOListElement>(null);
+  const base = `${chatPath(deviceId, chat.id)}/messages?limit=50`;
   useEffect(() => {
     api<{ messages: Message[]; nextCursor?: string }>(base)
       .then((p) => {
@@ -88,7 +189,12 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown })
         setError(undefined);
       })
       .catch((err: Error) => setError(err.message));
-  }, [deviceId, chat.id, props.version]);
+  }, [deviceId, chat.id, props.version, sent]);
+  // The newest message in view, as a phone opens a chat.
+  const newest = pages?.messages[0]?.messageId;
+  useEffect(() => {
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
+  }, [newest]);
   const older = async () => {
     if (!pages?.nextCursor) return;
     const p = await api<{ messages: Message[]; nextCursor?: string }>(`${base}&cursor=${pages.nextCursor}`);
@@ -96,9 +202,12 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown })
   };
   return (
     <section class="card chat-pane" aria-label={`Messages of ${chatName(chat)}`}>
-      <h2>
-        <IdLabel id={chat.id} known={known(chat)} />
-      </h2>
+      <div class="chat-pane-head">
+        <h2>
+          <IdLabel id={chat.id} known={known(chat)} />
+        </h2>
+        {chat.unreadCount > 0 && <MarkReadButton deviceId={deviceId} chat={chat} onRead={props.onChanged} />}
+      </div>
       {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
       {error && <Banner kind="error">Could not load the messages: {error}</Banner>}
       {!pages ? (
@@ -110,12 +219,22 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown })
               Older messages
             </button>
           )}
-          <ol class="bubbles">
+          <ol class="bubbles" ref={list}>
             {[...pages.messages].reverse().map((m) => (
               <Bubble key={m.messageId} m={m} />
             ))}
           </ol>
         </>
+      )}
+      {idKind(chat.id) !== 'status' && idKind(chat.id) !== 'channel' && (
+        <ReplyBox
+          deviceId={deviceId}
+          chat={chat}
+          onSent={() => {
+            setSent((n) => n + 1);
+            props.onChanged();
+          }}
+        />
       )}
     </section>
   );
@@ -154,7 +273,8 @@ export function ChatsPage() {
         </div>
         <p class="muted">
           The conversations of a device, most recent first, from what the gateway recorded: what contacts
-          wrote and what the device sent. Unread counts drop when messages are marked read through the API.
+          wrote and what the device sent. Open a chat to reply to it or mark it read (the contact sees the
+          read receipts).
         </p>
       </div>
       <section class="card toolbar">
@@ -191,7 +311,13 @@ export function ChatsPage() {
             </ul>
           </section>
           {selected ? (
-            <ChatMessages deviceId={deviceId} chat={selected} version={selected.lastMessage.messageId} />
+            <ChatMessages
+              deviceId={deviceId}
+              chat={selected}
+              version={selected.lastMessage.messageId}
+              // A read or a reply changes the list (unread counts, the last message): no event says so.
+              onChanged={() => void chats.refresh()}
+            />
           ) : (
             <section class="card chat-pane">
               <Empty>Choose a chat to read its messages.</Empty>

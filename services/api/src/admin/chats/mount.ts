@@ -1,23 +1,73 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
-import { CHAT_ERRORS, chatIdSchema, chatMessagesQuerySchema, chatsQuerySchema } from '@mgw/contracts';
+import {
+  CHAT_ERRORS,
+  chatIdSchema,
+  chatMessagesQuerySchema,
+  chatsQuerySchema,
+  emptyQuerySchema,
+  sendBodySchema,
+} from '@mgw/contracts';
+import { DeviceCommandClient } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
+import { jsonBody } from '../../http/body.js';
+import { respond } from '../../http/respond.js';
+import { noQuery } from '../../http/route-helpers.js';
+import { FIELD_ALLOWANCE } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { listChatMessages, listChats } from '../../features/chats/list-chats.js';
+import { readAnswer } from '../../features/chats/mount.js';
+import { readChat } from '../../features/chats/read-chat.js';
+import { sendAnswer } from '../../features/send/mount.js';
 import { deviceIdOf, type AdminMount } from '../admin-routes.js';
+import { replyInChat } from './reply.js';
 
-/** The device's chats and a chat's messages (the Chats page), as the public GET /chats…. */
-export const chats: AdminMount = ({ s, guard }) => [
+/**
+ * The device's chats and a chat's messages (the Chats page), as the public GET /chats…; a reply
+ * in a chat, as the public POST /send (reply.ts), and marking a chat read, as the public
+ * POST /chats/:chatId/read.
+ */
+export const chats: AdminMount = ({ s, guard, none }) => [
   { method: 'get', path: '/devices/:deviceId/chats', handlers: [guard, deviceChatsRoute(s)] },
   {
     method: 'get',
     path: '/devices/:deviceId/chats/:chatId/messages',
     handlers: [guard, deviceChatMessagesRoute(s)],
   },
+  {
+    method: 'post',
+    path: '/devices/:deviceId/chats/:chatId/messages',
+    handlers: [guard, replyBody(s), deviceChatReplyRoute(s)],
+  },
+  {
+    method: 'post',
+    path: '/devices/:deviceId/chats/:chatId/read',
+    handlers: [guard, none, deviceChatReadRoute(s)],
+  },
 ];
 
 const chatParams = Joi.object({ chatId: chatIdSchema });
+const chatIdOf = (req: Request): string => parse(chatParams, { chatId: req.params.chatId }).chatId as string;
+
+/**
+ * A reply's body: one text of up to 65,536 characters, which may take 6 bytes each in JSON
+ * (`\uXXXX`): more than the other admin bodies' 16 KB, so it has its own limit.
+ */
+export const REPLY_BODY_LIMIT_BYTES = 512 * 1024;
+const replyBody = (s: ApiServices): RequestHandler =>
+  jsonBody({
+    limitBytes: REPLY_BODY_LIMIT_BYTES,
+    tooLargeError: 'Request body too large: a reply is limited to 512 KB',
+    maxDepth: 2,
+    maxValues: FIELD_ALLOWANCE,
+    idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
+  });
+
+/** `{ text }`, `text` judged by the public /send's own rule (its limit, no lone surrogate). */
+const replyBodySchema = Joi.object<{ text: string }>({
+  text: sendBodySchema(1).extract('text').required(),
+});
 
 /** GET /devices/:deviceId/chats — the dashboard's Chats page: the public GET /chats of any device. */
 export function deviceChatsRoute(s: ApiServices): RequestHandler {
@@ -31,11 +81,41 @@ export function deviceChatsRoute(s: ApiServices): RequestHandler {
 export function deviceChatMessagesRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceIdOf(req);
-    const { chatId } = parse(chatParams, { chatId: req.params.chatId });
+    const chatId = chatIdOf(req);
     const q = parse(chatMessagesQuerySchema, req.query);
     // The page script answers whether the device has the chat in the same round trip.
     const page = await listChatMessages(s, deviceId, chatId, q);
     if (!page) throw new ApiError(404, CHAT_ERRORS.notFound);
     res.status(200).json({ success: true, ...page });
+  };
+}
+
+/**
+ * POST /devices/:deviceId/chats/:chatId/messages `{ text }` — the operator's reply: 202
+ * `{ success, messageId }`, or the public /send's refusal (its status and error: sendAnswer).
+ * It counts against no /send rate limit (reply.ts says why).
+ */
+export function deviceChatReplyRoute(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const deviceId = deviceIdOf(req);
+    const chatId = chatIdOf(req);
+    parse(emptyQuerySchema, req.query);
+    const { text } = parse(replyBodySchema, req.body ?? {});
+    respond(res, sendAnswer(await replyInChat(s, deviceId, chatId, text)));
+  };
+}
+
+/**
+ * POST /devices/:deviceId/chats/:chatId/read — marks the chat read through the device's holder,
+ * answered as the public POST /chats/:chatId/read is (200 `{ success, data }`, or its errors).
+ */
+export function deviceChatReadRoute(s: ApiServices): RequestHandler {
+  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions };
+  const deps = { chats: s.chats, inbound: s.inbound, metrics: s.metrics, holder };
+  return async (req, res) => {
+    noQuery(req);
+    const deviceId = deviceIdOf(req);
+    const data = readAnswer(await readChat(deps, deviceId, chatIdOf(req)));
+    res.status(200).json({ success: true, data });
   };
 }

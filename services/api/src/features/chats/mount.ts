@@ -55,8 +55,11 @@ const READ_HOLDER_ERRORS: HolderErrors = {
   failed: { status: 502, error: CHAT_ERRORS.readFailed },
 };
 
-/** The answer's `data` of a mark-read, or the contract's error for why nothing was marked. */
-function readAnswer(outcome: ReadChatOutcome | ReadMessageOutcome): object {
+/**
+ * The answer's `data` of a mark-read, or the contract's error for why nothing was marked (the
+ * admin API's mark-read says it the same way: admin/chats/mount.ts).
+ */
+export function readAnswer(outcome: ReadChatOutcome | ReadMessageOutcome): object {
   if (outcome.ok) return outcome.data;
   switch (outcome.reason) {
     case 'unknown_chat':
