@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import type { Redis } from 'ioredis';
-import { TokenStore, hashToken, parseDuration } from '../src/index.js';
+import { ADMIN_TOKENS, LAST_USED_INTERVAL_MS, TokenStore, hashToken, parseDuration } from '../src/index.js';
 
 describe('TokenStore', () => {
   let redis: Redis;
@@ -69,6 +69,69 @@ describe('TokenStore', () => {
 
   it('When revoking an unknown id, then false', async () => {
     expect(await store.revoke('tok_doesnotexist')).to.equal(false);
+  });
+
+  it('When a token is used, then lastUsedAt is written at most once per interval per token, and listed', async () => {
+    // A store of its own: the throttle is per store (per process), not shared with other tests.
+    const own = new TokenStore(redis);
+    const { value, token } = await own.create({ name: 'used' });
+    const hash = hashToken(value);
+    const t0 = Date.parse('2031-05-01T10:00:00.000Z');
+    expect((await own.list()).find((t) => t.id === token.id)).not.to.have.property('lastUsedAt');
+
+    await own.noteUse(hash, undefined, t0);
+    expect(await redis.hget(keys.tokenByHash(hash), 'lastUsedAt')).to.equal('2031-05-01T10:00:00.000Z');
+    // Within the interval: no write at all (answered without a promise), whatever the clock says.
+    expect(own.noteUse(hash, undefined, t0 + 1_000)).to.equal(undefined);
+    expect(own.noteUse(hash, undefined, t0 + LAST_USED_INTERVAL_MS - 1)).to.equal(undefined);
+    expect(await redis.hget(keys.tokenByHash(hash), 'lastUsedAt')).to.equal('2031-05-01T10:00:00.000Z');
+    // Past it: written again.
+    await own.noteUse(hash, undefined, t0 + LAST_USED_INTERVAL_MS);
+    expect(await redis.hget(keys.tokenByHash(hash), 'lastUsedAt')).to.equal('2031-05-01T10:01:00.000Z');
+    expect((await own.list()).find((t) => t.id === token.id)?.lastUsedAt).to.equal(
+      '2031-05-01T10:01:00.000Z',
+    );
+    expect((await own.verify(value)).ok).to.equal(true);
+    // Never the value, only the hash-keyed record.
+    expect(JSON.stringify(await redis.hgetall(keys.tokenByHash(hash)))).not.to.include(value);
+  });
+
+  it('When another process wrote a later lastUsedAt, or the token was revoked, then noteUse writes nothing', async () => {
+    const a = new TokenStore(redis);
+    const b = new TokenStore(redis);
+    const { value, token } = await a.create({ name: 'two processes' });
+    const hash = hashToken(value);
+    await a.noteUse(hash, undefined, Date.parse('2031-05-01T12:00:00.000Z'));
+    await b.noteUse(hash, undefined, Date.parse('2031-05-01T11:00:00.000Z'));
+    expect(await redis.hget(keys.tokenByHash(hash), 'lastUsedAt')).to.equal('2031-05-01T12:00:00.000Z');
+
+    expect(await a.revoke(token.id)).to.equal(true);
+    await b.noteUse(hash, undefined, Date.parse('2031-05-01T13:00:00.000Z'));
+    expect(await redis.exists(keys.tokenByHash(hash)), 'no record made of lastUsedAt alone').to.equal(0);
+  });
+
+  it('When the write fails, then the error goes to onError (nothing thrown) and is not retried within the interval', async () => {
+    const broken = createRedis(process.env.REDIS_URL!, 'producer', 'test-tokens-broken');
+    await waitForRedis(broken);
+    const own = new TokenStore(broken);
+    const { value } = await own.create({ name: 'broken' });
+    await closeRedis(broken);
+    const errors: unknown[] = [];
+    const t0 = Date.parse('2031-05-02T00:00:00.000Z');
+    await own.noteUse(hashToken(value), (err) => errors.push(err), t0);
+    expect(errors).to.have.length(1);
+    expect(own.noteUse(hashToken(value), (err) => errors.push(err), t0 + 1)).to.equal(undefined);
+    await own.noteUse(hashToken(value), (err) => errors.push(err), t0 + LAST_USED_INTERVAL_MS);
+    expect(errors).to.have.length(2);
+  });
+
+  it('When an admin token is used, then its own record (admin space) gets lastUsedAt', async () => {
+    const admins = new TokenStore(redis, ADMIN_TOKENS);
+    const { value, token } = await admins.create({ name: 'admin used' });
+    await admins.noteUse(hashToken(value));
+    const listed = (await admins.list()).find((t) => t.id === token.id);
+    expect(Date.parse(listed!.lastUsedAt!)).to.be.closeTo(Date.now(), 5_000);
+    expect(await redis.exists(keys.tokenByHash(hashToken(value)))).to.equal(0);
   });
 });
 

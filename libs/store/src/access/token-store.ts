@@ -1,6 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { keys, newAdminTokenId, newAdminTokenValue, newTokenId, newTokenValue } from '@mgw/contracts';
+import { storeScript } from '../lua.js';
 
 /** What is stored about a token: never its value, only the SHA-256 of it. */
 export interface TokenRecord {
@@ -12,7 +13,17 @@ export interface TokenRecord {
   poolId?: string;
   createdAt: string;
   expiresAt?: string;
+  /** When the token last authenticated, to within `LAST_USED_INTERVAL_MS` (noteUse). */
+  lastUsedAt?: string;
 }
+
+/** A token's `lastUsedAt` is written at most once per this interval, per token and process. */
+export const LAST_USED_INTERVAL_MS = 60_000;
+/** Tokens whose last write a process remembers; past it, the stale ones (or all) are forgotten. */
+const LAST_USED_TRACKED = 10_000;
+
+/** Sets a token record's `lastUsedAt` (`lua/token-note-use-1.lua`). */
+const NOTE_USE = storeScript<number>('token-note-use-1');
 
 export type TokenCheck =
   { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
@@ -67,6 +78,9 @@ export const ADMIN_TOKENS: TokenSpace = {
  * tokens can be listed and revoked by id. Used by the token CLI and by auth (API and admin).
  */
 export class TokenStore {
+  /** noteUse's throttle: token hash -> when this process last wrote its `lastUsedAt` (ms). */
+  private readonly lastWritten = new Map<string, number>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly space: TokenSpace = API_TOKENS,
@@ -134,6 +148,38 @@ export class TokenStore {
   }
 
   /**
+   * Records that a token (by its hash, as `verify` answers it) just authenticated: its record's
+   * `lastUsedAt`, written at most once per `LAST_USED_INTERVAL_MS` per token in this process. A
+   * throttled call costs one Map lookup and answers undefined; otherwise the write is started and
+   * its promise returned, which never rejects: an error goes to `onError`. Callers do not wait for
+   * it (fire-and-forget), so no request waits on this write.
+   */
+  noteUse(
+    tokenHash: string,
+    onError: (err: unknown) => void = () => undefined,
+    now = Date.now(),
+  ): Promise<void> | undefined {
+    const last = this.lastWritten.get(tokenHash);
+    if (last !== undefined && now - last < LAST_USED_INTERVAL_MS && now >= last) return undefined;
+    if (last === undefined && this.lastWritten.size >= LAST_USED_TRACKED) this.forgetStale(now);
+    this.lastWritten.set(tokenHash, now);
+    // A failed write is not retried before the interval ends either: a Redis refusing writes
+    // (out of memory, a read-only replica) must not cost every request a round trip.
+    return NOTE_USE.run(this.redis, [this.space.byHash(tokenHash)], [new Date(now).toISOString()]).then(
+      () => undefined,
+      onError,
+    );
+  }
+
+  /** Drops the throttle's entries older than the interval; all of them if that frees nothing. */
+  private forgetStale(now: number): void {
+    for (const [hash, at] of this.lastWritten) {
+      if (now - at >= LAST_USED_INTERVAL_MS) this.lastWritten.delete(hash);
+    }
+    if (this.lastWritten.size >= LAST_USED_TRACKED) this.lastWritten.clear();
+  }
+
+  /**
    * Looks the token up by its hash, then compares the stored hash with the computed one in
    * constant time, so neither the lookup nor the comparison leaks how much of a guess was right.
    */
@@ -166,5 +212,6 @@ function toRecord(h: Record<string, string> | undefined): TokenRecord | undefine
     ...(h.poolId ? { poolId: h.poolId } : {}),
     createdAt: h.createdAt,
     ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
+    ...(h.lastUsedAt ? { lastUsedAt: h.lastUsedAt } : {}),
   };
 }

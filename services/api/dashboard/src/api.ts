@@ -152,6 +152,8 @@ export interface Pairing {
 }
 
 export interface Token {
+  /** `api`: the public API (`tok_…`); `admin`: the admin API (`adm_…`, made by the token CLI). */
+  kind: 'api' | 'admin';
   id: string;
   name: string;
   deviceId?: string;
@@ -160,6 +162,8 @@ export interface Token {
   createdAt: string;
   expiresAt?: string;
   expired: boolean;
+  /** When it last authenticated, to within a minute; absent when never. */
+  lastUsedAt?: string;
 }
 
 /** A pool device's standing (`GET /pools`): its status, and its health score when linked. */

@@ -76,7 +76,7 @@ export function mountAdminApi(app: Express, s: ApiServices): void {
     idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
   });
   const none = noBody();
-  const auth = new AdminAuth({ redis: s.redis, config: admin });
+  const auth = new AdminAuth({ redis: s.redis, config: admin, logger: s.logger });
   const guard = auth.require();
   const kit: AdminKit = { s, auth, guard, body, poolBody, none, devices: devicesDeps(s) };
   const routes = ADMIN_MOUNTS.flatMap((mount) => mount(kit));

@@ -57,8 +57,11 @@ function tokenFrom(req: Request): string | undefined {
 
 export interface AuthDeps {
   redis: RedisClient;
-  /** Verifies a presented token (the cache in front of the token store). */
-  tokens: Pick<TokenStore, 'verify'>;
+  /**
+   * Verifies a presented token (the cache in front of the token store) and records its use
+   * (throttled, in the background: token-cache.ts).
+   */
+  tokens: Pick<TokenStore, 'verify'> & { noteUse(tokenHash: string): void };
   config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
   metrics: Metrics;
 }
@@ -87,6 +90,7 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
       if (check?.ok) {
         const { poolId } = check.token;
         if (poolId && !poolMay(req)) return next(new ApiError(403, ERRORS.poolTokenNotAllowed));
+        tokens.noteUse(check.tokenHash);
         res.locals.auth = {
           tokenId: check.token.id,
           tokenHash: check.tokenHash,

@@ -1,4 +1,4 @@
-import { Subscription, type Logger, type RedisClient } from '@mgw/common';
+import { Subscription, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { hashToken, isExpired, type TokenCheck, type TokenRecord, type TokenStore } from '@mgw/store';
 
@@ -62,6 +62,19 @@ export class TokenCache {
   private get subscribed(): boolean {
     return this.subscription?.subscribed ?? false;
   }
+
+  /**
+   * A verified token was used: its `lastUsedAt` is written in the background, at most once a
+   * minute per token (TokenStore.noteUse: a Map lookup otherwise); a failed write is only logged.
+   */
+  noteUse(tokenHash: string): void {
+    void this.tokens.noteUse(tokenHash, this.noteUseFailed);
+  }
+
+  /** One handler for every failed write: no closure made per request. */
+  private readonly noteUseFailed = (err: unknown): void => {
+    this.logger.warn('could not record when a token was last used', { err: serializeError(err) });
+  };
 
   async verify(value: string, now = new Date()): Promise<TokenCheck> {
     const hash = hashToken(value);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type Token } from '../api';
 import { ago, exact, shortDate } from '../format';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
+import '../tokens.css';
 
 const EXPIRY = [
   { value: '', label: 'Never' },
@@ -100,7 +101,8 @@ export function TokensPage() {
     setBusy(true);
     try {
       await api(`/tokens/${encodeURIComponent(revoking.id)}`, { method: 'DELETE' });
-      setNotice(`Token “${revoking.name}” revoked: requests with it now get 401.`);
+      const what = revoking.kind === 'admin' ? 'Admin token' : 'Token';
+      setNotice(`${what} “${revoking.name}” revoked: requests with it now get 401.`);
       if (created?.token.id === revoking.id) setCreated(undefined);
       void tokens.refresh();
     } catch (err) {
@@ -111,7 +113,6 @@ export function TokensPage() {
     }
   };
 
-  const list = tokens.data ?? [];
   return (
     <>
       <div class="page-head">
@@ -215,64 +216,12 @@ export function TokensPage() {
         )}
       </section>
       {notice && <Banner kind="success">{notice}</Banner>}
-      <section class="card">
-        <h2>Tokens</h2>
-        {tokens.error && <Banner kind="error">Could not load tokens: {tokens.error}</Banner>}
-        {tokens.loading && !tokens.data ? (
-          <Spinner label="Loading tokens…" />
-        ) : list.length === 0 ? (
-          <Empty>No tokens yet.</Empty>
-        ) : (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Device or pool</th>
-                <th>Created</th>
-                <th>Expires</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.id} data-testid={`token-${t.id}`}>
-                  <td data-label="Name" class="strong">
-                    {t.name}
-                  </td>
-                  <td data-label="Device or pool" class="mono">
-                    {t.poolId ? (
-                      <>
-                        <span class="muted">pool</span> {t.poolId}
-                      </>
-                    ) : (
-                      (t.deviceId ?? <span class="muted">default</span>)
-                    )}
-                  </td>
-                  <td data-label="Created" title={exact(t.createdAt)}>
-                    {shortDate(t.createdAt)}
-                  </td>
-                  <td data-label="Expires" title={exact(t.expiresAt)}>
-                    {t.expired ? (
-                      <span class="badge badge-failed">Expired</span>
-                    ) : t.expiresAt ? (
-                      ago(t.expiresAt)
-                    ) : (
-                      'Never'
-                    )}
-                  </td>
-                  <td class="row-actions">
-                    <button type="button" class="danger-outline small-button" onClick={() => setRevoking(t)}>
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <TokenList
+        tokens={tokens.data}
+        loading={tokens.loading}
+        error={tokens.error}
+        onRevoke={(t) => setRevoking(t)}
+      />
       {revoking && (
         <Confirm
           title={`Revoke “${revoking.name}”?`}
@@ -281,9 +230,165 @@ export function TokensPage() {
           onConfirm={() => void revoke()}
           onCancel={() => setRevoking(undefined)}
         >
-          <p>Clients using this token get 401 from now on. This cannot be undone.</p>
+          <p>
+            {revoking.kind === 'admin'
+              ? 'Automation using this admin token gets 401 from the admin API from now on.'
+              : 'Clients using this token get 401 from now on.'}{' '}
+            This cannot be undone.
+          </p>
         </Confirm>
       )}
     </>
+  );
+}
+
+/** The most recently used first, then the never used ones, newest first (as GET /tokens). */
+function byLastUse(a: Token, b: Token): number {
+  return (
+    (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? '') ||
+    b.createdAt.localeCompare(a.createdAt) ||
+    a.id.localeCompare(b.id)
+  );
+}
+
+/** Whether a token matches the filter: its name, id, device or pool, ignoring case. */
+function matches(t: Token, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  if (q === '') return true;
+  return [t.name, t.id, t.deviceId, t.poolId].some((x) => x?.toLowerCase().includes(q));
+}
+
+/** `tok_3f9a1b…`: enough to tell tokens apart at a glance; the full id is in the title. */
+const shortId = (id: string) => (id.length > 10 ? `${id.slice(0, 10)}…` : id);
+
+/** API and admin tokens in one table (cards on a phone), with a filter for long lists. */
+function TokenList(props: {
+  tokens: Token[] | undefined;
+  loading: boolean;
+  error: string | undefined;
+  onRevoke: (t: Token) => void;
+}) {
+  const [query, setQuery] = useState('');
+  const all = [...(props.tokens ?? [])].sort(byLastUse);
+  const shown = all.filter((t) => matches(t, query));
+  return (
+    <section class="card">
+      <div class="tokens-head">
+        <h2>Tokens</h2>
+        {all.length > 0 && (
+          <div class="tokens-filter">
+            <label for="token-filter" class="visually-hidden">
+              Filter tokens
+            </label>
+            <input
+              id="token-filter"
+              type="search"
+              placeholder="Filter by name, id or device"
+              autocomplete="off"
+              value={query}
+              onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+            />
+          </div>
+        )}
+      </div>
+      <p class="muted">
+        API tokens and admin tokens. Admin tokens open the admin API for automation; they are made with the
+        token CLI (<code>npm run -s token -- admin-create --name &lt;name&gt;</code>), not here, and can be
+        revoked here. “Last used” is kept to within a minute.
+      </p>
+      {props.error && <Banner kind="error">Could not load tokens: {props.error}</Banner>}
+      {props.loading && !props.tokens ? (
+        <Spinner label="Loading tokens…" />
+      ) : all.length === 0 ? (
+        <Empty>No tokens yet.</Empty>
+      ) : shown.length === 0 ? (
+        <Empty>No token matches “{query.trim()}”.</Empty>
+      ) : (
+        <>
+          {query.trim() !== '' && (
+            <p class="muted tokens-count" aria-live="polite">
+              {shown.length} of {all.length} tokens
+            </p>
+          )}
+          <table class="table responsive tokens-table">
+            <thead>
+              <tr>
+                <th>Kind</th>
+                <th>Id</th>
+                <th>Name</th>
+                <th>Device or pool</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((t) => (
+                <TokenRow key={t.id} token={t} onRevoke={props.onRevoke} />
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke: (t: Token) => void }) {
+  return (
+    <tr data-testid={`token-${t.id}`} data-kind={t.kind}>
+      <td data-label="Kind">
+        {t.kind === 'admin' ? (
+          <span class="badge badge-admin">Admin</span>
+        ) : (
+          <span class="badge badge-api">API</span>
+        )}
+      </td>
+      <td data-label="Id" class="mono token-id" title={t.id}>
+        {shortId(t.id)}
+      </td>
+      <td data-label="Name" class="strong">
+        {t.name}
+      </td>
+      <td data-label="Device or pool" class="mono">
+        {t.kind === 'admin' ? (
+          <span class="muted">admin API</span>
+        ) : t.poolId ? (
+          <>
+            <span class="muted">pool</span> {t.poolId}
+          </>
+        ) : (
+          (t.deviceId ?? <span class="muted">default</span>)
+        )}
+      </td>
+      <td data-label="Created" title={exact(t.createdAt)}>
+        {shortDate(t.createdAt)}
+      </td>
+      <td data-label="Last used" class="token-last-used" title={exact(t.lastUsedAt)}>
+        {t.lastUsedAt ? ago(t.lastUsedAt) : <span class="muted">never</span>}
+      </td>
+      <td data-label="Expires" title={exact(t.expiresAt)}>
+        {t.expired ? (
+          <span class="badge badge-failed">Expired</span>
+        ) : t.expiresAt ? (
+          ago(t.expiresAt)
+        ) : (
+          'Never'
+        )}
+      </td>
+      <td class="row-actions">
+        <button
+          type="button"
+          class="danger-outline small-button"
+          aria-label={`Revoke ${t.kind === 'admin' ? 'admin token' : 'token'} ${t.name}`}
+          onClick={() => onRevoke(t)}
+        >
+          Revoke
+        </button>
+      </td>
+    </tr>
   );
 }

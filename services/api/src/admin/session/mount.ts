@@ -1,4 +1,4 @@
-import type { RedisClient } from '@mgw/common';
+import type { Logger, RedisClient } from '@mgw/common';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { Joi } from '@mgw/contracts';
@@ -67,6 +67,8 @@ const signInSchema = Joi.object<{ password: string }>({ password: Joi.string().m
 export interface AdminAuthDeps {
   redis: RedisClient;
   config: AdminConfig;
+  /** Where a failed `lastUsedAt` write of an admin token is logged. */
+  logger: Logger;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
 import { giveBackSignInAttempt, reserveSignInAttempt, type TokenStore } from '@mgw/store';
 import type { AdminConfig } from '../../config.js';
@@ -10,6 +10,15 @@ export interface SignInDeps {
   sessions: AdminSessions;
   /** Admin tokens of the token CLI (`admin-create`): hashed in Redis, listed and revoked by id. */
   tokens: TokenStore;
+  /** Where a failed `lastUsedAt` write of an admin token is logged. */
+  logger: Logger;
+}
+
+/** An admin token was used: its `lastUsedAt`, throttled and in the background (TokenStore.noteUse). */
+function noteAdminTokenUse(d: SignInDeps, tokenHash: string): void {
+  void d.tokens.noteUse(tokenHash, (err) =>
+    d.logger.warn('could not record when an admin token was last used', { err: serializeError(err) }),
+  );
 }
 
 /** Automation: `ADMIN_API_TOKEN` (no `tokenId`), or an admin token of the CLI (`tokenId` names it). */
@@ -79,7 +88,10 @@ export async function checkAdminToken(
   if (token && d.config.apiToken && sameSecret(token, d.config.apiToken)) caller = { via: 'token' };
   else if (token) {
     const check = await d.tokens.verify(token);
-    if (check.ok) caller = { via: 'token', tokenId: check.token.id };
+    if (check.ok) {
+      caller = { via: 'token', tokenId: check.token.id };
+      noteAdminTokenUse(d, check.tokenHash);
+    }
   }
   if (caller) return { kind: 'admitted', caller };
   const reserved = await reserveSignInAttempt(d.redis, client, d.config.signInWindowMs, d.config.signInLimit);

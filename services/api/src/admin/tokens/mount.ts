@@ -1,23 +1,29 @@
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { PoolStore, parseDuration, type TokenStore } from '@mgw/store';
+import { ADMIN_TOKENS, PoolStore, TokenStore, parseDuration } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import { ADMIN_ERRORS } from '../admin-errors.js';
 import type { AdminMount } from '../admin-routes.js';
-import { createToken, listTokens, revokeToken, tokenView } from './tokens.js';
+import { createToken, listTokens, revokeToken, tokenView, type TokenStores } from './tokens.js';
 
-/** The API tokens: listed, created (the value shown once), revoked. */
-export const tokens: AdminMount = ({ s, guard, body, none }) => [
-  { method: 'get', path: '/tokens', handlers: [guard, listTokensRoute(s.tokens)] },
-  {
-    method: 'post',
-    path: '/tokens',
-    handlers: [guard, body, createTokenRoute(s.tokens, new PoolStore(s.redis))],
-  },
-  { method: 'delete', path: '/tokens/:id', handlers: [guard, none, revokeTokenRoute(s.tokens)] },
-];
+/**
+ * The tokens: API tokens listed, created (the value shown once) and revoked; admin tokens (made by
+ * the token CLI only) listed and revoked.
+ */
+export const tokens: AdminMount = ({ s, guard, body, none }) => {
+  const stores: TokenStores = { api: s.tokens, admin: new TokenStore(s.redis, ADMIN_TOKENS) };
+  return [
+    { method: 'get', path: '/tokens', handlers: [guard, listTokensRoute(stores)] },
+    {
+      method: 'post',
+      path: '/tokens',
+      handlers: [guard, body, createTokenRoute(s.tokens, new PoolStore(s.redis))],
+    },
+    { method: 'delete', path: '/tokens/:id', handlers: [guard, none, revokeTokenRoute(stores)] },
+  ];
+};
 
 /**
  * The rules of the token CLI: a name, an optional device id or pool id (slugs; not both: a token
@@ -52,11 +58,11 @@ export const createTokenSchema = Joi.object<{
     .messages({ 'any.invalid': '"expiresIn" must be a positive number followed by s, m, h or d, e.g. 30d' }),
 });
 
-/** GET /tokens */
-export function listTokensRoute(tokens: TokenStore): RequestHandler {
+/** GET /tokens: both kinds (tokens.ts: listTokens), each with its `kind`. */
+export function listTokensRoute(stores: TokenStores): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    res.status(200).json({ success: true, tokens: await listTokens(tokens) });
+    res.status(200).json({ success: true, tokens: await listTokens(stores) });
   };
 }
 
@@ -85,13 +91,14 @@ export function createTokenRoute(tokens: TokenStore, pools: PoolStore): RequestH
   };
 }
 
-/** DELETE /tokens/:id (tokens.ts: revokeToken). */
-export function revokeTokenRoute(tokens: TokenStore): RequestHandler {
+/** DELETE /tokens/:id, an API or an admin token by its id's prefix (tokens.ts: revokeToken). */
+export function revokeTokenRoute(stores: TokenStores): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const id = String(req.params.id ?? '');
-    if ((await revokeToken(tokens, id)) === 'not_found') throw new ApiError(404, ADMIN_ERRORS.tokenNotFound);
-    req.log.info('admin revoked a token', { tokenId: id });
+    const revoked = await revokeToken(stores, id);
+    if (revoked === 'not_found') throw new ApiError(404, ADMIN_ERRORS.tokenNotFound);
+    req.log.info('admin revoked a token', { tokenId: id, kind: revoked.kind });
     res.status(200).json({ success: true });
   };
 }

@@ -1,8 +1,24 @@
 import { isExpired, parseDuration, type PoolStore, type TokenRecord, type TokenStore } from '@mgw/store';
 
+/** API tokens (`tok_…`, the public API) and admin tokens (`adm_…`, the admin API; made by the CLI). */
+export type TokenKind = 'api' | 'admin';
+
+/**
+ * The kind a token id names. The two spaces' ids cannot collide: API token ids are `tok_` + 12
+ * hex, admin token ids `adm_` + 12 hex (libs/contracts ids.ts), so an id routes by its prefix.
+ */
+export const kindOfId = (id: string): TokenKind => (id.startsWith('adm_') ? 'admin' : 'api');
+
+/** The two token stores the admin API lists and revokes from. */
+export interface TokenStores {
+  api: TokenStore;
+  admin: TokenStore;
+}
+
 /** What the admin API shows of a token: never its value or hash. */
-export function tokenView(t: TokenRecord, now = new Date()) {
+export function tokenView(t: TokenRecord, now = new Date(), kind: TokenKind = 'api') {
   return {
+    kind,
     id: t.id,
     name: t.name,
     ...(t.deviceId ? { deviceId: t.deviceId } : {}),
@@ -10,14 +26,25 @@ export function tokenView(t: TokenRecord, now = new Date()) {
     createdAt: t.createdAt,
     ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}),
     expired: isExpired(t, now),
+    ...(t.lastUsedAt ? { lastUsedAt: t.lastUsedAt } : {}),
   };
 }
 
-/** Every token, as the admin API shows them. */
-export async function listTokens(tokens: TokenStore): Promise<ReturnType<typeof tokenView>[]> {
-  const list = await tokens.list();
+export type TokenView = ReturnType<typeof tokenView>;
+
+/**
+ * Every token of both kinds, as the admin API shows them: the most recently used first, then the
+ * never used ones, newest first.
+ */
+export async function listTokens(stores: TokenStores): Promise<TokenView[]> {
+  const [api, admin] = await Promise.all([stores.api.list(), stores.admin.list()]);
   const now = new Date();
-  return list.map((t) => tokenView(t, now));
+  return [...api.map((t) => tokenView(t, now, 'api')), ...admin.map((t) => tokenView(t, now, 'admin'))].sort(
+    (a, b) =>
+      (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? '') ||
+      b.createdAt.localeCompare(a.createdAt) ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /**
@@ -40,9 +67,17 @@ export async function createToken(
   });
 }
 
-/** Revokes a token through TokenStore.revoke (the one path that also ends cached validity). */
-export async function revokeToken(tokens: TokenStore, id: string): Promise<'revoked' | 'not_found'> {
+/**
+ * Revokes a token of either kind, routed by its id's prefix (kindOfId), through TokenStore.revoke
+ * (the one path that also ends cached validity). The admin token of the caller itself may be
+ * revoked: its next call is refused.
+ */
+export async function revokeToken(
+  stores: TokenStores,
+  id: string,
+): Promise<{ kind: TokenKind } | 'not_found'> {
   // Longer than any token id: no such token.
   if (id.length > 64) return 'not_found';
-  return (await tokens.revoke(id)) ? 'revoked' : 'not_found';
+  const kind = kindOfId(id);
+  return (await stores[kind].revoke(id)) ? { kind } : 'not_found';
 }
