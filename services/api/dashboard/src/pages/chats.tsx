@@ -27,7 +27,7 @@ const affectsChats = (e: LiveEvent) => e.type.startsWith('message.') || e.type.s
 const known = (c: Chat) => ({ name: c.subject, phone: c.contact?.phone });
 const chatName = (c: Chat) => nameOf(c.id, known(c)).name;
 
-function ChatRow(props: { chat: Chat; selected: boolean; onOpen: () => void }) {
+function ChatRow(props: { chat: Chat; selected: boolean; focusable: boolean; onOpen: () => void }) {
   const c = props.chat;
   const last = c.lastMessage;
   return (
@@ -37,6 +37,8 @@ function ChatRow(props: { chat: Chat; selected: boolean; onOpen: () => void }) {
         class={`chat-row${props.selected ? ' selected' : ''}`}
         data-testid={`chat-${c.id}`}
         aria-current={props.selected ? 'true' : undefined}
+        // Roving focus: Tab enters the list once (on the open chat, else the first); j/k or the arrows move in it.
+        tabIndex={props.focusable ? 0 : -1}
         onClick={props.onOpen}
       >
         <span class="chat-name">
@@ -240,6 +242,46 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown; o
   );
 }
 
+/** Typing goes to the field, not to the page's keys. */
+const typing = (t: EventTarget | null) => {
+  const el = t as HTMLElement | null;
+  return !!el && (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable);
+};
+
+/**
+ * The list by keyboard: j or ArrowDown to the next chat, k or ArrowUp to the previous one (j and
+ * k from anywhere on the page, the arrows inside the list), Enter opens the focused chat (it is a
+ * button), r to the open chat's reply box. Keys typed in a field are the field's.
+ */
+function useChatKeys(list: { current: HTMLElement | null }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      const rows = [...(list.current?.querySelectorAll<HTMLButtonElement>('.chat-row') ?? [])];
+      if (e.key === 'r') {
+        const reply = list.current?.ownerDocument.getElementById('chat-reply-text');
+        if (!reply) return;
+        e.preventDefault();
+        reply.focus();
+        return;
+      }
+      const down = e.key === 'j' || e.key === 'ArrowDown';
+      const up = e.key === 'k' || e.key === 'ArrowUp';
+      if ((!down && !up) || rows.length === 0) return;
+      const at = rows.indexOf(e.target as HTMLButtonElement);
+      // The arrows keep scrolling the page outside the list.
+      if (at < 0 && e.key.startsWith('Arrow')) return;
+      e.preventDefault();
+      const from = at >= 0 ? at : rows.findIndex((r) => r.tabIndex === 0);
+      const next = at < 0 ? Math.max(from, 0) : Math.min(Math.max(at + (down ? 1 : -1), 0), rows.length - 1);
+      rows.forEach((r, i) => (r.tabIndex = i === next ? 0 : -1));
+      rows[next]?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
 export function ChatsPage() {
   const [devices, setDevices] = useState<Device[] | undefined>(undefined);
   const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
@@ -264,6 +306,8 @@ export function ChatsPage() {
   // status@broadcast holds the account's own status updates (POST /statuses): no one to chat with.
   const list = (chats.data?.chats ?? []).filter((c) => idKind(c.id) !== 'status');
   const selected = list.find((c) => c.id === open);
+  const listRef = useRef<HTMLElement>(null);
+  useChatKeys(listRef);
   return (
     <>
       <div class="page-head">
@@ -303,12 +347,22 @@ export function ChatsPage() {
         <Empty>No chats for {deviceId} yet: they appear as contacts write and messages are sent.</Empty>
       ) : (
         <div class="chats-layout">
-          <section class="card chat-list" aria-label="Chats">
+          <section class="card chat-list" aria-label="Chats" ref={listRef}>
             <ul>
-              {list.map((c) => (
-                <ChatRow key={c.id} chat={c} selected={c.id === open} onOpen={() => show(deviceId, c.id)} />
+              {list.map((c, i) => (
+                <ChatRow
+                  key={c.id}
+                  chat={c}
+                  selected={c.id === open}
+                  focusable={selected ? c.id === selected.id : i === 0}
+                  onOpen={() => show(deviceId, c.id)}
+                />
               ))}
             </ul>
+            <p class="chat-keys hint">
+              <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move, <kbd>Enter</kbd> opens,{' '}
+              <kbd>r</kbd> replies.
+            </p>
           </section>
           {selected ? (
             <ChatMessages
