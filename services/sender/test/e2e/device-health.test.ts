@@ -110,8 +110,14 @@ describe("e2e: a device's health score falls with WhatsApp's push-back, with its
   it('When the connection drops again and again, then the reconnects past the free two cost points', async () => {
     const reconnects = async () => (await healthCounts(stack().redis, stack().deviceId)).reconnects;
     for (let i = 1; i <= 3; i++) {
-      await stack().simApi('POST', '/faults/drop', { phone: account });
-      await waitFor(async () => (await reconnects()) >= i, { timeoutMs: 20_000, what: `reconnect ${i}` });
+      // "connected" in /status can come a moment before the simulator holds the new socket: a drop
+      // then finds none to drop, and is made again.
+      await waitFor(
+        async () =>
+          (await stack().simApi<{ dropped: number }>('POST', '/faults/drop', { phone: account })).dropped > 0,
+        { timeoutMs: 20_000, intervalMs: 200, what: `drop ${i} to find the socket` },
+      );
+      await waitFor(async () => (await reconnects()) >= i, { timeoutMs: 30_000, what: `reconnect ${i}` });
       await waitFor(
         async () => (await stack().api<{ status: string }>('GET', '/status')).body.status === 'connected',
         { timeoutMs: 20_000, what: `connected after drop ${i}` },
