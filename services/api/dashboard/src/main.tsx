@@ -10,7 +10,7 @@ import { PoolsPage } from './pages/pools';
 import { MessagesPage } from './pages/messages';
 import { ChatsPage } from './pages/chats';
 import { CampaignsPage } from './pages/campaigns';
-import { DeviceSettingsPage } from './pages/device-settings';
+import { DevicePage } from './pages/device-page';
 import { Spinner } from './ui';
 import './styles.css';
 import './components.css';
@@ -23,8 +23,11 @@ function Page(props: { path: string }) {
   if (props.path.startsWith('/dashboard/chats')) return <ChatsPage />;
   if (props.path.startsWith('/dashboard/campaigns')) return <CampaignsPage />;
   if (props.path.startsWith('/dashboard/pools')) return <PoolsPage />;
-  const device = /^\/dashboard\/devices\/([^/?]+)/.exec(props.path);
-  if (device) return <DeviceSettingsPage key={device[1]} deviceId={decodeURIComponent(device[1]!)} />;
+  const device = /^\/dashboard\/devices\/([^/?]+)(?:\/([^/?]*))?/.exec(props.path);
+  if (device) {
+    const deviceId = decodeURIComponent(device[1]!);
+    return <DevicePage key={deviceId} deviceId={deviceId} tab={device[2] ?? ''} />;
+  }
   return <DevicesPage />;
 }
 

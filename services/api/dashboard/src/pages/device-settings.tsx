@@ -2,7 +2,6 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, type PolicyAnswer, type PolicyOverrides, type Webhook } from '../api';
 import { WEBHOOK_EVENTS } from '../events';
 import { exact } from '../format';
-import { onLink } from '../router';
 import { Banner, Confirm, Spinner } from '../ui';
 import { OptOutsSection } from './opt-outs';
 import { ProxySection } from './proxy-section';
@@ -378,18 +377,13 @@ function PolicySection(props: { deviceId: string }) {
   );
 }
 
-/** `/dashboard/devices/<id>`: the device's profile, webhook, proxy, sending policy, opt-outs and blocklist. */
+/**
+ * `/dashboard/devices/<id>`: the device's profile, webhook, proxy, sending policy, opt-outs and
+ * blocklist (device-page.tsx gives the heading and the device's tabs).
+ */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
     <>
-      <div class="page-head">
-        <a href="/dashboard/devices" onClick={onLink} class="back">
-          ← Devices
-        </a>
-        <h1>
-          Settings of <span class="mono">{props.deviceId}</span>
-        </h1>
-      </div>
       <ProfileSection deviceId={props.deviceId} />
       <WebhookSection deviceId={props.deviceId} />
       <ProxySection deviceId={props.deviceId} />

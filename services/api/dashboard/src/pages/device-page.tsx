@@ -1,0 +1,67 @@
+import type { ComponentType } from 'preact';
+import { onLink } from '../router';
+import { DeviceSettingsPage } from './device-settings';
+
+/**
+ * One device's workspace: `/dashboard/devices/<id>` (its settings) and `/dashboard/devices/<id>/<tab>`
+ * for what the account holds (groups, labels, statuses, channels, the event log). Each tab is a
+ * page of its own file; this table is the one place that names them, in the order the tabs show.
+ */
+interface DeviceTab {
+  /** The path's last segment ('' for the settings). */
+  slug: string;
+  label: string;
+  Page: ComponentType<{ deviceId: string }>;
+}
+
+const TABS: DeviceTab[] = [{ slug: '', label: 'Settings', Page: DeviceSettingsPage }];
+
+const hrefOf = (deviceId: string, slug: string) =>
+  `/dashboard/devices/${encodeURIComponent(deviceId)}${slug ? `/${slug}` : ''}`;
+
+/** The device page a path names: its tab, or undefined when the tab is unknown. */
+export function DevicePage(props: { deviceId: string; tab: string }) {
+  const tab = TABS.find((t) => t.slug === props.tab);
+  if (!tab) {
+    return (
+      <div class="page-head">
+        <a href="/dashboard/devices" onClick={onLink} class="back">
+          ← Devices
+        </a>
+        <h1>No such page</h1>
+        <p class="muted">
+          A device has these pages: {TABS.map((t) => t.label).join(', ')}.{' '}
+          <a href={hrefOf(props.deviceId, '')} onClick={onLink}>
+            Open its settings
+          </a>
+          .
+        </p>
+      </div>
+    );
+  }
+  return (
+    <>
+      <div class="page-head">
+        <a href="/dashboard/devices" onClick={onLink} class="back">
+          ← Devices
+        </a>
+        <h1>
+          {tab.label} of <span class="mono">{props.deviceId}</span>
+        </h1>
+        <nav class="tabs device-tabs" aria-label="Device">
+          {TABS.map((t) => (
+            <a
+              href={hrefOf(props.deviceId, t.slug)}
+              onClick={onLink}
+              class={t === tab ? 'active' : ''}
+              aria-current={t === tab ? 'page' : undefined}
+            >
+              {t.label}
+            </a>
+          ))}
+        </nav>
+      </div>
+      <tab.Page key={`${props.deviceId}/${tab.slug}`} deviceId={props.deviceId} />
+    </>
+  );
+}
