@@ -11,11 +11,22 @@ import { build } from 'esbuild';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
+/** Builds the dashboard into `outDir` (default: the api package's dist/dashboard); returns it. */
 export async function buildDashboard(outDir = path.join(HERE, '../dist/dashboard')) {
+  return (await buildDashboardFrom(outDir)).outDir;
+}
+
+/**
+ * Builds into `outDir` from `opts.srcDir` (default: this package's src; the dashboard bench builds
+ * an earlier commit's copy, with `opts.nodePaths` naming where its imports are). Answers esbuild's
+ * metafile too: which input gave how many bytes of the output.
+ */
+export async function buildDashboardFrom(outDir, opts = {}) {
+  const src = opts.srcDir ?? path.join(HERE, 'src');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(path.join(outDir, 'assets'), { recursive: true });
-  await build({
-    entryPoints: { app: path.join(HERE, 'src/main.tsx') },
+  const result = await build({
+    entryPoints: { app: path.join(src, 'main.tsx') },
     outdir: path.join(outDir, 'assets'),
     bundle: true,
     minify: true,
@@ -26,9 +37,11 @@ export async function buildDashboard(outDir = path.join(HERE, '../dist/dashboard
     loader: { '.css': 'css' },
     legalComments: 'none',
     logLevel: 'warning',
+    ...(opts.nodePaths ? { nodePaths: opts.nodePaths } : {}),
+    metafile: true,
   });
-  copyFileSync(path.join(HERE, 'src/index.html'), path.join(outDir, 'index.html'));
-  return outDir;
+  copyFileSync(path.join(src, 'index.html'), path.join(outDir, 'index.html'));
+  return { outDir, metafile: result.metafile };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
