@@ -109,6 +109,9 @@ export function identityOfJids(...jids: (string | null | undefined)[]): ContactI
  */
 export function parseInbound(msg: WAMessage, own = false): InboundMessage | undefined {
   if ((msg.key.fromMe && !own) || !msg.key.id || !msg.message) return undefined;
+  // A contact's status (`status@broadcast`) or a broadcast list's message is no chat's, whatever
+  // alternative JID names its author: statuses are status updates (status-updates.ts).
+  if (msg.key.remoteJid?.endsWith('@broadcast')) return undefined;
   const group = msg.key.remoteJid?.endsWith('@g.us') ? msg.key.remoteJid : undefined;
   // A group message's contact is its author (none for the account's own: `own`, history sync); a
   // one-to-one chat's, the chat.

@@ -38,6 +38,15 @@ describe('messenger: who wrote an inbound message (phone and LID)', () => {
     });
     expect(parseInbound(text({ remoteJid: '1203630@g.us' }))).to.equal(undefined);
     expect(parseInbound(text({ remoteJid: 'status@broadcast' }))).to.equal(undefined);
+    // A contact's status names its author (participant, and an alternative JID when Baileys knows
+    // one): it is a status update (status-updates.ts), never a message of a chat.
+    const status = {
+      remoteJid: 'status@broadcast',
+      remoteJidAlt: '15551230001@s.whatsapp.net',
+      participant: '15551230001@s.whatsapp.net',
+    };
+    expect(parseInbound(text(status))).to.equal(undefined);
+    expect(parseInbound(text({ ...status, remoteJid: '1700000000@broadcast' }))).to.equal(undefined);
     expect(parseInbound(text({ remoteJid: '15551230001@s.whatsapp.net', fromMe: true }))).to.equal(undefined);
   });
 

@@ -81,8 +81,16 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     pattern: keys.message('*', '*'),
     type: 'hash',
     form: 'text',
-    fields: { text: 'text', media: 'text', kindBody: 'text', pollSecret: 'text', chat: 'text' },
-    // Message kinds (message-kinds-store.ts): each contact's poll vote and reaction.
+    fields: {
+      text: 'text',
+      media: 'text',
+      kindBody: 'text',
+      pollSecret: 'text',
+      chat: 'text',
+      revises: 'text',
+    },
+    // Message kinds (message-kinds-store.ts): each contact's poll vote and reaction; an edit's or
+    // a delete's `revises` (what it changes, an edit's new text: message-kinds-store.ts).
     fieldPrefixes: { 'vote:': 'text', 'reaction:': 'text' },
   },
   {

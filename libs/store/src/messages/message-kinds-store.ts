@@ -28,7 +28,19 @@ export const KIND_FIELDS = {
   pollSecret: 'pollSecret',
   votePrefix: 'vote:',
   reactionPrefix: 'reaction:',
+  revises: 'revises',
 } as const;
+
+/**
+ * What an edit or a delete for everyone of ours changes (`revises` on its own record, sealed): the
+ * message it targets and, for an edit, the new text. The admin API's views name it ("Edit of …");
+ * the public GET /messages/:id keeps the spec's shape without it.
+ */
+export interface RevisionOfRecord {
+  messageId: string;
+  action: 'edit' | 'delete';
+  text?: string;
+}
 
 /**
  * Contacts whose votes or reactions one record keeps (a 1:1 chat has one; a bound all the same).
@@ -90,6 +102,27 @@ export class MessageKindStore {
     const key = keys.message(deviceId, messageId);
     const sealed = this.sealer.sealText(JSON.stringify(fields), storageContext(key, KIND_FIELDS.body));
     await KEEP.run(this.redis, [key], [KIND_FIELDS.body, sealed, '0']);
+  }
+
+  /** Keeps what a claimed edit or delete changes on its own record (sealed; the first one stays). */
+  async keepRevision(deviceId: string, messageId: string, revision: RevisionOfRecord): Promise<void> {
+    const key = keys.message(deviceId, messageId);
+    const sealed = this.sealer.sealText(JSON.stringify(revision), storageContext(key, KIND_FIELDS.revises));
+    await KEEP.run(this.redis, [key], [KIND_FIELDS.revises, sealed, '1']);
+  }
+
+  /** What an edit or delete of ours changes, from its record's fields; undefined for other records. */
+  revisionOf(
+    deviceId: string,
+    messageId: string,
+    record: Record<string, string>,
+  ): RevisionOfRecord | undefined {
+    const sealed = record[KIND_FIELDS.revises];
+    if (!sealed) return undefined;
+    const key = keys.message(deviceId, messageId);
+    return JSON.parse(
+      this.sealer.openText(sealed, storageContext(key, KIND_FIELDS.revises)),
+    ) as RevisionOfRecord;
   }
 
   /**

@@ -238,6 +238,8 @@ export interface Message {
   chat?: { type: 'group'; id: string; subject?: string };
   /** Phones or LIDs the text or caption mentioned. */
   mentions?: string[];
+  /** An edit or a delete for everyone of ours: the message it changes, and an edit's new text. */
+  revises?: { messageId: string; action: 'edit' | 'delete'; text?: string };
 }
 
 export interface Batch {

@@ -16,7 +16,7 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
   const ACCOUNT = '15551910001';
   const ana = '15551910011';
 
-  it('When a status is deleted, a channel post edited, a text gets a reaction and an edit, then Messages names each kind (Status, Channel post, Message; the edit and the delete by where they went) and shows the edited and deleted ones so, at 1366 and 390 px', async () => {
+  it('When a status is deleted, a channel post edited, a text gets a reaction and an edit, then Messages names each kind (Status, Channel post, Message; the edit and the delete by where they went, each with what it changes), shows the edited and deleted ones so, and lists no status of a contact as a message, at 1366 and 390 px', async () => {
     const { stack, page } = dashboard();
     await stack.linkByQr(ACCOUNT, 'Kinds Shop');
     await stack.simApi('POST', `/contacts/${ana}/send`, { to: ACCOUNT, text: 'Are you open today?' });
@@ -85,7 +85,13 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
     await page.getByRole('button', { name: 'Sign in' }).click();
     const row = (id: string) => page.getByTestId(`message-${id}`);
     await row(postId).waitFor({ timeout: 15_000 });
-    await page.getByText('Back from holidays').first().waitFor({ timeout: 15_000 });
+    // The contact's status arrived (its event), and is no message of a chat on the page.
+    await waitFor(
+      async () =>
+        (await stack.api<{ data: { events: { type: string }[] } }>('GET', '/events?types=status.received'))
+          .body.data.events.length === 1,
+      { timeoutMs: 20_000, what: "the contact's status received" },
+    );
 
     // What the page lists, as the admin API gives it: each row's record.
     const listed = await page.evaluate(
@@ -112,6 +118,14 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
       expect(await kind(postId), label).to.equal('Channel post');
       expect(await kind(postEdit.messageId), label).to.equal('Channel post');
       expect(await kind(textId), label).to.equal('Message');
+      // The delete and the edit name what they change (the target's short id, the edit's text).
+      expect(await content(statusDelete.messageId), label).to.match(
+        new RegExp(`^Delete\\s+of ${statusId.slice(0, 8)}$`, 'i'),
+      );
+      expect(await content(postEdit.messageId), label).to.match(
+        new RegExp(`^Edit\\s+of ${postId.slice(0, 8)}: Doors open at 10 on Saturday$`, 'i'),
+      );
+      expect(await page.getByText('Back from holidays').count(), label).to.equal(0);
       // The status reads deleted.
       expect(await content(statusId), label).to.match(/^Deleted/i);
       // The post reads its new text, edited.

@@ -3,7 +3,8 @@
  * the target's chat, that names the target by its WhatsApp id. WhatsApp's window is checked again
  * right before the socket write (the API checked it at accept time, but the message may have
  * waited in the queue since); once sent, the target's record takes the edit (sealed, with its
- * history) or ends `deleted`.
+ * history) or ends `deleted`. Its own record keeps what it changes (`revises`, sealed), for the
+ * admin views.
  */
 import {
   DELETE_WINDOW_MS,
@@ -14,13 +15,15 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import type { MessageSender, SendAttempt } from '@mgw/messenger';
-import type { MessageRevisions, MessageStore } from '@mgw/store';
+import type { MessageKindStore, MessageRevisions, MessageStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
 export interface RevisionDeps {
   sender: MessageSender;
   messages: MessageStore;
   revisions: MessageRevisions;
+  /** Keeps on the edit's or delete's own record what it changes (the admin views name it). */
+  kinds: Pick<MessageKindStore, 'keepRevision'>;
 }
 
 const SENT = new Set(['sent', 'delivered', 'read']);
@@ -35,6 +38,12 @@ export async function sendRevision(
   const targetId = (content.edit ?? content.delete)!.messageId;
   const target = await deps.messages.getRecord(data.deviceId, targetId);
   const edit = content.edit;
+  // First, so a refused one shows what it tried too (its content leaves with its last message).
+  await deps.kinds.keepRevision(data.deviceId, data.messageId, {
+    messageId: targetId,
+    action: edit ? 'edit' : 'delete',
+    ...(edit ? { text: edit.text } : {}),
+  });
   refuseUnless(target, edit ? EDIT_WINDOW_MS : DELETE_WINDOW_MS);
   const platformId = target!.platformMessageId;
   if (edit && (await deps.sender.sentText(platformId)) !== true)

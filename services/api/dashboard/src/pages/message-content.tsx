@@ -26,9 +26,10 @@ function votesOf(poll: NonNullable<Message['poll']>): Map<string, number> {
  * What a message is, readably, from the fields its view carries (the same names as POST /send):
  * a text (an outbound one as its recipient got it, personalised; its current text when edited,
  * with the edit count), an attachment (its kind, name and caption), a reaction, a location, contact
- * cards, a poll with its votes, or a message deleted for everyone. A message with no content to
- * show — an OTP (its code is never shown), an edit or a delete (their target's row shows them), a
- * message whose content expired — shows "—".
+ * cards, a poll with its votes, a message deleted for everyone, or an edit or a delete of ours (the
+ * message it changes, an edit's new text; the target's row shows the result too). A message with
+ * no content to show — an OTP (its code is never shown), a message whose content expired — shows
+ * "—".
  */
 export function MessageContent(props: { m: Message }) {
   const m = props.m;
@@ -41,9 +42,21 @@ export function MessageContent(props: { m: Message }) {
   );
 }
 
-type Kind = 'deleted' | 'reaction' | 'location' | 'contacts' | 'poll' | 'attachment' | 'text' | 'none';
+type Kind =
+  | 'edit'
+  | 'delete'
+  | 'deleted'
+  | 'reaction'
+  | 'location'
+  | 'contacts'
+  | 'poll'
+  | 'attachment'
+  | 'text'
+  | 'none';
 
 const KIND_LABEL: Record<Kind, string> = {
+  edit: 'Edit',
+  delete: 'Delete',
   deleted: 'Deleted',
   reaction: 'Reaction',
   location: 'Location',
@@ -55,6 +68,7 @@ const KIND_LABEL: Record<Kind, string> = {
 };
 
 function contentKind(m: Message): Kind {
+  if (m.revises) return m.revises.action;
   if (m.status === 'deleted' || m.deletedAt) return 'deleted';
   if (m.reaction) return 'reaction';
   if (m.location) return 'location';
@@ -68,6 +82,17 @@ function contentKind(m: Message): Kind {
 function ContentDetail(props: { m: Message; kind: Kind }) {
   const { m, kind } = props;
   switch (kind) {
+    case 'edit':
+    case 'delete': {
+      const r = m.revises!;
+      return (
+        <span title={r.text}>
+          <span class="muted small">of </span>
+          <span class="mono small">{r.messageId.slice(0, 8)}</span>
+          {r.text !== undefined ? <span data-testid="message-text">: {cut(r.text)}</span> : null}
+        </span>
+      );
+    }
     case 'deleted':
       return <span class="muted small">for everyone{m.deletedAt ? `, ${exact(m.deletedAt)}` : ''}</span>;
     case 'reaction':

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import type { MessageRecord } from '@mgw/contracts';
+import { keys, type MessageRecord } from '@mgw/contracts';
 import type {
   ContentStore,
   MessageKindStore,
@@ -34,7 +34,8 @@ export interface MessageViewDeps {
  * trip for the page) and, for a message to a group, `chat: { type: "group", id }` (the subject is
  * the sender's group cache's, not the API's: the page shows the id). An outbound text or
  * attachment also shows what it said (`text`, the attachment's kind, name and `caption`), read from
- * its request's content — the admin API only: the public GET /messages/:id keeps the spec's shape.
+ * its request's content, and an edit or a delete what it changes (`revises`: the target's id, the
+ * action, an edit's text) — the admin API only: the public GET /messages/:id keeps the spec's shape.
  */
 export async function messageViews(
   d: MessageViewDeps,
@@ -47,7 +48,8 @@ export async function messageViews(
 ): Promise<Record<string, unknown>[]> {
   const views = await Promise.all(
     records.map(async (r) => {
-      const h = fields?.get(r.messageId);
+      // Read once for the revisions, the kinds and `revises` (each would read it otherwise).
+      const h = fields?.get(r.messageId) ?? (await d.redis.hgetall(keys.message(deviceId, r.messageId)));
       const [revised, kinds, shown] = await Promise.all([
         withRevisions(d, deviceId, r, h),
         d.kinds.read(deviceId, r.messageId, h),
@@ -58,6 +60,8 @@ export async function messageViews(
             : shownContent(d, deviceId, r.messageId, h),
       ]);
       const view: Record<string, unknown> = { ...revised, ...kinds };
+      const revises = d.kinds.revisionOf(deviceId, r.messageId, h);
+      if (revises) view.revises = revises;
       if (shown && view.status !== 'deleted') withShown(view, shown);
       truncateTexts(view);
       if (typeof r.to === 'string' && r.to.endsWith('@g.us') && !view.chat)
