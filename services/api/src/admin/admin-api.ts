@@ -11,6 +11,7 @@ import { chats } from './chats/mount.js';
 import { devicesDeps } from './devices/devices.js';
 import { devices } from './devices/mount.js';
 import { events } from './events/mount.js';
+import { groups } from './groups/mount.js';
 import { optOuts } from './opt-outs/mount.js';
 import { policy } from './policy/mount.js';
 import { POOL_BODY_MAX_VALUES, pools } from './pools/mount.js';
@@ -44,6 +45,7 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   account,
   pools,
   events,
+  groups,
 ];
 
 /**

@@ -11,14 +11,28 @@ export function noQuery(req: Request): void {
 }
 
 /**
+ * Whose Idempotency-Keys a request's key is among: its API token's (the public API); an admin
+ * request, which has no API token, keeps its keys in a space of the device it acts on
+ * (`admin:<deviceId>`), so a key reused for another device, or by an API token, never answers
+ * with another request's outcome.
+ */
+export function idempotencyScope(res: Response, deviceId: string): string {
+  return res.locals.auth ? authOf(res).tokenHash : `admin:${deviceId}`;
+}
+
+/**
  * A change made through the device's holder goes through the Idempotency-Key handling: a retried
  * create makes one group or channel, and the retry gets the first answer back (200, `data` what
- * `run` returned). Returns the routes' `change(req, res, run)`.
+ * `run` returned). `deviceOf` names the device a request acts on (the token's by default; the
+ * path's for the admin API: the key's space, idempotencyScope). Returns `change(req, res, run)`.
  */
-export function idempotentChange(idempotency: Idempotency) {
+export function idempotentChange(
+  idempotency: Idempotency,
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
   return (req: Request, res: Response, run: () => Promise<unknown>): Promise<void> =>
     idempotency
-      .run(req, authOf(res).tokenHash, async () => ({
+      .run(req, idempotencyScope(res, deviceOf(req, res)), async () => ({
         status: 200,
         body: { success: true, data: await run() },
       }))

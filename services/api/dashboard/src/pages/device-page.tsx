@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { onLink } from '../router';
 import { DeviceSettingsPage } from './device-settings';
+import { GroupsPage } from './device-groups';
 
 /**
  * One device's workspace: `/dashboard/devices/<id>` (its settings) and `/dashboard/devices/<id>/<tab>`
@@ -14,7 +15,10 @@ interface DeviceTab {
   Page: ComponentType<{ deviceId: string }>;
 }
 
-const TABS: DeviceTab[] = [{ slug: '', label: 'Settings', Page: DeviceSettingsPage }];
+const TABS: DeviceTab[] = [
+  { slug: '', label: 'Settings', Page: DeviceSettingsPage },
+  { slug: 'groups', label: 'Groups', Page: GroupsPage },
+];
 
 const hrefOf = (deviceId: string, slug: string) =>
   `/dashboard/devices/${encodeURIComponent(deviceId)}${slug ? `/${slug}` : ''}`;

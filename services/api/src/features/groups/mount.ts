@@ -32,14 +32,14 @@ import { updateGroup } from './update-group.js';
 /** POST /groups and /groups/:id/participants: a subject and at most 50 members. */
 export const GROUP_BODY_LIMIT_BYTES = 8 * 1024;
 // A group request names at most GROUP_LIMITS.participants members and a subject.
-export const GROUP_BODY: BodySpec = {
+export const GROUP_BODY = {
   json: {
     limitBytes: GROUP_BODY_LIMIT_BYTES,
     tooLargeError: GROUP_ERRORS.bodyTooLarge,
     maxValues: GROUP_LIMITS.participants + FIELD_ALLOWANCE,
     lists: { participants: GROUP_LIMITS.participants },
   },
-};
+} satisfies BodySpec;
 
 /** The account's groups (docs/groups.md): each change asks the sender holding the device. */
 export const groups = feature({
@@ -67,7 +67,7 @@ export const groups = feature({
       handler: 'revokeInvite',
     },
   ],
-  handlers: groupHandlers,
+  handlers: (s) => groupHandlers(s),
   paths: groupPaths,
   schemas: groupSchemas,
 });
@@ -96,64 +96,69 @@ const ok = (res: Response, data: unknown) => res.status(200).json({ success: tru
 /**
  * The group handlers: each reads its request, has one use case ask the device's holder, and
  * answers what it replied. A change goes through the Idempotency-Key handling: a retried create
- * makes one group.
+ * makes one group. `deviceOf` names the device: the token's (the public routes), or the path's
+ * (the admin routes, admin/groups/mount.ts). An admin request has no token to key an
+ * Idempotency-Key by: its changes run once per request.
  */
-function groupHandlers(s: ApiServices) {
+export function groupHandlers(
+  s: ApiServices,
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
   const holder: DeviceHolder = {
     commands: new DeviceCommandClient(s.redis, s.bullRedis),
     sessions: s.sessions,
   };
-  const change = idempotentChange(s.idempotency);
+  const change = idempotentChange(s.idempotency, deviceOf);
   return {
     list: async (req, res) => {
       noQuery(req);
-      ok(res, answered(await listGroups(holder, authOf(res).deviceId)));
+      ok(res, answered(await listGroups(holder, deviceOf(req, res))));
     },
     get: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
-      ok(res, answered(await getGroup(holder, authOf(res).deviceId, id)));
+      ok(res, answered(await getGroup(holder, deviceOf(req, res), id)));
     },
     create: async (req, res) => {
       noQuery(req);
       const body = parse(groupCreateBodySchema, req.body ?? {});
-      await change(req, res, async () => answered(await createGroup(holder, authOf(res).deviceId, body)));
+      await change(req, res, async () => answered(await createGroup(holder, deviceOf(req, res), body)));
     },
     participants: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
       const body = parse(groupParticipantsBodySchema, req.body ?? {});
       await change(req, res, async () =>
-        answered(await changeParticipants(holder, authOf(res).deviceId, id, body)),
+        answered(await changeParticipants(holder, deviceOf(req, res), id, body)),
       );
     },
     leave: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
-      await change(req, res, async () => answered(await leaveGroup(holder, authOf(res).deviceId, id)));
+      await change(req, res, async () => answered(await leaveGroup(holder, deviceOf(req, res), id)));
     },
     update: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
       const changes = parse(groupUpdateBodySchema, req.body ?? {});
       await change(req, res, async () =>
-        answered(await updateGroup(holder, authOf(res).deviceId, id, changes)),
+        answered(await updateGroup(holder, deviceOf(req, res), id, changes)),
       );
     },
     invite: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
-      ok(res, answered(await readInvite(holder, authOf(res).deviceId, id)));
+      ok(res, answered(await readInvite(holder, deviceOf(req, res), id)));
     },
     revokeInvite: async (req, res) => {
       noQuery(req);
       const id = groupIdOf(req);
-      await change(req, res, async () => answered(await revokeInvite(holder, authOf(res).deviceId, id)));
+      await change(req, res, async () => answered(await revokeInvite(holder, deviceOf(req, res), id)));
     },
     join: async (req, res) => {
       noQuery(req);
       const { code } = parse(groupJoinBodySchema, req.body ?? {});
-      await change(req, res, async () => answered(await joinGroup(holder, authOf(res).deviceId, code)));
+      await change(req, res, async () => answered(await joinGroup(holder, deviceOf(req, res), code)));
     },
   } satisfies Record<string, RequestHandler>;
 }
