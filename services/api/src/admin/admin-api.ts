@@ -7,6 +7,7 @@ import type { AdminKit, AdminMount } from './admin-routes.js';
 import { account } from './account/mount.js';
 import { activity } from './activity/mount.js';
 import { batches } from './batches/mount.js';
+import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
 import { devicesDeps } from './devices/devices.js';
 import { devices } from './devices/mount.js';
@@ -18,6 +19,7 @@ import { POOL_BODY_MAX_VALUES, pools } from './pools/mount.js';
 import { proxies } from './proxies/mount.js';
 import { sandbox } from './sandbox/mount.js';
 import { AdminAuth, session } from './session/mount.js';
+import { statuses } from './statuses/mount.js';
 import { tokens } from './tokens/mount.js';
 import { webhooks } from './webhooks/mount.js';
 
@@ -46,6 +48,8 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   pools,
   events,
   groups,
+  statuses,
+  channels,
 ];
 
 /**

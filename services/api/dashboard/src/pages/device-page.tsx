@@ -1,6 +1,8 @@
 import type { ComponentType } from 'preact';
 import { onLink } from '../router';
 import { DeviceSettingsPage } from './device-settings';
+import { StatusesPage } from './device-statuses';
+import { ChannelsPage } from './device-channels';
 import { GroupsPage } from './device-groups';
 
 /**
@@ -18,6 +20,8 @@ interface DeviceTab {
 const TABS: DeviceTab[] = [
   { slug: '', label: 'Settings', Page: DeviceSettingsPage },
   { slug: 'groups', label: 'Groups', Page: GroupsPage },
+  { slug: 'statuses', label: 'Statuses', Page: StatusesPage },
+  { slug: 'channels', label: 'Channels', Page: ChannelsPage },
 ];
 
 const hrefOf = (deviceId: string, slug: string) =>

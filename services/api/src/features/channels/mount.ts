@@ -21,7 +21,7 @@ import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
-import { idempotentChange, noQuery } from '../../http/route-helpers.js';
+import { idempotencyScope, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import type { HolderOutcome } from '../holder/ask-holder.js';
@@ -81,7 +81,7 @@ export const channels = feature({
       handler: 'deletePost',
     },
   ],
-  handlers: channelHandlers,
+  handlers: (s) => channelHandlers(s),
   paths: channelPaths,
   schemas: channelSchemas,
 });
@@ -159,9 +159,14 @@ function postError(
  * case do it: create, read, update, delete, follow and unfollow through the device's socket (a
  * device command to its holder), the device's list of the channels it created or followed, and
  * posts queued like sends. A change goes through the Idempotency-Key handling: a retried create
- * makes one channel.
+ * makes one channel. The admin API mounts them too (admin/channels/mount.ts), with the device
+ * named by the path.
  */
-function channelHandlers(s: ApiServices) {
+export function channelHandlers(
+  s: ApiServices,
+  /** The device a request acts on: the token's (public API), or the path's (admin API). */
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
   const known = new ChannelList(s.redis);
   const deps = {
     holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
@@ -172,46 +177,59 @@ function channelHandlers(s: ApiServices) {
     acceptor: s.acceptor,
     media: s.media,
   };
-  const change = idempotentChange(s.idempotency);
+  // The Idempotency-Key handling of idempotentChange, for a device already named (idempotencyScope).
+  const change = (req: Request, res: Response, deviceId: string, run: () => Promise<unknown>) =>
+    s.idempotency
+      .run(req, idempotencyScope(res, deviceId), async () => ({
+        status: 200,
+        body: { success: true, data: await run() },
+      }))
+      .then((outcome) => respond(res, outcome));
   const follow =
     (following: boolean): RequestHandler =>
     async (req, res) => {
       noQuery(req);
       const key = channelKeyOf(req);
-      const { deviceId } = authOf(res);
-      await change(req, res, async () => answered(await followChannel(deps, deviceId, key, following)));
+      const deviceId = deviceOf(req, res);
+      await change(req, res, deviceId, async () =>
+        answered(await followChannel(deps, deviceId, key, following)),
+      );
     };
 
   return {
     list: async (req, res) => {
       noQuery(req);
-      ok(res, { channels: await known.list(authOf(res).deviceId) });
+      ok(res, { channels: await known.list(deviceOf(req, res)) });
     },
     get: async (req, res) => {
       noQuery(req);
       const key = channelKeyOf(req);
-      ok(res, answered(await getChannel(deps, authOf(res).deviceId, key)));
+      ok(res, answered(await getChannel(deps, deviceOf(req, res), key)));
     },
     create: async (req, res) => {
       noQuery(req);
       const { picture, ...body } = parse(channelCreateBodySchema, req.body ?? {});
       const bytes = pictureOf(picture) ?? undefined;
-      const { deviceId } = authOf(res);
-      await change(req, res, async () => answered(await createChannel(deps, deviceId, body, bytes)));
+      const deviceId = deviceOf(req, res);
+      await change(req, res, deviceId, async () =>
+        answered(await createChannel(deps, deviceId, body, bytes)),
+      );
     },
     update: async (req, res) => {
       noQuery(req);
       const key = channelKeyOf(req);
       const { picture, ...changes } = parse(channelUpdateBodySchema, req.body ?? {});
       const bytes = pictureOf(picture);
-      const { deviceId } = authOf(res);
-      await change(req, res, async () => answered(await updateChannel(deps, deviceId, key, changes, bytes)));
+      const deviceId = deviceOf(req, res);
+      await change(req, res, deviceId, async () =>
+        answered(await updateChannel(deps, deviceId, key, changes, bytes)),
+      );
     },
     remove: async (req, res) => {
       noQuery(req);
       const key = channelKeyOf(req);
-      const { deviceId } = authOf(res);
-      await change(req, res, async () => answered(await deleteChannel(deps, deviceId, key)));
+      const deviceId = deviceOf(req, res);
+      await change(req, res, deviceId, async () => answered(await deleteChannel(deps, deviceId, key)));
     },
     follow: follow(true),
     unfollow: follow(false),
@@ -220,8 +238,8 @@ function channelHandlers(s: ApiServices) {
       noQuery(req);
       const key = channelKeyOf(req);
       const body = parse(channelPostBodySchema, req.body ?? {}) as ChannelPostBody;
-      const { deviceId, tokenHash } = authOf(res);
-      const outcome = await s.idempotency.run(req, tokenHash, async () => {
+      const deviceId = deviceOf(req, res);
+      const outcome = await s.idempotency.run(req, idempotencyScope(res, deviceId), async () => {
         const published = await publishPost(deps, deviceId, key, body);
         if (!published.ok) throw postError(published);
         return { status: 202, body: { success: true, data: published.data } };
@@ -231,17 +249,17 @@ function channelHandlers(s: ApiServices) {
     posts: async (req, res) => {
       noQuery(req);
       const key = channelKeyOf(req);
-      ok(res, answered(await readPosts(deps, authOf(res).deviceId, key)));
+      ok(res, answered(await readPosts(deps, deviceOf(req, res), key)));
     },
     /** The post is looked up before its body is read: an unknown post is a 404 whatever the body. */
     editPost: async (req, res) => {
       noQuery(req);
-      const { deviceId, tokenHash } = authOf(res);
+      const deviceId = deviceOf(req, res);
       const { channelId, messageId } = postParamsOf(req);
       const found = await findPost(s, deviceId, channelId, messageId);
       if (!found.ok) throw postError(found);
       const { text } = parse(channelPostEditSchema, req.body ?? {});
-      const outcome = await s.idempotency.run(req, tokenHash, async () => {
+      const outcome = await s.idempotency.run(req, idempotencyScope(res, deviceId), async () => {
         const edited = await editPost(s, deviceId, found.data, text);
         if (!edited.ok) throw postError(edited);
         return { status: 202, body: { success: true, data: edited.data } };
@@ -251,7 +269,7 @@ function channelHandlers(s: ApiServices) {
     /** 200 when a post left the queue before it was sent; 202 when its delete is queued. */
     deletePost: async (req, res) => {
       noQuery(req);
-      const { deviceId } = authOf(res);
+      const deviceId = deviceOf(req, res);
       const { channelId, messageId } = postParamsOf(req);
       const outcome = await deletePost(s, deviceId, channelId, messageId);
       if (!outcome.ok) throw postError(outcome);

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import {
   Joi,
   STATUS_ERRORS,
@@ -16,7 +16,7 @@ import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
-import { noQuery } from '../../http/route-helpers.js';
+import { idempotencyScope, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { SEND_BODY_LIMIT_BYTES } from '../send/mount.js';
@@ -53,7 +53,7 @@ export const statuses = feature({
     },
     { method: 'delete', path: '/statuses/:id', limit: 'broadcasts', body: 'none', handler: 'remove' },
   ],
-  handlers: statusHandlers,
+  handlers: (s) => statusHandlers(s),
   paths: broadcastPaths,
   schemas: broadcastSchemas,
 });
@@ -82,16 +82,21 @@ function deleteError(outcome: Exclude<StatusDeleteOutcome, { ok: true }>): ApiEr
 /**
  * The status handlers: post a status (through the send queue, post-status.ts), the
  * device's current statuses with who viewed each, delete one, and whether contacts' statuses
- * become events.
+ * become events. The admin API mounts them too (admin/statuses/mount.ts), with the device named
+ * by the path.
  */
-function statusHandlers(s: ApiServices) {
+export function statusHandlers(
+  s: ApiServices,
+  /** The device a request acts on: the token's (public API), or the path's (admin API). */
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
   return {
     post: async (req, res) => {
       noQuery(req);
+      const deviceId = deviceOf(req, res);
       const body = parse(statusBodySchema, req.body ?? {}) as StatusBody;
-      const auth = authOf(res);
-      const outcome = await s.idempotency.run(req, auth.tokenHash, async () => {
-        const accepted = await postStatus(s, auth.deviceId, body);
+      const outcome = await s.idempotency.run(req, idempotencyScope(res, deviceId), async () => {
+        const accepted = await postStatus(s, deviceId, body);
         if (isRefusal(accepted)) throw refusalError(accepted);
         const { kind: _kind, ...data } = accepted;
         return { status: 202, body: { success: true, data } };
@@ -100,13 +105,13 @@ function statusHandlers(s: ApiServices) {
     },
     list: async (req, res) => {
       noQuery(req);
-      const statuses = await listStatuses(s, authOf(res).deviceId);
+      const statuses = await listStatuses(s, deviceOf(req, res));
       res.status(200).json({ success: true, data: { statuses } });
     },
     /** 200 when a status left the queue before it was sent; 202 when its revoke is queued. */
     remove: async (req, res) => {
       noQuery(req);
-      const { deviceId } = authOf(res);
+      const deviceId = deviceOf(req, res);
       const { id } = parse(idParams, { id: req.params.id });
       const outcome = await deleteStatus(s, deviceId, id);
       if (!outcome.ok) throw deleteError(outcome);
@@ -114,12 +119,13 @@ function statusHandlers(s: ApiServices) {
     },
     getSettings: async (req, res) => {
       noQuery(req);
-      res.status(200).json({ success: true, data: await readStatusSettings(s.redis, authOf(res).deviceId) });
+      res.status(200).json({ success: true, data: await readStatusSettings(s.redis, deviceOf(req, res)) });
     },
     putSettings: async (req, res) => {
       noQuery(req);
+      const deviceId = deviceOf(req, res);
       const body = parse(statusSettingsSchema, req.body ?? {}) as { receiveStatuses: boolean };
-      await writeStatusSettings(s.redis, authOf(res).deviceId, body);
+      await writeStatusSettings(s.redis, deviceId, body);
       res.status(200).json({ success: true, data: body });
     },
   } satisfies Record<string, RequestHandler>;
