@@ -22,6 +22,25 @@ export interface ChatRow {
   score: number;
   /** Read with a page (`list`): the fields of `lastContentId` that `ContentStore.shownFrom` opens. */
   lastContent?: (string | null)[];
+  /** The chat's app-state (archived, pinned, muted until; `setState`), when set. */
+  archived?: true;
+  pinned?: true;
+  /**
+   * When the mute ends (ISO; as kept: it may be past). A mute with no end (WhatsApp's "Always",
+   * a negative end time) is the latest date there is, `MUTED_ALWAYS`.
+   */
+  mutedUntil?: string;
+}
+
+/** A chat's `mutedUntil` when the mute has no end: the latest time a Date holds. */
+export const MUTED_ALWAYS = new Date(8.64e15).toISOString();
+
+/** A chat's archive, pin and mute as app-state reports them: each absent when unchanged. */
+export interface ChatState {
+  archived?: boolean;
+  pinned?: boolean;
+  /** When the mute ends, or null: not muted. */
+  mutedUntil?: Date | null;
 }
 
 /**
@@ -49,6 +68,9 @@ const CHAT_FIELDS = [
   'subject',
   'lastDirection',
   'lastAt',
+  'archived',
+  'pinned',
+  'mutedUntil',
 ] as const;
 
 /** The chat fields a page answers after the unread count, in that order. */
@@ -68,6 +90,9 @@ const MESSAGES_PAGE = storeScript<FlatReply>('chat-messages-page-3');
 
 /** Takes ids out of a chat's unread set (and its messages), keeping its unread count. */
 const TAKE = storeScript<[number, number]>('chat-take-3');
+
+/** Keeps a chat's archive, pin and mute on its record (only a chat the index holds). */
+const STATE = storeScript<number>('chat-state-set-1');
 
 /**
  * The device's chats (GET /chats) and each chat's messages, from what the gateway recorded: the
@@ -158,8 +183,30 @@ export class ChatIndex {
         ? { lastPreview: this.sealer.openText(h.lastPreview, storageContext(key, 'lastPreview')) }
         : {}),
       ...(h.lastContentId ? { lastContentId: h.lastContentId } : {}),
+      ...(h.archived === '1' ? { archived: true as const } : {}),
+      ...(h.pinned === '1' ? { pinned: true as const } : {}),
+      ...(h.mutedUntil ? { mutedUntil: mutedUntilOf(Number(h.mutedUntil)) } : {}),
       score,
     };
+  }
+
+  /**
+   * The chat's archive, pin and mute as app-state reported them (the sender, from the same notice
+   * as `chat.updated`): kept on the chat's record while the index holds the chat; answers whether
+   * it did (a chat with no message recorded is not created for its state).
+   */
+  async setState(deviceId: string, chatId: string, state: ChatState): Promise<boolean> {
+    const flag = (v: boolean | undefined) => (v === undefined ? '' : v ? '1' : '0');
+    const muted = state.mutedUntil;
+    // '0' is "not muted" to the script: a mute with no end (a negative time) is kept as -1.
+    const at = muted ? muted.getTime() : 0;
+    const until = muted === undefined ? '' : muted === null ? '0' : String(at > 0 ? at : -1);
+    const kept = await STATE.run(
+      this.redis,
+      [keys.chat(deviceId, chatId)],
+      [flag(state.archived), flag(state.pinned), until],
+    );
+    return Number(kept) === 1;
   }
 
   /**
@@ -243,4 +290,9 @@ export class ChatIndex {
     const [marked, unread] = await this.take(deviceId, chatId, messageIds, false);
     return { marked: Number(marked), unread: Number(unread) };
   }
+}
+
+/** A kept mute's end: a time, or (negative) none. */
+function mutedUntilOf(ms: number): string {
+  return ms < 0 || !Number.isFinite(ms) || ms > 8.64e15 ? MUTED_ALWAYS : new Date(ms).toISOString();
 }

@@ -113,6 +113,29 @@ export class LabelStore {
   }
 
   /**
+   * The ids of the labels (those whose edit the device saw) each of `chats` carries: one HKEYS,
+   * then one ZMSCORE per label (at most LABEL_LIMITS.labels), in one round trip.
+   */
+  async ofChats(deviceId: string, chats: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map(chats.map((c) => [c, [] as string[]]));
+    if (chats.length === 0) return out;
+    const ids = (await this.redis.hkeys(keys.labels(deviceId))).sort(
+      (a, b) => Number(a) - Number(b) || a.localeCompare(b),
+    );
+    if (ids.length === 0) return out;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.zmscore(keys.labelChats(deviceId, id), ...chats);
+    const scores = (await pipeline.exec()) ?? [];
+    ids.forEach((id, i) => {
+      const carried = (scores[i]?.[1] ?? []) as (string | null)[];
+      carried.forEach((score, j) => {
+        if (score !== null) out.get(chats[j]!)?.push(id);
+      });
+    });
+    return out;
+  }
+
+  /**
    * A page of a label's chats in lexical order after `after`; undefined for a label the device
    * does not know (never saw its edit). `next` is the cursor of the following page, if any.
    */

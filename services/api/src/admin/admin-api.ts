@@ -13,6 +13,7 @@ import { devicesDeps } from './devices/devices.js';
 import { devices } from './devices/mount.js';
 import { events } from './events/mount.js';
 import { groups } from './groups/mount.js';
+import { labels } from './labels/mount.js';
 import { optOuts } from './opt-outs/mount.js';
 import { policy } from './policy/mount.js';
 import { POOL_BODY_MAX_VALUES, pools } from './pools/mount.js';
@@ -48,6 +49,7 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   pools,
   events,
   groups,
+  labels,
   statuses,
   channels,
 ];

@@ -7,7 +7,7 @@ import type {
   LabelEditedEventData,
 } from '@mgw/contracts';
 import type { DeviceSocket } from '@mgw/messenger';
-import { publishEvent, type LabelStore, type Sealer } from '@mgw/store';
+import { ChatIndex, publishEvent, type LabelStore, type Sealer } from '@mgw/store';
 
 export interface GroupLabelEventDeps {
   deviceId: string;
@@ -25,20 +25,28 @@ export interface GroupLabelEventDeps {
  * the account included) becomes a `group.updated` event; a business label edited or put on a chat
  * `label.edited` / `label.association`; a chat archived, pinned or muted `chat.updated` — in the
  * order WhatsApp told them. Each label notice also changes the device's label store (GET /labels)
- * before its event is published.
+ * before its event is published, and each chat state the chat's record (the dashboard's chat list).
  */
 export function wireGroupAndLabelEvents(conn: DeviceSocket, deps: GroupLabelEventDeps): void {
   const { deviceId, redis, sealer, labels, metrics, logger } = deps;
+  const chats = new ChatIndex(redis, sealer);
   let tail = Promise.resolve();
   conn.on('label', (notice) => {
     if (notice.kind === 'chat-state') {
-      // A chat's archive, pin or mute: no text, and nothing the gateway keeps of it.
+      // A chat's archive, pin or mute: no text. Kept on the chat's record (while the index holds it).
       const { kind: _kind, mutedUntil, ...state } = notice;
       const data: Omit<ChatUpdatedEventData, 'deviceId'> = {
         ...state,
         ...(mutedUntil !== undefined ? { mutedUntil: mutedUntil ? mutedUntil.toISOString() : null } : {}),
       };
-      tail = tail.then(() =>
+      const keep = () =>
+        chats
+          .setState(deviceId, notice.chat, { ...state, ...(mutedUntil !== undefined ? { mutedUntil } : {}) })
+          .then(
+            () => undefined,
+            (err: unknown) => logger.warn('chat state not kept', { err: serializeError(err) }),
+          );
+      tail = tail.then(keep).then(() =>
         publishEvent(redis, deviceId, 'chat.updated', data)
           .then(() => undefined)
           .catch((err: unknown) => {

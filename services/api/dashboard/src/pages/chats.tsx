@@ -1,65 +1,22 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Message } from '../api';
-import { ago, exact, idKind, nameOf, phone } from '../format';
+import { ago, exact, idKind, phone } from '../format';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge } from '../ui';
+import { ChatActions, chatPath } from './chat-actions';
+import { ChatRow, chatName, known, type Chat } from './chat-row';
+import type { Label } from './device-labels';
 import { MessageContent } from './message-content';
 import { IdLabel } from './recipient';
 import '../chats.css';
 
-/** A chat of the admin API's GET /devices/:deviceId/chats (the public GET /chats's shape). */
-export interface Chat {
-  id: string;
-  type: 'direct' | 'group';
-  contact?: { phone?: string; lid?: string };
-  subject?: string;
-  unreadCount: number;
-  lastActivityAt: string;
-  /** In short: the whole message is on the chat's page. */
-  lastMessage: { messageId: string; direction: 'inbound' | 'outbound'; at: string; text?: string };
-}
-
-/** Messages and calls change chats; receipts change the statuses a chat shows. */
-const affectsChats = (e: LiveEvent) => e.type.startsWith('message.') || e.type.startsWith('call.');
-
-/** What a chat's record knows of its id besides: a group's subject, a LID's number. */
-const known = (c: Chat) => ({ name: c.subject, phone: c.contact?.phone });
-const chatName = (c: Chat) => nameOf(c.id, known(c)).name;
-
-function ChatRow(props: { chat: Chat; selected: boolean; focusable: boolean; onOpen: () => void }) {
-  const c = props.chat;
-  const last = c.lastMessage;
-  return (
-    <li>
-      <button
-        type="button"
-        class={`chat-row${props.selected ? ' selected' : ''}`}
-        data-testid={`chat-${c.id}`}
-        aria-current={props.selected ? 'true' : undefined}
-        // Roving focus: Tab enters the list once (on the open chat, else the first); j/k or the arrows move in it.
-        tabIndex={props.focusable ? 0 : -1}
-        onClick={props.onOpen}
-      >
-        <span class="chat-name">
-          <IdLabel id={c.id} known={known(c)} />
-        </span>
-        <span class="chat-when muted small" title={exact(c.lastActivityAt)}>
-          {ago(c.lastActivityAt)}
-        </span>
-        <span class="chat-last small">
-          {last.direction === 'outbound' ? 'You: ' : ''}
-          {last.text ?? '—'}
-        </span>
-        {c.unreadCount > 0 && (
-          <span class="chat-unread" aria-label={`${c.unreadCount} unread`}>
-            {c.unreadCount}
-          </span>
-        )}
-      </button>
-    </li>
-  );
-}
+/** Messages and calls change chats; receipts change the statuses a chat shows; app-state its pin, archive, mute, labels. */
+const affectsChats = (e: LiveEvent) =>
+  e.type.startsWith('message.') ||
+  e.type.startsWith('call.') ||
+  e.type === 'chat.updated' ||
+  e.type.startsWith('label.');
 
 function Bubble(props: { m: Message }) {
   const m = props.m;
@@ -76,10 +33,6 @@ function Bubble(props: { m: Message }) {
     </li>
   );
 }
-
-/** The admin API's path of a chat of the device. */
-const chatPath = (deviceId: string, chatId: string) =>
-  `/devices/${encodeURIComponent(deviceId)}/chats/${encodeURIComponent(chatId)}`;
 
 /**
  * The operator's reply to the open chat: sent as the public POST /send sends it (the paced queue,
@@ -176,7 +129,13 @@ function MarkReadButton(props: { deviceId: string; chat: Chat; onRead: () => voi
  * One chat's messages, oldest at the top like a phone shows them (older pages on request), with a
  * reply box below and "Mark read" while the chat has unread messages.
  */
-function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown; onChanged: () => void }) {
+function ChatMessages(props: {
+  deviceId: string;
+  chat: Chat;
+  labels: Label[];
+  version: unknown;
+  onChanged: () => void;
+}) {
   const { deviceId, chat } = props;
   const [pages, setPages] = useState<{ messages: Message[]; nextCursor?: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -210,6 +169,9 @@ function ChatMessages(props: { deviceId: string; chat: Chat; version: unknown; o
         </h2>
         {chat.unreadCount > 0 && <MarkReadButton deviceId={deviceId} chat={chat} onRead={props.onChanged} />}
       </div>
+      {idKind(chat.id) !== 'status' && idKind(chat.id) !== 'channel' && (
+        <ChatActions deviceId={deviceId} chat={chat} labels={props.labels} onChanged={props.onChanged} />
+      )}
       {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
       {error && <Banner kind="error">Could not load the messages: {error}</Banner>}
       {!pages ? (
@@ -294,6 +256,18 @@ export function ChatsPage() {
     { ...(deviceId ? { device: deviceId } : { off: true }), affects: affectsChats },
     [deviceId],
   );
+  // The account's labels, for the chips and the labels menu (none while the device has no app-state key).
+  const labels = useLiveData(
+    () =>
+      deviceId
+        ? api<{ data: { labels: Label[] } }>(`/devices/${encodeURIComponent(deviceId)}/labels`)
+            .then((r) => r.data.labels)
+            .catch(() => [] as Label[])
+        : Promise.resolve([] as Label[]),
+    { ...(deviceId ? { device: deviceId } : { off: true }), affects: (e) => e.type === 'label.edited' },
+    [deviceId],
+  );
+  const [showArchived, setShowArchived] = useState(false);
   useEffect(() => {
     api<{ devices: Device[] }>('/devices')
       .then((r) => setDevices(r.devices))
@@ -304,8 +278,14 @@ export function ChatsPage() {
       `/dashboard/chats?device=${encodeURIComponent(device)}${chat ? `&chat=${encodeURIComponent(chat)}` : ''}`,
     );
   // status@broadcast holds the account's own status updates (POST /statuses): no one to chat with.
-  const list = (chats.data?.chats ?? []).filter((c) => idKind(c.id) !== 'status');
-  const selected = list.find((c) => c.id === open);
+  const all = (chats.data?.chats ?? []).filter((c) => idKind(c.id) !== 'status');
+  const archivedCount = all.filter((c) => c.archived).length;
+  const archivedView = showArchived && archivedCount > 0;
+  // As the phone lists them: pinned chats first, the archived ones apart (behind "Archived (n)").
+  const list = all
+    .filter((c) => !!c.archived === archivedView)
+    .sort((a, b) => Number(!!b.pinned) - Number(!!a.pinned));
+  const selected = all.find((c) => c.id === open);
   const listRef = useRef<HTMLElement>(null);
   useChatKeys(listRef);
   return (
@@ -317,8 +297,9 @@ export function ChatsPage() {
         </div>
         <p class="muted">
           The conversations of a device, most recent first, from what the gateway recorded: what contacts
-          wrote and what the device sent. Open a chat to reply to it or mark it read (the contact sees the
-          read receipts).
+          wrote and what the device sent; pinned chats first, archived ones apart. Open a chat to reply to it,
+          mark it read (the contact sees the read receipts), pin, archive, mute or label it (the phone shows
+          it too).
         </p>
       </div>
       <section class="card toolbar">
@@ -343,16 +324,28 @@ export function ChatsPage() {
         <Spinner label="Loading chats…" />
       ) : !deviceId ? (
         <Empty>No devices yet: link one on the Devices page.</Empty>
-      ) : list.length === 0 ? (
+      ) : all.length === 0 ? (
         <Empty>No chats for {deviceId} yet: they appear as contacts write and messages are sent.</Empty>
       ) : (
         <div class="chats-layout">
           <section class="card chat-list" aria-label="Chats" ref={listRef}>
+            {archivedCount > 0 && (
+              <button
+                type="button"
+                class="link chat-archived-toggle"
+                onClick={() => setShowArchived(!archivedView)}
+              >
+                {archivedView ? '← Back to all chats' : `Archived (${archivedCount})`}
+              </button>
+            )}
+            {archivedView && <h2 class="chat-list-title">Archived chats</h2>}
+            {list.length === 0 && <Empty>Every chat is archived: open “Archived” to see them.</Empty>}
             <ul>
               {list.map((c, i) => (
                 <ChatRow
                   key={c.id}
                   chat={c}
+                  labels={labels.data ?? []}
                   selected={c.id === open}
                   focusable={selected ? c.id === selected.id : i === 0}
                   onOpen={() => show(deviceId, c.id)}
@@ -368,6 +361,7 @@ export function ChatsPage() {
             <ChatMessages
               deviceId={deviceId}
               chat={selected}
+              labels={labels.data ?? []}
               version={selected.lastMessage.messageId}
               // A read or a reply changes the list (unread counts, the last message): no event says so.
               onChanged={() => void chats.refresh()}

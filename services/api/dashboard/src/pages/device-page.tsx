@@ -4,6 +4,7 @@ import { DeviceSettingsPage } from './device-settings';
 import { StatusesPage } from './device-statuses';
 import { ChannelsPage } from './device-channels';
 import { GroupsPage } from './device-groups';
+import { LabelsPage } from './device-labels';
 
 /**
  * One device's workspace: `/dashboard/devices/<id>` (its settings) and `/dashboard/devices/<id>/<tab>`
@@ -20,6 +21,7 @@ interface DeviceTab {
 const TABS: DeviceTab[] = [
   { slug: '', label: 'Settings', Page: DeviceSettingsPage },
   { slug: 'groups', label: 'Groups', Page: GroupsPage },
+  { slug: 'labels', label: 'Labels', Page: LabelsPage },
   { slug: 'statuses', label: 'Statuses', Page: StatusesPage },
   { slug: 'channels', label: 'Channels', Page: ChannelsPage },
 ];

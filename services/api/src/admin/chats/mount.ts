@@ -16,19 +16,23 @@ import { respond } from '../../http/respond.js';
 import { noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { listChatMessages, listChats } from '../../features/chats/list-chats.js';
+import { listChatMessages, listChatsWithState } from '../../features/chats/list-chats.js';
 import { readAnswer } from '../../features/chats/mount.js';
 import { readChat } from '../../features/chats/read-chat.js';
+import { labelRoutes } from '../../features/labels/mount.js';
 import { sendAnswer } from '../../features/send/mount.js';
-import { deviceIdOf, type AdminMount } from '../admin-routes.js';
+import { deviceIdOf, type AdminMount, type AdminRoute } from '../admin-routes.js';
 import { replyInChat } from './reply.js';
 
 /**
  * The device's chats and a chat's messages (the Chats page), as the public GET /chats…; a reply
  * in a chat, as the public POST /send (reply.ts), and marking a chat read, as the public
- * POST /chats/:chatId/read.
+ * POST /chats/:chatId/read; a chat's labels and its archive, pin and mute, as the public
+ * /chats/:chatId/labels… and PATCH /chats/:chatId (features/labels: no rate limit and no
+ * Idempotency-Key, as every admin route).
  */
-export const chats: AdminMount = ({ s, guard, none }) => [
+export const chats: AdminMount = ({ s, guard, body, none }) => [
+  ...chatStateRoutes(s, guard, body, none),
   { method: 'get', path: '/devices/:deviceId/chats', handlers: [guard, deviceChatsRoute(s)] },
   {
     method: 'get',
@@ -46,6 +50,23 @@ export const chats: AdminMount = ({ s, guard, none }) => [
     handlers: [guard, none, deviceChatReadRoute(s)],
   },
 ];
+
+/** A chat's labels and state: the public label routes' handlers, the device named by the path. */
+function chatStateRoutes(
+  s: ApiServices,
+  guard: RequestHandler,
+  body: RequestHandler,
+  none: RequestHandler,
+): AdminRoute[] {
+  const r = labelRoutes(s, deviceIdOf);
+  const chat = '/devices/:deviceId/chats/:chatId';
+  return [
+    { method: 'patch', path: chat, handlers: [guard, body, r.chatState] },
+    { method: 'get', path: `${chat}/labels`, handlers: [guard, r.chatLabels] },
+    { method: 'post', path: `${chat}/labels`, handlers: [guard, body, r.labelChat] },
+    { method: 'delete', path: `${chat}/labels/:labelId`, handlers: [guard, none, r.unlabelChat] },
+  ];
+}
 
 const chatParams = Joi.object({ chatId: chatIdSchema });
 const chatIdOf = (req: Request): string => parse(chatParams, { chatId: req.params.chatId }).chatId as string;
@@ -69,11 +90,14 @@ const replyBodySchema = Joi.object<{ text: string }>({
   text: sendBodySchema(1).extract('text').required(),
 });
 
-/** GET /devices/:deviceId/chats — the dashboard's Chats page: the public GET /chats of any device. */
+/**
+ * GET /devices/:deviceId/chats — the dashboard's Chats page: the public GET /chats of any device,
+ * each chat with its `pinned`, `archived`, `mutedUntil` and `labels` (listChatsWithState).
+ */
 export function deviceChatsRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const q = parse(chatsQuerySchema, req.query);
-    res.status(200).json({ success: true, ...(await listChats(s, deviceIdOf(req), q)) });
+    res.status(200).json({ success: true, ...(await listChatsWithState(s, deviceIdOf(req), q)) });
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
-import { ContactIdentities, type ChatRow } from '@mgw/store';
+import { ContactIdentities, LabelStore, type ChatRow } from '@mgw/store';
 import { messageViews } from '../../admin/devices/message-view.js';
 import type { ApiServices } from '../../api-services.js';
 import { recordFromFields, type AnyRecord } from '../messages/records.js';
@@ -25,9 +25,16 @@ const PREVIEW_CHARS = 100;
  * message in short — id, direction, time and the start of its text, kept on the chat (an inbound
  * one) or read from the request's content (an outbound one) — so a page reads no message record.
  */
-export async function listChats(s: ApiServices, deviceId: string, q: ChatsQuery): Promise<ChatsPage> {
+export async function listChats(
+  s: ApiServices,
+  deviceId: string,
+  q: ChatsQuery,
+  /** Given: filled with the page's rows, in the answer's order (listChatsWithState). */
+  rowsOut?: ChatRow[],
+): Promise<ChatsPage> {
   const cursor = q.cursor ? parseChatCursor(q.cursor) : undefined;
   const { chats, more } = await s.chats.list(deviceId, q.limit, cursor);
+  rowsOut?.push(...chats);
   const direct = chats.filter((c) => c.type === 'direct');
   const [known, texts] = await Promise.all([
     new ContactIdentities(s.redis).resolveMany(
@@ -42,6 +49,49 @@ export async function listChats(s: ApiServices, deviceId: string, q: ChatsQuery)
   return {
     chats: out,
     ...(more && tail ? { nextCursor: `${tail.score}_${tail.id}` } : {}),
+  };
+}
+
+/** A chat as the dashboard lists it: GET /chats's summary and the chat's app-state. */
+export type ChatWithState = ChatSummary & {
+  pinned: boolean;
+  archived: boolean;
+  /** When its mute ends (ISO), or null: not muted (a mute that ended is null). */
+  mutedUntil: string | null;
+  /** The ids of the business labels it carries, as the device learned them (GET /labels). */
+  labels: string[];
+};
+
+/**
+ * The admin API's chat list (the dashboard's Chats page): GET /chats's page with each chat's pin,
+ * archive and mute (kept on the chat's record from app-state: the sender's `chat.updated`) and
+ * its labels (the device's label store). The public GET /chats does not show them (docs/chats.md).
+ */
+export async function listChatsWithState(
+  s: ApiServices,
+  deviceId: string,
+  q: ChatsQuery,
+): Promise<{ chats: ChatWithState[]; nextCursor?: string }> {
+  const rows: ChatRow[] = [];
+  const page = await listChats(s, deviceId, q, rows);
+  const labels = await new LabelStore(s.redis, s.encryption).ofChats(
+    deviceId,
+    rows.map((r) => r.id),
+  );
+  const now = Date.now();
+  return {
+    ...page,
+    chats: page.chats.map((c, i) => {
+      const row = rows[i]!;
+      const muted = row.mutedUntil && Date.parse(row.mutedUntil) > now ? row.mutedUntil : null;
+      return {
+        ...c,
+        pinned: row.pinned === true,
+        archived: row.archived === true,
+        mutedUntil: muted,
+        labels: labels.get(row.id) ?? [],
+      };
+    }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import {
   ERRORS,
   GROUP_ERRORS,
@@ -70,7 +70,7 @@ export const labels = feature({
     },
     { method: 'patch', path: '/chats/:chatId', limit: 'groups', body: labelBody, handler: 'chatState' },
   ],
-  handlers: labelRoutes,
+  handlers: (s) => labelRoutes(s),
   paths: labelPaths,
   schemas: labelSchemas,
 });
@@ -109,29 +109,36 @@ const chatLabelParams = Joi.object({ chatId: chatIdSchema, labelId: labelIdParam
 const labelParams = Joi.object({ labelId: labelIdParamSchema });
 
 /**
- * The label routes' handlers: each parses its request and runs its use case; the changes go
- * through the Idempotency-Key handling (a retried create makes one label).
+ * The label routes' handlers: each parses its request and runs its use case; the public API's
+ * changes go through the Idempotency-Key handling (a retried create makes one label). The admin
+ * API mounts them too (admin/labels, admin/chats), with the device named by the path: its callers
+ * hold no API token to key an Idempotency-Key by, so there a change runs as asked.
  */
-function labelRoutes(s: ApiServices) {
+export function labelRoutes(
+  s: ApiServices,
+  /** The device a request acts on: the token's (public API), or the path's (admin API). */
+  deviceOf?: (req: Request, res: Response) => string,
+) {
   const deps: LabelDeps = {
     holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
     sessions: s.sessions,
     store: new LabelStore(s.redis, s.encryption),
   };
-  const change = idempotentChange(s.idempotency);
   const ok = (res: Response, data: unknown) => res.status(200).json({ success: true, data });
+  const device = deviceOf ?? ((_req: Request, res: Response) => authOf(res).deviceId);
+  const change = idempotentChange(s.idempotency, device);
 
   const createLabelRoute: RequestHandler = async (req, res) => {
     noQuery(req);
     const body = parse(labelCreateBodySchema, req.body ?? {});
-    await change(req, res, async () => labelAnswer(await createLabel(deps, authOf(res).deviceId, body)));
+    await change(req, res, async () => labelAnswer(await createLabel(deps, device(req, res), body)));
   };
   const labelChatRoute: RequestHandler = async (req, res) => {
     noQuery(req);
     const { chatId: chat } = parse(chatParams, { chatId: req.params.chatId });
     const { labelId } = parse(chatLabelBodySchema, req.body ?? {});
     const label = { chat, labelId, labeled: true };
-    await change(req, res, async () => labelAnswer(await labelChat(deps, authOf(res).deviceId, label)));
+    await change(req, res, async () => labelAnswer(await labelChat(deps, device(req, res), label)));
   };
   const unlabelChat: RequestHandler = async (req, res) => {
     noQuery(req);
@@ -140,45 +147,43 @@ function labelRoutes(s: ApiServices) {
       labelId: req.params.labelId,
     });
     const label = { chat, labelId, labeled: false };
-    await change(req, res, async () => labelAnswer(await labelChat(deps, authOf(res).deviceId, label)));
+    await change(req, res, async () => labelAnswer(await labelChat(deps, device(req, res), label)));
   };
   const chatState: RequestHandler = async (req, res) => {
     noQuery(req);
     const { chatId: chat } = parse(chatParams, { chatId: req.params.chatId });
     const state = parse(chatStateBodySchema, req.body ?? {});
-    await change(req, res, async () =>
-      labelAnswer(await setChatState(deps, authOf(res).deviceId, chat, state)),
-    );
+    await change(req, res, async () => labelAnswer(await setChatState(deps, device(req, res), chat, state)));
   };
   const listLabelsRoute: RequestHandler = async (req, res) => {
     noQuery(req);
-    ok(res, labelAnswer(await listLabels(deps, authOf(res).deviceId)));
+    ok(res, labelAnswer(await listLabels(deps, device(req, res))));
   };
   const labelChats: RequestHandler = async (req, res) => {
     const { labelId } = parse(labelParams, { labelId: req.params.labelId });
     const page = parse(labelChatsQuerySchema, req.query);
-    ok(res, labelAnswer(await listLabelChats(deps, authOf(res).deviceId, labelId, page)));
+    ok(res, labelAnswer(await listLabelChats(deps, device(req, res), labelId, page)));
   };
   const updateLabelRoute: RequestHandler = async (req, res) => {
     noQuery(req);
     const { labelId } = parse(labelParams, { labelId: req.params.labelId });
     const body = parse(labelUpdateBodySchema, req.body ?? {});
     // The label is looked up before the Idempotency-Key is taken; the edit is made within it.
-    const edit = await updateLabel(deps, authOf(res).deviceId, labelId, body);
+    const edit = await updateLabel(deps, device(req, res), labelId, body);
     if (!edit.ok) refused(edit);
     await change(req, res, async () => labelAnswer(await edit.apply()));
   };
   const deleteLabelRoute: RequestHandler = async (req, res) => {
     noQuery(req);
     const { labelId } = parse(labelParams, { labelId: req.params.labelId });
-    const edit = await deleteLabel(deps, authOf(res).deviceId, labelId);
+    const edit = await deleteLabel(deps, device(req, res), labelId);
     if (!edit.ok) refused(edit);
     await change(req, res, async () => labelAnswer(await edit.apply()));
   };
   const chatLabels: RequestHandler = async (req, res) => {
     noQuery(req);
     const { chatId } = parse(chatParams, { chatId: req.params.chatId });
-    ok(res, labelAnswer(await listChatLabels(deps, authOf(res).deviceId, chatId)));
+    ok(res, labelAnswer(await listChatLabels(deps, device(req, res), chatId)));
   };
   return {
     createLabel: createLabelRoute,
