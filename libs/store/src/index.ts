@@ -53,6 +53,8 @@ export * from './events/event-publish.js';
 // Webhooks: settings, deliveries from the events outbox.
 export * from './webhooks/webhook-store.js';
 export * from './webhooks/webhook-deliveries.js';
+// What a device's ways out did lately (the dashboard's Events tab), and "retry now".
+export * from './webhooks/webhook-report.js';
 
 // The event log: every event of a device, retained for GET /events.
 export * from './events/event-log.js';

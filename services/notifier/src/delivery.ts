@@ -46,13 +46,31 @@ export async function deliverEvent(
   deviceId: string,
   deps: DeliveryDeps,
 ): Promise<AttemptResult> {
+  return (await attemptDelivery(delivery, deviceId, deps)).result;
+}
+
+/** How an attempt ended, with what the endpoint answered (the device's delivery report keeps it). */
+export interface AttemptAnswer {
+  result: AttemptResult;
+  /** The endpoint's HTTP status, when it answered. */
+  status?: number;
+  /** Why it failed: the status, the outbound guard's refusal, a timeout or network error. */
+  problem?: string;
+}
+
+/** {@link deliverEvent}, answering the endpoint's status and the failure's reason too. */
+export async function attemptDelivery(
+  delivery: PendingDelivery,
+  deviceId: string,
+  deps: DeliveryDeps,
+): Promise<AttemptAnswer> {
   const { event } = delivery;
   const { metrics } = deps;
   const target = await deps.targets.get(deviceId);
   if (!target || target.disabled) {
     // Removed or disabled since the event was emitted: nobody to deliver to.
     metrics.webhookDeliveries.inc({ type: event.type, outcome: 'dropped' });
-    return 'dropped';
+    return { result: 'dropped', problem: target ? 'the endpoint is disabled' : 'no endpoint' };
   }
   let data = event.data;
   try {
@@ -67,7 +85,7 @@ export async function deliverEvent(
       type: event.type,
       problem: err.problem,
     });
-    return 'unreadable';
+    return { result: 'unreadable', problem: 'its sealed data cannot be opened' };
   }
   const body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: JSON.parse(data) });
   const now = new Date();
@@ -106,14 +124,14 @@ export async function deliverEvent(
       { type: event.type },
       Math.max(0, (Date.now() - Date.parse(event.timestamp)) / 1000),
     );
-    return 'delivered';
+    return { result: 'delivered', status };
   }
   if (status === 410) {
     await deps.webhooks.disable(deviceId, 'gone');
     deps.targets.forget(deviceId);
     metrics.webhookDeliveries.inc({ type: event.type, outcome: 'gone' });
     deps.logger.warn('webhook endpoint answered 410 Gone; disabled until it is set again', { deviceId });
-    return 'gone';
+    return { result: 'gone', status, problem };
   }
   const failures = await deps.targets.failed(deviceId);
   metrics.webhookConsecutiveFailures.set({ device: deviceId }, failures);
@@ -129,5 +147,5 @@ export async function deliverEvent(
       problem,
     },
   );
-  return last ? 'exhausted' : 'retry';
+  return { result: last ? 'exhausted' : 'retry', ...(status !== undefined ? { status } : {}), problem };
 }

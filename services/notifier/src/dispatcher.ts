@@ -1,6 +1,6 @@
 import { serializeError, type Logger } from '@mgw/common';
-import type { PendingDelivery, WebhookDeliveries } from '@mgw/store';
-import { deliverEvent, type AttemptResult, type DeliveryDeps } from './delivery.js';
+import type { PendingDelivery, WebhookDeliveries, WebhookReport } from '@mgw/store';
+import { attemptDelivery, type AttemptAnswer, type DeliveryDeps } from './delivery.js';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 
 export interface DispatcherOptions {
@@ -14,6 +14,8 @@ export interface DispatcherOptions {
   logger: Logger;
   /** Legacy per-device BullMQ queues moved over when a device is first served (see legacy-queues.ts). */
   adoptLegacy?: (deviceId: string, token: string) => Promise<void>;
+  /** Where each attempt's end is recorded for the operator (the dashboard's Events tab). */
+  report?: Pick<WebhookReport, 'record'>;
 }
 
 /** Outbox entries (or due retries) read at once. */
@@ -109,6 +111,15 @@ export class DeliveryDispatcher {
     this.legacyChecked.add(deviceId);
   }
 
+  /**
+   * The device's retries may have changed under a notifier serving it (the operator's "retry
+   * now" made them due, announced on the webhooks channel): the runner reads them again before
+   * its next event (the kick that follows takes up a device nobody serves).
+   */
+  retriesChanged(deviceId: string): void {
+    this.runners.get(deviceId)?.retriesChanged();
+  }
+
   /** Wakes the device when its earliest retry is due (the sweep does it too, should this process die). */
   scheduleRetry(deviceId: string, at: number): void {
     clearTimeout(this.retryTimers.get(deviceId));
@@ -179,6 +190,11 @@ class DeviceRunner {
     return this.done;
   }
 
+  /** The retries are read again at the next fill (see DeliveryDispatcher.retriesChanged). */
+  retriesChanged(): void {
+    this.nextRetryAt = 0;
+  }
+
   wake(): void {
     const w = this.wakeUp;
     this.wakeUp = undefined;
@@ -214,6 +230,8 @@ class DeviceRunner {
           }
           // Work arrived since the last read; entries left behind a cursor would be read again.
           if (++busyInARow > 1) this.cursor = '-';
+          // The work may be retries made due since they were read ("retry now"): read them again.
+          this.nextRetryAt = await store.nextRetryAt(this.deviceId);
           continue;
         }
         busyInARow = 0;
@@ -274,27 +292,48 @@ class DeviceRunner {
   }
 
   private async attempt(item: PendingDelivery): Promise<void> {
-    const { store, delivery, retry } = this.dispatcher.opts;
-    let result: AttemptResult;
+    const { store, delivery, retry, report } = this.dispatcher.opts;
+    let answer: AttemptAnswer;
     try {
-      result = await deliverEvent(item, this.deviceId, { ...delivery, logger: this.log });
+      answer = await attemptDelivery(item, this.deviceId, { ...delivery, logger: this.log });
     } catch (err) {
       // Not the endpoint's answer (e.g. Redis unreachable mid-attempt): tried again like a failure.
       this.log.warn('webhook attempt failed before its answer', {
         eventId: item.event.id,
         err: serializeError(err),
       });
-      result = item.attemptsMade + 1 >= delivery.maxAttempts ? 'exhausted' : 'retry';
+      answer = {
+        result: item.attemptsMade + 1 >= delivery.maxAttempts ? 'exhausted' : 'retry',
+        problem: 'the attempt failed before its answer',
+      };
     }
+    const { result } = answer;
     const dueMs = result === 'retry' ? Date.now() + retryDelayMs(retry, item.attemptsMade + 1) : undefined;
     const sentAt = Date.now();
-    const ok = await store.settle(
-      this.deviceId,
-      this.token,
-      this.dispatcher.leaseMs,
-      item,
-      dueMs === undefined ? { done: true } : { done: false, dueMs },
-    );
+    // The report is written beside the outcome (same lease, fenced; sent together, so no extra
+    // wait): it is the operator's view, so a failure to write it never fails the delivery.
+    const [ok] = await Promise.all([
+      store.settle(
+        this.deviceId,
+        this.token,
+        this.dispatcher.leaseMs,
+        item,
+        dueMs === undefined ? { done: true } : { done: false, dueMs },
+      ),
+      report
+        ?.record(this.deviceId, this.token, {
+          at: new Date(sentAt).toISOString(),
+          eventId: item.event.id,
+          type: item.event.type,
+          outcome: result,
+          attempt: item.attemptsMade + 1,
+          ...(answer.status !== undefined ? { status: answer.status } : {}),
+          ...(answer.problem && result !== 'delivered' ? { error: answer.problem } : {}),
+        })
+        .catch((err: unknown) =>
+          this.log.warn('webhook report not written', { eventId: item.event.id, err: serializeError(err) }),
+        ),
+    ]);
     if (!ok) throw new LeaseLostError('lease lost');
     this.renewed(sentAt);
     if (dueMs !== undefined) this.nextRetryAt = Math.min(this.nextRetryAt ?? Infinity, dueMs);

@@ -8,7 +8,7 @@ import {
   type ServiceHost,
 } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
-import { Encryption, WebhookDeliveries, WebhookStore } from '@mgw/store';
+import { Encryption, WebhookDeliveries, WebhookReport, WebhookStore } from '@mgw/store';
 import { collectBacklog } from './backlog.js';
 import { startBrokerRelays } from './brokers/broker-relays.js';
 import { loadNotifierConfig } from './config.js';
@@ -69,6 +69,7 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
     },
     logger,
     adoptLegacy,
+    report: new WebhookReport(redis),
   });
   const watcher = new OutboxWatcher({
     webhooks,

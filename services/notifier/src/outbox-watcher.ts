@@ -8,7 +8,7 @@ export interface OutboxWatcherOptions {
   webhooks: Pick<WebhookStore, 'devices'>;
   targets: Pick<TargetCache, 'forget'>;
   /** `kick` serves a device that has work and no notifier (`sweep`: even one seen held a moment ago). */
-  dispatcher: Pick<DeliveryDispatcher, 'kick'>;
+  dispatcher: Pick<DeliveryDispatcher, 'kick'> & Partial<Pick<DeliveryDispatcher, 'retriesChanged'>>;
   /** How often every device is looked at even without a notification. */
   sweepMs: number;
   logger: Logger;
@@ -41,8 +41,12 @@ export class OutboxWatcher {
       client: subscriber,
       channels: [keys.eventsChannel(), keys.webhooksChannel()],
       onMessage: (channel, deviceId) => {
-        // A webhook set, rotated, disabled or removed: its next delivery reads it again.
-        if (channel === keys.webhooksChannel()) targets.forget(deviceId);
+        // A webhook set, rotated, disabled or removed (or its retries made due by "retry now"):
+        // its next delivery reads it again, and its retries are read again.
+        if (channel === keys.webhooksChannel()) {
+          targets.forget(deviceId);
+          dispatcher.retriesChanged?.(deviceId);
+        }
         void dispatcher.kick(deviceId);
       },
       // The first sweep, and a catch-up after each time without the subscription.

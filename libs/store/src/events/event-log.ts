@@ -149,6 +149,50 @@ export class EventLog {
     return { events, nextCursor, ...(truncated ? { truncated: true as const } : {}) };
   }
 
+  /**
+   * The same log read backwards, for the operator's view (the dashboard's Events tab): events of
+   * `deviceId` before `before` (from the newest without it), newest first, at most `limit`, within
+   * the retention window. `olderCursor` is what to pass as `before` for the page after (the last
+   * entry looked at), null once the window's oldest entry was reached. An event that cannot be
+   * opened is passed over, as by {@link read}.
+   */
+  async readBack(
+    deviceId: string,
+    q: { before?: string; types?: readonly EventType[]; limit: number },
+    now = Date.now(),
+  ): Promise<{ events: LoggedEvent[]; olderCursor: string | null }> {
+    const key = keys.eventLog(deviceId);
+    const floor = this.floor(now);
+    let end = q.before ? `(${q.before}` : '+';
+    const wanted = q.types ? new Set<string>(q.types) : undefined;
+    const events: LoggedEvent[] = [];
+    let last: string | undefined;
+    let reachedEnd = false;
+    for (let scanned = 0; events.length < q.limit && scanned < SCAN_BUDGET;) {
+      const count = wanted ? FILTERED_CHUNK : q.limit - events.length;
+      const chunk = (await this.redis.xrevrange(key, end, floor, 'COUNT', count)) as StreamEntry[];
+      for (const [entryId, fields] of chunk) {
+        if (events.length >= q.limit) break;
+        last = entryId;
+        scanned++;
+        const f = fieldMap(fields);
+        if (wanted && !wanted.has(f.type ?? '')) continue;
+        try {
+          events.push(this.toEvent(deviceId, entryId, f));
+        } catch (err) {
+          if (!(err instanceof SealedValueError)) throw err;
+          this.onUnreadable(deviceId, { id: f.id ?? '', cursor: entryId, problem: err.problem });
+        }
+      }
+      if (chunk.length < count) {
+        reachedEnd = true;
+        break;
+      }
+      end = `(${last!}`;
+    }
+    return { events, olderCursor: reachedEnd || !last ? null : last };
+  }
+
   /** The cursor of the device's newest event, or undefined when its log is empty (a live stream starts there). */
   async last(deviceId: string): Promise<string | undefined> {
     const newest = (await this.redis.xrevrange(

@@ -5,6 +5,7 @@ import { storageContext } from '../encryption/families.js';
 import { storeScript } from '../lua.js';
 import type { Sealer } from '../encryption/sealer.js';
 import { webhookDeliveryKeys } from './webhook-deliveries.js';
+import { webhookReportKey } from './webhook-report.js';
 
 /** A device's webhook as the API shows it (never with its secret, except right after it was made). */
 export interface WebhookView {
@@ -86,13 +87,16 @@ export class WebhookStore {
     return h.url ? viewOf(h) : undefined;
   }
 
-  /** Removes the endpoint and the events not delivered yet (first attempts and retries); false when there was none. */
+  /**
+   * Removes the endpoint and the events not delivered yet (first attempts and retries), and its
+   * delivery report; false when there was none.
+   */
   async remove(deviceId: string): Promise<boolean> {
     const k = webhookDeliveryKeys(deviceId);
     const [[, deleted]] = (await this.redis
       .multi()
       .del(keys.webhook(deviceId))
-      .del(k.outbox, k.retries, k.retryData)
+      .del(k.outbox, k.retries, k.retryData, webhookReportKey(deviceId))
       .exec()) as [[Error | null, number]];
     await this.redis.srem(keys.webhookDevices(), deviceId);
     await this.redis.publish(keys.webhooksChannel(), deviceId);

@@ -11,6 +11,7 @@ import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
 import { devicesDeps } from './devices/devices.js';
 import { devices } from './devices/mount.js';
+import { eventLog } from './event-log/mount.js';
 import { events } from './events/mount.js';
 import { groups } from './groups/mount.js';
 import { labels } from './labels/mount.js';
@@ -48,6 +49,7 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   account,
   pools,
   events,
+  eventLog,
   groups,
   labels,
   statuses,

@@ -1,6 +1,6 @@
 import type { Logger, RedisClient } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
-import { BrokerRelayState, BrokerSettingsStore, type Sealer } from '@mgw/store';
+import { BrokerRelayState, BrokerSettingsStore, WebhookReport, type Sealer } from '@mgw/store';
 import type { BrokerConfig } from './broker-config.js';
 import { BrokerWatcher } from './broker-watcher.js';
 import { NatsTransport } from './nats.js';
@@ -61,6 +61,7 @@ export async function startBrokerRelays(o: {
     );
   if (!transports.length) return undefined;
   const settings = new BrokerSettingsStore(o.redis);
+  const report = new WebhookReport(o.redis);
   const relays = transports.map(
     (transport) =>
       new BrokerRelay({
@@ -74,6 +75,7 @@ export async function startBrokerRelays(o: {
         publishTimeoutMs: BROKER_PUBLISH_TIMEOUT_MS,
         metrics,
         logger,
+        report,
       }),
   );
   for (const r of relays) await r.start();

@@ -1,6 +1,6 @@
 import { serializeError, type Logger } from '@mgw/common';
 import { brokerWants, type Metrics } from '@mgw/contracts';
-import type { BrokerRelayState, BrokerSettingsStore, RelayEvent } from '@mgw/store';
+import type { BrokerRelayState, BrokerSettingsStore, RelayEvent, WebhookReport } from '@mgw/store';
 import type { BrokerMessage, BrokerTransport } from './transport.js';
 
 export interface BrokerRelayOptions {
@@ -19,6 +19,8 @@ export interface BrokerRelayOptions {
   publishTimeoutMs: number;
   metrics: Metrics;
   logger: Logger;
+  /** Where a failed publish is recorded for the operator (the dashboard's Events tab). */
+  report?: Pick<WebhookReport, 'brokerFailed'>;
 }
 
 /** What this notifier knows of one device for this transport. */
@@ -260,6 +262,10 @@ export class BrokerRelay {
 
   private failed(deviceId: string, d: DeviceRun, err: unknown): void {
     this.o.metrics.brokerPublishFailures.inc({ transport: this.name });
+    // The device's last error for this transport (scrubbed as the log line is): what the operator sees.
+    void this.o.report
+      ?.brokerFailed(deviceId, this.name, String(serializeError(err).message ?? 'publish failed'))
+      .catch(() => undefined);
     const now = Date.now();
     // One line per transport every 10 s at most: a broker down fails every device's publish.
     if (now - this.lastFailureLog > 10_000) {

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { onLink } from '../router';
 import { DeviceSettingsPage } from './device-settings';
+import { DeviceEventsPage } from './device-events';
 import { StatusesPage } from './device-statuses';
 import { ChannelsPage } from './device-channels';
 import { GroupsPage } from './device-groups';
@@ -24,6 +25,7 @@ const TABS: DeviceTab[] = [
   { slug: 'labels', label: 'Labels', Page: LabelsPage },
   { slug: 'statuses', label: 'Statuses', Page: StatusesPage },
   { slug: 'channels', label: 'Channels', Page: ChannelsPage },
+  { slug: 'events', label: 'Events', Page: DeviceEventsPage },
 ];
 
 const hrefOf = (deviceId: string, slug: string) =>

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   ERRORS,
@@ -59,6 +59,10 @@ export const events = feature({
   schemas: eventLogSchemas,
 });
 
+/** Whose log a request reads: the token's device (public API) or a path's (admin API). */
+export type DeviceOf = (req: Request, res: Response) => string;
+const tokenDevice: DeviceOf = (_req, res) => authOf(res).deviceId;
+
 /**
  * GET /events: the device's events after `after` (its event log, see @mgw/store's
  * events/event-log.ts), oldest first, a page at a time: every event, whether the webhook wants it
@@ -66,9 +70,12 @@ export const events = feature({
  * oldest event with `truncated: true`. The device's log is trimmed to the window first (cheap: only
  * whole expired stream nodes go), so a device read by polling keeps no more than its window.
  */
-export function eventsRoute(s: ApiServices): RequestHandler {
+export function eventsRoute(
+  s: Pick<ApiServices, 'eventLog'>,
+  deviceOf: DeviceOf = tokenDevice,
+): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const deviceId = deviceOf(req, res);
     const q = parse(eventsQuerySchema, req.query);
     await s.eventLog.trim([deviceId]);
     const data = await s.eventLog.read(deviceId, {
@@ -117,9 +124,12 @@ export function eventStreamRoute(s: ApiServices): RequestHandler {
  * whether the notifier publishes its events there and which types (all when `events` is absent).
  * A transport the device never set is on for every event (the default).
  */
-export function getEventBrokersRoute(s: Pick<ApiServices, 'brokerSettings'>): RequestHandler {
+export function getEventBrokersRoute(
+  s: Pick<ApiServices, 'brokerSettings'>,
+  deviceOf: DeviceOf = tokenDevice,
+): RequestHandler {
   return async (req, res) => {
-    const { deviceId } = authOf(res);
+    const deviceId = deviceOf(req, res);
     parse(emptyQuerySchema, req.query);
     res.status(200).json({ success: true, data: await s.brokerSettings.get(deviceId) });
   };
