@@ -71,7 +71,7 @@ describe("Dashboard: a device's profile and blocklist in a real browser (chromiu
 
     const row = page.getByTestId('blocklist').locator('tr', { hasText: blockedA });
     await row.getByRole('button', { name: 'Unblock' }).click();
-    await page.getByText(`Unblocked ${blockedA}.`).waitFor();
+    await page.getByText(`Unblocked +${blockedA}.`).waitFor();
     await waitFor(async () => (await simProfile()).blocked.length === 1, { what: 'the unblock at WhatsApp' });
     expect(await page.getByTestId('blocklist').locator('tbody tr').count()).to.equal(1);
     // The one the phone blocked is known by its LID only (the device never met it): unblocked so.

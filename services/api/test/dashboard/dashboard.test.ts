@@ -350,8 +350,9 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
       expect(await row(id).locator('.msg-content').getAttribute('data-kind')).to.equal('deleted');
       expect(await row(id).locator('[data-status]').getAttribute('data-status')).to.equal('deleted');
     }
-    // The edit and the delete are messages of their own, listed with what they did not keep: "—".
-    expect(await page.locator('.msg-content[data-kind="none"]').count()).to.be.greaterThan(0);
+    // The edit and the delete are messages of their own, each naming what it changes.
+    expect(await page.locator('.msg-content[data-kind="edit"]').count()).to.be.greaterThan(0);
+    expect(await page.locator('.msg-content[data-kind="delete"]').count()).to.be.greaterThan(0);
     const groupRow = row(toGroup);
     await groupRow.waitFor();
     expect(await groupRow.locator('[data-recipient]').getAttribute('data-recipient')).to.equal('group');

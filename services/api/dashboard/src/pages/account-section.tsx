@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
+import { phone } from '../format';
 import { Banner, Spinner } from '../ui';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
@@ -19,7 +20,7 @@ const NOT_CONNECTED =
   'The device is not connected: its profile is read and changed through its WhatsApp connection.';
 
 /** One change through the API: busy meanwhile, its outcome (or the API's message) as the notice. */
-function useAction() {
+export function useAction() {
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>(undefined);
   const act = async (change: () => Promise<string>, failure: string) => {
@@ -112,15 +113,19 @@ export function ProfileSection(props: { deviceId: string }) {
           <div data-testid="profile-current" class="facts">
             <div>
               <span class="muted small">Phone</span>
-              <div class="mono">{profile.phone}</div>
+              <div class="mono">{phone(profile.phone)}</div>
             </div>
             <div>
               <span class="muted small">Name</span>
-              <div>{profile.name ?? '—'}</div>
+              <div>
+                <bdi>{profile.name ?? '—'}</bdi>
+              </div>
             </div>
             <div>
               <span class="muted small">About</span>
-              <div>{profile.about ?? '—'}</div>
+              <div>
+                <bdi>{profile.about ?? '—'}</bdi>
+              </div>
             </div>
             <div>
               <span class="muted small">Photo</span>
@@ -208,7 +213,7 @@ export function BlocklistSection(props: { deviceId: string }) {
     act(async () => {
       await api(`${path}/${encodeURIComponent(c.phone ?? c.lid ?? '')}`, { method: 'DELETE' });
       await load();
-      return `Unblocked ${c.phone ?? c.lid}.`;
+      return `Unblocked ${c.phone ? phone(c.phone) : c.lid}.`;
     }, 'Could not unblock: ');
 
   return (
@@ -236,7 +241,7 @@ export function BlocklistSection(props: { deviceId: string }) {
             <tbody>
               {contacts.map((c) => (
                 <tr key={c.lid ?? c.phone}>
-                  <td class="mono">{c.phone ?? '—'}</td>
+                  <td class="mono">{c.phone ? phone(c.phone) : '—'}</td>
                   <td class="mono">{c.lid ?? '—'}</td>
                   <td>
                     <button type="button" disabled={busy} onClick={() => void unblock(c)}>

@@ -6,6 +6,7 @@ import { Banner, Confirm, Spinner } from '../ui';
 import { OptOutsSection } from './opt-outs';
 import { ProxySection } from './proxy-section';
 import { BlocklistSection, ProfileSection } from './account-section';
+import { PresenceSection } from './presence-section';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -378,13 +379,14 @@ function PolicySection(props: { deviceId: string }) {
 }
 
 /**
- * `/dashboard/devices/<id>`: the device's profile, webhook, proxy, sending policy, opt-outs and
+ * `/dashboard/devices/<id>`: the device's profile, presence, webhook, proxy, sending policy, opt-outs and
  * blocklist (device-page.tsx gives the heading and the device's tabs).
  */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
     <>
       <ProfileSection deviceId={props.deviceId} />
+      <PresenceSection deviceId={props.deviceId} />
       <WebhookSection deviceId={props.deviceId} />
       <ProxySection deviceId={props.deviceId} />
       <PolicySection deviceId={props.deviceId} />

@@ -4,8 +4,10 @@ import { PHOTO_BODY_LIMIT_BYTES, accountRoutes } from '../../features/account/mo
 import { deviceIdOf, type AdminMount } from '../admin-routes.js';
 
 /**
- * A device's profile and blocklist for the dashboard (docs/account.md): the public account routes
- * (features/account) with the device named by the path, behind the admin guard.
+ * A device's profile, presence, contacts' profiles and presence, and blocklist for the dashboard
+ * (docs/account.md): the public account routes (features/account) with the device named by the
+ * path, behind the admin guard. A contact lookup counts against the device's daily lookup cap as
+ * the public one does.
  */
 export const account: AdminMount = ({ s, guard, body, none }) => {
   const r = accountRoutes(s, deviceIdOf);
@@ -22,6 +24,13 @@ export const account: AdminMount = ({ s, guard, body, none }) => {
     { method: 'patch', path: `${device}/profile`, handlers: [guard, body, r.patchProfile] },
     { method: 'put', path: `${device}/profile/photo`, handlers: [guard, photoBody, r.putPhoto] },
     { method: 'delete', path: `${device}/profile/photo`, handlers: [guard, none, r.deletePhoto] },
+    { method: 'put', path: `${device}/presence`, handlers: [guard, body, r.putPresence] },
+    { method: 'get', path: `${device}/contacts/:number/profile`, handlers: [guard, r.contactProfile] },
+    {
+      method: 'post',
+      path: `${device}/contacts/:number/presence`,
+      handlers: [guard, none, r.subscribePresence],
+    },
     { method: 'get', path: `${device}/blocklist`, handlers: [guard, r.getBlocklist] },
     { method: 'post', path: `${device}/blocklist`, handlers: [guard, body, r.block] },
     { method: 'delete', path: `${device}/blocklist/:number`, handlers: [guard, none, r.unblock] },

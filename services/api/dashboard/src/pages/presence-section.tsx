@@ -1,0 +1,201 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { ago, exact, phone } from '../format';
+import { useEventStream, type LiveEvent } from '../live';
+import { Banner } from '../ui';
+import { useAction } from './account-section';
+
+/** A contact's identity as events and the API name it. */
+interface Contact {
+  phone?: string;
+  lid?: string;
+}
+
+/** `presence.update`'s data (docs/events.md). */
+interface PresenceUpdate {
+  contact: Contact;
+  presence: 'online' | 'offline' | 'typing' | 'recording' | 'paused';
+  lastSeen?: string;
+  chat?: { type: 'group'; id: string };
+  at: string;
+}
+
+/** GET /contacts/:number/profile's `data.profile` (docs/account.md). */
+interface ContactProfile {
+  contact: Contact;
+  about?: string;
+  aboutSetAt?: string;
+  pictureUrl?: string;
+  business?: Record<string, unknown>;
+}
+
+const PRESENCE_LABEL: Record<PresenceUpdate['presence'], string> = {
+  online: 'Online',
+  offline: 'Offline',
+  typing: 'Typing…',
+  recording: 'Recording audio…',
+  paused: 'Stopped typing',
+};
+
+const keyOf = (c: Contact) => c.phone ?? c.lid ?? '';
+const shown = (c: Contact) => (c.phone ? phone(c.phone) : (c.lid ?? '—'));
+
+/**
+ * The account's presence and its contacts' (docs/account.md): show the account online or offline,
+ * watch a contact (its `presence.update` events then arrive on the page live, over the admin event
+ * stream), and look up a contact's profile. A watch lasts as long as the device's connection
+ * (WhatsApp's rule), so the table holds what arrived while the page was open.
+ */
+export function PresenceSection(props: { deviceId: string }) {
+  const base = `/devices/${encodeURIComponent(props.deviceId)}`;
+  const [number, setNumber] = useState('');
+  const [watched, setWatched] = useState<Map<string, PresenceUpdate | Contact>>(new Map());
+  const [profile, setProfile] = useState<ContactProfile | undefined>(undefined);
+  const { busy, notice, act } = useAction();
+
+  useEventStream({
+    device: props.deviceId,
+    types: ['presence.update'],
+    onOpen: () => undefined,
+    onEvent: (e: LiveEvent) => {
+      const update = e.data as unknown as PresenceUpdate;
+      if (!update.contact) return;
+      setWatched((m) => new Map(m).set(keyOf(update.contact), update));
+    },
+  });
+
+  const setOwn = (presence: 'available' | 'unavailable') =>
+    act(async () => {
+      await api(`${base}/presence`, { method: 'PUT', json: { presence } });
+      return presence === 'available' ? 'The account shows as online.' : 'The account shows as offline.';
+    }, 'Could not change the presence: ');
+  const target = () => encodeURIComponent(number.trim());
+  const watch = () =>
+    act(async () => {
+      await api(`${base}/contacts/${target()}/presence`, { method: 'POST' });
+      const asked = number.trim();
+      const contact: Contact = asked.endsWith('@lid') ? { lid: asked } : { phone: asked };
+      setWatched((m) => (m.has(keyOf(contact)) ? m : new Map(m).set(keyOf(contact), contact)));
+      return `Watching ${shown(contact)}: its presence shows below as it changes.`;
+    }, 'Could not watch the contact: ');
+  const lookUp = () =>
+    act(async () => {
+      const r = await api<{ data: { profile: ContactProfile } }>(`${base}/contacts/${target()}/profile`);
+      setProfile(r.data.profile);
+      return `Profile of ${shown(r.data.profile.contact)} read.`;
+    }, 'Could not read the profile: ');
+
+  const rows = [...watched.values()];
+  return (
+    <section class="card" aria-labelledby="presence-title">
+      <h2 id="presence-title">Presence</h2>
+      <p class="muted">
+        The gateway connects the account as offline, so its phone keeps getting notifications. Showing it
+        online needs a profile name.
+      </p>
+      <div class="actions">
+        <button type="button" disabled={busy} onClick={() => void setOwn('available')}>
+          Show as online
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('unavailable')}>
+          Show as offline
+        </button>
+      </div>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void watch();
+        }}
+      >
+        <label>
+          Contact (number or LID)
+          <input
+            value={number}
+            placeholder="15551234567"
+            inputMode="text"
+            autocomplete="off"
+            onInput={(e) => setNumber(e.currentTarget.value)}
+          />
+        </label>
+        <div class="actions">
+          <button type="submit" disabled={busy || !number.trim()}>
+            Watch presence
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy || !number.trim()}
+            onClick={() => void lookUp()}
+          >
+            Look up profile
+          </button>
+        </div>
+      </form>
+      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      {profile && (
+        <div class="facts" data-testid="contact-profile">
+          <div>
+            <span class="muted small">Contact</span>
+            <div class="mono">{shown(profile.contact)}</div>
+          </div>
+          <div class="wrap">
+            <span class="muted small">About</span>
+            <div>
+              <bdi>{profile.about ?? '—'}</bdi>
+              {profile.aboutSetAt ? <span class="muted small"> (set {ago(profile.aboutSetAt)})</span> : null}
+            </div>
+          </div>
+          <div>
+            <span class="muted small">Business</span>
+            <div>{profile.business ? 'Yes' : 'No'}</div>
+          </div>
+          {profile.pictureUrl && (
+            <div>
+              <span class="muted small">Photo</span>
+              <div>
+                <a href={profile.pictureUrl} target="_blank" rel="noopener noreferrer">
+                  Open the photo
+                </a>
+              </div>
+            </div>
+          )}
+        </div>
+      )}
+      {rows.length === 0 ? (
+        <p class="muted" data-testid="presence-empty">
+          No contact watched yet: enter a number and choose “Watch presence”.
+        </p>
+      ) : (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Watched contacts">
+          <table class="table" data-testid="presence">
+            <thead>
+              <tr>
+                <th>Contact</th>
+                <th>Presence</th>
+                <th>Last seen</th>
+                <th>Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => {
+                const u = 'presence' in r ? r : undefined;
+                const contact = u ? u.contact : (r as Contact);
+                return (
+                  <tr key={keyOf(contact)} data-testid={`presence-${keyOf(contact)}`}>
+                    <td class="mono">{shown(contact)}</td>
+                    <td>
+                      {u ? PRESENCE_LABEL[u.presence] : <span class="muted">Waiting for an update…</span>}
+                      {u?.chat ? <span class="muted small"> in a group</span> : null}
+                    </td>
+                    <td>{u?.lastSeen ? <span title={exact(u.lastSeen)}>{ago(u.lastSeen)}</span> : '—'}</td>
+                    <td>{u ? <span title={exact(u.at)}>{ago(u.at)}</span> : '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
