@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { waitFor } from '@mgw/testing';
 import { call, startApi, type TestApi } from './helpers/api.js';
 import { lastLine, tokenCli as token } from './helpers/cli.js';
 
@@ -19,10 +20,19 @@ describe('token CLI', function () {
     const status = await call(`${t.api}/status`, { token: value });
     expect(status.status).to.equal(200);
 
-    const listed = await token('list');
+    // Its use is noted in the background (at most once a minute): LAST USED shows it.
+    let listed = await token('list');
+    await waitFor(
+      async () =>
+        /ci deploy\s+shop-1\s+\S+Z\s+\S+Z\s+never\s+no$/.test(
+          (listed = await token('list')).stdout.split('\n').find((l) => l.startsWith(id!)) ?? '',
+        ),
+      { timeoutMs: 10_000, what: 'LAST USED set by the /status call' },
+    );
     expect(listed.code).to.equal(0);
-    const row = listed.stdout.split('\n').find((l) => l.startsWith(id!));
-    expect(row).to.match(/ci deploy\s+shop-1\s+\S+Z\s+never\s+no$/);
+    expect(listed.stdout.split('\n')[0]).to.match(
+      /^ID\s+NAME\s+DEVICE\/POOL\s+CREATED\s+LAST USED\s+EXPIRES\s+EXPIRED$/,
+    );
     expect(listed.stdout).not.to.include(value);
     const { hashToken } = await import('@mgw/store');
     expect(listed.stdout).not.to.include(hashToken(value));
@@ -48,7 +58,8 @@ describe('token CLI', function () {
     expect(res.status).to.equal(401);
     const id = /tok_[0-9a-f]{12}/.exec(created.stdout)![0];
     const row = (await token('list')).stdout.split('\n').find((l) => l.startsWith(id));
-    expect(row).to.match(/short\s+\(default\)\s+\S+\s+\S+\s+yes$/);
+    // Never used: the only call was refused.
+    expect(row).to.match(/short\s+\(default\)\s+\S+\s+never\s+\S+\s+yes$/);
   });
 
   it('When the arguments are wrong, then a clear error on stderr and a non-zero exit', async () => {

@@ -93,13 +93,17 @@ function parseCommand(argv: string[]): Command {
 }
 
 function formatList(tokens: TokenRecord[], now: Date, admin: boolean): string {
-  const rows = [['ID', 'NAME', ...(admin ? [] : ['DEVICE/POOL']), 'CREATED', 'EXPIRES', 'EXPIRED']];
+  const rows = [
+    ['ID', 'NAME', ...(admin ? [] : ['DEVICE/POOL']), 'CREATED', 'LAST USED', 'EXPIRES', 'EXPIRED'],
+  ];
   for (const t of tokens) {
     rows.push([
       t.id,
       t.name,
       ...(admin ? [] : [scopeOf(t)]),
       t.createdAt,
+      // When it last authenticated, to within a minute (TokenStore.noteUse).
+      t.lastUsedAt ?? 'never',
       t.expiresAt ?? 'never',
       isExpired(t, now) ? 'yes' : 'no',
     ]);
