@@ -36,7 +36,10 @@ describe('Admin API tokens (token CLI admin-create / admin-list / admin-revoke)'
 
     const listed = await tokenCli('admin-list');
     expect(listed.code).to.equal(0);
-    expect(listed.stdout.split('\n').find((l) => l.startsWith(id!))).to.match(/ci\s+\S+Z\s+never\s+no$/);
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(id!))).to.match(
+      // CREATED, LAST USED (noted in the background: a time, or never yet), EXPIRES, EXPIRED.
+      /ci\s+\S+Z\s+(\S+Z|never)\s+never\s+no$/,
+    );
     expect(listed.stdout).not.to.include(value);
     expect((await tokenCli('list')).stdout, 'API tokens list').not.to.include(id!);
 
