@@ -224,6 +224,8 @@ export interface Message {
   edits?: { text: string; at: string }[];
   deletedAt?: string;
   reaction?: { messageId: string; emoji: string };
+  /** The contacts' current reactions on this message (a removed one is gone). */
+  reactions?: { contact: { phone?: string; lid?: string }; emoji: string; at: string }[];
   location?: { latitude: number; longitude: number; name?: string; address?: string };
   contacts?: { name: string; phones: string[]; email?: string; organization?: string }[];
   poll?: {

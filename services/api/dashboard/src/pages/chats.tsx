@@ -1,10 +1,12 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Message } from '../api';
 import { ago, exact, idKind, phone } from '../format';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge } from '../ui';
 import { ChatActions, chatPath } from './chat-actions';
+import { ReplyBox } from './chat-compose';
+import { BubbleReactions, ReactButton, ourReactions, reactable } from './chat-reactions';
 import { ChatRow, chatName, known, type Chat } from './chat-row';
 import type { Label } from './device-labels';
 import { MessageContent } from './message-content';
@@ -18,84 +20,52 @@ const affectsChats = (e: LiveEvent) =>
   e.type === 'chat.updated' ||
   e.type.startsWith('label.');
 
-function Bubble(props: { m: Message }) {
+/** Who wrote a group message: its author's number, else its LID (a member known only by it). */
+const authorOf = (m: Message) => (m.contact?.phone ? phone(m.contact.phone) : m.contact?.lid);
+
+/**
+ * One message as a bubble: in a group, an inbound one names its author; the account's reaction and
+ * the contacts' are under it, with "React" (chat-reactions.tsx) on every message one may react to.
+ */
+function Bubble(props: {
+  m: Message;
+  deviceId: string;
+  chatId: string;
+  mine: { emoji: string; pending: boolean } | undefined;
+  onReacted: (emoji: string) => void;
+}) {
   const m = props.m;
   const inbound = m.direction === 'inbound';
   const at = inbound ? (m.receivedAt ?? m.createdAt) : (m.sentAt ?? m.createdAt);
+  const author = inbound && m.chat ? authorOf(m) : undefined;
+  const mine = props.mine?.emoji ?? '';
   return (
-    <li class={`bubble bubble-${inbound ? 'in' : 'out'}`} data-testid={`chat-message-${m.messageId}`}>
-      {inbound && m.chat && m.contact?.phone && <div class="muted small">{phone(m.contact.phone)}</div>}
+    <li
+      class={`bubble bubble-${inbound ? 'in' : 'out'}`}
+      data-testid={`chat-message-${m.messageId}`}
+      data-my-reaction={mine || undefined}
+    >
+      {author && (
+        <div class="bubble-author small" data-testid="bubble-author">
+          <bdi>{author}</bdi>
+        </div>
+      )}
       <MessageContent m={m} />
+      <BubbleReactions m={m} mine={mine} pending={!!props.mine?.pending} />
       <div class="bubble-meta muted small">
+        {reactable(m) && (
+          <ReactButton
+            deviceId={props.deviceId}
+            chatId={props.chatId}
+            m={m}
+            mine={mine}
+            onReacted={props.onReacted}
+          />
+        )}
         <span title={exact(at)}>{ago(at)}</span>
         {!inbound && <StatusBadge status={m.status} />}
       </div>
     </li>
-  );
-}
-
-/**
- * The operator's reply to the open chat: sent as the public POST /send sends it (the paced queue,
- * quotas, opt-outs, the blocklist). Enter sends, Shift+Enter starts a new line.
- */
-function ReplyBox(props: { deviceId: string; chat: Chat; onSent: () => void }) {
-  const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    setText('');
-    setError(undefined);
-  }, [props.deviceId, props.chat.id]);
-  const send = async () => {
-    const reply = text.trim();
-    if (busy || !reply) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api(`${chatPath(props.deviceId, props.chat.id)}/messages`, { json: { text: reply } });
-      setText('');
-      props.onSent();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form
-      class="chat-reply"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send();
-      }}
-    >
-      {error && <Banner kind="error">Could not send the reply: {error}</Banner>}
-      <label for="chat-reply-text">Reply</label>
-      <div class="chat-reply-row">
-        <textarea
-          id="chat-reply-text"
-          rows={2}
-          value={text}
-          // Read-only, not disabled, while sending: the caret stays in the box for the next reply.
-          readOnly={busy}
-          aria-describedby="chat-reply-hint"
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-              e.preventDefault();
-              void send();
-            }
-          }}
-        />
-        <button type="submit" class="primary" disabled={busy || !text.trim()}>
-          {busy ? 'Sending…' : 'Send'}
-        </button>
-      </div>
-      <p id="chat-reply-hint" class="hint">
-        Enter sends, Shift+Enter starts a new line. The reply is queued and paced like any message the device
-        sends.
-      </p>
-    </form>
   );
 }
 
@@ -156,6 +126,29 @@ function ChatMessages(props: {
   useEffect(() => {
     if (list.current) list.current.scrollTop = list.current.scrollHeight;
   }, [newest]);
+  // Reactions chosen here, shown until the page's messages carry them (the record comes with the reload).
+  const [pending, setPending] = useState<Record<string, string>>({});
+  useEffect(() => setPending({}), [deviceId, chat.id]);
+  const ours = useMemo(() => ourReactions(pages?.messages ?? []), [pages]);
+  useEffect(
+    () =>
+      setPending((p) => {
+        const left = Object.entries(p).filter(([id, emoji]) => (ours.get(id)?.emoji ?? '') !== emoji);
+        return left.length === Object.keys(p).length ? p : Object.fromEntries(left);
+      }),
+    [ours],
+  );
+  const ids = new Set(pages?.messages.map((m) => m.messageId));
+  // A reaction of ours is shown on its message (when the page has it), not as a bubble of its own.
+  const shown = (pages?.messages ?? []).filter(
+    (m) => !(m.reaction && m.direction !== 'inbound' && ids.has(m.reaction.messageId)),
+  );
+  const mineOf = (id: string) => {
+    const queued = pending[id];
+    if (queued !== undefined) return { emoji: queued, pending: true };
+    const got = ours.get(id);
+    return got ? { emoji: got.emoji, pending: got.status === 'queued' } : undefined;
+  };
   const older = async () => {
     if (!pages?.nextCursor) return;
     const p = await api<{ messages: Message[]; nextCursor?: string }>(`${base}&cursor=${pages.nextCursor}`);
@@ -184,8 +177,18 @@ function ChatMessages(props: {
             </button>
           )}
           <ol class="bubbles" ref={list}>
-            {[...pages.messages].reverse().map((m) => (
-              <Bubble key={m.messageId} m={m} />
+            {[...shown].reverse().map((m) => (
+              <Bubble
+                key={m.messageId}
+                m={m}
+                deviceId={deviceId}
+                chatId={chat.id}
+                mine={mineOf(m.messageId)}
+                onReacted={(emoji) => {
+                  setPending((p) => ({ ...p, [m.messageId]: emoji }));
+                  setSent((n) => n + 1);
+                }}
+              />
             ))}
           </ol>
         </>
@@ -297,9 +300,9 @@ export function ChatsPage() {
         </div>
         <p class="muted">
           The conversations of a device, most recent first, from what the gateway recorded: what contacts
-          wrote and what the device sent; pinned chats first, archived ones apart. Open a chat to reply to it,
-          mark it read (the contact sees the read receipts), pin, archive, mute or label it (the phone shows
-          it too).
+          wrote and what the device sent; pinned chats first, archived ones apart. Open a chat to reply to it
+          with a text or a file, react to a message, mark it read (the contact sees the read receipts), pin,
+          archive, mute or label it (the phone shows it too).
         </p>
       </div>
       <section class="card toolbar">

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import {
   CHAT_ERRORS,
+  ERRORS,
   chatIdSchema,
   chatMessagesQuerySchema,
   chatsQuerySchema,
@@ -20,16 +21,16 @@ import { listChatMessages, listChatsWithState } from '../../features/chats/list-
 import { readAnswer } from '../../features/chats/mount.js';
 import { readChat } from '../../features/chats/read-chat.js';
 import { labelRoutes } from '../../features/labels/mount.js';
-import { sendAnswer } from '../../features/send/mount.js';
+import { SEND_BODY_LIMIT_BYTES, sendAnswer } from '../../features/send/mount.js';
 import { deviceIdOf, type AdminMount, type AdminRoute } from '../admin-routes.js';
-import { replyInChat } from './reply.js';
+import { replyInChat, type ReplyContent } from './reply.js';
 
 /**
  * The device's chats and a chat's messages (the Chats page), as the public GET /chats…; a reply
- * in a chat, as the public POST /send (reply.ts), and marking a chat read, as the public
- * POST /chats/:chatId/read; a chat's labels and its archive, pin and mute, as the public
- * /chats/:chatId/labels… and PATCH /chats/:chatId (features/labels: no rate limit and no
- * Idempotency-Key, as every admin route).
+ * (a text or an attachment) or a reaction in a chat, as the public POST /send (reply.ts), and
+ * marking a chat read, as the public POST /chats/:chatId/read; a chat's labels and its archive,
+ * pin and mute, as the public /chats/:chatId/labels… and PATCH /chats/:chatId (features/labels:
+ * no rate limit, as every admin route; an Idempotency-Key in the device's admin space).
  */
 export const chats: AdminMount = ({ s, guard, body, none }) => [
   ...chatStateRoutes(s, guard, body, none),
@@ -72,23 +73,37 @@ const chatParams = Joi.object({ chatId: chatIdSchema });
 const chatIdOf = (req: Request): string => parse(chatParams, { chatId: req.params.chatId }).chatId as string;
 
 /**
- * A reply's body: one text of up to 65,536 characters, which may take 6 bytes each in JSON
- * (`\uXXXX`): more than the other admin bodies' 16 KB, so it has its own limit.
+ * A reply's body: as the public /send's (SEND_BODY_LIMIT_BYTES: a 10 MB attachment is ~13.4 MiB of
+ * base64), over it the same 413 `ERRORS.bodyTooLarge`; a text of 65,536 characters at 6 bytes each
+ * in JSON (`\uXXXX`) fits too.
  */
-export const REPLY_BODY_LIMIT_BYTES = 512 * 1024;
+export const REPLY_BODY_LIMIT_BYTES = SEND_BODY_LIMIT_BYTES;
 const replyBody = (s: ApiServices): RequestHandler =>
   jsonBody({
     limitBytes: REPLY_BODY_LIMIT_BYTES,
-    tooLargeError: 'Request body too large: a reply is limited to 512 KB',
+    tooLargeError: ERRORS.bodyTooLarge,
+    // `{ attachment: {…} }`, `{ reaction: {…} }`
     maxDepth: 2,
     maxValues: FIELD_ALLOWANCE,
     idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
   });
 
-/** `{ text }`, `text` judged by the public /send's own rule (its limit, no lone surrogate). */
-const replyBodySchema = Joi.object<{ text: string }>({
-  text: sendBodySchema(1).extract('text').required(),
-});
+/**
+ * `{ text }`, `{ attachment }` (its caption inside it) or `{ reaction: { messageId, emoji } }`:
+ * exactly one, each judged by the public /send's own rule (its limits, no lone surrogate; an
+ * attachment's url, base64 or mediaId, type, filename, mimeType and caption; one emoji or "").
+ */
+const sendFields = sendBodySchema(1);
+const replyBodySchema = Joi.object<ReplyContent>({
+  text: sendFields.extract('text'),
+  attachment: sendFields.extract('attachment'),
+  reaction: sendFields.extract('reaction'),
+})
+  .xor('text', 'attachment', 'reaction')
+  .messages({
+    'object.missing': 'a reply must have text, attachment or reaction',
+    'object.xor': 'a reply has only one of text, attachment or reaction',
+  });
 
 /**
  * GET /devices/:deviceId/chats — the dashboard's Chats page: the public GET /chats of any device,
@@ -115,17 +130,17 @@ export function deviceChatMessagesRoute(s: ApiServices): RequestHandler {
 }
 
 /**
- * POST /devices/:deviceId/chats/:chatId/messages `{ text }` — the operator's reply: 202
- * `{ success, messageId }`, or the public /send's refusal (its status and error: sendAnswer).
- * It counts against no /send rate limit (reply.ts says why).
+ * POST /devices/:deviceId/chats/:chatId/messages `{ text }`, `{ attachment }` or `{ reaction }` —
+ * the operator's reply or reaction: 202 `{ success, messageId }`, or the public /send's refusal
+ * (its status and error: sendAnswer). It counts against no /send rate limit (reply.ts says why).
  */
 export function deviceChatReplyRoute(s: ApiServices): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceIdOf(req);
     const chatId = chatIdOf(req);
     parse(emptyQuerySchema, req.query);
-    const { text } = parse(replyBodySchema, req.body ?? {});
-    respond(res, sendAnswer(await replyInChat(s, deviceId, chatId, text)));
+    const content = parse(replyBodySchema, req.body ?? {}) as ReplyContent;
+    respond(res, sendAnswer(await replyInChat(s, deviceId, chatId, content)));
   };
 }
 
