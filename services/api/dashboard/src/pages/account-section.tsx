@@ -161,7 +161,7 @@ export function ProfileSection(props: { deviceId: string }) {
                 onChange={(e) => setPhoto(e.currentTarget.files?.[0])}
               />
             </label>
-            <button type="button" disabled={busy || !photo} onClick={() => void upload()}>
+            <button type="button" class="primary" disabled={busy || !photo} onClick={() => void upload()}>
               Set photo
             </button>
             {profile.pictureUrl && (
@@ -244,7 +244,12 @@ export function BlocklistSection(props: { deviceId: string }) {
                   <td class="mono">{c.phone ? phone(c.phone) : '—'}</td>
                   <td class="mono">{c.lid ?? '—'}</td>
                   <td>
-                    <button type="button" disabled={busy} onClick={() => void unblock(c)}>
+                    <button
+                      type="button"
+                      class="secondary small-button"
+                      disabled={busy}
+                      onClick={() => void unblock(c)}
+                    >
                       Unblock
                     </button>
                   </td>
@@ -269,7 +274,7 @@ export function BlocklistSection(props: { deviceId: string }) {
             />
           </label>
           <div class="actions">
-            <button type="submit" disabled={busy || !number.trim()}>
+            <button type="submit" class="primary" disabled={busy || !number.trim()}>
               Block
             </button>
           </div>

@@ -239,7 +239,7 @@ export function ChannelsPage(props: { deviceId: string }) {
               />
             </label>
             <div class="actions">
-              <button type="submit" disabled={busy || !key.trim()}>
+              <button type="submit" class="primary" disabled={busy || !key.trim()}>
                 Follow
               </button>
             </div>

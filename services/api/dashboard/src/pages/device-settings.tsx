@@ -7,6 +7,7 @@ import { OptOutsSection } from './opt-outs';
 import { ProxySection } from './proxy-section';
 import { BlocklistSection, ProfileSection } from './account-section';
 import { PresenceSection } from './presence-section';
+import '../device-settings.css';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -384,7 +385,7 @@ function PolicySection(props: { deviceId: string }) {
  */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
-    <>
+    <div class="device-settings">
       <ProfileSection deviceId={props.deviceId} />
       <PresenceSection deviceId={props.deviceId} />
       <WebhookSection deviceId={props.deviceId} />
@@ -392,6 +393,6 @@ export function DeviceSettingsPage(props: { deviceId: string }) {
       <PolicySection deviceId={props.deviceId} />
       <OptOutsSection deviceId={props.deviceId} />
       <BlocklistSection deviceId={props.deviceId} />
-    </>
+    </div>
   );
 }

@@ -225,8 +225,11 @@ function ContactStatuses(props: { deviceId: string; received: ContactStatus[] })
       <h2 id="contact-statuses-title">Contacts' statuses</h2>
       {on !== undefined && (
         <label class="check">
-          <input type="checkbox" checked={on} disabled={busy} onChange={() => void toggle()} /> Receive
-          contacts' statuses (as <code>status.received</code> events)
+          <input type="checkbox" checked={on} disabled={busy} onChange={() => void toggle()} />
+          {/* One flex item: the words wrap as a sentence, not as three columns. */}
+          <span>
+            Receive contacts' statuses (as <code>status.received</code> events)
+          </span>
         </label>
       )}
       <p class="muted small">

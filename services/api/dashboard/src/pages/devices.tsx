@@ -44,10 +44,15 @@ function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
       </div>
       {r && (
         <div class="small">
-          <span class="badge badge-failed" title={exact(r.since)}>
-            Paused until {exact(r.until)} ({RESTRICTION_LABEL[r.reason] ?? r.reason})
+          <span class="badge badge-failed pause-badge" title={exact(r.since)}>
+            Paused until <span class="nowrap">{exact(r.until)}</span> (
+            {RESTRICTION_LABEL[r.reason] ?? r.reason})
           </span>{' '}
-          <button type="button" class="secondary small-button" onClick={() => props.onResume(props.device)}>
+          <button
+            type="button"
+            class="secondary small-button resume-button"
+            onClick={() => props.onResume(props.device)}
+          >
             Resume now
           </button>
         </div>
@@ -232,7 +237,7 @@ export function DevicesPage() {
         ) : list.length === 0 ? (
           <Empty>No devices yet. Link one above with a QR code or a pairing code.</Empty>
         ) : (
-          <table class="table responsive">
+          <table class="table responsive devices-table">
             <thead>
               <tr>
                 <th>Device</th>

@@ -92,6 +92,7 @@ export function LinkPanel(props: { onChange: () => void }) {
   }, []);
 
   const start = async (method: Method) => {
+    if (busy) return;
     setError(undefined);
     setBusy(method);
     try {
@@ -193,7 +194,9 @@ export function LinkPanel(props: { onChange: () => void }) {
             <button
               type="button"
               class="primary"
-              disabled={!valid || busy !== undefined}
+              // Not disabled while it starts: a disabled button drops the keyboard's focus to the page.
+              disabled={!valid}
+              aria-disabled={busy !== undefined}
               onClick={() => void start('qrCode')}
             >
               {busy === 'qrCode' ? 'Starting…' : 'Link with QR code'}
@@ -201,7 +204,8 @@ export function LinkPanel(props: { onChange: () => void }) {
             <button
               type="button"
               class="secondary"
-              disabled={!valid || busy !== undefined || phoneNumber.trim() === ''}
+              disabled={!valid || phoneNumber.trim() === ''}
+              aria-disabled={busy !== undefined}
               onClick={() => void start('pairingCode')}
             >
               {busy === 'pairingCode' ? 'Starting…' : 'Link with pairing code'}

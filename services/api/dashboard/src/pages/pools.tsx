@@ -246,8 +246,11 @@ export function PoolsPage() {
               {list.map((p) => (
                 <tr key={p.id} data-testid={`pool-${p.id}`}>
                   <td data-label="Pool">
-                    <div class="strong">{p.name}</div>
-                    <div class="muted small mono">{p.id}</div>
+                    {/* One block: on a phone's card the name sits over its id, not beside it. */}
+                    <div>
+                      <div class="strong">{p.name}</div>
+                      <div class="muted small mono">{p.id}</div>
+                    </div>
                   </td>
                   <td data-label="Devices">
                     <ul class="pool-devices">

@@ -94,7 +94,7 @@ export function PresenceSection(props: { deviceId: string }) {
         online needs a profile name.
       </p>
       <div class="actions">
-        <button type="button" disabled={busy} onClick={() => void setOwn('available')}>
+        <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('available')}>
           Show as online
         </button>
         <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('unavailable')}>
@@ -118,7 +118,7 @@ export function PresenceSection(props: { deviceId: string }) {
           />
         </label>
         <div class="actions">
-          <button type="submit" disabled={busy || !number.trim()}>
+          <button type="submit" class="primary" disabled={busy || !number.trim()}>
             Watch presence
           </button>
           <button

@@ -134,7 +134,7 @@ export function ProxySection(props: { deviceId: string }) {
                 {busy ? 'Saving…' : 'Save proxy'}
               </button>
               {!proxy?.direct && (
-                <button type="button" disabled={busy} onClick={() => void direct()}>
+                <button type="button" class="secondary" disabled={busy} onClick={() => void direct()}>
                   Connect directly
                 </button>
               )}

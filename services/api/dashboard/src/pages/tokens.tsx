@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type Token } from '../api';
 import { ago, exact, shortDate } from '../format';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
@@ -61,6 +61,14 @@ export function TokensPage() {
   const [revoking, setRevoking] = useState<Token | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  /**
+   * After a revoke the dialog closes and the revoked row goes: the keyboard's focus moves to what
+   * the revoke said rather than being lost to the page's top.
+   */
+  const noticeRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (notice) noticeRef.current?.focus();
+  }, [notice]);
 
   useEffect(() => {
     api<{ devices: Device[] }>('/devices')
@@ -215,7 +223,11 @@ export function TokensPage() {
           <NewToken token={created.token} value={created.value} onDone={() => setCreated(undefined)} />
         )}
       </section>
-      {notice && <Banner kind="success">{notice}</Banner>}
+      {notice && (
+        <div ref={noticeRef} tabIndex={-1} class="tokens-notice">
+          <Banner kind="success">{notice}</Banner>
+        </div>
+      )}
       <TokenList
         tokens={tokens.data}
         loading={tokens.loading}
