@@ -157,15 +157,17 @@ function ChatMessages(props: {
   return (
     <section class="card chat-pane" aria-label={`Messages of ${chatName(chat)}`}>
       <div class="chat-pane-head">
-        <h2>
-          <IdLabel id={chat.id} known={known(chat)} />
-        </h2>
+        <div class="chat-pane-title">
+          <h2>
+            <IdLabel id={chat.id} known={known(chat)} />
+          </h2>
+          {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
+        </div>
         {chat.unreadCount > 0 && <MarkReadButton deviceId={deviceId} chat={chat} onRead={props.onChanged} />}
       </div>
       {idKind(chat.id) !== 'status' && idKind(chat.id) !== 'channel' && (
         <ChatActions deviceId={deviceId} chat={chat} labels={props.labels} onChanged={props.onChanged} />
       )}
-      {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
       {error && <Banner kind="error">Could not load the messages: {error}</Banner>}
       {!pages ? (
         <Spinner label="Loading messages…" />
