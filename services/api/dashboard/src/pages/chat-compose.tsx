@@ -67,6 +67,7 @@ export function ReplyBox(props: { deviceId: string; chat: Chat; onSent: () => vo
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const sending = useRef(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const picker = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
@@ -94,7 +95,10 @@ export function ReplyBox(props: { deviceId: string; chat: Chat; onSent: () => vo
   const tooLong = !!file && reply.length > CAPTION_MAX_CHARS;
   const ready = !busy && !tooLong && (!!file || !!reply);
   const send = async () => {
-    if (!ready) return;
+    // One send at a time: a second Enter or click before the page re-renders (the state still
+    // says not busy) must not send the same reply twice.
+    if (!ready || sending.current) return;
+    sending.current = true;
     setBusy(true);
     setError(undefined);
     try {
@@ -106,6 +110,7 @@ export function ReplyBox(props: { deviceId: string; chat: Chat; onSent: () => vo
     } catch (err) {
       setError((err as Error).message);
     } finally {
+      sending.current = false;
       setBusy(false);
     }
   };
