@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { PhoneSignal, type PreKeyBundle } from './phone-signal.js';
-import type { ClientConnection } from './client-connection.js';
-import type { BinaryNode } from '@whiskeysockets/baileys';
+import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import { S_WHATSAPP_NET, type BinaryNode } from '@whiskeysockets/baileys';
+import { node } from './stanza.js';
 
 export interface InboxMessage {
   id: string;
@@ -76,6 +77,8 @@ export interface CompanionDevice {
   registrationId: number;
   signedPreKey: { keyId: number; publicKey: Buffer; signature: Buffer };
   preKeys: Map<number, Buffer>;
+  /** How many times the server told the device its pre-keys run low (see companionBundle). */
+  preKeysLowNotified?: number;
   platform: string;
   linkedAt: string;
   connection?: ClientConnection;
@@ -220,6 +223,15 @@ export class Directory {
   }
 }
 
+/**
+ * Below this many one-time pre-keys left, the server tells the device (an `encrypt` notification
+ * with the count) so it uploads more. The clients act on the count, not on when it comes:
+ * whatsmeow uploads when it is under its MinPreKeyCount (5), Baileys under MIN_PREKEY_COUNT (5).
+ */
+export const PRE_KEY_LOW_COUNT = 5;
+/** Stanzas kept for an offline device until its next login (oldest dropped). */
+export const MAX_PENDING_PER_DEVICE = 1000;
+
 /** A bundle for a companion device out of the prekeys it uploaded; each one-time prekey is used once. */
 export function companionBundle(device: CompanionDevice): PreKeyBundle {
   const first = device.preKeys.entries().next();
@@ -228,6 +240,9 @@ export function companionBundle(device: CompanionDevice): PreKeyBundle {
     const [keyId, publicKey] = first.value;
     device.preKeys.delete(keyId);
     preKey = { keyId, publicKey };
+    // Once, when the count crosses the threshold (a refill brings it back above): a notification
+    // per fetch below it would have the device upload again for each.
+    if (device.preKeys.size === PRE_KEY_LOW_COUNT - 1) notifyPreKeysLow(device);
   }
   return {
     registrationId: device.registrationId,
@@ -235,6 +250,19 @@ export function companionBundle(device: CompanionDevice): PreKeyBundle {
     signedPreKey: device.signedPreKey,
     preKey,
   };
+}
+
+/** `<notification type="encrypt" from="s.whatsapp.net"><count value="N"/></notification>`, live or at the next login. */
+function notifyPreKeysLow(device: CompanionDevice): void {
+  const stanza = node(
+    'notification',
+    { from: S_WHATSAPP_NET, type: 'encrypt', id: newStanzaId(), t: unixSeconds() },
+    [node('count', { value: String(device.preKeys.size) })],
+  );
+  device.preKeysLowNotified = (device.preKeysLowNotified ?? 0) + 1;
+  const conn = device.connection;
+  if (conn && !conn.closed) conn.send(stanza);
+  else if (device.pending.push(stanza) > MAX_PENDING_PER_DEVICE) device.pending.shift();
 }
 
 export { normalizePhone };

@@ -3,6 +3,7 @@ import { createNoiseCertChain, type NoiseCertChain } from './certificates.js';
 import { ClientConnection, type ConnectionHost } from './client-connection.js';
 import {
   Directory,
+  MAX_PENDING_PER_DEVICE,
   normalizePhone,
   type CompanionDevice,
   type ContactInput,
@@ -61,9 +62,12 @@ export interface LinkedDeviceInfo {
   keyIndex: number;
   connected: boolean;
   linkedAt: string;
+  /** One-time pre-keys the device uploaded that no contact has fetched yet. */
+  preKeys: number;
+  /** How many times the server told it they ran low (the `encrypt` notification). */
+  preKeysLowNotified: number;
 }
 
-const MAX_PENDING_PER_DEVICE = 1000;
 const RECEIPT_MODES: readonly ReceiptMode[] = ['read', 'delivered', 'none'];
 
 export interface ContactView {
@@ -257,6 +261,8 @@ export class Simulator implements ConnectionHost {
       keyIndex: d.keyIndex,
       connected: !!d.connection && !d.connection.closed,
       linkedAt: d.linkedAt,
+      preKeys: d.preKeys.size,
+      preKeysLowNotified: d.preKeysLowNotified ?? 0,
     }));
   }
 

@@ -11,6 +11,7 @@ import {
 import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
 import { storageContext, type Encryption } from '@mgw/store';
 import { AuthCacheScope } from './auth-cache.js';
+import { decodeAuthValue, encodeAuthValue } from './auth-codec.js';
 import { messengerScript } from './lua.js';
 
 /**
@@ -24,6 +25,8 @@ import { messengerScript } from './lua.js';
  *
  * Every value is sealed (the account's private keys are in there) under the Redis key, plus the
  * field for a Signal key, as context: a value moved to another device or key id does not open.
+ * A Signal key is written compact before it is sealed (auth-codec.ts); the JSON of earlier
+ * releases is still read.
  * Legacy plaintext (from before encryption) is read as is and sealed on its next write.
  */
 export class FencedWriteError extends Error {
@@ -86,10 +89,10 @@ export interface RedisAuthState {
 
 /**
  * Key types written to Redis but not kept in the cache when written: one-time pre-keys. An account
- * uploads 812 of them on its first login and WhatsApp hands each out once, to a contact starting a
- * session, which the account then reads (one miss) and deletes. Kept on write they made ~35 MiB of
- * heap per 100 freshly linked devices in a sender (~81,000 key pairs) and crowded the sessions out
- * of the cache's bound.
+ * uploads a batch of them (PRE_KEYS_WANTED, socket.ts; Baileys' default was 812) and WhatsApp
+ * hands each out once, to a contact starting a session, which the account then reads (one miss)
+ * and deletes. Kept on write (812 each) they made ~35 MiB of heap per 100 freshly linked devices
+ * in a sender and crowded the sessions out of the cache's bound.
  */
 const UNCACHED_WRITES: ReadonlySet<string> = new Set(['pre-key']);
 
@@ -203,7 +206,7 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
               // Written while this read was on its way: the write is newer than what Redis said.
               if (pending.get(type)?.has(id)) return void found.set(id, pending.get(type)!.get(id));
               const raw = values[i];
-              let value: unknown = raw ? deserialize(enc.openText(raw, storageContext(key, id))) : null;
+              let value: unknown = raw ? decodeAuthValue(enc.openText(raw, storageContext(key, id))) : null;
               if (type === 'app-state-sync-key' && value) {
                 value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
               }
@@ -230,7 +233,9 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
             const values = new Map<string, unknown>();
             written.set(type, values);
             for (const [id, value] of Object.entries(entries)) {
-              const sealed = value ? enc.sealText(serialize(value), storageContext(key, id)) : undefined;
+              const sealed = value
+                ? enc.sealText(encodeAuthValue(value), storageContext(key, id))
+                : undefined;
               values.set(id, value ?? null);
               if (UNCACHED_WRITES.has(type)) cache.delete(type, id);
               else cache.set(type, id, value ?? null, sealed?.length ?? 0);
@@ -319,7 +324,7 @@ export async function* storedLidMappings(
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const id = flat[i]!;
       if (id.endsWith('_reverse')) continue;
-      entries[id] = deserialize(enc.openText(flat[i + 1]!, storageContext(key, id)));
+      entries[id] = decodeAuthValue(enc.openText(flat[i + 1]!, storageContext(key, id)));
     }
     const pairs = lidPairs(entries);
     if (pairs.length) yield pairs;

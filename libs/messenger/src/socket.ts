@@ -40,6 +40,17 @@ export interface SocketContext {
 }
 
 /**
+ * One-time pre-keys the account keeps on WhatsApp's server: 50 uploaded at link, and when the
+ * server says fewer than 5 are left (its `encrypt` notification, or the count asked at login) it
+ * is topped up to 50 again. whatsmeow's `WantedPreKeyCount = 50` / `MinPreKeyCount = 5`
+ * (prekeys.go; its `handleEncryptNotification` in notification.go uploads when the count is below
+ * the minimum). Baileys uploads 812 at link (INITIAL_PREKEY_COUNT, as WhatsApp Web does, and
+ * whatsmeow since Nov 2025 for its first upload only) and 5 per refill: each private half is kept in
+ * Redis until a contact uses it, ~290 KiB per account for keys most accounts never hand out.
+ */
+export const PRE_KEYS_WANTED = 50;
+
+/**
  * Creates a Baileys socket over the Redis auth state. Baileys' own history sync is off: with it on,
  * Baileys holds events back while it waits for the initial sync; the gateway reads history
  * notifications itself when a device keeps its history (history-sync.ts).
@@ -64,6 +75,8 @@ export function createSocket(
     syncFullHistory: false,
     markOnlineOnConnect: false,
     fireInitQueries: true,
+    initialPreKeyCount: PRE_KEYS_WANTED,
+    wantedPreKeyCount: PRE_KEYS_WANTED,
     getMessage: async (key) =>
       !key.id ? undefined : answers ? answers.getMessage(key.id, load) : load(key.id),
     ...(answers

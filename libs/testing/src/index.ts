@@ -21,3 +21,4 @@ export * from './hostile-entries.js';
 export * from './proxy-server.js';
 export * from './broker-servers.js';
 export * from './s3-server.js';
+export * from './redis-footprint.js';
