@@ -70,6 +70,12 @@ export const keys = {
    * coordination/liveness.ts).
    */
   senderLiveness: () => `${P}:{senders}:live`,
+  /**
+   * Hash {tokens, at}: the token bucket that admits device socket opens for every sender of one
+   * scope (`CONNECT_RATE_SCOPE`: the install by default, or a host), refilled on Redis's clock; it
+   * expires once full (`lua/connect-admit-1.lua`).
+   */
+  connectBucket: (scope: string) => `${P}:connect-bucket:${scope}`,
   /** Set: device ids that have a webhook endpoint; the notifier delivers the events of these. */
   webhookDevices: () => `${P}:webhooks`,
   /**

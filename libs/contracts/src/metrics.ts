@@ -194,6 +194,24 @@ export function createMetrics() {
       buckets: SECONDS_BUCKETS,
       registers: reg,
     }),
+    connectWaiting: new client.Gauge({
+      name: `${p}connect_admissions_waiting`,
+      help: 'Device socket opens waiting in this sender for admission by the connect rate (per sender and per host).',
+      registers: reg,
+    }),
+    connectAdmitted: new client.Counter({
+      name: `${p}connect_admitted_total`,
+      help: 'Device socket opens admitted by the connect rate, by priority class: otp (an OTP queued), queued (messages queued or scheduled), idle.',
+      labelNames: ['priority'] as const,
+      registers: reg,
+    }),
+    connectWaitSeconds: new client.Histogram({
+      name: `${p}connect_wait_seconds`,
+      help: 'How long a device socket open waited for admission by the connect rate, by priority class.',
+      labelNames: ['priority'] as const,
+      buckets: [...SECONDS_BUCKETS, 600, 1800],
+      registers: reg,
+    }),
     authCache: new client.Counter({
       name: `${p}auth_cache_total`,
       help: 'Auth-state (Signal key) cache lookups and evictions: result = hit, miss, eviction.',

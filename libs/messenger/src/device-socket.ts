@@ -27,6 +27,12 @@ import {
   type ReachoutLock,
 } from './device-socket-events.js';
 
+/**
+ * Admission of a socket open (the sender's connect gate): resolves once the device is in line;
+ * `admitted` resolves true when the socket may open, false when `signal` ended the wait.
+ */
+export type ConnectAdmission = (signal: AbortSignal) => Promise<{ admitted: Promise<boolean> }>;
+
 export interface DeviceSocketOptions extends Omit<SocketContext, 'proxy'> {
   /**
    * The device's proxy now (its own, else the default, else none): read at start and at every
@@ -35,6 +41,11 @@ export interface DeviceSocketOptions extends Omit<SocketContext, 'proxy'> {
   loadProxy?: () => Promise<DeviceProxyAgent | undefined>;
   /** The lease epoch this process holds for the device (fences every auth-state write). */
   epoch: () => number | undefined;
+  /**
+   * Every open of the socket (the first, and each reconnect after a close other than 515) waits
+   * for this admission; none when undefined.
+   */
+  admission?: ConnectAdmission;
   /** Tests only: a stand-in for Baileys' socket. */
   createSocket?: typeof createSocket;
   /** Counts the group metadata queries made to WhatsApp (a group's, or all the account's). */
@@ -42,9 +53,10 @@ export interface DeviceSocketOptions extends Omit<SocketContext, 'proxy'> {
 }
 
 /**
- * The long-lived socket of a linked device: connects with the stored credentials, reconnects with
- * backoff and jitter on transient closes (515 at once), stops for good on 401 (logged out) and
- * 440 (replaced: someone else holds the device — never fight over it).
+ * The long-lived socket of a linked device: connects with the stored credentials once admitted
+ * (`admission`), reconnects with backoff and full jitter on transient closes (515 at once), stops
+ * for good on 401 (logged out) and 440 (replaced: someone else holds the device — never fight over
+ * it).
  */
 export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private sock: WASocket | undefined;
@@ -52,6 +64,8 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
   private stopped = false;
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** A wait for admission in progress (aborted by drain and stop). */
+  private admitting: AbortController | undefined;
   private opened = false;
   /** Hand-over in progress: the open socket (if any) finishes its sends, nothing reconnects. */
   private draining = false;
@@ -130,7 +144,43 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     });
     this.identitiesSeeded = this.reportStoredIdentities();
     this.proxy = await this.opts.loadProxy?.();
-    this.connect();
+    await this.connectWhenAdmitted();
+  }
+
+  /**
+   * Puts the device in line for an open (resolves once it is in line, not when admitted) and
+   * connects when admitted; at once without an admission. An admission that fails does not keep
+   * the device offline: it connects.
+   */
+  private async connectWhenAdmitted(): Promise<void> {
+    const { admission } = this.opts;
+    if (!admission) {
+      this.connect();
+      return;
+    }
+    if (this.admitting || this.stopped || this.draining) return;
+    const wait = new AbortController();
+    this.admitting = wait;
+    const done = (connect: boolean) => {
+      if (this.admitting === wait) this.admitting = undefined;
+      if (connect && !wait.signal.aborted) this.connect();
+    };
+    try {
+      const { admitted } = await admission(wait.signal);
+      void admitted.then(done, (err: unknown) => {
+        this.opts.logger.warn('connect admission failed: connecting', {
+          deviceId: this.opts.deviceId,
+          err: serializeError(err),
+        });
+        done(true);
+      });
+    } catch (err) {
+      this.opts.logger.warn('connect admission failed: connecting', {
+        deviceId: this.opts.deviceId,
+        err: serializeError(err),
+      });
+      done(true);
+    }
   }
 
   /**
@@ -208,6 +258,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     this.draining = true;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
+    this.admitting?.abort();
     this.emit('draining');
   }
 
@@ -216,6 +267,7 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
     this.stopped = true;
     this.opened = false;
     clearTimeout(this.reconnectTimer);
+    this.admitting?.abort();
     const sock = this.sock;
     this.sock = undefined;
     if (sock) await sock.end(undefined);
@@ -368,12 +420,15 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       this.stopped = true;
       return;
     }
-    const delayMs = info.action === 'restart' ? 0 : reconnectDelayMs(this.attempt);
+    // 515 (restart required) continues the login under way: at once, not in line again.
+    const restart = info.action === 'restart';
+    const delayMs = restart ? 0 : reconnectDelayMs(this.attempt);
     this.attempt += 1;
     this.emit('reconnecting', { attempt: this.attempt, delayMs });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
-      this.connect();
+      if (restart) this.connect();
+      else void this.connectWhenAdmitted();
     }, delayMs);
   }
 

@@ -34,8 +34,11 @@ export function classifyClose(error: unknown): CloseInfo {
   return { code, reason, action: 'reconnect' };
 }
 
-/** Exponential backoff with full jitter, capped: 1 s, 2 s, 4 s … 30 s. */
+/**
+ * Exponential backoff with full jitter, capped: anywhere in [0, 1 s], [0, 2 s], [0, 4 s] … [0, 30 s]
+ * (AWS's "full jitter": sockets that closed together do not come back together).
+ */
 export function reconnectDelayMs(attempt: number, baseMs = 1000, capMs = 30_000): number {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt));
-  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+  return Math.round(Math.random() * ceiling);
 }

@@ -222,3 +222,72 @@ describe('messenger: a device linked before the identity map existed (fake socke
     await redis.del(keys.contactIdentities(deviceId), keys.lease(deviceId));
   });
 });
+
+describe('messenger: every socket open waits for its admission (fake socket, real Redis)', () => {
+  let redis: Redis;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(async () => {
+    await redis.quit();
+  });
+
+  it('When the device waits for admission, then no socket opens until admitted; a transient close waits again, a 515 does not, and a hand-over ends the wait', async () => {
+    const opened: EventEmitter[] = [];
+    const grants: ((ok: boolean) => void)[] = [];
+    const signals: AbortSignal[] = [];
+    const conn = new DeviceSocket({
+      redis,
+      encryption: Encryption.fromEnv(),
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      deviceId: 'conn-admit-' + Math.random().toString(36).slice(2, 8),
+      messageRetentionSeconds: 60,
+      epoch: () => 1,
+      admission: async (signal) => {
+        signals.push(signal);
+        return { admitted: new Promise<boolean>((resolve) => grants.push(resolve)) };
+      },
+      createSocket: () => {
+        const ev = new EventEmitter();
+        opened.push(ev);
+        return {
+          ev,
+          user: { id: '15550009999:3@s.whatsapp.net' },
+          profilePictureUrl: async () => '',
+          end: async () => undefined,
+        } as unknown as WASocket;
+      },
+    });
+    await conn.start();
+    // In line, not open.
+    expect(grants).to.have.length(1);
+    expect(opened).to.have.length(0);
+    grants[0]!(true);
+    await new Promise((r) => setImmediate(r));
+    expect(opened).to.have.length(1);
+    // 515 continues the login at once, without a turn in line.
+    opened[0]!.emit('connection.update', {
+      connection: 'close',
+      lastDisconnect: { error: Object.assign(new Error('restart'), { output: { statusCode: 515 } }) },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(opened).to.have.length(2);
+    expect(grants).to.have.length(1);
+    // A transient close (408) waits its backoff (full jitter: up to 1 s at first), then its turn.
+    opened[1]!.emit('connection.update', {
+      connection: 'close',
+      lastDisconnect: { error: Object.assign(new Error('timed out'), { output: { statusCode: 408 } }) },
+    });
+    const deadline = Date.now() + 3000;
+    while (grants.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(grants).to.have.length(2);
+    expect(opened).to.have.length(2);
+    // The hand-over ends the wait: nothing opens, even if admitted later.
+    conn.drain();
+    expect(signals[1]!.aborted).to.equal(true);
+    grants[1]!(true);
+    await new Promise((r) => setImmediate(r));
+    expect(opened).to.have.length(2);
+    await conn.stop();
+  });
+});

@@ -20,7 +20,16 @@ describe('messenger: what a closed socket means', () => {
     for (let attempt = 0; attempt < 12; attempt++) {
       const d = reconnectDelayMs(attempt);
       const ceiling = Math.min(30_000, 1000 * 2 ** attempt);
-      expect(d).to.be.within(ceiling / 2, ceiling);
+      expect(d).to.be.within(0, ceiling);
     }
+  });
+
+  it('When many sockets close at once, then their reconnects spread over the whole backoff window (full jitter), not its upper half', () => {
+    const delays = Array.from({ length: 2000 }, () => reconnectDelayMs(3));
+    const ceiling = 8000;
+    expect(Math.min(...delays)).to.be.below(ceiling * 0.05);
+    expect(Math.max(...delays)).to.be.above(ceiling * 0.95);
+    const lowerHalf = delays.filter((d) => d < ceiling / 2).length / delays.length;
+    expect(lowerHalf).to.be.within(0.4, 0.6);
   });
 });

@@ -73,6 +73,7 @@ export * from './access/rate-limits.js';
 // Coordination: leases with fencing, interval locks, liveness, the roster of senders.
 export * from './coordination/index.js';
 export * from './coordination/sender-roster.js';
+export * from './coordination/connect-bucket.js';
 
 // Encryption at rest.
 export * from './encryption/index.js';

@@ -41,6 +41,14 @@ const senderEnv: Joi.PartialSchemaMap = {
     .integer()
     .min(60)
     .default(7 * 24 * 3600),
+  // Socket opens admitted a second (0 = no bound): docs/operations.md, "Restarts without a storm".
+  CONNECT_RATE_PER_SENDER: Joi.number().min(0).default(5),
+  CONNECT_BURST_PER_SENDER: Joi.number().integer().min(1).default(10),
+  CONNECT_RATE_PER_HOST: Joi.number().min(0).default(20),
+  CONNECT_BURST_PER_HOST: Joi.number().integer().min(1).default(20),
+  CONNECT_RATE_SCOPE: Joi.string()
+    .pattern(/^[A-Za-z0-9._-]{1,100}$/)
+    .default('gateway'),
 };
 
 export interface SenderConfig extends MessengerServiceConfig {
@@ -75,6 +83,17 @@ export interface SenderConfig extends MessengerServiceConfig {
   /** Caps, warm-up, quiet hours: defaults of every device (see libs/store/src/policy/config.ts). */
   sendPolicy: SendPolicyConfig;
   backoff: BackoffConfig;
+  connect: ConnectRateConfig;
+}
+
+/** How fast device sockets may open (a restart without a storm; docs/operations.md). */
+export interface ConnectRateConfig {
+  /** This sender's bucket (ratePerSecond 0 = no bound). */
+  perSender: { ratePerSecond: number; burst: number };
+  /** The bucket in Redis shared by every sender of `scope` (ratePerSecond 0 = no bound). */
+  perHost: { ratePerSecond: number; burst: number };
+  /** Which senders share the host bucket: the same value in each (`gateway`: the whole install). */
+  scope: string;
 }
 
 /** How long a device pauses on a server signal that names no end. */
@@ -120,6 +139,11 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
       rateLimitMs: e.SEND_RATE_LIMIT_BACKOFF_MS,
       failureRun: e.SEND_FAILURE_RUN,
       failureMs: e.SEND_FAILURE_BACKOFF_MS,
+    },
+    connect: {
+      perSender: { ratePerSecond: e.CONNECT_RATE_PER_SENDER, burst: e.CONNECT_BURST_PER_SENDER },
+      perHost: { ratePerSecond: e.CONNECT_RATE_PER_HOST, burst: e.CONNECT_BURST_PER_HOST },
+      scope: e.CONNECT_RATE_SCOPE,
     },
   };
 }

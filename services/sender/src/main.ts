@@ -16,6 +16,7 @@ import {
   MediaStore,
   MessageRevisions,
   SenderRoster,
+  ConnectBucket,
 } from '@mgw/store';
 import { createMediaFetcher } from './commands/media-download.js';
 import { MediaSweeper } from './inbound/media-sweeper.js';
@@ -26,6 +27,7 @@ import { limitHeapGrowth } from './fleet/heap-growth.js';
 import { createAttachmentFetcher } from './send/media-source.js';
 import { CONTENT_CACHE } from './send/send-content.js';
 import { startQueueMetrics } from './fleet/queue-metrics.js';
+import { ConnectGate } from './fleet/connect-gate.js';
 
 /**
  * Starts the sender: as its own process (this file run by node), or, given a host, as one part
@@ -56,6 +58,14 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
     liveness: { key: keys.senderLiveness(), ttlMs: config.livenessTtlMs },
   });
   await renewer.ready();
+  // Socket opens at a bounded rate per sender and per host, in priority order (a restart without a storm).
+  const { perSender, perHost, scope } = config.connect;
+  const connectGate = new ConnectGate({
+    perSender,
+    ...(perHost.ratePerSecond > 0 ? { host: new ConnectBucket(redis, scope, perHost) } : {}),
+    metrics,
+    logger,
+  });
   const fleet = new DeviceFleet(
     leases,
     renewer,
@@ -81,6 +91,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
           ttlSeconds: HISTORY_COUNT_TTL_SECONDS,
         }),
       },
+      connectGate,
       fetchers: {
         linkPreview: createLinkPreviewer({
           outbound: config.outbound,

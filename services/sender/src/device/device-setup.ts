@@ -54,6 +54,7 @@ import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
 import { processSendJob, type SendJobDeps } from '../send/send-job.js';
 import { onSendJobFailed } from '../send/send-failure.js';
 import { DeviceRestriction } from './device-restriction.js';
+import { connectClassOf, type ConnectGate } from '../fleet/connect-gate.js';
 
 /** The records a device reads and writes. */
 export interface DeviceStores {
@@ -94,6 +95,8 @@ export interface RuntimeDeps {
   sandbox?: SandboxSocketOptions;
   stores: DeviceStores;
   fetchers: SendFetchers;
+  /** Admits the devices' socket opens at the configured rates, in priority order (none: at once). */
+  connectGate?: ConnectGate;
 }
 
 /**
@@ -167,6 +170,10 @@ export function buildDevice(
 ): DeviceParts {
   const { config, redis, metrics, encryption } = deps;
   const retention = config.store.messageRetentionSeconds;
+  const queue = openSendQueue(deps.bullConnection, deviceId);
+  // Without a listener BullMQ prints a Redis outage's errors raw to stderr (not JSON, unredacted).
+  queue.on('error', (err) => log.warn('send queue error', { err: serializeError(err) }));
+  const { connectGate } = deps;
   const conn = new DeviceSocket({
     redis,
     encryption,
@@ -177,6 +184,13 @@ export function buildDevice(
     // A retired device's socket may still try to save creds after its purge: refuse those.
     epoch: () => (life.retired || life.leaseGone ? undefined : lease.epoch),
     onGroupQuery: (kind) => metrics.groupQueries.inc({ kind }),
+    // In line by what the device has waiting: an OTP first, then queued or scheduled messages.
+    ...(connectGate
+      ? {
+          admission: (signal: AbortSignal) =>
+            connectGate.enter(deviceId, () => connectClassOf(queue), signal),
+        }
+      : {}),
     retries: retryHooks(
       deviceId,
       new MessageRetries(redis, config.messageRetryMax),
@@ -214,9 +228,6 @@ export function buildDevice(
   });
   const kinds = new MessageKindStore(redis, encryption, retention);
   const pacer = new Pacer(redis, deviceId, config.sendMinGapMs, config.sendGapJitterMs);
-  const queue = openSendQueue(deps.bullConnection, deviceId);
-  // Without a listener BullMQ prints a Redis outage's errors raw to stderr (not JSON, unredacted).
-  queue.on('error', (err) => log.warn('send queue error', { err: serializeError(err) }));
   const restriction = new DeviceRestriction({
     redis,
     deviceId,

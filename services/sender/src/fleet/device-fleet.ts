@@ -157,6 +157,7 @@ export class DeviceFleet {
         await this.release(rt);
       }),
     );
+    this.deps.connectGate?.close();
     await this.renewer.stop();
   }
 
@@ -191,14 +192,21 @@ export class DeviceFleet {
       this.deps.metrics.sendersLive.set(view.loads.size);
       this.deps.metrics.senderFairShare.set(share);
       const free = linked.filter((id) => !this.owned.has(id) && (this.cooldown.get(id) ?? 0) <= Date.now());
-      // Up to the share, a pipeline of acquires per batch (most are held by others: one round trip).
-      for (let i = 0; i < free.length && this.owned.size < share && !this.stopping;) {
-        const batch = free.slice(i, (i += Math.max(PARALLEL, share - this.owned.size)));
-        const got = (await this.leases.acquireMany(batch, dead)).filter((l): l is AcquiredLease => !!l);
-        const keep = got.slice(0, Math.max(0, share - this.owned.size));
-        for (const extra of got.slice(keep.length)) await this.leases.release(extra).catch(() => undefined);
-        for (let j = 0; j < keep.length; j += PARALLEL)
-          await Promise.all(keep.slice(j, j + PARALLEL).map((lease) => this.claim(lease)));
+      // Every device this scan claims is in line for its socket before the first is admitted: the
+      // connect gate admits by priority (an OTP queued first), not by the order of the claims.
+      const release = free.length > 0 ? this.deps.connectGate?.hold() : undefined;
+      try {
+        // Up to the share, a pipeline of acquires per batch (most are held by others: one round trip).
+        for (let i = 0; i < free.length && this.owned.size < share && !this.stopping;) {
+          const batch = free.slice(i, (i += Math.max(PARALLEL, share - this.owned.size)));
+          const got = (await this.leases.acquireMany(batch, dead)).filter((l): l is AcquiredLease => !!l);
+          const keep = got.slice(0, Math.max(0, share - this.owned.size));
+          for (const extra of got.slice(keep.length)) await this.leases.release(extra).catch(() => undefined);
+          for (let j = 0; j < keep.length; j += PARALLEL)
+            await Promise.all(keep.slice(j, j + PARALLEL).map((lease) => this.claim(lease)));
+        }
+      } finally {
+        release?.();
       }
       if (this.owned.size > share && Date.now() >= this.nextRebalanceAt && !this.stopping) {
         const plan = planHandovers(this.leases.owner, [...this.owned.keys()], view, share);
