@@ -14,12 +14,19 @@ const chatJid = (chat: string) => (chat.endsWith('@g.us') ? chat : memberJid(cha
  * Labels and chat state, the holder's half: each is an app-state patch Baileys makes with the
  * account's app-state key (shared by the phone) and sends after syncing the collection; the phone
  * and the other linked devices see it. Without the key there is nothing to sign with: `no-key`.
+ * The answer waits for the patch's own notice to be kept in the label store, so the caller reads
+ * what it wrote (a label just created can be deleted at once).
  */
 export async function runLabelCommand(
   conn: DeviceSocket,
   cmd: LabelCommand,
-  logger: Logger,
+  deps: {
+    /** Once the notices seen so far are kept: the patch's own notice is among them. */
+    settled: () => Promise<void>;
+    logger: Logger;
+  },
 ): Promise<DeviceCommandReply> {
+  const { settled, logger } = deps;
   if (!(await conn.waitForOpen(OPEN_WAIT_MS))) return { ok: false, error: 'not-connected' };
   const sock = conn.socket;
   if (!sock) return { ok: false, error: 'not-connected' };
@@ -28,11 +35,13 @@ export async function runLabelCommand(
     switch (cmd.type) {
       case 'app-state-label':
         await sock.addLabel('', { ...cmd.label, predefinedId: undefined });
+        await settled();
         return { ok: true, data: { label: cmd.label } };
       case 'app-state-chat-label': {
         const jid = chatJid(cmd.chat);
         if (cmd.labeled) await sock.addChatLabel(jid, cmd.labelId);
         else await sock.removeChatLabel(jid, cmd.labelId);
+        await settled();
         return { ok: true, data: { chat: cmd.chat, applied: true } };
       }
       case 'app-state-chat': {
@@ -45,6 +54,7 @@ export async function runLabelCommand(
             { mute: muted ? Date.now() + (muteSeconds ?? DEFAULT_MUTE_SECONDS) * 1000 : null },
             jid,
           );
+        await settled();
         return { ok: true, data: { chat: cmd.chat, applied: true } };
       }
     }

@@ -46,6 +46,8 @@ export class DeviceRuntime {
   /** The account routes' parts: the socket's contact lookups (MessageSender) and the blocklist. */
   readonly sender: DeviceParts['sender'];
   readonly blocklist: DeviceParts['blocklist'];
+  /** The label and chat-state notices: `settled()` once those seen so far are kept (GET /labels). */
+  readonly appState: { settled: () => Promise<void> };
   private readonly parts: DeviceParts;
   private readonly life: DeviceLife = newDeviceLife();
   private readonly log: Logger;
@@ -125,7 +127,7 @@ export class DeviceRuntime {
       sealer: deps.encryption,
       logger: this.log,
     });
-    wireGroupAndLabelEvents(this.conn, {
+    this.appState = wireGroupAndLabelEvents(this.conn, {
       deviceId,
       redis,
       sealer: deps.encryption,

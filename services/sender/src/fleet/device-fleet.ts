@@ -422,7 +422,12 @@ export class DeviceFleet {
       return;
     }
     if (cmd.type.startsWith('app-state-')) {
-      await reply(await runLabelCommand(rt.conn, cmd as LabelCommand, this.logger));
+      await reply(
+        await runLabelCommand(rt.conn, cmd as LabelCommand, {
+          settled: rt.appState.settled,
+          logger: this.logger,
+        }),
+      );
       return;
     }
     if (cmd.type === 'proxy-changed') {

@@ -26,8 +26,14 @@ export interface GroupLabelEventDeps {
  * `label.edited` / `label.association`; a chat archived, pinned or muted `chat.updated` — in the
  * order WhatsApp told them. Each label notice also changes the device's label store (GET /labels)
  * before its event is published, and each chat state the chat's record (the dashboard's chat list).
+ * Returns `settled`: a promise for the notices seen so far being kept, which a label command awaits
+ * before it answers (Baileys emits the patch's own notice before the patch resolves), so a label
+ * the API just created can be renamed or deleted at once.
  */
-export function wireGroupAndLabelEvents(conn: DeviceSocket, deps: GroupLabelEventDeps): void {
+export function wireGroupAndLabelEvents(
+  conn: DeviceSocket,
+  deps: GroupLabelEventDeps,
+): { settled: () => Promise<void> } {
   const { deviceId, redis, sealer, labels, metrics, logger } = deps;
   const chats = new ChatIndex(redis, sealer);
   let tail = Promise.resolve();
@@ -98,4 +104,5 @@ export function wireGroupAndLabelEvents(conn: DeviceSocket, deps: GroupLabelEven
       }
     });
   });
+  return { settled: () => tail };
 }

@@ -215,6 +215,32 @@ describe('e2e: labels and chat state — app-state patches both ways, label.* ev
     }
   });
 
+  it('When a label is created and at once renamed, labelled on a chat, read and deleted, then each answer reads what the one before wrote', async () => {
+    // Each change answers once the device's label store holds it: no wait between the requests.
+    for (let round = 0; round < 3; round++) {
+      const made = await stack().api<{ data: { label: { id: string } } }>('POST', '/labels', {
+        name: `Quick ${round}`,
+      });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      const id = made.body.data.label.id;
+      const renamed = await stack().api('PATCH', `/labels/${id}`, { name: `Quick ${round}b` });
+      expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
+      const put = await stack().api('POST', `/chats/${other}/labels`, { labelId: id });
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+      const chats = await stack().api<{ data: { chats: string[] } }>('GET', `/labels/${id}/chats`);
+      expect(chats.body.data.chats, JSON.stringify(chats.body)).to.include(other);
+      const listed = await stack().api<{ data: { labels: { id: string; name: string }[] } }>(
+        'GET',
+        '/labels',
+      );
+      expect(listed.body.data.labels.find((l) => l.id === id)?.name).to.equal(`Quick ${round}b`);
+      const gone = await stack().api('DELETE', `/labels/${id}`);
+      expect(gone.status, JSON.stringify(gone.body)).to.equal(200);
+      const again = await stack().api('DELETE', `/labels/${id}`);
+      expect(again.status, JSON.stringify(again.body)).to.equal(404);
+    }
+  });
+
   it("When the phone unarchives, unpins and mutes a chat, then unmutes it, then chat.updated events tell each change (this device's own changes too)", async () => {
     type Event = { type: string; data: Record<string, unknown> };
     const changes = async () =>
