@@ -107,7 +107,8 @@ describe('package manifests (against the imports and the lint map)', () => {
 });
 
 /**
- * Dependencies whose internals the code relies on (BullMQ: its job packing and add-job script;
+ * Dependencies whose internals the code relies on (BullMQ: its job packing and add-job script, and
+ * patched by patches/;
  * Baileys and libsignal: patched by patches/) are pinned to one exact version in every manifest,
  * so an `npm install` can never bring a release those internals were not checked against.
  */

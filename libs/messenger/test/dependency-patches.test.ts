@@ -197,8 +197,13 @@ describe('dependency patches (patches/, applied by npm install)', () => {
     // Unpatched, each contact armed three 3-day timers (its two mappings and its migrated
     // session), each holding the async context of the transaction it was armed in.
     expect(longTimers).to.equal(0);
-    const cache = (repo.lidMapping as unknown as { mappingCache: { size: number } }).mappingCache;
+    const cache = (
+      repo.lidMapping as unknown as { mappingCache: { size: number; max: number; maxSize: number } }
+    ).mappingCache;
     expect(cache.size).to.be.at.most(1_000);
+    // Bounded by maxSize, not max: with max, lru-cache allocated its arrays for 1,000 entries at
+    // once (~39 KiB per cache, two per socket, on every idle account).
+    expect({ max: cache.max, maxSize: cache.maxSize }).to.deep.equal({ max: 0, maxSize: 1_000 });
     // An evicted mapping is read from the key store again, never lost.
     expect(await repo.lidMapping.getLIDForPN('15551000000@s.whatsapp.net')).to.equal('99001000000@lid');
     repo.close?.();
