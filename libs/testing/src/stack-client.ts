@@ -55,6 +55,15 @@ export abstract class StackClient {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((err: unknown) => {
+      // fetch says only "fetch failed": the reason (a reset, a refusal) is its cause.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(
+        `${method} ${pathAndQuery}: fetch failed (${cause?.code ?? ''} ${cause?.message ?? ''})`,
+        {
+          cause: err,
+        },
+      );
     });
     return { status: res.status, body: (await res.json()) as T, headers: res.headers };
   }

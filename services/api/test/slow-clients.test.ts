@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import { createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 import { head, rawRequest, type RawPart } from './helpers/raw-http.js';
 
@@ -89,5 +90,32 @@ describe('API: slow clients are closed in seconds, with a JSON answer', function
     expect(res.status).to.equal(504);
     expect(res.answeredMs).to.be.greaterThan(2500);
     await t.services.acceptor.queue(deviceId).obliterate({ force: true });
+  });
+
+  it('When a client keeps its connection idle longer than 5 s (Node’s default), then its next request on it is answered', async function () {
+    this.timeout(20_000);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const status = () =>
+      new Promise<{ status: number; port: number }>((resolve, reject) => {
+        const req = http.get(
+          `${t.api}/status`,
+          { agent, headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            const port = res.socket.localPort ?? 0;
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, port }));
+          },
+        );
+        req.on('error', reject);
+      });
+    try {
+      const first = await status();
+      await new Promise((r) => setTimeout(r, 6_500));
+      const second = await status();
+      expect([first.status, second.status]).to.deep.equal([200, 200]);
+      expect(second.port, 'the same connection, kept open').to.equal(first.port);
+    } finally {
+      agent.destroy();
+    }
   });
 });

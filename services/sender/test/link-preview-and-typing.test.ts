@@ -109,33 +109,37 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
   it('When the sender reaches a list message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
     const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {
-      const pacer = new Pacer(redis, `typing-late-${Math.random().toString(36).slice(2, 8)}`, 600, 0);
+      // A 2 s gap, so that a loaded machine's slower Redis round trips (tens to hundreds of ms)
+      // fit inside each margin, while a wrong pacer (typing the whole gap, or the message pushed
+      // back by how late the turn began) still lands outside it.
+      const GAP = 2000;
+      const pacer = new Pacer(redis, `typing-late-${Math.random().toString(36).slice(2, 8)}`, GAP, 0);
       const started: number[] = [];
-      const typing = { ms: 600, minMs: TYPING_MIN_MS, start: () => started.push(Date.now()) };
+      const typing = { ms: GAP, minMs: TYPING_MIN_MS, start: () => started.push(Date.now()) };
       const queuedAt = Date.now();
       await pacer.wait(typing, queuedAt); // the first: typed after the idle spell
       let last = Date.now();
       expect(started).to.have.length(1);
-      // On schedule the typing fills the whole 600 ms gap; the worker gets to the message 250 ms
-      // after the last send (a busy loop): typing from then, and the message at its slot.
-      blockEventLoop(250);
+      // On schedule the typing fills the whole gap; the worker gets to the message 700 ms after
+      // the last send (a busy loop): typing from then, and the message at its slot.
+      blockEventLoop(700);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last, 'at its slot, not 250 ms past it').to.be.within(570, 720);
-      expect(Date.now() - started[1]!, 'cut to what was left').to.be.within(250, 420);
+      expect(Date.now() - last, 'at its slot, not 700 ms past it').to.be.within(GAP - 30, GAP + 450);
+      expect(Date.now() - started[1]!, 'cut to what was left').to.be.within(TYPING_MIN_MS, GAP - 600);
       pacer.takeLagMs(); // the late turn counts as lag (schedule-lag.test.ts)
       last = Date.now();
-      // 450 ms late: 150 ms would be left, under the minimum: no typing, the message at its slot.
-      blockEventLoop(450);
+      // 1,800 ms late: 200 ms would be left, under the minimum: no typing, the message at its slot.
+      blockEventLoop(1800);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last).to.be.within(570, 720);
+      expect(Date.now() - last).to.be.within(GAP - 30, GAP + 450);
       last = Date.now();
       // Past the slot altogether: it goes at once, untyped.
-      blockEventLoop(800);
+      blockEventLoop(GAP + 500);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last).to.be.within(790, 950);
+      expect(Date.now() - last).to.be.within(GAP + 490, GAP + 900);
     } finally {
       await redis.quit();
     }
