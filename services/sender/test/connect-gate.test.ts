@@ -154,6 +154,38 @@ describe('sender: the connect gate admits socket opens at a bounded rate, by pri
     expect(gate.size).to.equal(0);
   });
 
+  it('When the sender is busy past the host timeout while the host bucket answers, then that answer holds: no socket opens without its token', async () => {
+    // The host's answer is on the wire when the sender's event loop is held for 2.5 s (a scan
+    // claiming a thousand devices): the 2 s timeout is due by then too. The answer (wait 50 ms)
+    // must win; a timeout that fired first would admit the device by the sender's rate alone.
+    const warnings: string[] = [];
+    const watching = Object.assign(Object.create(logger) as typeof logger, {
+      warn: (msg: string) => warnings.push(msg),
+    });
+    let takes = 0;
+    const host = {
+      take: (): Promise<number> => {
+        takes++;
+        if (takes > 1) return Promise.resolve(0);
+        const answer = redis.ping().then(() => 50);
+        return new Promise((resolve) =>
+          setImmediate(() => {
+            const until = Date.now() + 2500;
+            while (Date.now() < until) {
+              // the busy loop: Redis answers meanwhile, the timer falls due
+            }
+            resolve(answer);
+          }),
+        );
+      },
+    };
+    const gate = new ConnectGate({ perSender: { ratePerSecond: 0, burst: 1 }, host, logger: watching });
+    const { admitted } = await gate.enter('busy', async () => 'idle', new AbortController().signal);
+    expect(await admitted).to.equal(true);
+    expect(takes, 'the answer said wait, and the device took a token after it').to.equal(2);
+    expect(warnings).to.deep.equal([]);
+  });
+
   it("When a device's queue holds an OTP, messages (waiting or scheduled) or nothing, then its class is otp, queued or idle", async () => {
     const deviceId = `class-${Math.random().toString(36).slice(2, 8)}`;
     const q = await openTestSendQueue(deviceId);

@@ -222,8 +222,12 @@ export class ConnectGate {
       return await Promise.race([
         host.take(),
         new Promise<number>((_, reject) => {
+          // setImmediate: a timer that fires late (this process's event loop was busy, claiming a
+          // thousand devices say) runs before the I/O that waited with it; Redis's answer, if it
+          // came meanwhile, is read first and wins the race, so a busy sender does not open sockets
+          // past the host's bound.
           timer = setTimeout(
-            () => reject(new Error('the host connect bucket did not answer')),
+            () => setImmediate(() => reject(new Error('the host connect bucket did not answer'))),
             HOST_TIMEOUT_MS,
           );
         }),
