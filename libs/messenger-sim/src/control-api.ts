@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ContactInput } from './directory.js';
 import type { UndecryptableFault } from './faults.js';
 import { accountRoutes } from './account-api.js';
+import { companionRoutes } from './companions.js';
 import { appStateRoutes } from './app-state-api.js';
 import { historyRoutes } from './history-api.js';
 import { groupRoutes } from './groups-api.js';
@@ -234,10 +235,12 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       },
     ],
     ['GET', /^\/media$/, () => sim.media.stats()],
+    ['GET', /^\/connections\/opened$/, () => ({ times: sim.socketOpens })],
     ['GET', /^\/config$/, () => ({ ...sim.config })],
     ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
     ...groupRoutes(sim),
     ...accountRoutes(sim),
+    ...companionRoutes(sim),
     ...statusRoutes(sim),
     ...newsletterRoutes(sim),
     ...callRoutes(sim),

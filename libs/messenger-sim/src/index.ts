@@ -188,6 +188,13 @@ export type { InboundContactCard, InboundKindInput } from './message-kinds.js';
 export type { CapInfo, RestrictInput, RestrictionsView } from './reachout.js';
 export { REACHOUT_REFUSED } from './reachout.js';
 export type { LinkResult } from './pairing.js';
+export {
+  MAX_COMPANIONS_PER_REQUEST,
+  provisionCompanion,
+  type CompanionInput,
+  type ProvisionedCompanion,
+} from './companions.js';
+export { SigningKeyPair } from './certificates.js';
 export type { LinkInput } from './phone.js';
 export type { SimLogger } from './logger.js';
 export { silentLogger } from './logger.js';

@@ -119,7 +119,8 @@ export class PhoneLinker {
     }
   }
 
-  private ensureAccount({ phone, name, pictureUrl }: LinkInput): SimUser {
+  /** The account a link is for: created when new; a given name or picture replaces its own. */
+  ensureAccount({ phone, name, pictureUrl }: LinkInput): SimUser {
     const account =
       this.directory.get(phone) ?? this.directory.upsert({ phone, name: name ?? 'Sim Account' });
     if (!account) throw new SimError('phone is not on WhatsApp', 400);

@@ -114,6 +114,12 @@ export class Simulator implements ConnectionHost {
    * the state file is rewritten only when it moved (persistence.ts).
    */
   changes = 0;
+  /**
+   * When client sockets were accepted (their WebSocket upgrade), the last 50,000 at most: how fast
+   * a gateway opens its fleet's connections, as WhatsApp sees it (`GET /connections/opened`, the
+   * density bench's connect rate).
+   */
+  readonly socketOpens: number[] = [];
 
   constructor(
     readonly logger: SimLogger = silentLogger,
@@ -146,6 +152,7 @@ export class Simulator implements ConnectionHost {
   }
 
   accept(ws: WebSocket): void {
+    if (this.socketOpens.push(Date.now()) > 50_000) this.socketOpens.splice(0, 10_000);
     const conn = new ClientConnection(ws, this.certs, this, this.logger);
     this.connections.add(conn);
   }

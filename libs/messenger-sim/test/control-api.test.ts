@@ -65,6 +65,18 @@ describe('messenger-sim: HTTP control API', function () {
     expect(ownPicture).to.equal('https://p.test/account.jpg');
   });
 
+  it('When clients open sockets, then GET /connections/opened lists when each was accepted', async () => {
+    const before = (await call('GET', '/connections/opened')).body.times as number[];
+    const t0 = Date.now();
+    const other = new TestDevice(sim.info);
+    other.connect();
+    await other.nextQr(); // the socket is open: the QR came over it
+    const after = (await call('GET', '/connections/opened')).body.times as number[];
+    await other.end();
+    expect(after.length).to.equal(before.length + 1);
+    expect(after[after.length - 1]).to.be.within(t0, Date.now());
+  });
+
   it('When contacts are registered and write in, then the device receives it and the inbox shows what it sent', async () => {
     const contact = await call('POST', '/contacts', {
       phone: CONTACT,

@@ -107,6 +107,11 @@ function readCreds(enc: Encryption, deviceId: string, raw: string): Authenticati
   return deserialize(enc.openText(raw, storageContext(key))) as AuthenticationCreds;
 }
 
+/** The credentials as stored: sealed under their key (the account's private keys are in there). */
+function sealCreds(enc: Encryption, deviceId: string, creds: AuthenticationCreds): string {
+  return enc.sealText(serialize(creds), storageContext(keys.authCreds(deviceId)));
+}
+
 /** Runs `ops` against `targets` only while `epoch` is the device's current lease epoch. */
 export type FencedWriteOutcome = 'applied' | 'fenced' | 'missing';
 
@@ -250,13 +255,28 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
         },
       },
     },
-    saveCreds: () =>
-      write([credsKey], [[0, 'set', enc.sealText(serialize(creds), storageContext(credsKey))]]),
+    saveCreds: () => write([credsKey], [[0, 'set', sealCreds(enc, deviceId, creds)]]),
     get registered() {
       return isLinked(creds);
     },
     release: () => cache.release(),
   };
+}
+
+/**
+ * Stores a device's credentials as `saveCreds` does (sealed, fenced by the lease `epoch`), for
+ * credentials made without a socket: the test kit's fast link (benches and tests), which has the
+ * simulator provision the companion and builds what Baileys would have after pair-success.
+ */
+export function storeAuthCreds(
+  redis: RedisClient,
+  enc: Encryption,
+  deviceId: string,
+  epoch: number,
+  creds: AuthenticationCreds,
+): Promise<FencedWriteOutcome> {
+  const credsKey = keys.authCreds(deviceId);
+  return fencedWrite(redis, deviceId, epoch, [credsKey], [[0, 'set', sealCreds(enc, deviceId, creds)]]);
 }
 
 /** True when the device has stored credentials of a linked account. */

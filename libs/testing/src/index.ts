@@ -22,3 +22,5 @@ export * from './proxy-server.js';
 export * from './broker-servers.js';
 export * from './s3-server.js';
 export * from './redis-footprint.js';
+export * from './fast-link.js';
+export * from './companion-creds.js';

@@ -10,7 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import type { InboxMessage, SimulatorHandle, startSimulator } from '@mgw/messenger-sim';
+import { Encryption, TokenStore } from '@mgw/store';
 import { nodeArgsOf } from '@mgw/testing/node-args';
+import { fastLink, type FastLinked } from './fast-link.js';
 import { freePort, waitFor } from './net.js';
 import type { ClusterHandle } from './redis-cluster.js';
 import type { SentinelHandle } from './redis-sentinel.js';
@@ -110,6 +112,34 @@ export class Stack extends StackClient {
       );
     }
     return this.simulator.handle;
+  }
+
+  private sealer?: Encryption;
+
+  /** Seals and opens values as the stack's services do (their MGW_ENCRYPTION_KEY). */
+  get encryption(): Encryption {
+    return (this.sealer ??= Encryption.fromEnv({ ...process.env, ...this.env }));
+  }
+
+  /**
+   * Links an account by the fast link (benches and tests: fast-link.ts) — the stack's device, or
+   * the one `token` acts on — and waits for `connected`, as `linkByQr` does: the simulator
+   * provisions the companion and the link's records are written as the connection service
+   * writes them after pair-success. `fastLinkMany(stack, …)` links thousands at once.
+   */
+  async fastLink(phone: string, name = 'E2E Account', token = this.token): Promise<FastLinked> {
+    const deviceId = token === this.token ? this.deviceId : await this.deviceOf(token);
+    const linked = await fastLink(this, { phone, deviceId, name });
+    await this.waitForStatus('connected', 30_000, token);
+    return linked;
+  }
+
+  /** The device an API token acts on (the test kit's tokens all name one). */
+  private async deviceOf(token: string): Promise<string> {
+    const check = await new TokenStore(this.redis).verify(token);
+    if (!check.ok) throw new Error(`not a token of this stack (${check.reason})`);
+    if (!check.token.deviceId) throw new Error('the token names no device');
+    return check.token.deviceId;
   }
 
   /** The stack's Redis Cluster (`redisCluster` option). */
