@@ -7,6 +7,7 @@ import {
   SEND_POLICY_ENV,
   deviceHealth,
   healthCounts,
+  HealthWindow,
   markRestricted,
   recordHealthSignal,
   scoreHealth,
@@ -123,6 +124,39 @@ describe('store: the health signals of a device (counted per hour in its slot; r
       reconnects: 1,
       logouts: 0,
     });
+  });
+
+  it("When a window is read again and again (the sender's gauges), then it reads the closed hours once an hour and sums as healthCounts does", async () => {
+    const id = device();
+    const now = Date.parse('2026-11-24T12:30:00Z');
+    await recordHealthSignal(redis, id, 'refused463', now - 5 * HOUR);
+    await recordHealthSignal(redis, id, 'reconnects', now - (HEALTH_WINDOW_HOURS - 1) * HOUR);
+    const hmgets: number[] = [];
+    const counting = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop !== 'pipeline') return Reflect.get(target, prop, receiver) as unknown;
+        return () => {
+          const pipe = target.pipeline();
+          const exec = pipe.exec.bind(pipe);
+          pipe.exec = (() => {
+            hmgets.push(pipe.length);
+            return exec();
+          }) as typeof pipe.exec;
+          return pipe;
+        };
+      },
+    });
+    const window = new HealthWindow(counting, id);
+    expect(await window.counts(now)).to.deep.equal(await healthCounts(redis, id, now));
+    // A signal in the current hour shows at once; the closed hours are not read again.
+    await recordHealthSignal(redis, id, 'rateLimited', now + 60_000);
+    expect(await window.counts(now + 120_000)).to.deep.equal(await healthCounts(redis, id, now + 120_000));
+    expect(hmgets).to.deep.equal([HEALTH_WINDOW_HOURS - 1, 1, 1]);
+    // The next hour: the window moves (the oldest hour leaves it), read whole once more.
+    const next = now + HOUR;
+    expect(await window.counts(next)).to.deep.equal(await healthCounts(redis, id, next));
+    expect((await window.counts(next)).reconnects).to.equal(0);
+    expect(hmgets).to.deep.equal([HEALTH_WINDOW_HOURS - 1, 1, 1, HEALTH_WINDOW_HOURS - 1, 1, 1]);
   });
 
   it('When a device is capped by WhatsApp after a refusal, then its health reads both from Redis', async () => {

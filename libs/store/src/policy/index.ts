@@ -57,6 +57,7 @@ export {
   HEALTH_SIGNALS,
   HEALTH_WINDOW_HOURS,
   healthCounts,
+  HealthWindow,
   recordHealthSignal,
   type HealthSignal,
 } from './health-signals.js';

@@ -52,6 +52,8 @@ export class DeviceRestriction {
   private readonly now: () => number;
   /** Fires when the current pause should have run out (to report its end). */
   private endTimer: NodeJS.Timeout | undefined;
+  /** A pause started, moved or ended, or a signal was counted, since the gauges were last refreshed. */
+  private changedSinceRefresh = true;
 
   constructor(private readonly deps: RestrictionDeps) {
     this.now = deps.now ?? Date.now;
@@ -88,6 +90,7 @@ export class DeviceRestriction {
    * costs the score one signal, never the pause or the message: logged, not thrown.
    */
   async countForHealth(signal: HealthSignal): Promise<void> {
+    this.changedSinceRefresh = true;
     await recordHealthSignal(this.deps.redis, this.deps.deviceId, signal, this.now()).catch((err: unknown) =>
       this.deps.logger.warn('health signal not counted', { signal, err: serializeError(err) }),
     );
@@ -158,6 +161,7 @@ export class DeviceRestriction {
    * nothing from here: they wake by themselves at the pause's end.
    */
   private changed(restriction: Restriction | undefined): void {
+    this.changedSinceRefresh = true;
     this.gauge(restriction?.reason);
     this.announce(restriction);
     clearTimeout(this.endTimer);
@@ -216,6 +220,13 @@ export class DeviceRestriction {
     const r = await getRestriction(this.deps.redis, this.deps.deviceId, this.now());
     this.gauge(r?.reason);
     if (r && !this.endTimer) this.armEnd(r.until);
+  }
+
+  /** Whether the health inputs changed since the last call (the gauges are then refreshed at once). */
+  takeChanged(): boolean {
+    const changed = this.changedSinceRefresh;
+    this.changedSinceRefresh = false;
+    return changed;
   }
 
   /** The device leaves this process: no gauge, no timer. */

@@ -6,6 +6,7 @@ import {
   forgetAccount,
   LabelStore,
   getDeviceState,
+  HealthWindow,
   markUnlinked,
   purgeDeviceMessages,
   reclaimActiveJobs,
@@ -304,12 +305,23 @@ export class DeviceRuntime {
     });
   }
 
-  /** The account-safety gauges (usage of the window, pause, health score), refreshed at scrape time. */
-  async refreshSafetyMetrics(): Promise<void> {
+  /** The health signals' window, its closed hours kept between refreshes (one read an hour, not 24 each). */
+  private healthWindow: HealthWindow | undefined;
+  private safetyRefreshedAt = 0;
+
+  /**
+   * The account-safety gauges (usage of the window, pause, health score), refreshed periodically
+   * (queue-metrics.ts): at once when a pause started or ended or a signal was counted, else once
+   * `everyMs` has passed (ten Redis reads a device: not every few seconds for thousands idle).
+   */
+  async refreshSafetyMetrics(everyMs = 0): Promise<void> {
     const { metrics, redis, config } = this.deps;
     const now = Date.now();
+    if (!this.restriction.takeChanged() && now - this.safetyRefreshedAt < everyMs) return;
+    this.safetyRefreshedAt = now;
     const view = await sendingView(redis, this.deviceId, config.sendPolicy, now);
-    const health = await deviceHealth(redis, this.deviceId, config.sendPolicy, now, view);
+    this.healthWindow ??= new HealthWindow(redis, this.deviceId);
+    const health = await deviceHealth(redis, this.deviceId, config.sendPolicy, now, view, this.healthWindow);
     metrics.deviceHealthScore.set({ device: this.deviceId }, health.score);
     metrics.deviceSentToday.set({ device: this.deviceId }, view.sentToday);
     metrics.deviceFirstContactsToday.set({ device: this.deviceId }, view.firstContactsToday);

@@ -48,7 +48,7 @@ describe("e2e: a device's health score falls with WhatsApp's push-back, with its
     expect(await statusHealth()).to.deep.equal({ score: 100, reasons: [] });
     const shown = await admin<{ device: { health: Health } }>(`/devices/${stack().deviceId}`);
     expect(shown.device.health).to.deep.equal({ score: 100, reasons: [] });
-    await waitFor(async () => (await gauge()) === 100, { what: 'gauge at 100' });
+    await waitFor(async () => (await gauge()) === 100, { timeoutMs: 40_000, what: 'gauge at 100' });
   });
 
   it('When WhatsApp acks a message with 463, then the score drops for the cap in force and the refusal, and recovers to the refusal alone when the pause ends', async () => {
@@ -73,8 +73,8 @@ describe("e2e: a device's health score falls with WhatsApp's push-back, with its
     expect(shown.device.health).to.deep.equal(capped);
     const list = await admin<{ devices: { deviceId: string; health?: Health }[] }>('/devices');
     expect(list.devices.find((d) => d.deviceId === stack().deviceId)!.health).to.deep.equal(capped);
-    // The sender refreshes its gauges every 5 s.
-    await waitFor(async () => (await gauge()) === 50, { what: 'gauge at 50' });
+    // The sender refreshes a device's gauges within 5 s of a pause starting or ending (every 15 s otherwise).
+    await waitFor(async () => (await gauge()) === 50, { timeoutMs: 40_000, what: 'gauge at 50' });
 
     // The pause ends by itself (the back-off); the refusal stays counted in the window.
     await waitFor(async () => !codes(await statusHealth()).includes('capped'), {
@@ -83,7 +83,7 @@ describe("e2e: a device's health score falls with WhatsApp's push-back, with its
     });
     expect(await statusHealth()).to.deep.include({ score: 90 });
     expect(codes(await statusHealth())).to.deep.equal(['refusals_463']);
-    await waitFor(async () => (await gauge()) === 90, { what: 'gauge at 90' });
+    await waitFor(async () => (await gauge()) === 90, { timeoutMs: 40_000, what: 'gauge at 90' });
   });
 
   it('When WhatsApp time-locks the account, then the lock is the costliest reason until it ends', async () => {
