@@ -160,13 +160,26 @@ export function stateOf(
 }
 
 /**
- * Writes the state to `file` whenever it changed, at most once a SAVE_EVERY_MS, and once more on
- * `stop()`; it is not even serialised while `changes()` stays the same. Each write goes to a temporary file renamed over the old one (0600: the file holds
- * the simulated phones' private keys), so a crash leaves the previous state or the new one.
+ * A save's cost bounds how soon the next may run: after a save of `ms`, none for `ms` × this, so
+ * the simulator spends at most ~2 % of its time writing its state. A busy sandbox (100 devices
+ * each sending to new contacts: every contact a user with Signal sessions) made a save of tens of
+ * milliseconds; once a second, that held the simulator's event loop, and the acks every send
+ * waits for, often enough to slow the gateway's pace (issue 55).
+ */
+export const SAVE_COST_FACTOR = 50;
+
+/**
+ * Writes the state to `file` whenever it changed, at most once a SAVE_EVERY_MS (less often when a
+ * save is costly: SAVE_COST_FACTOR), and once more on `stop()`; it is not even serialised while
+ * `changes()` stays the same. Each write goes to a temporary file renamed over the old one (0600:
+ * the file holds the simulated phones' private keys), so a crash leaves the previous state or the
+ * new one.
  */
 export class StateWriter {
   private last = '';
   private savedAt = -1;
+  /** No periodic save before this (ms): the last one's cost (SAVE_COST_FACTOR). */
+  private notBefore = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -176,13 +189,16 @@ export class StateWriter {
     private readonly logger: SimLogger,
   ) {
     mkdirSync(path.dirname(file), { recursive: true });
-    this.timer = setInterval(() => this.save(), SAVE_EVERY_MS);
+    this.timer = setInterval(() => {
+      if (Date.now() >= this.notBefore) this.save();
+    }, SAVE_EVERY_MS);
     this.timer.unref();
   }
 
   save(): void {
     const changes = this.changes();
     if (changes === this.savedAt) return;
+    const started = performance.now();
     const text = JSON.stringify(this.snapshot());
     if (text !== this.last) {
       try {
@@ -196,6 +212,7 @@ export class StateWriter {
       this.last = text;
     }
     this.savedAt = changes;
+    this.notBefore = Date.now() + (performance.now() - started) * SAVE_COST_FACTOR;
   }
 
   stop(): void {

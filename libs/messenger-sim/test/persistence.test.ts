@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, linkTestDevice, sleep, until, type TestDevice } from '@mgw/testing';
 import { startSimulator, type SimulatorHandle } from '../src/index.js';
+import { SAVE_COST_FACTOR, StateWriter, type SavedState } from '../src/persistence.js';
 
 describe('messenger-sim: a state file keeps the simulated network across restarts', function () {
   this.timeout(60_000);
@@ -65,6 +66,37 @@ describe('messenger-sim: a state file keeps the simulated network across restart
     );
     expect(error?.message).to.include(stateFile).and.include('move it away');
     expect(await readFile(stateFile, 'utf8')).to.equal('not json');
+  });
+
+  it('When a save is costly (a busy sandbox), then the next waits in proportion: the writer takes ~2 % of the time, not a save a second', async () => {
+    let changes = 0;
+    let saves = 0;
+    const quiet = { error: () => undefined } as never;
+    const writer = new StateWriter(
+      path.join(dir, 'state.json'),
+      () => ++changes, // always changed
+      () => {
+        saves++;
+        const until = Date.now() + 60; // a 60 ms serialisation: the next not before ~3 s
+        while (Date.now() < until) {
+          // the cost of a big state
+        }
+        return { version: 1, saves } as unknown as SavedState;
+      },
+      quiet,
+    );
+    try {
+      await sleep(4_500);
+    } finally {
+      writer.stop();
+    }
+    // Once a second would be 4 saves (and a stop's); in proportion to the cost, 1 or 2 and the stop's.
+    expect(SAVE_COST_FACTOR * 60).to.be.at.least(3000);
+    expect(saves).to.be.within(2, 3);
+    expect(JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8'))).to.deep.equal({
+      version: 1,
+      saves,
+    });
   });
 
   it('When no state file is given (the tests), then a restarted simulator knows no device', async () => {
