@@ -481,7 +481,9 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
       const conf = configMaps(objs).get(confName)!['redis.conf']!;
       expect(conf)
         .to.match(/^appendonly yes$/m)
-        .and.match(/^maxmemory-policy noeviction$/m);
+        .and.match(/^maxmemory-policy noeviction$/m)
+        // one connection per linked account: above Redis's default 10,000
+        .and.match(/^maxclients [1-9]\d{4,}$/m);
       const policies = objs
         .filter((o) => o.kind === 'NetworkPolicy')
         .map((o) => specOf<NetworkPolicySpec>(o));
