@@ -127,7 +127,6 @@ try {
   const simCpu0 = procStats(simPid).cpuSeconds;
   const io0 = procIo(simPid);
   const redisCpu0 = await info(redis, 'cpu');
-  const redisStats0 = await info(redis, 'stats');
   await redis.config('RESETSTAT'); // the commands of the idle window only (INFO commandstats)
   await sleep(IDLE_S * 1000);
   const after = await scrape();
@@ -165,18 +164,6 @@ try {
     `  keep-alive traffic (the simulator's socket bytes, both ways): ${(simBytes / ACCOUNTS / minutes / 1024).toFixed(2)} KiB per account per minute; ` +
       `simulator CPU ${(((procStats(simPid).cpuSeconds - simCpu0) / IDLE_S) * 100).toFixed(0)} % of a core, RSS ${procStats(simPid).rssMiB.toFixed(0)} MiB`,
   );
-  const mem = await info(redis, 'memory');
-  const stats = await info(redis, 'stats');
-  const cpu = await info(redis, 'cpu');
-  const clients = await info(redis, 'clients');
-  const redisCpu =
-    cpu.used_cpu_sys! + cpu.used_cpu_user! - redisCpu0.used_cpu_sys! - redisCpu0.used_cpu_user!;
-  report(
-    `  Redis: used_memory ${mib(mem.used_memory!)} MiB, ${kib((mem.used_memory! - memBefore) / ACCOUNTS)} KiB per linked account (goal ≤ 100), ` +
-      `of it clients ${kib((mem.mem_clients_normal ?? 0) / ACCOUNTS)} KiB; ${clients.connected_clients} connections; ` +
-      `${((stats.total_commands_processed! - redisStats0.total_commands_processed!) / ACCOUNTS / minutes).toFixed(1)} commands per account per minute, ` +
-      `CPU ${((redisCpu / IDLE_S) * 100).toFixed(0)} % of a core`,
-  );
   const commands = (await redis.info('commandstats'))
     .split('\r\n')
     .flatMap((l) => {
@@ -184,6 +171,17 @@ try {
       return m ? [{ name: m[1]!, calls: Number(m[2]) }] : [];
     })
     .sort((a, b) => b.calls - a.calls);
+  const mem = await info(redis, 'memory');
+  const cpu = await info(redis, 'cpu');
+  const clients = await info(redis, 'clients');
+  const redisCpu =
+    cpu.used_cpu_sys! + cpu.used_cpu_user! - redisCpu0.used_cpu_sys! - redisCpu0.used_cpu_user!;
+  report(
+    `  Redis: used_memory ${mib(mem.used_memory!)} MiB, ${kib((mem.used_memory! - memBefore) / ACCOUNTS)} KiB per linked account (goal ≤ 100), ` +
+      `of it clients ${kib((mem.mem_clients_normal ?? 0) / ACCOUNTS)} KiB; ${clients.connected_clients} connections; ` +
+      `${(commands.reduce((n, c) => n + c.calls, 0) / ACCOUNTS / minutes).toFixed(1)} commands per account per minute (scripts' own included), ` +
+      `CPU ${((redisCpu / IDLE_S) * 100).toFixed(0)} % of a core`,
+  );
   report(
     `  Redis commands per account per minute, the most called: ${commands
       .slice(0, 8)
