@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run, waitFor } from '@mgw/testing';
+import { inParallel, run, waitFor } from '@mgw/testing';
 import { sandboxEnv, startGateway } from './npm-start-run.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,16 +45,6 @@ function jitterAlone(devices: number): { median: number; slowest: number } {
     slow += Math.min(...paces);
   }
   return { median: med / 1000, slowest: slow / 1000 };
-}
-
-/** Runs `task(0…count−1)`, `limit` at a time. */
-async function inParallel(count: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
 }
 
 const build = spawnSync(process.execPath, ['scripts/build-if-needed.mjs'], { cwd: ROOT, stdio: 'inherit' });

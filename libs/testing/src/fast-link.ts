@@ -198,7 +198,11 @@ class BatchLinker {
 }
 
 /** Runs `task(0…count-1)`, at most `limit` at once; the first failure is thrown once all ended. */
-async function inParallel(count: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
+export async function inParallel(
+  count: number,
+  limit: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const worker = async () => {

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { keys } from '@mgw/contracts';
 import { TokenStore } from '@mgw/store';
 import { Stack, type ServiceProcess } from '@mgw/testing';
+import type { Redis } from 'ioredis';
+import { countBy, holders } from './density.js';
 
 /** The default pacing: SEND_MIN_GAP_MS and SEND_GAP_JITTER_MS. */
 export const GAP_MS = 1000;
@@ -92,18 +94,14 @@ export class Fleet {
     console.log(`  linked ${n} devices (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }
 
-  /** How many of the linked devices each sender pid holds the lease of ('none': no holder). */
+  /** How many of the linked devices each sender pid holds the lease of ('': no holder). */
   async holders(): Promise<Map<string, number>> {
-    const pipe = this.stack.redis.pipeline();
-    for (const d of this.linked) pipe.get(keys.lease(d.deviceId));
-    const byPid = new Map<string, number>();
-    for (const [, raw] of (await pipe.exec()) ?? []) {
-      const pid = raw
-        ? (/:(\d+):/.exec((JSON.parse(raw as string) as { owner: string }).owner)?.[1] ?? '?')
-        : 'none';
-      byPid.set(pid, (byPid.get(pid) ?? 0) + 1);
-    }
-    return byPid;
+    return countBy(
+      await holders(
+        this.stack.redis as Redis,
+        this.linked.map((d) => d.deviceId),
+      ),
+    );
   }
 
   /** Whether every linked device's session says `connected`. */
