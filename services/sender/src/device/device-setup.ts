@@ -314,6 +314,11 @@ export function buildDevice(
   };
 }
 
+/** How long an idle send worker blocks waiting for a job before it looks again (BullMQ: 5). */
+export const SEND_WORKER_DRAIN_DELAY_S = 30;
+/** How often a send worker looks for jobs whose lock expired (BullMQ: 30 s; the lock is 10 s). */
+export const SEND_WORKER_STALLED_INTERVAL_MS = 15_000;
+
 /**
  * The device's send queue worker (not running yet): one job at a time when paced, short locks so
  * a killed owner's jobs come back soon, and what a job's end is recorded as.
@@ -338,7 +343,13 @@ function openSendWorker(
       // voids their locks); short locks are the fallback, seconds rather than BullMQ's minute.
       // The lock is renewed every lockDuration/2, so a long media upload keeps its job.
       lockDuration: 10_000,
-      stalledInterval: 5_000,
+      // An idle worker's polling is most of what an idle account costs (issue 55: ~190 of ~260
+      // Redis commands a minute at BullMQ's 5 s). A new job wakes the blocked worker at once (its
+      // marker), a delayed one is waited for by its due time (at most 10 s at a stretch), so the
+      // long-poll only bounds how long a lost marker could go unnoticed. The stalled check only
+      // matters for a lock that expired under its own holder (a takeover reclaims at once).
+      drainDelay: SEND_WORKER_DRAIN_DELAY_S,
+      stalledInterval: SEND_WORKER_STALLED_INTERVAL_MS,
       // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.
       maxStalledCount: 3,
     },
