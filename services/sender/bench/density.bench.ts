@@ -233,11 +233,19 @@ try {
   const back = (await sessions(redis, ids)).map((x) => x.connectedAt);
   const logins = await loginsSince(tStart);
   const rate = peakRate(logins, 1000);
+  // Where the time went: each sender's devices and when its last one was back (a sender holding
+  // more than its share, or slower, sets the total), and the sockets opened more than once.
+  const holderOf = await holders(redis, ids);
+  const bySender = [...countBy(holderOf)].map(([pid, n]) => {
+    const last = Math.max(...back.filter((_, i) => holderOf[i] === pid));
+    return `${pid}: ${n} devices, last back at ${secs(last - tUp)} s`;
+  });
   report(
     `\n3. Restart: ${SENDERS} senders SIGTERMed at once (drained in ${secs(downMs)} s), ${SENDERS} new ones up ${secs(tUp - tStart)} s after their start; ` +
       `all ${ACCOUNTS} connected ${secs(Math.max(...back) - tUp)} s after (goal ≤ 600 s), peak socket opens in any 1 s ${rate.peak} (bound ${HOST_RATE + HOST_BURST}), ` +
       `in any 10 s ${peakRate(logins, 10_000).peak} (bound ${HOST_RATE * 10 + HOST_BURST}); the OTP queued meanwhile at its contact ${secs(otpAt - tUp)} s after the senders were up (goal ≤ 30 s; API answered ${(await otp).status})`,
   );
+  report(`  sockets opened: ${logins.length} for ${ACCOUNTS} devices; by sender: ${bySender.join('; ')}`);
 
   // --- 4. scale out and in, a list sending throughout -------------------------------------------
   const to = Array.from({ length: LIST }, (_, k) => `1558${String(k).padStart(7, '0')}`);

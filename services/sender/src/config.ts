@@ -42,7 +42,7 @@ const senderEnv: Joi.PartialSchemaMap = {
     .min(60)
     .default(7 * 24 * 3600),
   // Socket opens admitted a second (0 = no bound): docs/operations.md, "Restarts without a storm".
-  CONNECT_RATE_PER_SENDER: Joi.number().min(0).default(5),
+  CONNECT_RATE_PER_SENDER: Joi.number().min(0).default(10),
   CONNECT_BURST_PER_SENDER: Joi.number().integer().min(1).default(10),
   CONNECT_RATE_PER_HOST: Joi.number().min(0).default(20),
   CONNECT_BURST_PER_HOST: Joi.number().integer().min(1).default(20),
