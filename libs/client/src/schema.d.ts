@@ -4151,8 +4151,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The device's broker settings (RabbitMQ, NATS)
-     * @description The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`) and/or NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`), at least once, in order per device. A device publishes every event to every configured broker unless it says otherwise here. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.
+     * The device's broker settings (RabbitMQ, NATS, SQS)
+     * @description The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`), NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`) and/or an Amazon SQS queue (EVENTS_SQS_QUEUE_URL: on a FIFO queue `MessageGroupId` = the device id, `MessageDeduplicationId` = the event id); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`, SQS message attribute `mgw-event-id`), at least once, in order per device (SQS: on a FIFO queue). A device publishes every event to RabbitMQ and NATS unless it says otherwise here; SQS is opt-in: nothing goes to it until the device sets `sqs.enabled`. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.
      *
      *     Rate limit: 30 requests per 60 s per token.
      */
@@ -4165,7 +4165,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Both transports’ settings. */
+        /** @description Every transport’s setting. */
         200: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4286,7 +4286,7 @@ export interface paths {
     };
     /**
      * Turn broker publishing on or off for the device, and pick event types
-     * @description The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`) and/or NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`), at least once, in order per device. A device publishes every event to every configured broker unless it says otherwise here. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting. The body names the transports to change (at least one); the others keep their setting.
+     * @description The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`), NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`) and/or an Amazon SQS queue (EVENTS_SQS_QUEUE_URL: on a FIFO queue `MessageGroupId` = the device id, `MessageDeduplicationId` = the event id); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`, SQS message attribute `mgw-event-id`), at least once, in order per device (SQS: on a FIFO queue). A device publishes every event to RabbitMQ and NATS unless it says otherwise here; SQS is opt-in: nothing goes to it until the device sets `sqs.enabled`. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting. The body names the transports to change (at least one); the others keep their setting.
      *
      *     Rate limit: 30 requests per 60 s per token.
      */
@@ -4369,13 +4369,48 @@ export interface paths {
                     | 'chat.updated'
                   )[];
                 };
+                sqs?: {
+                  enabled: boolean;
+                  events?: (
+                    | 'message.sent'
+                    | 'message.delivered'
+                    | 'message.read'
+                    | 'message.failed'
+                    | 'message.received'
+                    | 'session.status'
+                    | 'batch.completed'
+                    | 'contact.opted_out'
+                    | 'contact.opted_in'
+                    | 'batch.paused'
+                    | 'batch.resumed'
+                    | 'batch.cancelled'
+                    | 'message.edited'
+                    | 'message.deleted'
+                    | 'message.reaction'
+                    | 'poll.vote'
+                    | 'batch.recipients_moved'
+                    | 'message.undecryptable'
+                    | 'presence.update'
+                    | 'status.viewed'
+                    | 'status.received'
+                    | 'channel.message'
+                    | 'call.received'
+                    | 'call.missed'
+                    | 'call.ended'
+                    | 'group.updated'
+                    | 'label.edited'
+                    | 'label.association'
+                    | 'chat.updated'
+                  )[];
+                };
               }
+            | unknown
             | unknown
             | unknown;
         };
       };
       responses: {
-        /** @description Both transports’ settings after the change. */
+        /** @description Every transport’s setting after the change. */
         200: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -16014,6 +16049,7 @@ export interface components {
     BrokerSettings: {
       rabbitmq: components['schemas']['BrokerSetting'];
       nats: components['schemas']['BrokerSetting'];
+      sqs: components['schemas']['BrokerSetting'];
     };
     BrokerSettingsResult: {
       /** @constant */

@@ -438,13 +438,13 @@ export function createMetrics() {
     // --- broker relay (services/notifier/src/brokers/; docs/events.md "Brokers") ---------------
     brokerPublished: new client.Counter({
       name: `${p}broker_published_total`,
-      help: 'Events a broker confirmed (RabbitMQ publisher confirm, JetStream PubAck), by transport (rabbitmq, nats).',
+      help: 'Events a broker confirmed (RabbitMQ publisher confirm, JetStream PubAck, SQS SendMessageBatch success), by transport (rabbitmq, nats, sqs).',
       labelNames: ['transport'] as const,
       registers: reg,
     }),
     brokerConnected: new client.Gauge({
       name: `${p}broker_connected`,
-      help: 'Whether this notifier is connected to the broker (1) or not (0), by transport; only configured transports are present.',
+      help: 'Whether this notifier is connected to the broker (1) or not (0; sqs: its last request did not reach the queue), by transport; only configured transports are present.',
       labelNames: ['transport'] as const,
       registers: reg,
     }),

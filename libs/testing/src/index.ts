@@ -20,6 +20,8 @@ export * from './send-jobs.js';
 export * from './hostile-entries.js';
 export * from './proxy-server.js';
 export * from './broker-servers.js';
+export * from './sqs-server.js';
+export * from './node-runtime.js';
 export * from './s3-server.js';
 export * from './redis-footprint.js';
 export * from './fast-link.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ERRORS, keys } from '@mgw/contracts';
 import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
 
-describe('Events: GET/PUT /events/brokers sets what the device publishes to RabbitMQ and NATS', () => {
+describe('Events: GET/PUT /events/brokers sets what the device publishes to RabbitMQ, NATS and SQS', () => {
   let t: TestApi;
   let deviceId: string;
   let token: string;
@@ -17,23 +17,43 @@ describe('Events: GET/PUT /events/brokers sets what the device publishes to Rabb
   const put = (json: unknown, as = token) =>
     call(`${t.api}/events/brokers`, { method: 'PUT', token: as, json });
 
-  it('When a device never set anything, then both transports are on for every event (the default)', async () => {
+  it('When a device never set anything, then RabbitMQ and NATS are on for every event and SQS is off (opt-in)', async () => {
     const res = await get();
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({
       success: true,
-      data: { rabbitmq: { enabled: true }, nats: { enabled: true } },
+      data: { rabbitmq: { enabled: true }, nats: { enabled: true }, sqs: { enabled: false } },
     });
+  });
+
+  it('When a device opts in to SQS with event types, then it is stored for it alone and the other transports keep theirs', async () => {
+    const res = await put({ sqs: { enabled: true, events: ['message.received'] } });
+    expect(res.status).to.equal(200);
+    expect(res.body.data).to.deep.equal({
+      rabbitmq: { enabled: true },
+      nats: { enabled: true },
+      sqs: { enabled: true, events: ['message.received'] },
+    });
+    expect(await t.redis.hgetall(keys.brokerSettings(deviceId))).to.deep.equal({
+      sqs: JSON.stringify({ enabled: true, events: ['message.received'] }),
+    });
+    const other = await createToken(t, { deviceId: freshDeviceId() });
+    expect(((await get(other)).body.data as { sqs: unknown }).sqs).to.deep.equal({ enabled: false });
   });
 
   it('When a device turns one transport off and picks types for the other, then both are stored for it alone and the other transport keeps its setting', async () => {
     const first = await put({ rabbitmq: { enabled: false } });
     expect(first.status).to.equal(200);
-    expect(first.body.data).to.deep.equal({ rabbitmq: { enabled: false }, nats: { enabled: true } });
+    expect(first.body.data).to.deep.equal({
+      rabbitmq: { enabled: false },
+      nats: { enabled: true },
+      sqs: { enabled: false },
+    });
     const second = await put({ nats: { enabled: true, events: ['message.delivered', 'message.read'] } });
     expect(second.body.data).to.deep.equal({
       rabbitmq: { enabled: false },
       nats: { enabled: true, events: ['message.delivered', 'message.read'] },
+      sqs: { enabled: false },
     });
     expect((await get()).body.data).to.deep.equal(second.body.data);
     // What the notifier reads: one field per transport in the device's hash.
@@ -46,6 +66,7 @@ describe('Events: GET/PUT /events/brokers sets what the device publishes to Rabb
     expect((await get(other)).body.data).to.deep.equal({
       rabbitmq: { enabled: true },
       nats: { enabled: true },
+      sqs: { enabled: false },
     });
   });
 
@@ -53,6 +74,8 @@ describe('Events: GET/PUT /events/brokers sets what the device publishes to Rabb
     for (const body of [
       { rabbitmq: { enabled: true, url: 'amqp://attacker.example.com' } },
       { nats: { enabled: true, servers: ['nats://10.0.0.1:4222'] } },
+      { sqs: { enabled: true, queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/attacker.fifo' } },
+      { sqs: { enabled: true, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } } },
       { kafka: { enabled: true } },
       { rabbitmq: { enabled: true, events: ['message.nope'] } },
       { rabbitmq: { enabled: true, events: [] } },

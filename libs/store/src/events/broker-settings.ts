@@ -1,7 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import {
   BROKER_TRANSPORTS,
-  DEFAULT_BROKER_SETTING,
+  defaultBrokerSetting,
   keys,
   type BrokerDeviceSetting,
   type BrokerSettings,
@@ -10,8 +10,8 @@ import {
 /**
  * A device's broker settings (`keys.brokerSettings`, one JSON field per transport), set by
  * PUT /events/brokers and read by the notifier's relay. Only on/off and event types: the broker's
- * address is the operator's (env), never a device's. A transport without a field is on for every
- * event (DEFAULT_BROKER_SETTING).
+ * address is the operator's (env), never a device's. A transport without a field has its default
+ * (`defaultBrokerSetting`: on for every event, off for an opt-in transport such as SQS).
  */
 export class BrokerSettingsStore {
   constructor(private readonly redis: RedisClient) {}
@@ -20,13 +20,13 @@ export class BrokerSettingsStore {
   async get(deviceId: string): Promise<BrokerSettings> {
     const raw = await this.redis.hgetall(keys.brokerSettings(deviceId));
     const out = {} as BrokerSettings;
-    for (const t of BROKER_TRANSPORTS) out[t] = parse(raw[t]);
+    for (const t of BROKER_TRANSPORTS) out[t] = parse(raw[t], t);
     return out;
   }
 
   /** One transport's setting (one HGET: the relay reads it per page). */
   async one(deviceId: string, transport: string): Promise<BrokerDeviceSetting> {
-    return parse(await this.redis.hget(keys.brokerSettings(deviceId), transport));
+    return parse(await this.redis.hget(keys.brokerSettings(deviceId), transport), transport);
   }
 
   /** Sets the given transports' settings; the others keep theirs. */
@@ -47,12 +47,12 @@ export class BrokerSettingsStore {
   }
 }
 
-function parse(raw: string | null | undefined): BrokerDeviceSetting {
-  if (!raw) return { ...DEFAULT_BROKER_SETTING };
+function parse(raw: string | null | undefined, transport: string): BrokerDeviceSetting {
+  if (!raw) return defaultBrokerSetting(transport);
   try {
     const v = JSON.parse(raw) as BrokerDeviceSetting;
     return { enabled: v.enabled !== false, ...(Array.isArray(v.events) ? { events: v.events } : {}) };
   } catch {
-    return { ...DEFAULT_BROKER_SETTING };
+    return defaultBrokerSetting(transport);
   }
 }

@@ -29,7 +29,7 @@ interface Outlets {
     exhausted: number;
     retryNow?: { at: string; count: number };
   };
-  brokers: Record<'rabbitmq' | 'nats', { startedAt?: string; failures: number }>;
+  brokers: Record<'rabbitmq' | 'nats' | 'sqs', { startedAt?: string; failures: number }>;
 }
 type Answer<T> = { status: number; body: { success: boolean; data: T; error?: string } };
 
@@ -136,12 +136,17 @@ describe("Admin API: a device's event log and its ways out (whole stack with the
     expect(refused).to.include(after.lastDelivery!.eventId);
     expect(after.retryNow?.count).to.equal(refused.length);
     expect(after.exhausted).to.equal(0);
-    // No broker on this stack: neither transport ever ran.
+    // No broker on this stack: no transport ever ran.
     const brokers = (await admin<Outlets>('GET', `${device()}/event-outlets`)).body.data.brokers;
     expect(brokers.rabbitmq).to.deep.equal({ failures: 0 });
     expect(brokers.nats).to.deep.equal({ failures: 0 });
+    expect(brokers.sqs).to.deep.equal({ failures: 0 });
     const settings = await admin<Record<string, { enabled: boolean }>>('GET', `${device()}/events/brokers`);
-    expect(settings.body.data).to.deep.equal({ rabbitmq: { enabled: true }, nats: { enabled: true } });
+    expect(settings.body.data).to.deep.equal({
+      rabbitmq: { enabled: true },
+      nats: { enabled: true },
+      sqs: { enabled: false },
+    });
   });
 
   it('When the log is read newest first a page at a time, then the pages are the public GET /events read backwards, and a type filter and bad cursors behave', async () => {

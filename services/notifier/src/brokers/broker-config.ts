@@ -1,10 +1,14 @@
 import Joi from 'joi';
 
+/** The path of a queue URL: `/<account>/<queue name>` (80 characters at most, `.fifo` included). */
+const SQS_QUEUE_URL = /^https?:\/\/[^/]+\/[^/]+\/(?=[A-Za-z0-9_.-]{1,80}$)[A-Za-z0-9_-]+(\.fifo)?$/;
+
 /**
  * The broker transports' environment (docs/configuration.md, docs/events.md "Brokers"). A
  * transport runs when its URL is set; the addresses are the operator's alone (a device only turns
  * a configured transport on or off for itself). URLs may hold credentials: they are never logged
- * (transport.ts `redactUrl`).
+ * (transport.ts `redactUrl`). SQS takes none here: its credentials come from the AWS SDK's chain
+ * (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, or the pod's role).
  */
 export const brokerEnv: Joi.PartialSchemaMap = {
   EVENTS_RABBITMQ_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
@@ -20,6 +24,12 @@ export const brokerEnv: Joi.PartialSchemaMap = {
     .max(100)
     .default('mgw.events'),
   EVENTS_NATS_DUPLICATE_WINDOW_MS: Joi.number().integer().min(1000).max(86_400_000).default(120_000),
+  // `https://sqs.<region>.amazonaws.com/<account>/<name>`; `<name>.fifo`: a FIFO queue.
+  EVENTS_SQS_QUEUE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .pattern(SQS_QUEUE_URL, 'an SQS queue URL (…/<account>/<queue name>)'),
+  EVENTS_SQS_REGION: Joi.string().pattern(/^[a-z]{2}(-[a-z]+)+-\d+$/),
+  EVENTS_SQS_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }),
   EVENTS_BROKER_BATCH: Joi.number().integer().min(1).max(5000).default(500),
   EVENTS_BROKER_SWEEP_MS: Joi.number().integer().min(100).default(10_000),
   EVENTS_BROKER_RETRY_MS: Joi.number().integer().min(50).max(60_000).default(1000),
@@ -28,6 +38,7 @@ export const brokerEnv: Joi.PartialSchemaMap = {
 export interface BrokerConfig {
   rabbitmq?: { url: string; exchange: string };
   nats?: { url: string; stream: string; subjectPrefix: string; duplicateWindowMs: number };
+  sqs?: { queueUrl: string; region: string; endpoint?: string };
   /** Events read and published together per device. */
   batch: number;
   /** How often every linked device is looked at without a publication. */
@@ -52,8 +63,28 @@ export function brokerConfig(e: Record<string, unknown>): BrokerConfig {
           },
         }
       : {}),
+    ...(v.EVENTS_SQS_QUEUE_URL
+      ? {
+          sqs: {
+            queueUrl: String(v.EVENTS_SQS_QUEUE_URL),
+            region: String(v.EVENTS_SQS_REGION ?? sqsRegion(String(v.EVENTS_SQS_QUEUE_URL), e)),
+            ...(v.EVENTS_SQS_ENDPOINT ? { endpoint: String(v.EVENTS_SQS_ENDPOINT) } : {}),
+          },
+        }
+      : {}),
     batch: Number(v.EVENTS_BROKER_BATCH),
     sweepMs: Number(v.EVENTS_BROKER_SWEEP_MS),
     retryMs: Number(v.EVENTS_BROKER_RETRY_MS),
   };
+}
+
+/**
+ * The region SQS requests are signed for when EVENTS_SQS_REGION is unset: the queue URL's
+ * (`sqs.<region>.amazonaws.com`), else the SDK's own variables, else us-east-1 (what a local
+ * server takes).
+ */
+function sqsRegion(queueUrl: string, e: Record<string, unknown>): string {
+  const m = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(new URL(queueUrl).hostname);
+  const fromEnv = e.AWS_REGION || e.AWS_DEFAULT_REGION;
+  return m?.[1] ?? (typeof fromEnv === 'string' && fromEnv ? fromEnv : 'us-east-1');
 }

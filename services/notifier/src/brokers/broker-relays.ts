@@ -6,6 +6,7 @@ import { BrokerWatcher } from './broker-watcher.js';
 import { NatsTransport } from './nats.js';
 import { RabbitMqTransport } from './rabbitmq.js';
 import { BrokerRelay } from './relay.js';
+import { SqsTransport } from './sqs.js';
 import type { BrokerTransport } from './transport.js';
 
 /** How long a (transport, device) lease lasts without an advance (a dead notifier's devices wait this long). */
@@ -35,6 +36,8 @@ export async function startBrokerRelays(o: {
   owner: string;
   metrics: Metrics;
   logger: Logger;
+  /** Fixed SQS credentials (tests, bench); absent: the AWS SDK's chain (env, the pod's role). */
+  sqsCredentials?: { accessKeyId: string; secretAccessKey: string };
 }): Promise<BrokerRelays | undefined> {
   const { config, metrics, logger } = o;
   const transports: BrokerTransport[] = [];
@@ -57,6 +60,18 @@ export async function startBrokerRelays(o: {
         ackTimeoutMs: BROKER_PUBLISH_TIMEOUT_MS,
         logger,
         onState: onState('nats'),
+      }),
+    );
+  if (config.sqs)
+    transports.push(
+      new SqsTransport({
+        ...config.sqs,
+        ...(o.sqsCredentials ? { credentials: o.sqsCredentials } : {}),
+        reconnectMaxMs: config.retryMs,
+        // Two tries of a call fit in the relay's publish timeout.
+        requestTimeoutMs: BROKER_PUBLISH_TIMEOUT_MS / 2 - 500,
+        logger,
+        onState: onState('sqs'),
       }),
     );
   if (!transports.length) return undefined;

@@ -15,8 +15,9 @@ export interface BrokerMessage {
 /**
  * A broker the relay publishes to (relay.ts). The transport owns its connection: it connects in
  * the background, reconnects with backoff, and says when it is connected (the relay then wakes
- * every device with events waiting). Kafka and SQS would be two more implementations of this
- * (docs/events.md, "Kafka and SQS").
+ * every device with events waiting). RabbitMQ, NATS JetStream and SQS (which has no connection: it
+ * says whether its last request reached the queue) implement it; Kafka would be one more
+ * (docs/events.md, "Kafka").
  */
 export interface BrokerTransport {
   readonly name: BrokerTransportName;
@@ -26,7 +27,8 @@ export interface BrokerTransport {
   start(onConnected: () => void): void;
   /**
    * Publishes the messages in order, all in flight at once, and resolves when the broker has
-   * confirmed every one of them (RabbitMQ publisher confirms, JetStream PubAcks); rejects when
+   * confirmed every one of them (RabbitMQ publisher confirms, JetStream PubAcks, SQS's answer to
+   * every entry of its SendMessageBatch calls); rejects when
    * one was refused or the connection was lost (some may have been stored: the relay publishes
    * them again, the same ids).
    */

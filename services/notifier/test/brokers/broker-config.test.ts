@@ -45,6 +45,37 @@ describe('notifier: broker settings of the install (env) and the secrets in thei
       expect(() => loadNotifierConfig(env({ [name]: value })), `${name}=${value}`).to.throw(name);
   });
 
+  it('When EVENTS_SQS_QUEUE_URL is set, then SQS runs: the region from the URL (or EVENTS_SQS_REGION, else us-east-1), EVENTS_SQS_ENDPOINT passed on; a malformed queue URL or region refuses to start', () => {
+    expect(loadNotifierConfig(env({})).brokers.sqs).to.equal(undefined);
+    const aws = 'https://sqs.eu-west-1.amazonaws.com/123456789012/mgw-events.fifo';
+    expect(loadNotifierConfig(env({ EVENTS_SQS_QUEUE_URL: aws, AWS_REGION: '' })).brokers.sqs).to.deep.equal({
+      queueUrl: aws,
+      region: 'eu-west-1',
+    });
+    const local = 'http://127.0.0.1:4566/000000000000/events';
+    expect(
+      loadNotifierConfig(
+        env({
+          EVENTS_SQS_QUEUE_URL: local,
+          EVENTS_SQS_REGION: 'ap-south-1',
+          EVENTS_SQS_ENDPOINT: 'http://127.0.0.1:4566',
+        }),
+      ).brokers.sqs,
+    ).to.deep.equal({ queueUrl: local, region: 'ap-south-1', endpoint: 'http://127.0.0.1:4566' });
+    expect(
+      loadNotifierConfig(env({ EVENTS_SQS_QUEUE_URL: local, AWS_REGION: '', AWS_DEFAULT_REGION: '' })).brokers
+        .sqs!.region,
+    ).to.equal('us-east-1');
+    for (const [name, value] of [
+      ['EVENTS_SQS_QUEUE_URL', 'sqs://queue'],
+      ['EVENTS_SQS_QUEUE_URL', 'https://sqs.eu-west-1.amazonaws.com/mgw-events'],
+      ['EVENTS_SQS_QUEUE_URL', 'https://sqs.eu-west-1.amazonaws.com/1/bad name'],
+      ['EVENTS_SQS_REGION', 'Europe'],
+      ['EVENTS_SQS_ENDPOINT', 'ftp://x'],
+    ] as const)
+      expect(() => loadNotifierConfig(env({ [name]: value })), `${name}=${value}`).to.throw(name);
+  });
+
   it('When a broker refuses the credentials or is unreachable, then the logs say so without the password in the URL', async () => {
     const rabbit = await startRabbitMqServer();
     const out = new PassThrough();

@@ -37,12 +37,12 @@ export interface Outlets {
     exhausted: number;
     retryNow?: { at: string; count: number };
   };
-  brokers: { rabbitmq: BrokerOutlet; nats: BrokerOutlet };
+  brokers: { rabbitmq: BrokerOutlet; nats: BrokerOutlet; sqs: BrokerOutlet };
 }
 
-type BrokerSettings = Record<'rabbitmq' | 'nats', { enabled: boolean; events?: string[] }>;
+type BrokerSettings = Record<'rabbitmq' | 'nats' | 'sqs', { enabled: boolean; events?: string[] }>;
 
-const BROKER_NAMES = { rabbitmq: 'RabbitMQ', nats: 'NATS JetStream' } as const;
+const BROKER_NAMES = { rabbitmq: 'RabbitMQ', nats: 'NATS JetStream', sqs: 'Amazon SQS' } as const;
 
 /** A time as "3 min ago", the exact time on hover and for screen readers in the title. */
 function When(props: { iso: string | undefined }) {
@@ -185,7 +185,7 @@ function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => 
 }
 
 function BrokerFacts(props: {
-  name: 'rabbitmq' | 'nats';
+  name: keyof typeof BROKER_NAMES;
   b: BrokerOutlet;
   setting?: BrokerSettings['rabbitmq'];
 }) {
@@ -252,7 +252,7 @@ export function DeviceOutlets(props: { deviceId: string }) {
       <section class="card outlet" aria-labelledby="outlet-brokers-title">
         <h2 id="outlet-brokers-title">Brokers</h2>
         <div class="brokers">
-          {(['rabbitmq', 'nats'] as const).map((t) => (
+          {(['rabbitmq', 'nats', 'sqs'] as const).map((t) => (
             <BrokerFacts key={t} name={t} b={outlets.data!.brokers[t]} setting={brokers.data?.[t]} />
           ))}
         </div>

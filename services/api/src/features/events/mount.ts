@@ -22,7 +22,7 @@ import { SseOutput } from '../../http/sse-output.js';
 import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
 import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 
-/** PUT /events/brokers: two transports' on/off and event types (the webhook body's 8 KB and answer). */
+/** PUT /events/brokers: the transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {
   json: { limitBytes: 8 * 1024, tooLargeError: ERRORS.webhookBodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
@@ -120,9 +120,10 @@ export function eventStreamRoute(s: ApiServices): RequestHandler {
 }
 
 /**
- * GET /events/brokers: the device's broker settings, one per transport (`rabbitmq`, `nats`):
- * whether the notifier publishes its events there and which types (all when `events` is absent).
- * A transport the device never set is on for every event (the default).
+ * GET /events/brokers: the device's broker settings, one per transport (`rabbitmq`, `nats`,
+ * `sqs`): whether the notifier publishes its events there and which types (all when `events` is
+ * absent). A transport the device never set has its default: on for every event, off for SQS
+ * (opt-in; `defaultBrokerSetting`).
  */
 export function getEventBrokersRoute(
   s: Pick<ApiServices, 'brokerSettings'>,
@@ -138,7 +139,8 @@ export function getEventBrokersRoute(
 /**
  * PUT /events/brokers: sets the given transports' settings (the others keep theirs). Only on/off
  * and event types: where the brokers are is the operator's setting (EVENTS_RABBITMQ_URL,
- * EVENTS_NATS_URL), never a device's, so no token can point the gateway at a host of its choosing.
+ * EVENTS_NATS_URL, EVENTS_SQS_QUEUE_URL), never a device's, so no token can point the gateway at
+ * a host of its choosing.
  */
 export function putEventBrokersRoute(s: Pick<ApiServices, 'brokerSettings'>): RequestHandler {
   return async (req, res) => {

@@ -3,6 +3,7 @@
  * and GET /events" and "Streaming: SSE").
  */
 import {
+  BROKER_TRANSPORTS,
   ERRORS,
   EVENT_TYPES,
   brokerSettingsBodySchema,
@@ -34,8 +35,9 @@ export const eventBrokerSchemas: Record<string, JsonSchema> = {
     {
       rabbitmq: { $ref: '#/components/schemas/BrokerSetting' },
       nats: { $ref: '#/components/schemas/BrokerSetting' },
+      sqs: { $ref: '#/components/schemas/BrokerSetting' },
     },
-    ['rabbitmq', 'nats'],
+    [...BROKER_TRANSPORTS],
   ),
   BrokerSettingsResult: closed(
     { success: { type: 'boolean', const: true }, data: { $ref: '#/components/schemas/BrokerSettings' } },
@@ -44,7 +46,7 @@ export const eventBrokerSchemas: Record<string, JsonSchema> = {
 };
 
 const ABOUT =
-  "The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`) and/or NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`), at least once, in order per device. A device publishes every event to every configured broker unless it says otherwise here. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.";
+  "The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`), NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`) and/or an Amazon SQS queue (EVENTS_SQS_QUEUE_URL: on a FIFO queue `MessageGroupId` = the device id, `MessageDeduplicationId` = the event id); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`, SQS message attribute `mgw-event-id`), at least once, in order per device (SQS: on a FIFO queue). A device publishes every event to RabbitMQ and NATS unless it says otherwise here; SQS is opt-in: nothing goes to it until the device sets `sqs.enabled`. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.";
 
 export function eventBrokerPaths(
   config: ApiConfig,
@@ -53,11 +55,11 @@ export function eventBrokerPaths(
   return {
     get: operation({
       tag: 'Events',
-      summary: "The device's broker settings (RabbitMQ, NATS)",
+      summary: "The device's broker settings (RabbitMQ, NATS, SQS)",
       description: ABOUT,
       rateLimit: config.rateLimits.webhook,
       query: emptyQuerySchema,
-      success: { status: 200, schema: 'BrokerSettingsResult', description: 'Both transports’ settings.' },
+      success: { status: 200, schema: 'BrokerSettingsResult', description: 'Every transport’s setting.' },
       errors: [],
     }),
     put: operation({
@@ -70,7 +72,7 @@ export function eventBrokerPaths(
       success: {
         status: 200,
         schema: 'BrokerSettingsResult',
-        description: 'Both transports’ settings after the change.',
+        description: 'Every transport’s setting after the change.',
       },
       errors: [413],
     }),

@@ -1,0 +1,248 @@
+import { PassThrough } from 'node:stream';
+import { expect } from 'chai';
+import { closeRedis, createLogger, createRedis, waitForRedis, type RedisClient } from '@mgw/common';
+import { createMetrics, keys, type EventType } from '@mgw/contracts';
+import { BrokerSettingsStore, Encryption, publishEvent } from '@mgw/store';
+import {
+  freePort,
+  startRedisServer,
+  startSqsServer,
+  waitFor,
+  type RedisServerHandle,
+  type SqsServerHandle,
+} from '@mgw/testing';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { BrokerConfig } from '../../src/brokers/broker-config.js';
+import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-relays.js';
+import { orderAndCompleteness } from './readers.js';
+import { createQueue, sqsClient, SqsReader, type SqsReceived } from './sqs-reader.js';
+
+/**
+ * The broker relay to Amazon SQS against a real SQS-protocol server: fauxqs (npm), started here
+ * on a free port with its messages on disk (`libs/testing` startSqsServer; a server that cannot
+ * start fails the test with its reason), a private redis-server, and events written by the real
+ * emit script (`publishEvent` → `mgw_emit`).
+ */
+describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', function () {
+  this.timeout(120_000);
+  let sqs: SqsServerHandle;
+  let client: SQSClient;
+  let redisServer: RedisServerHandle;
+  let redis: RedisClient;
+  const open: { relays?: BrokerRelays; subs: RedisClient[]; readers: SqsReader[] } = {
+    subs: [],
+    readers: [],
+  };
+  const silent = createLogger({ level: 'silent', service: 'sqs-test' });
+  const uid = () => Math.random().toString(36).slice(2, 8);
+
+  before(async () => {
+    [sqs, redisServer] = await Promise.all([startSqsServer(), startRedisServer({ stopWithParent: true })]);
+    client = sqsClient(sqs);
+    redis = createRedis(redisServer.url, 'worker', 'sqs-test');
+    await waitForRedis(redis);
+  });
+  after(async () => {
+    client?.destroy();
+    await closeRedis(redis);
+    await Promise.all([sqs?.stop(), redisServer?.stop()]);
+  });
+  afterEach(async () => {
+    await open.relays?.stop();
+    open.relays = undefined;
+    await Promise.all(open.readers.splice(0).map((r) => r.close()));
+    await closeRedis(...open.subs.splice(0));
+  });
+
+  /** Starts one notifier's SQS relay on `queueUrl`; `connected` false: SQS is not expected to answer. */
+  async function relays(queueUrl: string, o: { logger?: typeof silent; connected?: boolean } = {}) {
+    const metrics = createMetrics();
+    const config: BrokerConfig = {
+      sqs: { queueUrl, region: sqs.region, endpoint: new URL(queueUrl).origin },
+      batch: 200,
+      sweepMs: 500,
+      retryMs: 200,
+    };
+    const r = (await startBrokerRelays({
+      config,
+      redis,
+      subscriber: () => {
+        const s = createRedis(redisServer.url, 'subscriber', 'sqs-test-sub');
+        open.subs.push(s);
+        return s;
+      },
+      sealer: Encryption.fromEnv(),
+      owner: `notifier-${uid()}`,
+      metrics,
+      logger: o.logger ?? silent,
+      sqsCredentials: sqs.credentials,
+    }))!;
+    open.relays = r;
+    if (o.connected !== false)
+      await waitFor(() => r.relays.every((x) => x.connected), { timeoutMs: 20_000, what: 'SQS reachable' });
+    return { relays: r, metrics };
+  }
+
+  /** Creates the queue `name` and a consumer reading it. */
+  async function queue(name: string) {
+    const url = await createQueue(client, sqs, name);
+    const reader = new SqsReader(client, url);
+    reader.start();
+    open.readers.push(reader);
+    return { url, reader };
+  }
+
+  const metricValue = async (metrics: ReturnType<typeof createMetrics>, name: string) =>
+    (await metrics.registry.getSingleMetric(name)?.get())?.values.find((v) => v.labels.transport === 'sqs')
+      ?.value ?? 0;
+
+  const optIn = (deviceId: string, events?: EventType[]) =>
+    new BrokerSettingsStore(redis).set(deviceId, { sqs: { enabled: true, ...(events ? { events } : {}) } });
+
+  it('When devices opt in on a FIFO queue, then each event arrives once with MessageGroupId = device, MessageDeduplicationId = event id, the webhook body and its attributes; a device that did not opt in gets nothing, one that picked types only those', async () => {
+    const { url, reader } = await queue(`ev-${uid()}.fifo`);
+    const { metrics } = await relays(url);
+    const devices = [`f1-${uid()}`, `f_2-${uid()}`];
+    const [silentDevice, picky] = [`none-${uid()}`, `picky-${uid()}`];
+    for (const d of devices) await optIn(d);
+    await optIn(picky, ['message.read']);
+    const sent: { deviceId: string; id: string; type: EventType; seq: number }[] = [];
+    const types: EventType[] = ['message.sent', 'message.delivered', 'message.read'];
+    for (let seq = 1; seq <= 25; seq++)
+      for (const deviceId of [...devices, silentDevice, picky]) {
+        const id = `evt-${uid()}-${seq}`;
+        const type = types[seq % types.length]!;
+        await publishEvent(redis, deviceId, type, { seq }, { id });
+        sent.push({ deviceId, id, type, seq });
+      }
+    const wanted = sent.filter(
+      (s) => devices.includes(s.deviceId) || (s.deviceId === picky && s.type === 'message.read'),
+    );
+    await waitFor(() => reader.received.length >= wanted.length, { timeoutMs: 30_000, what: 'SQS messages' });
+    // Everything the relay read is behind its cursor (the device that did not opt in too) before
+    // the count is checked: nothing more can come.
+    await waitFor(
+      async () =>
+        (
+          await Promise.all(
+            [...devices, silentDevice, picky].map((d) => redis.hget(keys.brokerCursor(d, 'sqs'), 'ord')),
+          )
+        ).every((ord) => ord === '25'),
+      { what: 'every cursor at the end of its log' },
+    );
+    expect(reader.received).to.have.length(wanted.length);
+    const byId = new Map(reader.received.map((g) => [g.id, g]));
+    for (const s of wanted) {
+      const g = byId.get(s.id)!;
+      expect(g, s.id).to.not.equal(undefined);
+      expect(g.groupId).to.equal(s.deviceId);
+      expect(g.dedupId).to.equal(s.id);
+      expect(g.attributes).to.deep.equal({
+        'mgw-event-id': s.id,
+        'mgw-event-type': s.type,
+        'mgw-device-id': s.deviceId,
+      });
+      expect(g.body.type).to.equal(s.type);
+      expect(g.body.data).to.deep.equal({ deviceId: s.deviceId, seq: s.seq });
+      expect(Date.parse(g.body.timestamp)).to.be.closeTo(Date.now(), 60_000);
+    }
+    for (const d of devices)
+      expect(orderAndCompleteness(reader.received, d, 25)).to.deep.equal({ duplicates: 0, problems: [] });
+    expect(reader.received.filter((g) => g.groupId === silentDevice)).to.deep.equal([]);
+    expect(await metricValue(metrics, 'mgw_broker_published_total')).to.equal(wanted.length);
+    expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(1);
+  });
+
+  it('When the queue is a standard one, then every event of an opted-in device arrives (at least once) with its attributes and body, and no group or deduplication id', async () => {
+    const { url, reader } = await queue(`std-${uid()}`);
+    await relays(url);
+    const d = `std-${uid()}`;
+    await optIn(d);
+    for (let seq = 1; seq <= 120; seq++) await publishEvent(redis, d, 'message.delivered', { seq });
+    await waitFor(
+      () => orderAndCompleteness(reader.received, d, 120).problems.every((p) => !p.includes('missing')),
+      {
+        timeoutMs: 30_000,
+        what: 'the 120 events',
+      },
+    );
+    for (const g of reader.received) {
+      expect(g.groupId).to.equal(undefined);
+      expect(g.dedupId).to.equal(undefined);
+      expect(g.attributes['mgw-device-id']).to.equal(d);
+      expect(g.body.type).to.equal('message.delivered');
+    }
+  });
+
+  it('When SQS is killed (SIGKILL) mid-stream and restarted on the same port, then every event reaches it at least once, in order per device, none lost; the gauges said it was down meanwhile', async () => {
+    const { url, reader } = await queue(`kill-${uid()}.fifo`);
+    const { relays: r, metrics } = await relays(url);
+    const devices = [`k1-${uid()}`, `k2-${uid()}`, `k3-${uid()}`];
+    for (const d of devices) await optIn(d);
+    const perDevice = 600;
+    let written = 0;
+    const writer = (async () => {
+      for (let seq = 1; seq <= perDevice; seq++) {
+        await Promise.all(devices.map((d) => publishEvent(redis, d, 'message.delivered', { seq })));
+        written++;
+        if (seq % 20 === 0) await new Promise((res) => setTimeout(res, 10));
+      }
+    })();
+    await waitFor(() => written >= perDevice / 3, { what: 'a third written' });
+    await sqs.kill();
+    await waitFor(() => !r.relays[0]!.connected, { what: 'the relay to see SQS gone' });
+    await new Promise((res) => setTimeout(res, 1000));
+    r.collect();
+    expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(0);
+    expect(await metricValue(metrics, 'mgw_broker_backlog_events')).to.be.greaterThan(0);
+    expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds')).to.be.greaterThan(0.5);
+    await sqs.restart();
+    await writer;
+
+    const total = devices.length * perDevice;
+    let got: SqsReceived[] = [];
+    await waitFor(
+      () => {
+        got = reader.received;
+        return devices.every((d) => orderAndCompleteness(got, d, perDevice).problems.length === 0);
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: `all ${total} events on SQS` },
+    ).catch(() => {
+      throw new Error(
+        devices.map((d) => orderAndCompleteness(got, d, perDevice).problems.join('; ')).join(' | '),
+      );
+    });
+    const dups = devices.reduce((a, d) => a + orderAndCompleteness(got, d, perDevice).duplicates, 0);
+    console.log(
+      `      sqs: ${total} events, ${got.length} received, ${dups} redelivered copies, 0 lost, order kept`,
+    );
+    expect(await metricValue(metrics, 'mgw_broker_lost_events_total')).to.equal(0);
+    await waitFor(
+      async () => {
+        r.collect();
+        return (await metricValue(metrics, 'mgw_broker_backlog_events')) === 0;
+      },
+      { timeoutMs: 10_000, what: 'the sqs backlog gauge back to 0' },
+    );
+    expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(1);
+    expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds')).to.equal(0);
+  });
+
+  it('When SQS is unreachable, then the relay says so (connected 0, a warning) and the logs hold neither the secret key nor the access key', async () => {
+    const out = new PassThrough();
+    let logs = '';
+    out.on('data', (b: Buffer) => (logs += b.toString()));
+    const logger = createLogger({ level: 'debug', service: 'sqs-secrets', stream: out });
+    const dead = `http://127.0.0.1:${await freePort()}/000000000000/gone.fifo`;
+    const { relays: r, metrics } = await relays(dead, { logger, connected: false });
+    const d = `dead-${uid()}`;
+    await optIn(d);
+    await publishEvent(redis, d, 'message.sent', { seq: 1 });
+    await waitFor(() => logs.includes('sqs unreachable'), { what: 'the warning' });
+    r.collect();
+    expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(0);
+    expect(logs).to.include('gone.fifo');
+    expect(logs).to.not.include(sqs.credentials.secretAccessKey);
+    expect(logs).to.not.include(sqs.credentials.accessKeyId);
+  });
+});
