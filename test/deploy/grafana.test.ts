@@ -41,6 +41,26 @@ describe('Grafana dashboard and provisioning', () => {
     }
   });
 
+  it('When traces are on, then the latency panels show their exemplars and a Tempo data-source variable opens the traces', () => {
+    const tempo = dashboard.templating.list.find((v) => v.name === 'tempo');
+    expect(tempo).to.include({ type: 'datasource', query: 'tempo' });
+    const latency = graphs.filter((p) =>
+      (p.targets ?? []).some((t) =>
+        /mgw_(http_request_duration|send_latency|webhook_delivery_latency)_seconds_bucket/.test(t.expr),
+      ),
+    );
+    expect(latency.length).to.be.at.least(3);
+    for (const p of latency)
+      expect(
+        (p.targets as Array<{ expr: string; exemplar?: boolean }>)
+          .filter((t) => t.expr.includes('_bucket'))
+          .every((t) => t.exemplar),
+        p.title,
+      ).to.equal(true);
+    const links = (dashboard as unknown as { links: Array<{ url: string }> }).links;
+    expect(links.some((l) => l.url.includes('${tempo}'))).to.equal(true);
+  });
+
   it('When the panels are laid out, then they fit the 24-column grid without overlapping', () => {
     const cells = new Set<string>();
     for (const p of panels) {
@@ -90,13 +110,25 @@ describe('Grafana dashboard and provisioning', () => {
   it('When Grafana is provisioned by compose, then the data source and the dashboard folder match the mounts', () => {
     const ds = parse(
       readFileSync(repoPath('deploy/grafana/provisioning/datasources/prometheus.yml'), 'utf8'),
-    ) as { datasources: Array<{ type: string; url: string; isDefault: boolean }> };
-    expect(ds.datasources).to.have.length(1);
+    ) as {
+      datasources: Array<{
+        type: string;
+        uid: string;
+        url: string;
+        isDefault?: boolean;
+        jsonData?: { exemplarTraceIdDestinations?: Array<{ name: string; datasourceUid: string }> };
+      }>;
+    };
+    expect(ds.datasources.map((d) => d.type)).to.deep.equal(['prometheus', 'tempo']);
     expect(ds.datasources[0]).to.include({
       type: 'prometheus',
       url: 'http://prometheus:9090',
       isDefault: true,
     });
+    // An exemplar's trace_id (the latency histograms', traces on) opens in the Tempo data source.
+    expect(ds.datasources[0]!.jsonData?.exemplarTraceIdDestinations).to.deep.equal([
+      { name: 'trace_id', datasourceUid: ds.datasources[1]!.uid },
+    ]);
     const providers = parse(
       readFileSync(repoPath('deploy/grafana/provisioning/dashboards/messenger-gateway.yml'), 'utf8'),
     ) as { providers: Array<{ type: string; options: { path: string } }> };

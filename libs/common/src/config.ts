@@ -42,6 +42,12 @@ export const runtimeEnv: Joi.PartialSchemaMap = {
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'debug', 'silent').default('info'),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(1000).default(25_000),
+  // Traces (tracing.ts, docs/monitoring.md "Traces"): checked here so that a bad address stops the
+  // start naming it; the SDK reads the rest of its OTEL_ variables itself.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .allow(''),
+  OTEL_RECORD_RECIPIENTS: Joi.boolean().default(false),
 };
 
 export interface RuntimeConfig {

@@ -9,3 +9,4 @@ export * from './redis-scripts.js';
 export * from './service-runtime.js';
 export * from './service-host.js';
 export * from './subscription.js';
+export * from './tracing.js';

@@ -1,4 +1,5 @@
 import winston from 'winston';
+import { activeSpanIds, tracingOn } from './tracing.js';
 
 export type Logger = winston.Logger;
 
@@ -143,10 +144,21 @@ export function isoNow(now = Date.now()): string {
   return `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
 }
 
-/** logform's `timestamp()` (an entry's own timestamp is kept), by `isoNow`. */
+/**
+ * With tracing on, the ids of the span the line was written in (`trace_id`, `span_id`: the names
+ * of OpenTelemetry's log data model), so that a log line leads to its trace and back.
+ */
+function addSpanIds(fields: Record<string, unknown>): void {
+  if (!tracingOn() || fields.trace_id) return;
+  const ids = activeSpanIds();
+  if (ids) Object.assign(fields, ids);
+}
+
+/** logform's `timestamp()` (an entry's own timestamp is kept), by `isoNow`; and the span's ids. */
 const timestamp = winston.format((info) => {
   const fields = info as Record<string, unknown>;
   if (!fields.timestamp) fields.timestamp = isoNow();
+  addSpanIds(fields);
   return info;
 });
 
@@ -171,6 +183,7 @@ function plainLine(info: winston.Logform.TransformableInfo): winston.Logform.Tra
     else if (typeof v !== 'number' && typeof v !== 'boolean') return fullFormat.transform(info, {});
   }
   fields.timestamp = isoNow();
+  addSpanIds(fields);
   (info as Record<symbol, unknown>)[MESSAGE] = JSON.stringify(info);
   return info;
 }

@@ -1,6 +1,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type client from 'prom-client';
-import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics.js';
+import {
+  METRICS_CONTENT_TYPE,
+  OPENMETRICS_CONTENT_TYPE,
+  renderMetrics,
+  renderOpenMetrics,
+  servesOpenMetrics,
+} from './metrics.js';
 
 export interface OpsOptions {
   /** The service's own metrics (linted by promtool). */
@@ -39,10 +45,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  * - `/readyz`: 200 when `ready()` holds, else 503 (with `details.reason` when `notReadyReason` has one);
  * - `/metrics`: Prometheus text.
  */
-export function createOpsHandler(opts: OpsOptions): (path: OpsPath, res: ServerResponse) => Promise<void> {
+export function createOpsHandler(
+  opts: OpsOptions,
+): (path: OpsPath, res: ServerResponse, accept?: string) => Promise<void> {
   const notReady = { success: false, error: opts.notReadyError };
   const isReady = () => opts.ready().catch(() => false);
-  return async (path, res) => {
+  return async (path, res, accept) => {
     if (path === '/healthz') return sendJson(res, 200, { success: true, status: 'ok' });
     if (path === '/readyz') {
       const ok = await isReady();
@@ -52,8 +60,10 @@ export function createOpsHandler(opts: OpsOptions): (path: OpsPath, res: ServerR
     }
     await Promise.all([isReady(), opts.collect?.().catch(() => undefined)]);
     try {
-      const text = await renderMetrics(opts.registry, opts.defaults);
-      res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE });
+      // OpenMetrics (with the latency histograms' exemplars) when traces are on and it is asked for.
+      const om = servesOpenMetrics(accept);
+      const text = await (om ? renderOpenMetrics : renderMetrics)(opts.registry, opts.defaults);
+      res.writeHead(200, { 'content-type': om ? OPENMETRICS_CONTENT_TYPE : METRICS_CONTENT_TYPE });
       res.end(text);
     } catch {
       sendJson(res, 500, { success: false, error: 'metrics unavailable' });
@@ -72,7 +82,7 @@ export async function startOpsServer(opts: OpsOptions & { port: number; host?: s
   const server = http.createServer((req: IncomingMessage, res) => {
     const path = req.url?.split('?')[0] as OpsPath | undefined;
     if (path && OPS_PATHS.includes(path)) {
-      if (req.method === 'GET' || req.method === 'HEAD') return void handle(path, res);
+      if (req.method === 'GET' || req.method === 'HEAD') return void handle(path, res, req.headers.accept);
       res.setHeader('Allow', 'GET, HEAD');
       return sendJson(res, 405, { success: false, error: 'Method not allowed' });
     }

@@ -154,12 +154,14 @@ export class ServiceHost<M> {
       ...[...this.parts.values()].filter((p) => !this.opts.parts.includes(p.service)),
     ];
     const isRedis = (s: ShutdownStep) => s.name === 'redis';
+    // The traces' flush (one SDK for the process) waits for every part's last spans.
+    const isLast = (s: ShutdownStep) => isRedis(s) || s.name === 'traces';
     const steps: ShutdownStep[] = [
       {
         name: 'parts',
         run: async () => {
           for (const part of ordered()) {
-            for (const step of part.steps.filter((s) => !isRedis(s))) {
+            for (const step of part.steps.filter((s) => !isLast(s))) {
               try {
                 await step.run();
               } catch (err) {
@@ -174,6 +176,13 @@ export class ServiceHost<M> {
         },
       },
       { name: 'ops server', run: () => this.ops?.close() },
+      {
+        name: 'traces',
+        run: async () => {
+          const flushes = ordered().flatMap((p) => p.steps.filter((s) => s.name === 'traces'));
+          await Promise.all(flushes.map((s) => s.run()));
+        },
+      },
       {
         name: 'redis',
         run: async () => {

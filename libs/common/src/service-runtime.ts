@@ -15,6 +15,7 @@ import {
 } from './redis.js';
 import type { ServiceHost } from './service-host.js';
 import { installShutdown, type ShutdownStep } from './shutdown.js';
+import { startTracing } from './tracing.js';
 
 /** What every service's configuration holds (`runtimeEnv`, `redisEnv` and `opsEnv`). */
 export interface ServiceConfig extends RuntimeConfig {
@@ -74,8 +75,9 @@ export interface ServiceRuntime<M extends ServiceMetrics> {
   /** Opens another connection (`mgw-<service>-<purpose>`); it is closed with the others. */
   connect(role: RedisRole, purpose: string, options?: RedisOptions): RedisClient;
   /**
-   * Resolves when the general connection and `others` are ready. Otherwise logs it, closes every
-   * connection and rejects: a service that cannot reach Redis at start has nothing to do.
+   * Resolves when the general connection and `others` are ready (and traces, when an OTLP endpoint
+   * is set, are being exported: tracing.ts). Otherwise logs it, closes every connection and
+   * rejects: a service that cannot reach Redis at start has nothing to do.
    */
   waitForRedis(...others: RedisClient[]): Promise<void>;
   /** /metrics, /healthz and /readyz (ready when Redis accepts a write and `serving()` holds) on the ops port. */
@@ -110,6 +112,11 @@ export function createServiceRuntime<M extends ServiceMetrics>(
   const main = typeof opts.redis === 'string' ? { role: opts.redis, options: undefined } : opts.redis;
   const redis = open(main.role, '', main.options);
   const close = () => closeRedis(...connections);
+  // Once per process (a host's parts find it started); the SDK loads only when traces are wanted.
+  const tracing = startTracing({ service: host ? 'all-in-one' : service }).catch((err: unknown) => {
+    logger.error('tracing could not start; check the OTEL_ variables', { err: serializeError(err) });
+    return undefined;
+  });
   const defaultMetrics = host ? host.defaultMetrics : createDefaultMetricsRegistry();
   const serveOps = async (ops: OpsOptions, bind?: string): Promise<OpsServer> =>
     host
@@ -123,6 +130,7 @@ export function createServiceRuntime<M extends ServiceMetrics>(
     connect: (role, purpose, options) => open(role, purpose, options),
     async waitForRedis(...others) {
       try {
+        await tracing;
         await Promise.all([redis, ...others].map((client) => waitForRedis(client)));
       } catch (err) {
         logger.error('Redis is not reachable; check REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES)', {
@@ -147,7 +155,9 @@ export function createServiceRuntime<M extends ServiceMetrics>(
       }),
     serveOps,
     installShutdown: (steps) => {
-      const all = [...steps, { name: 'redis', run: close }];
+      // The spans of the last messages are flushed before the connections close.
+      const flush = { name: 'traces', run: async () => (await tracing)?.() };
+      const all = [...steps, flush, { name: 'redis', run: close }];
       return host
         ? host.addShutdown(service, all, config.shutdownTimeoutMs)
         : installShutdown(logger, all, config.shutdownTimeoutMs);

@@ -171,6 +171,8 @@ export interface WebhookJobData {
   data: string;
   /** The data holds message text: it is sealed at rest and opened only to be sent. */
   sealed?: boolean;
+  /** The W3C traceparent of the message it is about (tracing on): its delivery continues that trace. */
+  traceparent?: string;
 }
 
 /** `data` of message.received. */

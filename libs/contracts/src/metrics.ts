@@ -10,8 +10,17 @@ export const METRIC_PREFIX = 'mgw_';
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-export function createMetrics() {
+/**
+ * `exemplars`: the latency histograms (the request's, the send's, the OTP's and the webhook's) keep
+ * the `trace_id` of an observation per bucket, served in OpenMetrics (services pass whether traces
+ * are exported: docs/monitoring.md "Traces"); an observation then takes `{ labels, value,
+ * exemplarLabels }` (`observeTraced` of @mgw/common does both forms).
+ */
+export function createMetrics({ exemplars = false }: { exemplars?: boolean } = {}) {
   const registry = new client.Registry();
+  // prom-client keeps exemplars only on an OpenMetrics registry (@mgw/common renders it as either).
+  if (exemplars) registry.setContentType(client.Registry.OPENMETRICS_CONTENT_TYPE as never);
+  const enableExemplars = exemplars;
   const p = METRIC_PREFIX;
   const reg = [registry];
   return {
@@ -27,6 +36,7 @@ export function createMetrics() {
       help: 'HTTP request latency, by route template, method and status code.',
       labelNames: ['route', 'method', 'status'] as const,
       buckets: SECONDS_BUCKETS,
+      enableExemplars,
       registers: reg,
     }),
     rateLimitRejections: new client.Counter({
@@ -76,6 +86,7 @@ export function createMetrics() {
       help: 'Time from enqueue to sent, by job kind.',
       labelNames: ['kind'] as const,
       buckets: SECONDS_BUCKETS,
+      enableExemplars,
       registers: reg,
     }),
     messages: new client.Counter({
@@ -113,6 +124,7 @@ export function createMetrics() {
       name: `${p}otp_latency_seconds`,
       help: 'Time from OTP request to sent, as waited for by the API.',
       buckets: SECONDS_BUCKETS,
+      enableExemplars,
       registers: reg,
     }),
     deviceState: new client.Gauge({
@@ -376,12 +388,14 @@ export function createMetrics() {
       help: 'Time from an event to its delivery acknowledged by the endpoint (2xx), by event type.',
       labelNames: ['type'] as const,
       buckets: SECONDS_BUCKETS,
+      enableExemplars,
       registers: reg,
     }),
     webhookAttemptDuration: new client.Histogram({
       name: `${p}webhook_attempt_duration_seconds`,
       help: 'Duration of one webhook HTTP attempt, whatever its outcome.',
       buckets: SECONDS_BUCKETS,
+      enableExemplars,
       registers: reg,
     }),
     webhookBacklog: new client.Gauge({

@@ -4,6 +4,7 @@ import {
   type RedisClient,
   type ServiceHost,
   type ServiceRuntime,
+  tracingWanted,
 } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, MessageStore, SessionStore } from '@mgw/store';
@@ -46,7 +47,7 @@ export async function startMessengerRuntime(
   const rt = createServiceRuntime({
     service,
     config,
-    metrics: host?.metrics ?? createMetrics(),
+    metrics: host?.metrics ?? createMetrics({ exemplars: tracingWanted() }),
     redis: host ? 'worker' : { role: 'worker', options: { enableAutoPipelining: true } },
     host,
   });

@@ -27,6 +27,7 @@
     ARGV[12] receivedAt (ms)
     ARGV[13] a group's subject, sealed (or '')
     ARGV[14] the start of its text, sealed (or ''): the chat's preview of its last message
+    ARGV[15] its W3C traceparent (or ''): the event carries it (tracing on)
 
   Output:
     1 when recorded, 0 when already seen
@@ -40,5 +41,5 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
 mgw_index(KEYS[5], KEYS[6], tonumber(ARGV[2]), { ARGV[1] })
 mgw_chat(KEYS[8], ARGV[9], ARGV[10], ARGV[1], tonumber(ARGV[12]), ARGV[7], 'inbound', tonumber(ARGV[2]),
   ARGV[11], ARGV[13], ARGV[14], '')
-mgw_emit(KEYS[3], KEYS[4], KEYS[7], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true)
+mgw_emit(KEYS[3], KEYS[4], KEYS[7], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true, ARGV[15])
 return 1

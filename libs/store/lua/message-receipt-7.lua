@@ -15,10 +15,11 @@
 
     ARGV[1..16] as message-transition-7.lua's
     ARGV[17] record key prefix (keys.message(deviceId, ''))
+    ARGV[18] '1': the caller traces messages (answer the record's traceparent)
 
   Output:
     -2 when the WhatsApp id is not ours (unknown, or its mapping expired), else the transition's:
-    1 when the record changed, 0 when not
+    1 when the record changed (its traceparent instead, asked for and kept), 0 when not
 ]]
 --- @include "event-emit"
 --- @include "contact"

@@ -26,3 +26,4 @@ export * from './s3-server.js';
 export * from './redis-footprint.js';
 export * from './fast-link.js';
 export * from './companion-creds.js';
+export * from './otlp-receiver.js';

@@ -7,7 +7,7 @@
  * plain commands, and one shutdown that stops them in order. Production (k8s/) keeps one service
  * per process: docs/operations.md says when to use which.
  */
-import { ConfigError, ServiceHost, runService } from '@mgw/common';
+import { ConfigError, ServiceHost, runService, tracingWanted } from '@mgw/common';
 import { ERRORS, createMetrics, type Metrics } from '@mgw/contracts';
 import { loadApiConfig } from '@mgw/api/config';
 import { startApi } from '@mgw/api';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     service: 'all-in-one',
     logLevel: config.logLevel,
     redis: config.redis,
-    metrics: createMetrics(),
+    metrics: createMetrics({ exemplars: tracingWanted() }),
     parts: PARTS.map((p) => p.name),
     opsPort: config.ops.port,
     notReadyError: ERRORS.serviceUnavailable,

@@ -4,6 +4,7 @@ import {
   runService,
   SANDBOX_WEBHOOK_WARNING,
   type ServiceHost,
+  tracingWanted,
 } from '@mgw/common';
 import { createMetrics, type Metrics } from '@mgw/contracts';
 import { Encryption } from '@mgw/store';
@@ -22,7 +23,7 @@ export async function startApi(host?: ServiceHost<Metrics>): Promise<void> {
   const rt = createServiceRuntime({
     service: 'api',
     config,
-    metrics: host?.metrics ?? createMetrics(),
+    metrics: host?.metrics ?? createMetrics({ exemplars: tracingWanted() }),
     // Concurrent requests' commands share writes (auto-pipelining): fewer syscalls per request.
     redis: { role: 'producer', options: { enableAutoPipelining: true } },
     host,

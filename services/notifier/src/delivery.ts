@@ -1,5 +1,18 @@
 import { Webhook } from 'standardwebhooks';
-import { OutboundError, OutboundRefusedError, type Logger, type OutboundClient } from '@mgw/common';
+import {
+  contextOf,
+  inSpan,
+  maskNumbers,
+  observeTraced,
+  OutboundError,
+  OutboundRefusedError,
+  SpanKind,
+  SpanStatusCode,
+  tracer,
+  tracingOn,
+  type Logger,
+  type OutboundClient,
+} from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import {
   eventSealContext,
@@ -47,6 +60,44 @@ export async function deliverEvent(
   deps: DeliveryDeps,
 ): Promise<AttemptResult> {
   return (await attemptDelivery(delivery, deviceId, deps)).result;
+}
+
+const notifier = tracer('notifier');
+
+/**
+ * {@link attemptDelivery} in a span of the trace of the message the event is about (`webhook.deliver`,
+ * one per attempt; its own trace when the event carries none): the event's type and id, the
+ * attempt's number, the endpoint's status and the outcome. Not the URL (it may hold a token).
+ */
+export function tracedAttempt(
+  delivery: PendingDelivery,
+  deviceId: string,
+  deps: DeliveryDeps,
+): Promise<AttemptAnswer> {
+  if (!tracingOn()) return attemptDelivery(delivery, deviceId, deps);
+  const { event } = delivery;
+  return inSpan(
+    notifier,
+    'webhook.deliver',
+    {
+      kind: SpanKind.CLIENT,
+      parent: contextOf(event.traceparent),
+      attributes: {
+        'mgw.device': deviceId,
+        'mgw.event.type': event.type,
+        'mgw.event.id': event.id,
+        'mgw.attempt': delivery.attemptsMade + 1,
+      },
+    },
+    async (span) => {
+      const answer = await attemptDelivery(delivery, deviceId, deps);
+      span.setAttribute('mgw.outcome', answer.result);
+      if (answer.status !== undefined) span.setAttribute('http.response.status_code', answer.status);
+      if (answer.result === 'retry' || answer.result === 'exhausted')
+        span.setStatus({ code: SpanStatusCode.ERROR, message: maskNumbers(answer.problem ?? '') });
+      return answer;
+    },
+  );
 }
 
 /** How an attempt ended, with what the endpoint answered (the device's delivery report keeps it). */
@@ -113,14 +164,15 @@ export async function attemptDelivery(
     problem =
       err instanceof OutboundRefusedError ? `refused by the outbound guard (${err.reason})` : err.reason;
   } finally {
-    metrics.webhookAttemptDuration.observe((performance.now() - started) / 1000);
+    observeTraced(metrics.webhookAttemptDuration, {}, (performance.now() - started) / 1000);
   }
 
   if (status !== undefined && status >= 200 && status < 300) {
     await deps.targets.succeeded(deviceId);
     metrics.webhookConsecutiveFailures.set({ device: deviceId }, 0);
     metrics.webhookDeliveries.inc({ type: event.type, outcome: 'delivered' });
-    metrics.webhookLatency.observe(
+    observeTraced(
+      metrics.webhookLatency,
       { type: event.type },
       Math.max(0, (Date.now() - Date.parse(event.timestamp)) / 1000),
     );

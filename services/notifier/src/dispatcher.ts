@@ -1,6 +1,6 @@
 import { serializeError, type Logger } from '@mgw/common';
 import type { PendingDelivery, WebhookDeliveries, WebhookReport } from '@mgw/store';
-import { attemptDelivery, type AttemptAnswer, type DeliveryDeps } from './delivery.js';
+import { tracedAttempt, type AttemptAnswer, type DeliveryDeps } from './delivery.js';
 import { retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 
 export interface DispatcherOptions {
@@ -295,7 +295,7 @@ class DeviceRunner {
     const { store, delivery, retry, report } = this.dispatcher.opts;
     let answer: AttemptAnswer;
     try {
-      answer = await attemptDelivery(item, this.deviceId, { ...delivery, logger: this.log });
+      answer = await tracedAttempt(item, this.deviceId, { ...delivery, logger: this.log });
     } catch (err) {
       // Not the endpoint's answer (e.g. Redis unreachable mid-attempt): tried again like a failure.
       this.log.warn('webhook attempt failed before its answer', {

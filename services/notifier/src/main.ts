@@ -6,6 +6,7 @@ import {
   runService,
   SANDBOX_WEBHOOK_WARNING,
   type ServiceHost,
+  tracingWanted,
 } from '@mgw/common';
 import { ERRORS, createMetrics, keys, type Metrics } from '@mgw/contracts';
 import { Encryption, WebhookDeliveries, WebhookReport, WebhookStore } from '@mgw/store';
@@ -29,7 +30,7 @@ export async function startNotifier(host?: ServiceHost<Metrics>): Promise<void> 
   const rt = createServiceRuntime({
     service: 'notifier',
     config,
-    metrics: host?.metrics ?? createMetrics(),
+    metrics: host?.metrics ?? createMetrics({ exemplars: tracingWanted() }),
     redis: 'worker',
     host,
   });

@@ -55,7 +55,8 @@ if changed == 1 then
     if status == 'failed' and r[5] then d.error = r[5] end
     if status == 'deleted' then d.direction = 'outbound' end
     d[timeField] = r[6]
-    mgw_emit(hook, outbox, log, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d))
+    mgw_emit(hook, outbox, log, channel, deviceId, r[1] .. '.' .. status, 'message.' .. status, r[6], cjson.encode(d),
+      false, redis.call('HGET', rec, 'tp'))
     -- Announced once per message: a sent message enters its chat (GET /chats) here, once.
     if status == 'sent' and r[2] and ARGV[15] ~= '' then
       local now = redis.call('TIME')
@@ -121,5 +122,10 @@ end
 if ARGV[7] == '1' and redis.call('HSETNX', rec, 'settled', '1') == 1 then
   if redis.call('HINCRBY', stats, 'messages', -1) < 0 then redis.call('HSET', stats, 'messages', 0) end
   mgw_content_release(content, stats, rec)
+end
+-- A receipt's caller tracing the message (ARGV[18] of message-receipt-7) gets its traceparent.
+if changed == 1 and ARGV[18] == '1' then
+  local tp = redis.call('HGET', rec, 'tp')
+  if tp then return tp end
 end
 return changed

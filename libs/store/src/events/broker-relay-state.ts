@@ -44,6 +44,8 @@ export interface RelayEvent {
    * `reencrypt` finished, or tampering): `dataJson` is empty and the event cannot be published.
    */
   unreadable?: SealedValueProblem;
+  /** The W3C traceparent of the message it is about (tracing on): its publish joins that trace. */
+  traceparent?: string;
 }
 
 export interface RelayPage {
@@ -179,7 +181,14 @@ export class BrokerRelayState {
   private toEvent(deviceId: string, cursor: BrokerCursor, f: Record<string, string>): RelayEvent {
     const id = f.id ?? '';
     const raw = f.data ?? '{}';
-    const event = { cursor, id, type: f.type as EventType, timestamp: f.ts ?? '', dataJson: raw };
+    const event: RelayEvent = {
+      cursor,
+      id,
+      type: f.type as EventType,
+      timestamp: f.ts ?? '',
+      dataJson: raw,
+      ...(f.tp ? { traceparent: f.tp } : {}),
+    };
     if (f.sealed !== '1') return event;
     try {
       return { ...event, dataJson: this.sealer.openText(raw, eventSealContext(deviceId, id)) };

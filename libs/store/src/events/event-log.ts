@@ -235,8 +235,24 @@ export class EventLog {
     const id = f.id ?? '';
     const raw = f.data ?? '{}';
     const data = f.sealed === '1' ? this.sealer.openText(raw, eventSealContext(deviceId, id)) : raw;
-    return { cursor, id, type: f.type as EventType, timestamp: f.ts ?? '', data: JSON.parse(data) };
+    const event: LoggedEvent = {
+      cursor,
+      id,
+      type: f.type as EventType,
+      timestamp: f.ts ?? '',
+      data: JSON.parse(data),
+    };
+    if (f.tp) TRACEPARENTS.set(event, f.tp);
+    return event;
   }
+}
+
+/** Kept beside the event, not in it: what a client is given of an event is its contract's. */
+const TRACEPARENTS = new WeakMap<LoggedEvent, string>();
+
+/** The W3C traceparent of the message an event is about (tracing on: its `tp`), if any. */
+export function eventTraceparent(event: LoggedEvent): string | undefined {
+  return TRACEPARENTS.get(event);
 }
 
 function fieldMap(fields: string[]): Record<string, string> {

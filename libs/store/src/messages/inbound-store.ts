@@ -18,6 +18,8 @@ import type { Sealer } from '../encryption/sealer.js';
 /** An incoming message as the gateway hands it to the store (see @mgw/messenger parseInbound). */
 export interface InboundInput {
   platformMessageId: string;
+  /** The W3C traceparent of its receipt at the socket (tracing on): its event continues that trace. */
+  traceparent?: string;
   /** The contact's phone (digits), when known. */
   from?: string;
   /** Who wrote (phone and/or LID). */
@@ -128,6 +130,7 @@ export class InboundStore {
       ...(replyTo ? { replyTo } : {}),
       ...(msg.waKey ? { waChat: msg.waKey.remoteJid } : {}),
       ...(msg.waKey?.participant ? { waAuthor: msg.waKey.participant } : {}),
+      ...(msg.traceparent ? { tp: msg.traceparent } : {}),
     };
     if (msg.chat) fields.chat = this.sealer.sealText(JSON.stringify(msg.chat), storageContext(key, 'chat'));
     if (msg.text !== undefined) fields.text = this.sealer.sealText(msg.text, storageContext(key, 'text'));
@@ -197,6 +200,7 @@ export class InboundStore {
               storageContext(keys.chat(deviceId, chatId), 'lastPreview'),
             )
           : '',
+        msg.traceparent ?? '',
       ],
     );
     return written === 1 ? messageId : undefined;

@@ -232,13 +232,15 @@ export class MessageStore {
     return (await ATTEMPT_END.run(this.redis, [keys.message(job.deviceId, job.messageId)], args)) === 1;
   }
 
-  async markSent(job: SendJobData, sentAt: Date): Promise<boolean> {
-    return (await this.transition(job, 'sent', { sentAt: sentAt.toISOString() }, true)) === 1;
+  async markSent(job: SendJobData, sentAt: Date, traceparent?: string): Promise<boolean> {
+    const fields = { sentAt: sentAt.toISOString(), ...traced(traceparent) };
+    return (await this.transition(job, 'sent', fields, true)) === 1;
   }
 
   /** Fails a queued message for good and settles it; false when it was already further along. */
-  async markFailed(job: SendJobData, error: string, at = new Date()): Promise<boolean> {
-    return (await this.transition(job, 'failed', { failedAt: at.toISOString(), error }, true)) === 1;
+  async markFailed(job: SendJobData, error: string, at = new Date(), traceparent?: string): Promise<boolean> {
+    const fields = { failedAt: at.toISOString(), error, ...traced(traceparent) };
+    return (await this.transition(job, 'failed', fields, true)) === 1;
   }
 
   /**
@@ -279,7 +281,11 @@ export class MessageStore {
    * two round trips per receipt. Every key is the device's (one slot on a cluster). Returns the
    * receipts that moved a message forward (a receipt of an id that is not ours is skipped).
    */
-  async markReceipts(deviceId: string, receipts: readonly ReceiptInput[]): Promise<ReceiptInput[]> {
+  async markReceipts(
+    deviceId: string,
+    receipts: readonly ReceiptInput[],
+    traced = false,
+  ): Promise<(ReceiptInput & { traceparent?: string })[]> {
     const recordPrefix = keys.message(deviceId, '');
     const applied = await Promise.allSettled(
       receipts.map((r) => {
@@ -291,16 +297,19 @@ export class MessageStore {
           false,
         );
         keyList[0] = keys.messageByPlatformId(deviceId, r.platformMessageId);
-        return RECEIPT.run(this.redis, keyList, [...args, recordPrefix]);
+        return RECEIPT.run(this.redis, keyList, [...args, recordPrefix, traced ? '1' : '0']);
       }),
     );
     // One receipt's failure (a script error) skips it alone; when every one failed (Redis away)
     // the batch fails, as a pipeline's would.
     const failed = applied.find((a) => a.status === 'rejected');
     if (failed && applied.every((a) => a.status === 'rejected')) throw failed.reason;
-    return receipts.filter((_, i) => {
+    return receipts.flatMap((r, i) => {
       const a = applied[i]!;
-      return a.status === 'fulfilled' && a.value === 1;
+      if (a.status !== 'fulfilled') return [];
+      // Moved forward: 1, or (traced) the message's traceparent.
+      if (typeof a.value === 'string') return [{ ...r, traceparent: a.value }];
+      return a.value === 1 ? [r] : [];
     });
   }
 
@@ -390,4 +399,9 @@ function publicRecord(h: Record<string, string>): MessageRecord {
     };
   }
   return out as unknown as MessageRecord;
+}
+
+/** A record's `tp`: the W3C traceparent of the message's send (tracing on), which its events carry. */
+function traced(traceparent: string | undefined): { tp?: string } {
+  return traceparent ? { tp: traceparent } : {};
 }

@@ -54,6 +54,8 @@ export interface SendJobOptions {
   backoff: { type: 'exponential'; delay: number };
   removeOnComplete: { age: number };
   removeOnFail: { age: number };
+  /** The accept's trace context, in BullMQ's own format (queue-telemetry.ts `jobTraceOptions`). */
+  telemetry?: { metadata: string };
 }
 
 /** The Redis script call that adds one job: the script's versioned name and its keys and arguments. */
@@ -97,6 +99,8 @@ export class BullJobs {
       backoff: opts.backoff,
       removeOnComplete: opts.removeOnComplete,
       removeOnFail: opts.removeOnFail,
+      // BullMQ keeps `telemetry.metadata` as `tm` (its optsAsJSON).
+      ...(opts.telemetry ? { tm: opts.telemetry.metadata } : {}),
     });
     const args = packr.pack([
       k['']!,

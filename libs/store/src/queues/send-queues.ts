@@ -3,12 +3,17 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { BULL_PREFIX, sendQueueName, type SendJobData, type SendJobResult } from '@mgw/contracts';
 import { nextLinkGeneration } from '../devices/device-state.js';
 import type { MessageStore } from '../messages/message-store.js';
+import { queueTelemetry } from './queue-telemetry.js';
 
 export type SendQueue = Queue<SendJobData, SendJobResult>;
 
 /** The send queue of a device (BullMQ options every producer and consumer must agree on). */
 export function openSendQueue(connection: ConnectionOptions, deviceId: string): SendQueue {
-  return new Queue<SendJobData, SendJobResult>(sendQueueName(deviceId), { connection, prefix: BULL_PREFIX });
+  return new Queue<SendJobData, SendJobResult>(sendQueueName(deviceId), {
+    connection,
+    prefix: BULL_PREFIX,
+    telemetry: queueTelemetry(),
+  });
 }
 
 /** Every state in which a job waits to be taken by a worker (a paused queue keeps them in `waiting`). */

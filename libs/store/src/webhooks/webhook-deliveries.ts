@@ -231,5 +231,6 @@ function eventOf(fields: string[]): WebhookJobData {
     timestamp: f.ts!,
     data: f.data ?? '{}',
     ...(f.sealed === '1' ? { sealed: true } : {}),
+    ...(f.tp ? { traceparent: f.tp } : {}),
   };
 }

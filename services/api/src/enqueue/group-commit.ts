@@ -131,7 +131,7 @@ export class GroupCommit {
       const { contentId } = jobs[0]!;
       this.deps.contents.stage(writes, deviceId, contentId, req.content, jobs.length, req.media);
       this.writer.stagePerMessage(writes, req, 0, jobs);
-      this.writer.recordJobs(writes, bull, jobs, req.priority, jobKeys);
+      this.writer.recordJobs(writes, bull, jobs, req, jobKeys);
       const { hit } = req;
       const size = requestSize(req);
       return {

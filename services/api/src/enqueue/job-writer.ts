@@ -10,6 +10,7 @@ import {
 } from '@mgw/contracts';
 import {
   ContentStore,
+  jobTraceOptions,
   openBullJobs,
   openSendQueue,
   type BullJobs,
@@ -77,6 +78,8 @@ export interface SendRequest {
   poolId?: string;
   /** Messages moving from another device of their pool keep their ids: one per recipient. */
   messageIds?: string[];
+  /** The accept span's W3C traceparent (tracing on): each job continues that trace. */
+  traceparent?: string;
 }
 
 /** One request (or one piece of a long list) of an accept call. */
@@ -230,18 +233,19 @@ export class JobWriter {
     writes: RecordedWrites,
     bull: BullJobs,
     jobs: SendJobData[],
-    priority: number,
+    req: Pick<SendRequest, 'priority' | 'traceparent'>,
     jobKeys: Map<string, readonly string[]>,
   ): void {
     for (const data of jobs) {
-      const { plain, keyCount, args } = bull.command(data.kind, data, this.jobOptions(priority, data));
+      const opts = this.jobOptions(req.priority, data, req.traceparent);
+      const { plain, keyCount, args } = bull.command(data.kind, data, opts);
       if (!jobKeys.has(plain)) jobKeys.set(plain, args.slice(0, keyCount) as string[]);
       writes.job(plain, data.messageId, args.slice(keyCount));
     }
   }
 
   /** A job's options, in the order `BullJobs` packs them. */
-  private jobOptions(priority: number, data: SendJobData): SendJobOptions {
+  private jobOptions(priority: number, data: SendJobData, traceparent?: string): SendJobOptions {
     const { jobs } = this.deps;
     // A scheduled send waits as a delayed job (in Redis: it survives any process) until it is due.
     const delay = data.sendAt === undefined ? 0 : Math.max(0, data.sendAt - Date.now());
@@ -254,6 +258,8 @@ export class JobWriter {
       // Finished jobs go; the message record (with its own retention) is the lasting trace.
       removeOnComplete: { age: 3600 },
       removeOnFail: { age: jobs.failedRetentionSeconds },
+      // The request's trace goes on with the job (tracing on only: docs/monitoring.md "Traces").
+      ...jobTraceOptions(traceparent),
     };
   }
 

@@ -98,7 +98,7 @@ export class ListInPieces {
         if (from + this.listChunk >= req.recipients.length)
           this.deps.contents.stageReady(writes, deviceId, contentId);
         const jobKeys = new Map<string, readonly string[]>();
-        this.writer.recordJobs(writes, bull, jobs, req.priority, jobKeys);
+        this.writer.recordJobs(writes, bull, jobs, req, jobKeys);
         // The first piece counts the request's rate-limit hit and is checked for the whole list.
         const hit = first && req.hit && !req.hit.counted ? req.hit : undefined;
         const probe = jobs[0]!.messageId;

@@ -1,3 +1,4 @@
+import { inSpan, traceparent, tracer, tracingOn } from '@mgw/common';
 import type { SendJobData, SendJobResult } from '@mgw/contracts';
 import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
@@ -13,6 +14,7 @@ export interface MessageAcceptorOptions extends AcceptDeps {
 }
 
 const DEFAULT_LIST_CHUNK = 500;
+const api = tracer('api');
 
 /**
  * Accepts messages: the producer side of the per-device send queues. A request is accepted by one
@@ -49,6 +51,28 @@ export class MessageAcceptor {
    * rate limit). Rejects when storage failed (unreachable, out of memory): nothing was accepted.
    */
   accept(req: SendRequest): Promise<Accepted | Refusal> {
+    if (!tracingOn()) return this.acceptNow(req);
+    // The accept's span: its context goes into every job (requests share calls, so it is carried
+    // by the request rather than by the call's own context).
+    return inSpan(
+      api,
+      'message.accept',
+      {
+        attributes: {
+          'mgw.device': req.deviceId,
+          'mgw.recipients': req.recipients.length,
+          'mgw.kind': req.kind,
+        },
+      },
+      async (span) => {
+        const outcome = await this.acceptNow({ ...req, traceparent: traceparent() });
+        span.setAttribute('mgw.outcome', isRefusal(outcome) ? outcome.reason : 'accepted');
+        return outcome;
+      },
+    );
+  }
+
+  private acceptNow(req: SendRequest): Promise<Accepted | Refusal> {
     if (req.recipients.length > this.listChunk) return this.listInPieces.accept(req);
     return this.groupCommit.accept(req);
   }

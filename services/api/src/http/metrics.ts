@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { observeTraced } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import { routeTemplate } from './request-context.js';
 
@@ -10,6 +11,6 @@ export function httpMetrics(metrics: Metrics): (req: Request, res: Response, dur
   return (req, res, durationMs) => {
     const labels = { route: routeTemplate(req), method: req.method, status: String(res.statusCode) };
     metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, durationMs / 1000);
+    observeTraced(metrics.httpDuration, labels, durationMs / 1000);
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { logDirect, type Logger } from '@mgw/common';
+import { logDirect, traceContext, type Logger } from '@mgw/common';
+import { endRequestSpan, requestSpanIds, startRequestSpan } from './request-span.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -51,6 +52,8 @@ export function requestContext(logger: Logger, opts: RequestContextOptions = {})
       Object.defineProperty(proto, 'log', { configurable: true, get: lazyChildLogger });
     }
     res.setHeader('X-Request-Id', requestId);
+    // With tracing on: the request's span (continuing the caller's traceparent), its handlers inside.
+    const span = startRequestSpan(req);
     const started = process.hrtime.bigint();
     // A response finishes once: a plain listener (no `once` wrapper) on an object that goes with it.
     res.on('finish', () => {
@@ -65,10 +68,15 @@ export function requestContext(logger: Logger, opts: RequestContextOptions = {})
         route,
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
+        ...requestSpanIds(span),
       });
-      finished?.(req, res, durationMs);
+      if (span) endRequestSpan(span, res, route);
+      // In the request's context: the latency histogram's exemplar is its trace.
+      if (span && finished) traceContext.with(span.context, () => finished(req, res, durationMs));
+      else finished?.(req, res, durationMs);
     });
-    next();
+    if (span) traceContext.with(span.context, next);
+    else next();
   };
 }
 

@@ -1,4 +1,4 @@
-import { serializeError, type Logger } from '@mgw/common';
+import { contextOf, recordSpan, serializeError, tracer, tracingOn, type Logger } from '@mgw/common';
 import { brokerWants, type Metrics } from '@mgw/contracts';
 import type { BrokerRelayState, BrokerSettingsStore, RelayEvent, WebhookReport } from '@mgw/store';
 import type { BrokerMessage, BrokerTransport } from './transport.js';
@@ -206,6 +206,7 @@ export class BrokerRelay {
           (e) => !e.unreadable && entryMs(e.cursor.id) >= this.startMs && brokerWants(setting, e.type),
         );
         if (out.length) {
+          const started = Date.now();
           try {
             await this.publish(out.map((e) => toMessage(deviceId, e)));
           } catch (err) {
@@ -213,6 +214,7 @@ export class BrokerRelay {
             return;
           }
           this.o.metrics.brokerPublished.inc({ transport: this.name }, out.length);
+          tracePublished(this.name, deviceId, out, started);
         }
         // Confirmed (or nothing wanted): the cursor moves on, unless the lease was lost meanwhile.
         if (!(await state.advance(lease, last.cursor))) return;
@@ -286,6 +288,31 @@ export class BrokerRelay {
       this.wake(deviceId);
     }, this.o.retryMs);
     d.retry.unref();
+  }
+}
+
+const notifier = tracer('notifier');
+
+/**
+ * Each confirmed event about a traced message (tracing on): a `broker.publish` span in its
+ * message's trace, from the page's publish to the broker's confirmation.
+ */
+function tracePublished(transport: string, deviceId: string, events: RelayEvent[], started: number): void {
+  if (!tracingOn()) return;
+  const end = Date.now();
+  for (const e of events) {
+    if (!e.traceparent) continue;
+    recordSpan(notifier, 'broker.publish', {
+      parent: contextOf(e.traceparent),
+      startTime: started,
+      endTime: end,
+      attributes: {
+        'mgw.transport': transport,
+        'mgw.device': deviceId,
+        'mgw.event.type': e.type,
+        'mgw.event.id': e.id,
+      },
+    });
   }
 }
 

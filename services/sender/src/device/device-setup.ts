@@ -28,6 +28,7 @@ import {
   MessageKindStore,
   MessageRetries,
   openSendQueue,
+  queueTelemetry,
   type ContentStore,
   type Encryption,
   type InboundStore,
@@ -352,6 +353,8 @@ function openSendWorker(
       stalledInterval: SEND_WORKER_STALLED_INTERVAL_MS,
       // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.
       maxStalledCount: 3,
+      // Each attempt a span of its message's trace (tracing on only: queue-telemetry.ts).
+      telemetry: queueTelemetry(),
     },
   );
   worker.on('completed', (job) => metrics.jobsCompleted.inc({ queue_type: 'send', kind: job.data.kind }));

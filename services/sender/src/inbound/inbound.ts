@@ -1,3 +1,4 @@
+import { inSpan, SpanKind, traceparent, tracer, tracingOn } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import type { InboundMessage } from '@mgw/messenger';
 import type { ContactIdentities, InboundStore } from '@mgw/store';
@@ -17,7 +18,9 @@ export async function recordInbound(
   const recorded: (InboundMessage & { messageId: string })[] = [];
   if (identities) await completeContacts(identities, deviceId, received);
   for (const msg of received) {
-    const messageId = await store.record(deviceId, msg);
+    const messageId = await traceReceived(deviceId, msg, (traceparent) =>
+      store.record(deviceId, traceparent ? { ...msg, traceparent } : msg),
+    );
     if (!messageId) continue;
     metrics.messages.inc({ status: 'received' });
     recorded.push({ ...msg, messageId });
@@ -45,4 +48,24 @@ async function completeContacts(
     m.contact = { ...known[i], ...m.contact };
     if (m.contact.phone) m.from ??= m.contact.phone;
   });
+}
+
+const sender = tracer('sender');
+
+/**
+ * An inbound message starts a trace of its own at the socket (`message.receive`, tracing on): its
+ * record keeps the traceparent, so its event's delivery (webhook, brokers) continues it.
+ */
+function traceReceived<T>(
+  deviceId: string,
+  msg: InboundMessage,
+  record: (tp?: string) => Promise<T>,
+): Promise<T> {
+  if (!tracingOn()) return record();
+  return inSpan(
+    sender,
+    'message.receive',
+    { kind: SpanKind.CONSUMER, attributes: { 'mgw.device': deviceId, 'mgw.group': Boolean(msg.chat) } },
+    () => record(traceparent()),
+  );
 }

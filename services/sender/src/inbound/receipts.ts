@@ -1,6 +1,9 @@
+import { contextOf, recordSpan, tracer, tracingOn } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import type { ReceiptUpdate } from '@mgw/messenger';
 import type { MessageStore } from '@mgw/store';
+
+const sender = tracer('sender');
 
 /**
  * Moves our records forward on delivery/read receipts (unknown ids — e.g. follow-up texts — are
@@ -31,10 +34,20 @@ export class ReceiptBatcher {
     const batch = this.batch;
     if (batch.length === 0) return;
     this.batch = [];
+    const traced = tracingOn();
     this.flushing = this.messages
-      .markReceipts(this.deviceId, batch)
+      .markReceipts(this.deviceId, batch, traced)
       .then((applied) => {
-        for (const r of applied) this.metrics.messages.inc({ status: r.status });
+        for (const r of applied) {
+          this.metrics.messages.inc({ status: r.status });
+          // It arrives long after the send's span ended: a span of its own in the message's trace.
+          if (r.traceparent)
+            recordSpan(sender, `message.${r.status}`, {
+              parent: contextOf(r.traceparent),
+              startTime: r.at.getTime(),
+              attributes: { 'mgw.device': this.deviceId },
+            });
+        }
       })
       .catch(this.onError)
       .finally(() => (this.flushing = undefined));

@@ -23,6 +23,7 @@ import { abortable, endAttempt } from './send-attempt.js';
 import { typingLead } from './typing.js';
 import { handBack, refuseIfRetired } from './send-job-checks.js';
 import type { SendJobDeps } from './send-job.js';
+import { inAttemptSpan, timedWait } from './send-spans.js';
 
 /**
  * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
@@ -73,7 +74,7 @@ async function waitForTurn(
   token: string | undefined,
   typing?: Lead,
 ): Promise<void> {
-  await deps.pacer.wait(typing, readySince(job));
+  await timedWait('message.pace', () => deps.pacer.wait(typing, readySince(job)));
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
 }
@@ -136,7 +137,9 @@ async function sendOrPause(
 ): Promise<void> {
   const attempt: SendAttempt = { began: false };
   try {
-    await abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired);
+    await inAttemptSpan('message.send', () =>
+      abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired),
+    );
   } catch (err) {
     await endAttempt(job.data, claimedAt, attempt, deps);
     // WhatsApp refuses a group message of an account that may not write there (the cache was stale).

@@ -3,6 +3,7 @@ import { serializeError, type Logger } from '@mgw/common';
 import type { HeldReason, Metrics, SendJobData, SendJobResult } from '@mgw/contracts';
 import type { MessageStore } from '@mgw/store';
 import type { SendGate } from './send-gate.js';
+import { traceHeld } from './send-spans.js';
 
 /**
  * How long a message of a paused list waits before its sender looks at the list again. A resume
@@ -32,6 +33,7 @@ export async function holdMessage(
   token: string | undefined,
 ): Promise<never> {
   const at = Math.max(until, Date.now() + 100);
+  traceHeld(reason, at);
   // The record's `held` only explains the wait: a failed write must not turn a hold into a retry.
   await deps.messages
     .hold(job.data, reason, at)
@@ -53,6 +55,7 @@ export async function holdForPausedList(
   token: string | undefined,
 ): Promise<void> {
   const at = Date.now() + LIST_PAUSE_RECHECK_MS;
+  traceHeld('batch_paused', at);
   const held = await deps.messages.hold(job.data, 'batch_paused', at).catch(() => true);
   if (!held) return;
   deps.metrics.sendsHeld.inc({ reason: 'batch_paused' });

@@ -13,6 +13,7 @@ import {
 } from '@mgw/contracts';
 import { MediaStoreUnavailableError, type ContentStore, type MessageStore } from '@mgw/store';
 import { isFailureReason, toPermanent } from './send-errors.js';
+import { attemptTraceparent } from './send-spans.js';
 
 export interface SendFailureDeps {
   messages: MessageStore;
@@ -40,7 +41,7 @@ export async function failedAttempt(
     if (isAttachmentReason(permanent.reason)) {
       await deps.contents.rememberAttachmentError(data.deviceId, data.contentId, permanent.reason);
     }
-    if (await deps.messages.markFailed(data, permanent.reason))
+    if (await deps.messages.markFailed(data, permanent.reason, undefined, attemptTraceparent()))
       deps.metrics.messages.inc({ status: 'failed' });
     return new UnrecoverableError(permanent.reason);
   }
@@ -51,7 +52,7 @@ export async function failedAttempt(
       ? FAILURE_REASONS.mediaStoreUnavailable
       : FAILURE_REASONS.sendFailed;
   // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
-  if (last && (await deps.messages.markFailed(data, reason))) {
+  if (last && (await deps.messages.markFailed(data, reason, undefined, attemptTraceparent()))) {
     deps.metrics.messages.inc({ status: 'failed' });
   }
   deps.logger.warn(last ? 'send failed on its last attempt' : 'send attempt failed; will retry', {

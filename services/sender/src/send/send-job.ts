@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from 'bullmq';
-import { serializeError, type Logger } from '@mgw/common';
+import { observeTraced, serializeError, type Logger } from '@mgw/common';
 import {
   FAILURE_REASONS,
   type FailureReason,
@@ -34,6 +34,7 @@ import {
   waitForSocket,
 } from './send-job-checks.js';
 import { MovedAway, sendHoldingTicket } from './claim-and-send.js';
+import { attemptTraceparent, traceAttempt } from './send-spans.js';
 
 export interface SendJobDeps {
   deviceId: string;
@@ -99,6 +100,7 @@ export async function processSendJob(
   token?: string,
 ): Promise<SendJobResult> {
   const data = job.data;
+  traceAttempt(job);
   const sentEarlier = deps.unrecorded.get(data.messageId);
   if (sentEarlier) return recordSent(data, sentEarlier, deps);
   // A pooled message moved to another device of its pool while it waited: that device sends it.
@@ -188,7 +190,8 @@ function countSent(
     deps.logger.warn('sent message not counted as a chat', { err: serializeError(err) });
   });
   const sentAt = new Date();
-  deps.metrics.sendLatency.observe(
+  observeTraced(
+    deps.metrics.sendLatency,
     { kind: data.kind },
     // A scheduled send's wait starts when it is due.
     Math.max(0, (sentAt.getTime() - Math.max(data.enqueuedAt, data.sendAt ?? 0)) / 1000),
@@ -203,7 +206,7 @@ function countSent(
  */
 async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): Promise<SendJobResult> {
   try {
-    await deps.messages.markSent(data, sentAt);
+    await deps.messages.markSent(data, sentAt, attemptTraceparent());
   } catch (err) {
     if (deps.unrecorded.size < MAX_UNRECORDED) deps.unrecorded.set(data.messageId, sentAt);
     throw err;

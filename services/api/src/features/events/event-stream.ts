@@ -10,6 +10,7 @@ import type { EventType, Metrics } from '@mgw/contracts';
 import type { EventLog, LoggedEvent } from '@mgw/store';
 import type { EventStreamConfig } from '../../config.js';
 import type { SharedLogReads } from './shared-log-reads.js';
+import { traceStreamed } from './event-spans.js';
 
 /** Events read per XRANGE of a stream. */
 const PAGE = 100;
@@ -161,6 +162,7 @@ export class EventStream {
       // The page in one go (one write on SSE), then the socket's bound.
       if (page.events.length) {
         this.output.events(deviceId, page.events);
+        traceStreamed(deviceId, page.events, this.output.transport);
         this.cursors.set(deviceId, page.events.at(-1)!.cursor);
         if (!(await this.keptUp())) return false;
       }

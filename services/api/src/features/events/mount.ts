@@ -21,6 +21,7 @@ import { parse } from '../../http/validation.js';
 import { SseOutput } from '../../http/sse-output.js';
 import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
 import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
+import { traceStreamed } from './event-spans.js';
 
 /** PUT /events/brokers: the transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {
@@ -83,6 +84,7 @@ export function eventsRoute(
       ...(q.after ? { after: q.after } : {}),
       ...(q.types ? { types: eventTypeList(q.types) } : {}),
     });
+    traceStreamed(deviceId, data.events, 'pull');
     res.status(200).json({ success: true, data });
   };
 }

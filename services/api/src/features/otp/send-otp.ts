@@ -1,3 +1,4 @@
+import { observeTraced } from '@mgw/common';
 import {
   FAILURE_REASONS,
   PRIORITY,
@@ -67,7 +68,7 @@ export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): P
   if (outcome.kind === 'failed') return { kind: 'failed', messageId: job.messageId, reason: outcome.reason };
   const result = outcome.value;
   deps.metrics.otpSent.inc({ language: body.language });
-  deps.metrics.otpLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  observeTraced(deps.metrics.otpLatency, {}, Number(process.hrtime.bigint() - started) / 1e9);
   return {
     kind: 'sent',
     messageId: job.messageId,

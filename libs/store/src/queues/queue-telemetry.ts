@@ -1,0 +1,73 @@
+import { INVALID_SPAN_CONTEXT, trace, type Attributes, type TimeInput } from '@opentelemetry/api';
+import type { Telemetry } from 'bullmq';
+import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
+import { maskNumbers, tracingOn } from '@mgw/common';
+
+/**
+ * BullMQ's telemetry interface (bullmq-otel) for the send queues, or undefined with tracing off
+ * (BullMQ then makes no span and stores no context). BullMQ carries the trace in the job (`tm`):
+ * the API puts the accept's context there (`jobTraceOptions`), a worker's `process` span continues
+ * it, and a failed attempt's retry carries the failure's, so every attempt of a message is one
+ * more span of its trace. Only those spans are kept:
+ * - a worker's polling (`getNextJob`, the stalled checks) every few seconds per device would be a
+ *   trace of its own each — thousands a minute on an idle fleet — so they are not recorded;
+ * - BullMQ's `job completed` event carries the job's result (the recipient's number): its
+ *   attributes are dropped, and an exception's message has its numbers masked.
+ */
+export function queueTelemetry(): Telemetry | undefined {
+  if (!tracingOn()) return undefined;
+  const otel = new BullMQOtel({ tracerName: 'mgw-queue' });
+  const tracer = trace.getTracer('mgw-queue');
+  return {
+    contextManager: otel.contextManager,
+    tracer: {
+      startSpan(name, options, ctx) {
+        const kept = KEPT.some((op) => name === op || name.startsWith(`${op} `));
+        const span = kept
+          ? tracer.startSpan(name, options, ctx)
+          : trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+        return new QuietSpan(span);
+      },
+    },
+  };
+}
+
+/** The operations whose spans a message's trace needs: its attempts, their outcomes. */
+const KEPT = ['process', 'add', 'addBulk', 'moveToFailed', 'moveToDelayed', 'retryJob'];
+
+/** BullMQ's span, without a job's result (the recipient) and with numbers masked in the rest. */
+class QuietSpan extends BullMQOTelSpan {
+  override setAttribute(key: string, value: unknown): void {
+    this.setAttributes({ [key]: value as never });
+  }
+  override setAttributes(attributes: Attributes): void {
+    const kept: Attributes = {};
+    for (const [k, v] of Object.entries(attributes)) {
+      if (k === 'bullmq.job.result') continue;
+      kept[k] = typeof v === 'string' ? maskNumbers(v) : v;
+    }
+    super.setAttributes(kept);
+  }
+  override addEvent(name: string, _attributes?: Attributes, time?: TimeInput): void {
+    super.addEvent(name, undefined, time);
+  }
+  override recordException(exception: unknown, time?: TimeInput): void {
+    const e = exception instanceof Error ? exception : new Error(String(exception));
+    super.recordException({ name: e.name, message: maskNumbers(e.message) } as never, time);
+  }
+}
+
+let contexts: BullMQOtel['contextManager'] | undefined;
+
+/**
+ * The job options that carry a context (`traceparent`: the accept's span; else the active one) to
+ * the worker that takes the job, in BullMQ's own format (its `telemetry.metadata`, what
+ * bullmq-otel's context manager writes); none with tracing off.
+ */
+export function jobTraceOptions(traceparent?: string): { telemetry?: { metadata: string } } {
+  if (!tracingOn()) return {};
+  if (traceparent) return { telemetry: { metadata: JSON.stringify({ traceparent }) } };
+  contexts ??= new BullMQOtel({ tracerName: 'mgw-queue' }).contextManager;
+  const metadata = contexts.getMetadata(contexts.active());
+  return metadata === '{}' ? {} : { telemetry: { metadata } };
+}
