@@ -80,12 +80,18 @@ describe('e2e: OpenTelemetry traces from the request to the receipt and the webh
       messageIds = ((await res.json()) as { messageIds: string[] }).messageIds;
       expect(messageIds).to.have.length(3);
       const inTrace = () => otlp.spans.filter((s) => s.traceId === caller.traceId);
+      // Each process exports its spans in its own batches: wait until every part has arrived.
+      const count = (name: string, type?: string) =>
+        inTrace().filter((s) => s.name === name && (!type || s.attributes['mgw.event.type'] === type)).length;
       await waitFor(
         () =>
-          inTrace().filter(
-            (s) => s.name === 'webhook.deliver' && s.attributes['mgw.event.type'] === 'message.read',
-          ).length >= 3,
-        { timeoutMs: 60_000, intervalMs: 200, what: 'the read events delivered, in the trace' },
+          count('webhook.deliver', 'message.read') >= 3 &&
+          count('message.read') >= 3 &&
+          count('message.delivered') >= 3 &&
+          messageIds.every((id) =>
+            inTrace().some((s) => s.name.startsWith('process ') && s.attributes['mgw.message_id'] === id),
+          ),
+        { timeoutMs: 60_000, intervalMs: 200, what: 'every span of the three messages, in the trace' },
       );
       const spans = inTrace();
       const byId = new Map(spans.map((s) => [s.spanId, s]));

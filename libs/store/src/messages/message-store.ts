@@ -177,7 +177,7 @@ export class MessageStore {
    * receipts. Refuses a message that is already failed or, for an OTP, past its expiry, and
    * claims nothing while the device is paused (`restricted`: the sender holds the message).
    */
-  async claim(job: SendJobData, now = Date.now()): Promise<ClaimOutcome> {
+  async claim(job: SendJobData, now = Date.now(), traceparent?: string): Promise<ClaimOutcome> {
     const [batch, held] = batchKeys(job);
     return CLAIM.run(
       this.redis,
@@ -194,7 +194,8 @@ export class MessageStore {
         this.retentionSeconds,
         now,
         job.expiresAt === undefined ? '' : job.expiresAt,
-        JSON.stringify(recordBase(job)),
+        // Its trace from the claim on (tracing on): a receipt can overtake the record of "sent".
+        JSON.stringify({ ...recordBase(job), ...traced(traceparent) }),
         job.batchId ? '1' : '0',
         PACE_TTL_SECONDS,
       ],

@@ -23,7 +23,7 @@ import { abortable, endAttempt } from './send-attempt.js';
 import { typingLead } from './typing.js';
 import { handBack, refuseIfRetired } from './send-job-checks.js';
 import type { SendJobDeps } from './send-job.js';
-import { inAttemptSpan, timedWait } from './send-spans.js';
+import { attemptTraceparent, inAttemptSpan, timedWait } from './send-spans.js';
 
 /**
  * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
@@ -96,7 +96,7 @@ async function claim(
 ): Promise<{ claimedAt: number } | { alreadySentAt: string }> {
   const data = job.data;
   const claimedAt = Date.now();
-  const claimed = await deps.messages.claim(data, claimedAt);
+  const claimed = await deps.messages.claim(data, claimedAt, attemptTraceparent());
   if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
