@@ -243,18 +243,12 @@ describe('e2e: OpenTelemetry traces from the request to the receipt and the webh
 
 describe('e2e: OpenTelemetry traces over OTLP/HTTP JSON', function () {
   this.timeout(120_000);
-  let otlp: OtlpReceiver;
-  before(async () => {
-    otlp = await startOtlpReceiver();
-  });
-  after(async () => {
-    await otlp?.close();
-  });
+  const otlp = useOtlpReceiver();
   const stack = useStack({
     sim: { receiptDelayMs: 20, readDelayMs: 50 },
     env: {
       get OTEL_EXPORTER_OTLP_ENDPOINT() {
-        return otlp.url;
+        return otlp().url;
       },
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -269,14 +263,14 @@ describe('e2e: OpenTelemetry traces over OTLP/HTTP JSON', function () {
       text: 'json',
     });
     expect(sent.status).to.equal(202);
-    await waitFor(() => otlp.spans.some((s) => s.name === 'message.read'), {
+    await waitFor(() => otlp().spans.some((s) => s.name === 'message.read'), {
       timeoutMs: 30_000,
       intervalMs: 200,
       what: 'the read receipt, traced',
     });
-    const request = otlp.spans.find((s) => s.name === 'POST /api/messenger/v1/send')!;
+    const request = otlp().spans.find((s) => s.name === 'POST /api/messenger/v1/send')!;
     expect(request.parentSpanId).to.equal('');
-    const trace = otlp.spans.filter((s) => s.traceId === request.traceId);
+    const trace = otlp().spans.filter((s) => s.traceId === request.traceId);
     expect(trace.map((s) => s.name)).to.include.members(['message.accept', 'message.send', 'message.read']);
     expect(trace.every((s) => s.encoding === 'json')).to.equal(true);
   });
@@ -284,20 +278,14 @@ describe('e2e: OpenTelemetry traces over OTLP/HTTP JSON', function () {
 
 describe('e2e: a message keeps its trace through a failover (two senders, SIGKILL mid-list)', function () {
   this.timeout(180_000);
-  let otlp: OtlpReceiver;
-  before(async () => {
-    otlp = await startOtlpReceiver();
-  });
-  after(async () => {
-    await otlp?.close();
-  });
+  const otlp = useOtlpReceiver();
   const stack = useStack({
     senders: 2,
     env: {
       LEASE_TTL_MS: '15000',
       LEASE_RENEW_MS: '5000',
       get OTEL_EXPORTER_OTLP_ENDPOINT() {
-        return otlp.url;
+        return otlp().url;
       },
       OTEL_BSP_SCHEDULE_DELAY: '200',
     },
@@ -338,12 +326,12 @@ describe('e2e: a message keeps its trace through a failover (two senders, SIGKIL
     });
     for (const to of recipients) expect((await stack().inbox(to)).length, to).to.equal(1);
 
-    const request = otlp.spans.find((s) => s.name === 'POST /api/messenger/v1/send')!;
-    const accept = otlp.spans.find((s) => s.name === 'message.accept' && s.traceId === request.traceId)!;
+    const request = otlp().spans.find((s) => s.name === 'POST /api/messenger/v1/send')!;
+    const accept = otlp().spans.find((s) => s.name === 'message.accept' && s.traceId === request.traceId)!;
     const traced = () =>
       new Set(
-        otlp.spans
-          .filter((s) => s.name.startsWith('process '))
+        otlp()
+          .spans.filter((s) => s.name.startsWith('process '))
           .map((s) => String(s.attributes['mgw.message_id'])),
       );
     const final = await records();
@@ -356,7 +344,7 @@ describe('e2e: a message keeps its trace through a failover (two senders, SIGKIL
       intervalMs: 200,
       what: 'an attempt span of every message sent after the kill',
     });
-    const attempts = otlp.spans.filter(
+    const attempts = otlp().spans.filter(
       (s) => s.name.startsWith('process ') && ids.includes(String(s.attributes['mgw.message_id'])),
     );
     for (const a of attempts) {
@@ -367,6 +355,18 @@ describe('e2e: a message keeps its trace through a failover (two senders, SIGKIL
     expect(attempts.some((a) => a.pid !== victim.child.pid)).to.equal(true);
   });
 });
+
+/** A receiver for the suite's stack: started before it (register first), closed after. */
+function useOtlpReceiver(): () => OtlpReceiver {
+  let receiver: OtlpReceiver | undefined;
+  before(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  after(async () => {
+    await receiver?.close();
+  });
+  return () => receiver!;
+}
 
 function names(spans: ReceivedSpan[]): string {
   return spans.map((s) => `${s.service}:${s.name}`).join(', ');

@@ -103,12 +103,6 @@ export function contextOf(parent: string | undefined, base: Context = ROOT_CONTE
   return propagation.extract(base, { traceparent: parent });
 }
 
-/** A link to the span a `traceparent` names (a late receipt, a batch that carries many). */
-export function linkTo(parent: string | undefined): Link | undefined {
-  const span = parent ? trace.getSpanContext(contextOf(parent)) : undefined;
-  return span && trace.isSpanContextValid(span) ? { context: span } : undefined;
-}
-
 /** `trace_id` and `span_id` of the active span, for a log line (undefined without one). */
 export function activeSpanIds(): { trace_id: string; span_id: string } | undefined {
   const span = trace.getActiveSpan();
