@@ -1,7 +1,9 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomFillSync } from 'node:crypto';
 import {
   context,
-  propagation,
+  createContextKey,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -10,6 +12,7 @@ import {
   type Context,
   type Link,
   type Span,
+  type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
@@ -29,6 +32,13 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
  */
 
 let sdk: NodeSDK | undefined;
+/**
+ * The W3C trace-context propagator our own carriers use (a job's, a record's, an event's
+ * `traceparent`, a request's header): the global one is the SDK's composite (`OTEL_PROPAGATORS`,
+ * trace context and baggage by default), which costs a baggage pass per call and has no baggage
+ * of ours to carry.
+ */
+let w3c: TextMapPropagator | undefined;
 let recordRecipients = false;
 let recipientKey: Buffer = randomBytes(32);
 
@@ -67,10 +77,13 @@ export async function startTracing(o: TracingOptions): Promise<(() => Promise<vo
   if (sdk || !tracingWanted(env)) return undefined;
   recordRecipients = String(env.OTEL_RECORD_RECIPIENTS ?? '').toLowerCase() === 'true';
   if (o.recipientKey) recipientKey = o.recipientKey;
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  hashed.clear();
+  const { NodeSDK, core } = await import('@opentelemetry/sdk-node');
   if (sdk) return undefined;
+  w3c = new core.W3CTraceContextPropagator();
   const started = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || `mgw-${o.service}`,
+    idGenerator: pooledIds(),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
@@ -93,14 +106,33 @@ export function tracer(service: string): Tracer {
 export function traceparent(ctx: Context = context.active()): string | undefined {
   if (!sdk) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
+  w3c!.inject(ctx, carrier, defaultTextMapSetter);
   return carrier.traceparent;
 }
 
 /** The context a `traceparent` (from a header, a job, a record or an event) continues. */
 export function contextOf(parent: string | undefined, base: Context = ROOT_CONTEXT): Context {
   if (!parent || !sdk) return base;
-  return propagation.extract(base, { traceparent: parent });
+  return w3c!.extract(base, { traceparent: parent }, defaultTextMapGetter);
+}
+
+const ACCEPT_SPAN = createContextKey('mgw.accept-span');
+
+/**
+ * `ctx` with `span` (a request's) standing for the first accept made under it: a request that
+ * accepts messages is their accept, and one span fewer per message is most of what a traced
+ * `POST /send` costs beyond its work (`npm run bench -- tracing-accept`).
+ */
+export function withAcceptSpan(ctx: Context, span: Span): Context {
+  return ctx.setValue(ACCEPT_SPAN, { span, taken: false });
+}
+
+/** The span the active context's first accept records itself on (once); undefined after, or outside a request. */
+export function takeAcceptSpan(ctx: Context = context.active()): Span | undefined {
+  const holder = ctx.getValue(ACCEPT_SPAN) as { span: Span; taken: boolean } | undefined;
+  if (!holder || holder.taken) return undefined;
+  holder.taken = true;
+  return holder.span;
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line (undefined without one). */
@@ -111,10 +143,45 @@ export function activeSpanIds(): { trace_id: string; span_id: string } | undefin
   return trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined;
 }
 
+/**
+ * Span and trace ids cut from a pool of random bytes refilled 8 KiB at a time: the SDK's own
+ * generator draws `Math.random()` four bytes at a time into a shared buffer, a fifth of a span's
+ * cost here (`npm run bench -- tracing`). The ids stay random (the CSPRNG) and never all zero.
+ */
+export function pooledIds(poolBytes = 8192): { generateTraceId(): string; generateSpanId(): string } {
+  const pool = Buffer.allocUnsafe(poolBytes);
+  let at = poolBytes;
+  const take = (n: number): string => {
+    for (;;) {
+      if (at + n > poolBytes) {
+        randomFillSync(pool);
+        at = 0;
+      }
+      const start = at;
+      at += n;
+      // An all-zero id is invalid in W3C trace context: draw again (a 2^-64 event at most).
+      for (let i = start; i < start + n; i++)
+        if (pool[i] !== 0) return pool.toString('hex', start, start + n);
+    }
+  };
+  return { generateTraceId: () => take(16), generateSpanId: () => take(8) };
+}
+
+/** Recipients hashed lately (a message's attempt, its receipts): the HMAC once per number, not per span. */
+const hashed = new Map<string, string>();
+const HASHED_MAX = 4096;
+
 /** A recipient's number as spans may carry it: itself when the operator opted in, else a keyed hash. */
 export function recipientAttribute(phone: string): string {
   if (recordRecipients) return phone;
-  return createHmac('sha256', recipientKey).update(phone).digest('hex').slice(0, 16);
+  let h = hashed.get(phone);
+  if (h === undefined) {
+    h = createHmac('sha256', recipientKey).update(phone).digest('hex').slice(0, 16);
+    // Bounded: past the cap the oldest entry goes (a Map keeps insertion order).
+    if (hashed.size >= HASHED_MAX) hashed.delete(hashed.keys().next().value!);
+    hashed.set(phone, h);
+  }
+  return h;
 }
 
 /** Digit runs that could be a number (a JID, a phone) masked: error messages go into spans. */

@@ -41,6 +41,8 @@ interface Side {
   contacts: string[];
   sent: number;
   rps: number[];
+  apiCpu: number;
+  accepted: number;
   senderCpu: number;
   messages: number;
 }
@@ -56,7 +58,17 @@ try {
     await stack.linkByQr(`155578${i}0001`, `Bench ${name}`);
     await stack.waitForStatus('connected');
     const contacts = Array.from({ length: CONTACTS }, (_, k) => `155578${i}${String(1000 + k)}`);
-    sides.push({ name, stack, contacts, sent: 0, rps: [], senderCpu: 0, messages: 0 });
+    sides.push({
+      name,
+      stack,
+      contacts,
+      sent: 0,
+      rps: [],
+      apiCpu: 0,
+      accepted: 0,
+      senderCpu: 0,
+      messages: 0,
+    });
   }
 
   /** Every contact holds the lists sent to it. */
@@ -84,6 +96,8 @@ try {
   const acceptRun = async (side: Side) => {
     // A contact of its own per run: the simulator keeps the last 10,000 messages of an inbox.
     const to = `155578${sides.indexOf(side)}${String(9000 + side.rps.length)}`;
+    const apiPid = side.stack.processes.find((p) => p.name.startsWith('api'))!.child.pid;
+    const cpu0 = cpuSeconds(apiPid);
     const result = await autocannon({
       url: `${side.stack.apiUrl}/api/messenger/v1/send`,
       connections: CONNECTIONS,
@@ -94,6 +108,8 @@ try {
     });
     if (result.non2xx) throw new Error(`${side.name}: ${result.non2xx} answers not 2xx`);
     side.rps.push(result.requests.average);
+    side.apiCpu += cpuSeconds(apiPid) - cpu0;
+    side.accepted += result['2xx'];
     // What it queued goes out before the next run measures anything.
     await waitFor(async () => (await side.stack.inbox(to)).length >= result['2xx'], {
       timeoutMs: 300_000,
@@ -119,6 +135,12 @@ try {
   console.log(
     `  accept (POST /send, ${CONNECTIONS} connections, ${DURATION_S} s): off ${mean(off.rps).toFixed(0)} req/s, ` +
       `on ${mean(on.rps).toFixed(0)} req/s: on/off ${(mean(on.rps) / mean(off.rps)).toFixed(3)} (goal ≥ 0.95)`,
+  );
+  const apiCpuPerReq = (s: Side) => (s.apiCpu / s.accepted) * 1e6;
+  console.log(
+    `  API CPU per accepted request: off ${apiCpuPerReq(off).toFixed(0)} µs, on ${apiCpuPerReq(on).toFixed(0)} µs: ` +
+      `on/off ${(apiCpuPerReq(on) / apiCpuPerReq(off)).toFixed(3)} (the accept rate's cost where the API has a core of its own: ` +
+      `1 ÷ this is the rate's ratio)`,
   );
   console.log(
     `  sender CPU per message (${ROUNDS} lists of ${CONTACTS}, delivered): off ${cpuPerMsg(off).toFixed(3)} ms, ` +

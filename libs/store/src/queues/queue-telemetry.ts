@@ -1,5 +1,5 @@
-import { INVALID_SPAN_CONTEXT, trace, type Attributes, type TimeInput } from '@opentelemetry/api';
-import type { Telemetry } from 'bullmq';
+import { trace, type Attributes, type Context, type TimeInput } from '@opentelemetry/api';
+import type { Span, Telemetry } from 'bullmq';
 import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
 import { maskNumbers, tracingOn } from '@mgw/common';
 
@@ -23,10 +23,7 @@ export function queueTelemetry(): Telemetry | undefined {
     tracer: {
       startSpan(name, options, ctx) {
         const kept = KEPT.some((op) => name === op || name.startsWith(`${op} `));
-        const span = kept
-          ? tracer.startSpan(name, options, ctx)
-          : trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-        return new QuietSpan(span);
+        return kept ? new QuietSpan(tracer.startSpan(name, options, ctx)) : UNRECORDED;
       },
     },
   };
@@ -56,6 +53,19 @@ class QuietSpan extends BullMQOTelSpan {
     super.recordException({ name: e.name, message: maskNumbers(e.message) } as never, time);
   }
 }
+
+/**
+ * The span of an operation not kept (a poll, a completion): nothing to record, so nothing is done
+ * — BullMQ calls it around every job it fetches and completes. Its context is the caller's.
+ */
+const UNRECORDED: Span = {
+  setSpanOnContext: (ctx: Context) => ctx,
+  setAttribute: () => undefined,
+  setAttributes: () => undefined,
+  addEvent: () => undefined,
+  recordException: () => undefined,
+  end: () => undefined,
+};
 
 let contexts: BullMQOtel['contextManager'] | undefined;
 

@@ -1,4 +1,4 @@
-import { inSpan, traceparent, tracer, tracingOn } from '@mgw/common';
+import { inSpan, takeAcceptSpan, traceparent, tracer, tracingOn, type Span } from '@mgw/common';
 import type { SendJobData, SendJobResult } from '@mgw/contracts';
 import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
@@ -53,23 +53,22 @@ export class MessageAcceptor {
   accept(req: SendRequest): Promise<Accepted | Refusal> {
     if (!tracingOn()) return this.acceptNow(req);
     // The accept's span: its context goes into every job (requests share calls, so it is carried
-    // by the request rather than by the call's own context).
-    return inSpan(
-      api,
-      'message.accept',
-      {
-        attributes: {
-          'mgw.device': req.deviceId,
-          'mgw.recipients': req.recipients.length,
-          'mgw.kind': req.kind,
-        },
-      },
-      async (span) => {
-        const outcome = await this.acceptNow({ ...req, traceparent: traceparent() });
-        span.setAttribute('mgw.outcome', isRefusal(outcome) ? outcome.reason : 'accepted');
-        return outcome;
-      },
-    );
+    // by the request rather than by the call's own context). A request's first accept is recorded
+    // on the request's own span; any other (a second one, a campaign's) gets `message.accept`.
+    const request = takeAcceptSpan();
+    if (request) return this.acceptIn(request, req);
+    return inSpan(api, 'message.accept', {}, (span) => this.acceptIn(span, req));
+  }
+
+  private async acceptIn(span: Span, req: SendRequest): Promise<Accepted | Refusal> {
+    span.setAttributes({
+      'mgw.device': req.deviceId,
+      'mgw.recipients': req.recipients.length,
+      'mgw.kind': req.kind,
+    });
+    const outcome = await this.acceptNow({ ...req, traceparent: traceparent() });
+    span.setAttribute('mgw.outcome', isRefusal(outcome) ? outcome.reason : 'accepted');
+    return outcome;
   }
 
   private acceptNow(req: SendRequest): Promise<Accepted | Refusal> {

@@ -6,6 +6,7 @@ import {
   traceApi,
   tracer,
   tracingOn,
+  withAcceptSpan,
   type Context,
   type Span,
 } from '@mgw/common';
@@ -34,7 +35,8 @@ export function startRequestSpan(req: Request): RequestSpan | undefined {
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
     parent,
   );
-  return { span, context: traceApi.setSpan(parent, span) };
+  // A request that accepts messages (POST /send, /otp, …) is their accept: no span of its own.
+  return { span, context: withAcceptSpan(traceApi.setSpan(parent, span), span) };
 }
 
 /** Names the span by its route (`POST /api/messenger/v1/send`) and ends it with the status. */
