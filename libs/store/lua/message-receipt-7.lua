@@ -18,8 +18,10 @@
     ARGV[18] '1': the caller traces messages (answer the record's traceparent)
 
   Output:
-    -2 when the WhatsApp id is not ours (unknown, or its mapping expired), else the transition's:
-    1 when the record changed (its traceparent instead, asked for and kept), 0 when not
+    -2 when the WhatsApp id is not ours (unknown, or its mapping expired), 0 when the record did
+    not change, else { impliedDelivery, traceparent }: impliedDelivery '1' when a read receipt also
+    made the message delivered (no delivery receipt had), else '0'; traceparent the record's when
+    asked for (ARGV[18] '1') and kept, else ''
 ]]
 --- @include "event-emit"
 --- @include "contact"

@@ -120,6 +120,45 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     expect((await store.get(deviceId, jobs[2]!.messageId))?.status).to.equal('read');
   });
 
+  it('When a read receipt comes before its delivery receipt (or Baileys merged them), then it says it made the message delivered too, once, and the late delivery receipt changes nothing', async () => {
+    const { deviceId, jobs } = await accept(2);
+    for (const job of jobs) {
+      await store.claim(job, Date.now(), `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`);
+      await store.markSent(job, new Date());
+    }
+    const [first, second] = jobs.map((j) => j.platformMessageId) as [string, string];
+    const at = new Date();
+    // The first message: read before delivered. The second: delivered, then read.
+    const applied = await store.markReceipts(
+      deviceId,
+      [
+        { platformMessageId: first, status: 'read', at },
+        { platformMessageId: second, status: 'delivered', at },
+      ],
+      true,
+    );
+    expect(applied.map((r) => [r.platformMessageId, r.status, r.impliedDelivery ?? false])).to.deep.equal([
+      [first, 'read', true],
+      [second, 'delivered', false],
+    ]);
+    expect(applied.every((r) => r.traceparent === `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`)).to.equal(
+      true,
+    );
+    const later = await store.markReceipts(deviceId, [
+      { platformMessageId: first, status: 'delivered', at: new Date() },
+      { platformMessageId: second, status: 'read', at: new Date() },
+    ]);
+    expect(later.map((r) => [r.platformMessageId, r.status, r.impliedDelivery ?? false])).to.deep.equal([
+      [second, 'read', false],
+    ]);
+    expect(later[0]!.traceparent, 'not asked for').to.equal(undefined);
+    expect(await store.get(deviceId, jobs[0]!.messageId)).to.include({
+      status: 'read',
+      deliveredAt: at.toISOString(),
+      readAt: at.toISOString(),
+    });
+  });
+
   it('When a delivery receipt overtakes the sender marking the message sent, then the record keeps delivered and gets its sentAt', async () => {
     const { deviceId, jobs } = await accept(1);
     const job = jobs[0]!;

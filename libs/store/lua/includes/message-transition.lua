@@ -19,12 +19,15 @@ if ARGV[8] == '1' and (redis.call('HEXISTS', rec, 'sendingAt') == 1 or redis.cal
   return -1
 end
 local cur = redis.call('HGET', rec, 'status') or 'queued'
-local changed = 0
+local changed, impliedDelivery = 0, '0'
 local function apply(withStatus)
   if withStatus then redis.call('HSET', rec, 'status', target) end
   for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSET', rec, k, v) end
-  -- A read message was delivered, even when its delivery receipt never came on its own.
-  if target == 'read' then redis.call('HSETNX', rec, 'deliveredAt', redis.call('HGET', rec, 'readAt')) end
+  -- A read message was delivered, even when its delivery receipt never came on its own (or came
+  -- after the read one: Baileys may merge the two updates of a message into its last).
+  if target == 'read' and redis.call('HSETNX', rec, 'deliveredAt', redis.call('HGET', rec, 'readAt')) == 1 then
+    impliedDelivery = '1'
+  end
   changed = 1
 end
 if cur == 'failed' or cur == 'deleted' then
@@ -123,9 +126,11 @@ if ARGV[7] == '1' and redis.call('HSETNX', rec, 'settled', '1') == 1 then
   if redis.call('HINCRBY', stats, 'messages', -1) < 0 then redis.call('HSET', stats, 'messages', 0) end
   mgw_content_release(content, stats, rec)
 end
--- A receipt's caller tracing the message (ARGV[18] of message-receipt-7) gets its traceparent.
-if changed == 1 and ARGV[18] == '1' then
-  local tp = redis.call('HGET', rec, 'tp')
-  if tp then return tp end
+-- A receipt (ARGV[18] set: message-receipt-7) that changed the record answers what its caller
+-- counts and traces: whether it made the message delivered too, and (traced) its traceparent.
+if changed == 1 and ARGV[18] then
+  local tp = ''
+  if ARGV[18] == '1' then tp = redis.call('HGET', rec, 'tp') or '' end
+  return { impliedDelivery, tp }
 end
 return changed

@@ -18,7 +18,9 @@ export const TRANSITION = storeScript<number>('message-transition-7');
  * A receipt's transition, by the message's WhatsApp id (`lua/message-receipt-7.lua`): one call
  * instead of a read and then the transition. Returns -2 when the WhatsApp id is not ours.
  */
-export const RECEIPT = storeScript<number | string>('message-receipt-7');
+export const RECEIPT = storeScript<number | [impliedDelivery: '0' | '1', traceparent: string]>(
+  'message-receipt-7',
+);
 
 /**
  * Marks that a send attempt starts; reads the list's and the device's pause in the same step, so

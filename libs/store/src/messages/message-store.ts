@@ -27,6 +27,17 @@ export interface ReceiptInput {
   at: Date;
 }
 
+/** A receipt that moved its message forward (MessageStore.markReceipts). */
+export interface AppliedReceipt extends ReceiptInput {
+  /**
+   * A read receipt that also made the message delivered: its delivery receipt had not come (or
+   * came merged into the read one), so the message's `message.delivered` event went out with it.
+   */
+  impliedDelivery?: true;
+  /** The message's trace (asked for and kept). */
+  traceparent?: string;
+}
+
 /** The fields a record is created with, from the message's job (the record is absent while queued). */
 export function recordBase(job: SendJobData): Record<string, string> {
   return {
@@ -286,7 +297,7 @@ export class MessageStore {
     deviceId: string,
     receipts: readonly ReceiptInput[],
     traced = false,
-  ): Promise<(ReceiptInput & { traceparent?: string })[]> {
+  ): Promise<AppliedReceipt[]> {
     const recordPrefix = keys.message(deviceId, '');
     const applied = await Promise.allSettled(
       receipts.map((r) => {
@@ -307,10 +318,16 @@ export class MessageStore {
     if (failed && applied.every((a) => a.status === 'rejected')) throw failed.reason;
     return receipts.flatMap((r, i) => {
       const a = applied[i]!;
-      if (a.status !== 'fulfilled') return [];
-      // Moved forward: 1, or (traced) the message's traceparent.
-      if (typeof a.value === 'string') return [{ ...r, traceparent: a.value }];
-      return a.value === 1 ? [r] : [];
+      // Moved forward: [impliedDelivery, traceparent]; not: 0, or -2 for an id that is not ours.
+      if (a.status !== 'fulfilled' || !Array.isArray(a.value)) return [];
+      const [implied, traceparent] = a.value;
+      return [
+        {
+          ...r,
+          ...(implied === '1' ? { impliedDelivery: true as const } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        },
+      ];
     });
   }
 

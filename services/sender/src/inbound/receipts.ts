@@ -39,14 +39,19 @@ export class ReceiptBatcher {
       .markReceipts(this.deviceId, batch, traced)
       .then((applied) => {
         for (const r of applied) {
-          this.metrics.messages.inc({ status: r.status });
-          // It arrives long after the send's span ended: a span of its own in the message's trace.
-          if (r.traceparent)
-            recordSpan(sender, `message.${r.status}`, {
-              parent: contextOf(r.traceparent),
-              startTime: r.at.getTime(),
-              attributes: { 'mgw.device': this.deviceId },
-            });
+          // A read receipt that made the message delivered as well (its delivery receipt had not
+          // come, or came merged into it) counts and traces both, as its events announce both.
+          const reached = r.impliedDelivery ? (['delivered', r.status] as const) : [r.status];
+          for (const status of reached) {
+            this.metrics.messages.inc({ status });
+            // It arrives long after the send's span ended: a span of its own in the message's trace.
+            if (r.traceparent)
+              recordSpan(sender, `message.${status}`, {
+                parent: contextOf(r.traceparent),
+                startTime: r.at.getTime(),
+                attributes: { 'mgw.device': this.deviceId },
+              });
+          }
         }
       })
       .catch(this.onError)
