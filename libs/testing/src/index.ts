@@ -27,3 +27,4 @@ export * from './redis-footprint.js';
 export * from './fast-link.js';
 export * from './companion-creds.js';
 export * from './otlp-receiver.js';
+export * from './n8n-host.js';

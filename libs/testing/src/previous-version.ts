@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pidAlive } from './server-process.js';
 import { REPO_ROOT } from './simulator-process.js';
 
 /**
@@ -105,7 +106,7 @@ async function removeAbandonedBuilds(base: string): Promise<void> {
   for (const name of await readdir(tmp)) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number.parseInt(name.slice(prefix.length), 10);
-    if (!alive(pid)) await rm(path.join(tmp, name), { recursive: true, force: true });
+    if (!pidAlive(pid)) await rm(path.join(tmp, name), { recursive: true, force: true });
   }
 }
 
@@ -135,15 +136,6 @@ function extract(commit: string, dir: string): Promise<void> {
       g === 0 && t === 0 ? resolve() : reject(new Error(`git archive | tar: ${g}, ${t}\n${errors}`)),
     );
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -82,3 +82,13 @@ export async function waitListening(p: Proc, port: number, what: string, timeout
     throw new Error(`could not start ${what}: ${(err as Error).message}\n--- its output ---\n${p.output()}`);
   }
 }
+
+/** Whether a process with this pid exists (signal 0 only asks; EPERM: it exists, another user's). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,156 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { messageFields } from './message-fields';
+import { otherFields } from './other-fields';
+
+const operation = (
+  resource: string,
+  fallback: string,
+  options: INodeProperties['options'],
+): INodeProperties => ({
+  displayName: 'Operation',
+  name: 'operation',
+  type: 'options',
+  noDataExpression: true,
+  displayOptions: { show: { resource: [resource] } },
+  options,
+  default: fallback,
+});
+
+/** Resource, then operation, then each operation's fields (message-fields.ts, other-fields.ts). */
+export const properties: INodeProperties[] = [
+  {
+    displayName: 'Resource',
+    name: 'resource',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      { name: 'Batch', value: 'batch' },
+      { name: 'Chat', value: 'chat' },
+      { name: 'Connection', value: 'connection' },
+      { name: 'Contact', value: 'contact' },
+      { name: 'Group', value: 'group' },
+      { name: 'Label', value: 'label' },
+      { name: 'Message', value: 'message' },
+      { name: 'OTP', value: 'otp' },
+      { name: 'Status', value: 'status' },
+    ],
+    default: 'message',
+  },
+  operation('message', 'sendText', [
+    {
+      name: 'Get',
+      value: 'get',
+      description: 'Read a message record: its status, times, failure reason',
+      action: 'Get a message',
+    },
+    {
+      name: 'Mark as Read',
+      value: 'markRead',
+      description: 'Send the read receipt of a message a contact wrote (and of the unread ones before it)',
+      action: 'Mark a message as read',
+    },
+    {
+      name: 'Send Media',
+      value: 'sendMedia',
+      description:
+        'Send an image, video, audio, document or sticker from a binary field, a URL or a media ID',
+      action: 'Send media',
+    },
+    {
+      name: 'Send Text',
+      value: 'sendText',
+      description: 'Send a text to one number, LID or group',
+      action: 'Send a text',
+    },
+    {
+      name: 'Send to List',
+      value: 'sendToList',
+      description: 'Send one text (and media) to a list of numbers in one request: a batch',
+      action: 'Send to a list',
+    },
+  ]),
+  operation('otp', 'send', [
+    {
+      name: 'Send',
+      value: 'send',
+      description: 'Send a one-time password; the answer comes once it was sent',
+      action: 'Send an OTP',
+    },
+  ]),
+  operation('contact', 'check', [
+    {
+      name: 'Check Numbers',
+      value: 'check',
+      description: 'Ask WhatsApp which numbers have an account (one item per number)',
+      action: 'Check numbers',
+    },
+  ]),
+  operation('batch', 'get', [
+    {
+      name: 'Get',
+      value: 'get',
+      description: 'Read the progress of a list: counts per status, state',
+      action: 'Get a batch',
+    },
+  ]),
+  operation('connection', 'getStatus', [
+    {
+      name: 'Get Status',
+      value: 'getStatus',
+      description: "Read the device's connection status and sending usage",
+      action: 'Get the connection status',
+    },
+  ]),
+  operation('group', 'getAll', [
+    {
+      name: 'Get Many',
+      value: 'getAll',
+      description: "List the account's groups (one item per group)",
+      action: 'Get many groups',
+    },
+    {
+      name: 'Send Text',
+      value: 'send',
+      description: 'Send a text to a group, with mentions',
+      action: 'Send a text to a group',
+    },
+  ]),
+  operation('label', 'getAll', [
+    {
+      name: 'Add to Chat',
+      value: 'addToChat',
+      description: 'Put a label on a chat',
+      action: 'Add a label to a chat',
+    },
+    {
+      name: 'Get Many',
+      value: 'getAll',
+      description: "List the account's labels (one item per label)",
+      action: 'Get many labels',
+    },
+    {
+      name: 'Remove From Chat',
+      value: 'removeFromChat',
+      description: 'Take a label off a chat',
+      action: 'Remove a label from a chat',
+    },
+  ]),
+  operation('chat', 'markRead', [
+    {
+      name: 'Mark as Read',
+      value: 'markRead',
+      description: "Send the read receipts of a chat's unread messages",
+      action: 'Mark a chat as read',
+    },
+  ]),
+  operation('status', 'post', [
+    {
+      name: 'Post',
+      value: 'post',
+      description: 'Post a status update (story) to contacts',
+      action: 'Post a status',
+    },
+  ]),
+  ...messageFields,
+  ...otherFields,
+];
