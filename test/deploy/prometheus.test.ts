@@ -32,7 +32,9 @@ describe('Prometheus configuration and alert rules', () => {
   let checkRules: ToolResult;
   let testRules: ToolResult;
 
-  before(async () => {
+  before(async function () {
+    // Three promtool runs at once: seconds on a quiet machine, past mocha's 20 s beside the suite.
+    this.timeout(120_000);
     [checkConfig, checkRules, testRules] = await Promise.all([
       runTool('promtool', ['check', 'config', 'deploy/prometheus/prometheus.yml']),
       runTool('promtool', ['check', 'rules', ...ruleFiles]),
