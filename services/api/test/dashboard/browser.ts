@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { useStack, type Stack, type StackOptions } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 
@@ -42,6 +42,20 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * How long a page action (click, fill, waitFor, setInputFiles…) may wait when its test names no
+ * time: Playwright's 30 s by default. The suite runs four stacks and their browsers on two cores
+ * in CI, where a step the page answers in a second alone has taken over 30 s.
+ */
+export const ACTION_TIMEOUT_MS = 90_000;
+
+/** A laptop-sized browser context whose actions wait up to ACTION_TIMEOUT_MS. */
+export async function newLaptopContext(browser: Browser): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+  return context;
+}
+
 /** Saves the page at laptop and phone widths as `<name>-laptop.png` and `<name>-phone.png`. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -75,7 +89,7 @@ export function useDashboardStack(
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     stackEnv.DASHBOARD_ASSETS_DIR = assets;
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
+    page = await (await newLaptopContext(browser)).newPage();
   });
   const stack = useStack({ ...opts, env: stackEnv });
   after(async () => {

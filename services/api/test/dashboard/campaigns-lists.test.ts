@@ -6,7 +6,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { writeOverrides } from '@mgw/store';
 import { useStack, waitFor, type Stack } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
-import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+import { launchChromium, newLaptopContext, screenshots } from './browser.js';
 
 const PASSWORD = 'campaign lists test password 7';
 
@@ -28,7 +28,7 @@ describe("Dashboard Campaigns page: the device's lists, paged, with pause, resum
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     env.DASHBOARD_ASSETS_DIR = assets;
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
+    page = await (await newLaptopContext(browser)).newPage();
   });
   const stack = useStack({ env });
   after(async () => {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { useStack, waitFor } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
-import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+import { launchChromium, newLaptopContext, screenshots } from './browser.js';
 
 const PASSWORD = 'campaigns test password 42';
 const HOUR = 3_600_000;
@@ -22,7 +22,7 @@ describe('Dashboard Campaigns page in a real browser (chromium, whole stack agai
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     env.DASHBOARD_ASSETS_DIR = assets;
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    const context = await newLaptopContext(browser);
     context.on('request', (r) => requested.push(r.url()));
     page = await context.newPage();
   });

@@ -11,7 +11,7 @@ import { clearRestriction, markRestricted, recordHealthSignal } from '@mgw/store
 import { useStack, waitFor } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 import { WEBHOOK_EVENTS } from '../../dashboard/src/events.js';
-import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+import { VIEWPORTS, launchChromium, newLaptopContext, screenshots } from './browser.js';
 
 const PASSWORD = 'dashboard test password 42';
 /** The simulated phone the linking panel's sandbox command links (the README's sandbox account). */
@@ -44,7 +44,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     env.DASHBOARD_ASSETS_DIR = assets;
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: VIEWPORTS.laptop });
+    context = await newLaptopContext(browser);
     // Everything the pages load must come from the gateway itself (no CDN, nothing from WhatsApp).
     context.on('request', (r) => requested.push(r.url()));
     page = await context.newPage();

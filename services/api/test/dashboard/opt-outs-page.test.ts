@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { isOptedOut, optOut, readOptOutSettings } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
-import { VIEWPORTS, launchChromium, screenshots } from './browser.js';
+import { launchChromium, newLaptopContext, screenshots } from './browser.js';
 
 const PASSWORD = 'opt-out page password 42';
 
@@ -20,7 +20,7 @@ describe("Dashboard: a device's opt-outs in a real browser (chromium, whole stac
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     env.DASHBOARD_ASSETS_DIR = assets;
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: VIEWPORTS.laptop })).newPage();
+    page = await (await newLaptopContext(browser)).newPage();
   });
   const stack = useStack({ env });
   after(async () => {
