@@ -8,6 +8,29 @@ export const show = (resource: string, operations: string[]) => ({
 export const byName = (options: INodeProperties[]): INodeProperties[] =>
   [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
 
+/** The name of the input item's binary field a file is read from (sendMedia, a status). */
+export const binaryField = (displayOptions: INodeProperties['displayOptions']): INodeProperties => ({
+  displayName: 'Input Binary Field',
+  name: 'binaryPropertyName',
+  type: 'string',
+  required: true,
+  default: 'data',
+  description: 'The name of the input binary field holding the file',
+  displayOptions,
+});
+
+/** A file's URL, which the gateway downloads through its guarded client (sendMedia, a status). */
+export const urlField = (displayOptions: INodeProperties['displayOptions']): INodeProperties => ({
+  displayName: 'URL',
+  name: 'url',
+  type: 'string',
+  required: true,
+  default: '',
+  placeholder: 'e.g. https://example.com/menu.jpg',
+  description: 'An http(s) URL the gateway downloads (private and loopback addresses are refused)',
+  displayOptions,
+});
+
 export const MEDIA_TYPES = [
   { name: 'Audio', value: 'audio' },
   { name: 'Document', value: 'document' },
@@ -116,25 +139,8 @@ export const messageFields: INodeProperties[] = [
     description: 'Where the file comes from (at most 10 MiB)',
     displayOptions: show('message', ['sendMedia']),
   },
-  {
-    displayName: 'Input Binary Field',
-    name: 'binaryPropertyName',
-    type: 'string',
-    required: true,
-    default: 'data',
-    description: 'The name of the input binary field holding the file',
-    displayOptions: { show: { resource: ['message'], operation: ['sendMedia'], source: ['binary'] } },
-  },
-  {
-    displayName: 'URL',
-    name: 'url',
-    type: 'string',
-    required: true,
-    default: '',
-    placeholder: 'e.g. https://example.com/menu.jpg',
-    description: 'An http(s) URL the gateway downloads (private and loopback addresses are refused)',
-    displayOptions: { show: { resource: ['message'], operation: ['sendMedia'], source: ['url'] } },
-  },
+  binaryField({ show: { resource: ['message'], operation: ['sendMedia'], source: ['binary'] } }),
+  urlField({ show: { resource: ['message'], operation: ['sendMedia'], source: ['url'] } }),
   {
     displayName: 'Media ID',
     name: 'mediaId',

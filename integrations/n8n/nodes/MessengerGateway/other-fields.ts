@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { byName, sendOptions, show } from './message-fields';
+import { binaryField, byName, sendOptions, show, urlField } from './message-fields';
 
 const idempotencyOption = sendOptions.filter((o) => o.name === 'idempotencyKey');
 
@@ -198,24 +198,8 @@ export const otherFields: INodeProperties[] = [
     description: 'Where the file comes from (at most 10 MiB)',
     displayOptions: statusMedia(),
   },
-  {
-    displayName: 'Input Binary Field',
-    name: 'binaryPropertyName',
-    type: 'string',
-    required: true,
-    default: 'data',
-    description: 'The name of the input binary field holding the file',
-    displayOptions: statusMedia({ source: ['binary'] }),
-  },
-  {
-    displayName: 'URL',
-    name: 'url',
-    type: 'string',
-    required: true,
-    default: '',
-    description: 'An http(s) URL the gateway downloads',
-    displayOptions: statusMedia({ source: ['url'] }),
-  },
+  binaryField(statusMedia({ source: ['binary'] })),
+  urlField(statusMedia({ source: ['url'] })),
   {
     displayName: 'Caption',
     name: 'caption',
