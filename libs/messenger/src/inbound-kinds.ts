@@ -80,13 +80,17 @@ export function parseInboundKind(msg: WAMessage, content: proto.IMessage): Inbou
   return undefined;
 }
 
-/** When the contact sent it (its timestamp, to the millisecond when it arrives within that second; now when it has none). */
+/**
+ * When the contact sent it, to the millisecond, from WhatsApp's stamp in whole seconds: the
+ * arrival's milliseconds when it arrives within that second, so it sorts after what the device
+ * sent or received earlier in the second; the second's last millisecond when it arrives later
+ * (offline delivery, a slow link, history), so it never sorts before a message of the same second
+ * that arrived first; the stamp when it arrives before its second (a clock ahead); now when it
+ * has no stamp.
+ */
 export function kindReceivedAt(msg: WAMessage, now = Date.now()): Date {
   const ts = Number(msg.messageTimestamp ?? 0);
   if (!(ts > 0)) return new Date(now);
-  // WhatsApp stamps whole seconds: a message arriving within its second takes the arrival's
-  // milliseconds, so it sorts after what the device sent earlier in that second. A later
-  // arrival (offline delivery, history) keeps the sender's stamp.
   const stamped = ts * 1000;
-  return new Date(now >= stamped && now < stamped + 1000 ? now : stamped);
+  return new Date(Math.min(Math.max(now, stamped), stamped + 999));
 }

@@ -98,9 +98,15 @@ describe('inbound receive time (kindReceivedAt)', () => {
     expect(kindReceivedAt(at(1_700_000_000), 1_700_000_000_734).getTime()).to.equal(1_700_000_000_734);
   });
 
-  it('When a message arrives later than its second (offline delivery, history), then it keeps the sender stamp; with no stamp, the arrival', () => {
-    expect(kindReceivedAt(at(1_700_000_000), 1_700_000_005_000).getTime()).to.equal(1_700_000_000_000);
+  it("When a message arrives later than its second (offline delivery, a slow link, history), then it takes that second's last millisecond; before its second, the stamp; with no stamp, the arrival", () => {
+    expect(kindReceivedAt(at(1_700_000_000), 1_700_000_005_000).getTime()).to.equal(1_700_000_000_999);
     expect(kindReceivedAt(at(1_700_000_000), 1_699_999_999_000).getTime()).to.equal(1_700_000_000_000);
     expect(kindReceivedAt(at(0), 1_700_000_000_123).getTime()).to.equal(1_700_000_000_123);
+  });
+
+  it("When two contacts write in the same second and the second message arrives after that second, then it still sorts after the first (the chat list's order)", () => {
+    const first = kindReceivedAt(at(1_700_000_000), 1_700_000_000_300);
+    const second = kindReceivedAt(at(1_700_000_000), 1_700_000_001_100);
+    expect(second.getTime()).to.be.above(first.getTime());
   });
 });

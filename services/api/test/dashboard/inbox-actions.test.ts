@@ -72,17 +72,21 @@ describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label
     const view = () => stack.simApi<AppStateView>('GET', `/accounts/${ACCOUNT}/app-state`);
     const write = (from: string, text: string) =>
       stack.simApi('POST', `/contacts/${from}/send`, { to: ACCOUNT, text });
+    let listed = '';
     const order = async () =>
-      (await stack.api<{ data: { chats: { id: string }[] } }>('GET', '/chats')).body.data.chats
+      (listed = (await stack.api<{ data: { chats: { id: string }[] } }>('GET', '/chats')).body.data.chats
         .map((c) => c.id)
-        .join();
+        .join());
     await write(ana, 'Hello from Ana');
     await waitFor(async () => (await order()) === ana, { timeoutMs: STEP_MS, what: "Ana's chat" });
     await write(ben, 'Hello from Ben');
     // Ben wrote last: his chat is first (until Ana's is pinned).
+    // Ben's message may arrive after the second it was stamped in: it still heads the list.
     await waitFor(async () => (await order()) === `${ben},${ana}`, {
       timeoutMs: STEP_MS,
       what: "Ben's chat, then Ana's",
+    }).catch((err: Error) => {
+      throw new Error(`${err.message} (GET /chats: ${listed})`);
     });
     // The phone shares its app-state key (a real phone does so by itself); a label to put on chats.
     await stack.simApi('POST', `/accounts/${ACCOUNT}/app-state/key-share`);
