@@ -17,6 +17,8 @@ let connectionCounter = 0;
 /** One client websocket: Noise framing, ordered frame processing, and server-initiated queries. */
 export class ClientConnection {
   readonly id = ++connectionCounter;
+  /** When the socket was accepted (ms): a client's socket open, before its handshake. */
+  readonly openedAt = Date.now();
   readonly noise: NoiseServer;
   clientStaticKey?: Buffer;
   account?: SimUser;
