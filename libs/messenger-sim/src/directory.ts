@@ -28,6 +28,9 @@ export interface InboxMessage {
   fileSha256?: string;
   fileLength?: number;
   quotedId?: string;
+  /** The quoted message's author (the quote's `participant` JID), and the text or caption it carries. */
+  quotedAuthor?: string;
+  quotedText?: string;
   /** A group message: the group's id (`<id>@g.us`). */
   groupId?: string;
   /** The JIDs the text or caption mentions. */

@@ -32,6 +32,28 @@ const MEDIA_KINDS = [
   ['stickerMessage', 'sticker'],
 ] as const;
 
+/**
+ * What a message quotes, as its contact sees the quote: the quoted message's id, its author, and
+ * the text or caption the quote carries (none when it carries no copy).
+ */
+function quoteOf(
+  context: proto.IContextInfo | null | undefined,
+): Pick<InboxMessage, 'quotedId' | 'quotedAuthor' | 'quotedText'> {
+  if (!context?.stanzaId) return {};
+  const quoted = context.quotedMessage ? normalizeMessageContent(context.quotedMessage) : undefined;
+  const text =
+    quoted?.conversation ??
+    quoted?.extendedTextMessage?.text ??
+    quoted?.imageMessage?.caption ??
+    quoted?.videoMessage?.caption ??
+    quoted?.documentMessage?.caption;
+  return {
+    quotedId: context.stanzaId,
+    ...(context.participant ? { quotedAuthor: context.participant } : {}),
+    ...(typeof text === 'string' ? { quotedText: text } : {}),
+  };
+}
+
 /** Reduces a decrypted `proto.Message` to what a test wants to assert on. */
 export function describeMessage(raw: proto.IMessage): DescribedMessage {
   const message = normalizeMessageContent(raw) ?? raw;
@@ -44,7 +66,7 @@ export function describeMessage(raw: proto.IMessage): DescribedMessage {
       fields: {
         type: 'text',
         text: ext.text ?? '',
-        quotedId: ext.contextInfo?.stanzaId ?? undefined,
+        ...quoteOf(ext.contextInfo),
         ...previewOf(ext),
       },
     };
@@ -58,7 +80,7 @@ export function describeMessage(raw: proto.IMessage): DescribedMessage {
     const fields: DescribedMessage['fields'] = { type, mimetype: media.mimetype ?? undefined };
     if (media.caption) fields.caption = media.caption;
     if (media.fileName) fields.fileName = media.fileName;
-    if (media.contextInfo?.stanzaId) fields.quotedId = media.contextInfo.stanzaId;
+    Object.assign(fields, quoteOf(media.contextInfo));
     return {
       fields,
       media: media.mediaKey

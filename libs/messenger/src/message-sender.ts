@@ -1,6 +1,7 @@
 import {
   DisconnectReason,
   generateWAMessageFromContent,
+  isJidGroup,
   jidDecode,
   prepareWAMessageMedia,
   proto,
@@ -37,6 +38,20 @@ export interface MediaInput {
   voice?: boolean;
 }
 
+/**
+ * The message a reply quotes: one of ours by its WhatsApp id (its sent proto is loaded from the
+ * proto store), or one a contact sent, as the gateway recorded it: WhatsApp's key of it, its text,
+ * and for an attachment the message as it arrived (an encoded `WebMessageInfo`).
+ */
+export type QuoteTarget =
+  | { fromMe: true; platformMessageId: string }
+  | {
+      fromMe: false;
+      key: { remoteJid: string; id: string; participant?: string };
+      text?: string;
+      mediaMessage?: Buffer;
+    };
+
 export interface OutgoingMessage {
   jid: string;
   /** The WhatsApp message id decided at enqueue time: a retry re-sends the same message. */
@@ -45,8 +60,8 @@ export interface OutgoingMessage {
   media?: MediaInput;
   /** A reaction, location, contact cards or poll instead of text/media (message-kinds.ts). */
   kind?: OutgoingKind;
-  /** WhatsApp id of one of our earlier messages to quote. */
-  quotedPlatformMessageId?: string;
+  /** A message to quote: one of our earlier ones, or one a contact sent. */
+  quoted?: QuoteTarget;
   /** How long the sent proto is kept for retry receipts and quoting (default: the message retention). */
   keepProtoSeconds?: number;
   /** A text's link preview, fetched by the caller (never by Baileys). */
@@ -211,9 +226,7 @@ export class MessageSender {
    * SendAttempt): an attempt of two messages passes the same one to both.
    */
   async send(msg: OutgoingMessage, attempt: SendAttempt = { began: false }): Promise<void> {
-    const quoted = msg.quotedPlatformMessageId
-      ? await this.quoted(msg.jid, msg.quotedPlatformMessageId)
-      : undefined;
+    const quoted = msg.quoted ? await this.quoted(msg.jid, msg.quoted) : undefined;
     const prepared = msg.media ? await this.prepared(msg.media) : undefined;
     const sock = this.requireSocket();
     // Listen before sending: the ack may arrive before sendMessage resolves. A status's write
@@ -309,11 +322,32 @@ export class MessageSender {
     return sock;
   }
 
-  /** Our earlier message as Baileys needs it to quote; replies go to the chat they quote from. */
-  private async quoted(jid: string, platformMessageId: string): Promise<WAMessage> {
-    const message = await this.protos.load(platformMessageId);
-    if (!message) throw new ReplyTargetMissingError(`no stored message ${platformMessageId}`);
-    return { key: { remoteJid: jid, fromMe: true, id: platformMessageId }, message };
+  /**
+   * The quoted message as Baileys needs it. Ours: its stored proto (replies go to the chat they
+   * quote from). A contact's: its key, with its writer as the quote's author; a one-to-one
+   * message is named in the chat the reply goes to (a contact known by phone and LID is one chat),
+   * a group's keeps its group, which WhatsApp shows as a private reply when the reply goes
+   * elsewhere. Its content: the attachment as it arrived, else its text (empty for a kind the
+   * gateway keeps no proto of: the contact's phone shows its own copy by the id).
+   */
+  private async quoted(jid: string, target: QuoteTarget): Promise<WAMessage> {
+    if (target.fromMe) {
+      const message = await this.protos.load(target.platformMessageId);
+      if (!message) throw new ReplyTargetMissingError(`no stored message ${target.platformMessageId}`);
+      return { key: { remoteJid: jid, fromMe: true, id: target.platformMessageId }, message };
+    }
+    const { key } = target;
+    const inGroup = isJidGroup(key.remoteJid);
+    const media = target.mediaMessage ? proto.WebMessageInfo.decode(target.mediaMessage).message : undefined;
+    return {
+      key: {
+        remoteJid: inGroup ? key.remoteJid : jid,
+        fromMe: false,
+        id: key.id,
+        participant: inGroup ? key.participant : key.remoteJid,
+      },
+      message: media ?? { conversation: target.text ?? '' },
+    };
   }
 
   private prepared(media: MediaInput): Promise<proto.IMessage> {

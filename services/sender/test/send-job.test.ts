@@ -16,6 +16,7 @@ import { createMetrics } from '@mgw/contracts';
 import {
   ContactIdentities,
   ContentStore,
+  InboundStore,
   MessageStore,
   MessageRevisions,
   MessageKindStore,
@@ -139,6 +140,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           {
             deviceId,
             messages: store,
+            inbound: new InboundStore(redis, Encryption.fromEnv(), 600),
             contents,
             revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
             kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),
@@ -404,6 +406,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
           {
             deviceId,
             messages: store,
+            inbound: new InboundStore(redis, Encryption.fromEnv(), 600),
             contents,
             revisions: new MessageRevisions(redis, Encryption.fromEnv(), 600),
             kinds: new MessageKindStore(redis, Encryption.fromEnv(), 600),

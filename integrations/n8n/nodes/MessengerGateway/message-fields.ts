@@ -62,7 +62,7 @@ export const sendOptions: INodeProperties[] = [
     type: 'string',
     default: '',
     description:
-      'The message ID of a message this device sent (from a send) that this message quotes; a message a contact wrote cannot be quoted',
+      'The message ID this message quotes: of a message this device sent (from a send), or of one a contact wrote (messageId of a Message Received event)',
   },
   {
     displayName: 'Send At',

@@ -236,7 +236,7 @@ export class InboundStore {
     deviceId: string,
     messageId: string,
   ): Promise<{ chatId: string; key: ReadKey } | undefined> {
-    const [direction, platformId, from, lid, chat, waChat, waAuthor] = await this.redis.hmget(
+    const [direction, platformMessageId, from, lid, chat, waChat, waAuthor] = await this.redis.hmget(
       keys.message(deviceId, messageId),
       'direction',
       'platformMessageId',
@@ -246,7 +246,42 @@ export class InboundStore {
       'waChat',
       'waAuthor',
     );
-    if (direction !== 'inbound' || !platformId) return undefined;
+    if (direction !== 'inbound') return undefined;
+    return this.whatsAppKey(deviceId, messageId, { platformMessageId, from, lid, chat, waChat, waAuthor });
+  }
+
+  /**
+   * What a reply quoting the message needs (`existingMessageId` naming a message a contact sent):
+   * WhatsApp's key of it, and what it said as the quote shows it — its text, and for an attachment
+   * the message as it arrived (its media reference, `mediaMessage`). Undefined when it is not an
+   * inbound message of the device (or it expired).
+   */
+  async quoteTarget(
+    deviceId: string,
+    messageId: string,
+  ): Promise<{ key: ReadKey; text?: string; mediaMessage?: Buffer } | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const h = await this.redis.hgetall(key);
+    if (h.direction !== 'inbound') return undefined;
+    const target = this.whatsAppKey(deviceId, messageId, h);
+    if (!target) return undefined;
+    return {
+      key: target.key,
+      ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
+      ...(h.media
+        ? { mediaMessage: Buffer.from(this.sealer.openText(h.media, storageContext(key, 'media')), 'base64') }
+        : {}),
+    };
+  }
+
+  /** An inbound record's WhatsApp key and chat, from its fields (readTarget, quoteTarget). */
+  private whatsAppKey(
+    deviceId: string,
+    messageId: string,
+    h: Record<string, string | null | undefined>,
+  ): { chatId: string; key: ReadKey } | undefined {
+    const { platformMessageId, from, lid, chat, waChat, waAuthor } = h;
+    if (!platformMessageId) return undefined;
     const group = chat
       ? (JSON.parse(
           this.sealer.openText(chat, storageContext(keys.message(deviceId, messageId), 'chat')),
@@ -258,7 +293,7 @@ export class InboundStore {
     const remoteJid =
       waChat ?? (group ? group.id : from ? `${from}@s.whatsapp.net` : `${lid!.slice(0, -4)}@lid`);
     const participant = waAuthor ?? (group && from ? `${from}@s.whatsapp.net` : undefined);
-    return { chatId, key: { remoteJid, id: platformId, ...(participant ? { participant } : {}) } };
+    return { chatId, key: { remoteJid, id: platformMessageId, ...(participant ? { participant } : {}) } };
   }
 
   /** The sealed media reference of an inbound message with an attachment (for a download). */

@@ -264,6 +264,7 @@ export function buildDevice(
   const worker = openSendWorker(deviceId, deps, log, {
     deviceId,
     messages: deps.stores.messages,
+    inbound: deps.stores.inbound,
     contents: deps.stores.contents,
     revisions: deps.stores.revisions,
     linkPreview: deps.fetchers.linkPreview,

@@ -12,7 +12,12 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { NotAllowedInGroupError, ServerRejectedError, type SendAttempt } from '@mgw/messenger';
+import {
+  NotAllowedInGroupError,
+  ServerRejectedError,
+  type QuoteTarget,
+  type SendAttempt,
+} from '@mgw/messenger';
 import type { ContactAnswer } from '@mgw/store';
 import { readySince, type Lead } from './pacing.js';
 import type { Ticket } from './send-gate.js';
@@ -130,7 +135,7 @@ async function sendOrPause(
   job: Job<SendJobData, SendJobResult>,
   content: MessageContent,
   jid: string,
-  quoted: string | undefined,
+  quoted: QuoteTarget | undefined,
   deps: SendJobDeps,
   token: string | undefined,
   claimedAt: number,
@@ -166,10 +171,18 @@ async function groupTarget(jid: string, deps: SendJobDeps): Promise<string> {
   return jid;
 }
 
-async function replyTarget(messageId: string, deps: SendJobDeps): Promise<string> {
+/**
+ * The message a reply quotes (`existingMessageId`, our id of it): one the device sent (once it
+ * was sent), or one a contact sent it (as recorded). Another device's, an unknown or expired id,
+ * or one of ours not sent: `reply_target_not_found`.
+ */
+async function replyTarget(messageId: string, deps: SendJobDeps): Promise<QuoteTarget> {
   const target = await deps.messages.get(deps.deviceId, messageId);
-  if (!target || !target.sentAt) {
-    throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
+  if (target?.direction === 'inbound') {
+    const inbound = await deps.inbound.quoteTarget(deps.deviceId, messageId);
+    if (inbound) return { fromMe: false, ...inbound };
+  } else if (target?.sentAt) {
+    return { fromMe: true, platformMessageId: target.platformMessageId };
   }
-  return target.platformMessageId;
+  throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
 }

@@ -12,7 +12,13 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import { supportsCaption, type MediaInput, type MessageSender, type SendAttempt } from '@mgw/messenger';
+import {
+  supportsCaption,
+  type MediaInput,
+  type MessageSender,
+  type QuoteTarget,
+  type SendAttempt,
+} from '@mgw/messenger';
 import type {
   ContentCacheOptions,
   ContentStore,
@@ -119,7 +125,7 @@ export async function sendContent(
   data: SendJobData,
   content: MessageContent,
   jid: string,
-  quoted: string | undefined,
+  quoted: QuoteTarget | undefined,
   deps: SendContentDeps,
   attempt?: SendAttempt,
 ): Promise<void> {
@@ -144,7 +150,7 @@ export async function sendContent(
         jid,
         platformMessageId: data.platformMessageId,
         text: content.text,
-        quotedPlatformMessageId: quoted,
+        quoted,
         keepProtoSeconds,
         ...(linkPreview ? { linkPreview } : {}),
         ...(content.mentions ? { mentions: content.mentions } : {}),
@@ -184,7 +190,7 @@ export async function sendContent(
       jid,
       platformMessageId: data.platformMessageId,
       media,
-      quotedPlatformMessageId: quoted,
+      quoted,
       ...(content.mentions && captionCapable ? { mentions: content.mentions } : {}),
       ...status,
     },

@@ -12,6 +12,7 @@ import type { DeviceSocket, MessageSender } from '@mgw/messenger';
 import type {
   ContactIdentities,
   ContentStore,
+  InboundStore,
   MessageKindStore,
   MessageRevisions,
   MessageStore,
@@ -39,6 +40,8 @@ import { attemptTraceparent, traceAttempt } from './send-spans.js';
 export interface SendJobDeps {
   deviceId: string;
   messages: MessageStore;
+  /** A contact's message a reply quotes (claim-and-send's replyTarget). */
+  inbound: Pick<InboundStore, 'quoteTarget'>;
   contents: ContentStore;
   revisions: MessageRevisions;
   /** A text's link preview (link-preview.ts); none when absent. */

@@ -4,7 +4,7 @@
  * sends the same poll), then Baileys puts it on the socket.
  */
 import { FAILURE_REASONS, messageKindOf, type MessageContent, type SendJobData } from '@mgw/contracts';
-import type { MessageSender, OutgoingKind, SendAttempt } from '@mgw/messenger';
+import type { MessageSender, OutgoingKind, QuoteTarget, SendAttempt } from '@mgw/messenger';
 import type { MessageKindStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
@@ -23,7 +23,7 @@ export async function sendKind(
   data: SendJobData,
   content: MessageContent,
   jid: string,
-  quoted: string | undefined,
+  quoted: QuoteTarget | undefined,
   deps: SendKindDeps,
   attempt?: SendAttempt,
 ): Promise<void> {
@@ -33,7 +33,7 @@ export async function sendKind(
       jid,
       platformMessageId: data.platformMessageId,
       kind: await outgoingKind(data, content, deps),
-      quotedPlatformMessageId: quoted,
+      quoted,
     },
     attempt,
   );

@@ -215,7 +215,7 @@ describe('e2e: groups — list, send with mentions, the metadata cache, inbound,
     }
   });
 
-  it('When a member writes to the group, then message.received carries the group and the author', async () => {
+  it('When a member writes to the group, then message.received carries the group and the author, and a reply quoting it shows every member her words as hers', async () => {
     const sent = await stack().simApi<{ id: string }>('POST', `/groups/${group.id}/send`, {
       from: members[2],
       text: 'hello from the group',
@@ -247,6 +247,28 @@ describe('e2e: groups — list, send with mentions, the metadata cache, inbound,
       chat: data.chat,
       text: 'hello from the group',
     });
+
+    // The account answers in the group quoting the member: every member sees the quote as hers.
+    const reply = await sendAndSettle({
+      to: group.id,
+      text: 'hello to you',
+      existingMessageId: data.messageId,
+    });
+    expect(reply.status, JSON.stringify(reply)).to.equal('sent');
+    for (const phone of members) {
+      await waitFor(async () => (await groupEntries(phone, reply.platformMessageId as string)).length === 1, {
+        timeoutMs: 15_000,
+        what: `the quoting reply at ${phone}`,
+      });
+      const [got] = await groupEntries(phone, reply.platformMessageId as string);
+      expect(got).to.include({
+        text: 'hello to you',
+        groupId: group.id,
+        quotedId: sent.id,
+        quotedText: 'hello from the group',
+        quotedAuthor: `${members[2]}@s.whatsapp.net`,
+      });
+    }
   });
 
   it("When a group addresses its members by LID, then a send reaches each member and a member's message carries both phone and LID", async () => {

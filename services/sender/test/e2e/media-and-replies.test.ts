@@ -160,6 +160,57 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
     expect(bad).to.include({ status: 'failed', error: 'reply_target_not_found' });
   });
 
+  it('When replying to messages a contact wrote (a text, an image with a caption), then the contact sees each quoted with its words and as its own', async () => {
+    const contact = '15550320003';
+    /** Our messageId of what the contact wrote (its WhatsApp id: `platformId`). */
+    async function written(
+      body: Record<string, unknown>,
+    ): Promise<{ messageId: string; platformId: string }> {
+      const sent = await stack.simApi<{ id: string }>('POST', `/contacts/${contact}/send`, {
+        to: account,
+        ...body,
+      });
+      let messageId = '';
+      await waitFor(
+        async () => {
+          const list = await stack.api<{
+            data: { messages: { messageId: string; platformMessageId: string }[] };
+          }>('GET', '/messages?direction=inbound');
+          messageId = list.body.data.messages.find((m) => m.platformMessageId === sent.id)?.messageId ?? '';
+          return messageId !== '';
+        },
+        { what: "the contact's message recorded" },
+      );
+      return { messageId, platformId: sent.id };
+    }
+    const question = await written({ text: 'Do you open on Sunday?' });
+    const answer = await sendAndWait({
+      to: contact,
+      text: 'Yes, 10 to 4',
+      existingMessageId: question.messageId,
+    });
+    expect(answer.status, JSON.stringify(answer)).to.equal('sent');
+    const got = await arrived(contact, answer.platformMessageId!);
+    expect(got).to.include({
+      text: 'Yes, 10 to 4',
+      quotedId: question.platformId,
+      quotedText: 'Do you open on Sunday?',
+      quotedAuthor: `${contact}@s.whatsapp.net`,
+    });
+
+    const photo = await written({
+      text: 'this one?',
+      attachment: { type: 'image', base64: randomBytes(400).toString('base64'), mimeType: 'image/jpeg' },
+    });
+    const pick = await sendAndWait({ to: contact, text: 'That one', existingMessageId: photo.messageId });
+    expect(await arrived(contact, pick.platformMessageId!)).to.include({
+      text: 'That one',
+      quotedId: photo.platformId,
+      quotedText: 'this one?',
+      quotedAuthor: `${contact}@s.whatsapp.net`,
+    });
+  });
+
   it('When the attachment URL is unreachable or over 10 MB, then the message fails at once with the reason', async () => {
     const missing = await sendAndWait({
       to: '15550320003',
