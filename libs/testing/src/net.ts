@@ -6,15 +6,42 @@ import net from 'node:net';
  * range (`ip_local_port_range`), where the OS would put it for `listen(0)`: every outgoing
  * connection of every process here takes its local port from that range too, so a port the OS
  * picked could be taken by some client's socket before the service we start binds it (a CI run
- * failed on `EADDRINUSE` so). Below the range only another `freePort` can collide, and it probes.
+ * failed on `EADDRINUSE` so). Below the range only another `freePort` can collide, and it probes;
+ * but a probe says nothing of a port another caller drew and has not bound yet (a service still
+ * starting). So this process never hands out a port twice, and each parallel mocha worker draws
+ * from a slice of its own (in a CI run an API's port was also another service's metrics port:
+ * that service's `/readyz` answered for the API, which could not bind it, and its 404s after).
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = belowEphemeral();
+  const [low, high] = portSlice();
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (await canListen(port)) return port;
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) return handOut(port);
   }
-  return listenOn(0);
+  return handOut(await listenOn(0));
+}
+
+/** The ports this process handed out, oldest first (the last HANDED_OUT_KEPT are never drawn again). */
+const handedOut = new Set<number>();
+const HANDED_OUT_KEPT = 1_000;
+/** How many slices the range is cut into for parallel workers (mocha's ids grow when a worker is replaced). */
+const WORKER_SLICES = 8;
+
+function handOut(port: number): number {
+  handedOut.add(port);
+  if (handedOut.size > HANDED_OUT_KEPT) handedOut.delete(handedOut.values().next().value!);
+  return port;
+}
+
+/** This process's part of the range below the ephemeral one: its mocha worker's slice, else all of it. */
+function portSlice(): [number, number] {
+  const [low, high] = belowEphemeral();
+  const worker = Number(process.env.MOCHA_WORKER_ID ?? NaN);
+  if (!Number.isInteger(worker) || worker < 0) return [low, high];
+  const size = Math.floor((high - low) / WORKER_SLICES);
+  const start = low + (worker % WORKER_SLICES) * size;
+  return [start, start + size];
 }
 
 function belowEphemeral(): [number, number] {
