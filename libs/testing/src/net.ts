@@ -17,7 +17,9 @@ export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
     if (handedOut.has(port)) continue;
-    if (await canListen(port)) return handOut(port);
+    // Taken before the probe: a concurrent call must not draw it while this one probes.
+    handOut(port);
+    if (await canListen(port)) return port;
   }
   return handOut(await listenOn(0));
 }
