@@ -152,8 +152,8 @@ export class Simulator implements ConnectionHost {
   }
 
   accept(ws: WebSocket): void {
-    if (this.socketOpens.push(Date.now()) > 50_000) this.socketOpens.splice(0, 10_000);
     const conn = new ClientConnection(ws, this.certs, this, this.logger);
+    if (this.socketOpens.push(conn.openedAt) > 50_000) this.socketOpens.splice(0, 10_000);
     this.connections.add(conn);
   }
 

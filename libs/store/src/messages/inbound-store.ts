@@ -251,26 +251,25 @@ export class InboundStore {
   }
 
   /**
-   * What a reply quoting the message needs (`existingMessageId` naming a message a contact sent):
-   * WhatsApp's key of it, and what it said as the quote shows it — its text, and for an attachment
-   * the message as it arrived (its media reference, `mediaMessage`). Undefined when it is not an
+   * What a reply quoting the message needs (`existingMessageId` naming a message a contact sent),
+   * from its record's fields (`MessageStore.fields`: read once for either direction): WhatsApp's
+   * key of it, and what it said as the quote shows it — its text, and for an attachment the
+   * message as it arrived (its media reference, `mediaMessage`). Undefined when it is not an
    * inbound message of the device (or it expired).
    */
-  async quoteTarget(
+  quoteFromFields(
     deviceId: string,
     messageId: string,
-  ): Promise<{ key: ReadKey; text?: string; mediaMessage?: Buffer } | undefined> {
-    const key = keys.message(deviceId, messageId);
-    const h = await this.redis.hgetall(key);
+    h: Record<string, string>,
+  ): { key: ReadKey; text?: string; mediaMessage?: Buffer } | undefined {
     if (h.direction !== 'inbound') return undefined;
     const target = this.whatsAppKey(deviceId, messageId, h);
     if (!target) return undefined;
+    const key = keys.message(deviceId, messageId);
     return {
       key: target.key,
       ...(h.text !== undefined ? { text: this.sealer.openText(h.text, storageContext(key, 'text')) } : {}),
-      ...(h.media
-        ? { mediaMessage: Buffer.from(this.sealer.openText(h.media, storageContext(key, 'media')), 'base64') }
-        : {}),
+      ...(h.media ? { mediaMessage: this.openMedia(key, h.media) } : {}),
     };
   }
 
@@ -300,9 +299,12 @@ export class InboundStore {
   async mediaMessage(deviceId: string, messageId: string): Promise<Buffer | undefined> {
     const key = keys.message(deviceId, messageId);
     const media = await this.redis.hget(key, 'media');
-    return media
-      ? Buffer.from(this.sealer.openText(media, storageContext(key, 'media')), 'base64')
-      : undefined;
+    return media ? this.openMedia(key, media) : undefined;
+  }
+
+  /** A record's sealed media reference (`media`), opened. */
+  private openMedia(key: string, sealed: string): Buffer {
+    return Buffer.from(this.sealer.openText(sealed, storageContext(key, 'media')), 'base64');
   }
 }
 

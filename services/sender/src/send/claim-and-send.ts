@@ -177,12 +177,13 @@ async function groupTarget(jid: string, deps: SendJobDeps): Promise<string> {
  * or one of ours not sent: `reply_target_not_found`.
  */
 async function replyTarget(messageId: string, deps: SendJobDeps): Promise<QuoteTarget> {
-  const target = await deps.messages.get(deps.deviceId, messageId);
-  if (target?.direction === 'inbound') {
-    const inbound = await deps.inbound.quoteTarget(deps.deviceId, messageId);
-    if (inbound) return { fromMe: false, ...inbound };
-  } else if (target?.sentAt) {
-    return { fromMe: true, platformMessageId: target.platformMessageId };
-  }
+  const fields = await deps.messages.fields(deps.deviceId, messageId);
+  const inbound = deps.inbound.quoteFromFields(deps.deviceId, messageId, fields);
+  if (inbound) return { fromMe: false, ...inbound };
+  const ours =
+    fields.direction === 'inbound'
+      ? undefined
+      : await deps.messages.fromFields(deps.deviceId, messageId, fields);
+  if (ours?.sentAt) return { fromMe: true, platformMessageId: ours.platformMessageId };
   throw new PermanentSendError(FAILURE_REASONS.replyTargetNotFound, 'reply target not found or not sent');
 }

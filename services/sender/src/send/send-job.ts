@@ -41,7 +41,7 @@ export interface SendJobDeps {
   deviceId: string;
   messages: MessageStore;
   /** A contact's message a reply quotes (claim-and-send's replyTarget). */
-  inbound: Pick<InboundStore, 'quoteTarget'>;
+  inbound: Pick<InboundStore, 'quoteFromFields'>;
   contents: ContentStore;
   revisions: MessageRevisions;
   /** A text's link preview (link-preview.ts); none when absent. */
