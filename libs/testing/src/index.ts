@@ -28,3 +28,4 @@ export * from './fast-link.js';
 export * from './companion-creds.js';
 export * from './otlp-receiver.js';
 export * from './n8n-host.js';
+export * from './fault-proxy.js';
