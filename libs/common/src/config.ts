@@ -70,6 +70,9 @@ const HOST_PORTS = /^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/;
  * there is no URL to carry them; behind Sentinel the data nodes' credentials, database and TLS
  * (`rediss://`) still come from `REDIS_URL`, whose host and port are then ignored.
  */
+/** What `REDIS_COMMAND_TIMEOUT_MS` is unless set (docs/operations.md, "When Redis is silent"). */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 3000;
+
 export const redisEnv: Joi.PartialSchemaMap = {
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
@@ -97,6 +100,16 @@ export const redisEnv: Joi.PartialSchemaMap = {
   REDIS_CLUSTER_TLS: Joi.boolean().default(false),
   REDIS_CLUSTER_USERNAME: Joi.string().allow('').default(''),
   REDIS_CLUSTER_PASSWORD: Joi.string().allow('').default(''),
+  /**
+   * How long a request-path command (the API's, a lease's, a readiness probe's) waits for Redis's
+   * answer before it fails (503): a silent Redis (a blackholed link, a frozen server) must not
+   * hold a request. 0 turns the bound off.
+   */
+  REDIS_COMMAND_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(600_000)
+    .default(DEFAULT_REDIS_COMMAND_TIMEOUT_MS),
 };
 
 export interface RedisClusterConfig {
@@ -119,6 +132,8 @@ export interface RedisSentinelConfig {
 export interface RedisConfig {
   /** One server; behind Sentinel only its credentials, database and scheme (TLS) count. */
   url: string;
+  /** `REDIS_COMMAND_TIMEOUT_MS` of the fail-fast (producer) connections; unset: the default. */
+  commandTimeoutMs?: number;
   /** Set when `REDIS_CLUSTER_NODES` is: every connection is then a Cluster client. */
   cluster?: RedisClusterConfig;
   /** Set when `REDIS_SENTINELS` is: every connection then asks the sentinels for the master. */
@@ -141,6 +156,8 @@ function hostPorts(value: unknown, variable: string): { host: string; port: numb
 }
 
 export function redisConfig(e: Env): RedisConfig {
+  const timeout = e.REDIS_COMMAND_TIMEOUT_MS as number | undefined;
+  const commandTimeoutMs = timeout === undefined ? {} : { commandTimeoutMs: timeout };
   const nodes = hostPorts(e.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES');
   const sentinels = hostPorts(e.REDIS_SENTINELS, 'REDIS_SENTINELS');
   if (nodes.length > 0 && sentinels.length > 0)
@@ -151,12 +168,14 @@ export function redisConfig(e: Env): RedisConfig {
     const password = String(e.REDIS_SENTINEL_PASSWORD ?? '');
     return {
       url: e.REDIS_URL,
+      ...commandTimeoutMs,
       sentinel: { sentinels, name: e.REDIS_SENTINEL_MASTER, ...(password ? { password } : {}) },
     };
   }
-  if (nodes.length === 0) return { url: e.REDIS_URL };
+  if (nodes.length === 0) return { url: e.REDIS_URL, ...commandTimeoutMs };
   return {
     url: e.REDIS_URL,
+    ...commandTimeoutMs,
     cluster: {
       nodes,
       tls: e.REDIS_CLUSTER_TLS === true,

@@ -1,5 +1,5 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisConfig, RedisSentinelConfig } from './config.js';
+import { Cluster, Command, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisConfig, type RedisSentinelConfig } from './config.js';
 
 /**
  * A connection to one Redis server, to the master Redis Sentinel names (`REDIS_SENTINELS`), or to
@@ -9,7 +9,8 @@ export type RedisClient = Redis | Cluster;
 
 /**
  * - producer: request-path connections. No offline queue, so a dead Redis fails a request at
- *   once (503) instead of hanging it.
+ *   once (503) instead of hanging it; and a command unanswered within `REDIS_COMMAND_TIMEOUT_MS`
+ *   fails too (`Command timed out`, a 503), so a silent Redis does not hang it either.
  * - worker: BullMQ workers and blocking consumers; BullMQ requires maxRetriesPerRequest null.
  * - subscriber: pub/sub; retries forever like a worker. Subscribed only through `Subscription`
  *   (subscription.ts), which subscribes again after each reconnect and confirms it; ioredis's own
@@ -27,6 +28,21 @@ const BY_ROLE: Record<
   worker: { maxRetriesPerRequest: null },
   subscriber: { maxRetriesPerRequest: null, autoResubscribe: false },
 };
+
+/**
+ * The bound on a command's answer: request-path (producer) connections only. Workers and
+ * subscribers block on purpose (BullMQ's BZPOPMIN, SUBSCRIBE) and keep their commands for the
+ * reconnection; they are bounded where they are waited for.
+ */
+function commandTimeoutOf(
+  target: string | { commandTimeoutMs?: number },
+  role: RedisRole,
+): Pick<RedisOptions, 'commandTimeout'> {
+  if (role !== 'producer') return {};
+  const ms = typeof target === 'string' ? undefined : target.commandTimeoutMs;
+  const timeout = ms ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+  return timeout > 0 ? { commandTimeout: timeout } : {};
+}
 
 /**
  * A connection for `role`: to the server at a URL, or as `target` says — a Cluster client when
@@ -47,7 +63,7 @@ export function createRedis(
   extra: RedisOptions = {},
 ): RedisClient {
   const cluster = typeof target === 'string' ? undefined : target.cluster;
-  if (cluster) return createCluster(cluster, role, name, extra);
+  if (cluster) return createCluster(cluster, role, name, { ...commandTimeoutOf(target, role), ...extra });
   const url = typeof target === 'string' ? target : target.url;
   const sentinel = typeof target === 'string' ? undefined : target.sentinel;
   const client = new Redis(url, {
@@ -57,11 +73,61 @@ export function createRedis(
     lazyConnect: false,
     ...(sentinel ? sentinelOptions(sentinel, url) : {}),
     ...BY_ROLE[role],
+    ...commandTimeoutOf(target, role),
     ...extra,
   });
   // ioredis emits 'error' on every failed reconnect; without a listener Node would crash.
   client.on('error', () => undefined);
+  if (role === 'producer' && client.options.commandTimeout) failFastWhileSilent(client);
   return sentinel ? followFailovers(client) : client;
+}
+
+/** The error of a command not sent because the connection is silent (see failFastWhileSilent). */
+export const REDIS_SILENT =
+  'Redis is silent: the command was not sent (an earlier one got no answer in time)';
+/** How often a silent connection is asked whether Redis answers again. */
+const SILENT_PROBE_MS = 500;
+
+/**
+ * A request-path connection whose command timed out is silent (a blackholed link, a frozen
+ * server): until Redis answers again, every new command fails at once (`REDIS_SILENT`, a 503)
+ * instead of waiting out its own timeout — a request makes several commands, and each would add
+ * the whole timeout. Meanwhile one PING at a time asks whether Redis answers again; its answer,
+ * or a new connection, ends the silence. Nothing is sent while silent, so nothing of it can land
+ * later.
+ */
+function failFastWhileSilent(client: Redis): void {
+  let silent = false;
+  let probing = false;
+  const send = client.sendCommand.bind(client);
+  const heard = () => void (silent = false);
+  const onFailure = (err: unknown) => {
+    if (silent || (err as Error)?.message !== 'Command timed out') return;
+    silent = true;
+    probe();
+  };
+  const probe = () => {
+    if (!silent || probing) return;
+    probing = true;
+    const ping = new Command('ping', []);
+    void send(ping);
+    ping.promise
+      .then(heard, () => undefined)
+      .finally(() => {
+        probing = false;
+        if (silent) setTimeout(probe, SILENT_PROBE_MS).unref();
+      });
+  };
+  client.sendCommand = ((command: Command, stream?: unknown) => {
+    if (silent) {
+      command.reject(new Error(REDIS_SILENT));
+      return command.promise;
+    }
+    const sent = send(command, stream as never);
+    command.promise.catch(onFailure);
+    return sent;
+  }) as typeof client.sendCommand;
+  client.on('ready', heard);
 }
 
 /**
@@ -239,6 +305,10 @@ const UNAVAILABLE_MESSAGES = [
   'LOADING',
   // Behind Sentinel: no sentinel answered where the master is.
   'All sentinels are unreachable',
+  // A request-path command unanswered within REDIS_COMMAND_TIMEOUT_MS (a silent Redis), and the
+  // ones not sent while it stays silent.
+  'Command timed out',
+  'Redis is silent',
 ];
 
 /**

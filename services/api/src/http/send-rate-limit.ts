@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { isRedisUnavailableError, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { ERRORS, keys, type Metrics } from '@mgw/contracts';
 import { countRateLimitHit } from '@mgw/store';
 import { ApiError } from './api-error.js';
@@ -117,6 +117,8 @@ export class SendRateLimit {
   readonly settleErrors: ErrorRequestHandler = (err, _req, res, next) => {
     const hit = (res.locals as Record<symbol, SendHit | undefined>)[HIT];
     if (!hit || hit.settled || res.headersSent) return next(err);
+    // Storage failed (down, or silent): counting would wait on it too, and fail the same way.
+    if (isRedisUnavailableError(err) || (err instanceof ApiError && err.status === 503)) return next(err);
     this.settle(res, hit).then(
       () => next(err),
       (limited: unknown) => next(limited instanceof ApiError ? limited : err),
