@@ -67,6 +67,12 @@ export const ERRORS = {
   webhookUrlNotAllowed:
     'url is not allowed: it must resolve to a public address on port 80 or 443, or to a host ALLOWED_PRIVATE_HOSTS lists',
   serviceUnavailable: 'Service unavailable: storage is not reachable',
+  /**
+   * 503 on an accept whose writes went out while storage stopped answering: whether they landed is
+   * unknown. `outcome: 'unknown'` and the ids they carry are in the body (docs/api.md).
+   */
+  outcomeUnknown:
+    'Service unavailable: storage did not answer, so whether the request was accepted is unknown; retry it with the same Idempotency-Key',
   internal: 'Internal server error',
   otpTimeout: 'OTP was not sent in time and will not be sent',
   /** 504 in the rare case a send attempt had started and did not end within the extra wait. */

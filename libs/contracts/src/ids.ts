@@ -5,6 +5,17 @@ export function newMessageId(): string {
   return randomUUID();
 }
 
+/**
+ * The `n`th id of an idempotent request (`Idempotency-Key`), from the seed its key keeps: every run
+ * of the key makes the same ids, so a retry after an answer that never came finds what the first
+ * run wrote instead of writing it twice. A UUID's shape (version 4 bits), as `newMessageId`.
+ */
+export function seededMessageId(seed: string, n: number | string): string {
+  const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /** Same shape as Baileys' generateMessageIDV2: "3EB0" + 18 upper-case hex digits. */
 function formatPlatformId(hex: string): string {
   return '3EB0' + hex.slice(0, 18).toUpperCase();

@@ -25,14 +25,16 @@
       2. the job keys: one pair per BullMQ script the jobs use, its name and its keys;
       3. the requests, each: counter (index in KEYS, 0: no hit to count), the messages and bytes
          it adds to the quota counts, the messages and bytes its quota check is for (-1: none),
-         its op items, and the address (a phone or `<digits>@lid`) of its one recipient to find
-         on the blocklist by either identity ('': none). An op: name, item count, items: `JOB`
+         its op items, the address (a phone or `<digits>@lid`) of its one recipient to find
+         on the blocklist by either identity ('': none), and the id of its first message when the
+         request is idempotent ('': none): found in the message index, the request was accepted
+         before (a retry after a reply that never came) and is not written again. An op: name, item count, items: `JOB`
          (script name, message id, BullMQ's three arguments) or a Redis command and its arguments.
 
   Output:
     [accepts (1/0), link generation, queued messages, queued bytes] after the writes, then per
     request: verdict (0 admitted, 1 over its rate limit, 2 no device, 3 quota full, 4 another link
-    generation, 5 its recipient on the blocklist), the hit's count and ms left in its window (-1,
+    generation, 5 its recipient on the blocklist, 6 accepted before: nothing counted or written), the hit's count and ms left in its window (-1,
     -1: not counted), the queued messages and bytes it was judged against.
 ]]
 --- @include "message-index"
@@ -69,8 +71,11 @@ local addedMessages, addedBytes = 0, 0
 for _, request in ipairs(call[3]) do
   local counter, messages, bytes = request[1], request[2], request[3]
   local checkMessages, checkBytes, items, address = request[4], request[5], request[6], request[7]
+  local seen = request[8] ~= nil and request[8] ~= '' and rcall('ZSCORE', indexKey, request[8])
   local total, ttl = -1, -1
-  if counter > 0 then
+  if seen then
+    -- accepted before: judged on nothing else
+  elseif counter > 0 then
     local key = KEYS[counter]
     ttl = rcall('PTTL', key)
     if ttl <= 0 then
@@ -82,7 +87,8 @@ for _, request in ipairs(call[3]) do
     end
   end
   local verdict = 0
-  if total > limit then verdict = 1
+  if seen then verdict = 6
+  elseif total > limit then verdict = 1
   elseif address ~= '' and isBlocked(address) then verdict = 5
   elseif not accepts then verdict = 2
   elseif generation ~= expected then verdict = 4

@@ -147,7 +147,8 @@ export function createApiServices(base: {
   });
   const tokens = new TokenStore(redis);
   const tokenCache = new TokenCache(tokens, base.subscriber, logger);
-  // A claim outlives the longest wait of a request (OTP, connect) with room to spare.
+  // A run holds its key at most the longest wait of a request (OTP, connect), with room to spare:
+  // a claim older than that was left by a run that is gone, and is taken over.
   const inProgressTtl =
     Math.ceil(Math.max(config.otpWaitTimeoutMs, config.connectionReplyTimeoutMs) / 1000) + 60;
   const eventLog = new EventLog(redis, base.encryption, config.eventLog.retentionMs, (deviceId, event) =>

@@ -163,3 +163,60 @@ describe("the accept script's blocklist check", () => {
     expect(reply.queued, 'only the admitted ones counted').to.deep.equal({ messages: 2, bytes: 20 });
   });
 });
+
+describe("the accept script's idempotent requests", () => {
+  let redis: Redis;
+  let queue: SendQueue;
+  let jobs: BullJobs;
+  let close: () => Promise<void>;
+  const deviceId = `acceptonce-${randomUUID().slice(0, 8)}`;
+  const counter = () => keys.sendRateLimit(deviceId, 'tok');
+
+  before(async () => ({ redis, queue, jobs, close } = await openTestSendQueue(deviceId)));
+  after(async () => {
+    await redis.del(
+      keys.session(deviceId),
+      keys.deviceQueue(deviceId),
+      keys.messageIndex(deviceId),
+      keys.messageSeq(deviceId),
+      counter(),
+    );
+    await close();
+  });
+
+  /** One request of one job, idempotent on its message id. */
+  function request(d: SendJobData) {
+    const writes = new RecordedWrites();
+    const jobKeys = new Map<string, readonly string[]>();
+    const { plain, keyCount, args } = jobs.command(d.kind, d, sendJobOptions(d, PRIORITY.send));
+    jobKeys.set(plain, args.slice(0, keyCount) as string[]);
+    writes.job(plain, d.messageId, args.slice(keyCount));
+    return { call: { counter: counter(), messages: 1, bytes: 10, acceptedIf: d.messageId, writes }, jobKeys };
+  }
+
+  const run = (r: ReturnType<typeof request>) =>
+    runAcceptScript(redis, queue, {
+      deviceId,
+      linkGeneration: 0,
+      quota: { maxQueuedMessages: 100, maxQueuedBytes: 1000 },
+      rateLimit: { limit: 10, windowMs: 60_000 },
+      indexRetentionSeconds: 60,
+      jobKeys: r.jobKeys,
+      requests: [r.call],
+    });
+
+  it('When an idempotent request is run again (its first answer was lost), then it is found accepted before: nothing counted, queued or written twice', async () => {
+    await redis.hset(keys.session(deviceId), 'status', 'connected');
+    const d = sendJobData(deviceId);
+    const first = await run(request(d));
+    expect(first.requests[0]!.verdict).to.equal(VERDICT.admitted);
+    const again = await run(request(d));
+    expect(again.requests[0]!.verdict).to.equal(VERDICT.acceptedBefore);
+    expect(again.requests[0]!.hit, 'no hit counted for it').to.equal(undefined);
+    expect(again.queued).to.deep.equal({ messages: 1, bytes: 10 });
+    expect(await redis.zcard(keys.messageIndex(deviceId))).to.equal(1);
+    expect(await queue.getJobCounts('prioritized')).to.deep.equal({ prioritized: 1 });
+    // Another message is no repeat.
+    expect((await run(request(sendJobData(deviceId)))).requests[0]!.verdict).to.equal(VERDICT.admitted);
+  });
+});

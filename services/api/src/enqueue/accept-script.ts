@@ -17,6 +17,8 @@ export const VERDICT = {
   quotaFull: 3,
   otherGeneration: 4,
   recipientBlocked: 5,
+  /** An idempotent request found accepted before (its reply was lost): nothing written again. */
+  acceptedBefore: 6,
 } as const;
 
 /** One request's verdict, as the script returned it. */
@@ -92,6 +94,11 @@ export interface AcceptCallRequest {
   check?: { messages: number; bytes: number };
   /** Its one recipient's address, to refuse it when the account's blocklist holds it; none: not checked. */
   blocklistCheck?: string;
+  /**
+   * An idempotent request's first message id: when the message index already holds it, the request
+   * was accepted before (`VERDICT.acceptedBefore`) and nothing is written again.
+   */
+  acceptedIf?: string;
   writes: RecordedWrites;
 }
 
@@ -130,7 +137,16 @@ export async function runAcceptScript(
     }
     const check = r.check ?? { messages: -1, bytes: -1 };
     const address = r.blocklistCheck ?? '';
-    return [counter, r.messages, r.bytes, check.messages, check.bytes, r.writes.items, address] as const;
+    return [
+      counter,
+      r.messages,
+      r.bytes,
+      check.messages,
+      check.bytes,
+      r.writes.items,
+      address,
+      r.acceptedIf ?? '',
+    ] as const;
   });
   const packed = packForLua([
     [

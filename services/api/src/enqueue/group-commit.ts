@@ -1,8 +1,9 @@
 import { newMessageId } from '@mgw/contracts';
 import { getDeviceState } from '@mgw/store';
-import { RecordedWrites, VERDICT } from './accept-script.js';
+import { RecordedWrites, VERDICT, type AcceptReply } from './accept-script.js';
 import type { Refusal } from './refusal.js';
 import {
+  AcceptUnanswered,
   requestSize,
   type AcceptCallEntry,
   type Accepted,
@@ -99,13 +100,22 @@ export class GroupCommit {
     let pending = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const { built, jobKeys } = await this.build(deviceId, pending, generation);
-      const reply = await this.writer.run(deviceId, generation, built, jobKeys);
+      let reply: AcceptReply;
+      try {
+        reply = await this.writer.run(deviceId, generation, built, jobKeys);
+      } catch (err) {
+        if (!(err instanceof AcceptUnanswered)) throw err;
+        // Each request learns which of its messages may have landed.
+        for (const { waiting, jobs } of built) waiting.reject(err.of(jobs.map((j) => j.messageId)));
+        return;
+      }
       this.generations.set(deviceId, reply.linkGeneration);
       generation = reply.linkGeneration;
       pending = [];
       built.forEach(({ waiting, jobs }, i) => {
         const verdict = reply.requests[i]!;
-        if (verdict.verdict === VERDICT.admitted) waiting.resolve({ kind: 'accepted', jobs });
+        if (verdict.verdict === VERDICT.admitted || verdict.verdict === VERDICT.acceptedBefore)
+          waiting.resolve({ kind: 'accepted', jobs });
         else if (verdict.verdict === VERDICT.otherGeneration && attempt < GENERATION_RETRIES)
           pending.push(waiting);
         else waiting.resolve(this.writer.refusalOf(verdict, waiting.req));
@@ -144,9 +154,11 @@ export class GroupCommit {
           bytes: size,
           check: { messages: jobs.length, bytes: size },
           ...(req.blocklistCheck !== undefined ? { blocklistCheck: req.blocklistCheck } : {}),
+          ...(req.idempotent ? { acceptedIf: jobs[0]!.messageId } : {}),
           writes,
         },
         applied: () => this.deps.contents.exists(deviceId, contentId),
+        ...(req.idempotent ? { idempotent: true } : {}),
       };
     });
     return { built, jobKeys };

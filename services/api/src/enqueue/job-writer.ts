@@ -76,8 +76,19 @@ export interface SendRequest {
   blocklistCheck?: string;
   /** A pooled list's part: the pool (its jobs carry it; see libs/store/src/pools/). */
   poolId?: string;
-  /** Messages moving from another device of their pool keep their ids: one per recipient. */
+  /**
+   * The messages' ids, one per recipient: messages moving from another device of their pool keep
+   * theirs; an idempotent request's are its key's (`seededMessageId`).
+   */
   messageIds?: string[];
+  /**
+   * An idempotent request (`Idempotency-Key`; `messageIds` and `contentId` from its key's seed):
+   * the accept finds it written before instead of writing it twice, and a call whose answer never
+   * came is left in place for the retry to find, not withdrawn.
+   */
+  idempotent?: boolean;
+  /** A long list's content id (an idempotent request's, from its seed); unset: a new one. */
+  contentId?: string;
   /** The accept span's W3C traceparent (tracing on): each job continues that trace. */
   traceparent?: string;
 }
@@ -90,6 +101,64 @@ export interface AcceptCallEntry {
   hit?: RateLimitHit;
   /** Whether its writes are in Redis (asked when the call's outcome is unknown). */
   applied: () => Promise<boolean>;
+  /** Left in place when the call's outcome is unknown (its retry finds it): `SendRequest.idempotent`. */
+  idempotent?: boolean;
+}
+
+/**
+ * An accept call sent to Redis whose answer never came (it timed out, or the connection went):
+ * its writes may have landed. Carries the ids of the messages of the request it failed.
+ */
+export class AcceptUnanswered extends Error {
+  override name = 'AcceptUnanswered';
+  constructor(
+    cause: unknown,
+    readonly messageIds: string[] = [],
+  ) {
+    super(`the accept call got no answer: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+
+  /** The same failure, for one request of the call. */
+  of(messageIds: string[]): AcceptUnanswered {
+    return new AcceptUnanswered(this.cause, messageIds);
+  }
+}
+
+/**
+ * A request whose accept went out and got no answer: it may have been accepted. The ids its
+ * messages carry (a list's batch id as `messageId`), so its caller can look or retry.
+ */
+export interface AcceptUnknown {
+  kind: 'unknown';
+  messageId?: string;
+  messageIds?: string[];
+}
+
+/**
+ * Runs an accept; one whose call got no answer (`AcceptUnanswered`) comes back as `AcceptUnknown`
+ * with the ids its messages have (the request's own when it chose them, an idempotent one's).
+ */
+export async function acceptOrUnknown<T>(
+  ids: { messageIds: string[] } | undefined,
+  batchId: string | undefined,
+  accept: () => Promise<T>,
+): Promise<T | AcceptUnknown> {
+  try {
+    return await accept();
+  } catch (err) {
+    if (!(err instanceof AcceptUnanswered)) throw err;
+    const messageIds = ids?.messageIds ?? err.messageIds;
+    if (batchId !== undefined) return { kind: 'unknown', messageId: batchId, messageIds };
+    return { kind: 'unknown', ...(messageIds[0] !== undefined ? { messageId: messageIds[0] } : {}) };
+  }
+}
+
+/**
+ * Whether a failed call may have run: it was sent and its answer did not come (timed out, or the
+ * connection closed under it). A call refused before it was sent (no connection) did not.
+ */
+function mayHaveLanded(err: unknown): boolean {
+  return /Command timed out|Connection is closed|max retries per request/.test((err as Error)?.message ?? '');
 }
 
 /** Bytes a request counts against the device's quota: its content, and a personalised list's variables. */
@@ -288,9 +357,14 @@ export class JobWriter {
         requests: entries.map((e) => e.call),
       });
     } catch (err) {
-      if (!/^OOM/.test((err as Error).message))
-        for (const { jobs, applied } of entries) this.withdrawLater(jobs, applied, 0);
-      throw err;
+      // Refused whole (out of memory): nothing was written.
+      if (/^OOM/.test((err as Error).message)) throw err;
+      const unanswered = mayHaveLanded(err);
+      // An idempotent request whose call may have landed stays for its retry to find; any other
+      // is withdrawn if it landed.
+      for (const { jobs, applied, idempotent } of entries)
+        if (!(idempotent && unanswered)) this.withdrawLater(jobs, applied, 0);
+      throw unanswered ? new AcceptUnanswered(err) : err;
     }
     const now = Date.now();
     entries.forEach(({ hit, jobs }, i) => {

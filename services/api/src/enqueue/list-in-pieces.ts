@@ -4,6 +4,7 @@ import { ContentStore, getDeviceState } from '@mgw/store';
 import { RecordedWrites, VERDICT } from './accept-script.js';
 import { refused, type Refusal } from './refusal.js';
 import {
+  AcceptUnanswered,
   requestSize,
   type AcceptCallEntry,
   type Accepted,
@@ -56,7 +57,7 @@ export class ListInPieces {
     );
     if (refusal) return refusal;
 
-    const contentId = newMessageId();
+    const contentId = req.contentId ?? newMessageId();
     const queue = this.writer.queue(deviceId);
     const bull = await this.writer.bull(deviceId);
     /** Pieces known to be in Redis. */
@@ -108,10 +109,12 @@ export class ListInPieces {
             messages: jobs.length,
             bytes: (first ? size : 0) + varsSize(from, from + jobs.length),
             ...(first ? { check: { messages: req.recipients.length, bytes: requestSize(req) } } : {}),
+            ...(req.idempotent ? { acceptedIf: probe } : {}),
             writes,
           },
           jobs,
           ...(hit ? { hit } : {}),
+          ...(req.idempotent ? { idempotent: true } : {}),
           applied: async () =>
             first
               ? this.deps.contents.exists(deviceId, contentId)
@@ -122,8 +125,10 @@ export class ListInPieces {
         if (!refusedBy && Date.now() - started > LIST_GIVE_UP_MS) refusedBy = refused('gave_up');
         if (refusedBy) break;
         const done = this.writer.run(deviceId, state.linkGeneration, [entry], jobKeys).then((reply) => {
-          const verdict = reply.requests[0]!;
-          return verdict.verdict === VERDICT.admitted ? undefined : this.writer.refusalOf(verdict, req);
+          const { verdict } = reply.requests[0]!;
+          // Accepted before: a retry of an idempotent list finds the pieces its first run wrote.
+          if (verdict === VERDICT.admitted || verdict === VERDICT.acceptedBefore) return undefined;
+          return this.writer.refusalOf(reply.requests[0]!, req);
         });
         // Awaited only when the next piece is built: observed now too, since a rejection no one
         // is waiting for yet would stop the process (Node's default for unhandled rejections).
@@ -136,6 +141,14 @@ export class ListInPieces {
     } catch (err) {
       // A piece still running is waited for: if it lands, it is taken back with the others.
       await settleRunning().catch(() => undefined);
+      if (err instanceof AcceptUnanswered) {
+        const ids = req.recipients.map((_, i) => req.messageIds?.[i]).filter((id) => id !== undefined);
+        // An idempotent list stays as far as it got: its retry (same ids) finds those pieces and
+        // writes the rest; its hold fails it `enqueue_failed` should no retry come.
+        if (req.idempotent) throw err.of(ids);
+        if (committed.length > 0) await this.takeBack(committed, contentId);
+        throw err.of(ids);
+      }
       // The pieces in Redis are taken back: the request fails whole (the failed piece was never
       // applied, or `run` withdraws it once its outcome is known).
       if (committed.length > 0) await this.takeBack(committed, contentId);

@@ -50,7 +50,19 @@ export const schemas: Record<string, JsonSchema> = {
         ),
       },
       resetIn: { type: 'integer', minimum: 1, description: 'On 429: seconds to wait before retrying.' },
-      messageId: str('On an OTP that failed or timed out (502, 504): the message created for it.'),
+      messageId: str(
+        'On an OTP that failed or timed out (502, 504): the message created for it. On a 503 with `outcome: unknown`: the message (a list: its batch) the request would have created.',
+      ),
+      outcome: {
+        const: 'unknown',
+        description:
+          "On a 503 of /send or /otp: the request's writes went out and storage did not answer, so whether it was accepted is unknown. A retry with the same Idempotency-Key answers what happened, never a second message.",
+      },
+      messageIds: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'With `outcome: unknown` on a list: the ids its messages would have.',
+      },
       queued: {
         ...closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
         description: "On the device quota's 429: what the device holds.",
@@ -461,6 +473,6 @@ export const STATUS_TEXT: Record<number, string> = {
   431: `\`${ERRORS.headersTooLarge}\`.`,
   500: `\`${ERRORS.internal}\`.`,
   502: 'A dependency failed while handling the request (connection service, or an OTP that could not be sent).',
-  503: 'A dependency is down: storage, the connection service, WhatsApp, or the device owner.',
+  503: 'A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered.',
   504: 'No answer in time (connection service, or an OTP not sent in time).',
 };

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { sendOtp, type OtpOutcome } from './send-otp.js';
-import type { Outcome } from '../../http/idempotency.js';
+import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { parse } from '../../http/validation.js';
 import { respond } from '../../http/respond.js';
@@ -64,6 +64,8 @@ export function otpAnswer(outcome: OtpOutcome, body: OtpBody): Outcome {
       const error = outcome.kind === 'timeout' ? ERRORS.otpTimeout : ERRORS.otpUncertain;
       return { status: 504, body: { success: false, error, messageId: outcome.messageId } };
     }
+    case 'unknown':
+      throw new OutcomeUnknownError(outcome.messageId ? { messageId: outcome.messageId } : {});
     case 'refused':
       throw refusalError(outcome);
   }
@@ -78,8 +80,8 @@ function otpRoute(s: ApiServices): RequestHandler {
     const body = parse(otpBodySchema, req.body ?? {});
     respond(
       res,
-      await s.idempotency.run(req, auth.tokenHash, async () =>
-        otpAnswer(await sendOtp(deps, auth.deviceId, body), body),
+      await s.idempotency.run(req, auth.tokenHash, async ({ seed }) =>
+        otpAnswer(await sendOtp(deps, auth.deviceId, body, seed), body),
       ),
     );
   };

@@ -12,6 +12,8 @@ import type { MessageStore } from '@mgw/store';
 import type { JobOutcome } from '../../clients/queue-events-pool.js';
 import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from '../../enqueue/refusal.js';
+import { idsOf } from '../send/send-message.js';
+import { acceptOrUnknown, type AcceptUnknown } from '../../enqueue/job-writer.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;
@@ -33,6 +35,7 @@ export type OtpOutcome =
   | { kind: 'sent'; messageId: string; platformMessageId: string; phone: string; sentAt: string }
   | { kind: 'failed'; messageId: string; reason: string }
   | { kind: 'timeout' | 'uncertain'; messageId: string }
+  | AcceptUnknown
   | Refusal;
 
 /**
@@ -42,23 +45,33 @@ export type OtpOutcome =
  * atomically unless an attempt already started, in which case the API waits for that attempt to
  * end (a later attempt is refused by the job's own expiry).
  */
-export async function sendOtp(deps: OtpDeps, deviceId: string, body: OtpBody): Promise<OtpOutcome> {
+export async function sendOtp(
+  deps: OtpDeps,
+  deviceId: string,
+  body: OtpBody,
+  /** An `Idempotency-Key`'s seed: the OTP's id is the key's, the same in every run of it. */
+  seed?: string,
+): Promise<OtpOutcome> {
   const started = process.hrtime.bigint();
   // A blocked number is refused by the accept call itself (no round trip of its own).
   const blocklistCheck = blocklistAddress(deps.blocklist, deviceId, body.phone);
-  const accepted = await deps.acceptor.acceptAndWait(
-    {
-      deviceId,
-      kind: 'otp',
-      recipients: [body.phone],
-      content: { text: renderOtp(body.code, body.language), otp: { language: body.language } },
-      priority: PRIORITY.otp,
-      expiresAt: Date.now() + deps.otpWaitTimeoutMs,
-      ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
-    },
-    deps.otpWaitTimeoutMs,
+  const ids = seed === undefined ? undefined : idsOf(seed, 1);
+  const accepted = await acceptOrUnknown(ids, undefined, () =>
+    deps.acceptor.acceptAndWait(
+      {
+        deviceId,
+        kind: 'otp',
+        recipients: [body.phone],
+        content: { text: renderOtp(body.code, body.language), otp: { language: body.language } },
+        priority: PRIORITY.otp,
+        expiresAt: Date.now() + deps.otpWaitTimeoutMs,
+        ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
+        ...(ids ? { idempotent: true, messageIds: ids.messageIds } : {}),
+      },
+      deps.otpWaitTimeoutMs,
+    ),
   );
-  if (isRefusal(accepted)) return accepted;
+  if (isRefusal(accepted) || accepted.kind === 'unknown') return accepted;
   const { job, outcome: first } = accepted;
   const outcome =
     first.kind === 'timeout' || first.kind === 'removed' ? await afterTimeout(deps, job) : first;

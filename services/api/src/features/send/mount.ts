@@ -7,7 +7,7 @@ import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { sendMessage, type SendOutcome } from './send-message.js';
 import { sendThroughPool } from '../pools/pool-send.js';
-import type { Outcome } from '../../http/idempotency.js';
+import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import type { SendRateLimit } from '../../http/send-rate-limit.js';
 import { parse, parseSendBody } from '../../http/validation.js';
@@ -57,6 +57,10 @@ export function sendAnswer(outcome: SendOutcome): Outcome {
       };
     case 'deleted':
       return { status: 200, body: { success: true, messageId: outcome.messageId, status: 'deleted' } };
+    case 'unknown': {
+      const { kind: _, ...ids } = outcome;
+      throw new OutcomeUnknownError(ids);
+    }
     case 'refused':
       throw refusalError(outcome);
   }
@@ -76,11 +80,12 @@ function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
     // So is a pool token's: its parts are accepted per device, its count is the pool's.
     if (body.edit || body.delete || auth.poolId) await limit.settle(res, hit);
     // A refusal is thrown inside the idempotent work: its key is freed, not kept as an outcome.
-    const outcome = await s.idempotency.run(req, auth.tokenHash, async () =>
+    // A pool's parts go to devices chosen per run: its ids are not the key's (docs/pools.md).
+    const outcome = await s.idempotency.run(req, auth.tokenHash, async ({ seed }) =>
       sendAnswer(
         auth.poolId
           ? await sendThroughPool(s, auth.poolId, body)
-          : await sendMessage(s, auth.deviceId, body, hit),
+          : await sendMessage(s, auth.deviceId, body, hit, seed),
       ),
     );
     // Counted by the accept script that wrote the messages; a replay is counted now.

@@ -4,6 +4,7 @@ import {
   kindFieldsOf,
   newMessageId,
   personalisationProblems,
+  seededMessageId,
   phoneOf,
   usedVars,
   type MessageContent,
@@ -14,7 +15,7 @@ import {
 import { reactionTarget, type ReactionTargetDeps } from './reaction-target.js';
 import type { MediaStore } from '@mgw/store';
 import { attachmentTooLarge, decodeAttachment } from './attachment-size.js';
-import type { RateLimitHit } from '../../enqueue/job-writer.js';
+import { acceptOrUnknown, type AcceptUnknown, type RateLimitHit } from '../../enqueue/job-writer.js';
 import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import {
   blockedRecipient,
@@ -41,6 +42,7 @@ export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
 export type SendOutcome =
   | { kind: 'accepted'; messageId: string }
   | { kind: 'list_accepted'; batchId: string; messageIds: string[] }
+  | AcceptUnknown
   | ReviseOutcome;
 
 /**
@@ -144,6 +146,8 @@ export async function sendMessage(
   deviceId: string,
   body: SendBody,
   hit?: RateLimitHit,
+  /** An `Idempotency-Key`'s seed: the ids are the key's, the same in every run of it. */
+  seed?: string,
 ): Promise<SendOutcome> {
   // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).
   if (body.edit || body.delete) return reviseMessage(deps, deviceId, body);
@@ -169,23 +173,39 @@ export async function sendMessage(
   const personal = personalisation(entries, content);
   if (isRefusal(personal)) return blockedFirst(deps, deviceId, blocklistCheck, personal);
   const sendAt = dueAt(body.sendAt);
-  const batchId = isList ? newMessageId() : undefined;
-  const accepted = await deps.acceptor.accept({
-    deviceId,
-    kind: 'send',
-    recipients: entries.map(phoneOf),
-    content: personal.content,
-    ...(media ? { media } : {}),
-    ...(personal.vars ? { vars: personal.vars } : {}),
-    ...(sendAt !== undefined ? { sendAt } : {}),
-    ...(batchId ? { batchId } : {}),
-    priority: PRIORITY.send,
-    ...(hit ? { hit } : {}),
-    ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
-  });
-  if (isRefusal(accepted)) return accepted;
+  const ids = seed === undefined ? undefined : idsOf(seed, entries.length);
+  const batchId = isList ? (ids?.batchId ?? newMessageId()) : undefined;
+  const accepted = await acceptOrUnknown(ids, batchId, () =>
+    deps.acceptor.accept({
+      deviceId,
+      kind: 'send',
+      recipients: entries.map(phoneOf),
+      content: personal.content,
+      ...(media ? { media } : {}),
+      ...(personal.vars ? { vars: personal.vars } : {}),
+      ...(sendAt !== undefined ? { sendAt } : {}),
+      ...(batchId ? { batchId } : {}),
+      priority: PRIORITY.send,
+      ...(hit ? { hit } : {}),
+      ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),
+      ...(ids ? { idempotent: true, messageIds: ids.messageIds, contentId: ids.contentId } : {}),
+    }),
+  );
+  if (isRefusal(accepted) || accepted.kind === 'unknown') return accepted;
   const messageIds = accepted.jobs.map((j) => j.messageId);
   return batchId
     ? { kind: 'list_accepted', batchId, messageIds }
     : { kind: 'accepted', messageId: messageIds[0]! };
+}
+
+/** The ids of an idempotent request's messages, its list and its content, from its key's seed. */
+export function idsOf(
+  seed: string,
+  count: number,
+): { messageIds: string[]; batchId: string; contentId: string } {
+  return {
+    messageIds: Array.from({ length: count }, (_, i) => seededMessageId(seed, i)),
+    batchId: seededMessageId(seed, 'batch'),
+    contentId: seededMessageId(seed, 'content'),
+  };
 }
