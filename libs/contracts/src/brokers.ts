@@ -54,3 +54,62 @@ export const brokerSettingsBodySchema = Joi.object<Partial<BrokerSettings>>({
 export function brokerWants(s: BrokerDeviceSetting, type: string): boolean {
   return s.enabled && (!s.events || (s.events as readonly string[]).includes(type));
 }
+
+/**
+ * How many earlier settings a device's broker setting keeps (each with the log id it took effect
+ * after): the relay judges an event waiting in the log by the setting in force when it was logged,
+ * and an event older than the oldest kept is not published (docs/events.md, "Per device").
+ */
+export const BROKER_SETTING_HISTORY = 16;
+
+/**
+ * A device's setting for one transport over its event log: `current` governs the events logged
+ * after `after` (every event when `after` is absent: never changed since the log began, or stored
+ * by a release without boundaries), each of `past` (newest first) the events logged after its own
+ * `after` up to the next newer one's. Kept with the setting (`BrokerSettingsStore`); `after` is
+ * the log's last id when the change was made (in the same Redis step), so no event is on the
+ * wrong side of it.
+ */
+export interface BrokerSettingHistory {
+  current: BrokerDeviceSetting;
+  after?: string;
+  past: { setting: BrokerDeviceSetting; after?: string }[];
+}
+
+/**
+ * The setting in force when the event at log id `logId` was logged; undefined when it is older
+ * than every setting kept (the history's bound: not known, so not published).
+ */
+export function brokerSettingAt(h: BrokerSettingHistory, logId: string): BrokerDeviceSetting | undefined {
+  if (h.after === undefined || compareLogIds(logId, h.after) > 0) return h.current;
+  for (const p of h.past) if (p.after === undefined || compareLogIds(logId, p.after) > 0) return p.setting;
+  return undefined;
+}
+
+/** True when the setting in force when the event at `logId` was logged let an event of `type` out. */
+export function brokerWantsAt(h: BrokerSettingHistory, logId: string, type: string): boolean {
+  const s = brokerSettingAt(h, logId);
+  return s !== undefined && brokerWants(s, type);
+}
+
+/**
+ * Orders two stream entry ids (`<ms>-<seq>`, as Redis writes them: decimal, no leading zero):
+ * by the time, then the sequence, exactly (as numbers of any size, without parsing them: the
+ * relay compares every event it reads).
+ */
+export function compareLogIds(a: string, b: string): number {
+  const ai = a.indexOf('-');
+  const bi = b.indexOf('-');
+  return compareDigits(a, 0, ai, b, 0, bi) || compareDigits(a, ai + 1, a.length, b, bi + 1, b.length);
+}
+
+/** Compares the decimal numbers a[as, ae) and b[bs, be). */
+function compareDigits(a: string, as: number, ae: number, b: string, bs: number, be: number): number {
+  if (ae - as !== be - bs) return ae - as < be - bs ? -1 : 1;
+  for (let i = 0; i < ae - as; i++) {
+    const x = a.charCodeAt(as + i);
+    const y = b.charCodeAt(bs + i);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}

@@ -344,7 +344,12 @@ export const keys = {
   brokerLease: (deviceId: string, transport: string) => `${device(deviceId)}:broker:${transport}:lease`,
   /** Counter: the epochs of `brokerLease` (fencing). */
   brokerFence: (deviceId: string, transport: string) => `${device(deviceId)}:broker:${transport}:fence`,
-  /** Hash: the device's broker settings, one field per transport: `{enabled, events}` JSON. */
+  /**
+   * Hash: the device's broker settings, one field per transport: `{enabled, events}` JSON, with
+   * `after` (the event log id the setting governs after) and `history` (the settings before it,
+   * each with its own `after`) once it changed while the device had a log
+   * (libs/store/src/events/broker-settings.ts).
+   */
   brokerSettings: (deviceId: string) => `${device(deviceId)}:brokers`,
   /**
    * String: when (ms) `transport` first ran on this install: a device without a cursor publishes

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ERRORS, keys } from '@mgw/contracts';
+import { publishEvent } from '@mgw/store';
 import { call, createToken, freshDeviceId, startApi, type TestApi } from './helpers/api.js';
 
 describe('Events: GET/PUT /events/brokers sets what the device publishes to RabbitMQ, NATS and SQS', () => {
@@ -68,6 +69,30 @@ describe('Events: GET/PUT /events/brokers sets what the device publishes to Rabb
       nats: { enabled: true },
       sqs: { enabled: false },
     });
+  });
+
+  it('When a device with events in its log changes a transport twice, then the answers hold only enabled and events (each change’s log id and the settings before it are kept for the notifier alone)', async () => {
+    await publishEvent(t.redis, deviceId, 'message.sent', { seq: 1 });
+    await put({ sqs: { enabled: true } });
+    await publishEvent(t.redis, deviceId, 'message.sent', { seq: 2 });
+    const res = await put({ sqs: { enabled: true, events: ['message.read'] } });
+    expect(res.status).to.equal(200);
+    const answer = {
+      rabbitmq: { enabled: true },
+      nats: { enabled: true },
+      sqs: { enabled: true, events: ['message.read'] },
+    };
+    expect(res.body.data).to.deep.equal(answer);
+    expect((await get()).body.data).to.deep.equal(answer);
+    // Stored for the notifier: the setting, the log id it took effect after, the ones before it.
+    const stored = JSON.parse((await t.redis.hget(keys.brokerSettings(deviceId), 'sqs'))!) as {
+      after: string;
+      history: { enabled: boolean; after?: string }[];
+    };
+    expect(stored.after).to.match(/^\d+-\d+$/);
+    expect(stored.history.map((h) => h.enabled)).to.deep.equal([true, false]);
+    expect(stored.history[0]!.after).to.match(/^\d+-\d+$/);
+    expect(stored.history[1]).to.not.have.property('after');
   });
 
   it('When the body names a broker address, an unknown transport or event type, or nothing, then 400 and nothing changes (the address is the operator’s, never a device’s)', async () => {

@@ -1,12 +1,12 @@
 import { contextOf, recordSpan, serializeError, tracer, tracingOn, type Logger } from '@mgw/common';
-import { brokerWants, type Metrics } from '@mgw/contracts';
+import { brokerSettingAt, brokerWants, type Metrics } from '@mgw/contracts';
 import type { BrokerRelayState, BrokerSettingsStore, RelayEvent, WebhookReport } from '@mgw/store';
 import type { BrokerMessage, BrokerTransport } from './transport.js';
 
 export interface BrokerRelayOptions {
   transport: BrokerTransport;
   state: BrokerRelayState;
-  settings: Pick<BrokerSettingsStore, 'one'>;
+  settings: Pick<BrokerSettingsStore, 'history'>;
   /** This notifier's lease owner id. */
   owner: string;
   /** Events read and published together (all in flight, then every confirm awaited). */
@@ -44,9 +44,11 @@ const entryMs = (id: string): number => Number(id.slice(0, id.indexOf('-')));
  * For a device, the relay takes the (transport, device) lease (`BrokerRelayState`: the lease
  * with fencing of @mgw/store coordination; one notifier at a time publishes a device to a
  * transport, so its events reach the broker in log order whatever the number of replicas), reads
- * a page of the log after the transport's cursor, publishes the events the device's setting wants
- * (PUT /events/brokers; all by default) all at once, waits until the broker confirmed every one,
- * and only then moves the cursor on (fenced: a notifier that lost the lease meanwhile moves
+ * a page of the log after the transport's cursor, publishes the events the device's setting
+ * wanted when each was logged (PUT /events/brokers; all by default, none for an opt-in transport;
+ * a change governs only the events logged after it, so a broker down meanwhile neither replays
+ * what a device did not want nor drops what it did) all at once, waits until the broker confirmed
+ * every one, and only then moves the cursor on (fenced: a notifier that lost the lease meanwhile moves
  * nothing); then the next page, until the log is read; then it gives the lease back. A publish
  * that fails (broker down, refused, not confirmed in time) leaves the cursor: the same page is
  * published again later (same ids: RabbitMQ consumers see a redelivered copy, JetStream drops it
@@ -201,10 +203,27 @@ export class BrokerRelay {
         if (!last) return;
         const unreadable = page.events.filter((e) => e.unreadable);
         if (unreadable.length) this.passOver(deviceId, unreadable);
-        const setting = await this.o.settings.one(deviceId, this.name);
-        const out = page.events.filter(
-          (e) => !e.unreadable && entryMs(e.cursor.id) >= this.startMs && brokerWants(setting, e.type),
-        );
+        // Read after the page: a change made since is bound to a log id after the page's events,
+        // so each of them is judged by the setting in force when it was logged.
+        const settings = await this.o.settings.history(deviceId, this.name);
+        let unknown = 0;
+        const out = page.events.filter((e) => {
+          if (e.unreadable || entryMs(e.cursor.id) < this.startMs) return false;
+          const setting = brokerSettingAt(settings, e.cursor.id);
+          if (!setting) unknown++;
+          return setting !== undefined && brokerWants(setting, e.type);
+        });
+        if (unknown)
+          // Logged before the oldest setting kept (the device changed it more often than its
+          // history keeps while they waited): not known to be wanted, so not published.
+          this.o.logger.warn(
+            'broker relay: events older than the device’s oldest kept setting were passed over',
+            {
+              transport: this.name,
+              deviceId,
+              events: unknown,
+            },
+          );
         if (out.length) {
           const started = Date.now();
           try {

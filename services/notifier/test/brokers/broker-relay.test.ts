@@ -296,6 +296,58 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
       // chance (NATS' client sees its socket close at once and the relay then waits without one).
     });
 
+  it('When a device that had RabbitMQ off turns it on while the broker is down, then once it is back only the events logged after the change arrive: those logged while it was off are not replayed', async () => {
+    const exchange = `ex-${uid()}`;
+    const rr = await reader(exchange);
+    const { relays: r } = await relays({ exchange });
+    open.relays = r;
+    const d = `optin-${uid()}`;
+    const settings = new BrokerSettingsStore(redis);
+    await settings.set(d, { rabbitmq: { enabled: false } });
+    await rabbit.kill();
+    await waitFor(() => !r.relays[0]!.connected, { what: 'the relay to see RabbitMQ gone' });
+    for (let seq = 1; seq <= 5; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+    await settings.set(d, { rabbitmq: { enabled: true } });
+    for (let seq = 6; seq <= 8; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+    await rabbit.restart();
+    // Every event looked at (published or passed over), then what the queue got.
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(d, 'rabbitmq'), 'ord')) === '8', {
+      timeoutMs: 30_000,
+      what: 'the cursor past the 8 events',
+    });
+    await waitFor(() => rr.received.some((m) => m.body.data.seq === 8), { what: 'the last event' });
+    await new Promise((res) => setTimeout(res, 300));
+    const seqs = rr.received.filter((m) => m.body.data.deviceId === d).map((m) => m.body.data.seq);
+    expect([...new Set(seqs)]).to.deep.equal([6, 7, 8]);
+  });
+
+  it('When a device changes its NATS event types while the broker is down, then once it is back each event is published by the types in force when it was logged', async () => {
+    const stream = `S${uid()}`;
+    const { relays: r } = await relays({ stream });
+    open.relays = r;
+    const d = `types-${uid()}`;
+    const settings = new BrokerSettingsStore(redis);
+    await settings.set(d, { nats: { enabled: true, events: ['message.read'] } });
+    await nats.kill();
+    await waitFor(() => !r.relays[0]!.connected, { what: 'the relay to see NATS gone' });
+    await publishEvent(redis, d, 'message.sent', { seq: 1 });
+    await publishEvent(redis, d, 'message.read', { seq: 2 });
+    await publishEvent(redis, d, 'message.sent', { seq: 3 });
+    await settings.set(d, { nats: { enabled: true, events: ['message.sent'] } });
+    await publishEvent(redis, d, 'message.read', { seq: 4 });
+    await publishEvent(redis, d, 'message.sent', { seq: 5 });
+    await nats.restart();
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(d, 'nats'), 'ord')) === '5', {
+      timeoutMs: 30_000,
+      what: 'the cursor past the 5 events',
+    });
+    const got = (await readNatsStream(nats.url, stream)).filter((m) => m.body.data.deviceId === d);
+    expect(got.map((m) => [m.body.data.seq, m.body.type])).to.deep.equal([
+      [2, 'message.read'],
+      [5, 'message.sent'],
+    ]);
+  });
+
   it('When NATS refuses the batches while connected (the stream was deleted), then each refusal is counted, the events wait in the log, and once the stream is back they arrive, in order, none lost', async () => {
     const stream = `S${uid()}`;
     const prefix = `ev${uid()}`;

@@ -228,6 +228,25 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds')).to.equal(0);
   });
 
+  it('When the queue is missing and a device that had not opted in logs events, then opts in, then the queue is created: only the events logged after the opt-in reach it', async () => {
+    const name = `late-${uid()}.fifo`;
+    const { relays: r } = await relays(sqs.queueUrl(name), { connected: false });
+    const d = `late-${uid()}`;
+    for (let seq = 1; seq <= 5; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+    await optIn(d);
+    for (let seq = 6; seq <= 8; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+    expect(r.relays[0]!.connected).to.equal(false);
+    const { reader } = await queue(name);
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(d, 'sqs'), 'ord')) === '8', {
+      timeoutMs: 30_000,
+      what: 'the cursor past the 8 events',
+    });
+    await waitFor(() => reader.received.some((m) => m.body.data.seq === 8), { what: 'the last event' });
+    await new Promise((res) => setTimeout(res, 500));
+    const seqs = reader.received.filter((m) => m.body.data.deviceId === d).map((m) => m.body.data.seq);
+    expect(seqs).to.deep.equal([6, 7, 8]);
+  });
+
   it('When SQS is unreachable, then the relay says so (connected 0, a warning) and the logs hold neither the secret key nor the access key', async () => {
     const out = new PassThrough();
     let logs = '';
