@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys, type DeviceCommand } from '@mgw/contracts';
+import { closeRedis, createRedis } from '@mgw/common';
 import { waitFor } from '@mgw/testing';
 import {
   DeviceCommandClient,
@@ -71,6 +72,25 @@ describe('device commands: the client asks, the holder answers (real Redis)', ()
     const cmd = logout(deviceId);
     expect(await client.ask(cmd, 5)).to.deep.equal({ ok: false, error: 'no media' });
     expect(await redis.exists(keys.commandReply(cmd.requestId))).to.equal(0);
+  });
+
+  it('When the waiting template is a request-path connection (a command timeout of 1 s), then an answer after 2 s still arrives', async () => {
+    const deviceId = 'dc-' + randomBytes(4).toString('hex');
+    const template = createRedis(
+      { url: process.env.REDIS_URL!, commandTimeoutMs: 1000 },
+      'producer',
+      'devcmd-producer',
+    );
+    try {
+      const patient = new DeviceCommandClient(redis, template);
+      await holder(deviceId, async (_cmd, reply) => {
+        await new Promise((r) => setTimeout(r, 2000));
+        await reply({ ok: true });
+      });
+      expect(await patient.ask(logout(deviceId), 5)).to.deep.equal({ ok: true });
+    } finally {
+      await closeRedis(template);
+    }
   });
 
   it('When no process listens, then ask says nobody holds the device at once', async () => {

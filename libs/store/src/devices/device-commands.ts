@@ -19,6 +19,8 @@ import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contract
 
 /** An answer nobody takes (the asker gave up) is dropped after this long. */
 const REPLY_TTL_SECONDS = 60;
+/** A waiting connection's commands may take the wait and this much more. */
+const WAIT_SLACK_SECONDS = 5;
 /** A blocking connection not ready within this time fails the ask (Redis is away). */
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -45,7 +47,7 @@ export class DeviceCommandClient {
    */
   async ask(command: DeviceCommand, timeoutSeconds: number): Promise<DeviceCommandAnswer> {
     if (!(await this.publish(command))) return NOBODY_HOLDS_DEVICE;
-    const conn = this.blocking.duplicate();
+    const conn = waitingCopy(this.blocking, timeoutSeconds);
     try {
       await waitForRedis(conn, CONNECT_TIMEOUT_MS);
       const got = await conn.blpop(keys.commandReply(command.requestId), timeoutSeconds);
@@ -69,6 +71,18 @@ export class DeviceCommandClient {
     await this.redis.publish(keys.deviceCommands(), message);
     return true;
   }
+}
+
+/**
+ * A connection of its own for one BLPOP of up to `timeoutSeconds`: the template's options, with a
+ * command timeout past the wait (a request-path template has REDIS_COMMAND_TIMEOUT_MS, which
+ * would end the wait after a few seconds).
+ */
+function waitingCopy(template: RedisClient, timeoutSeconds: number): RedisClient {
+  const commandTimeout = (timeoutSeconds + WAIT_SLACK_SECONDS) * 1000;
+  if (isClusterClient(template))
+    return template.duplicate([], { redisOptions: { ...template.options.redisOptions, commandTimeout } });
+  return template.duplicate({ commandTimeout });
 }
 
 /**
