@@ -393,7 +393,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
   it("When a device's webhook and policy are set in its settings, then the secret shows once and the admin API has the cap", async () => {
     expect([...WEBHOOK_EVENTS], 'the page offers every event type').to.deep.equal([...EVENT_TYPES]);
     await page.goto(`${stack().apiUrl}/dashboard/devices`);
-    await page.getByTestId(`device-${deviceId}`).getByRole('link', { name: 'Settings' }).click();
+    await page.getByTestId(`device-${deviceId}`).getByRole('link', { name: 'Manage' }).click();
     await page.getByRole('heading', { name: `Settings of ${deviceId}` }).waitFor();
     expect(new URL(page.url()).pathname).to.equal(`/dashboard/devices/${deviceId}`);
     await page.getByText('No webhook: events of this device are not sent anywhere.').waitFor();

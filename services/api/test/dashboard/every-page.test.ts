@@ -11,7 +11,8 @@ const PASSWORD = 'every page password 42';
 /**
  * Every page of the dashboard with something on it, at 1366 and 390 px: axe finds no serious or
  * critical violation, no text sticks out of its box, and a screenshot of each is saved
- * (`every-<page>-laptop.png`, `-phone.png`) for people to look at.
+ * (`every-<page>-laptop.png`, `-phone.png`) for people to look at. Every tab of a device is one of
+ * them: the last test checks that the device's tab bar names no tab left unswept.
  */
 describe('Dashboard: every page with data on it — axe clean, no text out of its box, at 1366 and 390 px (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
@@ -21,7 +22,7 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     { notifier: true },
   );
   const ACCOUNT = '15552740001';
-  const [ana, ben] = ['15552740011', '15552740012'];
+  const [ana, ben, carl] = ['15552740011', '15552740012', '15552740013'];
   let receiver: WebhookReceiver | undefined;
   let groupId = '';
   let channelId = '';
@@ -37,8 +38,11 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     if (ready) await ready(page).first().waitFor({ timeout: 30_000 });
     return page;
   };
+  /** The paths swept, to check every tab of a device was. */
+  const swept = new Set<string>();
   /** The three checks of a page as it is: axe, overflow, screenshots. */
   const sweep = async (page: Page, name: string) => {
+    swept.add(new URL(page.url()).pathname);
     await screenshots(page, `every-${name}`);
     expect(await audit(page, name), `axe on ${name}`).to.deep.equal([]);
     expect(await overflowing(page), `overflow on ${name}`).to.deep.equal([]);
@@ -53,6 +57,7 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     for (const [phone, name] of [
       [ana, 'Ana'],
       [ben, 'Ben'],
+      [carl, 'Carl'],
     ])
       await stack.simApi('POST', '/contacts', { phone, name });
     // A contact writes first, the device sends a list.
@@ -69,6 +74,18 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     expect(
       (await stack.api('POST', '/send', { to: [ana, ben], text: 'Hello from the shop!' })).status,
     ).to.equal(202);
+    // A text with a long link: the widest content the Messages table holds.
+    expect(
+      (
+        await stack.api('POST', '/send', {
+          to: ana,
+          text: 'Our catalogue: https://shop.example.com/catalogue/spring-summer-collection/new-arrivals-and-best-sellers',
+        })
+      ).status,
+    ).to.equal(202);
+    // A number blocked, the account shown online: the Settings tab's blocklist and presence.
+    expect((await stack.api('POST', '/blocklist', { phone: carl })).status).to.equal(200);
+    expect((await stack.api('PUT', '/presence', { presence: 'available' })).status).to.equal(200);
     // A group, a status, a channel.
     const group = await stack.api<{ data: { group: { id: string } } }>('POST', '/groups', {
       subject: 'Every page team',
@@ -155,6 +172,8 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     const page = await open(`/dashboard/devices/${stack.deviceId}`, `Settings of ${stack.deviceId}`, (p) =>
       p.getByRole('region', { name: 'Profile' }).getByTestId('profile-current'),
     );
+    await page.getByTestId('blocklist').getByText(`+${carl}`).waitFor();
+    await page.getByTestId('presence-current').getByText('Online').waitFor();
     await sweep(page, 'device-settings');
   });
 
@@ -217,5 +236,16 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     );
     await page.getByTestId('event-row').first().waitFor();
     await sweep(page, 'events');
+  });
+
+  it("Then the device's tab bar names no tab the tests above left out: each was swept at both widths", async () => {
+    const { stack } = dashboard();
+    const page = await open(`/dashboard/devices/${stack.deviceId}`, `Settings of ${stack.deviceId}`);
+    const tabs = await page
+      .getByRole('navigation', { name: 'Device' })
+      .getByRole('link')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+    expect(tabs).to.have.length.greaterThan(5);
+    expect(tabs.filter((t) => !swept.has(t))).to.deep.equal([]);
   });
 });

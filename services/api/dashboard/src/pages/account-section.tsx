@@ -230,24 +230,31 @@ export function BlocklistSection(props: { deviceId: string }) {
             Nobody is blocked.
           </p>
         ) : (
-          <table data-testid="blocklist">
+          <table class="table responsive blocklist-table" data-testid="blocklist">
             <thead>
               <tr>
-                <th>Number</th>
-                <th>LID</th>
-                <th />
+                <th scope="col">Number</th>
+                <th scope="col">LID</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {contacts.map((c) => (
                 <tr key={c.lid ?? c.phone}>
-                  <td class="mono">{c.phone ? phone(c.phone) : '—'}</td>
-                  <td class="mono">{c.lid ?? '—'}</td>
-                  <td>
+                  <td data-label="Number" class="mono">
+                    {c.phone ? phone(c.phone) : '—'}
+                  </td>
+                  <td data-label="LID" class="mono blocklist-lid">
+                    {c.lid ?? '—'}
+                  </td>
+                  <td class="row-actions">
                     <button
                       type="button"
                       class="secondary small-button"
                       disabled={busy}
+                      aria-label={`Unblock ${c.phone ? phone(c.phone) : c.lid}`}
                       onClick={() => void unblock(c)}
                     >
                       Unblock

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type ActivityAnswer, type ActivityHour, type ActivityStatus } from '../api';
 import { Banner, Spinner, usePoll } from '../ui';
 
@@ -11,10 +12,12 @@ const SERIES: { key: ActivityStatus; label: string; cls: string }[] = [
   { key: 'failed', label: 'Failed', cls: 'series-failed' },
 ];
 
-// The drawing's own units (the SVG scales to the card's width; text keeps its proportions).
-const W = 960;
-const H = 260;
-const PAD = { top: 14, right: 10, bottom: 30, left: 44 };
+// Drawn in CSS pixels, unscaled: the bars as wide as the scroller (at least MIN_W, then it scrolls
+// sideways), the y-axis apart beside it, at the same height, so it never scrolls away.
+const MIN_W = 720;
+const H = 240;
+const PAD = { top: 14, right: 10, bottom: 30, left: 6 };
+const plotH = H - PAD.top - PAD.bottom;
 
 /** A step of 1, 2 or 5 × 10^k so that about four grid lines cover `max` with whole numbers. */
 function yScale(max: number): { top: number; step: number } {
@@ -43,12 +46,10 @@ function describeHour(h: ActivityHour): string {
  * so the bars of an hour overlap in meaning and are shown side by side. Every hour group carries
  * its counts as data attributes and a tooltip; every bar its status and count.
  */
-export function ActivityChart(props: { hours: ActivityHour[] }) {
-  const { hours } = props;
-  const max = Math.max(0, ...hours.flatMap((h) => SERIES.map((s) => h[s.key])));
-  const { top, step } = yScale(max);
+export function ActivityChart(props: { hours: ActivityHour[]; width: number; top: number; step: number }) {
+  const { hours, top, step } = props;
+  const W = props.width;
   const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
   const groupW = plotW / Math.max(hours.length, 1);
   const barW = (groupW * 0.78) / SERIES.length;
   const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
@@ -57,6 +58,8 @@ export function ActivityChart(props: { hours: ActivityHour[] }) {
   return (
     <svg
       class="activity-chart"
+      width={W}
+      height={H}
       viewBox={`0 0 ${W} ${H}`}
       role="img"
       aria-label={`Messages per hour over the last ${hours.length} hours`}
@@ -64,10 +67,7 @@ export function ActivityChart(props: { hours: ActivityHour[] }) {
     >
       {ticks.map((t) => (
         <g key={t} class="grid">
-          <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
-          <text x={PAD.left - 8} y={y(t)} text-anchor="end" dominant-baseline="middle">
-            {t}
-          </text>
+          <line x1={0} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
         </g>
       ))}
       {hours.map((h, i) => {
@@ -111,8 +111,82 @@ export function ActivityChart(props: { hours: ActivityHour[] }) {
           </g>
         );
       })}
-      <line class="axis" x1={PAD.left} x2={W - PAD.right} y1={y(0)} y2={y(0)} />
+      <line class="axis" x1={0} x2={W - PAD.right} y1={y(0)} y2={y(0)} />
     </svg>
+  );
+}
+
+/**
+ * The chart's scale, drawn apart from the bars (outside their scroller, at their height): what the
+ * bars count, written up the side, and the messages at each grid line — so a scrolled chart keeps
+ * its scale.
+ */
+function YAxis(props: { top: number; step: number }) {
+  const { top, step } = props;
+  const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
+  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
+  // Room for the longest number (13 px digits, about 8 px each) and the tick marks.
+  const axisW = 14 + 8 * String(top).length;
+  return (
+    <div class="chart-y" data-testid="activity-y-axis">
+      <span class="chart-y-title" style={{ height: `${plotH}px`, marginTop: `${PAD.top}px` }}>
+        Messages
+      </span>
+      <svg
+        class="chart-y-axis"
+        width={axisW}
+        height={H}
+        viewBox={`0 0 ${axisW} ${H}`}
+        role="img"
+        aria-label={`Scale: 0 to ${top} messages`}
+      >
+        {ticks.map((t) => (
+          <g key={t} class="grid">
+            <line x1={axisW - 4} x2={axisW} y1={y(t)} y2={y(t)} />
+            <text data-testid="y-tick" x={axisW - 8} y={y(t)} text-anchor="end" dominant-baseline="middle">
+              {t}
+            </text>
+          </g>
+        ))}
+        <line class="axis" x1={axisW - 0.5} x2={axisW - 0.5} y1={PAD.top} y2={y(0)} />
+      </svg>
+    </div>
+  );
+}
+
+/**
+ * The y-axis, then the bars in a scroller as wide as the card allows (at least MIN_W: narrower,
+ * it scrolls sideways and opens on the latest hours); the drawing follows the scroller's width.
+ */
+function Chart(props: { hours: ActivityHour[] }) {
+  const { hours } = props;
+  const max = Math.max(0, ...hours.flatMap((h) => SERIES.map((s) => h[s.key])));
+  const { top, step } = yScale(max);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(MIN_W);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const fit = () => setWidth(Math.max(MIN_W, Math.floor(el.clientWidth)));
+    fit();
+    const watch = new ResizeObserver(fit);
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, []);
+  return (
+    <div class="chart-frame">
+      <YAxis top={top} step={step} />
+      {/* Focusable: on a narrow screen it scrolls sideways, and a keyboard must reach it. */}
+      <div
+        class="chart-scroll"
+        tabIndex={0}
+        role="region"
+        aria-label="Messages per hour chart"
+        ref={scroller}
+      >
+        <ActivityChart hours={hours} width={width} top={top} step={step} />
+      </div>
+    </div>
   );
 }
 
@@ -165,10 +239,7 @@ export function ActivitySection(props: { deviceId: string }) {
         activity.loading && <Spinner label="Loading activity…" />
       ) : (
         <>
-          {/* Focusable: on a narrow screen it scrolls sideways, and a keyboard must reach it. */}
-          <div class="chart-scroll" tabIndex={0} role="region" aria-label="Messages per hour chart">
-            <ActivityChart hours={data.hours} />
-          </div>
+          <Chart hours={data.hours} />
           {busy.length === 0 ? (
             <p class="empty" data-testid="activity-empty">
               {deviceId} sent nothing in the last 24 hours.

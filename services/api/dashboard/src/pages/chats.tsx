@@ -95,18 +95,43 @@ function MarkReadButton(props: { deviceId: string; chat: Chat; onRead: () => voi
   );
 }
 
+/** The phone layout (chats.css): the list above the open chat, not beside it. */
+const NARROW = '(max-width: 760px)';
+
+/** Scrolls the page so `el` starts just under the sticky top bar. */
+function scrollBelowBar(el: HTMLElement): void {
+  const bar = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0;
+  window.scrollTo({ top: window.scrollY + el.getBoundingClientRect().top - bar - 8 });
+}
+
 /**
  * One chat's messages, oldest at the top like a phone shows them (older pages on request), with a
- * reply box below and "Mark read" while the chat has unread messages.
+ * reply box below and "Mark read" while the chat has unread messages. On a phone, where the chat
+ * opens below the whole list, a chat chosen there (`revealed` counts the choices) is scrolled into
+ * view under the top bar and its heading takes the focus; "All chats" goes back up.
  */
 function ChatMessages(props: {
   deviceId: string;
   chat: Chat;
   labels: Label[];
   version: unknown;
+  revealed: number;
+  onBack: () => void;
   onChanged: () => void;
 }) {
   const { deviceId, chat } = props;
+  const pane = useRef<HTMLElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
+  // Brought into view at once, and again once its messages are in (within 5 s): the page may have
+  // been too short to scroll that far while the chat was loading.
+  const revealedAt = useRef(0);
+  useEffect(() => {
+    const el = pane.current;
+    if (props.revealed === 0 || !el || !window.matchMedia(NARROW).matches) return;
+    revealedAt.current = Date.now();
+    scrollBelowBar(el);
+    title.current?.focus({ preventScroll: true });
+  }, [props.revealed]);
   const [pages, setPages] = useState<{ messages: Message[]; nextCursor?: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   // A reply sent here reloads the messages at once, before any event says so.
@@ -126,6 +151,11 @@ function ChatMessages(props: {
   useEffect(() => {
     if (list.current) list.current.scrollTop = list.current.scrollHeight;
   }, [newest]);
+  useEffect(() => {
+    if (!pages || !pane.current || Date.now() - revealedAt.current > 5_000) return;
+    revealedAt.current = 0;
+    scrollBelowBar(pane.current);
+  }, [pages]);
   // Reactions chosen here, shown until the page's messages carry them (the record comes with the reload).
   const [pending, setPending] = useState<Record<string, string>>({});
   useEffect(() => setPending({}), [deviceId, chat.id]);
@@ -155,10 +185,13 @@ function ChatMessages(props: {
     setPages({ messages: [...pages.messages, ...p.messages], nextCursor: p.nextCursor });
   };
   return (
-    <section class="card chat-pane" aria-label={`Messages of ${chatName(chat)}`}>
+    <section class="card chat-pane" aria-label={`Messages of ${chatName(chat)}`} ref={pane}>
+      <button type="button" class="link chat-back" onClick={props.onBack}>
+        ← All chats
+      </button>
       <div class="chat-pane-head">
         <div class="chat-pane-title">
-          <h2>
+          <h2 ref={title} tabIndex={-1}>
             <IdLabel id={chat.id} known={known(chat)} />
           </h2>
           {chat.type === 'direct' && chat.contact?.lid && <p class="muted small mono">{chat.contact.lid}</p>}
@@ -293,6 +326,15 @@ export function ChatsPage() {
   const selected = all.find((c) => c.id === open);
   const listRef = useRef<HTMLElement>(null);
   useChatKeys(listRef);
+  // Chats chosen in the list: on a phone each brings the open chat into view (ChatMessages).
+  const [revealed, setRevealed] = useState(0);
+  /** Back from the open chat to the list (a phone's "All chats"): its row takes the focus. */
+  const backToList = () => {
+    const list = listRef.current;
+    if (!list) return;
+    scrollBelowBar(list);
+    list.querySelector<HTMLElement>('.chat-row.selected')?.focus({ preventScroll: true });
+  };
   return (
     <>
       <div class="page-head">
@@ -353,7 +395,10 @@ export function ChatsPage() {
                   labels={labels.data ?? []}
                   selected={c.id === open}
                   focusable={selected ? c.id === selected.id : i === 0}
-                  onOpen={() => show(deviceId, c.id)}
+                  onOpen={() => {
+                    show(deviceId, c.id);
+                    setRevealed((n) => n + 1);
+                  }}
                 />
               ))}
             </ul>
@@ -368,6 +413,8 @@ export function ChatsPage() {
               chat={selected}
               labels={labels.data ?? []}
               version={selected.lastMessage.messageId}
+              revealed={revealed}
+              onBack={backToList}
               // A read or a reply changes the list (unread counts, the last message): no event says so.
               onChanged={() => void chats.refresh()}
             />

@@ -13,7 +13,9 @@ interface ChannelEntry {
   since: string;
 }
 
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
+/** Where an outcome shows: next to what was done (the list's Unfollow, the Create form, the Follow form). */
+type Where = 'list' | 'create' | 'follow';
+type Notice = { kind: 'error' | 'success'; text: string; where: Where } | undefined;
 
 /** The channel's path under the device: an id, or an invite link or code (encoded). */
 export const channelPath = (deviceId: string, key: string) =>
@@ -58,52 +60,64 @@ export function ChannelsPage(props: { deviceId: string }) {
     void load();
   }, [base]);
 
-  const act = async (work: () => Promise<string>, failure: string) => {
+  const act = async (where: Where, work: () => Promise<string>, failure: string) => {
     setBusy(true);
     setNotice(undefined);
     try {
-      setNotice({ kind: 'success', text: await work() });
+      setNotice({ kind: 'success', text: await work(), where });
       await load();
     } catch (err) {
-      setNotice({ kind: 'error', text: `${failure}: ${(err as Error).message}` });
+      setNotice({ kind: 'error', text: `${failure}: ${(err as Error).message}`, where });
     } finally {
       setBusy(false);
     }
   };
   const create = (e: Event) => {
     e.preventDefault();
-    void act(async () => {
-      const r = await api<{ data: { channel: Channel } }>(base, {
-        json: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) },
-      });
-      setName('');
-      setDescription('');
-      setOpen(r.data.channel.id);
-      return `Channel "${r.data.channel.name}" created.`;
-    }, 'Could not create the channel');
+    void act(
+      'create',
+      async () => {
+        const r = await api<{ data: { channel: Channel } }>(base, {
+          json: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) },
+        });
+        setName('');
+        setDescription('');
+        setOpen(r.data.channel.id);
+        return `Channel "${r.data.channel.name}" created.`;
+      },
+      'Could not create the channel',
+    );
   };
   const follow = (e: Event) => {
     e.preventDefault();
-    void act(async () => {
-      const r = await api<{ data: { channel: Channel } }>(
-        `${channelPath(props.deviceId, key.trim())}/follow`,
-        {
-          method: 'POST',
-        },
-      );
-      setKey('');
-      return `Following "${r.data.channel.name}".`;
-    }, 'Could not follow the channel');
+    void act(
+      'follow',
+      async () => {
+        const r = await api<{ data: { channel: Channel } }>(
+          `${channelPath(props.deviceId, key.trim())}/follow`,
+          {
+            method: 'POST',
+          },
+        );
+        setKey('');
+        return `Following "${r.data.channel.name}".`;
+      },
+      'Could not follow the channel',
+    );
   };
   const unfollow = () => {
     const c = leaving;
     setLeaving(undefined);
     if (!c) return;
-    void act(async () => {
-      await api(`${channelPath(props.deviceId, c.id)}/unfollow`, { method: 'POST' });
-      if (open === c.id) setOpen(undefined);
-      return `No longer following "${c.name}".`;
-    }, 'Could not unfollow the channel');
+    void act(
+      'list',
+      async () => {
+        await api(`${channelPath(props.deviceId, c.id)}/unfollow`, { method: 'POST' });
+        if (open === c.id) setOpen(undefined);
+        return `No longer following "${c.name}".`;
+      },
+      'Could not unfollow the channel',
+    );
   };
 
   return (
@@ -114,7 +128,7 @@ export function ChannelsPage(props: { deviceId: string }) {
           The channels this account created or followed through the gateway (WhatsApp has no list of them to
           ask for).
         </p>
-        {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+        {notice?.where === 'list' && <Banner kind={notice.kind}>{notice.text}</Banner>}
         {loadError && <Banner kind="error">{loadError}</Banner>}
         {!list ? (
           !loadError && <Spinner label="Loading the channels…" />
@@ -224,6 +238,7 @@ export function ChannelsPage(props: { deviceId: string }) {
                 Create channel
               </button>
             </div>
+            {notice?.where === 'create' && <Banner kind={notice.kind}>{notice.text}</Banner>}
           </form>
         </section>
         <section class="card" aria-labelledby="channel-follow-title">
@@ -243,6 +258,7 @@ export function ChannelsPage(props: { deviceId: string }) {
                 Follow
               </button>
             </div>
+            {notice?.where === 'follow' && <Banner kind={notice.kind}>{notice.text}</Banner>}
           </form>
         </section>
       </div>

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { onLink } from '../router';
 import { DeviceSettingsPage } from './device-settings';
 import { DeviceEventsPage } from './device-events';
@@ -34,6 +35,30 @@ const hrefOf = (deviceId: string, slug: string) =>
 /** The device page a path names: its tab, or undefined when the tab is unknown. */
 export function DevicePage(props: { deviceId: string; tab: string }) {
   const tab = TABS.find((t) => t.slug === props.tab);
+  // On a phone the tabs scroll sideways: the current one is brought into view (the page stays put),
+  // and again when the window's width changes (a phone turned).
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const centre = () => {
+      const line = nav.current;
+      const current = line?.querySelector('[aria-current="page"]');
+      if (!line || !current || line.scrollWidth <= line.clientWidth) return;
+      const [l, c] = [line.getBoundingClientRect(), current.getBoundingClientRect()];
+      line.scrollLeft += c.left - l.left - (l.width - c.width) / 2;
+    };
+    centre();
+    window.addEventListener('resize', centre);
+    return () => window.removeEventListener('resize', centre);
+  }, [tab?.slug]);
+  // A tab the keyboard focuses comes wholly into view, with a glimpse of its neighbour (Chromium
+  // scrolls a focused link only when less than 32 px of it shows: it would stay cut at the edge).
+  const reveal = (e: FocusEvent) => {
+    const line = nav.current;
+    if (!line || !(e.target instanceof HTMLElement)) return;
+    const [l, c] = [line.getBoundingClientRect(), e.target.getBoundingClientRect()];
+    if (c.left < l.left) line.scrollLeft -= l.left - c.left + 24;
+    else if (c.right > l.right) line.scrollLeft += c.right - l.right + 24;
+  };
   if (!tab) {
     return (
       <div class="page-head">
@@ -60,7 +85,7 @@ export function DevicePage(props: { deviceId: string; tab: string }) {
         <h1>
           {tab.label} of <span class="mono">{props.deviceId}</span>
         </h1>
-        <nav class="tabs device-tabs" aria-label="Device">
+        <nav class="tabs device-tabs" aria-label="Device" ref={nav} onFocusIn={reveal}>
           {TABS.map((t) => (
             <a
               href={hrefOf(props.deviceId, t.slug)}

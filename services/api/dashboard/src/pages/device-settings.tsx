@@ -233,7 +233,14 @@ const POLICY_INPUTS: { field: keyof PolicyOverrides; label: string; hint: string
   { field: 'quietHours', label: 'Quiet hours', hint: '22:00-07:00, or off.' },
   { field: 'timeZone', label: 'Time zone', hint: 'IANA, such as Europe/Berlin.' },
   { field: 'sendGapMs', label: 'Min gap (ms)', hint: 'Least time between two messages.' },
-  { field: 'typing', label: 'Typing…', hint: 'true or false: "typing…" before a paced text.' },
+  { field: 'typing', label: 'Typing…', hint: 'Shows the contact "typing…" before a paced text.' },
+];
+
+/** "Typing…" is a yes or no, or the default (on): the form's value is the PUT's true, false or null. */
+const TYPING_CHOICES = [
+  { value: '', label: 'Default (on)' },
+  { value: 'true', label: 'On' },
+  { value: 'false', label: 'Off' },
 ];
 
 function toInput(v: unknown): string {
@@ -354,15 +361,31 @@ function PolicySection(props: { deviceId: string }) {
             {POLICY_INPUTS.map(({ field, label, hint }) => (
               <div key={field}>
                 <label for={`policy-${field}`}>{label}</label>
-                <input
-                  id={`policy-${field}`}
-                  class={invalid.includes(field) ? 'invalid' : undefined}
-                  aria-invalid={invalid.includes(field) ? 'true' : undefined}
-                  placeholder="default"
-                  autocomplete="off"
-                  value={form[field] ?? ''}
-                  onInput={(e) => setForm({ ...form, [field]: (e.target as HTMLInputElement).value })}
-                />
+                {field === 'typing' ? (
+                  <select
+                    id="policy-typing"
+                    class={invalid.includes(field) ? 'invalid' : undefined}
+                    aria-invalid={invalid.includes(field) ? 'true' : undefined}
+                    value={form[field] ?? ''}
+                    onChange={(e) => setForm({ ...form, [field]: (e.target as HTMLSelectElement).value })}
+                  >
+                    {TYPING_CHOICES.map((c) => (
+                      <option key={c.value} value={c.value}>
+                        {c.label}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <input
+                    id={`policy-${field}`}
+                    class={invalid.includes(field) ? 'invalid' : undefined}
+                    aria-invalid={invalid.includes(field) ? 'true' : undefined}
+                    placeholder="default"
+                    autocomplete="off"
+                    value={form[field] ?? ''}
+                    onInput={(e) => setForm({ ...form, [field]: (e.target as HTMLInputElement).value })}
+                  />
+                )}
                 <p class="hint">{hint}</p>
               </div>
             ))}

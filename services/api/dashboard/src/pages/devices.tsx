@@ -164,8 +164,9 @@ function DeviceRow(props: {
           href={`/dashboard/devices/${encodeURIComponent(d.deviceId)}`}
           onClick={onLink}
           class="button-link secondary small-button"
+          title="The device's settings, groups, labels, statuses, channels and events"
         >
-          Settings
+          Manage
         </a>
         {(d.linked || d.status !== 'disconnected') && (
           <button type="button" class="danger-outline small-button" onClick={() => props.onDisconnect(d)}>

@@ -11,19 +11,66 @@ import { Recipient } from './recipient';
 const affectsMessages = (e: LiveEvent) =>
   e.type.startsWith('message.') || e.type.startsWith('batch.') || e.type === 'poll.vote';
 
-/** A batch's progress among the recent messages (`GET /batches/:id` replaces it once it exists). */
-function BatchProgress(props: { batch: Batch }) {
+/** What a list is, by where its messages went: a status update and a channel post are lists of one. */
+function listKindOf(m: Message | undefined): string {
+  const where = idKind(m?.to ?? '');
+  if (where === 'status') return 'Status update';
+  if (where === 'channel') return 'Channel post';
+  return 'Message list';
+}
+
+/** A list's words, from one of its messages: its text, else its attachment's caption or file name. */
+function listTextOf(m: Message | undefined): string | undefined {
+  const a = m?.attachment;
+  return m?.text ?? a?.caption ?? a?.fileName ?? (a ? `${a.type} attachment` : undefined);
+}
+
+/**
+ * A batch's progress among the recent messages (`GET /batches/:id` replaces it once it exists):
+ * what it is (a message list, a status update, a channel post), its text and when it was made,
+ * read from its messages on the page (each batch listed has some).
+ */
+function BatchProgress(props: { batch: Batch; messages: Message[] }) {
   const { counts, total, batchId } = props.batch;
+  const first = props.messages[0];
+  const made = props.messages.map((m) => m.createdAt).sort()[0];
+  const kind = listKindOf(first);
+  const text = listTextOf(first);
   const done = counts.sent + counts.delivered + counts.read;
   const pct = (n: number) => `${(100 * n) / Math.max(total, 1)}%`;
   return (
     <li class="batch" data-testid={`batch-${batchId}`}>
       <div class="batch-head">
-        <span class="mono small">{batchId.slice(0, 8)}</span>
-        <span class="small">
+        <div class="batch-title">
+          <span class="batch-kind">{kind}</span>
+          {text && (
+            <bdi class="batch-text" dir="auto" title={text}>
+              {text}
+            </bdi>
+          )}
+        </div>
+        <span class="small batch-done">
           {done} of {total} sent{counts.failed > 0 ? `, ${counts.failed} failed` : ''}
           {counts.read > 0 ? `, ${counts.read} read` : ''}
         </span>
+      </div>
+      <div class="batch-meta muted small">
+        <span class="mono" title={batchId}>
+          {batchId.slice(0, 8)}
+        </span>
+        {kind === 'Message list' && (
+          <span>
+            {total} recipient{total === 1 ? '' : 's'}
+          </span>
+        )}
+        {made && (
+          <span>
+            made{' '}
+            <time dateTime={made} title={exact(made)}>
+              {ago(made)}
+            </time>
+          </span>
+        )}
       </div>
       <div
         class="bar"
@@ -31,7 +78,7 @@ function BatchProgress(props: { batch: Batch }) {
         aria-valuemin={0}
         aria-valuemax={total}
         aria-valuenow={done}
-        aria-label="Batch progress"
+        aria-label={`Progress of the ${kind.toLowerCase()} ${batchId.slice(0, 8)}`}
       >
         <span class="bar-done" style={{ width: pct(done) }} />
         <span class="bar-failed" style={{ width: pct(counts.failed) }} />
@@ -214,11 +261,15 @@ export function MessagesPage() {
         </section>
       )}
       {batches.length > 0 && (
-        <section class="card">
-          <h2>Lists</h2>
+        <section class="card" aria-labelledby="lists-title">
+          <h2 id="lists-title">Lists</h2>
           <ul class="batches">
             {batches.map((b) => (
-              <BatchProgress key={b.batchId} batch={b} />
+              <BatchProgress
+                key={b.batchId}
+                batch={b}
+                messages={messages.filter((m) => m.batchId === b.batchId)}
+              />
             ))}
           </ul>
         </section>
@@ -236,7 +287,8 @@ export function MessagesPage() {
             messages for {deviceId}.
           </Empty>
         ) : (
-          <div class="table-scroll">
+          // Wider than its card only in a narrow window: then it scrolls, and a keyboard reaches it.
+          <div class="table-scroll" tabIndex={0} role="region" aria-label="Recent messages">
             <table class="table responsive">
               <thead>
                 <tr>

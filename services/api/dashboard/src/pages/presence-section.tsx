@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { ago, exact, phone } from '../format';
 import { useEventStream, type LiveEvent } from '../live';
@@ -37,6 +37,47 @@ const PRESENCE_LABEL: Record<PresenceUpdate['presence'], string> = {
   paused: 'Stopped typing',
 };
 
+/** GET /devices/:deviceId/presence's `data`: the account's own presence (docs/dashboard.md). */
+interface OwnPresence {
+  presence: 'available' | 'unavailable';
+  /** When the API set it during the current connection; absent: the gateway's default (offline). */
+  setAt?: string;
+}
+
+/** The account's presence now: Online or Offline, and since when or why. */
+function CurrentPresence(props: { own: OwnPresence | undefined; error: string | undefined }) {
+  const { own } = props;
+  const online = own?.presence === 'available';
+  return (
+    <div class="facts" data-testid="presence-current">
+      <div>
+        <span class="muted small">Contacts see the account as</span>
+        <div class="presence-now">
+          {own ? (
+            <span class={online ? 'badge badge-connected' : 'badge'}>
+              <span class="dot" aria-hidden="true" />
+              {online ? 'Online' : 'Offline'}
+            </span>
+          ) : (
+            <span class="muted">{props.error ? `Unknown (${props.error})` : 'Loading…'}</span>
+          )}
+          {own && (
+            <span class="muted small">
+              {own.setAt ? (
+                <>
+                  set <span title={exact(own.setAt)}>{ago(own.setAt)}</span>
+                </>
+              ) : (
+                'as the gateway connects it'
+              )}
+            </span>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
 const keyOf = (c: Contact) => c.phone ?? c.lid ?? '';
 const shown = (c: Contact) => (c.phone ? phone(c.phone) : (c.lid ?? '—'));
 
@@ -52,6 +93,18 @@ export function PresenceSection(props: { deviceId: string }) {
   const [watched, setWatched] = useState<Map<string, PresenceUpdate | Contact>>(new Map());
   const [profile, setProfile] = useState<ContactProfile | undefined>(undefined);
   const { busy, notice, act } = useAction();
+  const [own, setOwnView] = useState<OwnPresence | undefined>(undefined);
+  const [ownError, setOwnError] = useState<string | undefined>(undefined);
+  const readOwn = () =>
+    api<{ data: OwnPresence }>(`${base}/presence`)
+      .then((r) => {
+        setOwnView(r.data);
+        setOwnError(undefined);
+      })
+      .catch((err: unknown) => setOwnError((err as Error).message));
+  useEffect(() => {
+    void readOwn();
+  }, [base]);
 
   useEventStream({
     device: props.deviceId,
@@ -67,6 +120,7 @@ export function PresenceSection(props: { deviceId: string }) {
   const setOwn = (presence: 'available' | 'unavailable') =>
     act(async () => {
       await api(`${base}/presence`, { method: 'PUT', json: { presence } });
+      await readOwn();
       return presence === 'available' ? 'The account shows as online.' : 'The account shows as offline.';
     }, 'Could not change the presence: ');
   const target = () => encodeURIComponent(number.trim());
@@ -93,6 +147,7 @@ export function PresenceSection(props: { deviceId: string }) {
         The gateway connects the account as offline, so its phone keeps getting notifications. Showing it
         online needs a profile name.
       </p>
+      <CurrentPresence own={own} error={ownError} />
       <div class="actions">
         <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('available')}>
           Show as online

@@ -271,8 +271,6 @@ function matches(t: Token, query: string): boolean {
 }
 
 /** `tok_3f9a1b…`: enough to tell tokens apart at a glance; the full id is in the title. */
-const shortId = (id: string) => (id.length > 10 ? `${id.slice(0, 10)}…` : id);
-
 /** API and admin tokens in one table (cards on a phone), with a filter for long lists. */
 function TokenList(props: {
   tokens: Token[] | undefined;
@@ -359,8 +357,9 @@ function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke: (t: Token) =
           <span class="badge badge-api">API</span>
         )}
       </td>
-      <td data-label="Id" class="mono token-id" title={t.id}>
-        {shortId(t.id)}
+      {/* The whole id, as text a phone shows and a finger selects (a tooltip is hover-only). */}
+      <td data-label="Id" class="mono token-id">
+        {t.id}
       </td>
       <td data-label="Name" class="strong">
         {t.name}
