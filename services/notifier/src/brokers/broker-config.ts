@@ -3,6 +3,12 @@ import Joi from 'joi';
 /** The path of a queue URL: `/<account>/<queue name>` (80 characters at most, `.fifo` included). */
 const SQS_QUEUE_URL = /^https?:\/\/[^/]+\/[^/]+\/(?=[A-Za-z0-9_.-]{1,80}$)[A-Za-z0-9_-]+(\.fifo)?$/;
 
+/** What a refused EVENTS_SQS_QUEUE_URL says (after the variable's name), whichever rule refused it. */
+export const SQS_QUEUE_URL_RULE =
+  'must be the queue’s URL, http(s)://<host>/<account>/<queue name> (the queue name 1 to 80 ' +
+  'letters, digits, - or _, ending in .fifo for a FIFO queue), e.g. ' +
+  'https://sqs.eu-west-1.amazonaws.com/123456789012/mgw-events.fifo';
+
 /**
  * The broker transports' environment (docs/configuration.md, docs/events.md "Brokers"). A
  * transport runs when its URL is set; the addresses are the operator's alone (a device only turns
@@ -27,7 +33,14 @@ export const brokerEnv: Joi.PartialSchemaMap = {
   // `https://sqs.<region>.amazonaws.com/<account>/<name>`; `<name>.fifo`: a FIFO queue.
   EVENTS_SQS_QUEUE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
-    .pattern(SQS_QUEUE_URL, 'an SQS queue URL (…/<account>/<queue name>)'),
+    .pattern(SQS_QUEUE_URL)
+    // One sentence, the first rule that refused it (not one per rule).
+    .prefs({ abortEarly: true })
+    .messages({
+      'string.uri': `{{#label}} ${SQS_QUEUE_URL_RULE}`,
+      'string.uriCustomScheme': `{{#label}} ${SQS_QUEUE_URL_RULE}`,
+      'string.pattern.base': `{{#label}} ${SQS_QUEUE_URL_RULE}`,
+    }),
   EVENTS_SQS_REGION: Joi.string().pattern(/^[a-z]{2}(-[a-z]+)+-\d+$/),
   EVENTS_SQS_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }),
   EVENTS_BROKER_BATCH: Joi.number().integer().min(1).max(5000).default(500),

@@ -1,6 +1,20 @@
 import { contextOf, recordSpan, serializeError, tracer, tracingOn, type Logger } from '@mgw/common';
-import { brokerSettingAt, brokerWants, type Metrics } from '@mgw/contracts';
-import type { BrokerRelayState, BrokerSettingsStore, RelayEvent, WebhookReport } from '@mgw/store';
+import {
+  brokerSettingAt,
+  brokerWants,
+  compareLogIds,
+  type BrokerDeviceSetting,
+  type BrokerSettingHistory,
+  type Metrics,
+} from '@mgw/contracts';
+import type {
+  BrokerRelayState,
+  BrokerSettingsStore,
+  HeldLease,
+  RelayEvent,
+  RelayPage,
+  WebhookReport,
+} from '@mgw/store';
 import type { BrokerMessage, BrokerTransport } from './transport.js';
 
 export interface BrokerRelayOptions {
@@ -19,7 +33,10 @@ export interface BrokerRelayOptions {
   publishTimeoutMs: number;
   metrics: Metrics;
   logger: Logger;
-  /** Where a failed publish is recorded for the operator (the dashboard's Events tab). */
+  /**
+   * Where a failed publish, and why events wait while the transport is down, are recorded for the
+   * operator (the dashboard's Events tab).
+   */
   report?: Pick<WebhookReport, 'brokerFailed'>;
 }
 
@@ -28,12 +45,19 @@ interface DeviceRun {
   running: boolean;
   /** Woken while running: serve again once done (an event may have come after the last read). */
   again: boolean;
-  /** Events after the cursor as last read. */
+  /** Events after the cursor as last read: those the device wants, once judged. */
   backlog: number;
   /** When (ms) the oldest of them was written. */
   oldestMs?: number;
   retry?: NodeJS.Timeout;
+  /** While the transport is down: when the events waiting were last judged (one page read). */
+  judgedAt?: number;
+  /** While the transport is down: its problem as last recorded as this device's last error. */
+  reported?: string;
 }
+
+/** What becomes of an event of the log on this transport. */
+type Verdict = 'publish' | 'skip' | 'unreadable' | 'unknown';
 
 /** Stream entry ids start with their time (ms). */
 const entryMs = (id: string): number => Number(id.slice(0, id.indexOf('-')));
@@ -50,10 +74,18 @@ const entryMs = (id: string): number => Number(id.slice(0, id.indexOf('-')));
  * what a device did not want nor drops what it did) all at once, waits until the broker confirmed
  * every one, and only then moves the cursor on (fenced: a notifier that lost the lease meanwhile moves
  * nothing); then the next page, until the log is read; then it gives the lease back. A publish
- * that fails (broker down, refused, not confirmed in time) leaves the cursor: the same page is
- * published again later (same ids: RabbitMQ consumers see a redelivered copy, JetStream drops it
- * within its duplicate window). Events older than the transport's start on this install are
- * passed over, not published.
+ * that fails (broker down, refused, not confirmed in time) leaves the cursor at the first event
+ * the device wants: the events from there are published again later (same ids: RabbitMQ
+ * consumers see a redelivered copy, JetStream drops it within its duplicate window). Events older
+ * than the transport's start on this install are passed over, not published.
+ *
+ * While the transport is down, the events a device does not want are passed over all the same
+ * (judging them needs no broker), and the backlog gauges count what each device would get: the
+ * events it wants after its cursor (exact within a page of `batch`; beyond it, by the setting that
+ * governs them). With every event wanted (RabbitMQ's and NATS' default) that is the log's length
+ * after the cursor, one entry read; otherwise a page is judged, at most once per `retryMs` per
+ * device. Why the transport is down (its `problem`) becomes the last error of each device whose
+ * events wait, once per problem (the dashboard's Events tab), no publish failure counted.
  *
  * A device is served when its log grows (`wake`, from the log channel), at each reconnection of
  * the broker (every device known to wait), after a failed publish (`retryMs`), and by the
@@ -173,11 +205,8 @@ export class BrokerRelay {
   private async serve(deviceId: string, d: DeviceRun): Promise<void> {
     const { state, transport, owner, batch } = this.o;
     if (this.stopped) return;
-    if (!transport.connected) {
-      // Nothing to publish to: measured (for the backlog gauges), served at the reconnection.
-      this.measure(d, await state.read(deviceId, await state.cursor(deviceId), 1));
-      return;
-    }
+    if (transport.connected) d.reported = undefined;
+    else if (await this.measuredWhileDown(deviceId, d)) return;
     const lease = await state.acquire(deviceId, owner);
     if (!lease) {
       // Another notifier publishes this device now (it serves what was just written too, and
@@ -190,53 +219,36 @@ export class BrokerRelay {
       let cursor = await state.cursor(deviceId);
       while (!this.stopped) {
         const page = await state.read(deviceId, cursor, batch);
-        if (page.lost > 0) {
-          this.o.metrics.brokerLost.inc({ transport: this.name }, page.lost);
-          this.o.logger.error('broker relay: events dropped from the log before the broker took them', {
-            transport: this.name,
-            deviceId,
-            lost: page.lost,
-          });
-        }
         this.measure(d, page);
         const last = page.events.at(-1);
+        // (Events the log dropped are counted when the cursor moves past them: `pass`.)
         if (!last) return;
-        const unreadable = page.events.filter((e) => e.unreadable);
-        if (unreadable.length) this.passOver(deviceId, unreadable);
         // Read after the page: a change made since is bound to a log id after the page's events,
         // so each of them is judged by the setting in force when it was logged.
         const settings = await this.o.settings.history(deviceId, this.name);
-        let unknown = 0;
-        const out = page.events.filter((e) => {
-          if (e.unreadable || entryMs(e.cursor.id) < this.startMs) return false;
-          const setting = brokerSettingAt(settings, e.cursor.id);
-          if (!setting) unknown++;
-          return setting !== undefined && brokerWants(setting, e.type);
-        });
-        if (unknown)
-          // Logged before the oldest setting kept (the device changed it more often than its
-          // history keeps while they waited): not known to be wanted, so not published.
-          this.o.logger.warn(
-            'broker relay: events older than the device’s oldest kept setting were passed over',
-            {
-              transport: this.name,
-              deviceId,
-              events: unknown,
-            },
-          );
+        const verdicts = page.events.map((e) => this.verdict(e, settings));
+        const out = page.events.filter((_, i) => verdicts[i] === 'publish');
         if (out.length) {
+          if (!transport.connected) {
+            // Nothing to publish to: what the device does not want is passed over all the same
+            // (it needs no broker), what it wants waits and is counted; served at the reconnection.
+            await this.hold(lease, deviceId, d, page, verdicts, settings);
+            this.reportWaiting(deviceId, d);
+            return;
+          }
           const started = Date.now();
           try {
             await this.publish(out.map((e) => toMessage(deviceId, e)));
           } catch (err) {
             this.failed(deviceId, d, err);
+            await this.hold(lease, deviceId, d, page, verdicts, settings);
             return;
           }
           this.o.metrics.brokerPublished.inc({ transport: this.name }, out.length);
           tracePublished(this.name, deviceId, out, started);
         }
         // Confirmed (or nothing wanted): the cursor moves on, unless the lease was lost meanwhile.
-        if (!(await state.advance(lease, last.cursor))) return;
+        if (!(await this.pass(lease, deviceId, page, verdicts, page.events.length))) return;
         cursor = last.cursor;
         d.backlog = page.backlog;
         if (page.backlog === 0) d.oldestMs = undefined;
@@ -244,6 +256,124 @@ export class BrokerRelay {
     } finally {
       await state.release(lease).catch(() => {});
     }
+  }
+
+  /** Whether the event goes out to this transport (the device's setting when it was logged). */
+  private verdict(e: RelayEvent, settings: BrokerSettingHistory): Verdict {
+    if (e.unreadable) return 'unreadable';
+    if (entryMs(e.cursor.id) < this.startMs) return 'skip';
+    const setting = brokerSettingAt(settings, e.cursor.id);
+    // Logged before the oldest setting kept: not known to be wanted, so not published.
+    if (!setting) return 'unknown';
+    return brokerWants(setting, e.type) ? 'publish' : 'skip';
+  }
+
+  /**
+   * The transport is down. When every event after the cursor is wanted (a setting that takes
+   * every type governs them all: RabbitMQ's and NATS' default), they are counted from the log's
+   * length with one entry read (the oldest), and true is returned. So is it, without a read, when
+   * events the device wants were judged less than `retryMs` ago (judged again then). Otherwise
+   * (an opt-in transport, types picked, a change in the range) false: `serve` judges a page.
+   */
+  private async measuredWhileDown(deviceId: string, d: DeviceRun): Promise<boolean> {
+    const { state } = this.o;
+    const [cursor, settings] = await Promise.all([
+      state.cursor(deviceId),
+      this.o.settings.history(deviceId, this.name),
+    ]);
+    if (settingsAfter(settings, cursor?.id).every((s) => s?.enabled && !s.events)) {
+      this.measure(d, await state.read(deviceId, cursor, 1));
+      this.reportWaiting(deviceId, d);
+      return true;
+    }
+    if (d.backlog > 0 && d.judgedAt !== undefined && Date.now() - d.judgedAt < this.o.retryMs) {
+      this.retryLater(deviceId, d);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * A page with events the device wants was not published (the transport is down, or the publish
+   * failed): the events before the first of them are passed over (the cursor moves to it), and
+   * what waits is counted as the device would get it — exactly within the page; the entries after
+   * the page by the setting that governs them (none when it is off, all of them otherwise: for a
+   * setting that picks types, at most that many).
+   */
+  private async hold(
+    lease: HeldLease,
+    deviceId: string,
+    d: DeviceRun,
+    page: RelayPage,
+    verdicts: Verdict[],
+    settings: BrokerSettingHistory,
+  ): Promise<void> {
+    d.judgedAt = Date.now();
+    const first = verdicts.indexOf('publish');
+    if (first > 0 && !(await this.pass(lease, deviceId, page, verdicts, first))) {
+      d.backlog = 0;
+      d.oldestMs = undefined;
+      return;
+    }
+    let waiting = verdicts.filter((v, i) => i >= first && v === 'publish').length;
+    if (page.backlog > 0 && settingsAfter(settings, page.events.at(-1)!.cursor.id).some((s) => s?.enabled))
+      waiting += page.backlog;
+    d.backlog = waiting;
+    d.oldestMs = entryMs(page.events[first]!.cursor.id);
+  }
+
+  /**
+   * Moves the cursor past the page's first `n` events (published, or not wanted) under the lease;
+   * false when the lease was lost (nothing moved). Only then are the events the log dropped before
+   * the page counted lost, and those of the `n` that cannot be opened or are older than every kept
+   * setting logged: once each, however often the page was read.
+   */
+  private async pass(
+    lease: HeldLease,
+    deviceId: string,
+    page: RelayPage,
+    verdicts: Verdict[],
+    n: number,
+  ): Promise<boolean> {
+    if (!(await this.o.state.advance(lease, page.events[n - 1]!.cursor))) return false;
+    if (page.lost > 0) {
+      this.o.metrics.brokerLost.inc({ transport: this.name }, page.lost);
+      this.o.logger.error('broker relay: events dropped from the log before the broker took them', {
+        transport: this.name,
+        deviceId,
+        lost: page.lost,
+      });
+    }
+    const passed = page.events.slice(0, n);
+    const unreadable = passed.filter((_, i) => verdicts[i] === 'unreadable');
+    if (unreadable.length) this.passOver(deviceId, unreadable);
+    const unknown = verdicts.slice(0, n).filter((v) => v === 'unknown').length;
+    if (unknown)
+      // Logged before the oldest setting kept (the device changed it more often than its
+      // history keeps while they waited): not known to be wanted, so not published.
+      this.o.logger.warn(
+        'broker relay: events older than the device’s oldest kept setting were passed over',
+        {
+          transport: this.name,
+          deviceId,
+          events: unknown,
+        },
+      );
+    return true;
+  }
+
+  /**
+   * The transport is down and events of the device wait: why (the transport's `problem`) becomes
+   * the device's last error for it (the dashboard's Events tab), once per problem and device — no
+   * publish was attempted, so no publish failure is counted.
+   */
+  private reportWaiting(deviceId: string, d: DeviceRun): void {
+    const problem = this.o.transport.problem;
+    if (d.backlog === 0 || !problem || d.reported === problem || this.o.transport.connected) return;
+    d.reported = problem;
+    void this.o.report
+      ?.brokerFailed(deviceId, this.name, `not connected (events wait): ${problem}`)
+      .catch(() => undefined);
   }
 
   /**
@@ -348,4 +478,26 @@ function toMessage(deviceId: string, e: RelayEvent): BrokerMessage {
       `{"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.timestamp)},"data":${e.dataJson}}`,
     ),
   };
+}
+
+/**
+ * The settings that may govern the events logged after `afterId` (every event without it), newest
+ * first; `undefined` stands for events older than every setting kept (not published).
+ */
+export function settingsAfter(
+  h: BrokerSettingHistory,
+  afterId: string | undefined,
+): (BrokerDeviceSetting | undefined)[] {
+  const out: (BrokerDeviceSetting | undefined)[] = [h.current];
+  // Events after `afterId` are all past `bound`: the settings found so far govern them all.
+  const covered = (bound: string | undefined) =>
+    bound === undefined || (afterId !== undefined && compareLogIds(afterId, bound) >= 0);
+  let bound = h.after;
+  for (const p of h.past) {
+    if (covered(bound)) return out;
+    out.push(p.setting);
+    bound = p.after;
+  }
+  if (!covered(bound)) out.push(undefined);
+  return out;
 }

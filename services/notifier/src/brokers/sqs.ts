@@ -57,10 +57,19 @@ const ENTRY_TRIES = 3;
  *   page's calls in flight together (a standard queue keeps no order anyway).
  *
  * A publish resolves once SQS accepted every entry; an entry SQS failed on its side is sent again
- * (up to 3 tries), one it refused for itself (SenderFault) fails the publish. SQS has no
- * connection: "connected" means the last request reached it (GetQueueAttributes when starting,
- * after a failed call, and every `probeMs` while idle), so the relay's gauges and the
- * MgwBrokerDown alert read the same as for RabbitMQ and NATS.
+ * (up to 3 tries), one it refused for itself (SenderFault) fails the publish.
+ *
+ * SQS has no connection: "connected" means **the queue answers** — its GetQueueAttributes
+ * succeeds (when starting, every `probeMs` while idle, and after a call that failed), so the
+ * relay's gauges and the MgwBrokerDown alert read the same as for RabbitMQ and NATS. A failed
+ * SendMessageBatch alone does not make it down: the queue is asked again (one check at a time, at
+ * most one per `reconnectMaxMs` after a failed call), and only a check that fails does (a queue
+ * deleted, SQS unreachable, the access to the queue revoked: then checked again with backoff).
+ * A queue that answers but refuses the sends (the role lacks `sqs:SendMessage`, or KMS denies
+ * its key) stays connected, as a RabbitMQ that nacks or a JetStream without the stream: each
+ * publish fails, the relay tries the device again after its retry delay and logs and records
+ * the refusal (relay.ts). The connected gauge does not flip on it, and nothing logs here.
+ * `problem` says why it is not connected (the failed check's error), for the operator.
  */
 export class SqsTransport implements BrokerTransport {
   readonly name = 'sqs' as const;
@@ -71,6 +80,10 @@ export class SqsTransport implements BrokerTransport {
   private attempt = 0;
   private probing = false;
   private lastOkMs = 0;
+  /** The check after a failed call under way (one at a time), and when the last one started. */
+  private rechecking = false;
+  private lastRecheckMs = 0;
+  private why?: string;
   private timer?: NodeJS.Timeout;
   /** Ends the probe's wait at once (close). */
   private endWait: () => void = () => {};
@@ -97,6 +110,11 @@ export class SqsTransport implements BrokerTransport {
 
   get connected(): boolean {
     return this.up;
+  }
+
+  /** While not connected, the last failed check's error (as logged: scrubbed); undefined while connected. */
+  get problem(): string | undefined {
+    return this.up ? undefined : this.why;
   }
 
   start(onConnected: () => void): void {
@@ -127,6 +145,7 @@ export class SqsTransport implements BrokerTransport {
           this.onConnected();
           return;
         } catch (err) {
+          this.why = problemOf(err);
           const waitMs = backoffMs(this.attempt++, this.opts.reconnectMaxMs);
           if (this.attempt === 1 || this.attempt % 20 === 0)
             this.opts.logger.warn('sqs unreachable; retrying', {
@@ -171,9 +190,26 @@ export class SqsTransport implements BrokerTransport {
     this.opts.onState?.(v);
   }
 
-  /** A call did not reach SQS (or it refused the queue): down until a check answers again. */
+  /**
+   * A call failed other than by SQS refusing some of its entries: the queue is asked whether it
+   * still answers (at once, unless a check after a failed call began less than `reconnectMaxMs`
+   * ago or is under way: a queue refusing every send is not asked after each one). It is down only
+   * when that check fails.
+   */
+  private recheck(): void {
+    const now = Date.now();
+    if (this.rechecking || !this.up || now - this.lastRecheckMs < this.opts.reconnectMaxMs) return;
+    this.rechecking = true;
+    this.lastRecheckMs = now;
+    void this.queueAttributes()
+      .catch((err: unknown) => this.lost(err))
+      .finally(() => (this.rechecking = false));
+  }
+
+  /** A check did not reach the queue (or SQS refused it): down until a check answers again. */
   private lost(err: unknown): void {
     if (this.closed || !this.up) return;
+    this.why = problemOf(err);
     this.setUp(false);
     this.opts.logger.warn('sqs unreachable; checking again', { err: serializeError(err) });
     void this.probe();
@@ -198,7 +234,7 @@ export class SqsTransport implements BrokerTransport {
         await Promise.all(Array.from({ length: Math.min(STANDARD_CALLS_IN_FLIGHT, calls.length) }, worker));
       }
     } catch (err) {
-      if (!(err instanceof EntryRefused)) this.lost(err);
+      if (!(err instanceof EntryRefused)) this.recheck();
       throw err;
     }
   }
@@ -251,6 +287,11 @@ export class SqsTransport implements BrokerTransport {
 
 /** Entries SQS answered for but would not take: the queue is there, so not a lost connection. */
 class EntryRefused extends Error {}
+
+/** An error as the operator is shown it: its message, scrubbed as the logs scrub it. */
+function problemOf(err: unknown): string {
+  return String(serializeError(err).message ?? err);
+}
 
 /** Bytes SQS counts for an entry: its body and its attributes' names, types and values. */
 function entryBytes(e: SendMessageBatchRequestEntry): number {

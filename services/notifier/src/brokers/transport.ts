@@ -23,6 +23,12 @@ export interface BrokerTransport {
   readonly name: BrokerTransportName;
   /** True while a connection is up and ready to publish. */
   readonly connected: boolean;
+  /**
+   * While not connected, why (the last failed attempt's error, scrubbed as the logs scrub it):
+   * the relay records it as the last error of the devices whose events wait (the dashboard's
+   * Events tab). SQS says it; a transport without it records nothing while down.
+   */
+  readonly problem?: string;
   /** Starts connecting (in the background, retried until `close`); `onConnected` runs on each (re)connection. */
   start(onConnected: () => void): void;
   /**

@@ -76,6 +76,25 @@ describe('notifier: broker settings of the install (env) and the secrets in thei
       expect(() => loadNotifierConfig(env({ [name]: value })), `${name}=${value}`).to.throw(name);
   });
 
+  it('When EVENTS_SQS_QUEUE_URL is not a queue URL (no account, a third segment, another scheme, a dot in the name, not a URL), then the notifier refuses to start with one sentence naming the variable and the expected form', () => {
+    const expected =
+      'Invalid configuration: EVENTS_SQS_QUEUE_URL: EVENTS_SQS_QUEUE_URL must be the queue’s URL, ' +
+      'http(s)://<host>/<account>/<queue name> (the queue name 1 to 80 letters, digits, - or _, ' +
+      'ending in .fifo for a FIFO queue), e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/mgw-events.fifo';
+    for (const value of [
+      'https://sqs.eu-west-1.amazonaws.com/mgw-events',
+      'https://sqs.eu-west-1.amazonaws.com/123456789012/mgw-events/',
+      'https://sqs.eu-west-1.amazonaws.com/123456789012/a/mgw-events',
+      'https://sqs.eu-west-1.amazonaws.com/123456789012/mgw.events',
+      'sqs://sqs.eu-west-1.amazonaws.com/123456789012/mgw-events',
+      'sqs://queue',
+      'mgw-events',
+    ])
+      expect(() => loadNotifierConfig(env({ EVENTS_SQS_QUEUE_URL: value })), value)
+        .to.throw()
+        .with.property('message', expected);
+  });
+
   it('When a broker refuses the credentials or is unreachable, then the logs say so without the password in the URL', async () => {
     const rabbit = await startRabbitMqServer();
     const out = new PassThrough();

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { closeRedis, createLogger, createRedis, waitForRedis, type RedisClient } from '@mgw/common';
 import { createMetrics, keys, type EventType } from '@mgw/contracts';
-import { BrokerSettingsStore, Encryption, publishEvent } from '@mgw/store';
+import { BrokerSettingsStore, Encryption, publishEvent, WebhookReport } from '@mgw/store';
 import {
   freePort,
   startRedisServer,
@@ -15,6 +15,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BrokerConfig } from '../../src/brokers/broker-config.js';
 import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-relays.js';
 import { orderAndCompleteness } from './readers.js';
+import { SqsDenyProxy } from './sqs-deny-proxy.js';
 import { createQueue, sqsClient, SqsReader, type SqsReceived } from './sqs-reader.js';
 
 /**
@@ -54,11 +55,17 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     await closeRedis(...open.subs.splice(0));
   });
 
-  /** Starts one notifier's SQS relay on `queueUrl`; `connected` false: SQS is not expected to answer. */
-  async function relays(queueUrl: string, o: { logger?: typeof silent; connected?: boolean } = {}) {
+  /**
+   * Starts one notifier's SQS relay on `queueUrl` (its requests to `endpoint`, else the URL's
+   * host); `connected` false: SQS is not expected to answer.
+   */
+  async function relays(
+    queueUrl: string,
+    o: { logger?: typeof silent; connected?: boolean; endpoint?: string } = {},
+  ) {
     const metrics = createMetrics();
     const config: BrokerConfig = {
-      sqs: { queueUrl, region: sqs.region, endpoint: new URL(queueUrl).origin },
+      sqs: { queueUrl, region: sqs.region, endpoint: o.endpoint ?? new URL(queueUrl).origin },
       batch: 200,
       sweepMs: 500,
       retryMs: 200,
@@ -263,5 +270,156 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     expect(logs).to.include('gone.fifo');
     expect(logs).to.not.include(sqs.credentials.secretAccessKey);
     expect(logs).to.not.include(sqs.credentials.accessKeyId);
+  });
+
+  it('When the queue answers but SendMessageBatch is denied (AccessDenied from a proxy in front of fauxqs, which enforces no policy), then SQS stays connected (the gauge never flips), the device retries at EVENTS_BROKER_RETRY_MS, one warning per 10 s, its last error is the denial; once allowed, its events arrive', async () => {
+    const proxy = await SqsDenyProxy.start(sqs.endpoint);
+    try {
+      const out = new PassThrough();
+      let logs = '';
+      out.on('data', (b: Buffer) => (logs += b.toString()));
+      const logger = createLogger({ level: 'debug', service: 'sqs-denied', stream: out });
+      const { url, reader } = await queue(`denied-${uid()}.fifo`);
+      proxy.deny.add('SendMessageBatch');
+      const { relays: r, metrics } = await relays(url, { logger, endpoint: proxy.endpoint });
+      const d = `denied-${uid()}`;
+      await optIn(d);
+      for (let seq = 1; seq <= 5; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+      await waitFor(() => (proxy.denied.get('SendMessageBatch') ?? 0) > 0, { what: 'a denied publish' });
+      const failuresAt = await metricValue(metrics, 'mgw_broker_publish_failures_total');
+      const started = Date.now();
+      // 2 s of the gauge, every 20 ms: connected means the queue answers, and it does.
+      const gauge = new Set<number>();
+      while (Date.now() - started < 2000) {
+        gauge.add(await metricValue(metrics, 'mgw_broker_connected'));
+        expect(r.relays[0]!.connected).to.equal(true);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      const failures = (await metricValue(metrics, 'mgw_broker_publish_failures_total')) - failuresAt;
+      console.log(`      ${failures} denied publishes in 2 s (retry every 200 ms)`);
+      expect([...gauge]).to.deep.equal([1]);
+      // One device, retried every 200 ms (config.retryMs): about 10 in 2 s, not one per round trip.
+      expect(failures).to.be.within(5, 2000 / 200 + 2);
+      expect(logs).to.not.include('sqs unreachable');
+      expect(logs.match(/sqs reachable/g)).to.have.length(1);
+      expect(logs.match(/broker relay: publish failed/g)).to.have.length(1);
+      const report = await new WebhookReport(redis).brokerReport(d, 'sqs');
+      expect(report.lastError).to.match(/^User: .* is not authorized to perform: sqs:sendmessage/);
+
+      proxy.deny.clear();
+      await waitFor(() => orderAndCompleteness(reader.received, d, 5).problems.length === 0, {
+        timeoutMs: 10_000,
+        what: 'the 5 events once allowed',
+      });
+      expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(1);
+    } finally {
+      await open.relays?.stop();
+      open.relays = undefined;
+      await proxy.close();
+    }
+  });
+
+  it('When the log drops events while SendMessageBatch is refused, then they are counted lost once, when the cursor moves past them, not at every retry', async () => {
+    const proxy = await SqsDenyProxy.start(sqs.endpoint);
+    try {
+      const { url, reader } = await queue(`trim-${uid()}.fifo`);
+      const { metrics } = await relays(url, { endpoint: proxy.endpoint });
+      const d = `trim-${uid()}`;
+      await optIn(d);
+      await publishEvent(redis, d, 'message.sent', { seq: 1 });
+      await waitFor(async () => (await redis.hget(keys.brokerCursor(d, 'sqs'), 'ord')) === '1', {
+        what: 'the first event published',
+      });
+      proxy.deny.add('SendMessageBatch');
+      for (let seq = 2; seq <= 11; seq++) await publishEvent(redis, d, 'message.sent', { seq });
+      // What a MAXLEN (count bound) or MINID (retention) trim does: the oldest entries go (2–7).
+      await redis.xtrim(keys.eventLog(d), 'MAXLEN', 4);
+      const denied = proxy.denied.get('SendMessageBatch') ?? 0;
+      await waitFor(() => (proxy.denied.get('SendMessageBatch') ?? 0) >= denied + 3, {
+        what: 'three refused tries after the trim',
+      });
+      expect(await metricValue(metrics, 'mgw_broker_lost_events_total')).to.equal(0);
+      proxy.deny.clear();
+      await waitFor(() => reader.received.some((m) => m.body.data.seq === 11), { what: 'the last event' });
+      expect(reader.received.map((m) => m.body.data.seq)).to.deep.equal([1, 8, 9, 10, 11]);
+      expect(await metricValue(metrics, 'mgw_broker_lost_events_total')).to.equal(6);
+    } finally {
+      await open.relays?.stop();
+      open.relays = undefined;
+      await proxy.close();
+    }
+  });
+
+  it('When SQS is down and a device that did not opt in logs many events, then the backlog gauges count only what the devices would get: 0 for it (its events passed over), the wanted types only for one that picked them', async () => {
+    const { relays: r, metrics } = await relays(sqs.queueUrl(`down-${uid()}.fifo`), { connected: false });
+    const [none, picky, all] = [`none-${uid()}`, `picky-${uid()}`, `all-${uid()}`];
+    for (let seq = 1; seq <= 60; seq++) await publishEvent(redis, none, 'message.sent', { seq });
+    const backlog = async () => {
+      r.collect();
+      return [
+        await metricValue(metrics, 'mgw_broker_backlog_events'),
+        await metricValue(metrics, 'mgw_broker_oldest_pending_seconds'),
+      ];
+    };
+    // Every event of `none` looked at (its cursor at the end of its log), and nothing waits.
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(none, 'sqs'), 'ord')) === '60', {
+      what: 'the events of the device that did not opt in passed over',
+    });
+    expect(await backlog()).to.deep.equal([0, 0]);
+    expect(r.relays[0]!.connected).to.equal(false);
+    await new Promise((res) => setTimeout(res, 2500));
+
+    await optIn(picky, ['message.read']);
+    await optIn(all);
+    const types: EventType[] = ['message.sent', 'message.sent', 'message.sent', 'message.read'];
+    for (let seq = 1; seq <= 12; seq++)
+      await publishEvent(redis, picky, types[(seq - 1) % types.length]!, { seq });
+    for (let seq = 1; seq <= 5; seq++) await publishEvent(redis, all, 'message.delivered', { seq });
+    for (let seq = 61; seq <= 100; seq++) await publishEvent(redis, none, 'message.sent', { seq });
+    // picky: 3 of its 12 (seq 4, 8, 12); all: 5; none: 0.
+    await waitFor(async () => (await backlog())[0] === 8, {
+      what: 'a backlog of the 8 events the devices want',
+    });
+    const [, oldest] = await backlog();
+    // The oldest waiting is picky's first message.read, not the first event of `none` (2.5 s older).
+    expect(oldest).to.be.greaterThan(0).and.lessThan(2);
+    // What waits starts with an event the device wants (the dashboard's "waiting" counts from there).
+    expect(await redis.hget(keys.brokerCursor(picky, 'sqs'), 'ord')).to.equal('3');
+    expect(await redis.hget(keys.brokerCursor(all, 'sqs'), 'ord')).to.equal(null);
+    await waitFor(async () => (await redis.hget(keys.brokerCursor(none, 'sqs'), 'ord')) === '100', {
+      what: 'the later events of `none` passed over too',
+    });
+    expect((await backlog())[0]).to.equal(8);
+  });
+
+  it('When the queue is missing from the start, then each device with events waiting shows why as its last SQS error, recorded once (not per event), no publish failure counted; a device that did not opt in shows none', async () => {
+    const name = `missing-${uid()}.fifo`;
+    const { relays: r, metrics } = await relays(sqs.queueUrl(name), { connected: false });
+    const [waiting, none] = [`wait-${uid()}`, `none-${uid()}`];
+    await optIn(waiting);
+    const report = new WebhookReport(redis);
+    for (let seq = 1; seq <= 10; seq++) {
+      await publishEvent(redis, waiting, 'message.sent', { seq });
+      await publishEvent(redis, none, 'message.sent', { seq });
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await waitFor(async () => (await report.brokerReport(waiting, 'sqs')).lastError !== undefined, {
+      what: 'the device’s last SQS error',
+    });
+    await new Promise((res) => setTimeout(res, 1000));
+    const got = await report.brokerReport(waiting, 'sqs');
+    expect(got.lastError).to.equal('not connected (events wait): The specified queue does not exist.');
+    expect(Date.parse(got.lastErrorAt!)).to.be.closeTo(Date.now(), 10_000);
+    expect(got.failures).to.equal(1);
+    expect(await report.brokerReport(none, 'sqs')).to.deep.equal({ failures: 0 });
+    expect(await metricValue(metrics, 'mgw_broker_publish_failures_total')).to.equal(0);
+    expect(r.relays[0]!.connected).to.equal(false);
+
+    const { reader } = await queue(name);
+    await waitFor(() => orderAndCompleteness(reader.received, waiting, 10).problems.length === 0, {
+      timeoutMs: 20_000,
+      what: 'the 10 events once the queue exists',
+    });
+    expect(reader.received.filter((m) => m.groupId === none)).to.deep.equal([]);
   });
 });
