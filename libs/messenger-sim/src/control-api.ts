@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ContactInput } from './directory.js';
+import { normalizePhone, type ContactInput } from './directory.js';
 import type { UndecryptableFault } from './faults.js';
 import { accountRoutes } from './account-api.js';
 import { companionRoutes } from './companions.js';
@@ -10,6 +10,8 @@ import { statusRoutes } from './status-api.js';
 import { newsletterRoutes } from './newsletter-api.js';
 import { callRoutes } from './calls.js';
 import { readReceiptRoutes } from './read-receipts.js';
+import type { PasskeyLinkView } from './passkey.js';
+import { passkeyRoutes } from './passkey-api.js';
 import type { InboundAttachment } from './inbound-content.js';
 import { SimError, type Simulator } from './simulator.js';
 import type { InboundKindInput } from './message-kinds.js';
@@ -89,10 +91,18 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
         const phone = str(b, 'phone')!;
         const name = str(b, 'name', false);
         const pictureUrl = str(b, 'pictureUrl', false);
-        if (b.pairingCode !== undefined) {
-          return sim.linkWithPairingCode({ pairingCode: str(b, 'pairingCode')!, phone, name, pictureUrl });
-        }
-        return sim.linkWithQr({ qr: str(b, 'qr')!, phone, name, pictureUrl });
+        // a passkey-gated account answers once the phone asked for the passkey (passkey.ts)
+        return new Promise((resolve, reject) => {
+          const pending = (passkey: PasskeyLinkView) => resolve({ phone: normalizePhone(phone), passkey });
+          const linked =
+            b.pairingCode !== undefined
+              ? sim.linkWithPairingCode(
+                  { pairingCode: str(b, 'pairingCode')!, phone, name, pictureUrl },
+                  pending,
+                )
+              : sim.linkWithQr({ qr: str(b, 'qr')!, phone, name, pictureUrl }, pending);
+          linked.then(resolve, reject);
+        });
       },
     ],
     ['POST', /^\/phone\/unlink$/, (b) => ({ removed: sim.unlink(str(b, 'phone')!, num(b, 'deviceId')) })],
@@ -247,6 +257,7 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ...readReceiptRoutes(sim),
     ...appStateRoutes(sim),
     ...historyRoutes(sim),
+    ...passkeyRoutes(sim),
   ];
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

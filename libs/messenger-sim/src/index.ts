@@ -188,6 +188,8 @@ export type { InboundContactCard, InboundKindInput } from './message-kinds.js';
 export type { CapInfo, RestrictInput, RestrictionsView } from './reachout.js';
 export { REACHOUT_REFUSED } from './reachout.js';
 export type { LinkResult } from './pairing.js';
+export type { PasskeyFaults, PasskeyGate, PasskeyLinkView, PasskeyStep, PasskeyView } from './passkey.js';
+export { PASSKEY_ORIGIN, PASSKEY_RP_ID, PASSKEY_TIMEOUT_MS } from './passkey-webauthn.js';
 export {
   MAX_COMPANIONS_PER_REQUEST,
   provisionCompanion,

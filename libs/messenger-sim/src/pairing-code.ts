@@ -21,6 +21,8 @@ export interface CodeRequest {
   ref: string;
   wrappedCompanionEphemeral: Buffer;
   finish?: (node: BinaryNode) => void;
+  /** The phone took the code for a passkey-gated link: no companion_finish is expected. */
+  passkey?: boolean;
 }
 
 export function parseCompanionHello(conn: ClientConnection, iq: BinaryNode, reg: BinaryNode): CodeRequest {
@@ -45,6 +47,7 @@ export async function runCodeExchange(
   request: CodeRequest,
   code: string,
   primaryIdentity: { public: Buffer; private: Buffer },
+  options: { withoutWrappedKey?: boolean } = {},
 ): Promise<Buffer> {
   const w = request.wrappedCompanionEphemeral;
   const companionKey = await derivePairingCodeKey(code, w.subarray(0, 32));
@@ -63,19 +66,8 @@ export async function runCodeExchange(
       resolve(n);
     };
   });
-  request.conn.send(
-    node(
-      'notification',
-      { from: S_WHATSAPP_NET, type: 'link_code_companion_reg', id: newStanzaId(), t: unixSeconds() },
-      [
-        node('link_code_companion_reg', { stage: 'primary_hello' }, [
-          node('link_code_pairing_ref', {}, Buffer.from(request.ref)),
-          node('primary_identity_pub', {}, primaryIdentity.public),
-          node('link_code_pairing_wrapped_primary_ephemeral_pub', {}, wrappedPrimary),
-        ]),
-      ],
-    ),
-  );
+  // the fault `codeWithoutWrappedKey` (passkey.ts): the companion cannot answer companion_finish
+  sendPrimaryHello(request, primaryIdentity.public, options.withoutWrappedKey ? undefined : wrappedPrimary);
   const finishIq = await finished;
   const reg = getBinaryNodeChild(finishIq, 'link_code_companion_reg');
   const bundle = bytesOf(getBinaryNodeChild(reg, 'link_code_pairing_wrapped_key_bundle'));
@@ -103,5 +95,32 @@ export async function runCodeExchange(
   const identityShared = Curve.sharedKey(primaryIdentity.private, companionIdentity);
   return Buffer.from(
     hkdf(Buffer.concat([companionShared, identityShared, random]), 32, { info: 'adv_secret' }),
+  );
+}
+
+/**
+ * The phone's `primary_hello`. Without `wrappedPrimary` it is what a passkey-gated account's phone
+ * sends (Baileys #2694, whatsmeow #1188/#1233): the companion cannot finish the code exchange and
+ * a `passkey_prologue_request` follows (passkey.ts).
+ */
+export function sendPrimaryHello(
+  request: CodeRequest,
+  primaryIdentityPub: Buffer,
+  wrappedPrimary?: Buffer,
+): void {
+  request.conn.send(
+    node(
+      'notification',
+      { from: S_WHATSAPP_NET, type: 'link_code_companion_reg', id: newStanzaId(), t: unixSeconds() },
+      [
+        node('link_code_companion_reg', { stage: 'primary_hello' }, [
+          node('link_code_pairing_ref', {}, Buffer.from(request.ref)),
+          node('primary_identity_pub', {}, primaryIdentityPub),
+          ...(wrappedPrimary
+            ? [node('link_code_pairing_wrapped_primary_ephemeral_pub', {}, wrappedPrimary)]
+            : []),
+        ]),
+      ],
+    ),
   );
 }

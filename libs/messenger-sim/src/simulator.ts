@@ -38,7 +38,7 @@ import { notifyCapping, notifyTimelock } from './mex.js';
 import { lidAddressed, notifyLidMapping } from './lid-chats.js';
 import type { ClientHandshakeResult } from './noise-server.js';
 import type { LinkResult } from './pairing.js';
-import { PhoneLinker, type LinkInput } from './phone.js';
+import { PhoneLinker, type LinkInput, type OnPasskeyPending } from './phone.js';
 import { lockFrom, Reachout, type RestrictInput, type RestrictionsView } from './reachout.js';
 import { SimError } from './sim-error.js';
 import { firstChild, iqResult, node } from './stanza.js';
@@ -199,6 +199,8 @@ export class Simulator implements ConnectionHost {
       this.linker.onCompanionReg(conn, iq, child);
       return;
     }
+    // the passkey gate's iqs (ref, passkey_request_options, passkey_prologue, …: passkey.ts)
+    if (child && this.linker.passkeys.handleIq(conn, iq, child)) return;
     if (child?.tag === 'remove-companion-device') {
       const jid = jidDecode(child.attrs.jid ?? '');
       const account = conn.account;
@@ -295,12 +297,24 @@ export class Simulator implements ConnectionHost {
       : { phone: normalizePhone(input.phone), onWhatsApp: false };
   }
 
-  linkWithQr(input: LinkInput & { qr: string }): Promise<LinkResult> {
-    return this.linker.linkWithQr(input);
+  /**
+   * The phone scans a QR; resolves once the device is linked — for a passkey-gated account after
+   * the passkey steps (`onPasskey` hears at once that they are awaited; passkey.ts).
+   */
+  linkWithQr(input: LinkInput & { qr: string }, onPasskey?: OnPasskeyPending): Promise<LinkResult> {
+    return this.linker.linkWithQr(input, onPasskey);
   }
 
-  linkWithPairingCode(input: LinkInput & { pairingCode: string }): Promise<LinkResult> {
-    return this.linker.linkWithPairingCode(input);
+  linkWithPairingCode(
+    input: LinkInput & { pairingCode: string },
+    onPasskey?: OnPasskeyPending,
+  ): Promise<LinkResult> {
+    return this.linker.linkWithPairingCode(input, onPasskey);
+  }
+
+  /** The passkey gate on linking: per account gate, authenticator, faults, pending link (passkey.ts). */
+  get passkeys() {
+    return this.linker.passkeys;
   }
 
   /**
@@ -394,6 +408,7 @@ export class Simulator implements ConnectionHost {
 
   clearFaults(): void {
     this.faults.clear();
+    this.passkeys.clearFaults();
     for (const user of this.directory.users()) forgetFailing(user);
     this.notifyCaps(this.reachout.clearFaults());
   }
@@ -416,6 +431,7 @@ export class Simulator implements ConnectionHost {
 
   closeAll(): void {
     this.reachout.close();
+    this.passkeys.close();
     for (const conn of [...this.connections]) conn.terminate();
   }
 
