@@ -102,6 +102,12 @@ export const ERRORS = {
   otpFailedPrefix: 'OTP could not be sent: ',
   /** 502 on /connect and /disconnect when the connection service failed while handling it. */
   connectionFailed: 'The connection service could not handle the request',
+  /** 404 on GET/POST /connect/passkey…: the device's pairing waits on no passkey request. */
+  passkeyNotPending: 'No passkey request is waiting for this device',
+  /** 409 on POST /connect/passkey…: the link is at another step (`step` says which). */
+  passkeyWrongStep: 'The passkey link is at another step',
+  /** 422 on POST /connect/passkey: WhatsApp refused the assertion; the link attempt ended (`passkey_rejected`). */
+  passkeyRejected: 'WhatsApp refused the passkey assertion; the link attempt ended',
   /** Error of a connection reply with success:false and no error text. */
   connectionRefused: 'The connection request was refused',
   /** 429 when a device already holds its quota of queued messages or bytes. */
@@ -135,6 +141,8 @@ export const CONNECTION_MESSAGES = {
   disconnected: 'Disconnected and logged out',
   alreadyDisconnected: 'Already disconnected',
   pairingCancelled: 'Pairing cancelled',
+  /** A connect while the account's link waits for its passkey (docs/passkeys.md). */
+  passkeyPending: 'The account is protected by a passkey: the link waits for it (GET /connect/passkey)',
 } as const;
 
 /** The message that the spec puts in `details` when neither text nor attachment is given. */

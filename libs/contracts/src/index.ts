@@ -30,3 +30,4 @@ export * from './labels.js';
 export * from './channels.js';
 export * from './text.js';
 export * from './media-sniff.js';
+export * from './passkeys.js';

@@ -1,3 +1,4 @@
+import type { PasskeyStep } from './passkeys.js';
 import type { StatusContent } from './broadcasts.js';
 import type {
   AttachmentType,
@@ -222,4 +223,7 @@ export interface SessionRecord {
   connectedAt?: string;
   lastDisconnectReason?: string;
   lastDisconnectAt?: string;
+  /** A passkey-gated link's step and when its request expires (ISO): SessionStore.passkeyStep. */
+  passkeyStep?: PasskeyStep;
+  passkeyExpiresAt?: string;
 }

@@ -415,14 +415,22 @@ export interface CheckContactsCommand {
   pauseMs: number;
 }
 
-/** A command published on `keys.connectionCommands()` for the replica that pairs `deviceId`. */
-export interface ConnectionCommand {
-  type: 'cancel-pairing';
-  deviceId: string;
-  /** Only the pairing with this id is ended (a newer one of the same device is left alone). */
-  pairingId: string;
-  reason: string;
-}
+/**
+ * A command published on `keys.connectionCommands()` for the replica that pairs `deviceId` (only
+ * the pairing with `pairingId`: a newer one of the same device is left alone):
+ * - `cancel-pairing`: end it;
+ * - `passkey-assertion`: hand its passkey request the operator's assertion (`sealed`: the
+ *   assertion's JSON sealed under `passkeyCommandContext(requestId)`);
+ * - `passkey-confirm`: the operator compared `code` with the phone's.
+ * A passkey command is answered on `keys.commandReply(requestId)` (a `DeviceCommandReply`).
+ */
+export type ConnectionCommand =
+  | { type: 'cancel-pairing'; deviceId: string; pairingId: string; reason: string }
+  | { type: 'passkey-assertion'; deviceId: string; pairingId: string; requestId: string; sealed: string }
+  | { type: 'passkey-confirm'; deviceId: string; pairingId: string; requestId: string; code: string };
+
+/** The sealing context of a passkey command's assertion (bound to its request). */
+export const passkeyCommandContext = (requestId: string) => `passkey-assertion:${requestId}`;
 
 /** The owner's answer, pushed on `keys.commandReply(requestId)`. */
 export interface DeviceCommandReply {

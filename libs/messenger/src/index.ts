@@ -10,6 +10,7 @@ export * from './inbound-revision.js';
 export * from './inbound-media.js';
 export * from './history-sync.js';
 export * from './pairing.js';
+export { PasskeyInputError, PasskeyStepError, type PasskeyState } from './passkey-link.js';
 export * from './message-sender.js';
 export type { LinkPreviewInput, RevisionInput } from './outgoing-text.js';
 export * from './message-proto-store.js';

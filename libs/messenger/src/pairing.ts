@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { jidDecode } from '@whiskeysockets/baileys';
-import type { ConnectMethod } from '@mgw/contracts';
+import { S_WHATSAPP_NET, getPlatformId, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import type { ConnectMethod, PasskeyAssertion, PasskeyFailure } from '@mgw/contracts';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
 import { accountName } from './device-socket-events.js';
 import { classifyClose } from './disconnect-reason.js';
+import { PasskeyLink, PasskeyStepError as PasskeyStepErrorOf, type PasskeyState } from './passkey-link.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 
 export interface PairingOptions extends SocketContext {
@@ -16,6 +17,8 @@ export interface PairingOptions extends SocketContext {
   qrMaxAttempts: number;
   /** How long each QR lives; Baileys' default (60 s, then 20 s) when unset. */
   qrTimeoutMs?: number;
+  /** A passkey-gated link: how long WhatsApp may take to answer the assertion (default 60 s). */
+  passkeyContinuationTimeoutMs?: number;
 }
 
 export interface PairedAccount {
@@ -31,7 +34,12 @@ export interface PairingEvents {
   paired: [PairedAccount];
   /** The pairing ended without a link (QR attempts exhausted, timeout, error, cancel). */
   failed: [{ reason: string }];
+  /** The account is passkey-gated: where its link stands now (docs/passkeys.md). */
+  passkey: [PasskeyState];
 }
+
+/** How long WhatsApp may take to answer a passkey assertion with the phone's side. */
+const PASSKEY_CONTINUATION_TIMEOUT_MS = 60_000;
 
 /**
  * A pairing socket: shows QRs (or asks for a pairing code) until the phone links. On success
@@ -44,6 +52,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
   private qrCount = 0;
   private paired = false;
   private finished = false;
+  private passkey: PasskeyLink | undefined;
 
   constructor(private readonly opts: PairingOptions) {
     super();
@@ -61,6 +70,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
     if (this.finished) return;
     const sock = createSocket(this.opts, this.auth, { qrTimeout: this.opts.qrTimeoutMs });
     this.sock = sock;
+    this.listenForPasskey(sock, this.auth);
     sock.ev.on('connection.update', (u) => {
       if (u.qr) {
         this.onQr(u.qr).catch((err: unknown) =>
@@ -88,7 +98,78 @@ export class PairingSession extends EventEmitter<PairingEvents> {
     await this.sock?.end(undefined);
   }
 
+  /** Where a passkey-gated link stands (undefined for an ungated one, or before WhatsApp asked). */
+  get passkeyState(): PasskeyState | undefined {
+    return this.passkey?.current;
+  }
+
+  /**
+   * The operator's assertion for the passkey request: true when WhatsApp took it (see
+   * PasskeyLink.submitAssertion for what it throws).
+   */
+  async submitPasskey(assertion: PasskeyAssertion): Promise<boolean> {
+    if (!this.passkey || this.finished)
+      throw new PasskeyStepErrorOf('no passkey request waits on this pairing');
+    return this.passkey.submitAssertion(assertion);
+  }
+
+  /** The operator compared the phone's code with the link's: the link finishes. */
+  async confirmPasskey(code?: string): Promise<void> {
+    if (!this.passkey || this.finished)
+      throw new PasskeyStepErrorOf('no passkey request waits on this pairing');
+    await this.passkey.confirm(code);
+  }
+
+  /**
+   * WhatsApp's passkey notifications, read off the socket's frames (Baileys rc14 acknowledges
+   * and drops them): the link they start is this pairing's from then on.
+   */
+  private listenForPasskey(sock: WASocket, auth: RedisAuthState): void {
+    const link = () => {
+      if (!this.passkey) {
+        this.passkey = new PasskeyLink({
+          query: (node) => sock.query(node),
+          creds: auth.state.creds,
+          saveCreds: () => sock.ev.emit('creds.update', { advSecretKey: auth.state.creds.advSecretKey }),
+          platformType: Number(getPlatformId('Chrome')),
+          continuationTimeoutMs: this.opts.passkeyContinuationTimeoutMs ?? PASSKEY_CONTINUATION_TIMEOUT_MS,
+          logger: this.opts.logger,
+        });
+        this.passkey.on('state', (state) => this.emit('passkey', state));
+        this.passkey.once('failed', (reason: PasskeyFailure) => {
+          this.finish('failed', { reason });
+          void sock.end(undefined);
+        });
+      }
+      return this.passkey;
+    };
+    // Only WhatsApp's own server may start or continue it (whatsmeow ignores any other sender).
+    const fromServer = (node: BinaryNode) => node.attrs.from === S_WHATSAPP_NET;
+    sock.ws.on('CB:notification,type:passkey_prologue_request', (node: BinaryNode) => {
+      if (!fromServer(node) || this.finished) return;
+      void link()
+        .onRequest(node)
+        .catch((err: unknown) =>
+          this.opts.logger.warn('passkey request not handled', {
+            deviceId: this.opts.deviceId,
+            err: serializeError(err),
+          }),
+        );
+    });
+    sock.ws.on('CB:notification,type:crsc_continuation', (node: BinaryNode) => {
+      if (!fromServer(node) || this.finished || !this.passkey) return;
+      void this.passkey.onContinuation(node).catch((err: unknown) =>
+        this.opts.logger.warn('passkey continuation not handled', {
+          deviceId: this.opts.deviceId,
+          err: serializeError(err),
+        }),
+      );
+    });
+  }
+
   private async onQr(qr: string): Promise<void> {
+    // A passkey-gated link waits for its ceremony, not for a QR (the patched Baileys stops them).
+    if (this.passkey?.current) return;
     this.qrCount += 1;
     if (this.qrCount > this.opts.qrMaxAttempts) {
       this.finish('failed', { reason: 'qr_attempts_exhausted' });
@@ -149,6 +230,7 @@ export class PairingSession extends EventEmitter<PairingEvents> {
   private finish<E extends 'paired' | 'failed'>(event: E, ...args: PairingEvents[E]): void {
     if (this.finished) return;
     this.finished = true;
+    this.passkey?.close();
     (this.emit as (e: E, ...a: PairingEvents[E]) => boolean)(event, ...args);
   }
 }

@@ -29,3 +29,4 @@ export * from './companion-creds.js';
 export * from './otlp-receiver.js';
 export * from './n8n-host.js';
 export * from './fault-proxy.js';
+export * from './passkey-authenticator.js';

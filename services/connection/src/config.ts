@@ -14,6 +14,8 @@ const connectionEnv: Joi.PartialSchemaMap = {
   // Requests handled at once per process. A slot mostly waits (for a QR, for a sender's logout
   // reply), and requests of one device coalesce, so one slow device holds one or two slots.
   CONNECTION_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(64),
+  // A passkey-gated link: how long WhatsApp may take to answer an assertion (docs/passkeys.md).
+  PASSKEY_CONTINUATION_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(60_000),
 };
 
 export interface ConnectionConfig extends MessengerServiceConfig {
@@ -21,6 +23,7 @@ export interface ConnectionConfig extends MessengerServiceConfig {
   qrMaxAttempts: number;
   connectionReplyTimeoutMs: number;
   connectionConcurrency: number;
+  passkeyContinuationTimeoutMs: number;
 }
 
 /** Every environment variable this service reads, by schema piece. */
@@ -33,5 +36,6 @@ export function loadConnectionConfig(env: NodeJS.ProcessEnv = process.env): Conn
     qrMaxAttempts: e.QR_MAX_ATTEMPTS,
     connectionReplyTimeoutMs: e.CONNECTION_REPLY_TIMEOUT_MS,
     connectionConcurrency: e.CONNECTION_CONCURRENCY,
+    passkeyContinuationTimeoutMs: e.PASSKEY_CONTINUATION_TIMEOUT_MS,
   };
 }

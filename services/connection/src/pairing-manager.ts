@@ -10,6 +10,7 @@ import { hasLinkedCredentials } from '@mgw/messenger';
 import { LINKED_CONNECTING, codeReply, pairingEndedReply, sameRequest } from './pairing-replies.js';
 import { isPairingRunning, readPairing, type PairingRecord } from '@mgw/store';
 import { FIRST_CODE_TIMEOUT_MS, startPairing, type LocalPairing, type PairingDeps } from './pairing-start.js';
+import { answerPasskey } from './passkey-commands.js';
 
 export type { PairingDeps } from './pairing-start.js';
 
@@ -52,13 +53,19 @@ export class PairingManager {
         } catch {
           return;
         }
-        if (cmd.type !== 'cancel-pairing') return;
-        this.cancel(cmd.deviceId, cmd.reason, cmd.pairingId).catch((err: unknown) =>
-          this.deps.logger.warn('pairing not cancelled', {
-            deviceId: cmd.deviceId,
-            err: serializeError(err),
-          }),
-        );
+        if (cmd.type === 'cancel-pairing') {
+          this.cancel(cmd.deviceId, cmd.reason, cmd.pairingId).catch((err: unknown) =>
+            this.deps.logger.warn('pairing not cancelled', {
+              deviceId: cmd.deviceId,
+              err: serializeError(err),
+            }),
+          );
+          return;
+        }
+        const p = this.local.get(cmd.deviceId);
+        // Another replica's pairing (or an ended one): its own replica answers.
+        if (!p || p.pairingId !== cmd.pairingId) return;
+        void answerPasskey(this.deps, p, cmd);
       },
       logger: this.deps.logger,
       gauge,

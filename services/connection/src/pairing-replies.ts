@@ -28,6 +28,9 @@ export const LINKED_CONNECTING: ConnectionReply = {
 
 /** The current QR (PNG data URL, or raw) or pairing code of a pairing, as this request wants it. */
 export async function codeReply(req: ConnectRequest, rec: PairingRecord): Promise<ConnectionReply> {
+  // The QR or code was used: the link waits for the passkey now (no code to show again).
+  if (rec.passkeyStep)
+    return { success: true, status: 'connecting', message: CONNECTION_MESSAGES.passkeyPending };
   if (req.method === 'pairingCode') {
     return { success: true, status: 'connecting', pairingCode: rec.pairingCode };
   }

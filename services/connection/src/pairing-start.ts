@@ -13,6 +13,7 @@ import {
   PAIRING_ENDED_TTL_MS,
   createPairing,
   markLinked,
+  passkeyContext,
   startWarmup,
   updatePairing,
   type Encryption,
@@ -48,6 +49,8 @@ export interface LocalPairing {
 
 /** WhatsApp shows the first QR within a second or two; a pairing without one by then gives up. */
 export const FIRST_CODE_TIMEOUT_MS = 30_000;
+/** A passkey-gated pairing's record outlives its request by this much (its end is read from it). */
+const PASSKEY_RECORD_SLACK_MS = 60_000;
 
 /**
  * Opens a pairing socket under the device's lease and registers it in `local` (this replica's
@@ -88,6 +91,7 @@ export async function startPairing(
     method: req.method,
     phoneNumber: req.phoneNumber,
     qrMaxAttempts: config.qrMaxAttempts,
+    passkeyContinuationTimeoutMs: config.passkeyContinuationTimeoutMs,
   });
   let setupDone!: () => void;
   const ready = new Promise<void>((resolve) => (setupDone = resolve));
@@ -111,6 +115,25 @@ export async function startPairing(
   };
   session.on('qr', (qr) => show({ qr }));
   session.on('pairing-code', (pairingCode) => show({ pairingCode }));
+  // A passkey-gated account (docs/passkeys.md): each step goes to the record (options and code
+  // sealed), which lives as long as the request, and to the session (GET /status, its event).
+  session.on('passkey', (state) => {
+    clearTimeout(firstCodeTimer);
+    const seal = (field: 'passkeyOptions' | 'passkeyCode', value: string) =>
+      deps.encryption.sealText(value, passkeyContext(deviceId, field));
+    const fields: Partial<Record<keyof PairingRecord, string>> = {
+      state: 'showing',
+      passkeyStep: state.step,
+      passkeyExpiresAt: String(state.expiresAt),
+      passkeyOptions: seal('passkeyOptions', JSON.stringify(state.options)),
+      ...(state.code ? { passkeyCode: seal('passkeyCode', state.code) } : {}),
+    };
+    const ttl = Math.max(0, state.expiresAt - Date.now()) + PASSKEY_RECORD_SLACK_MS;
+    void updatePairing(redis, deviceId, pairingId, fields, ttl)
+      .then((own) => (own ? sessions.passkeyStep(deviceId, state.step, state.expiresAt) : undefined))
+      .catch((err: unknown) => log.warn('passkey step not stored', { err: serializeError(err) }));
+    log.info('passkey link step', { step: state.step, expiresAt: new Date(state.expiresAt).toISOString() });
+  });
   const endLocal = async () => {
     clearTimeout(firstCodeTimer);
     await release();

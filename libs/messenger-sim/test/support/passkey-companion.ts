@@ -7,7 +7,6 @@ import {
   generateKeyPairSync,
   hkdfSync,
   randomBytes,
-  sign,
   type KeyObject,
 } from 'node:crypto';
 import {
@@ -18,7 +17,9 @@ import {
   type BinaryNode,
   type WASocket,
 } from '@whiskeysockets/baileys';
-import { until } from '@mgw/testing';
+import { SoftwareAuthenticator, until } from '@mgw/testing';
+
+export { SoftwareAuthenticator };
 
 /*
  * The companion's side of WhatsApp's passkey gate on linking, which Baileys rc14 does not
@@ -36,75 +37,6 @@ const sha256 = (...parts: Buffer[]) => {
 const b64url = (b: Buffer) => b.toString('base64url');
 /** DeviceProps.PlatformType CHROME: what the companion's ephemeral identity says it is. */
 const CHROME = 1;
-
-/** Changes to a valid assertion, to prove each check of the server. */
-export interface AssertionTweak {
-  type?: string;
-  challenge?: string;
-  origin?: string;
-  rpId?: string;
-  /** authenticatorData flags (UP 0x01, UV 0x04); default 0x05. */
-  flags?: number;
-  /** Sign with this key instead of the registered one. */
-  signWith?: KeyObject;
-  /** Flip a bit of the signature. */
-  corruptSignature?: boolean;
-  /** The credential id sent (both the `<credential_id>` node and the JSON's rawId). */
-  credentialId?: Buffer;
-}
-
-/** A software WebAuthn authenticator: one ECDSA P-256 credential, as a platform passkey holds it. */
-export class SoftwareAuthenticator {
-  readonly credentialId = randomBytes(16);
-  private readonly keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-
-  /** The public key as SPKI DER, base64 (what `POST …/passkey/authenticator` takes). */
-  get spki(): string {
-    return this.keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
-  }
-
-  get jwk() {
-    return this.keys.publicKey.export({ format: 'jwk' });
-  }
-
-  /** `navigator.credentials.get` for the request's challenge: the `<passkey_prologue>` inputs. */
-  assert(challenge: string, tweak: AssertionTweak = {}): { credentialId: Buffer; json: Buffer } {
-    const credentialId = tweak.credentialId ?? this.credentialId;
-    const clientData = Buffer.from(
-      JSON.stringify({
-        type: tweak.type ?? 'webauthn.get',
-        challenge: tweak.challenge ?? challenge,
-        origin: tweak.origin ?? 'https://web.whatsapp.com',
-        crossOrigin: false,
-      }),
-    );
-    const signCount = Buffer.alloc(4);
-    signCount.writeUInt32BE(1);
-    const authData = Buffer.concat([
-      sha256(Buffer.from(tweak.rpId ?? 'whatsapp.com')),
-      Buffer.from([tweak.flags ?? 0x05]),
-      signCount,
-    ]);
-    const signature = sign(
-      'sha256',
-      Buffer.concat([authData, sha256(clientData)]),
-      tweak.signWith ?? this.keys.privateKey,
-    );
-    if (tweak.corruptSignature) signature[signature.length - 1]! ^= 0x01;
-    const json = JSON.stringify({
-      id: b64url(credentialId),
-      rawId: b64url(credentialId),
-      type: 'public-key',
-      response: {
-        clientDataJSON: b64url(clientData),
-        authenticatorData: b64url(authData),
-        signature: b64url(signature),
-        userHandle: null,
-      },
-    });
-    return { credentialId, json: Buffer.from(json) };
-  }
-}
 
 /** An iq the server refused: its `<error code text>`. */
 export interface IqRefusal {

@@ -47,14 +47,7 @@ export class DeviceCommandClient {
    */
   async ask(command: DeviceCommand, timeoutSeconds: number): Promise<DeviceCommandAnswer> {
     if (!(await this.publish(command))) return NOBODY_HOLDS_DEVICE;
-    const conn = waitingCopy(this.blocking, timeoutSeconds);
-    try {
-      await waitForRedis(conn, CONNECT_TIMEOUT_MS);
-      const got = await conn.blpop(keys.commandReply(command.requestId), timeoutSeconds);
-      return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
-    } finally {
-      conn.disconnect();
-    }
+    return awaitCommandReply(this.blocking, command.requestId, timeoutSeconds);
   }
 
   /**
@@ -70,6 +63,26 @@ export class DeviceCommandClient {
     if (!(await this.redis.exists(keys.lease(command.deviceId)))) return false;
     await this.redis.publish(keys.deviceCommands(), message);
     return true;
+  }
+}
+
+/**
+ * Waits up to `timeoutSeconds` for the answer pushed on `keys.commandReply(requestId)` (a device
+ * command's, or a connection command's that has one), on a connection of its own made from
+ * `blocking`; undefined when none came.
+ */
+export async function awaitCommandReply(
+  blocking: RedisClient,
+  requestId: string,
+  timeoutSeconds: number,
+): Promise<DeviceCommandReply | undefined> {
+  const conn = waitingCopy(blocking, timeoutSeconds);
+  try {
+    await waitForRedis(conn, CONNECT_TIMEOUT_MS);
+    const got = await conn.blpop(keys.commandReply(requestId), timeoutSeconds);
+    return got ? (JSON.parse(got[1]) as DeviceCommandReply) : undefined;
+  } finally {
+    conn.disconnect();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import { keys, type ConnectMethod } from '@mgw/contracts';
+import { keys, type ConnectMethod, type PasskeyStep } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
 /**
@@ -22,7 +22,20 @@ export interface PairingRecord {
   qr?: string;
   pairingCode?: string;
   reason?: string;
+  /**
+   * A passkey-gated link (docs/passkeys.md): its step, when its request expires (ms), its WebAuthn
+   * request options (JSON) and, from `confirm_code` on, the code the phone shows — the last two
+   * sealed (`passkeyContext`): the options hold the request's challenge.
+   */
+  passkeyStep?: PasskeyStep;
+  passkeyExpiresAt?: number;
+  passkeyOptions?: string;
+  passkeyCode?: string;
 }
+
+/** The sealing context of a pairing's passkey fields (the record's key and the field). */
+export const passkeyContext = (deviceId: string, field: 'passkeyOptions' | 'passkeyCode') =>
+  `${keys.pairing(deviceId)}:${field}`;
 
 /** How long an ended record stays readable for the connects that waited on it. */
 export const PAIRING_ENDED_TTL_MS = 15_000;
@@ -48,6 +61,10 @@ export async function readPairing(redis: RedisClient, deviceId: string): Promise
     ...(raw.qr ? { qr: raw.qr } : {}),
     ...(raw.pairingCode ? { pairingCode: raw.pairingCode } : {}),
     ...(raw.reason ? { reason: raw.reason } : {}),
+    ...(raw.passkeyStep ? { passkeyStep: raw.passkeyStep as PasskeyStep } : {}),
+    ...(raw.passkeyExpiresAt ? { passkeyExpiresAt: Number(raw.passkeyExpiresAt) } : {}),
+    ...(raw.passkeyOptions ? { passkeyOptions: raw.passkeyOptions } : {}),
+    ...(raw.passkeyCode ? { passkeyCode: raw.passkeyCode } : {}),
   };
 }
 

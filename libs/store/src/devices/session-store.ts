@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@mgw/common';
-import { keys, type ConnectionStatus, type SessionRecord } from '@mgw/contracts';
+import { keys, type ConnectionStatus, type PasskeyStep, type SessionRecord } from '@mgw/contracts';
 import { getDeviceState } from './device-state.js';
 import { storeScript } from '../lua.js';
 
@@ -9,6 +9,9 @@ import { storeScript } from '../lua.js';
  * `lua/session-write-4.lua`).
  */
 const SESSION_WRITE = storeScript<number>('session-write-4');
+
+/** The record's fields of a passkey-gated link's step (`passkeyStep`). */
+const PASSKEY_FIELDS = ['passkeyStep', 'passkeyExpiresAt'];
 
 /**
  * The session record of each device (`keys.session`), read by GET /status and by the
@@ -43,7 +46,8 @@ export class SessionStore {
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) values[k] = String(v);
     if (status === 'connected' && !fields.connectedAt) values.connectedAt = now;
     const reason = status === 'connecting' ? (fields.lastDisconnectReason ?? '') : '';
-    await this.write(deviceId, status, values, [], now, reason);
+    // Any other change ends a passkey step the record showed.
+    await this.write(deviceId, status, values, PASSKEY_FIELDS, now, reason);
   }
 
   /**
@@ -64,6 +68,26 @@ export class SessionStore {
     await this.write(deviceId, 'connected', set, del, now, '');
   }
 
+  /**
+   * A passkey-gated link moved to `step` (docs/passkeys.md): the record says so for GET /status
+   * (`passkeyStep`, `passkeyExpiresAt`) and a `session.status` event goes out for each step
+   * (`connecting`, reason `passkey_required`, `passkey: {step, expiresAt}`), the status unchanged.
+   * The code the phone shows is not in either: GET /connect/passkey answers it.
+   */
+  async passkeyStep(deviceId: string, step: PasskeyStep, expiresAt: number): Promise<void> {
+    const now = new Date().toISOString();
+    const expires = new Date(expiresAt).toISOString();
+    await this.write(
+      deviceId,
+      'connecting',
+      { status: 'connecting', updatedAt: now, passkeyStep: step, passkeyExpiresAt: expires },
+      [],
+      now,
+      'passkey_required',
+      { passkey: { step, expiresAt: expires } },
+    );
+  }
+
   /** Marks the device disconnected and forgets the account details (phone, name, picture). */
   async markDisconnected(deviceId: string, reason: string): Promise<void> {
     const now = new Date().toISOString();
@@ -71,7 +95,7 @@ export class SessionStore {
       deviceId,
       'disconnected',
       { status: 'disconnected', updatedAt: now, lastDisconnectReason: reason, lastDisconnectAt: now },
-      ['phone', 'name', 'profilePic', 'connectedAt'],
+      ['phone', 'name', 'profilePic', 'connectedAt', ...PASSKEY_FIELDS],
       now,
       reason,
     );
@@ -84,6 +108,8 @@ export class SessionStore {
     del: string[],
     now: string,
     reason: string,
+    /** Always an event, with these fields added to its data (a passkey step). */
+    event?: Record<string, unknown>,
   ): Promise<void> {
     await SESSION_WRITE.run(
       this.redis,
@@ -97,6 +123,8 @@ export class SessionStore {
         randomUUID(),
         now,
         reason,
+        event ? '1' : '',
+        event ? JSON.stringify(event) : '',
       ],
     );
   }

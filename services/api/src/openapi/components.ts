@@ -9,6 +9,8 @@ import {
   ERRORS,
   FAILURE_REASONS,
   INBOUND_KEEP_ERRORS,
+  PASSKEY_FAILURES,
+  PASSKEY_STEPS,
 } from '@mgw/contracts';
 import { HEALTH_REASONS, RESTRICTION_REASONS } from '@mgw/store';
 import type { JsonSchema } from './joi-schema.js';
@@ -63,6 +65,10 @@ export const schemas: Record<string, JsonSchema> = {
         items: { type: 'string' },
         description: 'With `outcome: unknown` on a list: the ids its messages would have.',
       },
+      step: {
+        enum: [...PASSKEY_STEPS],
+        description: "On the 409 of POST /connect/passkey…: the step the device's passkey link is at.",
+      },
       queued: {
         ...closed({ messages: { type: 'integer' }, bytes: { type: 'integer' } }, ['messages', 'bytes']),
         description: "On the device quota's 429: what the device holds.",
@@ -93,6 +99,30 @@ export const schemas: Record<string, JsonSchema> = {
     },
     ['success'],
   ),
+  PasskeyView: closed(
+    {
+      step: { enum: [...PASSKEY_STEPS] },
+      expiresAt: timestamp('When the passkey request expires.'),
+      requestOptions: {
+        type: 'object',
+        description:
+          "WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`).",
+      },
+      code: str('From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm.'),
+    },
+    ['step', 'expiresAt', 'requestOptions'],
+  ),
+  PasskeyRequest: closed({ success: yes, data: { $ref: '#/components/schemas/PasskeyView' } }, [
+    'success',
+    'data',
+  ]),
+  PasskeyTaken: closed(
+    {
+      success: yes,
+      data: { $ref: '#/components/schemas/PasskeyView', description: 'Where the link stands now.' },
+    },
+    ['success'],
+  ),
   DisconnectResult: closed(
     {
       success: yes,
@@ -108,9 +138,20 @@ export const schemas: Record<string, JsonSchema> = {
       name: str('Account name (connected only).'),
       profilePic: str('URL of the profile picture (connected only, when the account has one).'),
       reason: {
-        enum: PROXY_ERROR_KINDS.map((kind) => `proxy_${kind}`),
+        enum: [...PROXY_ERROR_KINDS.map((kind) => `proxy_${kind}`), 'passkey_required', ...PASSKEY_FAILURES],
         description:
-          "Connecting only: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other).",
+          "Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed).",
+      },
+      passkey: {
+        ...closed(
+          {
+            step: { enum: [...PASSKEY_STEPS] },
+            expiresAt: timestamp('When the passkey request expires.'),
+          },
+          ['step', 'expiresAt'],
+        ),
+        description:
+          'A passkey-gated link (docs/passkeys.md): its step (`assertion`, `verifying`, `confirm_code`, `finishing`) and when its request expires. GET /connect/passkey has the request and the code.',
       },
       sending: { $ref: '#/components/schemas/Sending' },
     },

@@ -1,12 +1,25 @@
 import type { RequestHandler } from 'express';
-import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import {
+  ERRORS,
+  connectQuerySchema,
+  emptyQuerySchema,
+  passkeyAssertionBodySchema,
+  passkeyConfirmBodySchema,
+} from '@mgw/contracts';
+import { ApiError } from '../../http/api-error.js';
+import { handPasskey, readPasskey, type PasskeyInput } from './passkey.js';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { respond } from '../../http/respond.js';
-import { feature } from '../../http/route-table.js';
+import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { connectionPaths } from './openapi.js';
 import { readStatus } from './read-status.js';
+
+/** A passkey assertion (a few KB as a browser makes it) or a code: small JSON bodies. */
+const PASSKEY_BODY: BodySpec = {
+  json: { limitBytes: 16 * 1024, tooLargeError: ERRORS.bodyTooLarge, maxValues: FIELD_ALLOWANCE },
+};
 
 /**
  * Linking the token's device (QR or pairing code), its status, and logging it out: connect and
@@ -21,8 +34,31 @@ export const connection = feature({
     { method: 'post', path: '/connect', limit: 'connect', body: 'none', handler: 'connect' },
     { method: 'post', path: '/disconnect', limit: 'disconnect', body: 'none', handler: 'disconnect' },
     { method: 'get', path: '/status', limit: 'status', handler: 'status' },
+    // A passkey-gated link (docs/passkeys.md): its request, the assertion, the code's confirmation.
+    { method: 'get', path: '/connect/passkey', limit: 'status', handler: 'passkey' },
+    {
+      method: 'post',
+      path: '/connect/passkey',
+      limit: 'connect',
+      body: PASSKEY_BODY,
+      handler: 'passkeyAssertion',
+    },
+    {
+      method: 'post',
+      path: '/connect/passkey/confirm',
+      limit: 'connect',
+      body: PASSKEY_BODY,
+      handler: 'passkeyConfirm',
+    },
   ],
-  handlers: (s) => ({ connect: connect(s), disconnect: disconnect(s), status: status(s) }),
+  handlers: (s) => ({
+    connect: connect(s),
+    disconnect: disconnect(s),
+    status: status(s),
+    passkey: passkey(s),
+    passkeyAssertion: passkeyHand(s, (body) => parse(passkeyAssertionBodySchema, body)),
+    passkeyConfirm: passkeyHand(s, (body) => parse(passkeyConfirmBodySchema, body)),
+  }),
   paths: connectionPaths,
 });
 
@@ -54,6 +90,48 @@ function disconnect(s: ApiServices): RequestHandler {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
     respond(res, await s.connection.request({ action: 'disconnect', deviceId }, req.log));
+  };
+}
+
+/** GET /connect/passkey: the pending passkey request (and the code, once the phone shows one). */
+function passkey(s: ApiServices): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const view = await readPasskey(s, deviceId);
+    if (!view) throw new ApiError(404, ERRORS.passkeyNotPending);
+    res.status(200).json({ success: true, data: view });
+  };
+}
+
+/** POST /connect/passkey (the assertion) and POST /connect/passkey/confirm (the code): 202 once taken. */
+function passkeyHand(s: ApiServices, body: (raw: unknown) => PasskeyInput): RequestHandler {
+  return async (req, res) => {
+    const { deviceId } = authOf(res);
+    parse(emptyQuerySchema, req.query);
+    const input = body(req.body ?? {});
+    const outcome = await handPasskey(s, deviceId, input);
+    switch (outcome.kind) {
+      case 'taken':
+        res.status(202).json({ success: true, ...(outcome.passkey ? { data: outcome.passkey } : {}) });
+        return;
+      case 'none':
+        throw new ApiError(404, ERRORS.passkeyNotPending);
+      case 'wrong_step':
+        throw new ApiError(409, ERRORS.passkeyWrongStep, undefined, { step: outcome.step });
+      case 'invalid':
+        throw ApiError.invalid([
+          { path: ['assertion' in input ? 'assertion' : 'code'], message: outcome.why },
+        ]);
+      case 'rejected':
+        throw new ApiError(422, ERRORS.passkeyRejected);
+      case 'unavailable':
+        throw new ApiError(503, ERRORS.connectionServiceDown);
+      case 'timeout':
+        throw new ApiError(504, ERRORS.connectionTimeout);
+      case 'failed':
+        throw new ApiError(502, ERRORS.connectionFailed);
+    }
   };
 }
 

@@ -1,5 +1,10 @@
 /** Linking, status and logout in the OpenAPI document. */
-import { connectQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+import {
+  connectQuerySchema,
+  emptyQuerySchema,
+  passkeyAssertionBodySchema,
+  passkeyConfirmBodySchema,
+} from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
@@ -35,6 +40,42 @@ export function connectionPaths(config: ApiConfig, operation: (spec: OperationSp
         query: emptyQuerySchema,
         success: { status: 200, schema: 'DisconnectResult', description: 'Logged out, or nothing to do.' },
         errors: [409, 413, 502, 504],
+      }),
+    },
+    '/connect/passkey': {
+      get: operation({
+        tag: 'Connection',
+        summary: 'The passkey request of a link',
+        description:
+          "An account a passkey guards (docs/passkeys.md): after the QR scan or the pairing code, WhatsApp asks for a WebAuthn assertion. This answers the request (its options, for a browser on a whatsapp.com page: the gateway's browser extension fetches them here), the step the link is at and, from `confirm_code` on, the code the phone shows. 404 when the device's link waits on no passkey.",
+        rateLimit: r.status,
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'PasskeyRequest', description: 'The pending request.' },
+        errors: [404],
+      }),
+      post: operation({
+        tag: 'Connection',
+        summary: 'Hand in the passkey assertion',
+        description:
+          "The assertion (`PublicKeyCredential.toJSON()` of `navigator.credentials.get` with the request's options) goes to WhatsApp with the link's prologue. 202 when WhatsApp took it (the link moves to `verifying`, then `confirm_code`); 400 when it answers another challenge; 422 when WhatsApp refused it (the attempt ends `passkey_rejected`); 409 when the link is at another step.",
+        rateLimit: r.connect,
+        query: emptyQuerySchema,
+        body: passkeyAssertionBodySchema,
+        success: { status: 202, schema: 'PasskeyTaken', description: 'Taken.' },
+        errors: [404, 409, 413, 422, 502, 503, 504],
+      }),
+    },
+    '/connect/passkey/confirm': {
+      post: operation({
+        tag: 'Connection',
+        summary: "Confirm the passkey link's code",
+        description:
+          "The operator compared the code the phone shows with `code` of GET /connect/passkey and confirms it: the link finishes (WhatsApp then links the device as any other). 400 when the code is not the link's; 409 before the code is known.",
+        rateLimit: r.connect,
+        query: emptyQuerySchema,
+        body: passkeyConfirmBodySchema,
+        success: { status: 202, schema: 'PasskeyTaken', description: 'Confirmed.' },
+        errors: [404, 409, 413, 502, 503, 504],
       }),
     },
     '/status': {

@@ -1,4 +1,8 @@
+import { PASSKEY_FAILURES, type PasskeyFailure } from '@mgw/contracts';
 import { deviceHealth, sendingView } from '@mgw/store';
+
+const isPasskeyFailure = (reason: string | undefined): reason is PasskeyFailure =>
+  (PASSKEY_FAILURES as readonly string[]).includes(reason ?? '');
 import type { ApiServices } from '../../api-services.js';
 
 /**
@@ -20,6 +24,13 @@ export async function readStatus(
   // Beyond the spec's fields: why a device is connecting, when its proxy is the cause
   // (`proxy_unreachable`, `proxy_auth`, `proxy_refused`, `proxy_error`; docs/proxies.md).
   if (session.status === 'connecting' && session.lastDisconnectReason?.startsWith('proxy_'))
+    body.reason = session.lastDisconnectReason;
+  // A passkey-gated link (docs/passkeys.md): where it stands while it waits, how it ended after.
+  if (session.status === 'connecting' && session.passkeyStep && session.passkeyExpiresAt) {
+    body.reason = 'passkey_required';
+    body.passkey = { step: session.passkeyStep, expiresAt: session.passkeyExpiresAt };
+  }
+  if (session.status === 'disconnected' && isPasskeyFailure(session.lastDisconnectReason))
     body.reason = session.lastDisconnectReason;
   // Beyond the spec's fields, for a linked device (connected or reconnecting): what the account
   // sent today against its caps, its pause while WhatsApp pushes back, and its health score — all
