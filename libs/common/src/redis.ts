@@ -107,7 +107,7 @@ function failFastWhileSilent(client: Redis): void {
     probe();
   };
   const probe = () => {
-    if (!silent || probing) return;
+    if (!silent || probing || client.status !== 'ready') return;
     probing = true;
     const ping = new Command('ping', []);
     void send(ping);
@@ -119,7 +119,9 @@ function failFastWhileSilent(client: Redis): void {
       });
   };
   client.sendCommand = ((command: Command, stream?: unknown) => {
-    if (silent) {
+    // Only a ready connection is judged silent: a reconnection's own handshake (CLIENT SETNAME,
+    // the ready check) must go through, or the connection could never be ready again.
+    if (silent && client.status === 'ready') {
       command.reject(new Error(REDIS_SILENT));
       return command.promise;
     }
@@ -127,7 +129,9 @@ function failFastWhileSilent(client: Redis): void {
     command.promise.catch(onFailure);
     return sent;
   }) as typeof client.sendCommand;
+  // A new connection (or none) is not the silent one.
   client.on('ready', heard);
+  client.on('close', heard);
 }
 
 /**

@@ -62,6 +62,22 @@ describe('Redis: a silent server under a request-path connection', () => {
     }
   });
 
+  it('When a silent link is then reset (the connection drops and reconnects), then the new connection serves', async () => {
+    proxy.set('blackhole');
+    expect((await failure(client.get('silent-probe'))).err?.message).to.equal('Command timed out');
+    // The link drops: ioredis reconnects, and its handshake must not be refused as silent.
+    proxy.set('reset');
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.set('pass');
+    const started = Date.now();
+    for (;;) {
+      const ok = await client.ping().catch(() => undefined);
+      if (ok === 'PONG') break;
+      expect(Date.now() - started, 'serving again after the reconnection').to.be.below(8000);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
   it('When REDIS_COMMAND_TIMEOUT_MS is 0, then a command waits for the answer as before', async () => {
     const patient = createRedis(
       { url: proxy.via(process.env.REDIS_URL!), commandTimeoutMs: 0 },
