@@ -18,16 +18,37 @@ import type { LeaseRenewerOptions, RenewerCommand, RenewerEvent } from './lease-
 const opts = workerData as Required<LeaseRenewerOptions> & { beat: Float64Array };
 const port = parentPort!;
 const held = new Map<string, number>();
-// Fail fast: an unanswered round is reported `unknown` and retried, never queued for later.
-const redis = createRedis(
-  opts.redis as RedisConfig,
-  'producer',
-  `${opts.owner.split(':')[0]}-lease-renewer`,
-  {
-    commandTimeout: Math.max(1000, Math.floor(opts.renewMs / 2)),
-  },
-);
+/** An unanswered command (a blackholed link, a frozen Redis) fails after this long. */
+const commandTimeoutMs = Math.max(1000, Math.floor(opts.renewMs / 2));
+/**
+ * After a round that left a renewal unanswered (`unknown`), the next one comes this soon, doubling
+ * up to RETRY_MAX_MS (never past the normal interval), not a whole interval later: a link that
+ * flaps every few seconds would otherwise fail each of the three rounds a lease's TTL holds and
+ * let every lease lapse at once. An answered round goes back to the normal interval.
+ */
+const RETRY_FIRST_MS = Math.min(250, opts.renewMs);
+const RETRY_MAX_MS = Math.min(1000, opts.renewMs);
+// Fail fast: no offline queue, one try, an unanswered command fails after commandTimeoutMs; an
+// unanswered round is reported `unknown` and retried, never queued for later. Its own options
+// make it so, not the 'producer' role, whose guard against a silent Redis (redis.ts,
+// failFastWhileSilent) would refuse the retries themselves until a probe heard Redis: each round
+// is its own probe here. And it reconnects within half a second however long Redis was away: the
+// shared strategy's wait grows to 2 s, which can miss a link back for a second (a lease's last
+// chance), and a connection that is not back sends nothing (the retries cost Redis nothing).
+const redis = createRedis(opts.redis as RedisConfig, 'worker', `${opts.owner.split(':')[0]}-lease-renewer`, {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  commandTimeout: commandTimeoutMs,
+  connectTimeout: commandTimeoutMs,
+  retryStrategy: (times: number) => Math.min(times * 100, 500),
+});
 let timer: NodeJS.Timeout | undefined;
+/** The delay of the pending retry while renewals go unanswered; 0 once a round was answered. */
+let retryMs = 0;
+let running = false;
+let lastStartedAt = 0;
+/** The connection came back while a round ran (see the 'ready' listener below). */
+let readyMeanwhile = false;
 let livenessTimer: NodeJS.Timeout | undefined;
 let stopping = false;
 const liveness = opts.liveness
@@ -60,15 +81,16 @@ function beatLiveness(): void {
     });
 }
 
-async function round(): Promise<void> {
+/** One round; false when a renewal went unanswered (`unknown`), to be retried soon. */
+async function round(): Promise<boolean> {
   const silentMs = mainSilentMs();
   if (silentMs > opts.stallLimitMs) {
     // The main thread is hung: let the leases lapse so another sender can take the devices.
     send({ type: 'stalled', silentMs });
-    return;
+    return true;
   }
   const leases = [...held].map(([deviceId, epoch]) => ({ deviceId, owner: opts.owner, epoch }));
-  if (leases.length === 0) return;
+  if (leases.length === 0) return true;
   const sentAt = Date.now();
   const outcomes = await renewLeases(redis, leases, opts.ttlMs);
   // A lease found lost stays out of the rounds; the main thread closes its device.
@@ -83,17 +105,36 @@ async function round(): Promise<void> {
       outcomes: leases.map((l, i) => ({ deviceId: l.deviceId, epoch: l.epoch, outcome: outcomes[i]! })),
     },
   });
+  return !outcomes.includes('unknown');
 }
 
 function schedule(delayMs: number): void {
   if (stopping) return;
-  timer = setTimeout(() => {
-    const started = Date.now();
-    void round()
-      .catch(() => undefined)
-      // A round that took long (slow Redis) is followed by the next one sooner, never later.
-      .finally(() => schedule(Math.max(0, opts.renewMs - (Date.now() - started))));
-  }, delayMs);
+  clearTimeout(timer);
+  timer = setTimeout(runRound, delayMs);
+}
+
+/** The soonest the next round may start: rounds never come closer than RETRY_FIRST_MS. */
+const soonest = () => Math.max(0, lastStartedAt + RETRY_FIRST_MS - Date.now());
+
+function runRound(): void {
+  timer = undefined;
+  running = true;
+  readyMeanwhile = false;
+  const started = (lastStartedAt = Date.now());
+  void round()
+    .catch(() => false)
+    .then((answered) => {
+      running = false;
+      if (answered) {
+        retryMs = 0;
+        // A round that took long (slow Redis) is followed by the next one sooner, never later.
+        schedule(Math.max(0, opts.renewMs - (Date.now() - started)));
+        return;
+      }
+      retryMs = retryMs === 0 ? RETRY_FIRST_MS : Math.min(2 * retryMs, RETRY_MAX_MS);
+      schedule(readyMeanwhile ? soonest() : retryMs);
+    });
 }
 
 port.on('message', (cmd: RenewerCommand) => {
@@ -111,6 +152,14 @@ port.on('message', (cmd: RenewerCommand) => {
         port.close();
       });
   }
+});
+
+// Reconnected while renewals go unanswered: the next round goes now (the link may be back for a
+// moment only), not at the next retry. The first 'ready' (no round yet) starts the rounds below.
+redis.on('ready', () => {
+  if (retryMs === 0 || stopping) return;
+  if (running) readyMeanwhile = true;
+  else schedule(soonest());
 });
 
 redis.once('ready', () => {

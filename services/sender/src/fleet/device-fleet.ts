@@ -54,6 +54,11 @@ export function leaseMayStillBeOurs(lastConfirmedAt: number, ttlMs: number, now 
  */
 export class DeviceFleet {
   private readonly owned = new Map<string, DeviceRuntime>();
+  /**
+   * Devices no longer ours (replaced, fenced) whose runtime is still stopping and releasing: out
+   * of `owned` at once, never claimed again meanwhile, and waited for by `stop()`.
+   */
+  private readonly ending = new Map<string, { rt: DeviceRuntime | undefined; done: Promise<void> }>();
   private readonly cooldown = new Map<string, number>();
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
@@ -151,12 +156,13 @@ export class DeviceFleet {
     await this.roster.leave().catch(() => undefined);
     // The leases keep being renewed while the active sends finish: a lapsed lease would let
     // another sender open a second socket for a device this process still has open.
-    await Promise.all(
-      [...this.owned.values()].map(async (rt) => {
+    await Promise.all([
+      ...[...this.owned.values()].map(async (rt) => {
         await rt.stop();
         await this.release(rt);
       }),
-    );
+      ...[...this.ending.values()].map((e) => e.done),
+    ]);
     this.deps.connectGate?.close();
     await this.renewer.stop();
   }
@@ -191,7 +197,9 @@ export class DeviceFleet {
       const share = fairShare(linked.length, view.loads.size, this.deps.config.maxDevices);
       this.deps.metrics.sendersLive.set(view.loads.size);
       this.deps.metrics.senderFairShare.set(share);
-      const free = linked.filter((id) => !this.owned.has(id) && (this.cooldown.get(id) ?? 0) <= Date.now());
+      const free = linked.filter(
+        (id) => !this.owned.has(id) && !this.ending.has(id) && (this.cooldown.get(id) ?? 0) <= Date.now(),
+      );
       // Every device this scan claims is in line for its socket before the first is admitted: the
       // connect gate admits by priority (an OTP queued first), not by the order of the claims.
       const release = free.length > 0 ? this.deps.connectGate?.hold() : undefined;
@@ -309,7 +317,8 @@ export class DeviceFleet {
     metrics.leaseRenewRounds.observe(round.durationMs / 1000);
     for (const { deviceId, epoch, outcome } of round.outcomes) {
       metrics.leaseRenewals.inc({ outcome });
-      const rt = this.owned.get(deviceId);
+      // A runtime still stopping (replaced, fenced) is forced to once its lease is known gone.
+      const rt = this.owned.get(deviceId) ?? this.ending.get(deviceId)?.rt;
       // Released (or given up) since the round was sent: nothing to do.
       if (!rt || rt.epoch !== epoch) continue;
       if (outcome === 'renewed' || outcome === 'restored') {
@@ -324,6 +333,8 @@ export class DeviceFleet {
         continue;
       this.logger.warn('lease lost; closing the device socket', { deviceId, outcome });
       this.owned.delete(deviceId);
+      const end = this.ending.get(deviceId);
+      if (end) end.rt = undefined; // forced once: a round still in flight finds nothing to do
       this.renewer.drop(deviceId);
       metrics.leasesHeld.set(this.owned.size);
       // Another process holds (or held) the device: back off, never fight over it. A lease that
@@ -346,9 +357,22 @@ export class DeviceFleet {
       await this.giveUp(rt, false);
       return;
     }
-    // replaced / fenced: someone else holds the device; back off, never fight over it.
-    await rt.stop({ force: why === 'fenced' });
-    await this.giveUp(rt);
+    // replaced / fenced: someone else holds the device; back off, never fight over it. It stops
+    // counting as ours now, not once its stop and release are done: both wait on Redis, which may
+    // be out of reach (why another sender could take the device over). Its lease stays in the
+    // renewal rounds until the release, and a round that finds it lost (or unconfirmed for a whole
+    // TTL) forces the stop, as it did while the device was in `owned`.
+    this.owned.delete(rt.deviceId);
+    this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
+    this.deps.metrics.leasesHeld.set(this.owned.size);
+    const done = rt
+      .stop({ force: why === 'fenced' })
+      .catch((err: unknown) =>
+        this.logger.warn('device stop failed', { deviceId: rt.deviceId, err: serializeError(err) }),
+      )
+      .then(() => this.release(rt));
+    this.ending.set(rt.deviceId, { rt, done });
+    await done.finally(() => this.ending.delete(rt.deviceId));
   }
 
   private async giveUp(rt: DeviceRuntime, cooldown = true): Promise<void> {
