@@ -70,6 +70,7 @@ export * from './pools/pool-store.js';
 export * from './access/token-store.js';
 export * from './access/auth-failures.js';
 export * from './access/rate-limits.js';
+export * from './access/idempotency-records.js';
 
 // Coordination: leases with fencing, interval locks, liveness, the roster of senders.
 export * from './coordination/index.js';

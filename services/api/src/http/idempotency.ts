@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { ApiError } from './api-error.js';
 import { ERRORS, keys } from '@mgw/contracts';
-import { storageContext, type Encryption } from '@mgw/store';
+import { storageContext, swapIdempotencyRecord, type Encryption } from '@mgw/store';
 
 /** A response that is the result of work done (something was enqueued): it may be replayed. */
 export interface Outcome {
@@ -115,7 +115,7 @@ export class Idempotency {
       // Unknown, or left by a run that is gone: this request takes the key over, with its seed.
       claim = { ...stored, state: 'in_progress', startedAt: Date.now() };
       sealed = seal(claim);
-      if ((await this.redis.eval(TAKE_OVER, 1, redisKey, raw, sealed, this.ttlSeconds)) !== 1)
+      if (!(await swapIdempotencyRecord(this.redis, redisKey, raw, sealed, this.ttlSeconds)))
         throw new ApiError(409, ERRORS.idempotencyInProgress);
     }
     let outcome: Outcome;
@@ -125,7 +125,7 @@ export class Idempotency {
       if (err instanceof OutcomeUnknownError) {
         // Kept for the retry, marked unknown once storage answers (it is what failed).
         const unknown = seal({ ...claim, state: 'unknown' });
-        this.repair(() => this.redis.eval(TAKE_OVER, 1, redisKey, sealed, unknown, this.ttlSeconds));
+        this.repair(() => swapIdempotencyRecord(this.redis, redisKey, sealed, unknown, this.ttlSeconds));
       } else await this.free(redisKey, sealed).catch(() => this.repair(() => this.free(redisKey, sealed)));
       throw err;
     }
@@ -136,7 +136,7 @@ export class Idempotency {
 
   /** Frees the key if it still holds `sealed` (this run's claim). */
   private async free(redisKey: string, sealed: string): Promise<void> {
-    await this.redis.eval(FREE, 1, redisKey, sealed);
+    await swapIdempotencyRecord(this.redis, redisKey, sealed, '', 0);
   }
 
   private repairs = 0;
@@ -165,14 +165,6 @@ export class Idempotency {
 const REPAIR_AFTER_MS = [0, 250, 500, 1000, 2000, 4000, 8000, 15_000, 30_000];
 /** Repairs waiting at most (each holds a key and two sealed values). */
 const REPAIRS_MAX = 10_000;
-/** Replaces the key's value only if it is still `ARGV[1]` (another retry may have taken it over). */
-const TAKE_OVER = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
-return 1`;
-/** Frees the key only if it still holds this run's claim. */
-const FREE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1`;
-
 /** Method, path and a hash of the JSON body: the same key on another endpoint is a conflict. */
 function fingerprintOf(req: Request): string {
   return createHash('sha256')
