@@ -113,3 +113,25 @@ function compareDigits(a: string, as: number, ae: number, b: string, bs: number,
   }
   return 0;
 }
+
+/**
+ * The settings that may govern the events logged after `afterId` (every event without it), newest
+ * first; `undefined` stands for events older than every setting kept (not published).
+ */
+export function brokerSettingsAfter(
+  h: BrokerSettingHistory,
+  afterId: string | undefined,
+): (BrokerDeviceSetting | undefined)[] {
+  const out: (BrokerDeviceSetting | undefined)[] = [h.current];
+  // Events after `afterId` are all past `bound`: the settings found so far govern them all.
+  const covered = (bound: string | undefined) =>
+    bound === undefined || (afterId !== undefined && compareLogIds(afterId, bound) >= 0);
+  let bound = h.after;
+  for (const p of h.past) {
+    if (covered(bound)) return out;
+    out.push(p.setting);
+    bound = p.after;
+  }
+  if (!covered(bound)) out.push(undefined);
+  return out;
+}

@@ -99,30 +99,6 @@ export const schemas: Record<string, JsonSchema> = {
     },
     ['success'],
   ),
-  PasskeyView: closed(
-    {
-      step: { enum: [...PASSKEY_STEPS] },
-      expiresAt: timestamp('When the passkey request expires.'),
-      requestOptions: {
-        type: 'object',
-        description:
-          "WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`).",
-      },
-      code: str('From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm.'),
-    },
-    ['step', 'expiresAt', 'requestOptions'],
-  ),
-  PasskeyRequest: closed({ success: yes, data: { $ref: '#/components/schemas/PasskeyView' } }, [
-    'success',
-    'data',
-  ]),
-  PasskeyTaken: closed(
-    {
-      success: yes,
-      data: { $ref: '#/components/schemas/PasskeyView', description: 'Where the link stands now.' },
-    },
-    ['success'],
-  ),
   DisconnectResult: closed(
     {
       success: yes,

@@ -1,9 +1,8 @@
 import { contextOf, recordSpan, serializeError, tracer, tracingOn, type Logger } from '@mgw/common';
 import {
   brokerSettingAt,
+  brokerSettingsAfter,
   brokerWants,
-  compareLogIds,
-  type BrokerDeviceSetting,
   type BrokerSettingHistory,
   type Metrics,
 } from '@mgw/contracts';
@@ -281,7 +280,7 @@ export class BrokerRelay {
       state.cursor(deviceId),
       this.o.settings.history(deviceId, this.name),
     ]);
-    if (settingsAfter(settings, cursor?.id).every((s) => s?.enabled && !s.events)) {
+    if (brokerSettingsAfter(settings, cursor?.id).every((s) => s?.enabled && !s.events)) {
       this.measure(d, await state.read(deviceId, cursor, 1));
       this.reportWaiting(deviceId, d);
       return true;
@@ -316,7 +315,10 @@ export class BrokerRelay {
       return;
     }
     let waiting = verdicts.filter((v, i) => i >= first && v === 'publish').length;
-    if (page.backlog > 0 && settingsAfter(settings, page.events.at(-1)!.cursor.id).some((s) => s?.enabled))
+    if (
+      page.backlog > 0 &&
+      brokerSettingsAfter(settings, page.events.at(-1)!.cursor.id).some((s) => s?.enabled)
+    )
       waiting += page.backlog;
     d.backlog = waiting;
     d.oldestMs = entryMs(page.events[first]!.cursor.id);
@@ -478,26 +480,4 @@ function toMessage(deviceId: string, e: RelayEvent): BrokerMessage {
       `{"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.timestamp)},"data":${e.dataJson}}`,
     ),
   };
-}
-
-/**
- * The settings that may govern the events logged after `afterId` (every event without it), newest
- * first; `undefined` stands for events older than every setting kept (not published).
- */
-export function settingsAfter(
-  h: BrokerSettingHistory,
-  afterId: string | undefined,
-): (BrokerDeviceSetting | undefined)[] {
-  const out: (BrokerDeviceSetting | undefined)[] = [h.current];
-  // Events after `afterId` are all past `bound`: the settings found so far govern them all.
-  const covered = (bound: string | undefined) =>
-    bound === undefined || (afterId !== undefined && compareLogIds(afterId, bound) >= 0);
-  let bound = h.after;
-  for (const p of h.past) {
-    if (covered(bound)) return out;
-    out.push(p.setting);
-    bound = p.after;
-  }
-  if (!covered(bound)) out.push(undefined);
-  return out;
 }
