@@ -151,6 +151,27 @@ export default tseslint.config(
     files: ['**/test/**', '**/bench/**', 'scripts/**', '**/cli.ts', '**/cli/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
   },
+  // The passkey browser extension (integrations/passkey-extension, no build step): plain JavaScript
+  // the browser runs, with the browser's globals and the extension API's. Its content script is a
+  // classic script (a content script cannot be a module); the rest are modules.
+  {
+    files: ['integrations/passkey-extension/**/*.js'],
+    languageOptions: {
+      globals: {
+        chrome: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        location: 'readonly',
+        atob: 'readonly',
+        btoa: 'readonly',
+        CSSStyleSheet: 'readonly',
+      },
+    },
+  },
+  {
+    files: ['integrations/passkey-extension/content.js'],
+    languageOptions: { sourceType: 'script' },
+  },
   // CommonJS scripts (scripts/check-node.cjs must run on any Node, so it cannot be a module).
   {
     files: ['**/*.cjs'],

@@ -1,5 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { S_WHATSAPP_NET, getPlatformId, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import {
+  S_WHATSAPP_NET,
+  getBinaryNodeChild,
+  getPlatformId,
+  jidDecode,
+  type BinaryNode,
+} from '@whiskeysockets/baileys';
 import type { ConnectMethod, PasskeyAssertion, PasskeyFailure } from '@mgw/contracts';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
@@ -37,6 +43,9 @@ export interface PairingEvents {
   /** The account is passkey-gated: where its link stands now (docs/passkeys.md). */
   passkey: [PasskeyState];
 }
+
+/** After a code registration without the wrapped key, how long its passkey request may take. */
+const PASSKEY_REQUEST_WAIT_MS = 15_000;
 
 /** How long WhatsApp may take to answer a passkey assertion with the phone's side. */
 const PASSKEY_CONTINUATION_TIMEOUT_MS = 60_000;
@@ -155,6 +164,22 @@ export class PairingSession extends EventEmitter<PairingEvents> {
             err: serializeError(err),
           }),
         );
+    });
+    // A code registration without the wrapped key is a gated account's: its passkey request
+    // follows. Should none come, the link cannot go on (the patched Baileys no longer throws).
+    sock.ws.on('CB:notification,type:link_code_companion_reg', (node: BinaryNode) => {
+      const reg = getBinaryNodeChild(node, 'link_code_companion_reg');
+      if (!fromServer(node) || this.finished || !reg) return;
+      if (getBinaryNodeChild(reg, 'link_code_pairing_wrapped_primary_ephemeral_pub')) return;
+      const timer = setTimeout(() => {
+        if (this.passkey?.current || this.finished) return;
+        this.opts.logger.warn('pairing code: no wrapped key and no passkey request', {
+          deviceId: this.opts.deviceId,
+        });
+        this.finish('failed', { reason: 'pairing_code_failed' });
+        void sock.end(undefined);
+      }, PASSKEY_REQUEST_WAIT_MS);
+      timer.unref();
     });
     sock.ws.on('CB:notification,type:crsc_continuation', (node: BinaryNode) => {
       if (!fromServer(node) || this.finished || !this.passkey) return;

@@ -230,6 +230,14 @@ describe('messenger: a passkey-gated link, the companion side (PasskeyLink)', ()
     link.close();
   });
 
+  it('When the options are left out and asking for them fails, then the attempt ends passkey_options_unavailable', async () => {
+    const primary = new Primary();
+    primary.query = () => Promise.reject(new Error('item-not-found'));
+    const { link, failures } = start(primary);
+    await link.onRequest(request(false));
+    expect(failures).to.deep.equal(['passkey_options_unavailable']);
+  });
+
   it('When the assertion answers another challenge, or comes at the wrong step, then it is refused here and nothing goes to WhatsApp', async () => {
     const primary = new Primary();
     const { link } = start(primary);

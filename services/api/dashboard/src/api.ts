@@ -76,6 +76,8 @@ export interface Device {
   updatedAt?: string;
   connectedAt?: string;
   lastDisconnectReason?: string;
+  /** While connecting: the step of a passkey-gated link, if it waits on one. */
+  passkeyStep?: PasskeyStep;
   /** Linked devices: today's usage of the sending policy and the pause, if WhatsApp pushed back. */
   sending?: Sending;
   /** Linked devices: the health score (0–100) and what cost it points, the costliest first. */
@@ -149,6 +151,19 @@ export interface Pairing {
   qrImage?: string;
   pairingCode?: string;
   reason?: string;
+  /** A passkey-gated link: its step and when its request expires (no QR or code is shown then). */
+  passkey?: { step: PasskeyStep; expiresAt: string };
+}
+
+/** Where a passkey-gated link stands (docs/passkeys.md). */
+export type PasskeyStep = 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+
+/** GET /devices/:deviceId/connect/passkey: the request, and from `confirm_code` on the phone's code. */
+export interface PasskeyView {
+  step: PasskeyStep;
+  expiresAt: string;
+  requestOptions: Record<string, unknown>;
+  code?: string;
 }
 
 export interface Token {

@@ -4,6 +4,7 @@ import { ago, exact, initials, phone } from '../format';
 import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../ui';
 import { LiveIndicator, useLiveData } from '../live';
 import { LinkPanel } from './link-panel';
+import { STEP_WORDS, reasonWords } from './passkey-steps';
 import { onLink } from '../router';
 import '../devices.css';
 
@@ -127,7 +128,12 @@ function DeviceRow(props: {
       <td data-label="Status">
         <StatusBadge status={d.status} testId={`device-status-${d.deviceId}`} />
         {d.status === 'disconnected' && d.lastDisconnectReason && (
-          <div class="muted small">{d.lastDisconnectReason.replace(/_/g, ' ')}</div>
+          <div class="muted small">{reasonWords(d.lastDisconnectReason)}</div>
+        )}
+        {d.status === 'connecting' && d.passkeyStep && (
+          <div class="muted small" data-testid={`device-passkey-${d.deviceId}`}>
+            {STEP_WORDS[d.passkeyStep]}
+          </div>
         )}
       </td>
       <td data-label={WAITING} class="num" title={WAITING_TITLE} data-testid={`device-waiting-${d.deviceId}`}>

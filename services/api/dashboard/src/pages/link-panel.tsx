@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Device, type Pairing } from '../api';
+import { api, type Device, type Pairing, type PasskeyView } from '../api';
 import { phone as showPhone } from '../format';
 import { Banner } from '../ui';
+import { PasskeySteps, passkeyFailure, type PasskeyProgress } from './passkey-steps';
 
 type Method = 'qrCode' | 'pairingCode';
 
@@ -11,6 +12,8 @@ interface Linking {
   qr?: string;
   qrImage?: string;
   pairingCode?: string;
+  /** A passkey-gated link: the QR or code was used, and WhatsApp waits for the passkey. */
+  passkey?: PasskeyProgress;
   outcome?: { kind: 'success' | 'error' | 'info'; text: string };
 }
 
@@ -23,6 +26,8 @@ interface ConnectAnswer {
   qr?: string;
   qrImage?: string;
   pairingCode?: string;
+  /** The link already waits for its passkey (a connect while it does). */
+  passkey?: PasskeyProgress;
 }
 
 /** In sandbox mode, the simulator's phone-link URL (GET /sandbox); null otherwise. */
@@ -99,7 +104,7 @@ export function LinkPanel(props: { onChange: () => void }) {
       const id = deviceId.trim();
       const body = method === 'pairingCode' ? { method, phoneNumber: phoneNumber.trim() } : { method };
       const res = await api<ConnectAnswer>(`/devices/${encodeURIComponent(id)}/connect`, { json: body });
-      const done = res.status === 'connected' || (!res.qr && !res.pairingCode);
+      const done = res.status === 'connected' || (!res.qr && !res.pairingCode && !res.passkey);
       misses.current = 0;
       setLinking({
         deviceId: id,
@@ -107,6 +112,7 @@ export function LinkPanel(props: { onChange: () => void }) {
         qr: res.qr,
         qrImage: res.qrImage,
         pairingCode: res.pairingCode,
+        passkey: res.passkey,
         ...(done
           ? { outcome: { kind: 'info', text: `${id}: ${res.message ?? res.status ?? 'nothing to do'}.` } }
           : {}),
@@ -135,6 +141,26 @@ export function LinkPanel(props: { onChange: () => void }) {
             outcome: { kind: 'success', text: `${linking.deviceId} is connected${who ? ` as ${who}` : ''}.` },
           });
           props.onChange();
+        } else if (pairing?.state === 'showing' && pairing.passkey) {
+          // A passkey-gated link: its step, and the phone's code once there is one to compare.
+          misses.current = 0;
+          const step = pairing.passkey.step;
+          let code = step === 'confirm_code' ? linking.passkey?.code : undefined;
+          if (step === 'confirm_code' && !code) {
+            const view = await api<{ data: PasskeyView }>(
+              `/devices/${encodeURIComponent(linking.deviceId)}/connect/passkey`,
+            );
+            code = view.data.code;
+          }
+          const was = linking.passkey;
+          if (was?.step !== step || was.expiresAt !== pairing.passkey.expiresAt || was.code !== code)
+            setLinking({
+              ...linking,
+              qr: undefined,
+              qrImage: undefined,
+              pairingCode: undefined,
+              passkey: { ...pairing.passkey, ...(code ? { code } : {}) },
+            });
         } else if (
           pairing?.state === 'showing' &&
           (pairing.qr !== linking.qr || pairing.pairingCode !== linking.pairingCode)
@@ -144,16 +170,22 @@ export function LinkPanel(props: { onChange: () => void }) {
             qr: pairing.qr,
             qrImage: pairing.qrImage,
             pairingCode: pairing.pairingCode,
+            passkey: undefined,
           });
         } else if (pairing?.state === 'showing' || pairing?.state === 'starting') {
           misses.current = 0;
         } else if (device.status === 'disconnected' && ++misses.current >= 2) {
-          const why = device.lastDisconnectReason
-            ? ` (${device.lastDisconnectReason.replace(/_/g, ' ')})`
-            : '';
+          const reason = device.lastDisconnectReason ?? pairing?.reason;
+          const plain = passkeyFailure(reason);
+          const why = reason ? ` (${reason.replace(/_/g, ' ')})` : '';
           setLinking({
             ...linking,
-            outcome: { kind: 'error', text: `The pairing ended${why}. Start again to get a new code.` },
+            outcome: {
+              kind: 'error',
+              text: plain
+                ? `The link ended: ${plain} Start again for a new QR or code.`
+                : `The pairing ended${why}. Start again to get a new code.`,
+            },
           });
         }
       } catch {
@@ -236,6 +268,15 @@ export function LinkPanel(props: { onChange: () => void }) {
           )}
           {linking && !linking.outcome && linking.qr && sandbox && (
             <SandboxHint sandbox={sandbox} qr={linking.qr} />
+          )}
+          {linking && !linking.outcome && linking.passkey && (
+            <PasskeySteps
+              deviceId={linking.deviceId}
+              passkey={linking.passkey}
+              onConfirmed={(now) =>
+                setLinking({ ...linking, passkey: now ?? { ...linking.passkey!, step: 'finishing' } })
+              }
+            />
           )}
           {linking && !linking.outcome && linking.pairingCode && (
             <div class="pairing-code">

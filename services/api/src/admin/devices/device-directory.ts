@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import QRCode from 'qrcode';
-import { keys, type ConnectionStatus } from '@mgw/contracts';
+import { PASSKEY_STEPS, keys, type ConnectionStatus, type PasskeyStep } from '@mgw/contracts';
 import { scanNodes } from '@mgw/store';
 
 /** A device as the dashboard lists it. */
@@ -18,6 +18,8 @@ export interface DeviceView {
   connectedAt?: string;
   lastDisconnectReason?: string;
   lastDisconnectAt?: string;
+  /** While connecting: the step of a passkey-gated link (docs/passkeys.md), if it waits on one. */
+  passkeyStep?: PasskeyStep;
 }
 
 /** The pairing in progress, as the connection service keeps it (`keys.pairing`). */
@@ -29,6 +31,12 @@ export interface PairingView {
   qrImage?: string;
   pairingCode?: string;
   reason?: string;
+  /**
+   * A passkey-gated link (docs/passkeys.md): its step and when its request expires (ISO). The QR
+   * or code was used then, so neither is shown; the request's options and the phone's code are
+   * read from GET /devices/:deviceId/connect/passkey.
+   */
+  passkey?: { step: PasskeyStep; expiresAt: string };
 }
 
 const SESSION_PATTERN = 'mgw:{*}:session';
@@ -45,6 +53,7 @@ const SESSION_FIELDS = [
   'connectedAt',
   'lastDisconnectReason',
   'lastDisconnectAt',
+  'passkeyStep',
 ] as const;
 
 /**
@@ -108,9 +117,13 @@ export class DeviceDirectory {
       };
       SESSION_FIELDS.forEach((field, f) => {
         const value = fields[f];
-        // Account details are shown only while connected, as GET /status does.
+        // Account details are shown only while connected, as GET /status does; a passkey step
+        // only while connecting.
         const accountField = field === 'phone' || field === 'name' || field === 'profilePic';
-        if (field !== 'status' && value && (!accountField || view.status === 'connected'))
+        if (field === 'passkeyStep') {
+          if (value && view.status === 'connecting' && (PASSKEY_STEPS as readonly string[]).includes(value))
+            view.passkeyStep = value as PasskeyStep;
+        } else if (field !== 'status' && value && (!accountField || view.status === 'connected'))
           view[field] = value;
       });
       return view;
@@ -124,11 +137,19 @@ export class DeviceDirectory {
       state: h.state as PairingView['state'],
       method: h.method === 'pairingCode' ? 'pairingCode' : 'qrCode',
     };
-    if (h.qr && h.state === 'showing') {
-      view.qr = h.qr;
-      view.qrImage = await qrImage(h.qr);
+    const step = (PASSKEY_STEPS as readonly string[]).includes(h.passkeyStep ?? '')
+      ? (h.passkeyStep as PasskeyStep)
+      : undefined;
+    const expiresAt = Number(h.passkeyExpiresAt);
+    if (step && h.state === 'showing' && Number.isFinite(expiresAt) && expiresAt > 0)
+      view.passkey = { step, expiresAt: new Date(expiresAt).toISOString() };
+    else {
+      if (h.qr && h.state === 'showing') {
+        view.qr = h.qr;
+        view.qrImage = await qrImage(h.qr);
+      }
+      if (h.pairingCode && h.state === 'showing') view.pairingCode = h.pairingCode;
     }
-    if (h.pairingCode && h.state === 'showing') view.pairingCode = h.pairingCode;
     if (h.reason) view.reason = h.reason;
     return view;
   }

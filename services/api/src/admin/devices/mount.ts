@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import { CONNECT_METHODS, ERRORS, PHONE_PATTERN, emptyQuerySchema, type ConnectMethod } from '@mgw/contracts';
+import { passkeyRoutes } from '../../features/connection/mount.js';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import { deviceIdOf, type AdminMount } from '../admin-routes.js';
@@ -8,19 +9,41 @@ import { qrImage } from './device-directory.js';
 import { deviceMessage, deviceMessages, listDevices, showDevice, type DevicesDeps } from './devices.js';
 import { DIRECTIONS, type DirectionFilter } from './recent-messages.js';
 
-/** The Devices page (list, one device, link, log out) and the Messages page (recent, one by id). */
-export const devices: AdminMount = ({ guard, body, none, devices: d }) => [
-  { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(d)] },
-  { method: 'get', path: '/devices/:deviceId', handlers: [guard, getDeviceRoute(d)] },
-  { method: 'post', path: '/devices/:deviceId/connect', handlers: [guard, body, connectDeviceRoute(d)] },
-  {
-    method: 'post',
-    path: '/devices/:deviceId/disconnect',
-    handlers: [guard, none, disconnectDeviceRoute(d)],
-  },
-  { method: 'get', path: '/devices/:deviceId/messages', handlers: [guard, deviceMessagesRoute(d)] },
-  { method: 'get', path: '/devices/:deviceId/messages/:messageId', handlers: [guard, deviceMessageRoute(d)] },
-];
+/**
+ * The Devices page (list, one device, link — with a passkey-gated link's steps —, log out) and the
+ * Messages page (recent, one by id).
+ */
+export const devices: AdminMount = ({ s, guard, body, none, devices: d }) => {
+  const passkey = passkeyRoutes(s, deviceIdOf);
+  return [
+    { method: 'get', path: '/devices', handlers: [guard, listDevicesRoute(d)] },
+    { method: 'get', path: '/devices/:deviceId', handlers: [guard, getDeviceRoute(d)] },
+    { method: 'post', path: '/devices/:deviceId/connect', handlers: [guard, body, connectDeviceRoute(d)] },
+    // A passkey-gated link (docs/passkeys.md): the public /connect/passkey routes, for any device.
+    { method: 'get', path: '/devices/:deviceId/connect/passkey', handlers: [guard, passkey.get] },
+    {
+      method: 'post',
+      path: '/devices/:deviceId/connect/passkey',
+      handlers: [guard, body, passkey.assertion],
+    },
+    {
+      method: 'post',
+      path: '/devices/:deviceId/connect/passkey/confirm',
+      handlers: [guard, body, passkey.confirm],
+    },
+    {
+      method: 'post',
+      path: '/devices/:deviceId/disconnect',
+      handlers: [guard, none, disconnectDeviceRoute(d)],
+    },
+    { method: 'get', path: '/devices/:deviceId/messages', handlers: [guard, deviceMessagesRoute(d)] },
+    {
+      method: 'get',
+      path: '/devices/:deviceId/messages/:messageId',
+      handlers: [guard, deviceMessageRoute(d)],
+    },
+  ];
+};
 
 export const connectBodySchema = Joi.object<{
   method: ConnectMethod;
@@ -85,8 +108,13 @@ export function connectDeviceRoute(d: DevicesDeps): RequestHandler {
       req.log,
     );
     const { qrCode, ...rest } = outcome.body as Record<string, unknown>;
-    const answer =
+    const answer: Record<string, unknown> =
       typeof qrCode === 'string' ? { ...rest, qr: qrCode, qrImage: await qrImage(qrCode) } : rest;
+    // The pairing's QR or code was used and the link waits for its passkey: where it stands.
+    if (rest.status === 'connecting' && answer.qr === undefined && rest.pairingCode === undefined) {
+      const passkey = (await d.directory.pairing(deviceId))?.passkey;
+      if (passkey) answer.passkey = passkey;
+    }
     res.status(outcome.status).json(answer);
   };
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import {
   ERRORS,
   connectQuerySchema,
@@ -7,13 +7,13 @@ import {
   passkeyConfirmBodySchema,
 } from '@mgw/contracts';
 import { ApiError } from '../../http/api-error.js';
-import { handPasskey, readPasskey, type PasskeyInput } from './passkey.js';
+import { handPasskey, readPasskey, type PasskeyInput, type PasskeyOutcome } from './passkey.js';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { respond } from '../../http/respond.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { connectionPaths } from './openapi.js';
+import { connectionPaths, connectionSchemas } from './openapi.js';
 import { readStatus } from './read-status.js';
 
 /** A passkey assertion (a few KB as a browser makes it) or a code: small JSON bodies. */
@@ -55,11 +55,10 @@ export const connection = feature({
     connect: connect(s),
     disconnect: disconnect(s),
     status: status(s),
-    passkey: passkey(s),
-    passkeyAssertion: passkeyHand(s, (body) => parse(passkeyAssertionBodySchema, body)),
-    passkeyConfirm: passkeyHand(s, (body) => parse(passkeyConfirmBodySchema, body)),
+    ...passkeyHandlers(passkeyRoutes(s)),
   }),
   paths: connectionPaths,
+  schemas: connectionSchemas,
 });
 
 /** GET|POST /connect: asks the connection service for a QR code or a pairing code. */
@@ -93,46 +92,61 @@ function disconnect(s: ApiServices): RequestHandler {
   };
 }
 
-/** GET /connect/passkey: the pending passkey request (and the code, once the phone shows one). */
-function passkey(s: ApiServices): RequestHandler {
-  return async (req, res) => {
-    const { deviceId } = authOf(res);
-    parse(emptyQuerySchema, req.query);
-    const view = await readPasskey(s, deviceId);
-    if (!view) throw new ApiError(404, ERRORS.passkeyNotPending);
-    res.status(200).json({ success: true, data: view });
+const passkeyHandlers = (r: ReturnType<typeof passkeyRoutes>) => ({
+  passkey: r.get,
+  passkeyAssertion: r.assertion,
+  passkeyConfirm: r.confirm,
+});
+
+/**
+ * The passkey routes (docs/passkeys.md): GET /connect/passkey (the pending request, and the code
+ * once the phone shows one), POST /connect/passkey (the assertion) and POST
+ * /connect/passkey/confirm (the code), 202 once taken; for the token's device (public API) or the
+ * path's (admin API).
+ */
+export function passkeyRoutes(
+  s: ApiServices,
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+): { get: RequestHandler; assertion: RequestHandler; confirm: RequestHandler } {
+  const hand =
+    (body: (raw: unknown) => PasskeyInput): RequestHandler =>
+    async (req, res) => {
+      parse(emptyQuerySchema, req.query);
+      const input = body(req.body ?? {});
+      const outcome = await handPasskey(s, deviceOf(req, res), input);
+      if (outcome.kind !== 'taken') throw passkeyError(outcome, 'assertion' in input ? 'assertion' : 'code');
+      res.status(202).json({ success: true, ...(outcome.passkey ? { data: outcome.passkey } : {}) });
+    };
+  return {
+    get: async (req, res) => {
+      parse(emptyQuerySchema, req.query);
+      const view = await readPasskey(s, deviceOf(req, res));
+      if (!view) throw new ApiError(404, ERRORS.passkeyNotPending);
+      res.status(200).json({ success: true, data: view });
+    },
+    assertion: hand((body) => parse(passkeyAssertionBodySchema, body)),
+    confirm: hand((body) => parse(passkeyConfirmBodySchema, body)),
   };
 }
 
-/** POST /connect/passkey (the assertion) and POST /connect/passkey/confirm (the code): 202 once taken. */
-function passkeyHand(s: ApiServices, body: (raw: unknown) => PasskeyInput): RequestHandler {
-  return async (req, res) => {
-    const { deviceId } = authOf(res);
-    parse(emptyQuerySchema, req.query);
-    const input = body(req.body ?? {});
-    const outcome = await handPasskey(s, deviceId, input);
-    switch (outcome.kind) {
-      case 'taken':
-        res.status(202).json({ success: true, ...(outcome.passkey ? { data: outcome.passkey } : {}) });
-        return;
-      case 'none':
-        throw new ApiError(404, ERRORS.passkeyNotPending);
-      case 'wrong_step':
-        throw new ApiError(409, ERRORS.passkeyWrongStep, undefined, { step: outcome.step });
-      case 'invalid':
-        throw ApiError.invalid([
-          { path: ['assertion' in input ? 'assertion' : 'code'], message: outcome.why },
-        ]);
-      case 'rejected':
-        throw new ApiError(422, ERRORS.passkeyRejected);
-      case 'unavailable':
-        throw new ApiError(503, ERRORS.connectionServiceDown);
-      case 'timeout':
-        throw new ApiError(504, ERRORS.connectionTimeout);
-      case 'failed':
-        throw new ApiError(502, ERRORS.connectionFailed);
-    }
-  };
+/** Why a passkey step was not taken, as its HTTP error. */
+function passkeyError(outcome: Exclude<PasskeyOutcome, { kind: 'taken' }>, field: string): ApiError {
+  switch (outcome.kind) {
+    case 'none':
+      return new ApiError(404, ERRORS.passkeyNotPending);
+    case 'wrong_step':
+      return new ApiError(409, ERRORS.passkeyWrongStep, undefined, { step: outcome.step });
+    case 'invalid':
+      return ApiError.invalid([{ path: [field], message: outcome.why }]);
+    case 'rejected':
+      return new ApiError(422, ERRORS.passkeyRejected);
+    case 'unavailable':
+      return new ApiError(503, ERRORS.connectionServiceDown);
+    case 'timeout':
+      return new ApiError(504, ERRORS.connectionTimeout);
+    case 'failed':
+      return new ApiError(502, ERRORS.connectionFailed);
+  }
 }
 
 /** GET /status */

@@ -4,9 +4,11 @@ import {
   emptyQuerySchema,
   passkeyAssertionBodySchema,
   passkeyConfirmBodySchema,
+  PASSKEY_STEPS,
 } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
+import { closed, timestamp } from '../../openapi/schema-helpers.js';
 import type { OperationSpec } from '../../openapi/operation.js';
 
 export function connectionPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
@@ -92,3 +94,34 @@ export function connectionPaths(config: ApiConfig, operation: (spec: OperationSp
     },
   };
 }
+
+/** The response schemas of a passkey-gated link (docs/passkeys.md). */
+export const connectionSchemas: Record<string, JsonSchema> = {
+  PasskeyView: closed(
+    {
+      step: { enum: [...PASSKEY_STEPS] },
+      expiresAt: timestamp('When the passkey request expires.'),
+      requestOptions: {
+        type: 'object',
+        description:
+          "WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`).",
+      },
+      code: {
+        type: 'string',
+        description: 'From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm.',
+      },
+    },
+    ['step', 'expiresAt', 'requestOptions'],
+  ),
+  PasskeyRequest: closed({ success: { const: true }, data: { $ref: '#/components/schemas/PasskeyView' } }, [
+    'success',
+    'data',
+  ]),
+  PasskeyTaken: closed(
+    {
+      success: { const: true },
+      data: { $ref: '#/components/schemas/PasskeyView', description: 'Where the link stands now.' },
+    },
+    ['success'],
+  ),
+};

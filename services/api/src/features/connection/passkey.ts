@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { isClusterClient } from '@mgw/common';
+import { isClusterClient, type RedisClient } from '@mgw/common';
 import {
+  CONNECTION_LIVENESS,
   keys,
   passkeyCommandContext,
   type ConnectionCommand,
   type PasskeyAssertion,
   type PasskeyStep,
 } from '@mgw/contracts';
-import { awaitCommandReply, isPairingRunning, passkeyContext, readPairing } from '@mgw/store';
+import {
+  LivenessSet,
+  awaitCommandReply,
+  isPairingRunning,
+  passkeyContext,
+  readPairing,
+  type PairingRecord,
+} from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 
 /*
@@ -33,11 +41,30 @@ export interface PasskeyView {
 
 type PasskeyDeps = Pick<ApiServices, 'redis' | 'bullRedis' | 'encryption'>;
 
+/**
+ * The device's pairing record while a passkey-gated link runs in it: its replica alive (a replica
+ * killed mid-ceremony leaves the record until it expires, up to the request's 600 s and more).
+ */
+async function livePasskeyRecord(redis: RedisClient, deviceId: string): Promise<PairingRecord | undefined> {
+  const rec = await readPairing(redis, deviceId);
+  if (!isPairingRunning(rec) || !rec.passkeyStep) return undefined;
+  const replicas = new LivenessSet(redis, {
+    key: keys.connectionWorkers(),
+    ttlMs: CONNECTION_LIVENESS.ttlMs,
+    forgetMs: 1,
+  });
+  return (await replicas.isAlive(rec.owner)) ? rec : undefined;
+}
+
+/** Whether a passkey-gated link of the device runs now (GET /status shows it only then). */
+export async function passkeyLinkRuns(redis: RedisClient, deviceId: string): Promise<boolean> {
+  return (await livePasskeyRecord(redis, deviceId)) !== undefined;
+}
+
 /** The device's passkey-gated link, if its pairing waits on one now. */
 export async function readPasskey(s: PasskeyDeps, deviceId: string): Promise<PasskeyView | undefined> {
-  const rec = await readPairing(s.redis, deviceId);
-  if (!isPairingRunning(rec) || !rec.passkeyStep || !rec.passkeyOptions || !rec.passkeyExpiresAt)
-    return undefined;
+  const rec = await livePasskeyRecord(s.redis, deviceId);
+  if (!rec?.passkeyStep || !rec.passkeyOptions || !rec.passkeyExpiresAt) return undefined;
   const open = (field: 'passkeyOptions' | 'passkeyCode', sealed: string) =>
     s.encryption.openText(sealed, passkeyContext(deviceId, field));
   return {
@@ -72,8 +99,8 @@ export async function handPasskey(
   deviceId: string,
   input: PasskeyInput,
 ): Promise<PasskeyOutcome> {
-  const rec = await readPairing(s.redis, deviceId);
-  if (!isPairingRunning(rec) || !rec.passkeyStep) return { kind: 'none' };
+  const rec = await livePasskeyRecord(s.redis, deviceId);
+  if (!rec?.passkeyStep) return { kind: 'none' };
   const wanted: PasskeyStep = 'assertion' in input ? 'assertion' : 'confirm_code';
   if (rec.passkeyStep !== wanted) return { kind: 'wrong_step', step: rec.passkeyStep };
   const requestId = randomUUID();

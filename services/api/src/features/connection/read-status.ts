@@ -1,5 +1,6 @@
 import { PASSKEY_FAILURES, type PasskeyFailure } from '@mgw/contracts';
 import { deviceHealth, sendingView } from '@mgw/store';
+import { passkeyLinkRuns } from './passkey.js';
 
 const isPasskeyFailure = (reason: string | undefined): reason is PasskeyFailure =>
   (PASSKEY_FAILURES as readonly string[]).includes(reason ?? '');
@@ -26,7 +27,12 @@ export async function readStatus(
   if (session.status === 'connecting' && session.lastDisconnectReason?.startsWith('proxy_'))
     body.reason = session.lastDisconnectReason;
   // A passkey-gated link (docs/passkeys.md): where it stands while it waits, how it ended after.
-  if (session.status === 'connecting' && session.passkeyStep && session.passkeyExpiresAt) {
+  if (
+    session.status === 'connecting' &&
+    session.passkeyStep &&
+    session.passkeyExpiresAt &&
+    (await passkeyLinkRuns(s.redis, deviceId))
+  ) {
     body.reason = 'passkey_required';
     body.passkey = { step: session.passkeyStep, expiresAt: session.passkeyExpiresAt };
   }
