@@ -71,7 +71,7 @@ const HOST_PORTS = /^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/;
  * (`rediss://`) still come from `REDIS_URL`, whose host and port are then ignored.
  */
 /** What `REDIS_COMMAND_TIMEOUT_MS` is unless set (docs/operations.md, "When Redis is silent"). */
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 3000;
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5000;
 
 export const redisEnv: Joi.PartialSchemaMap = {
   REDIS_URL: Joi.string()

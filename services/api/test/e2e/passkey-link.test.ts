@@ -43,7 +43,7 @@ interface SimLink {
 const CONTINUATION_MS = 5000;
 
 describe('e2e: a passkey-gated account linked through the browser extension (Chromium, whole stack, simulator)', function () {
-  this.timeout(240_000);
+  this.timeout(480_000);
   let web: WebWhatsApp;
   let browser: ExtensionBrowser;
   let panel: ExtensionPanel;
@@ -116,7 +116,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
         last = (await stack().api('GET', '/status')).body;
         return last.reason === 'passkey_required' && (last.passkey as { step?: string })?.step === step;
       },
-      { timeoutMs: 15_000, what: `GET /status at passkey step ${step}` },
+      { timeoutMs: 45_000, what: `GET /status at passkey step ${step}` },
     ).catch((err: Error) => {
       throw new Error(`${err.message}; last: ${JSON.stringify(last)}`);
     });
@@ -140,7 +140,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
    * when it is a passkey reason, the only ones GET /status names), no request to answer, no
    * credentials, no lease, not linked.
    */
-  async function expectEndedCleanly(reason: string, withinMs = 30_000) {
+  async function expectEndedCleanly(reason: string, withinMs = 90_000) {
     const status = await stack().waitForStatus('disconnected', withinMs);
     if (reason.startsWith('passkey_')) expect(status.reason, JSON.stringify(status)).to.equal(reason);
     expect(status).not.to.have.property('passkey');
@@ -148,7 +148,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     expect(record).to.equal(reason);
     expect((await passkeyNow()).status).to.equal(404);
     await waitFor(async () => (await stack().redis.exists(keys.lease(deviceId()))) === 0, {
-      timeoutMs: 20_000,
+      timeoutMs: 60_000,
       what: 'the pairing lease released',
     });
     expect(await stack().redis.keys(keys.authPattern(deviceId()))).to.deep.equal([]);
@@ -237,7 +237,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     // The phone's user confirms the code first; then the operator, in the extension.
     await stack().simApi('POST', `/accounts/${phone}/passkey/confirm`, { code });
     await panel.click('Confirm');
-    const status = await stack().waitForStatus('connected', 30_000);
+    const status = await stack().waitForStatus('connected', 90_000);
     expect(status).to.include({ phone, name: 'Gated Account' });
     expect(status).not.to.have.property('reason');
     await panel.waitForText(/The passkey steps are done/);
@@ -295,7 +295,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     });
     expect((await stack().api<{ status: string }>('GET', '/status')).body.status).to.equal('connecting');
     await stack().simApi('POST', `/accounts/${phone}/passkey/confirm`, { code });
-    expect(await stack().waitForStatus('connected', 30_000)).to.include({ phone, name: 'Code Account' });
+    expect(await stack().waitForStatus('connected', 90_000)).to.include({ phone, name: 'Code Account' });
     await sendsAndReceives(phone);
   });
 
@@ -345,7 +345,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     const { code } = (await passkeyNow()).body.data!;
     await stack().simApi('POST', `/accounts/${phone}/passkey/confirm`, { code });
     await panel.click('Confirm');
-    expect(await stack().waitForStatus('connected', 30_000)).to.include({ phone });
+    expect(await stack().waitForStatus('connected', 90_000)).to.include({ phone });
   });
 
   it('When the phone sends primary_hello without its wrapped key and no passkey request follows, then the pairing ends pairing_code_failed within 15 s, leaving nothing behind', async () => {
@@ -365,7 +365,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     expect((await stack().api<{ status: string }>('GET', '/status')).body.status).to.equal('connecting');
     expect((await passkeyNow()).status).to.equal(404);
     // Nothing more comes: the gateway waits 15 s for a passkey request, then ends the pairing.
-    await expectEndedCleanly('pairing_code_failed', 40_000);
+    await expectEndedCleanly('pairing_code_failed', 120_000);
   });
 
   it('When the connection service restarts in the middle of the ceremony, then the attempt ends (shutdown), leaving nothing behind, and a new link goes through', async () => {
@@ -399,7 +399,7 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
     expect(fresh).to.not.equal(code);
     await stack().simApi('POST', `/accounts/${phone}/passkey/confirm`, { code: fresh });
     await panel.click('Confirm');
-    expect(await stack().waitForStatus('connected', 30_000)).to.include({ phone });
+    expect(await stack().waitForStatus('connected', 90_000)).to.include({ phone });
   });
 
   it('When a plain Baileys socket (rc14, without the gateway’s passkey support) links a gated account, then it drops the request, its QR keeps turning and it ends with 408', async () => {

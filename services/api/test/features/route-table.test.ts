@@ -75,6 +75,8 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/readyz': 'GET, HEAD',
       '/openapi.json': 'GET, HEAD',
       '/connect': 'GET, POST',
+      '/connect/passkey': 'GET, HEAD, POST',
+      '/connect/passkey/confirm': 'POST',
       '/disconnect': 'POST',
       '/status': 'GET, HEAD',
       '/send': 'POST',

@@ -128,7 +128,7 @@ export async function launchWithExtension(
   try {
     const worker =
       context.serviceWorkers().find((w) => w.url().endsWith('/service-worker.js')) ??
-      (await context.waitForEvent('serviceworker', { timeout: 20_000 }));
+      (await context.waitForEvent('serviceworker', { timeout: 60_000 }));
     const extensionId = new URL(worker.url()).host;
     const page = context.pages()[0] ?? (await context.newPage());
     const cdp = await context.newCDPSession(page);
@@ -171,7 +171,7 @@ export async function configureExtension(
     await waitFor(
       async () => /gateway answers|refused|cannot|not saved/i.test((await result.textContent()) ?? ''),
       {
-        timeoutMs: 20_000,
+        timeoutMs: 60_000,
         what: 'the settings page to check the gateway',
       },
     );
@@ -237,7 +237,7 @@ export async function evaluateInContentScript(b: ExtensionBrowser, expression: s
       );
       return world !== undefined;
     },
-    { timeoutMs: 10_000, intervalMs: 200, what: 'the extension’s content script on the page' },
+    { timeoutMs: 60_000, intervalMs: 200, what: 'the extension’s content script on the page' },
   );
   const { result, exceptionDetails } = (await b.cdp.send('Runtime.evaluate', {
     expression,
@@ -292,7 +292,7 @@ export class ExtensionPanel {
   }
 
   /** Waits until the panel's text matches `re`; answers it. */
-  async waitForText(re: RegExp, timeoutMs = 20_000): Promise<string> {
+  async waitForText(re: RegExp, timeoutMs = 60_000): Promise<string> {
     let last = '';
     try {
       await waitFor(async () => re.test((last = await this.text())), {

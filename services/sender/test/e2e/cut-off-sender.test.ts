@@ -20,6 +20,12 @@ interface Reading {
   held: number;
 }
 
+/**
+ * After the socket was replaced, a read of 1 past this counts as stale: under 0.1 s measured on a
+ * quiet machine (7.7-10.4 s before the fix); room for a loaded CI host's scrapes and event loops.
+ */
+const STALE_AFTER_MS = 3_000;
+
 describe('e2e: a sender cut off from Redis stops counting the device another sender took (real services, simulator, fault proxy)', function () {
   this.timeout(180_000);
   // The production lease timings: the takeover comes from the liveness (3 s), long before the
@@ -47,7 +53,7 @@ describe('e2e: a sender cut off from Redis stops counting the device another sen
     return line && Date.parse(line.timestamp);
   };
 
-  it('When its link to Redis is blackholed and another sender takes its device over, then its mgw_leases_held drops to 0 within a second of WhatsApp replacing its socket', async () => {
+  it('When its link to Redis is blackholed and another sender takes its device over, then its mgw_leases_held drops to 0 as WhatsApp replaces its socket (not 7-13 s later)', async () => {
     const s = stack();
     proxy = await startFaultProxy({ port: Number(new URL(s.redisUrl).port) });
     const cut = await s.startService('sender', { REDIS_URL: proxy.via(s.redisUrl) });
@@ -105,12 +111,12 @@ describe('e2e: a sender cut off from Redis stops counting the device another sen
         timeoutMs: 30_000,
         what: "the cut-off sender's socket replaced",
       });
-      // Two seconds more of readings, or until it let go.
-      await waitFor(() => readings.some((r) => r.at > replacedAt! + 1_000 && r.held === 0), {
+      // Readings until it let go (a few seconds at most), and a little more.
+      await waitFor(() => readings.some((r) => r.at > replacedAt! + STALE_AFTER_MS && r.held === 0), {
         timeoutMs: 20_000,
         what: 'the cut-off sender counting 0 leases',
       }).catch(() => undefined);
-      await sleep(Math.max(0, replacedAt! + 2_000 - Date.now()));
+      await sleep(Math.max(0, replacedAt! + STALE_AFTER_MS + 1_000 - Date.now()));
       reading = false;
       await reader;
 
@@ -121,8 +127,8 @@ describe('e2e: a sender cut off from Redis stops counting the device another sen
         `      (cut off at 0 s; device taken over and its socket replaced at ${s1(replacedAt)}; the cut-off ` +
           `sender last counted it at ${s1(lastCounted)} and first counted 0 at ${s1(droppedAt)})`,
       );
-      const stale = readings.filter((r) => r.at > replacedAt! + 1_000 && r.held > 0);
-      expect(stale.length, 'reads of 1 more than a second after the socket was replaced').to.equal(0);
+      const stale = readings.filter((r) => r.at > replacedAt! + STALE_AFTER_MS && r.held > 0);
+      expect(stale.length, 'reads of 1 well after the socket was replaced').to.equal(0);
       expect(droppedAt, 'a read of 0 after the replacement').to.be.a('number');
       expect((await lease())!.epoch).to.be.above(before.epoch);
       expect(await leasesHeld(other)).to.equal(1);
