@@ -35,6 +35,7 @@ describe('common: config helpers', () => {
     });
     expect(redisConfig(e)).to.deep.equal({
       url: 'redis://127.0.0.1:6379',
+      commandTimeoutMs: 5000,
       cluster: {
         nodes: [
           { host: '10.0.0.1', port: 7000 },

@@ -24,6 +24,7 @@ describe('common: Redis behind Sentinel (REDIS_SENTINELS)', function () {
     });
     expect(redisConfig(e)).to.deep.equal({
       url: 'redis://app:pw@ignored:6379/2',
+      commandTimeoutMs: 5000,
       sentinel: {
         sentinels: [
           { host: 'sentinel-0', port: 26379 },
