@@ -347,7 +347,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -431,7 +431,7 @@ export interface paths {
             'application/json': components['schemas']['Health'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -644,7 +644,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -837,7 +837,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1038,7 +1038,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1198,7 +1198,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1215,6 +1215,618 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/connect/passkey': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The passkey request of a link
+     * @description An account a passkey guards (docs/passkeys.md): after the QR scan or the pairing code, WhatsApp asks for a WebAuthn assertion. This answers the request (its options, for a browser on a whatsapp.com page: the gateway's browser extension fetches them here), the step the link is at and, from `confirm_code` on, the code the phone shows. 404 when the device's link waits on no passkey.
+     *
+     *     Rate limit: 20 requests per 60 s per token.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The pending request. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyRequest'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Hand in the passkey assertion
+     * @description The assertion (`PublicKeyCredential.toJSON()` of `navigator.credentials.get` with the request's options) goes to WhatsApp with the link's prologue. 202 when WhatsApp took it (the link moves to `verifying`, then `confirm_code`); 400 when it answers another challenge; 422 when WhatsApp refused it (the attempt ends `passkey_rejected`); 409 when the link is at another step.
+     *
+     *     Rate limit: 15 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            assertion: {
+              id: string;
+              rawId: string;
+              /** @enum {string} */
+              type: 'public-key';
+              response: {
+                clientDataJSON: string;
+                authenticatorData: string;
+                signature: string;
+                userHandle?: string;
+              };
+              authenticatorAttachment?: string;
+              clientExtensionResults?: Record<string, never>;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Taken. */
+        202: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyTaken'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/connect/passkey/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm the passkey link's code
+     * @description The operator compared the code the phone shows with `code` of GET /connect/passkey and confirms it: the link finishes (WhatsApp then links the device as any other). 400 when the code is not the link's; 409 before the code is known.
+     *
+     *     Rate limit: 15 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Confirmed. */
+        202: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyTaken'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1427,7 +2039,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1595,7 +2207,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1759,7 +2371,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1949,7 +2561,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2111,7 +2723,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2268,7 +2880,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2439,7 +3051,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2601,7 +3213,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2765,7 +3377,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2914,7 +3526,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3078,7 +3690,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3270,7 +3882,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3460,7 +4072,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3650,7 +4262,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3801,7 +4413,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3956,7 +4568,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4120,7 +4732,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4269,7 +4881,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4527,7 +5139,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4728,7 +5340,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4918,7 +5530,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5128,7 +5740,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5336,7 +5948,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5574,7 +6186,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5811,7 +6423,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6030,7 +6642,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6268,7 +6880,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6472,7 +7084,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6691,7 +7303,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6881,7 +7493,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7087,7 +7699,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7306,7 +7918,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7482,7 +8094,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7690,7 +8302,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7897,7 +8509,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8120,7 +8732,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8293,7 +8905,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8490,7 +9102,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8697,7 +9309,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8856,7 +9468,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9066,7 +9678,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9214,7 +9826,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9367,7 +9979,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9562,7 +10174,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9708,7 +10320,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9918,7 +10530,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10122,7 +10734,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10326,7 +10938,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10559,7 +11171,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10774,7 +11386,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10993,7 +11605,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11197,7 +11809,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11443,7 +12055,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11652,7 +12264,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11851,7 +12463,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12000,7 +12612,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12170,7 +12782,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12365,7 +12977,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12570,7 +13182,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12730,7 +13342,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12897,7 +13509,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13055,7 +13667,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13253,7 +13865,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13475,7 +14087,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13708,7 +14320,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13900,7 +14512,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14067,7 +14679,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14265,7 +14877,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14475,7 +15087,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14712,7 +15324,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -14855,7 +15467,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             [name: string]: unknown;
@@ -15011,7 +15623,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15198,7 +15810,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15359,7 +15971,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description A dependency is down: storage, the connection service, WhatsApp, or the device owner. */
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
@@ -15395,8 +16007,20 @@ export interface components {
       }[];
       /** @description On 429: seconds to wait before retrying. */
       resetIn?: number;
-      /** @description On an OTP that failed or timed out (502, 504): the message created for it. */
+      /** @description On an OTP that failed or timed out (502, 504): the message created for it. On a 503 with `outcome: unknown`: the message (a list: its batch) the request would have created. */
       messageId?: string;
+      /**
+       * @description On a 503 of /send or /otp: the request's writes went out and storage did not answer, so whether it was accepted is unknown. A retry with the same Idempotency-Key answers what happened, never a second message.
+       * @constant
+       */
+      outcome?: 'unknown';
+      /** @description With `outcome: unknown` on a list: the ids its messages would have. */
+      messageIds?: string[];
+      /**
+       * @description On the 409 of POST /connect/passkey…: the step the device's passkey link is at.
+       * @enum {unknown}
+       */
+      step?: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
       /** @description On the device quota's 429: what the device holds. */
       queued?: {
         messages: number;
@@ -15448,10 +16072,30 @@ export interface components {
       /** @description URL of the profile picture (connected only, when the account has one). */
       profilePic?: string;
       /**
-       * @description Connecting only: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other).
+       * @description Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed).
        * @enum {unknown}
        */
-      reason?: 'proxy_unreachable' | 'proxy_auth' | 'proxy_refused' | 'proxy_error';
+      reason?:
+        | 'proxy_unreachable'
+        | 'proxy_auth'
+        | 'proxy_refused'
+        | 'proxy_error'
+        | 'passkey_required'
+        | 'passkey_expired'
+        | 'passkey_rejected'
+        | 'passkey_no_continuation'
+        | 'passkey_options_unavailable'
+        | 'passkey_failed';
+      /** @description A passkey-gated link (docs/passkeys.md): its step (`assertion`, `verifying`, `confirm_code`, `finishing`) and when its request expires. GET /connect/passkey has the request and the code. */
+      passkey?: {
+        /** @enum {unknown} */
+        step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+        /**
+         * Format: date-time
+         * @description When the passkey request expires.
+         */
+        expiresAt: string;
+      };
       sending?: components['schemas']['Sending'];
     };
     DeviceHealth: {
@@ -15936,6 +16580,30 @@ export interface components {
       success: true;
       /** @enum {unknown} */
       status: 'ok' | 'ready';
+    };
+    PasskeyView: {
+      /** @enum {unknown} */
+      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+      /**
+       * Format: date-time
+       * @description When the passkey request expires.
+       */
+      expiresAt: string;
+      /** @description WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`). */
+      requestOptions: Record<string, never>;
+      /** @description From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm. */
+      code?: string;
+    };
+    PasskeyRequest: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['PasskeyView'];
+    };
+    PasskeyTaken: {
+      /** @constant */
+      success: true;
+      /** @description Where the link stands now. */
+      data?: components['schemas']['PasskeyView'];
     };
     MediaObject: {
       /** @description Its id: `attachment.mediaId` of POST /send names it. */

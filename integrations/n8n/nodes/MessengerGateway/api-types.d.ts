@@ -285,6 +285,117 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/connect/passkey': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyRequest'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            assertion: {
+              id: string;
+              rawId: string;
+              /** @enum {string} */
+              type: 'public-key';
+              response: {
+                clientDataJSON: string;
+                authenticatorData: string;
+                signature: string;
+                userHandle?: string;
+              };
+              authenticatorAttachment?: string;
+              clientExtensionResults?: Record<string, never>;
+            };
+          };
+        };
+      };
+      responses: {
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyTaken'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/connect/passkey/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            code: string;
+          };
+        };
+      };
+      responses: {
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeyTaken'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/otp': {
     parameters: {
       query?: never;
@@ -3018,7 +3129,23 @@ export interface components {
       name?: string;
       profilePic?: string;
       /** @enum {unknown} */
-      reason?: 'proxy_unreachable' | 'proxy_auth' | 'proxy_refused' | 'proxy_error';
+      reason?:
+        | 'proxy_unreachable'
+        | 'proxy_auth'
+        | 'proxy_refused'
+        | 'proxy_error'
+        | 'passkey_required'
+        | 'passkey_expired'
+        | 'passkey_rejected'
+        | 'passkey_no_continuation'
+        | 'passkey_options_unavailable'
+        | 'passkey_failed';
+      passkey?: {
+        /** @enum {unknown} */
+        step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+        /** Format: date-time */
+        expiresAt: string;
+      };
       sending?: components['schemas']['Sending'];
     };
     DeviceHealth: {
@@ -3330,6 +3457,24 @@ export interface components {
       data: {
         results: components['schemas']['ContactCheck'][];
       };
+    };
+    PasskeyView: {
+      /** @enum {unknown} */
+      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+      /** Format: date-time */
+      expiresAt: string;
+      requestOptions: Record<string, never>;
+      code?: string;
+    };
+    PasskeyRequest: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['PasskeyView'];
+    };
+    PasskeyTaken: {
+      /** @constant */
+      success: true;
+      data?: components['schemas']['PasskeyView'];
     };
     MediaObject: {
       mediaId: string;
