@@ -192,7 +192,8 @@ export class Stack extends StackClient {
   /**
    * Starts one service process and waits until its /readyz answers 200. `run.wrapper` starts it
    * under another program (`['valgrind', '--tool=callgrind', …]`, followed by node and its
-   * arguments), given `run.readyTimeoutMs` to become ready (30 s); `run.root` runs it from that
+   * arguments), given `run.readyTimeoutMs` to become ready (60 s: four services starting at once under a
+   * loaded CI run took over 30); `run.root` runs it from that
    * tree (`REPO_ROOT`: this checkout) instead of the stack's `serviceRoot`.
    */
   async startService(
@@ -269,7 +270,7 @@ export class Stack extends StackClient {
       },
       // MGW_TEST_READY_TIMEOUT_MS: a longer wait on a machine shared by many test runs.
       {
-        timeoutMs: run.readyTimeoutMs ?? Number(process.env.MGW_TEST_READY_TIMEOUT_MS ?? 30_000),
+        timeoutMs: run.readyTimeoutMs ?? Number(process.env.MGW_TEST_READY_TIMEOUT_MS ?? 60_000),
         what: `${name} ready`,
       },
     );

@@ -91,6 +91,16 @@ describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromi
     await page.getByRole('heading', { name: 'Devices', exact: true, level: 1 }).waitFor();
   });
 
+  // A failure says where the panel and the link stood: its text, the device and its pairing.
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed') return;
+    const { page } = dashboard();
+    const panel = await page.locator('.link-result').textContent().catch((err: Error) => err.message);
+    const devices = await admin(page, 'GET', '/devices').catch((err: Error) => err.message);
+    console.error(`    panel: ${panel}\n    devices: ${JSON.stringify(devices)}`);
+    await screenshots(page, 'devices-passkey-failed-test').catch(() => undefined);
+  });
+
   it('When a gated account is linked from the panel, then it shows what to do with the countdown, the code with Confirm, finishing, and the device connected', async () => {
     const { page } = dashboard();
     const deviceId = 'passkey-shop';

@@ -128,11 +128,18 @@ export function LinkPanel(props: { onChange: () => void }) {
   // Follow the pairing: a new QR replaces the old one; connected (or an ended pairing) closes it.
   useEffect(() => {
     if (!linking || linking.outcome) return;
+    // One poll at a time, and none applied once `linking` moved on: on a slow host an answer
+    // older than the state it would replace must not set it back (or end the link).
+    let stale = false;
+    let polling = false;
     const timer = setInterval(async () => {
+      if (polling) return;
+      polling = true;
       try {
         const res = await api<{ device: Device; pairing?: Pairing }>(
           `/devices/${encodeURIComponent(linking.deviceId)}`,
         );
+        if (stale) return;
         const { device, pairing } = res;
         if (device.status === 'connected') {
           const who = [device.name, showPhone(device.phone)].filter(Boolean).join(' · ');
@@ -151,6 +158,7 @@ export function LinkPanel(props: { onChange: () => void }) {
               `/devices/${encodeURIComponent(linking.deviceId)}/connect/passkey`,
             );
             code = view.data.code;
+            if (stale) return;
           }
           const was = linking.passkey;
           if (was?.step !== step || was.expiresAt !== pairing.passkey.expiresAt || was.code !== code)
@@ -190,9 +198,14 @@ export function LinkPanel(props: { onChange: () => void }) {
         }
       } catch {
         // A missed poll is retried on the next tick; the page shows the last known code meanwhile.
+      } finally {
+        polling = false;
       }
     }, WATCH_MS);
-    return () => clearInterval(timer);
+    return () => {
+      stale = true;
+      clearInterval(timer);
+    };
   }, [linking]);
 
   const valid = /^[a-z0-9][a-z0-9_-]{0,31}$/.test(deviceId.trim());
