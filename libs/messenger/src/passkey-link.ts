@@ -210,6 +210,10 @@ export class PasskeyLink extends EventEmitter<PasskeyLinkEvents> {
         newAdvSecret: randomBytes(32),
         skipHandoff: proof !== undefined,
       };
+      // Armed before the prologue goes: WhatsApp's continuation can arrive before the answer to
+      // the prologue is read (a loaded host), and must then find the timer to clear.
+      this.continuation = setTimeout(() => this.fail('passkey_no_continuation'), this.o.continuationTimeoutMs);
+      this.continuation.unref();
       await this.o.query(
         mdSet('passkey_prologue', [
           { tag: 'credential_id', attrs: {}, content: Buffer.from(assertion.rawId, 'base64url') },
@@ -220,13 +224,12 @@ export class PasskeyLink extends EventEmitter<PasskeyLinkEvents> {
       );
       this.handoffKey = undefined;
     } catch (err) {
+      clearTimeout(this.continuation);
       if (this.ended) return false;
       this.o.logger.warn('passkey assertion refused', { err: serializeError(err) });
       this.fail('passkey_rejected');
       return false;
     }
-    this.continuation = setTimeout(() => this.fail('passkey_no_continuation'), this.o.continuationTimeoutMs);
-    this.continuation.unref();
     return true;
   }
 

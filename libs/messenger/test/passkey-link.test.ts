@@ -276,6 +276,28 @@ describe('messenger: a passkey-gated link, the companion side (PasskeyLink)', ()
     );
   });
 
+  it('When the continuation arrives before the answer to the prologue is read (a loaded host), then the code stays and no continuation timeout ends the link', async () => {
+    const primary = new Primary();
+    const answer = primary.query.bind(primary);
+    const { link, states, failures } = start(primary, 100);
+    let continued: Promise<void> | undefined;
+    // The prologue's answer is read only after the continuation was handled.
+    primary.query = async (node) => {
+      const result = await answer(node);
+      if ((node.content as BinaryNode[])[0]!.tag === 'passkey_prologue')
+        await (continued = link.onContinuation(primary.continuation()));
+      return result;
+    };
+    await link.onRequest(request());
+    expect(await link.submitAssertion(assertion())).to.equal(true);
+    expect(continued).to.not.equal(undefined);
+    expect(states.at(-1)).to.include({ step: 'confirm_code', code: primary.code() });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(failures).to.deep.equal([]);
+    expect(states.at(-1)!.step).to.equal('confirm_code');
+    link.close();
+  });
+
   it('When a wrong code is confirmed, then it is refused and the link still waits for the right one', async () => {
     const primary = new Primary();
     const { link, states } = start(primary);
