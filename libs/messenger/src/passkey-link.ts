@@ -212,7 +212,10 @@ export class PasskeyLink extends EventEmitter<PasskeyLinkEvents> {
       };
       // Armed before the prologue goes: WhatsApp's continuation can arrive before the answer to
       // the prologue is read (a loaded host), and must then find the timer to clear.
-      this.continuation = setTimeout(() => this.fail('passkey_no_continuation'), this.o.continuationTimeoutMs);
+      this.continuation = setTimeout(
+        () => this.fail('passkey_no_continuation'),
+        this.o.continuationTimeoutMs,
+      );
       this.continuation.unref();
       await this.o.query(
         mdSet('passkey_prologue', [

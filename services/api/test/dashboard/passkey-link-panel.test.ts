@@ -95,7 +95,10 @@ describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromi
   afterEach(async function () {
     if (this.currentTest?.state !== 'failed') return;
     const { page } = dashboard();
-    const panel = await page.locator('.link-result').textContent().catch((err: Error) => err.message);
+    const panel = await page
+      .locator('.link-result')
+      .textContent()
+      .catch((err: Error) => err.message);
     const devices = await admin(page, 'GET', '/devices').catch((err: Error) => err.message);
     console.error(`    panel: ${panel}\n    devices: ${JSON.stringify(devices)}`);
     await screenshots(page, 'devices-passkey-failed-test').catch(() => undefined);
