@@ -34,6 +34,8 @@ export type MessagesPage = Answer<'/api/messenger/v1/messages', 'get', 200>;
 export type MessagesQuery = NonNullable<paths['/api/messenger/v1/messages']['get']['parameters']['query']>;
 /** POST /contacts/check's 200. */
 export type ContactCheck = Answer<'/api/messenger/v1/contacts/check', 'post', 200>;
+/** POST /contacts/username's 200: `found` (with `contact`), `pin_required` or `not_found`. */
+export type UsernameResolution = Answer<'/api/messenger/v1/contacts/username', 'post', 200>;
 
 /**
  * What each helper resolves to: the API's success body, or its error body with the HTTP status
@@ -73,6 +75,11 @@ export interface GatewayClient {
   listMessages(query?: MessagesQuery): Promise<Result<MessagesPage>>;
   /** POST /contacts/check: whether each number is on WhatsApp. */
   checkNumbers(phones: string[]): Promise<Result<ContactCheck>>;
+  /**
+   * POST /contacts/username: who has a WhatsApp username (`@` optional), with its 4-digit PIN when
+   * it is guarded by one; a found username may then be sent to as `to: "@name"`.
+   */
+  resolveUsername(username: string, pin?: string): Promise<Result<UsernameResolution>>;
 }
 
 /** openapi-fetch's answer as a `Result`. */
@@ -112,6 +119,12 @@ export function createGatewayClient(opts: GatewayClientOptions): GatewayClient {
     listMessages: (query) =>
       settle(api.GET('/api/messenger/v1/messages', query ? { params: { query } } : {})),
     checkNumbers: (phones) => settle(api.POST('/api/messenger/v1/contacts/check', { body: { phones } })),
+    resolveUsername: (username, pin) =>
+      settle(
+        api.POST('/api/messenger/v1/contacts/username', {
+          body: { username, ...(pin !== undefined ? { pin } : {}) },
+        }),
+      ),
   };
   return client;
 }

@@ -23,6 +23,8 @@ export interface paths {
      *
      *     **Recipients:** `to` takes phone numbers (digits in international format, 7 to 15) and, for a contact the device knows only by its LID (it hides its number), `"<digits>@lid"` as its `contact.lid` shows it. **Choice:** a LID the device has never met (no message from it, no lookup or notification naming it) fails `unknown_contact` without asking WhatsApp. See docs/contacts-and-identities.md.
      *
+     *     **Usernames (Choice):** `to` may name a WhatsApp username, `"@alice.shop"` (alone or in a list; WhatsApp's rules, else 400 with the rule broken; taken in any case, lower case). It is resolved to its LID when the request is accepted: from the device's map when the device resolved it (POST /contacts/username) or met it, else asked of WhatsApp without a PIN (at most 10 such per request, each one lookup of the daily cap). A username no account has, or guarded by a PIN the device never resolved it with, refuses the request with 422 (`Username not found: no WhatsApp account has it` / `The username is guarded by a PIN: resolve it with its PIN first (POST /contacts/username)`, a detail per entry naming `username_not_found` or `username_pin_required`); 502/504 when WhatsApp's lookup failed. The message then goes to that LID (its record's `to`; `contact: { lid, username }`). Not through a pool token (400). See docs/usernames.md.
+     *
      *     **Groups and mentions (Choice):** `to` may be a group id (`<id>@g.us`, see GET /groups), alone or in a list; a group message is one message for the daily cap and never a first contact, and fails `not_allowed_in_group` when the account is not a member or the group is announce-only and the account is not an admin. `mentions` (phones or LIDs, at most 100) become WhatsApp mentions of the text or caption; write `@<number>` in the text where each should show. A group message stays `sent` (WhatsApp reports receipts per member; they are not summed up).
      *
      *     **Scheduled sends (Choice):** `sendAt` (ISO 8601 with `Z` or an offset, at most 30 days ahead; 400 otherwise) delays every message of the request until then: they read `scheduled` with `sendAt` until it, then `queued` and on as usual. A `sendAt` in the past is sent now (no `sendAt` on the records). Scheduled messages count against the device's queue quota; a logout fails them `logged_out` like queued ones. POST /otp takes no `sendAt` (400).
@@ -58,7 +60,7 @@ export interface paths {
                         [key: string]: string;
                       };
                     }
-                  | string
+                  | (string | string)
                 )[]
               | (
                   | {
@@ -67,7 +69,7 @@ export interface paths {
                         [key: string]: string;
                       };
                     }
-                  | string
+                  | (string | string)
                 );
             text?: string;
             attachment?: {
@@ -347,8 +349,36 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
         /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
         503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
             'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
@@ -5208,6 +5238,223 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['ContactCheckResult'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No answer in time (connection service, or an OTP not sent in time). */
+        504: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/contacts/username': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a WhatsApp username
+     * @description Who has a WhatsApp username (`@alice.shop`, the `@` optional), asked of WhatsApp now: `found` with the contact (its LID, usable as `to`), `pin_required` when the username is guarded by a 4-digit key and `pin` was not given or is wrong, or `not_found`. See docs/usernames.md.
+     *
+     *     A username must follow WhatsApp's rules (3 to 35 of a-z, 0-9, `_` and `.`, a letter, no period first, last or twice in a row, not `www.` first, no domain ending such as `.com`, no `whatsapp`, `instagram`, `facebook` or `oculus`): anything else is 400 with the rule it breaks. It is taken in any case and asked in lower case, as WhatsApp's usernames are.
+     *
+     *     **Choice:** a found username is remembered by the device (its phone <-> LID map: bounded, deleted with the device's credentials; the PIN is never kept), so `POST /send` may name it as `to: "@alice.shop"` — a username guarded by a PIN must be resolved here with its PIN first. A username no account has any more is forgotten.
+     *
+     *     **Choice:** at most 1000 numbers per device per day are looked up (CONTACT_LOOKUPS_PER_DAY; cache hits are free; the day starts with the first lookup): each resolution is one lookup; over the cap, 429 `Rate limit exceeded` with `resetIn`.
+     *
+     *     409 when the device is not connected; 502 when WhatsApp's lookup failed; 504 when it did not finish in time.
+     *
+     *     Rate limit: 10 requests per 60 s per token.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description A WhatsApp username by WhatsApp's rules (docs/usernames.md): 3 to 35 of a-z, 0-9, _ and . (capitals are taken as lower case), at least one letter, no period first, last or twice in a row, not www. first, no domain ending (.com, .org, .net, …), none of whatsapp, instagram, facebook, oculus; a 400 names the rule it breaks. */
+            username: string;
+            pin?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description What WhatsApp said of the username. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UsernameResolution'];
           };
         };
         /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
@@ -15367,7 +15614,7 @@ export interface paths {
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP, stateless)
-     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}), `list_chats` (GET /chats), `get_chat_messages` (GET /chats/{chatId}/messages), `mark_chat_read` (POST /chats/{chatId}/read). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
+     * @description One JSON-RPC 2.0 message per request (`initialize`, `tools/list`, `tools/call`…; send `Accept: application/json, text/event-stream`), answered as JSON; no session (`Mcp-Session-Id` is never set), so GET and DELETE answer 405. Tools: `send_message` (POST /send, a text to one recipient or a list), `check_numbers` (POST /contacts/check), `resolve_username` (POST /contacts/username), `get_status` (GET /status), `list_messages` (GET /messages), `get_message` (GET /messages/{id}), `list_chats` (GET /chats), `get_chat_messages` (GET /chats/{chatId}/messages), `mark_chat_read` (POST /chats/{chatId}/read). Each tool call is a request to its route with this request's token: the same token rules, rate limits and checks; a refusal is a tool result with `isError: true` whose JSON is the route's error body with its `status`. See docs/mcp.md.
      */
     post: {
       parameters: {
@@ -16250,7 +16497,7 @@ export interface components {
        * @description Failed for good.
        */
       failedAt?: string;
-      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty. */
+      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing. */
       error?: string;
       /**
        * @description `outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).
@@ -16564,8 +16811,10 @@ export interface components {
       phone: string;
       /** @description Whether the number has a WhatsApp account. */
       onWhatsApp: boolean;
-      /** @description The number's LID (`…@lid`), when WhatsApp gave it. */
+      /** @description The number's LID (`…@lid`), when WhatsApp gave it: a send to the number goes to it. */
       lid?: string;
+      /** @description The phone JID WhatsApp knows the number by (`<digits>@s.whatsapp.net`, its `pn_jid`), when on WhatsApp: it may differ from the number asked (a country whose numbers WhatsApp rewrites). */
+      phoneJid?: string;
     };
     ContactCheckResult: {
       /** @constant */
@@ -16784,11 +17033,28 @@ export interface components {
         truncated?: true;
       };
     };
+    UsernameResolution: {
+      /** @constant */
+      success: true;
+      data: {
+        /** @description The username asked, as WhatsApp knows it: lower case, without `@`. */
+        username: string;
+        /**
+         * @description `found`: an account has it (see `contact`); `pin_required`: it is guarded by a 4-digit key and none, or a wrong one, was given; `not_found`: no account has it.
+         * @enum {unknown}
+         */
+        status: 'found' | 'pin_required' | 'not_found';
+        /** @description When found: its LID (usable as `to`, as is `@username`), its phone when WhatsApp tells it, and the username. */
+        contact?: components['schemas']['ContactIdentity'];
+      };
+    };
     ContactIdentity: {
       /** @description The phone number (digits), when known. */
       phone?: string;
       /** @description The LID (`<digits>@lid`, usable as `to`), when known. */
       lid?: string;
+      /** @description Its WhatsApp username (lower case, without `@`), when the device knows one for its LID (docs/usernames.md); `@` + it is usable as `to`. */
+      username?: string;
     };
     GroupChat: {
       /** @constant */
@@ -17240,7 +17506,7 @@ export interface components {
        * @description Failed for good.
        */
       failedAt?: string;
-      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty. */
+      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing. */
       error?: string;
       /**
        * @description `outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).

@@ -8,6 +8,7 @@ import type { ContactIdentity } from './contact.js';
 import { PHONE_PATTERN } from './limits.js';
 import { LID_JID_PATTERN } from './groups.js';
 import { BASE64_RULE, isBase64 } from './attachment.js';
+import type { UsernameLookupCommand, UsernameLookupResult } from './usernames.js';
 
 export const PROFILE_LIMITS = {
   /** WhatsApp's push name limit (characters). */
@@ -104,7 +105,8 @@ export type AccountCommandResult =
   | { contactProfile: ContactProfile }
   | { presence: AccountPresence }
   | { subscribed: true; contact: ContactIdentity }
-  | { blocked: boolean; contact: ContactIdentity };
+  | { blocked: boolean; contact: ContactIdentity }
+  | UsernameLookupResult;
 
 type Addressed = { deviceId: string; requestId: string };
 
@@ -121,7 +123,8 @@ export type AccountCommand =
   | ({ type: 'account-contact-profile'; address: string } & Addressed)
   | ({ type: 'account-presence-set'; presence: AccountPresence } & Addressed)
   | ({ type: 'account-presence-subscribe'; address: string } & Addressed)
-  | ({ type: 'account-block'; address: string; action: 'block' | 'unblock' } & Addressed);
+  | ({ type: 'account-block'; address: string; action: 'block' | 'unblock' } & Addressed)
+  | UsernameLookupCommand;
 
 export const isAccountCommand = (cmd: { type: string }): cmd is AccountCommand =>
   cmd.type.startsWith('account-');

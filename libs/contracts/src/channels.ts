@@ -69,7 +69,8 @@ export type ChannelKey = { kind: 'jid'; id: string } | { kind: 'invite'; code: s
 export function channelKeyOf(raw: string): ChannelKey | undefined {
   const jid = CHANNEL_JID.exec(raw);
   if (jid) return { kind: 'jid', id: `${jid[1]}@newsletter` };
-  const link = /^https?:\/\/(www\.)?whatsapp\.com\/channel\/([^/?#]+)\/?$/.exec(raw);
+  // A shared link may carry a query (`?mode=…`): dropped, as whatsmeow does since 7c107215.
+  const link = /^https?:\/\/(www\.)?whatsapp\.com\/channel\/([^/?#]+)\/?(?:[?#]\S*)?$/.exec(raw);
   const code = link ? link[2]! : raw;
   return INVITE_CODE.test(code) ? { kind: 'invite', code } : undefined;
 }

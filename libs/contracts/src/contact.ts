@@ -7,10 +7,14 @@
 
 import { PHONE_PATTERN } from './limits.js';
 
-/** Who a contact is: its phone number (digits) when known, its LID (`<digits>@lid`) when known. */
+/**
+ * Who a contact is: its phone number (digits) when known, its LID (`<digits>@lid`) when known, and
+ * its WhatsApp username (lower case, no `@`) when the device knows one for its LID (usernames.ts).
+ */
 export interface ContactIdentity {
   phone?: string;
   lid?: string;
+  username?: string;
 }
 
 /** A LID as the API shows and accepts it: digits, `@lid` (what WhatsApp puts in the chat's JID). */

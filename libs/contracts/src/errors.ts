@@ -187,5 +187,10 @@ export const FAILURE_REASONS = {
   recipientBlocked: 'recipient_blocked',
   /** A status update whose every viewer opted out of the device before it went: nothing was sent. */
   statusAudienceEmpty: 'status_audience_empty',
+  /**
+   * WhatsApp refused (ack 463) a first contact that carried no privacy token (no tctoken, no
+   * cstoken: the device has no NCT salt yet) while the account is neither locked nor capped.
+   */
+  firstContactTokenMissing: 'first_contact_token_missing',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

@@ -45,8 +45,13 @@ export interface GroupJoinBody {
   code: string;
 }
 
-/** A code, or a link to one (`https://chat.whatsapp.com/<code>`, the scheme optional). */
-export const INVITE_PATTERN = /^(?:(?:https?:\/\/)?chat\.whatsapp\.com\/)?[A-Za-z0-9_-]{10,64}$/;
+/**
+ * A code, or a link to one (`https://chat.whatsapp.com/<code>`, the scheme optional). The link may
+ * carry a query or a fragment, as the links WhatsApp shares in 2026 do (`…/<code>?mode=…`); they
+ * are dropped, as whatsmeow does since 7c107215.
+ */
+export const INVITE_PATTERN =
+  /^(?:(?:https?:\/\/)?chat\.whatsapp\.com\/([A-Za-z0-9_-]{10,64})\/?(?:[?#]\S*)?|([A-Za-z0-9_-]{10,64}))$/;
 
 export const groupJoinBodySchema = Joi.object<GroupJoinBody>({
   code: Joi.string().max(100).pattern(INVITE_PATTERN).required().messages({
@@ -56,8 +61,8 @@ export const groupJoinBodySchema = Joi.object<GroupJoinBody>({
 
 /** The code of an invite link or code; undefined when it is neither. */
 export function inviteCodeOf(value: string): string | undefined {
-  if (!INVITE_PATTERN.test(value)) return undefined;
-  return value.slice(value.lastIndexOf('/') + 1);
+  const m = INVITE_PATTERN.exec(value);
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 /** The answer of GET /groups/:id/invite and POST /groups/:id/invite/revoke. */

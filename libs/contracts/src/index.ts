@@ -31,3 +31,4 @@ export * from './channels.js';
 export * from './text.js';
 export * from './media-sniff.js';
 export * from './passkeys.js';
+export * from './usernames.js';

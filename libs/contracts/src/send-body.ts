@@ -9,6 +9,7 @@ import { STRING_LIMITS } from './limits.js';
 import { VAR_NAME_PATTERN, VARS_LIMITS, wellFormedEntryPhone, type RecipientVars } from './personalise.js';
 import { parseSendAt, SEND_AT_RULE } from './send-at.js';
 import { isSendAddress, SEND_ADDRESS_PATTERN, SEND_ADDRESS_RULE } from './contact.js';
+import { usernameAddressSchema } from './usernames.js';
 import { deleteSchema, editSchema, linkPreviewSchema, withRevisionRules } from './revisions.js';
 import type { DeleteInput, EditInput } from './revisions.js';
 import { MESSAGE_KINDS, messageKindsSchema, type MessageKindContent } from './message-kinds.js';
@@ -28,7 +29,12 @@ const phoneOrGroup = (phoneRule: StringSchema) =>
       .max(64)
       .pattern(GROUP_JID_PATTERN)
       .messages({ 'string.pattern.base': '{{#label}} must be a group id such as 120363012345678901@g.us' }),
-    otherwise: phoneRule,
+    // A WhatsApp username (`@alice.shop`, usernames.ts): resolved to its LID when the request is
+    // accepted (docs/usernames.md).
+    otherwise: Joi.alternatives().conditional(Joi.string().pattern(/^@/), {
+      then: usernameAddressSchema,
+      otherwise: phoneRule,
+    }),
   });
 
 /** A personalised list's entry of `to`: the number and the values of its placeholders. */

@@ -6,10 +6,10 @@ import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, iqError, iqResult, node } from './stanza.js';
 
 /**
- * An account's profile as WhatsApp keeps it: the "about" (`status` iqs, read through usync), the
- * profile photo (`w:profile:picture` set / remove / get), a business profile (`w:biz`), and its
- * blocklist (`blocklist` iqs, pushed to its other devices as `account_sync` notifications). The
- * name is SimUser's (a client sets it with `<presence name=…>`: see presence-subscriptions.ts).
+ * An account's profile as WhatsApp keeps it: the "about" (set by the text status mutation,
+ * text-status.ts; read through usync `status`), the profile photo (`w:profile:picture` set /
+ * remove / get), a business profile (`w:biz`), and its blocklist (`blocklist` iqs, pushed to its
+ * other devices as `account_sync` notifications). The name is SimUser's (a client sets it with `<presence name=…>`: see presence-subscriptions.ts).
  */
 export interface BusinessProfileInput {
   description?: string;
@@ -42,16 +42,16 @@ export function profileOf(user: SimUser): AccountProfileState {
   return state;
 }
 
-/** `status` set: the account's new "about" (an empty one clears it). */
+/**
+ * `status` set, the legacy "about" iq: answered, and in 2026 it changes nothing — only the text
+ * status mutation sets the about contacts see (text-status.ts; whatsmeow 662b0121 / PR #1219).
+ */
 export function handleStatusIq(conn: ClientConnection, iq: BinaryNode): void {
   const account = conn.account;
   const status = getBinaryNodeChild(iq, 'status');
   if (!account || iq.attrs.type !== 'set' || !status) return conn.send(iqError(iq, 400, 'bad-request'));
   const text = bytesOf(status)?.toString('utf8') ?? '';
   if (text.length > 139) return conn.send(iqError(iq, 406, 'not-acceptable'));
-  const state = profileOf(account);
-  state.about = text || undefined;
-  state.aboutSetAt = Date.now();
   conn.send(iqResult(iq));
 }
 
@@ -162,8 +162,10 @@ function listNode(state: AccountProfileState): BinaryNode {
 
 /**
  * `blocklist` iqs (blocklist v2): get answers the list by LID; set `<item action jid=<lid>
- * [pn_jid]>` blocks or unblocks one contact (a block must name the phone beside the LID, as
- * WhatsApp wants) and answers the new list; the account's other devices are told.
+ * [pn_jid]>` blocks or unblocks one contact and answers the new list; the account's other devices
+ * are told. A block by LID names the phone beside it (`pn_jid`, as Baileys sends it), except for a
+ * contact that hides its number, blocked by its LID alone (whatsmeow 8d023aa9, 2026: `pn_jid` only
+ * when the client knows the number).
  */
 export function handleBlocklistIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
   const account = conn.account;
@@ -177,7 +179,7 @@ export function handleBlocklistIq(sim: Simulator, conn: ClientConnection, iq: Bi
     return conn.send(iqError(iq, 400, 'bad-request'));
   const contact = sim.directory.resolve(jid.user, jid.server);
   if (!contact) return conn.send(iqError(iq, 404, 'item-not-found'));
-  if (action === 'block' && jid.server === 'lid' && !item.attrs.pn_jid)
+  if (action === 'block' && jid.server === 'lid' && !item.attrs.pn_jid && !contact.hidePhone)
     return conn.send(iqError(iq, 400, 'bad-request'));
   changeBlock(sim, account, contact, action, conn);
   conn.send(iqResult(iq, [listNode(state)]));

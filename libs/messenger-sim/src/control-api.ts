@@ -5,10 +5,13 @@ import { accountRoutes } from './account-api.js';
 import { companionRoutes } from './companions.js';
 import { appStateRoutes } from './app-state-api.js';
 import { historyRoutes } from './history-api.js';
+import { usernameInputOf, usernameRoutes, withUsername } from './usernames.js';
+import { firstContactRoutes } from './first-contacts.js';
 import { groupRoutes } from './groups-api.js';
 import { statusRoutes } from './status-api.js';
 import { newsletterRoutes } from './newsletter-api.js';
 import { callRoutes } from './calls.js';
+import { groupPrivacyRoutes } from './group-privacy.js';
 import { readReceiptRoutes } from './read-receipts.js';
 import type { PasskeyLinkView } from './passkey.js';
 import { passkeyRoutes } from './passkey-api.js';
@@ -126,8 +129,10 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     [
       'POST',
       /^\/contacts$/,
-      (b) =>
-        sim.upsertContact({
+      (b) => {
+        // `username` and `usernamePin` (usernames.ts): checked before the contact is written.
+        const names = usernameInputOf(sim, b);
+        const view = sim.upsertContact({
           phone: str(b, 'phone')!,
           name: str(b, 'name', false),
           pictureUrl: b.pictureUrl === null ? null : str(b, 'pictureUrl', false),
@@ -135,8 +140,11 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
           receipts: str(b, 'receipts', false) as ContactInput['receipts'],
           addressing: str(b, 'addressing', false) as ContactInput['addressing'],
           hidePhone: bool(b, 'hidePhone'),
-        }),
+        });
+        return withUsername(sim, view, names);
+      },
     ],
+    ['POST', /^\/contacts\/([^/]+)\/number$/, (b, [phone]) => sim.changeNumber(phone!, str(b, 'phone')!)],
     [
       'POST',
       /^\/contacts\/([^/]+)\/lid-mapping$/,
@@ -161,6 +169,14 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
       },
     ],
     ['POST', /^\/faults\/drop$/, (b) => ({ dropped: sim.drop(str(b, 'phone', false)) })],
+    [
+      'POST',
+      /^\/faults\/early-success$/,
+      (b) => {
+        sim.faults.earlySuccess({ count: num(b, 'count') });
+        return { ok: true };
+      },
+    ],
     [
       'POST',
       /^\/faults\/refuse-login$/,
@@ -254,9 +270,12 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ...statusRoutes(sim),
     ...newsletterRoutes(sim),
     ...callRoutes(sim),
+    ...groupPrivacyRoutes(sim),
     ...readReceiptRoutes(sim),
     ...appStateRoutes(sim),
     ...historyRoutes(sim),
+    ...usernameRoutes(sim),
+    ...firstContactRoutes(sim),
     ...passkeyRoutes(sim),
   ];
 

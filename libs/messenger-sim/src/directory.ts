@@ -99,12 +99,17 @@ export interface SimUser {
   addressing: ChatAddressing;
   /** The contact hides its number: its chats are LID-addressed and never carry `sender_pn`. */
   hidePhone: boolean;
+  /** Its WhatsApp username (lower case, no `@`), and the 4-digit key guarding it (usernames.ts). */
+  username?: string;
+  usernamePin?: string;
   signal: PhoneSignal;
   inbox: InboxMessage[];
   undecryptable: UndecryptableMessage[];
   devices: Map<number, CompanionDevice>;
   nextDeviceId: number;
   nextKeyIndex: number;
+  /** The account's NCT salt, once made (first-contacts.ts). */
+  nctSalt?: Buffer;
 }
 
 /** How a contact's one-to-one chats are addressed. */
@@ -198,6 +203,19 @@ export class Directory {
     if (input.addressing !== undefined) user.addressing = input.addressing;
     if (input.hidePhone !== undefined) user.hidePhone = input.hidePhone;
     return user;
+  }
+
+  /**
+   * `user` now has `newPhone` (it changed its number; its LID stays): the old number is free, so a
+   * later lookup of it finds nobody, or (unknown numbers created) a new account with a new LID.
+   */
+  renumber(user: SimUser, newPhone: string): void {
+    const phone = normalizePhone(newPhone);
+    if (!phone) throw new Error('phone is required');
+    this.byPhone.delete(user.phone);
+    this.notOnWhatsApp.delete(phone);
+    user.phone = phone;
+    this.byPhone.set(phone, user);
   }
 
   users(): SimUser[] {

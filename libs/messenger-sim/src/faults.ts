@@ -70,12 +70,31 @@ const arm = <T extends { phone?: string; count?: number | null }>(
   list.push({ phone: fault.phone ? normalizePhone(fault.phone) : undefined, remaining, detail: fault });
 };
 
+/**
+ * The next registration socket(s) get a `<success>` right after the QR refs, before any pairing:
+ * a server answering a connection that is not logged in, which whatsmeow ignores since 5f04eac6
+ * (June 2026, "ignore connect success before pairing is completed").
+ */
+export interface EarlySuccessFault {
+  count?: number | null;
+}
+
 /** Fault injection switches; each check consumes one armed hit. */
 export class Faults {
+  private earlySuccesses: Armed<EarlySuccessFault>[] = [];
   private refuseLogins: Armed<RefuseLoginFault>[] = [];
   private ackErrors: Armed<AckErrorFault>[] = [];
   private stalls: Armed<StallFault>[] = [];
   private undecryptables: Armed<UndecryptableFault>[] = [];
+
+  earlySuccess(fault: EarlySuccessFault): void {
+    arm(this.earlySuccesses, fault, 1);
+  }
+
+  /** Whether this registration socket gets an early `<success>` (consumes one hit). */
+  takeEarlySuccess(): boolean {
+    return take(this.earlySuccesses, undefined, () => true) !== undefined;
+  }
 
   refuseLogin(fault: RefuseLoginFault): void {
     arm(this.refuseLogins, fault, null);
@@ -95,6 +114,7 @@ export class Faults {
   }
 
   clear(): void {
+    this.earlySuccesses = [];
     this.refuseLogins = [];
     this.ackErrors = [];
     this.stalls = [];

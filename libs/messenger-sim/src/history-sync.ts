@@ -13,6 +13,7 @@ import { encodeWAMessage, jidEncode, proto } from '@whiskeysockets/baileys';
 import { newStanzaId } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { attachmentMessage, type InboundAttachment } from './inbound-content.js';
+import { nctSaltField, saltForHistorySync } from './first-contacts.js';
 import { encryptLikePhone, type MediaHost } from './media-host.js';
 import { sendToOwnDevices } from './own-devices.js';
 import type { Simulator } from './simulator.js';
@@ -202,7 +203,10 @@ export async function sendHistorySync(
   input: HistorySyncInput,
 ): Promise<HistorySyncResult> {
   const history = await buildHistorySync(sim, input);
-  const plain = await deflateAsync(proto.HistorySync.encode(history).finish());
+  // The first sync after a device links carries the account's NCT salt (field 19: first-contacts.ts).
+  const salt = saltForHistorySync(account);
+  const encoded = proto.HistorySync.encode(history).finish();
+  const plain = await deflateAsync(salt ? Buffer.concat([encoded, nctSaltField(salt)]) : encoded);
   const { fields, bytes } = await uploadHistory(sim.media, plain);
   const times = input.conversations.flatMap((c) => c.messages.map((m) => m.at));
   const message = encodeWAMessage({
@@ -219,7 +223,13 @@ export async function sendHistorySync(
   });
   const sent = await sendToOwnDevices(sim, account, message);
   sim.logger.info(
-    { phone: account.phone, devices: sent, conversations: input.conversations.length, bytes },
+    {
+      phone: account.phone,
+      devices: sent,
+      conversations: input.conversations.length,
+      bytes,
+      nctSalt: !!salt,
+    },
     'history sync sent',
   );
   return { devices: sent, bytes };

@@ -7,6 +7,7 @@ import { signalAddress } from './phone-signal.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
 import { senderAttrs } from './lid-chats.js';
+import { usernameAttrs } from './usernames.js';
 
 export interface InboundResult {
   id: string;
@@ -78,6 +79,7 @@ export async function sendFromContact(
         'message',
         {
           ...senderAttrs(contact),
+          ...usernameAttrs(contact),
           id,
           type: media ? 'media' : 'text',
           t: unixSeconds(),

@@ -43,3 +43,13 @@ export function handleLogin(sim: Simulator, conn: ClientConnection, payload: pro
   const pending = device.pending.splice(0);
   for (const stanza of pending) conn.send(stanza);
 }
+
+/**
+ * A `<success>` on a registration socket, before any pairing (the `early-success` fault): nothing
+ * is logged in, and a client must not take it for a login (whatsmeow 5f04eac6 ignores it).
+ */
+export function earlySuccess(conn: ClientConnection): void {
+  conn.send(
+    node('success', { t: unixSeconds(), props: '1', abprops: '1', location: 'sim', creation: unixSeconds() }),
+  );
+}

@@ -20,6 +20,7 @@ import { askAgain, copyVerdict } from './retry-receipts.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childrenNamed, node } from './stanza.js';
 import { chatJidOf, lidAddressed } from './lid-chats.js';
+import { peerRecipientMismatch, recordDirectMessage, STANZA_FIELD_INVALID } from './first-contacts.js';
 
 const ERROR_ACK_DELAY_MS = 300;
 
@@ -43,9 +44,16 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
   if (target?.server === 'newsletter') return handleNewsletterMessage(sim, conn, stanza);
   const recipient = target ? sim.directory.resolve(target.user, target.server) : undefined;
   const ack = node('ack', { class: 'message', id, from: to, t: unixSeconds() });
-  const error =
-    sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '') ??
-    sim.reachout.admit(account, recipient, bytesOf(getBinaryNodeChild(stanza, 'tctoken')));
+  const tokens = {
+    tctoken: bytesOf(getBinaryNodeChild(stanza, 'tctoken')),
+    cstoken: bytesOf(getBinaryNodeChild(stanza, 'cstoken')),
+  };
+  const fault = sim.faults.takeAckError(account.phone, recipient?.phone ?? target?.user ?? '');
+  const mismatch = fault === undefined && peerRecipientMismatch(recipient, stanza);
+  const admission =
+    fault === undefined && !mismatch ? sim.reachout.admit(account, recipient, tokens) : undefined;
+  const error = fault ?? (mismatch ? STANZA_FIELD_INVALID : admission?.error);
+  recordDirectMessage(account, recipient, stanza, tokens, admission, error);
   if (error !== undefined) {
     // like receipts, an error that lands while Baileys still buffers the own-message upsert is
     // folded into it and never surfaces as messages.update

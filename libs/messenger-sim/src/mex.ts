@@ -11,6 +11,7 @@ import type { Simulator } from './simulator.js';
 import { bytesOf, iqResult, node } from './stanza.js';
 import { newsletterMex } from './newsletters.js';
 import { SimError } from './sim-error.js';
+import { textStatusMutation, UPDATE_TEXT_STATUS_QUERY } from './text-status.js';
 
 /** Baileys' `handleMexNotification` dispatches on these `op_name`s. */
 export const TIMELOCK_OP = 'NotificationUserReachoutTimelockUpdate';
@@ -94,6 +95,8 @@ export function handleMexIq(sim: Simulator, conn: ClientConnection, iq: BinaryNo
     body = { data: { [XWAPaths.xwa2_fetch_account_reachout_timelock]: timelockPayload(sim, phone) } };
   } else if (queryId === QueryIds.MESSAGE_CAPPING_INFO) {
     body = { data: { [XWAPaths.xwa2_message_capping_info]: sim.reachout.capInfo(phone) } };
+  } else if (queryId === UPDATE_TEXT_STATUS_QUERY) {
+    body = textStatusMutation(conn.account, iq);
   } else if ((body = newsletterBody(sim, phone, queryId, iq)) !== undefined) {
     // a channel query (newsletters.ts)
   } else {

@@ -30,10 +30,15 @@ interface SavedUser {
   receipts: SimUser['receipts'];
   addressing: SimUser['addressing'];
   hidePhone: boolean;
+  /** Its username and the key guarding it (usernames.ts). */
+  username?: string;
+  usernamePin?: string;
   signal: SavedPhoneSignal;
   nextDeviceId: number;
   nextKeyIndex: number;
   devices: SavedDevice[];
+  /** The account's NCT salt (first-contacts.ts), base64, once made. */
+  nctSalt?: string;
 }
 
 interface SavedDevice {
@@ -77,7 +82,15 @@ export function loadState(file: string): SavedState | undefined {
 /** A user's name, picture and contact settings: kept in the file as the directory holds them. */
 type UserProfile = Pick<
   SavedUser,
-  'phone' | 'lid' | 'name' | 'pictureUrl' | 'receipts' | 'addressing' | 'hidePhone'
+  | 'phone'
+  | 'lid'
+  | 'name'
+  | 'pictureUrl'
+  | 'receipts'
+  | 'addressing'
+  | 'hidePhone'
+  | 'username'
+  | 'usernamePin'
 >;
 
 function profileOf(u: UserProfile): UserProfile {
@@ -89,6 +102,8 @@ function profileOf(u: UserProfile): UserProfile {
     receipts: u.receipts,
     addressing: u.addressing,
     hidePhone: u.hidePhone,
+    ...(u.username ? { username: u.username } : {}),
+    ...(u.usernamePin ? { usernamePin: u.usernamePin } : {}),
   };
 }
 
@@ -102,6 +117,7 @@ export function restoreDirectory(directory: Directory, state: SavedState): void 
     nextDeviceId: u.nextDeviceId,
     nextKeyIndex: u.nextKeyIndex,
     devices: new Map(u.devices.map((d) => [d.id, deviceOf(d)])),
+    ...(u.nctSalt ? { nctSalt: bytes(u.nctSalt) } : {}),
   }));
   directory.restore(users, state.notOnWhatsApp);
 }
@@ -140,6 +156,7 @@ export function stateOf(
       signal: u.signal.toSaved(),
       nextDeviceId: u.nextDeviceId,
       nextKeyIndex: u.nextKeyIndex,
+      ...(u.nctSalt ? { nctSalt: b64(u.nctSalt) } : {}),
       devices: [...u.devices.values()].map((d) => ({
         id: d.id,
         keyIndex: d.keyIndex,

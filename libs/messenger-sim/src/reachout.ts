@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SimUser } from './directory.js';
+import { csTokenValid } from './first-contacts.js';
 import { SimError } from './sim-error.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -39,6 +40,24 @@ interface IssuedToken {
   token: Buffer;
   t: string;
   devices: Set<number>;
+}
+
+/** The privacy tokens a one-to-one message carried (`<tctoken>`, `<cstoken>`). */
+export interface PrivacyTokens {
+  tctoken?: Buffer;
+  cstoken?: Buffer;
+}
+
+/** What `admit` decided, and what it saw. */
+export interface Admission {
+  /** The error code to ack with; undefined: the message goes through. */
+  error?: number;
+  /** The account had no chat with the recipient yet. */
+  firstContact: boolean;
+  /** The tctoken is the one the recipient issued to the account. */
+  tctokenValid: boolean;
+  /** The cstoken is HMAC-SHA256(the account's NCT salt, the recipient's LID); absent: none carried. */
+  cstokenValid?: boolean;
 }
 
 export interface ReachoutEvents {
@@ -87,6 +106,12 @@ const seconds = (ms: number): string => String(Math.ceil(ms / 1000));
  * Like WhatsApp, a lock refuses 1:1 messages that carry no valid trusted-contact token
  * (`<tctoken>`): a contact's phone issues one when it writes to the account, so established
  * chats keep working while cold reach-outs get 463.
+ *
+ * Strict first contacts (`setStrict`, the control API's POST /reachout/strict): a first contact
+ * must carry a valid tctoken or a valid `<cstoken>` (whatsmeow 82d579d5: HMAC-SHA256 of the
+ * account's NCT salt over the recipient's LID, first-contacts.ts), or it is refused with 463 — as
+ * WhatsApp refuses first contacts without a token in 2026. Off (the default), tokens are read
+ * and reported but not required.
  */
 export class Reachout {
   private readonly locks = new Map<string, ReachoutLock & { timer: NodeJS.Timeout }>();
@@ -94,6 +119,8 @@ export class Reachout {
   private readonly newChats = new Map<string, number[]>();
   private readonly chats = new Map<string, Set<string>>();
   private readonly tokens = new Map<string, Map<string, IssuedToken>>();
+  /** Accounts (phones, or ALL) whose first contacts need a valid token. */
+  private readonly strict = new Set<string>();
 
   constructor(private readonly events: ReachoutEvents) {}
 
@@ -131,34 +158,55 @@ export class Reachout {
   }
 
   /**
-   * Disarms locks (their devices hear that the lock was lifted) and caps; history stays.
+   * Disarms locks (their devices hear that the lock was lifted), caps and strict first contacts;
+   * history stays.
    * Returns the phones whose cap was removed, or 'all' when a cap for every account was.
    */
   clearFaults(): string[] | 'all' {
     for (const phone of [...this.locks.keys()]) this.lift(phone);
+    this.strict.clear();
     const capped = [...this.caps.keys()];
     this.caps.clear();
     return capped.includes(ALL) ? 'all' : capped;
   }
 
+  /** Strict first contacts on or off, for one account or (no phone) for all. */
+  setStrict(phone: string | undefined, on: boolean): void {
+    if (on) this.strict.add(phone ?? ALL);
+    else if (phone) this.strict.delete(phone);
+    else this.strict.clear();
+  }
+
+  isStrict(phone: string): boolean {
+    return this.strict.has(ALL) || this.strict.has(phone);
+  }
+
+  strictView(): { all: boolean; phones: string[] } {
+    return { all: this.strict.has(ALL), phones: [...this.strict].filter((p) => p !== ALL) };
+  }
+
   /**
    * Decides on a message from `account` to `recipient` before it is acked: the error code to
-   * ack with, or undefined when it goes through (then it may open a new chat).
+   * ack with (none: it goes through, and may open a new chat), with what it saw of the tokens.
    */
-  admit(account: SimUser, recipient: SimUser | undefined, tctoken: Buffer | undefined): number | undefined {
-    if (!recipient || recipient === account) return undefined;
+  admit(account: SimUser, recipient: SimUser | undefined, tokens: PrivacyTokens): Admission {
+    if (!recipient || recipient === account) return { firstContact: false, tctokenValid: false };
     const issued = this.tokens.get(account.phone)?.get(recipient.phone);
-    const trusted = !!issued && !!tctoken && issued.token.equals(tctoken);
-    if (this.lock(account.phone) && !trusted) return REACHOUT_REFUSED;
+    const tctokenValid = !!issued && !!tokens.tctoken && issued.token.equals(tokens.tctoken);
+    const cstokenValid = tokens.cstoken ? csTokenValid(account, recipient, tokens.cstoken) : undefined;
     const chats = this.chatsOf(account.phone);
-    if (chats.has(recipient.phone)) return undefined;
+    const seen = { firstContact: !chats.has(recipient.phone), tctokenValid, cstokenValid };
+    if (this.lock(account.phone) && !tctokenValid) return { ...seen, error: REACHOUT_REFUSED };
+    if (!seen.firstContact) return seen;
+    if (this.isStrict(account.phone) && !tctokenValid && !cstokenValid)
+      return { ...seen, error: REACHOUT_REFUSED };
     const cap = this.cap(account.phone);
     const used = this.recentNewChats(account.phone);
-    if (cap !== undefined && used.length >= cap) return REACHOUT_REFUSED;
+    if (cap !== undefined && used.length >= cap) return { ...seen, error: REACHOUT_REFUSED };
     chats.add(recipient.phone);
     used.push(Date.now());
     this.events.newChatOpened(account.phone);
-    return undefined;
+    return seen;
   }
 
   /**
@@ -178,6 +226,12 @@ export class Reachout {
     const untold = [...account.devices.keys()].filter((id) => !issued.devices.has(id));
     for (const id of untold) issued.devices.add(id);
     return { token: issued.token, t: issued.t, untold };
+  }
+
+  /** Whether `token` is the trusted-contact token `contact`'s phone issued to `account` (outside messages: group-privacy.ts). */
+  tctokenValid(account: string, contact: string, token: Buffer): boolean {
+    const issued = this.tokens.get(account)?.get(contact);
+    return !!issued && issued.token.equals(token);
   }
 
   capInfo(phone: string): CapInfo {

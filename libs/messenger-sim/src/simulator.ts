@@ -24,7 +24,7 @@ import { SimAppState } from './app-state.js';
 import { sendFromContact, type InboundResult } from './inbound.js';
 import { checkInboundInput, type InboundInput } from './inbound-content.js';
 import { routeIq } from './iq-router.js';
-import { handleLogin } from './login.js';
+import { earlySuccess, handleLogin } from './login.js';
 import { silentLogger, type SimLogger } from './logger.js';
 import { MediaHost } from './media-host.js';
 import { handleClientMessage } from './messages.js';
@@ -36,6 +36,7 @@ import { recordReadReceipt } from './read-receipts.js';
 import { inboundRevision, rememberSent } from './revisions.js';
 import { notifyCapping, notifyTimelock } from './mex.js';
 import { lidAddressed, notifyLidMapping } from './lid-chats.js';
+import { changeNumber } from './number-changes.js';
 import type { ClientHandshakeResult } from './noise-server.js';
 import type { LinkResult } from './pairing.js';
 import { PhoneLinker, type LinkInput, type OnPasskeyPending } from './phone.js';
@@ -159,8 +160,10 @@ export class Simulator implements ConnectionHost {
 
   onHandshake(conn: ClientConnection, { payload }: ClientHandshakeResult): void {
     this.changes++;
-    if (payload.devicePairingData) this.linker.onRegistration(conn, payload);
-    else handleLogin(this, conn, payload);
+    if (payload.devicePairingData) {
+      this.linker.onRegistration(conn, payload);
+      if (this.faults.takeEarlySuccess()) earlySuccess(conn);
+    } else handleLogin(this, conn, payload);
   }
 
   onNode(conn: ClientConnection, stanza: BinaryNode): void {
@@ -326,6 +329,12 @@ export class Simulator implements ConnectionHost {
     if (!contact) throw new SimError(`${contactPhone} is not a contact`, 404);
     const account = this.requireUser(accountPhone);
     return { lid: `${contact.lid}@lid`, devices: notifyLidMapping(this, contact, account) };
+  }
+
+  /** A contact changes its number, its LID kept (number-changes.ts). */
+  changeNumber(phone: string, newPhone: string): ContactView {
+    const user = changeNumber(this, phone, newPhone);
+    return this.upsertContact({ phone: user.phone });
   }
 
   /** A contact writes to an account: a text, or `{ text?, attachment?, quotedId? }`. */

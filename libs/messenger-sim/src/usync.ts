@@ -4,6 +4,8 @@ import type { SimUser } from './directory.js';
 import { statusNode } from './account-profile.js';
 import type { Simulator } from './simulator.js';
 import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js';
+import { asksLidAddressing, lidAddressedContact } from './usync-contacts.js';
+import { isUsernameLookup, usernameLookupResult } from './usernames.js';
 
 /**
  * usync answers device lists (with LIDs: the client stores the PN→LID mapping from them and
@@ -16,9 +18,19 @@ export function handleUsyncIq(sim: Simulator, conn: ClientConnection, iq: Binary
   const requested = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user');
   if (protocols.has('contact') && conn.account) {
     // A contact lookup asks by phone number (a user without a jid).
-    sim.contactLookups.record(conn.account.phone, requested.filter((u) => !u.attrs.jid).length);
+    sim.contactLookups.record(
+      conn.account.phone,
+      requested.filter((u) => !u.attrs.jid && !isUsernameLookup(u)).length,
+    );
   }
-  const users = requested.map((u) => userResult(sim, u, protocols));
+  const byLid = asksLidAddressing(usync);
+  const users = requested.map((u) =>
+    isUsernameLookup(u)
+      ? usernameLookupResult(sim, conn, u, protocols)
+      : byLid && !u.attrs.jid
+        ? lidAddressedContact(sim, u)
+        : userResult(sim, u, protocols),
+  );
   conn.send(
     iqResult(iq, [
       node(

@@ -1,8 +1,15 @@
 import { EventEmitter } from 'node:events';
-import { jidDecode, jidNormalizedUser, type PresenceData } from '@whiskeysockets/baileys';
+import {
+  isLidUser,
+  jidDecode,
+  jidNormalizedUser,
+  S_WHATSAPP_NET,
+  type PresenceData,
+} from '@whiskeysockets/baileys';
 import type { AccountPresence, BusinessProfile, ContactPresence } from '@mgw/contracts';
 import { whatsappErrorCode } from './groups.js';
 import type { WASocket } from './socket.js';
+import { setTextStatus } from './text-status.js';
 
 /** A contact's presence as the socket reported it (`presence.update`). */
 export interface PresenceSeen {
@@ -91,8 +98,9 @@ export class AccountActions extends EventEmitter<AccountEvents> {
     sock.ev.emit('creds.update', { me: { ...me, name } });
   }
 
+  /** The about (text status): WhatsApp's 2026 mutation, then the legacy iq (text-status.ts). */
   async setAbout(about: string): Promise<void> {
-    await this.requireSocket().updateProfileStatus(about);
+    await setTextStatus(this.requireSocket(), about);
   }
 
   /** Sets the account's photo (Baileys re-encodes it as a 640×640 JPEG). */
@@ -150,8 +158,23 @@ export class AccountActions extends EventEmitter<AccountEvents> {
     await this.requireSocket().presenceSubscribe(jid);
   }
 
+  /**
+   * Blocks or unblocks by LID (blocklist v2: Baileys names the LID, and the phone beside it on a
+   * block). A contact whose number the device does not know (it hides it) is blocked by its LID
+   * alone, as whatsmeow does since 8d023aa9 (2026); Baileys rc14 refuses such a block.
+   */
   async block(jid: string, action: 'block' | 'unblock'): Promise<void> {
-    await this.requireSocket().updateBlockStatus(jid, action);
+    const sock = this.requireSocket();
+    const lid = isLidUser(jid) ? jidNormalizedUser(jid) : undefined;
+    if (action === 'block' && lid && !(await sock.signalRepository.lidMapping.getPNForLID(lid))) {
+      await sock.query({
+        tag: 'iq',
+        attrs: { xmlns: 'blocklist', to: S_WHATSAPP_NET, type: 'set' },
+        content: [{ tag: 'item', attrs: { action, jid: lid } }],
+      });
+      return;
+    }
+    await sock.updateBlockStatus(jid, action);
   }
 
   /** The blocklist as WhatsApp keeps it (JIDs: LIDs for blocklist v2). */

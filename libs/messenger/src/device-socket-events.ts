@@ -9,6 +9,7 @@ import type { CallUpdate } from './calls.js';
 import type { GroupChangeNotice } from './group-events.js';
 import type { LabelNotice } from './label-events.js';
 import type { HistoryNotice } from './history-sync.js';
+import type { NctSaltChange } from './nct-salt.js';
 import type { InboundMessage } from './inbound-message.js';
 import type { InboundRevision } from './inbound-revision.js';
 import type { ProxyFailure } from './proxy.js';
@@ -72,6 +73,8 @@ export interface DeviceSocketEvents {
   label: [LabelNotice];
   /** The account's phone sent history (history-sync.ts: read with `readHistory`). */
   history: [HistoryNotice[]];
+  /** The app-state sync set or removed the account's NCT salt (nct-salt.ts). */
+  nctSalt: [NonNullable<NctSaltChange>];
 }
 
 /** The account's reach-out time lock: while active, WhatsApp refuses new chats (ack 463). */

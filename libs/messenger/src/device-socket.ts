@@ -12,8 +12,10 @@ import { watchGroupChanges, withGroupSubjects } from './group-events.js';
 import { watchLabels } from './label-events.js';
 import { GroupDirectory } from './groups.js';
 import { historyNoticesOf } from './history-sync.js';
+import { watchNctSaltSync, type SaltKeyStore } from './nct-salt.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
+import { watchUsernames } from './usernames.js';
 import type { DeviceProxyAgent } from './proxy.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 import { statusUpdatesOf, statusViewsOf } from './status-updates.js';
@@ -92,6 +94,11 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
 
   get socket(): WASocket | undefined {
     return this.sock;
+  }
+
+  /** The device's own key store (sealed, fenced by the lease; not Baileys' transaction wrapper). */
+  get keyStore(): SaltKeyStore | undefined {
+    return this.auth?.state.keys as SaltKeyStore | undefined;
   }
 
   /** The agent of the device's proxy (for the gateway's own fetches for this device), if it has one. */
@@ -313,6 +320,9 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
       if (this.sock === sock) this.emit('groupChanges', notices);
     });
     watchLabels(sock, (notice) => this.sock === sock && this.emit('label', notice));
+    watchNctSaltSync(sock as never, (change) => this.sock === sock && this.emit('nctSalt', change));
+    // Before the listeners below: they read the usernames it puts on messages (usernames.ts).
+    watchUsernames(sock, (named) => this.sock === sock && this.emit('identities', named));
     sock.ev.on('connection.update', (u) => {
       if (this.sock !== sock) return;
       if (u.connection === 'open') {

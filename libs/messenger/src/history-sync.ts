@@ -4,6 +4,7 @@ import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import type { ContactIdentity, GroupChat } from '@mgw/contracts';
 import { decryptMedia, mediaUrlOf, MediaDecryptError } from './inbound-media.js';
 import { identityOfJids, parseInbound, type InboundMessage } from './inbound-message.js';
+import { historySyncNctSalt } from './nct-salt.js';
 
 const inflateAsync = promisify(inflate);
 
@@ -45,6 +46,8 @@ export interface HistoryChunk {
   skipped: number;
   /** Phone <-> LID pairs the chats name. */
   identities: ContactIdentity[];
+  /** The account's NCT salt, when the chunk carries it (field 19: nct-salt.ts). */
+  nctSalt?: Buffer;
 }
 
 export interface HistoryLimits {
@@ -89,6 +92,32 @@ export async function readHistory(
   limits: HistoryLimits,
   mediaOrigin?: string,
 ): Promise<HistoryChunk> {
+  const plain = await historyBytes(notice, fetchBytes, limits, mediaOrigin);
+  const chunk = historyChunkOf(proto.HistorySync.decode(plain), limits.maxMessages);
+  const nctSalt = historySyncNctSalt(plain);
+  return nctSalt ? { ...chunk, nctSalt } : chunk;
+}
+
+/**
+ * Only the NCT salt of a chunk (fetched and inflated as `readHistory` does, nothing else decoded):
+ * for a device that keeps no history but has no salt yet. Undefined when the chunk has none.
+ */
+export async function readHistorySalt(
+  notice: HistoryNotice,
+  fetchBytes: (url: string) => Promise<Buffer>,
+  limits: Pick<HistoryLimits, 'maxBytes'>,
+  mediaOrigin?: string,
+): Promise<Buffer | undefined> {
+  return historySyncNctSalt(await historyBytes(notice, fetchBytes, limits, mediaOrigin));
+}
+
+/** The chunk's `HistorySync`, encoded: fetched, checked, decrypted and inflated within `maxBytes`. */
+async function historyBytes(
+  notice: HistoryNotice,
+  fetchBytes: (url: string) => Promise<Buffer>,
+  limits: Pick<HistoryLimits, 'maxBytes'>,
+  mediaOrigin?: string,
+): Promise<Buffer> {
   const n = notice.notification;
   const announced = Number(n.fileLength ?? 0);
   if (announced > limits.maxBytes)
@@ -110,7 +139,7 @@ export async function readHistory(
       throw new HistoryTooLargeError(`the history inflates past ${limits.maxBytes} bytes`);
     throw new MediaDecryptError(`the history file does not inflate: ${(err as Error).message}`);
   }
-  return historyChunkOf(proto.HistorySync.decode(plain), limits.maxMessages);
+  return plain;
 }
 
 /** The messages and identities of a decoded chunk: the newest `maxMessages`, oldest first. */

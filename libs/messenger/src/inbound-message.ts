@@ -9,6 +9,7 @@ import {
 } from '@whiskeysockets/baileys';
 import type { ContactIdentity, GroupChat } from '@mgw/contracts';
 import { kindReceivedAt, parseInboundKind, type InboundKindFields } from './inbound-kinds.js';
+import { usernameOfKey } from './usernames.js';
 
 export type InboundAttachmentType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
 
@@ -78,11 +79,18 @@ interface MediaFields {
 
 /**
  * The contact of a one-to-one chat as the message names it: its phone (a phone-number JID, the
- * chat's or its alternative `sender_pn`) and its LID (a LID chat's JID, or its alternative
- * `sender_lid`). Empty for groups, broadcasts and anything else.
+ * chat's or its alternative `sender_pn`), its LID (a LID chat's JID, or its alternative
+ * `sender_lid`) and its username (the stanza's `username`). Empty for groups, broadcasts and
+ * anything else.
  */
 export function contactOf(key: WAMessageKey): ContactIdentity {
-  return identityOfJids(key.remoteJid, key.remoteJidAlt);
+  return withUsername(identityOfJids(key.remoteJid, key.remoteJidAlt), key);
+}
+
+/** The writer's username, when WhatsApp named it on the message (usernames.ts). */
+function withUsername(contact: ContactIdentity, key: WAMessageKey): ContactIdentity {
+  const username = usernameOfKey(key);
+  return username ? { ...contact, username } : contact;
 }
 
 /**
@@ -118,7 +126,7 @@ export function parseInbound(msg: WAMessage, own = false): InboundMessage | unde
   const contact = group
     ? own
       ? {}
-      : identityOfJids(msg.key.participant, msg.key.participantAlt)
+      : withUsername(identityOfJids(msg.key.participant, msg.key.participantAlt), msg.key)
     : contactOf(msg.key);
   // Never dropped for want of a phone: a LID-only chat (a contact hiding its number) is kept.
   if (!contact.phone && !contact.lid && !(own && group)) return undefined;

@@ -35,3 +35,7 @@ export * from './calls.js';
 export * from './read-receipts.js';
 export * from './channels.js';
 export * from './channel-posts.js';
+export * from './first-contact.js';
+export * from './nct-salt.js';
+export * from './number-lookup.js';
+export * from './usernames.js';

@@ -5,17 +5,17 @@ import {
   jidDecode,
   prepareWAMessageMedia,
   proto,
-  USyncQuery,
-  USyncUser,
   type AnyMediaMessageContent,
   type AnyMessageContent,
   type WAMessage,
 } from '@whiskeysockets/baileys';
 import { memberJid, type AttachmentType, type ContactIdentity } from '@mgw/contracts';
-import type { Logger, RedisClient } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import type { ContactAnswer, ContactCache, Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
 import { MessageProtoStore } from './message-proto-store.js';
+import { FirstContacts, isDirectChat, type DirectSend, type PrivacyToken } from './first-contact.js';
+import { answerOf, answersByNumber, numberLookupQuery, type NumberAnswerEntry } from './number-lookup.js';
 import { isTextMessage, textContent, type LinkPreviewInput, type RevisionInput } from './outgoing-text.js';
 import {
   kindMessageContent,
@@ -108,7 +108,11 @@ export class LookupFailedError extends Error {
 /** The server acknowledged the message with an error code: it will not deliver it. */
 export class ServerRejectedError extends Error {
   override name = 'ServerRejectedError';
-  constructor(readonly code: string) {
+  constructor(
+    readonly code: string,
+    /** A one-to-one message's privacy token, and whether the device held an NCT salt (first-contact.ts). */
+    readonly sentWith?: { token: PrivacyToken; salt: boolean },
+  ) {
     super(`the server rejected the message (error ${code})`);
   }
 }
@@ -141,6 +145,8 @@ const MEDIA_CACHE_MS = 60 * 60_000;
 export class MessageSender {
   private readonly protos: MessageProtoStore;
   private readonly media = new Map<string, { at: number; message: Promise<proto.IMessage> }>();
+  /** How one-to-one messages are addressed and which privacy token they carry; the NCT salt. */
+  readonly firstContacts: FirstContacts;
 
   constructor(
     private readonly conn: DeviceSocket,
@@ -163,6 +169,8 @@ export class MessageSender {
       opts.messageRetentionSeconds,
       opts.encryption,
     );
+    this.firstContacts = new FirstContacts(() => conn.keyStore, { logger: opts.logger });
+    conn.on('nctSalt', (change) => void this.firstContacts.onSaltSync(change));
   }
 
   /**
@@ -183,40 +191,54 @@ export class MessageSender {
   }
 
   /**
-   * Asks WhatsApp about `phones` in one contact lookup (usync, with the LID protocol) and caches
-   * every answer; no cache read, no batching (the caller sizes and paces the queries). Numbers
-   * are matched to the answers by their JID; one whose answer came back under another JID (a
-   * country's number rewriting) is asked again alone, where the one answer is its own.
+   * Asks WhatsApp about `phones` in one contact lookup (usync with `addressing_mode="lid"`, as
+   * whatsmeow 6e4c3416 / d8960d95 ask it: number-lookup.ts) and caches every answer, its LID and
+   * phone JID; no cache read, no batching (the caller sizes and paces the queries). Numbers are
+   * matched to the answers by the number each answer echoes (else its phone JID); one still
+   * unmatched (a country's number rewriting) is asked again alone, where the one answer is its own.
    */
   async lookupMany(phones: readonly string[]): Promise<Map<string, ContactAnswer>> {
     const unique = [...new Set(phones)];
     const answers = new Map<string, ContactAnswer>();
     if (unique.length === 0) return answers;
     const sock = this.requireSocket();
-    const query = new USyncQuery().withContactProtocol().withLIDProtocol();
-    for (const phone of unique) query.withUser(new USyncUser().withPhone(`+${phone}`));
     // Baileys answers undefined when the usync query timed out (a server busy or going away, as
     // during a logout); a number the answer says is "out" is not on WhatsApp. Only the latter is
     // an answer worth failing a message for and caching; the former is retried.
-    const result = await sock.executeUSyncQuery(query);
+    const result = await sock.executeUSyncQuery(numberLookupQuery(unique));
     if (!result) throw new LookupFailedError('the WhatsApp lookup of numbers got no answer');
-    const list = result.list as { id: string; contact?: boolean; lid?: unknown }[];
-    const byUser = new Map(list.map((entry) => [jidDecode(entry.id)?.user, entry]));
+    const list = result.list as NumberAnswerEntry[];
+    const byNumber = answersByNumber(list);
     // Asked alone, the one answer is the number's whatever its JID (no entry: not on WhatsApp).
     const alone = unique.length === 1;
     const unmatched: string[] = [];
     for (const phone of unique) {
-      const entry = byUser.get(phone) ?? (alone ? list.find((e) => e.contact) : undefined);
-      if (entry || alone) answers.set(phone, answerOf(entry));
+      const entry = byNumber.get(phone) ?? (alone ? list.find((e) => e.contact) : undefined);
+      if (entry || alone) answers.set(phone, answerOf(entry, phone));
       else unmatched.push(phone);
     }
     await this.opts.contacts.putMany(this.opts.deviceId, answers);
-    const pairs = [...answers.values()]
-      .filter((a) => a.jid && a.lid)
-      .map((a) => ({ phone: jidDecode(a.jid!)?.user, lid: a.lid }));
-    if (pairs.length) this.opts.onIdentities?.(pairs);
+    await this.learnPairs(sock, answers);
     for (const phone of unmatched) answers.set(phone, (await this.lookupMany([phone])).get(phone)!);
     return answers;
+  }
+
+  /**
+   * The phone <-> LID pairs of lookup answers: to the device's map, and to Baileys' own (as
+   * whatsmeow's IsOnWhatsApp stores them), which the sends that follow address by (first-contact.ts).
+   */
+  private async learnPairs(sock: NonNullable<DeviceSocket['socket']>, answers: Map<string, ContactAnswer>) {
+    const pairs = [...answers.values()].flatMap((a) =>
+      a.jid && a.lid ? [{ pn: a.jid, lid: a.lid, phone: jidDecode(a.jid)?.user }] : [],
+    );
+    if (!pairs.length) return;
+    this.opts.onIdentities?.(pairs.map(({ phone, lid }) => ({ phone, lid })));
+    // A test's fake socket has no signal repository.
+    await sock.signalRepository?.lidMapping
+      .storeLIDPNMappings(pairs.map(({ pn, lid }) => ({ pn, lid })))
+      .catch((err: unknown) =>
+        this.opts.logger.warn('phone <-> LID pairs not taught to the socket', { err: serializeError(err) }),
+      );
   }
 
   /**
@@ -229,6 +251,8 @@ export class MessageSender {
     const quoted = msg.quoted ? await this.quoted(msg.jid, msg.quoted) : undefined;
     const prepared = msg.media ? await this.prepared(msg.media) : undefined;
     const sock = this.requireSocket();
+    // Where a one-to-one message goes and the token it carries, decided before anything is written.
+    const direct = isDirectChat(msg.jid) ? await this.firstContacts.address(sock, msg.jid) : undefined;
     // Listen before sending: the ack may arrive before sendMessage resolves. A status's write
     // first looks up, opens sessions with and encrypts to every viewer's device (seconds for
     // thousands): its wait for the ack is ACK_TIMEOUT_MS from the write, not from the start.
@@ -238,7 +262,7 @@ export class MessageSender {
     // An earlier part of the attempt (the media before its follow-up text) may have begun it.
     const beganBefore = attempt.began;
     try {
-      await this.write(sock, msg, quoted, prepared);
+      await this.write(sock, msg, quoted, prepared, direct);
     } catch (err) {
       // Closed before the message's frame went (a query it needed first, or the frame itself):
       // nothing of it was written.
@@ -253,7 +277,7 @@ export class MessageSender {
     if (!frame) throw new AckTimeoutError(`no server ack for ${msg.platformMessageId}`);
     if (frame.tag === 'ack' && frame.attrs?.error) {
       attempt.began = beganBefore;
-      throw new ServerRejectedError(frame.attrs.error);
+      throw new ServerRejectedError(frame.attrs.error, direct && { token: direct.token, salt: direct.salt });
     }
   }
 
@@ -262,8 +286,12 @@ export class MessageSender {
     msg: OutgoingMessage,
     quoted: WAMessage | undefined,
     prepared: proto.IMessage | undefined,
+    direct: DirectSend | undefined,
   ): Promise<void> {
     let sent: WAMessage | undefined;
+    // A one-to-one message goes to the contact's LID with its extras (first-contact.ts).
+    const to = direct?.to ?? msg.jid;
+    const extras = direct ? { additionalAttributes: direct.attrs, additionalNodes: direct.nodes } : {};
     if (msg.media && prepared) {
       // A copy per recipient: the caption and quote differ, the uploaded media does not.
       const content = proto.Message.decode(proto.Message.encode(prepared).finish());
@@ -279,20 +307,22 @@ export class MessageSender {
         messageId: msg.platformMessageId,
         quoted,
       });
-      await sock.relayMessage(msg.jid, full.message!, {
+      await sock.relayMessage(to, full.message!, {
         messageId: full.key.id!,
+        ...extras,
         ...(msg.status ? { statusJidList: msg.status.audience } : {}),
       });
       sent = full;
     } else if (msg.kind) {
       const content = kindMessageContent(msg.jid, msg.kind);
-      sent = await sock.sendMessage(msg.jid, content, { messageId: msg.platformMessageId, quoted });
+      sent = await sock.sendMessage(to, content, { messageId: msg.platformMessageId, quoted, ...extras });
     } else {
       const content = textContent(msg.jid, msg.text, msg.linkPreview, msg.revision);
       const mentions = !msg.revision && msg.mentions?.length ? { mentions: msg.mentions.map(memberJid) } : {};
-      sent = await sock.sendMessage(msg.jid, { ...content, ...mentions } as AnyMessageContent, {
+      sent = await sock.sendMessage(to, { ...content, ...mentions } as AnyMessageContent, {
         messageId: msg.platformMessageId,
         quoted,
+        ...extras,
         ...(msg.status ? statusOptions(msg.status) : {}),
       });
     }
@@ -417,10 +447,4 @@ function mediaPart(content: proto.IMessage, type: AttachmentType): object | null
     case 'sticker':
       return content.stickerMessage;
   }
-}
-
-function answerOf(entry: { id: string; contact?: boolean; lid?: unknown } | undefined): ContactAnswer {
-  if (!entry?.contact) return { onWhatsApp: false };
-  const lid = typeof entry.lid === 'string' && entry.lid.endsWith('@lid') ? entry.lid : undefined;
-  return { onWhatsApp: true, jid: entry.id, ...(lid ? { lid } : {}) };
 }

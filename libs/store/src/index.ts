@@ -39,6 +39,7 @@ export * from './devices/device-proxy.js';
 // Contacts: lookups and the phone <-> LID identities; opt-outs; the sending policy.
 export * from './contacts/contact-cache.js';
 export * from './contacts/contact-identities.js';
+export * from './contacts/contact-usernames.js';
 export * from './contacts/blocklist.js';
 export * from './opt-outs/index.js';
 export * from './policy/index.js';

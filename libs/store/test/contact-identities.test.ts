@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
-import { ContactIdentities, lidDigits, phoneDigits } from '../src/index.js';
+import { ContactCache, ContactIdentities, lidDigits, phoneDigits } from '../src/index.js';
 
 describe("store: a device's phone <-> LID map (real Redis)", () => {
   let redis: Redis;
@@ -77,6 +77,84 @@ describe("store: a device's phone <-> LID map (real Redis)", () => {
       phone: '15551230010',
       lid: '105@lid',
     });
+    await redis.del(keys.contactIdentities(deviceId));
+  });
+
+  it('When a LID comes with another phone or a phone with another LID, then the contradicted entry goes (whatsmeow 563bcaa0): the old number no longer names the LID, the old LID stays known without the phone', async () => {
+    const map = new ContactIdentities(redis);
+    const deviceId = newDevice();
+    await map.learn(deviceId, [
+      { phone: '15551230001', lid: '111@lid' },
+      { phone: '15551230002', lid: '222@lid' },
+    ]);
+    // The contact of LID 111 changed its number: 15551230001 may be someone else's now.
+    await map.learn(deviceId, [{ phone: '15551230009', lid: '111@lid' }]);
+    expect(await map.resolveMany(deviceId, ['111@lid', '15551230009', '15551230001'])).to.deep.equal([
+      { phone: '15551230009', lid: '111@lid' },
+      { phone: '15551230009', lid: '111@lid' },
+      { phone: '15551230001' },
+    ]);
+    // 15551230002 was registered again (a new account, a new LID): the old LID no longer names it.
+    await map.learn(deviceId, [{ phone: '15551230002', lid: '333@lid' }]);
+    expect(await map.resolveMany(deviceId, ['15551230002', '333@lid', '222@lid'])).to.deep.equal([
+      { phone: '15551230002', lid: '333@lid' },
+      { phone: '15551230002', lid: '333@lid' },
+      { lid: '222@lid' },
+    ]);
+    expect(await map.knowsLid(deviceId, '222@lid'), 'the old account may still write').to.equal(true);
+    expect(await redis.hgetall(keys.contactIdentities(deviceId))).to.deep.equal({
+      'p:15551230009': '111',
+      'l:111': '15551230009',
+      'p:15551230002': '333',
+      'l:333': '15551230002',
+      'l:222': '',
+    });
+    await redis.del(keys.contactIdentities(deviceId));
+  });
+
+  it('When a pair is replaced, then the number-check answers naming the old LID are dropped, and an answer already naming the new one stays', async () => {
+    const map = new ContactIdentities(redis);
+    const cache = new ContactCache(redis, 600);
+    const deviceId = newDevice();
+    const answer = (phone: string, lid: string) => ({
+      onWhatsApp: true,
+      jid: `${phone}@s.whatsapp.net`,
+      lid,
+    });
+    await map.learn(deviceId, [
+      { phone: '15551230001', lid: '111@lid' },
+      { phone: '15551230002', lid: '222@lid' },
+      { phone: '15551230004', lid: '444@lid' },
+    ]);
+    await cache.putMany(
+      deviceId,
+      new Map([
+        ['15551230001', answer('15551230001', '111@lid')],
+        ['15551230002', answer('15551230002', '222@lid')],
+        ['15551230004', answer('15551230004', '555@lid')], // the lookup that taught the new LID
+      ]),
+    );
+    await map.learn(deviceId, [
+      { phone: '15551230009', lid: '111@lid' }, // 111 changed its number
+      { phone: '15551230002', lid: '333@lid' }, // 15551230002 registered again
+      { phone: '15551230004', lid: '555@lid' },
+    ]);
+    const left = await cache.getMany(deviceId, ['15551230001', '15551230002', '15551230004']);
+    expect([...left.keys()]).to.deep.equal(['15551230004']);
+    await redis.del(keys.contactIdentities(deviceId), keys.contact(deviceId, '15551230004'));
+  });
+
+  it('When the map is full, then a known LID still takes its new phone (it adds no field)', async () => {
+    const map = new ContactIdentities(redis, 4);
+    const deviceId = newDevice();
+    await map.learn(deviceId, [
+      { phone: '15551230001', lid: '111@lid' },
+      { phone: '15551230002', lid: '222@lid' },
+    ]);
+    expect(await map.learn(deviceId, [{ phone: '15551230003', lid: '333@lid' }])).to.equal(1);
+    expect(await map.learn(deviceId, [{ phone: '15551230009', lid: '111@lid' }])).to.equal(0);
+    expect(await map.resolve(deviceId, '111@lid')).to.deep.equal({ phone: '15551230009', lid: '111@lid' });
+    expect(await redis.hlen(keys.contactIdentities(deviceId))).to.equal(4);
     await redis.del(keys.contactIdentities(deviceId));
   });
 

@@ -30,3 +30,4 @@ export * from './otlp-receiver.js';
 export * from './n8n-host.js';
 export * from './fault-proxy.js';
 export * from './passkey-authenticator.js';
+export * from './nct-salt.js';

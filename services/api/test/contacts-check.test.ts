@@ -75,10 +75,25 @@ describe('POST /contacts/check', () => {
       success: true,
       data: {
         results: [
-          { phone: '15550100001', onWhatsApp: true, lid: '915550100001@lid' },
+          {
+            phone: '15550100001',
+            onWhatsApp: true,
+            lid: '915550100001@lid',
+            phoneJid: '15550100001@s.whatsapp.net',
+          },
           { phone: '15550100010', onWhatsApp: false },
-          { phone: '15550100001', onWhatsApp: true, lid: '915550100001@lid' },
-          { phone: '15550100002', onWhatsApp: true, lid: '915550100002@lid' },
+          {
+            phone: '15550100001',
+            onWhatsApp: true,
+            lid: '915550100001@lid',
+            phoneJid: '15550100001@s.whatsapp.net',
+          },
+          {
+            phone: '15550100002',
+            onWhatsApp: true,
+            lid: '915550100002@lid',
+            phoneJid: '15550100002@s.whatsapp.net',
+          },
         ],
       },
     });
@@ -98,7 +113,12 @@ describe('POST /contacts/check', () => {
     expect(res.status).to.equal(200);
     expect((res.body.data as { results: unknown[] }).results).to.deep.equal([
       { phone: '15550100020', onWhatsApp: false },
-      { phone: '15550100003', onWhatsApp: true, lid: '915550100003@lid' },
+      {
+        phone: '15550100003',
+        onWhatsApp: true,
+        lid: '915550100003@lid',
+        phoneJid: '15550100003@s.whatsapp.net',
+      },
     ]);
     expect(asked).to.deep.equal([]);
   });

@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CHAT_ERRORS, ERRORS, MAX_CONTACT_CHECK, STRING_LIMITS, newPlatformMessageId } from '@mgw/contracts';
-import { ContactCache, PoolStore, markLinked } from '@mgw/store';
+import { createRedis } from '@mgw/common';
+import { ContactCache, DeviceCommandResponder, PoolStore, markLinked } from '@mgw/store';
 import { createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 type Json = Record<string, unknown>;
@@ -49,7 +50,7 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
   });
   after(async () => t.close());
 
-  it('When the tools are listed, then the eight are there with the contract limits in their schemas', async () => {
+  it('When the tools are listed, then the nine are there with the contract limits in their schemas', async () => {
     const { tools } = await (await connect()).listTools();
     expect(tools.map((tool) => tool.name).sort()).to.deep.equal([
       'check_numbers',
@@ -59,6 +60,7 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
       'list_chats',
       'list_messages',
       'mark_chat_read',
+      'resolve_username',
       'send_message',
     ]);
     const send = tools.find((tool) => tool.name === 'send_message')!.inputSchema as unknown as {
@@ -147,10 +149,53 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
       data: {
         results: [
           { phone: '4915123456780', onWhatsApp: false },
-          { phone: '4915123456789', onWhatsApp: true },
+          { phone: '4915123456789', onWhatsApp: true, phoneJid: '4915123456789@s.whatsapp.net' },
         ],
       },
     });
+  });
+
+  it('When resolve_username is called, then it answers the username route: the holder\u2019s answer, or its refusal as a tool error', async () => {
+    const holder = createRedis(t.config.redis.url, 'subscriber', 'mcp-test-holder');
+    try {
+      await new DeviceCommandResponder(holder, t.redis).listen(
+        async (cmd, reply) => {
+          if (cmd.type !== 'account-usernames-resolve' || cmd.deviceId !== deviceId) return;
+          const [asked] = cmd.lookups;
+          await reply({
+            ok: true,
+            data: {
+              usernames: [
+                asked!.pin === '0420'
+                  ? { username: asked!.username, status: 'found', lid: '100000000000009@lid' }
+                  : { username: asked!.username, status: 'pin_required' },
+              ],
+            },
+          });
+        },
+        () => undefined,
+      );
+      const client = await connect();
+      const guarded = await callTool(client, 'resolve_username', { username: '@Vault_42' });
+      expect(guarded.structuredContent).to.deep.equal({
+        success: true,
+        data: { username: 'vault_42', status: 'pin_required' },
+      });
+      const found = await callTool(client, 'resolve_username', { username: 'vault_42', pin: '0420' });
+      expect(found.structuredContent).to.deep.equal({
+        success: true,
+        data: {
+          username: 'vault_42',
+          status: 'found',
+          contact: { lid: '100000000000009@lid', username: 'vault_42' },
+        },
+      });
+      const bad = await callTool(client, 'resolve_username', { username: 'www.vault' });
+      expect(bad.isError).to.equal(true);
+      expect(jsonOf(bad)).to.include({ status: 400, error: ERRORS.invalidRequest });
+    } finally {
+      await holder.quit();
+    }
   });
 
   it('When get_status is called past the status rate limit, then the call is a tool error with the contract\u2019s 429 and resetIn', async () => {

@@ -36,7 +36,7 @@ export interface paths {
                         [key: string]: string;
                       };
                     }
-                  | string
+                  | (string | string)
                 )[]
               | (
                   | {
@@ -45,7 +45,7 @@ export interface paths {
                         [key: string]: string;
                       };
                     }
-                  | string
+                  | (string | string)
                 );
             text?: string;
             attachment?: {
@@ -1188,6 +1188,47 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['ContactCheckResult'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/contacts/username': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            username: string;
+            pin?: string;
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UsernameResolution'];
           };
         };
       };
@@ -3450,6 +3491,7 @@ export interface components {
       phone: string;
       onWhatsApp: boolean;
       lid?: string;
+      phoneJid?: string;
     };
     ContactCheckResult: {
       /** @constant */
@@ -3615,9 +3657,20 @@ export interface components {
         truncated?: true;
       };
     };
+    UsernameResolution: {
+      /** @constant */
+      success: true;
+      data: {
+        username: string;
+        /** @enum {unknown} */
+        status: 'found' | 'pin_required' | 'not_found';
+        contact?: components['schemas']['ContactIdentity'];
+      };
+    };
     ContactIdentity: {
       phone?: string;
       lid?: string;
+      username?: string;
     };
     GroupChat: {
       /** @constant */

@@ -81,7 +81,7 @@ const to = (operations: string[]): INodeProperties => ({
   default: '',
   placeholder: 'e.g. 15551234567',
   description:
-    "A phone number in international format, digits only (15551234567), a contact's LID (…@lid) or a group ID (…@g.us)",
+    "A phone number in international format, digits only (15551234567), a contact's LID (…@lid), a WhatsApp username (@alice.shop) or a group ID (…@g.us)",
   displayOptions: show('message', operations),
 });
 
@@ -106,7 +106,7 @@ export const messageFields: INodeProperties[] = [
     default: '',
     placeholder: 'e.g. 15551234567, 15557654321',
     description:
-      'Phone numbers (or LIDs) separated by commas, spaces or line breaks, or an expression giving an array; each at most once',
+      'Phone numbers (or LIDs, or WhatsApp usernames such as @alice.shop) separated by commas, spaces or line breaks, or an expression giving an array; each at most once',
     displayOptions: show('message', ['sendToList']),
   },
   {

@@ -190,6 +190,20 @@ export const OPERATIONS: Record<string, RuntimeOperation> = {
     output: (answer) => answer.data.results as IDataObject[],
   }),
 
+  'contact:resolveUsername': define({
+    route: '/contacts/username',
+    method: 'post',
+    fields: { username: 'username', pin: 'pin' },
+    async request(p) {
+      const pin = p.optional('pin');
+      return {
+        body: { username: p.required('username', 'Username'), ...(pin !== undefined ? { pin } : {}) },
+      };
+    },
+    // The PIN is the workflow's own input: it is not copied into the output (execution data).
+    output: (answer) => answer.data as IDataObject,
+  }),
+
   'batch:get': define({
     route: '/batches/{batchId}',
     method: 'get',

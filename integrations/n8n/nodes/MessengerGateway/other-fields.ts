@@ -87,6 +87,28 @@ export const otherFields: INodeProperties[] = [
     displayOptions: show('contact', ['check']),
   },
 
+  // Contact: resolve a username
+  {
+    displayName: 'Username',
+    name: 'username',
+    type: 'string',
+    required: true,
+    default: '',
+    placeholder: 'e.g. @alice.shop',
+    description:
+      "A WhatsApp username, with or without @ (3 to 35 of a-z, 0-9, _ and .). Once found, it may be a send's To (@alice.shop).",
+    displayOptions: show('contact', ['resolveUsername']),
+  },
+  {
+    displayName: 'PIN',
+    name: 'pin',
+    type: 'string',
+    typeOptions: { password: true },
+    default: '',
+    description: "The username's 4-digit key, for a username guarded by one (leave empty otherwise)",
+    displayOptions: show('contact', ['resolveUsername']),
+  },
+
   // Batch: get
   {
     displayName: 'Batch ID',

@@ -84,6 +84,13 @@ export const properties: INodeProperties[] = [
       description: 'Ask WhatsApp which numbers have an account (one item per number)',
       action: 'Check numbers',
     },
+    {
+      name: 'Resolve Username',
+      value: 'resolveUsername',
+      description:
+        'Ask WhatsApp who has a @username (with its PIN when it has one): found, pin_required or not_found',
+      action: 'Resolve a username',
+    },
   ]),
   operation('batch', 'get', [
     {

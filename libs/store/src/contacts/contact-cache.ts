@@ -46,6 +46,22 @@ export class ContactCache {
     return (await this.getMany(deviceId, [phone])).get(phone);
   }
 
+  /**
+   * Drops the answers of `phones` that name another LID than `lids` says the number has now (none:
+   * any LID is stale): the number changed hands, or its owner changed numbers (whatsmeow 563bcaa0;
+   * contact-identities.ts). The next send or check asks WhatsApp again.
+   */
+  async forgetStaleLids(deviceId: string, phones: readonly string[], lids: readonly (string | undefined)[]) {
+    if (phones.length === 0) return;
+    const cacheKeys = phones.map((p) => keys.contact(deviceId, p));
+    const values = await this.redis.mget(...cacheKeys);
+    const stale = cacheKeys.filter((_, i) => {
+      const cached = values[i] ? parseAnswer(values[i]!).lid : undefined;
+      return cached !== undefined && cached !== lids[i];
+    });
+    if (stale.length) await this.redis.del(...stale);
+  }
+
   /** Keeps the answers for `ttlSeconds` (each number's clock starts again). */
   async putMany(deviceId: string, answers: ReadonlyMap<string, ContactAnswer>): Promise<void> {
     if (answers.size === 0) return;

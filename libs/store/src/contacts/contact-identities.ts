@@ -1,11 +1,13 @@
 import type { RedisClient } from '@mgw/common';
 import { keys, type ContactIdentity } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
+import { ContactCache } from './contact-cache.js';
 
 /**
  * The device's phone <-> LID map: one hash per device (`keys.contactIdentities`, in the device's
  * Cluster slot) with `p:<phone>` -> LID digits and `l:<lid digits>` -> phone digits, or `""` for
- * a contact known only by its LID (it hides its number). Fed by everything the client learns (the
+ * a contact known only by its LID (it hides its number); the usernames of LIDs live there too
+ * (`u:`/`n:` fields, contact-usernames.ts). Fed by everything the client learns (the
  * `lid-mapping` keys Baileys writes to the auth state — usync answers, the number check's
  * included, message attributes such as `sender_pn`, `lid-mapping.update` — and the chats of
  * messages contacts write), read to put `contact: { phone?, lid? }` on records and events, and to
@@ -37,7 +39,7 @@ export function phoneDigits(value: string): string | undefined {
 }
 
 /** Keeps learnt pairs and lone LIDs within the bound (see `lua/contact-identities-learn-1.lua`). */
-const LEARN = storeScript<number>('contact-identities-learn-1');
+const LEARN = storeScript<[number, ...string[]]>('contact-identities-learn-1');
 
 /*
  * `mgw_contact(map, to)`, the `contact` of a record's `to` as the device's phone <-> LID map knows
@@ -67,7 +69,19 @@ export class ContactIdentities {
     }
     if (args.length === 0) return 0;
     const maxPairs = this.maxFields - Math.floor(this.maxFields / 10);
-    return LEARN.run(this.redis, [keys.contactIdentities(deviceId)], [this.maxFields, maxPairs, ...args]);
+    const [dropped, ...changed] = await LEARN.run(
+      this.redis,
+      [keys.contactIdentities(deviceId)],
+      [this.maxFields, maxPairs, ...args],
+    );
+    // A pair replaced another (a changed number, a number registered again): the number-check
+    // answers of the phones concerned may name the old LID.
+    if (changed.length) {
+      const phones = [...new Set(changed)];
+      const lids = (await this.resolveMany(deviceId, phones)).map((c) => c.lid);
+      await new ContactCache(this.redis).forgetStaleLids(deviceId, phones, lids);
+    }
+    return Number(dropped);
   }
 
   /**
@@ -78,17 +92,23 @@ export class ContactIdentities {
     return (await this.resolveMany(deviceId, [address]))[0]!;
   }
 
-  /** `resolve` for many addresses in one round trip. */
+  /**
+   * `resolve` for many addresses: one round trip, and a second for the usernames of the LIDs a
+   * phone led to (`n:<lid>`, contact-usernames.ts) when there are such.
+   */
   async resolveMany(deviceId: string, addresses: readonly string[]): Promise<ContactIdentity[]> {
+    const key = keys.contactIdentities(deviceId);
     const parsed = addresses.map((a) => ({ lid: lidDigits(a), phone: phoneDigits(a) }));
-    const fields = parsed.map((p) => (p.lid ? `l:${p.lid}` : p.phone ? `p:${p.phone}` : undefined));
-    const asked = fields.filter((f): f is string => f !== undefined);
-    const values = asked.length ? await this.redis.hmget(keys.contactIdentities(deviceId), ...asked) : [];
+    // A LID's phone and username; a phone's LID.
+    const asked = parsed.flatMap((p) =>
+      p.lid ? [`l:${p.lid}`, `n:${p.lid}`] : p.phone ? [`p:${p.phone}`] : [],
+    );
+    const values = asked.length ? await this.redis.hmget(key, ...asked) : [];
     let i = 0;
-    return parsed.map((p) => {
+    const found = parsed.map((p): ContactIdentity => {
       if (p.lid) {
-        const phone = values[i++];
-        return { ...(phone ? { phone } : {}), lid: `${p.lid}@lid` };
+        const [phone, username] = [values[i++], values[i++]];
+        return { ...(phone ? { phone } : {}), lid: `${p.lid}@lid`, ...(username ? { username } : {}) };
       }
       if (p.phone) {
         const lid = values[i++];
@@ -96,6 +116,13 @@ export class ContactIdentities {
       }
       return {};
     });
+    const led = found.filter((c, j) => !parsed[j]!.lid && c.lid);
+    if (led.length === 0) return found;
+    const names = await this.redis.hmget(key, ...led.map((c) => `n:${lidDigits(c.lid!)}`));
+    led.forEach((c, j) => {
+      if (names[j]) c.username = names[j]!;
+    });
+    return found;
   }
 
   /** True once the map was seeded from the device's auth state (see `markSeeded`). */

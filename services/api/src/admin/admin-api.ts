@@ -9,6 +9,7 @@ import { activity } from './activity/mount.js';
 import { batches } from './batches/mount.js';
 import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
+import { contacts } from './contacts/mount.js';
 import { devicesDeps } from './devices/devices.js';
 import { devices } from './devices/mount.js';
 import { eventLog } from './event-log/mount.js';
@@ -47,6 +48,7 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   webhooks,
   proxies,
   account,
+  contacts,
   pools,
   events,
   eventLog,

@@ -39,12 +39,23 @@ export type Refusal =
   /** The (single) recipient is on the account's blocklist: nothing was queued. */
   | { kind: 'refused'; reason: 'recipient_blocked'; recipient: string }
   /** An edit or delete past WhatsApp's window for it. */
-  | { kind: 'refused'; reason: 'edit_window_passed' | 'delete_window_passed' };
+  | { kind: 'refused'; reason: 'edit_window_passed' | 'delete_window_passed' }
+  /**
+   * A username in `to` no account has, or guarded by a PIN and never resolved with it on the
+   * device (features/send/username-recipients.ts); `pinRequired` when that is the only problem.
+   */
+  | { kind: 'refused'; reason: 'username_unresolved'; pinRequired: boolean; details: ValidationDetail[] }
+  /** WhatsApp's lookup of a username in `to` did not answer (failed, or not in time). */
+  | { kind: 'refused'; reason: 'username_lookup_failed'; timedOut: boolean };
 
 /** The reasons that carry nothing but themselves. */
 type BareReason = Exclude<
   Refusal,
-  { details: unknown } | { queued: unknown } | { retryAfterMs: unknown } | { recipient: unknown }
+  | { details: unknown }
+  | { queued: unknown }
+  | { retryAfterMs: unknown }
+  | { recipient: unknown }
+  | { timedOut: unknown }
 >['reason'];
 
 /** A refusal that needs no more than its reason. */

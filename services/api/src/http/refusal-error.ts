@@ -1,4 +1,4 @@
-import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS } from '@mgw/contracts';
+import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS, USERNAME_ERRORS } from '@mgw/contracts';
 import type { Refusal } from '../enqueue/refusal.js';
 import { ApiError } from './api-error.js';
 
@@ -53,6 +53,16 @@ export function refusalError(refusal: Refusal): ApiError {
       return new ApiError(409, ERRORS.editWindowPassed);
     case 'delete_window_passed':
       return new ApiError(409, ERRORS.deleteWindowPassed);
+    case 'username_unresolved':
+      return new ApiError(
+        422,
+        refusal.pinRequired ? USERNAME_ERRORS.pinRequired : USERNAME_ERRORS.notFound,
+        refusal.details,
+      );
+    case 'username_lookup_failed':
+      return refusal.timedOut
+        ? new ApiError(504, USERNAME_ERRORS.lookupTimeout)
+        : new ApiError(502, USERNAME_ERRORS.lookupFailed);
     case 'recipient_blocked':
       return new ApiError(422, ACCOUNT_ERRORS.recipientBlocked, [
         { path: ['to'], message: `${refusal.recipient} is on this account's blocklist` },

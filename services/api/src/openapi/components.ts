@@ -433,7 +433,10 @@ export const schemas: Record<string, JsonSchema> = {
     {
       phone: str('The number as asked.'),
       onWhatsApp: { type: 'boolean', description: 'Whether the number has a WhatsApp account.' },
-      lid: str("The number's LID (`…@lid`), when WhatsApp gave it."),
+      lid: str("The number's LID (`…@lid`), when WhatsApp gave it: a send to the number goes to it."),
+      phoneJid: str(
+        'The phone JID WhatsApp knows the number by (`<digits>@s.whatsapp.net`, its `pn_jid`), when on WhatsApp: it may differ from the number asked (a country whose numbers WhatsApp rewrites).',
+      ),
     },
     ['phone', 'onWhatsApp'],
   ),

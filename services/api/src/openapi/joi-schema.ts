@@ -6,6 +6,9 @@ import {
   FILE_NAME_RULE,
   SEND_AT_RULE,
   TEXT_RULES,
+  USERNAME_ADDRESS_RULE,
+  USERNAME_RULE,
+  USERNAME_RULES_IN_WORDS,
 } from '@mgw/contracts';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
@@ -77,6 +80,13 @@ function stringSchema(d: Description): JsonSchema {
         }
         if (args.description === EMOJI_RULE) {
           s.description = `${EMOJI_RULE} (one grapheme).`;
+          break;
+        }
+        // WhatsApp's rules for a username (libs/contracts/src/usernames.ts): the shape as a
+        // pattern, the rest (a letter, periods, www., domain endings, reserved words) in words.
+        if (args.description === USERNAME_RULE || args.description === USERNAME_ADDRESS_RULE) {
+          patterns.push(args.description === USERNAME_RULE ? '^@?[A-Za-z0-9_.]+$' : '^@[A-Za-z0-9_.]+$');
+          s.description = USERNAME_RULES_IN_WORDS;
           break;
         }
         if (args.description !== BASE64_RULE)

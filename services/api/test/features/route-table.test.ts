@@ -98,6 +98,7 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/events/brokers': 'GET, HEAD, PUT',
       '/webhook': 'GET, HEAD, PUT, DELETE',
       '/contacts/check': 'POST',
+      '/contacts/username': 'POST',
       '/groups': 'GET, HEAD, POST',
       '/groups/join': 'POST',
       '/groups/:id': 'GET, HEAD, PATCH',

@@ -26,6 +26,7 @@ import {
   type Sealer,
   type SessionStore,
 } from '@mgw/store';
+import { lookUpUsernames } from './username-lookups.js';
 
 /** How long the holder waits for its socket to open before it answers that it cannot. */
 const OPEN_WAIT_MS = 5_000;
@@ -78,7 +79,8 @@ class Refused extends Error {
 
 /**
  * The account routes, the holder's half: profile (name, about, photo), presence, a contact's
- * profile and presence, block and unblock, through the device's socket. A refusal by WhatsApp is
+ * profile and presence, block and unblock, username lookups (username-lookups.ts), through the
+ * device's socket. A refusal by WhatsApp is
  * `{ ok: false, error }` with its kind (`not-found`, …) and nothing else (no numbers in logs).
  */
 export async function runAccountCommand(
@@ -152,6 +154,8 @@ async function answer(
       await account.subscribe(jid);
       return { ok: true, data: { subscribed: true, contact } };
     }
+    case 'account-usernames-resolve':
+      return lookUpUsernames(conn, cmd, deps);
     case 'account-block': {
       const { jid, contact } = await resolve(device, cmd.deviceId, cmd.address, deps);
       await account.block(jid, cmd.action);

@@ -1,11 +1,12 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
-import { keys, type Metrics } from '@mgw/contracts';
+import { FAILURE_REASONS, keys, type Metrics } from '@mgw/contracts';
 import {
   ACK_ACCOUNT_RESTRICTED,
   ACK_RATE_LIMITED,
   AckTimeoutError,
   ServerRejectedError,
   type DeviceSocket,
+  type NewChatCap,
   type ReachoutLock,
 } from '@mgw/messenger';
 import {
@@ -20,6 +21,7 @@ import {
   type RestrictionReason,
 } from '@mgw/store';
 import type { BackoffConfig } from '../config.js';
+import { PermanentSendError } from '../send/send-errors.js';
 
 export interface RestrictionDeps {
   redis: RedisClient;
@@ -31,6 +33,24 @@ export interface RestrictionDeps {
   /** Wakes the messages held in the queue (the pause ended early). */
   wakeHeld: () => Promise<void>;
   now?: () => number;
+}
+
+/** What WhatsApp says of the account after an ack 463. */
+interface ReachoutWhy {
+  lock?: ReachoutLock;
+  cap?: NewChatCap;
+}
+
+/**
+ * Whether an ack 463 is about the message rather than the account: a one-to-one message that went
+ * without any privacy token (no tctoken, no cstoken) from a device that holds no NCT salt yet —
+ * a first contact WhatsApp wants a token on (whatsmeow 82d579d5) — while WhatsApp's own answers say
+ * the account is neither locked nor capped. Any doubt (a query unanswered, a token sent, a salt
+ * held) reads the 463 as before: the account is paused.
+ */
+function tokenMissing(err: ServerRejectedError, { lock, cap }: ReachoutWhy): boolean {
+  const sent = err.sentWith;
+  return !!sent && sent.token === 'none' && !sent.salt && lock?.active === false && cap?.capped === false;
 }
 
 /**
@@ -62,13 +82,26 @@ export class DeviceRestriction {
   /**
    * A send failed. When the failure is the server pushing back on the account, the device is
    * paused and the answer is until when (the message waits for that, unsent and unfailed);
-   * otherwise undefined (the failure takes its usual course).
+   * otherwise undefined (the failure takes its usual course). Throws PermanentSendError
+   * `first_contact_token_missing` for an ack 463 that is about the message, not the account
+   * (see tokenMissing).
    */
   async onSendFailed(err: unknown): Promise<number | undefined> {
     const { backoff } = this.deps;
     if (err instanceof ServerRejectedError && err.code === ACK_ACCOUNT_RESTRICTED) {
+      const why = await this.askWhy();
+      if (tokenMissing(err, why)) {
+        this.deps.logger.warn(
+          'ack 463 on a first contact sent without a privacy token (no NCT salt yet) while WhatsApp says the account is neither locked nor capped: the message fails first_contact_token_missing, the device goes on',
+          { capped: false, locked: false },
+        );
+        throw new PermanentSendError(
+          FAILURE_REASONS.firstContactTokenMissing,
+          'WhatsApp refused a first contact that carried no tctoken or cstoken (the device has no NCT salt yet)',
+        );
+      }
       await this.countForHealth('refused463');
-      return (await this.pauseForReachout()).until;
+      return (await this.pauseForReachout(why)).until;
     }
     if (err instanceof ServerRejectedError && err.code === ACK_RATE_LIMITED) {
       await this.countForHealth('rateLimited');
@@ -112,21 +145,27 @@ export class DeviceRestriction {
     if (current?.reason === RESTRICTION_REASONS.reachoutTimelock) await this.resume();
   }
 
-  /**
-   * Ack 463: asks WhatsApp why. An active time lock says until when; otherwise the new-chat cap
-   * may say when its cycle ends; failing both, the configured back-off.
-   */
-  private async pauseForReachout(): Promise<Restriction> {
-    const { conn, backoff, logger } = this.deps;
+  /** Ack 463: asks WhatsApp why — its reach-out time lock, and its new-chat cap (unanswered: undefined). */
+  private async askWhy(): Promise<ReachoutWhy> {
+    const { conn, logger } = this.deps;
     const lock = await conn.fetchReachoutLock().catch((err: unknown) => {
       logger.warn('reach-out lock not fetched', { err: serializeError(err) });
       return undefined;
     });
+    if (lock?.active) return { lock };
+    return { lock, cap: await conn.fetchNewChatCap().catch(() => undefined) };
+  }
+
+  /**
+   * Ack 463 about the account: an active time lock says until when; otherwise the new-chat cap
+   * may say when its cycle ends; failing both, the configured back-off.
+   */
+  private async pauseForReachout({ lock, cap }: ReachoutWhy): Promise<Restriction> {
+    const { backoff } = this.deps;
     if (lock?.active) {
       const until = lock.until?.getTime() ?? this.now() + backoff.restrictionMs;
       return this.pause(RESTRICTION_REASONS.reachoutTimelock, until);
     }
-    const cap = await conn.fetchNewChatCap().catch(() => undefined);
     const cycleEnd = cap?.capped ? cap.cycleEndsAt?.getTime() : undefined;
     const until = cycleEnd && cycleEnd > this.now() ? cycleEnd : this.now() + backoff.restrictionMs;
     return this.pause(RESTRICTION_REASONS.accountRestricted, until);

@@ -111,6 +111,7 @@ export class DeviceRuntime {
       ...(deps.sandbox?.mediaOrigin ? { mediaOrigin: deps.sandbox.mediaOrigin } : {}),
       limits: deps.config.history,
       keepIdentities,
+      salts: this.sender.firstContacts,
       metrics,
       logger: this.log,
     });

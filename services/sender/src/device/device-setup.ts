@@ -22,6 +22,7 @@ import {
   ChatIndex,
   ContactCache,
   ContactIdentities,
+  ContactUsernames,
   isOptedOut,
   isOptedOutInPool,
   MessageIndex,
@@ -209,9 +210,13 @@ export function buildDevice(
       }),
   });
   const identities = new ContactIdentities(redis);
+  const usernames = new ContactUsernames(redis);
   const keepIdentities = (learnt: ContactIdentity[]): void => {
+    // A username goes with its LID (usernames.ts): after the pair, so its LID has its phone.
+    const named = learnt.flatMap((c) => (c.username && c.lid ? [{ username: c.username, lid: c.lid }] : []));
     void identities
       .learn(deviceId, learnt)
+      .then(async (dropped) => dropped + (named.length ? await usernames.keep(deviceId, named) : 0))
       .then((dropped) => {
         if (dropped > 0) log.warn('phone <-> LID map full: identities not kept', { dropped });
       })

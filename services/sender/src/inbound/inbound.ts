@@ -29,16 +29,17 @@ export async function recordInbound(
 }
 
 /**
- * Fills in the half of each writer's identity the message did not tell (a LID chat without
- * `sender_pn` whose number the device learnt elsewhere, e.g. from a usync answer) from the
- * device's phone <-> LID map, in one round trip.
+ * Fills in what each writer's identity the message did not tell (a LID chat without `sender_pn`
+ * whose number the device learnt elsewhere, e.g. from a usync answer; the username the device
+ * resolved or met for the LID, when the message named none) from the device's phone <-> LID map,
+ * in one round trip.
  */
 async function completeContacts(
   identities: ContactIdentities,
   deviceId: string,
   received: InboundMessage[],
 ): Promise<void> {
-  const partial = received.filter((m) => !m.contact.phone || !m.contact.lid);
+  const partial = received.filter((m) => !m.contact.phone || !m.contact.lid || !m.contact.username);
   if (partial.length === 0) return;
   const known = await identities.resolveMany(
     deviceId,

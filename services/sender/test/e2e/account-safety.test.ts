@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BULL_PREFIX, keys, sendQueueName } from '@mgw/contracts';
 import { writeOverrides } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { deliverNctSalt, useStack, waitFor } from '@mgw/testing';
 
 interface Sending {
   sentToday: number;
@@ -37,6 +37,9 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
 
   before(async () => {
     await stack().linkByQr(account);
+    // With the account's NCT salt, first contacts carry a cstoken: a 463 is then about the account
+    // (without it, one that WhatsApp says is not capping fails first_contact_token_missing instead).
+    await deliverNctSalt(stack(), account);
     const hook = await stack().api('PUT', '/webhook', {
       url: 'http://127.0.0.1:9/hooks',
       events: ['session.status'],

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { healthCounts } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
+import { deliverNctSalt, useStack, waitFor } from '@mgw/testing';
 
 interface Health {
   score: number;
@@ -18,6 +18,9 @@ describe("e2e: a device's health score falls with WhatsApp's push-back, with its
 
   before(async () => {
     await stack().linkByQr(account);
+    // With the account's NCT salt, first contacts carry a cstoken: a 463 is then about the account
+    // (without it, one that WhatsApp says is not capping fails first_contact_token_missing instead).
+    await deliverNctSalt(stack(), account);
   });
   afterEach(async () => {
     await stack().simApi('DELETE', '/faults');

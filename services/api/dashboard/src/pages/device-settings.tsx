@@ -7,6 +7,7 @@ import { OptOutsSection } from './opt-outs';
 import { ProxySection } from './proxy-section';
 import { BlocklistSection, ProfileSection } from './account-section';
 import { PresenceSection } from './presence-section';
+import { UsernameSection } from './username-section';
 import '../device-settings.css';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
@@ -403,14 +404,15 @@ function PolicySection(props: { deviceId: string }) {
 }
 
 /**
- * `/dashboard/devices/<id>`: the device's profile, presence, webhook, proxy, sending policy, opt-outs and
- * blocklist (device-page.tsx gives the heading and the device's tabs).
+ * `/dashboard/devices/<id>`: the device's profile, presence, username lookups, webhook, proxy, sending
+ * policy, opt-outs and blocklist (device-page.tsx gives the heading and the device's tabs).
  */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   return (
     <div class="device-settings">
       <ProfileSection deviceId={props.deviceId} />
       <PresenceSection deviceId={props.deviceId} />
+      <UsernameSection deviceId={props.deviceId} />
       <WebhookSection deviceId={props.deviceId} />
       <ProxySection deviceId={props.deviceId} />
       <PolicySection deviceId={props.deviceId} />

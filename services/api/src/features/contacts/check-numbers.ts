@@ -12,6 +12,8 @@ export interface ContactCheckResult {
   phone: string;
   onWhatsApp: boolean;
   lid?: string;
+  /** The phone JID WhatsApp knows the number by (`pn_jid`), when it is on WhatsApp. */
+  phoneJid?: string;
 }
 
 export interface NumberCheckDeps {
@@ -98,5 +100,10 @@ async function lookUp(
 }
 
 function result(phone: string, answer: ContactAnswer): ContactCheckResult {
-  return { phone, onWhatsApp: answer.onWhatsApp, ...(answer.lid ? { lid: answer.lid } : {}) };
+  return {
+    phone,
+    onWhatsApp: answer.onWhatsApp,
+    ...(answer.lid ? { lid: answer.lid } : {}),
+    ...(answer.onWhatsApp && answer.jid ? { phoneJid: answer.jid } : {}),
+  };
 }

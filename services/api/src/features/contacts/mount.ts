@@ -1,6 +1,12 @@
-import type { RequestHandler } from 'express';
-import { ERRORS, MAX_CONTACT_CHECK, contactCheckBodySchema } from '@mgw/contracts';
-import { ContactCache, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  ERRORS,
+  MAX_CONTACT_CHECK,
+  USERNAME_ERRORS,
+  contactCheckBodySchema,
+  usernameResolveBodySchema,
+} from '@mgw/contracts';
+import { ContactCache, ContactIdentities, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
@@ -9,7 +15,12 @@ import { noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { checkNumbers, type NumberCheckDeps, type NumberCheckOutcome } from './check-numbers.js';
-import { contactPaths } from './openapi.js';
+import { contactPaths, contactSchemas } from './openapi.js';
+import {
+  resolveUsername,
+  type ResolveUsernameDeps,
+  type ResolveUsernameOutcome,
+} from './resolve-username.js';
 
 /** A number check is at most 1,000 numbers of at most 15 digits: 64 KB is plenty. */
 export const CONTACT_CHECK_BODY_LIMIT_BYTES = 64 * 1024;
@@ -22,12 +33,30 @@ const checkBody: BodySpec = {
   },
 };
 
-/** Which numbers are on WhatsApp, from the contact cache and the holder's lookups (docs/api.md). */
+/** A username lookup: a username and a PIN. */
+const usernameBody: BodySpec = {
+  json: { limitBytes: 4 * 1024, tooLargeError: USERNAME_ERRORS.bodyTooLarge, maxValues: 8 },
+};
+
+/**
+ * Which numbers are on WhatsApp, from the contact cache and the holder's lookups (docs/api.md);
+ * who has a username (docs/usernames.md).
+ */
 export const contacts = feature({
   name: 'contacts',
-  routes: [{ method: 'post', path: '/contacts/check', limit: 'contacts', body: checkBody, handler: 'check' }],
-  handlers: (s) => ({ check: checkRoute(s) }),
+  routes: [
+    { method: 'post', path: '/contacts/check', limit: 'contacts', body: checkBody, handler: 'check' },
+    {
+      method: 'post',
+      path: '/contacts/username',
+      limit: 'contacts',
+      body: usernameBody,
+      handler: 'username',
+    },
+  ],
+  handlers: (s) => ({ check: checkRoute(s), ...contactRoutes(s) }),
   paths: contactPaths,
+  schemas: contactSchemas,
 });
 
 /** How a lookup ask fails in HTTP: whatever the holder answered, the lookup failed. */
@@ -73,4 +102,51 @@ function checkRoute(s: ApiServices): RequestHandler {
     const { phones } = parse(contactCheckBodySchema, req.body ?? {}, { phones: MAX_CONTACT_CHECK });
     res.status(200).json({ success: true, data: checked(await checkNumbers(deps, deviceId, phones)) });
   };
+}
+
+/** How a username lookup's ask fails in HTTP. */
+const USERNAME_HOLDER_ERRORS: HolderErrors = {
+  no_device: NO_DEVICE,
+  timeout: { status: 504, error: USERNAME_ERRORS.lookupTimeout },
+  not_connected: { status: 502, error: USERNAME_ERRORS.lookupFailed },
+  failed: { status: 502, error: USERNAME_ERRORS.lookupFailed },
+};
+
+/** A username lookup's answer, or the contract's error for why there is none. */
+export function resolved(outcome: ResolveUsernameOutcome) {
+  if (outcome.ok) return outcome.data;
+  if (outcome.reason === 'capped')
+    throw new ApiError(429, ERRORS.rateLimited, undefined, { resetIn: outcome.resetInSeconds });
+  return answer<never>(outcome, USERNAME_HOLDER_ERRORS);
+}
+
+/** What a username lookup needs: the holder, the device's lookup cap and its map. */
+export function usernameLookupDeps(s: ApiServices): ResolveUsernameDeps {
+  return {
+    sessions: s.sessions,
+    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    cap: new ContactLookupCap(s.redis, s.config.contactCheck.lookupsPerDay),
+    lookups: s.metrics.contactLookups,
+    identities: new ContactIdentities(s.redis),
+  };
+}
+
+/**
+ * POST /contacts/username (resolve-username.ts): who has a username, asked of WhatsApp; a lookup
+ * counts against the device's daily lookup cap (429 with `resetIn` over it). The admin API mounts
+ * it too (admin/contacts/mount.ts), with the device named by the path.
+ */
+export function contactRoutes(
+  s: ApiServices,
+  /** The device a request acts on: the token's (public API), or the path's (admin API). */
+  deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
+) {
+  const deps = usernameLookupDeps(s);
+  const username: RequestHandler = async (req, res) => {
+    const deviceId = deviceOf(req, res);
+    noQuery(req);
+    const body = parse(usernameResolveBodySchema, req.body ?? {});
+    res.status(200).json({ success: true, data: resolved(await resolveUsername(deps, deviceId, body)) });
+  };
+  return { username };
 }

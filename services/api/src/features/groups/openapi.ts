@@ -23,6 +23,12 @@ export const contactIdentitySchema = closed(
       pattern: '^\\d+@lid$',
       description: 'The LID (`<digits>@lid`, usable as `to`), when known.',
     },
+    username: {
+      type: 'string',
+      pattern: '^[a-z0-9_.]{3,35}$',
+      description:
+        'Its WhatsApp username (lower case, without `@`), when the device knows one for its LID (docs/usernames.md); `@` + it is usable as `to`.',
+    },
   },
   [],
 );

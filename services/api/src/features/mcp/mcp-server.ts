@@ -34,7 +34,8 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
     {
       instructions:
         'Tools of a WhatsApp gateway, acting on the device of the API token the MCP request carries. ' +
-        'Each tool is one route of the HTTP API (POST /send, POST /contacts/check, GET /status, ' +
+        'Each tool is one route of the HTTP API (POST /send, POST /contacts/check, ' +
+        'POST /contacts/username, GET /status, ' +
         'GET /messages, GET /messages/{id}, GET /chats, GET /chats/{chatId}/messages, ' +
         'POST /chats/{chatId}/read) with its rate limit and checks; a refusal is a tool error ' +
         'whose JSON holds the API\u2019s `error` (and `details`, `resetIn`\u2026).',
@@ -77,6 +78,20 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ phones }) => call('POST', `${API_BASE}/contacts/check`, { json: { phones } }),
+  );
+  server.registerTool(
+    'resolve_username',
+    {
+      title: 'Resolve a WhatsApp username',
+      description:
+        'Who has a WhatsApp username (POST /contacts/username): found (with the contact\u2019s LID), ' +
+        'pin_required (guarded by a 4-digit PIN: call again with pin) or not_found. A found username ' +
+        'may then be sent to with send_message (to: "@name"). Counts against the device\u2019s daily lookup cap.',
+      inputSchema: schemas.resolveUsername,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ username, pin }) =>
+      call('POST', `${API_BASE}/contacts/username`, { json: { username, ...(pin ? { pin } : {}) } }),
   );
   server.registerTool(
     'get_status',

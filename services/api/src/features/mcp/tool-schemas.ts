@@ -7,6 +7,8 @@ import {
   MESSAGE_STATUSES,
   PHONE_PATTERN,
   STRING_LIMITS,
+  USERNAME_LIMITS,
+  USERNAME_PIN_PATTERN,
 } from '@mgw/contracts';
 
 /**
@@ -21,7 +23,7 @@ export function toolSchemas(maxRecipients: number) {
     .min(1)
     .max(64)
     .describe(
-      'A phone number in international format, digits only (e.g. 4915123456789), a `<digits>@lid` or a group id `<id>@g.us`',
+      'A phone number in international format, digits only (e.g. 4915123456789), a `<digits>@lid`, a WhatsApp username `@name` (see resolve_username) or a group id `<id>@g.us`',
     );
   const chatId = z
     .string()
@@ -48,6 +50,20 @@ export function toolSchemas(maxRecipients: number) {
         .min(1)
         .max(MAX_CONTACT_CHECK)
         .describe('Phone numbers in international format, digits only'),
+    },
+    resolveUsername: {
+      username: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe(
+          `A WhatsApp username, with or without @ (${USERNAME_LIMITS.minLength} to ${USERNAME_LIMITS.maxLength} of a-z, 0-9, _ and .)`,
+        ),
+      pin: z
+        .string()
+        .regex(USERNAME_PIN_PATTERN)
+        .optional()
+        .describe('Its 4-digit key, for a username guarded by one'),
     },
     getStatus: {},
     listMessages: {

@@ -1,4 +1,13 @@
-import { PRIORITY, isGroupJid, newMessageId, phoneOf, type SendBody, type SendTo } from '@mgw/contracts';
+import {
+  PRIORITY,
+  USERNAME_ERRORS,
+  isGroupJid,
+  isUsernameAddress,
+  newMessageId,
+  phoneOf,
+  type SendBody,
+  type SendTo,
+} from '@mgw/contracts';
 import { controlList } from '../batches/control-batch.js';
 import type { ApiServices } from '../../api-services.js';
 import { isRefusal, invalid, refused } from '../../enqueue/refusal.js';
@@ -64,11 +73,13 @@ export async function sendThroughPool(
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
   const recipients = entries.map(phoneOf);
   const groups = recipients.flatMap((to, i) =>
-    isGroupJid(to)
+    isGroupJid(to) || isUsernameAddress(to)
       ? [
           {
             path: isList ? ['to', i] : ['to'],
-            message: 'a group belongs to one device: send to it with a device token',
+            message: isGroupJid(to)
+              ? 'a group belongs to one device: send to it with a device token'
+              : USERNAME_ERRORS.throughPool,
           },
         ]
       : [],

@@ -5,7 +5,10 @@ import { sendPaths } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
-import { sendMessage, type SendOutcome } from './send-message.js';
+import { ContactUsernames } from '@mgw/store';
+import { usernameLookupDeps } from '../contacts/mount.js';
+import { sendMessage, type SendDeps, type SendOutcome } from './send-message.js';
+import { usernameRecipientDeps } from './username-recipients.js';
 import { sendThroughPool } from '../pools/pool-send.js';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
@@ -69,6 +72,11 @@ export function sendAnswer(outcome: SendOutcome): Outcome {
 /** POST /send */
 function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
   const schema = sendBodySchema(s.config.maxRecipients);
+  // `to` may name usernames (`@alice.shop`), resolved on the device (username-recipients.ts).
+  const deps: SendDeps = {
+    ...s,
+    usernames: usernameRecipientDeps(usernameLookupDeps(s), new ContactUsernames(s.redis)),
+  };
   return async (req, res) => {
     const auth = authOf(res);
     // Almost every /send has no query at all: nothing for joi to judge.
@@ -85,7 +93,7 @@ function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
       sendAnswer(
         auth.poolId
           ? await sendThroughPool(s, auth.poolId, body)
-          : await sendMessage(s, auth.deviceId, body, hit, seed),
+          : await sendMessage(deps, auth.deviceId, body, hit, seed),
       ),
     );
     // Counted by the accept script that wrote the messages; a replay is counted now.

@@ -22,7 +22,7 @@ export function sendPaths(config: ApiConfig, operation: (spec: OperationSpec) =>
           schema: 'SendDeleted',
           description: '`delete` of a message still queued: taken out of the queue, never sent.',
         },
-        errors: [404, 409, 413, 422],
+        errors: [404, 409, 413, 422, 502, 504],
       }),
     },
   };

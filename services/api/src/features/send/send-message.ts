@@ -27,12 +27,15 @@ import {
   type Refusal,
 } from '../../enqueue/refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
+import { withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: MessageAcceptor;
   /** Uploaded media (`attachment.mediaId`): only the device's own objects. */
   media: Pick<MediaStore, 'get'>;
   blocklist?: BlocklistLookup;
+  /** `to` naming usernames (`@alice.shop`): resolved to their LIDs (username-recipients.ts); none: refused. */
+  usernames?: UsernameRecipientDeps;
 }
 
 /**
@@ -144,11 +147,15 @@ async function blockedFirst(
 export async function sendMessage(
   deps: SendDeps,
   deviceId: string,
-  body: SendBody,
+  request: SendBody,
   hit?: RateLimitHit,
   /** An `Idempotency-Key`'s seed: the ids are the key's, the same in every run of it. */
   seed?: string,
 ): Promise<SendOutcome> {
+  // Usernames in `to` become their LIDs before anything reads `to` (an edit's recipient too).
+  const named = await withUsernamesResolved(deps.usernames, deviceId, request);
+  if (isRefusal(named)) return named;
+  const body = named;
   // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).
   if (body.edit || body.delete) return reviseMessage(deps, deviceId, body);
   if (body.attachment?.base64 !== undefined && attachmentTooLarge(body.attachment.base64))

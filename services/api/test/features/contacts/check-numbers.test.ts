@@ -82,9 +82,19 @@ describe('checkNumbers: the number check from the cache and the holder (a fake h
       ok: true,
       data: {
         results: [
-          { phone: '15550100001', onWhatsApp: true, lid: '915550100001@lid' },
+          {
+            phone: '15550100001',
+            onWhatsApp: true,
+            lid: '915550100001@lid',
+            phoneJid: '15550100001@s.whatsapp.net',
+          },
           { phone: '15550100010', onWhatsApp: false },
-          { phone: '15550100001', onWhatsApp: true, lid: '915550100001@lid' },
+          {
+            phone: '15550100001',
+            onWhatsApp: true,
+            lid: '915550100001@lid',
+            phoneJid: '15550100001@s.whatsapp.net',
+          },
           { phone: '15550100003', onWhatsApp: false },
         ],
       },
@@ -111,7 +121,7 @@ describe('checkNumbers: the number check from the cache and the holder (a fake h
       data: {
         results: [
           { phone: '15550100010', onWhatsApp: false },
-          { phone: '15550100001', onWhatsApp: true },
+          { phone: '15550100001', onWhatsApp: true, phoneJid: '15550100001@s.whatsapp.net' },
         ],
       },
     });

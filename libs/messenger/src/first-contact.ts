@@ -1,0 +1,174 @@
+import { createHmac } from 'node:crypto';
+import {
+  isJidBot,
+  isLidUser,
+  isPnUser,
+  jidDecode,
+  jidEncode,
+  type BinaryNode,
+} from '@whiskeysockets/baileys';
+import { isTcTokenExpired } from '@whiskeysockets/baileys/lib/Utils/tc-token-utils.js';
+import { serializeError, type Logger } from '@mgw/common';
+import {
+  forgetNctSalt,
+  readNctSalt,
+  storeNctSalt,
+  type NctSaltChange,
+  type SaltKeyStore,
+} from './nct-salt.js';
+import type { WASocket } from './socket.js';
+
+/**
+ * How a one-to-one message is addressed in 2026, as whatsmeow sends it:
+ *
+ * - **LID first** (whatsmeow 4f8f64e0, "send: always use LID for DMs"): the stanza goes `to` the
+ *   contact's LID whenever the device knows it, with `peer_recipient_pn` = the contact's phone JID
+ *   when that is known too; a contact whose LID is unknown is still written to by phone.
+ * - **A privacy token on a first contact** (whatsmeow 82d579d5, "client: add cstoken support"):
+ *   Baileys attaches the contact's `<tctoken>` (issued when the contact wrote to us) when it has a
+ *   valid one and the server's `privacyTokenOn1to1` prop is on; when it will not, a device that
+ *   holds the account's NCT salt (nct-salt.ts) attaches `<cstoken>` = HMAC-SHA256(salt, the
+ *   recipient's LID as `<digits>@lid`) — only for a recipient whose LID is known, never both.
+ *
+ * The tctoken decision is Baileys' own, read the way it reads it (`relayMessage` in
+ * Socket/messages-send.js): the `tctoken` auth key under the recipient's LID (else its JID), the
+ * expiry rule of Utils/tc-token-utils.js (`isTcTokenExpired`: 4 weekly buckets), and the prop.
+ */
+
+/** The privacy token a message carried: Baileys' tctoken, our cstoken, or none. */
+export type PrivacyToken = 'tctoken' | 'cstoken' | 'none';
+
+/** What a one-to-one send adds to Baileys' relay. */
+export interface DirectSend {
+  /** Where the stanza goes: the contact's LID when known, else the JID asked. */
+  to: string;
+  /** `peer_recipient_pn` when the stanza goes to a LID whose phone is known. */
+  attrs: Record<string, string>;
+  /** `<cstoken>`, when it is the token the message carries. */
+  nodes: BinaryNode[];
+  token: PrivacyToken;
+  /** Whether the device held an NCT salt when it sent. */
+  salt: boolean;
+}
+
+export interface FirstContactOptions {
+  logger: Logger;
+}
+
+/** The device's key store (sealed, fenced), when its socket was started. */
+export type KeyStoreOf = () => SaltKeyStore | undefined;
+
+/** cstoken = HMAC-SHA256(nctSalt, recipient LID string "<digits>@lid") (whatsmeow 82d579d5, cstoken.go). */
+export function csToken(salt: Uint8Array, lid: string): Buffer {
+  return createHmac('sha256', salt).update(lid).digest();
+}
+
+/** A one-to-one chat with a person (not a group, a status, a channel, a bot or the PSA). */
+export function isDirectChat(jid: string): boolean {
+  return (!!isPnUser(jid) || !!isLidUser(jid)) && !isJidBot(jid) && jidDecode(jid)?.user !== '0';
+}
+
+export class FirstContacts {
+  constructor(
+    private readonly keyStore: KeyStoreOf,
+    private readonly opts: FirstContactOptions,
+  ) {}
+
+  /** How a one-to-one message to `jid` (a phone or LID JID, `isDirectChat`) goes. */
+  async address(sock: WASocket, jid: string): Promise<DirectSend> {
+    const keys = this.keys();
+    const { phone, lid } = await this.identity(sock, keys, jid);
+    const to = lid ?? jid;
+    const attrs: Record<string, string> =
+      lid && phone ? { peer_recipient_pn: jidEncode(phone, 's.whatsapp.net') } : {};
+    const salt = await readNctSalt(keys);
+    const base = { to, attrs, nodes: [], salt: !!salt };
+    // Baileys looks the tctoken up under the destination's LID, which is `to` when one is known.
+    if (await this.tcTokenAttached(sock, keys, to)) return { ...base, token: 'tctoken' };
+    if (salt && lid) {
+      return {
+        ...base,
+        nodes: [{ tag: 'cstoken', attrs: {}, content: csToken(salt, lid) }],
+        token: 'cstoken',
+      };
+    }
+    return { ...base, token: 'none' };
+  }
+
+  async hasSalt(): Promise<boolean> {
+    return !!(await readNctSalt(this.keys()));
+  }
+
+  /** Keeps the account's NCT salt (a history sync's field 19, an app-state SET). */
+  async rememberSalt(salt: Uint8Array, source: 'history_sync' | 'app_state'): Promise<boolean> {
+    const kept = await storeNctSalt(this.keys(), salt);
+    if (kept) this.opts.logger.info('NCT salt kept (first contacts carry a cstoken)', { source });
+    return kept;
+  }
+
+  /** Forgets it (an app-state REMOVE): first contacts go without a cstoken until a new one comes. */
+  async forgetSalt(source: 'app_state'): Promise<void> {
+    await forgetNctSalt(this.keys());
+    this.opts.logger.info('NCT salt forgotten', { source });
+  }
+
+  /** The app-state sync's `nct_salt_sync`: a SET keeps the new salt, a REMOVE forgets it (whatsmeow 82d579d5). */
+  async onSaltSync(change: NonNullable<NctSaltChange>): Promise<void> {
+    try {
+      if ('salt' in change) await this.rememberSalt(change.salt, 'app_state');
+      else await this.forgetSalt('app_state');
+    } catch (err) {
+      this.opts.logger.warn('NCT salt change from the app-state sync not kept', { err: serializeError(err) });
+    }
+  }
+
+  private keys(): SaltKeyStore {
+    const keys = this.keyStore();
+    if (!keys) throw new Error('the device socket was not started: its key store is not loaded');
+    return keys;
+  }
+
+  /**
+   * The contact's phone and LID: Baileys' own phone <-> LID map (its `lid-mapping` keys, which the
+   * number lookups, incoming messages, notifications and its device-list lookups fill), as
+   * whatsmeow reads its LID store; a number the map does not know is asked of WhatsApp through
+   * Baileys' `getLIDForPN` (a usync, stored in the map) as whatsmeow 4f8f64e0 fills its LID cache —
+   * the query Baileys' relay would make for the number's tctoken anyway. Nothing older is trusted
+   * over the map: a pair it dropped (a number that changed hands) is not brought back from a
+   * cached lookup answer. Unanswered, the message goes by phone.
+   */
+  private async identity(
+    sock: WASocket,
+    keys: SaltKeyStore,
+    jid: string,
+  ): Promise<{ phone?: string; lid?: string }> {
+    const user = jidDecode(jid)?.user;
+    if (!user) return {};
+    if (isLidUser(jid)) {
+      const phone = (await keys.get('lid-mapping', [`${user}_reverse`]))[`${user}_reverse`];
+      return { lid: `${user}@lid`, ...(typeof phone === 'string' && phone ? { phone } : {}) };
+    }
+    const stored = (await keys.get('lid-mapping', [user]))[user];
+    if (typeof stored === 'string' && stored) return { phone: user, lid: `${stored}@lid` };
+    // A test's fake socket has no signal repository.
+    const asked = await sock.signalRepository?.lidMapping
+      .getLIDForPN(jidEncode(user, 's.whatsapp.net'))
+      .catch((err: unknown) => {
+        this.opts.logger.warn('LID of a number not resolved: the message goes by phone', {
+          err: serializeError(err),
+        });
+        return null;
+      });
+    const lidUser = asked ? jidDecode(asked)?.user : undefined;
+    return lidUser ? { phone: user, lid: `${lidUser}@lid` } : { phone: user };
+  }
+
+  /** Whether Baileys' relay will attach the contact's tctoken (its own rule, see above). */
+  private async tcTokenAttached(sock: WASocket, keys: SaltKeyStore, tokenJid: string): Promise<boolean> {
+    // A test's fake socket has no server props: no tctoken then, as with the prop off.
+    if (!sock.serverProps?.privacyTokenOn1to1) return false;
+    const entry = (await keys.get('tctoken', [tokenJid]))[tokenJid] as
+      { token?: Uint8Array; timestamp?: number | string } | undefined;
+    return !!entry?.token?.length && !isTcTokenExpired(entry.timestamp);
+  }
+}
