@@ -4,7 +4,7 @@ import { normalizePhone, type SimUser } from './directory.js';
 import { chatJidOf, lidAddressed } from './lid-chats.js';
 import { SimError } from './sim-error.js';
 import type { Simulator } from './simulator.js';
-import { firstChild, node } from './stanza.js';
+import { childrenNamed, firstChild, node } from './stanza.js';
 
 /**
  * Voice and video calls from simulated contacts to an account: the server offers the call to
@@ -13,7 +13,11 @@ import { firstChild, node } from './stanza.js';
  * hang up (`terminate`, or with `reason="timeout"` nobody answered), the account's phone may
  * answer it (`accept`). A device rejects it with `<call><reject call-id call-creator/></call>`,
  * which the server acknowledges (Baileys' `rejectCall` waits for that answer) and which ends the
- * call for the caller. Media, relays and the call's transport are not simulated.
+ * call for the caller. A reject that carries the caller's privacy token (`<reject><tctoken>`, as
+ * whatsmeow 00ce57f2 sent it) is acknowledged but leaves the call ringing, counted in
+ * `rejectsWithTctoken`: whatsmeow issue #1182 reports that WhatsApp ignores such a reject, and
+ * whatsmeow 592721a0 ("call: remove tctoken in reject requests") took the token out again.
+ * Media, relays and the call's transport are not simulated.
  */
 
 export type CallState = 'ringing' | 'accepted' | 'rejected' | 'ended' | 'missed';
@@ -33,6 +37,8 @@ export interface SimCall {
   /** Milliseconds from the offer to the device's reject. */
   rejectedAfterMs?: number;
   endedAt?: string;
+  /** Rejects that carried `<tctoken>` and were ignored (the call kept ringing; whatsmeow 592721a0). */
+  rejectsWithTctoken?: number;
 }
 
 export interface CallInput {
@@ -168,6 +174,11 @@ export function handleClientCall(sim: Simulator, conn: ClientConnection, stanza:
   if (child?.tag !== 'reject') return;
   const call = callsOf(sim).get(child.attrs['call-id'] ?? '');
   if (!call || call.state !== 'ringing' || conn.account?.phone !== call.to) return;
+  if (childrenNamed(child, 'tctoken').length) {
+    call.rejectsWithTctoken = (call.rejectsWithTctoken ?? 0) + 1;
+    sim.logger.info({ call: call.id }, 'call reject with a tctoken ignored: the call keeps ringing');
+    return;
+  }
   const now = Date.now();
   call.state = 'rejected';
   call.rejectedAt = new Date(now).toISOString();

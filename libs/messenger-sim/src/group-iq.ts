@@ -12,6 +12,7 @@ import {
   participantNode,
   type GroupInfoChange,
 } from './group-info.js';
+import { participantPhone as phoneOf, recordGroupRequest } from './group-privacy.js';
 import type { SimGroup } from './groups.js';
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
@@ -48,9 +49,11 @@ export function handleGroupIq(sim: Simulator, conn: ClientConnection, iq: Binary
         members: [account.phone, ...phones.filter((p) => p !== account.phone)],
       });
       const group = groups.require(view.id);
+      recordGroupRequest(sim, account, 'create', child, view.id);
       groups.notify(group, account.phone, node('create', {}, [groups.metadataNode(group)]));
       return conn.send(iqResult(iq, [groups.metadataNode(group)]));
     } catch (err) {
+      recordGroupRequest(sim, account, 'create', child, undefined);
       return conn.send(iqError(iq, err instanceof SimError ? err.status : 500, (err as Error).message));
     }
   }
@@ -88,14 +91,6 @@ export function handleGroupIq(sim: Simulator, conn: ClientConnection, iq: Binary
   return conn.send(iqResult(iq));
 }
 
-/** The phone a requested participant JID names (a LID through the directory), if anyone has it. */
-function phoneOf(sim: Simulator, jid: string | undefined): string | undefined {
-  const decoded = jidDecode(jid ?? '');
-  if (!decoded?.user) return undefined;
-  if (decoded.server === 'lid') return sim.directory.getByLid(decoded.user)?.phone;
-  return decoded.user;
-}
-
 /**
  * add / remove / promote / demote: each participant answered the way the group names its members
  * (a LID-addressed group by LID with `phone_number` beside it, whatever the request used), as
@@ -110,6 +105,7 @@ function changeParticipants(
   child: BinaryNode,
 ): void {
   const actor = conn.account!.phone;
+  if (action === 'add') recordGroupRequest(sim, conn.account!, 'add', child, jidEncode(group.id, 'g.us'));
   const asked = childrenNamed(child, 'participant').map((p) => ({
     jid: p.attrs.jid ?? '',
     phone: phoneOf(sim, p.attrs.jid),

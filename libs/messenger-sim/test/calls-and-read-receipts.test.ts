@@ -59,6 +59,31 @@ describe('messenger-sim: calls and read receipts through a linked device', funct
     expect(again.status).to.equal(409);
   });
 
+  it('When the device rejects with a tctoken in the reject (whatsmeow 00ce57f2, taken back in 592721a0), then the server ignores it and the call keeps ringing until a plain reject', async () => {
+    const call = await control<SimCall>('POST', '/calls', { from: CONTACT, to: ACCOUNT });
+    const offer = await until(
+      () => calls.find((c) => c.id === call.id && c.status === 'offer'),
+      10_000,
+      'offer',
+    );
+    const sock = device.sock!;
+    await sock.query({
+      tag: 'call',
+      attrs: { from: sock.authState.creds.me!.id, to: offer.from },
+      content: [
+        {
+          tag: 'reject',
+          attrs: { 'call-id': call.id, 'call-creator': offer.from, count: '0' },
+          content: [{ tag: 'tctoken', attrs: {}, content: Buffer.from('a contact token') }],
+        },
+      ],
+    });
+    const ringing = await control<SimCall>('GET', `/calls/${call.id}`);
+    expect(ringing).to.include({ state: 'ringing', rejectsWithTctoken: 1 });
+    await sock.rejectCall(call.id, offer.from);
+    expect((await control<SimCall>('GET', `/calls/${call.id}`)).state).to.equal('rejected');
+  });
+
   it('When the phone answers a group call and the caller hangs up, then the client sees accept and terminate', async () => {
     const call = await control<SimCall>('POST', '/calls', {
       from: CONTACT,

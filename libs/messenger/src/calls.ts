@@ -41,7 +41,11 @@ export function callUpdatesOf(events: readonly WACallEvent[]): CallUpdate[] {
   return out;
 }
 
-/** Rejects a call (the caller's phone stops ringing); resolves once WhatsApp acknowledged it. */
+/**
+ * Rejects a call (the caller's phone stops ringing); resolves once WhatsApp acknowledged it.
+ * Without the caller's privacy token: whatsmeow 592721a0 took back the `<tctoken>` that 00ce57f2
+ * had added to the reject (with it the call kept ringing, whatsmeow issue #1182); privacy-tokens.ts.
+ */
 export async function rejectCall(
   sock: WASocket,
   update: Pick<CallUpdate, 'callId' | 'callerJid'>,

@@ -22,6 +22,7 @@ import {
   type GroupParticipantOutcome,
   type GroupSummary,
 } from '@mgw/contracts';
+import { createGroup, updateGroupParticipants } from './privacy-tokens.js';
 import type { WASocket } from './socket.js';
 
 /** How long a cached group is trusted without a notification (a missed one heals after this). */
@@ -130,7 +131,8 @@ export class GroupDirectory {
     participants: string[],
   ): Promise<{ group: GroupDetail; participants: GroupParticipantOutcome[] }> {
     const sock = this.requireSocket();
-    const meta = await sock.groupCreate(subject, participants.map(memberJid));
+    // Baileys' groupCreate, with each participant's privacy token (whatsmeow 00ce57f2).
+    const meta = await createGroup(sock, subject, participants.map(memberJid));
     this.put(meta);
     const group = detailOf(meta, sock);
     const outcomes = participants.map((p): GroupParticipantOutcome => {
@@ -142,7 +144,8 @@ export class GroupDirectory {
 
   async change(jid: string, action: GroupAction, participants: string[]): Promise<GroupParticipantOutcome[]> {
     const sock = this.requireSocket();
-    const answers = await sock.groupParticipantsUpdate(jid, participants.map(memberJid), action);
+    // Baileys' groupParticipantsUpdate; an add with each participant's privacy token (whatsmeow 00ce57f2).
+    const answers = await updateGroupParticipants(sock, jid, participants.map(memberJid), action);
     this.entries.delete(jid);
     return participants.map((p): GroupParticipantOutcome => {
       const answer = answers.find((a) => answerIds(a).some((id) => sameUser(id, p)));
