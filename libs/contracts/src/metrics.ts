@@ -91,7 +91,7 @@ export function createMetrics({ exemplars = false }: { exemplars?: boolean } = {
     }),
     messages: new client.Counter({
       name: `${p}messages_total`,
-      help: "Messages reaching a status (sent, delivered, read, failed, received), and contacts' edits and deletes applied (edited, deleted) or naming a message we do not have (edited_unknown, deleted_unknown).",
+      help: "Messages reaching a status (sent, delivered, read, failed, received), and contacts' edits and deletes applied (edited, deleted) or naming a message we do not have (edited_unknown, deleted_unknown); secret-encrypted edits not opened (edited_undecryptable) or of a kind not applied (edited_unsupported: poll edits, options added).",
       labelNames: ['status'] as const,
       registers: reg,
     }),

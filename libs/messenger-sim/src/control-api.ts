@@ -18,6 +18,7 @@ import { passkeyRoutes } from './passkey-api.js';
 import type { InboundAttachment } from './inbound-content.js';
 import { SimError, type Simulator } from './simulator.js';
 import type { InboundKindInput } from './message-kinds.js';
+import type { SecretOrigSender } from './secret-edits.js';
 
 export interface SimulatorInfo {
   wsUrl: string;
@@ -122,7 +123,8 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     [
       'POST',
       /^\/contacts\/([^/]+)\/revise$/,
-      (b, [from]) => sim.reviseInbound(from!, str(b, 'to')!, str(b, 'id')!, str(b, 'text', false)),
+      (b, [from]) =>
+        sim.reviseInbound(from!, str(b, 'to')!, str(b, 'id')!, str(b, 'text', false), secretOf(b)),
     ],
     ['GET', /^\/undecryptable\/([^/]+)$/, (_b, [phone]) => ({ messages: sim.undecryptable(phone!) })],
     ['GET', /^\/devices\/([^/]+)$/, (_b, [phone]) => ({ devices: sim.devices(phone!) })],
@@ -305,6 +307,15 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
 }
 
 /** The message kind fields of a `/contacts/:phone/send` body (checked by checkKindInput). */
+/** A revise's `secret: true` (an edit sent secret-encrypted) and `origSender` (`phone` / `lid`). */
+function secretOf(b: Body): { origSender?: SecretOrigSender } | undefined {
+  if (!bool(b, 'secret')) return undefined;
+  const origSender = str(b, 'origSender', false);
+  if (origSender !== undefined && origSender !== 'phone' && origSender !== 'lid')
+    throw new SimError('origSender must be "phone" or "lid"', 400);
+  return origSender ? { origSender } : {};
+}
+
 function kindInputOf(b: Body): InboundKindInput {
   const out: Record<string, unknown> = {};
   for (const key of ['reaction', 'location', 'contacts', 'pollVote'] as const)

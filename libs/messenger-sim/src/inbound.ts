@@ -4,6 +4,7 @@ import { newStanzaId, unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
 import { buildInboundMessage, type InboundInput, type InboundMedia } from './inbound-content.js';
 import { signalAddress } from './phone-signal.js';
+import { newMessageSecret } from './secret-edits.js';
 import type { Simulator } from './simulator.js';
 import { node } from './stanza.js';
 import { senderAttrs } from './lid-chats.js';
@@ -14,6 +15,8 @@ export interface InboundResult {
   deliveredTo: number[];
   /** Where the attachment was uploaded and what the receiver must decrypt to. */
   media?: InboundMedia;
+  /** The messageSecret a text or an attachment carried (kept by the contact; not in the API's answer). */
+  secret?: Buffer;
 }
 
 /**
@@ -55,9 +58,16 @@ export async function sendFromContact(
   prebuilt?: proto.IMessage,
 ): Promise<InboundResult> {
   const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
-  const { message, media } = prebuilt
+  const built = prebuilt
     ? { message: prebuilt, media: undefined }
     : await buildInboundMessage(sim.media, contact, account, input);
+  const { media } = built;
+  // WhatsApp apps put a messageSecret on a message (what a secret-encrypted edit of it uses:
+  // secret-edits.ts); on texts and attachments here.
+  const secret = !prebuilt && (input.text !== undefined || input.attachment) ? newMessageSecret() : undefined;
+  const message = secret
+    ? { ...built.message, messageContextInfo: { ...built.message.messageContextInfo, messageSecret: secret } }
+    : built.message;
   const plaintext = encodeWAMessage(message);
   const { token, t, untold } = sim.reachout.contactWrote(contact, account);
   const deliveredTo: number[] = [];
@@ -90,5 +100,5 @@ export async function sendFromContact(
     );
     deliveredTo.push(device.id);
   }
-  return { id, deliveredTo, ...(media ? { media } : {}) };
+  return { id, deliveredTo, ...(media ? { media } : {}), ...(secret ? { secret } : {}) };
 }

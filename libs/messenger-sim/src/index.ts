@@ -204,3 +204,4 @@ export { createTlsMaterial, type TlsMaterial } from './tls-certificate.js';
 export { encryptLikePhone } from './media-host.js';
 export type { CallInput, CallState, SimCall } from './calls.js';
 export type { SimReadReceipt } from './read-receipts.js';
+export { messageEditKey, type SecretOrigSender } from './secret-edits.js';

@@ -34,6 +34,7 @@ import { handlePresence } from './presence-subscriptions.js';
 import { blocks } from './account-profile.js';
 import { recordReadReceipt } from './read-receipts.js';
 import { inboundRevision, rememberSent } from './revisions.js';
+import { rememberSecret, secretEncryptedEdit, type SecretOrigSender } from './secret-edits.js';
 import { notifyCapping, notifyTimelock } from './mex.js';
 import { lidAddressed, notifyLidMapping } from './lid-chats.js';
 import { changeNumber } from './number-changes.js';
@@ -351,8 +352,9 @@ export class Simulator implements ConnectionHost {
     if (account.devices.size === 0) throw new SimError(`${toPhone} has no linked device`, 409);
     // WhatsApp never delivers what a blocked contact writes.
     if (blocks(account, contact)) throw new SimError(`${toPhone} blocked ${fromPhone}`, 409);
-    const sent = await sendFromContact(this, contact, account, input);
+    const { secret, ...sent } = await sendFromContact(this, contact, account, input);
     rememberSent(contact, sent.id);
+    if (secret) rememberSecret(contact, sent.id, secret);
     return sent;
   }
 
@@ -360,7 +362,14 @@ export class Simulator implements ConnectionHost {
    * A contact edits (`text`) or deletes for everyone (no `text`) a message it sent the account;
    * refused (409) for a message it never sent or past WhatsApp's window (see revisions.ts).
    */
-  async reviseInbound(fromPhone: string, toPhone: string, id: string, text?: string): Promise<InboundResult> {
+  async reviseInbound(
+    fromPhone: string,
+    toPhone: string,
+    id: string,
+    text?: string,
+    /** An edit sent secret-encrypted (secret-edits.ts), its original's sender as `origSender` names it. */
+    secret?: { origSender?: SecretOrigSender },
+  ): Promise<InboundResult> {
     const contact = this.directory.get(fromPhone);
     const account = this.requireUser(toPhone);
     if (!contact) throw new SimError(`${fromPhone} sent no message ${id}`, 409);
@@ -368,7 +377,9 @@ export class Simulator implements ConnectionHost {
       throw new SimError('text must be a non-empty string', 400);
     const message = inboundRevision(contact, `${account.phone}@s.whatsapp.net`, id, text);
     if ('refused' in message) throw new SimError(message.refused, 409);
-    return sendFromContact(this, contact, account, {}, message);
+    if (secret && text === undefined) throw new SimError('only an edit is sent secret-encrypted', 400);
+    const sent = secret ? secretEncryptedEdit(contact, message, secret.origSender) : message;
+    return sendFromContact(this, contact, account, {}, sent);
   }
 
   /** Puts an account under a reach-out time lock; its devices are notified when it starts and ends. */

@@ -12,6 +12,7 @@ import type { HistoryNotice } from './history-sync.js';
 import type { NctSaltChange } from './nct-salt.js';
 import type { InboundMessage } from './inbound-message.js';
 import type { InboundRevision } from './inbound-revision.js';
+import type { SecretEncryptedEdit } from './secret-edit.js';
 import type { ProxyFailure } from './proxy.js';
 import type { InboundStatus, StatusView } from './status-updates.js';
 import type { ChannelPost } from './channel-posts.js';
@@ -44,6 +45,8 @@ export interface DeviceSocketEvents {
   inbound: [InboundMessage[]];
   /** Contacts edited or deleted messages they sent (see parseRevision). */
   revisions: [InboundRevision[]];
+  /** Contacts' edits sent secret-encrypted, to open with their original's secret (secret-edit.ts). */
+  secretEdits: [SecretEncryptedEdit[]];
   /** The account's push name arrived or changed after open (app-state sync). */
   name: [string];
   /** An auth-state write was refused: another process holds the device now. */

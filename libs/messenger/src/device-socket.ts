@@ -15,6 +15,7 @@ import { historyNoticesOf } from './history-sync.js';
 import { watchNctSaltSync, type SaltKeyStore } from './nct-salt.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
+import { parseSecretEdit, type SecretEncryptedEdit } from './secret-edit.js';
 import { watchUsernames } from './usernames.js';
 import type { DeviceProxyAgent } from './proxy.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
@@ -398,6 +399,10 @@ export class DeviceSocket extends EventEmitter<DeviceSocketEvents> {
         .filter((m): m is InboundMessage => m !== undefined);
       const revisions = messages.map(parseRevision).filter((r): r is InboundRevision => r !== undefined);
       if (revisions.length) this.emit('revisions', revisions);
+      const secretEdits = messages
+        .map(parseSecretEdit)
+        .filter((e): e is SecretEncryptedEdit => e !== undefined);
+      if (secretEdits.length) this.emit('secretEdits', secretEdits);
       if (!inbound.length) return;
       if (!inbound.some((m) => m.chat)) this.emit('inbound', inbound);
       else

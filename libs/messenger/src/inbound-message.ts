@@ -3,6 +3,7 @@ import {
   isLidUser,
   isPnUser,
   jidDecode,
+  normalizeMessageContent,
   proto,
   type WAMessage,
   type WAMessageKey,
@@ -33,6 +34,19 @@ export interface InboundMessage extends InboundKindFields {
   mentions?: string[];
   /** WhatsApp's key of the message (its chat's JID, a group message's author): a read receipt names it. */
   waKey?: { remoteJid: string; participant?: string };
+  /**
+   * The message's `messageContextInfo.messageSecret` (32 bytes): what opens a later
+   * secret-encrypted edit of it (secret-edit.ts); kept sealed with its record.
+   */
+  messageSecret?: Buffer;
+}
+
+/** The messageSecret an incoming message carries, when it is one (32 bytes). */
+export function messageSecretOf(msg: WAMessage): { messageSecret?: Buffer } {
+  const secret =
+    msg.message?.messageContextInfo?.messageSecret ??
+    normalizeMessageContent(msg.message)?.messageContextInfo?.messageSecret;
+  return secret?.length === 32 ? { messageSecret: Buffer.from(secret) } : {};
 }
 
 /** The chat JID and author of a message's key, as a read receipt names them. */
@@ -174,5 +188,6 @@ export function parseInbound(msg: WAMessage, own = false): InboundMessage | unde
     ...(attachment ? { mediaMessage: Buffer.from(proto.WebMessageInfo.encode(msg).finish()) } : {}),
     ...chat,
     ...waKeyOf(msg.key),
+    ...messageSecretOf(msg),
   };
 }

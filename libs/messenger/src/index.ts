@@ -7,6 +7,7 @@ export * from './device-socket.js';
 export * from './device-socket-events.js';
 export * from './inbound-message.js';
 export * from './inbound-revision.js';
+export * from './secret-edit.js';
 export * from './inbound-media.js';
 export * from './history-sync.js';
 export * from './pairing.js';

@@ -1,6 +1,6 @@
 --[[
   A contact deleted a message it sent us: the inbound record reads `deleted`, its text, media
-  reference and edits are dropped (the contact took them back), and `message.deleted` is emitted
+  reference, messageSecret and edits are dropped (the contact took them back), and `message.deleted` is emitted
   once. Only the contact who wrote it can delete it for everyone (by its phone or its LID).
 
   Input:
@@ -28,7 +28,7 @@ if redis.call('HEXISTS', rec, 'deletedAt') == 1 then return 0 end
 local by_phone = ARGV[6] ~= '' and redis.call('HGET', rec, 'from') == ARGV[6]
 if not by_phone and not (ARGV[7] ~= '' and redis.call('HGET', rec, 'lid') == ARGV[7]) then return 0 end
 redis.call('HSET', rec, 'deletedAt', ARGV[1])
-redis.call('HDEL', rec, 'text', 'media')
+redis.call('HDEL', rec, 'text', 'media', 'msgSecret')
 for _, f in ipairs(redis.call('HKEYS', rec)) do
   -- 'edit:' is EDIT_FIELD of message-revisions.ts, the prefix of each edit's field
   if string.sub(f, 1, 5) == 'edit:' then redis.call('HDEL', rec, f) end

@@ -153,4 +153,46 @@ describe('store: deleted messages and edits (real Redis)', () => {
     ).to.equal(true);
     expect((await revisions.view(deviceId, messageId)).deletedAt).to.be.a('string');
   });
+
+  it('When an inbound message carries a messageSecret, then its record keeps it sealed (under its own record and field), reads it back with the writer’s JIDs, and drops it when the contact deletes the message', async () => {
+    const deviceId = newDevice();
+    const inbound = new InboundStore(redis, Encryption.fromEnv(), 60);
+    const secret = Buffer.alloc(32, 0x5a);
+    const platformMessageId = newPlatformMessageId();
+    const contact = { phone: '15551230010', lid: '123456789012346@lid' };
+    const messageId = (await inbound.record(deviceId, {
+      platformMessageId,
+      from: contact.phone,
+      contact,
+      text: 'draft',
+      receivedAt: new Date(),
+      messageSecret: secret,
+    }))!;
+    const key = keys.message(deviceId, messageId);
+    const sealed = (await redis.hget(key, 'msgSecret'))!;
+    expect(sealed).to.not.include(secret.toString('base64'));
+    expect(await redis.ttl(key)).to.be.within(1, 60);
+    expect(await revisions.inboundSecret(deviceId, messageId)).to.deep.equal({
+      secret,
+      senderJids: ['15551230010@s.whatsapp.net', '123456789012346@lid'],
+    });
+    // Sealed for this record's field: copied to another record it does not open.
+    const other = (await inbound.record(deviceId, {
+      platformMessageId: newPlatformMessageId(),
+      contact,
+      text: 'other',
+      receivedAt: new Date(),
+    }))!;
+    expect(await revisions.inboundSecret(deviceId, other)).to.equal(undefined);
+    await redis.hset(keys.message(deviceId, other), 'msgSecret', sealed);
+    await revisions.inboundSecret(deviceId, other).then(
+      () => expect.fail('opened elsewhere'),
+      (err: Error) => expect(err).to.be.an('error'),
+    );
+    expect(
+      await revisions.recordInboundDelete(deviceId, messageId, platformMessageId, contact, new Date()),
+    ).to.equal(true);
+    expect(await redis.hexists(key, 'msgSecret')).to.equal(0);
+    expect(await revisions.inboundSecret(deviceId, messageId)).to.equal(undefined);
+  });
 });

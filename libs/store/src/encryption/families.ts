@@ -75,7 +75,8 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     fieldPrefixes: { 'vars:': 'text' },
   },
   {
-    // Messages contacts wrote (direction inbound): the text and the media reference; outbound
+    // Messages contacts wrote (direction inbound): the text, the media reference and the
+    // messageSecret (msgSecret: opens a secret-encrypted edit, secret-edit.ts); outbound
     // records share the key pattern but have neither field.
     name: 'inbound-messages',
     pattern: keys.message('*', '*'),
@@ -86,6 +87,7 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
       media: 'text',
       kindBody: 'text',
       pollSecret: 'text',
+      msgSecret: 'text',
       chat: 'text',
       revises: 'text',
     },

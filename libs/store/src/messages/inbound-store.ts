@@ -43,6 +43,8 @@ export interface InboundInput {
   keptMedia?: StoredAttachment;
   /** WhatsApp's key of the message (its chat's JID and a group message's author): a read receipt names it. */
   waKey?: { remoteJid: string; participant?: string };
+  /** The message's messageSecret: kept sealed (`msgSecret`) to open a secret-encrypted edit of it. */
+  messageSecret?: Buffer;
 }
 
 /** An incoming message as GET /messages/:id shows it. */
@@ -142,6 +144,11 @@ export class InboundStore {
     };
     if (msg.location || msg.contacts || msg.mentions?.length)
       fields.kindBody = this.sealer.sealText(JSON.stringify(kind), storageContext(key, 'kindBody'));
+    if (msg.messageSecret)
+      fields.msgSecret = this.sealer.sealText(
+        msg.messageSecret.toString('base64'),
+        storageContext(key, 'msgSecret'),
+      );
     if (msg.mediaMessage)
       fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
     // The chat it belongs to: the group, else the contact (by phone when known, as /send names it).

@@ -150,6 +150,23 @@ export class MessageRevisions {
   }
 
   /**
+   * The sealed messageSecret of an inbound record, opened, with who wrote it (phone and LID JIDs,
+   * as the record names them): what opens a secret-encrypted edit of it. Undefined when the record
+   * kept none (gone, deleted, or a message that carried none).
+   */
+  async inboundSecret(
+    deviceId: string,
+    messageId: string,
+  ): Promise<{ secret: Buffer; senderJids: string[] } | undefined> {
+    const key = keys.message(deviceId, messageId);
+    const [sealed, from, lid] = await this.redis.hmget(key, 'msgSecret', 'from', 'lid');
+    if (!sealed) return undefined;
+    const secret = Buffer.from(this.sealer.openText(sealed, storageContext(key, 'msgSecret')), 'base64');
+    const senderJids = [...(from ? [`${from}@s.whatsapp.net`] : []), ...(lid ? [lid] : [])];
+    return { secret, senderJids };
+  }
+
+  /**
    * What edits and deletes changed on a record: its edit history (oldest first) and current text
    * when edited, `deletedAt` when a contact deleted it (our own deletes are the record's status).
    * `record`: the record's fields as already read (`MessageStore.fields`), not read again.

@@ -14,6 +14,7 @@ import { autoRead, type AutoReadDeps } from './auto-read.js';
 import { recordInbound } from './inbound.js';
 import type { InboundKinds } from './inbound-kinds.js';
 import { recordInboundRevisions } from './inbound-revisions.js';
+import { openSecretEdits } from './secret-edits.js';
 import { checkKeywords, type OptOutKeywords } from './opt-outs.js';
 import { ReceiptBatcher } from './receipts.js';
 import type { InboundMediaKeeper } from './inbound-media-keeper.js';
@@ -59,6 +60,11 @@ export function wireInbound(conn: DeviceSocket, deps: InboundDeps): void {
   conn.on('calls', (updates) => void deps.calls.onUpdates(updates));
   conn.on('revisions', (received) => {
     void recordInboundRevisions(deps.revisions, deviceId, received, metrics, log);
+  });
+  conn.on('secretEdits', (received) => {
+    void openSecretEdits(deps.revisions, deviceId, received, metrics, log).then((opened) =>
+      recordInboundRevisions(deps.revisions, deviceId, opened, metrics, log),
+    );
   });
   conn.on('inbound', (received) => {
     void deps.inboundKinds
