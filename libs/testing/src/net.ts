@@ -16,13 +16,24 @@ export async function freePort(): Promise<number> {
   const [low, high] = portSlice();
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (handedOut.has(port)) continue;
+    if (handedOut.has(port) || BLOCKED_BY_FETCH.has(port)) continue;
     // Taken before the probe: a concurrent call must not draw it while this one probes.
     handOut(port);
     if (await canListen(port)) return port;
   }
   return handOut(await listenOn(0));
 }
+
+/**
+ * The ports fetch refuses to connect to (the Fetch standard's "bad ports", in undici and
+ * Chromium alike: `fetch failed (bad port)`); a CI-like run drew 10080 for an API once.
+ */
+export const BLOCKED_BY_FETCH: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,
+  109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515,
+  526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
 
 /** The ports this process handed out, oldest first (the last HANDED_OUT_KEPT are never drawn again). */
 const handedOut = new Set<number>();

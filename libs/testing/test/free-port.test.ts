@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../src/net.js';
+import { BLOCKED_BY_FETCH, freePort } from '../src/net.js';
 
 const NET = fileURLToPath(new URL('../src/net.ts', import.meta.url));
 
@@ -32,6 +32,17 @@ describe('testing: free ports (freePort)', () => {
       await Promise.all(Array.from({ length: 400 }, () => freePort())),
     ])
       expect(new Set(ports).size).to.equal(ports.length);
+  });
+
+  it('When a worker draws nearly every port of its slice, then none is a port fetch refuses (10080, a "bad port")', async () => {
+    // Worker 0's slice starts at 10,000 on Linux defaults: it holds 10080.
+    const ports = await drawIn(0, 2_500);
+    expect(ports).to.not.include(10080);
+    // The list is fetch's own: each of its ports is refused before any connection is tried.
+    for (const port of BLOCKED_BY_FETCH) {
+      const refused = await fetch(`http://127.0.0.1:${port}/`).catch((err: Error) => String(err.cause));
+      expect(refused, String(port)).to.equal('Error: bad port');
+    }
   });
 
   it('When parallel mocha workers draw ports, then each draws from a slice of its own, below the ephemeral range', async () => {
