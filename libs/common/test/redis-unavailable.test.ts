@@ -134,14 +134,17 @@ describe('common: cluster and persistence outages are storage outages', () => {
     }
   });
 
-  it('When an error wraps an outage (redirection loop, cause, aggregate), then it is one; a bug is not', () => {
+  it('When an error wraps an outage (redirection loop, cause, aggregate, a pipeline regrouped by a failover), then it is one; a bug is not', () => {
     // ioredis' own wording when MOVED/ASK answers never settle during a resharding or failover.
     const redirections = new Error(
       'Too many Cluster redirections. Last error: Error: MOVED 866 127.0.0.1:7001',
     );
     const wrapped = new Error('enqueue failed', { cause: new Error('CLUSTERDOWN The cluster is down') });
     const aggregate = new AggregateError([new Error('LOADING Redis is loading the dataset in memory')]);
-    for (const err of [redirections, wrapped, aggregate]) expect(isRedisUnavailableError(err)).to.equal(true);
+    // An auto-pipelined group whose slots moved to other nodes before it was sent (a failover).
+    const regrouped = new Error('All keys in the pipeline should belong to the same slots allocation group');
+    for (const err of [redirections, wrapped, aggregate, regrouped])
+      expect(isRedisUnavailableError(err)).to.equal(true);
     for (const err of [new TypeError('x is undefined'), new Error('WRONGTYPE Operation'), 'OOM']) {
       expect(isRedisUnavailableError(err), String(err)).to.equal(false);
     }
