@@ -362,7 +362,11 @@ describe('e2e: a passkey-gated account linked through the browser extension (Chr
       body: JSON.stringify({ pairingCode: connect.body.pairingCode, phone, name: 'No wrapped key' }),
     });
     expect(typed.status).to.equal(400);
-    expect((await stack().api<{ status: string }>('GET', '/status')).body.status).to.equal('connecting');
+    // The phone's 15 s and the gateway's 15 s run side by side: either may have ended first.
+    expect((await stack().api<{ status: string }>('GET', '/status')).body.status).to.be.oneOf([
+      'connecting',
+      'disconnected',
+    ]);
     expect((await passkeyNow()).status).to.equal(404);
     // Nothing more comes: the gateway waits 15 s for a passkey request, then ends the pairing.
     await expectEndedCleanly('pairing_code_failed', 120_000);
