@@ -166,7 +166,7 @@ describe('Dashboard: the inbox answers with an attachment and a reaction, and a 
     // A group chat: the member's message names its author.
     await page.getByTestId(`chat-${group.id}`).click();
     const inGroup = pane.locator('.bubble-in', { hasText: 'Who opens tomorrow?' });
-    await inGroup.waitFor({ timeout: 15_000 });
+    await inGroup.waitFor({ timeout: 30_000 });
     expect(await inGroup.getByTestId('bubble-author').innerText()).to.equal(`+${ben}`);
     expect(await inGroup.getByRole('button', { name: 'React to this message' }).count()).to.equal(1);
     expect(await overflowing(page)).to.deep.equal([]);
