@@ -1,20 +1,21 @@
 import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
 import { errorMiddleware, notFoundHandler } from './http/api-error.js';
-import { mountAdminApi } from './admin/admin-api.js';
-import { mountDashboard } from './admin/dashboard-static.js';
+import { legacyAdminFeature } from './admin/admin-api.js';
+import { mountDashboard } from './http/dashboard-static.js';
+import { AdminAuth } from './http/session/admin-auth.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './http/auth.js';
 import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { SendRateLimit } from './http/send-rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { API_BASE, mountFeatures } from './http/route-table.js';
+import { ADMIN_BASE, API_BASE, mountFeatures } from './http/route-table.js';
 import { tokenFromSubprotocol } from './features/events/mount.js';
 import { FEATURES } from './features/mounts.js';
 import { mountDocs } from './openapi/docs-page.js';
 
-export { API_BASE };
+export { ADMIN_BASE, API_BASE };
 
 /**
  * helmet's default headers, worked out once: helmet() sets the same ones on every response (no
@@ -40,9 +41,9 @@ export function securityHeaders(): (res: Response) => void {
 }
 
 /**
- * The express app: the public API's capabilities (features/mounts.ts), each route registered with
- * its full path (not a sub-router) so the route template is known to the access log and metrics
- * even when a request fails; then the admin API, the dashboard and the docs page.
+ * The express app: the capabilities (features/mounts.ts) on both surfaces, the public API and the
+ * admin API, each route registered with its full path (not a sub-router) so the route template is
+ * known to the access log and metrics even when a request fails; then the dashboard and the docs page.
  */
 export function createApp(s: ApiServices): Express {
   const app = express();
@@ -59,17 +60,19 @@ export function createApp(s: ApiServices): Express {
     logger: s.logger,
   });
   const auth = authenticate({ ...s, tokens: s.tokenCache });
-  mountFeatures(app, FEATURES, s, {
-    auth,
-    tokenFromSubprotocol,
-    limits: createRateLimiters(s),
-    sendLimit,
-    config: s.config,
-  });
-  // Unknown paths under the API need a token too: without one, nothing about the API is revealed.
-  app.use(API_BASE, auth, notFoundHandler);
-
-  mountAdminApi(app, s);
+  // The admin API exists only with ADMIN_PASSWORD or ADMIN_API_TOKEN set (404 otherwise).
+  const { admin } = s.config;
+  const adminAuth =
+    admin.password || admin.apiToken
+      ? new AdminAuth({ redis: s.redis, config: admin, logger: s.logger })
+      : undefined;
+  mountFeatures(
+    app,
+    [...FEATURES, legacyAdminFeature(s, adminAuth)],
+    s,
+    { auth, tokenFromSubprotocol, limits: createRateLimiters(s), sendLimit, config: s.config },
+    { sendLimit, adminAuth },
+  );
   mountDashboard(app, s.config.admin);
   mountDocs(app);
 

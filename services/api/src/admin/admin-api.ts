@@ -1,6 +1,4 @@
-import type { Express } from 'express';
-import { ERRORS } from '@mgw/contracts';
-import { ApiError, methodNotAllowed } from '../http/api-error.js';
+import type { RequestHandler } from 'express';
 import type { ApiServices } from '../api-services.js';
 import { jsonBody, noBody } from '../http/body.js';
 import type { AdminKit, AdminMount } from './admin-routes.js';
@@ -21,22 +19,21 @@ import { policy } from './policy/mount.js';
 import { POOL_BODY_MAX_VALUES, pools } from './pools/mount.js';
 import { proxies } from './proxies/mount.js';
 import { sandbox } from './sandbox/mount.js';
-import { AdminAuth, session } from './session/mount.js';
+import type { AdminAuth } from '../http/session/admin-auth.js';
+import { feature, type AnyFeature } from '../http/route-table.js';
 import { statuses } from './statuses/mount.js';
 import { tokens } from './tokens/mount.js';
 import { webhooks } from './webhooks/mount.js';
-
-export const ADMIN_BASE = '/api/admin/v1';
 
 /** Admin bodies are a few short fields. */
 const ADMIN_BODY = { limitBytes: 16 * 1024, maxDepth: 4, maxValues: 64 };
 
 /**
- * The admin API, one capability per folder (each `mount.ts` gives its rows of the table), mounted
- * in this order: adding a capability is adding its folder and a line here.
+ * The admin capabilities not yet moved into their feature's `admin.ts` (issue 69): their rows,
+ * each with its handler chain (the guard and body inside it), as one feature the app mounts after
+ * the others. TRANSITIONAL: it goes when the last folder has moved.
  */
 const ADMIN_MOUNTS: readonly AdminMount[] = [
-  session,
   tokens,
   sandbox,
   devices,
@@ -58,48 +55,57 @@ const ADMIN_MOUNTS: readonly AdminMount[] = [
   channels,
 ];
 
-/**
- * Mounts `/api/admin/v1`. Routes are registered with their full path (as the public API's are),
- * so access logs and metrics see their templates. Everything but the sign-in needs a session or
- * the admin token (401 otherwise, on unknown paths too); a change made with a session needs its
- * CSRF token. With neither ADMIN_PASSWORD nor ADMIN_API_TOKEN set, the admin API does not exist (404).
- */
-export function mountAdminApi(app: Express, s: ApiServices): void {
-  const { admin } = s.config;
-  if (!admin.password && !admin.apiToken) {
-    app.use(ADMIN_BASE, (_req, _res, next) => next(new ApiError(404, ERRORS.notFound)));
-    return;
-  }
-  // Admin answers (sessions, tokens, account details) are never for a cache to keep.
-  app.use(ADMIN_BASE, (_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
-  const body = jsonBody({
+/** Runs express handlers one after another as one handler. */
+function chain(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err) return next(err);
+      const handler = handlers[i++];
+      if (!handler) return next();
+      try {
+        const ran = handler(req, res, step) as unknown;
+        if (ran instanceof Promise) ran.catch(next);
+      } catch (e) {
+        next(e);
+      }
+    };
+    step();
+  };
+}
+
+export const legacyAdmin = feature<never, string>({
+  name: 'legacy-admin',
+  routes: [],
+  handlers: () => ({}),
+  operations: () => ({}),
+});
+
+/** The legacy admin feature for this app: its rows and handler chains, built with the app's services. */
+export function legacyAdminFeature(s: ApiServices, auth: AdminAuth | undefined): AnyFeature {
+  if (!auth) return legacyAdmin;
+  const bodyOpts = {
     ...ADMIN_BODY,
     tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
     idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
-  });
+  };
+  const body = jsonBody(bodyOpts);
   // A pool's body lists up to 100 devices: more values than the other admin bodies hold.
-  const poolBody = jsonBody({
-    ...ADMIN_BODY,
-    maxValues: POOL_BODY_MAX_VALUES,
-    tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
-    idleTimeoutMs: s.config.http.bodyIdleTimeoutMs,
-  });
+  const poolBody = jsonBody({ ...bodyOpts, maxValues: POOL_BODY_MAX_VALUES });
   const none = noBody();
-  const auth = new AdminAuth({ redis: s.redis, config: admin, logger: s.logger });
   const guard = auth.require();
   const kit: AdminKit = { s, auth, guard, body, poolBody, none, devices: devicesDeps(s) };
-  const routes = ADMIN_MOUNTS.flatMap((mount) => mount(kit));
-  const allowed = new Map<string, string[]>();
-  for (const r of routes) {
-    app[r.method](`${ADMIN_BASE}${r.path}`, ...r.handlers);
-    allowed.set(r.path, [...(allowed.get(r.path) ?? []), r.method.toUpperCase()]);
-  }
-  for (const [path, methods] of allowed) {
-    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-    app.all(`${ADMIN_BASE}${path}`, guard, methodNotAllowed(allow.join(', ')));
-  }
-  app.use(ADMIN_BASE, guard, (_req, _res, next) => next(new ApiError(404, ERRORS.notFound)));
+  const rows = ADMIN_MOUNTS.flatMap((mount) => mount(kit));
+  return feature<never, string>({
+    name: 'legacy-admin',
+    routes: rows.map((r, i) => ({
+      surface: 'admin',
+      method: r.method,
+      path: r.path,
+      auth: 'none',
+      handler: `r${i}`,
+    })),
+    handlers: () => Object.fromEntries(rows.map((r, i) => [`r${i}`, chain(r.handlers)])),
+    operations: () => ({}),
+  });
 }

@@ -1,9 +1,7 @@
-import type { Request, RequestHandler } from 'express';
-import { DEVICE_ID_PATTERN, Joi } from '@mgw/contracts';
+import type { RequestHandler } from 'express';
 import type { ApiServices } from '../api-services.js';
-import { parse } from '../http/validation.js';
 import type { DevicesDeps } from './devices/devices.js';
-import type { AdminAuth } from './session/mount.js';
+import type { AdminAuth } from '../http/session/admin-auth.js';
 
 /**
  * One admin route: its path, methods and handlers. The table is the admin API: each capability's
@@ -34,12 +32,4 @@ export interface AdminKit {
 /** A capability of the admin API: its rows of the table. */
 export type AdminMount = (kit: AdminKit) => AdminRoute[];
 
-const deviceIdSchema = Joi.string().pattern(DEVICE_ID_PATTERN).required().messages({
-  'string.pattern.base':
-    '"deviceId" must be a device id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
-});
-
-/** The device a `/devices/:deviceId/…` route names (400 when it is no device id). */
-export function deviceIdOf(req: Request): string {
-  return parse(Joi.object({ deviceId: deviceIdSchema }).unknown(true), req.params).deviceId as string;
-}
+export { deviceIdOf } from '../http/route-helpers.js';

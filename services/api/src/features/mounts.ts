@@ -1,4 +1,5 @@
-import type { Feature } from '../http/route-table.js';
+import type { AnyFeature } from '../http/route-table.js';
+import { session } from '../http/session/routes.js';
 import { account } from './account/mount.js';
 import { batches } from './batches/mount.js';
 import { channels } from './channels/mount.js';
@@ -22,7 +23,7 @@ import { webhooks } from './webhooks/mount.js';
  * routes in order: the busiest first), answers 405 from their routes, and the OpenAPI document
  * takes its paths from them: adding a capability is adding its folder and a line here.
  */
-export const FEATURES: readonly Feature[] = [
+export const FEATURES: readonly AnyFeature[] = [
   send,
   ops,
   connection,
@@ -40,4 +41,5 @@ export const FEATURES: readonly Feature[] = [
   labels,
   mcp,
   webhooks,
-] as readonly Feature[];
+  session,
+] as readonly AnyFeature[];

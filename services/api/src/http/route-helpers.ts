@@ -1,4 +1,4 @@
-import { emptyQuerySchema } from '@mgw/contracts';
+import { DEVICE_ID_PATTERN, Joi, emptyQuerySchema } from '@mgw/contracts';
 import type { Request, Response } from 'express';
 import { respond } from './respond.js';
 import { authOf } from './auth.js';
@@ -37,4 +37,14 @@ export function idempotentChange(
         body: { success: true, data: await run() },
       }))
       .then((outcome) => respond(res, outcome));
+}
+
+const deviceIdSchema = Joi.string().pattern(DEVICE_ID_PATTERN).required().messages({
+  'string.pattern.base':
+    '"deviceId" must be a device id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
+});
+
+/** The device an admin `/devices/:deviceId/…` route names (400 when it is no device id). */
+export function deviceIdOf(req: Request): string {
+  return parse(Joi.object({ deviceId: deviceIdSchema }).unknown(true), req.params).deviceId as string;
 }

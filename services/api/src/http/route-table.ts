@@ -3,14 +3,17 @@ import type { ApiServices } from '../api-services.js';
 import type { ApiConfig } from '../config.js';
 import type { JsonSchema } from '../openapi/joi-schema.js';
 import type { OperationSpec } from '../openapi/operation.js';
-import { methodNotAllowed } from './api-error.js';
+import { methodNotAllowed, notFoundHandler } from './api-error.js';
 import { jsonBody, noBody, type JsonBodyOptions } from './body.js';
 import { rawBody, type RawBodyOptions } from './raw-body.js';
 import type { LimitedEndpoint } from './rate-limits.js';
 import type { SendRateLimit } from './send-rate-limit.js';
+import type { AdminAuth } from './session/admin-auth.js';
 
-/** The versioned API's base path; every feature's paths are under it unless `root`. */
+/** The versioned API's base path; every public route is under it unless `root`. */
 export const API_BASE = '/api/messenger/v1';
+/** The admin API's base path (the dashboard's, and automation's with an admin token). */
+export const ADMIN_BASE = '/api/admin/v1';
 
 /** The methods a route may have, in the order a 405's `Allow` names them. */
 export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -18,27 +21,23 @@ export type Method = (typeof METHODS)[number];
 
 /**
  * A route's body handling: a JSON body within these bounds, the raw bytes (POST /media), or
- * `none` (any body is a 400). The depth and the idle timeout are the app's, added when it mounts.
- * A function is given the configuration (a list's length is a setting). Absent: a GET, whose
- * body nobody reads.
+ * `none` (any body is a 400). The idle timeout is the app's, and the depth the surface's unless
+ * the row says (MAX_JSON_DEPTH, ADMIN_MAX_DEPTH), added when it mounts. A function is given the
+ * configuration (a list's length is a setting). Absent: a GET, whose body nobody reads.
  */
 export type BodySpec =
-  | { json: Omit<JsonBodyOptions, 'maxDepth' | 'idleTimeoutMs'> }
+  | { json: Omit<JsonBodyOptions, 'maxDepth' | 'idleTimeoutMs'> & { maxDepth?: number } }
   | { raw: Omit<RawBodyOptions, 'idleTimeoutMs'> }
   | 'none';
 
 /** Which per-token limit counts a route: a RATE_LIMIT_* endpoint, `send` (its own), or none. */
 export type LimitName = LimitedEndpoint | 'send' | 'none';
 
-/** One route of a feature: everything the app needs to mount it, declared once in its `mount.ts`. */
-export interface RouteSpec<H extends string = string> {
+/** What every route row says, whichever surface it is on. */
+interface RouteRow<H extends string> {
   method: Method;
-  /** An express path under API_BASE (`/labels/:labelId`), or from the root when `root`. */
+  /** An express path under its surface's base (`/labels/:labelId`), or from the root when `root`. */
   path: string;
-  root?: true;
-  /** `token` (default): the API token first; `subprotocol`: a WebSocket's token, then the same; `none`. */
-  auth?: 'token' | 'subprotocol' | 'none';
-  limit: LimitName;
   body?: BodySpec | ((config: ApiConfig) => BodySpec);
   /** The name of its handler in the feature's `handlers`. */
   handler: H;
@@ -49,39 +48,82 @@ export interface RouteSpec<H extends string = string> {
   head?: 'refuse' | 'unlisted';
 }
 
-/** What a feature's handlers may need beyond the services: the /send limiter they settle. */
-export interface MountKit {
-  sendLimit: SendRateLimit;
+/** A route of the public API: under API_BASE, an API token, a per-token limit, an OpenAPI operation. */
+export interface ApiRoute<H extends string = string> extends RouteRow<H> {
+  surface?: 'api';
+  root?: true;
+  /** `token` (default): the API token first; `subprotocol`: a WebSocket's token, then the same; `none`. */
+  auth?: 'token' | 'subprotocol' | 'none';
+  limit: LimitName;
 }
 
-/** The OpenAPI operations of a feature: a path (OpenAPI form, under API_BASE unless root) → method → operation. */
+/**
+ * A route of the admin API (the dashboard's): under ADMIN_BASE, a dashboard session (with its CSRF
+ * token for a change) or an admin token, and no per-token limit. `auth: 'none'`: the sign-in only.
+ */
+export interface AdminRoute<H extends string = string> extends RouteRow<H> {
+  surface: 'admin';
+  auth?: 'admin' | 'none';
+}
+
+/** One route of a feature, on either surface: everything the app needs to mount it. */
+export type RouteSpec<H extends string = string> = ApiRoute<H> | AdminRoute<H>;
+
+/** Admin bodies are a few short fields: 16 KB, 64 values (a row may say more). */
+export const ADMIN_JSON: BodySpec = {
+  json: {
+    limitBytes: 16 * 1024,
+    maxValues: 64,
+    tooLargeError: 'Request body too large: admin bodies are limited to 16 KB',
+  },
+};
+
+/** What a feature's handlers may need beyond the services, built once by the app. */
+export interface MountKit {
+  /** The /send limiter the send routes settle. */
+  sendLimit: SendRateLimit;
+  /** The admin sign-in and its guard; absent when the admin API is off (no password, no token). */
+  adminAuth?: AdminAuth;
+}
+
+/** TRANSITIONAL: a path (OpenAPI form, under API_BASE unless root) → method → operation. */
 export type FeaturePaths = Record<string, Partial<Record<Method, JsonSchema>>>;
 
+/** The OpenAPI operation of each public route, by its handler's name (the row's own key). */
+export type Operations<H extends string> = Record<H, JsonSchema>;
+
 /**
- * A capability of the public API: its routes, the handlers that serve them, and what the OpenAPI
- * document says of them. The app mounts the routes, derives its 405 answers from them, and the
- * document takes its paths from the same features (openapi/document.ts), so the three lists are
- * one.
+ * A capability: its routes on both surfaces (one list), the handlers that serve them, and the
+ * OpenAPI operation of each public route, keyed by the route's handler (never by a second path).
+ * The app mounts the routes and derives its 405 answers from them; the document takes its paths
+ * from the same rows (openapi/document.ts): the lists are one.
  */
-export interface Feature<H extends string = string> {
+export interface Feature<H extends string = string, A extends string = never> {
   name: string;
-  routes: readonly RouteSpec<H>[];
-  handlers(s: ApiServices, kit: MountKit): Record<H, RequestHandler>;
-  paths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): FeaturePaths;
+  routes: readonly (ApiRoute<H> | AdminRoute<A>)[];
+  handlers(s: ApiServices, kit: MountKit): Record<H | A, RequestHandler>;
+  operations?(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): Operations<H>;
+  /** TRANSITIONAL (issue 69): the operations keyed by path, until every feature declares `operations`. */
+  paths?(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): FeaturePaths;
   /** The components the feature's answers use (merged into `components.schemas`). */
   schemas?: Record<string, JsonSchema>;
 }
 
-/** Declares a feature (the handler names checked against its routes). */
-export const feature = <H extends string>(f: Feature<H>): Feature<H> => f;
+/** Declares a feature (the handler names checked against its routes and operations). */
+export const feature = <H extends string, A extends string = never>(f: Feature<H, A>): Feature<H, A> => f;
 
-/** The OpenAPI path of an express path: `/labels/:labelId` → `/labels/{labelId}`. */
-export const openApiPath = (route: Pick<RouteSpec, 'path' | 'root'>): string =>
+/** A feature as the app's lists hold it (its names forgotten). */
+export type AnyFeature = Feature<string, string>;
+
+const isAdmin = (route: RouteSpec): route is AdminRoute => route.surface === 'admin';
+
+/** The OpenAPI path of a public route: `/labels/:labelId` → `/api/messenger/v1/labels/{labelId}`. */
+export const openApiPath = (route: Pick<ApiRoute, 'path' | 'root'>): string =>
   `${route.root ? '' : API_BASE}${route.path.replace(/:(\w+)/g, '{$1}')}`;
 
 /** The full express path of a route. */
-export const fullPath = (route: Pick<RouteSpec, 'path' | 'root'>): string =>
-  `${route.root ? '' : API_BASE}${route.path}`;
+export const fullPath = (route: RouteSpec): string =>
+  `${isAdmin(route) ? ADMIN_BASE : route.root ? '' : API_BASE}${route.path}`;
 
 /** A path's `Allow`: its methods in METHODS order, HEAD beside GET unless the GET says otherwise. */
 export function allowedMethods(routes: readonly RouteSpec[]): Map<string, string> {
@@ -104,7 +146,7 @@ export function allowedMethods(routes: readonly RouteSpec[]): Map<string, string
   return allow;
 }
 
-/** The middleware in front of every versioned route, built once by the app. */
+/** The middleware in front of every route, built once by the app. */
 export interface RouteChainParts {
   auth: RequestHandler;
   tokenFromSubprotocol: RequestHandler;
@@ -114,83 +156,99 @@ export interface RouteChainParts {
 }
 
 /**
- * Mounts the features' routes in their order (express tries them in order), then, per known path,
- * a 405 naming the methods it serves (after the token, like a 404, where the path wants one).
- * Every route runs: [its token] → its per-token limit → its body handling → its handler.
+ * Mounts both surfaces of the features in their order (express tries routes in order), then, per
+ * known path, a 405 naming the methods it serves, then each base's 404 — all after the caller's
+ * credentials, so nothing about a path is revealed without them. A public route runs: [its token]
+ * → its per-token limit → its body → its handler; an admin route: [the admin guard] → its body →
+ * its handler. With the admin API off (no ADMIN_PASSWORD, no ADMIN_API_TOKEN), everything under
+ * ADMIN_BASE is a 404 and no admin route is mounted.
  */
 export function mountFeatures(
   app: Express,
-  features: readonly Feature[],
+  features: readonly AnyFeature[],
   s: ApiServices,
   parts: RouteChainParts,
+  kit: MountKit,
 ): void {
-  const kit: MountKit = { sendLimit: parts.sendLimit };
   const idleTimeoutMs = parts.config.http.bodyIdleTimeoutMs;
+  const guard = kit.adminAuth?.require();
   const parsers = new Map<unknown, RequestHandler>();
   const bodyOf = (route: RouteSpec): RequestHandler[] => {
     if (route.body === undefined) return [];
     let parser = parsers.get(route.body);
     if (!parser) {
       const spec = typeof route.body === 'function' ? route.body(parts.config) : route.body;
+      const maxDepth = isAdmin(route) ? ADMIN_MAX_DEPTH : MAX_JSON_DEPTH;
       parser =
         spec === 'none'
           ? noBody()
           : 'raw' in spec
             ? rawBody({ ...spec.raw, idleTimeoutMs })
-            : jsonBody({ ...spec.json, maxDepth: MAX_JSON_DEPTH, idleTimeoutMs });
+            : jsonBody({ maxDepth, ...spec.json, idleTimeoutMs });
       parsers.set(route.body, parser);
     }
     return [parser];
   };
-  const authOf = (route: RouteSpec): RequestHandler[] =>
-    route.auth === 'none'
-      ? []
-      : route.auth === 'subprotocol'
-        ? [parts.tokenFromSubprotocol, parts.auth]
-        : [parts.auth];
+  const authOf = (route: RouteSpec): RequestHandler[] => {
+    if (route.auth === 'none') return [];
+    if (isAdmin(route)) return [guard!];
+    return route.auth === 'subprotocol' ? [parts.tokenFromSubprotocol, parts.auth] : [parts.auth];
+  };
   const limitOf = (route: RouteSpec): RequestHandler[] =>
-    route.limit === 'none'
+    isAdmin(route) || route.limit === 'none'
       ? []
       : route.limit === 'send'
         ? [parts.sendLimit.start]
         : [parts.limits[route.limit]];
   const settle = (route: RouteSpec): ErrorRequestHandler[] =>
-    route.limit === 'send' ? [parts.sendLimit.settleErrors] : [];
+    !isAdmin(route) && route.limit === 'send' ? [parts.sendLimit.settleErrors] : [];
 
-  const all: RouteSpec[] = [];
-  for (const f of features) {
-    const handlers = f.handlers(s, kit);
-    for (const route of f.routes) {
-      const path = fullPath(route);
-      const handler = handlers[route.handler];
-      if (!handler)
-        throw new Error(`${f.name}: no handler ${route.handler} for ${route.method} ${route.path}`);
-      if (route.head === 'refuse') app.head(path, ...authOf(route), methodNotAllowed(allowOf(f, route)));
-      app[route.method](
-        path,
-        ...authOf(route),
-        ...limitOf(route),
-        ...bodyOf(route),
-        handler,
-        ...settle(route),
-      );
-      all.push(route);
+  const rows = features.flatMap((f) => f.routes.map((route) => ({ f, route })));
+  const mounted = guard ? rows : rows.filter(({ route }) => !isAdmin(route));
+  const handlersOf = new Map(features.map((f) => [f, f.handlers(s, kit)]));
+  // Public routes first (the busiest), then the admin API's, which no cache may keep.
+  const ordered = [
+    ...mounted.filter(({ route }) => !isAdmin(route)),
+    ...mounted.filter(({ route }) => isAdmin(route)),
+  ];
+  let adminStarted = false;
+  for (const { f, route } of ordered) {
+    if (isAdmin(route) && !adminStarted) {
+      adminStarted = true;
+      app.use(ADMIN_BASE, noStore);
     }
+    const path = fullPath(route);
+    const handler = handlersOf.get(f)![route.handler];
+    if (!handler) throw new Error(`${f.name}: no handler ${route.handler} for ${route.method} ${route.path}`);
+    if (route.head === 'refuse') app.head(path, ...authOf(route), methodNotAllowed(allowOf(f, route)));
+    app[route.method](path, ...authOf(route), ...limitOf(route), ...bodyOf(route), handler, ...settle(route));
   }
-  const allow = allowedMethods(all);
-  for (const [path, methods] of allow) {
-    // The token alone (a WebSocket's subprotocol token counts only for its upgrade).
+  const all = ordered.map(({ route }) => route);
+  for (const [path, methods] of allowedMethods(all)) {
+    // The credentials alone (a WebSocket's subprotocol token counts only for its upgrade).
     const route = all.find((r) => fullPath(r) === path)!;
-    app.all(path, ...(route.auth === 'none' ? [] : [parts.auth]), methodNotAllowed(methods));
+    const credentials = isAdmin(route) ? [guard!] : route.auth === 'none' ? [] : [parts.auth];
+    app.all(path, ...credentials, methodNotAllowed(methods));
   }
+  // Unknown paths under either base need credentials too: without them, nothing is revealed.
+  app.use(API_BASE, parts.auth, notFoundHandler);
+  app.use(ADMIN_BASE, ...(guard ? [guard] : []), notFoundHandler);
 }
 
+/** Admin answers (sessions, tokens, account details) are never for a cache to keep. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
 /** The `Allow` of a route's path within its feature (a HEAD refused before the routes are mounted). */
-function allowOf(f: Feature, route: RouteSpec): string {
+function allowOf(f: AnyFeature, route: RouteSpec): string {
   return allowedMethods(f.routes.filter((r) => fullPath(r) === fullPath(route))).get(fullPath(route))!;
 }
 
 /** Our bodies nest two levels (`{ attachment: {…} }`, `{ to: […] }`); 8 leaves room and refuses hostile JSON. */
 export const MAX_JSON_DEPTH = 8;
+/** Admin bodies are flat but for a field or two: 4 levels. */
+export const ADMIN_MAX_DEPTH = 4;
 /** Values a body may hold besides its lists (fields of the body and its attachment). */
 export const FIELD_ALLOWANCE = 64;

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Express } from 'express';
-import { PAGE_CSP } from '../admin/dashboard-static.js';
+import { PAGE_CSP } from '../http/dashboard-static.js';
 import { API_BASE } from '../http/route-table.js';
 
 /** Where the document is served (features/ops: no token). */

@@ -1,6 +1,14 @@
 import type { ApiConfig } from '../config.js';
 import { FEATURES } from '../features/mounts.js';
-import { API_BASE, METHODS, openApiPath, type Feature, type Method } from '../http/route-table.js';
+import {
+  API_BASE,
+  METHODS,
+  openApiPath,
+  type AnyFeature,
+  type ApiRoute,
+  type FeaturePaths,
+  type Method,
+} from '../http/route-table.js';
 import { headers, schemas } from './components.js';
 import type { JsonSchema } from './joi-schema.js';
 import { operation } from './operation.js';
@@ -9,32 +17,59 @@ import { OPENAPI_TAGS } from './tags.js';
 export { API_BASE };
 
 /**
- * The paths of the document, from the features: each route's operation, as its feature describes
- * it. A route without an operation, or an operation without a route, is an error here (and so in
- * every test that builds the document): the mounted API and its description cannot drift.
+ * The paths of the document, from the features' public routes: each route's operation, as its
+ * feature describes it under the route's handler name. A public route without an operation, or an
+ * operation without a public route, is an error here (and so in every test that builds the
+ * document): the mounted API and its description cannot drift. Admin routes are not documented.
  */
-export function featurePaths(config: ApiConfig, features: readonly Feature[] = FEATURES) {
+export function featurePaths(config: ApiConfig, features: readonly AnyFeature[] = FEATURES) {
   const op = (spec: Parameters<typeof operation>[0]) => operation(spec, config);
   const paths: Record<string, Partial<Record<Method, JsonSchema>>> = {};
   for (const f of features) {
-    const documented = f.paths(config, op);
+    const routes = f.routes.filter((r): r is ApiRoute => r.surface !== 'admin');
+    if (f.paths) {
+      legacyPaths(f, routes, f.paths(config, op), paths);
+      continue;
+    }
+    const operations: Record<string, JsonSchema> = f.operations?.(config, op) ?? {};
     const described = new Set<string>();
-    for (const route of f.routes) {
-      const relative = openApiPath({ path: route.path, root: true });
-      const operationOf = documented[relative]?.[route.method];
+    for (const route of routes) {
+      const operationOf = operations[route.handler];
       if (!operationOf)
         throw new Error(
           `openapi: ${route.method.toUpperCase()} ${route.path} (${f.name}) is mounted, not documented`,
         );
       (paths[openApiPath(route)] ??= {})[route.method] = operationOf;
-      described.add(`${route.method} ${relative}`);
+      described.add(route.handler);
     }
-    for (const [path, ops] of Object.entries(documented))
-      for (const method of METHODS)
-        if (ops[method] && !described.has(`${method} ${path}`))
-          throw new Error(`openapi: ${method.toUpperCase()} ${path} (${f.name}) is documented, not mounted`);
+    for (const name of Object.keys(operations))
+      if (!described.has(name)) throw new Error(`openapi: ${name} (${f.name}) is documented, not mounted`);
   }
   return paths;
+}
+
+/** TRANSITIONAL (issue 69): a feature whose operations are still keyed by path. */
+function legacyPaths(
+  f: AnyFeature,
+  routes: readonly ApiRoute[],
+  documented: FeaturePaths,
+  paths: Record<string, Partial<Record<Method, JsonSchema>>>,
+): void {
+  const described = new Set<string>();
+  for (const route of routes) {
+    const relative = openApiPath({ path: route.path, root: true });
+    const operationOf = documented[relative]?.[route.method];
+    if (!operationOf)
+      throw new Error(
+        `openapi: ${route.method.toUpperCase()} ${route.path} (${f.name}) is mounted, not documented`,
+      );
+    (paths[openApiPath(route)] ??= {})[route.method] = operationOf;
+    described.add(`${route.method} ${relative}`);
+  }
+  for (const [path, ops] of Object.entries(documented))
+    for (const method of METHODS)
+      if (ops[method] && !described.has(`${method} ${path}`))
+        throw new Error(`openapi: ${method.toUpperCase()} ${path} (${f.name}) is documented, not mounted`);
 }
 
 /**
@@ -43,7 +78,7 @@ export function featurePaths(config: ApiConfig, features: readonly Feature[] = F
  * bodies are the closed schemas of components.ts and the features' own, which the API tests check
  * every answer against; the paths are the mounted routes' (featurePaths).
  */
-export function buildOpenApi(config: ApiConfig, features: readonly Feature[] = FEATURES): JsonSchema {
+export function buildOpenApi(config: ApiConfig, features: readonly AnyFeature[] = FEATURES): JsonSchema {
   return {
     openapi: '3.1.0',
     info: {

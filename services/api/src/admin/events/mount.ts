@@ -12,7 +12,7 @@ import { SseOutput } from '../../http/sse-output.js';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import type { AdminMount } from '../admin-routes.js';
-import { adminOf } from '../session/mount.js';
+import { adminOf } from '../../http/session/admin-auth.js';
 
 /** The dashboard's live views: every device's events (or one device's), as Server-Sent Events. */
 export const events: AdminMount = ({ s, guard }) => [

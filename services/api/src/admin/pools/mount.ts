@@ -5,7 +5,7 @@ import { POOL_LIMITS, PoolStore } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import { poolDevices } from '../../features/pools/pool-devices.js';
-import { ADMIN_ERRORS } from '../admin-errors.js';
+import { ADMIN_ERRORS } from '../../http/admin-errors.js';
 import type { AdminMount } from '../admin-routes.js';
 import { deletePool, poolViews, type PoolsDeps } from './pools.js';
 

@@ -4,7 +4,7 @@ import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contr
 import { ADMIN_TOKENS, PoolStore, TokenStore, parseDuration } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
-import { ADMIN_ERRORS } from '../admin-errors.js';
+import { ADMIN_ERRORS } from '../../http/admin-errors.js';
 import type { AdminMount } from '../admin-routes.js';
 import { createToken, listTokens, revokeToken, tokenView, type TokenStores } from './tokens.js';
 

@@ -3,20 +3,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { Joi } from '@mgw/contracts';
 import { ADMIN_TOKENS, TokenStore } from '@mgw/store';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../api-error.js';
 import type { AdminConfig } from '../../config.js';
-import { parse } from '../../http/validation.js';
+import { parse } from '../validation.js';
 import { ADMIN_ERRORS } from '../admin-errors.js';
-import type { AdminMount } from '../admin-routes.js';
 import { AdminSessions, sameSecret, type AdminSession } from './admin-session.js';
 import { checkAdminToken, signIn, type SignInDeps, type TokenCaller } from './sign-in.js';
-
-/** Sign-in, who is signed in, sign-out: the only admin route without the guard is the sign-in. */
-export const session: AdminMount = ({ auth, guard, body, none }) => [
-  { method: 'post', path: '/session', handlers: [body, auth.signIn()] },
-  { method: 'get', path: '/session', handlers: [guard, auth.whoAmI()] },
-  { method: 'delete', path: '/session', handlers: [guard, none, auth.signOut()] },
-];
 
 /**
  * Who called the admin API: a signed-in dashboard session, or automation — `ADMIN_API_TOKEN`, or an

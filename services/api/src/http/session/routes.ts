@@ -1,0 +1,28 @@
+import { ApiError } from '../api-error.js';
+import { ERRORS } from '@mgw/contracts';
+import { ADMIN_JSON, feature } from '../route-table.js';
+
+/**
+ * The admin API's sign-in, who is signed in, and sign-out (admin-auth.ts). The sign-in is the only
+ * admin route without the guard. Admin routes are not in the OpenAPI document (docs/dashboard.md
+ * describes them), so the feature has no operations.
+ */
+export const session = feature<never, 'signIn' | 'whoAmI' | 'signOut'>({
+  name: 'session',
+  routes: [
+    { surface: 'admin', method: 'post', path: '/session', auth: 'none', body: ADMIN_JSON, handler: 'signIn' },
+    { surface: 'admin', method: 'get', path: '/session', handler: 'whoAmI' },
+    { surface: 'admin', method: 'delete', path: '/session', body: 'none', handler: 'signOut' },
+  ],
+  handlers: (_s, { adminAuth }) => {
+    // Mounted only with the admin API on; a mistake in the wiring is a 404, never an open route.
+    if (!adminAuth) {
+      const off = () => {
+        throw new ApiError(404, ERRORS.notFound);
+      };
+      return { signIn: off, whoAmI: off, signOut: off };
+    }
+    return { signIn: adminAuth.signIn(), whoAmI: adminAuth.whoAmI(), signOut: adminAuth.signOut() };
+  },
+  operations: () => ({}),
+});
