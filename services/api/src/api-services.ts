@@ -6,6 +6,7 @@ import {
   BatchStore,
   BrokerSettingsStore,
   ChatIndex,
+  DeviceCommandClient,
   ContentStore,
   EventLog,
   InboundStore,
@@ -34,6 +35,12 @@ import { TokenCache } from './http/token-cache.js';
 import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
 import { EventStreams } from './features/events/event-streams.js';
+
+/**
+ * What a feature uses of the services: a feature's handlers take `Uses<'redis' | 'sessions'>`, not
+ * the whole bag, so what each capability depends on is read from its signature.
+ */
+export type Uses<K extends keyof ApiServices> = Pick<ApiServices, K>;
 
 /** Everything the express app needs; built by main.ts and by the tests in the same way. */
 export interface ApiServices {
@@ -88,6 +95,11 @@ export interface ApiServices {
   statuses: StatusStore;
   /** The device's chats and their unread messages (GET /chats). */
   chats: ChatIndex;
+  /**
+   * The device commands to a device's holder (features/holder/ask-holder.ts), built once: every
+   * feature that asks the holder is handed this client (each wait takes a connection of its own).
+   */
+  commands: DeviceCommandClient;
   /** Subscribes to what the API must hear at once (token revocations). */
   start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
@@ -129,7 +141,7 @@ export function createApiServices(base: {
       failedRetentionSeconds: retention,
     },
     quota: config.deviceQuota,
-    listChunk: config.acceptChunkRecipients,
+    chunkRecipients: config.acceptChunkRecipients,
     messages,
     batches,
     index,
@@ -207,6 +219,7 @@ export function createApiServices(base: {
     mediaSettings: new MediaSettingsStore(redis),
     statuses: new StatusStore(redis, base.encryption),
     chats: new ChatIndex(redis, opener),
+    commands: new DeviceCommandClient(redis, bullRedis),
     start: async () => {
       await tokenCache.start();
       await eventStreams.start();
