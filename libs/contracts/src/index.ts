@@ -5,6 +5,7 @@ export * from './otp-templates.js';
 export * from './queues.js';
 export * from './jobs.js';
 export * from './keys.js';
+export * from './device-commands.js';
 export * from './schemas.js';
 export * from './attachment.js';
 export * from './send-body.js';

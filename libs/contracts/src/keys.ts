@@ -7,12 +7,6 @@
  * scripts and transactions that touch several of them work, while devices spread over the cluster.
  * Device ids are slugs (`DEVICE_ID_PATTERN`), so they never contain `}` or glob characters.
  */
-import type { AccountCommand, AccountCommandResult } from './account.js';
-import type { MarkReadCommand, MarkReadResult } from './chats.js';
-import type { GroupCommand, GroupCommandResult } from './groups.js';
-import type { LabelCommand, LabelCommandResult } from './labels.js';
-import type { ChannelCommand, ChannelCommandResult } from './channels.js';
-
 const P = 'mgw';
 const device = (deviceId: string) => `${P}:{${deviceId}}`;
 /** A pool's keys share the hash tag `{pool:<poolId>}`: one slot per pool (pool ids are slugs too). */
@@ -34,7 +28,10 @@ export const keys = {
   tokensChannel: () => `${P}:events:tokens`,
   /** Pub/sub channel: tells senders to look for devices to claim now (after a link). */
   devicesChannel: () => `${P}:events:devices`,
-  /** Pub/sub channel: commands to the sender that owns a device (see libs/store/src/devices/device-commands.ts). */
+  /**
+   * Pub/sub channel: commands to the sender that owns a device (`DeviceCommand`, device-commands.ts;
+   * carried by libs/store/src/devices/device-commands.ts).
+   */
   deviceCommands: () => `${P}:events:device-commands`,
   /** Pub/sub channel: commands between connection replicas (e.g. end a pairing you hold). */
   connectionCommands: () => `${P}:events:connection-commands`,
@@ -199,15 +196,15 @@ export const keys = {
    * Bounded by count (`EVENT_LOG_MAX_EVENTS`) and by age (`EVENT_LOG_RETENTION_HOURS`).
    */
   eventLog: (deviceId: string) => `${device(deviceId)}:event-log`,
-  /** Hash: a list's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
+  /** Hash: a batch's counts (`total`, one field per status), `createdAt`, `completedAt`; TTL = retention. */
   batch: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}`,
   /**
-   * Set: ids of the list's queued messages the sender holds right now (`held` on their records),
+   * Set: ids of the batch's queued messages the sender holds right now (`held` on their records),
    * so GET /batches/:batchId counts them; always `keys.batch(...)` + `:held` (the message scripts
    * build it from the batch key). TTL = retention.
    */
   batchHeld: (deviceId: string, batchId: string) => `${device(deviceId)}:batch:${batchId}:held`,
-  /** Sorted set: the device's list ids scored by acceptance time (ms): GET /batches pages it. */
+  /** Sorted set: the device's batch ids scored by acceptance time (ms): GET /batches pages it. */
   batchIndex: (deviceId: string) => `${device(deviceId)}:batch-index`,
   /** Hash: an inbound attachment downloaded for one GET /messages/:id/media (`bytes` sealed, `mimeType`, `fileName`), 60 s. */
   mediaDownload: (deviceId: string, requestId: string) => `${device(deviceId)}:media-dl:${requestId}`,
@@ -365,16 +362,16 @@ export const keys = {
   /** Hash: recipient phone -> the pool device that sends to it (stickiness). */
   poolSticky: (poolId: string) => `${pool(poolId)}:sticky`,
   /**
-   * Hash: a pooled list: `createdAt`, `total`, `devices` (JSON array of the devices that held a
+   * Hash: a pooled batch: `createdAt`, `total`, `devices` (JSON array of the devices that held a
    * share), `sendAt`, and its control fields (`pausedAt`, `cancelledAt`); its per-device counts are
    * the devices' own `keys.batch(deviceId, batchId)`.
    */
   poolBatch: (poolId: string, batchId: string) => `${pool(poolId)}:batch:${batchId}`,
-  /** Sorted set: the pool's lists by acceptance time (ms), for GET /batches. */
+  /** Sorted set: the pool's batches by acceptance time (ms), for GET /batches. */
   poolBatchIndex: (poolId: string) => `${pool(poolId)}:batch-index`,
-  /** Set: the pool's lists that may still have messages to move (not completed, not cancelled). */
+  /** Set: the pool's batches that may still have messages to move (not completed, not cancelled). */
   poolOpenBatches: (poolId: string) => `${pool(poolId)}:batches-open`,
-  /** Set: the ids of a pooled list's messages given to one device and not yet known to be taken by it. */
+  /** Set: the ids of a pooled batch's messages given to one device and not yet known to be taken by it. */
   poolShare: (poolId: string, batchId: string, deviceId: string) =>
     `${pool(poolId)}:batch:${batchId}:share:${deviceId}`,
   /** Hash: messageId -> the device that holds it now (GET /messages/:id through a pool token). */
@@ -386,43 +383,14 @@ export const keys = {
 } as const;
 
 /**
- * A command published on `keys.deviceCommands()` for the owner of `deviceId`: log it out,
- * download the attachment of an inbound message (the bytes go to `keys.mediaDownload`, sealed),
- * or look numbers up.
- */
-export type DeviceCommand =
-  | { type: 'logout'; deviceId: string; requestId: string }
-  | { type: 'download-media'; deviceId: string; requestId: string; messageId: string }
-  /** The device's proxy was set or removed: reconnect through the new one (or directly). */
-  | { type: 'proxy-changed'; deviceId: string; requestId: string }
-  | CheckContactsCommand
-  | GroupCommand
-  | AccountCommand
-  | MarkReadCommand
-  | LabelCommand
-  | ChannelCommand;
-
-/**
- * Look these numbers up at WhatsApp (POST /contacts/check, the numbers not cached): in queries of
- * `batchSize` numbers, `pauseMs` apart; the answers go to the contact cache (`keys.contact`).
- */
-export interface CheckContactsCommand {
-  type: 'check-contacts';
-  deviceId: string;
-  requestId: string;
-  phones: string[];
-  batchSize: number;
-  pauseMs: number;
-}
-
-/**
  * A command published on `keys.connectionCommands()` for the replica that pairs `deviceId` (only
  * the pairing with `pairingId`: a newer one of the same device is left alone):
  * - `cancel-pairing`: end it;
  * - `passkey-assertion`: hand its passkey request the operator's assertion (`sealed`: the
  *   assertion's JSON sealed under `passkeyCommandContext(requestId)`);
  * - `passkey-confirm`: the operator compared `code` with the phone's.
- * A passkey command is answered on `keys.commandReply(requestId)` (a `DeviceCommandReply`).
+ * A passkey command is answered on `keys.commandReply(requestId)` (a `DeviceCommandReply`,
+ * device-commands.ts).
  */
 export type ConnectionCommand =
   | { type: 'cancel-pairing'; deviceId: string; pairingId: string; reason: string }
@@ -431,15 +399,3 @@ export type ConnectionCommand =
 
 /** The sealing context of a passkey command's assertion (bound to its request). */
 export const passkeyCommandContext = (requestId: string) => `passkey-assertion:${requestId}`;
-
-/** The owner's answer, pushed on `keys.commandReply(requestId)`. */
-export interface DeviceCommandReply {
-  ok: boolean;
-  error?: string;
-  /**
-   * The answer of a group command (groups.ts), an account command (account.ts), a mark-read
-   * (chats.ts) or a label or chat-state command (labels.ts).
-   */
-  data?:
-    GroupCommandResult | AccountCommandResult | MarkReadResult | LabelCommandResult | ChannelCommandResult;
-}

@@ -1,24 +1,7 @@
-import {
-  ContactIdentities,
-  DeviceCommandResponder,
-  confirmLinked,
-  markUnlinked,
-  type SenderRoster,
-} from '@mgw/store';
-import {
-  isAccountCommand,
-  keys,
-  type DeviceCommand,
-  type DeviceCommandReply,
-  type ChannelCommand,
-  type GroupCommand,
-  type LabelCommand,
-} from '@mgw/contracts';
-import { createPhotoFetcher, runAccountCommand, type PhotoFetcher } from '../commands/account-commands.js';
-import { runGroupCommand } from '../commands/group-commands.js';
-import { runLabelCommand } from '../commands/label-commands.js';
-import { runChannelCommand } from '../commands/channel-commands.js';
-import { runReadCommand } from '../commands/read-command.js';
+import { DeviceCommandResponder, confirmLinked, markUnlinked, type SenderRoster } from '@mgw/store';
+import { keys, type DeviceCommand, type DeviceCommandReply } from '@mgw/contracts';
+import { createPhotoFetcher, type PhotoFetcher } from '../commands/account-commands.js';
+import { runDeviceCommand } from '../commands/command-table.js';
 import { Subscription, serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   hasLinkedCredentials,
@@ -30,7 +13,6 @@ import {
 import { DeviceRuntime, type RuntimeEnd } from '../device/device-runtime.js';
 import type { RuntimeDeps } from '../device/device-setup.js';
 import { fairShare, planHandovers } from './fair-share.js';
-import { serveMediaDownload, type MediaDownloadDeps } from '../commands/media-download.js';
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
 const COOLDOWN_MS = 30_000;
@@ -69,8 +51,6 @@ export class DeviceFleet {
   private rebalancing: Promise<void> | undefined;
   /** Senders whose liveness expired (from the renewer thread): their devices are taken over. */
   private deadOwners: string[] = [];
-  /** Downloads of inbound attachments asked for by the API (device command `download-media`). */
-  private readonly media: Pick<MediaDownloadDeps, 'sealer' | 'fetchBytes'>;
   /** Fresh links (`keys.devicesChannel()`) and device commands, both on `subscriber`. */
   private links?: Subscription;
   private readonly commands: DeviceCommandResponder;
@@ -86,8 +66,6 @@ export class DeviceFleet {
     private readonly logger: Logger,
   ) {
     this.commands = new DeviceCommandResponder(subscriber, deps.redis, logger, deps.metrics.redisSubscribed);
-    // The devices' own media fetcher (in sandbox mode it may reach the simulator's media host).
-    this.media = { sealer: deps.encryption, fetchBytes: deps.fetchers.fetchMedia };
     this.fetchPhoto = createPhotoFetcher({
       outbound: deps.config.outbound,
       timeoutMs: deps.config.mediaFetchTimeoutMs,
@@ -396,9 +374,9 @@ export class DeviceFleet {
   }
 
   /**
-   * Commands for the owner of a device: the connection service asks it to log the device out (only
-   * the owner has the socket); the API asks it to download an inbound attachment, or to look
-   * numbers up (the number check).
+   * Commands for the owner of a device (the connection service asks it to log the device out, the
+   * API to download an inbound attachment, look numbers up, …): answered by the one sender that
+   * holds the device, through the command table (commands/command-table.ts).
    */
   private async onCommand(
     cmd: DeviceCommand,
@@ -406,89 +384,13 @@ export class DeviceFleet {
   ): Promise<void> {
     const rt = this.owned.get(cmd.deviceId);
     if (!rt) return;
-    if (cmd.type === 'check-contacts') {
-      await reply(await rt.contactChecks.run(cmd));
-      return;
-    }
-    if (cmd.type.startsWith('group')) {
-      await reply(await runGroupCommand(rt.conn, cmd as GroupCommand, this.logger, this.deps.metrics));
-      return;
-    }
-    if (isAccountCommand(cmd)) {
-      const { redis, encryption, stores, metrics } = this.deps;
-      await reply(
-        await runAccountCommand(rt, cmd, {
-          redis,
-          sealer: encryption,
-          fetchPhoto: this.fetchPhoto,
-          blocklist: rt.blocklist,
-          identities: new ContactIdentities(redis),
-          sessions: stores.sessions,
-          metrics,
-          logger: this.logger,
-        }),
-      );
-      return;
-    }
-    if (cmd.type === 'mark-read') {
-      await reply(await runReadCommand(rt.conn, cmd, this.logger));
-      return;
-    }
-    if (cmd.type.startsWith('channel-')) {
-      const { redis, encryption } = this.deps;
-      await reply(
-        await runChannelCommand(rt.conn, cmd as ChannelCommand, {
-          redis,
-          sealer: encryption,
-          logger: this.logger,
-        }),
-      );
-      return;
-    }
-    if (cmd.type.startsWith('app-state-')) {
-      await reply(
-        await runLabelCommand(rt.conn, cmd as LabelCommand, {
-          settled: rt.appState.settled,
-          logger: this.logger,
-        }),
-      );
-      return;
-    }
-    if (cmd.type === 'proxy-changed') {
-      await rt.conn.reconnectNow();
-      await reply({ ok: true });
-      return;
-    }
-    if (cmd.type === 'download-media') {
-      await reply(
-        await serveMediaDownload(
-          {
-            ...this.media,
-            // Through the device's proxy, like every connection made for the device.
-            fetchBytes: (url) => this.media.fetchBytes(url, rt.conn.proxyAgent),
-            redis: this.deps.redis,
-            inbound: this.deps.stores.inbound,
-            logger: this.logger,
-          },
-          cmd.deviceId,
-          cmd.messageId,
-          cmd.requestId,
-        ),
-      );
-      return;
-    }
-    let answer: DeviceCommandReply;
-    try {
-      await rt.logout();
-      answer = { ok: true };
-    } catch (err) {
-      this.logger.error('logout failed', { deviceId: cmd.deviceId, err: serializeError(err) });
-      answer = { ok: false, error: (err as Error).message };
-    }
-    await reply(answer);
-    if (answer.ok) {
-      await rt.drainRetired();
-      await this.giveUp(rt, false);
-    }
+    await runDeviceCommand(cmd, {
+      device: rt,
+      reply,
+      giveUp: () => this.giveUp(rt, false),
+      deps: this.deps,
+      logger: this.logger,
+      fetchPhoto: this.fetchPhoto,
+    });
   }
 }
