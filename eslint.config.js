@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import { fileURLToPath } from 'node:url';
+import { featureImports } from './scripts/eslint/feature-imports.js';
 import { noCrossPackageRelative } from './scripts/eslint/no-cross-package-relative.js';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '');
@@ -9,8 +10,9 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '');
 /**
  * Package boundaries, kept by the linter (docs/development.md shows the same map):
  * which workspace packages each package's sources may import. Tests and benchmarks of a package
- * may also import the test kit and the simulator. Anything else under @mgw/ is refused, and so is
- * a relative import into another package.
+ * may also import the test kit and the simulator: those under its `test/` and `bench/`, and the
+ * tests beside its code (a `<name>.test.ts` under `src/`, an `e2e/` folder there). Anything else
+ * under @mgw/ is refused, and so is a relative import into another package.
  */
 export const MAY_IMPORT = {
   'libs/common': [],
@@ -65,7 +67,12 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
     ),
   },
   {
-    files: [`${dir}/test/**/*.ts`, `${dir}/bench/**/*.ts`],
+    files: [
+      `${dir}/test/**/*.ts`,
+      `${dir}/bench/**/*.ts`,
+      `${dir}/src/**/*.test.ts`,
+      `${dir}/src/**/e2e/**/*.ts`,
+    ],
     rules: restrictions(
       dir,
       [...allowed, ...TEST_KIT, dir.split('/')[1]],
@@ -75,31 +82,23 @@ const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
 ]);
 
 /**
- * The API's use cases (every feature's operations, the acceptor they enqueue through, the admin
- * API's reads and changes) return outcomes — accepted, refused and why — and know nothing of HTTP:
- * their routes map those to statuses and the contract's errors. Under `features/<cap>/` the HTTP
- * side is `mount.ts` (its routes and handlers) and `openapi.ts`. The admin API has the same shape
- * (`admin/<cap>/`): its HTTP side is each capability's `mount.ts` (its rows of the route table and
- * their handlers; the sign-in's cookies and guard are `session/mount.ts`), the mount of them all
- * (`admin-api.ts`), the table's row type and path helper (`admin-routes.ts`) and the dashboard's
- * static files (`dashboard-static.ts`).
+ * The API's use cases (every feature's operations, public or admin, and the acceptor they enqueue
+ * through) return outcomes — accepted, refused and why — and know nothing of HTTP: their routes
+ * map those to statuses and the contract's errors. Under `features/<cap>/` the HTTP side is
+ * `mount.ts` (its route rows and handlers), `admin.ts` (its admin rows and handlers, the
+ * dashboard's) and `openapi.ts`; the sign-in's cookies and guard are `http/session/`.
  */
 export const USE_CASES = {
-  files: [
-    'services/api/src/enqueue/**/*.ts',
-    'services/api/src/admin/**/*.ts',
-    'services/api/src/features/**/*.ts',
-  ],
+  files: ['services/api/src/enqueue/**/*.ts', 'services/api/src/features/**/*.ts'],
   ignores: [
     // A feature's HTTP side: its routes and handlers, and what the OpenAPI document says of them.
     'services/api/src/features/*/mount.ts',
+    'services/api/src/features/*/admin.ts',
     'services/api/src/features/*/openapi.ts',
     'services/api/src/features/mounts.ts',
-    // The admin API's HTTP side: each capability's rows and handlers, and the mount of them all.
-    'services/api/src/admin/*/mount.ts',
-    'services/api/src/admin/admin-api.ts',
-    'services/api/src/admin/admin-routes.ts',
-    'services/api/src/admin/dashboard-static.ts',
+    // The tests beside the code (a use case's, a capability's end-to-end ones).
+    'services/api/src/**/*.test.ts',
+    'services/api/src/**/e2e/**',
   ],
 };
 const HTTP_FREE =
@@ -148,7 +147,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/test/**', '**/bench/**', 'scripts/**', '**/cli.ts', '**/cli/**'],
+    files: ['**/test/**', '**/*.test.ts', '**/e2e/**', '**/bench/**', 'scripts/**', '**/cli.ts', '**/cli/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
   },
   // The passkey browser extension (integrations/passkey-extension, no build step): plain JavaScript
@@ -186,6 +185,16 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { mgw: { rules: { 'no-cross-package-relative': noCrossPackageRelative(ROOT) } } },
     rules: { 'mgw/no-cross-package-relative': 'error' },
+  },
+  // A feature imports another feature only through that feature's index.ts (its public surface).
+  {
+    files: ['services/api/src/features/**/*.ts'],
+    // A test may reach into another feature to set up its fixtures.
+    ignores: ['**/*.test.ts', '**/e2e/**'],
+    plugins: {
+      features: { rules: { 'imports-through-index': featureImports(`${ROOT}/services/api/src/features`) } },
+    },
+    rules: { 'features/imports-through-index': 'error' },
   },
   ...boundaries,
   { ...USE_CASES, rules: useCaseRestrictions() },

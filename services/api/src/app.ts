@@ -1,7 +1,6 @@
 import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
 import { errorMiddleware, notFoundHandler } from './http/api-error.js';
-import { legacyAdminFeature } from './admin/admin-api.js';
 import { mountDashboard } from './http/dashboard-static.js';
 import { AdminAuth } from './http/session/admin-auth.js';
 import type { ApiServices } from './api-services.js';
@@ -68,7 +67,7 @@ export function createApp(s: ApiServices): Express {
       : undefined;
   mountFeatures(
     app,
-    [...FEATURES, legacyAdminFeature(s, adminAuth)],
+    FEATURES,
     s,
     { auth, tokenFromSubprotocol, limits: createRateLimiters(s), sendLimit, config: s.config },
     { sendLimit, adminAuth },

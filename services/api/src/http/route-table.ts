@@ -86,9 +86,6 @@ export interface MountKit {
   adminAuth?: AdminAuth;
 }
 
-/** TRANSITIONAL: a path (OpenAPI form, under API_BASE unless root) → method → operation. */
-export type FeaturePaths = Record<string, Partial<Record<Method, JsonSchema>>>;
-
 /** The OpenAPI operation of each public route, by its handler's name (the row's own key). */
 export type Operations<H extends string> = Record<H, JsonSchema>;
 
@@ -102,9 +99,7 @@ export interface Feature<H extends string = string, A extends string = never> {
   name: string;
   routes: readonly (ApiRoute<H> | AdminRoute<A>)[];
   handlers(s: ApiServices, kit: MountKit): Record<H | A, RequestHandler>;
-  operations?(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): Operations<H>;
-  /** TRANSITIONAL (issue 69): the operations keyed by path, until every feature declares `operations`. */
-  paths?(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): FeaturePaths;
+  operations(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): Operations<H>;
   /** The components the feature's answers use (merged into `components.schemas`). */
   schemas?: Record<string, JsonSchema>;
 }
@@ -172,10 +167,12 @@ export function mountFeatures(
 ): void {
   const idleTimeoutMs = parts.config.http.bodyIdleTimeoutMs;
   const guard = kit.adminAuth?.require();
-  const parsers = new Map<unknown, RequestHandler>();
+  // One parser per body spec and surface (the surface gives its depth unless the spec says).
+  const parsers = { api: new Map<unknown, RequestHandler>(), admin: new Map<unknown, RequestHandler>() };
   const bodyOf = (route: RouteSpec): RequestHandler[] => {
     if (route.body === undefined) return [];
-    let parser = parsers.get(route.body);
+    const cache = parsers[isAdmin(route) ? 'admin' : 'api'];
+    let parser = cache.get(route.body);
     if (!parser) {
       const spec = typeof route.body === 'function' ? route.body(parts.config) : route.body;
       const maxDepth = isAdmin(route) ? ADMIN_MAX_DEPTH : MAX_JSON_DEPTH;
@@ -185,7 +182,7 @@ export function mountFeatures(
           : 'raw' in spec
             ? rawBody({ ...spec.raw, idleTimeoutMs })
             : jsonBody({ maxDepth, ...spec.json, idleTimeoutMs });
-      parsers.set(route.body, parser);
+      cache.set(route.body, parser);
     }
     return [parser];
   };

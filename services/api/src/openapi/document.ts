@@ -1,14 +1,6 @@
 import type { ApiConfig } from '../config.js';
 import { FEATURES } from '../features/mounts.js';
-import {
-  API_BASE,
-  METHODS,
-  openApiPath,
-  type AnyFeature,
-  type ApiRoute,
-  type FeaturePaths,
-  type Method,
-} from '../http/route-table.js';
+import { API_BASE, openApiPath, type AnyFeature, type ApiRoute, type Method } from '../http/route-table.js';
 import { headers, schemas } from './components.js';
 import type { JsonSchema } from './joi-schema.js';
 import { operation } from './operation.js';
@@ -27,11 +19,7 @@ export function featurePaths(config: ApiConfig, features: readonly AnyFeature[] 
   const paths: Record<string, Partial<Record<Method, JsonSchema>>> = {};
   for (const f of features) {
     const routes = f.routes.filter((r): r is ApiRoute => r.surface !== 'admin');
-    if (f.paths) {
-      legacyPaths(f, routes, f.paths(config, op), paths);
-      continue;
-    }
-    const operations: Record<string, JsonSchema> = f.operations?.(config, op) ?? {};
+    const operations: Record<string, JsonSchema> = f.operations(config, op);
     const described = new Set<string>();
     for (const route of routes) {
       const operationOf = operations[route.handler];
@@ -46,30 +34,6 @@ export function featurePaths(config: ApiConfig, features: readonly AnyFeature[] 
       if (!described.has(name)) throw new Error(`openapi: ${name} (${f.name}) is documented, not mounted`);
   }
   return paths;
-}
-
-/** TRANSITIONAL (issue 69): a feature whose operations are still keyed by path. */
-function legacyPaths(
-  f: AnyFeature,
-  routes: readonly ApiRoute[],
-  documented: FeaturePaths,
-  paths: Record<string, Partial<Record<Method, JsonSchema>>>,
-): void {
-  const described = new Set<string>();
-  for (const route of routes) {
-    const relative = openApiPath({ path: route.path, root: true });
-    const operationOf = documented[relative]?.[route.method];
-    if (!operationOf)
-      throw new Error(
-        `openapi: ${route.method.toUpperCase()} ${route.path} (${f.name}) is mounted, not documented`,
-      );
-    (paths[openApiPath(route)] ??= {})[route.method] = operationOf;
-    described.add(`${route.method} ${relative}`);
-  }
-  for (const [path, ops] of Object.entries(documented))
-    for (const method of METHODS)
-      if (ops[method] && !described.has(`${method} ${path}`))
-        throw new Error(`openapi: ${method.toUpperCase()} ${path} (${f.name}) is documented, not mounted`);
 }
 
 /**

@@ -23,7 +23,7 @@ export const timestamp = (description: string): JsonSchema => ({
 /** A count: an integer of 0 or more, described. */
 export const int = (description: string): JsonSchema => ({ type: 'integer', minimum: 0, description });
 
-/** A message id the gateway gave (a status, a post, a list of one), described. */
+/** A message id the gateway gave (a status, a post, a batch of one), described. */
 export const messageIdString = (description: string): JsonSchema => ({
   type: 'string',
   pattern: MESSAGE_ID_PATTERN.source,

@@ -1,5 +1,5 @@
 import type { AccountCommand, AccountCommandResult, AccountProfile } from '@mgw/contracts';
-import type { SessionStore } from '@mgw/store';
+import type { Blocklist, SessionStore } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import {
   askHolder,
@@ -8,7 +8,7 @@ import {
   type HolderOutcome,
   type Unaddressed,
   type HolderFailure,
-} from '../holder/ask-holder.js';
+} from '../holder/index.js';
 import type { ContactLookups } from './contact-lookups.js';
 
 /**
@@ -16,12 +16,25 @@ import type { ContactLookups } from './contact-lookups.js';
  * the device (a device command, one round trip to it and on to WhatsApp); the blocklist is read
  * from Redis (kept there by that sender), as GET /status reads the session.
  */
-export type AccountDeps = Pick<ApiServices, 'blocklist' | 'redis' | 'encryption'> &
+export type AccountDeps = Pick<ApiServices, 'encryption'> &
   ContactLookups & {
     /** The device's holder, asked with the session check. */
     holder: DeviceHolder;
     sessions: Pick<SessionStore, 'get'>;
+    blocklist: Pick<Blocklist, 'list'>;
+    redis: AccountRedis;
   };
+
+/**
+ * What the account's use cases do with Redis themselves: the presence fields of the session record
+ * (read-presence.ts, set-presence.ts) and a photo's handoff (set-photo.ts).
+ */
+export interface AccountRedis {
+  hmget(key: string, ...fields: string[]): Promise<(string | null)[]>;
+  hset(key: string, values: Record<string, string>): Promise<number>;
+  set(key: string, value: Buffer, expiry: 'EX', seconds: number): Promise<unknown>;
+  del(key: string): Promise<number>;
+}
 
 export type AccountAsk = Unaddressed<AccountCommand>;
 

@@ -1,11 +1,11 @@
 import type { ContactProfile } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askAccount, type AccountDeps } from './account-deps.js';
-import { reachContact, type LookupsCapped } from './contact-lookups.js';
+import { reachContact, type ContactLookups, type LookupsCapped } from './contact-lookups.js';
 
 /** GET /contacts/:number/profile: a contact's profile (about, picture, business details). */
 export async function getContactProfile(
-  deps: AccountDeps,
+  deps: Pick<AccountDeps, 'holder'> & ContactLookups,
   deviceId: string,
   address: string,
 ): Promise<HolderOutcome<{ profile: ContactProfile }> | LookupsCapped> {

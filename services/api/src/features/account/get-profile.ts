@@ -1,4 +1,4 @@
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askProfile, type AccountDeps, type ProfileData } from './account-deps.js';
 
 /** GET /profile: the account's profile as WhatsApp has it now. */

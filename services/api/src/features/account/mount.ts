@@ -4,38 +4,36 @@ import {
   ACCOUNT_ERRORS,
   ERRORS,
   Joi,
-  PROFILE_LIMITS,
   blockBodySchema,
   contactAddressSchema,
   presenceBodySchema,
   profileBodySchema,
   profilePhotoBodySchema,
 } from '@mgw/contracts';
-import { ContactCache, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import { ContactCache, ContactLookupCap } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';
-import { noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, noQuery } from '../../http/route-helpers.js';
 import { feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import type { AccountDeps, HolderFailure, NotLinked } from './account-deps.js';
+import { accountAdminHandlers, accountAdminRoutes, type AccountAdminName } from './admin.js';
 import { blockContact } from './block-contact.js';
 import type { LookupsCapped } from './contact-lookups.js';
 import { getContactProfile } from './get-contact-profile.js';
 import { getProfile } from './get-profile.js';
 import { listBlocklist } from './list-blocklist.js';
-import { accountPaths, accountSchemas } from './openapi.js';
+import { accountOperations, accountSchemas } from './openapi.js';
 import { removePhoto } from './remove-photo.js';
-import { setPhoto, type PhotoRefusal } from './set-photo.js';
+import { PHOTO_BODY_LIMIT_BYTES, setPhoto, type PhotoRefusal } from './set-photo.js';
 import { setPresence } from './set-presence.js';
 import { subscribePresence } from './subscribe-presence.js';
 import { updateProfile } from './update-profile.js';
 
 /** The account routes' small bodies: a name and an about, a phone, a presence. */
 export const ACCOUNT_BODY_LIMIT_BYTES = 4 * 1024;
-/** A profile photo as base64 (PROFILE_LIMITS.photoBytes decoded) and the JSON around it. */
-export const PHOTO_BODY_LIMIT_BYTES = Math.ceil(PROFILE_LIMITS.photoBytes / 3) * 4 + 4 * 1024;
 const body: BodySpec = {
   json: { limitBytes: ACCOUNT_BODY_LIMIT_BYTES, tooLargeError: ACCOUNT_ERRORS.bodyTooLarge, maxValues: 16 },
 };
@@ -47,12 +45,25 @@ const photoBody: BodySpec = {
   },
 };
 
+/** The public routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type AccountName =
+  | 'getProfile'
+  | 'patchProfile'
+  | 'putPhoto'
+  | 'deletePhoto'
+  | 'putPresence'
+  | 'contactProfile'
+  | 'subscribePresence'
+  | 'getBlocklist'
+  | 'block'
+  | 'unblock';
+
 /**
  * The account itself (docs/account.md): its profile and photo, its presence, contacts' profiles
  * and presence, the blocklist — with their own per-token limit (RATE_LIMIT_ACCOUNT). Pool tokens
- * get 403 (auth.ts: these act on one device).
+ * get 403 (auth.ts: these act on one device). The admin API serves them for any device (admin.ts).
  */
-export const account = feature({
+export const account = feature<AccountName, AccountAdminName>({
   name: 'account',
   routes: [
     { method: 'get', path: '/profile', limit: 'account', handler: 'getProfile' },
@@ -71,9 +82,14 @@ export const account = feature({
     { method: 'get', path: '/blocklist', limit: 'account', handler: 'getBlocklist' },
     { method: 'post', path: '/blocklist', limit: 'account', body, handler: 'block' },
     { method: 'delete', path: '/blocklist/:number', limit: 'account', body: 'none', handler: 'unblock' },
+    ...accountAdminRoutes,
   ],
-  handlers: (s) => accountRoutes(s),
-  paths: accountPaths,
+  handlers: (s) => ({
+    ...accountRoutes(s),
+    // The admin API's: the same handlers for the device its path names, and the presence read.
+    ...accountAdminHandlers(s, accountRoutes(s, deviceIdOf)),
+  }),
+  operations: accountOperations,
   schemas: accountSchemas,
 });
 
@@ -126,16 +142,16 @@ function accountAnswer<T>(
 const numberParams = Joi.object({ number: contactAddressSchema });
 
 /**
- * The account routes' handlers; the admin API mounts them too (admin/account/mount.ts), with the
- * device named by the path.
+ * The account routes' handlers; the admin API serves them too (admin.ts), with the device named by
+ * the path.
  */
-export function accountRoutes(
-  s: ApiServices,
+function accountRoutes(
+  s: Uses<'commands' | 'sessions' | 'blocklist' | 'redis' | 'config' | 'metrics' | 'encryption'>,
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
-) {
+): Record<AccountName, RequestHandler> {
   const deps: AccountDeps = {
-    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    holder: { commands: s.commands, sessions: s.sessions },
     sessions: s.sessions,
     blocklist: s.blocklist,
     cache: new ContactCache(s.redis),

@@ -1,4 +1,4 @@
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askProfile, type AccountDeps, type ProfileData } from './account-deps.js';
 
 /** DELETE /profile/photo: the account's photo removed; the answer is the profile now. */

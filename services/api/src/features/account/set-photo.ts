@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { PROFILE_LIMITS, keys, photoTypeOf, type ProfilePhotoBody } from '@mgw/contracts';
 import { storageContext } from '@mgw/store';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askProfile, type AccountDeps, type ProfileData } from './account-deps.js';
+
+/**
+ * The largest request a photo comes in: its base64 (PROFILE_LIMITS.photoBytes decoded) and the JSON
+ * around it; both surfaces' PUT …/profile/photo bodies are bounded by it.
+ */
+export const PHOTO_BODY_LIMIT_BYTES = Math.ceil(PROFILE_LIMITS.photoBytes / 3) * 4 + 4 * 1024;
 
 /** How long a photo waits in Redis for the holder to take it. */
 export const PHOTO_HANDOFF_SECONDS = 60;

@@ -1,5 +1,5 @@
 import { keys, type AccountCommandResult, type AccountPresence } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askAccount, type AccountDeps } from './account-deps.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { AccountCommandResult } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askAccount, type AccountDeps } from './account-deps.js';
-import { reachContact, type LookupsCapped } from './contact-lookups.js';
+import { reachContact, type ContactLookups, type LookupsCapped } from './contact-lookups.js';
 
 /**
  * POST /contacts/:number/presence: the device subscribes to a contact's presence (what it does
  * then arrives as presence.update events).
  */
 export async function subscribePresence(
-  deps: AccountDeps,
+  deps: Pick<AccountDeps, 'holder'> & ContactLookups,
   deviceId: string,
   address: string,
 ): Promise<HolderOutcome<AccountCommandResult> | LookupsCapped> {

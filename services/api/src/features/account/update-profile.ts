@@ -1,5 +1,5 @@
 import type { ProfileBody } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askProfile, type AccountDeps, type ProfileData } from './account-deps.js';
 
 /** PATCH /profile: the account's name and/or about changed; the answer is the profile now. */

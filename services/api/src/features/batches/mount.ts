@@ -1,37 +1,77 @@
-import { feature } from '../../http/route-table.js';
-import { batchPaths } from './openapi.js';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ERRORS, batchesQuerySchema, emptyQuerySchema, type BatchRecord } from '@mgw/contracts';
 import type { BatchAction } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
-import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
+import { deviceIdOf } from '../../http/route-helpers.js';
+import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { controlList, type ListControlOutcome } from './control-batch.js';
-import { controlPoolList, type PoolListControlOutcome } from '../pools/pool-control.js';
+import { controlPoolBatch, type PoolBatchControlOutcome } from '../pools/index.js';
+import { batchAdminHandlers, batchAdminRoutes, type BatchAdminName } from './admin.js';
+import { controlDeviceBatch, type DeviceBatchControlOutcome } from './control-batch.js';
+import { batchOperations, batchSchemas } from './openapi.js';
 
-/** A device's lists: their progress, and pausing, resuming or cancelling one (docs/api.md). */
-export const batches = feature({
+/** The public control routes' handlers (the admin API serves them too: admin.ts). */
+export type BatchControlName = 'pauseBatch' | 'resumeBatch' | 'cancelBatch';
+/** The public routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type BatchName = 'listBatches' | 'getBatch' | BatchControlName;
+
+/**
+ * A device's batches: their progress, and pausing, resuming or cancelling one (docs/api.md). A
+ * pool token reads and controls the batches it sent through its pool. The admin API's Campaigns
+ * page reads any device's batches and controls them as the public API does (admin.ts).
+ */
+export const batches = feature<BatchName, BatchAdminName>({
   name: 'batches',
   routes: [
-    { method: 'get', path: '/batches', limit: 'messages', handler: 'list' },
-    { method: 'get', path: '/batches/:batchId', limit: 'messages', handler: 'get' },
-    { method: 'post', path: '/batches/:batchId/pause', limit: 'messages', body: 'none', handler: 'pause' },
-    { method: 'post', path: '/batches/:batchId/resume', limit: 'messages', body: 'none', handler: 'resume' },
-    { method: 'post', path: '/batches/:batchId/cancel', limit: 'messages', body: 'none', handler: 'cancel' },
+    { method: 'get', path: '/batches', limit: 'messages', handler: 'listBatches' },
+    { method: 'get', path: '/batches/:batchId', limit: 'messages', handler: 'getBatch' },
+    {
+      method: 'post',
+      path: '/batches/:batchId/pause',
+      limit: 'messages',
+      body: 'none',
+      handler: 'pauseBatch',
+    },
+    {
+      method: 'post',
+      path: '/batches/:batchId/resume',
+      limit: 'messages',
+      body: 'none',
+      handler: 'resumeBatch',
+    },
+    {
+      method: 'post',
+      path: '/batches/:batchId/cancel',
+      limit: 'messages',
+      body: 'none',
+      handler: 'cancelBatch',
+    },
+    ...batchAdminRoutes,
   ],
   handlers: (s) => ({
-    list: listBatchesRoute(s),
-    get: batchRoute(s),
-    pause: controlBatchRoute(s, 'pause'),
-    resume: controlBatchRoute(s, 'resume'),
-    cancel: controlBatchRoute(s, 'cancel'),
+    listBatches: listBatchesRoute(s),
+    getBatch: batchRoute(s),
+    ...controlRoutes(s, tokenOwner),
+    // The admin API's: its reads, and the same control handlers for the device its path names.
+    ...batchAdminHandlers(s, controlRoutes(s, pathDevice)),
   }),
-  paths: batchPaths,
+  operations: batchOperations,
+  schemas: batchSchemas,
 });
 
-/** A list control's outcome as its answer's data: the list, or its refusal thrown (404, 409). */
-export function listControlAnswer(outcome: ListControlOutcome | PoolListControlOutcome): BatchRecord {
+type BatchServices = Uses<'redis' | 'messages' | 'batches' | 'acceptor' | 'poolBatches'>;
+
+/** Whose batches a request acts on: a device's, or a pool's (a pool token's). */
+type OwnerOf = (req: Request, res: Response) => { deviceId: string; poolId?: string };
+/** The public API's: the token's device, or its pool. */
+const tokenOwner: OwnerOf = (_req, res) => authOf(res);
+/** The admin API's: the device the path names. */
+const pathDevice: OwnerOf = (req) => ({ deviceId: deviceIdOf(req) });
+
+/** A batch control's outcome as its answer's data: the batch, or its refusal thrown (404, 409). */
+function batchControlAnswer(outcome: DeviceBatchControlOutcome | PoolBatchControlOutcome): BatchRecord {
   if (outcome.kind === 'done') return outcome.batch;
   if (outcome.reason === 'completed') throw new ApiError(409, ERRORS.batchCompleted);
   if (outcome.reason === 'cancelled') throw new ApiError(409, ERRORS.batchCancelled);
@@ -39,10 +79,10 @@ export function listControlAnswer(outcome: ListControlOutcome | PoolListControlO
 }
 
 /**
- * GET /batches/:batchId: a list's state and counts by status (they sum to `total`; `held` counts
+ * GET /batches/:batchId: a batch's state and counts by status (they sum to `total`; `held` counts
  * the queued ones held now); another device's is 404.
  */
-export function batchRoute(s: ApiServices): RequestHandler {
+function batchRoute(s: Uses<'batches' | 'poolBatches'>): RequestHandler {
   return async (req, res) => {
     const { deviceId, poolId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -58,8 +98,8 @@ export function batchRoute(s: ApiServices): RequestHandler {
   };
 }
 
-/** GET /batches: the device's lists, newest first, a page at a time (`nextCursor`). */
-export function listBatchesRoute(s: ApiServices): RequestHandler {
+/** GET /batches: the device's batches, newest first, a page at a time (`nextCursor`). */
+function listBatchesRoute(s: Uses<'batches' | 'poolBatches'>): RequestHandler {
   return async (req, res) => {
     const { deviceId, poolId } = authOf(res);
     const q = parse(batchesQuerySchema, req.query);
@@ -70,16 +110,29 @@ export function listBatchesRoute(s: ApiServices): RequestHandler {
   };
 }
 
-/** POST /batches/:batchId/pause | resume | cancel (see control/control-batch.ts). */
-export function controlBatchRoute(s: ApiServices, action: BatchAction): RequestHandler {
+/** POST /batches/:batchId/pause | resume | cancel, for the batches `ownerOf` names. */
+function controlRoutes(s: BatchServices, ownerOf: OwnerOf): Record<BatchControlName, RequestHandler> {
+  return {
+    pauseBatch: controlBatchRoute(s, 'pause', ownerOf),
+    resumeBatch: controlBatchRoute(s, 'resume', ownerOf),
+    cancelBatch: controlBatchRoute(s, 'cancel', ownerOf),
+  };
+}
+
+/**
+ * One batch control (control-batch.ts; a pool's: features/pools), answered with the batch after
+ * the change. The query is checked first: on the admin API a bad query is answered before a bad
+ * device id in the path, as it was before the two shared this handler.
+ */
+function controlBatchRoute(s: BatchServices, action: BatchAction, ownerOf: OwnerOf): RequestHandler {
   return async (req, res) => {
-    const { deviceId, poolId } = authOf(res);
     parse(emptyQuerySchema, req.query);
+    const { deviceId, poolId } = ownerOf(req, res);
     const id = String(req.params.batchId ?? '');
-    const data = listControlAnswer(
+    const data = batchControlAnswer(
       poolId
-        ? await controlPoolList(s, poolId, id, action, req.log)
-        : await controlList(s, deviceId, id, action, req.log),
+        ? await controlPoolBatch(s, poolId, id, action, req.log)
+        : await controlDeviceBatch(s, deviceId, id, action, req.log),
     );
     res.status(200).json({ success: true, data });
   };

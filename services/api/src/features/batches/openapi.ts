@@ -1,10 +1,85 @@
-/** A device's lists (batches) and their control in the OpenAPI document. */
-import { ERRORS, batchesQuerySchema, emptyQuerySchema } from '@mgw/contracts';
+/** A device's batches and their control in the OpenAPI document. */
+import { BATCH_STATES, ERRORS, MESSAGE_STATUSES, batchesQuerySchema, emptyQuerySchema } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
+import type { Operations } from '../../http/route-table.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import { withPathParam, type OperationSpec } from '../../openapi/operation.js';
+import { closed, ref, result, str, timestamp } from '../../openapi/schema-helpers.js';
+import type { BatchName } from './mount.js';
 
-export function batchPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** A batch as GET /batches/{batchId} answers it (a device's, or a pool's with its devices' parts). */
+const batch = closed(
+  {
+    batchId: { type: 'string' },
+    total: { type: 'integer', minimum: 1 },
+    state: {
+      enum: [...BATCH_STATES],
+      description:
+        '`active` (sending), `paused` (POST …/pause: nothing more is sent until …/resume), `cancelled` (POST …/cancel: nothing more is sent; the unsent messages end `failed` / `cancelled`), `completed` (no message is queued). A cancelled list stays `cancelled` once its messages are final.',
+    },
+    counts: {
+      ...closed(
+        {
+          ...Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, { type: 'integer', minimum: 0 }])),
+          held: {
+            type: 'integer',
+            minimum: 0,
+            description:
+              'Of the `queued` ones, how many the sender holds now (their records show `held`); not part of the sum.',
+          },
+        },
+        [...MESSAGE_STATUSES, 'held'],
+      ),
+      description:
+        'Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`. `scheduled`: not due yet (a scheduled list before its `sendAt`).',
+    },
+    createdAt: timestamp('Accepted.'),
+    sendAt: timestamp('A scheduled list: when it is due.'),
+    completedAt: timestamp('When the last message left `queued` (sent or failed).'),
+    pausedAt: timestamp('While `paused`: when the pause began.'),
+    cancelledAt: timestamp('When it was cancelled.'),
+    poolId: str('A list sent through a pool (a pool token): its pool (docs/pools.md).'),
+    devices: {
+      type: 'array',
+      description:
+        "A pooled list: each device that holds part of it, with its part's counts (a message moved counts where it went).",
+      items: closed(
+        {
+          deviceId: { type: 'string' },
+          total: { type: 'integer', minimum: 0 },
+          counts: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+        },
+        ['deviceId', 'total', 'counts'],
+      ),
+    },
+    moved: {
+      type: 'integer',
+      minimum: 0,
+      description: 'A pooled list: messages moved off a device that dropped out of the pool.',
+    },
+  },
+  ['batchId', 'total', 'state', 'counts', 'createdAt'],
+);
+
+export const batchSchemas: Record<string, JsonSchema> = {
+  Batch: batch,
+  BatchResult: result(ref('Batch')),
+  BatchPage: result(
+    closed(
+      {
+        batches: { type: 'array', items: ref('Batch') },
+        nextCursor: str('The `cursor` of the next (older) page; absent on the last one.'),
+      },
+      ['batches'],
+    ),
+  ),
+};
+
+/** The operation of each public batch route, by its handler's name (mount.ts). */
+export function batchOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<BatchName> {
   const r = config.rateLimits;
   const control = (summary: string, description: string) =>
     withPathParam(
@@ -20,60 +95,50 @@ export function batchPaths(config: ApiConfig, operation: (spec: OperationSpec) =
       'batchId',
     );
   return {
-    '/batches': {
-      get: operation({
+    listBatches: operation({
+      tag: 'Messages',
+      summary: "The device's lists, newest first",
+      description:
+        'A page of lists (each as GET /batches/{batchId} answers it), newest first; pass `nextCursor` as `cursor` for the next page. Lists are kept as long as message records (MESSAGE_RETENTION_SECONDS).',
+      rateLimit: r.messages,
+      query: batchesQuerySchema,
+      success: { status: 200, schema: 'BatchPage', description: 'A page.' },
+      errors: [],
+    }),
+    getBatch: withPathParam(
+      operation({
         tag: 'Messages',
-        summary: "The device's lists, newest first",
+        summary: "A list's progress",
         description:
-          'A page of lists (each as GET /batches/{batchId} answers it), newest first; pass `nextCursor` as `cursor` for the next page. Lists are kept as long as message records (MESSAGE_RETENTION_SECONDS).',
+          'The state of a list (the `messageId` /send answered for it) and counts of its messages by status; they always sum to `total`, and `counts.held` (how many queued ones are held now) is a subset of `queued`. `completedAt` is set once no message is queued.',
         rateLimit: r.messages,
-        query: batchesQuerySchema,
-        success: { status: 200, schema: 'BatchPage', description: 'A page.' },
-        errors: [],
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'BatchResult', description: 'The counts.' },
+        errors: [404],
       }),
-    },
-    '/batches/{batchId}': {
-      get: withPathParam(
-        operation({
-          tag: 'Messages',
-          summary: "A list's progress",
-          description:
-            'The state of a list (the `messageId` /send answered for it) and counts of its messages by status; they always sum to `total`, and `counts.held` (how many queued ones are held now) is a subset of `queued`. `completedAt` is set once no message is queued.',
-          rateLimit: r.messages,
-          query: emptyQuerySchema,
-          success: { status: 200, schema: 'BatchResult', description: 'The counts.' },
-          errors: [404],
-        }),
-        'batchId',
-      ),
-    },
-    '/batches/{batchId}/pause': {
-      post: control(
-        'Pause a list',
-        'Nothing more of the list is sent until it is resumed: its queued messages wait (`held.reason` `batch_paused`). A message whose send already started (handed to the socket) may still go. **Choice:** pausing a paused list is a 200 that changes nothing; a completed list answers 409 `' +
-          ERRORS.batchCompleted +
-          '` and a cancelled one 409 `' +
-          ERRORS.batchCancelled +
-          '`. Emits `batch.paused`.',
-      ),
-    },
-    '/batches/{batchId}/resume': {
-      post: control(
-        'Resume a paused list',
-        'Its held messages go back to the queue at once and are sent as before (caps, pacing and quiet hours still apply). **Choice:** resuming an active list is a 200 that changes nothing; a completed list answers 409 `' +
-          ERRORS.batchCompleted +
-          '` and a cancelled one 409 `' +
-          ERRORS.batchCancelled +
-          '`. Emits `batch.resumed`.',
-      ),
-    },
-    '/batches/{batchId}/cancel': {
-      post: control(
-        'Cancel a list',
-        'Every message of the list not yet sent ends `failed` with `error: "cancelled"`: once this answers, none of them reaches a contact (also after a sender failover). A message whose send had already started when the cancel arrived may still be sent (its record then reads `sent`). **Choice:** cancelling a cancelled list is a 200 (it finishes a cancel cut short); a completed list answers 409 `' +
-          ERRORS.batchCompleted +
-          '`. Emits `batch.cancelled`.',
-      ),
-    },
+      'batchId',
+    ),
+    pauseBatch: control(
+      'Pause a list',
+      'Nothing more of the list is sent until it is resumed: its queued messages wait (`held.reason` `batch_paused`). A message whose send already started (handed to the socket) may still go. **Choice:** pausing a paused list is a 200 that changes nothing; a completed list answers 409 `' +
+        ERRORS.batchCompleted +
+        '` and a cancelled one 409 `' +
+        ERRORS.batchCancelled +
+        '`. Emits `batch.paused`.',
+    ),
+    resumeBatch: control(
+      'Resume a paused list',
+      'Its held messages go back to the queue at once and are sent as before (caps, pacing and quiet hours still apply). **Choice:** resuming an active list is a 200 that changes nothing; a completed list answers 409 `' +
+        ERRORS.batchCompleted +
+        '` and a cancelled one 409 `' +
+        ERRORS.batchCancelled +
+        '`. Emits `batch.resumed`.',
+    ),
+    cancelBatch: control(
+      'Cancel a list',
+      'Every message of the list not yet sent ends `failed` with `error: "cancelled"`: once this answers, none of them reaches a contact (also after a sender failover). A message whose send had already started when the cancel arrived may still be sent (its record then reads `sent`). **Choice:** cancelling a cancelled list is a 200 (it finishes a cancel cut short); a completed list answers 409 `' +
+        ERRORS.batchCompleted +
+        '`. Emits `batch.cancelled`.',
+    ),
   };
 }

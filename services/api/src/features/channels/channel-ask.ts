@@ -8,7 +8,7 @@ import {
   type HolderOutcome,
   type Unaddressed,
   type HolderFailure,
-} from '../holder/ask-holder.js';
+} from '../holder/index.js';
 
 /**
  * Asking the device's holder about a channel, and the device's list of channels kept in step with

@@ -1,5 +1,5 @@
 import type { ChannelKey } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askChannel, type ChannelDeps } from './channel-ask.js';
 
 /** Deletes a channel for everyone (DELETE /channels/:id); it leaves the device's list. Only its owner may. */

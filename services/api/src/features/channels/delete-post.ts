@@ -1,6 +1,5 @@
-import type { ApiServices } from '../../api-services.js';
 import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
-import { reviseMessage } from '../send/revise-message.js';
+import { reviseMessage, type ReviseDeps } from '../send/index.js';
 import { findPost } from './find-post.js';
 
 /** How a delete went. */
@@ -15,7 +14,7 @@ export type PostDeleteOutcome =
 
 /** DELETE /channels/:id/posts/:messageId: a post of this device to this channel taken back. */
 export async function deletePost(
-  s: Pick<ApiServices, 'messages' | 'acceptor' | 'redis'>,
+  s: ReviseDeps,
   deviceId: string,
   channelId: string,
   messageId: string,

@@ -1,6 +1,6 @@
 import type { MessageRecord } from '@mgw/contracts';
 import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
-import { reviseMessage, type ReviseDeps } from '../send/revise-message.js';
+import { reviseMessage, type ReviseDeps } from '../send/index.js';
 
 /**
  * PATCH /channels/:id/posts/:messageId: a post's text edited by a revision of its own, queued and

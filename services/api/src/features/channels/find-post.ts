@@ -1,5 +1,5 @@
 import type { MessageRecord } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { MessageStore } from '@mgw/store';
 
 /**
  * A post sent through this device to this channel: its message record, or `post_not_found` for
@@ -8,7 +8,7 @@ import type { ApiServices } from '../../api-services.js';
  * scheduled post must be found while the device is offline.
  */
 export async function findPost(
-  s: Pick<ApiServices, 'messages'>,
+  s: { messages: Pick<MessageStore, 'get'> },
   deviceId: string,
   channelId: string,
   messageId: string,

@@ -1,5 +1,5 @@
 import type { Channel, ChannelKey } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askAndNote, type ChannelDeps } from './channel-ask.js';
 
 /**

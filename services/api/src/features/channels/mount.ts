@@ -13,19 +13,20 @@ import {
   type ChannelKey,
   type ChannelPostBody,
 } from '@mgw/contracts';
-import { ChannelList, DeviceCommandClient } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import { ChannelList } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
 import type { Refusal } from '../../enqueue/refusal.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/holder-errors.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
-import { idempotencyScope, noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, idempotencyScope, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import type { HolderOutcome } from '../holder/ask-holder.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/mount.js';
+import type { HolderOutcome } from '../holder/index.js';
+import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
+import { channelAdminHandlers, channelAdminRoutes, type ChannelAdminName } from './admin.js';
 import { createChannel } from './create-channel.js';
 import { deleteChannel } from './delete-channel.js';
 import { deletePost } from './delete-post.js';
@@ -33,7 +34,7 @@ import { editPost } from './edit-post.js';
 import { findPost } from './find-post.js';
 import { followChannel } from './follow-channel.js';
 import { getChannel } from './get-channel.js';
-import { channelPaths, channelSchemas } from './openapi.js';
+import { channelOperations, channelSchemas } from './openapi.js';
 import { publishPost, type PublishOutcome } from './publish-post.js';
 import { readPosts } from './read-posts.js';
 import { updateChannel } from './update-channel.js';
@@ -47,8 +48,25 @@ const postBody: BodySpec = {
   json: { limitBytes: SEND_BODY_LIMIT_BYTES, tooLargeError: ERRORS.bodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
 
-/** Channels (newsletters, docs/broadcasts.md): the account's own and the ones it follows. */
-export const channels = feature({
+/** The public routes' handlers (their OpenAPI operations are keyed by these names). */
+export type ChannelName =
+  | 'list'
+  | 'create'
+  | 'get'
+  | 'update'
+  | 'remove'
+  | 'follow'
+  | 'unfollow'
+  | 'post'
+  | 'posts'
+  | 'editPost'
+  | 'deletePost';
+
+/**
+ * Channels (newsletters, docs/broadcasts.md): the account's own and the ones it follows. The
+ * dashboard has the same routes for any device, named by the path (admin.ts).
+ */
+export const channels = feature<ChannelName, ChannelAdminName>({
   name: 'channels',
   routes: [
     { method: 'get', path: '/channels', limit: 'broadcasts', handler: 'list' },
@@ -80,9 +98,10 @@ export const channels = feature({
       body: 'none',
       handler: 'deletePost',
     },
+    ...channelAdminRoutes,
   ],
-  handlers: (s) => channelHandlers(s),
-  paths: channelPaths,
+  handlers: (s) => ({ ...channelHandlers(s), ...channelAdminHandlers(channelHandlers(s, deviceIdOf)) }),
+  operations: channelOperations,
   schemas: channelSchemas,
 });
 
@@ -159,17 +178,19 @@ function postError(
  * case do it: create, read, update, delete, follow and unfollow through the device's socket (a
  * device command to its holder), the device's list of the channels it created or followed, and
  * posts queued like sends. A change goes through the Idempotency-Key handling: a retried create
- * makes one channel. The admin API mounts them too (admin/channels/mount.ts), with the device
- * named by the path.
+ * makes one channel. The admin routes serve them too (admin.ts), with the device named by the
+ * path.
  */
 export function channelHandlers(
-  s: ApiServices,
+  s: Uses<
+    'redis' | 'encryption' | 'commands' | 'sessions' | 'messages' | 'acceptor' | 'media' | 'idempotency'
+  >,
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
 ) {
   const known = new ChannelList(s.redis);
   const deps = {
-    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    holder: { commands: s.commands, sessions: s.sessions },
     known,
     redis: s.redis,
     encryption: s.encryption,
@@ -275,5 +296,8 @@ export function channelHandlers(
       if (!outcome.ok) throw postError(outcome);
       res.status(outcome.data.status === 'deleted' ? 200 : 202).json({ success: true, data: outcome.data });
     },
-  } satisfies Record<string, RequestHandler>;
+  } satisfies Record<ChannelName, RequestHandler>;
 }
+
+/** The handlers of the channel routes, by name (the admin routes serve them too: admin.ts). */
+export type ChannelHandlers = ReturnType<typeof channelHandlers>;

@@ -12,6 +12,8 @@ import {
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
+import type { Operations } from '../../http/route-table.js';
+import type { ChannelName } from './mount.js';
 import { closed, messageIdString as uuid, result, str } from '../../openapi/schema-helpers.js';
 
 const channelId = str('The channel: `<digits>@newsletter`.');
@@ -125,8 +127,11 @@ const idParam = {
   schema: { type: 'string', maxLength: 200 },
 };
 
-/** The channel paths, built with the document's `operation`. */
-export function channelPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** The channel routes' operations, by handler (mount.ts), built with the document's `operation`. */
+export function channelOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<ChannelName> {
   const base = {
     tag: 'Broadcasts' as const,
     rateLimit: config.rateLimits.broadcasts,
@@ -152,122 +157,114 @@ export function channelPaths(config: ApiConfig, operation: (spec: OperationSpec)
       }),
     );
   return {
-    '/channels': {
-      get: operation({
+    list: operation({
+      ...base,
+      summary: "The account's channels",
+      description:
+        '**Choice:** WhatsApp has no query for the channels an account follows, so this lists the ones this device created or followed through the gateway (newest first, at most ' +
+        `${CHANNEL_LIMITS.listed}; forgotten on logout). A channel followed on the phone appears once it is read with \`GET /channels/{id}\`.`,
+      success: { status: 200, schema: 'ChannelList', description: 'The channels.' },
+      errors: [],
+    }),
+    create: operation({
+      ...base,
+      summary: 'Create a channel',
+      description: `A channel the account owns: \`name\` (1-${CHANNEL_LIMITS.name} characters), \`description\`, \`picture\` (a JPEG as base64, at most ${CHANNEL_LIMITS.pictureBytes / 1024} KB).`,
+      body: channelCreateBodySchema,
+      idempotent: true,
+      success: { status: 200, schema: 'ChannelResult', description: 'The channel made.' },
+      errors: [...errors, 413],
+    }),
+    get: withId(
+      operation({
         ...base,
-        summary: "The account's channels",
+        summary: 'A channel',
         description:
-          '**Choice:** WhatsApp has no query for the channels an account follows, so this lists the ones this device created or followed through the gateway (newest first, at most ' +
-          `${CHANNEL_LIMITS.listed}; forgotten on logout). A channel followed on the phone appears once it is read with \`GET /channels/{id}\`.`,
-        success: { status: 200, schema: 'ChannelList', description: 'The channels.' },
-        errors: [],
+          'Any channel by its id or invite link, as the account sees it (`role`). 404 when none has it.',
+        success: { status: 200, schema: 'ChannelResult', description: 'The channel.' },
+        errors,
       }),
-      post: operation({
+    ),
+    update: withId(
+      operation({
         ...base,
-        summary: 'Create a channel',
-        description: `A channel the account owns: \`name\` (1-${CHANNEL_LIMITS.name} characters), \`description\`, \`picture\` (a JPEG as base64, at most ${CHANNEL_LIMITS.pictureBytes / 1024} KB).`,
-        body: channelCreateBodySchema,
+        summary: 'Update a channel',
+        description:
+          'Changes `name`, `description` and/or `picture` (an image as base64, as for a create; `null` removes it) of a channel the account owns: 403 for a channel of someone else, 404 for none.',
+        body: channelUpdateBodySchema,
         idempotent: true,
-        success: { status: 200, schema: 'ChannelResult', description: 'The channel made.' },
+        success: { status: 200, schema: 'ChannelResult', description: 'The channel as it is now.' },
         errors: [...errors, 413],
       }),
-    },
-    '/channels/{id}': {
-      get: withId(
-        operation({
-          ...base,
-          summary: 'A channel',
-          description:
-            'Any channel by its id or invite link, as the account sees it (`role`). 404 when none has it.',
-          success: { status: 200, schema: 'ChannelResult', description: 'The channel.' },
-          errors,
-        }),
-      ),
-      patch: withId(
-        operation({
-          ...base,
-          summary: 'Update a channel',
-          description:
-            'Changes `name`, `description` and/or `picture` (an image as base64, as for a create; `null` removes it) of a channel the account owns: 403 for a channel of someone else, 404 for none.',
-          body: channelUpdateBodySchema,
-          idempotent: true,
-          success: { status: 200, schema: 'ChannelResult', description: 'The channel as it is now.' },
-          errors: [...errors, 413],
-        }),
-      ),
-      delete: withId(
-        operation({
-          ...base,
-          summary: 'Delete a channel',
-          description:
-            'Deletes a channel the account owns, for every follower: 403 for a channel of someone else, 404 for none.',
-          idempotent: true,
-          success: { status: 200, schema: 'ChannelDeleted', description: 'Deleted.' },
-          errors,
-        }),
-      ),
-    },
-    '/channels/{id}/follow': { post: follow(true) },
-    '/channels/{id}/unfollow': { post: follow(false) },
-    '/channels/{id}/posts': {
-      post: withId(
-        operation({
-          ...base,
-          summary: 'Post to a channel',
-          description: [
-            'A post to a channel the account owns (or administers): `text`, or an `attachment` (as `POST /send` takes it: `url`, `base64` or an uploaded `mediaId`, with its `caption`), now or at `sendAt`. 403 for a channel of someone else, 404 for none.',
-            "**Choice:** it goes through the send queue as one message to the channel (`GET /messages/{id}`, `message.sent`/`failed`): sent once or failed with a reason, paced and counted as one message whatever the channel's size, held by `sendAt`, and a list of one (`batchId`) that pause, resume and cancel steer and the Campaigns page lists. A channel carries no opt-outs or blocks: its readers chose to follow it.",
-          ].join('\n\n'),
-          body: channelPostBodySchema,
-          idempotent: true,
-          success: {
-            status: 202,
-            schema: 'ChannelPostAccepted',
-            description: 'Accepted: queued (or scheduled).',
-          },
-          errors: [403, ...errors, 413, 429],
-        }),
-      ),
-      get: withId(
-        operation({
-          ...base,
-          summary: "A channel's latest posts, with their views and reactions",
-          description: `The latest ${CHANNEL_POSTS_READ} posts of a channel the account owns, newest first, as WhatsApp counts their views and reactions (asked of WhatsApp on each call), each with the gateway's \`messageId\` when it was posted through it. 403 for a channel of someone else.`,
-          success: { status: 200, schema: 'ChannelPostStats', description: 'The posts.' },
-          errors: [403, ...errors],
-        }),
-      ),
-    },
-    '/channels/{id}/posts/{messageId}': {
-      patch: withId(
-        operation({
-          ...base,
-          summary: "Edit a channel post's text",
-          description:
-            "The post's new `text`, for every reader: an edit queued and paced like any message (202 `editing`), within WhatsApp's edit window. 404 for no post of this channel sent through this device; 409 when it is not sent, or the window passed.",
-          body: channelPostEditSchema,
-          idempotent: true,
-          success: { status: 202, schema: 'ChannelPostRevised', description: 'The edit is queued.' },
-          errors: [404, 409, 413, 429],
-        }),
-        postParam,
-      ),
-      delete: withId(
-        operation({
-          ...base,
-          summary: 'Delete a channel post',
-          description:
-            'A post still scheduled or queued leaves the queue at once (200 `deleted`): nothing is ever sent. A sent one is deleted for every reader by a message of its own, queued and paced like any (202 `deleting`). 404 for no post of this channel sent through this device; 409 when it failed, is being sent, or the window passed.',
-          success: { status: 202, schema: 'ChannelPostRevised', description: 'The delete is queued.' },
-          alsoSuccess: {
-            status: 200,
-            schema: 'ChannelPostRevised',
-            description: 'Taken out of the queue: never sent.',
-          },
-          errors: [404, 409, 429],
-        }),
-        postParam,
-      ),
-    },
+    ),
+    remove: withId(
+      operation({
+        ...base,
+        summary: 'Delete a channel',
+        description:
+          'Deletes a channel the account owns, for every follower: 403 for a channel of someone else, 404 for none.',
+        idempotent: true,
+        success: { status: 200, schema: 'ChannelDeleted', description: 'Deleted.' },
+        errors,
+      }),
+    ),
+    follow: follow(true),
+    unfollow: follow(false),
+    post: withId(
+      operation({
+        ...base,
+        summary: 'Post to a channel',
+        description: [
+          'A post to a channel the account owns (or administers): `text`, or an `attachment` (as `POST /send` takes it: `url`, `base64` or an uploaded `mediaId`, with its `caption`), now or at `sendAt`. 403 for a channel of someone else, 404 for none.',
+          "**Choice:** it goes through the send queue as one message to the channel (`GET /messages/{id}`, `message.sent`/`failed`): sent once or failed with a reason, paced and counted as one message whatever the channel's size, held by `sendAt`, and a list of one (`batchId`) that pause, resume and cancel steer and the Campaigns page lists. A channel carries no opt-outs or blocks: its readers chose to follow it.",
+        ].join('\n\n'),
+        body: channelPostBodySchema,
+        idempotent: true,
+        success: {
+          status: 202,
+          schema: 'ChannelPostAccepted',
+          description: 'Accepted: queued (or scheduled).',
+        },
+        errors: [403, ...errors, 413, 429],
+      }),
+    ),
+    posts: withId(
+      operation({
+        ...base,
+        summary: "A channel's latest posts, with their views and reactions",
+        description: `The latest ${CHANNEL_POSTS_READ} posts of a channel the account owns, newest first, as WhatsApp counts their views and reactions (asked of WhatsApp on each call), each with the gateway's \`messageId\` when it was posted through it. 403 for a channel of someone else.`,
+        success: { status: 200, schema: 'ChannelPostStats', description: 'The posts.' },
+        errors: [403, ...errors],
+      }),
+    ),
+    editPost: withId(
+      operation({
+        ...base,
+        summary: "Edit a channel post's text",
+        description:
+          "The post's new `text`, for every reader: an edit queued and paced like any message (202 `editing`), within WhatsApp's edit window. 404 for no post of this channel sent through this device; 409 when it is not sent, or the window passed.",
+        body: channelPostEditSchema,
+        idempotent: true,
+        success: { status: 202, schema: 'ChannelPostRevised', description: 'The edit is queued.' },
+        errors: [404, 409, 413, 429],
+      }),
+      postParam,
+    ),
+    deletePost: withId(
+      operation({
+        ...base,
+        summary: 'Delete a channel post',
+        description:
+          'A post still scheduled or queued leaves the queue at once (200 `deleted`): nothing is ever sent. A sent one is deleted for every reader by a message of its own, queued and paced like any (202 `deleting`). 404 for no post of this channel sent through this device; 409 when it failed, is being sent, or the window passed.',
+        success: { status: 202, schema: 'ChannelPostRevised', description: 'The delete is queued.' },
+        alsoSuccess: {
+          status: 200,
+          schema: 'ChannelPostRevised',
+          description: 'Taken out of the queue: never sent.',
+        },
+        errors: [404, 409, 429],
+      }),
+      postParam,
+    ),
   };
 }

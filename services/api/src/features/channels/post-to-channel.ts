@@ -1,10 +1,10 @@
 import { newMessageId, PRIORITY, type ChannelPostBody } from '@mgw/contracts';
 import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
-import { contentOf, dueAt, withUploadedMedia, type SendDeps } from '../send/send-message.js';
+import { contentOf, dueAt, withUploadedMedia, type SendDeps } from '../send/index.js';
 
 export interface ChannelPostDeps extends Pick<SendDeps, 'media'> {
-  acceptor: MessageAcceptor;
+  acceptor: Pick<MessageAcceptor, 'accept'>;
 }
 
 export interface ChannelPostAccepted {
@@ -17,8 +17,8 @@ export interface ChannelPostAccepted {
 /**
  * POST /channels/:id/posts: one message to the channel's JID, accepted through the send pipeline
  * like a status — one job, sent once or failed with a reason, paced as one message, held by
- * `sendAt`, and a list of one (its `batchId`) so pause, resume and cancel steer it as they steer
- * lists. The caller has checked that the device owns the channel.
+ * `sendAt`, and a batch of one (its `batchId`) so pause, resume and cancel steer it as they steer
+ * batches. The caller has checked that the device owns the channel.
  */
 export async function postToChannel(
   deps: ChannelPostDeps,

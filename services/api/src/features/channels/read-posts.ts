@@ -1,6 +1,6 @@
 import { CHANNEL_POSTS_READ, type ChannelKey, type ChannelPostStats } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askChannel, type ChannelDeps } from './channel-ask.js';
 
 /**

@@ -1,8 +1,16 @@
 import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
 import { ContactIdentities, LabelStore, type ChatRow } from '@mgw/store';
-import { messageViews } from '../../admin/devices/message-view.js';
-import type { ApiServices } from '../../api-services.js';
-import { recordFromFields, type AnyRecord } from '../messages/records.js';
+import { messageViews } from '../devices/index.js';
+import type { Uses } from '../../api-services.js';
+import { recordFromFields, type AnyRecord } from '../messages/index.js';
+
+/**
+ * What the chat lists read: the chat index, the contacts' identities, the texts sent (their
+ * contents) and, for a chat's messages, the records as the dashboard's message views show them.
+ */
+export type ChatListServices = Uses<
+  'chats' | 'redis' | 'encryption' | 'contents' | 'messages' | 'inbound' | 'revisions' | 'kinds'
+>;
 
 export interface ChatsPage {
   chats: ChatSummary[];
@@ -26,7 +34,7 @@ const PREVIEW_CHARS = 100;
  * one) or read from the request's content (an outbound one) — so a page reads no message record.
  */
 export async function listChats(
-  s: ApiServices,
+  s: ChatListServices,
   deviceId: string,
   q: ChatsQuery,
   /** Given: filled with the page's rows, in the answer's order (listChatsWithState). */
@@ -68,7 +76,7 @@ export type ChatWithState = ChatSummary & {
  * its labels (the device's label store). The public GET /chats does not show them (docs/chats.md).
  */
 export async function listChatsWithState(
-  s: ApiServices,
+  s: ChatListServices,
   deviceId: string,
   q: ChatsQuery,
 ): Promise<{ chats: ChatWithState[]; nextCursor?: string }> {
@@ -96,7 +104,7 @@ export async function listChatsWithState(
 }
 
 /** The start of the chat's last text: kept on the chat (inbound), or its request's content (outbound). */
-async function lastText(s: ApiServices, deviceId: string, c: ChatRow): Promise<string | undefined> {
+async function lastText(s: ChatListServices, deviceId: string, c: ChatRow): Promise<string | undefined> {
   if (c.lastPreview !== undefined) return c.lastPreview;
   if (!c.lastContentId) return undefined;
   const shown = c.lastContent
@@ -145,7 +153,7 @@ function parseChatCursor(cursor: string): { score: number; chatId: string } {
  * when the device has no such chat.
  */
 export async function listChatMessages(
-  s: ApiServices,
+  s: ChatListServices,
   deviceId: string,
   chatId: string,
   q: ChatMessagesQuery,

@@ -1,6 +1,7 @@
 import type { MarkReadResult, ReadKey, ReadOutcome } from '@mgw/contracts';
+import type { ChatIndex, InboundStore } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/index.js';
 
 /** How long the API waits for the device's holder to send the read receipts. */
 export const READ_RECEIPTS_WAIT_SECONDS = 15;
@@ -10,7 +11,11 @@ export const READ_RECEIPTS_WAIT_SECONDS = 15;
  * WhatsApp key), the metrics, and the device's holder (only it has the socket the receipts go on),
  * asked with the session check.
  */
-export type ReadDeps = Pick<ApiServices, 'chats' | 'inbound' | 'metrics'> & { holder: DeviceHolder };
+export type ReadDeps = Pick<ApiServices, 'metrics'> & {
+  chats: Pick<ChatIndex, 'get' | 'unread' | 'markRead'>;
+  inbound: Pick<InboundStore, 'readTarget'>;
+  holder: DeviceHolder;
+};
 
 /** How an ask of the holder failed (the receipts did not go). */
 export type { HolderFailure };

@@ -8,10 +8,12 @@ import {
   emptyQuerySchema,
 } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
-import { schemas } from '../../openapi/components.js';
+import type { Operations } from '../../http/route-table.js';
+import { messageSchemas } from '../messages/index.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
 import { closed, int, ref, result, str } from '../../openapi/schema-helpers.js';
+import type { ChatName } from './mount.js';
 
 const chatId = {
   type: 'string',
@@ -24,7 +26,7 @@ const chatId = {
  * (read from its request's content) and, for an outbound message to a group, its `chat`.
  */
 function chatMessageSchema(): JsonSchema {
-  const message = schemas.Message as { properties: Record<string, JsonSchema>; required: string[] };
+  const message = messageSchemas.Message as { properties: Record<string, JsonSchema>; required: string[] };
   const inboundAttachment = message.properties.attachment!;
   return closed(
     {
@@ -171,8 +173,11 @@ const INDEX = `**Choice:** read from the device's chat index, not from WhatsApp:
 const READ =
   "**Choice:** read receipts go out as the account's read-receipts privacy allows (WhatsApp's own rule): with it off, only the account's devices learn it and `receiptsShown` is `false`. 409 when the device is not connected; 502 when WhatsApp failed; 504 when no answer came in time.";
 
-/** The chat paths, built with the document's `operation`. */
-export function chatPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** Each public chat route's operation, by its handler's name (mount.ts). */
+export function chatOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<ChatName> {
   const base = { tag: 'Chats' as const, rateLimit: config.rateLimits.messages };
   const withParams = (op: JsonSchema, ...params: JsonSchema[]) => {
     const o = op as { parameters?: JsonSchema[] };
@@ -180,94 +185,84 @@ export function chatPaths(config: ApiConfig, operation: (spec: OperationSpec) =>
     return op;
   };
   return {
-    '/chats': {
-      get: operation({
+    list: operation({
+      ...base,
+      summary: "The device's chats",
+      description: [
+        'One-to-one chats and groups, most recently active first, each with its unread count and last message.',
+        INDEX,
+      ].join('\n\n'),
+      query: chatsQuerySchema,
+      success: { status: 200, schema: 'ChatPage', description: 'A page of chats.' },
+      errors: [],
+    }),
+    messages: withParams(
+      operation({
         ...base,
-        summary: "The device's chats",
+        summary: "A chat's messages",
         description: [
-          'One-to-one chats and groups, most recently active first, each with its unread count and last message.',
+          "The chat's messages in both directions, newest first, paged by `cursor`. 404 when the device has no such chat.",
           INDEX,
         ].join('\n\n'),
-        query: chatsQuerySchema,
-        success: { status: 200, schema: 'ChatPage', description: 'A page of chats.' },
-        errors: [],
+        query: chatMessagesQuerySchema,
+        success: { status: 200, schema: 'ChatMessagePage', description: 'A page of messages.' },
+        errors: [404],
       }),
-    },
-    '/chats/{chatId}/messages': {
-      get: withParams(
-        operation({
-          ...base,
-          summary: "A chat's messages",
-          description: [
-            "The chat's messages in both directions, newest first, paged by `cursor`. 404 when the device has no such chat.",
-            INDEX,
-          ].join('\n\n'),
-          query: chatMessagesQuerySchema,
-          success: { status: 200, schema: 'ChatMessagePage', description: 'A page of messages.' },
-          errors: [404],
-        }),
-        chatParam,
-      ),
-    },
-    '/chats/{chatId}/read': {
-      post: withParams(
-        operation({
-          ...base,
-          summary: 'Mark a chat read',
-          description: [
-            `Sends read receipts for the chat's unread messages (at most ${CHAT_LIMITS.unreadPerChat.toLocaleString('en-US')}) and sets its unread count to 0. 404 when the device has no such chat.`,
-            READ,
-          ].join('\n\n'),
-          query: emptyQuerySchema,
-          success: { status: 200, schema: 'ReadResult', description: 'Marked.' },
-          errors: [404, 409, 502, 504],
-        }),
-        chatParam,
-      ),
-    },
-    '/messages/{id}/read': {
-      post: withParams(
-        operation({
-          ...base,
-          summary: 'Mark a message read',
-          description: [
-            "Sends the read receipt of a message a contact wrote, and of the unread ones before it in its chat (as opening the chat does). 404 for an outbound message or another device's.",
-            READ,
-          ].join('\n\n'),
-          query: emptyQuerySchema,
-          success: { status: 200, schema: 'ReadResult', description: 'Marked.' },
-          errors: [404, 409, 502, 504],
-        }),
-        idParam,
-      ),
-    },
-    '/settings': {
-      get: operation({
+      chatParam,
+    ),
+    readChat: withParams(
+      operation({
         ...base,
-        tag: 'Chats',
-        rateLimit: config.rateLimits.webhook,
-        summary: "The device's account settings",
-        description:
-          'Calls rejected automatically (and the text the caller gets), incoming messages marked read automatically.',
-        query: emptyQuerySchema,
-        success: { status: 200, schema: 'AccountSettings', description: 'The settings.' },
-        errors: [],
-      }),
-      patch: operation({
-        ...base,
-        rateLimit: config.rateLimits.webhook,
-        summary: "Change the device's account settings",
+        summary: 'Mark a chat read',
         description: [
-          'The fields given change, the others stay; `null` puts one back to its default (all off).',
-          "`rejectCalls`: every incoming call is rejected at once (a bot cannot answer; the caller's phone stops ringing) and `call.missed` says `rejected`; with `rejectCallMessage`, the caller is then sent that text as a message of the device (paced, within its caps: account protection applies; not for group calls).",
-          "`autoMarkRead`: every incoming message is marked read as it arrives (read receipts as the account's privacy allows).",
-          "`historySync`: the chats and messages the account's phone sends a device right after it links (WhatsApp's history sync) are kept in the device's chats (`GET /chats`, a chat's messages, each with `history: true`; never unread, no events, not in `GET /messages`), at most `HISTORY_SYNC_MAX_MESSAGES`. Set it before `/connect`.",
+          `Sends read receipts for the chat's unread messages (at most ${CHAT_LIMITS.unreadPerChat.toLocaleString('en-US')}) and sets its unread count to 0. 404 when the device has no such chat.`,
+          READ,
         ].join('\n\n'),
         query: emptyQuerySchema,
-        body: accountSettingsBodySchema,
-        success: { status: 200, schema: 'AccountSettings', description: 'The settings now.' },
-        errors: [413],
+        success: { status: 200, schema: 'ReadResult', description: 'Marked.' },
+        errors: [404, 409, 502, 504],
       }),
-    },
+      chatParam,
+    ),
+    readMessage: withParams(
+      operation({
+        ...base,
+        summary: 'Mark a message read',
+        description: [
+          "Sends the read receipt of a message a contact wrote, and of the unread ones before it in its chat (as opening the chat does). 404 for an outbound message or another device's.",
+          READ,
+        ].join('\n\n'),
+        query: emptyQuerySchema,
+        success: { status: 200, schema: 'ReadResult', description: 'Marked.' },
+        errors: [404, 409, 502, 504],
+      }),
+      idParam,
+    ),
+    getSettings: operation({
+      ...base,
+      tag: 'Chats',
+      rateLimit: config.rateLimits.webhook,
+      summary: "The device's account settings",
+      description:
+        'Calls rejected automatically (and the text the caller gets), incoming messages marked read automatically.',
+      query: emptyQuerySchema,
+      success: { status: 200, schema: 'AccountSettings', description: 'The settings.' },
+      errors: [],
+    }),
+    patchSettings: operation({
+      ...base,
+      rateLimit: config.rateLimits.webhook,
+      summary: "Change the device's account settings",
+      description: [
+        'The fields given change, the others stay; `null` puts one back to its default (all off).',
+        "`rejectCalls`: every incoming call is rejected at once (a bot cannot answer; the caller's phone stops ringing) and `call.missed` says `rejected`; with `rejectCallMessage`, the caller is then sent that text as a message of the device (paced, within its caps: account protection applies; not for group calls).",
+        "`autoMarkRead`: every incoming message is marked read as it arrives (read receipts as the account's privacy allows).",
+        "`historySync`: the chats and messages the account's phone sends a device right after it links (WhatsApp's history sync) are kept in the device's chats (`GET /chats`, a chat's messages, each with `history: true`; never unread, no events, not in `GET /messages`), at most `HISTORY_SYNC_MAX_MESSAGES`. Set it before `/connect`.",
+      ].join('\n\n'),
+      query: emptyQuerySchema,
+      body: accountSettingsBodySchema,
+      success: { status: 200, schema: 'AccountSettings', description: 'The settings now.' },
+      errors: [413],
+    }),
   };
 }

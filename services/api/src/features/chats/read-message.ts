@@ -1,6 +1,6 @@
 import type { ReadOutcome } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
-import { ownMessage } from '../messages/own-message.js';
+import type { MessageStore } from '@mgw/store';
+import { ownMessage } from '../messages/index.js';
 import { markRead, type HolderFailure, type ReadDeps } from './mark-read.js';
 
 export type ReadMessageOutcome =
@@ -17,7 +17,7 @@ export type ReadMessageOutcome =
  * receipt sent again, harmlessly.
  */
 export async function readMessage(
-  deps: ReadDeps & Pick<ApiServices, 'messages'>,
+  deps: ReadDeps & { messages: Pick<MessageStore, 'get'> },
   deviceId: string,
   messageId: string,
 ): Promise<ReadMessageOutcome> {

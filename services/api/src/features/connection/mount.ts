@@ -13,7 +13,7 @@ import { authOf } from '../../http/auth.js';
 import { respond } from '../../http/respond.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { connectionPaths, connectionSchemas } from './openapi.js';
+import { connectionOperations, connectionSchemas } from './openapi.js';
 import { readStatus } from './read-status.js';
 
 /** A passkey assertion (a few KB as a browser makes it) or a code: small JSON bodies. */
@@ -21,17 +21,22 @@ const PASSKEY_BODY: BodySpec = {
   json: { limitBytes: 16 * 1024, tooLargeError: ERRORS.bodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
 
+/** The routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type ConnectionName =
+  'connect' | 'postConnect' | 'disconnect' | 'status' | 'passkey' | 'passkeyAssertion' | 'passkeyConfirm';
+
 /**
  * Linking the token's device (QR or pairing code), its status, and logging it out: connect and
  * disconnect ask the connection service (clients/connection-service-client.ts), which answers
  * with the status and body; the status is read from the session record.
  */
-export const connection = feature({
+export const connection = feature<ConnectionName>({
   name: 'connection',
   routes: [
     // express answers HEAD with GET routes; a HEAD must not start a pairing.
     { method: 'get', path: '/connect', limit: 'connect', body: 'none', handler: 'connect', head: 'refuse' },
-    { method: 'post', path: '/connect', limit: 'connect', body: 'none', handler: 'connect' },
+    // The same handler, under a name of its own: its operation also names a 413.
+    { method: 'post', path: '/connect', limit: 'connect', body: 'none', handler: 'postConnect' },
     { method: 'post', path: '/disconnect', limit: 'disconnect', body: 'none', handler: 'disconnect' },
     { method: 'get', path: '/status', limit: 'status', handler: 'status' },
     // A passkey-gated link (docs/passkeys.md): its request, the assertion, the code's confirmation.
@@ -51,13 +56,17 @@ export const connection = feature({
       handler: 'passkeyConfirm',
     },
   ],
-  handlers: (s) => ({
-    connect: connect(s),
-    disconnect: disconnect(s),
-    status: status(s),
-    ...passkeyHandlers(passkeyRoutes(s)),
-  }),
-  paths: connectionPaths,
+  handlers: (s) => {
+    const connectRoute = connect(s);
+    return {
+      connect: connectRoute,
+      postConnect: connectRoute,
+      disconnect: disconnect(s),
+      status: status(s),
+      ...passkeyHandlers(passkeyRoutes(s)),
+    };
+  },
+  operations: connectionOperations,
   schemas: connectionSchemas,
 });
 

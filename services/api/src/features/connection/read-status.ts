@@ -1,5 +1,5 @@
 import { PASSKEY_FAILURES, type PasskeyFailure } from '@mgw/contracts';
-import { deviceHealth, sendingView } from '@mgw/store';
+import { deviceHealth, sendingView, type SessionStore } from '@mgw/store';
 import { passkeyLinkRuns } from './passkey.js';
 
 const isPasskeyFailure = (reason: string | undefined): reason is PasskeyFailure =>
@@ -12,7 +12,7 @@ import type { ApiServices } from '../../api-services.js';
  * linked device, its usage of the sending policy and its health.
  */
 export async function readStatus(
-  s: Pick<ApiServices, 'sessions' | 'redis' | 'config'>,
+  s: Pick<ApiServices, 'redis' | 'config'> & { sessions: Pick<SessionStore, 'get'> },
   deviceId: string,
 ): Promise<Record<string, unknown>> {
   const session = await s.sessions.get(deviceId);

@@ -1,6 +1,6 @@
 import type { Metrics } from '@mgw/contracts';
 import type { ContactAnswer, ContactCache, ContactLookupCap, SessionStore } from '@mgw/store';
-import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/index.js';
 
 /** The longest one WhatsApp query may take before the API stops waiting for the whole check. */
 const QUERY_BUDGET_SECONDS = 20;
@@ -24,9 +24,9 @@ export interface NumberCheckDeps {
    */
   holder: DeviceHolder;
   /** The device's answers so far; the holder writes its lookups' answers there. */
-  cache: ContactCache;
+  cache: Pick<ContactCache, 'getMany'>;
   /** The device's daily lookup cap. */
-  cap: ContactLookupCap;
+  cap: Pick<ContactLookupCap, 'take'>;
   /** Counts the numbers by outcome (cache_hit, looked_up, capped). */
   lookups: Metrics['contactLookups'];
   /** How many numbers one WhatsApp query asks, and the pause between queries. */

@@ -6,16 +6,17 @@ import {
   contactCheckBodySchema,
   usernameResolveBodySchema,
 } from '@mgw/contracts';
-import { ContactCache, ContactIdentities, ContactLookupCap, DeviceCommandClient } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import { ContactCache, ContactIdentities, ContactLookupCap } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
-import { noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
+import { contactAdminHandlers, contactAdminRoutes, type ContactAdminName } from './admin.js';
 import { checkNumbers, type NumberCheckDeps, type NumberCheckOutcome } from './check-numbers.js';
-import { contactPaths, contactSchemas } from './openapi.js';
+import { contactOperations, contactSchemas } from './openapi.js';
 import {
   resolveUsername,
   type ResolveUsernameDeps,
@@ -38,11 +39,14 @@ const usernameBody: BodySpec = {
   json: { limitBytes: 4 * 1024, tooLargeError: USERNAME_ERRORS.bodyTooLarge, maxValues: 8 },
 };
 
+/** The public routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type ContactName = 'check' | 'username';
+
 /**
  * Which numbers are on WhatsApp, from the contact cache and the holder's lookups (docs/api.md);
- * who has a username (docs/usernames.md).
+ * who has a username (docs/usernames.md), also for the admin API (admin.ts).
  */
-export const contacts = feature({
+export const contacts = feature<ContactName, ContactAdminName>({
   name: 'contacts',
   routes: [
     { method: 'post', path: '/contacts/check', limit: 'contacts', body: checkBody, handler: 'check' },
@@ -53,9 +57,15 @@ export const contacts = feature({
       body: usernameBody,
       handler: 'username',
     },
+    ...contactAdminRoutes,
   ],
-  handlers: (s) => ({ check: checkRoute(s), ...contactRoutes(s) }),
-  paths: contactPaths,
+  handlers: (s) => ({
+    check: checkRoute(s),
+    ...contactRoutes(s),
+    // The admin API's: the username lookup for the device its path names.
+    ...contactAdminHandlers(contactRoutes(s, deviceIdOf)),
+  }),
+  operations: contactOperations,
   schemas: contactSchemas,
 });
 
@@ -84,12 +94,12 @@ function checked(outcome: NumberCheckOutcome) {
  * POST /contacts/check: whether each number is on WhatsApp (see check-numbers.ts); a check over
  * the device's daily lookup cap is a 429 with `resetIn`.
  */
-function checkRoute(s: ApiServices): RequestHandler {
+function checkRoute(s: Uses<'config' | 'sessions' | 'commands' | 'redis' | 'metrics'>): RequestHandler {
   // Checks are rare and bounded in time: each wait may take a connection of its own.
   const { lookupsPerDay, batchSize, pauseMs } = s.config.contactCheck;
   const deps: NumberCheckDeps = {
     sessions: s.sessions,
-    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis) },
+    holder: { commands: s.commands },
     cache: new ContactCache(s.redis),
     cap: new ContactLookupCap(s.redis, lookupsPerDay),
     lookups: s.metrics.contactLookups,
@@ -120,11 +130,16 @@ export function resolved(outcome: ResolveUsernameOutcome) {
   return answer<never>(outcome, USERNAME_HOLDER_ERRORS);
 }
 
-/** What a username lookup needs: the holder, the device's lookup cap and its map. */
-export function usernameLookupDeps(s: ApiServices): ResolveUsernameDeps {
+/**
+ * What a username lookup needs: the holder, the device's lookup cap and its map (a /send to a
+ * username looks it up too: index.ts).
+ */
+export function usernameLookupDeps(
+  s: Uses<'sessions' | 'commands' | 'redis' | 'config' | 'metrics'>,
+): ResolveUsernameDeps {
   return {
     sessions: s.sessions,
-    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    holder: { commands: s.commands, sessions: s.sessions },
     cap: new ContactLookupCap(s.redis, s.config.contactCheck.lookupsPerDay),
     lookups: s.metrics.contactLookups,
     identities: new ContactIdentities(s.redis),
@@ -133,14 +148,14 @@ export function usernameLookupDeps(s: ApiServices): ResolveUsernameDeps {
 
 /**
  * POST /contacts/username (resolve-username.ts): who has a username, asked of WhatsApp; a lookup
- * counts against the device's daily lookup cap (429 with `resetIn` over it). The admin API mounts
- * it too (admin/contacts/mount.ts), with the device named by the path.
+ * counts against the device's daily lookup cap (429 with `resetIn` over it). The admin API serves
+ * it too (admin.ts), with the device named by the path.
  */
-export function contactRoutes(
-  s: ApiServices,
+function contactRoutes(
+  s: Uses<'sessions' | 'commands' | 'redis' | 'config' | 'metrics'>,
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
-) {
+): Record<'username', RequestHandler> {
   const deps = usernameLookupDeps(s);
   const username: RequestHandler = async (req, res) => {
     const deviceId = deviceOf(req, res);

@@ -11,7 +11,7 @@ import {
   askHolder,
   type DeviceHolder,
   type HolderFailure,
-} from '../holder/ask-holder.js';
+} from '../holder/index.js';
 
 /** The longest one more username lookup may take at the holder (its usync query and what it keeps). */
 const LOOKUP_BUDGET_SECONDS = 20;

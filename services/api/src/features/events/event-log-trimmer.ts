@@ -25,7 +25,7 @@ export class EventLogTrimmer {
   private readonly lock: IntervalLock;
 
   constructor(
-    private readonly deps: { redis: RedisClient; eventLog: EventLog; logger: Logger },
+    private readonly deps: { redis: RedisClient; eventLog: Pick<EventLog, 'trim'>; logger: Logger },
     private readonly intervalMs = EVENT_LOG_TRIM_INTERVAL_MS,
   ) {
     this.lock = new IntervalLock(deps.redis, {

@@ -7,7 +7,7 @@
 import type { EventEmitter } from 'node:events';
 import { serializeError, type Logger } from '@mgw/common';
 import type { EventType, Metrics } from '@mgw/contracts';
-import type { EventLog, LoggedEvent } from '@mgw/store';
+import type { LoggedEvent } from '@mgw/store';
 import type { EventStreamConfig } from '../../config.js';
 import type { SharedLogReads } from './shared-log-reads.js';
 import { traceStreamed } from './event-spans.js';
@@ -66,7 +66,6 @@ export class EventStream {
 
   constructor(
     private readonly deps: {
-      eventLog: EventLog;
       reads: SharedLogReads;
       logger: Logger;
       metrics: Metrics;

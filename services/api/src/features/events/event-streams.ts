@@ -60,7 +60,8 @@ export class EventStreams {
 
   constructor(
     private readonly deps: {
-      eventLog: EventLog;
+      /** The log: its reads (shared, SharedLogReads) and a device's newest event (a stream's start). */
+      eventLog: Pick<EventLog, 'read' | 'last'>;
       subscriber: RedisClient;
       /** Redis TIME, for the start of a stream of every device. */
       redis: RedisClient;

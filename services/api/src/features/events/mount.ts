@@ -13,26 +13,32 @@ import {
 } from '@mgw/contracts';
 import type { LoggedEvent } from '@mgw/store';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { eventLogSchemas, eventPaths } from './openapi.js';
-import type { ApiServices } from '../../api-services.js';
+import { eventLogSchemas, eventOperations } from './openapi.js';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
+import { deviceIdOf } from '../../http/route-helpers.js';
 import { parse } from '../../http/validation.js';
 import { SseOutput } from '../../http/sse-output.js';
 import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
 import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 import { traceStreamed } from './event-spans.js';
+import { eventAdminHandlers, eventAdminRoutes, type EventAdminName } from './admin.js';
 
 /** PUT /events/brokers: the transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {
   json: { limitBytes: 8 * 1024, tooLargeError: ERRORS.webhookBodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
 
+/** The public routes' handlers (their OpenAPI operations are keyed by these names). */
+export type EventName = 'list' | 'stream' | 'socket' | 'getBrokers' | 'putBrokers';
+
 /**
  * The device's event log (docs/events.md): pulled (GET /events), streamed (SSE, WebSocket), and
- * whether it is published to the operator's brokers.
+ * whether it is published to the operator's brokers. The dashboard's live views and a device's
+ * Events tab are its admin routes (admin.ts).
  */
-export const events = feature({
+export const events = feature<EventName, EventAdminName>({
   name: 'events',
   routes: [
     { method: 'get', path: '/events', limit: 'messages', handler: 'list' },
@@ -48,6 +54,7 @@ export const events = feature({
     },
     { method: 'get', path: '/events/brokers', limit: 'webhook', handler: 'getBrokers' },
     { method: 'put', path: '/events/brokers', limit: 'webhook', body: brokersBody, handler: 'putBrokers' },
+    ...eventAdminRoutes,
   ],
   handlers: (s) => ({
     list: eventsRoute(s),
@@ -55,8 +62,13 @@ export const events = feature({
     socket: eventSocketRoute(s),
     getBrokers: getEventBrokersRoute(s),
     putBrokers: putEventBrokersRoute(s),
+    // A device's log and broker settings, as the public routes read them, for the device of the path.
+    ...eventAdminHandlers(s, {
+      events: eventsRoute(s, deviceIdOf),
+      brokers: getEventBrokersRoute(s, deviceIdOf),
+    }),
   }),
-  paths: eventPaths,
+  operations: eventOperations,
   schemas: eventLogSchemas,
 });
 
@@ -71,10 +83,7 @@ const tokenDevice: DeviceOf = (_req, res) => authOf(res).deviceId;
  * oldest event with `truncated: true`. The device's log is trimmed to the window first (cheap: only
  * whole expired stream nodes go), so a device read by polling keeps no more than its window.
  */
-export function eventsRoute(
-  s: Pick<ApiServices, 'eventLog'>,
-  deviceOf: DeviceOf = tokenDevice,
-): RequestHandler {
+export function eventsRoute(s: Uses<'eventLog'>, deviceOf: DeviceOf = tokenDevice): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceOf(req, res);
     const q = parse(eventsQuerySchema, req.query);
@@ -95,7 +104,7 @@ export function eventsRoute(
  * in order, then live; without either, live from now. Refused with 429 before streaming when the
  * token already holds EVENT_STREAMS_PER_TOKEN streams in this process.
  */
-export function eventStreamRoute(s: ApiServices): RequestHandler {
+export function eventStreamRoute(s: Uses<'eventStreams'>): RequestHandler {
   return async (req, res) => {
     const { deviceId, tokenHash } = authOf(res);
     const q = parse(eventStreamQuerySchema, req.query);
@@ -128,7 +137,7 @@ export function eventStreamRoute(s: ApiServices): RequestHandler {
  * (opt-in; `defaultBrokerSetting`).
  */
 export function getEventBrokersRoute(
-  s: Pick<ApiServices, 'brokerSettings'>,
+  s: Uses<'brokerSettings'>,
   deviceOf: DeviceOf = tokenDevice,
 ): RequestHandler {
   return async (req, res) => {
@@ -144,7 +153,7 @@ export function getEventBrokersRoute(
  * EVENTS_NATS_URL, EVENTS_SQS_QUEUE_URL), never a device's, so no token can point the gateway at
  * a host of its choosing.
  */
-export function putEventBrokersRoute(s: Pick<ApiServices, 'brokerSettings'>): RequestHandler {
+export function putEventBrokersRoute(s: Uses<'brokerSettings'>): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -229,7 +238,7 @@ function handshakeProblem(headers: Record<string, string | string[] | undefined>
   return undefined;
 }
 
-export function eventSocketRoute(s: ApiServices): RequestHandler {
+export function eventSocketRoute(s: Uses<'eventStreams'>): RequestHandler {
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,

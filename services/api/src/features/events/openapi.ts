@@ -14,6 +14,8 @@ import {
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
+import type { Operations } from '../../http/route-table.js';
+import type { EventName } from './mount.js';
 import { closed } from '../../openapi/schema-helpers.js';
 
 // GET and PUT /events/brokers (docs/events.md, "Brokers").
@@ -48,12 +50,13 @@ export const eventBrokerSchemas: Record<string, JsonSchema> = {
 const ABOUT =
   "The operator connects the gateway to RabbitMQ (EVENTS_RABBITMQ_URL: a durable topic exchange, routing key `<deviceId>.<type>`), NATS JetStream (EVENTS_NATS_URL: subject `<prefix>.<deviceId>.<type>`) and/or an Amazon SQS queue (EVENTS_SQS_QUEUE_URL: on a FIFO queue `MessageGroupId` = the device id, `MessageDeduplicationId` = the event id); each event is then published once the change it reports is stored, with the webhook's body and the event's id (RabbitMQ `messageId`, JetStream `Nats-Msg-Id`, SQS message attribute `mgw-event-id`), at least once, in order per device (SQS: on a FIFO queue). A device publishes every event to RabbitMQ and NATS unless it says otherwise here; SQS is opt-in: nothing goes to it until the device sets `sqs.enabled`. Where the brokers are is the operator's setting, never a device's. A transport the install does not configure publishes nothing whatever its setting.";
 
-export function eventBrokerPaths(
+/** GET and PUT /events/brokers. */
+function eventBrokerOperations(
   config: ApiConfig,
   operation: (spec: OperationSpec) => JsonSchema,
-): Record<string, JsonSchema> {
+): Operations<'getBrokers' | 'putBrokers'> {
   return {
-    get: operation({
+    getBrokers: operation({
       tag: 'Events',
       summary: "The device's broker settings (RabbitMQ, NATS, SQS)",
       description: ABOUT,
@@ -62,7 +65,7 @@ export function eventBrokerPaths(
       success: { status: 200, schema: 'BrokerSettingsResult', description: 'Every transport’s setting.' },
       errors: [],
     }),
-    put: operation({
+    putBrokers: operation({
       tag: 'Events',
       summary: 'Turn broker publishing on or off for the device, and pick event types',
       description: `${ABOUT} The body names the transports to change (at least one); the others keep their setting.`,
@@ -241,12 +244,15 @@ export function eventSocketOperation(
   return op as JsonSchema;
 }
 
-/** The event log's paths: the pull, the two streams, and the broker settings. */
-export function eventPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** The event log's operations, by handler (mount.ts): the pull, the two streams, and the broker settings. */
+export function eventOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<EventName> {
   return {
-    '/events': { get: eventLogOperation(config, operation) },
-    '/events/stream': { get: eventStreamOperation(config, operation) },
-    '/events/ws': { get: eventSocketOperation(config, operation) },
-    '/events/brokers': eventBrokerPaths(config, operation),
+    list: eventLogOperation(config, operation),
+    stream: eventStreamOperation(config, operation),
+    socket: eventSocketOperation(config, operation),
+    ...eventBrokerOperations(config, operation),
   };
 }

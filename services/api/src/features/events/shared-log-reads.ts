@@ -20,7 +20,7 @@ export class SharedLogReads {
   private clock = 0;
   private readonly inFlight = new Map<string, { generation: number; page: Promise<EventLogPage> }>();
 
-  constructor(private readonly eventLog: EventLog) {}
+  constructor(private readonly eventLog: Pick<EventLog, 'read'>) {}
 
   /** The device's log grew: reads from now on start afresh. */
   grew(deviceId: string): void {

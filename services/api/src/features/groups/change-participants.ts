@@ -1,5 +1,5 @@
 import type { GroupAction, GroupParticipantsBody } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 import type { GroupCreated } from './create-group.js';
 
 /** What a participant change answers: the group and the action, then how it went for each member. */

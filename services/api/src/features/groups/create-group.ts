@@ -1,5 +1,5 @@
 import type { GroupCreateBody, GroupDetail, GroupParticipantOutcome } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /** What a create answers: the new group, and how adding each participant went. */
 export interface GroupCreated {

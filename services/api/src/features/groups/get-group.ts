@@ -1,5 +1,5 @@
 import type { GroupDetail } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /**
  * One group and its members (GET /groups/:id), as the device's holder knows it. A group the account

@@ -1,5 +1,5 @@
 import { inviteCodeOf, type GroupDetail } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /**
  * The account joins a group by its invite (POST /groups/join), given as a code or as the

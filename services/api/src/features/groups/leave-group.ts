@@ -1,4 +1,4 @@
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /** The account leaves a group (POST /groups/:id/leave) through the device's holder. */
 export async function leaveGroup(

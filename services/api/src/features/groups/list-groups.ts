@@ -1,5 +1,5 @@
 import type { GroupSummary } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /**
  * The device's groups (GET /groups), as its holder's group cache has them: only the sender holding

@@ -10,21 +10,21 @@ import {
   groupParticipantsBodySchema,
   groupUpdateBodySchema,
 } from '@mgw/contracts';
-import { DeviceCommandClient } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
-import { idempotentChange, noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import type { DeviceHolder, HolderOutcome } from '../holder/ask-holder.js';
+import type { DeviceHolder, HolderOutcome } from '../holder/index.js';
+import { groupAdminHandlers, groupAdminRoutes, type GroupAdminName } from './admin.js';
 import { changeParticipants } from './change-participants.js';
 import { createGroup } from './create-group.js';
 import { getGroup } from './get-group.js';
 import { joinGroup } from './join-group.js';
 import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
-import { groupPaths, groupSchemas } from './openapi.js';
+import { groupOperations, groupSchemas } from './openapi.js';
 import { readInvite } from './read-invite.js';
 import { revokeInvite } from './revoke-invite.js';
 import { updateGroup } from './update-group.js';
@@ -32,7 +32,7 @@ import { updateGroup } from './update-group.js';
 /** POST /groups and /groups/:id/participants: a subject and at most 50 members. */
 export const GROUP_BODY_LIMIT_BYTES = 8 * 1024;
 // A group request names at most GROUP_LIMITS.participants members and a subject.
-export const GROUP_BODY = {
+const GROUP_BODY = {
   json: {
     limitBytes: GROUP_BODY_LIMIT_BYTES,
     tooLargeError: GROUP_ERRORS.bodyTooLarge,
@@ -41,8 +41,15 @@ export const GROUP_BODY = {
   },
 } satisfies BodySpec;
 
-/** The account's groups (docs/groups.md): each change asks the sender holding the device. */
-export const groups = feature({
+/** The public routes' handlers (their OpenAPI operations are keyed by these names). */
+export type GroupName =
+  'list' | 'create' | 'get' | 'participants' | 'leave' | 'join' | 'update' | 'invite' | 'revokeInvite';
+
+/**
+ * The account's groups (docs/groups.md): each change asks the sender holding the device. The
+ * dashboard has the same routes for any device, named by the path (admin.ts).
+ */
+export const groups = feature<GroupName, GroupAdminName>({
   name: 'groups',
   routes: [
     { method: 'get', path: '/groups', limit: 'groups', handler: 'list' },
@@ -66,9 +73,13 @@ export const groups = feature({
       body: 'none',
       handler: 'revokeInvite',
     },
+    ...groupAdminRoutes,
   ],
-  handlers: (s) => groupHandlers(s),
-  paths: groupPaths,
+  handlers: (s) => ({
+    ...groupHandlers(s),
+    ...groupAdminHandlers(s, groupHandlers(s, deviceIdOf), GROUP_BODY),
+  }),
+  operations: groupOperations,
   schemas: groupSchemas,
 });
 
@@ -97,17 +108,13 @@ const ok = (res: Response, data: unknown) => res.status(200).json({ success: tru
  * The group handlers: each reads its request, has one use case ask the device's holder, and
  * answers what it replied. A change goes through the Idempotency-Key handling: a retried create
  * makes one group. `deviceOf` names the device: the token's (the public routes), or the path's
- * (the admin routes, admin/groups/mount.ts). An admin request has no token to key an
- * Idempotency-Key by: its changes run once per request.
+ * (the admin routes, admin.ts), whose Idempotency-Keys are kept per device (idempotencyScope).
  */
 export function groupHandlers(
-  s: ApiServices,
+  s: Uses<'commands' | 'sessions' | 'idempotency'>,
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
 ) {
-  const holder: DeviceHolder = {
-    commands: new DeviceCommandClient(s.redis, s.bullRedis),
-    sessions: s.sessions,
-  };
+  const holder: DeviceHolder = { commands: s.commands, sessions: s.sessions };
   const change = idempotentChange(s.idempotency, deviceOf);
   return {
     list: async (req, res) => {
@@ -160,5 +167,8 @@ export function groupHandlers(
       const { code } = parse(groupJoinBodySchema, req.body ?? {});
       await change(req, res, async () => answered(await joinGroup(holder, deviceOf(req, res), code)));
     },
-  } satisfies Record<string, RequestHandler>;
+  } satisfies Record<GroupName, RequestHandler>;
 }
+
+/** The handlers of the group routes, by name (the admin routes serve them too: admin.ts). */
+export type GroupHandlers = ReturnType<typeof groupHandlers>;

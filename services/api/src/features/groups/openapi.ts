@@ -12,6 +12,8 @@ import {
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
+import type { Operations } from '../../http/route-table.js';
+import type { GroupName } from './mount.js';
 import { closed, ref, result, str } from '../../openapi/schema-helpers.js';
 
 /** `contact` of records, events, reactions, poll votes and group members: the one ContactIdentity component. */
@@ -137,8 +139,11 @@ const idParam = {
 const CACHE =
   "**Choice:** the sender holding the device answers from its group cache (Baileys' `cachedGroupMetadata`), filled by the first query of a group and kept current by WhatsApp's group notifications; a send to a group reads the same cache, so it does not ask WhatsApp for the members each time.";
 
-/** The group paths, built with the document's `operation`. */
-export function groupPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** The group routes' operations, by handler (mount.ts), built with the document's `operation`. */
+export function groupOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<GroupName> {
   const rateLimit = config.rateLimits.groups;
   const withId = (op: JsonSchema) => {
     const o = op as { parameters?: JsonSchema[] };
@@ -147,132 +152,118 @@ export function groupPaths(config: ApiConfig, operation: (spec: OperationSpec) =
   };
   const base = { tag: 'Groups' as const, rateLimit, query: emptyQuerySchema };
   return {
-    '/groups': {
-      get: operation({
+    list: operation({
+      ...base,
+      summary: "The account's groups",
+      description: [
+        'Every group the account is a member of: id, subject, size, whether only admins may send (`announce`) and whether the account is an admin.',
+        CACHE,
+        '409 when the device is not connected; 502 when WhatsApp refused or failed; 504 when no answer came in time.',
+      ].join('\n\n'),
+      success: { status: 200, schema: 'GroupList', description: 'The groups, by id.' },
+      errors: [409, 502, 504],
+    }),
+    create: operation({
+      ...base,
+      summary: 'Create a group',
+      description: [
+        `Creates a group with \`subject\` (1-${GROUP_LIMITS.subject} characters) and 1 to ${GROUP_LIMITS.participants} participants (phone numbers or LIDs); the account is its creator and admin. The answer says per participant whether it was added.`,
+        `**Choice:** at most ${GROUP_LIMITS.participants} participants per request (WhatsApp takes more): adding many strangers at once is what gets accounts banned. Send \`Idempotency-Key\` so a retried create makes one group.`,
+      ].join('\n\n'),
+      body: groupCreateBodySchema,
+      idempotent: true,
+      success: {
+        status: 200,
+        schema: 'GroupCreated',
+        description: "The group and each participant's outcome.",
+      },
+      errors: [409, 413, 502, 504],
+    }),
+    get: withId(
+      operation({
         ...base,
-        summary: "The account's groups",
+        summary: 'One group',
         description: [
-          'Every group the account is a member of: id, subject, size, whether only admins may send (`announce`) and whether the account is an admin.',
+          'Subject, description, settings and participants (`contact` with phone and/or LID, `admin`).',
           CACHE,
-          '409 when the device is not connected; 502 when WhatsApp refused or failed; 504 when no answer came in time.',
+          '404 when the account is not in the group (or it does not exist).',
         ].join('\n\n'),
-        success: { status: 200, schema: 'GroupList', description: 'The groups, by id.' },
-        errors: [409, 502, 504],
+        success: { status: 200, schema: 'GroupResult', description: 'The group.' },
+        errors: [404, 409, 502, 504],
       }),
-      post: operation({
+    ),
+    update: withId(
+      operation({
         ...base,
-        summary: 'Create a group',
+        summary: "Change a group's subject, description or settings",
         description: [
-          `Creates a group with \`subject\` (1-${GROUP_LIMITS.subject} characters) and 1 to ${GROUP_LIMITS.participants} participants (phone numbers or LIDs); the account is its creator and admin. The answer says per participant whether it was added.`,
-          `**Choice:** at most ${GROUP_LIMITS.participants} participants per request (WhatsApp takes more): adding many strangers at once is what gets accounts banned. Send \`Idempotency-Key\` so a retried create makes one group.`,
+          `Each field given changes, in this order: \`subject\` (1-${GROUP_LIMITS.subject} characters), \`description\` (\`""\` removes it), \`announce\` (only admins may send), \`locked\` (only admins may change the subject, description and picture). The answer is the group as it is now. Every member's devices are told (\`group.updated\`).`,
+          '**Choice:** 403 `Only an admin of the group may do this`, before anything changes, when the account is not an admin and the change needs one (settings always; subject and description while the group is locked); 404 when the account is not in the group.',
         ].join('\n\n'),
-        body: groupCreateBodySchema,
+        body: groupUpdateBodySchema,
+        idempotent: true,
+        success: { status: 200, schema: 'GroupResult', description: 'The group after the change.' },
+        errors: [404, 409, 413, 502, 504],
+      }),
+    ),
+    join: operation({
+      ...base,
+      summary: 'Join a group by its invite link',
+      description: [
+        '`code`: the invite code, or the whole link (`https://chat.whatsapp.com/<code>`). The account joins the group; the answer is the group.',
+        '404 `Invite link not found or revoked` when no group has that code (WhatsApp answers 406 or 410).',
+      ].join('\n\n'),
+      body: groupJoinBodySchema,
+      idempotent: true,
+      success: { status: 200, schema: 'GroupResult', description: 'The group joined.' },
+      errors: [404, 409, 413, 502, 504],
+    }),
+    invite: withId(
+      operation({
+        ...base,
+        summary: "The group's invite link",
+        description:
+          "The group's invite code and link (WhatsApp makes one on the first ask). Only admins may read it: 403 otherwise; 404 when the account is not in the group.",
+        success: { status: 200, schema: 'GroupInvite', description: 'The invite link.' },
+        errors: [404, 409, 502, 504],
+      }),
+    ),
+    revokeInvite: withId(
+      operation({
+        ...base,
+        summary: "Revoke the group's invite link",
+        description:
+          'The old link stops working and a new one is made (answered). Only admins: 403 otherwise; 404 when the account is not in the group.',
+        idempotent: true,
+        success: { status: 200, schema: 'GroupInvite', description: 'The new invite link.' },
+        errors: [404, 409, 502, 504],
+      }),
+    ),
+    participants: withId(
+      operation({
+        ...base,
+        summary: 'Add, remove, promote or demote participants',
+        description: `\`action\` (add, remove, promote, demote) for 1 to ${GROUP_LIMITS.participants} participants (phone numbers or LIDs). The account must be an admin. The answer says per participant what happened (\`ok\`, else \`reason\` and WhatsApp's \`code\`).`,
+        body: groupParticipantsBodySchema,
         idempotent: true,
         success: {
           status: 200,
-          schema: 'GroupCreated',
-          description: "The group and each participant's outcome.",
+          schema: 'GroupParticipantsChanged',
+          description: "Each participant's outcome.",
         },
-        errors: [409, 413, 502, 504],
-      }),
-    },
-    '/groups/{id}': {
-      get: withId(
-        operation({
-          ...base,
-          summary: 'One group',
-          description: [
-            'Subject, description, settings and participants (`contact` with phone and/or LID, `admin`).',
-            CACHE,
-            '404 when the account is not in the group (or it does not exist).',
-          ].join('\n\n'),
-          success: { status: 200, schema: 'GroupResult', description: 'The group.' },
-          errors: [404, 409, 502, 504],
-        }),
-      ),
-      patch: withId(
-        operation({
-          ...base,
-          summary: "Change a group's subject, description or settings",
-          description: [
-            `Each field given changes, in this order: \`subject\` (1-${GROUP_LIMITS.subject} characters), \`description\` (\`""\` removes it), \`announce\` (only admins may send), \`locked\` (only admins may change the subject, description and picture). The answer is the group as it is now. Every member's devices are told (\`group.updated\`).`,
-            '**Choice:** 403 `Only an admin of the group may do this`, before anything changes, when the account is not an admin and the change needs one (settings always; subject and description while the group is locked); 404 when the account is not in the group.',
-          ].join('\n\n'),
-          body: groupUpdateBodySchema,
-          idempotent: true,
-          success: { status: 200, schema: 'GroupResult', description: 'The group after the change.' },
-          errors: [404, 409, 413, 502, 504],
-        }),
-      ),
-    },
-    '/groups/join': {
-      post: operation({
-        ...base,
-        summary: 'Join a group by its invite link',
-        description: [
-          '`code`: the invite code, or the whole link (`https://chat.whatsapp.com/<code>`). The account joins the group; the answer is the group.',
-          '404 `Invite link not found or revoked` when no group has that code (WhatsApp answers 406 or 410).',
-        ].join('\n\n'),
-        body: groupJoinBodySchema,
-        idempotent: true,
-        success: { status: 200, schema: 'GroupResult', description: 'The group joined.' },
         errors: [404, 409, 413, 502, 504],
       }),
-    },
-    '/groups/{id}/invite': {
-      get: withId(
-        operation({
-          ...base,
-          summary: "The group's invite link",
-          description:
-            "The group's invite code and link (WhatsApp makes one on the first ask). Only admins may read it: 403 otherwise; 404 when the account is not in the group.",
-          success: { status: 200, schema: 'GroupInvite', description: 'The invite link.' },
-          errors: [404, 409, 502, 504],
-        }),
-      ),
-    },
-    '/groups/{id}/invite/revoke': {
-      post: withId(
-        operation({
-          ...base,
-          summary: "Revoke the group's invite link",
-          description:
-            'The old link stops working and a new one is made (answered). Only admins: 403 otherwise; 404 when the account is not in the group.',
-          idempotent: true,
-          success: { status: 200, schema: 'GroupInvite', description: 'The new invite link.' },
-          errors: [404, 409, 502, 504],
-        }),
-      ),
-    },
-    '/groups/{id}/participants': {
-      post: withId(
-        operation({
-          ...base,
-          summary: 'Add, remove, promote or demote participants',
-          description: `\`action\` (add, remove, promote, demote) for 1 to ${GROUP_LIMITS.participants} participants (phone numbers or LIDs). The account must be an admin. The answer says per participant what happened (\`ok\`, else \`reason\` and WhatsApp's \`code\`).`,
-          body: groupParticipantsBodySchema,
-          idempotent: true,
-          success: {
-            status: 200,
-            schema: 'GroupParticipantsChanged',
-            description: "Each participant's outcome.",
-          },
-          errors: [404, 409, 413, 502, 504],
-        }),
-      ),
-    },
-    '/groups/{id}/leave': {
-      post: withId(
-        operation({
-          ...base,
-          summary: 'Leave a group',
-          description:
-            'The account leaves the group (it stays for the others). 404 when the account is not in it.',
-          idempotent: true,
-          success: { status: 200, schema: 'GroupLeft', description: 'Left.' },
-          errors: [404, 409, 502, 504],
-        }),
-      ),
-    },
+    ),
+    leave: withId(
+      operation({
+        ...base,
+        summary: 'Leave a group',
+        description:
+          'The account leaves the group (it stays for the others). 404 when the account is not in it.',
+        idempotent: true,
+        success: { status: 200, schema: 'GroupLeft', description: 'Left.' },
+        errors: [404, 409, 502, 504],
+      }),
+    ),
   };
 }

@@ -1,5 +1,5 @@
 import type { GroupInvite } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /** A group's current invite code and link (GET /groups/:id/invite), which only an admin may read. */
 export function readInvite(

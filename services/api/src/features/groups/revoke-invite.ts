@@ -1,5 +1,5 @@
 import type { GroupInvite } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /**
  * Revokes a group's invite link (POST /groups/:id/invite/revoke): the old link stops working and

@@ -1,5 +1,5 @@
 import type { GroupDetail, GroupUpdateBody } from '@mgw/contracts';
-import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome } from '../holder/index.js';
 
 /**
  * Changes a group's subject, description, announce or locked setting (PATCH /groups/:id): the

@@ -45,10 +45,17 @@ export type HolderFailure = Extract<HolderOutcome<unknown>, { ok: false }>;
 /** Why an ask did not get its answer. */
 export type HolderReason = Extract<HolderOutcome<unknown>, { ok: false }>['reason'];
 
+/**
+ * What an asker needs of the device commands: the ask, which carries the command and waits for
+ * its reply — libs/store's `DeviceCommandClient` (each wait takes a connection of its own), or a
+ * test's in-memory holder (memory-holder.ts).
+ */
+export type HolderCommands = Pick<DeviceCommandClient, 'ask'>;
+
 /** Who is asked, and what is checked before. */
 export interface DeviceHolder {
-  /** Carries the command and waits for the reply (each wait takes a connection of its own). */
-  commands: DeviceCommandClient;
+  /** Carries the command and waits for the reply. */
+  commands: HolderCommands;
   /**
    * The sessions: when given, a device whose session is not `connected` is not asked at all. Left
    * out by an asker that checked already (the number check), whose holder needs no open socket (a

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { LabelCommandResult, LabelCreateBody } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askLabels, type LabelDeps } from './device-labels.js';
 
 /** A new label of the account; its id is the gateway's choice (digits, as WhatsApp's are). */

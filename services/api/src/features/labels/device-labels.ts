@@ -1,6 +1,6 @@
 import type { LabelCommand, LabelCommandResult, LabelListed } from '@mgw/contracts';
 import type { LabelStore, SessionStore } from '@mgw/store';
-import { askHolder, type DeviceHolder, type HolderOutcome, type Unaddressed } from '../holder/ask-holder.js';
+import { askHolder, type DeviceHolder, type HolderOutcome, type Unaddressed } from '../holder/index.js';
 
 /**
  * A device's labels and its chats' archive, pin and mute: app-state patches only the sender
@@ -12,7 +12,8 @@ export interface LabelDeps {
   /** The device's holder, asked with the session check. */
   holder: DeviceHolder;
   sessions: Pick<SessionStore, 'get'>;
-  store: LabelStore;
+  /** What the reads and the edits' lookups take of the label store (an in-memory one in tests). */
+  store: Pick<LabelStore, 'get' | 'list' | 'ofChat' | 'chats'>;
 }
 
 /** No account is linked (logged out, or never): what the device kept went with its logout. */

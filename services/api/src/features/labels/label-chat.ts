@@ -1,5 +1,5 @@
 import type { LabelCommandResult } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askLabels, type LabelDeps } from './device-labels.js';
 
 /** Which label a chat gets or loses. */

@@ -13,15 +13,16 @@ import {
   labelIdParamSchema,
   labelUpdateBodySchema,
 } from '@mgw/contracts';
-import { DeviceCommandClient, LabelStore } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import { LabelStore } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
-import { idempotentChange, noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, idempotentChange, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import type { HolderFailure } from '../holder/ask-holder.js';
+import type { HolderFailure } from '../holder/index.js';
+import { labelAdminHandlers, labelAdminRoutes, type LabelAdminName } from './admin.js';
 import { createLabel } from './create-label.js';
 import { deleteLabel } from './delete-label.js';
 import type { LabelDeps, NotLinked, UnknownLabel } from './device-labels.js';
@@ -29,7 +30,7 @@ import { labelChat } from './label-chat.js';
 import { listChatLabels } from './list-chat-labels.js';
 import { listLabelChats } from './list-label-chats.js';
 import { listLabels } from './list-labels.js';
-import { labelPaths, labelSchemas } from './openapi.js';
+import { labelOperations, labelSchemas } from './openapi.js';
 import { setChatState } from './set-chat-state.js';
 import { updateLabel } from './update-label.js';
 
@@ -46,12 +47,24 @@ const labelBody: BodySpec = {
   },
 };
 
+/** The public routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type LabelName =
+  | 'listLabels'
+  | 'createLabel'
+  | 'updateLabel'
+  | 'deleteLabel'
+  | 'labelChats'
+  | 'chatLabels'
+  | 'labelChat'
+  | 'unlabelChat'
+  | 'chatState';
+
 /**
  * Business labels and a chat's archive, pin and mute (docs/labels.md): app-state patches the
  * sender holding the device makes. They share the groups' limit (RATE_LIMIT_GROUPS): both are the
- * account's own housekeeping.
+ * account's own housekeeping. The admin API serves the same routes for any device (admin.ts).
  */
-export const labels = feature({
+export const labels = feature<LabelName, LabelAdminName>({
   name: 'labels',
   routes: [
     { method: 'get', path: '/labels', limit: 'groups', handler: 'listLabels' },
@@ -69,9 +82,14 @@ export const labels = feature({
       handler: 'unlabelChat',
     },
     { method: 'patch', path: '/chats/:chatId', limit: 'groups', body: labelBody, handler: 'chatState' },
+    ...labelAdminRoutes,
   ],
-  handlers: (s) => labelRoutes(s),
-  paths: labelPaths,
+  handlers: (s) => ({
+    ...labelRoutes(s),
+    // The admin API's: the same handlers, for the device its path names.
+    ...labelAdminHandlers(labelRoutes(s, deviceIdOf)),
+  }),
+  operations: labelOperations,
   schemas: labelSchemas,
 });
 
@@ -109,18 +127,18 @@ const chatLabelParams = Joi.object({ chatId: chatIdSchema, labelId: labelIdParam
 const labelParams = Joi.object({ labelId: labelIdParamSchema });
 
 /**
- * The label routes' handlers: each parses its request and runs its use case; the public API's
- * changes go through the Idempotency-Key handling (a retried create makes one label). The admin
- * API mounts them too (admin/labels, admin/chats), with the device named by the path: its callers
- * hold no API token to key an Idempotency-Key by, so there a change runs as asked.
+ * The label routes' handlers: each parses its request and runs its use case; a change goes through
+ * the Idempotency-Key handling (a retried create makes one label). The admin API serves them too
+ * (admin.ts), with the device named by the path: there a key is kept in the device's admin space
+ * (idempotencyScope), as its callers hold no API token.
  */
-export function labelRoutes(
-  s: ApiServices,
+function labelRoutes(
+  s: Uses<'commands' | 'sessions' | 'redis' | 'encryption' | 'idempotency'>,
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf?: (req: Request, res: Response) => string,
-) {
+): Record<LabelName, RequestHandler> {
   const deps: LabelDeps = {
-    holder: { commands: new DeviceCommandClient(s.redis, s.bullRedis), sessions: s.sessions },
+    holder: { commands: s.commands, sessions: s.sessions },
     sessions: s.sessions,
     store: new LabelStore(s.redis, s.encryption),
   };

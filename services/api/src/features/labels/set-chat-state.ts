@@ -1,5 +1,5 @@
 import type { ChatStateBody, LabelCommandResult } from '@mgw/contracts';
-import type { HolderOutcome } from '../holder/ask-holder.js';
+import type { HolderOutcome } from '../holder/index.js';
 import { askLabels, type LabelDeps } from './device-labels.js';
 
 /** PATCH /chats/:chatId: the chat archived, pinned or muted (or not) on the account's devices. */

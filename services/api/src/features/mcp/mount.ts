@@ -1,7 +1,7 @@
 import { ERRORS, MAX_CONTACT_CHECK } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { mcpPaths } from './openapi.js';
+import { mcpOperations } from './openapi.js';
 import type { RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer } from './mcp-server.js';
@@ -25,7 +25,7 @@ export const mcp = feature({
   name: 'mcp',
   routes: [{ method: 'post', path: '/mcp', limit: 'none', body: mcpBody, handler: 'mcp' }],
   handlers: (s) => ({ mcp: mcpRoute(s.config.maxRecipients) }),
-  paths: mcpPaths,
+  operations: mcpOperations,
 });
 
 /**

@@ -1,3 +1,4 @@
+import type { Operations } from '../../http/route-table.js';
 import { STATUS_TEXT } from '../../openapi/components.js';
 import { ref } from '../../openapi/schema-helpers.js';
 
@@ -33,4 +34,5 @@ export function mcpOperation(): Record<string, unknown> {
   };
 }
 
-export const mcpPaths = () => ({ '/mcp': { post: mcpOperation() } });
+/** The MCP route's operation, by handler (mount.ts). */
+export const mcpOperations = (): Operations<'mcp'> => ({ mcp: mcpOperation() });

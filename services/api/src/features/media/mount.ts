@@ -8,7 +8,7 @@ import {
   mediaUploadQuerySchema,
 } from '@mgw/contracts';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { mediaPaths, mediaSchemas } from './openapi.js';
+import { mediaOperations, mediaSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
 import { MediaStoreUnavailableError, isQuotaRefusal } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
@@ -43,7 +43,7 @@ export const media = feature({
     get: getMediaRoute(s),
     remove: deleteMediaRoute(s),
   }),
-  paths: mediaPaths,
+  operations: mediaOperations,
   schemas: mediaSchemas,
 });
 

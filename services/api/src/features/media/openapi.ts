@@ -10,6 +10,7 @@ import {
   mediaUploadQuerySchema,
 } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
+import type { Operations } from '../../http/route-table.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
 import { closed, str } from '../../openapi/schema-helpers.js';
@@ -76,10 +77,10 @@ export const mediaSchemas: Record<string, JsonSchema> = {
 const ABOUT =
   'An attachment uploaded once and named by its id in any number of sends (a list of 1,000 does not repeat the file). Its bytes are kept in Redis (sealed with AES-256-GCM; no URL) or, with MEDIA_STORE, in an S3 bucket (server-side encryption; a pre-signed `url`). It belongs to the token’s device: any other device’s token gets 404, and pool tokens get 403 (a pool spreads a list over several devices). Deleted after MEDIA_RETENTION_SECONDS, or by DELETE.';
 
-export function mediaPaths(
+export function mediaOperations(
   config: ApiConfig,
   operation: (spec: OperationSpec) => JsonSchema,
-): Record<string, Record<string, JsonSchema>> {
+): Operations<'getSettings' | 'putSettings' | 'upload' | 'get' | 'remove'> {
   const r = config.rateLimits;
   const upload = operation({
     tag: 'Media',
@@ -114,36 +115,30 @@ export function mediaPaths(
     success: { status: 200, schema: 'MediaDeleted', description: 'Deleted.' },
     errors: [404, 413],
   });
-  const settings = {
-    get: operation({
-      tag: 'Media',
-      summary: 'Which inbound attachments the device keeps on arrival',
-      description:
-        'With MEDIA_STORE (S3), inbound attachments of these types and sizes are stored when they arrive, and `message.received` carries `attachment.mediaId`, `url` and `urlExpiresAt`. Default: none (download on demand, GET /messages/{id}/media).',
-      rateLimit: r.messages,
-      query: emptyQuerySchema,
-      success: { status: 200, schema: 'MediaSettingsResult', description: 'The settings.' },
-      errors: [],
-    }),
-    put: operation({
-      tag: 'Media',
-      summary: 'Choose which inbound attachments the device keeps on arrival',
-      description: 'Sets the given fields; the other keeps its value.',
-      rateLimit: r.media,
-      query: emptyQuerySchema,
-      body: mediaSettingsBodySchema,
-      success: { status: 200, schema: 'MediaSettingsResult', description: 'The settings after the change.' },
-      errors: [413],
-    }),
-  };
+  const getSettings = operation({
+    tag: 'Media',
+    summary: 'Which inbound attachments the device keeps on arrival',
+    description:
+      'With MEDIA_STORE (S3), inbound attachments of these types and sizes are stored when they arrive, and `message.received` carries `attachment.mediaId`, `url` and `urlExpiresAt`. Default: none (download on demand, GET /messages/{id}/media).',
+    rateLimit: r.messages,
+    query: emptyQuerySchema,
+    success: { status: 200, schema: 'MediaSettingsResult', description: 'The settings.' },
+    errors: [],
+  });
+  const putSettings = operation({
+    tag: 'Media',
+    summary: 'Choose which inbound attachments the device keeps on arrival',
+    description: 'Sets the given fields; the other keeps its value.',
+    rateLimit: r.media,
+    query: emptyQuerySchema,
+    body: mediaSettingsBodySchema,
+    success: { status: 200, schema: 'MediaSettingsResult', description: 'The settings after the change.' },
+    errors: [413],
+  });
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1 } };
   for (const op of [get, remove]) {
     const o = op as { parameters?: JsonSchema[] };
     o.parameters = [idParam, ...(o.parameters ?? [])];
   }
-  return {
-    '/media': { post: upload },
-    '/media/settings': settings,
-    '/media/{id}': { get, delete: remove },
-  };
+  return { getSettings, putSettings, upload, get, remove };
 }

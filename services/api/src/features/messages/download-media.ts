@@ -2,23 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '@mgw/contracts';
 import { storageContext, type HistoryOutboundRecord, type InboundRecord, type MediaStore } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import type { AnyRecord } from './records.js';
-import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/ask-holder.js';
+import type { AnyRecord, RecordReads } from './records.js';
+import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/index.js';
 import { ownRecordAndFields } from './own-message.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
 export const DOWNLOAD_TIMEOUT_SECONDS = 30;
 
 /** What a download needs: the message's record, the media store, and the device's holder. */
-export type DownloadDeps = Pick<ApiServices, 'messages' | 'inbound' | 'encryption' | 'redis'> & {
-  media: Pick<MediaStore, 'bytes'>;
-  /**
-   * Asked without a session check: the file comes from WhatsApp's media host, so the holder needs
-   * no open socket for it. Downloads are rare and bounded in time: each wait may take a connection
-   * of its own.
-   */
-  holder: DeviceHolder;
-};
+export type DownloadDeps = RecordReads &
+  Pick<ApiServices, 'redis'> & {
+    media: Pick<MediaStore, 'bytes'>;
+    /**
+     * Asked without a session check: the file comes from WhatsApp's media host, so the holder needs
+     * no open socket for it. Downloads are rare and bounded in time: each wait may take a connection
+     * of its own.
+     */
+    holder: DeviceHolder;
+  };
 
 /** The attachment as it is answered: its bytes, type and, when it has one, its name. */
 export interface DownloadedFile {

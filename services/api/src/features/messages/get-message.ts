@@ -1,14 +1,24 @@
-import type { InboundRecord } from '@mgw/store';
+import type {
+  InboundRecord,
+  MediaStore,
+  MessageKindStore,
+  MessageRevisions,
+  PoolBatchStore,
+} from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
+import type { RecordReads } from './records.js';
 import { withContacts } from './record-contacts.js';
 import { withRevisions } from './revised-record.js';
 import { ownRecordAndFields } from './own-message.js';
 
 /** What GET /messages/:id reads: the record and what is shown beside it. */
-export type MessageDeps = Pick<
-  ApiServices,
-  'messages' | 'inbound' | 'encryption' | 'redis' | 'media' | 'revisions' | 'kinds' | 'poolBatches'
->;
+export type MessageDeps = RecordReads &
+  Pick<ApiServices, 'redis'> & {
+    media: Pick<MediaStore, 'show'>;
+    revisions: Pick<MessageRevisions, 'view'>;
+    kinds: Pick<MessageKindStore, 'read'>;
+    poolBatches: Pick<PoolBatchStore, 'owner'>;
+  };
 
 /** Whose message is asked for: the token's device, or a pool's (through a pool token). */
 export interface MessageAsker {
@@ -46,7 +56,7 @@ export async function getMessage(
  * An inbound attachment kept in the media store: a pre-signed URL signed now (its lifetime from
  * now, never past the object's retention). Once the object is gone its id is dropped too.
  */
-async function withMediaUrl(s: Pick<ApiServices, 'media'>, deviceId: string, record: InboundRecord) {
+async function withMediaUrl(s: Pick<MessageDeps, 'media'>, deviceId: string, record: InboundRecord) {
   const att = record.attachment;
   if (!att?.mediaId) return;
   const shown = await s.media.show(deviceId, att.mediaId);

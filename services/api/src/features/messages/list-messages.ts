@@ -1,5 +1,6 @@
 import type { MessagesQuery } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { MessageIndex } from '@mgw/store';
+import type { MessageDeps } from './get-message.js';
 import { withContacts } from './record-contacts.js';
 import { recordFromFields } from './records.js';
 import { withRevisions } from './revised-record.js';
@@ -24,8 +25,13 @@ export interface MessagesPage {
  * direction. A filtered page reads at most SCAN_BUDGET ids: it may come back short (even empty)
  * with a `nextCursor` to go on from.
  */
+/** What GET /messages reads: the device's message index, and each record as GET /messages/:id reads it. */
+export type ListMessagesDeps = Omit<MessageDeps, 'media' | 'poolBatches'> & {
+  index: Pick<MessageIndex, 'page' | 'forget'>;
+};
+
 export async function listMessages(
-  s: ApiServices,
+  s: ListMessagesDeps,
   deviceId: string,
   q: MessagesQuery,
 ): Promise<MessagesPage> {
@@ -79,7 +85,7 @@ export async function listMessages(
 
 /** The page's messages with their message kind fields (as GET /messages/:id), read at once. */
 async function withKinds(
-  s: ApiServices,
+  s: Pick<ListMessagesDeps, 'kinds'>,
   deviceId: string,
   messages: Record<string, unknown>[],
   fieldsOf: ReadonlyMap<string, Record<string, string>>,

@@ -10,7 +10,7 @@ import { parse } from '../../http/validation.js';
 import { listMessages } from './list-messages.js';
 import { downloadMedia, type DownloadOutcome, type DownloadedFile } from './download-media.js';
 import { getMessage } from './get-message.js';
-import { messagePaths } from './openapi.js';
+import { messageOperations, messageSchemas } from './openapi.js';
 
 /** Reading what became of the device's messages: a page of them, one, an inbound one's file. */
 export const messages = feature({
@@ -21,7 +21,8 @@ export const messages = feature({
     { method: 'get', path: '/messages/:id/media', limit: 'messages', handler: 'media' },
   ],
   handlers: (s) => ({ list: listMessagesRoute(s), message: messageRoute(s), media: mediaRoute(s) }),
-  paths: messagePaths,
+  operations: messageOperations,
+  schemas: messageSchemas,
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { MessageRecord } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { MessageStore } from '@mgw/store';
 import { readRecordAndFields, type AnyRecord } from './records.js';
 
 /**
@@ -29,7 +29,7 @@ export async function ownRecordAndFields(
 
 /** The record of message `id` of the device; undefined for any other id. */
 export async function ownMessage(
-  s: Pick<ApiServices, 'messages'>,
+  s: { messages: Pick<MessageStore, 'get'> },
   deviceId: string,
   id: string,
 ): Promise<MessageRecord | undefined> {

@@ -1,8 +1,20 @@
 import type { MessageRecord } from '@mgw/contracts';
-import { historyOutboundOf, type HistoryOutboundRecord, type InboundRecord } from '@mgw/store';
+import {
+  historyOutboundOf,
+  type HistoryOutboundRecord,
+  type InboundRecord,
+  type InboundStore,
+  type MessageStore,
+} from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 
 export type AnyRecord = MessageRecord | InboundRecord | HistoryOutboundRecord;
+
+/** What reading a record takes: its fields, and the record of either direction made from them. */
+export type RecordReads = Pick<ApiServices, 'encryption'> & {
+  messages: Pick<MessageStore, 'fields' | 'fromFields'>;
+  inbound: Pick<InboundStore, 'fromFields'>;
+};
 
 /**
  * A message of the device as GET /messages/:id's shape starts — an inbound one opened (its text),
@@ -12,7 +24,7 @@ export type AnyRecord = MessageRecord | InboundRecord | HistoryOutboundRecord;
  * read it again. One read of the record, whichever its direction.
  */
 export async function readRecordAndFields(
-  s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
+  s: RecordReads,
   deviceId: string,
   messageId: string,
 ): Promise<{ record?: AnyRecord; fields: Record<string, string> }> {
@@ -23,7 +35,7 @@ export async function readRecordAndFields(
 
 /** The record of `readRecordAndFields`, from its fields as read (`{}`: a message still queued, or gone). */
 export async function recordFromFields(
-  s: Pick<ApiServices, 'messages' | 'inbound' | 'encryption'>,
+  s: RecordReads,
   deviceId: string,
   messageId: string,
   h: Record<string, string>,

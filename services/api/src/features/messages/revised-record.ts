@@ -1,4 +1,4 @@
-import type { ApiServices } from '../../api-services.js';
+import type { MessageRevisions } from '@mgw/store';
 
 /**
  * A record as GET /messages/:id shows it, with what edits and deletes changed (issue 29): an
@@ -6,7 +6,7 @@ import type { ApiServices } from '../../api-services.js';
  * deleted reads `status: "deleted"` with `deletedAt` (its text is gone).
  */
 export async function withRevisions<T extends { messageId: string; status: string }>(
-  s: Pick<ApiServices, 'revisions'>,
+  s: { revisions: Pick<MessageRevisions, 'view'> },
   deviceId: string,
   record: T,
   /** The record's fields as already read (`MessageStore.fields`): not read again. */

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { ApiConfig } from '../../config.js';
 import { feature } from '../../http/route-table.js';
 import { buildOpenApi } from '../../openapi/document.js';
-import { opsPaths } from './openapi.js';
+import { opsOperations, opsSchemas } from './openapi.js';
 import { hostname } from 'node:os';
 import {
   createOpsHandler,
@@ -25,11 +25,14 @@ function openApiRoute(config: ApiConfig): RequestHandler {
   };
 }
 
+/** The routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
+export type OpsName = 'healthz' | 'readyz' | 'document';
+
 /**
  * What needs no token: the probes (from the root, also served on the ops port with /metrics) and
  * the API's own description (it describes, it holds nothing).
  */
-export const ops = feature({
+export const ops = feature<OpsName>({
   name: 'ops',
   routes: [
     { method: 'get', path: '/healthz', root: true, auth: 'none', limit: 'none', handler: 'healthz' },
@@ -41,7 +44,8 @@ export const ops = feature({
     readyz: opsRoute(s, '/readyz'),
     document: openApiRoute(s.config),
   }),
-  paths: opsPaths,
+  operations: opsOperations,
+  schemas: opsSchemas,
 });
 
 const PROBE_KEY = keys.readyProbe(`api:${hostname()}:${process.pid}`);

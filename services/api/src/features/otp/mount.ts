@@ -1,8 +1,8 @@
 import { ERRORS, emptyQuerySchema, otpBodySchema, type OtpBody } from '@mgw/contracts';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { otpPaths } from './openapi.js';
+import { otpOperations, otpSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { sendOtp, type OtpOutcome } from './send-otp.js';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
@@ -25,7 +25,8 @@ export const otp = feature({
   name: 'otp',
   routes: [{ method: 'post', path: '/otp', limit: 'otp', body: otpBody, handler: 'otp' }],
   handlers: (s) => ({ otp: otpRoute(s) }),
-  paths: otpPaths,
+  operations: otpOperations,
+  schemas: otpSchemas,
 });
 
 /**
@@ -72,7 +73,9 @@ export function otpAnswer(outcome: OtpOutcome, body: OtpBody): Outcome {
 }
 
 /** POST /otp */
-function otpRoute(s: ApiServices): RequestHandler {
+function otpRoute(
+  s: Uses<'config' | 'idempotency' | 'acceptor' | 'messages' | 'metrics' | 'blocklist'>,
+): RequestHandler {
   const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
   return async (req, res) => {
     const auth = authOf(res);

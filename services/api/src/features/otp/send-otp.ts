@@ -12,15 +12,18 @@ import type { MessageStore } from '@mgw/store';
 import type { JobOutcome } from '../../clients/queue-events-pool.js';
 import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from '../../enqueue/refusal.js';
-import { idsOf } from '../send/send-message.js';
+import { idsOf } from '../send/index.js';
 import { acceptOrUnknown, type AcceptUnknown } from '../../enqueue/job-writer.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;
 
 export interface OtpDeps {
-  acceptor: MessageAcceptor;
-  messages: MessageStore;
+  /** Accepts the OTP and waits for it; after the wait, its job is removed or its attempt waited for. */
+  acceptor: Pick<MessageAcceptor, 'acceptAndWait' | 'waitFor'> & {
+    queue(deviceId: string): { remove(messageId: string): Promise<unknown> };
+  };
+  messages: Pick<MessageStore, 'expireUnclaimed' | 'get'>;
   metrics: Metrics;
   otpWaitTimeoutMs: number;
   blocklist?: BlocklistLookup;

@@ -9,7 +9,7 @@ import {
   type SendPolicyConfig,
 } from '@mgw/store';
 
-/** Why a device of a pool takes no new share of a list now (and its waiting messages move). */
+/** Why a device of a pool takes no new share of a batch now (and its waiting messages move). */
 export type DropReason = 'not_linked' | 'restricted' | 'daily_cap' | 'low_health';
 
 /** One device of a pool as a pooled send and the mover see it. */
@@ -30,7 +30,7 @@ const UNCAPPED_ALLOWANCE = 10_000;
 /**
  * The devices of a pool now: linked or not, paused (time-locked, capped, pushed back), at their
  * daily cap (they sent what they may today), or below the pool's health floor — and what each may
- * still send beyond what it holds, which is how a list is spread over them.
+ * still send beyond what it holds, which is how a batch is spread over them.
  */
 export async function poolDevices(
   redis: RedisClient,

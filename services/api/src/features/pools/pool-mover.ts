@@ -9,7 +9,7 @@ import {
   type PoolMove,
 } from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
-import { controlList } from '../batches/control-batch.js';
+import { controlDeviceBatch } from '../batches/index.js';
 import { isRefusal } from '../../enqueue/refusal.js';
 import { poolDevices, poolMembers, spread, type DropReason, type PoolDevice } from './pool-devices.js';
 
@@ -18,7 +18,7 @@ export interface PoolMoverOptions {
   intervalMs: number;
   /** A device below this health score drops out of its pools' spread. */
   minHealth: number;
-  /** Messages moved per list and device in one round (the rest go in the next rounds). */
+  /** Messages moved per batch and device in one round (the rest go in the next rounds). */
   perRound?: number;
 }
 
@@ -42,7 +42,7 @@ interface Carry {
 }
 
 /**
- * Moves the waiting messages of pooled lists off a device that dropped out of its pool (logged out,
+ * Moves the waiting messages of pooled batches off a device that dropped out of its pool (logged out,
  * time-locked or pushed back, at its daily cap, below the health floor) to the pool's other devices,
  * by what each may still send. Each move goes by `PoolMoves`' steps (journal, release on the device
  * it leaves, accept with the same messageId on the device it goes to, content released, journal
@@ -160,13 +160,13 @@ export class PoolMover {
     const dropped = devices.filter((d): d is PoolDevice & { dropped: DropReason } => d.dropped !== undefined);
     if (dropped.length === 0) return;
     for (const batchId of await deps.poolBatches.openBatches(poolId)) {
-      const list = await deps.poolBatches.get(poolId, batchId);
-      if (!list || list.state === 'cancelled' || list.state === 'completed') {
+      const batch = await deps.poolBatches.get(poolId, batchId);
+      if (!batch || batch.state === 'cancelled' || batch.state === 'completed') {
         await deps.poolBatches.close(poolId, batchId);
         continue;
       }
-      // A paused list's messages wait where they are: they move once it is resumed.
-      if (list.state === 'paused') continue;
+      // A paused batch's messages wait where they are: they move once it is resumed.
+      if (batch.state === 'paused') continue;
       for (const from of dropped) await this.moveShare(poolId, batchId, from, takers);
     }
   }
@@ -189,7 +189,7 @@ export class PoolMover {
     }
   }
 
-  /** Moves what `from` holds of the list and may still give up, a page at a time. */
+  /** Moves what `from` holds of the batch and may still give up, a page at a time. */
   private async moveShare(
     poolId: string,
     batchId: string,
@@ -241,7 +241,7 @@ export class PoolMover {
     const released: Carry[] = [];
     const contentOf = new Map<string, Promise<boolean>>();
     for (const c of carries) {
-      // Its content gone (the list waited past the retention), it could be sent nowhere: it stays
+      // Its content gone (the batch waited past the retention), it could be sent nowhere: it stays
       // on its device, which ends it (content gone, or logged out) as it would any other.
       const key = `${c.job.deviceId}\n${c.job.contentId}`;
       if (!contentOf.has(key)) contentOf.set(key, deps.contents.exists(c.job.deviceId, c.job.contentId));
@@ -256,7 +256,7 @@ export class PoolMover {
         await deps.poolMoves.finish(poolId, c.job.messageId);
       }
     }
-    // One accept per device it goes to and content (a list's messages share one content).
+    // One accept per device it goes to and content (a batch's messages share one content).
     const groups = new Map<string, Carry[]>();
     for (const c of released) {
       const k = `${c.move.to}\n${c.job.deviceId}\n${c.job.contentId}`;
@@ -347,10 +347,10 @@ export class PoolMover {
       to,
       group.map((c) => ({ messageId: c.job.messageId, recipient: c.job.to })),
     );
-    // A pause or cancel of the whole list that came meanwhile reaches the new part too.
+    // A pause or cancel of the whole batch that came meanwhile reaches the new part too.
     const meta = await deps.poolBatches.meta(poolId, batchId);
-    if (meta?.cancelledAt) await controlList(deps, to, batchId, 'cancel', deps.logger);
-    else if (meta?.pausedAt) await controlList(deps, to, batchId, 'pause', deps.logger);
+    if (meta?.cancelledAt) await controlDeviceBatch(deps, to, batchId, 'cancel', deps.logger);
+    else if (meta?.pausedAt) await controlDeviceBatch(deps, to, batchId, 'pause', deps.logger);
     for (const c of group) await deps.poolMoves.finish(poolId, c.job.messageId);
     deps.metrics.poolMoves.inc({ pool: poolId, from, reason }, group.length);
     const data = {

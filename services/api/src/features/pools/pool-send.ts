@@ -8,12 +8,17 @@ import {
   type SendBody,
   type SendTo,
 } from '@mgw/contracts';
-import { controlList } from '../batches/control-batch.js';
+import { controlDeviceBatch } from '../batches/index.js';
 import type { ApiServices } from '../../api-services.js';
 import { isRefusal, invalid, refused } from '../../enqueue/refusal.js';
-import { reviseMessage } from '../send/revise-message.js';
-import { attachmentTooLarge } from '../send/attachment-size.js';
-import { contentOf, dueAt, personalisation, type SendOutcome } from '../send/send-message.js';
+import {
+  attachmentTooLarge,
+  contentOf,
+  dueAt,
+  personalisation,
+  reviseMessage,
+  type SendOutcome,
+} from '../send/index.js';
 import { poolDevices, poolMembers, spread, type PoolDevice } from './pool-devices.js';
 
 export type PoolSendDeps = Pick<
@@ -49,7 +54,7 @@ async function assign(
 
 /**
  * POST /send with a token linked to a pool: a list spread over the pool's devices (one batch id,
- * each device's part an ordinary list of its own under that id), a single message to the
+ * each device's part an ordinary batch of its own under that id), a single message to the
  * recipient's device. An edit or delete goes to the device that holds the message. Group chats and
  * reactions belong to one account: they are sent with a device's token.
  */
@@ -85,7 +90,7 @@ export async function sendThroughPool(
       : [],
   );
   if (groups.length > 0) return invalid(groups);
-  // A media object belongs to one device; a pool spreads a list over several.
+  // A media object belongs to one device; a pool spreads a batch over several.
   if (body.attachment?.mediaId !== undefined) return refused('media_through_pool');
   const shared = contentOf(body);
   if (isRefusal(shared)) return shared;
@@ -118,7 +123,7 @@ export async function sendThroughPool(
       // All or nothing: the parts accepted before are cancelled (none of them is ever sent).
       if (batchId)
         for (const d of accepted)
-          await controlList(deps, d, batchId, 'cancel', deps.logger).catch(() => undefined);
+          await controlDeviceBatch(deps, d, batchId, 'cancel', deps.logger).catch(() => undefined);
       return outcome;
     }
     accepted.push(deviceId);

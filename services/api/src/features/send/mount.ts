@@ -1,15 +1,15 @@
 import { ERRORS, VARS_LIMITS, emptyQuerySchema, sendBodySchema } from '@mgw/contracts';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import type { ApiConfig } from '../../config.js';
-import { sendPaths } from './openapi.js';
+import { sendOperations, sendSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { ApiServices } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { ContactUsernames } from '@mgw/store';
-import { usernameLookupDeps } from '../contacts/mount.js';
+import { usernameLookupDeps } from '../contacts/index.js';
 import { sendMessage, type SendDeps, type SendOutcome } from './send-message.js';
 import { usernameRecipientDeps } from './username-recipients.js';
-import { sendThroughPool } from '../pools/pool-send.js';
+import { sendThroughPool } from '../pools/index.js';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import type { SendRateLimit } from '../../http/send-rate-limit.js';
@@ -42,7 +42,8 @@ export const send = feature({
   name: 'send',
   routes: [{ method: 'post', path: '/send', limit: 'send', body: sendBody, handler: 'send' }],
   handlers: (s, { sendLimit }) => ({ send: sendRoute(s, sendLimit) }),
-  paths: sendPaths,
+  operations: sendOperations,
+  schemas: sendSchemas,
 });
 
 /**

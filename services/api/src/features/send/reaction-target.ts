@@ -10,8 +10,8 @@ import { ContactIdentities, type InboundStore, type MessageStore } from '@mgw/st
 import { invalid, isRefusal, refused, type Refusal } from '../../enqueue/refusal.js';
 
 export interface ReactionTargetDeps {
-  messages: MessageStore;
-  inbound: InboundStore;
+  messages: Pick<MessageStore, 'get'>;
+  inbound: Pick<InboundStore, 'get'>;
   /** Reads the device's phone <-> LID map (the chat may be named by the contact's other identity). */
   redis: RedisClient;
 }

@@ -13,8 +13,9 @@ import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { invalid, isRefusal, refused, type Refusal } from '../../enqueue/refusal.js';
 
 export interface ReviseDeps {
-  acceptor: MessageAcceptor;
-  messages: MessageStore;
+  acceptor: Pick<MessageAcceptor, 'accept'>;
+  /** The target's record, and (a queued one deleted) its job and its end. */
+  messages: Pick<MessageStore, 'get' | 'job' | 'markDeleted'>;
   /** Reads the device's phone <-> LID map (a revision may name the recipient by its other identity). */
   redis: RedisClient;
 }

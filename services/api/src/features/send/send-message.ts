@@ -30,7 +30,8 @@ import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-mes
 import { withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
-  acceptor: MessageAcceptor;
+  acceptor: Pick<MessageAcceptor, 'accept'>;
+  messages: ReviseDeps['messages'];
   /** Uploaded media (`attachment.mediaId`): only the device's own objects. */
   media: Pick<MediaStore, 'get'>;
   blocklist?: BlocklistLookup;
@@ -39,7 +40,7 @@ export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
 }
 
 /**
- * What a /send comes to: its messages accepted (one, or a list's), or an edit or delete done
+ * What a /send comes to: its messages accepted (one, or a batch's), or an edit or delete done
  * (`reviseMessage`), or why it was refused.
  */
 export type SendOutcome =
@@ -205,7 +206,7 @@ export async function sendMessage(
     : { kind: 'accepted', messageId: messageIds[0]! };
 }
 
-/** The ids of an idempotent request's messages, its list and its content, from its key's seed. */
+/** The ids of an idempotent request's messages, its batch and its content, from its key's seed. */
 export function idsOf(
   seed: string,
   count: number,

@@ -8,7 +8,7 @@ import {
   type ValidationDetail,
 } from '@mgw/contracts';
 import type { ContactUsernames } from '@mgw/store';
-import { lookUpUsernames, type UsernameLookupDeps } from '../contacts/resolve-username.js';
+import { lookUpUsernames, type UsernameLookupDeps } from '../contacts/index.js';
 import { invalid, type Refusal } from '../../enqueue/refusal.js';
 
 export interface UsernameRecipientDeps extends UsernameLookupDeps {

@@ -1,7 +1,7 @@
 import { PRIORITY, STATUS_JID, STATUS_LIMITS } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { StatusStore } from '@mgw/store';
 import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
-import { reviseMessage } from '../send/revise-message.js';
+import { reviseMessage, type ReviseDeps } from '../send/index.js';
 
 /** How a delete went. */
 export type StatusDeleteOutcome =
@@ -23,7 +23,7 @@ export type StatusDeleteOutcome =
  * within its day is revoked for its viewers by a message of its own, queued to the same audience.
  */
 export async function deleteStatus(
-  s: Pick<ApiServices, 'messages' | 'statuses' | 'acceptor' | 'redis'>,
+  s: ReviseDeps & { statuses: Pick<StatusStore, 'has' | 'audience'> },
   deviceId: string,
   id: string,
 ): Promise<StatusDeleteOutcome> {

@@ -1,5 +1,5 @@
 import { STATUS_LIMITS, type ContactIdentity, type StatusSummary } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { MessageStore, StatusStore } from '@mgw/store';
 
 /** A viewer's JID as the API names contacts. */
 const identityOf = (jid: string): ContactIdentity =>
@@ -11,7 +11,7 @@ const identityOf = (jid: string): ContactIdentity =>
  * status whose message record is gone (past the retention) is left out.
  */
 export async function listStatuses(
-  s: Pick<ApiServices, 'statuses' | 'messages'>,
+  s: { statuses: Pick<StatusStore, 'list'>; messages: Pick<MessageStore, 'get'> },
   deviceId: string,
 ): Promise<StatusSummary[]> {
   const stored = await s.statuses.list(deviceId, Date.now() - STATUS_LIMITS.liveMs);

@@ -9,20 +9,21 @@ import {
   type StatusBody,
 } from '@mgw/contracts';
 import { readStatusSettings, writeStatusSettings } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { postStatus } from './post-status.js';
 import { isRefusal } from '../../enqueue/refusal.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
-import { idempotencyScope, noQuery } from '../../http/route-helpers.js';
+import { deviceIdOf, idempotencyScope, noQuery } from '../../http/route-helpers.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/mount.js';
+import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
+import { statusAdminHandlers, statusAdminRoutes, type StatusAdminName } from './admin.js';
 import { deleteStatus, type StatusDeleteOutcome } from './delete-status.js';
 import { listStatuses } from './list-statuses.js';
-import { broadcastPaths, broadcastSchemas } from './openapi.js';
+import { broadcastSchemas, statusOperations } from './openapi.js';
 
 // A status names up to STATUS_LIMITS.audience viewers beside an attachment of up to 10 MB (as /send).
 const statusBody: BodySpec = {
@@ -37,8 +38,14 @@ const settingsBody: BodySpec = {
   json: { limitBytes: 1024, tooLargeError: STATUS_ERRORS.settingsBodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
 
-/** Status updates (stories, docs/broadcasts.md): posted through the send path, listed with their viewers. */
-export const statuses = feature({
+/** The public routes' handlers (their OpenAPI operations are keyed by these names). */
+export type StatusName = 'post' | 'list' | 'getSettings' | 'putSettings' | 'remove';
+
+/**
+ * Status updates (stories, docs/broadcasts.md): posted through the send path, listed with their
+ * viewers. The dashboard has the same routes for any device, named by the path (admin.ts).
+ */
+export const statuses = feature<StatusName, StatusAdminName>({
   name: 'statuses',
   routes: [
     { method: 'post', path: '/statuses', limit: 'broadcasts', body: statusBody, handler: 'post' },
@@ -52,9 +59,10 @@ export const statuses = feature({
       handler: 'putSettings',
     },
     { method: 'delete', path: '/statuses/:id', limit: 'broadcasts', body: 'none', handler: 'remove' },
+    ...statusAdminRoutes,
   ],
-  handlers: (s) => statusHandlers(s),
-  paths: broadcastPaths,
+  handlers: (s) => ({ ...statusHandlers(s), ...statusAdminHandlers(statusHandlers(s, deviceIdOf)) }),
+  operations: statusOperations,
   schemas: broadcastSchemas,
 });
 
@@ -82,11 +90,10 @@ function deleteError(outcome: Exclude<StatusDeleteOutcome, { ok: true }>): ApiEr
 /**
  * The status handlers: post a status (through the send queue, post-status.ts), the
  * device's current statuses with who viewed each, delete one, and whether contacts' statuses
- * become events. The admin API mounts them too (admin/statuses/mount.ts), with the device named
- * by the path.
+ * become events. The admin routes serve them too (admin.ts), with the device named by the path.
  */
 export function statusHandlers(
-  s: ApiServices,
+  s: Uses<'idempotency' | 'acceptor' | 'redis' | 'statuses' | 'messages'>,
   /** The device a request acts on: the token's (public API), or the path's (admin API). */
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
 ) {
@@ -128,5 +135,8 @@ export function statusHandlers(
       await writeStatusSettings(s.redis, deviceId, body);
       res.status(200).json({ success: true, data: body });
     },
-  } satisfies Record<string, RequestHandler>;
+  } satisfies Record<StatusName, RequestHandler>;
 }
+
+/** The handlers of the status routes, by name (the admin routes serve them too: admin.ts). */
+export type StatusHandlers = ReturnType<typeof statusHandlers>;

@@ -9,6 +9,8 @@ import {
 import type { ApiConfig } from '../../config.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
+import type { Operations } from '../../http/route-table.js';
+import type { StatusName } from './mount.js';
 import { closed, messageIdString as uuid, ref, result, str } from '../../openapi/schema-helpers.js';
 
 const statusSummary = closed(
@@ -75,8 +77,11 @@ const idParam = {
   schema: { type: 'string', pattern: STATUS_ID_PATTERN.source },
 };
 
-/** The status paths, built with the document's `operation`. */
-export function broadcastPaths(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema) {
+/** The status routes' operations, by handler (mount.ts), built with the document's `operation`. */
+export function statusOperations(
+  config: ApiConfig,
+  operation: (spec: OperationSpec) => JsonSchema,
+): Operations<StatusName> {
   const base = {
     tag: 'Broadcasts' as const,
     rateLimit: config.rateLimits.broadcasts,
@@ -98,46 +103,42 @@ export function broadcastPaths(config: ApiConfig, operation: (spec: OperationSpe
     ...((remove as { parameters?: unknown[] }).parameters ?? []),
   ];
   return {
-    '/statuses': {
-      post: operation({
-        ...base,
-        summary: 'Post a status update',
-        description: [
-          `A status ("story") seen for 24 hours: \`text\` (1-${STATUS_LIMITS.text} characters, with \`backgroundColor\` and \`font\`), or an \`attachment\` (image or video with an optional caption, or audio: a voice note), to \`audience\`: 1 to ${STATUS_LIMITS.audience} phone numbers or LIDs, or \`"contacts"\` (every chat of the account; over ${STATUS_LIMITS.audience} it is refused whole, 400).`,
-          '**Choice:** it goes through the send queue as one message to `status@broadcast` (`GET /messages/{id}`, `message.sent`/`failed`): sent once, paced and counted as one message whatever its audience, held by `sendAt`, and a list of one (`batchId`) that pause, resume and cancel steer. Viewers who opted out are left out when it goes.',
-        ].join('\n\n'),
-        body: statusBodySchema,
-        idempotent: true,
-        success: { status: 202, schema: 'StatusPosted', description: 'Accepted: queued (or scheduled).' },
-        errors: [409, 413, 429],
-      }),
-      get: operation({
-        ...base,
-        summary: "The account's current statuses",
-        description:
-          'Statuses due within the last 24 hours (and those scheduled), newest first, each with its message status and who viewed it (`status.viewed` events tell the same as it happens).',
-        success: { status: 200, schema: 'StatusList', description: 'The statuses.' },
-        errors: [],
-      }),
-    },
-    '/statuses/settings': {
-      get: operation({
-        ...base,
-        summary: 'Status settings',
-        description: "Whether contacts' statuses become `status.received` events (off by default).",
-        success: { status: 200, schema: 'StatusSettings', description: 'The settings.' },
-        errors: [],
-      }),
-      put: operation({
-        ...base,
-        summary: 'Change status settings',
-        description:
-          "`receiveStatuses`: contacts' statuses become `status.received` events (their text sealed at rest until delivered).",
-        body: statusSettingsSchema,
-        success: { status: 200, schema: 'StatusSettings', description: 'The settings now.' },
-        errors: [413],
-      }),
-    },
-    '/statuses/{id}': { delete: remove },
+    post: operation({
+      ...base,
+      summary: 'Post a status update',
+      description: [
+        `A status ("story") seen for 24 hours: \`text\` (1-${STATUS_LIMITS.text} characters, with \`backgroundColor\` and \`font\`), or an \`attachment\` (image or video with an optional caption, or audio: a voice note), to \`audience\`: 1 to ${STATUS_LIMITS.audience} phone numbers or LIDs, or \`"contacts"\` (every chat of the account; over ${STATUS_LIMITS.audience} it is refused whole, 400).`,
+        '**Choice:** it goes through the send queue as one message to `status@broadcast` (`GET /messages/{id}`, `message.sent`/`failed`): sent once, paced and counted as one message whatever its audience, held by `sendAt`, and a list of one (`batchId`) that pause, resume and cancel steer. Viewers who opted out are left out when it goes.',
+      ].join('\n\n'),
+      body: statusBodySchema,
+      idempotent: true,
+      success: { status: 202, schema: 'StatusPosted', description: 'Accepted: queued (or scheduled).' },
+      errors: [409, 413, 429],
+    }),
+    list: operation({
+      ...base,
+      summary: "The account's current statuses",
+      description:
+        'Statuses due within the last 24 hours (and those scheduled), newest first, each with its message status and who viewed it (`status.viewed` events tell the same as it happens).',
+      success: { status: 200, schema: 'StatusList', description: 'The statuses.' },
+      errors: [],
+    }),
+    getSettings: operation({
+      ...base,
+      summary: 'Status settings',
+      description: "Whether contacts' statuses become `status.received` events (off by default).",
+      success: { status: 200, schema: 'StatusSettings', description: 'The settings.' },
+      errors: [],
+    }),
+    putSettings: operation({
+      ...base,
+      summary: 'Change status settings',
+      description:
+        "`receiveStatuses`: contacts' statuses become `status.received` events (their text sealed at rest until delivered).",
+      body: statusSettingsSchema,
+      success: { status: 200, schema: 'StatusSettings', description: 'The settings now.' },
+      errors: [413],
+    }),
+    remove,
   };
 }

@@ -15,12 +15,13 @@ import type { RedisClient } from '@mgw/common';
 import type { StatusStore } from '@mgw/store';
 import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { invalid, isRefusal, type Refusal } from '../../enqueue/refusal.js';
-import { contentOf, dueAt } from '../send/send-message.js';
+import { contentOf, dueAt } from '../send/index.js';
 
 export interface StatusDeps {
-  acceptor: MessageAcceptor;
-  redis: RedisClient;
-  statuses: StatusStore;
+  acceptor: Pick<MessageAcceptor, 'accept'>;
+  /** The device's chats (`audience: "contacts"`). */
+  redis: Pick<RedisClient, 'scard' | 'smembers'>;
+  statuses: Pick<StatusStore, 'create' | 'forget'>;
 }
 
 export interface StatusAccepted {
@@ -34,7 +35,7 @@ export interface StatusAccepted {
 /**
  * POST /statuses: one message to `status@broadcast` carrying its audience, accepted through the
  * send pipeline like any message — one job, paced and capped as one message, held by `sendAt`,
- * and a list of one (its `batchId`) so pause, resume and cancel steer it as they steer lists.
+ * and a batch of one (its `batchId`) so pause, resume and cancel steer it as they steer batches.
  */
 export async function postStatus(
   deps: StatusDeps,
@@ -60,8 +61,8 @@ export async function postStatus(
   const content: MessageContent = { ...shared.content, status };
   const sendAt = dueAt(body.sendAt);
   const messageId = newMessageId();
-  // Its list of one is named by the status itself: a list whose id has a status record is a
-  // status (the Campaigns page labels it so).
+  // Its batch of one is named by the status itself: a batch whose id has a status record is a
+  // status (the Batches page labels it so).
   const batchId = messageId;
   await deps.statuses.create(
     deviceId,
@@ -104,7 +105,7 @@ export async function postStatus(
  * the first-contact cap knows them. More than the bound is refused whole: a status is never cut
  * to an audience the client did not choose.
  */
-async function chatsAudience(redis: RedisClient, deviceId: string): Promise<string[] | Refusal> {
+async function chatsAudience(redis: StatusDeps['redis'], deviceId: string): Promise<string[] | Refusal> {
   const key = keys.deviceChats(deviceId);
   const count = await redis.scard(key);
   if (count > STATUS_LIMITS.audience)

@@ -1,12 +1,13 @@
 import { ERRORS, emptyQuerySchema, webhookBodySchema } from '@mgw/contracts';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { webhookPaths } from './openapi.js';
+import { webhookOperations, webhookSchemas } from './openapi.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { OutboundError } from '@mgw/common';
 import { ApiError } from '../../http/api-error.js';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
+import { webhookAdminHandlers, webhookAdminRoutes, type WebhookAdminName } from './admin.js';
 
 /** A webhook body is a URL and a list of at most seven event types. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
@@ -18,17 +19,38 @@ const webhookBody: BodySpec = {
   },
 };
 
-/** The device's signed webhook endpoint (docs/events.md), set, read and removed by its token. */
-export const webhooks = feature({
+/**
+ * The device's signed webhook endpoint (docs/events.md), set, read and removed by its token; and
+ * any device's, by the admin API (admin.ts).
+ */
+export const webhooks = feature<'put' | 'get' | 'remove', WebhookAdminName>({
   name: 'webhooks',
   routes: [
     { method: 'put', path: '/webhook', limit: 'webhook', body: webhookBody, handler: 'put' },
     { method: 'get', path: '/webhook', limit: 'webhook', handler: 'get' },
     { method: 'delete', path: '/webhook', limit: 'webhook', body: 'none', handler: 'remove' },
+    ...webhookAdminRoutes,
   ],
-  handlers: (s) => ({ put: putWebhookRoute(s), get: getWebhookRoute(s), remove: deleteWebhookRoute(s) }),
-  paths: webhookPaths,
+  handlers: (s) => ({
+    ...webhookHandlers(s),
+    ...webhookAdminHandlers((deviceOf) => webhookHandlers(s, deviceOf)),
+  }),
+  operations: webhookOperations,
+  schemas: webhookSchemas,
 });
+
+type WebhookServices = Uses<'webhooks' | 'outbound'>;
+
+/** The three handlers, for the token's device (public API) or the one `deviceOf` names. */
+export type WebhookHandlers = Record<'put' | 'get' | 'remove', RequestHandler>;
+
+function webhookHandlers(s: WebhookServices, deviceOf: DeviceOf = tokenDevice): WebhookHandlers {
+  return {
+    put: putWebhookRoute(s, deviceOf),
+    get: getWebhookRoute(s, deviceOf),
+    remove: deleteWebhookRoute(s, deviceOf),
+  };
+}
 
 /** Success message of DELETE /webhook. */
 export const WEBHOOK_REMOVED = 'Webhook removed';
@@ -42,10 +64,7 @@ const tokenDevice: DeviceOf = (_req, res) => authOf(res).deviceId;
  * address is refused unless ALLOWED_PRIVATE_HOSTS lets it through); the notifier checks it again
  * on every delivery, since DNS may change. The secret is in the answer only when it was made.
  */
-export function putWebhookRoute(
-  s: Pick<ApiServices, 'webhooks' | 'outbound'>,
-  deviceOf: DeviceOf = tokenDevice,
-): RequestHandler {
+function putWebhookRoute(s: WebhookServices, deviceOf: DeviceOf = tokenDevice): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceOf(req, res);
     parse(emptyQuerySchema, req.query);
@@ -62,10 +81,7 @@ export function putWebhookRoute(
 }
 
 /** GET /webhook: the endpoint without its secret; 404 when none. */
-export function getWebhookRoute(
-  s: Pick<ApiServices, 'webhooks' | 'outbound'>,
-  deviceOf: DeviceOf = tokenDevice,
-): RequestHandler {
+function getWebhookRoute(s: WebhookServices, deviceOf: DeviceOf = tokenDevice): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceOf(req, res);
     parse(emptyQuerySchema, req.query);
@@ -76,10 +92,7 @@ export function getWebhookRoute(
 }
 
 /** DELETE /webhook: removes the endpoint and the events not delivered yet; 404 when none. */
-export function deleteWebhookRoute(
-  s: Pick<ApiServices, 'webhooks' | 'outbound'>,
-  deviceOf: DeviceOf = tokenDevice,
-): RequestHandler {
+function deleteWebhookRoute(s: WebhookServices, deviceOf: DeviceOf = tokenDevice): RequestHandler {
   return async (req, res) => {
     const deviceId = deviceOf(req, res);
     parse(emptyQuerySchema, req.query);

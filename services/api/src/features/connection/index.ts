@@ -1,0 +1,5 @@
+/**
+ * What other features use of the connection capability: the passkey routes of a link, which the
+ * admin Devices page serves for the device its path names.
+ */
+export { passkeyRoutes } from './mount.js';

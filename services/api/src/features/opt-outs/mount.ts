@@ -1,0 +1,13 @@
+import { feature } from '../../http/route-table.js';
+import { optOutAdminHandlers, optOutAdminRoutes, type OptOutAdminName } from './admin.js';
+
+/**
+ * A device's opt-outs (admin only: the Opt-outs page's, admin.ts). Admin routes are not in the
+ * OpenAPI document (docs/dashboard.md describes them), so the feature has no operations.
+ */
+export const optOuts = feature<never, OptOutAdminName>({
+  name: 'opt-outs',
+  routes: optOutAdminRoutes,
+  handlers: (s) => optOutAdminHandlers(s),
+  operations: () => ({}),
+});

@@ -1,0 +1,62 @@
+import type { RequestHandler } from 'express';
+import { STATUS_ERRORS, STATUS_LIMITS } from '@mgw/contracts';
+import { FIELD_ALLOWANCE, MAX_JSON_DEPTH, type AdminRoute, type BodySpec } from '../../http/route-table.js';
+import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
+import type { StatusHandlers } from './mount.js';
+
+export type StatusAdminName =
+  'adminPost' | 'adminList' | 'adminGetSettings' | 'adminPutSettings' | 'adminRemove';
+
+/** As the public POST /statuses: an attachment of up to 10 MB beside up to 5,000 viewers. */
+const statusBody: BodySpec = {
+  json: {
+    limitBytes: SEND_BODY_LIMIT_BYTES,
+    tooLargeError: STATUS_ERRORS.bodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: STATUS_LIMITS.audience + FIELD_ALLOWANCE,
+    lists: { audience: STATUS_LIMITS.audience },
+  },
+};
+
+/** As the public PUT /statuses/settings: one flag. */
+const settingsBody: BodySpec = {
+  json: {
+    limitBytes: 1024,
+    tooLargeError: STATUS_ERRORS.settingsBodyTooLarge,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: FIELD_ALLOWANCE,
+  },
+};
+
+const base = '/devices/:deviceId/statuses';
+
+/**
+ * A device's status updates for the dashboard (the Statuses tab, docs/broadcasts.md): the public
+ * status routes with the device named by the path, behind the admin guard — the same use cases,
+ * bodies, limits and answers. No per-token rate limit (RATE_LIMIT_BROADCASTS is the public
+ * tokens'): the admin guard is the gate.
+ */
+export const statusAdminRoutes: AdminRoute<StatusAdminName>[] = [
+  { surface: 'admin', method: 'post', path: base, body: statusBody, handler: 'adminPost' },
+  { surface: 'admin', method: 'get', path: base, handler: 'adminList' },
+  { surface: 'admin', method: 'get', path: `${base}/settings`, handler: 'adminGetSettings' },
+  {
+    surface: 'admin',
+    method: 'put',
+    path: `${base}/settings`,
+    body: settingsBody,
+    handler: 'adminPutSettings',
+  },
+  { surface: 'admin', method: 'delete', path: `${base}/:id`, body: 'none', handler: 'adminRemove' },
+];
+
+/** The admin rows' handlers: `r`, the public handlers with the device from the path (mount.ts). */
+export function statusAdminHandlers(r: StatusHandlers): Record<StatusAdminName, RequestHandler> {
+  return {
+    adminPost: r.post,
+    adminList: r.list,
+    adminGetSettings: r.getSettings,
+    adminPutSettings: r.putSettings,
+    adminRemove: r.remove,
+  };
+}

@@ -1,0 +1,110 @@
+import type { RequestHandler } from 'express';
+import { Joi } from '@mgw/contracts';
+import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
+import { ADMIN_TOKENS, PoolStore, TokenStore, parseDuration } from '@mgw/store';
+import type { Uses } from '../../api-services.js';
+import { ApiError } from '../../http/api-error.js';
+import { ADMIN_ERRORS } from '../../http/admin-errors.js';
+import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
+import { parse } from '../../http/validation.js';
+import { createToken, listTokens, revokeToken, tokenView, type TokenStores } from './tokens.js';
+
+export type TokenAdminName = 'listTokens' | 'createToken' | 'revokeToken';
+
+/**
+ * The tokens: API tokens listed, created (the value shown once) and revoked; admin tokens (made by
+ * the token CLI only) listed and revoked.
+ */
+export const tokenAdminRoutes: AdminRoute<TokenAdminName>[] = [
+  { surface: 'admin', method: 'get', path: '/tokens', handler: 'listTokens' },
+  { surface: 'admin', method: 'post', path: '/tokens', body: ADMIN_JSON, handler: 'createToken' },
+  { surface: 'admin', method: 'delete', path: '/tokens/:id', body: 'none', handler: 'revokeToken' },
+];
+
+/** The handlers of the rows, over both token stores (and the pools a new token may name). */
+export function tokenAdminHandlers(s: Uses<'tokens' | 'redis'>): Record<TokenAdminName, RequestHandler> {
+  const stores: TokenStores = { api: s.tokens, admin: new TokenStore(s.redis, ADMIN_TOKENS) };
+  return {
+    listTokens: listTokensRoute(stores),
+    createToken: createTokenRoute(s.tokens, new PoolStore(s.redis)),
+    revokeToken: revokeTokenRoute(stores),
+  };
+}
+
+/**
+ * The rules of the token CLI: a name, an optional device id or pool id (slugs; not both: a token
+ * acts on one device or sends through one pool), an optional `<n>s|m|h|d`.
+ */
+export const createTokenSchema = Joi.object<{
+  name: string;
+  deviceId?: string;
+  poolId?: string;
+  expiresIn?: string;
+}>({
+  name: Joi.string().trim().min(1).max(100).displayName().required(),
+  deviceId: Joi.string().pattern(DEVICE_ID_PATTERN).allow('').messages({
+    'string.pattern.base':
+      '"deviceId" must be a device id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
+  }),
+  poolId: Joi.string()
+    .pattern(POOL_ID_PATTERN)
+    .allow('')
+    // An empty deviceId is none (the dashboard's form sends both fields).
+    .when('deviceId', { is: Joi.string().min(1).required(), then: Joi.valid('') })
+    .messages({
+      'string.pattern.base':
+        '"poolId" must be a pool id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
+      'any.only': '"poolId" cannot be given with "deviceId": a token acts on one device or one pool',
+    }),
+  expiresIn: Joi.string()
+    .allow('')
+    .custom((v: string, helpers) =>
+      v === '' || parseDuration(v) !== undefined ? v : helpers.error('any.invalid'),
+    )
+    .messages({ 'any.invalid': '"expiresIn" must be a positive number followed by s, m, h or d, e.g. 30d' }),
+});
+
+/** GET /tokens: both kinds (tokens.ts: listTokens), each with its `kind`. */
+function listTokensRoute(stores: TokenStores): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    res.status(200).json({ success: true, tokens: await listTokens(stores) });
+  };
+}
+
+/**
+ * POST /tokens: the value is in this answer and nowhere else, ever (Redis keeps its SHA-256).
+ * A `poolId` naming no pool is a 400 `Pool not found` naming `poolId`.
+ */
+function createTokenRoute(tokens: TokenStore, pools: PoolStore): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const body = parse(createTokenSchema, req.body ?? {});
+    const created = await createToken(tokens, pools, body);
+    if (created === 'pool_not_found') {
+      throw new ApiError(400, ADMIN_ERRORS.poolNotFound, [
+        { path: ['poolId'], message: `poolId names no pool: create the pool first` },
+      ]);
+    }
+    const { value, token } = created;
+    req.log.info('admin created a token', {
+      tokenId: token.id,
+      deviceId: token.deviceId,
+      poolId: token.poolId,
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(201).json({ success: true, token: tokenView(token), value });
+  };
+}
+
+/** DELETE /tokens/:id, an API or an admin token by its id's prefix (tokens.ts: revokeToken). */
+function revokeTokenRoute(stores: TokenStores): RequestHandler {
+  return async (req, res) => {
+    parse(emptyQuerySchema, req.query);
+    const id = String(req.params.id ?? '');
+    const revoked = await revokeToken(stores, id);
+    if (revoked === 'not_found') throw new ApiError(404, ADMIN_ERRORS.tokenNotFound);
+    req.log.info('admin revoked a token', { tokenId: id, kind: revoked.kind });
+    res.status(200).json({ success: true });
+  };
+}

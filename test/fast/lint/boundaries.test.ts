@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package boundaries are the linter's job (eslint.config.js): these cases prove each rule
+ * fires on a file that breaks it, and stays quiet on the same import where it is allowed.
+ */
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const eslint = new ESLint({ cwd: ROOT });
+
+async function problems(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${filePath}` });
+  return result!.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+const use = (spec: string, name = 'x') => `import { ${name} } from '${spec}';\nexport const y = ${name};\n`;
+
+describe('package boundaries (eslint)', function () {
+  this.timeout(60_000);
+
+  it('When a service imports Baileys, then the lint fails; libs/messenger may', async () => {
+    const code = use('@whiskeysockets/baileys', 'proto');
+    expect(await problems('services/sender/src/probe.ts', code)).to.satisfy((p: string[]) =>
+      p.some((m) => m.includes('Only libs/messenger imports Baileys')),
+    );
+    expect(await problems('services/api/test/probe.test.ts', code)).to.have.length.greaterThan(0);
+    expect(await problems('libs/messenger/src/probe.ts', code)).to.deep.equal([]);
+  });
+
+  it('When libs/common imports any @mgw package, then the lint fails', async () => {
+    for (const pkg of ['@mgw/contracts', '@mgw/store', '@mgw/messenger']) {
+      const p = await problems('libs/common/src/probe.ts', use(pkg));
+      expect(p.join('\n'), pkg).to.include('libs/common may import only: no @mgw package');
+    }
+  });
+
+  it('When a service imports another service (in src or tests), then the lint fails', async () => {
+    expect((await problems('services/api/src/probe.ts', use('@mgw/sender'))).join()).to.include(
+      'may import only',
+    );
+    expect(
+      (await problems('services/sender/test/probe.test.ts', use('@mgw/connection/config'))).join(),
+    ).to.include('may import only');
+    expect(await problems('services/api/src/probe.ts', use('@mgw/store'))).to.deep.equal([]);
+  });
+
+  it('When production code imports the test kit or the simulator, then the lint fails; its tests may', async () => {
+    expect((await problems('services/sender/src/probe.ts', use('@mgw/testing'))).join()).to.include(
+      'may import only',
+    );
+    expect((await problems('libs/messenger/src/probe.ts', use('@mgw/messenger-sim'))).join()).to.include(
+      'may import only',
+    );
+    expect(await problems('services/sender/test/probe.test.ts', use('@mgw/testing'))).to.deep.equal([]);
+  });
+
+  it('When a file reaches into another package by a relative path (its src or its test folder), then the lint fails', async () => {
+    const intoSrc = await problems('services/api/src/probe.ts', use('../../sender/src/pacing.js', 'Pacer'));
+    expect(intoSrc.join()).to.include('mgw/no-cross-package-relative');
+    const intoTests = await problems(
+      'services/sender/test/e2e/probe.test.ts',
+      use('../../../api/test/helpers/api.js', 'startApi'),
+    );
+    expect(intoTests.join()).to.include('mgw/no-cross-package-relative');
+    expect(
+      await problems('services/api/test/probe.test.ts', use('./helpers/api.js', 'startApi')),
+    ).to.deep.equal([]);
+  });
+
+  it("When an API use case (a feature's, enqueue/) imports the HTTP layer or express, then the lint fails; its mount, admin surface and openapi may", async () => {
+    const useCases = [
+      'services/api/src/enqueue/probe.ts',
+      'services/api/src/features/probe/probe-thing.ts',
+      'services/api/src/features/holder/probe.ts',
+    ];
+    for (const file of useCases) {
+      for (const code of [
+        use('../http/api-error.js', 'ApiError'),
+        use('../http/idempotency.js', 'Idempotency'),
+        use('express', 'Router'),
+      ]) {
+        expect((await problems(file, code)).join('\n'), `${file}: ${code}`).to.include(
+          'A use case returns an outcome',
+        );
+      }
+      // The package boundary still holds there.
+      expect((await problems(file, use('@mgw/sender'))).join(), file).to.include('may import only');
+      expect(await problems(file, use('@mgw/store'))).to.deep.equal([]);
+    }
+    for (const route of [
+      'services/api/src/features/probe/mount.ts',
+      'services/api/src/features/probe/openapi.ts',
+      'services/api/src/features/mounts.ts',
+      'services/api/src/features/probe/admin.ts',
+    ]) {
+      expect(await problems(route, use('../http/api-error.js', 'ApiError')), route).to.deep.equal([]);
+      expect(await problems(route, use('express', 'Router')), route).to.deep.equal([]);
+    }
+  });
+
+  it("Then no API use case imports the HTTP layer or express (the API's own sources, linted)", async () => {
+    const results = await eslint.lintFiles(
+      ['enqueue', 'features'].map((dir) => `${ROOT}/services/api/src/${dir}`),
+    );
+    const found = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.message.includes('A use case returns an outcome'))
+        .map((m) => `${r.filePath.slice(ROOT.length)}:${m.line}: ${m.message}`),
+    );
+    expect(results.length).to.be.greaterThan(100);
+    expect(found).to.deep.equal([]);
+  });
+
+  it("When a feature imports another feature's files, then the lint fails; its index.ts, its own files and the wiring may", async () => {
+    const rule = 'features/imports-through-index';
+    for (const [file, spec] of [
+      ['services/api/src/features/probe/probe-thing.ts', '../labels/mount.js'],
+      ['services/api/src/features/probe/mount.ts', '../holder/ask-holder.js'],
+      ['services/api/src/features/probe/admin.ts', '../devices/device-directory.js'],
+    ] as const) {
+      expect((await problems(file, use(spec))).join(), `${file}: ${spec}`).to.include(rule);
+    }
+    for (const [file, spec] of [
+      ['services/api/src/features/probe/probe-thing.ts', '../labels/index.js'],
+      ['services/api/src/features/probe/mount.ts', './probe-thing.js'],
+      ['services/api/src/features/mounts.ts', './labels/mount.js'],
+      ['services/api/src/app.ts', './features/labels/mount.js'],
+      // A test may reach into another feature for its fixtures.
+      ['services/api/src/features/probe/probe-thing.test.ts', '../holder/memory-holder.js'],
+    ] as const) {
+      expect((await problems(file, use(spec))).join(), `${file}: ${spec}`).not.to.include(rule);
+    }
+  });
+
+  it('When a package is imported by its folders instead of its name, then the lint fails', async () => {
+    const p = await problems('services/api/src/probe.ts', use('@mgw/store/src/token-store.js', 'TokenStore'));
+    expect(p.join()).to.include('Import a package by its name');
+  });
+});
