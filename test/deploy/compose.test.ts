@@ -240,6 +240,9 @@ describe('docker-compose.yml and the Dockerfile', () => {
       'libs/common/node_modules/x',
       'libs/common/dist/index.js',
       'services/api/test/app.test.ts',
+      // Tests beside their code, and the end-to-end ones of a capability.
+      'services/api/src/features/labels/create-label.test.ts',
+      'services/api/src/features/labels/e2e/labels.test.ts',
       '.git/HEAD',
       '.env',
       'k8s/base/kustomization.yaml',

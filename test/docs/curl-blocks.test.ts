@@ -428,7 +428,7 @@ describe('docs: the shell blocks of the README and docs/ paste and run against a
     console.log(`      ${summary.join('\n      ')}`);
     console.log(`      compared ${compared} shown answers; checked ${created.length} messages`);
     expect(problems, problems.join('\n\n')).to.deep.equal([]);
-    // The README's walk-through and the campaigns, groups and message kinds pages at least.
+    // The README's walk-through and the batches, groups and message kinds pages at least.
     expect(ran, 'blocks run').to.be.at.least(20);
     expect(compared, 'shown answers compared').to.be.at.least(10);
   });

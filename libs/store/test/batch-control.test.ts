@@ -22,7 +22,7 @@ import {
   type SendQueue,
 } from '../src/index.js';
 
-describe('store: list control — pause, resume, cancel, held messages and the list index (real Redis)', () => {
+describe('store: batch control — pause, resume, cancel, held messages and the batch index (real Redis)', () => {
   let redis: Redis;
   let messages: MessageStore;
   let batches: BatchStore;
@@ -39,8 +39,8 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     await redis.quit();
   });
 
-  /** A list of `n` accepted the way the API does: content, quota, batch counts and index, one job each. */
-  async function acceptList(
+  /** A batch of `n` accepted the way the API does: content, quota, batch counts and index, one job each. */
+  async function acceptBatch(
     n: number,
     deviceId = `bc-${Math.random().toString(36).slice(2, 8)}`,
     at = new Date(),
@@ -78,8 +78,8 @@ describe('store: list control — pause, resume, cancel, held messages and the l
 
   const sumOfStatuses = (c: BatchCounts) => c.queued + c.sent + c.delivered + c.read + c.failed;
 
-  it('When a list is cancelled, then the claim refuses its messages atomically and a resume cannot undo it', async () => {
-    const { deviceId, batchId, jobs } = await acceptList(3);
+  it('When a batch is cancelled, then the claim refuses its messages atomically and a resume cannot undo it', async () => {
+    const { deviceId, batchId, jobs } = await acceptBatch(3);
     expect(await messages.claim(jobs[0]!)).to.equal('claimed');
     expect(await controlBatch(redis, deviceId, batchId, 'cancel')).to.equal('changed');
     expect(await messages.claim(jobs[1]!)).to.equal('cancelled');
@@ -92,8 +92,8 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     expect((await batches.get(deviceId, batchId))!.state).to.equal('cancelled');
   });
 
-  it('When a list is paused, then the claim refuses its messages until it is resumed; a repeat of either changes nothing', async () => {
-    const { deviceId, batchId, jobs } = await acceptList(2);
+  it('When a batch is paused, then the claim refuses its messages until it is resumed; a repeat of either changes nothing', async () => {
+    const { deviceId, batchId, jobs } = await acceptBatch(2);
     expect(await controlBatch(redis, deviceId, batchId, 'pause')).to.equal('changed');
     expect(await controlBatch(redis, deviceId, batchId, 'pause')).to.equal('same');
     expect(await messages.claim(jobs[0]!)).to.equal('paused');
@@ -104,12 +104,12 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     expect(await controlBatch(redis, deviceId, batchId, 'resume')).to.equal('same');
     expect(await messages.claim(jobs[0]!)).to.equal('claimed');
     expect(await batches.get(deviceId, batchId)).to.not.have.property('pausedAt');
-    expect(await controlBatch(redis, deviceId, 'no-such-list', 'pause')).to.equal('missing');
+    expect(await controlBatch(redis, deviceId, 'no-such-batch', 'pause')).to.equal('missing');
     expect(await controlBatch(redis, `${deviceId}-other`, batchId, 'pause')).to.equal('missing');
   });
 
-  it('When every message of a list left the queue, then it is completed and pause, resume and cancel are refused as such', async () => {
-    const { deviceId, batchId, jobs } = await acceptList(2);
+  it('When every message of a batch left the queue, then it is completed and pause, resume and cancel are refused as such', async () => {
+    const { deviceId, batchId, jobs } = await acceptBatch(2);
     for (const j of jobs) await messages.markFailed(j, FAILURE_REASONS.invalidNumber);
     const done = await batches.get(deviceId, batchId);
     expect(done).to.include({ state: 'completed' });
@@ -117,8 +117,8 @@ describe('store: list control — pause, resume, cancel, held messages and the l
       expect(await controlBatch(redis, deviceId, batchId, action), action).to.equal('completed');
   });
 
-  it('When a queued message is held, then its record shows held and its list counts it; the hold ends when it is claimed or fails', async () => {
-    const { deviceId, batchId, jobs } = await acceptList(3);
+  it('When a queued message is held, then its record shows held and its batch counts it; the hold ends when it is claimed or fails', async () => {
+    const { deviceId, batchId, jobs } = await acceptBatch(3);
     const until = Date.now() + 60_000;
     for (const j of jobs) expect(await messages.hold(j, 'first_contact_cap', until)).to.equal(true);
     const record = await messages.get(deviceId, jobs[0]!.messageId);
@@ -142,16 +142,16 @@ describe('store: list control — pause, resume, cancel, held messages and the l
   });
 
   it('When a batch_paused hold comes after the resume, then it is refused (the message goes on instead)', async () => {
-    const { deviceId, batchId, jobs } = await acceptList(1);
+    const { deviceId, batchId, jobs } = await acceptBatch(1);
     expect(await messages.hold(jobs[0]!, 'batch_paused', Date.now() + 60_000)).to.equal(false);
     await controlBatch(redis, deviceId, batchId, 'pause');
     expect(await messages.hold(jobs[0]!, 'batch_paused', Date.now() + 60_000)).to.equal(true);
   });
 
-  it('When a list is cancelled, then the sweep fails every message no attempt started (cancelled), removes their jobs, leaves a claimed one to its attempt, and the counts sum to total', async () => {
-    const { deviceId, batchId, jobs, queue } = await acceptList(5);
-    // Another list of the same device is not touched.
-    const other = await acceptList(2, deviceId);
+  it('When a batch is cancelled, then the sweep fails every message no attempt started (cancelled), removes their jobs, leaves a claimed one to its attempt, and the counts sum to total', async () => {
+    const { deviceId, batchId, jobs, queue } = await acceptBatch(5);
+    // Another batch of the same device is not touched.
+    const other = await acceptBatch(2, deviceId);
     expect(await messages.claim(jobs[0]!)).to.equal('claimed');
     await messages.hold(jobs[1]!, 'daily_cap', Date.now() + 60_000);
     await controlBatch(redis, deviceId, batchId, 'cancel');
@@ -169,17 +169,17 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     expect(batch.counts).to.include({ queued: 1, failed: 4, held: 0 });
     expect(sumOfStatuses(batch.counts)).to.equal(5);
     for (const j of other.jobs) expect(await queue.getJob(j.messageId)).to.not.equal(undefined);
-    // Its attempt's send goes out and is recorded: the list's last message leaves the queue.
+    // Its attempt's send goes out and is recorded: the batch's last message leaves the queue.
     await messages.markSent(jobs[0]!, new Date());
     const after = (await batches.get(deviceId, batchId))!;
     expect(after).to.include({ state: 'cancelled' });
     expect(after.counts).to.include({ queued: 0, sent: 1, failed: 4 });
   });
 
-  it('When a paused list is resumed, then its messages held for the pause are promoted at once and other holds are left', async () => {
+  it('When a paused batch is resumed, then its messages held for the pause are promoted at once and other holds are left', async () => {
     // Held jobs wait delayed in the queue, as the sender leaves them.
     const deviceId = `bc-${Math.random().toString(36).slice(2, 8)}`;
-    const { batchId, jobs, queue } = await acceptList(3, deviceId, new Date(), 60_000);
+    const { batchId, jobs, queue } = await acceptBatch(3, deviceId, new Date(), 60_000);
     await controlBatch(redis, deviceId, batchId, 'pause');
     const later = Date.now() + 60_000;
     for (const j of jobs.slice(0, 2)) await messages.hold(j, 'batch_paused', later);
@@ -191,14 +191,14 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     expect(await queue.getJobState(jobs[2]!.messageId)).to.equal('delayed');
   });
 
-  it("When a device has lists, then they page newest first with a cursor, lists accepted in one millisecond included, and another device's are not listed", async () => {
+  it("When a device has batches, then they page newest first with a cursor, batches accepted in one millisecond included, and another device's are not listed", async () => {
     const deviceId = `bc-${Math.random().toString(36).slice(2, 8)}`;
     const base = Date.now() - 10_000;
     const ids: string[] = [];
-    // Five lists: two pairs accepted in the same millisecond.
+    // Five batches: two pairs accepted in the same millisecond.
     for (const offset of [0, 1, 1, 2, 2])
-      ids.push((await acceptList(1, deviceId, new Date(base + offset))).batchId);
-    await acceptList(1, `${deviceId}-x`);
+      ids.push((await acceptBatch(1, deviceId, new Date(base + offset))).batchId);
+    await acceptBatch(1, `${deviceId}-x`);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -219,13 +219,13 @@ describe('store: list control — pause, resume, cancel, held messages and the l
     expect((await batches.list(deviceId, 100)).batches.map((b) => b.batchId)).to.deep.equal(seen);
   });
 
-  it('When a list expired, then the index drops it as it is read, and old entries are trimmed when a list is accepted', async () => {
+  it('When a batch expired, then the index drops it as it is read, and old entries are trimmed when a batch is accepted', async () => {
     const deviceId = `bc-${Math.random().toString(36).slice(2, 8)}`;
-    const old = await acceptList(1, deviceId, new Date(Date.now() - 700_000));
-    const gone = await acceptList(1, deviceId);
+    const old = await acceptBatch(1, deviceId, new Date(Date.now() - 700_000));
+    const gone = await acceptBatch(1, deviceId);
     await redis.del(keys.batch(deviceId, gone.batchId));
     expect(await redis.zscore(keys.batchIndex(deviceId), old.batchId)).to.equal(null);
-    const fresh = await acceptList(1, deviceId);
+    const fresh = await acceptBatch(1, deviceId);
     expect((await batches.list(deviceId, 10)).batches.map((b) => b.batchId)).to.include(fresh.batchId);
     expect(await redis.zscore(keys.batchIndex(deviceId), gone.batchId)).to.equal(null);
     expect(await redis.ttl(keys.batchIndex(deviceId))).to.be.within(1, 600);

@@ -140,7 +140,7 @@ describe('the BullMQ door (what the gateway takes from BullMQ 6.7.0 internals)',
   const shapes: [string, JobAddingScript, () => [SendJobData, SendJobOptions]][] = [
     ['a /send job', 'addPrioritizedJob', () => ((d) => [d, sendJobOptions(d, PRIORITY.send)])(data())],
     [
-      'a list job with a batch id',
+      'a batch job with a batch id',
       'addPrioritizedJob',
       () => ((d) => [d, sendJobOptions(d, PRIORITY.send)])(data({ batchId: newMessageId() })),
     ],

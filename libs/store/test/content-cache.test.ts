@@ -4,7 +4,7 @@ import { keys, newMessageId, type MessageContent } from '@mgw/contracts';
 import { ContentStore, Encryption } from '../src/index.js';
 
 /**
- * The sender's copies of contents (ContentStore's `cache` option): a list's messages share one
+ * The sender's copies of contents (ContentStore's `cache` option): a batch's messages share one
  * content, read and opened once. Each test deletes the content from Redis after the first read:
  * what the second read answers tells whether it came from the copy.
  */
@@ -66,9 +66,9 @@ describe('store: the sender keeps the contents it read (real Redis)', () => {
     expect(await contents.get(deviceId, id)).to.equal(undefined);
   });
 
-  it('When a list is still being accepted (held), then its content is not kept until it is ready', async () => {
+  it('When a batch is still being accepted (held), then its content is not kept until it is ready', async () => {
     const contents = cached();
-    const id = await store(contents, { text: 'held list' }, { heldUntil: Date.now() + 60_000 });
+    const id = await store(contents, { text: 'held batch' }, { heldUntil: Date.now() + 60_000 });
     expect((await contents.get(deviceId, id))?.heldUntil).to.be.a('number');
     const multi = redis.multi();
     contents.stageReady(multi, deviceId, id);

@@ -93,7 +93,7 @@ describe('store: events written with the changes they report (real Redis)', () =
     });
   });
 
-  it('When the messages of a list settle, then its counts sum to the total and batch.completed is emitted once, after the last message event', async () => {
+  it('When the messages of a batch settle, then its counts sum to the total and batch.completed is emitted once, after the last message event', async () => {
     const deviceId = newDevice();
     await webhooks.set(deviceId, { url: 'https://hooks.example.com/x' });
     const batchId = newMessageId();

@@ -44,7 +44,7 @@ describe('store: deleted messages and edits (real Redis)', () => {
       ([, f]) => f[f.indexOf('type') + 1],
     );
 
-  it('When a queued message of a list is deleted, then it is final, never claimed, counted deleted, and the list completes', async () => {
+  it('When a queued message of a batch is deleted, then it is final, never claimed, counted deleted, and the batch completes', async () => {
     const deviceId = newDevice();
     await webhooks.set(deviceId, { url: 'https://hooks.example.com/x' });
     const batchId = newMessageId();

@@ -20,7 +20,7 @@ import { sendJobData } from '@mgw/testing';
 
 /**
  * The text an outbound message showed its recipient, for the dashboard: kept sealed in the
- * request's one content (with a personalised list's variables), which lives as long as the records
+ * request's one content (with a personalised batch's variables), which lives as long as the records
  * that name it — never a copy per recipient, never clear text.
  */
 describe('store: what a sent message showed (real Redis)', () => {
@@ -86,7 +86,7 @@ describe('store: what a sent message showed (real Redis)', () => {
     return parts.join('\n');
   }
 
-  it('When a personalised list is sent, then each message shows its own text, read from the list’s one sealed content (no clear text in Redis)', async () => {
+  it('When a personalised batch is sent, then each message shows its own text, read from the batch’s one sealed content (no clear text in Redis)', async () => {
     const { messages, contents } = stores(600);
     const content: MessageContent = { text: 'Hello {{name}}, your order is ready', personalised: true };
     const { deviceId, jobs } = await accept(contents, content, [{ name: 'Alice' }, { name: 'Bob' }]);
@@ -105,7 +105,7 @@ describe('store: what a sent message showed (real Redis)', () => {
     });
     const raw = await dump(deviceId);
     for (const clear of ['Alice', 'Bob', 'order is ready', '{{name}}']) expect(raw).to.not.include(clear);
-    // One content for the list: the records hold only its id.
+    // One content for the batch: the records hold only its id.
     expect(await redis.keys(keys.content(deviceId, '*'))).to.have.length(1);
     expect(await redis.hget(keys.message(deviceId, a.messageId), 'contentId')).to.equal(a.contentId);
   });

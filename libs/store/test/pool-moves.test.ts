@@ -28,7 +28,7 @@ describe('store: moving a pooled message between the devices of its pool — sen
   });
   after(() => redis.quit());
 
-  /** A pooled list part of `n` messages on a device, accepted the way the API writes one (no jobs). */
+  /** A pooled batch part of `n` messages on a device, accepted the way the API writes one (no jobs). */
   async function part(n: number, poolId = `pool-${Math.random().toString(36).slice(2, 8)}`) {
     const deviceId = `pm-${Math.random().toString(36).slice(2, 8)}`;
     const contentId = newMessageId();
@@ -64,10 +64,10 @@ describe('store: moving a pooled message between the devices of its pool — sen
     await messages.markFailed(jobs[0]!, 'logged_out');
     expect(await redis.hget(keys.message(deviceId, jobs[0]!.messageId), 'status')).to.equal(null);
     expect(await messages.getRecord(deviceId, jobs[0]!.messageId)).to.equal(undefined);
-    const list = (await batches.get(deviceId, batchId))!;
-    expect(list.total).to.equal(2);
-    expect(list.counts.queued).to.equal(2);
-    expect(list.counts.failed).to.equal(0);
+    const batch = (await batches.get(deviceId, batchId))!;
+    expect(batch.total).to.equal(2);
+    expect(batch.counts.queued).to.equal(2);
+    expect(batch.counts.failed).to.equal(0);
     expect(await redis.hget(keys.deviceQueue(deviceId), 'messages')).to.equal('2');
   });
 
@@ -100,9 +100,9 @@ describe('store: moving a pooled message between the devices of its pool — sen
     expect(await moves.release(jobs[1]!, 'other')).to.equal('taken');
     // The refused one is now the other device's: its own job finds it moved when the pause ends.
     expect(await messages.claim(jobs[0]!)).to.equal('moved');
-    const list = (await batches.get(deviceId, batchId))!;
-    expect(list.total).to.equal(1);
-    expect(list.counts.held).to.equal(1);
+    const batch = (await batches.get(deviceId, batchId))!;
+    expect(batch.total).to.equal(1);
+    expect(batch.counts.held).to.equal(1);
   });
 
   it('When a claim finds an earlier attempt’s claim still there (its process died mid-attempt), then the send counts as begun for good: a later attempt that ends before the socket does not make it movable', async () => {
@@ -203,7 +203,7 @@ describe('store: moving a pooled message between the devices of its pool — sen
     expect(await moves.unfinished(poolId)).to.deep.equal([]);
   });
 
-  it('When a pooled list is recorded and a move done, then the whole list sums its parts, the message belongs to its new device and its recipient sticks there', async () => {
+  it('When a pooled batch is recorded and a move done, then the whole batch sums its parts, the message belongs to its new device and its recipient sticks there', async () => {
     const a = await part(2);
     const poolId = a.poolId;
     const ids = a.jobs.map((j) => j.messageId);
@@ -222,10 +222,10 @@ describe('store: moving a pooled message between the devices of its pool — sen
     await pools.moved(poolId, a.batchId, a.deviceId, 'pool-dev-b', [
       { messageId: ids[0]!, recipient: a.jobs[0]!.to },
     ]);
-    const list = (await pools.get(poolId, a.batchId))!;
-    expect(list.total).to.equal(2);
-    expect(list.moved).to.equal(1);
-    expect(list.devices.map((d) => [d.deviceId, d.total])).to.deep.equal([
+    const batch = (await pools.get(poolId, a.batchId))!;
+    expect(batch.total).to.equal(2);
+    expect(batch.moved).to.equal(1);
+    expect(batch.devices.map((d) => [d.deviceId, d.total])).to.deep.equal([
       [a.deviceId, 1],
       ['pool-dev-b', 1],
     ]);

@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { newMessageId, newPlatformMessageId, type SendJobData } from '@mgw/contracts';
 import { BatchStore, Encryption, MessageStore, WebhookStore } from '../src/index.js';
 
-/** A scheduled list's counts: its messages wait in `scheduled` and the transition script moves them from there. */
-describe('store: a scheduled list’s counts and records (real Redis)', () => {
+/** A scheduled batch's counts: its messages wait in `scheduled` and the transition script moves them from there. */
+describe('store: a scheduled batch’s counts and records (real Redis)', () => {
   let redis: Redis;
   let messages: MessageStore;
   let batches: BatchStore;
@@ -32,7 +32,7 @@ describe('store: a scheduled list’s counts and records (real Redis)', () => {
     sendAt,
   });
 
-  it('When messages of a scheduled list fail before it is due, then they leave `scheduled`; once due the rest read `queued`; the last one sent completes the list', async () => {
+  it('When messages of a scheduled batch fail before it is due, then they leave `scheduled`; once due the rest read `queued`; the last one sent completes the batch', async () => {
     const deviceId = `sch-${Math.random().toString(36).slice(2, 8)}`;
     await webhooks.set(deviceId, { url: 'https://hooks.example.com/x' });
     const batchId = newMessageId();

@@ -11,34 +11,29 @@
  *   test is wrapped as it starts), or the file (its `afterAll`) when a hook or the file itself did:
  *   a file of the lane that comes to need a process or a server fails there, loudly, and leaves
  *   the lane for the whole suite (`npm test`) only;
- * - checks that every file `.mocharc.fast.json` lists exists (a file renamed or removed fails the
- *   lane instead of leaving it quietly smaller).
+ * - checks that every glob of `.mocharc.fast.json`'s `spec` matches a test file (a folder renamed
+ *   or emptied fails the lane instead of leaving it quietly smaller).
  *
  * Every test file also runs in `npm test`, with these calls allowed.
  */
 import childProcess from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLogger } from '@mgw/common';
 import { routeLibsignalConsole } from '@mgw/messenger';
-import { fastLaneFiles } from './fast-lane-files.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+import { fastLaneMatches } from './fast-lane-files.js';
 
 // As mocha-fixtures.ts does: services' code refuses to build an Encryption without a key, and
 // libsignal's session dumps (Baileys runs in the simulator's tests) stay out of the report.
 process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
 routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
 
-const missing = fastLaneFiles().filter((file) => !existsSync(path.join(ROOT, file)));
-if (missing.length > 0) {
+const empty = fastLaneMatches().filter((m) => m.files.length === 0);
+if (empty.length > 0) {
   throw new Error(
-    `.mocharc.fast.json lists ${missing.length} file(s) that are gone: ${missing.join(', ')} — ` +
-      'list the file under its new name, or drop it',
+    `.mocharc.fast.json's spec has ${empty.length} glob(s) matching no test file: ` +
+      `${empty.map((m) => m.glob).join(', ')} — point the glob at the folder's new place, or drop it`,
   );
 }
 
@@ -48,7 +43,7 @@ let pending: string[] = [];
 function refuse(what: string): never {
   const message =
     `the fast lane refused ${what}: its tests start no process and open no TCP connection ` +
-    '(a test that needs Redis, a service, a browser or a CLI belongs to `npm test` only: take its file out of .mocharc.fast.json)';
+    "(a test that needs Redis, a service, a browser or a CLI belongs to `npm test` only: move its file out of the lane's folders — an e2e/ folder beside the code, or test/ outside test/fast/)";
   // A client that retries (ioredis) asks again and again: the same refusal counts once.
   if (!pending.includes(message)) pending.push(message);
   throw new Error(message);

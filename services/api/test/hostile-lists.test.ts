@@ -13,7 +13,7 @@ import {
 } from '@mgw/contracts';
 import { optOutSettingsSchema, policyOverrideSchema } from '@mgw/store';
 import { HOSTILE_LIST_ENTRIES } from '@mgw/testing';
-import { connectBodySchema } from '../src/admin/devices/mount.js';
+import { connectBodySchema } from '../src/features/devices/admin.js';
 import { ADMIN_API_TOKEN, adminCall, startAdminApi } from './helpers/admin.js';
 import { call, createToken, freshDeviceId, markConnected, type TestApi } from './helpers/api.js';
 

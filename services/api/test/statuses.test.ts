@@ -60,7 +60,7 @@ describe('API: status updates — accepted through the send queue, bounded audie
       audienceSize: 3,
       views: 0,
     });
-    // The Campaigns page (admin API) lists it beside the lists, labelled; a list of one is not.
+    // The Batches page (admin API) batches it beside the batches, labelled; a batch of one is not.
     const single = await call(`${t.api}/send`, {
       method: 'POST',
       token,

@@ -106,7 +106,7 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
     }
   });
 
-  it('When the sender reaches a list message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
+  it('When the sender reaches a batch message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
     const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {
       // A 2 s gap, so that a loaded machine's slower Redis round trips (tens to hundreds of ms)

@@ -118,7 +118,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     content?: MessageContent;
     recipients?: number;
     fetchAttachment?: (url: string) => Promise<Buffer>;
-    /** The request is a list still being accepted: held for this long (ms), or a hold already over. */
+    /** The request is a batch still being accepted: held for this long (ms), or a hold already over. */
     held?: number | 'expired';
   }) {
     const deviceId = `job-${Math.random().toString(36).slice(2, 8)}`;
@@ -229,7 +229,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     };
   }
 
-  it('When its list is still being accepted (held), then a message waits unsent, steps aside after a moment without spending an attempt, and goes out once the hold is cleared', async () => {
+  it('When its batch is still being accepted (held), then a message waits unsent, steps aside after a moment without spending an attempt, and goes out once the hold is cleared', async () => {
     // Held 3 s: past the 2 s a message waits in place, so it also goes back to the queue once.
     const r = await run({ attempts: 1, recipients: 2, held: 3000, send: async () => undefined });
     expect(r.outcomes.every((o) => 'value' in o)).to.equal(true);
@@ -238,7 +238,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(Date.parse(r.record.sentAt!)).to.be.at.least(r.releasedAt! - 50);
   });
 
-  it('When a held list was never completed (its hold is over: the API died mid-list), then its messages fail enqueue_failed and are never sent', async () => {
+  it('When a held batch was never completed (its hold is over: the API died mid-batch), then its messages fail enqueue_failed and are never sent', async () => {
     const r = await run({ attempts: 3, recipients: 2, held: 'expired', send: async () => undefined });
     expect(r.sends).to.have.length(0);
     expect(r.outcomes).to.deep.equal([{ error: 'enqueue_failed' }, { error: 'enqueue_failed' }]);

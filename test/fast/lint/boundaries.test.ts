@@ -99,6 +99,23 @@ describe('package boundaries (eslint)', function () {
     }
   });
 
+  it('When a test sits beside its code (a use case’s, or an e2e/ folder of its capability), then it may import the test kit and the HTTP layer; the code beside it may not', async () => {
+    for (const test of [
+      'services/api/src/features/probe/probe-thing.test.ts',
+      'services/api/src/features/probe/e2e/probe.test.ts',
+      'services/sender/src/probe.test.ts',
+    ]) {
+      expect(await problems(test, use('@mgw/testing')), test).to.deep.equal([]);
+      expect((await problems(test, use('@mgw/connection'))).join(), test).to.include('may import only');
+    }
+    expect(
+      await problems('services/api/src/features/probe/e2e/probe.test.ts', use('express', 'Router')),
+    ).to.deep.equal([]);
+    expect(
+      (await problems('services/api/src/features/probe/probe-thing.ts', use('@mgw/testing'))).join(),
+    ).to.include('may import only');
+  });
+
   it("Then no API use case imports the HTTP layer or express (the API's own sources, linted)", async () => {
     const results = await eslint.lintFiles(
       ['enqueue', 'features'].map((dir) => `${ROOT}/services/api/src/${dir}`),

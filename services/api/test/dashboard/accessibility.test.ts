@@ -134,16 +134,16 @@ describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dia
     expect(await audit(page, 'chats (chat open)')).to.deep.equal([]);
   });
 
-  it('Then the Campaigns page has none', async () => {
+  it('Then the Batches page has none', async () => {
     const { stack } = dashboard();
-    const page = await open(`/dashboard/campaigns?device=${stack.deviceId}`, 'Campaigns', (p) =>
+    const page = await open(`/dashboard/batches?device=${stack.deviceId}`, 'Batches', (p) =>
       p.locator('.chart-scroll'),
     );
-    // The chart's numbers opened (the list sent earlier is in them).
+    // The chart's numbers opened (the batch sent earlier is in them).
     await page.getByText('The numbers').click();
     await page.locator('.chart-numbers table').waitFor();
-    await screenshots(page, 'a11y-campaigns');
-    expect(await audit(page, 'campaigns')).to.deep.equal([]);
+    await screenshots(page, 'a11y-batches');
+    expect(await audit(page, 'batches')).to.deep.equal([]);
   });
 
   it('Then Settings → API, a new token and its revoke dialog have none', async () => {

@@ -185,7 +185,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     await screenshots(page, 'devices');
   });
 
-  it('When a list is sent, then the Messages page shows each message with its status and the list progress', async () => {
+  it('When a batch is sent, then the Messages page shows each message with its status and the batch progress', async () => {
     const res = await fetch(`${stack().apiUrl}/api/messenger/v1/send`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokenValue}`, 'content-type': 'application/json' },
@@ -203,7 +203,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     for (const id of messageIds) await page.getByTestId(`message-${id}`).waitFor();
     const batch = page.getByTestId(`batch-${batchId}`);
     await batch.getByText('3 of 3 sent').waitFor({ timeout: 20_000 });
-    // Sent, each still shows what it said (read from the list's one sealed content).
+    // Sent, each still shows what it said (read from the batch's one sealed content).
     for (const id of messageIds) {
       const cell = page.getByTestId(`message-${id}`).locator('.msg-content');
       await waitFor(async () => (await cell.getAttribute('data-kind')) === 'text', {

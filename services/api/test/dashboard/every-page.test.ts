@@ -152,12 +152,12 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
     await sweep(page, 'chats');
   });
 
-  it('Then the Campaigns page passes', async () => {
+  it('Then the Batches page passes', async () => {
     const { stack } = dashboard();
-    const page = await open(`/dashboard/campaigns?device=${stack.deviceId}`, 'Campaigns', (p) =>
+    const page = await open(`/dashboard/batches?device=${stack.deviceId}`, 'Batches', (p) =>
       p.locator('.chart-scroll'),
     );
-    await sweep(page, 'campaigns');
+    await sweep(page, 'batches');
   });
 
   it('Then Settings → API passes', async () => {

@@ -228,9 +228,9 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
     expect(await overflowing(page), 'nothing out of its box at 1366 and 390 px').to.deep.equal([]);
   });
 
-  it('When the Campaigns chart scrolls sideways on a phone, then its y-axis stays in view beside it, with a title for its scale', async () => {
+  it('When the Batches chart scrolls sideways on a phone, then its y-axis stays in view beside it, with a title for its scale', async () => {
     const { stack } = dashboard();
-    const page = await open(`/dashboard/campaigns?device=${stack.deviceId}`, 'Campaigns', 'phone', (p) =>
+    const page = await open(`/dashboard/batches?device=${stack.deviceId}`, 'Batches', 'phone', (p) =>
       p.locator('.chart-scroll [data-testid="activity-hour"]'),
     );
     const axis = page.getByTestId('activity-y-axis');
@@ -250,7 +250,7 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
     // Scrolled to its oldest hours, the axis is still there.
     await page.locator('.chart-scroll').evaluate((e) => e.scrollBy({ left: -5000 }));
     expect((await placeOf(ticks.first())).drawn).to.equal(true);
-    await screenshots(page, 'rough-campaigns');
+    await screenshots(page, 'rough-batches');
     expect(await overflowing(page), 'nothing out of its box at 1366 and 390 px').to.deep.equal([]);
   });
 
@@ -283,27 +283,27 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
     expect(await overflowing(page), 'nothing out of its box at 1366 and 390 px').to.deep.equal([]);
   });
 
-  it('When Messages lists a list and a status update, then the Lists card says which is which, with its text and when it was made', async () => {
+  it('When Messages lists a batch and a status update, then the Batches card says which is which, with its text and when it was made', async () => {
     const { stack } = dashboard();
     const page = await open(`/dashboard/messages?device=${stack.deviceId}`, 'Messages', 'laptop', (p) =>
-      p.getByRole('region', { name: 'Lists' }),
+      p.getByRole('region', { name: 'Batches' }),
     );
-    const lists = page.getByRole('region', { name: 'Lists' });
-    const status = lists.getByRole('listitem').filter({ hasText: 'Status update' });
-    const list = lists.getByRole('listitem').filter({ hasText: 'Message list' });
+    const batches = page.getByRole('region', { name: 'Batches' });
+    const status = batches.getByRole('listitem').filter({ hasText: 'Status update' });
+    const batch = batches.getByRole('listitem').filter({ hasText: 'Message batch' });
     expect(await status.count(), 'the status update named so').to.equal(1);
-    expect(await list.count(), 'the list named so').to.equal(1);
+    expect(await batch.count(), 'the batch named so').to.equal(1);
     expect(await status.innerText()).to.include('Open until 20:00');
-    expect(await list.innerText())
+    expect(await batch.innerText())
       .to.include('Hello from the shop!')
       .and.include('2 recipients');
-    for (const item of [status, list]) {
+    for (const item of [status, batch]) {
       const made = item.locator('time');
       expect(await made.count(), 'when it was made').to.equal(1);
       expect(Date.now() - Date.parse((await made.getAttribute('datetime'))!)).to.be.within(0, 3_600_000);
     }
-    await lists.scrollIntoViewIfNeeded();
-    await screenshots(page, 'rough-lists');
+    await batches.scrollIntoViewIfNeeded();
+    await screenshots(page, 'rough-batches-card');
     expect(await overflowing(page), 'nothing out of its box at 1366 and 390 px').to.deep.equal([]);
   });
 

@@ -10,7 +10,7 @@ interface Batch {
 }
 type MessageView = Record<string, string>;
 
-/** How a list's message ended, beside when its send started (the claim's `sendingAt`, ms). */
+/** How a batch's message ended, beside when its send started (the claim's `sendingAt`, ms). */
 interface Outcome {
   id: string;
   phone: string;
@@ -21,16 +21,16 @@ interface Outcome {
 }
 
 /**
- * What a 200 cancel promises (docs/campaigns.md "Cancel"): no message of the list starts a send
+ * What a 200 cancel promises (docs/batches.md "Cancel"): no message of the batch starts a send
  * after it. A send starts with its claim, the script that stamps `sendingAt` on the record once the
- * message's turn has come (before its encryption and socket write) and reads the list's state in
+ * message's turn has come (before its encryption and socket write) and reads the batch's state in
  * the same step; `sentAt` is stamped when the write is done, so a message claimed just before the
- * cancel may read a `sentAt` after the 200 — legitimately. This test cancels lists at varied
+ * cancel may read a `sentAt` after the 200 — legitimately. This test cancels batches at varied
  * moments with pacing off (the stack's default: no gap, no caps, 8 sends in flight) and checks
- * every message against the moment the 200 arrived. (Checked to fail: with the claim's list check
+ * every message against the moment the 200 arrived. (Checked to fail: with the claim's batch check
  * and the cancel's sweep taken out, a send starts ~100 ms after the 200.)
  */
-describe('e2e: a cancel answered 200 starts no further send of its list (pacing off, lists cancelled at varied moments; real services, simulator)', function () {
+describe('e2e: a cancel answered 200 starts no further send of its batch (pacing off, batches cancelled at varied moments; real services, simulator)', function () {
   this.timeout(600_000);
   const stack = useSharedStack();
   const account = '15550810001';
@@ -63,21 +63,21 @@ describe('e2e: a cancel answered 200 starts no further send of its list (pacing 
     );
   }
 
-  it('When 10 lists of 50 to 185 recipients are cancelled at varied moments, then every message either started its send before the 200 or ended failed / cancelled, none stays queued, and no cancelled one arrived', async () => {
-    const lists = Array.from({ length: 10 }, (_, i) => ({
+  it('When 10 batches of 50 to 185 recipients are cancelled at varied moments, then every message either started its send before the 200 or ended failed / cancelled, none stays queued, and no cancelled one arrived', async () => {
+    const batches = Array.from({ length: 10 }, (_, i) => ({
       size: 50 + i * 15,
-      // How much of the list has been sent when the cancel is asked: from nothing to most of it.
+      // How much of the batch has been sent when the cancel is asked: from nothing to most of it.
       progress: [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75][i]!,
     }));
     let sentAfterAnswer = 0;
     let latestSentAfterMs = 0;
     let startedBeforeAnswer = 0;
     let cancelled = 0;
-    for (const [n, { size, progress }] of lists.entries()) {
+    for (const [n, { size, progress }] of batches.entries()) {
       const to = phones(`155508${20 + n}`, size);
       const accepted = await stack().api<{ messageId: string; messageIds: string[] }>('POST', '/send', {
         to,
-        text: `list ${n}`,
+        text: `batch ${n}`,
       });
       expect(accepted.status, JSON.stringify(accepted.body)).to.equal(202);
       const { messageId: batchId, messageIds: ids } = accepted.body;
@@ -88,17 +88,17 @@ describe('e2e: a cancel answered 200 starts no further send of its list (pacing 
             const c = (await batch(batchId)).counts;
             return c.sent! + c.delivered! + c.read! >= target;
           },
-          { timeoutMs: 60_000, intervalMs: 5, what: `list ${n}: ${target} of ${size} sent` },
+          { timeoutMs: 60_000, intervalMs: 5, what: `batch ${n}: ${target} of ${size} sent` },
         );
       }
       const res = await stack().api<{ data: Batch }>('POST', `/batches/${batchId}/cancel`);
       const answeredAt = Date.now();
-      expect(res.status, `list ${n}: ${JSON.stringify(res.body)}`).to.equal(200);
+      expect(res.status, `batch ${n}: ${JSON.stringify(res.body)}`).to.equal(200);
       expect(res.body.data.state).to.equal('cancelled');
 
       await waitFor(async () => (await batch(batchId)).counts.queued === 0, {
         timeoutMs: 60_000,
-        what: `list ${n}: no message queued`,
+        what: `batch ${n}: no message queued`,
       });
       const ended = await outcomes(ids, to);
       for (const m of ended) {
@@ -127,10 +127,10 @@ describe('e2e: a cancel answered 200 starts no further send of its list (pacing 
       expect(b.counts.failed).to.be.at.least(ended.filter((e) => e.error === 'cancelled').length);
     }
     console.log(
-      `      ${startedBeforeAnswer} sends started before their list's 200 (${sentAfterAnswer} of them ` +
+      `      ${startedBeforeAnswer} sends started before their batch's 200 (${sentAfterAnswer} of them ` +
         `read a sentAt after it, at most ${latestSentAfterMs} ms), ${cancelled} messages ended cancelled`,
     );
-    // The moments were varied enough to cancel something in every list but the last few.
+    // The moments were varied enough to cancel something in every batch but the last few.
     expect(cancelled).to.be.above(0);
   });
 });
