@@ -29,7 +29,10 @@ const filesWith = (files, re) => files.filter((f) => re.test(read(f)));
 
 const apiSrc = walk('services/api/src');
 const serviceSrc = ['services', 'libs'].flatMap((d) => walk(d)).filter((f) => /\/src\//.test(f));
-const apiTests = walk('services/api/test').filter((f) => f.endsWith('.test.ts'));
+const apiTests = [...walk('services/api/test'), ...walk('services/api/src')].filter((f) =>
+  f.endsWith('.test.ts'),
+);
+const featureFiles = apiSrc.filter((f) => f.includes('/features/') && !f.endsWith('.test.ts'));
 const outsideHolder = apiSrc.filter((f) => !f.includes('/features/holder/'));
 const leaseHome = /libs\/store\/src\/(leases|locks)\//;
 
@@ -78,6 +81,26 @@ const counts = [
   {
     name: `API test files that start an API (startApi or a stack), of ${apiTests.length}`,
     value: filesWith(apiTests, /startApi\(|startStack\(|withStack\(/).length,
+  },
+  {
+    name: `API test files that start any API, process or stack (dashboard's included), of ${apiTests.length}`,
+    value: filesWith(
+      apiTests,
+      /start(Admin)?Api(Process)?\(|startStack\(|withStack\(|use(Dashboard)?Stack\(|startService\(/,
+    ).length,
+  },
+  {
+    name: 'admin twin folders (services/api/src/admin/)',
+    value: walk('services/api/src').filter((f) => f.startsWith('services/api/src/admin/')).length,
+  },
+  {
+    name: 'OpenAPI operations keyed by a path string in features (`paths:`)',
+    value: matches(featureFiles, /^\s+paths:/gm),
+  },
+  { name: '`new DeviceCommandClient(` in the API', value: matches(apiSrc, /new DeviceCommandClient\(/g) },
+  {
+    name: 'feature files that take the whole services bag (`: ApiServices`)',
+    value: filesWith(featureFiles, /:\s*ApiServices\b/).length,
   },
   { name: 'capability folders under services/api/src/features/', value: countFeatures() },
   {

@@ -40,7 +40,7 @@ export const attachmentSchema = Joi.object({
       (value: string, helpers) => (isBase64(value) ? value : helpers.error('string.base64')),
       BASE64_RULE,
     ),
-  // An object uploaded with POST /media (its id); a list names it once instead of repeating base64.
+  // An object uploaded with POST /media (its id); a batch names it once instead of repeating base64.
   mediaId: Joi.string().pattern(MEDIA_ID_PATTERN).messages({
     'string.pattern.base': '"mediaId" must be a media id from POST /media',
   }),

@@ -55,9 +55,9 @@ export const ERRORS = {
   notDeletable: 'The message cannot be deleted: it failed, is already deleted, or is being sent right now',
   /** 404 on POST /send `edit` / `delete` when the target is not one of the device's messages. */
   revisionTargetNotFound: 'The message to edit or delete was not found',
-  /** 409 on POST /batches/:batchId/pause, resume or cancel when every message of the list already left the queue. */
+  /** 409 on POST /batches/:batchId/pause, resume or cancel when every message of the batch already left the queue. */
   batchCompleted: 'Batch already completed: every message was sent or failed',
-  /** 409 on POST /batches/:batchId/pause or resume of a cancelled list. */
+  /** 409 on POST /batches/:batchId/pause or resume of a cancelled batch. */
   batchCancelled: 'Batch was cancelled',
   /** 404 on GET /webhook when the device has none. */
   webhookNotFound: 'No webhook is configured for this device',
@@ -169,7 +169,7 @@ export const FAILURE_REASONS = {
   otpExpired: 'otp_expired',
   /** The recipient is on the device's suppression list (it opted out); nothing was asked of WhatsApp. */
   optedOut: 'opted_out',
-  /** Its list was cancelled (POST /batches/:batchId/cancel) before the message was sent. */
+  /** Its batch was cancelled (POST /batches/:batchId/cancel) before the message was sent. */
   cancelled: 'cancelled',
   /** A send to a LID (`<digits>@lid`) the device has never met: nothing was asked of WhatsApp. */
   unknownContact: 'unknown_contact',

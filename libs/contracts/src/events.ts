@@ -94,21 +94,21 @@ export interface SessionStatusEventData {
   [extra: string]: unknown;
 }
 
-/** `data` of batch.completed: every message of a list left the queue (sent or failed). */
+/** `data` of batch.completed: every message of a batch left the queue (sent or failed). */
 export interface BatchCompletedEventData {
   deviceId: string;
   batchId: string;
   total: number;
-  /** No `scheduled`: nothing of the list waits any more. */
+  /** No `scheduled`: nothing of the batch waits any more. */
   counts: Omit<BatchCounts, 'scheduled'>;
   completedAt: string;
 }
 
-/** `data` of batch.paused / batch.resumed / batch.cancelled: the list's control changed. */
+/** `data` of batch.paused / batch.resumed / batch.cancelled: the batch's control changed. */
 export interface BatchControlEventData {
   deviceId: string;
   batchId: string;
-  /** The list's state after the change. */
+  /** The batch's state after the change. */
   state: 'paused' | 'active' | 'cancelled';
   /** `pausedAt`, `resumedAt` or `cancelledAt` (one of them, the event's own). */
   pausedAt?: string;
@@ -116,11 +116,11 @@ export interface BatchControlEventData {
   cancelledAt?: string;
 }
 
-/** A list's state: sending, paused, cancelled, or every message left the queue. */
+/** A batch's state: sending, paused, cancelled, or every message left the queue. */
 export const BATCH_STATES = ['active', 'paused', 'cancelled', 'completed'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
-/** A list's messages by status; the counts always sum to `total`. */
+/** A batch's messages by status; the counts always sum to `total`. */
 export interface BatchCounts {
   /** Scheduled sends not due yet (see MESSAGE_STATUSES). */
   scheduled: number;
@@ -141,17 +141,17 @@ export interface BatchRecord {
   /** By status (summing to `total`), plus `held`: how many of the `queued` ones are held now. */
   counts: BatchCounts & { held: number };
   createdAt: string;
-  /** A scheduled list: when it is due. */
+  /** A scheduled batch: when it is due. */
   sendAt?: string;
   completedAt?: string;
   pausedAt?: string;
   cancelledAt?: string;
 }
 
-/** GET /batches/:batchId `data` of a list sent through a pool: the list whole, and each device's part. */
+/** GET /batches/:batchId `data` of a batch sent through a pool: the batch whole, and each device's part. */
 export interface PoolBatchRecord extends BatchRecord {
   poolId: string;
-  /** Each device that held part of the list, with its own counts (a message moved counts where it went). */
+  /** Each device that held part of the batch, with its own counts (a message moved counts where it went). */
   devices: { deviceId: string; total: number; counts: BatchCounts & { held: number } }[];
   /** Messages moved from a device that dropped out of the pool to another. */
   moved: number;

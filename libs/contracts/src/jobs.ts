@@ -30,7 +30,7 @@ export interface ContentAttachment {
 
 /**
  * What one request shares between all its messages, stored once (sealed) in `keys.content`:
- * a 1,000-recipient list costs one copy of its text and attachment, not 1,000.
+ * a 1,000-recipient batch costs one copy of its text and attachment, not 1,000.
  */
 export interface MessageContent extends MessageKindContent {
   /** A reaction's target as WhatsApp knows it (resolved from `reaction.messageId` when accepted). */
@@ -43,7 +43,7 @@ export interface MessageContent extends MessageKindContent {
   /** Phones or LIDs the text or caption mentions. */
   mentions?: string[];
   /**
-   * A personalised list: `text` and the caption hold `{{name}}` placeholders, filled per message
+   * A personalised batch: `text` and the caption hold `{{name}}` placeholders, filled per message
    * from its recipient's variables (sealed in the content record, see ContentStore.stageVars).
    */
   personalised?: true;
@@ -66,7 +66,7 @@ export interface SendJobData {
   to: string;
   /** The request's content record (`keys.content(deviceId, contentId)`). */
   contentId: string;
-  /** When this job belongs to a list: the batch id returned to the client. */
+  /** When this job belongs to a batch: the batch id returned to the client. */
   batchId?: string;
   /**
    * The device's link generation when the message was accepted. Removing a device's messages
@@ -84,7 +84,7 @@ export interface SendJobData {
   /** A scheduled send: not sent before this time (epoch ms; the job is delayed until then). */
   sendAt?: number;
   /**
-   * A message of a list sent through a pool: the pool that spreads it. It may move to another
+   * A message of a batch sent through a pool: the pool that spreads it. It may move to another
    * device of the pool while no attempt of it started (libs/store/src/pools/).
    */
   poolId?: string;
@@ -183,7 +183,7 @@ export interface MessageRetries {
 /**
  * Why a queued message waits in its queue instead of being sent: the window's daily cap, the
  * warm-up step's cap, the first-contact cap, quiet hours, the device's pause (WhatsApp pushed
- * back), its list's pause, its `sendAt`, or (pooled) its device's logout until its pool moves it.
+ * back), its batch's pause, its `sendAt`, or (pooled) its device's logout until its pool moves it.
  */
 export const HELD_REASONS = [
   'daily_cap',

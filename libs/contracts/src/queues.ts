@@ -26,7 +26,7 @@ export const CONNECTION_QUEUE = '{connection-requests}';
  */
 export const CONNECTION_LIVENESS = { beatMs: 1000, ttlMs: 5000 } as const;
 
-/** BullMQ priorities: lower number = served first; OTP jobs jump the queue of a long list. */
+/** BullMQ priorities: lower number = served first; OTP jobs jump the queue of a long batch. */
 export const PRIORITY = { otp: 1, send: 10 } as const;
 
 /**

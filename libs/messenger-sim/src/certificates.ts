@@ -60,7 +60,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
  * A Curve25519 key pair that signs (XEdDSA, as libsignal's `calculateSignature`) with Node's
  * native Ed25519 instead of libsignal's pure-JS curve25519, which costs milliseconds a
  * signature: the simulator mints one identity for every new contact, so that was most of its
- * CPU in a campaign to new numbers.
+ * CPU in a batch to new numbers.
  *
  * The pair starts as an Ed25519 key: its secret scalar (the clamped first half of SHA-512 of the
  * seed, RFC 8032) is the Curve25519 private key, and the Curve25519 public key is the Montgomery
@@ -71,7 +71,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
  * The generated pair comes out as DER and the signing key is imported from its bytes: on Node 20,
  * exporting a generated KeyObject (as a JWK, as this did) can deadlock the process for good — the
  * export holds the key's lock while allocating, the allocation collects the finished generation
- * job, and its destructor takes the same lock (seen in the simulator under a long campaign).
+ * job, and its destructor takes the same lock (seen in the simulator under a long batch).
  */
 export class SigningKeyPair implements KeyPair {
   readonly public: Buffer;

@@ -1,9 +1,9 @@
 --[[
-  Pauses, resumes or cancels a device's list. One script: the state the control is checked against
+  Pauses, resumes or cancels a device's batch. One script: the state the control is checked against
   is the state it changes (a GET-then-HSET would let a cancel and a resume interleave and leave a
-  cancelled list `active`), and the event is written with the change (events.ts). The message
+  cancelled batch `active`), and the event is written with the change (events.ts). The message
   claim script reads `cancelledAt` and `pausedAt` in the same slot, so once this ran no message of
-  the list starts a send (cancel) or until a resume (pause).
+  the batch starts a send (cancel) or until a resume (pause).
 
   Input:
     KEYS[1] batch (keys.batch)

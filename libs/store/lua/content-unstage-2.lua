@@ -1,5 +1,5 @@
 --[[
-  Takes back a list refused after some of its pieces were committed: `removed` of its messages
+  Takes back a batch refused after some of its pieces were committed: `removed` of its messages
   stop counting against the device's quota and the content; when none is left the content goes
   with its bytes. It only frees memory, so it is run with the flag `allow-oom` (content-store.ts
   puts the shebang in front): it runs on a Redis that is out of memory too.

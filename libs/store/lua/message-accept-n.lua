@@ -3,7 +3,7 @@
   rate-limit hit is counted, then it is admitted or refused on what Redis holds at that instant
   (a single recipient is not on the account's blocklist, the device takes messages, its link
   generation is the one the jobs carry, its queue quota has room), and an admitted request's
-  writes run: its content and list records (recorded by the stores, see the api's
+  writes run: its content and batch records (recorded by the stores, see the api's
   `RecordedWrites`) and its jobs, added by BullMQ's own job-adding scripts (their source, wrapped
   as functions `bull[plain](KEYS, ARGV)` by `jobScriptsLua` of the BullMQ door, put in front of
   this script by message-accept.ts). Then the quota counts and the message index take the

@@ -1,21 +1,21 @@
 --[[
-  Records why a queued message waits (`heldReason`, `heldUntil`) and adds it to its list's held
+  Records why a queued message waits (`heldReason`, `heldUntil`) and adds it to its batch's held
   set; nothing for a message that left `queued` (it is sent or failed: not held) or moved to
   another device of its pool. A `batch_paused`
-  hold of a list that is no longer paused is refused too (a resume ran meanwhile: the message goes
+  hold of a batch that is no longer paused is refused too (a resume ran meanwhile: the message goes
   on instead). A hold never ends a send attempt: the attempt records its own end first
   (message-attempt-end-1.lua).
 
   Input:
     KEYS[1] record (keys.message)
-    KEYS[2] batch (keys.batch; the record key when the message is not of a list)
+    KEYS[2] batch (keys.batch; the record key when the message is not of a batch)
     KEYS[3] the batch's held set (keys.batchHeld)
 
     ARGV[1] messageId
     ARGV[2] reason
     ARGV[3] until (ISO 8601)
     ARGV[4] retention seconds
-    ARGV[5] '1' when the message is of a list
+    ARGV[5] '1' when the message is of a batch
 
   Output:
     1 when held, 0 when not

@@ -6,7 +6,7 @@
   Events (see events.ts) are emitted here, with the change: `message.<status>` in status order
   whatever order the changes arrive in (`evRank` remembers the last status announced, and nothing
   after `sent` is announced before `sentAt` is known: a receipt that overtook the sender's
-  bookkeeping is announced right after the late `sent`). A list's counts (`keys.batch`) move with
+  bookkeeping is announced right after the late `sent`). A batch's counts (`keys.batch`) move with
   the status (a scheduled send's from `scheduled`: its record has `sendAt`), and its last message
   leaving `queued`/`scheduled` emits `batch.completed`. The batch key is built from the record's
   batchId: it carries the device's hash tag, so it is in this slot; so is its held set

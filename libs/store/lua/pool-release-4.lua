@@ -7,19 +7,19 @@
   WhatsApp with an error ack) left neither. From then on the claim and every status change of this
   device refuse the message (`movedTo` on its record), so it is sent by the device it moved to or
   not at all. The message leaves this device's queue count and this device's
-  share of the list's counts; its content stays until the move ends (pool-content-release-3.lua),
+  share of the batch's counts; its content stays until the move ends (pool-content-release-3.lua),
   since the other device's copy is read from it.
 
   Input:
     KEYS[1] record (keys.message)
-    KEYS[2] the list's counts on this device (keys.batch)
-    KEYS[3] the list's held set on this device (keys.batchHeld)
+    KEYS[2] the batch's counts on this device (keys.batch)
+    KEYS[3] the batch's held set on this device (keys.batchHeld)
     KEYS[4] the device's queue stats (keys.deviceQueue)
 
     ARGV[1] messageId
     ARGV[2] the device it moves to
     ARGV[3] retention seconds
-    ARGV[4] '1' when it is a scheduled send (counted in the list's `scheduled`), else '0'
+    ARGV[4] '1' when it is a scheduled send (counted in the batch's `scheduled`), else '0'
 
   Output:
     'released' (now or by an earlier call: a repeat), 'taken' (this device sends it or it ended),

@@ -15,17 +15,17 @@ export * from './messages/message-revisions.js';
 export * from './messages/message-kinds-store.js';
 export * from './messages/message-accept.js';
 export * from './messages/lua-pack.js';
-export * from './messages/write-batch.js';
+export * from './messages/staged-writes.js';
 
 // Broadcasts: status updates beside their messages (audience, views).
 export * from './broadcasts/status-store.js';
 export * from './broadcasts/status-settings.js';
 export * from './broadcasts/channel-list.js';
 
-// Lists (batches): records, pause/resume/cancel, the sweep that finishes them.
-export * from './lists/batch-store.js';
-export * from './lists/batch-control.js';
-export * from './lists/batch-sweep.js';
+// Batches: records, pause/resume/cancel, the sweep that finishes them.
+export * from './batches/batch-store.js';
+export * from './batches/batch-control.js';
+export * from './batches/batch-sweep.js';
 
 // Devices: session and state, commands to their sender, activity, pairing and disconnects.
 export * from './devices/session-store.js';
@@ -64,7 +64,7 @@ export * from './events/event-log.js';
 export * from './events/broker-relay-state.js';
 export * from './events/broker-settings.js';
 
-// Pools: named sets of devices one list is spread over (their definitions).
+// Pools: named sets of devices one batch is spread over (their definitions).
 export * from './pools/pool-store.js';
 
 // Access: API tokens, failed sign-ins, rate limits.
@@ -82,7 +82,7 @@ export * from './coordination/connect-bucket.js';
 export * from './encryption/index.js';
 export * from './encryption/sealer.js';
 
-// Pools: lists spread over several devices, and the moves of their messages.
+// Pools: batches spread over several devices, and the moves of their messages.
 export * from './pools/pool-batches.js';
 export * from './pools/pool-moves.js';
 

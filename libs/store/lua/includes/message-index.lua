@@ -1,6 +1,6 @@
 --[[
   Appends ids to the device's message index in order, each with the next number of the device's
-  sequence (a list accepted in one millisecond still has a total order, so a cursor is one number).
+  sequence (a batch accepted in one millisecond still has a total order, so a cursor is one number).
   The index keeps the newest 200000 ids (MESSAGE_INDEX_MAX of message-index.ts); records expire on
   their own.
 

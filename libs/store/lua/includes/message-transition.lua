@@ -1,7 +1,7 @@
 --[[
   A message's status transition, after the script that includes it named its keys `rec` (the
   record), `content` and `stats` (the device's queue counts): moves the record's status forward
-  (never out of failed or deleted), announces each status once and in order, moves its list's
+  (never out of failed or deleted), announces each status once and in order, moves its batch's
   counts, and settles the message once (quota and content released). See message-transition-7.lua
   for its KEYS and ARGV; it ends the script (returns `changed`: 1 when the record changed, 0 when
   not, -1 when refused as claimed).
@@ -91,7 +91,7 @@ if changed == 1 then
   -- Deleted for everyone (or, unsent, taken out of the queue): its own event, once.
   if now == 'deleted' and cur ~= 'deleted' then announce('deleted', 'deletedAt') end
   local batchId = redis.call('HGET', rec, 'batchId')
-  -- Out of queued: not held any more (the record's hold and its place in the list's held set).
+  -- Out of queued: not held any more (the record's hold and its place in the batch's held set).
   if cur == 'queued' and now ~= 'queued' then
     redis.call('HDEL', rec, 'heldReason', 'heldUntil')
     local mid = redis.call('HGET', rec, 'messageId')
@@ -100,7 +100,7 @@ if changed == 1 then
   if batchId and now ~= cur then
     local batch = ARGV[10] .. batchId
     if redis.call('EXISTS', batch) == 1 then
-      -- A scheduled send (its record has sendAt) waits in the list's 'scheduled' count, not 'queued'.
+      -- A scheduled send (its record has sendAt) waits in the batch's 'scheduled' count, not 'queued'.
       local from = cur
       if cur == 'queued' and redis.call('HEXISTS', rec, 'sendAt') == 1 then from = 'scheduled' end
       redis.call('HINCRBY', batch, from, -1)

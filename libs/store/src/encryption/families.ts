@@ -65,7 +65,7 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
   },
   {
     // A request's content: its text/descriptor (body), base64 bytes (media) and a personalised
-    // list's variables (vars:<messageId>); the counters of the hash (remaining, bytes, heldUntil)
+    // batch's variables (vars:<messageId>); the counters of the hash (remaining, bytes, heldUntil)
     // and attachmentError are not secret.
     name: 'contents',
     pattern: keys.content('*', '*'),

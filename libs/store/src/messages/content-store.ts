@@ -10,7 +10,7 @@ import {
 import { storageContext } from '../encryption/families.js';
 import { storeScript, storeScriptSource } from '../lua.js';
 import type { Sealer } from '../encryption/sealer.js';
-import type { WriteBatch } from './write-batch.js';
+import type { StagedWrites } from './staged-writes.js';
 
 /**
  * What the dashboard shows of a sent text or attachment (the admin API only): the text and caption
@@ -38,14 +38,14 @@ export interface StoredContent {
   /** Set when the attachment failed for one message of the request: the others fail at once. */
   attachmentError?: string;
   /**
-   * Set while a long list is still being accepted (in pieces): its messages wait, unsent, until
-   * the field goes; past this time (epoch ms) the list was never completed and they fail.
+   * Set while a long batch is still being accepted (in pieces): its messages wait, unsent, until
+   * the field goes; past this time (epoch ms) the batch was never completed and they fail.
    */
   heldUntil?: number;
 }
 
 /**
- * Takes back messages of a list refused in pieces (`lua/content-unstage-2.lua`). It only frees
+ * Takes back messages of a batch refused in pieces (`lua/content-unstage-2.lua`). It only frees
  * memory: the shebang's `allow-oom` lets it run on a Redis that is out of memory.
  */
 const UNSTAGE = new RedisScript<number>(
@@ -58,7 +58,7 @@ const UNSTAGE = new RedisScript<number>(
 const ATTACHMENT_ERROR = storeScript('content-attachment-error-1');
 
 /**
- * A sender's copy of contents it has read (`ContentStore`'s `cache` option): a list's messages share
+ * A sender's copy of contents it has read (`ContentStore`'s `cache` option): a batch's messages share
  * one content, so the sender reads and opens it once, not once per message.
  */
 export interface ContentCacheOptions {
@@ -80,8 +80,8 @@ const shownFields = (messageId: string) =>
  * The content a request shares between its messages, stored once per request in a hash
  * (`keys.content`): `body` (sealed JSON), `media` (sealed bytes, optional), `remaining` (messages
  * not settled yet), `bytes` (what it counts against the device's byte quota),
- * `attachmentError`, `heldUntil` while a long list is being accepted in pieces, and a personalised
- * list's variables (`vars:<messageId>`, sealed, see `stageVars`), and `shown` (a text or an
+ * `attachmentError`, `heldUntil` while a long batch is being accepted in pieces, and a personalised
+ * batch's variables (`vars:<messageId>`, sealed, see `stageVars`), and `shown` (a text or an
  * attachment, see `isShownContent`). The message store's settle script decrements `remaining` and,
  * with the last message, gives its bytes back and deletes the hash — or, for a `shown` content,
  * only its attachment bytes (`media`): the text, caption and variables stay as long as the records
@@ -115,13 +115,13 @@ export class ContentStore {
 
   /** Adds the content's writes to those that add its messages (a transaction, or the API's accept call). */
   stage(
-    multi: WriteBatch,
+    multi: StagedWrites,
     deviceId: string,
     contentId: string,
     content: MessageContent,
     messages: number,
     media?: Buffer,
-    /** A list accepted in pieces: its messages are held until `stageReady` (or this time, epoch ms). */
+    /** A batch accepted in pieces: its messages are held until `stageReady` (or this time, epoch ms). */
     heldUntil?: number,
   ): void {
     const key = keys.content(deviceId, contentId);
@@ -140,8 +140,8 @@ export class ContentStore {
     multi.expire(key, this.retentionSeconds);
   }
 
-  /** A later piece of a list: `messages` more share the content. */
-  stageMore(multi: WriteBatch, deviceId: string, contentId: string, messages: number): void {
+  /** A later piece of a batch: `messages` more share the content. */
+  stageMore(multi: StagedWrites, deviceId: string, contentId: string, messages: number): void {
     const key = keys.content(deviceId, contentId);
     multi.hincrby(key, 'remaining', messages);
     // Should the content be gone (every earlier message withdrawn), this recreates it: with a TTL.
@@ -149,7 +149,7 @@ export class ContentStore {
   }
 
   /**
-   * Takes back a list refused after some of its pieces were committed: `removed` of its messages
+   * Takes back a batch refused after some of its pieces were committed: `removed` of its messages
    * (their jobs already removed) stop counting against the device's quota and the content; when
    * none is left (`allRemoved`) the content goes with its bytes. It only frees memory, so it runs
    * on a Redis that is out of memory (the usual reason a piece was refused).
@@ -163,12 +163,12 @@ export class ContentStore {
   }
 
   /**
-   * A personalised list: each message's variables, sealed, in the content's hash (`vars:<messageId>`),
+   * A personalised batch: each message's variables, sealed, in the content's hash (`vars:<messageId>`),
    * so they leave Redis with the content. Their size counts against the device's byte quota with
    * the content's (`varsSize`); adds it to the content's `bytes`, given back with its last message.
    */
   stageVars(
-    multi: WriteBatch,
+    multi: StagedWrites,
     deviceId: string,
     contentId: string,
     entries: readonly { messageId: string; vars: RecipientVars }[],
@@ -186,7 +186,7 @@ export class ContentStore {
     multi.hincrby(key, 'bytes', bytes);
   }
 
-  /** Bytes a list's variables count against the device's quota (what `stageVars` adds). */
+  /** Bytes a batch's variables count against the device's quota (what `stageVars` adds). */
   static varsSize(vars: readonly RecipientVars[]): number {
     let bytes = 0;
     for (const v of vars) bytes += Buffer.byteLength(JSON.stringify(v));
@@ -203,8 +203,8 @@ export class ContentStore {
     ) as RecipientVars;
   }
 
-  /** The list's last piece: its messages may be sent. */
-  stageReady(multi: WriteBatch, deviceId: string, contentId: string): void {
+  /** The batch's last piece: its messages may be sent. */
+  stageReady(multi: StagedWrites, deviceId: string, contentId: string): void {
     multi.hdel(keys.content(deviceId, contentId), 'heldUntil');
   }
 
@@ -212,11 +212,11 @@ export class ContentStore {
    * The content, or undefined once it is gone (every message settled, or the retention ran out).
    * The answer is shared: callers never change it.
    *
-   * With the `cache` option, a content without an attachment is kept once its list is wholly
+   * With the `cache` option, a content without an attachment is kept once its batch is wholly
    * accepted (no `heldUntil`): nothing read here changes after that — its body is written once and
-   * `attachmentError` concerns only attachments — so the next messages of the list are sent from
+   * `attachmentError` concerns only attachments — so the next messages of the batch are sent from
    * the copy. A copy outlives its content by at most `ttlMs`; whether a message may still go is
-   * never decided here but by its claim (a cancelled list, a deleted message, an expired OTP).
+   * never decided here but by its claim (a cancelled batch, a deleted message, an expired OTP).
    */
   async get(deviceId: string, contentId: string): Promise<StoredContent | undefined> {
     const key = keys.content(deviceId, contentId);

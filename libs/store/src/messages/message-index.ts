@@ -8,7 +8,7 @@ export const MESSAGE_INDEX_MAX = 200_000;
 
 /**
  * Appends ids to the device's message index in order, each with the next number of the device's
- * sequence (a list accepted in one millisecond still has a total order, so a cursor is one number):
+ * sequence (a batch accepted in one millisecond still has a total order, so a cursor is one number):
  * `lua/message-index-2.lua`. Its Lua function `mgw_index` (`lua/includes/message-index.lua`, which
  * holds MESSAGE_INDEX_MAX) is included by the scripts that accept or record messages too.
  */

@@ -8,7 +8,7 @@ import type { ClaimOutcome } from './message-store.js';
  */
 
 /**
- * A message's status transition; it emits the message's events and moves its list's counts with
+ * A message's status transition; it emits the message's events and moves its batch's counts with
  * the change (`lua/message-transition-7.lua`, its body `lua/includes/message-transition.lua`).
  * Returns 1 when the record changed, 0 when not, -1 when refused as claimed.
  */
@@ -23,12 +23,12 @@ export const RECEIPT = storeScript<number | [impliedDelivery: '0' | '1', tracepa
 );
 
 /**
- * Marks that a send attempt starts; reads the list's and the device's pause in the same step, so
+ * Marks that a send attempt starts; reads the batch's and the device's pause in the same step, so
  * a cancel's answer "none of them will be sent" holds (`lua/message-claim-6.lua`).
  */
 export const CLAIM = storeScript<ClaimOutcome>('message-claim-6');
 
-/** Records why a queued message waits, in its list's held set too (`lua/message-hold-3.lua`). */
+/** Records why a queued message waits, in its batch's held set too (`lua/message-hold-3.lua`). */
 export const HOLD = storeScript<number>('message-hold-3');
 
 /**

@@ -47,7 +47,7 @@ export function recordBase(job: SendJobData): Record<string, string> {
     kind: job.kind,
     platformMessageId: job.platformMessageId,
     // Names the request's content, which a text or an attachment keeps for the record's life (its
-    // text is shown from there: one copy per list, not per recipient; see ContentStore.shown).
+    // text is shown from there: one copy per batch, not per recipient; see ContentStore.shown).
     contentId: job.contentId,
     ...(job.batchId ? { batchId: job.batchId } : {}),
     createdAt: new Date(job.enqueuedAt).toISOString(),
@@ -89,7 +89,7 @@ export type ExpireOutcome = 'expired' | 'claimed' | 'final';
 
 /**
  * Message records (`keys.message`, per device). A queued message has no record: its job is its
- * record until something happens to it, so accepting a list writes one job per recipient and
+ * record until something happens to it, so accepting a batch writes one job per recipient and
  * nothing else. Every later change goes through one script (message-scripts.ts) that moves the
  * status only forward (`failed` only from `queued`, nothing out of `failed`), creates the record
  * from the job's fields when needed, and settles the message exactly once: the device's queue
@@ -215,8 +215,8 @@ export class MessageStore {
 
   /**
    * Records that the sender holds the queued message until `until` (ms) for `reason` (shown as
-   * `held` on its record, counted in its list's `counts.held`) until it is claimed or leaves
-   * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its list
+   * `held` on its record, counted in its batch's `counts.held`) until it is claimed or leaves
+   * `queued`. False when it was not held: it is no longer queued, or (`batch_paused`) its batch
    * is no longer paused.
    */
   async hold(job: SendJobData, reason: HeldReason, until: number): Promise<boolean> {
@@ -381,7 +381,7 @@ export class MessageStore {
   }
 }
 
-/** The batch key and its held set of a message of a list; the record's key (unused) otherwise. */
+/** The batch key and its held set of a message of a batch; the record's key (unused) otherwise. */
 function batchKeys(job: SendJobData): [string, string] {
   if (!job.batchId)
     return [keys.message(job.deviceId, job.messageId), keys.message(job.deviceId, job.messageId)];

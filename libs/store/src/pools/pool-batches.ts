@@ -6,9 +6,9 @@ import {
   type BatchRecord,
   type PoolBatchRecord,
 } from '@mgw/contracts';
-import { BatchStore } from '../lists/batch-store.js';
+import { BatchStore } from '../batches/batch-store.js';
 
-/** A pooled list as accepted: which device got which of its messages, and its recipients' devices. */
+/** A pooled batch as accepted: which device got which of its messages, and its recipients' devices. */
 export interface PoolBatchShares {
   createdAt: Date;
   sendAt?: number;
@@ -21,11 +21,11 @@ export interface PoolBatchShares {
 const CURSOR = /^(\d{1,16})_([A-Za-z0-9-]{1,128})$/;
 
 /**
- * A list sent through a pool (`keys.poolBatch`, in the pool's slot): one batch id over several
- * devices. Each device holds its part as an ordinary list under the same id (`keys.batch`, counted
- * by its own scripts), so the whole list's counts are the sum of its parts; the pool's record
+ * A batch sent through a pool (`keys.poolBatch`, in the pool's slot): one batch id over several
+ * devices. Each device holds its part as an ordinary batch under the same id (`keys.batch`, counted
+ * by its own scripts), so the whole batch's counts are the sum of its parts; the pool's record
  * keeps which devices hold a part, which messages each still may give up (`keys.poolShare`), the
- * list's pause or cancel (applied to every part, and to a part a move creates later), and where
+ * batch's pause or cancel (applied to every part, and to a part a move creates later), and where
  * each message is now (`keys.poolOwners`). Kept as long as message records.
  */
 export class PoolBatchStore {
@@ -38,21 +38,21 @@ export class PoolBatchStore {
     this.batches = new BatchStore(redis, retentionSeconds);
   }
 
-  /** Records a pooled list once its parts are accepted. */
-  async record(poolId: string, batchId: string, list: PoolBatchShares): Promise<void> {
+  /** Records a pooled batch once its parts are accepted. */
+  async record(poolId: string, batchId: string, batch: PoolBatchShares): Promise<void> {
     const ttl = this.retentionSeconds;
     const m = this.redis.multi();
     const key = keys.poolBatch(poolId, batchId);
-    const total = [...list.shares.values()].reduce((n, ids) => n + ids.length, 0);
+    const total = [...batch.shares.values()].reduce((n, ids) => n + ids.length, 0);
     m.hset(key, {
-      createdAt: list.createdAt.toISOString(),
+      createdAt: batch.createdAt.toISOString(),
       total: String(total),
-      devices: JSON.stringify([...list.shares.keys()]),
-      ...(list.sendAt !== undefined ? { sendAt: new Date(list.sendAt).toISOString() } : {}),
+      devices: JSON.stringify([...batch.shares.keys()]),
+      ...(batch.sendAt !== undefined ? { sendAt: new Date(batch.sendAt).toISOString() } : {}),
     });
     m.expire(key, ttl);
     const owners: Record<string, string> = {};
-    for (const [deviceId, ids] of list.shares) {
+    for (const [deviceId, ids] of batch.shares) {
       if (ids.length === 0) continue;
       const share = keys.poolShare(poolId, batchId, deviceId);
       for (let i = 0; i < ids.length; i += 1000) m.sadd(share, ...ids.slice(i, i + 1000));
@@ -60,11 +60,11 @@ export class PoolBatchStore {
       for (const id of ids) owners[id] = deviceId;
     }
     this.stageOwners(m, poolId, owners);
-    if (list.sticky.size > 0) {
-      m.hset(keys.poolSticky(poolId), Object.fromEntries(list.sticky));
+    if (batch.sticky.size > 0) {
+      m.hset(keys.poolSticky(poolId), Object.fromEntries(batch.sticky));
       m.expire(keys.poolSticky(poolId), ttl);
     }
-    const now = list.createdAt.getTime();
+    const now = batch.createdAt.getTime();
     m.zadd(keys.poolBatchIndex(poolId), now, batchId);
     m.zremrangebyscore(keys.poolBatchIndex(poolId), '-inf', `(${now - ttl * 1000}`);
     m.expire(keys.poolBatchIndex(poolId), ttl);
@@ -82,7 +82,7 @@ export class PoolBatchStore {
     m.expire(keys.poolOwners(poolId), this.retentionSeconds);
   }
 
-  /** The devices that hold a part of the list, and its control fields; undefined when unknown. */
+  /** The devices that hold a part of the batch, and its control fields; undefined when unknown. */
   async meta(
     poolId: string,
     batchId: string,
@@ -97,7 +97,7 @@ export class PoolBatchStore {
     };
   }
 
-  /** The whole list: the sum of its parts, each part's counts beside it. */
+  /** The whole batch: the sum of its parts, each part's counts beside it. */
   async get(poolId: string, batchId: string, now = Date.now()): Promise<PoolBatchRecord | undefined> {
     const h = await this.redis.hgetall(keys.poolBatch(poolId, batchId));
     if (!h.createdAt) return undefined;
@@ -144,7 +144,7 @@ export class PoolBatchStore {
     };
   }
 
-  /** The pool's lists, newest first (`limit` after `cursor`, as BatchStore.list pages). */
+  /** The pool's batches, newest first (`limit` after `cursor`, as BatchStore.list pages). */
   async list(
     poolId: string,
     limit: number,
@@ -177,7 +177,7 @@ export class PoolBatchStore {
     };
   }
 
-  /** Pause, resume or cancel of the whole list, on the pool's record (each part is controlled too). */
+  /** Pause, resume or cancel of the whole batch, on the pool's record (each part is controlled too). */
   async control(
     poolId: string,
     batchId: string,
@@ -196,22 +196,22 @@ export class PoolBatchStore {
     }
   }
 
-  /** The lists of the pool whose messages may still move. */
+  /** The batches of the pool whose messages may still move. */
   openBatches(poolId: string): Promise<string[]> {
     return this.redis.smembers(keys.poolOpenBatches(poolId));
   }
 
-  /** A list none of whose messages can move any more (every part done, or cancelled). */
+  /** A batch none of whose messages can move any more (every part done, or cancelled). */
   async close(poolId: string, batchId: string): Promise<void> {
     await this.redis.srem(keys.poolOpenBatches(poolId), batchId);
   }
 
-  /** Up to `count` ids of the messages `deviceId` holds of the list and may still give up. */
+  /** Up to `count` ids of the messages `deviceId` holds of the batch and may still give up. */
   share(poolId: string, batchId: string, deviceId: string, count: number): Promise<string[]> {
     return this.redis.srandmember(keys.poolShare(poolId, batchId, deviceId), count);
   }
 
-  /** Whether the device still holds messages of the list it may give up. */
+  /** Whether the device still holds messages of the batch it may give up. */
   async shareSize(poolId: string, batchId: string, deviceId: string): Promise<number> {
     return this.redis.scard(keys.poolShare(poolId, batchId, deviceId));
   }
@@ -222,8 +222,8 @@ export class PoolBatchStore {
   }
 
   /**
-   * A move done: the message belongs to `to` now (its share, the list's devices, the recipient's
-   * device, the owners map) and has left `from`'s share; the list counts one more move.
+   * A move done: the message belongs to `to` now (its share, the batch's devices, the recipient's
+   * device, the owners map) and has left `from`'s share; the batch counts one more move.
    */
   async moved(
     poolId: string,

@@ -2,7 +2,7 @@ import type { RedisClient } from '@mgw/common';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, keys } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
-/** A pool: a named set of devices over which one list is spread (docs/pools.md). */
+/** A pool: a named set of devices over which one batch is spread (docs/pools.md). */
 export interface PoolRecord {
   /** A slug chosen by the operator (`POOL_ID_PATTERN`): it appears in keys and metric labels. */
   id: string;
@@ -90,7 +90,7 @@ export class PoolStore {
 
   /**
    * Deletes a pool: the definition first (the pool is gone for every reader at once), then its
-   * index entry; false when there was neither. Its stickiness and lists are the sending's to end.
+   * index entry; false when there was neither. Its stickiness and batches are the sending's to end.
    */
   async delete(id: string): Promise<boolean> {
     if (!POOL_ID_PATTERN.test(id)) return false;

@@ -187,11 +187,11 @@ export interface PoolDeviceState {
   status: ConnectionStatus;
   linked: boolean;
   healthScore?: number;
-  /** `taking` its share of the pool's lists, or why it dropped out (its waiting messages move). */
+  /** `taking` its share of the pool's batches, or why it dropped out (its waiting messages move). */
   spread: 'taking' | 'not_linked' | 'restricted' | 'daily_cap' | 'low_health';
 }
 
-/** A pool: a named set of devices one list is spread over (docs/pools.md). */
+/** A pool: a named set of devices one batch is spread over (docs/pools.md). */
 export interface Pool {
   id: string;
   name: string;
@@ -265,8 +265,8 @@ export interface Batch {
   total: number;
 }
 
-/** A list's state (`GET /devices/:deviceId/batches`): what its control buttons can do. */
-export type ListState = 'active' | 'paused' | 'cancelled' | 'completed';
+/** A batch's state (`GET /devices/:deviceId/batches`): what its control buttons can do. */
+export type BatchState = 'active' | 'paused' | 'cancelled' | 'completed';
 
 /** Why a queued message waits (`held.reason` of a record). */
 export type HeldReason =
@@ -278,11 +278,11 @@ export type HeldReason =
   | 'batch_paused'
   | 'scheduled';
 
-/** A list as the Campaigns page lists it: its counts by status (plus `held`, and `scheduled` once sent lists have it). */
-export interface CampaignList {
+/** A batch as the Batches page lists it: its counts by status (plus `held`, and `scheduled` once sent batches have it). */
+export interface DeviceBatch {
   batchId: string;
   total: number;
-  state: ListState;
+  state: BatchState;
   counts: Record<MessageStatus, number> & { held: number; scheduled?: number };
   createdAt: string;
   completedAt?: string;
@@ -290,17 +290,17 @@ export interface CampaignList {
   cancelledAt?: string;
   /** Why some of its held messages wait (read on a few of them), earliest `until` first. */
   heldReasons?: { reason: HeldReason; until: string }[];
-  /** A status update (POST /statuses) or a channel post (POST /channels/:id/posts): a list of one, not a list of recipients. */
+  /** A status update (POST /statuses) or a channel post (POST /channels/:id/posts): a batch of one, not a list of recipients. */
   broadcast?: 'status' | 'channel';
 }
 
 /** GET /devices/:deviceId/batches `data`: newest first, and the cursor of the next page. */
-export interface CampaignListPage {
-  batches: CampaignList[];
+export interface DeviceBatchPage {
+  batches: DeviceBatch[];
   nextCursor?: string;
 }
 
-/** The statuses the Campaigns chart counts per hour (`GET /devices/:deviceId/activity`). */
+/** The statuses the Batches page's chart counts per hour (`GET /devices/:deviceId/activity`). */
 export type ActivityStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
 /** One UTC hour of a device's sending: `hour` is its start (ISO), the counts what happened in it. */

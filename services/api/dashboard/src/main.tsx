@@ -9,7 +9,7 @@ import { TokensPage } from './pages/tokens';
 import { PoolsPage } from './pages/pools';
 import { MessagesPage } from './pages/messages';
 import { ChatsPage } from './pages/chats';
-import { CampaignsPage } from './pages/campaigns';
+import { BatchesPage } from './pages/batches';
 import { DevicePage } from './pages/device-page';
 import { Spinner } from './ui';
 import './styles.css';
@@ -21,7 +21,8 @@ function Page(props: { path: string }) {
   if (props.path.startsWith('/dashboard/settings')) return <TokensPage />;
   if (props.path.startsWith('/dashboard/messages')) return <MessagesPage />;
   if (props.path.startsWith('/dashboard/chats')) return <ChatsPage />;
-  if (props.path.startsWith('/dashboard/campaigns')) return <CampaignsPage />;
+  // `/dashboard/campaigns`: the page's old address, on its way to `/dashboard/batches` (App).
+  if (/^\/dashboard\/(batches|campaigns)\b/.test(props.path)) return <BatchesPage />;
   if (props.path.startsWith('/dashboard/pools')) return <PoolsPage />;
   const device = /^\/dashboard\/devices\/([^/?]+)(?:\/([^/?]*))?/.exec(props.path);
   if (device) {
@@ -47,6 +48,9 @@ function App() {
 
   useEffect(() => {
     if (/^\/dashboard\/?(\?.*)?$/.test(path)) navigate('/dashboard/devices', true);
+    // The Batches page was called Campaigns: its old address (bookmarks, links) opens it, query kept.
+    const old = /^\/dashboard\/campaigns\/?(\?.*)?$/.exec(path);
+    if (old) navigate(`/dashboard/batches${old[1] ?? ''}`, true);
   }, [path]);
 
   if (state.kind === 'checking') return <Spinner label="Loading…" />;

@@ -1,6 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import { acceptScript, packForLua, type SendQueue, type WriteBatch } from '@mgw/store';
+import { acceptScript, packForLua, type SendQueue, type StagedWrites } from '@mgw/store';
 
 /*
  * The accept call of a group of requests of one device: each request's rate-limit hit counted, then
@@ -39,10 +39,10 @@ export interface AcceptReply {
 }
 
 /**
- * Records the writes a store stages (`WriteBatch`) as op items of the accept script: they run
+ * Records the writes a store stages (`StagedWrites`) as op items of the accept script: they run
  * there, in order, only if their request is admitted.
  */
-export class RecordedWrites implements WriteBatch {
+export class RecordedWrites implements StagedWrites {
   /** Op names and arguments (strings, bytes) and their item counts (numbers). */
   readonly items: (string | Buffer | number)[] = [];
 
@@ -83,14 +83,14 @@ export class RecordedWrites implements WriteBatch {
   }
 }
 
-/** One request of a call (or one piece of a long list). */
+/** One request of a call (or one piece of a long batch). */
 export interface AcceptCallRequest {
   /** Its rate-limit counter, when its hit is to be counted. */
   counter?: string;
   /** What it adds to the device's quota counts. */
   messages: number;
   bytes: number;
-  /** What the quota must have room for (a long list's first piece: the whole list); none: not checked. */
+  /** What the quota must have room for (a long batch's first piece: the whole batch); none: not checked. */
   check?: { messages: number; bytes: number };
   /** Its one recipient's address, to refuse it when the account's blocklist holds it; none: not checked. */
   blocklistCheck?: string;

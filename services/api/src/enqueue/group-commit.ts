@@ -13,7 +13,7 @@ import {
 } from './job-writer.js';
 
 /** Requests sharing a call carry at most this many bytes of content between them. */
-const BATCH_MAX_BYTES = 16 * 1024 * 1024;
+const CALL_MAX_BYTES = 16 * 1024 * 1024;
 /** Calls refused because the link generation changed under them before the requests are refused. */
 const GENERATION_RETRIES = 2;
 
@@ -30,7 +30,7 @@ interface Built extends AcceptCallEntry {
 }
 
 /**
- * Requests of at most `listChunk` recipients, accepted by the accept script (`accept-script.ts`):
+ * Requests of at most `chunkRecipients` recipients, accepted by the accept script (`accept-script.ts`):
  * one call per group, atomic, each request admitted or refused on its own by what Redis
  * holds when it runs, its rate-limit hit counted by the same call. Requests for one device that
  * arrive while its previous call is in flight share the next one.
@@ -51,7 +51,7 @@ export class GroupCommit {
     private readonly deps: AcceptDeps,
     private readonly writer: JobWriter,
     /** Recipients per call (the first request always goes, whatever its size). */
-    private readonly listChunk: number,
+    private readonly chunkRecipients: number,
   ) {}
 
   accept(req: SendRequest): Promise<Accepted | Refusal> {
@@ -77,27 +77,27 @@ export class GroupCommit {
     for (const { req } of waiting) {
       recipients += req.recipients.length;
       bytes += requestSize(req);
-      if (take > 0 && (recipients > this.listChunk || bytes > BATCH_MAX_BYTES)) break;
+      if (take > 0 && (recipients > this.chunkRecipients || bytes > CALL_MAX_BYTES)) break;
       take++;
     }
-    const batch = waiting.splice(0, take);
+    const group = waiting.splice(0, take);
     if (waiting.length === 0) this.waiting.delete(deviceId);
     this.committing.add(deviceId);
     try {
-      await this.commitBatch(deviceId, batch);
+      await this.commitGroup(deviceId, group);
     } catch (err) {
-      for (const w of batch) w.reject(err);
+      for (const w of group) w.reject(err);
     } finally {
       this.committing.delete(deviceId);
       if (this.waiting.has(deviceId)) void this.commitWaiting(deviceId);
     }
   }
 
-  /** One call for `batch` (again for requests that met another link generation). */
-  private async commitBatch(deviceId: string, batch: Waiting[]): Promise<void> {
+  /** One call for `group` (again for requests that met another link generation). */
+  private async commitGroup(deviceId: string, group: Waiting[]): Promise<void> {
     let generation =
       this.generations.get(deviceId) ?? (await getDeviceState(this.deps.redis, deviceId)).linkGeneration;
-    let pending = batch;
+    let pending = group;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const { built, jobKeys } = await this.build(deviceId, pending, generation);
       let reply: AcceptReply;
@@ -124,17 +124,17 @@ export class GroupCommit {
   }
 
   /**
-   * Each request's jobs and writes (its content, a list's records, the jobs), and BullMQ's keys of
+   * Each request's jobs and writes (its content, a batch's records, the jobs), and BullMQ's keys of
    * the job-adding scripts they use.
    */
   private async build(
     deviceId: string,
-    batch: Waiting[],
+    group: Waiting[],
     linkGeneration: number,
   ): Promise<{ built: Built[]; jobKeys: Map<string, readonly string[]> }> {
     const bull = await this.writer.bull(deviceId);
     const jobKeys = new Map<string, readonly string[]>();
-    const built = batch.map((waiting): Built => {
+    const built = group.map((waiting): Built => {
       const { req } = waiting;
       const jobs = this.writer.jobsOf(req, req.recipients, newMessageId(), linkGeneration);
       const writes = new RecordedWrites();

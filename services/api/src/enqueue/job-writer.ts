@@ -20,7 +20,7 @@ import {
   type MessageStore,
   type SendJobOptions,
   type SendQueue,
-  type WriteBatch,
+  type StagedWrites,
 } from '@mgw/store';
 import {
   VERDICT,
@@ -63,7 +63,7 @@ export interface SendRequest {
   priority: number;
   /** OTP: no attempt starts after this time. */
   expiresAt?: number;
-  /** A personalised list: each recipient's variables, in `recipients` order (only those the content uses). */
+  /** A personalised batch: each recipient's variables, in `recipients` order (only those the content uses). */
   vars?: RecipientVars[];
   /** A scheduled send: its jobs are delayed until this time (epoch ms). */
   sendAt?: number;
@@ -74,7 +74,7 @@ export interface SendRequest {
    * write it when the account's blocklist holds it: no round trip of its own before the call.
    */
   blocklistCheck?: string;
-  /** A pooled list's part: the pool (its jobs carry it; see libs/store/src/pools/). */
+  /** A pooled batch's part: the pool (its jobs carry it; see libs/store/src/pools/). */
   poolId?: string;
   /**
    * The messages' ids, one per recipient: messages moving from another device of their pool keep
@@ -87,13 +87,13 @@ export interface SendRequest {
    * came is left in place for the retry to find, not withdrawn.
    */
   idempotent?: boolean;
-  /** A long list's content id (an idempotent request's, from its seed); unset: a new one. */
+  /** A long batch's content id (an idempotent request's, from its seed); unset: a new one. */
   contentId?: string;
   /** The accept span's W3C traceparent (tracing on): each job continues that trace. */
   traceparent?: string;
 }
 
-/** One request (or one piece of a long list) of an accept call. */
+/** One request (or one piece of a long batch) of an accept call. */
 export interface AcceptCallEntry {
   call: AcceptCallRequest;
   jobs: SendJobData[];
@@ -126,7 +126,7 @@ export class AcceptUnanswered extends Error {
 
 /**
  * A request whose accept went out and got no answer: it may have been accepted. The ids its
- * messages carry (a list's batch id as `messageId`), so its caller can look or retry.
+ * messages carry (a batch's id as `messageId`), so its caller can look or retry.
  */
 export interface AcceptUnknown {
   kind: 'unknown';
@@ -161,7 +161,7 @@ function mayHaveLanded(err: unknown): boolean {
   return /Command timed out|Connection is closed|max retries per request/.test((err as Error)?.message ?? '');
 }
 
-/** Bytes a request counts against the device's quota: its content, and a personalised list's variables. */
+/** Bytes a request counts against the device's quota: its content, and a personalised batch's variables. */
 export function requestSize(req: SendRequest): number {
   return ContentStore.sizeOf(req.content, req.media) + (req.vars ? ContentStore.varsSize(req.vars) : 0);
 }
@@ -176,7 +176,7 @@ export interface AcceptDeps {
   jobs: { attempts: number; backoffMs: number; failedRetentionSeconds: number };
   quota: { maxQueuedMessages: number; maxQueuedBytes: number };
   messages: MessageStore;
-  /** A list's counts, written with its messages. */
+  /** A batch's counts, written with its messages. */
   batches: BatchStore;
   /** The order GET /messages lists messages in, written with them. */
   index: MessageIndex;
@@ -188,8 +188,8 @@ export interface AcceptDeps {
 const WITHDRAW_RETRY_MS = [0, 1000, 5000, 15_000, 60_000];
 
 /**
- * What both ways of accepting share (one call for a group of requests, several for a long list):
- * the devices' send queues, the quota check ahead of a long list, a request's jobs (jobId =
+ * What both ways of accepting share (one call for a group of requests, several for a long batch):
+ * the devices' send queues, the quota check ahead of a long batch, a request's jobs (jobId =
  * messageId; a queued message has no other record), and the accept script's calls that write them.
  */
 export class JobWriter {
@@ -269,9 +269,9 @@ export class JobWriter {
 
   /**
    * Adds what a request's jobs share to the writes that add them: the variables of the
-   * recipients `jobs` stand for (those from `from` in `req.recipients`), and its list's counts.
+   * recipients `jobs` stand for (those from `from` in `req.recipients`), and its batch's counts.
    */
-  stagePerMessage(tx: WriteBatch, req: SendRequest, from: number, jobs: SendJobData[]): void {
+  stagePerMessage(tx: StagedWrites, req: SendRequest, from: number, jobs: SendJobData[]): void {
     const { vars } = req;
     if (vars)
       this.deps.contents.stageVars(
@@ -376,7 +376,7 @@ export class JobWriter {
     return reply;
   }
 
-  /** Why the accept script did not admit a request (or a long list). */
+  /** Why the accept script did not admit a request (or a long batch). */
   refusalOf({ verdict, queued }: AcceptVerdict, req: Pick<SendRequest, 'hit' | 'blocklistCheck'>): Refusal {
     const { hit } = req;
     if (verdict === VERDICT.rateLimited && hit) {

@@ -4,16 +4,16 @@ import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
 import { GroupCommit } from './group-commit.js';
 import { JobWriter, type AcceptDeps, type Accepted, type SendRequest } from './job-writer.js';
-import { ListInPieces } from './list-in-pieces.js';
+import { BatchInPieces } from './batch-in-pieces.js';
 import { isRefusal, type Refusal } from './refusal.js';
 
 export interface MessageAcceptorOptions extends AcceptDeps {
-  /** Recipients per accept call: larger lists are accepted in pieces of this size (default 500). */
-  listChunk?: number;
+  /** Recipients per accept call: larger batches are accepted in pieces of this size (default 500). */
+  chunkRecipients?: number;
   events: QueueEventsPool;
 }
 
-const DEFAULT_LIST_CHUNK = 500;
+const DEFAULT_CHUNK_RECIPIENTS = 500;
 const api = tracer('api');
 
 /**
@@ -25,20 +25,20 @@ const api = tracer('api');
  * no other record).
  *
  * Requests for one device that arrive while its previous call is in flight share the next one
- * (`GroupCommit`). A list longer than `listChunk` is accepted in pieces, one call each, held
- * unsent until its last piece commits (`ListInPieces`).
+ * (`GroupCommit`). A batch longer than `chunkRecipients` is accepted in pieces, one call each, held
+ * unsent until its last piece commits (`BatchInPieces`).
  */
 export class MessageAcceptor {
   private readonly writer: JobWriter;
-  private readonly listChunk: number;
+  private readonly chunkRecipients: number;
   private readonly groupCommit: GroupCommit;
-  private readonly listInPieces: ListInPieces;
+  private readonly batchInPieces: BatchInPieces;
 
   constructor(private readonly deps: MessageAcceptorOptions) {
-    this.listChunk = deps.listChunk ?? DEFAULT_LIST_CHUNK;
+    this.chunkRecipients = deps.chunkRecipients ?? DEFAULT_CHUNK_RECIPIENTS;
     this.writer = new JobWriter(deps);
-    this.groupCommit = new GroupCommit(deps, this.writer, this.listChunk);
-    this.listInPieces = new ListInPieces(deps, this.writer, this.listChunk);
+    this.groupCommit = new GroupCommit(deps, this.writer, this.chunkRecipients);
+    this.batchInPieces = new BatchInPieces(deps, this.writer, this.chunkRecipients);
   }
 
   /** The device's send queue (BullMQ), opened once. */
@@ -54,7 +54,7 @@ export class MessageAcceptor {
     if (!tracingOn()) return this.acceptNow(req);
     // The accept's span: its context goes into every job (requests share calls, so it is carried
     // by the request rather than by the call's own context). A request's first accept is recorded
-    // on the request's own span; any other (a second one, a campaign's) gets `message.accept`.
+    // on the request's own span; any other (a second one, a pool's move) gets `message.accept`.
     const request = takeAcceptSpan();
     if (request) return this.acceptIn(request, req);
     return inSpan(api, 'message.accept', {}, (span) => this.acceptIn(span, req));
@@ -72,7 +72,7 @@ export class MessageAcceptor {
   }
 
   private acceptNow(req: SendRequest): Promise<Accepted | Refusal> {
-    if (req.recipients.length > this.listChunk) return this.listInPieces.accept(req);
+    if (req.recipients.length > this.chunkRecipients) return this.batchInPieces.accept(req);
     return this.groupCommit.accept(req);
   }
 

@@ -22,7 +22,7 @@ export type Refusal =
   | { kind: 'refused'; reason: 'queue_full'; queued: QueueUsage; limit: QueueUsage }
   /** The request's hit is over its token's limit; its window ends in `retryAfterMs`. */
   | { kind: 'refused'; reason: 'rate_limited'; retryAfterMs: number }
-  /** A long list took too long to accept (storage slow or away) and was given up, taken back whole. */
+  /** A long batch took too long to accept (storage slow or away) and was given up, taken back whole. */
   | { kind: 'refused'; reason: 'gave_up' }
   /** `attachment.mediaId` names no media object of this device (another's, deleted, expired). */
   | { kind: 'refused'; reason: 'media_not_found' }
@@ -76,7 +76,7 @@ export function isRefusal(outcome: object): outcome is Refusal {
 export type BlocklistLookup = { isBlocked(deviceId: string, address: string): Promise<boolean> } | undefined;
 
 /**
- * A single recipient the account blocked is refused before anything is queued (a list's blocked
+ * A single recipient the account blocked is refused before anything is queued (a batch's blocked
  * recipients fail one by one instead, as opted-out ones do: send-job.ts). A pooled send's device
  * is picked later; its holder checks then. The address to look for, or none when there is no
  * blocklist to check (a pool, a group, no blocklist given).

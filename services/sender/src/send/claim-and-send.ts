@@ -23,7 +23,7 @@ import { readySince, type Lead } from './pacing.js';
 import type { Ticket } from './send-gate.js';
 import { sendContent } from './send-content.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
-import { holdForPausedList, holdMessage } from './hold-message.js';
+import { holdForPausedBatch, holdMessage } from './hold-message.js';
 import { abortable, endAttempt } from './send-attempt.js';
 import { typingLead } from './typing.js';
 import { handBack, refuseIfRetired } from './send-job-checks.js';
@@ -90,8 +90,8 @@ export class MovedAway extends Error {}
 /**
  * Claims the message right before the socket write. Answers when it was claimed (send it now: the
  * attempt's end is recorded against that time), or the `sentAt` of an earlier send of it; a
- * message past its expiry, of a cancelled list or already failed fails; one of a list paused
- * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the list
+ * message past its expiry, of a cancelled batch or already failed fails; one of a batch paused
+ * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the batch
  * and the device's pause atomically).
  */
 async function claim(
@@ -106,9 +106,9 @@ async function claim(
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
   if (claimed === 'cancelled')
-    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
+    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its batch was cancelled');
   if (claimed === 'paused') {
-    await holdForPausedList(job, deps, token);
+    await holdForPausedBatch(job, deps, token);
     // Resumed in the meantime: claim again.
     return claim(job, deps, token);
   }
@@ -128,7 +128,7 @@ async function claim(
  * The socket write. A failed attempt first records whether its send began (endAttempt): one that
  * ended before the socket leaves the message as movable as one never claimed. When the server
  * refused it because of the account, not the message, it waits (same WhatsApp id, never
- * delivered) until the device's pause ends — or, of a pooled list, moves meanwhile to another
+ * delivered) until the device's pause ends — or, of a pooled batch, moves meanwhile to another
  * device of its pool (a refused attempt did not begin its send).
  */
 async function sendOrPause(

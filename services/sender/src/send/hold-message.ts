@@ -6,22 +6,22 @@ import type { SendGate } from './send-gate.js';
 import { traceHeld } from './send-spans.js';
 
 /**
- * How long a message of a paused list waits before its sender looks at the list again. A resume
- * wakes the list's held messages at once (the API promotes their jobs); this only bounds the wait
+ * How long a message of a paused batch waits before its sender looks at the batch again. A resume
+ * wakes the batch's held messages at once (the API promotes their jobs); this only bounds the wait
  * of one whose wake-up was missed.
  */
 export const LIST_PAUSE_RECHECK_MS = 60_000;
 
 export interface HoldDeps {
   messages: MessageStore;
-  gate: Pick<SendGate, 'listStop'>;
+  gate: Pick<SendGate, 'batchStop'>;
   metrics: Metrics;
   logger: Logger;
 }
 
 /**
  * Back to the queue until `until` (ms) without using an attempt; the record stays `queued` and
- * shows `held: { reason, until }` (and its list counts it in `counts.held`) until it goes on.
+ * shows `held: { reason, until }` (and its batch counts it in `counts.held`) until it goes on.
  * A hold after a failed attempt comes after that attempt recorded its end (send-attempt.ts):
  * whether a pooled message may move meanwhile is the attempt's to say, not the hold's.
  */
@@ -43,13 +43,13 @@ export async function holdMessage(
 }
 
 /**
- * Holds a message of a paused list (`batch_paused`) until the sender looks again. Returns when the
- * list is no longer paused (a resume ran since it was read): the message goes on. A resume that
- * runs while the job moves to the delayed set may miss it in its wake-up, so the list is read
+ * Holds a message of a paused batch (`batch_paused`) until the sender looks again. Returns when the
+ * batch is no longer paused (a resume ran since it was read): the message goes on. A resume that
+ * runs while the job moves to the delayed set may miss it in its wake-up, so the batch is read
  * once more after the move and the job promoted if it was resumed meanwhile: either the resume
- * finds the job delayed, or this read finds the list resumed.
+ * finds the job delayed, or this read finds the batch resumed.
  */
-export async function holdForPausedList(
+export async function holdForPausedBatch(
   job: Job<SendJobData, SendJobResult>,
   deps: HoldDeps,
   token: string | undefined,
@@ -60,7 +60,7 @@ export async function holdForPausedList(
   if (!held) return;
   deps.metrics.sendsHeld.inc({ reason: 'batch_paused' });
   await job.moveToDelayed(at, token);
-  if ((await deps.gate.listStop(job.data.batchId).catch(() => 'paused')) !== 'paused') {
+  if ((await deps.gate.batchStop(job.data.batchId).catch(() => 'paused')) !== 'paused') {
     await job.promote().catch(() => undefined);
   }
   throw new DelayedError();

@@ -5,7 +5,7 @@
  * time limits — never by Baileys, whose own fetch is unguarded (outgoing-text.ts always hands it
  * a preview or null). A refused, slow, failing or preview-less URL sends the text without one,
  * never fails it. One request's URL is fetched once per device for a while, however many
- * recipients a list has. The cache is kept per device, not per sender: a preview fetched for one
+ * recipients a batch has. The cache is kept per device, not per sender: a preview fetched for one
  * tenant (perhaps from a host only the operator's ALLOWED_PRIVATE_HOSTS admits) never answers
  * another tenant's text.
  */

@@ -13,7 +13,7 @@ export interface Lead {
 }
 
 /**
- * A per-device minimum gap between messages, with jitter, so a long list does not look like a
+ * A per-device minimum gap between messages, with jitter, so a long batch does not look like a
  * bot burst to WhatsApp. `sendGapMs` in `keys.deviceSettings(deviceId)` overrides the default;
  * 0 disables pacing (benchmarks, sandbox).
  *

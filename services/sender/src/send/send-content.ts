@@ -35,8 +35,8 @@ import { isKindContent, sendKind, type SendKindDeps } from './send-kinds.js';
 import { statusToSend, type StatusDeps } from './send-status.js';
 
 /**
- * The sender's copies of the contents it read (ContentStore's cache): a list's messages share one
- * content, read and opened once instead of once per message. 4 MiB holds hundreds of lists' texts;
+ * The sender's copies of the contents it read (ContentStore's cache): a batch's messages share one
+ * content, read and opened once instead of once per message. 4 MiB holds hundreds of batches' texts;
  * a copy is read again after a minute.
  */
 export const CONTENT_CACHE: ContentCacheOptions = { maxBytes: 4 * 1024 * 1024, ttlMs: 60_000 };
@@ -47,10 +47,10 @@ export const OTP_PROTO_SECONDS = 15 * 60;
 export interface SendContentDeps extends SendKindDeps, StatusDeps {
   sender: MessageSender;
   contents: ContentStore;
-  /** Uploaded media (`attachment.mediaId`): read once per device and list (the upload cache). */
+  /** Uploaded media (`attachment.mediaId`): read once per device and batch (the upload cache). */
   media: Pick<MediaStore, 'bytes'>;
   fetchAttachment: AttachmentFetcher;
-  /** Aborted when the device is retired: a message of a list still being accepted steps aside. */
+  /** Aborted when the device is retired: a message of a batch still being accepted steps aside. */
   retired: AbortSignal;
   messages: MessageStore;
   /** Edits and deletes of our messages (send-revision.ts). */
@@ -63,7 +63,7 @@ export interface SendContentDeps extends SendKindDeps, StatusDeps {
 
 /**
  * The request's content, once wholly accepted; gone or with a failed attachment, the message fails.
- * A personalised list's content comes rendered with this message's variables (its own text and
+ * A personalised batch's content comes rendered with this message's variables (its own text and
  * caption), right before it is sent: they are never logged.
  */
 export async function sendableContent(
@@ -84,16 +84,16 @@ export async function sendableContent(
   return { ...stored, content: personaliseContent(stored.content, vars) };
 }
 
-/** How long a message of a list still being accepted waits in place before it steps aside. */
+/** How long a message of a batch still being accepted waits in place before it steps aside. */
 const HELD_WAIT_MS = 2000;
 const HELD_POLL_MS = 50;
 
 /**
- * The request's content once the request is wholly accepted. A long list is accepted in pieces
+ * The request's content once the request is wholly accepted. A long batch is accepted in pieces
  * and held (`heldUntil`) until its last piece commits, so none of it goes out if a later piece
  * fails: its message waits here a moment (that usually takes well under a second), then goes back
  * to the queue for a second without using an attempt; a hold that outlives its time means the API
- * never finished the list, and the message fails `enqueue_failed` (it was never acknowledged).
+ * never finished the batch, and the message fails `enqueue_failed` (it was never acknowledged).
  */
 async function acceptedContent(
   job: Job<SendJobData, SendJobResult>,
@@ -106,7 +106,7 @@ async function acceptedContent(
     const stored = await deps.contents.get(deviceId, contentId);
     if (stored?.heldUntil === undefined) return stored;
     if (Date.now() >= stored.heldUntil)
-      throw new PermanentSendError(FAILURE_REASONS.enqueueFailed, 'its list was never wholly accepted');
+      throw new PermanentSendError(FAILURE_REASONS.enqueueFailed, 'its batch was never wholly accepted');
     if (deps.retired.aborted || Date.now() >= waitUntil) {
       await job.moveToDelayed(Date.now() + 1000, token);
       throw new DelayedError();

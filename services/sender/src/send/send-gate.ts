@@ -128,8 +128,8 @@ export class SendGate {
     return (await getRestriction(this.redis, this.deviceId, this.now()))?.until;
   }
 
-  /** Whether the message's list stops it now: cancelled, paused, or undefined (not of a list, or sending). */
-  async listStop(batchId: string | undefined): Promise<'cancelled' | 'paused' | undefined> {
+  /** Whether the message's batch stops it now: cancelled, paused, or undefined (not of a batch, or sending). */
+  async batchStop(batchId: string | undefined): Promise<'cancelled' | 'paused' | undefined> {
     return batchId ? batchStop(this.redis, this.deviceId, batchId) : undefined;
   }
 

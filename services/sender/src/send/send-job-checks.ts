@@ -1,6 +1,6 @@
 /**
  * Before a send job's send: what it reads with its state, what it refuses at once, and what it
- * waits for (its list, the socket, the policy's gate). See processSendJob (send-job.ts).
+ * waits for (its batch, the socket, the policy's gate). See processSendJob (send-job.ts).
  */
 import { DelayedError, type Job } from 'bullmq';
 import {
@@ -18,7 +18,7 @@ import { NotConnectedError } from '@mgw/messenger';
 import type { ContactAnswer } from '@mgw/store';
 import type { GateReads, Ticket } from './send-gate.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
-import { holdForPausedList, holdMessage } from './hold-message.js';
+import { holdForPausedBatch, holdMessage } from './hold-message.js';
 import type { SendJobDeps } from './send-job.js';
 
 /** Fails at once what must never go: a message already failed, or one the device can no longer send. */
@@ -43,7 +43,7 @@ export function refuseUnsendable(
 
 /**
  * What a job reads before it decides anything — its record, whether the number opted out, its
- * list's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
+ * batch's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
  * asked in one tick, so the general connection's auto-pipelining sends them in one write (one
  * round trip instead of several in a row; the content, read next, is usually the sender's copy).
  * Each is awaited where it was read before, so a failed read fails the job where it did.
@@ -59,9 +59,9 @@ export function readJobState(data: SendJobData, deps: SendJobDeps) {
       data.kind === 'otp' || data.optOutNotice || isStatusJid(data.to) || isChannelJid(data.to)
         ? Promise.resolve(false)
         : deps.optedOut(data.to, data.poolId),
-    // A list's blocked recipients fail here, each on its own (a single send was refused by the API).
+    // A batch's blocked recipients fail here, each on its own (a single send was refused by the API).
     blocked: deps.blocked && !isAudienceJid(data.to) ? deps.blocked(data.to) : Promise.resolve(false),
-    listStop: deps.gate.listStop(data.batchId),
+    batchStop: deps.gate.batchStop(data.batchId),
     // A LID or a group is not a number: the contact cache has nothing on it.
     known:
       isSendAddress(data.to) && !isLid(data.to) ? deps.sender.known(data.to) : Promise.resolve(undefined),
@@ -128,15 +128,16 @@ export async function passGate(
   return (verdict as { go: Ticket }).go;
 }
 
-/** A message of a cancelled list fails now; one of a paused list waits (held) until it resumes. */
-export async function stopForList(
+/** A message of a cancelled batch fails now; one of a paused batch waits (held) until it resumes. */
+export async function stopForBatch(
   job: Job<SendJobData, SendJobResult>,
   stop: 'cancelled' | 'paused' | undefined,
   deps: SendJobDeps,
   token: string | undefined,
 ): Promise<void> {
-  if (stop === 'cancelled') throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its list was cancelled');
-  if (stop === 'paused') await holdForPausedList(job, deps, token);
+  if (stop === 'cancelled')
+    throw new PermanentSendError(FAILURE_REASONS.cancelled, 'its batch was cancelled');
+  if (stop === 'paused') await holdForPausedBatch(job, deps, token);
 }
 
 /** Not sent yet: give the job back without spending an attempt; the next owner sends it. */

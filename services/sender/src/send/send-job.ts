@@ -31,7 +31,7 @@ import {
   readJobState,
   refuseKnownOffWhatsApp,
   refuseUnsendable,
-  stopForList,
+  stopForBatch,
   waitForSocket,
 } from './send-job-checks.js';
 import { MovedAway, sendHoldingTicket } from './claim-and-send.js';
@@ -117,8 +117,8 @@ export async function processSendJob(
     if (await reads.optedOut) throw new PermanentSendError(FAILURE_REASONS.optedOut, 'the number opted out');
     if (await reads.blocked)
       throw new PermanentSendError(FAILURE_REASONS.recipientBlocked, 'the account blocked the recipient');
-    // Before the content is read: a paused list's messages wait without loading it each time.
-    await stopForList(job, await reads.listStop, deps, token);
+    // Before the content is read: a paused batch's messages wait without loading it each time.
+    await stopForBatch(job, await reads.batchStop, deps, token);
     const stored = await sendableContent(job, deps, token);
     const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);

@@ -2,7 +2,7 @@
  * "typing…" before a send (issue 29): the device shows the contact WhatsApp's `composing` chat
  * state for a time that grows with the text's length, then the message goes — closer to how a
  * person sends than a message out of nowhere. It fills the end of the pacing gap (pacing.ts) and
- * is cut short when the sender reaches the message late, so it never slows a list down; no pacing (gap 0), no typing. Off for OTPs (a code is awaited),
+ * is cut short when the sender reaches the message late, so it never slows a batch down; no pacing (gap 0), no typing. Off for OTPs (a code is awaited),
  * edits and deletes, attachments without a caption, and devices whose policy says `typing: false`.
  */
 import { isChannelJid, type MessageContent, type SendJobData } from '@mgw/contracts';

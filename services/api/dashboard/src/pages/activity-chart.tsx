@@ -192,8 +192,8 @@ function Chart(props: { hours: ActivityHour[] }) {
 
 /**
  * The legend: each series' colour with its total over the hours shown — how many of the device's
- * messages (lists, single messages, OTPs) reached that status in those hours, so "Sent in 24 h"
- * counts a message that was read since. Worded apart from a list's counts (batches-section.tsx),
+ * messages (batches, single messages, OTPs) reached that status in those hours, so "Sent in 24 h"
+ * counts a message that was read since. Worded apart from a batch's counts (batches-section.tsx),
  * which say where each of its messages is now.
  */
 function Legend(props: { totals: Record<ActivityStatus, number>; hours: number }) {
@@ -213,7 +213,7 @@ function Legend(props: { totals: Record<ActivityStatus, number>; hours: number }
   );
 }
 
-/** The card of the Campaigns page with the last 24 hours of the device's sending, refreshed every 10 s. */
+/** The card of the Batches page with the last 24 hours of the device's sending, refreshed every 10 s. */
 export function ActivitySection(props: { deviceId: string }) {
   const { deviceId } = props;
   const activity = usePoll(
@@ -230,7 +230,7 @@ export function ActivitySection(props: { deviceId: string }) {
         {data && <Legend totals={data.totals} hours={data.hours.length} />}
       </div>
       <p class="muted small">
-        All messages of {deviceId} (lists, single messages and OTPs) per hour, in your time, counted once in
+        All messages of {deviceId} (batches, single messages and OTPs) per hour, in your time, counted once in
         each status they reached, in the hour it happened: a message sent at 9:50 and read at 10:05 is in the
         9:00 Sent bar and the 10:00 Delivered and Read bars.
       </p>

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, type CampaignList, type CampaignListPage, type HeldReason, type ListState } from '../api';
+import { api, type BatchState, type DeviceBatch, type DeviceBatchPage, type HeldReason } from '../api';
 import { ago, exact } from '../format';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
 
@@ -8,7 +8,7 @@ const PAGE = 10;
 
 /**
  * The bar's segments, in the order a message moves; the first four share the chart's colours. Each
- * message of a list counts once, in the status it is in now (a read message is not also counted
+ * message of a batch counts once, in the status it is in now (a read message is not also counted
  * sent and delivered), so the words say so — unlike the chart's "Sent in 24 h", which counts every
  * message that reached a status.
  */
@@ -25,8 +25,8 @@ const SEGMENTS = [
 type Segment = { key: string; label: string; cls: string; count: number };
 
 /** The bar's parts: the queued part drawn in two, the held ones (striped) and the rest. */
-function barParts(list: CampaignList): Segment[] {
-  const { counts } = list;
+function barParts(batch: DeviceBatch): Segment[] {
+  const { counts } = batch;
   return SEGMENTS.flatMap((s): Segment[] => {
     const count = counts[s.key] ?? 0;
     if (s.key !== 'queued') return [{ ...s, count }];
@@ -37,7 +37,7 @@ function barParts(list: CampaignList): Segment[] {
   }).filter((p) => p.count > 0);
 }
 
-const STATE_LABEL: Record<ListState, string> = {
+const STATE_LABEL: Record<BatchState, string> = {
   active: 'Active',
   paused: 'Paused',
   cancelled: 'Cancelled',
@@ -50,7 +50,7 @@ const HELD_LABEL: Record<HeldReason, string> = {
   first_contact_cap: 'the first-contact cap',
   quiet_hours: 'quiet hours',
   device_paused: 'the device’s pause',
-  batch_paused: 'the list’s pause',
+  batch_paused: 'the batch’s pause',
   scheduled: 'its send time',
 };
 
@@ -60,14 +60,14 @@ type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 const when = (iso: string) =>
   new Date(iso).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
-/** A list as the admin API sends it: the public record, with the `sendAt` api.ts leaves out. */
-type ListRecord = CampaignList & { sendAt?: string };
+/** A batch as the admin API sends it: the public record, with the `sendAt` api.ts leaves out. */
+type ShownBatch = DeviceBatch & { sendAt?: string };
 
 /** "cancelled 3 min ago": a word for what happened, when (relative; the exact time in the title). */
 function Stamp(props: { kind: string; word: string; at: string | undefined }) {
   const { kind, word, at } = props;
   return (
-    <span class="muted small list-time" data-testid="list-time" data-kind={kind}>
+    <span class="muted small batch-time" data-testid="batch-time" data-kind={kind}>
       {word}{' '}
       <time dateTime={at} title={exact(at)}>
         {ago(at)}
@@ -77,18 +77,18 @@ function Stamp(props: { kind: string; word: string; at: string | undefined }) {
 }
 
 /**
- * What the list's time means, from its record: "scheduled for" while its messages wait for
+ * What the batch's time means, from its record: "scheduled for" while its messages wait for
  * `sendAt`, "cancelled" / "paused" since the control, "sent" once messages left the queue (from
- * `sendAt` when it had one), else "queued" or "held" since it was accepted. Never "sent" for a list
+ * `sendAt` when it had one), else "queued" or "held" since it was accepted. Never "sent" for a batch
  * that sent nothing: `createdAt` is when the API accepted it, not when it went.
  */
-function ListTime(props: { list: ListRecord }) {
-  const { state, counts, sendAt, createdAt } = props.list;
-  if (state === 'cancelled') return <Stamp kind="cancelled" word="cancelled" at={props.list.cancelledAt} />;
-  if (state === 'paused') return <Stamp kind="paused" word="paused" at={props.list.pausedAt} />;
+function BatchTime(props: { batch: ShownBatch }) {
+  const { state, counts, sendAt, createdAt } = props.batch;
+  if (state === 'cancelled') return <Stamp kind="cancelled" word="cancelled" at={props.batch.cancelledAt} />;
+  if (state === 'paused') return <Stamp kind="paused" word="paused" at={props.batch.pausedAt} />;
   if (sendAt && (counts.scheduled ?? 0) > 0) {
     return (
-      <span class="muted small list-time" data-testid="list-time" data-kind="scheduled">
+      <span class="muted small batch-time" data-testid="batch-time" data-kind="scheduled">
         scheduled for{' '}
         <time dateTime={sendAt} title={exact(sendAt)}>
           {when(sendAt)}
@@ -104,11 +104,11 @@ function ListTime(props: { list: ListRecord }) {
 }
 
 /** "3 held by the first-contact cap until Tue 00:00 (in 5 h)" — or just "3 held" when no reason was read. */
-function HeldLine(props: { list: CampaignList }) {
-  const { counts, heldReasons = [] } = props.list;
+function HeldLine(props: { batch: DeviceBatch }) {
+  const { counts, heldReasons = [] } = props.batch;
   if (counts.held === 0) return null;
   return (
-    <p class="list-held small" data-testid="list-held" data-count={counts.held}>
+    <p class="batch-held small" data-testid="batch-held" data-count={counts.held}>
       <span class="swatch series-held" aria-hidden="true" />
       <strong>{counts.held} held</strong>
       {heldReasons.length > 0 && ' by '}
@@ -123,23 +123,23 @@ function HeldLine(props: { list: CampaignList }) {
   );
 }
 
-/** The list's messages by status as one bar, and its legend with the numbers. */
-function ListBar(props: { list: CampaignList }) {
-  const { counts, total } = props.list;
+/** The batch's messages by status as one bar, and its legend with the numbers. */
+function BatchBar(props: { batch: DeviceBatch }) {
+  const { counts, total } = props.batch;
   const shown = SEGMENTS.filter((s) => s.key !== 'scheduled' || counts.scheduled !== undefined);
   const pct = (n: number) => `${(100 * n) / Math.max(total, 1)}%`;
   const done = counts.sent + counts.delivered + counts.read;
   return (
     <>
       <div
-        class="bar list-bar"
+        class="bar batch-bar"
         role="progressbar"
         aria-valuemin={0}
         aria-valuemax={total}
         aria-valuenow={done + counts.failed}
         aria-label={`${done} of ${total} sent, ${counts.failed} failed`}
       >
-        {barParts(props.list).map((p) => (
+        {barParts(props.batch).map((p) => (
           <span
             key={p.key}
             class={p.cls}
@@ -150,9 +150,9 @@ function ListBar(props: { list: CampaignList }) {
         ))}
       </div>
       <ul
-        class="chart-legend list-legend"
-        data-testid="list-counts"
-        aria-label="Where the list's messages are now, each counted once"
+        class="chart-legend batch-legend"
+        data-testid="batch-counts"
+        aria-label="Where the batch's messages are now, each counted once"
       >
         {shown.map((s) => (
           <li key={s.key} data-status={s.key} data-count={counts[s.key] ?? 0}>
@@ -165,33 +165,33 @@ function ListBar(props: { list: CampaignList }) {
   );
 }
 
-/** One list: what happened to it and when, its state, its bar, why some waits, and what can be done to it. */
-function ListRow(props: { list: ListRecord; busy: boolean; onAction: (a: Action) => void }) {
-  const { list, busy, onAction } = props;
-  const live = list.state === 'active' || list.state === 'paused';
+/** One batch: what happened to it and when, its state, its bar, why some waits, and what can be done to it. */
+function BatchRow(props: { batch: ShownBatch; busy: boolean; onAction: (a: Action) => void }) {
+  const { batch, busy, onAction } = props;
+  const live = batch.state === 'active' || batch.state === 'paused';
   return (
-    <li class="list-row" data-testid={`list-${list.batchId}`} data-state={list.state}>
-      <div class="list-head">
-        <div class="list-title">
-          <span class={`badge badge-list-${list.state}`} data-testid="list-state" data-state={list.state}>
+    <li class="batch-row" data-testid={`batch-${batch.batchId}`} data-state={batch.state}>
+      <div class="batch-row-head">
+        <div class="batch-row-title">
+          <span class={`badge badge-batch-${batch.state}`} data-testid="batch-state" data-state={batch.state}>
             <span class="dot" aria-hidden="true" />
-            {STATE_LABEL[list.state] ?? list.state}
+            {STATE_LABEL[batch.state] ?? batch.state}
           </span>
-          <strong data-testid="list-kind">
-            {list.broadcast === 'status'
+          <strong data-testid="batch-kind">
+            {batch.broadcast === 'status'
               ? 'Status update'
-              : list.broadcast === 'channel'
+              : batch.broadcast === 'channel'
                 ? 'Channel post'
-                : `${list.total} message${list.total === 1 ? '' : 's'}`}
+                : `${batch.total} message${batch.total === 1 ? '' : 's'}`}
           </strong>
-          <ListTime list={list} />
-          <span class="mono small muted" title={list.batchId}>
-            {list.batchId.slice(0, 8)}
+          <BatchTime batch={batch} />
+          <span class="mono small muted" title={batch.batchId}>
+            {batch.batchId.slice(0, 8)}
           </span>
         </div>
         {live && (
-          <div class="list-actions">
-            {list.state === 'active' ? (
+          <div class="batch-row-actions">
+            {batch.state === 'active' ? (
               <button
                 type="button"
                 class="secondary small-button"
@@ -221,11 +221,11 @@ function ListRow(props: { list: ListRecord; busy: boolean; onAction: (a: Action)
           </div>
         )}
       </div>
-      <ListBar list={list} />
-      <HeldLine list={list} />
-      {list.counts.scheduled !== undefined && list.counts.scheduled > 0 && (
-        <p class="small muted" data-testid="list-scheduled" data-count={list.counts.scheduled}>
-          {list.counts.scheduled} scheduled: they wait for the list&apos;s send time.
+      <BatchBar batch={batch} />
+      <HeldLine batch={batch} />
+      {batch.counts.scheduled !== undefined && batch.counts.scheduled > 0 && (
+        <p class="small muted" data-testid="batch-scheduled" data-count={batch.counts.scheduled}>
+          {batch.counts.scheduled} scheduled: they wait for the batch&apos;s send time.
         </p>
       )}
     </li>
@@ -233,20 +233,20 @@ function ListRow(props: { list: ListRecord; busy: boolean; onAction: (a: Action)
 }
 
 /**
- * The Campaigns page's card with the device's lists, newest first, PAGE at a time ("Show more"
+ * The Batches page's card with the device's batches, newest first, PAGE at a time ("Show more"
  * follows the cursor). Every poll reads again the pages shown, so counts and states stay current.
- * Pause, resume and cancel call the admin API (the public list control); cancel asks first.
+ * Pause, resume and cancel call the admin API (the public batch control); cancel asks first.
  */
 export function BatchesSection(props: { deviceId: string }) {
   const base = `/devices/${encodeURIComponent(props.deviceId)}/batches`;
   const pages = useRef(1);
-  const lists = usePoll(
-    async (): Promise<CampaignListPage> => {
-      const all: CampaignList[] = [];
+  const batches = usePoll(
+    async (): Promise<DeviceBatchPage> => {
+      const all: DeviceBatch[] = [];
       let cursor: string | undefined;
       for (let i = 0; i < pages.current; i++) {
         const q = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-        const page = await api<{ data: CampaignListPage }>(`${base}?limit=${PAGE}${q}`);
+        const page = await api<{ data: DeviceBatchPage }>(`${base}?limit=${PAGE}${q}`);
         all.push(...page.data.batches);
         cursor = page.data.nextCursor;
         if (!cursor) break;
@@ -258,50 +258,51 @@ export function BatchesSection(props: { deviceId: string }) {
   );
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>(undefined);
-  const [cancelling, setCancelling] = useState<CampaignList | undefined>(undefined);
+  const [cancelling, setCancelling] = useState<DeviceBatch | undefined>(undefined);
 
-  const control = async (list: CampaignList, action: Action) => {
+  const control = async (batch: DeviceBatch, action: Action) => {
     setBusy(true);
     setNotice(undefined);
     try {
-      await api(`${base}/${encodeURIComponent(list.batchId)}/${action}`, { method: 'POST' });
+      await api(`${base}/${encodeURIComponent(batch.batchId)}/${action}`, { method: 'POST' });
       const done = { pause: 'paused', resume: 'resumed', cancel: 'cancelled' }[action];
-      setNotice({ kind: 'success', text: `List ${list.batchId.slice(0, 8)} ${done}.` });
+      setNotice({ kind: 'success', text: `Batch ${batch.batchId.slice(0, 8)} ${done}.` });
     } catch (err) {
       setNotice({ kind: 'error', text: (err as Error).message });
     } finally {
       setCancelling(undefined);
       setBusy(false);
-      await lists.refresh();
+      await batches.refresh();
     }
   };
-  const onAction = (list: CampaignList, action: Action) =>
-    action === 'cancel' ? setCancelling(list) : void control(list, action);
+  const onAction = (batch: DeviceBatch, action: Action) =>
+    action === 'cancel' ? setCancelling(batch) : void control(batch, action);
   const more = () => {
     pages.current += 1;
-    void lists.refresh();
+    void batches.refresh();
   };
 
-  const data = lists.data;
+  const data = batches.data;
   return (
-    <section class="card" aria-labelledby="lists-title" data-testid="lists">
-      <h2 id="lists-title">Lists</h2>
+    <section class="card" aria-labelledby="batches-title" data-testid="batches">
+      <h2 id="batches-title">Batches</h2>
       <p class="muted small">
-        Each list sent by {props.deviceId}, newest first, with where its messages are now (each counted once:
-        a read message is under Read only). Pause stops the rest of a list until you resume it (a message
-        already handed to WhatsApp may still go); a held message goes by itself when its wait ends.
+        Each batch sent by {props.deviceId} (one send to several numbers), newest first, with where its
+        messages are now (each counted once: a read message is under Read only). Pause stops the rest of a
+        batch until you resume it (a message already handed to WhatsApp may still go); a held message goes by
+        itself when its wait ends.
       </p>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-      {lists.error && <Banner kind="error">Could not load the lists: {lists.error}</Banner>}
+      {batches.error && <Banner kind="error">Could not load the batches: {batches.error}</Banner>}
       {!data ? (
-        lists.loading && <Spinner label="Loading lists…" />
+        batches.loading && <Spinner label="Loading batches…" />
       ) : data.batches.length === 0 ? (
-        <Empty>{props.deviceId} has sent no list yet (a /send to several numbers is one).</Empty>
+        <Empty>{props.deviceId} has sent no batch yet (a /send to several numbers is one).</Empty>
       ) : (
         <>
-          <ul class="lists">
+          <ul class="batch-rows">
             {data.batches.map((b) => (
-              <ListRow key={b.batchId} list={b} busy={busy} onAction={(a) => onAction(b, a)} />
+              <BatchRow key={b.batchId} batch={b} busy={busy} onAction={(a) => onAction(b, a)} />
             ))}
           </ul>
           {data.nextCursor && (
@@ -313,15 +314,15 @@ export function BatchesSection(props: { deviceId: string }) {
       )}
       {cancelling && (
         <Confirm
-          title="Cancel this list?"
-          confirmLabel="Cancel the list"
+          title="Cancel this batch?"
+          confirmLabel="Cancel the batch"
           dismissLabel="Keep it"
           busy={busy}
           onConfirm={() => void control(cancelling, 'cancel')}
           onCancel={() => setCancelling(undefined)}
         >
           <p>
-            Every message of this list not yet sent ends failed, with the error &quot;cancelled&quot;:{' '}
+            Every message of this batch not yet sent ends failed, with the error &quot;cancelled&quot;:{' '}
             {cancelling.counts.queued + (cancelling.counts.scheduled ?? 0)} of {cancelling.total} now. A
             message already handed to WhatsApp may still go. This cannot be undone.
           </p>

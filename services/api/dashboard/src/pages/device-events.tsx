@@ -38,7 +38,7 @@ function whoOf(d: Record<string, unknown>): string | undefined {
   );
 }
 
-/** The event's row in a few words: its message (or list, call) id, status and whom it names. */
+/** The event's row in a few words: its message (or batch, call) id, status and whom it names. */
 function Summary(props: { e: LoggedEvent }) {
   const d = props.e.data;
   const id = str(d.messageId) ?? str(d.batchId) ?? str(d.callId) ?? str(d.labelId);

@@ -10,8 +10,8 @@ import '../devices.css';
 
 /**
  * The list is reloaded when the event stream says a device changed (its status, a message sent or
- * failed, a list): a device turns connected on this page without a reload, and nothing polls. A
- * burst of events (a list being sent) is one reload a second at most.
+ * failed, a batch): a device turns connected on this page without a reload, and nothing polls. A
+ * burst of events (a batch being sent) is one reload a second at most.
  */
 const MIN_RELOAD_GAP_MS = 1000;
 /**
@@ -64,7 +64,7 @@ function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
 
 /**
  * The device's `queued` is its queue's count (the quota counter): every message accepted and not
- * yet sent, the scheduled ones included (docs/campaigns.md, "quota"). Campaigns names those two
+ * yet sent, the scheduled ones included (docs/batches.md, "quota"). The Batches page names those two
  * "Scheduled" and "Queued", so this count is named by both: never "Queued" for a scheduled message.
  */
 const WAITING = 'Scheduled + queued';

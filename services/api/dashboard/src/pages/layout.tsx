@@ -6,7 +6,7 @@ const NAV = [
   { href: '/dashboard/pools', label: 'Pools' },
   { href: '/dashboard/messages', label: 'Messages' },
   { href: '/dashboard/chats', label: 'Chats' },
-  { href: '/dashboard/campaigns', label: 'Campaigns' },
+  { href: '/dashboard/batches', label: 'Batches' },
   { href: '/dashboard/settings/api', label: 'Settings' },
 ];
 

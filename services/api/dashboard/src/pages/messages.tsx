@@ -7,35 +7,35 @@ import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { MessageContent } from './message-content';
 import { Recipient } from './recipient';
 
-/** The events that change what this page lists: its messages and its lists. */
+/** The events that change what this page lists: its messages and its batches. */
 const affectsMessages = (e: LiveEvent) =>
   e.type.startsWith('message.') || e.type.startsWith('batch.') || e.type === 'poll.vote';
 
-/** What a list is, by where its messages went: a status update and a channel post are lists of one. */
-function listKindOf(m: Message | undefined): string {
+/** What a batch is, by where its messages went: a status update and a channel post are batches of one. */
+function batchKindOf(m: Message | undefined): string {
   const where = idKind(m?.to ?? '');
   if (where === 'status') return 'Status update';
   if (where === 'channel') return 'Channel post';
-  return 'Message list';
+  return 'Message batch';
 }
 
-/** A list's words, from one of its messages: its text, else its attachment's caption or file name. */
-function listTextOf(m: Message | undefined): string | undefined {
+/** A batch's words, from one of its messages: its text, else its attachment's caption or file name. */
+function batchTextOf(m: Message | undefined): string | undefined {
   const a = m?.attachment;
   return m?.text ?? a?.caption ?? a?.fileName ?? (a ? `${a.type} attachment` : undefined);
 }
 
 /**
  * A batch's progress among the recent messages (`GET /batches/:id` replaces it once it exists):
- * what it is (a message list, a status update, a channel post), its text and when it was made,
+ * what it is (a message batch, a status update, a channel post), its text and when it was made,
  * read from its messages on the page (each batch listed has some).
  */
 function BatchProgress(props: { batch: Batch; messages: Message[] }) {
   const { counts, total, batchId } = props.batch;
   const first = props.messages[0];
   const made = props.messages.map((m) => m.createdAt).sort()[0];
-  const kind = listKindOf(first);
-  const text = listTextOf(first);
+  const kind = batchKindOf(first);
+  const text = batchTextOf(first);
   const done = counts.sent + counts.delivered + counts.read;
   const pct = (n: number) => `${(100 * n) / Math.max(total, 1)}%`;
   return (
@@ -58,7 +58,7 @@ function BatchProgress(props: { batch: Batch; messages: Message[] }) {
         <span class="mono" title={batchId}>
           {batchId.slice(0, 8)}
         </span>
-        {kind === 'Message list' && (
+        {kind === 'Message batch' && (
           <span>
             {total} recipient{total === 1 ? '' : 's'}
           </span>
@@ -97,7 +97,7 @@ const DIRECTION_LABEL: Record<Direction, string> = {
 
 /**
  * The Kind column: an OTP; a status update (POST /statuses) or a channel post (POST
- * /channels/:id/posts), each a list of one inside, so named by where it went; a list's message; or
+ * /channels/:id/posts), each a batch of one inside, so named by where it went; a batch's message; or
  * a message.
  */
 function kindOf(m: Message): string {
@@ -105,7 +105,7 @@ function kindOf(m: Message): string {
   const where = idKind(m.to ?? '');
   if (where === 'status') return 'Status';
   if (where === 'channel') return 'Channel post';
-  return m.batchId ? 'List' : 'Message';
+  return m.batchId ? 'Batch' : 'Message';
 }
 
 function MessageRow(props: { m: Message }) {
@@ -150,7 +150,7 @@ export function MessagesPage() {
   const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
   const asked = query('direction');
   const direction: Direction = asked === 'inbound' || asked === 'outbound' ? asked : 'all';
-  // Loaded once, then again when the device's event stream says a message or a list changed.
+  // Loaded once, then again when the device's event stream says a message or a batch changed.
   const recent = useLiveData(
     () =>
       deviceId
@@ -261,8 +261,8 @@ export function MessagesPage() {
         </section>
       )}
       {batches.length > 0 && (
-        <section class="card" aria-labelledby="lists-title">
-          <h2 id="lists-title">Lists</h2>
+        <section class="card" aria-labelledby="batches-title">
+          <h2 id="batches-title">Batches</h2>
           <ul class="batches">
             {batches.map((b) => (
               <BatchProgress

@@ -132,7 +132,7 @@ function PoolForm(props: {
   );
 }
 
-/** Why a device takes no share of the pool's lists now (its waiting pooled messages move). */
+/** Why a device takes no share of the pool's batches now (its waiting pooled messages move). */
 const DROP_TEXT: Record<Exclude<PoolDeviceState['spread'], 'taking'>, string> = {
   not_linked: 'not linked',
   restricted: 'paused by WhatsApp',
@@ -201,7 +201,7 @@ export function PoolsPage() {
       <div class="page-head">
         <h1>Pools</h1>
         <p class="muted">
-          Named sets of devices: a list sent with a token linked to a pool is spread over its devices.
+          Named sets of devices: a batch sent with a token linked to a pool is spread over its devices.
         </p>
       </div>
       <section class="card" aria-labelledby="pool-new-title">

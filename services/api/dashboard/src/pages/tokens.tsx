@@ -135,8 +135,8 @@ export function TokensPage() {
         <h2>Create an API token</h2>
         <p class="muted">
           Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>. A token linked to a device acts
-          on that device; one linked to a pool spreads its lists over the pool&apos;s devices; without either
-          it acts on the default device.
+          on that device; one linked to a pool spreads its batches over the pool&apos;s devices; without
+          either it acts on the default device.
         </p>
         <form class="form-grid" onSubmit={create}>
           <div>

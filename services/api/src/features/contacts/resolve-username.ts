@@ -6,12 +6,7 @@ import type {
   UsernameResolveBody,
 } from '@mgw/contracts';
 import type { ContactIdentities, ContactLookupCap, SessionStore } from '@mgw/store';
-import {
-  HOLDER_WAIT_SECONDS,
-  askHolder,
-  type DeviceHolder,
-  type HolderFailure,
-} from '../holder/index.js';
+import { HOLDER_WAIT_SECONDS, askHolder, type DeviceHolder, type HolderFailure } from '../holder/index.js';
 
 /** The longest one more username lookup may take at the holder (its usync query and what it keeps). */
 const LOOKUP_BUDGET_SECONDS = 20;

@@ -1,7 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { ERRORS, emptyQuerySchema, messagesQuerySchema } from '@mgw/contracts';
-import { DeviceCommandClient } from '@mgw/store';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { NO_DEVICE, answer, type HolderErrors } from '../../http/holder-errors.js';
@@ -29,7 +28,7 @@ export const messages = feature({
  * GET /messages/:id: a message of the token's device; any other id is 404, not 403. The record is
  * in `data` (the one envelope of objects; it was `message` before the events release).
  */
-export function messageRoute(s: ApiServices): RequestHandler {
+export function messageRoute(s: Parameters<typeof getMessage>[0]): RequestHandler {
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -40,7 +39,7 @@ export function messageRoute(s: ApiServices): RequestHandler {
 }
 
 /** GET /messages: a page of the device's messages, newest first (see list-messages.ts). */
-export function listMessagesRoute(s: ApiServices): RequestHandler {
+export function listMessagesRoute(s: Parameters<typeof listMessages>[0]): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     const q = parse(messagesQuerySchema, req.query);
@@ -61,9 +60,12 @@ const DOWNLOAD_HOLDER_ERRORS: HolderErrors = {
  * the link, from its history), from the media store or downloaded from WhatsApp now by the sender
  * that owns the device (download-media.ts), so a device nobody holds answers 409 like a send would.
  */
-export function mediaRoute(s: ApiServices): RequestHandler {
+export function mediaRoute(
+  s: Uses<'messages' | 'inbound' | 'encryption' | 'redis' | 'media' | 'commands'>,
+): RequestHandler {
   const { messages, inbound, encryption, redis, media } = s;
-  const holder = { commands: new DeviceCommandClient(s.redis, s.bullRedis) };
+  // No session check: the holder reads the media store, and downloads need no open socket first.
+  const holder = { commands: s.commands };
   const deps = { messages, inbound, encryption, redis, media, holder };
   return async (req, res) => {
     const { deviceId } = authOf(res);

@@ -1,6 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import { MESSAGE_STATUSES, keys, type BatchCounts, type BatchRecord, type BatchState } from '@mgw/contracts';
-import type { WriteBatch } from '../messages/write-batch.js';
+import type { StagedWrites } from '../messages/staged-writes.js';
 
 /** One page of GET /batches: newest first, and the cursor of the next (older) page if any. */
 export interface BatchPage {
@@ -12,13 +12,13 @@ export interface BatchPage {
 const CURSOR = /^(\d{1,16})_([A-Za-z0-9-]{1,128})$/;
 
 /**
- * Lists (`keys.batch`): a hash of counts per status written when the list is accepted (all
- * `queued`, or all `scheduled` for a scheduled list) and moved by the message transition script
+ * Batches (`keys.batch`): a hash of counts per status written when the batch is accepted (all
+ * `queued`, or all `scheduled` for a scheduled batch) and moved by the message transition script
  * (message-scripts.ts) as each message changes status, so the counts always sum to `total` and
- * GET /batches reads one hash. A scheduled list's messages wait in `scheduled` (the script moves
+ * GET /batches reads one hash. A scheduled batch's messages wait in `scheduled` (the script moves
  * them from there); once its `sendAt` has passed, those still waiting are read as `queued`. Its
  * control fields (`pausedAt`, `cancelledAt`) are written by batch-control.ts; the ids of its
- * messages the sender holds right now are a set beside it (`keys.batchHeld`). The device's lists
+ * messages the sender holds right now are a set beside it (`keys.batchHeld`). The device's batches
  * are indexed by acceptance time (`keys.batchIndex`) for GET /batches.
  */
 export class BatchStore {
@@ -27,14 +27,14 @@ export class BatchStore {
     private readonly retentionSeconds: number,
   ) {}
 
-  /** Adds `messages` messages of the list to the writes that accept them. */
+  /** Adds `messages` messages of the batch to the writes that accept them. */
   stage(
-    multi: WriteBatch,
+    multi: StagedWrites,
     deviceId: string,
     batchId: string,
     messages: number,
     now = new Date(),
-    /** A scheduled list: when it is due (epoch ms). */
+    /** A scheduled batch: when it is due (epoch ms). */
     sendAt?: number,
   ): void {
     const key = keys.batch(deviceId, batchId);
@@ -43,7 +43,7 @@ export class BatchStore {
     multi.hsetnx(key, 'createdAt', now.toISOString());
     if (sendAt !== undefined) multi.hsetnx(key, 'sendAt', new Date(sendAt).toISOString());
     multi.expire(key, this.retentionSeconds);
-    // The index keeps what the hashes keep: lists older than the retention leave it here.
+    // The index keeps what the hashes keep: batches older than the retention leave it here.
     const index = keys.batchIndex(deviceId);
     multi.zadd(index, 'NX', now.getTime(), batchId);
     multi.zremrangebyscore(index, '-inf', `(${now.getTime() - this.retentionSeconds * 1000}`);
@@ -60,8 +60,8 @@ export class BatchStore {
   }
 
   /**
-   * The device's lists, newest first: `limit` of them after `cursor` (the `nextCursor` of the
-   * page before). Lists whose hash expired are skipped and dropped from the index.
+   * The device's batches, newest first: `limit` of them after `cursor` (the `nextCursor` of the
+   * page before). Batches whose hash expired are skipped and dropped from the index.
    */
   async list(deviceId: string, limit: number, cursor?: string): Promise<BatchPage> {
     const index = keys.batchIndex(deviceId);
@@ -110,7 +110,7 @@ function parseCursor(cursor: string): { at: number; batchId: string } {
   return { at: Number(m[1]), batchId: m[2]! };
 }
 
-/** Precedence: a cancelled list stays cancelled once its last message is final; then completed, paused. */
+/** Precedence: a cancelled batch stays cancelled once its last message is final; then completed, paused. */
 export function batchState(h: Record<string, string>): BatchState {
   if (h.cancelledAt) return 'cancelled';
   if (h.completedAt) return 'completed';
@@ -122,7 +122,7 @@ function toRecord(batchId: string, h: Record<string, string>, held: number, now:
   const counts = Object.fromEntries(
     MESSAGE_STATUSES.map((s) => [s, Math.max(0, Number(h[s] ?? 0))]),
   ) as unknown as BatchCounts;
-  // Due: what still waits of a scheduled list is queued now.
+  // Due: what still waits of a scheduled batch is queued now.
   if (!h.sendAt || Date.parse(h.sendAt) <= now) {
     counts.queued += counts.scheduled;
     counts.scheduled = 0;

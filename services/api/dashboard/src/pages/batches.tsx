@@ -4,24 +4,24 @@ import { navigate, query } from '../router';
 import { Empty, Spinner } from '../ui';
 import { ActivitySection } from './activity-chart';
 import { BatchesSection } from './batches-section';
-import '../campaigns.css';
+import '../batches.css';
 
-/** The device whose campaigns are shown: `?device=` when given, else the first linked one, else the first. */
+/** The device whose batches are shown: `?device=` when given, else the first linked one, else the first. */
 function chosenDevice(devices: Device[] | undefined): string {
   return query('device') ?? (devices?.find((d) => d.linked) ?? devices?.[0])?.deviceId ?? '';
 }
 
-/** Picks the device; the choice lives in the URL (`/dashboard/campaigns?device=ID`), so it can be shared. */
+/** Picks the device; the choice lives in the URL (`/dashboard/batches?device=ID`), so it can be shared. */
 function DevicePicker(props: { devices: Device[]; deviceId: string }) {
   const { devices, deviceId } = props;
   return (
-    <section class="card campaigns-toolbar">
-      <label for="campaigns-device">Device</label>
+    <section class="card batches-toolbar">
+      <label for="batches-device">Device</label>
       <select
-        id="campaigns-device"
+        id="batches-device"
         value={deviceId}
         onChange={(e) =>
-          navigate(`/dashboard/campaigns?device=${encodeURIComponent((e.target as HTMLSelectElement).value)}`)
+          navigate(`/dashboard/batches?device=${encodeURIComponent((e.target as HTMLSelectElement).value)}`)
         }
       >
         {devices.map((d) => (
@@ -39,11 +39,12 @@ function DevicePicker(props: { devices: Device[]; deviceId: string }) {
 }
 
 /**
- * Campaigns (`/dashboard/campaigns?device=ID`): one device's sending to its lists. Sections, top
- * to bottom, each its own component keyed by the device: the activity of the last 24 hours
- * (activity-chart.tsx), then the device's lists with their progress and controls (batches-section.tsx).
+ * Batches (`/dashboard/batches?device=ID`; the old `/dashboard/campaigns` leads here): one device's
+ * sending and its batches. Sections, top to bottom, each its own component keyed by the device: the
+ * activity of the last 24 hours (activity-chart.tsx), then the device's batches with their progress
+ * and controls (batches-section.tsx).
  */
-export function CampaignsPage() {
+export function BatchesPage() {
   const [devices, setDevices] = useState<Device[] | undefined>(undefined);
   useEffect(() => {
     api<{ devices: Device[] }>('/devices')
@@ -54,10 +55,10 @@ export function CampaignsPage() {
   return (
     <>
       <div class="page-head">
-        <h1>Campaigns</h1>
+        <h1>Batches</h1>
         <p class="muted">
-          How a device&apos;s sending went, hour by hour, and its lists: progress, what waits, pause and
-          cancel.
+          How a device&apos;s sending went, hour by hour, and its batches (one per send to several numbers):
+          progress, what waits, pause and cancel.
         </p>
       </div>
       {devices === undefined ? (

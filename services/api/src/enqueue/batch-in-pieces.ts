@@ -14,29 +14,29 @@ import {
 } from './job-writer.js';
 
 /**
- * A list accepted in pieces is held (its messages wait, unsent) until its last piece commits.
+ * A batch accepted in pieces is held (its messages wait, unsent) until its last piece commits.
  * Should the API die in between, the sender fails the held messages `enqueue_failed` after this.
  */
-const LIST_HOLD_MS = 60_000;
-/** Past this, a list still being accepted is given up (taken back, refused) well before its hold ends. */
-const LIST_GIVE_UP_MS = LIST_HOLD_MS / 2;
+const BATCH_HOLD_MS = 60_000;
+/** Past this, a batch still being accepted is given up (taken back, refused) well before its hold ends. */
+const BATCH_GIVE_UP_MS = BATCH_HOLD_MS / 2;
 
 /**
- * A list longer than `listChunk`, one accept call per `listChunk` recipients, yielding to the event
+ * A batch longer than `chunkRecipients`, one accept call per `chunkRecipients` recipients, yielding to the event
  * loop between them. Its content is held (`heldUntil`) until the last piece commits, so no message
- * of it is sent before the whole list is accepted, and a piece that fails takes back the pieces
+ * of it is sent before the whole batch is accepted, and a piece that fails takes back the pieces
  * before it (the request is refused or fails whole, nothing is sent).
  */
-export class ListInPieces {
+export class BatchInPieces {
   constructor(
     private readonly deps: AcceptDeps,
     private readonly writer: JobWriter,
-    private readonly listChunk: number,
+    private readonly chunkRecipients: number,
   ) {}
 
   /**
    * The first piece stores the content marked `pending` (the sender holds its messages) and is
-   * checked against the device's quota for the whole list; each later one adds its messages to the
+   * checked against the device's quota for the whole batch; each later one adds its messages to the
    * content's count; the last clears `pending`. Each piece is one call of the accept script, which
    * refuses it if the device went away or its link changed meanwhile. The next piece is built
    * while the previous one runs.
@@ -74,11 +74,11 @@ export class ListInPieces {
     };
     let refusedBy: Refusal | undefined;
     try {
-      for (let from = 0; from < req.recipients.length; from += this.listChunk) {
+      for (let from = 0; from < req.recipients.length; from += this.chunkRecipients) {
         const first = from === 0;
         const jobs = this.writer.jobsOf(
           req,
-          req.recipients.slice(from, from + this.listChunk),
+          req.recipients.slice(from, from + this.chunkRecipients),
           contentId,
           state.linkGeneration,
           from,
@@ -92,15 +92,15 @@ export class ListInPieces {
             req.content,
             jobs.length,
             req.media,
-            started + LIST_HOLD_MS,
+            started + BATCH_HOLD_MS,
           );
         else this.deps.contents.stageMore(writes, deviceId, contentId, jobs.length);
         this.writer.stagePerMessage(writes, req, from, jobs);
-        if (from + this.listChunk >= req.recipients.length)
+        if (from + this.chunkRecipients >= req.recipients.length)
           this.deps.contents.stageReady(writes, deviceId, contentId);
         const jobKeys = new Map<string, readonly string[]>();
         this.writer.recordJobs(writes, bull, jobs, req, jobKeys);
-        // The first piece counts the request's rate-limit hit and is checked for the whole list.
+        // The first piece counts the request's rate-limit hit and is checked for the whole batch.
         const hit = first && req.hit && !req.hit.counted ? req.hit : undefined;
         const probe = jobs[0]!.messageId;
         const entry: AcceptCallEntry = {
@@ -120,13 +120,13 @@ export class ListInPieces {
               ? this.deps.contents.exists(deviceId, contentId)
               : (await queue.getJobState(probe)) !== 'unknown',
         };
-        // One piece at a time in Redis: a piece that fails stops the list before the next is sent.
+        // One piece at a time in Redis: a piece that fails stops the batch before the next is sent.
         refusedBy = await settleRunning();
-        if (!refusedBy && Date.now() - started > LIST_GIVE_UP_MS) refusedBy = refused('gave_up');
+        if (!refusedBy && Date.now() - started > BATCH_GIVE_UP_MS) refusedBy = refused('gave_up');
         if (refusedBy) break;
         const done = this.writer.run(deviceId, state.linkGeneration, [entry], jobKeys).then((reply) => {
           const { verdict } = reply.requests[0]!;
-          // Accepted before: a retry of an idempotent list finds the pieces its first run wrote.
+          // Accepted before: a retry of an idempotent batch finds the pieces its first run wrote.
           if (verdict === VERDICT.admitted || verdict === VERDICT.acceptedBefore) return undefined;
           return this.writer.refusalOf(reply.requests[0]!, req);
         });
@@ -143,7 +143,7 @@ export class ListInPieces {
       await settleRunning().catch(() => undefined);
       if (err instanceof AcceptUnanswered) {
         const ids = req.recipients.map((_, i) => req.messageIds?.[i]).filter((id) => id !== undefined);
-        // An idempotent list stays as far as it got: its retry (same ids) finds those pieces and
+        // An idempotent batch stays as far as it got: its retry (same ids) finds those pieces and
         // writes the rest; its hold fails it `enqueue_failed` should no retry come.
         if (req.idempotent) throw err.of(ids);
         if (committed.length > 0) await this.takeBack(committed, contentId);
@@ -161,9 +161,9 @@ export class ListInPieces {
   }
 
   /**
-   * Removes the jobs of a refused list's committed pieces and un-counts them. Their ids were never
+   * Removes the jobs of a refused batch's committed pieces and un-counts them. Their ids were never
    * given to the client, so they leave no record. A job a worker holds right now (waiting for the
-   * list) cannot be removed: it stays held and fails `enqueue_failed` when the hold ends.
+   * batch) cannot be removed: it stays held and fails `enqueue_failed` when the hold ends.
    */
   private async takeBack(jobs: SendJobData[], contentId: string): Promise<void> {
     const { deviceId } = jobs[0]!;
@@ -174,14 +174,14 @@ export class ListInPieces {
       await this.deps.contents.unstage(deviceId, contentId, count, count === jobs.length);
       if (count < jobs.length)
         this.deps.logger.warn(
-          'part of a refused list could not be taken back; it is held until its hold ends',
+          'part of a refused batch could not be taken back; it is held until its hold ends',
           {
             count: jobs.length - count,
           },
         );
     } catch (err) {
       this.deps.logger.error(
-        'could not take back a refused list; its messages stay held and fail when the hold ends',
+        'could not take back a refused batch; its messages stay held and fail when the hold ends',
         {
           count: jobs.length,
           err: serializeError(err),

@@ -6,19 +6,19 @@ export type BatchAction = 'pause' | 'resume' | 'cancel';
 
 /**
  * What a control did: `changed` (the state moved, its event was emitted), `same` (already so: a
- * repeat), or why it could not: `missing` (no such list), `completed` (every message already left
- * the queue), `cancelled` (pause or resume of a cancelled list).
+ * repeat), or why it could not: `missing` (no such batch), `completed` (every message already left
+ * the queue), `cancelled` (pause or resume of a cancelled batch).
  */
 export type BatchControlOutcome = 'changed' | 'same' | 'missing' | 'completed' | 'cancelled';
 
 /**
- * Checks and changes a list's state in one step, its event written with the change
+ * Checks and changes a batch's state in one step, its event written with the change
  * (`lua/batch-control-4.lua`): once a cancel ran, the message claim script (same slot) starts no
- * send of the list.
+ * send of the batch.
  */
 const CONTROL = storeScript<BatchControlOutcome>('batch-control-4');
 
-/** Pauses, resumes or cancels the device's list `batchId` (see `lua/batch-control-4.lua`). */
+/** Pauses, resumes or cancels the device's batch `batchId` (see `lua/batch-control-4.lua`). */
 export async function controlBatch(
   redis: RedisClient,
   deviceId: string,
@@ -38,7 +38,7 @@ export async function controlBatch(
   );
 }
 
-/** Whether the list stops its messages now: `cancelled`, `paused`, or undefined (it sends). */
+/** Whether the batch stops its messages now: `cancelled`, `paused`, or undefined (it sends). */
 export async function batchStop(
   redis: RedisClient,
   deviceId: string,
@@ -49,7 +49,7 @@ export async function batchStop(
   return pausedAt ? 'paused' : undefined;
 }
 
-/** Ids of the list's messages held now (a page of its held set at a time). */
+/** Ids of the batch's messages held now (a page of its held set at a time). */
 export async function* heldMessageIds(
   redis: RedisClient,
   deviceId: string,
@@ -63,7 +63,7 @@ export async function* heldMessageIds(
   } while (cursor !== '0');
 }
 
-/** Up to `count` ids of the list's messages held now, any of them (the dashboard reads their `held`). */
+/** Up to `count` ids of the batch's messages held now, any of them (the dashboard reads their `held`). */
 export async function someHeldMessageIds(
   redis: RedisClient,
   deviceId: string,

@@ -16,13 +16,13 @@ export interface BatchSweepDeps {
 }
 
 /**
- * After a cancel (batch-control.ts): fails every message of the list that no send attempt has
- * started (`failed` / `cancelled`, through the transition script, so the list's counts move) and
+ * After a cancel (batch-control.ts): fails every message of the batch that no send attempt has
+ * started (`failed` / `cancelled`, through the transition script, so the batch's counts move) and
  * removes its job. A message whose attempt started before the cancel is left to that attempt: it
- * is sent, or its next attempt is refused by the claim (the list is cancelled) and fails
+ * is sent, or its next attempt is refused by the claim (the batch is cancelled) and fails
  * `cancelled` at once — its job is promoted if it waits for a retry, so that happens now rather
- * than after the backoff. The queue is read whole first (jobs of every list are in it), then the
- * list's jobs are ended. Returns how many records this call failed.
+ * than after the backoff. The queue is read whole first (jobs of every batch are in it), then the
+ * batch's jobs are ended. Returns how many records this call failed.
  */
 export async function cancelBatchMessages(
   deps: BatchSweepDeps,
@@ -56,7 +56,7 @@ export async function cancelBatchMessages(
 }
 
 /**
- * After a resume: the list's messages held because it was paused go back to the queue now instead
+ * After a resume: the batch's messages held because it was paused go back to the queue now instead
  * of when the sender would look again. Another hold reason (a cap, quiet hours) is left as it is.
  * A message being held right as the resume ran is promoted by its sender (see the sender's hold).
  * Returns how many jobs were promoted.
