@@ -95,6 +95,8 @@ export const USE_CASES = {
     'services/api/src/features/*/mount.ts',
     'services/api/src/features/*/admin.ts',
     'services/api/src/features/*/openapi.ts',
+    // …and the body bounds its rows share across both surfaces.
+    'services/api/src/features/*/bodies.ts',
     'services/api/src/features/mounts.ts',
     // The tests beside the code (a use case's, a capability's end-to-end ones).
     'services/api/src/**/*.test.ts',

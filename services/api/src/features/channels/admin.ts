@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
-import { CHANNEL_ERRORS, ERRORS } from '@mgw/contracts';
-import { FIELD_ALLOWANCE, MAX_JSON_DEPTH, type AdminRoute, type BodySpec } from '../../http/route-table.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
+import type { AdminRoute } from '../../http/route-table.js';
 import type { ChannelHandlers } from './mount.js';
+import { channelBody, postBody } from './bodies.js';
 
 export type ChannelAdminName =
   | 'adminList'
@@ -16,26 +15,6 @@ export type ChannelAdminName =
   | 'adminPosts'
   | 'adminEditPost'
   | 'adminDeletePost';
-
-/** As the public channel bodies: a name, a description and a picture (512 KB) as base64. */
-const channelBody: BodySpec = {
-  json: {
-    limitBytes: 800 * 1024,
-    tooLargeError: CHANNEL_ERRORS.bodyTooLarge,
-    maxDepth: MAX_JSON_DEPTH,
-    maxValues: FIELD_ALLOWANCE,
-  },
-};
-
-/** As the public POST /channels/:id/posts: a text, or an attachment of up to 10 MB as base64. */
-const postBody: BodySpec = {
-  json: {
-    limitBytes: SEND_BODY_LIMIT_BYTES,
-    tooLargeError: ERRORS.bodyTooLarge,
-    maxDepth: MAX_JSON_DEPTH,
-    maxValues: FIELD_ALLOWANCE,
-  },
-};
 
 const base = '/devices/:deviceId/channels';
 const post = `${base}/:id/posts/:messageId`;

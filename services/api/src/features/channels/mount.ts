@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import {
   CHANNEL_ERRORS,
-  ERRORS,
   Joi,
   MESSAGE_ID_PATTERN,
   channelCreateBodySchema,
@@ -22,10 +21,9 @@ import { NO_DEVICE, answer, invalidAt, type HolderErrors } from '../../http/hold
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
 import { deviceIdOf, idempotencyScope, noQuery } from '../../http/route-helpers.js';
-import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
+import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import type { HolderOutcome } from '../holder/index.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
 import { channelAdminHandlers, channelAdminRoutes, type ChannelAdminName } from './admin.js';
 import { createChannel } from './create-channel.js';
 import { deleteChannel } from './delete-channel.js';
@@ -38,15 +36,7 @@ import { channelOperations, channelSchemas } from './openapi.js';
 import { publishPost, type PublishOutcome } from './publish-post.js';
 import { readPosts } from './read-posts.js';
 import { updateChannel } from './update-channel.js';
-
-// A channel's name and description, and its picture (a JPEG of up to 512 KB) as base64.
-const channelBody: BodySpec = {
-  json: { limitBytes: 800 * 1024, tooLargeError: CHANNEL_ERRORS.bodyTooLarge, maxValues: FIELD_ALLOWANCE },
-};
-// A channel post: its text, or an attachment of up to 10 MB as base64 (as /send takes it).
-const postBody: BodySpec = {
-  json: { limitBytes: SEND_BODY_LIMIT_BYTES, tooLargeError: ERRORS.bodyTooLarge, maxValues: FIELD_ALLOWANCE },
-};
+import { channelBody, postBody } from './bodies.js';
 
 /** The public routes' handlers (their OpenAPI operations are keyed by these names). */
 export type ChannelName =

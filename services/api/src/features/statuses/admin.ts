@@ -1,32 +1,10 @@
 import type { RequestHandler } from 'express';
-import { STATUS_ERRORS, STATUS_LIMITS } from '@mgw/contracts';
-import { FIELD_ALLOWANCE, MAX_JSON_DEPTH, type AdminRoute, type BodySpec } from '../../http/route-table.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
+import type { AdminRoute } from '../../http/route-table.js';
 import type { StatusHandlers } from './mount.js';
+import { statusBody, settingsBody } from './bodies.js';
 
 export type StatusAdminName =
   'adminPost' | 'adminList' | 'adminGetSettings' | 'adminPutSettings' | 'adminRemove';
-
-/** As the public POST /statuses: an attachment of up to 10 MB beside up to 5,000 viewers. */
-const statusBody: BodySpec = {
-  json: {
-    limitBytes: SEND_BODY_LIMIT_BYTES,
-    tooLargeError: STATUS_ERRORS.bodyTooLarge,
-    maxDepth: MAX_JSON_DEPTH,
-    maxValues: STATUS_LIMITS.audience + FIELD_ALLOWANCE,
-    lists: { audience: STATUS_LIMITS.audience },
-  },
-};
-
-/** As the public PUT /statuses/settings: one flag. */
-const settingsBody: BodySpec = {
-  json: {
-    limitBytes: 1024,
-    tooLargeError: STATUS_ERRORS.settingsBodyTooLarge,
-    maxDepth: MAX_JSON_DEPTH,
-    maxValues: FIELD_ALLOWANCE,
-  },
-};
 
 const base = '/devices/:deviceId/statuses';
 

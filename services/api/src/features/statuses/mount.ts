@@ -3,7 +3,6 @@ import {
   Joi,
   STATUS_ERRORS,
   STATUS_ID_PATTERN,
-  STATUS_LIMITS,
   statusBodySchema,
   statusSettingsSchema,
   type StatusBody,
@@ -17,26 +16,13 @@ import { authOf } from '../../http/auth.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { respond } from '../../http/respond.js';
 import { deviceIdOf, idempotencyScope, noQuery } from '../../http/route-helpers.js';
-import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
+import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
-import { SEND_BODY_LIMIT_BYTES } from '../send/index.js';
 import { statusAdminHandlers, statusAdminRoutes, type StatusAdminName } from './admin.js';
 import { deleteStatus, type StatusDeleteOutcome } from './delete-status.js';
 import { listStatuses } from './list-statuses.js';
 import { broadcastSchemas, statusOperations } from './openapi.js';
-
-// A status names up to STATUS_LIMITS.audience viewers beside an attachment of up to 10 MB (as /send).
-const statusBody: BodySpec = {
-  json: {
-    limitBytes: SEND_BODY_LIMIT_BYTES,
-    tooLargeError: STATUS_ERRORS.bodyTooLarge,
-    maxValues: STATUS_LIMITS.audience + FIELD_ALLOWANCE,
-    lists: { audience: STATUS_LIMITS.audience },
-  },
-};
-const settingsBody: BodySpec = {
-  json: { limitBytes: 1024, tooLargeError: STATUS_ERRORS.settingsBodyTooLarge, maxValues: FIELD_ALLOWANCE },
-};
+import { statusBody, settingsBody } from './bodies.js';
 
 /** The public routes' handlers (their OpenAPI operations are keyed by these names). */
 export type StatusName = 'post' | 'list' | 'getSettings' | 'putSettings' | 'remove';
