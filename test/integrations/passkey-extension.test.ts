@@ -2,7 +2,7 @@
  * Issue 67: the passkey browser extension (integrations/passkey-extension) as shipped, read without
  * a browser — the permissions it asks for, that it loads no code from anywhere and reads nothing
  * of WhatsApp Web's page, and the checks of the gateway address it will send the token to. Its
- * behaviour in Chromium is services/api/test/e2e/passkey-link.test.ts.
+ * behaviour in Chromium is services/api/src/features/connection/e2e/passkey-link.test.ts.
  */
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

@@ -85,7 +85,7 @@ describe('testing: the fast lane (npm run test:fast) starts no process and opens
     }
     expect(new Set(files).size, 'each file once').to.equal(files.length);
     // The use cases' tests beside their code are in it, and so is a test of a test/fast/ folder.
-    expect(files).to.include('services/api/src/features/labels/change-labels.test.ts');
+    expect(files).to.include('services/api/src/features/labels/create-label.test.ts');
     expect(files).to.include('test/fast/lint/boundaries.test.ts');
   });
 });

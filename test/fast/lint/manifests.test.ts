@@ -9,9 +9,11 @@ import { tsFiles } from '../../support/source-files.js';
 /**
  * Each package's manifest names every workspace package it imports, so npm links it and lerna
  * builds it first: its sources' imports under `dependencies`, its tests' and benchmarks' under
- * `devDependencies`. The one exception is the test kit's own dependencies: a lib that
- * @mgw/testing (or the simulator) is built from reaches the kit through the workspace, because
- * listing it would close a cycle in lerna's build order (it then refuses to build).
+ * `devDependencies` (its tests: those of `test/`, and those beside its code — a `<name>.test.ts`
+ * under `src/`, an `e2e/` folder there — which its build leaves out). The one exception is the
+ * test kit's own dependencies: a lib that @mgw/testing (or the simulator) is built from reaches
+ * the kit through the workspace, because listing it would close a cycle in lerna's build order (it
+ * then refuses to build).
  */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PACKAGES = Object.keys(MAY_IMPORT);
@@ -26,6 +28,8 @@ const manifest = (dir: string) =>
   JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
 const workspaceDeps = (deps: Record<string, string> = {}) =>
   Object.keys(deps).filter((d) => d.startsWith('@mgw/'));
+/** A test beside the code under `src/`: a `<name>.test.ts`, or a file of an `e2e/` folder. */
+const besideTheCode = (file: string) => /\.test\.ts$/.test(file) || /[\\/]e2e[\\/]/.test(file);
 
 /** The workspace packages the files import (static, dynamic and type imports), as `@mgw/<name>`. */
 function importedPackages(files: string[], self: string): Set<string> {
@@ -69,7 +73,8 @@ describe('package manifests (against the imports and the lint map)', () => {
     it(`When ${dir}'s sources import a workspace package, then its dependencies list it, and nothing the lint forbids`, () => {
       const m = manifest(dir);
       expect(m.name).to.equal(self);
-      const used = importedPackages(tsFiles(join(ROOT, dir, 'src')), self);
+      const sources = tsFiles(join(ROOT, dir, 'src')).filter((f) => !besideTheCode(f));
+      const used = importedPackages(sources, self);
       const listed = new Set(workspaceDeps(m.dependencies));
       expect(
         [...used].filter((p) => !listed.has(p)),
@@ -89,7 +94,11 @@ describe('package manifests (against the imports and the lint map)', () => {
     it(`When ${dir}'s tests or benchmarks import a workspace package, then its manifest lists it (bar the test kit's own cycle)`, () => {
       const m = manifest(dir);
       const used = importedPackages(
-        [...tsFiles(join(ROOT, dir, 'test')), ...tsFiles(join(ROOT, dir, 'bench'))],
+        [
+          ...tsFiles(join(ROOT, dir, 'test')),
+          ...tsFiles(join(ROOT, dir, 'bench')),
+          ...tsFiles(join(ROOT, dir, 'src')).filter(besideTheCode),
+        ],
         self,
       );
       const listed = new Set([...workspaceDeps(m.dependencies), ...workspaceDeps(m.devDependencies)]);

@@ -22,7 +22,7 @@ interface PasskeyData {
  * Confirm; finishing) and says in plain words why a failed attempt ended — in Debian's Chromium at
  * 1366 and 390 px, against the whole stack and the simulator playing WhatsApp's gate. The
  * assertion is made by a software authenticator and handed in through the admin API's new routes
- * (the extension's own end-to-end test is e2e/passkey-link.test.ts).
+ * (the extension's own end-to-end test is features/connection/e2e/passkey-link.test.ts).
  */
 describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromium at 1366 and 390 px, whole stack, simulator)', function () {
   this.timeout(480_000);

@@ -3,7 +3,7 @@
  * Baileys client against the simulator's gate (libs/messenger-sim, whatsmeow's reading): the
  * operator's side through the API (`GET|POST /connect/passkey`, `POST /connect/passkey/confirm`),
  * the assertion made by the test kit's software authenticator (the browser's part is the browser
- * test's: services/api/test/e2e).
+ * test's: services/api/src/features/connection/e2e/passkey-link.test.ts).
  */
 import { expect } from 'chai';
 import { ERRORS, keys } from '@mgw/contracts';

@@ -7,7 +7,7 @@ import { controlDeviceBatch } from './control-batch.js';
 /**
  * A device's batch control is one script of libs/store (`controlBatch`, then the queue's sweep):
  * its outcomes (pause, resume, cancel, their refusals and repeats) are proved against Redis in the
- * full suite (services/api/test/batches.test.ts, libs/store/test/batch-control.test.ts). What it
+ * full suite (e2e/batches.test.ts, libs/store/test/batch-control.test.ts). What it
  * decides before the script runs is proved here.
  */
 describe('controlDeviceBatch: what is refused before the script runs (in-memory Redis)', () => {

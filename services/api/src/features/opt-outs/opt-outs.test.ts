@@ -7,7 +7,7 @@ import { changeOptOutSettings } from './opt-outs.js';
 /**
  * The opt-out settings as the admin API changes them (the device's settings hash in an in-memory
  * Redis). Adding and removing a contact is one script of libs/store (opt-out-change): proved in the
- * full suite (libs/store/test/opt-out-identities.test.ts, services/api/test/admin/).
+ * full suite (libs/store/test/opt-out-identities.test.ts, features/devices/e2e/admin-devices.test.ts).
  */
 describe("A device's opt-out settings: changeOptOutSettings (in-memory Redis)", () => {
   const deviceId = 'oo-1';

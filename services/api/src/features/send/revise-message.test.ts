@@ -1,50 +1,23 @@
 import { expect } from 'chai';
-import { DELETE_WINDOW_MS, EDIT_WINDOW_MS, keys, type SendBody } from '@mgw/contracts';
-import type { InboundRecord } from '@mgw/store';
-import { MemoryRedis } from '../test-support.js';
-import { MemoryAcceptor, MemoryMessages } from './memory-send.js';
-import { reactionTarget } from './reaction-target.js';
+import { DELETE_WINDOW_MS, EDIT_WINDOW_MS, type SendBody } from '@mgw/contracts';
+import type { MemoryAcceptor, MemoryMessages } from './memory-send.js';
 import { namesRecipient, reviseMessage, type ReviseDeps } from './revise-message.js';
+import { deviceId, lid, reviseFixture, type ReviseFixture } from './send-fixture.js';
 
 /**
  * Edits, deletes and reactions name one of the device's messages: without an API, the records in
  * memory, the device's phone <-> LID map in an in-memory Redis (as the sender keeps it).
  */
-describe('Revisions and reactions: reviseMessage, namesRecipient, reactionTarget (an in-memory send pipeline)', () => {
-  const deviceId = 'rv-1';
-  const lid = '998877665544@lid';
+describe('Revisions: reviseMessage, namesRecipient (an in-memory send pipeline)', () => {
   let messages: MemoryMessages;
   let acceptor: MemoryAcceptor;
-  let redis: MemoryRedis;
   let deps: ReviseDeps;
+  let message: ReviseFixture['message'];
 
   beforeEach(() => {
-    messages = new MemoryMessages();
-    acceptor = new MemoryAcceptor(messages);
-    redis = new MemoryRedis();
-    redis.hash(keys.contactIdentities(deviceId), {
-      'p:15550001111': '998877665544',
-      'l:998877665544': '15550001111',
-    });
-    deps = { acceptor, messages, redis: redis.client };
+    ({ messages, acceptor, deps, message } = reviseFixture());
   });
 
-  /** A message of the device to `to`, sent `agoMs` ago (or still queued). */
-  async function message(to: string, agoMs?: number): Promise<string> {
-    const accepted = (await acceptor.accept({
-      deviceId,
-      kind: 'send',
-      recipients: [to],
-      content: { text: 'first' },
-      priority: 0,
-    })) as {
-      jobs: { messageId: string }[];
-    };
-    const id = accepted.jobs[0]!.messageId;
-    if (agoMs !== undefined) messages.sent(deviceId, id, new Date(Date.now() - agoMs));
-    acceptor.requests.length = 0;
-    return id;
-  }
   const revise = (body: Partial<SendBody>) => reviseMessage(deps, deviceId, body as SendBody);
 
   it('When a sent text is edited within the window, then an edit of its own is queued to its chat, named by either identity of the contact', async () => {
@@ -121,84 +94,5 @@ describe('Revisions and reactions: reviseMessage, namesRecipient, reactionTarget
     expect(await namesRecipient(deps, target, '15550001111')).to.equal(true);
     expect(await namesRecipient(deps, target, lid)).to.equal(true);
     expect(await namesRecipient(deps, target, '15550002222')).to.equal(false);
-  });
-
-  describe('reactionTarget', () => {
-    const inbound = new Map<string, InboundRecord>();
-    const reactDeps = () => ({
-      ...deps,
-      inbound: { get: async (_d: string, id: string) => inbound.get(id) },
-    });
-
-    it('When the reaction is on a message the account sent, then its WhatsApp id from us, in the chat of its recipient (either identity)', async () => {
-      const id = await message('15550001111', 1000);
-      const record = (await messages.get(deviceId, id))!;
-      const target = { platformMessageId: record.platformMessageId, fromMe: true };
-      expect(
-        await reactionTarget(reactDeps(), deviceId, { messageId: id, emoji: '👍' } as never, '15550001111'),
-      ).to.deep.equal(target);
-      expect(
-        await reactionTarget(reactDeps(), deviceId, { messageId: id, emoji: '👍' } as never, lid),
-      ).to.deep.equal(target);
-      expect(
-        await reactionTarget(reactDeps(), deviceId, { messageId: id } as never, '15550002222'),
-      ).to.deep.include({ reason: 'invalid' });
-    });
-
-    it("When the reaction is on a contact's message, then not from us; in a group it names the member who wrote it", async () => {
-      const put = (id: string, more: Partial<InboundRecord>) => {
-        messages.put({ messageId: id, deviceId, direction: 'inbound', status: 'received' } as never);
-        inbound.set(id, {
-          messageId: id,
-          deviceId,
-          platformMessageId: `WA-${id}`,
-          from: '15550001111',
-          contact: { phone: '15550001111' },
-          ...more,
-        } as InboundRecord);
-      };
-      put('in-1', {});
-      put('in-2', {
-        chat: { id: '120363000000000001@g.us' } as never,
-        contact: { phone: '15550003333', lid },
-      });
-      expect(await reactionTarget(reactDeps(), deviceId, { messageId: 'in-1' } as never, lid)).to.deep.equal({
-        platformMessageId: 'WA-in-1',
-        fromMe: false,
-      });
-      expect(
-        await reactionTarget(
-          reactDeps(),
-          deviceId,
-          { messageId: 'in-2' } as never,
-          '120363000000000001@g.us',
-        ),
-      ).to.deep.equal({
-        platformMessageId: 'WA-in-2',
-        fromMe: false,
-        participant: lid,
-      });
-    });
-
-    it("When the message is unknown, another device's or failed, then refused before any chat is looked at", async () => {
-      const failed = await message('15550001111');
-      messages.failed(deviceId, failed, 'x');
-      expect(await reactionTarget(reactDeps(), deviceId, { messageId: 'nope' } as never, '1')).to.deep.equal({
-        kind: 'refused',
-        reason: 'reaction_target_not_found',
-      });
-      expect(
-        await reactionTarget(reactDeps(), 'rv-other', { messageId: failed } as never, '1'),
-      ).to.deep.equal({
-        kind: 'refused',
-        reason: 'reaction_target_not_found',
-      });
-      expect(
-        await reactionTarget(reactDeps(), deviceId, { messageId: failed } as never, '15550001111'),
-      ).to.deep.equal({
-        kind: 'refused',
-        reason: 'reaction_target_failed',
-      });
-    });
   });
 });

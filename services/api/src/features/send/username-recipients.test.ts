@@ -1,15 +1,12 @@
 import { expect } from 'chai';
 import {
-  ERRORS,
   MAX_SEND_USERNAME_LOOKUPS,
-  USERNAME_ERRORS,
   createMetrics,
   type DeviceCommandReply,
   type SendBody,
 } from '@mgw/contracts';
 import type { ContactUsernames } from '@mgw/store';
 import { MemoryLookupCap, MemoryHolder, said } from '../test-support.js';
-import { SEND_DESCRIPTION } from './send-description.js';
 import { usernameRecipientDeps, withUsernamesResolved } from './username-recipients.js';
 
 /** A /send naming usernames: resolved from the device's map, or looked up through an in-memory holder. */
@@ -111,17 +108,5 @@ describe('withUsernamesResolved: usernames in `to` become their LIDs (an in-memo
       details: [{ path: ['to'], message: 'a username cannot be sent to from here' }],
     });
     expect(mh.asked).to.deep.equal([]);
-  });
-
-  it("When POST /send's description is read, then it names the contract's errors and the lookup bound it promises", () => {
-    for (const said of [
-      ERRORS.editWindowPassed,
-      ERRORS.deleteWindowPassed,
-      ERRORS.revisionTargetNotFound,
-      USERNAME_ERRORS.notFound,
-      USERNAME_ERRORS.pinRequired,
-      `at most ${MAX_SEND_USERNAME_LOOKUPS}`,
-    ])
-      expect(SEND_DESCRIPTION).to.include(said);
   });
 });

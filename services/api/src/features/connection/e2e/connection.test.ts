@@ -1,0 +1,259 @@
+import { expect } from 'chai';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { closeRedis, createRedis } from '@mgw/common';
+import { SessionStore } from '@mgw/store';
+import {
+  BULL_PREFIX,
+  CONNECTION_QUEUE,
+  keys,
+  type ConnectionReply,
+  type ConnectionRequest,
+} from '@mgw/contracts';
+import { call, createToken, freshDeviceId, startApi, type TestApi } from '../../../../test/helpers/api.js';
+import { announceConnectionService } from '../../../../test/helpers/connection-service.js';
+import { requestsWaitingAtOnce } from '../../../../test/helpers/waiting-at-once.js';
+
+const QR =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+describe('GET|POST /connect and POST /disconnect', () => {
+  let t: TestApi;
+  let connection: Redis;
+  let worker: Worker<ConnectionRequest, ConnectionReply>;
+  let answer: (req: ConnectionRequest) => ConnectionReply;
+  let withdraw: () => Promise<void>;
+  const requests: ConnectionRequest[] = [];
+
+  before(async () => {
+    t = await startApi();
+    withdraw = await announceConnectionService(t.redis);
+    connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
+    // Answers like the connection service will.
+    worker = new Worker<ConnectionRequest, ConnectionReply>(
+      CONNECTION_QUEUE,
+      async (job: Job<ConnectionRequest>) => {
+        // The deadline is the API's to set; the rest of the request is checked field by field.
+        const { expiresAt, ...rest } = job.data;
+        expect(expiresAt).to.be.a('number').greaterThan(Date.now());
+        requests.push(rest);
+        return answer(job.data);
+      },
+      { connection, prefix: BULL_PREFIX },
+    );
+  });
+  beforeEach(() => {
+    requests.length = 0;
+  });
+  after(async () => {
+    await worker.close();
+    await closeRedis(connection);
+    await withdraw();
+    await t.close();
+  });
+
+  it('When /connect is asked with HEAD, then 405 and no connection request is sent', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    const res = await fetch(`${t.api}/connect`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).to.equal(405);
+    expect(res.headers.get('allow')).to.equal('GET, POST');
+    expect(requests).to.deep.equal([]);
+  });
+
+  it('When connecting by QR code (GET, defaults), then 200 with status connecting and the QR data URL', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    answer = () => ({ success: true, status: 'connecting', qrCode: QR });
+
+    const res = await call(`${t.api}/connect`, { token });
+
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, status: 'connecting', qrCode: QR });
+    expect(requests).to.deep.equal([
+      { action: 'connect', deviceId, method: 'qrCode', forceNew: false, rawQrCode: false },
+    ]);
+  });
+
+  it('When connecting by pairing code (POST), then 200 with the pairing code and the request carries the phone and flags', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    answer = () => ({ success: true, status: 'connecting', pairingCode: 'ABCD1234' });
+
+    const res = await call(
+      `${t.api}/connect?method=pairingCode&phoneNumber=15551234567&forceNew=true&rawQrCode=false`,
+      {
+        token,
+        method: 'POST',
+      },
+    );
+
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, status: 'connecting', pairingCode: 'ABCD1234' });
+    expect(requests).to.deep.equal([
+      {
+        action: 'connect',
+        deviceId,
+        method: 'pairingCode',
+        phoneNumber: '15551234567',
+        forceNew: true,
+        rawQrCode: false,
+      },
+    ]);
+  });
+
+  it('When the device is already connected, then 200 {success, status: connected}', async () => {
+    const token = await createToken(t, { deviceId: freshDeviceId() });
+    answer = () => ({ success: true, status: 'connected' });
+    const res = await call(`${t.api}/connect`, { token, method: 'POST' });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, status: 'connected' });
+  });
+
+  it('When disconnecting, then 200 with the reply message', async () => {
+    const deviceId = freshDeviceId();
+    const token = await createToken(t, { deviceId });
+    answer = () => ({ success: true, message: 'Disconnected and logged out' });
+    const res = await call(`${t.api}/disconnect`, { token, method: 'POST' });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, message: 'Disconnected and logged out' });
+    expect(requests).to.deep.equal([{ action: 'disconnect', deviceId }]);
+  });
+
+  it('When the connection service refuses, then its httpStatus (default 409) and {success:false, error}', async () => {
+    const token = await createToken(t, { deviceId: freshDeviceId() });
+    answer = () => ({ success: false, error: 'No session to disconnect' });
+    const refused = await call(`${t.api}/disconnect`, { token, method: 'POST' });
+    answer = () => ({ success: false, error: 'Pairing is not possible right now', httpStatus: 503 });
+    const unavailable = await call(`${t.api}/connect`, { token });
+
+    expect(refused.status).to.equal(409);
+    expect(refused.body).to.deep.equal({ success: false, error: 'No session to disconnect' });
+    expect(unavailable.status).to.equal(503);
+    expect(unavailable.body).to.deep.equal({ success: false, error: 'Pairing is not possible right now' });
+  });
+
+  it('When the connection service fails the job, then 502 without its internals', async () => {
+    const token = await createToken(t, { deviceId: freshDeviceId() });
+    answer = () => {
+      throw new Error('socket exploded at /srv/secret/path');
+    };
+    const res = await call(`${t.api}/connect`, { token });
+    expect(res.status).to.equal(502);
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: 'The connection service could not handle the request',
+    });
+  });
+});
+
+describe('many connection requests at once', () => {
+  it('When a dozen devices wait for the connection service at once, then each gets its reply and Node sees no listener leak', async () => {
+    const t = await startApi();
+    const withdraw = await announceConnectionService(t.redis);
+    const connection = createRedis(t.config.redis.url, 'worker', 'test-connection-service');
+    // The service holds every reply until all twelve requests are waiting for theirs.
+    let taken = 0;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const worker = new Worker<ConnectionRequest, ConnectionReply>(
+      CONNECTION_QUEUE,
+      async () => {
+        taken++;
+        await released;
+        return { success: true, message: 'Disconnected and logged out' };
+      },
+      { connection, prefix: BULL_PREFIX, concurrency: 12 },
+    );
+    try {
+      const tokens = await Promise.all(
+        Array.from({ length: 12 }, () => createToken(t, { deviceId: freshDeviceId() })),
+      );
+      const { statuses, leakWarnings } = await requestsWaitingAtOnce({
+        start: () => tokens.map((token) => call(`${t.api}/disconnect`, { token, method: 'POST' })),
+        allHeld: () => taken === 12,
+        release,
+        what: 'twelve requests taken',
+      });
+      expect(statuses).to.deep.equal(Array(12).fill(200));
+      expect(leakWarnings).to.deep.equal([]);
+    } finally {
+      await worker.close();
+      await closeRedis(connection);
+      await withdraw();
+      await t.close();
+    }
+  });
+});
+
+describe('connection service timeout', () => {
+  it('When a live service does not answer in time, then 504 and the request is withdrawn from the queue', async () => {
+    const t = await startApi({ connectionReplyTimeoutMs: 300 });
+    const withdraw = await announceConnectionService(t.redis);
+    try {
+      await t.services.connection.queue.pause();
+      const token = await createToken(t, { deviceId: freshDeviceId() });
+      const res = await call(`${t.api}/connect`, { token });
+      expect(res.status).to.equal(504);
+      expect(res.body).to.deep.equal({
+        success: false,
+        error: 'The connection service did not answer in time',
+      });
+      const enqueued = await t.services.metrics.registry.getSingleMetricAsString('mgw_jobs_enqueued_total');
+      expect(enqueued).to.match(/queue_type="connection",kind="connect"\} 1/);
+      expect(await t.services.connection.queue.getJobCounts('wait', 'prioritized', 'delayed')).to.deep.equal({
+        wait: 0,
+        prioritized: 0,
+        delayed: 0,
+      });
+    } finally {
+      await withdraw();
+      await t.services.connection.queue.resume();
+      await t.close();
+    }
+  });
+});
+
+describe('GET /status', () => {
+  let t: TestApi;
+  before(async () => (t = await startApi()));
+  after(async () => t.close());
+
+  it('When the device is connected, then status, phone, name and profilePic', async () => {
+    const deviceId = freshDeviceId();
+    await new SessionStore(t.redis).update(deviceId, 'connected', {
+      phone: '15550001111',
+      name: 'Shop',
+      profilePic: 'https://pps.example/p.jpg',
+    });
+    const res = await call(`${t.api}/status`, { token: await createToken(t, { deviceId }) });
+    expect(res.status).to.equal(200);
+    const { sending, ...spec } = res.body;
+    expect(spec).to.deep.equal({
+      success: true,
+      status: 'connected',
+      phone: '15550001111',
+      name: 'Shop',
+      profilePic: 'https://pps.example/p.jpg',
+    });
+    // Beyond the spec: the account's usage against its caps (the defaults here).
+    expect(sending).to.include({ sentToday: 0, firstContactsToday: 0, dailyCap: 1000, firstContactCap: 10 });
+  });
+
+  it('When the device is connecting, then only the status (and its sending usage)', async () => {
+    const deviceId = freshDeviceId();
+    await t.redis.hset(keys.session(deviceId), { status: 'connecting', phone: '15550001111' });
+    const res = await call(`${t.api}/status`, { token: await createToken(t, { deviceId }) });
+    expect(Object.keys(res.body)).to.have.members(['success', 'status', 'sending']);
+    expect(res.body).to.deep.include({ success: true, status: 'connecting' });
+  });
+
+  it('When the device has no session record, then disconnected', async () => {
+    const res = await call(`${t.api}/status`, { token: await createToken(t, { deviceId: freshDeviceId() }) });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ success: true, status: 'disconnected' });
+  });
+});
