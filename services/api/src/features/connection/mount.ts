@@ -8,7 +8,7 @@ import {
 } from '@mgw/contracts';
 import { ApiError } from '../../http/api-error.js';
 import { handPasskey, readPasskey, type PasskeyInput, type PasskeyOutcome } from './passkey.js';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { respond } from '../../http/respond.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
@@ -71,7 +71,7 @@ export const connection = feature<ConnectionName>({
 });
 
 /** GET|POST /connect: asks the connection service for a QR code or a pairing code. */
-function connect(s: ApiServices): RequestHandler {
+function connect(s: Uses<'connection'>): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     const q = parse(connectQuerySchema, req.query);
@@ -93,7 +93,7 @@ function connect(s: ApiServices): RequestHandler {
 }
 
 /** POST /disconnect: the connection service logs the account out. */
-function disconnect(s: ApiServices): RequestHandler {
+function disconnect(s: Uses<'connection'>): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -114,7 +114,7 @@ const passkeyHandlers = (r: ReturnType<typeof passkeyRoutes>) => ({
  * path's (admin API).
  */
 export function passkeyRoutes(
-  s: ApiServices,
+  s: Parameters<typeof handPasskey>[0] & Parameters<typeof readPasskey>[0],
   deviceOf: (req: Request, res: Response) => string = (_req, res) => authOf(res).deviceId,
 ): { get: RequestHandler; assertion: RequestHandler; confirm: RequestHandler } {
   const hand =
@@ -159,7 +159,7 @@ function passkeyError(outcome: Exclude<PasskeyOutcome, { kind: 'taken' }>, field
 }
 
 /** GET /status */
-function status(s: ApiServices): RequestHandler {
+function status(s: Parameters<typeof readStatus>[0]): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);

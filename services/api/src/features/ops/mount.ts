@@ -14,7 +14,10 @@ import {
   type OpsServer,
 } from '@mgw/common';
 import { ERRORS, keys } from '@mgw/contracts';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
+
+/** What the probes and the metrics read: the registry, and Redis. */
+type OpsServices = Uses<'metrics' | 'defaultMetrics' | 'redis'>;
 
 /** GET /api/messenger/v1/openapi.json: the document, built once when first asked. */
 function openApiRoute(config: ApiConfig): RequestHandler {
@@ -55,7 +58,7 @@ const PROBE_KEY = keys.readyProbe(`api:${hostname()}:${process.pid}`);
  * Redis at maxmemory answers PING but refuses every write), and, before each scrape, the Redis
  * memory gauges from INFO (the API reads them: it is the one service every deployment has).
  */
-export function opsOptions(s: ApiServices): OpsOptions {
+export function opsOptions(s: OpsServices): OpsOptions {
   return {
     registry: s.metrics.registry,
     defaults: s.defaultMetrics,
@@ -78,12 +81,12 @@ export function opsOptions(s: ApiServices): OpsOptions {
  * GET /healthz and /readyz on the public port too (probes and load balancers use it);
  * /metrics is served only on the ops port (it names every device).
  */
-export function opsRoute(s: ApiServices, path: Exclude<OpsPath, '/metrics'>): RequestHandler {
+export function opsRoute(s: OpsServices, path: Exclude<OpsPath, '/metrics'>): RequestHandler {
   const handle = createOpsHandler(opsOptions(s));
   return (_req, res) => handle(path, res);
 }
 
 /** /metrics, /healthz and /readyz on `METRICS_PORT`, like the connection and sender services. */
-export function startApiOps(s: ApiServices, port: number, host?: string): Promise<OpsServer> {
+export function startApiOps(s: OpsServices, port: number, host?: string): Promise<OpsServer> {
   return startOpsServer({ ...opsOptions(s), port, host });
 }

@@ -3,7 +3,7 @@ import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.
 import type { ApiConfig } from '../../config.js';
 import { sendOperations, sendSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
-import type { ApiServices } from '../../api-services.js';
+import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { ContactUsernames } from '@mgw/store';
 import { usernameLookupDeps } from '../contacts/index.js';
@@ -70,8 +70,14 @@ export function sendAnswer(outcome: SendOutcome): Outcome {
   }
 }
 
+/** What POST /send uses of the services: the send's, a pool's, a username lookup's, and its own. */
+type SendServices = Omit<SendDeps, 'usernames'> &
+  Parameters<typeof sendThroughPool>[0] &
+  Parameters<typeof usernameLookupDeps>[0] &
+  Uses<'config' | 'redis' | 'idempotency'>;
+
 /** POST /send */
-function sendRoute(s: ApiServices, limit: SendRateLimit): RequestHandler {
+function sendRoute(s: SendServices, limit: SendRateLimit): RequestHandler {
   const schema = sendBodySchema(s.config.maxRecipients);
   // `to` may name usernames (`@alice.shop`), resolved on the device (username-recipients.ts).
   const deps: SendDeps = {
