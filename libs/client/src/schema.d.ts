@@ -16289,6 +16289,28 @@ export interface components {
         objects: number;
       };
     };
+    SendResult: {
+      /** @constant */
+      success: true;
+      /** @description The message id (one recipient), or the batch id (`to` is a list). */
+      messageId: string;
+      /** @description When `to` is a list: one message id per recipient, in `to` order. */
+      messageIds?: string[];
+    };
+    SendDeleted: {
+      /** @constant */
+      success: true;
+      /** @description The deleted message (it was still queued: it is never sent). */
+      messageId: string;
+      /** @constant */
+      status: 'deleted';
+    };
+    Health: {
+      /** @constant */
+      success: true;
+      /** @enum {unknown} */
+      status: 'ok' | 'ready';
+    };
     ConnectResult: {
       /** @constant */
       success: true;
@@ -16417,21 +16439,29 @@ export interface components {
       pausedUntil?: string;
       health: components['schemas']['DeviceHealth'];
     };
-    SendResult: {
-      /** @constant */
-      success: true;
-      /** @description The message id (one recipient), or the batch id (`to` is a list). */
-      messageId: string;
-      /** @description When `to` is a list: one message id per recipient, in `to` order. */
-      messageIds?: string[];
+    PasskeyView: {
+      /** @enum {unknown} */
+      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+      /**
+       * Format: date-time
+       * @description When the passkey request expires.
+       */
+      expiresAt: string;
+      /** @description WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`). */
+      requestOptions: Record<string, never>;
+      /** @description From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm. */
+      code?: string;
     };
-    SendDeleted: {
+    PasskeyRequest: {
       /** @constant */
       success: true;
-      /** @description The deleted message (it was still queued: it is never sent). */
-      messageId: string;
+      data: components['schemas']['PasskeyView'];
+    };
+    PasskeyTaken: {
       /** @constant */
-      status: 'deleted';
+      success: true;
+      /** @description Where the link stands now. */
+      data?: components['schemas']['PasskeyView'];
     };
     OtpResult: {
       /** @constant */
@@ -16673,187 +16703,6 @@ export interface components {
         nextCursor?: string;
       };
     };
-    Webhook: {
-      /** @description Where events are POSTed. */
-      url: string;
-      /** @description The events delivered. */
-      events: (
-        | 'message.sent'
-        | 'message.delivered'
-        | 'message.read'
-        | 'message.failed'
-        | 'message.received'
-        | 'session.status'
-        | 'batch.completed'
-        | 'contact.opted_out'
-        | 'contact.opted_in'
-        | 'batch.paused'
-        | 'batch.resumed'
-        | 'batch.cancelled'
-        | 'message.edited'
-        | 'message.deleted'
-        | 'message.reaction'
-        | 'poll.vote'
-        | 'batch.recipients_moved'
-        | 'message.undecryptable'
-        | 'presence.update'
-        | 'status.viewed'
-        | 'status.received'
-        | 'channel.message'
-        | 'call.received'
-        | 'call.missed'
-        | 'call.ended'
-        | 'group.updated'
-        | 'label.edited'
-        | 'label.association'
-        | 'chat.updated'
-      )[];
-      /**
-       * Format: date-time
-       * @description When the endpoint was first set.
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description Set when the endpoint answered 410 Gone: nothing is delivered until it is set again.
-       */
-      disabledAt?: string;
-      /** @description Why it was disabled (`gone`). */
-      disabledReason?: string;
-      /** @description The Standard Webhooks signing secret: only in the answer that created or rotated it. */
-      secret?: string;
-    };
-    WebhookResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['Webhook'];
-    };
-    WebhookRemoved: {
-      /** @constant */
-      success: true;
-      /** @constant */
-      message: 'Webhook removed';
-    };
-    Batch: {
-      batchId: string;
-      total: number;
-      /**
-       * @description `active` (sending), `paused` (POST …/pause: nothing more is sent until …/resume), `cancelled` (POST …/cancel: nothing more is sent; the unsent messages end `failed` / `cancelled`), `completed` (no message is queued). A cancelled list stays `cancelled` once its messages are final.
-       * @enum {unknown}
-       */
-      state: 'active' | 'paused' | 'cancelled' | 'completed';
-      /** @description Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`. `scheduled`: not due yet (a scheduled list before its `sendAt`). */
-      counts: {
-        scheduled: number;
-        queued: number;
-        sent: number;
-        delivered: number;
-        read: number;
-        failed: number;
-        deleted: number;
-        /** @description Of the `queued` ones, how many the sender holds now (their records show `held`); not part of the sum. */
-        held: number;
-      };
-      /**
-       * Format: date-time
-       * @description Accepted.
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description A scheduled list: when it is due.
-       */
-      sendAt?: string;
-      /**
-       * Format: date-time
-       * @description When the last message left `queued` (sent or failed).
-       */
-      completedAt?: string;
-      /**
-       * Format: date-time
-       * @description While `paused`: when the pause began.
-       */
-      pausedAt?: string;
-      /**
-       * Format: date-time
-       * @description When it was cancelled.
-       */
-      cancelledAt?: string;
-      /** @description A list sent through a pool (a pool token): its pool (docs/pools.md). */
-      poolId?: string;
-      /** @description A pooled list: each device that holds part of it, with its part's counts (a message moved counts where it went). */
-      devices?: {
-        deviceId: string;
-        total: number;
-        counts: {
-          [key: string]: number;
-        };
-      }[];
-      /** @description A pooled list: messages moved off a device that dropped out of the pool. */
-      moved?: number;
-    };
-    BatchResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['Batch'];
-    };
-    BatchPage: {
-      /** @constant */
-      success: true;
-      data: {
-        batches: components['schemas']['Batch'][];
-        /** @description The `cursor` of the next (older) page; absent on the last one. */
-        nextCursor?: string;
-      };
-    };
-    ContactCheck: {
-      /** @description The number as asked. */
-      phone: string;
-      /** @description Whether the number has a WhatsApp account. */
-      onWhatsApp: boolean;
-      /** @description The number's LID (`…@lid`), when WhatsApp gave it: a send to the number goes to it. */
-      lid?: string;
-      /** @description The phone JID WhatsApp knows the number by (`<digits>@s.whatsapp.net`, its `pn_jid`), when on WhatsApp: it may differ from the number asked (a country whose numbers WhatsApp rewrites). */
-      phoneJid?: string;
-    };
-    ContactCheckResult: {
-      /** @constant */
-      success: true;
-      data: {
-        /** @description One answer per number, in the request's order. */
-        results: components['schemas']['ContactCheck'][];
-      };
-    };
-    Health: {
-      /** @constant */
-      success: true;
-      /** @enum {unknown} */
-      status: 'ok' | 'ready';
-    };
-    PasskeyView: {
-      /** @enum {unknown} */
-      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
-      /**
-       * Format: date-time
-       * @description When the passkey request expires.
-       */
-      expiresAt: string;
-      /** @description WhatsApp's WebAuthn request options (`PublicKeyCredentialRequestOptionsJSON`: challenge, rpId `whatsapp.com`, allowCredentials, userVerification, timeout). A browser on a whatsapp.com page asserts them (`navigator.credentials.get`). */
-      requestOptions: Record<string, never>;
-      /** @description From `confirm_code` on: the code the phone shows (XXXX-XXXX), to compare and confirm. */
-      code?: string;
-    };
-    PasskeyRequest: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['PasskeyView'];
-    };
-    PasskeyTaken: {
-      /** @constant */
-      success: true;
-      /** @description Where the link stands now. */
-      data?: components['schemas']['PasskeyView'];
-    };
     MediaObject: {
       /** @description Its id: `attachment.mediaId` of POST /send names it. */
       mediaId: string;
@@ -16926,6 +16775,78 @@ export interface components {
       /** @constant */
       success: true;
       data: components['schemas']['MediaSettings'];
+    };
+    Batch: {
+      batchId: string;
+      total: number;
+      /**
+       * @description `active` (sending), `paused` (POST …/pause: nothing more is sent until …/resume), `cancelled` (POST …/cancel: nothing more is sent; the unsent messages end `failed` / `cancelled`), `completed` (no message is queued). A cancelled list stays `cancelled` once its messages are final.
+       * @enum {unknown}
+       */
+      state: 'active' | 'paused' | 'cancelled' | 'completed';
+      /** @description Messages of the list by status; the statuses sum to `total`, and `held` is a subset of `queued`. `scheduled`: not due yet (a scheduled list before its `sendAt`). */
+      counts: {
+        scheduled: number;
+        queued: number;
+        sent: number;
+        delivered: number;
+        read: number;
+        failed: number;
+        deleted: number;
+        /** @description Of the `queued` ones, how many the sender holds now (their records show `held`); not part of the sum. */
+        held: number;
+      };
+      /**
+       * Format: date-time
+       * @description Accepted.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description A scheduled list: when it is due.
+       */
+      sendAt?: string;
+      /**
+       * Format: date-time
+       * @description When the last message left `queued` (sent or failed).
+       */
+      completedAt?: string;
+      /**
+       * Format: date-time
+       * @description While `paused`: when the pause began.
+       */
+      pausedAt?: string;
+      /**
+       * Format: date-time
+       * @description When it was cancelled.
+       */
+      cancelledAt?: string;
+      /** @description A list sent through a pool (a pool token): its pool (docs/pools.md). */
+      poolId?: string;
+      /** @description A pooled list: each device that holds part of it, with its part's counts (a message moved counts where it went). */
+      devices?: {
+        deviceId: string;
+        total: number;
+        counts: {
+          [key: string]: number;
+        };
+      }[];
+      /** @description A pooled list: messages moved off a device that dropped out of the pool. */
+      moved?: number;
+    };
+    BatchResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['Batch'];
+    };
+    BatchPage: {
+      /** @constant */
+      success: true;
+      data: {
+        batches: components['schemas']['Batch'][];
+        /** @description The `cursor` of the next (older) page; absent on the last one. */
+        nextCursor?: string;
+      };
     };
     BrokerSetting: {
       /** @description Whether the device's events are published to this broker. */
@@ -17031,6 +16952,24 @@ export interface components {
          * @constant
          */
         truncated?: true;
+      };
+    };
+    ContactCheck: {
+      /** @description The number as asked. */
+      phone: string;
+      /** @description Whether the number has a WhatsApp account. */
+      onWhatsApp: boolean;
+      /** @description The number's LID (`…@lid`), when WhatsApp gave it: a send to the number goes to it. */
+      lid?: string;
+      /** @description The phone JID WhatsApp knows the number by (`<digits>@s.whatsapp.net`, its `pn_jid`), when on WhatsApp: it may differ from the number asked (a country whose numbers WhatsApp rewrites). */
+      phoneJid?: string;
+    };
+    ContactCheckResult: {
+      /** @constant */
+      success: true;
+      data: {
+        /** @description One answer per number, in the request's order. */
+        results: components['schemas']['ContactCheck'][];
       };
     };
     UsernameResolution: {
@@ -17856,6 +17795,67 @@ export interface components {
         /** @description Pass as `after` for the next page; null on the last. */
         next: string | null;
       };
+    };
+    Webhook: {
+      /** @description Where events are POSTed. */
+      url: string;
+      /** @description The events delivered. */
+      events: (
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'session.status'
+        | 'batch.completed'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'batch.paused'
+        | 'batch.resumed'
+        | 'batch.cancelled'
+        | 'message.edited'
+        | 'message.deleted'
+        | 'message.reaction'
+        | 'poll.vote'
+        | 'batch.recipients_moved'
+        | 'message.undecryptable'
+        | 'presence.update'
+        | 'status.viewed'
+        | 'status.received'
+        | 'channel.message'
+        | 'call.received'
+        | 'call.missed'
+        | 'call.ended'
+        | 'group.updated'
+        | 'label.edited'
+        | 'label.association'
+        | 'chat.updated'
+      )[];
+      /**
+       * Format: date-time
+       * @description When the endpoint was first set.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Set when the endpoint answered 410 Gone: nothing is delivered until it is set again.
+       */
+      disabledAt?: string;
+      /** @description Why it was disabled (`gone`). */
+      disabledReason?: string;
+      /** @description The Standard Webhooks signing secret: only in the answer that created or rotated it. */
+      secret?: string;
+    };
+    WebhookResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['Webhook'];
+    };
+    WebhookRemoved: {
+      /** @constant */
+      success: true;
+      /** @constant */
+      message: 'Webhook removed';
     };
   };
   responses: never;

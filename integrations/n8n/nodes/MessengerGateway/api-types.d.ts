@@ -3147,6 +3147,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    SendResult: {
+      /** @constant */
+      success: true;
+      messageId: string;
+      messageIds?: string[];
+    };
+    SendDeleted: {
+      /** @constant */
+      success: true;
+      messageId: string;
+      /** @constant */
+      status: 'deleted';
+    };
     ConnectResult: {
       /** @constant */
       success: true;
@@ -3231,18 +3244,23 @@ export interface components {
       pausedUntil?: string;
       health: components['schemas']['DeviceHealth'];
     };
-    SendResult: {
-      /** @constant */
-      success: true;
-      messageId: string;
-      messageIds?: string[];
+    PasskeyView: {
+      /** @enum {unknown} */
+      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
+      /** Format: date-time */
+      expiresAt: string;
+      requestOptions: Record<string, never>;
+      code?: string;
     };
-    SendDeleted: {
+    PasskeyRequest: {
       /** @constant */
       success: true;
-      messageId: string;
+      data: components['schemas']['PasskeyView'];
+    };
+    PasskeyTaken: {
       /** @constant */
-      status: 'deleted';
+      success: true;
+      data?: components['schemas']['PasskeyView'];
     };
     OtpResult: {
       /** @constant */
@@ -3388,56 +3406,50 @@ export interface components {
         nextCursor?: string;
       };
     };
-    Webhook: {
-      url: string;
-      events: (
-        | 'message.sent'
-        | 'message.delivered'
-        | 'message.read'
-        | 'message.failed'
-        | 'message.received'
-        | 'session.status'
-        | 'batch.completed'
-        | 'contact.opted_out'
-        | 'contact.opted_in'
-        | 'batch.paused'
-        | 'batch.resumed'
-        | 'batch.cancelled'
-        | 'message.edited'
-        | 'message.deleted'
-        | 'message.reaction'
-        | 'poll.vote'
-        | 'batch.recipients_moved'
-        | 'message.undecryptable'
-        | 'presence.update'
-        | 'status.viewed'
-        | 'status.received'
-        | 'channel.message'
-        | 'call.received'
-        | 'call.missed'
-        | 'call.ended'
-        | 'group.updated'
-        | 'label.edited'
-        | 'label.association'
-        | 'chat.updated'
-      )[];
+    MediaObject: {
+      mediaId: string;
+      deviceId: string;
+      size: number;
+      mimeType: string;
+      fileName?: string;
+      sha256: string;
+      /** @enum {unknown} */
+      source: 'upload' | 'inbound';
+      messageId?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
-      disabledAt?: string;
-      disabledReason?: string;
-      secret?: string;
+      expiresAt: string;
+      /** @enum {unknown} */
+      store: 'redis' | 's3';
+      url?: string;
+      /** Format: date-time */
+      urlExpiresAt?: string;
     };
-    WebhookResult: {
+    MediaObjectResult: {
       /** @constant */
       success: true;
-      data: components['schemas']['Webhook'];
+      data: components['schemas']['MediaObject'];
     };
-    WebhookRemoved: {
+    MediaDeleted: {
       /** @constant */
       success: true;
+      data: {
+        mediaId: string;
+        /** @constant */
+        deleted: true;
+      };
+    };
+    MediaSettings: {
+      inboundTypes: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
+      inboundMaxBytes: number;
+      /** @enum {unknown} */
+      store: 'redis' | 's3';
+    };
+    MediaSettingsResult: {
       /** @constant */
-      message: 'Webhook removed';
+      success: true;
+      data: components['schemas']['MediaSettings'];
     };
     Batch: {
       batchId: string;
@@ -3486,82 +3498,6 @@ export interface components {
         batches: components['schemas']['Batch'][];
         nextCursor?: string;
       };
-    };
-    ContactCheck: {
-      phone: string;
-      onWhatsApp: boolean;
-      lid?: string;
-      phoneJid?: string;
-    };
-    ContactCheckResult: {
-      /** @constant */
-      success: true;
-      data: {
-        results: components['schemas']['ContactCheck'][];
-      };
-    };
-    PasskeyView: {
-      /** @enum {unknown} */
-      step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
-      /** Format: date-time */
-      expiresAt: string;
-      requestOptions: Record<string, never>;
-      code?: string;
-    };
-    PasskeyRequest: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['PasskeyView'];
-    };
-    PasskeyTaken: {
-      /** @constant */
-      success: true;
-      data?: components['schemas']['PasskeyView'];
-    };
-    MediaObject: {
-      mediaId: string;
-      deviceId: string;
-      size: number;
-      mimeType: string;
-      fileName?: string;
-      sha256: string;
-      /** @enum {unknown} */
-      source: 'upload' | 'inbound';
-      messageId?: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      expiresAt: string;
-      /** @enum {unknown} */
-      store: 'redis' | 's3';
-      url?: string;
-      /** Format: date-time */
-      urlExpiresAt?: string;
-    };
-    MediaObjectResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['MediaObject'];
-    };
-    MediaDeleted: {
-      /** @constant */
-      success: true;
-      data: {
-        mediaId: string;
-        /** @constant */
-        deleted: true;
-      };
-    };
-    MediaSettings: {
-      inboundTypes: ('image' | 'video' | 'audio' | 'document' | 'sticker')[];
-      inboundMaxBytes: number;
-      /** @enum {unknown} */
-      store: 'redis' | 's3';
-    };
-    MediaSettingsResult: {
-      /** @constant */
-      success: true;
-      data: components['schemas']['MediaSettings'];
     };
     BrokerSetting: {
       enabled: boolean;
@@ -3655,6 +3591,19 @@ export interface components {
         nextCursor: string | null;
         /** @constant */
         truncated?: true;
+      };
+    };
+    ContactCheck: {
+      phone: string;
+      onWhatsApp: boolean;
+      lid?: string;
+      phoneJid?: string;
+    };
+    ContactCheckResult: {
+      /** @constant */
+      success: true;
+      data: {
+        results: components['schemas']['ContactCheck'][];
       };
     };
     UsernameResolution: {
@@ -4237,6 +4186,57 @@ export interface components {
         chats: string[];
         next: string | null;
       };
+    };
+    Webhook: {
+      url: string;
+      events: (
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'session.status'
+        | 'batch.completed'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'batch.paused'
+        | 'batch.resumed'
+        | 'batch.cancelled'
+        | 'message.edited'
+        | 'message.deleted'
+        | 'message.reaction'
+        | 'poll.vote'
+        | 'batch.recipients_moved'
+        | 'message.undecryptable'
+        | 'presence.update'
+        | 'status.viewed'
+        | 'status.received'
+        | 'channel.message'
+        | 'call.received'
+        | 'call.missed'
+        | 'call.ended'
+        | 'group.updated'
+        | 'label.edited'
+        | 'label.association'
+        | 'chat.updated'
+      )[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      disabledAt?: string;
+      disabledReason?: string;
+      secret?: string;
+    };
+    WebhookResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['Webhook'];
+    };
+    WebhookRemoved: {
+      /** @constant */
+      success: true;
+      /** @constant */
+      message: 'Webhook removed';
     };
   };
   responses: never;

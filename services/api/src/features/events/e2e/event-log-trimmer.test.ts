@@ -54,8 +54,9 @@ describe('API: the event log trimmer walks the devices under its interval lock (
       chunks.push(a.seen.length);
       if (chunks.length > 1) return;
       // The lock lapsed and another process took it; the holder's renewal (every 90 ms) sees it.
+      // 3 s: 600 ms was not always enough for a renewal's round trip on a loaded CI host.
       await redis.set(keys.eventLogTrimLock(), 'api:other:99', 'PX', 60_000);
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => setTimeout(r, 3000));
     });
     const cut = await new EventLogTrimmer(a.deps, 300).round();
     expect(chunks).to.have.length(1);
