@@ -212,6 +212,22 @@
     return step ? WAITING_POLL_MS : IDLE_POLL_MS;
   }
 
+  /** Why a link ended, in the panel's words, by the gateway's disconnect reason. */
+  const ENDED_WORDS = {
+    passkey_rejected:
+      'WhatsApp refused the passkey: this link attempt ended. Start a new link on the gateway.',
+    passkey_expired:
+      'The passkey request ended: it expired before it was answered. Start a new link on the gateway.',
+    passkey_no_continuation:
+      'The passkey request ended: WhatsApp never answered the passkey. Start a new link on the gateway.',
+  };
+
+  /** The words for why the request shown ended, when the gateway's status says (else undefined). */
+  async function endedWhy() {
+    const answer = await ask({ kind: 'ended' });
+    return ENDED_WORDS[answer?.reason];
+  }
+
   /** The request as the gateway now answers it (a new step restarts its clock). */
   function setPasskey(passkey) {
     if (passkey?.step !== state.passkey?.step) state.stepSince = Date.now();
@@ -232,18 +248,23 @@
       state.ended = undefined;
     } else if (answer.status === 404) {
       setPasskey(undefined);
+      // WhatsApp may refuse (or never answer) after the assertion was taken: the request then
+      // ends between two polls, and the gateway's status names why.
+      const why = before && !state.note?.final && before.step !== 'finishing' ? await endedWhy() : undefined;
       if (before)
         state.ended = state.note?.final
           ? state.note
-          : before.step === 'finishing'
-            ? {
-                kind: 'success',
-                text: 'The passkey steps are done. The gateway’s status says whether the device is linked.',
-              }
-            : {
-                kind: 'error',
-                text: 'The passkey request ended (it expired, WhatsApp refused it, or the link was cancelled). The gateway’s status says why; start a new link there.',
-              };
+          : why
+            ? { kind: 'error', text: why }
+            : before.step === 'finishing'
+              ? {
+                  kind: 'success',
+                  text: 'The passkey steps are done. The gateway’s status says whether the device is linked.',
+                }
+              : {
+                  kind: 'error',
+                  text: 'The passkey request ended (it expired, WhatsApp refused it, or the link was cancelled). The gateway’s status says why; start a new link there.',
+                };
       const ended = state.ended;
       if (ended)
         setTimeout(() => {

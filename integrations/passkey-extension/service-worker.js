@@ -143,6 +143,11 @@ async function handle(message, sender) {
       );
     if (kind === 'confirm' && typeof message.code === 'string')
       return passkeyAnswer(await callGateway('POST', '/connect/passkey/confirm', { code: message.code }));
+    // Why a request shown on the page ended: the device's disconnect reason, nothing else of its status.
+    if (kind === 'ended') {
+      const a = await callGateway('GET', '/status');
+      return typeof a.body?.reason === 'string' ? { reason: a.body.reason } : {};
+    }
   } else if (fromSettings(sender) && kind === 'check') {
     const a = await callGateway('GET', '/status');
     const body = a.body ?? {};
