@@ -66,6 +66,8 @@ export class EventLogTrimmer {
     let removed = 0;
     const done = new Set<string>();
     for (const set of [keys.linkedDevices(), keys.webhookDevices()]) {
+      // Checked before each set too: a lock lost during the first set ends the round, not the set.
+      if (this.stopped || lost.aborted) break;
       let cursor = '0';
       do {
         const [next, members] = await redis.sscan(set, cursor, 'COUNT', CHUNK);
