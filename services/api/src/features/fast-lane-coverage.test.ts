@@ -42,7 +42,7 @@ export const testOf = (file: string): string => file.replace(/\.ts$/, '.test.ts'
  */
 const SCRIPT_ONLY: Record<string, string> = {
   'events/retry-now.ts':
-    'WebhookReport.retryNow (lua/webhook-retry-now-3.lua): features/events/e2e/admin-event-log.test.ts',
+    'WebhookReport.retryNow (lua/webhook-retry-now-3.lua): features/events/e2e/event-outlets.test.ts',
 };
 
 /** The .ts files under `dir` (paths from `dir`), e2e/ left out. */

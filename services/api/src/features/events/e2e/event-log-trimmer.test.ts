@@ -7,7 +7,7 @@ import { EventLogTrimmer } from '../event-log-trimmer.js';
 
 /**
  * The trimmer's round under its interval lock, on real Redis, with a stand-in event log that
- * counts the devices it is asked to trim (GET /events' own test, events-log.test.ts, trims real logs).
+ * counts the devices it is asked to trim (GET /events' own test, events.test.ts, trims real logs).
  */
 describe('API: the event log trimmer walks the devices under its interval lock (real Redis)', () => {
   let redis: Redis;

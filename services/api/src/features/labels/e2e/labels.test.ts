@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ERRORS, LABEL_ERRORS, keys } from '@mgw/contracts';
-import { LabelStore } from '@mgw/store';
+import { ERRORS, LABEL_ERRORS, keys, newPlatformMessageId } from '@mgw/contracts';
+import { LabelStore, ChatIndex, MUTED_ALWAYS } from '@mgw/store';
 import { RedisMonitor } from '@mgw/testing';
 import {
   call,
@@ -10,6 +10,13 @@ import {
   startApi,
   type TestApi,
 } from '../../../../test/helpers/api.js';
+import { signIn, startAdminApi, type AdminSessionClient } from '../../../../test/helpers/admin.js';
+
+/**
+ * The label capability's route tests, public and admin, each against the real app and Redis:
+ * - the public label reads (GET /labels, GET /labels/:labelId/chats);
+ * - the admin label routes and the admin chat list's pin, archive, mute and labels.
+ */
 
 /**
  * The label reads against the real app and Redis: GET /labels and GET /labels/:labelId/chats answer
@@ -152,5 +159,194 @@ describe('Label reads (GET /labels, GET /labels/:labelId/chats)', () => {
     const carried = (await api('/chats/15550000007/labels')).body as { data: { labels: { id: string }[] } };
     expect(carried.data.labels.map((l) => l.id)).to.deep.equal(['1']);
     expect(await t.redis.exists(keys.labels(deviceId))).to.equal(1);
+  });
+});
+
+const paths = (body: Record<string, unknown>) =>
+  ((body.details ?? []) as { path: (string | number)[] }[]).map((d) => d.path.join('.'));
+
+/**
+ * The admin label routes (the dashboard's Labels tab) and the chat list's state (the Chats page),
+ * against the real app and Redis: the labels and chat states are written as the device's holder
+ * writes them (LabelStore from app-state label notices, ChatIndex.setState from `chats.update`);
+ * the way through the real client and the simulator is services/api/test/dashboard/inbox-chats.test.ts.
+ */
+describe('Admin API: a device’s labels and its chats’ pin, archive, mute and labels, as the public label routes', () => {
+  let t: TestApi;
+  let admin: AdminSessionClient;
+  let store: LabelStore;
+  let chats: ChatIndex;
+
+  before(async () => {
+    t = await startAdminApi({ rateLimits: { groups: 1000 } });
+    admin = await signIn(t);
+    store = new LabelStore(t.redis, t.services.encryption);
+    chats = new ChatIndex(t.redis, t.services.encryption);
+  });
+  after(() => t.close());
+
+  const publicGet = async (deviceId: string, path: string) =>
+    call(`${t.api}${path}`, { token: await createToken(t, { deviceId }) });
+  const write = (deviceId: string, from: string, text: string) =>
+    t.services.inbound.record(deviceId, {
+      platformMessageId: newPlatformMessageId(),
+      from,
+      contact: { phone: from },
+      text,
+      receivedAt: new Date(),
+      waKey: { remoteJid: `${from}@s.whatsapp.net` },
+    });
+
+  it('When the device learned labels, then the admin reads answer as the public GET /labels and a label’s chats', async () => {
+    const deviceId = freshDeviceId();
+    await markConnected(t.redis, deviceId);
+    await store.edit(deviceId, { id: '5', name: 'VIP', color: 3, deleted: false });
+    await store.edit(deviceId, { id: '7', name: 'عميل جديد', color: 12, deleted: false });
+    for (const chat of ['15552700002', '15552700001']) await store.associate(deviceId, '5', chat, true);
+
+    const list = await admin.call(`/devices/${deviceId}/labels`);
+    expect(list.status).to.equal(200);
+    expect(list.body).to.deep.equal((await publicGet(deviceId, '/labels')).body);
+    expect(list.body).to.deep.equal({
+      success: true,
+      data: {
+        total: 2,
+        labels: [
+          { id: '5', name: 'VIP', color: 3, chats: 2 },
+          { id: '7', name: 'عميل جديد', color: 12, chats: 0 },
+        ],
+      },
+    });
+    const page = await admin.call(`/devices/${deviceId}/labels/5/chats?limit=1`);
+    expect(page.body).to.deep.equal((await publicGet(deviceId, '/labels/5/chats?limit=1')).body);
+    expect(page.body).to.deep.equal({
+      success: true,
+      data: { labelId: '5', chats: ['15552700001'], next: '15552700001' },
+    });
+    const ofChat = await admin.call(`/devices/${deviceId}/chats/15552700002/labels`);
+    expect(ofChat.body).to.deep.equal({
+      success: true,
+      data: { chatId: '15552700002', labels: [{ id: '5', name: 'VIP', color: 3 }] },
+    });
+  });
+
+  it('When the chats have a pin, an archive, a mute and labels, then the admin chat list shows them (the public GET /chats does not)', async () => {
+    const deviceId = freshDeviceId();
+    await markConnected(t.redis, deviceId);
+    const [ana, ben, cy] = ['15552700011', '15552700012', '15552700013'];
+    await write(deviceId, ana, 'Hi from Ana');
+    await write(deviceId, ben, 'Hi from Ben');
+    await write(deviceId, cy, 'Hi from Cy');
+    const inAnHour = new Date(Date.now() + 3600_000);
+    expect(await chats.setState(deviceId, ana, { pinned: true, mutedUntil: inAnHour })).to.equal(true);
+    expect(await chats.setState(deviceId, ben, { archived: true })).to.equal(true);
+    // A mute with no end (WhatsApp's "Always": a negative end time), and one already over.
+    expect(await chats.setState(deviceId, cy, { mutedUntil: new Date(-1) })).to.equal(true);
+    await store.edit(deviceId, { id: '3', name: 'Paid', color: 5, deleted: false });
+    await store.edit(deviceId, { id: '9', name: 'Follow up', color: 1, deleted: false });
+    await store.associate(deviceId, '9', ana, true);
+    await store.associate(deviceId, '3', ana, true);
+    await store.associate(deviceId, '3', ben, true);
+
+    const stateOf = async () => {
+      const res = await admin.call(`/devices/${deviceId}/chats?limit=10`);
+      expect(res.status).to.equal(200);
+      const list = res.body.chats as Record<string, unknown>[];
+      return Object.fromEntries(
+        list.map((c) => [c.id, [c.pinned, c.archived, c.mutedUntil, c.labels]] as const),
+      );
+    };
+    expect(await stateOf()).to.deep.equal({
+      [ana]: [true, false, inAnHour.toISOString(), ['3', '9']],
+      [ben]: [false, true, null, ['3']],
+      [cy]: [false, false, MUTED_ALWAYS, []],
+    });
+
+    // Undone (as an unpin, an unarchive, an unmute arrive), and a label taken off.
+    await chats.setState(deviceId, ana, { pinned: false, mutedUntil: null });
+    await chats.setState(deviceId, ben, { archived: false });
+    await chats.setState(deviceId, cy, { mutedUntil: new Date(Date.now() - 1000) });
+    await store.associate(deviceId, '3', ana, false);
+    expect(await stateOf()).to.deep.equal({
+      [ana]: [false, false, null, ['9']],
+      [ben]: [false, false, null, ['3']],
+      [cy]: [false, false, null, []],
+    });
+
+    // The public GET /chats keeps its shape.
+    const pub = await publicGet(deviceId, '/chats');
+    const first = (pub.body.data as { chats: Record<string, unknown>[] }).chats[0]!;
+    for (const field of ['pinned', 'archived', 'mutedUntil', 'labels'])
+      expect(first, field).to.not.have.property(field);
+  });
+
+  it('When a chat has no record, then its state is not kept (no key is made for it)', async () => {
+    const deviceId = freshDeviceId();
+    expect(await chats.setState(deviceId, '15552700099', { pinned: true })).to.equal(false);
+    expect(await t.redis.exists(keys.chat(deviceId, '15552700099'))).to.equal(0);
+  });
+
+  it('When the input is bad, then 400 names the field; an unknown label is 404; no account linked is 409, as the public routes answer', async () => {
+    const deviceId = freshDeviceId();
+    await markConnected(t.redis, deviceId);
+    const cases: [string, string, unknown, string[]][] = [
+      ['POST', `/devices/${deviceId}/labels`, {}, ['name']],
+      ['POST', `/devices/${deviceId}/labels`, { name: 'x'.repeat(101) }, ['name']],
+      ['POST', `/devices/${deviceId}/labels`, { name: 'VIP', color: 20 }, ['color']],
+      ['PATCH', `/devices/${deviceId}/labels/abc`, { name: 'VIP' }, ['labelId']],
+      ['PATCH', `/devices/${deviceId}/chats/15552700011`, {}, []],
+      ['PATCH', `/devices/${deviceId}/chats/15552700011`, { muted: true, muteSeconds: 10 }, ['muteSeconds']],
+      ['PATCH', `/devices/${deviceId}/chats/abc`, { pinned: true }, ['chatId']],
+      ['POST', `/devices/${deviceId}/chats/15552700011/labels`, { labelId: 'x' }, ['labelId']],
+      ['GET', `/devices/${deviceId}/labels/5/chats?limit=0`, undefined, ['limit']],
+      ['GET', `/devices/Bad Id/labels`, undefined, ['deviceId']],
+    ];
+    for (const [method, path, json, fields] of cases) {
+      const res = await admin.call(path.replace(' ', '%20'), { method, json });
+      const what = `${method} ${path} ${JSON.stringify(json)}`;
+      expect(res.status, what).to.equal(400);
+      expect(res.body.success, what).to.equal(false);
+      if (fields.length) expect(paths(res.body), what).to.deep.equal(fields);
+    }
+    const unknown = await admin.call(`/devices/${deviceId}/labels/42`, {
+      method: 'PATCH',
+      json: { name: 'x' },
+    });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.deep.equal({ success: false, error: LABEL_ERRORS.unknownLabel });
+    expect((await admin.call(`/devices/${deviceId}/labels/42/chats`)).status).to.equal(404);
+
+    const unlinked = freshDeviceId();
+    for (const [method, path, json] of [
+      ['GET', `/devices/${unlinked}/labels`, undefined],
+      ['POST', `/devices/${unlinked}/labels`, { name: 'VIP' }],
+      ['PATCH', `/devices/${unlinked}/chats/15552700011`, { pinned: true }],
+      ['POST', `/devices/${unlinked}/chats/15552700011/labels`, { labelId: '5' }],
+    ] as const) {
+      const res = await admin.call(path, { method, json });
+      expect(res.status, `${method} ${path}`).to.equal(409);
+      expect(res.body, `${method} ${path}`).to.deep.equal({ success: false, error: ERRORS.noDevice });
+    }
+    // A body on a DELETE is refused, as every admin route's.
+    const withBody = await admin.call(`/devices/${deviceId}/labels/5`, { method: 'DELETE', json: { x: 1 } });
+    expect(withBody.status).to.equal(400);
+  });
+
+  it('When there is no session, or no CSRF token, then 401 or 403 as every admin change', async () => {
+    const deviceId = freshDeviceId();
+    const anonymous = await call(`${t.url}/api/admin/v1/devices/${deviceId}/labels`);
+    expect(anonymous.status).to.equal(401);
+    for (const [method, path] of [
+      ['POST', `/devices/${deviceId}/labels`],
+      ['PATCH', `/devices/${deviceId}/chats/15552700011`],
+      ['DELETE', `/devices/${deviceId}/chats/15552700011/labels/5`],
+    ] as const) {
+      const res = await admin.call(path, {
+        method,
+        json: method === 'DELETE' ? undefined : { name: 'x', pinned: true },
+        csrf: false,
+      });
+      expect(res.status, `${method} ${path}`).to.equal(403);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { keys, newPlatformMessageId, ERRORS, type DeviceCommandReply } from '@mgw/contracts';
 import { createRedis } from '@mgw/common';
-import { ERRORS, keys, type DeviceCommandReply } from '@mgw/contracts';
 import { DeviceCommandResponder, storageContext } from '@mgw/store';
 import {
   call,
@@ -11,6 +11,114 @@ import {
   startApi,
   type TestApi,
 } from '../../../../test/helpers/api.js';
+
+/**
+ * The message reads' route tests, each against the real app and Redis:
+ * - GET /messages, the pages of the message index;
+ * - GET /messages/:id/media, an inbound message's media handed over by the device's holder.
+ */
+
+interface Page {
+  messages: { messageId: string; text?: string; direction: string }[];
+  nextCursor?: string;
+}
+
+/**
+ * GET /messages' pages against the real app and Redis: newest first through the message index, a
+ * cursor that covers every message once, a page filled past records that expired (their ids
+ * dropped from the index), and a filter that skips what it does not want.
+ */
+describe('GET /messages (pages of the message index)', () => {
+  let t: TestApi;
+  let deviceId: string;
+  let token: string;
+
+  before(async () => {
+    t = await startApi();
+  });
+  beforeEach(async () => {
+    deviceId = freshDeviceId();
+    token = await createToken(t, { deviceId });
+  });
+  after(() => t.close());
+
+  const receive = async (n: number): Promise<string> =>
+    (await t.services.inbound.record(deviceId, {
+      platformMessageId: newPlatformMessageId(),
+      from: '15552700001',
+      contact: { phone: '15552700001' },
+      text: `message ${n}`,
+      receivedAt: new Date(),
+      waKey: { remoteJid: '15552700001@s.whatsapp.net' },
+    })) as string;
+  const page = async (query: string): Promise<Page> => {
+    const res = await call(`${t.api}/messages?${query}`, { token });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return res.body.data as Page;
+  };
+
+  it('When a device has more messages than a page, then the cursor pages through each once, newest first, and the last page has no cursor', async () => {
+    for (let n = 1; n <= 7; n++) await receive(n);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const p = await page(`limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(p.messages.length).to.be.at.most(3);
+      seen.push(...p.messages.map((m) => m.text!));
+      cursor = p.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(seen).to.deep.equal([7, 6, 5, 4, 3, 2, 1].map((n) => `message ${n}`));
+    expect(pages).to.equal(3);
+    // A page as long as what is left ends there: no cursor to an empty page.
+    expect((await page('limit=7')).nextCursor).to.equal(undefined);
+  });
+
+  it('When records of the page expired, then the page still fills to its limit from older ones and their ids leave the index', async () => {
+    const ids: string[] = [];
+    for (let n = 1; n <= 6; n++) ids.push(await receive(n));
+    // The two newest expired (their records gone, their ids still indexed).
+    await t.redis.del(keys.message(deviceId, ids[5]!), keys.message(deviceId, ids[4]!));
+    const first = await page('limit=3');
+    expect(first.messages.map((m) => m.text)).to.deep.equal(['message 4', 'message 3', 'message 2']);
+    expect(first.nextCursor).to.be.a('string');
+    const rest = await page(`limit=3&cursor=${first.nextCursor}`);
+    expect(rest.messages.map((m) => m.text)).to.deep.equal(['message 1']);
+    expect(rest.nextCursor).to.equal(undefined);
+    expect(await t.redis.zscore(keys.messageIndex(deviceId), ids[5]!)).to.equal(null);
+  });
+
+  it('When a filter skips messages, then the page holds only those it wants', async () => {
+    for (let n = 1; n <= 4; n++) await receive(n);
+    expect((await page('limit=2&direction=outbound')).messages).to.deep.equal([]);
+    const inbound = await page('limit=2&direction=inbound');
+    expect(inbound.messages.map((m) => m.text)).to.deep.equal(['message 4', 'message 3']);
+    expect(inbound.nextCursor).to.be.a('string');
+  });
+
+  it('When a sent message is still queued (its job holds it, no record yet), then the page shows it queued among the received ones', async () => {
+    await markConnected(t.redis, deviceId);
+    await receive(1);
+    const sent = await call(`${t.api}/send`, {
+      token,
+      method: 'POST',
+      json: { to: '15552700001', text: 'queued one' },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    const messageId = String(sent.body.messageId);
+    expect(await t.redis.exists(keys.message(deviceId, messageId)), 'no record while queued').to.equal(0);
+    await receive(2);
+    const p = await page('limit=5');
+    expect(p.messages.map((m) => m.messageId)).to.include(messageId);
+    expect(p.messages.map((m) => m.text ?? (m as { status?: string }).status)).to.deep.equal([
+      'message 2',
+      'queued',
+      'message 1',
+    ]);
+    expect(p.nextCursor).to.equal(undefined);
+  });
+});
 
 describe('GET /messages/:id/media', () => {
   let t: TestApi;
