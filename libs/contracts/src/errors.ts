@@ -44,6 +44,26 @@ export const ERRORS = {
   webSocketUpgradeRequired:
     'This endpoint is a WebSocket: open it with a WebSocket client (Upgrade: websocket)',
   poolTokenNotAllowed: 'This token sends through a pool of devices: use a device token for this request',
+  /**
+   * 404 (docs/workspaces.md): a device a request names (`/devices/{deviceId}/…`) that its token may
+   * not act on: another workspace's, or none. The same answer for both, so no workspace learns
+   * which ids another holds.
+   */
+  deviceNotFound: 'Device not found',
+  /** 400: a workspace token on a route that acts on one device, without naming the device. */
+  deviceNotNamed:
+    'This token acts on the devices of its workspace: name the device, /api/messenger/v1/devices/{deviceId}/…',
+  /** 403: a device or pool token on a route that acts on the workspace (its devices, its tokens). */
+  workspaceTokenRequired:
+    'This request acts on a workspace: use a workspace token (a token without a device link)',
+  /** 429: a workspace quota reached; `details` names it, its limit and when it resets (null: not by time). */
+  workspaceQuota: 'Workspace quota reached',
+  /** 404 on DELETE /tokens/{tokenId}: no token of the caller's workspace has that id. */
+  workspaceTokenNotFound: 'Token not found',
+  /** 413 on POST /tokens (a workspace token): 4 KB. */
+  workspaceBodyTooLarge: 'Request body too large: token requests are limited to 4 KB',
+  /** 403: a token of a suspended workspace (its devices keep their queues, docs/workspaces.md). */
+  workspaceSuspended: 'This workspace is suspended',
   /** 409 on POST /send `edit` / `delete` (revisions.ts): the target cannot be changed any more. */
   editWindowPassed:
     'The message can no longer be edited: WhatsApp allows edits for 15 minutes after it was sent',

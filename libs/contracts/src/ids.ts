@@ -70,3 +70,11 @@ export function newAdminTokenId(): string {
 export function newAdminTokenValue(): string {
   return 'mgwadm_' + randomBytes(32).toString('base64url');
 }
+
+/**
+ * The id of a device a workspace token creates (docs/workspaces.md): random, so that a workspace
+ * never learns which ids another holds (a chosen id that is taken would tell it). A device id slug.
+ */
+export function newWorkspaceDeviceId(): string {
+  return 'd' + randomBytes(8).toString('hex');
+}

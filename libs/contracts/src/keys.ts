@@ -11,6 +11,8 @@ const P = 'mgw';
 const device = (deviceId: string) => `${P}:{${deviceId}}`;
 /** A pool's keys share the hash tag `{pool:<poolId>}`: one slot per pool (pool ids are slugs too). */
 const pool = (poolId: string) => `${P}:{pool:${poolId}}`;
+/** A workspace's keys share the hash tag `{ws:<workspaceId>}` (workspace ids are slugs too). */
+const workspace = (workspaceId: string) => `${P}:{ws:${workspaceId}}`;
 
 export const keys = {
   // --- global ---------------------------------------------------------------------------------
@@ -380,6 +382,24 @@ export const keys = {
   poolMoves: (poolId: string) => `${pool(poolId)}:moves`,
   /** String: the lease of the one process that moves the pool's messages now. */
   poolMoverLease: (poolId: string) => `${pool(poolId)}:mover`,
+
+  // --- workspaces (docs/workspaces.md; hash tag {ws:<workspaceId>}; libs/store/src/workspaces/) -
+  /** Set: the ids of every workspace (the admin API's list). */
+  workspaceIndex: () => `${P}:workspaces`,
+  /**
+   * Hash: a workspace's record: `id`, `name`, `status` (active | suspended), its quotas
+   * (`quota:<name>`, absent = none), `createdAt`, `updatedAt`.
+   */
+  workspace: (workspaceId: string) => `${workspace(workspaceId)}:def`,
+  /** Set: the device ids the workspace owns (its device quota counts these). */
+  workspaceDevices: (workspaceId: string) => `${workspace(workspaceId)}:devices`,
+  /**
+   * Hash: device id -> the workspace that owns it. A device absent here belongs to `default`
+   * (DEFAULT_WORKSPACE): every device of an install from before workspaces is default's as it is.
+   */
+  deviceWorkspaces: () => `${P}:device-workspaces`,
+  /** Pub/sub channel: a workspace id whose record changed (processes caching it read it again). */
+  workspacesChannel: () => `${P}:events:workspaces`,
 } as const;
 
 /**

@@ -64,6 +64,15 @@ export const DEVICE_ID_PATTERN = /^[a-z0-9](?:[a-z0-9_-]{0,31})$/;
 /** Pool ids: slugs like device ids (they appear in Redis keys and metric labels). */
 export const POOL_ID_PATTERN = DEVICE_ID_PATTERN;
 
+/** Workspace ids: slugs like device ids (they appear in Redis keys). */
+export const WORKSPACE_ID_PATTERN = DEVICE_ID_PATTERN;
+
+/**
+ * The workspace that owns everything no other workspace owns: every device, token and pool of an
+ * install from before workspaces, and what the operator makes without naming one (docs/workspaces.md).
+ */
+export const DEFAULT_WORKSPACE = 'default';
+
 /** The API's rate-limited endpoints, with the spec's per-minute defaults. */
 export const RATE_LIMITS = {
   connect: 15,

@@ -67,6 +67,9 @@ export * from './events/broker-settings.js';
 // Pools: named sets of devices one batch is spread over (their definitions).
 export * from './pools/pool-store.js';
 
+// Workspaces: the operator's customers and what each owns (docs/workspaces.md).
+export * from './workspaces/workspace-store.js';
+
 // Access: API tokens, failed sign-ins, rate limits.
 export * from './access/token-store.js';
 export * from './access/auth-failures.js';

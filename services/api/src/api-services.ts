@@ -1,4 +1,9 @@
-import type { Logger, createDefaultMetricsRegistry, RedisClient } from '@mgw/common';
+import {
+  serializeError,
+  type Logger,
+  type createDefaultMetricsRegistry,
+  type RedisClient,
+} from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import { createOutboundClient, type OutboundClient } from '@mgw/common';
 import {
@@ -23,6 +28,7 @@ import {
   SessionStore,
   TokenStore,
   WebhookStore,
+  WorkspaceStore,
   type Encryption,
   StatusStore,
 } from '@mgw/store';
@@ -32,6 +38,7 @@ import { Idempotency } from './http/idempotency.js';
 import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './enqueue/message-acceptor.js';
 import { TokenCache } from './http/token-cache.js';
+import { WorkspaceCache } from './http/workspace-cache.js';
 import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
 import { EventStreams } from './features/events/event-streams.js';
@@ -57,6 +64,10 @@ export interface ApiServices {
   tokens: TokenStore;
   /** Verified tokens, kept briefly and dropped at once when revoked. */
   tokenCache: TokenCache;
+  /** The workspaces and what each owns (docs/workspaces.md). */
+  workspaces: WorkspaceStore;
+  /** Their records as auth reads them on every request: kept, and dropped at once when changed. */
+  workspaceCache: WorkspaceCache;
   sessions: SessionStore;
   messages: MessageStore;
   batches: BatchStore;
@@ -159,6 +170,8 @@ export function createApiServices(base: {
   });
   const tokens = new TokenStore(redis);
   const tokenCache = new TokenCache(tokens, base.subscriber, logger);
+  const workspaces = new WorkspaceStore(redis);
+  const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger);
   // A run holds its key at most the longest wait of a request (OTP, connect), with room to spare:
   // a claim older than that was left by a run that is gone, and is taken over.
   const inProgressTtl =
@@ -192,6 +205,8 @@ export function createApiServices(base: {
     defaultMetrics: base.defaultMetrics,
     tokens,
     tokenCache,
+    workspaces,
+    workspaceCache,
     sessions: new SessionStore(redis),
     messages,
     batches,
@@ -222,6 +237,12 @@ export function createApiServices(base: {
     commands: new DeviceCommandClient(redis, bullRedis),
     start: async () => {
       await tokenCache.start();
+      await workspaceCache.start();
+      // An install from before workspaces: its devices listed under `default` (they are its
+      // already: a device no workspace names is default's). Serving does not wait on it.
+      workspaces.adopt().catch((err: unknown) => {
+        logger.warn('could not list the devices of the default workspace', { err: serializeError(err) });
+      });
       await eventStreams.start();
       mover.start();
       trimmer.start();

@@ -5,6 +5,7 @@ import { mountDashboard } from './http/dashboard-static.js';
 import { AdminAuth } from './http/session/admin-auth.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './http/auth.js';
+import { devicePath } from './http/device-path.js';
 import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { SendRateLimit } from './http/send-rate-limit.js';
@@ -58,7 +59,9 @@ export function createApp(s: ApiServices): Express {
     metrics: s.metrics,
     logger: s.logger,
   });
-  const auth = authenticate({ ...s, tokens: s.tokenCache });
+  // A workspace token names its device in the path (/devices/{id}/…): taken off before routing.
+  app.use(devicePath());
+  const auth = authenticate({ ...s, tokens: s.tokenCache, workspaces: s.workspaceCache });
   // The admin API exists only with ADMIN_PASSWORD or ADMIN_API_TOKEN set (404 otherwise).
   const { admin } = s.config;
   const adminAuth =

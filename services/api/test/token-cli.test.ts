@@ -85,4 +85,31 @@ describe('token CLI', function () {
     expect(revokeMissing.stderr).to.include('no token with id tok_000000000000');
     for (const r of [unknown, noName, badExpiry, badDevice, noId]) expect(r.stdout).to.equal('');
   });
+
+  it('When a token is created with --workspace, then it is a workspace token acting on the devices of that workspace only; an unknown workspace or a device of another is refused', async () => {
+    const ws = `cli${process.pid}`;
+    await t.services.workspaces.create({ id: ws, name: 'CLI customer' });
+    const device = `cli-d${process.pid}`;
+    expect(await t.services.workspaces.addDevice(ws, device)).to.equal('added');
+    const made = await token('create', '--name', 'customer', '--workspace', ws);
+    expect(made.code, made.stderr).to.equal(0);
+    expect(made.stdout).to.include(`every device of workspace ${ws}`);
+    const value = lastLine(made.stdout);
+    expect((await call(`${t.api}/devices`, { token: value })).status).to.equal(200);
+    expect((await call(`${t.api}/devices/${device}/status`, { token: value })).status).to.equal(200);
+    expect(
+      (await call(`${t.api}/devices/${t.config.defaultDeviceId}/status`, { token: value })).status,
+    ).to.equal(404);
+    const id = /Created token (tok_[0-9a-f]+)/.exec(made.stdout)![1]!;
+    const row = (await token('list')).stdout.split('\n').find((l) => l.startsWith(id));
+    expect(row).to.include(`workspace:${ws}`);
+    const [unknown, foreign] = await Promise.all([
+      token('create', '--name', 'x', '--workspace', 'no-such-workspace'),
+      token('create', '--name', 'x', '--workspace', ws, '--device', t.config.defaultDeviceId),
+    ]);
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.include('no workspace with id no-such-workspace');
+    expect(foreign.code).to.equal(1);
+    expect(foreign.stderr).to.include(`is not a device of workspace ${ws}`);
+  });
 });

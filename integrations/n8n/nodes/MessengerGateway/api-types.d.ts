@@ -3143,6 +3143,224 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/workspace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceResult'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/devices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceDeviceList'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceDeviceResult'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/devices/{deviceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceDeviceResult'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceTokenList'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            deviceId?: string;
+            expiresIn?: string;
+          };
+        };
+      };
+      responses: {
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceTokenCreated'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/tokens/{tokenId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tokenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceTokenRevoked'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4237,6 +4455,78 @@ export interface components {
       success: true;
       /** @constant */
       message: 'Webhook removed';
+    };
+    Workspace: {
+      id: string;
+      name: string;
+      /** @enum {unknown} */
+      status: 'active' | 'suspended';
+      quotas: {
+        devices?: number;
+        messagesPerDay?: number;
+        queuedMessages?: number;
+        mediaBytes?: number;
+      };
+      devices: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    WorkspaceDevice: {
+      deviceId: string;
+      /** @enum {unknown} */
+      status: 'connected' | 'connecting' | 'disconnected';
+      phone?: string;
+      name?: string;
+    };
+    WorkspaceToken: {
+      /** @constant */
+      kind: 'api';
+      id: string;
+      name: string;
+      deviceId?: string;
+      poolId?: string;
+      workspaceId?: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt?: string;
+      expired: boolean;
+      /** Format: date-time */
+      lastUsedAt?: string;
+    };
+    WorkspaceResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['Workspace'];
+    };
+    WorkspaceDeviceResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['WorkspaceDevice'];
+    };
+    WorkspaceDeviceList: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['WorkspaceDevice'][];
+    };
+    WorkspaceTokenList: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['WorkspaceToken'][];
+    };
+    WorkspaceTokenCreated: {
+      /** @constant */
+      success: true;
+      data: {
+        token: components['schemas']['WorkspaceToken'];
+        value: string;
+      };
+    };
+    WorkspaceTokenRevoked: {
+      /** @constant */
+      success: true;
     };
   };
   responses: never;

@@ -11,6 +11,11 @@ export interface TokenRecord {
   deviceId?: string;
   /** The pool this token sends through (docs/pools.md); never with `deviceId`. */
   poolId?: string;
+  /**
+   * The workspace the token belongs to (docs/workspaces.md); absent = `default`. A token with
+   * neither `deviceId` nor `poolId` is its workspace's token: it acts on any device of it.
+   */
+  workspaceId?: string;
   createdAt: string;
   expiresAt?: string;
   /** When the token last authenticated, to within `LAST_USED_INTERVAL_MS` (noteUse). */
@@ -91,6 +96,7 @@ export class TokenStore {
     name: string;
     deviceId?: string;
     poolId?: string;
+    workspaceId?: string;
     expiresInMs?: number;
     now?: Date;
   }): Promise<{ value: string; token: TokenRecord }> {
@@ -104,6 +110,9 @@ export class TokenStore {
       name: input.name,
       ...(input.deviceId ? { deviceId: input.deviceId } : {}),
       ...(input.poolId ? { poolId: input.poolId } : {}),
+      // Given: a token of that workspace (default's too). Not given: a token of the shape from
+      // before workspaces, which auth keeps to its old reach (docs/workspaces.md).
+      ...(input.workspaceId ? { workspaceId: input.workspaceId } : {}),
       createdAt: now.toISOString(),
       ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
     };
@@ -210,6 +219,7 @@ function toRecord(h: Record<string, string> | undefined): TokenRecord | undefine
     name: h.name ?? '',
     ...(h.deviceId ? { deviceId: h.deviceId } : {}),
     ...(h.poolId ? { poolId: h.poolId } : {}),
+    ...(h.workspaceId ? { workspaceId: h.workspaceId } : {}),
     createdAt: h.createdAt,
     ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
     ...(h.lastUsedAt ? { lastUsedAt: h.lastUsedAt } : {}),

@@ -1,6 +1,6 @@
 /**
  * API token administration:
- *   npm run -s token -- create --name NAME [--device ID | --pool ID] [--expires-in 30d]
+ *   npm run -s token -- create --name NAME [--device ID | --pool ID] [--workspace ID] [--expires-in 30d]
  *   npm run -s token -- list
  *   npm run -s token -- revoke ID
  * and the same for admin API tokens (automation of `/api/admin/v1`, see docs/dashboard.md):
@@ -10,14 +10,31 @@
  * `create` and `admin-create` print the value alone on the last line of stdout (shown only once).
  */
 import { parseArgs } from 'node:util';
-import { closeRedis, createRedis, redisConfig, redisEnv, validateEnv, waitForRedis } from '@mgw/common';
-import { DEVICE_ID_PATTERN, POOL_ID_PATTERN } from '@mgw/contracts';
-import { ADMIN_TOKENS, PoolStore, TokenStore, isExpired, parseDuration, type TokenRecord } from '@mgw/store';
+import {
+  closeRedis,
+  createRedis,
+  redisConfig,
+  redisEnv,
+  validateEnv,
+  waitForRedis,
+  type RedisClient,
+} from '@mgw/common';
+import { DEFAULT_WORKSPACE, DEVICE_ID_PATTERN, POOL_ID_PATTERN, WORKSPACE_ID_PATTERN } from '@mgw/contracts';
+import {
+  ADMIN_TOKENS,
+  PoolStore,
+  TokenStore,
+  WorkspaceStore,
+  isExpired,
+  parseDuration,
+  type TokenRecord,
+} from '@mgw/store';
 import { runCli } from './run-cli.js';
 import { table } from './table.js';
 
 const USAGE = `Usage:
-  token create --name NAME [--device DEVICE_ID | --pool POOL_ID] [--expires-in <n>s|m|h|d]
+  token create --name NAME [--device DEVICE_ID | --pool POOL_ID] [--workspace WORKSPACE_ID]
+               [--expires-in <n>s|m|h|d]
   token list
   token revoke TOKEN_ID
   token admin-create --name NAME [--expires-in <n>s|m|h|d]
@@ -28,7 +45,14 @@ class UsageError extends Error {}
 
 /** `admin: true`: an admin API token (the `admin-` commands), apart from the API tokens. */
 type Command = { admin: boolean } & (
-  | { kind: 'create'; name: string; deviceId?: string; poolId?: string; expiresInMs?: number }
+  | {
+      kind: 'create';
+      name: string;
+      deviceId?: string;
+      poolId?: string;
+      workspaceId?: string;
+      expiresInMs?: number;
+    }
   | { kind: 'list' }
   | { kind: 'revoke'; id: string }
 );
@@ -44,6 +68,7 @@ function parseCommand(argv: string[]): Command {
         name: { type: 'string' },
         device: { type: 'string' },
         pool: { type: 'string' },
+        workspace: { type: 'string' },
         'expires-in': { type: 'string' },
       },
       allowPositionals: true,
@@ -52,8 +77,13 @@ function parseCommand(argv: string[]): Command {
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
     const name = values.name?.trim();
     if (!name) throw new UsageError('--name is required');
-    if (admin && (values.device !== undefined || values.pool !== undefined)) {
-      throw new UsageError('an admin token acts on every device: admin-create takes no --device or --pool');
+    if (
+      admin &&
+      (values.device !== undefined || values.pool !== undefined || values.workspace !== undefined)
+    ) {
+      throw new UsageError(
+        'an admin token acts on every device: admin-create takes no --device, --pool or --workspace',
+      );
     }
     if (values.device !== undefined && values.pool !== undefined) {
       throw new UsageError('a token acts on one device or sends through one pool: give --device or --pool');
@@ -77,7 +107,27 @@ function parseCommand(argv: string[]): Command {
         );
       }
     }
-    return { admin, kind: 'create', name, deviceId: values.device, poolId: values.pool, expiresInMs };
+    if (values.workspace !== undefined && !WORKSPACE_ID_PATTERN.test(values.workspace)) {
+      throw new UsageError(
+        `--workspace must be a workspace id: 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit (got "${values.workspace}")`,
+      );
+    }
+    if (
+      values.workspace !== undefined &&
+      values.pool !== undefined &&
+      values.workspace !== DEFAULT_WORKSPACE
+    ) {
+      throw new UsageError("pools are the default workspace's: --pool takes no --workspace but default");
+    }
+    return {
+      admin,
+      kind: 'create',
+      name,
+      deviceId: values.device,
+      poolId: values.pool,
+      workspaceId: values.workspace,
+      expiresInMs,
+    };
   }
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -111,9 +161,11 @@ function formatList(tokens: TokenRecord[], now: Date, admin: boolean): string {
   return table(rows);
 }
 
-/** What an API token acts on: its device, its pool, or the default device. */
+/** What an API token acts on: its device, its pool, its workspace's devices, or the default device. */
 function scopeOf(t: TokenRecord): string {
-  return t.poolId ? `pool:${t.poolId}` : (t.deviceId ?? '(default)');
+  if (t.poolId) return `pool:${t.poolId}`;
+  if (t.deviceId) return t.deviceId;
+  return t.workspaceId ? `workspace:${t.workspaceId}` : '(default)';
 }
 
 async function run(command: Command): Promise<number> {
@@ -128,12 +180,21 @@ async function run(command: Command): Promise<number> {
         process.stderr.write(`error: no pool with id ${command.poolId} (create it in the dashboard first)\n`);
         return 1;
       }
+      const refused = command.workspaceId && (await workspaceRefusal(redis, command));
+      if (refused) {
+        process.stderr.write(`error: ${refused}\n`);
+        return 1;
+      }
       const { value, token } = await store.create(command);
       const scope = command.admin
         ? 'the admin API'
         : token.poolId
           ? `pool: ${token.poolId}`
-          : `device: ${token.deviceId ?? '(default)'}`;
+          : token.deviceId
+            ? `device: ${token.deviceId}`
+            : token.workspaceId
+              ? `every device of workspace ${token.workspaceId}`
+              : 'device: (default)';
       process.stdout.write(
         `Created ${kind} ${token.id} (name: ${token.name}, ${scope}, ` +
           `expires: ${token.expiresAt ?? 'never'})\n` +
@@ -154,6 +215,25 @@ async function run(command: Command): Promise<number> {
   } finally {
     await closeRedis(redis);
   }
+}
+
+/**
+ * Why a token of a workspace cannot be made (docs/workspaces.md): no such workspace (default is
+ * made when first named), or a device it does not own.
+ */
+async function workspaceRefusal(
+  redis: RedisClient,
+  command: { workspaceId?: string; deviceId?: string },
+): Promise<string | undefined> {
+  const workspaces = new WorkspaceStore(redis);
+  const id = command.workspaceId!;
+  if (id === DEFAULT_WORKSPACE) await workspaces.ensureDefault();
+  else if (!(await workspaces.get(id)))
+    return `no workspace with id ${id} (create it in the admin API first)`;
+  if (command.deviceId && (await workspaces.workspaceOf(command.deviceId)) !== id) {
+    return `device ${command.deviceId} is not a device of workspace ${id}`;
+  }
+  return undefined;
 }
 
 await runCli(USAGE, parseCommand, run);

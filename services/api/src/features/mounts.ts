@@ -25,6 +25,7 @@ import { send } from './send/mount.js';
 import { statuses } from './statuses/mount.js';
 import { tokens } from './tokens/mount.js';
 import { webhooks } from './webhooks/mount.js';
+import { workspaces } from './workspaces/mount.js';
 
 /**
  * The public API, one capability per folder. The app mounts them in this order (express tries
@@ -50,6 +51,7 @@ export const FEATURES: readonly AnyFeature[] = [
   labels,
   mcp,
   webhooks,
+  workspaces,
   tokens,
   sandbox,
   devices,

@@ -3,8 +3,10 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { ApiError } from './api-error.js';
 import { type ApiConfig } from '../config.js';
-import { ERRORS, type Metrics } from '@mgw/contracts';
-import { recordAuthFailure, type TokenStore } from '@mgw/store';
+import { DEFAULT_WORKSPACE, ERRORS, type Metrics } from '@mgw/contracts';
+import { recordAuthFailure, type TokenRecord, type TokenStore } from '@mgw/store';
+import { namedDeviceOf } from './device-path.js';
+import type { WorkspaceCache } from './workspace-cache.js';
 
 /** Who is calling: set by `authenticate` on `res.locals.auth`. */
 export interface AuthContext {
@@ -12,12 +14,17 @@ export interface AuthContext {
   /** SHA-256 of the token: the key of per-token rate limits and idempotency records. */
   tokenHash: string;
   /**
-   * The device this request acts on: the token's own, or the default device. For a pool token,
-   * `pool:<poolId>` (no device is so named): it only names the slot of the token's rate-limit count.
+   * The device this request acts on: the token's own, the one its path names (a workspace token),
+   * or the default device. For a pool token, `pool:<poolId>`, and for a workspace token acting on
+   * its workspace, `workspace:<id>` (no device is so named): only the slot of its rate-limit count.
    */
   deviceId: string;
   /** A token linked to a pool: its sends are spread over the pool's devices (features/pools/pool-send.ts). */
   poolId?: string;
+  /** The workspace the token belongs to (docs/workspaces.md); `default` for every token before them. */
+  workspaceId: string;
+  /** A workspace token: it acts on any device of its workspace, and on the workspace itself. */
+  workspaceToken?: true;
 }
 
 /**
@@ -33,10 +40,31 @@ const POOL_ROUTES: readonly RegExp[] = [
   /^POST \/mcp$/,
 ];
 
+/**
+ * What acts on a workspace rather than on one of its devices (features/workspaces): a workspace
+ * token calls these without naming a device; device and pool tokens may not call them.
+ */
+const WORKSPACE_ROUTES: readonly RegExp[] = [
+  /^(GET|HEAD|POST) \/devices$/,
+  /^(GET|HEAD|DELETE) \/devices\/[^/]+$/,
+  /^(GET|HEAD|POST) \/tokens$/,
+  /^DELETE \/tokens\/[^/]+$/,
+  /^(GET|HEAD) \/workspace$/,
+];
+
+/** The request as the route lists above spell it: `POST /send` (the API's base taken off). */
+const routeOf = (req: Request): string =>
+  `${req.method} ${req.path.replace(/^\/api\/messenger\/v1/, '').replace(/\/$/, '')}`;
+
 function poolMay(req: Request): boolean {
-  // Every route this guards is under the API's base (/api/messenger/v1).
-  const path = req.path.replace(/^\/api\/messenger\/v1/, '').replace(/\/$/, '');
-  return POOL_ROUTES.some((r) => r.test(`${req.method} ${path}`));
+  const route = routeOf(req);
+  return POOL_ROUTES.some((r) => r.test(route));
+}
+
+/** Whether a request acts on the workspace itself (WORKSPACE_ROUTES). */
+export function isWorkspaceRoute(req: Request): boolean {
+  const route = routeOf(req);
+  return WORKSPACE_ROUTES.some((r) => r.test(route));
 }
 
 export function authOf(res: Response): AuthContext {
@@ -62,6 +90,8 @@ export interface AuthDeps {
    * (throttled, in the background: token-cache.ts).
    */
   tokens: Pick<TokenStore, 'verify'> & { noteUse(tokenHash: string): void };
+  /** The workspaces' records (cached: workspace-cache.ts) and who owns a device. */
+  workspaces: Pick<WorkspaceCache, 'get' | 'ownerOf'>;
   config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
   metrics: Metrics;
 }
@@ -75,7 +105,7 @@ export interface AuthDeps {
  * at all is a plain 401 that counts nothing (CORS preflights, health checkers, curious browsers),
  * and so is any OPTIONS request. Wrong-token answers carry the X-RateLimit-* headers of the guard.
  */
-export function authenticate({ redis, tokens, config, metrics }: AuthDeps): RequestHandler {
+export function authenticate({ redis, tokens, workspaces, config, metrics }: AuthDeps): RequestHandler {
   const limit = config.authFailureLimit;
   const setHeaders = (res: Response, failures: number, ttlMs: number) => {
     res.setHeader('X-RateLimit-Limit', String(limit));
@@ -88,15 +118,10 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
       const value = tokenFrom(req);
       const check = value ? await tokens.verify(value) : undefined;
       if (check?.ok) {
-        const { poolId } = check.token;
-        if (poolId && !poolMay(req)) return next(new ApiError(403, ERRORS.poolTokenNotAllowed));
+        const auth = await authorize(check.token, check.tokenHash, req, res, { workspaces, config });
+        if (auth instanceof ApiError) return next(auth);
         tokens.noteUse(check.tokenHash);
-        res.locals.auth = {
-          tokenId: check.token.id,
-          tokenHash: check.tokenHash,
-          deviceId: poolId ? `pool:${poolId}` : (check.token.deviceId ?? config.defaultDeviceId),
-          ...(poolId ? { poolId } : {}),
-        } satisfies AuthContext;
+        res.locals.auth = auth;
         return next();
       }
       if (!check || req.method === 'OPTIONS') {
@@ -125,4 +150,56 @@ export function authenticate({ redis, tokens, config, metrics }: AuthDeps): Requ
       next(err);
     }
   };
+}
+
+/**
+ * What a verified token may do with this request, and on which device (docs/workspaces.md):
+ * - its workspace must exist and be active (403 when suspended);
+ * - a device token acts on its device; a pool token sends through its pool (POOL_ROUTES);
+ * - a workspace token acts on the device its path names (`/devices/{id}/…`, device-path.ts) when
+ *   its workspace owns it, or on the workspace (WORKSPACE_ROUTES); `default`'s acts on
+ *   DEFAULT_DEVICE_ID when it names none, as a token without a device link did before workspaces;
+ * - a token from before workspaces without a device link (no `workspaceId`) keeps that reach: the
+ *   default device only, so an upgrade widens no token's reach.
+ * A named device the token may not act on is a 404 whoever owns it.
+ */
+async function authorize(
+  token: TokenRecord,
+  tokenHash: string,
+  req: Request,
+  res: Response,
+  { workspaces, config }: Pick<AuthDeps, 'workspaces' | 'config'>,
+): Promise<AuthContext | ApiError> {
+  const workspaceId = token.workspaceId ?? DEFAULT_WORKSPACE;
+  const workspace = await workspaces.get(workspaceId);
+  // A workspace deleted under its tokens: they are no longer anyone's.
+  if (!workspace && workspaceId !== DEFAULT_WORKSPACE) return new ApiError(401, ERRORS.invalidToken);
+  if (workspace?.status === 'suspended') return new ApiError(403, ERRORS.workspaceSuspended);
+  const base = { tokenId: token.id, tokenHash, workspaceId };
+  const named = namedDeviceOf(res);
+  const { poolId, deviceId } = token;
+  if (poolId) {
+    if (named) return new ApiError(404, ERRORS.deviceNotFound);
+    if (!poolMay(req)) return new ApiError(403, ERRORS.poolTokenNotAllowed);
+    return { ...base, deviceId: `pool:${poolId}`, poolId };
+  }
+  if (deviceId) {
+    if (named && named !== deviceId) return new ApiError(404, ERRORS.deviceNotFound);
+    if (isWorkspaceRoute(req)) return new ApiError(403, ERRORS.workspaceTokenRequired);
+    return { ...base, deviceId };
+  }
+  if (!token.workspaceId) {
+    // From before workspaces: the default device, as then.
+    if (named && named !== config.defaultDeviceId) return new ApiError(404, ERRORS.deviceNotFound);
+    if (isWorkspaceRoute(req)) return new ApiError(403, ERRORS.workspaceTokenRequired);
+    return { ...base, deviceId: config.defaultDeviceId };
+  }
+  const workspaceAuth = { ...base, workspaceToken: true as const };
+  if (named) {
+    if ((await workspaces.ownerOf(named)) !== workspaceId) return new ApiError(404, ERRORS.deviceNotFound);
+    return { ...workspaceAuth, deviceId: named };
+  }
+  if (workspaceId === DEFAULT_WORKSPACE) return { ...workspaceAuth, deviceId: config.defaultDeviceId };
+  if (isWorkspaceRoute(req)) return { ...workspaceAuth, deviceId: `workspace:${workspaceId}` };
+  return new ApiError(400, ERRORS.deviceNotNamed);
 }

@@ -20,11 +20,22 @@ export const schemas: Record<string, JsonSchema> = {
       error: str('What went wrong (see the error table of docs/api.md).'),
       details: {
         type: 'array',
-        description: 'Validation problems (400): the path of each field and a message.',
+        description:
+          'Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets.',
         items: closed(
           {
             path: { type: 'array', items: { type: ['string', 'integer'] } },
             message: { type: 'string' },
+            quota: {
+              enum: ['devices', 'messagesPerDay', 'queuedMessages', 'mediaBytes'],
+              description: 'The workspace quota reached (429).',
+            },
+            limit: { type: 'integer', minimum: 0, description: 'Its limit (429).' },
+            resetsAt: {
+              type: ['string', 'null'],
+              format: 'date-time',
+              description: 'When it resets (429; a daily quota: the next midnight UTC); null: not with time.',
+            },
           },
           ['path', 'message'],
         ),

@@ -49,9 +49,14 @@ export function buildOpenApi(config: ApiConfig, features: readonly AnyFeature[] 
       title: 'Messenger Gateway API',
       version: '1',
       description:
-        'HTTP/JSON gateway for linking a WhatsApp account and sending text, media and OTP messages. Every failure is `{ "success": false, "error": "…" }`. Unknown paths answer 404 and known paths called with another method 405 (both after authentication).',
+        'HTTP/JSON gateway for linking a WhatsApp account and sending text, media and OTP messages. Every failure is `{ "success": false, "error": "…" }`. Unknown paths answer 404 and known paths called with another method 405 (both after authentication). A workspace token (docs/workspaces.md) names the device it acts on in the path: every path under /api/messenger/v1 is also served under /api/messenger/v1/devices/{deviceId}/… (`x-device-path`).',
     },
     servers: [{ url: '/' }],
+    'x-device-path': {
+      prefix: `${API_BASE}/devices/{deviceId}`,
+      description:
+        'Every operation under /api/messenger/v1 (but the Workspace ones) is also served with this prefix before its path, for the device {deviceId}: /api/messenger/v1/devices/d0123456789abcdef/send is POST /send for that device. A workspace token must name its device so; a device token may name its own; any other device answers 404.',
+    },
     tags: [...OPENAPI_TAGS],
     security: [{ bearerAuth: [] }, { queryToken: [] }],
     paths: featurePaths(config, features),

@@ -22,6 +22,11 @@ export const OPENAPI_TAGS = [
       'Status updates (stories): post, list with their viewers, delete. Channels (newsletters): create, read, update, delete, follow, list.',
   },
   {
+    name: 'Workspace',
+    description:
+      "A workspace token's own workspace (docs/workspaces.md): its devices and tokens. Every other path is also served under /api/messenger/v1/devices/{deviceId}/… for the device a workspace token acts on.",
+  },
+  {
     name: 'MCP',
     description: 'The Model Context Protocol endpoint for AI agents (docs/mcp.md): tools over these routes.',
   },

@@ -57,15 +57,19 @@ export function openApiProblem(
   body: unknown,
   headers: Headers,
 ): string | undefined {
-  const { pathname } = new URL(url);
+  // A path for a named device (`x-device-path`) is the operation's path with the prefix taken off;
+  // any of them may answer 404 for a device the token may not act on (the document says so there).
+  const original = new URL(url).pathname;
+  const pathname = original.replace(/^(\/api\/messenger\/v1)\/devices\/[^/]+(?=\/.)/, '$1');
   if (!CHECKED.test(pathname)) return undefined;
+  const deviceRefused = pathname !== original && status === 404;
   const { doc, routes } = setup();
   const route = routes.find((r) => r.re.test(pathname));
   const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
   const operation = route ? doc.paths[route.path]?.[verb] : undefined;
   const where = `${method} ${pathname} -> ${status}`;
   let pointer: string;
-  if (!operation) {
+  if (!operation || deviceRefused) {
     if (!UNROUTED.has(status))
       return `${where}: no operation, and ${status} is not an error any path may answer`;
     pointer = '/components/schemas/Error';

@@ -23,6 +23,7 @@ export function tokenView(t: TokenRecord, now = new Date(), kind: TokenKind = 'a
     name: t.name,
     ...(t.deviceId ? { deviceId: t.deviceId } : {}),
     ...(t.poolId ? { poolId: t.poolId } : {}),
+    ...(t.workspaceId ? { workspaceId: t.workspaceId } : {}),
     createdAt: t.createdAt,
     ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}),
     expired: isExpired(t, now),

@@ -1,0 +1,208 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { keys } from '@mgw/contracts';
+import {
+  call,
+  createToken,
+  freshDeviceId,
+  markConnected,
+  type TestApi,
+} from '../../../../test/helpers/api.js';
+import { adminCall, startAdminApi } from '../../../../test/helpers/admin.js';
+
+/**
+ * Workspaces over a real API and Redis (docs/workspaces.md): the operator makes two, each gets a
+ * workspace token, creates and names its devices, mints tokens; neither reaches the other's.
+ */
+describe('API: workspaces — the operator makes them, their tokens act on their own devices only', () => {
+  let t: TestApi;
+  const ws = () => `w${randomBytes(4).toString('hex')}`;
+  const [a, b] = [ws(), ws()];
+  let tokenA: string;
+  let tokenB: string;
+
+  /** The operator makes a workspace and mints its first workspace token. */
+  const workspace = async (id: string, quotas: Record<string, number> = {}) => {
+    const made = await adminCall(t, '/workspaces', {
+      method: 'POST',
+      json: { id, name: `Customer ${id}`, quotas },
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const minted = await adminCall(t, `/workspaces/${id}/tokens`, {
+      method: 'POST',
+      json: { name: 'owner' },
+    });
+    expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
+    expect(minted.body.token).to.deep.include({ workspaceId: id, name: 'owner' });
+    expect(minted.body.token).to.not.have.property('deviceId');
+    return minted.body.value as string;
+  };
+  const newDevice = async (token: string) => {
+    const made = await call(`${t.api}/devices`, { method: 'POST', token });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    return (made.body.data as { deviceId: string }).deviceId;
+  };
+
+  before(async () => {
+    t = await startAdminApi();
+    tokenA = await workspace(a, { devices: 2 });
+    tokenB = await workspace(b);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('When a workspace token creates devices, then each has a random id, is listed as its own, and the quota stops the third with 429 naming it', async () => {
+    const first = await newDevice(tokenA);
+    const second = await newDevice(tokenA);
+    expect(first)
+      .to.match(/^d[0-9a-f]{16}$/)
+      .and.not.equal(second);
+    const listed = await call(`${t.api}/devices`, { token: tokenA });
+    expect(listed.status).to.equal(200);
+    expect((listed.body.data as { deviceId: string }[]).map((d) => d.deviceId)).to.have.members([
+      first,
+      second,
+    ]);
+    const third = await call(`${t.api}/devices`, { method: 'POST', token: tokenA });
+    expect(third.status).to.equal(429);
+    expect(third.body).to.deep.equal({
+      success: false,
+      error: 'Workspace quota reached',
+      details: [
+        {
+          path: ['quotas', 'devices'],
+          message: "The workspace's devices quota (2) is reached",
+          quota: 'devices',
+          limit: 2,
+          resetsAt: null,
+        },
+      ],
+    });
+    const mine = await call(`${t.api}/workspace`, { token: tokenA });
+    expect(mine.body.data).to.deep.include({ id: a, status: 'active', devices: 2, quotas: { devices: 2 } });
+    expect(await t.redis.hget(keys.deviceWorkspaces(), first)).to.equal(a);
+  });
+
+  it("When a workspace token names its device in the path, then every route acts on that device; another workspace's device is 404 as if none", async () => {
+    const [mine] = (await call(`${t.api}/devices`, { token: tokenA })).body.data as { deviceId: string }[];
+    await markConnected(t.redis, mine!.deviceId);
+    const status = await call(`${t.api}/devices/${mine!.deviceId}/status`, { token: tokenA });
+    expect(status.status, JSON.stringify(status.body)).to.equal(200);
+    expect(status.body).to.deep.include({ status: 'connected', phone: '15550001111' });
+    const sent = await call(`${t.api}/devices/${mine!.deviceId}/send`, {
+      method: 'POST',
+      token: tokenA,
+      json: { to: '15550002001', text: 'hello' },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    const messageId = sent.body.messageId as string;
+    expect(
+      (await call(`${t.api}/devices/${mine!.deviceId}/messages/${messageId}`, { token: tokenA })).status,
+    ).to.equal(200);
+
+    // B names A's device, a device nobody has, and an id no device could have: the same 404.
+    const theirs = await newDevice(tokenB);
+    for (const path of [
+      `/devices/${mine!.deviceId}/status`,
+      `/devices/${mine!.deviceId}/messages/${messageId}`,
+      `/devices/${freshDeviceId()}/status`,
+      '/devices/NOT_AN_ID/status',
+    ]) {
+      const r = await call(`${t.api}${path}`, { token: tokenB });
+      expect(r.status, path).to.equal(404);
+      expect(r.body, path).to.deep.equal({ success: false, error: 'Device not found' });
+    }
+    expect((await call(`${t.api}/devices/${mine!.deviceId}`, { token: tokenB })).status).to.equal(404);
+    // B's own message lookups never find A's message, even on B's own device.
+    const viaOwn = await call(`${t.api}/devices/${theirs}/messages/${messageId}`, { token: tokenB });
+    expect(viaOwn.status).to.equal(404);
+    // Without naming a device, a workspace token is told how (it acts on no device by default).
+    const unnamed = await call(`${t.api}/status`, { token: tokenB });
+    expect(unnamed.status).to.equal(400);
+    expect(unnamed.body.error).to.match(/name the device/);
+  });
+
+  it('When a workspace token mints a device token, then it acts on that device only; tokens of other workspaces are not listed nor revocable', async () => {
+    const [mine] = (await call(`${t.api}/devices`, { token: tokenA })).body.data as { deviceId: string }[];
+    const minted = await call(`${t.api}/tokens`, {
+      method: 'POST',
+      token: tokenA,
+      json: { name: 'shop', deviceId: mine!.deviceId, expiresIn: '1d' },
+    });
+    expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
+    const device = minted.body.data as { token: { id: string; deviceId: string }; value: string };
+    expect(device.token.deviceId).to.equal(mine!.deviceId);
+    expect((await call(`${t.api}/status`, { token: device.value })).status).to.equal(200);
+    const [theirs] = (await call(`${t.api}/devices`, { token: tokenB })).body.data as { deviceId: string }[];
+    expect(
+      (await call(`${t.api}/devices/${theirs!.deviceId}/status`, { token: device.value })).status,
+    ).to.equal(404);
+    // A device token does not act on the workspace.
+    expect((await call(`${t.api}/devices`, { token: device.value })).status).to.equal(403);
+    // B cannot mint a token for A's device, list A's tokens, or revoke them.
+    const stolen = await call(`${t.api}/tokens`, {
+      method: 'POST',
+      token: tokenB,
+      json: { name: 'x', deviceId: mine!.deviceId },
+    });
+    expect(stolen.status).to.equal(404);
+    const listB = (await call(`${t.api}/tokens`, { token: tokenB })).body.data as { id: string }[];
+    expect(listB.map((x) => x.id)).to.not.include(device.token.id);
+    expect(
+      (await call(`${t.api}/tokens/${device.token.id}`, { method: 'DELETE', token: tokenB })).status,
+    ).to.equal(404);
+    const revoked = await call(`${t.api}/tokens/${device.token.id}`, { method: 'DELETE', token: tokenA });
+    expect(revoked.status).to.equal(200);
+    expect((await call(`${t.api}/status`, { token: device.value })).status).to.equal(401);
+  });
+
+  it('When the operator suspends a workspace, then its tokens get 403 at once and the other workspace is served; resumed, it is served again', async () => {
+    const suspended = await adminCall(t, `/workspaces/${b}`, {
+      method: 'PATCH',
+      json: { status: 'suspended' },
+    });
+    expect(suspended.status).to.equal(200);
+    expect(suspended.body.workspace).to.deep.include({ id: b, status: 'suspended' });
+    const refused = await call(`${t.api}/devices`, { token: tokenB });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error).to.equal('This workspace is suspended');
+    expect((await call(`${t.api}/devices`, { token: tokenA })).status).to.equal(200);
+    await adminCall(t, `/workspaces/${b}`, { method: 'PATCH', json: { status: 'active' } });
+    expect((await call(`${t.api}/devices`, { token: tokenB })).status).to.equal(200);
+  });
+
+  it('When a token from before workspaces has no device link, then it keeps acting on the default device only (an upgrade widens no reach)', async () => {
+    const legacy = await createToken(t);
+    const other = freshDeviceId();
+    const named = await call(`${t.api}/devices/${other}/status`, { token: legacy });
+    expect(named.status).to.equal(404);
+    const own = await call(`${t.api}/devices/${t.config.defaultDeviceId}/status`, { token: legacy });
+    expect(own.status).to.equal(200);
+    expect((await call(`${t.api}/status`, { token: legacy })).status).to.equal(200);
+    expect((await call(`${t.api}/devices`, { token: legacy })).status).to.equal(403);
+  });
+
+  it('When the operator lists workspaces and gives one a device, then the answers name each with its counts; a device in use elsewhere is refused', async () => {
+    const list = await adminCall(t, '/workspaces');
+    expect(list.status).to.equal(200);
+    const ids = (list.body.workspaces as { id: string }[]).map((w) => w.id);
+    expect(ids).to.include.members([a, b, 'default']);
+    const dup = await adminCall(t, '/workspaces', { method: 'POST', json: { id: a, name: 'again' } });
+    expect(dup.status).to.equal(409);
+    const bad = await adminCall(t, '/workspaces', { method: 'POST', json: { id: 'Bad Id', name: 'x' } });
+    expect(bad.status).to.equal(400);
+    const chosen = freshDeviceId();
+    const given = await adminCall(t, `/workspaces/${b}/devices/${chosen}`, { method: 'PUT' });
+    expect(given.status, JSON.stringify(given.body)).to.equal(200);
+    const [aDevice] = (await call(`${t.api}/devices`, { token: tokenA })).body.data as { deviceId: string }[];
+    const taken = await adminCall(t, `/workspaces/${b}/devices/${aDevice!.deviceId}`, { method: 'PUT' });
+    expect(taken.status).to.equal(409);
+    const linkedDefault = freshDeviceId();
+    await markConnected(t.redis, linkedDefault);
+    expect(
+      (await adminCall(t, `/workspaces/${b}/devices/${linkedDefault}`, { method: 'PUT' })).status,
+    ).to.equal(409);
+    expect((await adminCall(t, '/workspaces/no-such-ws')).status).to.equal(404);
+  });
+});

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { TokenStore, type WorkspaceRecord } from '@mgw/store';
+import { MemoryRedis } from '../test-support.js';
+import {
+  createDevice,
+  createWorkspaceToken,
+  listDevices,
+  listWorkspaceTokens,
+  revokeWorkspaceToken,
+  showDevice,
+  showWorkspace,
+  type WorkspaceDeps,
+} from './workspaces.js';
+
+/**
+ * A workspace's use cases over an in-memory ownership (the store's scripts are faked as the narrow
+ * interface the use cases take) and tokens over an in-memory Redis: no Redis, no API.
+ */
+describe("Workspaces: a workspace's devices and tokens, and none of another's (in memory)", () => {
+  let owners: Map<string, string>;
+  let deps: WorkspaceDeps;
+  const record = (id: string, devices?: number): WorkspaceRecord => ({
+    id,
+    name: id,
+    status: 'active',
+    quotas: devices === undefined ? {} : { devices },
+    createdAt: '2026-11-28T00:00:00.000Z',
+    updatedAt: '2026-11-28T00:00:00.000Z',
+  });
+  const records = new Map([
+    ['acme', record('acme', 2)],
+    ['globex', record('globex')],
+  ]);
+
+  beforeEach(() => {
+    owners = new Map();
+    const devicesOf = (ws: string) =>
+      [...owners]
+        .filter(([, w]) => w === ws)
+        .map(([d]) => d)
+        .sort();
+    deps = {
+      workspaces: {
+        get: async (id) => records.get(id),
+        devices: async (ws) => devicesOf(ws),
+        workspaceOf: async (d) => owners.get(d) ?? 'default',
+        addDevice: async (ws, d) => {
+          const w = records.get(ws);
+          if (!w) return 'no_workspace';
+          if (owners.has(d)) return owners.get(d) === ws ? 'added' : 'taken';
+          if (w.quotas.devices !== undefined && devicesOf(ws).length >= w.quotas.devices) return 'quota';
+          owners.set(d, ws);
+          return 'added';
+        },
+      },
+      sessions: { get: async () => ({ status: 'disconnected' }) },
+      tokens: new TokenStore(new MemoryRedis().client),
+    };
+  });
+
+  it('When a workspace creates devices, then each id is random, listed as its own, and the quota refuses one more', async () => {
+    const one = await createDevice(deps, 'acme');
+    const two = await createDevice(deps, 'acme');
+    if (typeof one === 'string' || typeof two === 'string') throw new Error('refused');
+    expect(one.deviceId)
+      .to.match(/^d[0-9a-f]{16}$/)
+      .and.not.equal(two.deviceId);
+    expect(await createDevice(deps, 'acme')).to.equal('quota');
+    expect(await createDevice(deps, 'nobody')).to.equal('no_workspace');
+    expect((await listDevices(deps, 'acme')).map((d) => d.deviceId)).to.have.members([
+      one.deviceId,
+      two.deviceId,
+    ]);
+    expect(await showWorkspace(deps, 'acme')).to.deep.include({ id: 'acme', devices: 2 });
+    expect(await showWorkspace(deps, 'nobody')).to.equal(undefined);
+    expect(await showDevice(deps, 'acme', one.deviceId)).to.deep.equal({
+      deviceId: one.deviceId,
+      status: 'disconnected',
+    });
+    expect(await showDevice(deps, 'globex', one.deviceId), "another's device").to.equal(undefined);
+  });
+
+  it("When a workspace mints tokens, then they carry it; another's device is refused; lists and revocations see its own only", async () => {
+    const made = await createDevice(deps, 'acme');
+    if (typeof made === 'string') throw new Error('refused');
+    const device = await createWorkspaceToken(deps, 'acme', {
+      name: 'shop',
+      deviceId: made.deviceId,
+      expiresIn: '1h',
+    });
+    const workspace = await createWorkspaceToken(deps, 'globex', { name: 'owner' });
+    if (device === 'device_not_found' || workspace === 'device_not_found') throw new Error('refused');
+    expect(device.token).to.deep.include({ workspaceId: 'acme', deviceId: made.deviceId });
+    expect(workspace.token).to.deep.include({ workspaceId: 'globex' });
+    expect(workspace.token).to.not.have.property('deviceId');
+    expect(await createWorkspaceToken(deps, 'globex', { name: 'x', deviceId: made.deviceId })).to.equal(
+      'device_not_found',
+    );
+    expect((await listWorkspaceTokens(deps, 'acme')).map((t) => t.id)).to.deep.equal([device.token.id]);
+    expect(JSON.stringify(await listWorkspaceTokens(deps, 'acme'))).to.not.include(device.value);
+    expect(await revokeWorkspaceToken(deps, 'globex', device.token.id)).to.equal('not_found');
+    expect(await revokeWorkspaceToken(deps, 'acme', device.token.id)).to.equal('revoked');
+    expect(await listWorkspaceTokens(deps, 'acme')).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,76 @@
+import { Subscription, type Logger, type RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
+import type { WorkspaceRecord, WorkspaceStore } from '@mgw/store';
+
+/** How long the API's start waits for the subscription before serving without the cache. */
+const START_WAIT_MS = 5000;
+
+interface Entry {
+  record: WorkspaceRecord | undefined;
+  until: number;
+}
+
+/**
+ * The workspaces' records, remembered so that a request does not pay a Redis round trip to learn
+ * whether its workspace is suspended (docs/workspaces.md). A change is published on
+ * `keys.workspacesChannel()` (WorkspaceStore.update) and drops the record here at once; while this
+ * process is not subscribed the cache is not used, as the token cache does (token-cache.ts). Who
+ * owns a device is asked of Redis each time (a workspace token naming a device: one HGET).
+ */
+export class WorkspaceCache {
+  private readonly entries = new Map<string, Entry>();
+  private subscription?: Subscription;
+  /** Bumped by every change heard: a lookup that overlapped one is not cached. */
+  private changes = 0;
+
+  constructor(
+    private readonly store: Pick<WorkspaceStore, 'get' | 'workspaceOf'>,
+    private readonly subscriber: RedisClient,
+    private readonly logger: Logger,
+    private readonly opts: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
+  ) {}
+
+  async start(): Promise<void> {
+    const forgetAll = () => {
+      this.changes++;
+      this.entries.clear();
+    };
+    this.subscription = new Subscription({
+      client: this.subscriber,
+      channels: [keys.workspacesChannel()],
+      onMessage: (_channel, id) => {
+        this.changes++;
+        this.entries.delete(id);
+      },
+      onLost: forgetAll,
+      onSubscribed: forgetAll,
+      logger: this.logger,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)));
+    await Promise.race([this.subscription.start(), waited]).finally(() => clearTimeout(timer));
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  /** A workspace's record (undefined: no such workspace), from the cache while subscribed. */
+  async get(id: string, now = Date.now()): Promise<WorkspaceRecord | undefined> {
+    const subscribed = this.subscription?.subscribed ?? false;
+    const hit = subscribed ? this.entries.get(id) : undefined;
+    if (hit && hit.until > now) return hit.record;
+    const before = this.changes;
+    const record = await this.store.get(id);
+    if (subscribed && before === this.changes) {
+      if (this.entries.size >= this.opts.maxEntries) this.entries.clear();
+      this.entries.set(id, { record, until: now + this.opts.ttlMs });
+    }
+    return record;
+  }
+
+  /** The workspace that owns a device (`default` when no workspace names it). */
+  ownerOf(deviceId: string): Promise<string> {
+    return this.store.workspaceOf(deviceId);
+  }
+}
