@@ -17732,7 +17732,8 @@ export interface components {
           | 'device_paused'
           | 'batch_paused'
           | 'scheduled'
-          | 'device_logged_out';
+          | 'device_logged_out'
+          | 'workspace_suspended';
         /**
          * Format: date-time
          * @description When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.
@@ -18658,7 +18659,8 @@ export interface components {
           | 'device_paused'
           | 'batch_paused'
           | 'scheduled'
-          | 'device_logged_out';
+          | 'device_logged_out'
+          | 'workspace_suspended';
         /**
          * Format: date-time
          * @description When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.

@@ -195,6 +195,8 @@ export const HELD_REASONS = [
   'scheduled',
   /** A pooled message on a device that was logged out: it waits for its pool to move it. */
   'device_logged_out',
+  /** The device's workspace is suspended (docs/workspaces.md): it waits for the operator to resume it. */
+  'workspace_suspended',
 ] as const;
 export type HeldReason = (typeof HELD_REASONS)[number];
 

@@ -69,6 +69,7 @@ export * from './pools/pool-store.js';
 
 // Workspaces: the operator's customers and what each owns (docs/workspaces.md).
 export * from './workspaces/workspace-store.js';
+export * from './workspaces/suspended-workspaces.js';
 
 // Access: API tokens, failed sign-ins, rate limits.
 export * from './access/token-store.js';

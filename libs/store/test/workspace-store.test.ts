@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { closeRedis, createRedis, waitForRedis } from '@mgw/common';
+import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
 import { DEFAULT_WORKSPACE, keys } from '@mgw/contracts';
 import { Redis } from 'ioredis';
-import { SessionStore, TokenStore, WorkspaceStore } from '../src/index.js';
+import { SessionStore, SuspendedWorkspaces, TokenStore, WorkspaceStore } from '../src/index.js';
 
 describe('WorkspaceStore: workspaces, their device quota and who owns a device (real Redis)', () => {
   let redis: Redis;
@@ -95,6 +95,30 @@ describe('WorkspaceStore: workspaces, their device quota and who owns a device (
     for (let i = 0; i < 50 && !heard.includes(ws); i++) await new Promise((r) => setTimeout(r, 20));
     expect(heard).to.include(ws);
     expect(await store.update(id('none'), { status: 'suspended' })).to.equal(undefined);
+    sub.disconnect();
+  });
+
+  it('When a sender watches the statuses, then a device of a suspended workspace reads suspended within moments, and not after the resume; default is never', async () => {
+    const ws = id('watch');
+    await store.create({ id: ws, name: 'W' });
+    const device = `watch-d-${tag}`;
+    await store.addDevice(ws, device);
+    const sub = new Redis(process.env.REDIS_URL!);
+    const watch = new SuspendedWorkspaces(redis, sub, createLogger({ level: 'error', service: 'test' }));
+    await watch.start();
+    const until = async (want: boolean) => {
+      for (let i = 0; i < 100 && (await watch.deviceSuspended(device)) !== want; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return watch.deviceSuspended(device);
+    };
+    expect(await watch.deviceSuspended(device)).to.equal(false);
+    await store.update(ws, { status: 'suspended' });
+    expect(await until(true)).to.equal(true);
+    expect(await watch.deviceSuspended(`nobody-${tag}`), "a device of default's").to.equal(false);
+    await store.update(ws, { status: 'active' });
+    expect(await until(false)).to.equal(false);
+    await watch.stop();
     sub.disconnect();
   });
 });

@@ -17,6 +17,7 @@ import {
   MessageRevisions,
   SenderRoster,
   ConnectBucket,
+  SuspendedWorkspaces,
 } from '@mgw/store';
 import { createMediaFetcher } from './commands/media-download.js';
 import { MediaSweeper } from './inbound/media-sweeper.js';
@@ -66,6 +67,9 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
     metrics,
     logger,
   });
+  // Which workspaces are suspended: their devices' messages are held (docs/workspaces.md).
+  const workspaces = new SuspendedWorkspaces(redis, subscriber, logger);
+  await workspaces.start();
   const fleet = new DeviceFleet(
     leases,
     renewer,
@@ -92,6 +96,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
         }),
       },
       connectGate,
+      workspaces,
       fetchers: {
         linkPreview: createLinkPreviewer({
           outbound: config.outbound,
@@ -121,6 +126,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
     { name: 'media sweep', run: () => sweeper.stop() },
     { name: 'hand devices over', run: () => fleet.stop() },
     { name: 'queue metrics', run: stopQueueMetrics },
+    { name: 'workspace statuses', run: () => workspaces.stop() },
     { name: 'ops server', run: () => ops.close() },
   ]);
   logger.info('sender started', {

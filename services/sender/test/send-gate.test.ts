@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createMetrics, keys } from '@mgw/contracts';
-import { SendGate } from '../src/send/send-gate.js';
+import { SUSPENDED_RECHECK_MS, SendGate } from '../src/send/send-gate.js';
 
 describe('sender: the send gate keeps the chats the account has', function () {
   let redis: Redis;
@@ -75,5 +75,29 @@ describe('sender: the send gate keeps the chats the account has', function () {
     expect(sadds).to.deep.equal([]);
     await sendTo('15550810003');
     expect(sadds).to.deep.equal([[keys.deviceChats(deviceId), '15550810003']]);
+  });
+
+  it("When the device's workspace is suspended, then every message is held (OTPs too) for the recheck interval and takes nothing from the caps", async () => {
+    let suspended = true;
+    const held = new SendGate(
+      redis,
+      deviceId,
+      {
+        defaults: { dailyCap: 1, warmupCaps: [], firstContactCap: 1, otpReserve: 0, timeZone: 'UTC' },
+        windowMs: 86_400_000,
+      },
+      createMetrics(),
+      () => 1_000_000,
+      { deviceSuspended: async (d) => d === deviceId && suspended },
+    );
+    for (const kind of ['send', 'otp'] as const) {
+      const verdict = await held.admit({ to: '15550810009', kind });
+      expect(verdict).to.deep.include({ reason: 'workspace_suspended', held: 'workspace_suspended' });
+      if (!('holdUntil' in verdict)) throw new Error('sent');
+      expect(verdict.holdUntil - 1_000_000).to.be.within(SUSPENDED_RECHECK_MS, SUSPENDED_RECHECK_MS + 2000);
+    }
+    suspended = false;
+    // The daily cap of one is whole: the held messages took none of it.
+    expect(await held.admit({ to: '15550810009', kind: 'send' })).to.have.property('go');
   });
 });

@@ -3555,7 +3555,8 @@ export interface components {
           | 'device_paused'
           | 'batch_paused'
           | 'scheduled'
-          | 'device_logged_out';
+          | 'device_logged_out'
+          | 'workspace_suspended';
         /** Format: date-time */
         until: string;
       };
@@ -4205,7 +4206,8 @@ export interface components {
           | 'device_paused'
           | 'batch_paused'
           | 'scheduled'
-          | 'device_logged_out';
+          | 'device_logged_out'
+          | 'workspace_suspended';
         /** Format: date-time */
         until: string;
       };

@@ -40,6 +40,7 @@ import {
   type MessageStore,
   type SendQueue,
   type SessionStore,
+  type SuspendedWorkspaces,
 } from '@mgw/store';
 import type { SenderConfig } from '../config.js';
 import { IncomingCalls } from '../calls/incoming-calls.js';
@@ -99,6 +100,8 @@ export interface RuntimeDeps {
   fetchers: SendFetchers;
   /** Admits the devices' socket opens at the configured rates, in priority order (none: at once). */
   connectGate?: ConnectGate;
+  /** Which workspaces are suspended (none: no device's is). */
+  workspaces?: Pick<SuspendedWorkspaces, 'deviceSuspended'>;
 }
 
 /**
@@ -264,7 +267,7 @@ export function buildDevice(
     logger: log,
     reply: (to, text) => enqueueDeviceText(deviceText, to, text),
   });
-  const gate = new SendGate(redis, deviceId, config.sendPolicy, metrics);
+  const gate = new SendGate(redis, deviceId, config.sendPolicy, metrics, Date.now, deps.workspaces);
   const blocklist = new Blocklist(redis);
   const worker = openSendWorker(deviceId, deps, log, {
     deviceId,

@@ -12,12 +12,17 @@ import {
   rememberChats,
   releaseMessage,
   type SendPolicyConfig,
+  type SuspendedWorkspaces,
 } from '@mgw/store';
 
 /** Held messages wake spread over this, so a window's start is not one burst of queue moves. */
 const WAKE_SPREAD_MS = 2000;
 
-export type HoldReason = 'daily_cap' | 'first_contact_cap' | 'quiet_hours' | 'restricted';
+export type HoldReason =
+  'daily_cap' | 'first_contact_cap' | 'quiet_hours' | 'restricted' | 'workspace_suspended';
+
+/** A suspended workspace's messages are looked at again this often (a resume sends them then). */
+export const SUSPENDED_RECHECK_MS = 30_000;
 
 /** A message the policy let through: it holds one unit of the window's caps until it is sent. */
 export interface Ticket {
@@ -32,12 +37,15 @@ export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason; 
 
 /** What the gate decides on: the device's pause and its policy, read from Redis (see `read`). */
 export interface GateReads {
+  /** The device's workspace is suspended (docs/workspaces.md). */
+  suspended: boolean;
   restriction: { until: number } | undefined;
   policy: Awaited<ReturnType<typeof effectivePolicy>>;
 }
 
 /**
- * The gate each message of one device passes right before it is sent: a paused (restricted)
+ * The gate each message of one device passes right before it is sent: a suspended workspace's
+ * device holds everything (docs/workspaces.md); a paused (restricted)
  * device holds everything; quiet hours hold everything but OTPs; then the window's cap (warm-up
  * step or daily cap) and the first-contact cap, each minus the OTP reserve for other messages.
  * A held message goes back to its queue, delayed until the hold ends, without using an attempt.
@@ -49,6 +57,8 @@ export class SendGate {
     private readonly config: SendPolicyConfig,
     private readonly metrics: Metrics,
     private readonly now: () => number = Date.now,
+    /** Which workspaces are suspended (none given: the device's never is). */
+    private readonly workspaces?: Pick<SuspendedWorkspaces, 'deviceSuspended'>,
   ) {}
 
   /**
@@ -61,7 +71,8 @@ export class SendGate {
     const reads = Promise.all([
       getRestriction(this.redis, this.deviceId, this.now()),
       effectivePolicy(this.redis, this.deviceId, this.config),
-    ]).then(([restriction, policy]) => ({ restriction, policy }));
+      this.workspaces?.deviceSuspended(this.deviceId) ?? false,
+    ]).then(([restriction, policy, suspended]) => ({ restriction, policy, suspended }));
     // Not awaited when an earlier step ends the job: no unhandled rejection (awaiting still throws).
     reads.catch(() => undefined);
     return reads;
@@ -73,10 +84,13 @@ export class SendGate {
     reads: Promise<GateReads> = this.read(),
   ): Promise<Verdict> {
     const {
+      suspended,
       restriction,
       policy: { policy, warmupFrom },
     } = await reads;
     const now = this.now();
+    // Before everything, OTPs too: a suspended workspace sends nothing, and keeps its queue.
+    if (suspended) return this.hold(now + SUSPENDED_RECHECK_MS, 'workspace_suspended', 'workspace_suspended');
     if (restriction && restriction.until > now)
       return this.hold(restriction.until, 'restricted', 'device_paused');
     const otp = data.kind === 'otp';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
+import { useStack, waitFor } from '@mgw/testing';
 import {
   call,
   createToken,
@@ -204,5 +205,85 @@ describe('API: workspaces — the operator makes them, their tokens act on their
       (await adminCall(t, `/workspaces/${b}/devices/${linkedDefault}`, { method: 'PUT' })).status,
     ).to.equal(409);
     expect((await adminCall(t, '/workspaces/no-such-ws')).status).to.equal(404);
+  });
+});
+
+/**
+ * A suspended workspace's devices over the whole stack (the real client against the simulator):
+ * the operator suspends it, a message accepted before is held (`workspace_suspended`) and never
+ * reaches WhatsApp while it lasts; resumed, it goes once.
+ */
+describe('e2e: a suspended workspace sends nothing and keeps its queue (real client, simulator)', function () {
+  this.timeout(180_000);
+  const ADMIN = 'workspace-admin-token-0123456789abcdef';
+  const stack = useStack({ allInOne: true, env: { ADMIN_API_TOKEN: ADMIN } });
+  const [account, contact] = ['15552700001', '15552700011'];
+  const id = `susp${randomBytes(3).toString('hex')}`;
+  let deviceToken = '';
+  let device = '';
+
+  before(async () => {
+    await stack().simApi('POST', '/contacts', { phone: contact });
+    expect(
+      (await stack().adminApi(ADMIN, 'POST', '/workspaces', { id, name: 'Suspendable' })).status,
+    ).to.equal(201);
+    const minted = await stack().adminApi<{ value: string }>(ADMIN, 'POST', `/workspaces/${id}/tokens`, {
+      name: 'owner',
+    });
+    const owner = minted.body.value;
+    const device0 = await stack().api<{ data: { deviceId: string } }>('POST', '/devices', undefined, owner);
+    device = device0.body.data.deviceId;
+    const made = await stack().api<{ data: { value: string } }>(
+      'POST',
+      '/tokens',
+      { name: 'device', deviceId: device },
+      owner,
+    );
+    deviceToken = made.body.data.value;
+    await stack().linkByQr(account, 'Suspended Co', deviceToken);
+  });
+
+  it('When the workspace is suspended, then its queued message is held and not sent, its token refused; resumed, it is sent once', async () => {
+    // Queued for a few seconds ahead, so that it is in the queue when the suspension comes.
+    const sendAt = new Date(Date.now() + 4000).toISOString();
+    const sent = await stack().api<{ messageId: string }>(
+      'POST',
+      '/send',
+      { to: contact, text: 'after the pause', sendAt },
+      deviceToken,
+    );
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    const { messageId } = sent.body;
+    const suspended = await stack().adminApi(ADMIN, 'PATCH', `/workspaces/${id}`, { status: 'suspended' });
+    expect(suspended.status).to.equal(200);
+    expect((await stack().api('GET', '/status', undefined, deviceToken)).status, 'its token').to.equal(403);
+    const record = () =>
+      stack().adminApi<{ message: { status: string; held?: { reason: string } } }>(
+        ADMIN,
+        'GET',
+        `/devices/${device}/messages/${messageId}`,
+      );
+    await waitFor(async () => (await record()).body.message.held?.reason === 'workspace_suspended', {
+      timeoutMs: 20_000,
+      what: 'the message held for the suspended workspace',
+    });
+    const arrived = async () =>
+      (await stack().inbox(contact)).filter((m) => m.text === 'after the pause').length;
+    expect(await arrived(), 'nothing reached WhatsApp while suspended').to.equal(0);
+    expect((await record()).body.message.status).to.equal('queued');
+
+    await stack().adminApi(ADMIN, 'PATCH', `/workspaces/${id}`, { status: 'active' });
+    // Held messages are looked at again every 30 s (SUSPENDED_RECHECK_MS).
+    await waitFor(async () => (await arrived()) === 1, {
+      timeoutMs: 60_000,
+      what: 'the message sent after the resume',
+    });
+    await waitFor(async () => (await record()).body.message.status !== 'queued', {
+      timeoutMs: 10_000,
+      what: 'its record',
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await arrived(), 'sent once').to.equal(1);
+    expect((await stack().api('GET', '/status', undefined, deviceToken)).status).to.equal(200);
   });
 });
