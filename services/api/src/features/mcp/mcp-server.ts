@@ -1,9 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { callRoute, type Caller, type RouteAnswer } from './route-call.js';
+import { API_BASE, callRoute, type Caller, type RouteAnswer } from './route-call.js';
 import { toolSchemas } from './tool-schemas.js';
-
-const API_BASE = '/api/messenger/v1';
 
 /** A route's answer as a tool result: its JSON body; a failure (`success: false`) is a tool error. */
 function toolResult({ status, body }: RouteAnswer): CallToolResult {

@@ -3,6 +3,7 @@ import type { ApiConfig } from '../../config.js';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
 import { mcpOperations } from './openapi.js';
 import type { RequestHandler } from 'express';
+import { namedDeviceOf } from '../../http/device-path.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer } from './mcp-server.js';
 
@@ -41,8 +42,15 @@ function mcpRoute(maxRecipients: number): RequestHandler {
     const authorization = req.get('authorization') ?? (typeof q === 'string' ? `Bearer ${q}` : undefined);
     const { localAddress, localPort } = req.socket;
     if (!localAddress || !localPort) throw new Error('the MCP request has no local address');
+    // A workspace token's MCP request names its device (/devices/{id}/mcp): so does each tool call.
+    const device = namedDeviceOf(res);
     const server = createMcpServer(
-      { host: localAddress, port: localPort, ...(authorization ? { authorization } : {}) },
+      {
+        host: localAddress,
+        port: localPort,
+        ...(authorization ? { authorization } : {}),
+        ...(device ? { device } : {}),
+      },
       maxRecipients,
     );
     const transport = new StreamableHTTPServerTransport({

@@ -38,6 +38,15 @@ describe("callRoute: a route of the caller's server called with the caller's aut
     ]);
   });
 
+  it('When the MCP request named a device (a workspace token), then each route is called for it under the same prefix', async () => {
+    await callRoute({ ...api.caller, device: 'd0123456789abcdef' }, 'GET', '/api/messenger/v1/status', {
+      query: { a: '1' },
+    });
+    expect(api.heard.map((h) => h.path)).to.deep.equal([
+      '/api/messenger/v1/devices/d0123456789abcdef/status?a=1',
+    ]);
+  });
+
   it('When the server answers something that is not JSON, then the call fails', async () => {
     api.answer = () => ({ status: 200, body: undefined });
     let thrown: unknown;

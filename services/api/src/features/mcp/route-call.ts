@@ -13,7 +13,15 @@ export interface Caller {
   /** The address and port the MCP request arrived at: this very server. */
   host: string;
   port: number;
+  /**
+   * The device the MCP request named (`/api/messenger/v1/devices/{id}/mcp`, docs/workspaces.md):
+   * each route is called for it, under the same prefix.
+   */
+  device?: string;
 }
+
+/** The API's base path (http/route-table.ts says the same; a use case does not import the HTTP layer). */
+export const API_BASE = '/api/messenger/v1';
 
 /** Kept-alive connections to this process's own server, shared by every tool call. */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -33,6 +41,10 @@ export function callRoute(
   opts: { query?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
 ): Promise<RouteAnswer> {
   const query = opts.query && Object.keys(opts.query).length > 0 ? `?${new URLSearchParams(opts.query)}` : '';
+  const target =
+    caller.device && path.startsWith(`${API_BASE}/`)
+      ? `${API_BASE}/devices/${caller.device}${path.slice(API_BASE.length)}`
+      : path;
   const payload = opts.json === undefined ? undefined : Buffer.from(JSON.stringify(opts.json));
   return new Promise((resolve, reject) => {
     const req = request(
@@ -41,7 +53,7 @@ export function callRoute(
         host: caller.host,
         port: caller.port,
         method,
-        path: path + query,
+        path: target + query,
         headers: {
           ...opts.headers,
           ...(caller.authorization ? { authorization: caller.authorization } : {}),

@@ -124,6 +124,32 @@ describe('API: workspaces — the operator makes them, their tokens act on their
     expect(unnamed.body.error).to.match(/name the device/);
   });
 
+  it("When a workspace token calls MCP for its device, then the tool acts on that device; for another workspace's device, 404", async () => {
+    const [mine] = (await call(`${t.api}/devices`, { token: tokenA })).body.data as { deviceId: string }[];
+    const rpc = (deviceId: string, token: string) =>
+      fetch(`${t.api}/devices/${deviceId}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_status', arguments: {} },
+        }),
+      });
+    const answer = await rpc(mine!.deviceId, tokenA);
+    expect(answer.status).to.equal(200);
+    const body = (await answer.json()) as { result: { isError?: boolean; content: { text: string }[] } };
+    expect(body.result.isError ?? false, JSON.stringify(body)).to.equal(false);
+    expect(JSON.parse(body.result.content[0]!.text)).to.deep.include({ status: 'connected' });
+    const [theirs] = (await call(`${t.api}/devices`, { token: tokenB })).body.data as { deviceId: string }[];
+    expect((await rpc(theirs!.deviceId, tokenA)).status).to.equal(404);
+  });
+
   it('When a workspace token mints a device token, then it acts on that device only; tokens of other workspaces are not listed nor revocable', async () => {
     const [mine] = (await call(`${t.api}/devices`, { token: tokenA })).body.data as { deviceId: string }[];
     const minted = await call(`${t.api}/tokens`, {
