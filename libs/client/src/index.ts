@@ -54,6 +54,12 @@ export interface GatewayClientOptions {
   fetch?: ClientOptions['fetch'];
   /** Headers sent with every request besides the token. */
   headers?: Record<string, string>;
+  /**
+   * The device a workspace token acts on (docs/workspaces.md): every request goes to it, under
+   * `/api/messenger/v1/devices/{deviceId}/…`; the workspace's own routes (`/workspace`, `/devices`,
+   * `/tokens`) are left as they are. Not needed with a device token.
+   */
+  deviceId?: string;
 }
 
 export interface GatewayClient {
@@ -80,6 +86,17 @@ export interface GatewayClient {
    * it is guarded by one; a found username may then be sent to as `to: "@name"`.
    */
   resolveUsername(username: string, pin?: string): Promise<Result<UsernameResolution>>;
+  /** The same client for one device of a workspace token's workspace (`deviceId`). */
+  forDevice(deviceId: string): GatewayClient;
+}
+
+/** A workspace's own routes: not a device's, so never under the device prefix. */
+const WORKSPACE_PATHS = /^\/api\/messenger\/v1\/(workspace|devices|tokens)(\/|$)/;
+
+/** `/api/messenger/v1/send` for `d1` is `/api/messenger/v1/devices/d1/send`. */
+export function devicePath(pathname: string, deviceId: string): string {
+  if (!pathname.startsWith(`${API_BASE}/`) || WORKSPACE_PATHS.test(pathname)) return pathname;
+  return `${API_BASE}/devices/${encodeURIComponent(deviceId)}${pathname.slice(API_BASE.length)}`;
 }
 
 /** openapi-fetch's answer as a `Result`. */
@@ -104,6 +121,19 @@ export function createGatewayClient(opts: GatewayClientOptions): GatewayClient {
     headers: { ...opts.headers, Authorization: `Bearer ${opts.token}` },
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
+  const { deviceId } = opts;
+  if (deviceId) {
+    // The request as openapi-fetch built it, to the device's path: the same method, headers and body.
+    api.use({
+      onRequest({ request }) {
+        const url = new URL(request.url);
+        const moved = devicePath(url.pathname, deviceId);
+        if (moved === url.pathname) return request;
+        url.pathname = moved;
+        return new Request(url, request);
+      },
+    });
+  }
   const client: GatewayClient = {
     api,
     send: (body, o) =>
@@ -125,6 +155,7 @@ export function createGatewayClient(opts: GatewayClientOptions): GatewayClient {
           body: { username, ...(pin !== undefined ? { pin } : {}) },
         }),
       ),
+    forDevice: (id) => createGatewayClient({ ...opts, deviceId: id }),
   };
   return client;
 }
