@@ -1,9 +1,7 @@
-import { Subscription, serializeError, type Logger, type RedisClient } from '@mgw/common';
+import { serializeError, type Logger, type RedisClient, type Subscription } from '@mgw/common';
+import { startInvalidations } from './invalidations.js';
 import { keys } from '@mgw/contracts';
 import { hashToken, isExpired, type TokenCheck, type TokenRecord, type TokenStore } from '@mgw/store';
-
-/** How long the API's start waits for the revocations' subscription before serving without the cache. */
-const START_WAIT_MS = 5000;
 
 interface Entry {
   token: TokenRecord;
@@ -37,26 +35,20 @@ export class TokenCache {
    * API serves without the cache meanwhile (the cache is used only while subscribed).
    */
   async start(): Promise<void> {
-    // Invalidations sent while not subscribed are lost: forget everything when it goes, and a
-    // lookup that overlapped its loss or return is not cached.
-    const forgetAll = () => {
-      this.revocations++;
-      this.entries.clear();
-    };
-    this.subscription = new Subscription({
-      client: this.subscriber,
-      channels: [keys.tokensChannel()],
-      onMessage: (_channel, hash) => {
+    // A lookup that overlapped an invalidation, or the subscription's loss or return, is not cached.
+    this.subscription = await startInvalidations({
+      subscriber: this.subscriber,
+      channel: keys.tokensChannel(),
+      drop: (hash) => {
         this.revocations++;
         this.entries.delete(hash);
       },
-      onLost: forgetAll,
-      onSubscribed: forgetAll,
+      dropAll: () => {
+        this.revocations++;
+        this.entries.clear();
+      },
       logger: this.logger,
     });
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)));
-    await Promise.race([this.subscription.start(), waited]).finally(() => clearTimeout(timer));
   }
 
   private get subscribed(): boolean {

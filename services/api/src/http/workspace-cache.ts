@@ -1,9 +1,7 @@
-import { Subscription, type Logger, type RedisClient } from '@mgw/common';
+import type { Logger, RedisClient, Subscription } from '@mgw/common';
+import { startInvalidations } from './invalidations.js';
 import { keys } from '@mgw/contracts';
 import type { WorkspaceRecord, WorkspaceStore } from '@mgw/store';
-
-/** How long the API's start waits for the subscription before serving without the cache. */
-const START_WAIT_MS = 5000;
 
 interface Entry {
   record: WorkspaceRecord | undefined;
@@ -31,24 +29,19 @@ export class WorkspaceCache {
   ) {}
 
   async start(): Promise<void> {
-    const forgetAll = () => {
-      this.changes++;
-      this.entries.clear();
-    };
-    this.subscription = new Subscription({
-      client: this.subscriber,
-      channels: [keys.workspacesChannel()],
-      onMessage: (_channel, id) => {
+    this.subscription = await startInvalidations({
+      subscriber: this.subscriber,
+      channel: keys.workspacesChannel(),
+      drop: (id) => {
         this.changes++;
         this.entries.delete(id);
       },
-      onLost: forgetAll,
-      onSubscribed: forgetAll,
+      dropAll: () => {
+        this.changes++;
+        this.entries.clear();
+      },
       logger: this.logger,
     });
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)));
-    await Promise.race([this.subscription.start(), waited]).finally(() => clearTimeout(timer));
   }
 
   async stop(): Promise<void> {
