@@ -136,6 +136,12 @@ export class TokenStore {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  /** One token's record by its id (two reads, whatever the number of tokens); undefined when none. */
+  async get(id: string): Promise<TokenRecord | undefined> {
+    const hash = await this.redis.hget(this.space.index(), id);
+    return hash ? toRecord(await this.redis.hgetall(this.space.byHash(hash))) : undefined;
+  }
+
   /** Deletes a token by id; false when there is no such token. */
   async revoke(id: string): Promise<boolean> {
     const hash = await this.redis.hget(this.space.index(), id);

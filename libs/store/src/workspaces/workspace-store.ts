@@ -160,6 +160,11 @@ export class WorkspaceStore {
     return (await this.redis.srem(keys.workspaceDevices(workspaceId), deviceId)) === 1;
   }
 
+  /** Whether a workspace's set lists a device (one SISMEMBER). */
+  async hasDevice(workspaceId: string, deviceId: string): Promise<boolean> {
+    return (await this.redis.sismember(keys.workspaceDevices(workspaceId), deviceId)) === 1;
+  }
+
   /** The devices a workspace owns (default's: those `adopt` and `addDevice` listed). */
   async devices(workspaceId: string): Promise<string[]> {
     return (await this.redis.smembers(keys.workspaceDevices(workspaceId))).sort();

@@ -43,6 +43,7 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
       workspaces: {
         get: async (id) => records.get(id),
         devices: async (ws) => devicesOf(ws),
+        hasDevice: async (ws, d) => devicesOf(ws).includes(d),
         workspaceOf: async (d) => owners.get(d) ?? 'default',
         addDevice: async (ws, d) => {
           const w = records.get(ws);

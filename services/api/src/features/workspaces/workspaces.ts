@@ -19,9 +19,9 @@ export type WorkspaceView = ReturnType<typeof workspaceView>;
 
 /** The stores a workspace's use cases read and write. */
 export interface WorkspaceDeps {
-  workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'addDevice' | 'workspaceOf'>;
+  workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf'>;
   sessions: Pick<SessionStore, 'get'>;
-  tokens: Pick<TokenStore, 'create' | 'list' | 'revoke'>;
+  tokens: Pick<TokenStore, 'create' | 'list' | 'get' | 'revoke'>;
 }
 
 /** One device of a workspace as its list shows it: the id and what its session says. */
@@ -61,7 +61,7 @@ export async function showDevice(
   deviceId: string,
 ): Promise<DeviceSummary | undefined> {
   if ((await deps.workspaces.workspaceOf(deviceId)) !== workspaceId) return undefined;
-  if (!(await deps.workspaces.devices(workspaceId)).includes(deviceId)) return undefined;
+  if (!(await deps.workspaces.hasDevice(workspaceId, deviceId))) return undefined;
   return deviceSummary(deps.sessions, deviceId);
 }
 
@@ -130,7 +130,7 @@ export async function revokeWorkspaceToken(
   workspaceId: string,
   id: string,
 ): Promise<'revoked' | 'not_found'> {
-  const token = (await deps.tokens.list()).find((t) => t.id === id);
+  const token = await deps.tokens.get(id);
   if (!token || !tokenOf(token, workspaceId)) return 'not_found';
   return (await deps.tokens.revoke(id)) ? 'revoked' : 'not_found';
 }
