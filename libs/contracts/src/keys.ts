@@ -398,8 +398,28 @@ export const keys = {
    * (DEFAULT_WORKSPACE): every device of an install from before workspaces is default's as it is.
    */
   deviceWorkspaces: () => `${P}:device-workspaces`,
-  /** Pub/sub channel: a workspace id whose record changed (processes caching it read it again). */
+  /**
+   * Pub/sub channel: a workspace id whose record changed, or a device id given to a workspace
+   * (processes caching either read it again).
+   */
   workspacesChannel: () => `${P}:events:workspaces`,
+  /**
+   * String: the messages a workspace's quota counted as accepted on one UTC day (`day`:
+   * `2026-11-28`), reserved before the accept call and given back for what it refused; expires two
+   * days after. Only for a workspace with a `messagesPerDay` quota. See
+   * libs/store/src/workspaces/workspace-quota.ts.
+   */
+  workspaceDayCount: (workspaceId: string, day: string) =>
+    `${workspace(workspaceId)}:day:${day.slice(0, 10)}`,
+  /**
+   * Hash: what a device did on one UTC day (`day`: an ISO time; its first 10 characters name it):
+   * `accepted`, `otp`, `sent`, `delivered`, `read`, `failed`, `failed:<reason>`, `received`,
+   * `mediaBytes`. Counted by the scripts that write the records (the accept call, the message
+   * transition, the inbound record, the media reserve), each in the same atomic step, so the counts
+   * are the records'. A workspace's usage is the sum over its devices. Expires
+   * `USAGE_RETENTION_DAYS` after its last count. See libs/store/src/workspaces/usage.ts.
+   */
+  deviceDayUsage: (deviceId: string, day: string) => `${device(deviceId)}:day-usage:${day.slice(0, 10)}`,
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 --[[
   Records a message a contact wrote to the linked account, once (WhatsApp redelivers after a
   reconnect), lists it in the device's message index and in its chat (chat-record.lua) and emits
-  `message.received` with it (its data sealed).
+  `message.received` with it (its data sealed), and counts it in the device's usage of its day.
 
   Input:
     KEYS[1] platform-id mapping (keys.inboundByPlatformId)
@@ -28,6 +28,8 @@
     ARGV[13] a group's subject, sealed (or '')
     ARGV[14] the start of its text, sealed (or ''): the chat's preview of its last message
     ARGV[15] its W3C traceparent (or ''): the event carries it (tracing on)
+    ARGV[16] its day's usage (keys.deviceDayUsage(deviceId, receivedAt), in this slot): `received` counted
+    ARGV[17] the usage's TTL (seconds)
 
   Output:
     1 when recorded, 0 when already seen
@@ -42,4 +44,6 @@ mgw_index(KEYS[5], KEYS[6], tonumber(ARGV[2]), { ARGV[1] })
 mgw_chat(KEYS[8], ARGV[9], ARGV[10], ARGV[1], tonumber(ARGV[12]), ARGV[7], 'inbound', tonumber(ARGV[2]),
   ARGV[11], ARGV[13], ARGV[14], '')
 mgw_emit(KEYS[3], KEYS[4], KEYS[7], ARGV[4], ARGV[5], ARGV[6], 'message.received', ARGV[7], ARGV[8], true, ARGV[15])
+redis.call('HINCRBY', ARGV[16], 'received', 1)
+redis.call('EXPIRE', ARGV[16], tonumber(ARGV[17]))
 return 1

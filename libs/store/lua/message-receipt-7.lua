@@ -13,15 +13,15 @@
     KEYS[6] the device's phone <-> LID map (keys.contactIdentities)
     KEYS[7] event log (keys.eventLog): every event, wanted by the webhook or not
 
-    ARGV[1..16] as message-transition-7.lua's
-    ARGV[17] record key prefix (keys.message(deviceId, ''))
-    ARGV[18] '1': the caller traces messages (answer the record's traceparent)
+    ARGV[1..18] as message-transition-7.lua's
+    ARGV[19] record key prefix (keys.message(deviceId, ''))
+    ARGV[20] '1': the caller traces messages (answer the record's traceparent)
 
   Output:
     -2 when the WhatsApp id is not ours (unknown, or its mapping expired), 0 when the record did
     not change, else { impliedDelivery, traceparent }: impliedDelivery '1' when a read receipt also
     made the message delivered (no delivery receipt had), else '0'; traceparent the record's when
-    asked for (ARGV[18] '1') and kept, else ''
+    asked for (ARGV[20] '1') and kept, else ''
 ]]
 --- @include "event-emit"
 --- @include "contact"
@@ -29,6 +29,6 @@
 --- @include "chat-record"
 local mid = redis.call('GET', KEYS[1])
 if not mid then return -2 end
-local rec = ARGV[17] .. mid
+local rec = ARGV[19] .. mid
 local content, stats = rec, KEYS[3]
 --- @include "message-transition"

@@ -12,7 +12,8 @@
   batchId: it carries the device's hash tag, so it is in this slot; so is its held set
   (`<batch key>:held`), which a message leaves with `queued`. Each announced status is also counted
   once in the device's hourly activity (`keys.deviceActivity`, the hour of the status's own time),
-  webhook or not; that key too is built here, in this slot.
+  webhook or not; that key too is built here, in this slot, and so is its day's usage
+  (`keys.deviceDayUsage`).
 
   Input:
     KEYS[1] record (keys.message)
@@ -41,6 +42,9 @@
     ARGV[15] the device's chat index (keys.chatIndex), or '' to leave chats alone: a message
       announced `sent` enters its chat there (chat-record.lua; built in this slot like the batch key)
     ARGV[16] chat key prefix (keys.chat(deviceId, ''))
+    ARGV[17] usage key prefix (keys.deviceDayUsage(deviceId, '')): each announced status but `deleted`
+      is also counted in the device's usage of its UTC day (a failure also as `failed:<reason>`)
+    ARGV[18] usage TTL seconds
 
   Output:
     1 when the record changed, 0 when not, -1 when refused as claimed

@@ -70,6 +70,8 @@ export * from './pools/pool-store.js';
 // Workspaces: the operator's customers and what each owns (docs/workspaces.md).
 export * from './workspaces/workspace-store.js';
 export * from './workspaces/suspended-workspaces.js';
+export * from './workspaces/usage.js';
+export * from './workspaces/workspace-quota.js';
 
 // Access: API tokens, failed sign-ins, rate limits.
 export * from './access/token-store.js';

@@ -74,6 +74,13 @@ if changed == 1 then
       local activity = ARGV[12] .. string.sub(r[6], 1, 13)
       redis.call('HINCRBY', activity, status, 1)
       redis.call('EXPIRE', activity, tonumber(ARGV[13]))
+      -- Usage (a workspace's bill): the same count in the UTC day, a failure also by its reason.
+      if status ~= 'deleted' then
+        local usage = ARGV[17] .. string.sub(r[6], 1, 10)
+        redis.call('HINCRBY', usage, status, 1)
+        if status == 'failed' then redis.call('HINCRBY', usage, 'failed:' .. (r[5] or 'send_failed'), 1) end
+        redis.call('EXPIRE', usage, tonumber(ARGV[18]))
+      end
     end
   end
   local now = redis.call('HGET', rec, 'status')
@@ -126,11 +133,11 @@ if ARGV[7] == '1' and redis.call('HSETNX', rec, 'settled', '1') == 1 then
   if redis.call('HINCRBY', stats, 'messages', -1) < 0 then redis.call('HSET', stats, 'messages', 0) end
   mgw_content_release(content, stats, rec)
 end
--- A receipt (ARGV[18] set: message-receipt-7) that changed the record answers what its caller
+-- A receipt (ARGV[20] set: message-receipt-7) that changed the record answers what its caller
 -- counts and traces: whether it made the message delivered too, and (traced) its traceparent.
-if changed == 1 and ARGV[18] then
+if changed == 1 and ARGV[20] then
   local tp = ''
-  if ARGV[18] == '1' then tp = redis.call('HGET', rec, 'tp') or '' end
+  if ARGV[20] == '1' then tp = redis.call('HGET', rec, 'tp') or '' end
   return { impliedDelivery, tp }
 end
 return changed

@@ -10,6 +10,7 @@ import {
   type MediaBackend,
   type MediaRef,
 } from './media-backend.js';
+import { USAGE_TTL_SECONDS } from '../workspaces/usage.js';
 
 const RESERVE = storeScript<[number, number, number?]>('media-reserve-2');
 const RELEASE = storeScript<number>('media-release-2');
@@ -109,10 +110,14 @@ export class MediaStore {
       store: this.kind,
     };
     const key = keys.media(deviceId, mediaId);
+    // The record and its bytes in the device's usage of the day (usage.ts), in one step.
+    const usage = keys.deviceDayUsage(deviceId, record.createdAt);
     await this.redis
       .multi()
       .hset(key, { ...record, size: String(size), expiresAtMs: String(ref.expiresAtMs) })
       .pexpireat(key, ref.expiresAtMs)
+      .hincrby(usage, 'mediaBytes', size)
+      .expire(usage, USAGE_TTL_SECONDS)
       .exec();
     this.metrics?.mediaStoreBytes.inc({ source: input.source }, size);
     return record;

@@ -14,6 +14,7 @@ import { storageContext } from '../encryption/families.js';
 import { eventSealContext } from '../events/event-publish.js';
 import { storeScript } from '../lua.js';
 import type { Sealer } from '../encryption/sealer.js';
+import { USAGE_TTL_SECONDS } from '../workspaces/usage.js';
 
 /** An incoming message as the gateway hands it to the store (see @mgw/messenger parseInbound). */
 export interface InboundInput {
@@ -209,6 +210,8 @@ export class InboundStore {
             )
           : '',
         msg.traceparent ?? '',
+        keys.deviceDayUsage(deviceId, receivedAt),
+        String(USAGE_TTL_SECONDS),
       ],
     );
     return written === 1 ? messageId : undefined;

@@ -11,6 +11,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from '../devices/device-activity.js';
+import { USAGE_TTL_SECONDS } from '../workspaces/usage.js';
 import { ATTEMPT_END, CLAIM, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
 
 /**
@@ -376,6 +377,8 @@ export class MessageStore {
         keys.content(job.deviceId, ''),
         keys.chatIndex(job.deviceId),
         keys.chat(job.deviceId, ''),
+        keys.deviceDayUsage(job.deviceId, ''),
+        String(USAGE_TTL_SECONDS),
       ],
     ];
   }

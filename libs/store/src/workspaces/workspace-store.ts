@@ -149,6 +149,8 @@ export class WorkspaceStore {
       await this.redis.srem(keys.workspaceDevices(workspaceId), deviceId);
       return 'taken';
     }
+    // Processes that remember who owns a device (the API's WorkspaceCache) learn it at once.
+    if (claimed === 1) await this.redis.publish(keys.workspacesChannel(), deviceId);
     return 'added';
   }
 
@@ -157,7 +159,9 @@ export class WorkspaceStore {
     const owner = await this.workspaceOf(deviceId);
     if (owner !== workspaceId) return false;
     if (workspaceId !== DEFAULT_WORKSPACE) await this.redis.hdel(keys.deviceWorkspaces(), deviceId);
-    return (await this.redis.srem(keys.workspaceDevices(workspaceId), deviceId)) === 1;
+    const removed = (await this.redis.srem(keys.workspaceDevices(workspaceId), deviceId)) === 1;
+    await this.redis.publish(keys.workspacesChannel(), deviceId);
+    return removed;
   }
 
   /** Whether a workspace's set lists a device (one SISMEMBER). */

@@ -1,6 +1,7 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   FAILURE_REASONS,
+  keys,
   newMessageId,
   newPlatformMessageId,
   type MessageContent,
@@ -21,6 +22,7 @@ import {
   type SendJobOptions,
   type SendQueue,
   type StagedWrites,
+  USAGE_TTL_SECONDS,
 } from '@mgw/store';
 import {
   VERDICT,
@@ -91,6 +93,11 @@ export interface SendRequest {
   contentId?: string;
   /** The accept span's W3C traceparent (tracing on): each job continues that trace. */
   traceparent?: string;
+  /**
+   * Messages moving from another device of their pool (pool-mover.ts): accepted once already, so
+   * not counted in this device's usage again.
+   */
+  moved?: true;
 }
 
 /** One request (or one piece of a long batch) of an accept call. */
@@ -282,6 +289,7 @@ export class JobWriter {
       );
     if (req.batchId)
       this.deps.batches.stage(tx, req.deviceId, req.batchId, jobs.length, undefined, req.sendAt);
+    if (!req.moved) stageUsage(tx, req.deviceId, req.kind, jobs.length);
   }
 
   /** The device's job builder. */
@@ -430,4 +438,15 @@ export class JobWriter {
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
     this.queues.clear();
   }
+}
+
+/**
+ * Counts accepted messages in the device's usage of the day (usage.ts of @mgw/store): written by
+ * the accept call with the messages, so an idempotent retry or a refused request counts nothing.
+ */
+function stageUsage(tx: StagedWrites, deviceId: string, kind: SendJobData['kind'], messages: number): void {
+  const usage = keys.deviceDayUsage(deviceId, new Date().toISOString());
+  tx.hincrby(usage, 'accepted', messages);
+  if (kind === 'otp') tx.hincrby(usage, 'otp', messages);
+  tx.expire(usage, USAGE_TTL_SECONDS);
 }

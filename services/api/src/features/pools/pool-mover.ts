@@ -320,6 +320,7 @@ export class PoolMover {
         batchId,
         poolId,
         priority: PRIORITY.send,
+        moved: true,
       });
       // Refused: the journal keeps the moves (they wait released, sent by none yet). Its queue
       // full, the next round finishes them there; the device gone (logged out since the move
