@@ -16400,6 +16400,160 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/workspace/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's usage per day
+     * @description What its devices did per UTC day, from `from` to `to` (YYYY-MM-DD; default: the 30 days to today; at most 100 days): accepted, OTPs, sent, delivered, read, failed (and by reason), received, media bytes. `format=csv` answers CSV for billing. A workspace token only.
+     *
+     *     Rate limit: 20 requests per 60 s per token.
+     */
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          format?: 'json' | 'csv';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The usage. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceUsageResult'];
+            'text/csv': string;
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/devices': {
     parameters: {
       query?: never;
@@ -19075,6 +19229,68 @@ export interface components {
        * @description When it last authenticated (to the minute).
        */
       lastUsedAt?: string;
+    };
+    UsageCounts: {
+      /** @description Messages accepted (every kind; a retry of an idempotent request is not counted again). */
+      accepted: number;
+      /** @description OTP messages accepted (also counted in accepted). */
+      otp: number;
+      /** @description Messages that reached WhatsApp that day. */
+      sent: number;
+      /** @description Messages delivered that day. */
+      delivered: number;
+      /** @description Messages read that day. */
+      read: number;
+      /** @description Messages that ended failed that day. */
+      failed: number;
+      /** @description Messages contacts wrote to its devices. */
+      received: number;
+      /** @description Bytes of media stored (uploads and inbound media kept). */
+      mediaBytes: number;
+      /** @description The failures by reason (the `error` of their records), only the reasons that happened. */
+      failedByReason: {
+        [key: string]: number;
+      };
+    };
+    UsageDay: {
+      /** @description The UTC day, YYYY-MM-DD. */
+      day: string;
+      /** @description Messages accepted (every kind; a retry of an idempotent request is not counted again). */
+      accepted: number;
+      /** @description OTP messages accepted (also counted in accepted). */
+      otp: number;
+      /** @description Messages that reached WhatsApp that day. */
+      sent: number;
+      /** @description Messages delivered that day. */
+      delivered: number;
+      /** @description Messages read that day. */
+      read: number;
+      /** @description Messages that ended failed that day. */
+      failed: number;
+      /** @description Messages contacts wrote to its devices. */
+      received: number;
+      /** @description Bytes of media stored (uploads and inbound media kept). */
+      mediaBytes: number;
+      /** @description The failures by reason (the `error` of their records), only the reasons that happened. */
+      failedByReason: {
+        [key: string]: number;
+      };
+    };
+    WorkspaceUsage: {
+      /** @description The workspace. */
+      workspaceId: string;
+      /** @description The first day (UTC). */
+      from: string;
+      /** @description The last day (UTC). */
+      to: string;
+      /** @description Each day of the range, oldest first. */
+      days: components['schemas']['UsageDay'][];
+      total: components['schemas']['UsageCounts'];
+    };
+    WorkspaceUsageResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['WorkspaceUsage'];
     };
     WorkspaceResult: {
       /** @constant */

@@ -235,6 +235,12 @@ export function createMetrics({ exemplars = false }: { exemplars?: boolean } = {
       help: 'Approximate size of the auth-state cache (sealed bytes of the cached values).',
       registers: reg,
     }),
+    workspaceUsageToday: new client.Gauge({
+      name: `${p}workspace_usage_today`,
+      help: 'Today\'s usage (UTC) of the workspaces that accepted most today (the 20 that accepted most; the rest summed as workspace="_other"), by count: accepted, otp, sent, delivered, read, failed, received, mediaBytes. Every API process reports the same figures: aggregate with max.',
+      labelNames: ['workspace', 'count'] as const,
+      registers: reg,
+    }),
     devicesLinked: new client.Gauge({
       name: `${p}devices_linked`,
       help: 'Devices with stored credentials (seen by this process on its last scan).',

@@ -28,7 +28,9 @@ import {
   SessionStore,
   TokenStore,
   WebhookStore,
+  WorkspaceQuotaCounts,
   WorkspaceStore,
+  WorkspaceUsage,
   type Encryption,
   StatusStore,
 } from '@mgw/store';
@@ -37,11 +39,13 @@ import { ConnectionServiceClient } from './clients/connection-service-client.js'
 import { Idempotency } from './http/idempotency.js';
 import { QueueEventsPool } from './clients/queue-events-pool.js';
 import { MessageAcceptor } from './enqueue/message-acceptor.js';
+import { WorkspaceQuotaGate } from './enqueue/workspace-quota-gate.js';
 import { TokenCache } from './http/token-cache.js';
 import { WorkspaceCache } from './http/workspace-cache.js';
 import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
 import { EventStreams } from './features/events/event-streams.js';
+import { WorkspaceUsageGauge } from './features/workspaces/usage-metrics.js';
 
 /**
  * What a feature uses of the services: a feature's handlers take `Uses<'redis' | 'sessions'>`, not
@@ -66,6 +70,12 @@ export interface ApiServices {
   tokenCache: TokenCache;
   /** The workspaces and what each owns (docs/workspaces.md). */
   workspaces: WorkspaceStore;
+  /** What each workspace's devices did per day (docs/workspaces.md "Usage"). */
+  usage: WorkspaceUsage;
+  /** A workspace's quotas on sends and uploads (enqueue/workspace-quota-gate.ts). */
+  workspaceQuotas: WorkspaceQuotaGate;
+  /** Today's usage per workspace as metrics, bounded (features/workspaces/usage-metrics.ts). */
+  usageGauge: WorkspaceUsageGauge;
   /** Their records as auth reads them on every request: kept, and dropped at once when changed. */
   workspaceCache: WorkspaceCache;
   sessions: SessionStore;
@@ -143,6 +153,16 @@ export function createApiServices(base: {
     maxBytes: config.openedTextCacheBytes,
   });
   const contents = new ContentStore(redis, opener, retention);
+  const workspaces = new WorkspaceStore(redis);
+  const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger);
+  const usage = new WorkspaceUsage(redis, workspaces);
+  const quotaCounts = new WorkspaceQuotaCounts(redis);
+  const workspaceQuotas = new WorkspaceQuotaGate({
+    ownerOf: (id) => workspaceCache.ownerOf(id),
+    workspace: (id) => workspaceCache.get(id),
+    devicesOf: (id) => usage.devicesOf(id),
+    counts: quotaCounts,
+  });
   const acceptor = new MessageAcceptor({
     redis,
     bullRedis,
@@ -160,6 +180,7 @@ export function createApiServices(base: {
     events,
     metrics,
     logger,
+    workspaceQuotas,
   });
   const connection = new ConnectionServiceClient({
     redis: bullRedis,
@@ -170,8 +191,6 @@ export function createApiServices(base: {
   });
   const tokens = new TokenStore(redis);
   const tokenCache = new TokenCache(tokens, base.subscriber, logger);
-  const workspaces = new WorkspaceStore(redis);
-  const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger);
   // A run holds its key at most the longest wait of a request (OTP, connect), with room to spare:
   // a claim older than that was left by a run that is gone, and is taken over.
   const inProgressTtl =
@@ -207,6 +226,9 @@ export function createApiServices(base: {
     tokenCache,
     workspaces,
     workspaceCache,
+    usage,
+    workspaceQuotas,
+    usageGauge: new WorkspaceUsageGauge({ usage, workspaces, metrics }),
     sessions: new SessionStore(redis),
     messages,
     batches,

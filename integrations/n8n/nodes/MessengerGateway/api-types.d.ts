@@ -3177,6 +3177,45 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/workspace/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          format?: 'json' | 'csv';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WorkspaceUsageResult'];
+            'text/csv': string;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/devices': {
     parameters: {
       query?: never;
@@ -4497,6 +4536,45 @@ export interface components {
       expired: boolean;
       /** Format: date-time */
       lastUsedAt?: string;
+    };
+    UsageCounts: {
+      accepted: number;
+      otp: number;
+      sent: number;
+      delivered: number;
+      read: number;
+      failed: number;
+      received: number;
+      mediaBytes: number;
+      failedByReason: {
+        [key: string]: number;
+      };
+    };
+    UsageDay: {
+      day: string;
+      accepted: number;
+      otp: number;
+      sent: number;
+      delivered: number;
+      read: number;
+      failed: number;
+      received: number;
+      mediaBytes: number;
+      failedByReason: {
+        [key: string]: number;
+      };
+    };
+    WorkspaceUsage: {
+      workspaceId: string;
+      from: string;
+      to: string;
+      days: components['schemas']['UsageDay'][];
+      total: components['schemas']['UsageCounts'];
+    };
+    WorkspaceUsageResult: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['WorkspaceUsage'];
     };
     WorkspaceResult: {
       /** @constant */

@@ -3,14 +3,23 @@ import type { SendJobData, SendJobResult } from '@mgw/contracts';
 import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
 import { GroupCommit } from './group-commit.js';
-import { JobWriter, type AcceptDeps, type Accepted, type SendRequest } from './job-writer.js';
+import {
+  AcceptUnanswered,
+  JobWriter,
+  type AcceptDeps,
+  type Accepted,
+  type SendRequest,
+} from './job-writer.js';
 import { BatchInPieces } from './batch-in-pieces.js';
 import { isRefusal, type Refusal } from './refusal.js';
+import type { WorkspaceQuotaGate } from './workspace-quota-gate.js';
 
 export interface MessageAcceptorOptions extends AcceptDeps {
   /** Recipients per accept call: larger batches are accepted in pieces of this size (default 500). */
   chunkRecipients?: number;
   events: QueueEventsPool;
+  /** The device's workspace's send quotas (none: not judged, as in the store's own tests). */
+  workspaceQuotas?: Pick<WorkspaceQuotaGate, 'admit'>;
 }
 
 const DEFAULT_CHUNK_RECIPIENTS = 500;
@@ -50,7 +59,26 @@ export class MessageAcceptor {
    * Accepts a request's messages: their jobs, or why the request was refused (no device, quota,
    * rate limit). Rejects when storage failed (unreachable, out of memory): nothing was accepted.
    */
-  accept(req: SendRequest): Promise<Accepted | Refusal> {
+  async accept(req: SendRequest): Promise<Accepted | Refusal> {
+    const gate = this.deps.workspaceQuotas;
+    // A pool's move was judged when first accepted.
+    const held = gate && !req.moved ? await gate.admit(req.deviceId, req.recipients.length) : undefined;
+    if (held && isRefusal(held)) return held;
+    if (!held) return this.acceptTraced(req);
+    let outcome: Accepted | Refusal;
+    try {
+      outcome = await this.acceptTraced(req);
+    } catch (err) {
+      // Nothing written, or not known (the reply was lost): the day's count keeps it unless it
+      // surely was not (a refusal of storage as a whole is thrown as itself, not as unanswered).
+      if (!(err instanceof AcceptUnanswered)) await held.giveBack(req.recipients.length);
+      throw err;
+    }
+    if (isRefusal(outcome)) await held.giveBack(req.recipients.length);
+    return outcome;
+  }
+
+  private acceptTraced(req: SendRequest): Promise<Accepted | Refusal> {
     if (!tracingOn()) return this.acceptNow(req);
     // The accept's span: its context goes into every job (requests share calls, so it is carried
     // by the request rather than by the call's own context). A request's first accept is recorded

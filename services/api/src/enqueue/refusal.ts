@@ -1,4 +1,5 @@
 import type { ValidationDetail } from '@mgw/contracts';
+import type { QuotaName } from '@mgw/store';
 
 /** What a device's quota counts: its queued messages and their bytes. */
 export interface QueueUsage {
@@ -46,7 +47,9 @@ export type Refusal =
    */
   | { kind: 'refused'; reason: 'username_unresolved'; pinRequired: boolean; details: ValidationDetail[] }
   /** WhatsApp's lookup of a username in `to` did not answer (failed, or not in time). */
-  | { kind: 'refused'; reason: 'username_lookup_failed'; timedOut: boolean };
+  | { kind: 'refused'; reason: 'username_lookup_failed'; timedOut: boolean }
+  /** A quota of the device's workspace has no room for the request (workspace-quota-gate.ts). */
+  | { kind: 'refused'; reason: 'workspace_quota'; quota: QuotaName; limit: number; resetsAt: string | null };
 
 /** The reasons that carry nothing but themselves. */
 type BareReason = Exclude<
@@ -56,6 +59,7 @@ type BareReason = Exclude<
   | { retryAfterMs: unknown }
   | { recipient: unknown }
   | { timedOut: unknown }
+  | { quota: unknown }
 >['reason'];
 
 /** A refusal that needs no more than its reason. */

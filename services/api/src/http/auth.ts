@@ -49,7 +49,7 @@ const WORKSPACE_ROUTES: readonly RegExp[] = [
   /^(GET|HEAD|DELETE) \/devices\/[^/]+$/,
   /^(GET|HEAD|POST) \/tokens$/,
   /^DELETE \/tokens\/[^/]+$/,
-  /^(GET|HEAD) \/workspace$/,
+  /^(GET|HEAD) \/workspace(\/usage)?$/,
 ];
 
 /** The request as the route lists above spell it: `POST /send` (the API's base taken off). */

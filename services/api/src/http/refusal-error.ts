@@ -1,6 +1,27 @@
 import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS, USERNAME_ERRORS } from '@mgw/contracts';
+import type { QuotaName } from '@mgw/store';
 import type { Refusal } from '../enqueue/refusal.js';
 import { ApiError } from './api-error.js';
+
+/**
+ * 429 for a workspace quota reached (docs/workspaces.md "Quotas"): `details` is one problem naming
+ * the quota, its limit and when it resets (`null` when it frees as things end, not at a time).
+ */
+export function workspaceQuotaError(
+  quota: QuotaName,
+  limit: number,
+  resetsAt: string | null = null,
+): ApiError {
+  return new ApiError(429, ERRORS.workspaceQuota, [
+    {
+      path: ['quotas', quota],
+      message: `The workspace's ${quota} quota (${limit}) is reached`,
+      quota,
+      limit,
+      resetsAt,
+    },
+  ]);
+}
 
 /**
  * A refused request in HTTP: the contract's status, error string and details for each reason
@@ -63,6 +84,8 @@ export function refusalError(refusal: Refusal): ApiError {
       return refusal.timedOut
         ? new ApiError(504, USERNAME_ERRORS.lookupTimeout)
         : new ApiError(502, USERNAME_ERRORS.lookupFailed);
+    case 'workspace_quota':
+      return workspaceQuotaError(refusal.quota, refusal.limit, refusal.resetsAt);
     case 'recipient_blocked':
       return new ApiError(422, ACCOUNT_ERRORS.recipientBlocked, [
         { path: ['to'], message: `${refusal.recipient} is on this account's blocklist` },

@@ -13,10 +13,12 @@ interface Entry {
  * whether its workspace is suspended (docs/workspaces.md). A change is published on
  * `keys.workspacesChannel()` (WorkspaceStore.update) and drops the record here at once; while this
  * process is not subscribed the cache is not used, as the token cache does (token-cache.ts). Who
- * owns a device is asked of Redis each time (a workspace token naming a device: one HGET).
+ * owns a device is remembered the same way: a device given to a workspace is published on the same
+ * channel (WorkspaceStore.addDevice), so a send's quota check pays no round trip to learn it.
  */
 export class WorkspaceCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly owners = new Map<string, { owner: string; until: number }>();
   private subscription?: Subscription;
   /** Bumped by every change heard: a lookup that overlapped one is not cached. */
   private changes = 0;
@@ -32,13 +34,16 @@ export class WorkspaceCache {
     this.subscription = await startInvalidations({
       subscriber: this.subscriber,
       channel: keys.workspacesChannel(),
+      // A workspace's id or a device's: ids of either kind are slugs, so both maps drop it.
       drop: (id) => {
         this.changes++;
         this.entries.delete(id);
+        this.owners.delete(id);
       },
       dropAll: () => {
         this.changes++;
         this.entries.clear();
+        this.owners.clear();
       },
       logger: this.logger,
     });
@@ -62,8 +67,17 @@ export class WorkspaceCache {
     return record;
   }
 
-  /** The workspace that owns a device (`default` when no workspace names it). */
-  ownerOf(deviceId: string): Promise<string> {
-    return this.store.workspaceOf(deviceId);
+  /** The workspace that owns a device (`default` when no workspace names it), cached while subscribed. */
+  async ownerOf(deviceId: string, now = Date.now()): Promise<string> {
+    const subscribed = this.subscription?.subscribed ?? false;
+    const hit = subscribed ? this.owners.get(deviceId) : undefined;
+    if (hit && hit.until > now) return hit.owner;
+    const before = this.changes;
+    const owner = await this.store.workspaceOf(deviceId);
+    if (subscribed && before === this.changes) {
+      if (this.owners.size >= this.opts.maxEntries) this.owners.clear();
+      this.owners.set(deviceId, { owner, until: now + this.opts.ttlMs });
+    }
+    return owner;
   }
 }

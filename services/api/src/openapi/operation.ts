@@ -17,7 +17,8 @@ export interface OperationSpec {
   query?: Joi.ObjectSchema;
   body?: Joi.Schema;
   idempotent?: boolean;
-  success: { status: number; schema: string; description: string };
+  /** `csv`: the answer may also be CSV (`?format=csv`), described so. */
+  success: { status: number; schema: string; description: string; csv?: string };
   /** A second success answer (e.g. POST /send `delete` of a queued message: 200). */
   alsoSuccess?: { status: number; schema: string; description: string };
   errors: number[];
@@ -68,7 +69,12 @@ export function operation(spec: OperationSpec, config: ApiConfig): JsonSchema {
     [spec.success.status]: {
       description: spec.success.description,
       headers: { ...common, ...limited, ...replay },
-      content: { 'application/json': { schema: ref(spec.success.schema) } },
+      content: {
+        'application/json': { schema: ref(spec.success.schema) },
+        ...(spec.success.csv
+          ? { 'text/csv': { schema: { type: 'string', description: spec.success.csv } } }
+          : {}),
+      },
     },
   };
   if (spec.alsoSuccess)

@@ -146,6 +146,7 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/blocklist/:number': 'DELETE',
       // Workspaces (after c61fd0a): a workspace token's own routes.
       '/workspace': 'GET, HEAD',
+      '/workspace/usage': 'GET, HEAD',
       '/devices': 'GET, HEAD, POST',
       '/devices/:deviceId': 'GET, HEAD',
       '/tokens': 'GET, HEAD, POST',

@@ -15,6 +15,7 @@ import type { ApiServices } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
+import { refusalError } from '../../http/refusal-error.js';
 
 /** POST /media: the file itself as the body, at most the attachment limit. */
 const uploadBody: BodySpec = {
@@ -47,7 +48,7 @@ export const media = feature({
   schemas: mediaSchemas,
 });
 
-type MediaServices = Pick<ApiServices, 'media' | 'mediaSettings'>;
+type MediaServices = Pick<ApiServices, 'media' | 'mediaSettings' | 'workspaceQuotas'>;
 
 /** A store failure is a 503 that says so; anything else goes on to the error middleware. */
 async function storeCall<T>(run: () => Promise<T>): Promise<T> {
@@ -87,6 +88,8 @@ export function uploadMediaRoute(s: MediaServices): RequestHandler {
           message: `Content-Type ${mimeType.split(';')[0]} contradicts the file: its bytes are ${contradicted.kind} (${contradicted.type})`,
         },
       ]);
+    const overQuota = await s.workspaceQuotas.admitMedia(deviceId, bytes.length);
+    if (overQuota) throw refusalError(overQuota);
     const stored = await storeCall(() =>
       s.media.put(deviceId, {
         bytes,

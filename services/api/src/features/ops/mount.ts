@@ -17,7 +17,7 @@ import { ERRORS, keys } from '@mgw/contracts';
 import type { Uses } from '../../api-services.js';
 
 /** What the probes and the metrics read: the registry, and Redis. */
-type OpsServices = Uses<'metrics' | 'defaultMetrics' | 'redis'>;
+type OpsServices = Uses<'metrics' | 'defaultMetrics' | 'redis'> & Partial<Uses<'usageGauge'>>;
 
 /** GET /api/messenger/v1/openapi.json: the document, built once when first asked. */
 function openApiRoute(config: ApiConfig): RequestHandler {
@@ -69,6 +69,7 @@ export function opsOptions(s: OpsServices): OpsOptions {
       return ok;
     },
     collect: async () => {
+      await s.usageGauge?.collect();
       const memory = await readRedisMemory(s.redis, 1000);
       if (!memory) return;
       s.metrics.redisMemoryUsed.set(memory.usedBytes);

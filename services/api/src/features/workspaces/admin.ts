@@ -7,7 +7,7 @@ import { ADMIN_ERRORS } from '../../http/admin-errors.js';
 import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { tokenView } from '../tokens/index.js';
-import { expiresIn, quotaReached } from './bodies.js';
+import { expiresIn, quotaReached, sendUsage, usageRange } from './bodies.js';
 import {
   createWorkspaceToken,
   listDevices,
@@ -15,6 +15,7 @@ import {
   workspaceView,
   type WorkspaceDeps,
 } from './workspaces.js';
+import { readUsage } from './usage.js';
 
 export type WorkspaceAdminName =
   | 'listWorkspaces'
@@ -23,11 +24,12 @@ export type WorkspaceAdminName =
   | 'updateWorkspace'
   | 'workspaceDevices'
   | 'giveDevice'
+  | 'workspaceUsage'
   | 'createWorkspaceToken';
 
 /**
  * The operator's side of workspaces (docs/workspaces.md): every workspace listed, one created,
- * renamed, suspended or resumed, its quotas set; its devices listed and an existing device given
+ * renamed, suspended or resumed, its quotas set, its usage read; its devices listed and an existing device given
  * to it; a token of it minted (its first workspace token, for its people to take over from).
  */
 export const workspaceAdminRoutes: AdminRoute<WorkspaceAdminName>[] = [
@@ -42,6 +44,7 @@ export const workspaceAdminRoutes: AdminRoute<WorkspaceAdminName>[] = [
     handler: 'updateWorkspace',
   },
   { surface: 'admin', method: 'get', path: '/workspaces/:workspaceId/devices', handler: 'workspaceDevices' },
+  { surface: 'admin', method: 'get', path: '/workspaces/:workspaceId/usage', handler: 'workspaceUsage' },
   {
     surface: 'admin',
     method: 'put',
@@ -96,7 +99,7 @@ const adminTokenSchema = Joi.object<{ name: string; deviceId?: string; expiresIn
 const WORKSPACE_NOT_FOUND = 'Workspace not found';
 
 export function workspaceAdminHandlers(
-  s: Uses<'workspaces' | 'sessions' | 'tokens'>,
+  s: Uses<'workspaces' | 'sessions' | 'tokens' | 'usage'>,
 ): Record<WorkspaceAdminName, RequestHandler> {
   const deps: WorkspaceDeps = s;
   /** The workspace a path names, or a 404. */
@@ -139,6 +142,12 @@ export function workspaceAdminHandlers(
       parse(emptyQuerySchema, req.query);
       const { id } = await named(req.params.workspaceId);
       res.status(200).json({ success: true, devices: await listDevices(deps, id) });
+    },
+    workspaceUsage: async (req, res) => {
+      const range = usageRange(req.query);
+      const { id } = await named(req.params.workspaceId);
+      const view = await readUsage(s.usage, id, range);
+      sendUsage(res, view, range.csv, 'usage');
     },
     giveDevice: async (req, res) => {
       parse(emptyQuerySchema, req.query);

@@ -1,10 +1,13 @@
 /**
- * What the workspace routes share, public and admin: their bodies' bounds and rules (the OpenAPI
- * document's too) and the answer of a quota reached.
+ * What the workspace routes share, public and admin: their bodies' and queries' bounds and rules
+ * (the OpenAPI document's too), the answer of a quota reached and the answer of a usage.
  */
+import type { Response } from 'express';
 import { DEVICE_ID_PATTERN, ERRORS, Joi } from '@mgw/contracts';
-import type { QuotaName } from '@mgw/store';
+import { USAGE_MAX_DAYS, utcDay } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
+import { parse } from '../../http/validation.js';
+import { usageCsv, type UsageView } from './usage.js';
 import { FIELD_ALLOWANCE, type BodySpec } from '../../http/route-table.js';
 
 /** A token request is a name, a device id and a duration: 4 KB. */
@@ -30,18 +33,53 @@ export const workspaceTokenSchema = Joi.object<{ name: string; deviceId?: string
   expiresIn: expiresIn(),
 });
 
-/**
- * 429 for a workspace quota reached: `details` is one problem naming the quota, its limit and when
- * it resets (`null` for the device quota: it frees when a device leaves or the operator raises it).
- */
-export function quotaReached(quota: QuotaName, limit: number, resetsAt: string | null = null): ApiError {
-  return new ApiError(429, ERRORS.workspaceQuota, [
-    {
-      path: ['quotas', quota],
-      message: `The workspace's ${quota} quota (${limit}) is reached`,
-      quota,
-      limit,
-      resetsAt,
-    },
-  ]);
+/** 429 for a workspace quota reached (http/refusal-error.ts builds it for every route). */
+export { workspaceQuotaError as quotaReached } from '../../http/refusal-error.js';
+
+/** A UTC day, YYYY-MM-DD (a calendar day: usageRange refuses 2026-02-30). */
+const day = Joi.string()
+  .pattern(/^\d{4}-\d{2}-\d{2}$/)
+  .messages({ 'string.pattern.base': '{{#label}} must be a UTC day, YYYY-MM-DD' });
+
+export const usageQuerySchema = Joi.object<{ from?: string; to?: string; format?: 'json' | 'csv' }>({
+  from: day,
+  to: day,
+  format: Joi.string().valid('json', 'csv'),
+});
+
+/** The days a query asks for: `to` (default today, UTC) and `from` (default 29 days before it). */
+export function usageRange(query: unknown, now = Date.now()): { from: string; to: string; csv: boolean } {
+  const q = parse(usageQuerySchema, query);
+  for (const name of ['from', 'to'] as const) {
+    const v = q[name];
+    const at = v === undefined ? 0 : Date.parse(`${v}T00:00:00Z`);
+    if (v !== undefined && (Number.isNaN(at) || !new Date(at).toISOString().startsWith(v)))
+      throw ApiError.invalid([{ path: [name], message: `"${name}" is no calendar day` }]);
+  }
+  const to = q.to ?? utcDay(now).day;
+  const from = q.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  if (from > to) throw ApiError.invalid([{ path: ['from'], message: '"from" must not be after "to"' }]);
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days > USAGE_MAX_DAYS)
+    throw ApiError.invalid([
+      {
+        path: ['from'],
+        message: `at most ${USAGE_MAX_DAYS} days at once (usage is kept ${USAGE_MAX_DAYS} days)`,
+      },
+    ]);
+  return { from, to, csv: q.format === 'csv' };
+}
+
+/** Answers a usage as JSON (`key` holds it: `data` on the public API, `usage` on the admin's) or CSV. */
+export function sendUsage(res: Response, view: UsageView, csv: boolean, key: 'data' | 'usage'): void {
+  if (!csv) {
+    res.status(200).json({ success: true, [key]: view });
+    return;
+  }
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader(
+    'Content-Disposition',
+    `attachment; filename="usage-${view.workspaceId}-${view.from}-${view.to}.csv"`,
+  );
+  res.status(200).type('text/csv; charset=utf-8').send(usageCsv(view));
 }

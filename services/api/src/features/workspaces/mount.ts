@@ -8,8 +8,9 @@ import { feature } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { tokenView } from '../tokens/index.js';
 import { workspaceAdminHandlers, workspaceAdminRoutes, type WorkspaceAdminName } from './admin.js';
-import { quotaReached, tokenBody, workspaceTokenSchema } from './bodies.js';
+import { quotaReached, sendUsage, tokenBody, usageRange, workspaceTokenSchema } from './bodies.js';
 import { workspaceOperations, workspaceSchemas } from './openapi.js';
+import { readUsage } from './usage.js';
 import {
   createDevice,
   createWorkspaceToken,
@@ -23,6 +24,7 @@ import {
 
 export type WorkspaceName =
   | 'getWorkspace'
+  | 'getUsage'
   | 'listDevices'
   | 'createDevice'
   | 'getDevice'
@@ -31,7 +33,7 @@ export type WorkspaceName =
   | 'revokeToken';
 
 /**
- * A workspace as its workspace token sees it (docs/workspaces.md): the workspace, its devices
+ * A workspace as its workspace token sees it (docs/workspaces.md): the workspace and its usage, its devices
  * (listed, created within the quota, one by id), and its tokens (device and workspace tokens,
  * created, listed and revoked). Device and pool tokens get 403 here (auth.ts WORKSPACE_ROUTES).
  * Reads count against the status limit, changes against the connect limit. The operator's side —
@@ -41,6 +43,7 @@ export const workspaces = feature<WorkspaceName, WorkspaceAdminName>({
   name: 'workspaces',
   routes: [
     { method: 'get', path: '/workspace', limit: 'status', handler: 'getWorkspace' },
+    { method: 'get', path: '/workspace/usage', limit: 'status', handler: 'getUsage' },
     { method: 'get', path: '/devices', limit: 'status', handler: 'listDevices' },
     { method: 'post', path: '/devices', limit: 'connect', body: 'none', handler: 'createDevice' },
     { method: 'get', path: '/devices/:deviceId', limit: 'status', handler: 'getDevice' },
@@ -58,7 +61,7 @@ export const workspaces = feature<WorkspaceName, WorkspaceAdminName>({
 const workspaceOf = (res: Response): string => authOf(res).workspaceId;
 
 function workspaceHandlers(
-  s: Uses<'workspaces' | 'sessions' | 'tokens'>,
+  s: Uses<'workspaces' | 'sessions' | 'tokens' | 'usage'>,
 ): Record<WorkspaceName, RequestHandler> {
   const deps: WorkspaceDeps = s;
   return {
@@ -68,6 +71,11 @@ function workspaceHandlers(
       // The workspace of a valid token exists (auth.ts); one deleted meanwhile is gone for it.
       if (!view) throw new ApiError(404, ERRORS.deviceNotFound);
       res.status(200).json({ success: true, data: view });
+    },
+    getUsage: async (req, res) => {
+      const range = usageRange(req.query);
+      const view = await readUsage(s.usage, workspaceOf(res), range);
+      sendUsage(res, view, range.csv, 'data');
     },
     listDevices: async (req, res) => {
       noQuery(req);

@@ -1,15 +1,38 @@
 /** A workspace as its workspace token sees it, in the OpenAPI document (docs/workspaces.md). */
 import { emptyQuerySchema } from '@mgw/contracts';
-import { QUOTA_NAMES } from '@mgw/store';
+import { QUOTA_NAMES, USAGE_COUNTS, USAGE_MAX_DAYS } from '@mgw/store';
 import type { ApiConfig } from '../../config.js';
 import type { Operations } from '../../http/route-table.js';
 import type { JsonSchema } from '../../openapi/joi-schema.js';
 import { withPathParam, type OperationSpec } from '../../openapi/operation.js';
 import { closed, int, ref, result, str, timestamp } from '../../openapi/schema-helpers.js';
-import { workspaceTokenSchema } from './bodies.js';
+import { usageQuerySchema, workspaceTokenSchema } from './bodies.js';
 import type { WorkspaceName } from './mount.js';
 
 const yes = { const: true } as const;
+
+/** What each count of a day's usage is (docs/workspaces.md "Usage"). */
+const USAGE_HELP: Record<(typeof USAGE_COUNTS)[number], string> = {
+  accepted: 'Messages accepted (every kind; a retry of an idempotent request is not counted again).',
+  otp: 'OTP messages accepted (also counted in accepted).',
+  sent: 'Messages that reached WhatsApp that day.',
+  delivered: 'Messages delivered that day.',
+  read: 'Messages read that day.',
+  failed: 'Messages that ended failed that day.',
+  received: 'Messages contacts wrote to its devices.',
+  mediaBytes: 'Bytes of media stored (uploads and inbound media kept).',
+};
+
+/** A usage's counts (a day's, or a range's sums). */
+const USAGE_PROPERTIES: Record<string, JsonSchema> = {
+  ...Object.fromEntries(USAGE_COUNTS.map((c) => [c, int(USAGE_HELP[c])])),
+  failedByReason: {
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'The failures by reason (the `error` of their records), only the reasons that happened.',
+  },
+};
+const USAGE_REQUIRED = [...USAGE_COUNTS, 'failedByReason'];
 
 export const workspaceSchemas: Record<string, JsonSchema> = {
   Workspace: closed(
@@ -51,6 +74,19 @@ export const workspaceSchemas: Record<string, JsonSchema> = {
     },
     ['kind', 'id', 'name', 'createdAt', 'expired'],
   ),
+  UsageCounts: closed(USAGE_PROPERTIES, USAGE_REQUIRED),
+  UsageDay: closed({ day: str('The UTC day, YYYY-MM-DD.'), ...USAGE_PROPERTIES }, ['day', ...USAGE_REQUIRED]),
+  WorkspaceUsage: closed(
+    {
+      workspaceId: str('The workspace.'),
+      from: str('The first day (UTC).'),
+      to: str('The last day (UTC).'),
+      days: { type: 'array', items: ref('UsageDay'), description: 'Each day of the range, oldest first.' },
+      total: ref('UsageCounts'),
+    },
+    ['workspaceId', 'from', 'to', 'days', 'total'],
+  ),
+  WorkspaceUsageResult: result(ref('WorkspaceUsage')),
   WorkspaceResult: result(ref('Workspace')),
   WorkspaceDeviceResult: result(ref('WorkspaceDevice')),
   WorkspaceDeviceList: result({ type: 'array', items: ref('WorkspaceDevice') }),
@@ -80,6 +116,20 @@ export function workspaceOperations(
       query: emptyQuerySchema,
       success: { status: 200, schema: 'WorkspaceResult', description: 'The workspace.' },
       errors: [404],
+    }),
+    getUsage: operation({
+      tag,
+      summary: "The workspace's usage per day",
+      description: `What its devices did per UTC day, from \`from\` to \`to\` (YYYY-MM-DD; default: the 30 days to today; at most ${USAGE_MAX_DAYS} days): accepted, OTPs, sent, delivered, read, failed (and by reason), received, media bytes. \`format=csv\` answers CSV for billing. A workspace token only.`,
+      rateLimit: read,
+      query: usageQuerySchema,
+      success: {
+        status: 200,
+        schema: 'WorkspaceUsageResult',
+        description: 'The usage.',
+        csv: 'With format=csv: a header row, then one row per day (workspace, day, the counts, then failed:<reason> for every reason).',
+      },
+      errors: [],
     }),
     listDevices: operation({
       tag,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
+import { markLinked } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 import {
   call,
@@ -45,7 +46,8 @@ describe('API: workspaces — the operator makes them, their tokens act on their
   };
 
   before(async () => {
-    t = await startAdminApi();
+    // No sender runs here: an OTP's wait ends soon, unanswered (504, and the OTP fails otp_expired).
+    t = await startAdminApi({ otpWaitTimeoutMs: 500 });
     tokenA = await workspace(a, { devices: 2 });
     tokenB = await workspace(b);
   });
@@ -232,6 +234,149 @@ describe('API: workspaces — the operator makes them, their tokens act on their
     ).to.equal(409);
     expect((await adminCall(t, '/workspaces/no-such-ws')).status).to.equal(404);
   });
+  /** Today's UTC day, and when it ends (the daily quota's reset). */
+  const today = () => new Date().toISOString().slice(0, 10);
+  const tomorrow = () => new Date(Date.parse(`${today()}T00:00:00Z`) + 86_400_000).toISOString();
+  const sendFrom = (token: string, device: string, to: string | string[]) =>
+    call(`${t.api}/devices/${device}/send`, { method: 'POST', token, json: { to, text: 'counted' } });
+  const quotaDetail = (r: { body: Record<string, unknown> }) =>
+    (r.body.details as Record<string, unknown>[])[0];
+
+  it('When a workspace has a daily message quota, then a request past it is refused whole with 429 naming it and its reset; a refused send gives its room back', async () => {
+    const id = ws();
+    const token = await workspace(id, { messagesPerDay: 3 });
+    const device = await newDevice(token);
+    await markConnected(t.redis, device);
+    expect((await sendFrom(token, device, '15550003001')).status).to.equal(202);
+    const over = await sendFrom(token, device, ['15550003002', '15550003003', '15550003004']);
+    expect(over.status, JSON.stringify(over.body)).to.equal(429);
+    expect(over.body.error).to.equal('Workspace quota reached');
+    expect(quotaDetail(over)).to.deep.equal({
+      path: ['quotas', 'messagesPerDay'],
+      message: "The workspace's messagesPerDay quota (3) is reached",
+      quota: 'messagesPerDay',
+      limit: 3,
+      resetsAt: tomorrow(),
+    });
+    // A device that takes no messages: 409, and its reservation is given back.
+    const unlinked = await newDevice(token);
+    expect((await sendFrom(token, unlinked, '15550003005')).status).to.equal(409);
+    expect(await t.redis.get(keys.workspaceDayCount(id, today()))).to.equal('1');
+    expect((await sendFrom(token, device, ['15550003002', '15550003003'])).status).to.equal(202);
+    expect((await sendFrom(token, device, '15550003006')).status).to.equal(429);
+    // Nothing of the refused requests was written: the device's records are the three accepted.
+    expect(await t.redis.zcard(keys.messageIndex(device))).to.equal(3);
+  });
+
+  it('When a workspace has a queued-messages quota, then a request that would pass it is refused with 429 and nothing is queued', async () => {
+    const id = ws();
+    const token = await workspace(id, { queuedMessages: 2 });
+    const [one, two] = [await newDevice(token), await newDevice(token)];
+    await Promise.all([markConnected(t.redis, one), markConnected(t.redis, two)]);
+    expect((await sendFrom(token, one, '15550003101')).status).to.equal(202);
+    // The quota is the workspace's: the second device's list finds one queued already.
+    const over = await sendFrom(token, two, ['15550003102', '15550003103']);
+    expect(over.status).to.equal(429);
+    expect(quotaDetail(over)).to.include({ quota: 'queuedMessages', limit: 2, resetsAt: null });
+    expect(await t.redis.zcard(keys.messageIndex(two))).to.equal(0);
+    expect((await sendFrom(token, two, '15550003102')).status).to.equal(202);
+  });
+
+  it('When a workspace has a media bytes quota, then an upload past what its devices keep is refused with 429 naming it', async () => {
+    const id = ws();
+    const token = await workspace(id, { mediaBytes: 1000 });
+    const device = await newDevice(token);
+    await markConnected(t.redis, device);
+    await markLinked(t.redis, device);
+    const upload = (bytes: number) =>
+      call(`${t.api}/devices/${device}/media`, {
+        token,
+        body: randomBytes(bytes),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+    const first = await upload(600);
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    const over = await upload(600);
+    expect(over.status).to.equal(429);
+    expect(quotaDetail(over)).to.include({ quota: 'mediaBytes', limit: 1000, resetsAt: null });
+    expect((await upload(400)).status).to.equal(201);
+  });
+
+  it('When a workspace reads its usage, then each day counts what its records hold, as JSON and as CSV; the operator reads any; bad ranges are 400', async () => {
+    const id = ws();
+    const token = await workspace(id);
+    const [one, two] = [await newDevice(token), await newDevice(token)];
+    await Promise.all([markConnected(t.redis, one), markConnected(t.redis, two)]);
+    expect((await sendFrom(token, one, ['15550003201', '15550003202'])).status).to.equal(202);
+    expect((await sendFrom(token, two, '15550003203')).status).to.equal(202);
+    const otp = await call(`${t.api}/devices/${two}/otp`, {
+      method: 'POST',
+      token,
+      json: { phone: '15550003204', code: '123456' },
+    });
+    expect(otp.status, JSON.stringify(otp.body)).to.equal(504);
+
+    const json = await call(`${t.api}/workspace/usage`, { token });
+    expect(json.status, JSON.stringify(json.body)).to.equal(200);
+    const usage = json.body.data as {
+      from: string;
+      to: string;
+      days: Record<string, unknown>[];
+      total: Record<string, unknown>;
+    };
+    expect(usage.to).to.equal(today());
+    expect(usage.days).to.have.length(30);
+    expect(usage.days.at(-1)).to.deep.include({ day: today(), accepted: 4, otp: 1, sent: 0, failed: 1 });
+    expect(usage.total).to.deep.include({ accepted: 4, otp: 1, failed: 1 });
+    expect(usage.total.failedByReason).to.deep.equal({ otp_expired: 1 });
+    // The same numbers as the records: every message accepted is in its device's index.
+    const recorded =
+      (await t.redis.zcard(keys.messageIndex(one))) + (await t.redis.zcard(keys.messageIndex(two)));
+    expect(recorded).to.equal(4);
+
+    const csv = await fetch(`${t.api}/workspace/usage?format=csv&from=${today()}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(csv.status).to.equal(200);
+    expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).to.equal(
+      `attachment; filename="usage-${id}-${today()}-${today()}.csv"`,
+    );
+    const [header, row, end] = (await csv.text()).split('\r\n');
+    expect(header).to.match(
+      /^workspace,day,accepted,otp,sent,delivered,read,failed,received,mediaBytes,failed:/,
+    );
+    expect(row!.split(',').slice(0, 10)).to.deep.equal([id, today(), '4', '1', '0', '0', '0', '1', '0', '0']);
+    const reasons = header!.split(',');
+    expect(row!.split(',')[reasons.indexOf('failed:otp_expired')]).to.equal('1');
+    expect(end).to.equal('');
+
+    const admin = await adminCall(t, `/workspaces/${id}/usage?from=${today()}&to=${today()}`);
+    expect(admin.status).to.equal(200);
+    expect((admin.body.usage as { days: unknown[] }).days).to.have.length(1);
+    // Another workspace's usage holds none of these.
+    const other = await call(`${t.api}/workspace/usage?from=${today()}`, { token: tokenB });
+    expect((other.body.data as { total: { accepted: number } }).total.accepted).to.equal(0);
+    for (const query of [
+      'from=2026-02-30',
+      `from=${today()}&to=2020-01-01`,
+      'from=2020-01-01&to=2020-12-31',
+      'format=xml',
+    ]) {
+      const bad = await call(`${t.api}/workspace/usage?${query}`, { token });
+      expect(bad.status, query).to.equal(400);
+    }
+    // A device token reads no workspace's usage.
+    const deviceToken = await call(`${t.api}/tokens`, {
+      method: 'POST',
+      token,
+      json: { name: 'd', deviceId: one },
+    });
+    const refused = await call(`${t.api}/workspace/usage`, {
+      token: (deviceToken.body.data as { value: string }).value,
+    });
+    expect(refused.status).to.equal(403);
+  });
 });
 
 /**
@@ -246,6 +391,7 @@ describe('e2e: a suspended workspace sends nothing and keeps its queue (real cli
   const [account, contact] = ['15552700001', '15552700011'];
   const id = `susp${randomBytes(3).toString('hex')}`;
   let deviceToken = '';
+  let owner = '';
   let device = '';
 
   before(async () => {
@@ -256,7 +402,7 @@ describe('e2e: a suspended workspace sends nothing and keeps its queue (real cli
     const minted = await stack().adminApi<{ value: string }>(ADMIN, 'POST', `/workspaces/${id}/tokens`, {
       name: 'owner',
     });
-    const owner = minted.body.value;
+    owner = minted.body.value;
     const device0 = await stack().api<{ data: { deviceId: string } }>('POST', '/devices', undefined, owner);
     device = device0.body.data.deviceId;
     const made = await stack().api<{ data: { value: string } }>(
@@ -311,5 +457,28 @@ describe('e2e: a suspended workspace sends nothing and keeps its queue (real cli
     await new Promise((r) => setTimeout(r, 1000));
     expect(await arrived(), 'sent once').to.equal(1);
     expect((await stack().api('GET', '/status', undefined, deviceToken)).status).to.equal(200);
+  });
+
+  it('When its device has sent and received through WhatsApp, then its usage counts them as its records do', async () => {
+    await stack().simApi('POST', `/contacts/${contact}/send`, { to: account, text: 'a reply' });
+    const day = new Date().toISOString().slice(0, 10);
+    type Usage = { data: { total: Record<string, number>; days: { day: string }[] } };
+    const usage = () => stack().api<Usage>('GET', `/workspace/usage?from=${day}`, undefined, owner);
+    await waitFor(async () => (await usage()).body.data.total.received === 1, {
+      timeoutMs: 20_000,
+      what: 'the reply counted as received',
+    });
+    const page = await stack().api<{ data: { messages: { status: string; direction: string }[] } }>(
+      'GET',
+      '/messages?limit=100',
+      undefined,
+      deviceToken,
+    );
+    const records = page.body.data.messages;
+    const outbound = records.filter((m) => m.direction === 'outbound');
+    const { total } = (await usage()).body.data;
+    expect(total).to.deep.include({ accepted: outbound.length, received: 1, failed: 0 });
+    expect(total.sent).to.equal(outbound.filter((m) => m.status !== 'queued').length);
+    expect(records.filter((m) => m.direction === 'inbound')).to.have.length(1);
   });
 });

@@ -1,0 +1,53 @@
+/**
+ * A workspace's usage per UTC day (docs/workspaces.md "Usage"), as JSON or as CSV for billing:
+ * GET /api/messenger/v1/workspace/usage (its workspace token) and
+ * GET /api/admin/v1/workspaces/{id}/usage (the operator). The counts are kept by the scripts that
+ * write the records (usage.ts of @mgw/store); this module reads and formats (the query's rules
+ * are bodies.ts's).
+ */
+import {
+  USAGE_COUNTS,
+  USAGE_CSV_HEADER,
+  usageCsvCells,
+  type UsageDay,
+  type WorkspaceUsage,
+} from '@mgw/store';
+
+/** The whole range's sums. */
+function total(days: readonly UsageDay[]): Omit<UsageDay, 'day'> {
+  const sum = {} as Omit<UsageDay, 'day'>;
+  for (const c of USAGE_COUNTS) sum[c] = 0;
+  sum.failedByReason = {};
+  for (const d of days) {
+    for (const c of USAGE_COUNTS) sum[c] += d[c];
+    for (const [reason, n] of Object.entries(d.failedByReason))
+      sum.failedByReason[reason] = (sum.failedByReason[reason] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** What the JSON answer holds: the range, each day, and the range's sums. */
+export interface UsageView {
+  workspaceId: string;
+  from: string;
+  to: string;
+  days: UsageDay[];
+  total: Omit<UsageDay, 'day'>;
+}
+
+/** Reads a workspace's usage over the query's range. */
+export async function readUsage(
+  usage: Pick<WorkspaceUsage, 'days'>,
+  workspaceId: string,
+  range: { from: string; to: string },
+): Promise<UsageView> {
+  const days = await usage.days(workspaceId, range.from, range.to);
+  return { workspaceId, from: range.from, to: range.to, days, total: total(days) };
+}
+
+/** The usage as CSV (RFC 4180): a header, then one row per day; every cell is a slug or a number. */
+export function usageCsv(view: UsageView): string {
+  const rows = [USAGE_CSV_HEADER.join(',')];
+  for (const d of view.days) rows.push([view.workspaceId, d.day, ...usageCsvCells(d)].join(','));
+  return `${rows.join('\r\n')}\r\n`;
+}
