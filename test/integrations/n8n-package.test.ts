@@ -2,7 +2,8 @@
  * Issue 57: the n8n community node package (integrations/n8n) without n8n running — its types
  * generated from the API's OpenAPI document (and a renamed field failing the build), every node
  * parameter that fills a body field checked against the document, the trigger's event filter, its
- * signature check, and n8n's own lint of the package. The package is read as packed (the tarball
+ * signature check, the Device ID's path and rule (workspace tokens), and n8n's own lint of the
+ * package. The package is read as packed (the tarball
  * n8n.test.ts installs), unpacked beside its dev dependencies.
  */
 import { expect } from 'chai';
@@ -13,6 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DEVICE_ID_PATTERN } from '@mgw/contracts';
 import { installN8nNodesDeps, N8N_NODES_DIR, packN8nNodes } from '@mgw/testing';
 
 const run = promisify(execFile);
@@ -261,6 +263,87 @@ describe('n8n package (integrations/n8n): types from the OpenAPI document, field
       ['no secret stored', verifyDelivery(undefined, headers(sign(key, 'evt-1', now)), body, now).ok],
     ];
     expect(refused.filter(([, passed]) => passed).map(([what]) => what)).to.deep.equal([]);
+  });
+
+  it('When a Device ID is set (the node\u2019s over the credential\u2019s), then every route goes under /devices/{id}, a workspace\u2019s own routes excepted, and an id the gateway could not have fails before any request', () => {
+    const transport = load('./dist/nodes/MessengerGateway/transport.js') as {
+      DEVICE_ID_PATTERN: RegExp;
+      devicePath: (path: string, deviceId?: string) => string;
+      deviceIdOf: (
+        ctx: unknown,
+        credentials: { deviceId?: string },
+        itemIndex?: number,
+      ) => string | undefined;
+    };
+    // The gateway's own rule (libs/contracts), not a copy that drifts.
+    expect(transport.DEVICE_ID_PATTERN.source).to.equal(DEVICE_ID_PATTERN.source);
+    expect(transport.DEVICE_ID_PATTERN.flags).to.equal(DEVICE_ID_PATTERN.flags);
+
+    const { devicePath } = transport;
+    expect(devicePath('/send')).to.equal('/send');
+    expect(devicePath('/send', '')).to.equal('/send');
+    expect(devicePath('/send', 'd0123456789abcdef')).to.equal('/devices/d0123456789abcdef/send');
+    expect(devicePath('/chats/1555%40g.us/labels/7', 'shop_1')).to.equal(
+      '/devices/shop_1/chats/1555%40g.us/labels/7',
+    );
+    expect(devicePath('/webhook', 'a-b')).to.equal('/devices/a-b/webhook');
+    expect(devicePath('/status', 'x/../y')).to.equal('/devices/x%2F..%2Fy/status');
+    for (const own of ['/workspace', '/devices', '/devices/d1', '/tokens', '/tokens/t1']) {
+      expect(devicePath(own, 'd1'), own).to.equal(own);
+    }
+
+    // A fake node context: the node's parameters per item, for an action node (itemIndex) and a trigger (none).
+    const node = {
+      id: 'n1',
+      name: 'Messenger Gateway',
+      type: 'x',
+      typeVersion: 1,
+      position: [0, 0],
+      parameters: {},
+    };
+    const calls: unknown[][] = [];
+    const ctx = (deviceId: unknown) => ({
+      getNode: () => node,
+      getNodeParameter: (name: string, ...rest: unknown[]) => {
+        calls.push([name, ...rest]);
+        return name === 'deviceId' && deviceId !== undefined ? deviceId : rest[rest.length - 1];
+      },
+    });
+    // `itemIndex` null: a trigger's hook, which reads its parameters without an item.
+    const of = (fromNode: unknown, fromCredential?: string, itemIndex: number | null = 0) =>
+      transport.deviceIdOf(ctx(fromNode), { deviceId: fromCredential }, itemIndex ?? undefined);
+    expect(of(undefined)).to.equal(undefined);
+    expect(of('', '  ')).to.equal(undefined);
+    expect(of('', 'acme-1')).to.equal('acme-1');
+    expect(of(' shop_2\n', 'acme-1'), 'the node\u2019s, trimmed, over the credential\u2019s').to.equal(
+      'shop_2',
+    );
+    expect(of('shop_2', undefined, null), 'a trigger (no item)').to.equal('shop_2');
+    expect(of('', 'acme-1', null), 'a trigger, the credential\u2019s').to.equal('acme-1');
+    expect(of('x'.repeat(32))).to.equal('x'.repeat(32));
+    // An action node reads it per item (name, item, fallback), a trigger without one (name, fallback).
+    calls.length = 0;
+    of('d1', undefined, 3);
+    of('d1', undefined, null);
+    expect(calls).to.deep.equal([
+      ['deviceId', 3, ''],
+      ['deviceId', ''],
+    ]);
+    const refusal = (fromNode: unknown, fromCredential?: string) => {
+      try {
+        of(fromNode, fromCredential);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal('Shop 1')).to.match(
+      /^The node's Device ID "Shop 1" is not a device ID: 1 to 32 lowercase/,
+    );
+    expect(refusal('', '_leading')).to.match(/^The credential's Device ID "_leading" is not a device ID/);
+    for (const bad of ['x'.repeat(33), 'a/b', '-x', 'd1?x=1', 'ü']) {
+      expect(refusal(bad), bad).to.not.equal('accepted');
+    }
   });
 
   it('When n8n\u2019s own lint runs on the package (n8n-node lint, the community node rules), then it finds no error', async () => {

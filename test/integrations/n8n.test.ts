@@ -4,7 +4,10 @@
  * package is built and packed, and installed in n8n's user folder as n8n installs a community
  * package. The two example workflows of docs/n8n.md (docs/examples/n8n/*.json) are imported with
  * n8n's CLI, as they are, with only the credential's id and the photo's URL filled in, and run
- * against a sandbox stack (api, connection, sender, notifier; the simulator's phones).
+ * against a sandbox stack (api, connection, sender, notifier; the simulator's phones). Then the
+ * same nodes with a workspace token (docs/workspaces.md): a credential and a node naming the
+ * device (`/devices/{deviceId}/…`), a device of another workspace (404), the credential's test
+ * and the reply example on the workspace's device.
  */
 import { expect } from 'chai';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
@@ -45,6 +48,18 @@ interface Workflow {
 }
 
 const ACCOUNT = '15550570001';
+/** The stack's admin token: the operator makes the workspace (docs/workspaces.md). */
+const ADMIN_TOKEN = 'n8n-e2e-admin-token-0123456789abcdef';
+/** The account linked to the workspace's device, a contact it sends to, and one who writes to it. */
+const WORKSPACE_ACCOUNT = '15550570011';
+const WORKSPACE_CONTACT = '15550570012';
+const WORKSPACE_WRITER = '15550570013';
+/** A credential with a workspace token and a Device ID; the workflows that use it. */
+const WORKSPACE_CREDENTIAL = { id: 'mgwWorkspaceCred', name: 'Messenger Gateway workspace' };
+const WORKSPACE_RUN_ID = 'mgwWorkspaceRun1';
+const WORKSPACE_REPLY_ID = 'mgwWorkspaceHi01';
+/** The webhook path of the reply example's trigger on the workspace's device. */
+const WORKSPACE_WEBHOOK_ID = '5e0b2f7c-9a41-4d3e-8b6f-1c2d3e4f5a60';
 /** The example's contacts (docs/examples/n8n/send-text-and-photo.json). */
 const CONTACTS = ['15550570002', '15550570003'];
 const CREDENTIAL = { id: 'mgwCredential001', name: 'Messenger Gateway account' };
@@ -64,6 +79,21 @@ function fill(workflow: Workflow, id: string, photoUrl?: string): Workflow {
   for (const node of filled.nodes) {
     if (node.credentials?.messengerGatewayApi) node.credentials.messengerGatewayApi = { ...CREDENTIAL };
     if (node.type === 'n8n-nodes-base.httpRequest') node.parameters.url = photoUrl;
+  }
+  return filled;
+}
+
+/**
+ * The reply example on the workspace's device: the workspace's credential (its Device ID names the
+ * device) in both nodes, and a webhook path of its own (two active triggers cannot share one).
+ */
+function onWorkspaceDevice(workflow: Workflow, id: string): Workflow {
+  const filled = fill(workflow, id);
+  filled.name = `${workflow.name} (workspace)`;
+  for (const node of filled.nodes) {
+    if (node.credentials?.messengerGatewayApi)
+      node.credentials.messengerGatewayApi = { ...WORKSPACE_CREDENTIAL };
+    if (node.webhookId) node.webhookId = WORKSPACE_WEBHOOK_ID;
   }
   return filled;
 }
@@ -94,8 +124,11 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
       WEBHOOK_RETRY_MAX_MS: '1000',
       // A shorter rate limit window (60 s by default): the deactivation test waits one out.
       RATE_LIMIT_WINDOW_MS: '30000',
+      ADMIN_API_TOKEN: ADMIN_TOKEN,
     },
   });
+  /** The workspace: its token, its device linked to WORKSPACE_ACCOUNT, and another never linked. */
+  const workspace = { id: `n8n${randomBytes(3).toString('hex')}`, token: '', device: '', other: '' };
   let host: N8nHost;
   let photos: http.Server;
   const reply = example('reply-hi-with-hello.json');
@@ -110,6 +143,7 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
     await new Promise<void>((resolve) => photos.listen(0, '127.0.0.1', resolve));
     const photoUrl = `http://127.0.0.1:${(photos.address() as { port: number }).port}/photo.png`;
     await stack().linkByQr(ACCOUNT, 'n8n Account');
+    await makeWorkspace();
     host = await N8nHost.create({ install, nodesTarball });
     await host.importCredentials([
       {
@@ -117,14 +151,69 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
         type: 'messengerGatewayApi',
         data: { baseUrl: stack().apiUrl, apiToken: stack().token },
       },
+      {
+        ...WORKSPACE_CREDENTIAL,
+        type: 'messengerGatewayApi',
+        data: { baseUrl: stack().apiUrl, apiToken: workspace.token, deviceId: workspace.device },
+      },
     ]);
     await host.importWorkflows([
       fill(example('send-text-and-photo.json'), SEND_ID, photoUrl),
       fill(reply, REPLY_ID),
       refusedSendWorkflow(),
+      workspaceWorkflow(workspace.device, workspace.other, stack().deviceId),
+      onWorkspaceDevice(reply, WORKSPACE_REPLY_ID),
     ]);
     await host.publish(REPLY_ID);
+    await host.publish(WORKSPACE_REPLY_ID);
   });
+
+  /**
+   * The operator makes a workspace and mints its token (admin API); the workspace token makes two
+   * devices, and the first is linked to WORKSPACE_ACCOUNT (through a device token the workspace
+   * mints for it, as linkByQr takes one).
+   */
+  async function makeWorkspace(): Promise<void> {
+    const ok = <T>(res: { status: number; body: T }, status: number, what: string): T => {
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).to.equal(status);
+      return res.body;
+    };
+    ok(
+      await stack().adminApi(ADMIN_TOKEN, 'POST', '/workspaces', { id: workspace.id, name: 'n8n customer' }),
+      201,
+      'the workspace',
+    );
+    workspace.token = ok(
+      await stack().adminApi<{ value: string }>(ADMIN_TOKEN, 'POST', `/workspaces/${workspace.id}/tokens`, {
+        name: 'n8n',
+      }),
+      201,
+      'its token',
+    ).value;
+    const newDevice = async () =>
+      ok(
+        await stack().api<{ data: { deviceId: string } }>('POST', '/devices', undefined, workspace.token),
+        201,
+        'a device',
+      ).data.deviceId;
+    workspace.device = await newDevice();
+    workspace.other = await newDevice();
+    const linker = ok(
+      await stack().api<{ data: { value: string } }>(
+        'POST',
+        '/tokens',
+        { name: 'link', deviceId: workspace.device },
+        workspace.token,
+      ),
+      201,
+      'a device token',
+    ).data.value;
+    await stack().linkByQr(WORKSPACE_ACCOUNT, 'n8n Workspace', linker);
+  }
+
+  /** The workspace workflow's run: the two tests below read the one run (each `n8n execute` starts n8n's app). */
+  let workspaceRun: Promise<N8nRun> | undefined;
+  const runWorkspaceWorkflow = () => (workspaceRun ??= host.execute(WORKSPACE_RUN_ID));
   after(async () => {
     await host?.dispose();
     await new Promise((resolve) => (photos ? photos.close(resolve) : resolve(undefined)));
@@ -168,6 +257,57 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
     expect(run.data.resultData.error?.message).to.equal('Invalid request data');
   });
 
+  it("When a workspace token's credential names a device, then the node sends from that device, and the node's Device ID (an expression, one device per item) reads each of the workspace's devices", async () => {
+    const run = await runWorkspaceWorkflow();
+    const [sent] = itemsOf(run, "Send from the credential's device");
+    expect(
+      sent?.json.messageId,
+      JSON.stringify(run.data.resultData.runData["Send from the credential's device"]),
+    ).to.be.a('string');
+    await waitFor(
+      async () =>
+        (await stack().inbox(WORKSPACE_CONTACT)).some(
+          (m) => m.text === 'Hello from a workspace device' && m.from === WORKSPACE_ACCOUNT,
+        ),
+      { timeoutMs: 30_000, what: `the workspace device's text in ${WORKSPACE_CONTACT}'s inbox` },
+    );
+    // The message is the workspace device's: read back on its device's path.
+    const record = await stack().api(
+      'GET',
+      `/devices/${workspace.device}/messages/${String(sent!.json.messageId)}`,
+      undefined,
+      workspace.token,
+    );
+    expect(record.status, JSON.stringify(record.body)).to.equal(200);
+    // One item per device: the linked one answers with its account, the other is not linked.
+    const statuses = itemsOf(run, 'Status of each device').map((item) => item.json);
+    expect(statuses.map((s) => [s.status, s.phone])).to.deep.equal([
+      ['connected', WORKSPACE_ACCOUNT],
+      ['disconnected', undefined],
+    ]);
+  });
+
+  it("When the node's Device ID names a device the workspace does not own, then the node fails with the gateway's 404 Device not found; an id no device could have fails before any request", async () => {
+    const run = await runWorkspaceWorkflow();
+    const invalid = itemsOf(run, 'Not a device ID, continue').map((item) => item.json);
+    expect(invalid).to.have.length(2);
+    // The node's own refusal (no HTTP status): the request was never made.
+    for (const item of invalid) {
+      expect(item.error).to.match(/^The node's Device ID "Not A Device" is not a device ID/);
+      expect(item).to.not.have.property('httpCode');
+    }
+    const continued = itemsOf(run, "Another workspace's device, continue").map((item) => item.json);
+    expect(continued).to.deep.equal([
+      { error: 'Device not found', httpCode: '404' },
+      { error: 'Device not found', httpCode: '404' },
+    ]);
+    const stopped = run.data.resultData.runData["Another workspace's device, stop"]?.[0]?.error as
+      { message: string; httpCode?: string } | undefined;
+    expect(stopped?.message).to.equal('Device not found');
+    expect(stopped?.httpCode).to.equal('404');
+    expect(run.data.resultData.error?.message).to.equal('Device not found');
+  });
+
   it("When n8n starts with the reply example published, then the trigger has pointed the device's webhook at its URL, for message.received", async () => {
     await host.start();
     let webhook: { url?: string; events?: string[] } = {};
@@ -197,6 +337,30 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
     expect(good.body.data, JSON.stringify(good.body)).to.include({ status: 'OK' });
     const bad = await test({ apiToken: `mgw_${randomBytes(32).toString('base64url')}` });
     expect(bad.body.data?.status, JSON.stringify(bad.body)).to.equal('Error');
+    // A workspace token with its device (GET /devices/{id}/status); a device token naming its own.
+    const passes: Array<[string, Record<string, string>]> = [
+      ['a workspace token with its device', { apiToken: workspace.token, deviceId: workspace.device }],
+      [
+        'a workspace token with its unlinked device',
+        { apiToken: workspace.token, deviceId: workspace.other },
+      ],
+      ['a device token naming its own device', { apiToken: stack().token, deviceId: stack().deviceId }],
+    ];
+    // Without a device (400), with another workspace's (404), with an id no device could have (404).
+    const fails: Array<[string, Record<string, string>]> = [
+      ['a workspace token without a device', { apiToken: workspace.token }],
+      ["a workspace token with another's device", { apiToken: workspace.token, deviceId: stack().deviceId }],
+      ['a workspace token with no device id', { apiToken: workspace.token, deviceId: 'Not A Device' }],
+      ["a device token naming another's device", { apiToken: stack().token, deviceId: workspace.device }],
+    ];
+    for (const [what, data] of passes) {
+      const res = await test(data);
+      expect(res.body.data?.status, `${what}: ${JSON.stringify(res.body)}`).to.equal('OK');
+    }
+    for (const [what, data] of fails) {
+      const res = await test(data);
+      expect(res.body.data?.status, `${what}: ${JSON.stringify(res.body)}`).to.equal('Error');
+    }
   });
 
   it('When a contact writes "hi", then n8n answers "hello" to it; a contact writing something else gets nothing', async () => {
@@ -209,6 +373,27 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
     // The device's events go out in order: the other contact's went first, and ran its branch.
     expect((await executionsOf(host, REPLY_ID)).length).to.be.at.least(2);
     expect(await stack().inbox('15550570005')).to.deep.equal([]);
+  });
+
+  it('When a contact writes "hi" to the workspace\u2019s device, then the reply example on the workspace\u2019s credential answers "hello" from that device', async () => {
+    const webhook = await stack().api<{ data: { url?: string } }>(
+      'GET',
+      `/devices/${workspace.device}/webhook`,
+      undefined,
+      workspace.token,
+    );
+    expect(webhook.body.data?.url, JSON.stringify(webhook.body)).to.equal(
+      `${host.url}webhook/${WORKSPACE_WEBHOOK_ID}/webhook`,
+    );
+    await stack().simApi('POST', `/contacts/${WORKSPACE_WRITER}/send`, { to: WORKSPACE_ACCOUNT, text: 'hi' });
+    await waitFor(
+      async () =>
+        (await stack().inbox(WORKSPACE_WRITER)).some(
+          (m) => m.text === 'hello' && m.from === WORKSPACE_ACCOUNT,
+        ),
+      { timeoutMs: 30_000, what: `n8n's hello from the workspace device in ${WORKSPACE_WRITER}'s inbox` },
+    );
+    expect((await executionsOf(host, WORKSPACE_REPLY_ID)).length).to.be.at.least(1);
   });
 
   it("When a request without a valid signature reaches the trigger's URL, then it is answered 401 and runs nothing", async () => {
@@ -288,6 +473,90 @@ async function executionsOf(host: N8nHost, workflowId: string): Promise<string[]
   );
   if (res.status !== 200) throw new Error(`GET /rest/executions answered ${res.status}`);
   return res.body.data.results.map((e) => e.id).sort();
+}
+
+/**
+ * A workflow on the workspace's credential (its Device ID: `device`): a text sent from the
+ * credential's device; one Get Status per device of the workspace, the node's Device ID an
+ * expression over the items (`device`, then `other`); then Get Status on an id no device could
+ * have (with continueOnFail) and on `foreign`, a device of another workspace (with continueOnFail,
+ * and without: the run fails there).
+ */
+function workspaceWorkflow(device: string, other: string, foreign: string): Workflow {
+  const at = (n: number) => `9d3f1b7e-2c4a-4e8b-a6d1-0f5e3c7b9a${String(n).padStart(2, '0')}`;
+  const gateway = (
+    n: number,
+    name: string,
+    parameters: Record<string, unknown>,
+    onError?: string,
+  ): WorkflowNode & Record<string, unknown> => ({
+    parameters,
+    id: at(n),
+    name,
+    type: 'n8n-nodes-messenger-gateway.messengerGateway',
+    typeVersion: 1,
+    position: [n * 220, 300],
+    credentials: { messengerGatewayApi: { ...WORKSPACE_CREDENTIAL } },
+    ...(onError ? { onError } : {}),
+  });
+  const status = (deviceId: string) => ({ resource: 'connection', operation: 'getStatus', deviceId });
+  const chain = [
+    "Send from the credential's device",
+    'Devices',
+    'One item per device',
+    'Status of each device',
+    'Not a device ID, continue',
+    "Another workspace's device, continue",
+    "Another workspace's device, stop",
+  ];
+  return {
+    id: WORKSPACE_RUN_ID,
+    name: 'Workspace devices',
+    nodes: [
+      {
+        parameters: {},
+        id: at(0),
+        name: 'Run',
+        type: 'n8n-nodes-base.manualTrigger',
+        typeVersion: 1,
+        position: [0, 300],
+      },
+      gateway(1, chain[0]!, {
+        resource: 'message',
+        operation: 'sendText',
+        to: WORKSPACE_CONTACT,
+        text: 'Hello from a workspace device',
+        options: {},
+      }),
+      {
+        parameters: { mode: 'raw', jsonOutput: JSON.stringify({ devices: [device, other] }), options: {} },
+        id: at(2),
+        name: chain[1]!,
+        type: 'n8n-nodes-base.set',
+        typeVersion: 3.4,
+        position: [440, 300],
+      },
+      {
+        parameters: { fieldToSplitOut: 'devices', options: {} },
+        id: at(3),
+        name: chain[2]!,
+        type: 'n8n-nodes-base.splitOut',
+        typeVersion: 1,
+        position: [660, 300],
+      },
+      gateway(4, chain[3]!, status('={{ $json.devices }}')),
+      gateway(5, chain[4]!, status('Not A Device'), 'continueRegularOutput'),
+      gateway(6, chain[5]!, status(foreign), 'continueRegularOutput'),
+      gateway(7, chain[6]!, status(foreign)),
+    ],
+    connections: Object.fromEntries(
+      ['Run', ...chain.slice(0, -1)].map((from, i) => [
+        from,
+        { main: [[{ node: chain[i]!, type: 'main', index: 0 }]] },
+      ]),
+    ),
+    settings: { executionOrder: 'v1' },
+  };
 }
 
 /** A send the gateway refuses (`to` is no phone number), once with continueOnFail and once without. */

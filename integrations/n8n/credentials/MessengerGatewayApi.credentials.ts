@@ -6,8 +6,10 @@ import type {
 } from 'n8n-workflow';
 
 /**
- * The gateway's address and an API token. The token acts on one device (or, a pool token, sends
- * through a pool): the nodes act on that device.
+ * The gateway's address, an API token and, for a workspace token, the device it acts on. A device
+ * token acts on its device (a pool token sends through its pool): the nodes act on that device. A
+ * workspace token acts on any device of its workspace, named in the path
+ * (`/api/messenger/v1/devices/{deviceId}/…`): the Device ID here, or the node's own Device ID.
  */
 export class MessengerGatewayApi implements ICredentialType {
   name = 'messengerGatewayApi';
@@ -42,6 +44,15 @@ export class MessengerGatewayApi implements ICredentialType {
         'An API token of the gateway (mgw_…): the dashboard (Settings → API) or `npm run token -- create` prints it once',
       required: true,
     },
+    {
+      displayName: 'Device ID',
+      name: 'deviceId',
+      type: 'string',
+      default: '',
+      placeholder: 'e.g. d0123456789abcdef',
+      description:
+        "For a workspace token: the device the nodes act on (a node's own Device ID overrides it). Leave empty for a device token: the nodes then act on the token's device.",
+    },
   ];
 
   authenticate: IAuthenticateGeneric = {
@@ -53,11 +64,15 @@ export class MessengerGatewayApi implements ICredentialType {
     },
   };
 
-  /** GET /status with the token: 200 for a valid token, 401 `Invalid API token` otherwise. */
+  /**
+   * GET /status with the token (`/devices/{deviceId}/status` with a Device ID): 200 for a valid
+   * token, 401 `Invalid API token` otherwise; a workspace token without a Device ID 400, and with
+   * one its workspace does not own 404 `Device not found`.
+   */
   test: ICredentialTestRequest = {
     request: {
       baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}/api/messenger/v1',
-      url: '/status',
+      url: '={{($credentials.deviceId || "").trim() ? "/devices/" + encodeURIComponent(($credentials.deviceId || "").trim()) : ""}}/status',
       method: 'GET',
     },
   };

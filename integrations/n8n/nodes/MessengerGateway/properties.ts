@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { messageFields } from './message-fields';
 import { otherFields } from './other-fields';
+import { DEVICE_ID } from './transport';
 
 const operation = (
   resource: string,
@@ -16,7 +17,10 @@ const operation = (
   default: fallback,
 });
 
-/** Resource, then operation, then each operation's fields (message-fields.ts, other-fields.ts). */
+/**
+ * Resource, then operation, the Device ID (every operation's), then each operation's fields
+ * (message-fields.ts, other-fields.ts).
+ */
 export const properties: INodeProperties[] = [
   {
     displayName: 'Resource',
@@ -158,6 +162,15 @@ export const properties: INodeProperties[] = [
       action: 'Post a status',
     },
   ]),
+  {
+    displayName: 'Device ID',
+    name: DEVICE_ID,
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. d0123456789abcdef',
+    description:
+      "For a workspace token: the device this node acts on, overriding the credential's Device ID (an expression may name another device for each item). Leave empty to use the credential's.",
+  },
   ...messageFields,
   ...otherFields,
 ];

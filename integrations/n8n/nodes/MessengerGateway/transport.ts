@@ -12,6 +12,27 @@ import type { paths } from './api-types';
 /** Where every route of the API lives, below the credential's base URL. */
 export const API_PREFIX = '/api/messenger/v1';
 export const CREDENTIAL = 'messengerGatewayApi';
+/** The name of the Device ID, in the credential and as a node parameter (which overrides it). */
+export const DEVICE_ID = 'deviceId';
+
+/**
+ * The ids the gateway gives devices (`DEVICE_ID_PATTERN` of its libs/contracts): a slug of 1 to
+ * 32 lowercase letters, digits, `_` and `-`, starting with a letter or a digit.
+ */
+export const DEVICE_ID_PATTERN = /^[a-z0-9](?:[a-z0-9_-]{0,31})$/;
+
+/** A workspace's own routes (its devices, its tokens): not a device's, so never under a device. */
+const WORKSPACE_ROUTES = /^\/(workspace|devices|tokens)(\/|$)/;
+
+/**
+ * `path` (a route, filled in) as the API serves it for `deviceId`: `/send` for `d1` is
+ * `/devices/d1/send` (docs/workspaces.md, "Naming the device"). Without a device, or for a
+ * workspace's own route, `path` as it is: the token's own device, the contract's paths.
+ */
+export function devicePath(path: string, deviceId?: string): string {
+  if (deviceId === undefined || deviceId === '' || WORKSPACE_ROUTES.test(path)) return path;
+  return `/devices/${encodeURIComponent(deviceId)}${path}`;
+}
 
 type ApiPath = keyof paths;
 /** A route of the API as the nodes name it, without the prefix: `/send`, `/messages/{id}`. */
@@ -81,9 +102,13 @@ function resetInOf(status: number, body: unknown): number | undefined {
   return typeof resetIn === 'number' && Number.isFinite(resetIn) && resetIn >= 0 ? resetIn : undefined;
 }
 
+interface Credentials {
+  baseUrl?: string;
+  deviceId?: string;
+}
+
 /** The base URL of the credential, checked: http(s), no query or fragment. */
-async function baseUrlOf(ctx: GatewayContext, itemIndex?: number): Promise<string> {
-  const credentials = await ctx.getCredentials<{ baseUrl?: string }>(CREDENTIAL, itemIndex);
+function baseUrlOf(ctx: GatewayContext, credentials: Credentials, itemIndex?: number): string {
   const raw = String(credentials.baseUrl ?? '').trim();
   let url: URL;
   try {
@@ -101,6 +126,45 @@ async function baseUrlOf(ctx: GatewayContext, itemIndex?: number): Promise<strin
     );
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** The node's own Device ID parameter ('' when the node has none or it is empty). */
+function nodeDeviceId(ctx: GatewayContext, itemIndex?: number): unknown {
+  // An action node reads it per item (an expression may name another device for each); a
+  // trigger's hooks have no item.
+  return itemIndex === undefined
+    ? (ctx as IHookFunctions).getNodeParameter(DEVICE_ID, '')
+    : (ctx as IExecuteFunctions).getNodeParameter(DEVICE_ID, itemIndex, '');
+}
+
+/**
+ * The device the request acts on: the node's Device ID, else the credential's, checked against
+ * the gateway's rule; undefined when neither is set (the token's own device).
+ */
+export function deviceIdOf(
+  ctx: GatewayContext,
+  credentials: Credentials,
+  itemIndex?: number,
+): string | undefined {
+  const fromNode = nodeDeviceId(ctx, itemIndex);
+  const text = (value: unknown) => (value === undefined || value === null ? '' : String(value).trim());
+  const [raw, where] =
+    text(fromNode) !== ''
+      ? [text(fromNode), "The node's Device ID"]
+      : [text(credentials.deviceId), "The credential's Device ID"];
+  if (raw === '') return undefined;
+  if (!DEVICE_ID_PATTERN.test(raw)) {
+    throw new NodeOperationError(
+      ctx.getNode(),
+      `${where} "${raw}" is not a device ID: 1 to 32 lowercase letters, digits, "_" or "-", starting with a letter or digit`,
+      {
+        itemIndex,
+        description:
+          'A workspace token names the device it acts on (e.g. d0123456789abcdef, as POST /devices answered); leave it empty for a device token',
+      },
+    );
+  }
+  return raw;
 }
 
 /** `route` with each `{name}` replaced by its value, encoded (a chat id may hold `@`). */
@@ -124,18 +188,21 @@ export function describeDetails(details: GatewayError['details']): string | unde
 }
 
 /**
- * One call of the API with the credential's token. A refusal (any status >= 400 the call does not
- * `allow`, or `success: false`) throws a NodeApiError whose message is the gateway's `error` and
- * whose description lists its `details`.
+ * One call of the API with the credential's token, on the device the node's or the credential's
+ * Device ID names (under `/devices/{deviceId}`), else on the token's own. A refusal (any status
+ * >= 400 the call does not `allow`, or `success: false`) throws a NodeApiError whose message is the
+ * gateway's `error` and whose description lists its `details`.
  */
 export async function gatewayRequest<T = IDataObject>(
   ctx: GatewayContext,
   request: GatewayRequest,
 ): Promise<{ status: number; body: T }> {
-  const base = await baseUrlOf(ctx, request.itemIndex);
+  const credentials = await ctx.getCredentials<Credentials>(CREDENTIAL, request.itemIndex);
+  const base = baseUrlOf(ctx, credentials, request.itemIndex);
+  const deviceId = deviceIdOf(ctx, credentials, request.itemIndex);
   const options: IHttpRequestOptions = {
     method: request.method.toUpperCase() as IHttpRequestMethods,
-    url: `${base}${API_PREFIX}${request.path}`,
+    url: `${base}${API_PREFIX}${devicePath(request.path, deviceId)}`,
     qs: request.qs,
     headers: { accept: 'application/json', ...request.headers },
     json: true,

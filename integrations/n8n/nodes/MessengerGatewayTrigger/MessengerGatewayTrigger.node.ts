@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import type { Answer, Body } from '../MessengerGateway/transport';
-import { gatewayRequest } from '../MessengerGateway/transport';
+import { DEVICE_ID, gatewayRequest } from '../MessengerGateway/transport';
 import { EVENT_OPTIONS, EVENT_TYPES } from './events';
 import { RecentIds, verifyDelivery } from './signature';
 
@@ -29,7 +29,6 @@ const selectedEvents = (ctx: IHookFunctions | IWebhookFunctions): string[] =>
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 
-/** The device's webhook as the gateway has it, or undefined when it has none (404). */
 /**
  * How long an activation or deactivation call waits out the token's rate limit (the gateway's
  * default window is 60 s) before it fails: n8n runs these hooks once, and a deactivation that
@@ -37,6 +36,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
  */
 const HOOK_RATE_LIMIT_WAIT_S = 60;
 
+/** The device's webhook as the gateway has it, or undefined when it has none (404). */
 async function currentWebhook(ctx: IHookFunctions): Promise<WebhookAnswer['data'] | undefined> {
   const got = await gatewayRequest<WebhookAnswer>(ctx, {
     method: 'get',
@@ -48,11 +48,12 @@ async function currentWebhook(ctx: IHookFunctions): Promise<WebhookAnswer['data'
 }
 
 /**
- * Starts a workflow on the gateway's events. On activation it points the token's device's webhook
- * (the gateway has one per device) at this trigger with `PUT /webhook` and keeps the secret the
- * gateway answers; on deactivation it removes the webhook if it is still this trigger's. Every
- * request is checked against that secret (Standard Webhooks): a request without a valid signature
- * is answered 401 and starts nothing.
+ * Starts a workflow on the gateway's events. On activation it points the device's webhook (the
+ * gateway has one per device: the token's device, or the one the node's or the credential's
+ * Device ID names) at this trigger with `PUT /webhook` and keeps the secret the gateway answers;
+ * on deactivation it removes the webhook if it is still this trigger's. Every request is checked
+ * against that secret (Standard Webhooks): a request without a valid signature is answered 401
+ * and starts nothing.
  */
 export class MessengerGatewayTrigger implements INodeType {
   description: INodeTypeDescription = {
@@ -74,10 +75,19 @@ export class MessengerGatewayTrigger implements INodeType {
     properties: [
       {
         displayName:
-          "The gateway keeps one webhook per device: activating this workflow points the credential's device webhook here, replacing any other, and deactivating removes it",
+          "The gateway keeps one webhook per device: activating this workflow points the device's webhook here, replacing any other, and deactivating removes it",
         name: 'notice',
         type: 'notice',
         default: '',
+      },
+      {
+        displayName: 'Device ID',
+        name: DEVICE_ID,
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. d0123456789abcdef',
+        description:
+          "For a workspace token: the device whose events start this workflow, overriding the credential's Device ID. Leave empty to use the credential's.",
       },
       {
         displayName: 'Events',
