@@ -3,19 +3,26 @@
  * rate limits. Counts and prints the status histogram, 5xx, non-JSON bodies, answers over 2 s and
  * the processes alive at the end. FUZZ_REQUESTS (default 2000), FUZZ_SEED (default: random,
  * printed) and FUZZ_CONCURRENCY (default 8) replay or scale a run, e.g. FUZZ_REQUESTS=10000.
+ * The requests are split between two kinds of token, half each: device tokens (the contract's
+ * paths) and workspace tokens, which name their device in the path (`/devices/{id}/…`,
+ * docs/workspaces.md) — now and then a device that is not their workspace's, never answered 2xx.
  *
  * Only well-formed HTTP (fetch): what Node's own parser refuses is tested with the HTTP layer.
  */
 import { expect } from 'chai';
 import { ERRORS } from '@mgw/contracts';
 import { Stack } from '@mgw/testing';
-import { RequestFuzzer } from './fuzz/requests.js';
+import { RequestFuzzer, type FuzzToken } from './fuzz/requests.js';
 
 const COUNT = Number(process.env.FUZZ_REQUESTS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 /** 5xx answers that name an outage of a dependency, as documented; anything else is a defect. */
 const DEPENDENCY_OUTAGES = new Set<string>([ERRORS.serviceUnavailable, ERRORS.connectionServiceDown]);
+/** The kinds of token the FUZZ_REQUESTS are split between (the first gets the odd one). */
+const KINDS = ['device tokens', 'workspace tokens'] as const;
+const shareOf = (i: number) => Math.floor(COUNT / KINDS.length) + (i < COUNT % KINDS.length ? 1 : 0);
+const ADMIN = 'fuzz-admin-token-0123456789abcdef';
 
 interface Result {
   label: string;
@@ -26,6 +33,8 @@ interface Result {
   requestId: boolean;
   error?: string;
   hostile?: string;
+  /** The path named a device the token's workspace does not own. */
+  elsewhere?: string;
   /** A 400's `details` is a list of `{ path: [...], message }` (the contract's shape). */
   detailsShaped?: boolean;
 }
@@ -47,20 +56,69 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
     const raised = Object.fromEntries(
       ['GROUPS', 'WEBHOOK', 'ACCOUNT', 'BROADCASTS'].map((name) => [`RATE_LIMIT_${name}`, '100000']),
     );
-    stack = await Stack.start({ env: { AUTH_FAILURE_LIMIT: '100000000', ...raised } });
+    stack = await Stack.start({
+      env: { AUTH_FAILURE_LIMIT: '100000000', ADMIN_API_TOKEN: ADMIN, ...raised },
+    });
   });
   after(() => stack?.stop());
 
-  it(`When ${COUNT} random requests hit the API, some with hostile list entries, bodies that are not UTF-8 or bad text (lone surrogates, controls in names), then every answer is JSON with the envelope and a request id, no 5xx but documented outages, every hostile one a 400 with the details, every process alive`, async () => {
-    console.log(`      fuzz seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_REQUESTS=${COUNT} replays this run)`);
-    const tokens = [
-      stack.token,
-      await stack.createToken(stack.deviceId),
-      await stack.createToken(`fz-${SEED % 100_000}-a`),
-      await stack.createToken(`fz-${SEED % 100_000}-b`),
+  /**
+   * The tokens of a kind, and the devices they may not act on. Workspace tokens: a workspace with
+   * two devices, two workspace tokens and a device token of one device (naming it); beside it
+   * another workspace's device, an id nobody has and one no device could have.
+   */
+  const tokensOf = async (kind: (typeof KINDS)[number]): Promise<[FuzzToken[], string[]]> => {
+    const tag = SEED % 100_000;
+    if (kind === 'device tokens')
+      return [
+        [
+          stack.token,
+          await stack.createToken(stack.deviceId),
+          await stack.createToken(`fz-${tag}-a`),
+          await stack.createToken(`fz-${tag}-b`),
+        ],
+        [],
+      ];
+    const workspace = async (id: string) => {
+      expect((await stack.adminApi(ADMIN, 'POST', '/workspaces', { id, name: id })).status).to.equal(201);
+      const minted = () =>
+        stack.adminApi<{ value: string }>(ADMIN, 'POST', `/workspaces/${id}/tokens`, { name: 'fuzz' });
+      const owner = (await minted()).body.value;
+      const device = async () =>
+        (await stack.api<{ data: { deviceId: string } }>('POST', '/devices', undefined, owner)).body.data
+          .deviceId;
+      return { owner, second: (await minted()).body.value, devices: [await device(), await device()] };
+    };
+    const [ours, theirs] = [await workspace(`fz${tag}a`), await workspace(`fz${tag}b`)];
+    const made = await stack.api<{ data: { value: string } }>(
+      'POST',
+      '/tokens',
+      { name: 'fuzz', deviceId: ours.devices[0] },
+      ours.owner,
+    );
+    return [
+      [
+        { value: ours.owner, devices: ours.devices },
+        { value: ours.second, devices: ours.devices },
+        { value: made.body.data.value, devices: [ours.devices[0]!] },
+      ],
+      [theirs.devices[0]!, `fz-${tag}-nobody`, 'NOT AN ID'],
     ];
-    const fuzzer = new RequestFuzzer(SEED, tokens);
-    const requests = Array.from({ length: COUNT }, () => fuzzer.next());
+  };
+
+  KINDS.forEach((kind, i) =>
+    it(`When ${shareOf(i)} random requests hit the API with ${kind}, some with hostile list entries, bodies that are not UTF-8 or bad text (lone surrogates, controls in names), then every answer is JSON with the envelope and a request id, no 5xx but documented outages, every hostile one a 400 with the details, ${kind === 'workspace tokens' ? "none 2xx for a device not the workspace's, " : ''}every process alive`, async () => {
+      await fuzz(kind, shareOf(i));
+    }),
+  );
+
+  async function fuzz(kind: (typeof KINDS)[number], count: number): Promise<void> {
+    console.log(
+      `      fuzz seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_REQUESTS=${COUNT} replays this run), ${kind}`,
+    );
+    const [tokens, notOurs] = await tokensOf(kind);
+    const fuzzer = new RequestFuzzer(SEED, tokens, [], notOurs);
+    const requests = Array.from({ length: count }, () => fuzzer.next());
     const results: Result[] = [];
     const transportErrors: string[] = [];
     let next = 0;
@@ -87,6 +145,7 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
               envelope: false,
               requestId: Boolean(res.headers.get('x-request-id')),
               hostile: r.hostile,
+              elsewhere: r.elsewhere,
             };
             if (r.method === 'HEAD') Object.assign(result, { json: true, envelope: text === '' });
             else {
@@ -130,6 +189,9 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
       r.envelope &&
       ((r.status === 400 && r.error === ERRORS.invalidRequest && r.detailsShaped) || r.status === 413);
     const hostileNotRefused = hostile.filter((r) => !refused(r));
+    // A device its workspace does not own: never served, whatever the rest of the request.
+    const elsewhere = results.filter((r) => r.elsewhere);
+    const servedElsewhere = elsewhere.filter((r) => r.status >= 200 && r.status < 300);
     const alive = stack.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
     const times = results.map((r) => r.ms).sort((a, b) => a - b);
     const show = (rs: Result[]) =>
@@ -143,8 +205,20 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
           `max ${times[times.length - 1]} ms; over 2 s: ${slow.length}`,
         `      hostile (list entries, not UTF-8, bad text): ${hostile.length}, refused with a 400 and the details (or a 413): ` +
           `${hostile.length - hostileNotRefused.length}`,
+        ...(kind === 'workspace tokens'
+          ? [
+              `      naming a device not the workspace's: ${elsewhere.length}, answered 2xx: ${servedElsewhere.length}`,
+            ]
+          : []),
         `      processes alive at the end: ${alive.length}/${stack.processes.length} (${stack.processes.map((p) => p.name).join(', ')})`,
-        ...show([...serverErrors, ...hostileNotRefused, ...nonJson, ...badEnvelope, ...slow]),
+        ...show([
+          ...serverErrors,
+          ...hostileNotRefused,
+          ...servedElsewhere,
+          ...nonJson,
+          ...badEnvelope,
+          ...slow,
+        ]),
         ...transportErrors.slice(0, 10).map((e) => `        ${e}`),
       ].join('\n'),
     );
@@ -170,6 +244,12 @@ describe('e2e: fuzzed requests (real services, simulator, raised rate limits)', 
       hostileNotRefused.map((r) => `${r.status} ${r.hostile} ${r.label} ${r.error ?? ''}`),
       'hostile requests not refused with a 400 and the error shape',
     ).to.deep.equal([]);
+    expect(
+      servedElsewhere.map((r) => `${r.status} ${r.elsewhere} ${r.label}`),
+      "requests naming a device not the workspace's, answered 2xx",
+    ).to.deep.equal([]);
+    if (kind === 'workspace tokens')
+      expect(elsewhere.length, "devices not the workspace's named").to.be.above(0);
     expect(alive.length, 'processes alive').to.equal(stack.processes.length);
-  });
+  }
 });

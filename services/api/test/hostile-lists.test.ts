@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import type Joi from 'joi';
@@ -152,50 +153,118 @@ describe('Hostile list entries and bodies that are not UTF-8: a 400 with the det
 
   describe('over HTTP', () => {
     let t: TestApi;
-    let token: string;
     let deviceId: string;
+    /** Per token kind: its token, and where its paths start (a workspace token names its device). */
+    const as = {
+      'a device token': { token: '', api: '' },
+      'a workspace token': { token: '', api: '' },
+    };
     before(async () => {
       t = await startAdminApi();
       deviceId = freshDeviceId();
-      token = await createToken(t, { deviceId });
       await markConnected(t.redis, deviceId);
+      as['a device token'] = { token: await createToken(t, { deviceId }), api: t.api };
+      // A workspace's token, on a device of its own named in the path (docs/workspaces.md).
+      const workspace = `hostile${randomBytes(4).toString('hex')}`;
+      await adminCall(t, '/workspaces', { method: 'POST', json: { id: workspace, name: workspace } });
+      const owner = await adminCall(t, `/workspaces/${workspace}/tokens`, {
+        method: 'POST',
+        json: { name: 'owner' },
+      });
+      const token = owner.body.value as string;
+      const made = await call(`${t.api}/devices`, { method: 'POST', token });
+      const device = (made.body.data as { deviceId: string }).deviceId;
+      await markConnected(t.redis, device);
+      as['a workspace token'] = { token, api: `${t.api}/devices/${device}` };
     });
     after(() => t.close());
 
-    it('When POST /send lists null beside a number, then 400 naming the entry (it was a 500 from the duplicate check)', async () => {
-      const res = await call(`${t.api}/send`, { token, json: { to: ['15551234567', null], text: 'hi' } });
-      expect(res.status).to.equal(400);
-      expect(res.body).to.deep.equal({
-        success: false,
-        error: 'Invalid request data',
-        details: [{ path: ['to', 1], message: 'to[1] must be a string' }],
-      });
-    });
+    const NOT_UTF8 = {
+      success: false,
+      error: 'Invalid request data',
+      details: [{ path: [], message: 'Malformed JSON body: not valid UTF-8' }],
+    };
+    /** JSON whose text field holds bytes that are no UTF-8: a lone continuation byte, an overlong form, a cut sequence. */
+    const notUtf8 = (bad: number[]) =>
+      Buffer.concat([Buffer.from('{"to":"15551234567","text":"hi '), Buffer.from(bad), Buffer.from('"}')]);
+    const raw = (url: string, token: string, body: Buffer, headers: Record<string, string> = {}) =>
+      call(url, { body, headers: { 'content-type': 'application/json', ...headers }, method: 'POST', token });
 
-    it('When every public list-shaped field holds a hostile entry, then each answer is 400 with the details', async () => {
-      const requests: [string, unknown][] = [
-        ['/send', { to: [null, null], text: 'hi' }],
-        ['/send', { to: ['15551234567', { phone: '15551234568', odd: 1 }], text: 'hi' }],
-        ['/send', { to: [['15551234567'], '15551234567'], text: 'hi' }],
-        ['/send', { to: '15551234567', text: 'hi', mentions: ['15551234568', null] }],
-        ['/contacts/check', { phones: ['15551234567', null, 7] }],
-        ['/groups', { subject: 'Team', participants: ['15551234567', {}] }],
-        ['/groups/120363012345678901@g.us/participants', { action: 'add', participants: [null] }],
-      ];
-      for (const [path, json] of requests) {
-        const res = await call(`${t.api}${path}`, { token, json });
-        expect(res.status, `${path} ${JSON.stringify(json)}`).to.equal(400);
-        expect(res.body.error).to.equal('Invalid request data');
-        expectDetails(res.body.details as ValidationDetail[], path);
-      }
-      const hook = await call(`${t.api}/webhook`, {
-        token,
-        method: 'PUT',
-        json: { url: 'https://example.test/h', events: [null, 'message.sent'] },
+    for (const kind of Object.keys(as) as (keyof typeof as)[]) {
+      it(`When POST /send lists null beside a number, then 400 naming the entry (it was a 500 from the duplicate check) — ${kind}`, async () => {
+        const { api, token } = as[kind];
+        const res = await call(`${api}/send`, { token, json: { to: ['15551234567', null], text: 'hi' } });
+        expect(res.status).to.equal(400);
+        expect(res.body).to.deep.equal({
+          success: false,
+          error: 'Invalid request data',
+          details: [{ path: ['to', 1], message: 'to[1] must be a string' }],
+        });
       });
-      expect(hook.status).to.equal(400);
-      expectDetails(hook.body.details as ValidationDetail[], 'PUT /webhook');
-    });
+
+      it(`When every public list-shaped field holds a hostile entry, then each answer is 400 with the details — ${kind}`, async () => {
+        const { api, token } = as[kind];
+        const requests: [string, unknown][] = [
+          ['/send', { to: [null, null], text: 'hi' }],
+          ['/send', { to: ['15551234567', { phone: '15551234568', odd: 1 }], text: 'hi' }],
+          ['/send', { to: [['15551234567'], '15551234567'], text: 'hi' }],
+          ['/send', { to: '15551234567', text: 'hi', mentions: ['15551234568', null] }],
+          ['/contacts/check', { phones: ['15551234567', null, 7] }],
+          ['/groups', { subject: 'Team', participants: ['15551234567', {}] }],
+          ['/groups/120363012345678901@g.us/participants', { action: 'add', participants: [null] }],
+        ];
+        for (const [path, json] of requests) {
+          const res = await call(`${api}${path}`, { token, json });
+          expect(res.status, `${path} ${JSON.stringify(json)}`).to.equal(400);
+          expect(res.body.error).to.equal('Invalid request data');
+          expectDetails(res.body.details as ValidationDetail[], path);
+        }
+        const hook = await call(`${api}/webhook`, {
+          token,
+          method: 'PUT',
+          json: { url: 'https://example.test/h', events: [null, 'message.sent'] },
+        });
+        expect(hook.status).to.equal(400);
+        expectDetails(hook.body.details as ValidationDetail[], 'PUT /webhook');
+      });
+
+      it(`When a body is not valid UTF-8 — small, streamed, gzipped — then 400 "not valid UTF-8" (it was accepted with 202) — ${kind}`, async () => {
+        const { api, token } = as[kind];
+        for (const bad of [[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xff]]) {
+          const res = await raw(`${api}/send`, token, notUtf8(bad));
+          expect(res.status, JSON.stringify(bad)).to.equal(400);
+          expect(res.body).to.deep.equal(NOT_UTF8);
+        }
+        // Over 64 KB: read as it streams; gzipped: through the decompressor.
+        const long = Buffer.concat([
+          Buffer.from(`{"to":"15551234567","text":"${'a'.repeat(70_000)}`),
+          Buffer.from([0xfe]),
+          Buffer.from('"}'),
+        ]);
+        expect((await raw(`${api}/send`, token, long)).body).to.deep.equal(NOT_UTF8);
+        const gz = await raw(`${api}/send`, token, gzipSync(notUtf8([0x80])), { 'content-encoding': 'gzip' });
+        expect(gz.status).to.equal(400);
+        expect(gz.body).to.deep.equal(NOT_UTF8);
+        // Other routes read their bodies the same way.
+        const otp = await raw(
+          `${api}/otp`,
+          token,
+          Buffer.concat([
+            Buffer.from('{"phone":"15551234567","code":"1234","language":"'),
+            Buffer.from([0xc3]),
+            Buffer.from('"}'),
+          ]),
+        );
+        expect(otp.body).to.deep.equal(NOT_UTF8);
+        // Well-formed UTF-8 beyond ASCII still goes through.
+        const fine = await raw(
+          `${api}/send`,
+          token,
+          Buffer.from('{"to":"15551234567","text":"héllo 中文 😀"}'),
+        );
+        expect(fine.status).to.equal(202);
+      });
+    }
 
     it('When an admin list (opt-out keywords, warm-up caps) holds null or a number, then 400 with the details (the keywords were a 500)', async () => {
       for (const [path, json] of [
@@ -215,48 +284,6 @@ describe('Hostile list entries and bodies that are not UTF-8: a 400 with the det
       expect(keywords.body.details).to.deep.equal([
         { path: ['optOutKeywords', 1], message: 'optOutKeywords[1] must be a string' },
       ]);
-    });
-
-    const NOT_UTF8 = {
-      success: false,
-      error: 'Invalid request data',
-      details: [{ path: [], message: 'Malformed JSON body: not valid UTF-8' }],
-    };
-    /** JSON whose text field holds bytes that are no UTF-8: a lone continuation byte, an overlong form, a cut sequence. */
-    const notUtf8 = (bad: number[]) =>
-      Buffer.concat([Buffer.from('{"to":"15551234567","text":"hi '), Buffer.from(bad), Buffer.from('"}')]);
-    const raw = (url: string, body: Buffer, headers: Record<string, string> = {}) =>
-      call(url, { body, headers: { 'content-type': 'application/json', ...headers }, method: 'POST', token });
-
-    it('When a body is not valid UTF-8 — small, streamed, gzipped — then 400 "not valid UTF-8" (it was accepted with 202)', async () => {
-      for (const bad of [[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xff]]) {
-        const res = await raw(`${t.api}/send`, notUtf8(bad));
-        expect(res.status, JSON.stringify(bad)).to.equal(400);
-        expect(res.body).to.deep.equal(NOT_UTF8);
-      }
-      // Over 64 KB: read as it streams; gzipped: through the decompressor.
-      const long = Buffer.concat([
-        Buffer.from(`{"to":"15551234567","text":"${'a'.repeat(70_000)}`),
-        Buffer.from([0xfe]),
-        Buffer.from('"}'),
-      ]);
-      expect((await raw(`${t.api}/send`, long)).body).to.deep.equal(NOT_UTF8);
-      const gz = await raw(`${t.api}/send`, gzipSync(notUtf8([0x80])), { 'content-encoding': 'gzip' });
-      expect(gz.status).to.equal(400);
-      expect(gz.body).to.deep.equal(NOT_UTF8);
-      // Other routes read their bodies the same way.
-      const otp = await raw(
-        `${t.api}/otp`,
-        Buffer.concat([
-          Buffer.from('{"phone":"15551234567","code":"1234","language":"'),
-          Buffer.from([0xc3]),
-          Buffer.from('"}'),
-        ]),
-      );
-      expect(otp.body).to.deep.equal(NOT_UTF8);
-      // Well-formed UTF-8 beyond ASCII still goes through.
-      const fine = await raw(`${t.api}/send`, Buffer.from('{"to":"15551234567","text":"héllo 中文 😀"}'));
-      expect(fine.status).to.equal(202);
     });
 
     it('When the admin API or the dashboard sign-in gets a body that is not UTF-8, then 400 "not valid UTF-8"', async () => {

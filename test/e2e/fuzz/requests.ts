@@ -23,7 +23,15 @@ export interface FuzzRequest {
    * an invisible character (a name: docs/api.md, "Text and names").
    */
   hostile?: 'hostile-list' | 'not-utf8' | 'bad-text';
+  /** The device its path names (`/devices/{id}/…`) when that is none of its token's devices. */
+  elsewhere?: string;
 }
+
+/**
+ * A token the fuzzer sends, and the devices it names in the path when it must name one (a workspace
+ * token: `/api/messenger/v1/devices/{id}/…`, docs/workspaces.md). A plain string names none.
+ */
+export type FuzzToken = string | { value: string; devices: string[] };
 
 /** Halves of UTF-16 pairs without their other half: no character, refused in every string. */
 const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff'];
@@ -63,6 +71,8 @@ const NOT_UTF8: number[][] = [
   [0xf8, 0x88, 0x80],
 ];
 
+const valueOf = (token: FuzzToken): string => (typeof token === 'string' ? token : token.value);
+
 /** mulberry32: a small, fast, seedable PRNG. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -80,11 +90,30 @@ export class RequestFuzzer {
 
   constructor(
     seed: number,
-    private readonly tokens: string[],
+    private readonly tokens: FuzzToken[],
     /** Message ids the API handed out (so /messages/:id sometimes finds one). */
     private readonly messageIds: string[] = [],
+    /**
+     * Device ids no token here may act on (another workspace's, one nobody has, one no device could
+     * have): a request of a token with devices names one of them now and then instead of its own.
+     */
+    private readonly elsewhere: string[] = [],
   ) {
     this.rnd = prng(seed);
+  }
+
+  /**
+   * The path prefix that names the device `token` acts on (none for a token that names none):
+   * one of its own, or — not for a request that must reach its body's validation — now and then
+   * one of `elsewhere`, which must be 404 whatever the rest of the request.
+   */
+  private devicePrefix(token: FuzzToken, own = false): { prefix: string; elsewhere?: string } {
+    if (typeof token === 'string') return { prefix: '' };
+    if (!own && this.elsewhere.length && this.chance(0.15)) {
+      const id = this.pick(this.elsewhere);
+      return { prefix: `/devices/${encodeURIComponent(id)}`, elsewhere: id };
+    }
+    return { prefix: `/devices/${this.pick(token.devices)}` };
   }
 
   next(): FuzzRequest {
@@ -102,8 +131,9 @@ export class RequestFuzzer {
     const method = this.method(endpoint);
     const query = this.query(endpoint);
     const headers: Record<string, string> = {};
-    this.auth(headers, query);
-    const path = `/api/messenger/v1${this.pathOf(endpoint)}${query.length ? '?' + query.join('&') : ''}`;
+    const token = this.auth(headers, query);
+    const { prefix, elsewhere } = this.devicePrefix(token);
+    const path = `/api/messenger/v1${prefix}${this.pathOf(endpoint)}${query.length ? '?' + query.join('&') : ''}`;
     let body: Buffer | undefined;
     if (!['GET', 'HEAD'].includes(method) && this.chance(0.7)) body = this.body(endpoint, headers);
     if (this.chance(0.3)) headers['x-request-id'] = this.requestId();
@@ -111,7 +141,7 @@ export class RequestFuzzer {
     if (this.chance(0.1)) headers.accept = this.pick(['*/*', 'text/html', 'application/xml', '']);
     // fetch sends header values as Latin-1 bytes; beyond that it refuses to send at all.
     for (const [k, v] of Object.entries(headers)) headers[k] = v.replace(/[^\x20-\xff]/g, '?');
-    return { method, path, headers, body, endpoint };
+    return { method, path, headers, body, endpoint, ...(elsewhere ? { elsewhere } : {}) };
   }
 
   /**
@@ -151,8 +181,9 @@ export class RequestFuzzer {
       ['POST', `/groups/${group}/participants`, () => ({ action: 'add', participants: list(phone) })],
       ['PUT', '/webhook', () => ({ url: 'https://example.test/h', events: list(() => 'message.sent') })],
     ]);
+    const token = this.pick(this.tokens);
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.pick(this.tokens)}`,
+      authorization: `Bearer ${valueOf(token)}`,
       'content-type': 'application/json',
     };
     let bytes: Buffer;
@@ -174,7 +205,7 @@ export class RequestFuzzer {
     }
     return {
       method: verb,
-      path: `/api/messenger/v1${target}`,
+      path: `/api/messenger/v1${this.devicePrefix(token, true).prefix}${target}`,
       headers,
       body: bytes,
       endpoint: kind,
@@ -243,14 +274,15 @@ export class RequestFuzzer {
     // Inside a name, not at its ends: a schema that trims (a contact card's name) removes those.
     const at = inName ? this.int(1, value.length - 1) : this.int(0, value.length);
     parent[last] = value.slice(0, at) + bad + value.slice(at);
+    const token = this.pick(this.tokens);
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.pick(this.tokens)}`,
+      authorization: `Bearer ${valueOf(token)}`,
       'content-type': 'application/json',
     };
     // JSON.stringify writes a lone surrogate as an escape (`\ud800`): the JSON is well-formed.
     return {
       method,
-      path: `/api/messenger/v1${path}`,
+      path: `/api/messenger/v1${this.devicePrefix(token, true).prefix}${path}`,
       headers,
       body: Buffer.from(JSON.stringify(body)),
       endpoint: 'bad-text',
@@ -306,8 +338,10 @@ export class RequestFuzzer {
     return q;
   }
 
-  private auth(headers: Record<string, string>, query: string[]): void {
-    const valid = this.pick(this.tokens);
+  /** Sets the request's credentials (valid or not); returns the token they were made from. */
+  private auth(headers: Record<string, string>, query: string[]): FuzzToken {
+    const token = this.pick(this.tokens);
+    const valid = valueOf(token);
     const kind = this.pickWeighted<string>([
       ['valid', 62],
       ['invalid', 15],
@@ -328,6 +362,7 @@ export class RequestFuzzer {
         'Bearer ' + 'x'.repeat(5000),
       ]);
     }
+    return token;
   }
 
   private body(endpoint: string, headers: Record<string, string>): Buffer {

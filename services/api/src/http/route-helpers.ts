@@ -11,13 +11,17 @@ export function noQuery(req: Request): void {
 }
 
 /**
- * Whose Idempotency-Keys a request's key is among: its API token's (the public API); an admin
- * request, which has no API token, keeps its keys in a space of the device it acts on
- * (`admin:<deviceId>`), so a key reused for another device, or by an API token, never answers
- * with another request's outcome.
+ * Whose Idempotency-Keys a request's key is among: its API token's (the public API), and for a
+ * workspace token, which acts on many devices, the device's within it (`<tokenHash>:<deviceId>`);
+ * an admin request, which has no API token, keeps its keys in a space of the device it acts on
+ * (`admin:<deviceId>`). So a key reused for another device, or by another token, never answers
+ * with another request's outcome. (A device or pool token keeps its one space, as before
+ * workspaces: a retry across an upgrade finds its key.)
  */
 export function idempotencyScope(res: Response, deviceId: string): string {
-  return res.locals.auth ? authOf(res).tokenHash : `admin:${deviceId}`;
+  if (!res.locals.auth) return `admin:${deviceId}`;
+  const auth = authOf(res);
+  return auth.workspaceToken ? `${auth.tokenHash}:${auth.deviceId}` : auth.tokenHash;
 }
 
 /**

@@ -4,6 +4,7 @@ import { otpOperations, otpSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
+import { idempotencyScope } from '../../http/route-helpers.js';
 import { sendOtp, type OtpOutcome } from './send-otp.js';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
@@ -83,7 +84,7 @@ function otpRoute(
     const body = parse(otpBodySchema, req.body ?? {});
     respond(
       res,
-      await s.idempotency.run(req, auth.tokenHash, async ({ seed }) =>
+      await s.idempotency.run(req, idempotencyScope(res, auth.deviceId), async ({ seed }) =>
         otpAnswer(await sendOtp(deps, auth.deviceId, body, seed), body),
       ),
     );

@@ -5,6 +5,7 @@ import { sendOperations, sendSchemas } from './openapi.js';
 import type { RequestHandler } from 'express';
 import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
+import { idempotencyScope } from '../../http/route-helpers.js';
 import { ContactUsernames } from '@mgw/store';
 import { usernameLookupDeps } from '../contacts/index.js';
 import { sendMessage, type SendDeps, type SendOutcome } from './send-message.js';
@@ -96,7 +97,7 @@ function sendRoute(s: SendServices, limit: SendRateLimit): RequestHandler {
     if (body.edit || body.delete || auth.poolId) await limit.settle(res, hit);
     // A refusal is thrown inside the idempotent work: its key is freed, not kept as an outcome.
     // A pool's parts go to devices chosen per run: its ids are not the key's (docs/pools.md).
-    const outcome = await s.idempotency.run(req, auth.tokenHash, async ({ seed }) =>
+    const outcome = await s.idempotency.run(req, idempotencyScope(res, auth.deviceId), async ({ seed }) =>
       sendAnswer(
         auth.poolId
           ? await sendThroughPool(s, auth.poolId, body)
