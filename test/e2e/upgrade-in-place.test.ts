@@ -8,6 +8,13 @@
  * message ends sent exactly once (the simulator's inboxes count copies) or failed with a reason;
  * none is left queued or scheduled. The simulator is this checkout's in both phases: it is the
  * WhatsApp side, which an upgrade of the gateway does not touch.
+ *
+ * The base is the release before workspaces (issue 70, docs/workspaces.md "Upgrading an install
+ * from before workspaces"): what it holds becomes the workspace `default` with nothing to migrate.
+ * While the list is still going, the operator (an admin token from the token CLI) finds `default`
+ * listing the device, the old device token works on the contract's paths and under the device's
+ * path prefix, and a workspace token minted for `default` after the upgrade reads the device's
+ * status and its messages — those the old release sent too — through the prefix.
  */
 import { expect } from 'chai';
 import {
@@ -21,6 +28,7 @@ import {
 } from '@mgw/testing';
 
 type MessageRecord = {
+  messageId?: string;
   status: string;
   platformMessageId?: string;
   error?: string;
@@ -39,6 +47,11 @@ const POLICY = {
   SEND_OTP_RESERVE: '0',
   SEND_CAP_WINDOW_MS: String(WINDOW_MS),
 };
+/**
+ * The install's settings, the same in both phases: the send policy, and a dashboard password (the
+ * admin API exists only with one), under which the operator mints admin tokens with the token CLI.
+ */
+const SETTINGS = { ...POLICY, ADMIN_PASSWORD: 'upgrade-dashboard-password' };
 const ACCOUNT = '15550990001';
 /** Numbers that never wrote to the account: first contacts, 2 of which the cap lets through. */
 const STRANGERS = ['15550991001', '15550991002', '15550991003', '15550991004'];
@@ -63,7 +76,7 @@ describe(`e2e: an upgrade in place from ${UPGRADE_BASE_COMMIT} — the old relea
     console.log(
       `    upgrade base ${base.name} ${base.cached ? 'from the cache' : 'built'} in ${Date.now() - started} ms: ${base.root}`,
     );
-    stack = await Stack.start({ serviceRoot: base.root, env: POLICY });
+    stack = await Stack.start({ serviceRoot: base.root, env: SETTINGS });
   });
   after(async () => {
     await stack?.stop();
@@ -73,11 +86,23 @@ describe(`e2e: an upgrade in place from ${UPGRADE_BASE_COMMIT} — the old relea
   });
 
   const s = () => stack!;
-  /** The messages' records; one the API cannot answer reads `unreadable` (with the answer). */
-  async function records(ids: string[]): Promise<MessageRecord[]> {
+  /**
+   * The messages' records; one the API cannot answer reads `unreadable` (with the answer). By the
+   * stack's device token on the contract's path, or by `via.token` under `via.prefix`
+   * (`/devices/{deviceId}`).
+   */
+  async function records(
+    ids: string[],
+    via: { token?: string; prefix?: string } = {},
+  ): Promise<MessageRecord[]> {
     return Promise.all(
       ids.map(async (id) => {
-        const res = await s().api<{ data: MessageRecord; error?: string }>('GET', `/messages/${id}`);
+        const res = await s().api<{ data: MessageRecord; error?: string }>(
+          'GET',
+          `${via.prefix ?? ''}/messages/${id}`,
+          undefined,
+          via.token,
+        );
         return res.status === 200
           ? res.body.data
           : { status: 'unreadable', error: `${res.status} ${res.body.error}` };
@@ -166,6 +191,89 @@ describe(`e2e: an upgrade in place from ${UPGRADE_BASE_COMMIT} — the old relea
     const upgradedAt = Date.now();
     await Promise.all(SERVICES.map((name) => s().startService(name, {}, { root: REPO_ROOT })));
     await s().waitForStatus('connected', 60_000);
+
+    // --- workspaces, while the list is still going: everything the old release held is default's
+    const device = s().deviceId;
+    const prefix = `/devices/${device}`;
+    const admin = (await s().runCli('services/api/src/cli/token.ts', ['admin-create', '--name', 'upgrade']))
+      .trim()
+      .split('\n')
+      .pop()!;
+    type DeviceSummary = { deviceId: string; status: string; phone?: string };
+    let defaultDevices: DeviceSummary[] = [];
+    let lastAnswer = '';
+    // The API makes default and lists the linked devices under it at start, without making serving
+    // wait for it (until then default may answer 404).
+    await waitFor(
+      async () => {
+        const res = await s().adminApi<{ devices: DeviceSummary[] }>(
+          admin,
+          'GET',
+          '/workspaces/default/devices',
+        );
+        lastAnswer = `${res.status} ${JSON.stringify(res.body)}`;
+        defaultDevices = res.status === 200 ? res.body.devices : [];
+        return defaultDevices.some((d) => d.deviceId === device);
+      },
+      { timeoutMs: 20_000, what: `default listing ${device}` },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last answer: ${lastAnswer})`);
+    });
+    expect(
+      defaultDevices.map((d) => d.deviceId),
+      'default’s devices',
+    ).to.deep.equal([device]);
+    expect(defaultDevices[0]).to.deep.include({ status: 'connected', phone: ACCOUNT });
+    const workspaces = await s().adminApi<{ workspaces: { id: string; status: string; devices: number }[] }>(
+      admin,
+      'GET',
+      '/workspaces',
+    );
+    expect(workspaces.status, JSON.stringify(workspaces.body)).to.equal(200);
+    expect(workspaces.body.workspaces.map((w) => [w.id, w.status, w.devices])).to.deep.equal([
+      ['default', 'active', 1],
+    ]);
+    // The old device token: the contract's paths, its own device's path prefix, no wider reach.
+    const oldStatus = await s().api<{ status: string; phone?: string }>('GET', '/status');
+    expect(oldStatus.status, JSON.stringify(oldStatus.body)).to.equal(200);
+    expect(oldStatus.body).to.deep.include({ status: 'connected', phone: ACCOUNT });
+    const oldPrefixed = await s().api<{ status: string; phone?: string }>('GET', `${prefix}/status`);
+    expect(oldPrefixed.status, JSON.stringify(oldPrefixed.body)).to.equal(200);
+    expect(oldPrefixed.body).to.deep.include({ status: 'connected', phone: ACCOUNT });
+    expect((await s().api('GET', '/devices')).status, 'a device token on a workspace route').to.equal(403);
+    // A workspace token of default, minted after the upgrade, acts on the device through the prefix.
+    const minted = await s().adminApi<{ value: string; token: Record<string, unknown> }>(
+      admin,
+      'POST',
+      '/workspaces/default/tokens',
+      { name: 'default owner' },
+    );
+    expect(minted.status, JSON.stringify(minted.body)).to.equal(201);
+    expect(minted.body.token).to.deep.include({ workspaceId: 'default' });
+    expect(minted.body.token).to.not.have.property('deviceId');
+    const workspace = { token: minted.body.value, prefix };
+    const wsStatus = await s().api<{ status: string; phone?: string }>(
+      'GET',
+      `${prefix}/status`,
+      undefined,
+      workspace.token,
+    );
+    expect(wsStatus.status, JSON.stringify(wsStatus.body)).to.equal(200);
+    expect(wsStatus.body).to.deep.include({ status: 'connected', phone: ACCOUNT });
+    const sentByOld = atStop.findIndex(isSent);
+    const [oldMessage] = await records([ids[sentByOld]!], workspace);
+    expect(oldMessage, 'a message the old release sent, read by the workspace token').to.deep.include({
+      messageId: ids[sentByOld],
+      platformMessageId: atStop[sentByOld]!.platformMessageId,
+      sentAt: atStop[sentByOld]!.sentAt,
+    });
+    expect(isSent(oldMessage!), JSON.stringify(oldMessage)).to.equal(true);
+    const inFlight = (await records(ids)).filter(isPending).length;
+    console.log(
+      `    default checked ${Date.now() - upgradedAt} ms after this code started, ` +
+        `${inFlight} of ${ids.length} messages still queued or scheduled`,
+    );
+
     let final: MessageRecord[] = [];
     const settled = await waitFor(async () => (final = await records(ids)).every((r) => !isPending(r)), {
       timeoutMs: WINDOW_MS + 40_000,
@@ -208,6 +316,21 @@ describe(`e2e: an upgrade in place from ${UPGRADE_BASE_COMMIT} — the old relea
     expect(tally.wrong, 'neither sent once nor failed with a reason').to.deep.equal([]);
     expect(tally.twice, 'messages that arrived twice').to.equal(0);
     expect(tally.failed, 'only the number that is not on WhatsApp fails').to.deep.equal(['not_on_whatsapp']);
+    // Default's workspace token reads every message as the device token does, old and new (a sent
+    // one may be delivered by now), and finds them all in the device's list.
+    const pick = (r: MessageRecord) => [isSent(r) ? 'sent' : r.status, r.platformMessageId, r.error];
+    expect(
+      (await records(ids, workspace)).map(pick),
+      'the messages read by the workspace token',
+    ).to.deep.equal(final.map(pick));
+    const listed = await s().api<{ data: { messages: { messageId: string }[] } }>(
+      'GET',
+      `${prefix}/messages?direction=outbound&limit=100`,
+      undefined,
+      workspace.token,
+    );
+    expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
+    expect(listed.body.data.messages.map((m) => m.messageId)).to.have.members(ids);
     // What the old release held or had not yet due went under this code, and not before its time:
     // a held message at the `until` the old release wrote on its record, a scheduled one at sendAt.
     for (const [i, r] of final.entries()) {

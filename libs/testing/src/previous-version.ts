@@ -28,7 +28,7 @@ import { REPO_ROOT } from './simulator-process.js';
  * upgrade in place in docs/operations.md ("Upgrades"); docs/development.md ("Upgrades in place")
  * says how, and what to do when a change cannot read the old format.
  */
-export const UPGRADE_BASE_COMMIT = 'e93f0ad';
+export const UPGRADE_BASE_COMMIT = 'a684f5a';
 
 export interface PreviousVersion {
   /** The full commit id. */
