@@ -394,6 +394,15 @@ export const keys = {
   /** Set: the device ids the workspace owns (its device quota counts these). */
   workspaceDevices: (workspaceId: string) => `${workspace(workspaceId)}:devices`,
   /**
+   * Hash: token id -> SHA-256 of the workspace's API tokens (as `tokenIndex` for all), so a
+   * workspace lists its tokens without reading every token, and its count is bounded
+   * (WORKSPACE_TOKEN_LIMIT). Filled for tokens from before it once, at the API's start
+   * (`workspaceTokensIndexed`). Default's tokens from before workspaces are listed from `tokenIndex`.
+   */
+  workspaceTokens: (workspaceId: string) => `${workspace(workspaceId)}:tokens`,
+  /** String: set once every token with a workspace is in its `workspaceTokens` (the backfill ran). */
+  workspaceTokensIndexed: () => `${P}:workspaces:tokens-indexed`,
+  /**
    * Hash: device id -> the workspace that owns it. A device absent here belongs to `default`
    * (DEFAULT_WORKSPACE): every device of an install from before workspaces is default's as it is.
    */

@@ -133,6 +133,36 @@ describe('TokenStore', () => {
     expect(Date.parse(listed!.lastUsedAt!)).to.be.closeTo(Date.now(), 5_000);
     expect(await redis.exists(keys.tokenByHash(hashToken(value)))).to.equal(0);
   });
+
+  it("When a workspace's tokens are minted at once past its limit, then it holds the limit; its list reads its own index; a revoke leaves it", async () => {
+    const ws = `tk${Date.now().toString(36)}`;
+    const made = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.createWithin({ name: `t${i}`, workspaceId: ws }, 5)),
+    );
+    const kept = made.filter((m): m is Exclude<typeof m, 'limit'> => m !== 'limit');
+    expect(kept).to.have.length(5);
+    expect(await redis.hlen(keys.workspaceTokens(ws))).to.equal(5);
+    const listed = await store.listWorkspace(ws);
+    expect(listed.map((t) => t.id).sort()).to.deep.equal(kept.map((m) => m.token.id).sort());
+    expect(await store.revoke(kept[0]!.token.id)).to.equal(true);
+    expect(await redis.hexists(keys.workspaceTokens(ws), kept[0]!.token.id)).to.equal(0);
+    expect(await store.createWithin({ name: 'again', workspaceId: ws }, 5)).to.not.equal('limit');
+    // An entry whose record is gone (a creation that stopped half-way) is dropped when listed.
+    await redis.hset(keys.workspaceTokens(ws), 'tok_gone', 'f'.repeat(64));
+    expect((await store.listWorkspace(ws)).map((t) => t.id)).to.not.include('tok_gone');
+    expect(await redis.hexists(keys.workspaceTokens(ws), 'tok_gone')).to.equal(0);
+  });
+
+  it('When tokens of a workspace predate its index, then the backfill lists them there once, and marks itself done', async () => {
+    const ws = `bf${Date.now().toString(36)}`;
+    const old = await store.create({ name: 'old', workspaceId: ws });
+    await redis.del(keys.workspaceTokens(ws), keys.workspaceTokensIndexed());
+    expect(await store.listWorkspace(ws)).to.deep.equal([]);
+    expect(await store.indexWorkspaceTokens()).to.be.greaterThan(0);
+    expect((await store.listWorkspace(ws)).map((t) => t.id)).to.deep.equal([old.token.id]);
+    expect(await redis.get(keys.workspaceTokensIndexed())).to.equal('1');
+    expect(await store.indexWorkspaceTokens()).to.equal(0);
+  });
 });
 
 describe('parseDuration', () => {

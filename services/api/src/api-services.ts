@@ -265,6 +265,10 @@ export function createApiServices(base: {
       workspaces.adopt().catch((err: unknown) => {
         logger.warn('could not list the devices of the default workspace', { err: serializeError(err) });
       });
+      // Tokens of workspaces made before their workspace's token index: listed there once.
+      tokens.indexWorkspaceTokens().catch((err: unknown) => {
+        logger.warn("could not list the workspaces' tokens in their indexes", { err: serializeError(err) });
+      });
       await eventStreams.start();
       mover.start();
       trimmer.start();

@@ -29,6 +29,10 @@ const LAST_USED_TRACKED = 10_000;
 
 /** Sets a token record's `lastUsedAt` (`lua/token-note-use-1.lua`). */
 const NOTE_USE = storeScript<number>('token-note-use-1');
+const WORKSPACE_ADD = storeScript<number>('workspace-token-add-1');
+
+/** The most tokens one workspace may hold (default's from before workspaces not counted). */
+export const WORKSPACE_TOKEN_LIMIT = 1000;
 
 export type TokenCheck =
   { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
@@ -59,6 +63,8 @@ export interface TokenSpace {
   newValue(): string;
   /** Pub/sub channel told of a revocation, for processes that cache verified tokens of this kind. */
   revokedChannel?: string;
+  /** A workspace's own index of its tokens (API tokens only: admin tokens have no workspace). */
+  workspaceIndex?: (workspaceId: string) => string;
 }
 
 /** Tokens of the public API (`/api/messenger/v1`), each acting on one device. */
@@ -68,6 +74,7 @@ export const API_TOKENS: TokenSpace = {
   newId: newTokenId,
   newValue: newTokenValue,
   revokedChannel: keys.tokensChannel(),
+  workspaceIndex: keys.workspaceTokens,
 };
 
 /** Tokens of the admin API (`/api/admin/v1`) for automation; never cached, so no channel. */
@@ -77,6 +84,16 @@ export const ADMIN_TOKENS: TokenSpace = {
   newId: newAdminTokenId,
   newValue: newAdminTokenValue,
 };
+
+/** What a token is made of (its id, value and times are drawn by the store). */
+export interface TokenInput {
+  name: string;
+  deviceId?: string;
+  poolId?: string;
+  workspaceId?: string;
+  expiresInMs?: number;
+  now?: Date;
+}
 
 /**
  * Tokens in Redis: `space.byHash(sha256)` holds the record, `space.index()` maps id -> sha256 so
@@ -92,14 +109,20 @@ export class TokenStore {
   ) {}
 
   /** Creates a token; the returned value is the only time it exists outside the client. */
-  async create(input: {
-    name: string;
-    deviceId?: string;
-    poolId?: string;
-    workspaceId?: string;
-    expiresInMs?: number;
-    now?: Date;
-  }): Promise<{ value: string; token: TokenRecord }> {
+  async create(input: TokenInput): Promise<{ value: string; token: TokenRecord }> {
+    const made = await this.createWithin(input, Number.MAX_SAFE_INTEGER);
+    if (made === 'limit') throw new Error('no workspace holds that many tokens');
+    return made;
+  }
+
+  /**
+   * Creates a token unless its workspace holds `limit` tokens already (`'limit'`: nothing made).
+   * A token without a workspace is not counted.
+   */
+  async createWithin(
+    input: TokenInput,
+    limit: number,
+  ): Promise<{ value: string; token: TokenRecord } | 'limit'> {
     // A token acts on one device or sends through one pool: both would leave auth to guess.
     if (input.deviceId && input.poolId) throw new Error('a token has a deviceId or a poolId, not both');
     const now = input.now ?? new Date();
@@ -116,6 +139,11 @@ export class TokenStore {
       createdAt: now.toISOString(),
       ...(input.expiresInMs ? { expiresAt: new Date(now.getTime() + input.expiresInMs).toISOString() } : {}),
     };
+    // Its workspace's index first, counted against the limit in one script; listed there before
+    // the record exists, it is skipped by `listWorkspace` (and dropped) if the record never comes.
+    const wsIndex = input.workspaceId && this.space.workspaceIndex?.(input.workspaceId);
+    if (wsIndex && (await WORKSPACE_ADD.run(this.redis, [wsIndex], [token.id, hash, String(limit)])) !== 1)
+      return 'limit';
     // Two keys of two Cluster slots, so no transaction: the record first (the token works), then
     // the index entry that lists it. A crash in between leaves a working token that `list` does not
     // show; the CLI reported no success, so it is never handed out.
@@ -136,6 +164,42 @@ export class TokenStore {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  /**
+   * A workspace's tokens from its own index (reads its tokens only, however many others there
+   * are), oldest first. An entry whose record is gone (a creation that stopped half-way, a revoke
+   * that did) is dropped from the index.
+   */
+  async listWorkspace(workspaceId: string): Promise<TokenRecord[]> {
+    const indexKey = this.space.workspaceIndex?.(workspaceId);
+    if (!indexKey) return [];
+    const index = Object.entries(await this.redis.hgetall(indexKey));
+    const rows = await Promise.all(index.map(([, h]) => this.redis.hgetall(this.space.byHash(h))));
+    const gone = index.filter((_, i) => toRecord(rows[i]!) === undefined).map(([id]) => id);
+    if (gone.length > 0) await this.redis.hdel(indexKey, ...gone);
+    return rows
+      .map((h) => toRecord(h))
+      .filter((t): t is TokenRecord => t !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Lists in their workspace's index the tokens made before that index existed (once per install:
+   * `keys.workspaceTokensIndexed` marks it done). Idempotent; the API runs it at start. How many
+   * it listed.
+   */
+  async indexWorkspaceTokens(): Promise<number> {
+    const { workspaceIndex } = this.space;
+    if (!workspaceIndex || (await this.redis.exists(keys.workspaceTokensIndexed())) === 1) return 0;
+    let listed = 0;
+    for (const t of await this.list()) {
+      if (!t.workspaceId) continue;
+      const hash = await this.redis.hget(this.space.index(), t.id);
+      if (hash) listed += await this.redis.hset(workspaceIndex(t.workspaceId), t.id, hash);
+    }
+    await this.redis.set(keys.workspaceTokensIndexed(), '1');
+    return listed;
+  }
+
   /** One token's record by its id (two reads, whatever the number of tokens); undefined when none. */
   async get(id: string): Promise<TokenRecord | undefined> {
     const hash = await this.redis.hget(this.space.index(), id);
@@ -146,10 +210,13 @@ export class TokenStore {
   async revoke(id: string): Promise<boolean> {
     const hash = await this.redis.hget(this.space.index(), id);
     if (!hash) return false;
+    const workspaceId =
+      this.space.workspaceIndex && (await this.redis.hget(this.space.byHash(hash), 'workspaceId'));
     // The record first: the token stops working at once. Separate commands, since the record and
-    // the index are in two Cluster slots; a crash before the HDEL leaves an index entry whose
+    // the indexes are in other Cluster slots; a crash before the HDEL leaves an index entry whose
     // record is gone, which `list` skips and a second revoke removes.
     await this.redis.del(this.space.byHash(hash));
+    if (workspaceId) await this.redis.hdel(this.space.workspaceIndex!(workspaceId), id);
     await this.redis.hdel(this.space.index(), id);
     if (!this.space.revokedChannel) return true;
     // API processes cache verified tokens: tell them to forget this one now.

@@ -6,9 +6,10 @@ import { ApiError } from './api-error.js';
 /**
  * 429 for a workspace quota reached (docs/workspaces.md "Quotas"): `details` is one problem naming
  * the quota, its limit and when it resets (`null` when it frees as things end, not at a time).
+ * `tokens` is the fixed bound on a workspace's tokens (WORKSPACE_TOKEN_LIMIT), not an operator's quota.
  */
 export function workspaceQuotaError(
-  quota: QuotaName,
+  quota: QuotaName | 'tokens',
   limit: number,
   resetsAt: string | null = null,
 ): ApiError {

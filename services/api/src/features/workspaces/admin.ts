@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { DEVICE_ID_PATTERN, Joi, WORKSPACE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { QUOTA_NAMES, WORKSPACE_LIMITS, WORKSPACE_STATUSES } from '@mgw/store';
+import { QUOTA_NAMES, WORKSPACE_LIMITS, WORKSPACE_STATUSES, WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
@@ -178,6 +178,7 @@ export function workspaceAdminHandlers(
           { path: ['deviceId'], message: 'deviceId names no device of this workspace' },
         ]);
       }
+      if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);
       req.log.info('admin created a workspace token', { workspaceId: id, tokenId: made.token.id });
       res.setHeader('Cache-Control', 'no-store');
       res.status(201).json({ success: true, token: tokenView(made.token), value: made.value });

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { DEVICE_ID_PATTERN, ERRORS, emptyQuerySchema } from '@mgw/contracts';
+import { WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
@@ -109,6 +110,7 @@ function workspaceHandlers(
       const body = parse(workspaceTokenSchema, req.body ?? {});
       const made = await createWorkspaceToken(deps, workspaceOf(res), body);
       if (made === 'device_not_found') throw new ApiError(404, ERRORS.deviceNotFound);
+      if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);
       req.log.info('workspace created a token', {
         workspaceId: workspaceOf(res),
         tokenId: made.token.id,

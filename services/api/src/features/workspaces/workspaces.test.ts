@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TokenStore, type WorkspaceRecord } from '@mgw/store';
+import { API_TOKENS, TokenStore, type WorkspaceRecord } from '@mgw/store';
 import { MemoryRedis } from '../test-support.js';
 import {
   createDevice,
@@ -55,8 +55,26 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
         },
       },
       sessions: { get: async () => ({ status: 'disconnected' }) },
-      tokens: new TokenStore(new MemoryRedis().client),
+      tokens: workspaceTokens(
+        new TokenStore(new MemoryRedis().client, { ...API_TOKENS, workspaceIndex: undefined }),
+      ),
     };
+  });
+
+  /**
+   * The token store with its workspace index faked (its count-and-add is a script): a workspace's
+   * tokens are those of the store that name it, and `limit` is held against their number.
+   */
+  let tokenLimit = Number.MAX_SAFE_INTEGER;
+  const workspaceTokens = (store: TokenStore): WorkspaceDeps['tokens'] => ({
+    list: () => store.list(),
+    get: (id) => store.get(id),
+    revoke: (id) => store.revoke(id),
+    listWorkspace: async (ws) => (await store.list()).filter((t) => t.workspaceId === ws),
+    createWithin: async (input, limit) => {
+      const held = (await store.list()).filter((t) => t.workspaceId === input.workspaceId).length;
+      return held >= Math.min(limit, tokenLimit) ? 'limit' : store.create(input);
+    },
   });
 
   it('When a workspace creates devices, then each id is random, listed as its own, and the quota refuses one more', async () => {
@@ -90,7 +108,7 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
       expiresIn: '1h',
     });
     const workspace = await createWorkspaceToken(deps, 'globex', { name: 'owner' });
-    if (device === 'device_not_found' || workspace === 'device_not_found') throw new Error('refused');
+    if (typeof device === 'string' || typeof workspace === 'string') throw new Error('refused');
     expect(device.token).to.deep.include({ workspaceId: 'acme', deviceId: made.deviceId });
     expect(workspace.token).to.deep.include({ workspaceId: 'globex' });
     expect(workspace.token).to.not.have.property('deviceId');
@@ -102,5 +120,17 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
     expect(await revokeWorkspaceToken(deps, 'globex', device.token.id)).to.equal('not_found');
     expect(await revokeWorkspaceToken(deps, 'acme', device.token.id)).to.equal('revoked');
     expect(await listWorkspaceTokens(deps, 'acme')).to.deep.equal([]);
+  });
+
+  it("When a workspace holds as many tokens as it may, then one more is refused ('limit'); default's are not bounded", async () => {
+    tokenLimit = 2;
+    try {
+      for (const name of ['a', 'b'])
+        expect(await createWorkspaceToken(deps, 'acme', { name })).to.not.be.a('string');
+      expect(await createWorkspaceToken(deps, 'acme', { name: 'c' })).to.equal('limit');
+      expect(await createWorkspaceToken(deps, 'globex', { name: 'a' })).to.not.be.a('string');
+    } finally {
+      tokenLimit = Number.MAX_SAFE_INTEGER;
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { DEFAULT_WORKSPACE, newWorkspaceDeviceId } from '@mgw/contracts';
 import type { SessionStore, TokenRecord, TokenStore, WorkspaceRecord, WorkspaceStore } from '@mgw/store';
-import { parseDuration } from '@mgw/store';
+import { WORKSPACE_TOKEN_LIMIT, parseDuration } from '@mgw/store';
 import { tokenView } from '../tokens/index.js';
 
 /** What a workspace's people and its operator see of it (docs/workspaces.md). */
@@ -21,7 +21,7 @@ export type WorkspaceView = ReturnType<typeof workspaceView>;
 export interface WorkspaceDeps {
   workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf'>;
   sessions: Pick<SessionStore, 'get'>;
-  tokens: Pick<TokenStore, 'create' | 'list' | 'get' | 'revoke'>;
+  tokens: Pick<TokenStore, 'createWithin' | 'list' | 'listWorkspace' | 'get' | 'revoke'>;
 }
 
 /** One device of a workspace as its list shows it: the id and what its session says. */
@@ -99,16 +99,21 @@ export async function createWorkspaceToken(
   deps: Pick<WorkspaceDeps, 'workspaces' | 'tokens'>,
   workspaceId: string,
   request: WorkspaceTokenRequest,
-): Promise<{ value: string; token: TokenRecord } | 'device_not_found'> {
+): Promise<{ value: string; token: TokenRecord } | 'device_not_found' | 'limit'> {
   if (request.deviceId && (await deps.workspaces.workspaceOf(request.deviceId)) !== workspaceId) {
     return 'device_not_found';
   }
-  return deps.tokens.create({
-    name: request.name,
-    workspaceId,
-    ...(request.deviceId ? { deviceId: request.deviceId } : {}),
-    ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
-  });
+  // Bounded, so that no workspace fills Redis with tokens; default's are the operator's own.
+  const limit = workspaceId === DEFAULT_WORKSPACE ? Number.MAX_SAFE_INTEGER : WORKSPACE_TOKEN_LIMIT;
+  return deps.tokens.createWithin(
+    {
+      name: request.name,
+      workspaceId,
+      ...(request.deviceId ? { deviceId: request.deviceId } : {}),
+      ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
+    },
+    limit,
+  );
 }
 
 /** Whether a token belongs to a workspace (a token from before workspaces is default's). */
@@ -118,10 +123,12 @@ export const tokenOf = (t: TokenRecord, workspaceId: string): boolean =>
 /** The workspace's tokens, as the admin API shows a token (never a value), newest first. */
 export async function listWorkspaceTokens(deps: Pick<WorkspaceDeps, 'tokens'>, workspaceId: string) {
   const now = new Date();
-  return (await deps.tokens.list())
-    .filter((t) => tokenOf(t, workspaceId))
-    .map((t) => tokenView(t, now))
-    .reverse();
+  // A workspace's own index; default's tokens from before workspaces are only in the global one.
+  const tokens =
+    workspaceId === DEFAULT_WORKSPACE
+      ? (await deps.tokens.list()).filter((t) => tokenOf(t, workspaceId))
+      : await deps.tokens.listWorkspace(workspaceId);
+  return tokens.map((t) => tokenView(t, now)).reverse();
 }
 
 /** Revokes a token of the workspace; `not_found` for any other (whoever's it is). */
