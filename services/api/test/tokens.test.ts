@@ -122,7 +122,8 @@ describe('API token cache', () => {
 });
 
 describe('token CLI', function () {
-  this.timeout(60_000);
+  // Each CLI run starts a Node process with tsx (seconds on a loaded machine): a test runs five.
+  this.timeout(150_000);
   // The CLI's runner, by the name its tests call it (the cache's tests name their tokens `token`).
   const token = tokenCli;
   let t: TestApi;
@@ -147,7 +148,7 @@ describe('token CLI', function () {
         /ci deploy\s+shop-1\s+\S+Z\s+\S+Z\s+never\s+no$/.test(
           (listed = await token('list')).stdout.split('\n').find((l) => l.startsWith(id!)) ?? '',
         ),
-      { timeoutMs: 10_000, what: 'LAST USED set by the /status call' },
+      { timeoutMs: 45_000, what: 'LAST USED set by the /status call' },
     );
     expect(listed.code).to.equal(0);
     expect(listed.stdout.split('\n')[0]).to.match(
