@@ -118,6 +118,15 @@ describe('WorkspaceStore: workspaces, their device quota and who owns a device (
     expect(await watch.deviceSuspended(`nobody-${tag}`), "a device of default's").to.equal(false);
     await store.update(ws, { status: 'active' });
     expect(await until(false)).to.equal(false);
+    // A device the sender knew as default's, then given to a suspended workspace: read again.
+    const later = `watch-later-${tag}`;
+    expect(await watch.deviceSuspended(later)).to.equal(false);
+    await store.update(ws, { status: 'suspended' });
+    expect(await until(true)).to.equal(true);
+    expect(await store.addDevice(ws, later)).to.equal('added');
+    for (let i = 0; i < 100 && !(await watch.deviceSuspended(later)); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await watch.deviceSuspended(later)).to.equal(true);
     await watch.stop();
     sub.disconnect();
   });

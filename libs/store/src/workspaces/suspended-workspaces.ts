@@ -24,13 +24,16 @@ export class SuspendedWorkspaces {
     this.subscription = new Subscription({
       client: this.subscriber,
       channels: [keys.workspacesChannel()],
-      onMessage: (_channel, id) =>
+      // A workspace whose record changed, or a device given to a workspace (its owner read again).
+      onMessage: (_channel, id) => {
+        this.owners.delete(id);
         void this.refresh([id]).catch((err: unknown) => {
           this.logger.warn('could not read a workspace’s status', {
             workspaceId: id,
             err: serializeError(err),
           });
-        }),
+        });
+      },
       onSubscribed: () => void this.refreshAll(),
       logger: this.logger,
     });
