@@ -20,7 +20,6 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -30,6 +29,7 @@ import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/
 import { SessionStore, TokenStore } from '@mgw/store';
 import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, valgrindAvailable, waitFor } from '@mgw/testing';
 import { instructionsPerRequest } from './instructions.js';
+import { cpuMs, median } from './support/measure.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -77,16 +77,6 @@ async function startProcess(
     what: entry.join(' '),
   });
   return child;
-}
-
-/** CPU time (user + system, ms) a process has used so far; Linux only (0 elsewhere). */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-  } catch {
-    return 0;
-  }
 }
 
 async function rps(
@@ -137,13 +127,6 @@ async function scriptCalls(): Promise<number> {
     calls += Number(m[1]);
   return calls;
 }
-
-/** The middle value; of an even count, the mean of the two middle ones. */
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const apiPort = await freePort();
 const opsPort = await freePort();

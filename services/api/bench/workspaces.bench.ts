@@ -12,7 +12,6 @@
  * request (from /proc). Printed: each figure for both installs and many ÷ one. Nothing is asserted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -20,6 +19,7 @@ import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
 import { SessionStore, TokenStore, WorkspaceStore } from '@mgw/store';
 import { entryArgs, freePort, requireFreshBuild, waitFor } from '@mgw/testing';
+import { cpuMs, median } from './support/measure.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 1000);
@@ -79,16 +79,6 @@ async function seed(name: Install['name'], db: number, workspaces: number): Prom
   console.log(`${name}: ${indexed} workspaces, ${linked} linked devices, ${await redis.dbsize()} keys`);
   await redis.quit();
   return install;
-}
-
-/** CPU time (user + system, ms) a process has used so far; Linux only (0 elsewhere). */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-  } catch {
-    return 0;
-  }
 }
 
 /** GET load over `paths` (path and token pairs, one connection each in turn). */
@@ -159,12 +149,6 @@ async function round(install: Install): Promise<Figures> {
     await new Promise((r) => child.once('exit', r));
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const t0 = performance.now();
 const one = await seed('one', 1, 1);

@@ -121,6 +121,17 @@ export class WorkspaceUsage {
   }
 }
 
+/** The sums of `days`' counts and reasons (a range's total, or several workspaces' day). */
+export function usageTotal(days: readonly UsageDay[]): Omit<UsageDay, 'day'> {
+  const { day: _, ...sum } = emptyDay('');
+  for (const d of days) {
+    for (const c of USAGE_COUNTS) sum[c] += d[c];
+    for (const [reason, n] of Object.entries(d.failedByReason))
+      sum.failedByReason[reason] = (sum.failedByReason[reason] ?? 0) + n;
+  }
+  return sum;
+}
+
 /** A day's usage as a CSV row's cells, after `workspace` and `day`: the counts, then every reason. */
 export function usageCsvCells(d: UsageDay): number[] {
   return [...USAGE_COUNTS.map((c) => d[c]), ...USAGE_FAILURE_REASONS.map((r) => d.failedByReason[r] ?? 0)];

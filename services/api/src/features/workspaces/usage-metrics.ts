@@ -1,5 +1,12 @@
 import type { Metrics } from '@mgw/contracts';
-import { USAGE_COUNTS, utcDay, type UsageDay, type WorkspaceStore, type WorkspaceUsage } from '@mgw/store';
+import {
+  USAGE_COUNTS,
+  usageTotal,
+  utcDay,
+  type UsageDay,
+  type WorkspaceStore,
+  type WorkspaceUsage,
+} from '@mgw/store';
 
 /** The workspaces named in the gauge: the rest are summed as `_other`, so its labels stay bounded. */
 export const WORKSPACE_METRICS_TOP = 20;
@@ -50,15 +57,14 @@ export class WorkspaceUsageGauge {
     today.sort((a, b) => b.usage.accepted - a.usage.accepted || a.id.localeCompare(b.id));
     const gauge = this.deps.metrics.workspaceUsageToday;
     gauge.reset();
-    const other = Object.fromEntries(USAGE_COUNTS.map((c) => [c, 0])) as Record<string, number>;
     today.forEach(({ id, usage }, i) => {
-      for (const c of USAGE_COUNTS) {
-        if (i < WORKSPACE_METRICS_TOP) gauge.set({ workspace: id, count: c }, usage[c]);
-        else other[c]! += usage[c];
-      }
+      if (i < WORKSPACE_METRICS_TOP)
+        for (const c of USAGE_COUNTS) gauge.set({ workspace: id, count: c }, usage[c]);
     });
-    if (today.length > WORKSPACE_METRICS_TOP)
-      for (const c of USAGE_COUNTS) gauge.set({ workspace: OTHER, count: c }, other[c]!);
+    if (today.length > WORKSPACE_METRICS_TOP) {
+      const other = usageTotal(today.slice(WORKSPACE_METRICS_TOP).map((t) => t.usage));
+      for (const c of USAGE_COUNTS) gauge.set({ workspace: OTHER, count: c }, other[c]);
+    }
     this.refreshedAt = now;
   }
 }

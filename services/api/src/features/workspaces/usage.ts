@@ -5,26 +5,7 @@
  * write the records (usage.ts of @mgw/store); this module reads and formats (the query's rules
  * are bodies.ts's).
  */
-import {
-  USAGE_COUNTS,
-  USAGE_CSV_HEADER,
-  usageCsvCells,
-  type UsageDay,
-  type WorkspaceUsage,
-} from '@mgw/store';
-
-/** The whole range's sums. */
-function total(days: readonly UsageDay[]): Omit<UsageDay, 'day'> {
-  const sum = {} as Omit<UsageDay, 'day'>;
-  for (const c of USAGE_COUNTS) sum[c] = 0;
-  sum.failedByReason = {};
-  for (const d of days) {
-    for (const c of USAGE_COUNTS) sum[c] += d[c];
-    for (const [reason, n] of Object.entries(d.failedByReason))
-      sum.failedByReason[reason] = (sum.failedByReason[reason] ?? 0) + n;
-  }
-  return sum;
-}
+import { USAGE_CSV_HEADER, usageCsvCells, usageTotal, type UsageDay, type WorkspaceUsage } from '@mgw/store';
 
 /** What the JSON answer holds: the range, each day, and the range's sums. */
 export interface UsageView {
@@ -42,7 +23,7 @@ export async function readUsage(
   range: { from: string; to: string },
 ): Promise<UsageView> {
   const days = await usage.days(workspaceId, range.from, range.to);
-  return { workspaceId, from: range.from, to: range.to, days, total: total(days) };
+  return { workspaceId, from: range.from, to: range.to, days, total: usageTotal(days) };
 }
 
 /** The usage as CSV (RFC 4180): a header, then one row per day; every cell is a slug or a number. */
