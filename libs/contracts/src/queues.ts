@@ -5,6 +5,14 @@
 export const BULL_PREFIX = 'mgw:bull';
 
 /**
+ * How long a worker whose fetch failed on a lost connection waits before it fetches again.
+ * BullMQ's 15 s means a worker sits idle for up to 15 s after Redis is back (a 10 s outage was
+ * seen to resume sending 10.4 s after Redis returned). 2 s bounds that gap; while Redis is down a
+ * retry is one command every 2 s per worker, held in ioredis's offline queue until it reconnects.
+ */
+export const WORKER_RUN_RETRY_DELAY_MS = 2_000;
+
+/**
  * One send queue per device, so pacing and ownership are per account. The `{deviceId}` hash tag
  * puts the queue's keys in the device's Redis Cluster slot, beside its records (see `keys`).
  */

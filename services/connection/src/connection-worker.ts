@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import {
   BULL_PREFIX,
+  WORKER_RUN_RETRY_DELAY_MS,
   CONNECTION_MESSAGES,
   CONNECTION_QUEUE,
   ERRORS,
@@ -63,6 +64,7 @@ export function startConnectionWorker(
       connection: deps.bullConnection,
       prefix: BULL_PREFIX,
       concurrency: deps.config.connectionConcurrency,
+      runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
     },
   );
   worker.on('error', (err) => deps.logger.warn('connection worker error', { err: serializeError(err) }));

@@ -3,6 +3,7 @@ import { Worker } from 'bullmq';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
+  WORKER_RUN_RETRY_DELAY_MS,
   sendQueueName,
   type ContactIdentity,
   type FailureReason,
@@ -362,6 +363,7 @@ function openSendWorker(
       stalledInterval: SEND_WORKER_STALLED_INTERVAL_MS,
       // A stalled job is re-run with the same WhatsApp id, so a few stalls cannot duplicate it.
       maxStalledCount: 3,
+      runRetryDelay: WORKER_RUN_RETRY_DELAY_MS,
       // Each attempt a span of its message's trace (tracing on only: queue-telemetry.ts).
       telemetry: queueTelemetry(),
     },
