@@ -13,6 +13,11 @@ const device = (deviceId: string) => `${P}:{${deviceId}}`;
 const pool = (poolId: string) => `${P}:{pool:${poolId}}`;
 /** A workspace's keys share the hash tag `{ws:<workspaceId>}` (workspace ids are slugs too). */
 const workspace = (workspaceId: string) => `${P}:{ws:${workspaceId}}`;
+/**
+ * A console user's keys share the hash tag `{cu:<user>}` (user names are lowercase `a-z`, `0-9`,
+ * `.`, `_`, `@`, `-`: never `{`, `}` or a glob character).
+ */
+const consoleUser = (user: string) => `${P}:{cu:${user}}`;
 
 export const keys = {
   // --- global ---------------------------------------------------------------------------------
@@ -44,7 +49,11 @@ export const keys = {
   connectionWorkers: () => `${P}:connection:alive`,
   /** String: the media retention sweep's lock (one sender sweeps the bucket per interval); PX. */
   mediaSweepLock: () => `${P}:media:sweep-lock`,
-  /** Hash: an admin (dashboard) session — CSRF token, times — found by the SHA-256 of its cookie; TTL. */
+  /**
+   * Hash: an admin (dashboard) session — CSRF token, times, and who it is: `role` (operator, or a
+   * console user's admin | agent; absent: operator), `workspace` (a user's, or the one an operator
+   * views), `user` and its record's `stamp` — found by the SHA-256 of its cookie; TTL.
+   */
   adminSession: (sha256Hex: string) => `${P}:admin:session:${sha256Hex}`,
   /** Hash: an admin API token's record (automation), found by the SHA-256 of its value. */
   adminTokenByHash: (sha256Hex: string) => `${P}:admin:token:${sha256Hex}`,
@@ -408,8 +417,8 @@ export const keys = {
    */
   deviceWorkspaces: () => `${P}:device-workspaces`,
   /**
-   * Pub/sub channel: a workspace id whose record changed, or a device id given to a workspace
-   * (processes caching either read it again).
+   * Pub/sub channel: a workspace id whose record changed, a device id given to a workspace, or a
+   * pool id created or deleted (processes caching whose it is read it again).
    */
   workspacesChannel: () => `${P}:events:workspaces`,
   /**
@@ -429,6 +438,23 @@ export const keys = {
    * `USAGE_RETENTION_DAYS` after its last count. See libs/store/src/workspaces/usage.ts.
    */
   deviceDayUsage: (deviceId: string, day: string) => `${device(deviceId)}:day-usage:${day.slice(0, 10)}`,
+
+  // --- the console: a workspace's users (docs/workspaces.md "The console"; hash tag {cu:<user>}) --
+  /**
+   * Hash: a console user's record, found by its login name (unique in the install): `user`,
+   * `workspace`, `role` (admin | agent), `password` (the scrypt hash with its parameters:
+   * `scrypt$<log2 N>$<r>$<p>$<salt>$<key>`, never the password), `stamp` (drawn again by every
+   * change of its password or role: a session signed in before is no longer its), `createdAt`,
+   * `updatedAt`. See libs/store/src/workspaces/console-users.ts.
+   */
+  consoleUser: (user: string) => `${consoleUser(user)}:def`,
+  /**
+   * Set: the SHA-256s of the user's admin sessions (`adminSession`), so that deleting the user or
+   * changing its password or role ends them all at once; expires with the newest of them.
+   */
+  consoleUserSessions: (user: string) => `${consoleUser(user)}:sessions`,
+  /** Set: the login names of a workspace's console users (its Users page). */
+  workspaceUsers: (workspaceId: string) => `${workspace(workspaceId)}:users`,
 } as const;
 
 /**

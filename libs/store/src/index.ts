@@ -72,6 +72,7 @@ export * from './workspaces/workspace-store.js';
 export * from './workspaces/suspended-workspaces.js';
 export * from './workspaces/usage.js';
 export * from './workspaces/workspace-quota.js';
+export * from './workspaces/console-users.js';
 
 // Access: API tokens, failed sign-ins, rate limits.
 export * from './access/token-store.js';

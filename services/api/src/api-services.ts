@@ -25,6 +25,7 @@ import {
   API_OPENED_TEXT_CACHE,
   PoolBatchStore,
   PoolMoves,
+  PoolStore,
   SessionStore,
   TokenStore,
   WebhookStore,
@@ -154,7 +155,7 @@ export function createApiServices(base: {
   });
   const contents = new ContentStore(redis, opener, retention);
   const workspaces = new WorkspaceStore(redis);
-  const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger);
+  const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger, new PoolStore(redis));
   const usage = new WorkspaceUsage(redis, workspaces);
   const quotaCounts = new WorkspaceQuotaCounts(redis);
   const workspaceQuotas = new WorkspaceQuotaGate({

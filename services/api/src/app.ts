@@ -66,7 +66,7 @@ export function createApp(s: ApiServices): Express {
   const { admin } = s.config;
   const adminAuth =
     admin.password || admin.apiToken
-      ? new AdminAuth({ redis: s.redis, config: admin, logger: s.logger })
+      ? new AdminAuth({ redis: s.redis, config: admin, logger: s.logger, workspaces: s.workspaceCache })
       : undefined;
   mountFeatures(
     app,

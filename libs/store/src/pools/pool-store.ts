@@ -1,5 +1,11 @@
 import type { RedisClient } from '@mgw/common';
-import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, keys } from '@mgw/contracts';
+import {
+  DEFAULT_WORKSPACE,
+  DEVICE_ID_PATTERN,
+  POOL_ID_PATTERN,
+  WORKSPACE_ID_PATTERN,
+  keys,
+} from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
 /** A pool: a named set of devices over which one batch is spread (docs/pools.md). */
@@ -9,6 +15,12 @@ export interface PoolRecord {
   name: string;
   /** Distinct device ids, in the order the operator gave them; a device may be in several pools. */
   devices: string[];
+  /**
+   * The workspace the pool belongs to (docs/workspaces.md "The console"): its devices are that
+   * workspace's, and only that workspace's tokens send through it. A pool written before pools had
+   * a workspace has none in Redis and is `default`'s (read so: no migration).
+   */
+  workspace: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -20,7 +32,7 @@ export const POOL_LIMITS = { maxNameLength: 64, minDevices: 1, maxDevices: 100 }
 export class PoolInputError extends Error {
   override name = 'PoolInputError';
   constructor(
-    readonly field: 'id' | 'name' | 'devices',
+    readonly field: 'id' | 'name' | 'devices' | 'workspace',
     message: string,
   ) {
     super(message);
@@ -36,33 +48,45 @@ const UPDATE = storeScript<string[]>('pool-update-1');
  * definition is written first, by a script that refuses an existing id, then the index entry.
  * A crash in between leaves a pool the list does not show; creating it again answers `exists`
  * and adds the missing entry, so the operator's retry repairs it. Pools are few (tens), so the
- * list reads every definition.
+ * list reads every definition. A pool created or deleted is published on `keys.workspacesChannel()`
+ * (its id): the API caches whose pool is whose (http/workspace-cache.ts).
  */
 export class PoolStore {
   constructor(private readonly redis: RedisClient) {}
 
   /** Writes a new pool; `exists` (nothing changed) when a pool of that id is there. */
   async create(
-    input: { id: string; name: string; devices: string[] },
+    input: { id: string; name: string; devices: string[]; workspace?: string },
     now = new Date(),
   ): Promise<PoolRecord | 'exists'> {
     checkId(input.id);
+    const workspace = input.workspace ?? DEFAULT_WORKSPACE;
+    if (!WORKSPACE_ID_PATTERN.test(workspace)) throw new PoolInputError('workspace', 'not a workspace id');
     const record: PoolRecord = {
       id: input.id,
       name: checkName(input.name),
       devices: checkDevices(input.devices),
+      workspace,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
     const written = await CREATE.run(this.redis, [keys.pool(record.id)], fields(record));
     // Also when it exists: an entry a crash left out is added by the retry.
     await this.redis.sadd(keys.poolIndex(), record.id);
+    if (written === 1) await this.redis.publish(keys.workspacesChannel(), record.id);
     return written === 1 ? record : 'exists';
   }
 
   async get(id: string): Promise<PoolRecord | undefined> {
     if (!POOL_ID_PATTERN.test(id)) return undefined;
     return toRecord(await this.redis.hgetall(keys.pool(id)));
+  }
+
+  /** The workspace a pool belongs to (`default` for a pool from before); undefined: no such pool. */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    if (!POOL_ID_PATTERN.test(id)) return undefined;
+    const [exists, workspace] = await this.redis.hmget(keys.pool(id), 'id', 'workspace');
+    return exists === null ? undefined : (workspace ?? DEFAULT_WORKSPACE);
   }
 
   /** Every pool, by id. One read per pool, not a pipeline: on a Cluster each lives in its own slot. */
@@ -96,6 +120,8 @@ export class PoolStore {
     if (!POOL_ID_PATTERN.test(id)) return false;
     const removed = await this.redis.del(keys.pool(id));
     const unlisted = await this.redis.srem(keys.poolIndex(), id);
+    // Whose pool it was is forgotten at once (an id may come back as another workspace's pool).
+    if (removed > 0) await this.redis.publish(keys.workspacesChannel(), id);
     return removed + unlisted > 0;
   }
 
@@ -113,6 +139,8 @@ function fields(p: PoolRecord): string[] {
     p.name,
     'devices',
     JSON.stringify(p.devices),
+    'workspace',
+    p.workspace,
     'createdAt',
     p.createdAt,
     'updatedAt',
@@ -133,6 +161,7 @@ function toRecord(h: Record<string, string>): PoolRecord | undefined {
     id: h.id,
     name: h.name ?? '',
     devices: devices.filter((d): d is string => typeof d === 'string'),
+    workspace: h.workspace ?? DEFAULT_WORKSPACE,
     createdAt: h.createdAt,
     updatedAt: h.updatedAt ?? h.createdAt,
   };

@@ -112,13 +112,6 @@ function parseCommand(argv: string[]): Command {
         `--workspace must be a workspace id: 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit (got "${values.workspace}")`,
       );
     }
-    if (
-      values.workspace !== undefined &&
-      values.pool !== undefined &&
-      values.workspace !== DEFAULT_WORKSPACE
-    ) {
-      throw new UsageError("pools are the default workspace's: --pool takes no --workspace but default");
-    }
     return {
       admin,
       kind: 'create',
@@ -176,10 +169,17 @@ async function run(command: Command): Promise<number> {
     const kind = command.admin ? 'admin token' : 'token';
     if (command.kind === 'create') {
       // A token for a pool that does not exist could never send: say so instead of making it.
-      if (command.poolId && !(await new PoolStore(redis).get(command.poolId))) {
+      const pool = command.poolId ? await new PoolStore(redis).get(command.poolId) : undefined;
+      if (command.poolId && !pool) {
         process.stderr.write(`error: no pool with id ${command.poolId} (create it in the dashboard first)\n`);
         return 1;
       }
+      // Only a pool's own workspace's tokens send through it (docs/workspaces.md "The console").
+      if (pool && command.workspaceId !== undefined && command.workspaceId !== pool.workspace) {
+        process.stderr.write(`error: pool ${pool.id} is not a pool of workspace ${command.workspaceId}\n`);
+        return 1;
+      }
+      if (pool && pool.workspace !== DEFAULT_WORKSPACE) command.workspaceId = pool.workspace;
       const refused = command.workspaceId && (await workspaceRefusal(redis, command));
       if (refused) {
         process.stderr.write(`error: ${refused}\n`);

@@ -6,6 +6,7 @@ import { batches } from './batches/mount.js';
 import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
 import { connection } from './connection/mount.js';
+import { consoleUsers } from './console/mount.js';
 import { contacts } from './contacts/mount.js';
 import { devices } from './devices/mount.js';
 import { events } from './events/mount.js';
@@ -52,6 +53,7 @@ export const FEATURES: readonly AnyFeature[] = [
   mcp,
   webhooks,
   workspaces,
+  consoleUsers,
   tokens,
   sandbox,
   devices,

@@ -90,8 +90,8 @@ export interface AuthDeps {
    * (throttled, in the background: token-cache.ts).
    */
   tokens: Pick<TokenStore, 'verify'> & { noteUse(tokenHash: string): void };
-  /** The workspaces' records (cached: workspace-cache.ts) and who owns a device. */
-  workspaces: Pick<WorkspaceCache, 'get' | 'ownerOf'>;
+  /** The workspaces' records (cached: workspace-cache.ts), who owns a device and whose a pool is. */
+  workspaces: Pick<WorkspaceCache, 'get' | 'ownerOf' | 'poolOwner'>;
   config: Pick<ApiConfig, 'defaultDeviceId' | 'authFailureLimit' | 'authFailureWindowMs'>;
   metrics: Metrics;
 }
@@ -155,7 +155,9 @@ export function authenticate({ redis, tokens, workspaces, config, metrics }: Aut
 /**
  * What a verified token may do with this request, and on which device (docs/workspaces.md):
  * - its workspace must exist and be active (403 when suspended);
- * - a device token acts on its device; a pool token sends through its pool (POOL_ROUTES);
+ * - a device token acts on its device; a pool token sends through its pool (POOL_ROUTES) when the
+ *   pool is its workspace's (a token left on a deleted pool whose id another workspace took since
+ *   is no token of that pool: 401);
  * - a workspace token acts on the device its path names (`/devices/{id}/…`, device-path.ts) when
  *   its workspace owns it, or on the workspace (WORKSPACE_ROUTES); `default`'s acts on
  *   DEFAULT_DEVICE_ID when it names none, as a token without a device link did before workspaces;
@@ -179,6 +181,8 @@ async function authorize(
   const named = namedDeviceOf(res);
   const { poolId, deviceId } = token;
   if (poolId) {
+    const poolOwner = await workspaces.poolOwner(poolId);
+    if (poolOwner !== undefined && poolOwner !== workspaceId) return new ApiError(401, ERRORS.invalidToken);
     if (named) return new ApiError(404, ERRORS.deviceNotFound);
     if (!poolMay(req)) return new ApiError(403, ERRORS.poolTokenNotAllowed);
     return { ...base, deviceId: `pool:${poolId}`, poolId };

@@ -36,14 +36,16 @@ function page(res: Response, status: number, text: string): void {
  * `/dashboard`: the built single-page app. Every page (`/dashboard`, `/dashboard/devices`, …) is
  * the same index.html; the app itself asks the admin API whether a session exists and shows the
  * sign-in form when not, so without a session no page shows anything but the sign-in. Assets
- * hold no data. Off (404) while ADMIN_PASSWORD is unset.
+ * hold no data. On whenever the admin API is (ADMIN_PASSWORD for the operator's sign-in, or
+ * ADMIN_API_TOKEN alone: the workspaces' console users still sign in here); off (404) otherwise.
  */
 export function mountDashboard(app: Express, config: AdminConfig): void {
   const dir = config.dashboardDir ?? DEFAULT_DASHBOARD_DIR;
   const index = path.join(dir, 'index.html');
   app.use(['/dashboard', '/dashboard/*rest'], (req, res, next) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);
-    if (!config.password) return page(res, 404, 'The dashboard is off: set ADMIN_PASSWORD to turn it on.');
+    if (!config.password && !config.apiToken)
+      return page(res, 404, 'The dashboard is off: set ADMIN_PASSWORD to turn it on.');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return page(res, 405, 'Method not allowed');

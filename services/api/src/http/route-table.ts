@@ -9,6 +9,7 @@ import { rawBody, type RawBodyOptions } from './raw-body.js';
 import type { LimitedEndpoint } from './rate-limits.js';
 import type { SendRateLimit } from './send-rate-limit.js';
 import type { AdminAuth } from './session/admin-auth.js';
+import { scopedMethodNotAllowed, type ConsoleAccess } from './session/console-scope.js';
 
 /** The versioned API's base path; every public route is under it unless `root`. */
 export const API_BASE = '/api/messenger/v1';
@@ -64,6 +65,14 @@ export interface ApiRoute<H extends string = string> extends RouteRow<H> {
 export interface AdminRoute<H extends string = string> extends RouteRow<H> {
   surface: 'admin';
   auth?: 'admin' | 'none';
+  /**
+   * Who of a workspace's console may call it (docs/workspaces.md "The console";
+   * http/session/console-scope.ts): absent, the operator only (a console session gets 404 `Not
+   * found`, as for a path that does not exist); `read` and `chat` both roles; `admin` the
+   * workspace's admin (an agent gets 403); `session` everyone signed in. The path's
+   * `:workspaceId`, `:deviceId` and `:poolId` are then checked against the session's workspace.
+   */
+  console?: ConsoleAccess;
 }
 
 /** One route of a feature, on either surface: everything the app needs to mount it. */
@@ -154,8 +163,8 @@ export interface RouteChainParts {
  * Mounts both surfaces of the features in their order (express tries routes in order), then, per
  * known path, a 405 naming the methods it serves, then each base's 404 — all after the caller's
  * credentials, so nothing about a path is revealed without them. A public route runs: [its token]
- * → its per-token limit → its body → its handler; an admin route: [the admin guard] → its body →
- * its handler. With the admin API off (no ADMIN_PASSWORD, no ADMIN_API_TOKEN), everything under
+ * → its per-token limit → its body → its handler; an admin route: [the admin guard] → [the
+ * console's guard of its `console`] → its body → its handler. With the admin API off (no ADMIN_PASSWORD, no ADMIN_API_TOKEN), everything under
  * ADMIN_BASE is a 404 and no admin route is mounted.
  */
 export function mountFeatures(
@@ -188,7 +197,7 @@ export function mountFeatures(
   };
   const authOf = (route: RouteSpec): RequestHandler[] => {
     if (route.auth === 'none') return [];
-    if (isAdmin(route)) return [guard!];
+    if (isAdmin(route)) return [guard!, kit.adminAuth!.scope(route.console)];
     return route.auth === 'subprotocol' ? [parts.tokenFromSubprotocol, parts.auth] : [parts.auth];
   };
   const limitOf = (route: RouteSpec): RequestHandler[] =>
@@ -221,10 +230,16 @@ export function mountFeatures(
     app[route.method](path, ...authOf(route), ...limitOf(route), ...bodyOf(route), handler, ...settle(route));
   }
   const all = ordered.map(({ route }) => route);
+  // What a console session may call of each admin path: its 405 names those methods only.
+  const consoleMethods = allowedMethods(all.filter((r) => isAdmin(r) && r.console !== undefined));
   for (const [path, methods] of allowedMethods(all)) {
     // The credentials alone (a WebSocket's subprotocol token counts only for its upgrade).
     const route = all.find((r) => fullPath(r) === path)!;
-    const credentials = isAdmin(route) ? [guard!] : route.auth === 'none' ? [] : [parts.auth];
+    if (isAdmin(route)) {
+      app.all(path, guard!, scopedMethodNotAllowed(methods, consoleMethods.get(path)));
+      continue;
+    }
+    const credentials = route.auth === 'none' ? [] : [parts.auth];
     app.all(path, ...credentials, methodNotAllowed(methods));
   }
   // Unknown paths under either base need credentials too: without them, nothing is revealed.

@@ -8,6 +8,7 @@ import {
   allowedMethods,
   feature,
   openApiPath,
+  type AdminRoute,
   type AnyFeature,
   type ApiRoute,
 } from '../../src/http/route-table.js';
@@ -152,6 +153,45 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/tokens': 'GET, HEAD, POST',
       '/tokens/:tokenId': 'DELETE',
     });
+  });
+
+  it("When the admin rows are read, then each says who of a workspace's console may call it: a GET reads, a change is its admin's, but for the rows named here", () => {
+    // Reviewed by hand (docs/workspaces.md "The console"): an exception here is a decision.
+    const exceptions: Record<string, string> = {
+      // Who may sign in to the workspace is its admins' to know.
+      'GET /workspaces/:workspaceId/users': 'admin',
+      // An agent answers chats.
+      'POST /devices/:deviceId/chats/:chatId/messages': 'chat',
+      'POST /devices/:deviceId/chats/:chatId/read': 'chat',
+      // The operator's: workspaces made, changed (status, quotas), given a device; a device's proxy.
+      'POST /workspaces': 'operator',
+      'PATCH /workspaces/:workspaceId': 'operator',
+      'PUT /workspaces/:workspaceId/devices/:deviceId': 'operator',
+      'GET /devices/:deviceId/proxy': 'operator',
+      'PUT /devices/:deviceId/proxy': 'operator',
+      'DELETE /devices/:deviceId/proxy': 'operator',
+      // Everyone signed in: the handlers decide.
+      'POST /session': 'session',
+      'GET /session': 'session',
+      'DELETE /session': 'session',
+      'PUT /session/workspace': 'session',
+      'DELETE /session/workspace': 'session',
+    };
+    const admin = FEATURES.flatMap((f) => f.routes).filter((r): r is AdminRoute => r.surface === 'admin');
+    expect(admin.length).to.be.greaterThan(100);
+    const wrong = admin
+      .map((r) => {
+        const key = `${r.method.toUpperCase()} ${r.path}`;
+        const expected = exceptions[key] ?? (r.method === 'get' ? 'read' : 'admin');
+        return { key, expected, actual: r.console ?? 'operator' };
+      })
+      .filter((r) => r.expected !== r.actual);
+    expect(wrong).to.deep.equal([]);
+    const keys = new Set(admin.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    expect(
+      Object.keys(exceptions).filter((k) => !keys.has(k)),
+      'exceptions naming no row',
+    ).to.deep.equal([]);
   });
 
   it('When the document is compared with its reviewed snapshot, then only the order of keys differs', () => {

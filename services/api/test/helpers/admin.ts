@@ -25,8 +25,15 @@ export interface AdminSessionClient {
   call(path: string, opts?: { method?: string; json?: unknown; csrf?: boolean }): Promise<JsonResponse>;
 }
 
-export async function signIn(t: TestApi, password = ADMIN_PASSWORD): Promise<AdminSessionClient> {
-  const res = await call(`${t.url}/api/admin/v1/session`, { json: { password } });
+/** Signs in as the operator (the password alone) or, with `user`, as a workspace's console user. */
+export async function signIn(
+  t: TestApi,
+  password = ADMIN_PASSWORD,
+  user?: string,
+): Promise<AdminSessionClient> {
+  const res = await call(`${t.url}/api/admin/v1/session`, {
+    json: user === undefined ? { password } : { user, password },
+  });
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
   const csrfToken = String(res.body.csrfToken);

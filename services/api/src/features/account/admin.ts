@@ -33,13 +33,14 @@ const device = '/devices/:deviceId';
  * (read-presence.ts).
  */
 export const accountAdminRoutes: AdminRoute<AccountAdminName>[] = [
-  { surface: 'admin', method: 'get', path: `${device}/profile`, handler: 'adminGetProfile' },
+  { surface: 'admin', method: 'get', path: `${device}/profile`, handler: 'adminGetProfile', console: 'read' },
   {
     surface: 'admin',
     method: 'patch',
     path: `${device}/profile`,
     body: ADMIN_JSON,
     handler: 'adminPatchProfile',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -47,6 +48,7 @@ export const accountAdminRoutes: AdminRoute<AccountAdminName>[] = [
     path: `${device}/profile/photo`,
     body: photoBody,
     handler: 'adminPutPhoto',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -54,20 +56,29 @@ export const accountAdminRoutes: AdminRoute<AccountAdminName>[] = [
     path: `${device}/profile/photo`,
     body: 'none',
     handler: 'adminDeletePhoto',
+    console: 'admin',
   },
-  { surface: 'admin', method: 'get', path: `${device}/presence`, handler: 'adminGetPresence' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/presence`,
+    handler: 'adminGetPresence',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'put',
     path: `${device}/presence`,
     body: ADMIN_JSON,
     handler: 'adminPutPresence',
+    console: 'admin',
   },
   {
     surface: 'admin',
     method: 'get',
     path: `${device}/contacts/:number/profile`,
     handler: 'adminContactProfile',
+    console: 'read',
   },
   {
     surface: 'admin',
@@ -75,15 +86,30 @@ export const accountAdminRoutes: AdminRoute<AccountAdminName>[] = [
     path: `${device}/contacts/:number/presence`,
     body: 'none',
     handler: 'adminSubscribePresence',
+    console: 'admin',
   },
-  { surface: 'admin', method: 'get', path: `${device}/blocklist`, handler: 'adminGetBlocklist' },
-  { surface: 'admin', method: 'post', path: `${device}/blocklist`, body: ADMIN_JSON, handler: 'adminBlock' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/blocklist`,
+    handler: 'adminGetBlocklist',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${device}/blocklist`,
+    body: ADMIN_JSON,
+    handler: 'adminBlock',
+    console: 'admin',
+  },
   {
     surface: 'admin',
     method: 'delete',
     path: `${device}/blocklist/:number`,
     body: 'none',
     handler: 'adminUnblock',
+    console: 'admin',
   },
 ];
 

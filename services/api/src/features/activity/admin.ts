@@ -10,7 +10,13 @@ export type ActivityAdminName = 'deviceActivity';
 
 /** The device's sending per hour: the Campaigns page's chart. */
 export const activityAdminRoutes: AdminRoute<ActivityAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/activity', handler: 'deviceActivity' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/activity',
+    handler: 'deviceActivity',
+    console: 'read',
+  },
 ];
 
 export function activityAdminHandlers(s: Uses<'redis'>): Record<ActivityAdminName, RequestHandler> {

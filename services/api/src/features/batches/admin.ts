@@ -19,11 +19,38 @@ const batch = '/devices/:deviceId/batches/:batchId';
  * control as the public API's (pause, resume, cancel), for the device the path names.
  */
 export const batchAdminRoutes: AdminRoute<BatchAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/batches', handler: 'adminDeviceBatches' },
-  { surface: 'admin', method: 'get', path: batch, handler: 'adminDeviceBatch' },
-  { surface: 'admin', method: 'post', path: `${batch}/pause`, body: 'none', handler: 'adminPauseBatch' },
-  { surface: 'admin', method: 'post', path: `${batch}/resume`, body: 'none', handler: 'adminResumeBatch' },
-  { surface: 'admin', method: 'post', path: `${batch}/cancel`, body: 'none', handler: 'adminCancelBatch' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/batches',
+    handler: 'adminDeviceBatches',
+    console: 'read',
+  },
+  { surface: 'admin', method: 'get', path: batch, handler: 'adminDeviceBatch', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${batch}/pause`,
+    body: 'none',
+    handler: 'adminPauseBatch',
+    console: 'admin',
+  },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${batch}/resume`,
+    body: 'none',
+    handler: 'adminResumeBatch',
+    console: 'admin',
+  },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${batch}/cancel`,
+    body: 'none',
+    handler: 'adminCancelBatch',
+    console: 'admin',
+  },
 ];
 
 /**

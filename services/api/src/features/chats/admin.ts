@@ -46,10 +46,36 @@ const chat = '/devices/:deviceId/chats/:chatId';
  * pin and mute are the labels feature's (features/labels/admin.ts).
  */
 export const chatAdminRoutes: AdminRoute<ChatAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/chats', handler: 'adminChats' },
-  { surface: 'admin', method: 'get', path: `${chat}/messages`, handler: 'adminChatMessages' },
-  { surface: 'admin', method: 'post', path: `${chat}/messages`, body: REPLY_BODY, handler: 'adminReply' },
-  { surface: 'admin', method: 'post', path: `${chat}/read`, body: 'none', handler: 'adminReadChat' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/chats',
+    handler: 'adminChats',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${chat}/messages`,
+    handler: 'adminChatMessages',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${chat}/messages`,
+    body: REPLY_BODY,
+    handler: 'adminReply',
+    console: 'chat',
+  },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${chat}/read`,
+    body: 'none',
+    handler: 'adminReadChat',
+    console: 'chat',
+  },
 ];
 
 /**

@@ -15,6 +15,7 @@ export const contactAdminRoutes: AdminRoute<ContactAdminName>[] = [
     path: '/devices/:deviceId/contacts/username',
     body: ADMIN_JSON,
     handler: 'adminUsername',
+    console: 'admin',
   },
 ];
 

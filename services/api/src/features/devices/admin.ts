@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import { CONNECT_METHODS, ERRORS, PHONE_PATTERN, emptyQuerySchema, type ConnectMethod } from '@mgw/contracts';
+import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { deviceIdOf } from '../../http/route-helpers.js';
+import { adminScopeOf } from '../../http/session/console-scope.js';
 import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
 import { passkeyRoutes } from '../connection/index.js';
@@ -15,6 +17,7 @@ import {
   showDevice,
   type DevicesDeps,
   type DevicesServices,
+  type WorkspaceDevices,
 } from './devices.js';
 import { DIRECTIONS, type DirectionFilter } from './recent-messages.js';
 
@@ -34,23 +37,31 @@ export type DeviceAdminName =
  * Messages page (recent, one by id).
  */
 export const deviceAdminRoutes: AdminRoute<DeviceAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices', handler: 'listDevices' },
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId', handler: 'getDevice' },
+  { surface: 'admin', method: 'get', path: '/devices', handler: 'listDevices', console: 'read' },
+  { surface: 'admin', method: 'get', path: '/devices/:deviceId', handler: 'getDevice', console: 'read' },
   {
     surface: 'admin',
     method: 'post',
     path: '/devices/:deviceId/connect',
     body: ADMIN_JSON,
     handler: 'connectDevice',
+    console: 'admin',
   },
   // A passkey-gated link (docs/passkeys.md): the public /connect/passkey routes, for any device.
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/connect/passkey', handler: 'passkey' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/connect/passkey',
+    handler: 'passkey',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'post',
     path: '/devices/:deviceId/connect/passkey',
     body: ADMIN_JSON,
     handler: 'passkeyAssertion',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -58,6 +69,7 @@ export const deviceAdminRoutes: AdminRoute<DeviceAdminName>[] = [
     path: '/devices/:deviceId/connect/passkey/confirm',
     body: ADMIN_JSON,
     handler: 'passkeyConfirm',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -65,13 +77,21 @@ export const deviceAdminRoutes: AdminRoute<DeviceAdminName>[] = [
     path: '/devices/:deviceId/disconnect',
     body: 'none',
     handler: 'disconnectDevice',
+    console: 'admin',
   },
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/messages', handler: 'deviceMessages' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/messages',
+    handler: 'deviceMessages',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'get',
     path: '/devices/:deviceId/messages/:messageId',
     handler: 'deviceMessage',
+    console: 'read',
   },
 ];
 
@@ -80,12 +100,16 @@ type PasskeyServices = Parameters<typeof passkeyRoutes>[0];
 
 /** The handlers of the rows, over the one device directory of these services (devicesDeps). */
 export function deviceAdminHandlers(
-  s: DevicesServices & PasskeyServices,
+  s: DevicesServices & PasskeyServices & Uses<'workspaces' | 'workspaceCache'>,
 ): Record<DeviceAdminName, RequestHandler> {
   const d = devicesDeps(s);
   const passkey = passkeyRoutes(s, deviceIdOf);
+  const owners = {
+    devices: (workspace: string) => s.workspaces.devices(workspace),
+    ownerOf: (deviceId: string) => s.workspaceCache.ownerOf(deviceId),
+  };
   return {
-    listDevices: listDevicesRoute(d),
+    listDevices: listDevicesRoute(d, owners),
     getDevice: getDeviceRoute(d),
     connectDevice: connectDeviceRoute(d),
     passkey: passkey.get,
@@ -122,11 +146,13 @@ const messagesQuerySchema = Joi.object<{ limit: number; direction: DirectionFilt
     .default('all'),
 });
 
-/** GET /devices */
-function listDevicesRoute(d: DevicesDeps): RequestHandler {
+/** GET /devices — a console's: its workspace's devices only. */
+function listDevicesRoute(d: DevicesDeps, owners: Omit<WorkspaceDevices, 'workspace'>): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    res.status(200).json({ success: true, devices: await listDevices(d) });
+    const scope = adminScopeOf(res);
+    const devices = await listDevices(d, scope ? { ...owners, workspace: scope.workspace } : undefined);
+    res.status(200).json({ success: true, devices });
   };
 }
 

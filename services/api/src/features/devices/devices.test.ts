@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
 import { MemoryRedis, inboundRecord } from '../test-support.js';
 import { devicesFixture, type DevicesFixture } from './device-fixture.js';
-import { deviceMessage, devicesDeps, listDevices, showDevice, type DevicesDeps } from './devices.js';
+import {
+  deviceMessage,
+  devicesDeps,
+  devicesOfWorkspace,
+  listDevices,
+  showDevice,
+  type DevicesDeps,
+} from './devices.js';
 
 /**
  * The admin Devices and Messages pages' reads without an API: the session and pairing records in an
@@ -37,6 +44,35 @@ describe('devices: a device with its standing, one of its messages, the reads bu
     expect(await showDevice(d, 'd-2')).to.deep.include({
       pairing: { state: 'failed', method: 'pairingCode', reason: 'timeout' },
     });
+  });
+
+  it("When a workspace's console lists the devices, then those its set lists and those of the directory it owns; default owns every device no workspace names", async () => {
+    session('a-linked', { status: 'connected' });
+    session('g-linked', { status: 'connected' });
+    session('old-one', { status: 'disconnected' });
+    const owners = new Map([
+      ['a-linked', 'acme'],
+      ['a-new', 'acme'],
+      ['g-linked', 'globex'],
+    ]);
+    const sets: Record<string, string[]> = { acme: ['a-new', 'a-linked'], default: [] };
+    const only = (workspace: string) => ({
+      workspace,
+      devices: async (w: string) => sets[w] ?? [],
+      ownerOf: async (id: string) => owners.get(id) ?? 'default',
+    });
+    expect(await devicesOfWorkspace(d, only('acme'))).to.deep.equal(['a-linked', 'a-new']);
+    expect(await devicesOfWorkspace(d, only('default'))).to.deep.equal(['old-one']);
+    const listed = await listDevices(d, only('acme'));
+    expect(listed.map((v) => [v.deviceId, v.status])).to.deep.equal([
+      ['a-linked', 'connected'],
+      ['a-new', 'disconnected'],
+    ]);
+    expect((await listDevices(d)).map((v) => v.deviceId)).to.include.members([
+      'a-linked',
+      'g-linked',
+      'old-one',
+    ]);
   });
 
   it("When one message is shown, then the device's own (a contact's as its inbound record); another device's, unknown or overlong is not_found", async () => {

@@ -106,9 +106,34 @@ async function withStanding(d: DevicesDeps, device: DeviceView): Promise<WithSta
   return { ...device, sending, health: await d.health(device.deviceId, sending) };
 }
 
-/** Every device the dashboard lists; one that is linked or connecting with its usage and health. */
-export async function listDevices(d: DevicesDeps): Promise<WithStanding[]> {
-  const devices = await d.directory.list();
+/** One workspace's devices, for its console's lists (docs/workspaces.md "The console"). */
+export interface WorkspaceDevices {
+  workspace: string;
+  /** The devices its set lists (WorkspaceStore.devices). */
+  devices(workspace: string): Promise<string[]>;
+  /** Who owns a device (`default` when no workspace names it: WorkspaceCache.ownerOf). */
+  ownerOf(deviceId: string): Promise<string>;
+}
+
+/**
+ * The devices a workspace owns as the Devices page knows them: those its set lists, and every
+ * device of the directory it owns (default owns each device no workspace names, listed or not).
+ */
+export async function devicesOfWorkspace(
+  d: Pick<DevicesDeps, 'directory'>,
+  w: WorkspaceDevices,
+): Promise<string[]> {
+  const [listed, known] = await Promise.all([w.devices(w.workspace), d.directory.ids()]);
+  const owned = await Promise.all(known.map(async (id) => (await w.ownerOf(id)) === w.workspace));
+  return [...new Set([...listed, ...known.filter((_, i) => owned[i])])].sort();
+}
+
+/**
+ * Every device the dashboard lists (`only`: one workspace's, for its console); one that is linked
+ * or connecting with its usage and health.
+ */
+export async function listDevices(d: DevicesDeps, only?: WorkspaceDevices): Promise<WithStanding[]> {
+  const devices = only ? await d.directory.read(await devicesOfWorkspace(d, only)) : await d.directory.list();
   return Promise.all(devices.map((device) => withStanding(d, device)));
 }
 

@@ -13,6 +13,7 @@ import { ApiError } from '../../http/api-error.js';
 import { deviceIdOf } from '../../http/route-helpers.js';
 import type { AdminRoute } from '../../http/route-table.js';
 import { adminOf } from '../../http/session/admin-auth.js';
+import { adminScopeOf, ownsDevice } from '../../http/session/console-scope.js';
 import { SseOutput } from '../../http/sse-output.js';
 import { parse } from '../../http/validation.js';
 import { outletsReader } from './outlets.js';
@@ -41,17 +42,42 @@ const device = '/devices/:deviceId';
  *   an endpoint. Like every admin route it carries no per-token rate limit.
  */
 export const eventAdminRoutes: AdminRoute<EventAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/events/stream', handler: 'adminEventStream' },
-  { surface: 'admin', method: 'get', path: `${device}/events`, handler: 'adminDeviceEvents' },
-  { surface: 'admin', method: 'get', path: `${device}/events/recent`, handler: 'adminRecentEvents' },
-  { surface: 'admin', method: 'get', path: `${device}/events/brokers`, handler: 'adminDeviceBrokers' },
-  { surface: 'admin', method: 'get', path: `${device}/event-outlets`, handler: 'adminEventOutlets' },
+  { surface: 'admin', method: 'get', path: '/events/stream', handler: 'adminEventStream', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/events`,
+    handler: 'adminDeviceEvents',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/events/recent`,
+    handler: 'adminRecentEvents',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/events/brokers`,
+    handler: 'adminDeviceBrokers',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/event-outlets`,
+    handler: 'adminEventOutlets',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'post',
     path: `${device}/webhook/retry-now`,
     body: 'none',
     handler: 'adminRetryNow',
+    console: 'admin',
   },
 ];
 
@@ -60,7 +86,7 @@ export const eventAdminRoutes: AdminRoute<EventAdminName>[] = [
  * from the path (mount.ts).
  */
 export function eventAdminHandlers(
-  s: Uses<'eventStreams' | 'eventLog' | 'redis' | 'encryption' | 'webhooks' | 'logger'>,
+  s: Uses<'eventStreams' | 'eventLog' | 'redis' | 'encryption' | 'webhooks' | 'logger' | 'workspaceCache'>,
   read: { events: RequestHandler; brokers: RequestHandler },
 ): Record<EventAdminName, RequestHandler> {
   const outlets = outletsReader(s);
@@ -104,11 +130,17 @@ const streamQuerySchema = Joi.object<{ device?: string; types?: string; after?: 
  * device's log, resumable by `Last-Event-ID` (what `EventSource` sends by itself); without it,
  * every device's events from now on (each with its `deviceId`): the page reloads what it shows
  * when the stream (re)opens, then applies what arrives. An admin session (or admin token) holds at
- * most EVENT_STREAMS_PER_TOKEN of them per API process, as an API token does.
+ * most EVENT_STREAMS_PER_TOKEN of them per API process, as an API token does. A workspace's console
+ * (docs/workspaces.md "The console") follows its own devices only: every device's stream sends
+ * those only, and a `device` of another workspace is 404 as a device nobody has.
  */
-function adminEventStreamRoute(s: Uses<'eventStreams'>): RequestHandler {
+function adminEventStreamRoute(s: Uses<'eventStreams' | 'workspaceCache'>): RequestHandler {
   return async (req, res) => {
     const q = parse(streamQuerySchema, req.query);
+    const scope = adminScopeOf(res);
+    const deps = { workspaces: s.workspaceCache };
+    if (scope && q.device && !(await ownsDevice(deps, scope, q.device)))
+      throw new ApiError(404, ERRORS.deviceNotFound);
     const caller = adminOf(res);
     const key =
       caller.via === 'session'
@@ -129,6 +161,7 @@ function adminEventStreamRoute(s: Uses<'eventStreams'>): RequestHandler {
     await s.eventStreams.open(new SseOutput(res, { withDevice: true }), {
       key,
       devices: q.device ? { one: q.device } : 'all',
+      ...(scope && !q.device ? { only: (deviceId: string) => ownsDevice(deps, scope, deviceId) } : {}),
       ...(after ? { after } : {}),
       ...(q.types ? { types: eventTypeList(q.types) } : {}),
     });

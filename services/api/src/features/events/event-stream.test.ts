@@ -63,6 +63,36 @@ describe('EventStream: a stream of one device or all, its cursor, filter and cut
     expect(output.written).to.deep.equal([['d-early', [early.id]]]);
   });
 
+  it("When a stream of every device follows a workspace's devices only, then another's events are never read nor sent, and a device changing hands is followed from then on", async () => {
+    const owners = new Map([
+      ['mine', 'acme'],
+      ['theirs', 'globex'],
+    ]);
+    const output = new MemoryOutput();
+    const stream = new EventStream(
+      { reads: new SharedLogReads(log), logger, metrics: createMetrics(), config },
+      output,
+      undefined,
+      () => {},
+      async (deviceId) => owners.get(deviceId) === 'acme',
+    );
+    stream.startEvery('0-0');
+    stream.begin();
+    await settle();
+    const theirs = log.append('theirs');
+    const mine = log.append('mine');
+    stream.wake('theirs');
+    stream.wake('mine');
+    await settle();
+    expect(output.written).to.deep.equal([['mine', [mine.id]]]);
+    expect(log.reads, "the other's log is not read").to.equal(1);
+    owners.set('theirs', 'acme');
+    const now = log.append('theirs');
+    stream.wake('theirs');
+    await settle();
+    expect(output.written.at(-1)).to.deep.equal(['theirs', [theirs.id, now.id]]);
+  });
+
   it('When the reader does not take what waits in its socket within the stall time, then the stream is cut as slow_reader and ends', async () => {
     log.append('d-1');
     const output = new MemoryOutput();

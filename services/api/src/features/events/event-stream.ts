@@ -74,6 +74,12 @@ export class EventStream {
     private readonly output: StreamOutput,
     private readonly types: readonly EventType[] | undefined,
     private readonly onEnd: () => void,
+    /**
+     * A stream of every device: the devices whose events it may send (a workspace's console: its
+     * own, docs/workspaces.md "The console"); absent, every device. Asked each time a device's log
+     * is to be read, so a device that changes hands is followed by its new owner's streams only.
+     */
+    private readonly only?: (deviceId: string) => Promise<boolean>,
   ) {
     output.emitter.on('close', this.onClose);
   }
@@ -148,6 +154,7 @@ export class EventStream {
 
   /** Sends `deviceId`'s events after its cursor; false when the stream ended meanwhile. */
   private async drainDevice(deviceId: string): Promise<boolean> {
+    if (this.only && !(await this.only(deviceId))) return !this.ended;
     for (;;) {
       const from = this.cursors.get(deviceId)!;
       const page = await this.deps.reads.read(deviceId, {

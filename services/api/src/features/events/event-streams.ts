@@ -43,6 +43,8 @@ export interface OpenOptions {
   key: string;
   /** One device (its log, resumable by cursor), or every device (live from now). */
   devices: { one: string } | 'all';
+  /** Every device: those whose events the stream may send (a workspace's console: its own). */
+  only?: (deviceId: string) => Promise<boolean>;
   /** Resume after this cursor (one device only); from the newest event now when absent. */
   after?: string;
   types?: readonly EventType[];
@@ -119,8 +121,12 @@ export class EventStreams {
    * event reaches it. Rejects (nothing begun, nothing counted) when the cursor cannot be taken.
    */
   async open(output: StreamOutput, o: OpenOptions): Promise<void> {
-    const stream = new EventStream({ ...this.deps, reads: this.reads }, output, o.types, () =>
-      this.forget(stream, o.key),
+    const stream = new EventStream(
+      { ...this.deps, reads: this.reads },
+      output,
+      o.types,
+      () => this.forget(stream, o.key),
+      o.only,
     );
     this.perKey.set(o.key, (this.perKey.get(o.key) ?? 0) + 1);
     if (o.devices === 'all') this.everyDevice.add(stream);

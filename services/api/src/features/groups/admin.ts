@@ -25,15 +25,27 @@ const base = '/devices/:deviceId/groups';
  * body (groupAdminHandlers).
  */
 export const groupAdminRoutes: AdminRoute<GroupAdminName>[] = [
-  { surface: 'admin', method: 'get', path: base, handler: 'adminList' },
-  { surface: 'admin', method: 'post', path: base, handler: 'adminCreate' },
-  { surface: 'admin', method: 'post', path: `${base}/join`, handler: 'adminJoin' },
-  { surface: 'admin', method: 'get', path: `${base}/:id`, handler: 'adminGet' },
-  { surface: 'admin', method: 'patch', path: `${base}/:id`, handler: 'adminUpdate' },
-  { surface: 'admin', method: 'post', path: `${base}/:id/participants`, handler: 'adminParticipants' },
-  { surface: 'admin', method: 'post', path: `${base}/:id/leave`, handler: 'adminLeave' },
-  { surface: 'admin', method: 'get', path: `${base}/:id/invite`, handler: 'adminInvite' },
-  { surface: 'admin', method: 'post', path: `${base}/:id/invite/revoke`, handler: 'adminRevokeInvite' },
+  { surface: 'admin', method: 'get', path: base, handler: 'adminList', console: 'read' },
+  { surface: 'admin', method: 'post', path: base, handler: 'adminCreate', console: 'admin' },
+  { surface: 'admin', method: 'post', path: `${base}/join`, handler: 'adminJoin', console: 'admin' },
+  { surface: 'admin', method: 'get', path: `${base}/:id`, handler: 'adminGet', console: 'read' },
+  { surface: 'admin', method: 'patch', path: `${base}/:id`, handler: 'adminUpdate', console: 'admin' },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${base}/:id/participants`,
+    handler: 'adminParticipants',
+    console: 'admin',
+  },
+  { surface: 'admin', method: 'post', path: `${base}/:id/leave`, handler: 'adminLeave', console: 'admin' },
+  { surface: 'admin', method: 'get', path: `${base}/:id/invite`, handler: 'adminInvite', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${base}/:id/invite/revoke`,
+    handler: 'adminRevokeInvite',
+    console: 'admin',
+  },
 ];
 
 /**

@@ -15,13 +15,14 @@ const chat = `${device}/chats/:chatId`;
  * RATE_LIMIT_GROUPS).
  */
 export const labelAdminRoutes: AdminRoute<LabelAdminName>[] = [
-  { surface: 'admin', method: 'get', path: `${device}/labels`, handler: 'adminListLabels' },
+  { surface: 'admin', method: 'get', path: `${device}/labels`, handler: 'adminListLabels', console: 'read' },
   {
     surface: 'admin',
     method: 'post',
     path: `${device}/labels`,
     body: ADMIN_JSON,
     handler: 'adminCreateLabel',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -29,6 +30,7 @@ export const labelAdminRoutes: AdminRoute<LabelAdminName>[] = [
     path: `${device}/labels/:labelId`,
     body: ADMIN_JSON,
     handler: 'adminUpdateLabel',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -36,17 +38,39 @@ export const labelAdminRoutes: AdminRoute<LabelAdminName>[] = [
     path: `${device}/labels/:labelId`,
     body: 'none',
     handler: 'adminDeleteLabel',
+    console: 'admin',
   },
-  { surface: 'admin', method: 'get', path: `${device}/labels/:labelId/chats`, handler: 'adminLabelChats' },
-  { surface: 'admin', method: 'patch', path: chat, body: ADMIN_JSON, handler: 'adminChatState' },
-  { surface: 'admin', method: 'get', path: `${chat}/labels`, handler: 'adminChatLabels' },
-  { surface: 'admin', method: 'post', path: `${chat}/labels`, body: ADMIN_JSON, handler: 'adminLabelChat' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: `${device}/labels/:labelId/chats`,
+    handler: 'adminLabelChats',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'patch',
+    path: chat,
+    body: ADMIN_JSON,
+    handler: 'adminChatState',
+    console: 'admin',
+  },
+  { surface: 'admin', method: 'get', path: `${chat}/labels`, handler: 'adminChatLabels', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: `${chat}/labels`,
+    body: ADMIN_JSON,
+    handler: 'adminLabelChat',
+    console: 'admin',
+  },
   {
     surface: 'admin',
     method: 'delete',
     path: `${chat}/labels/:labelId`,
     body: 'none',
     handler: 'adminUnlabelChat',
+    console: 'admin',
   },
 ];
 

@@ -20,13 +20,20 @@ export type OptOutAdminName =
 
 /** A device's suppression list (numbers that opted out) and its keywords and confirmations. */
 export const optOutAdminRoutes: AdminRoute<OptOutAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/opt-outs', handler: 'listOptOuts' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/opt-outs',
+    handler: 'listOptOuts',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'post',
     path: '/devices/:deviceId/opt-outs',
     body: ADMIN_JSON,
     handler: 'addOptOut',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -34,12 +41,14 @@ export const optOutAdminRoutes: AdminRoute<OptOutAdminName>[] = [
     path: '/devices/:deviceId/opt-outs/:phone',
     body: 'none',
     handler: 'removeOptOut',
+    console: 'admin',
   },
   {
     surface: 'admin',
     method: 'get',
     path: '/devices/:deviceId/opt-out-settings',
     handler: 'getOptOutSettings',
+    console: 'read',
   },
   {
     surface: 'admin',
@@ -47,6 +56,7 @@ export const optOutAdminRoutes: AdminRoute<OptOutAdminName>[] = [
     path: '/devices/:deviceId/opt-out-settings',
     body: ADMIN_JSON,
     handler: 'putOptOutSettings',
+    console: 'admin',
   },
 ];
 

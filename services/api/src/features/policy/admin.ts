@@ -11,13 +11,20 @@ export type PolicyAdminName = 'getPolicy' | 'putPolicy' | 'clearRestriction';
 
 /** A device's sending policy (its overrides, what is in force) and the end of its pause. */
 export const policyAdminRoutes: AdminRoute<PolicyAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/policy', handler: 'getPolicy' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/policy',
+    handler: 'getPolicy',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'put',
     path: '/devices/:deviceId/policy',
     body: ADMIN_JSON,
     handler: 'putPolicy',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -25,6 +32,7 @@ export const policyAdminRoutes: AdminRoute<PolicyAdminName>[] = [
     path: '/devices/:deviceId/restriction',
     body: 'none',
     handler: 'clearRestriction',
+    console: 'admin',
   },
 ];
 

@@ -1,16 +1,25 @@
 import type { Request, RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
-import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
+import {
+  DEFAULT_WORKSPACE,
+  DEVICE_ID_PATTERN,
+  POOL_ID_PATTERN,
+  WORKSPACE_ID_PATTERN,
+  emptyQuerySchema,
+} from '@mgw/contracts';
 import { POOL_LIMITS, PoolStore } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
 import type { AdminRoute, BodySpec } from '../../http/route-table.js';
+import { adminScopeOf } from '../../http/session/console-scope.js';
 import { parse } from '../../http/validation.js';
+import type { WorkspaceCache } from '../../http/workspace-cache.js';
 import { devicesDeps, type DevicesServices } from '../devices/index.js';
 import { deletePool } from './delete-pool.js';
 import { poolDevices } from './pool-devices.js';
 import { poolViews, type PoolsDeps } from './pool-views.js';
+import { foreignDevices } from './pool-workspace.js';
 
 export type PoolAdminName = 'listPools' | 'createPool' | 'getPool' | 'updatePool' | 'deletePool';
 
@@ -30,13 +39,38 @@ const poolBody: BodySpec = {
   },
 };
 
-/** Pools: named sets of devices one list is spread over (docs/pools.md). */
+/**
+ * Pools: named sets of devices one list is spread over (docs/pools.md), each of one workspace and
+ * of its devices only. A workspace's console (docs/workspaces.md "The console") lists and reads its
+ * pools; its admin creates, changes and deletes them.
+ */
 export const poolAdminRoutes: AdminRoute<PoolAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/pools', handler: 'listPools' },
-  { surface: 'admin', method: 'post', path: '/pools', body: poolBody, handler: 'createPool' },
-  { surface: 'admin', method: 'get', path: '/pools/:poolId', handler: 'getPool' },
-  { surface: 'admin', method: 'patch', path: '/pools/:poolId', body: poolBody, handler: 'updatePool' },
-  { surface: 'admin', method: 'delete', path: '/pools/:poolId', body: 'none', handler: 'deletePool' },
+  { surface: 'admin', method: 'get', path: '/pools', handler: 'listPools', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'post',
+    path: '/pools',
+    body: poolBody,
+    handler: 'createPool',
+    console: 'admin',
+  },
+  { surface: 'admin', method: 'get', path: '/pools/:poolId', handler: 'getPool', console: 'read' },
+  {
+    surface: 'admin',
+    method: 'patch',
+    path: '/pools/:poolId',
+    body: poolBody,
+    handler: 'updatePool',
+    console: 'admin',
+  },
+  {
+    surface: 'admin',
+    method: 'delete',
+    path: '/pools/:poolId',
+    body: 'none',
+    handler: 'deletePool',
+    console: 'admin',
+  },
 ];
 
 /**
@@ -45,7 +79,7 @@ export const poolAdminRoutes: AdminRoute<PoolAdminName>[] = [
  * devices (who takes a share).
  */
 export function poolAdminHandlers(
-  s: DevicesServices & Uses<'redis' | 'tokens' | 'config'>,
+  s: DevicesServices & Uses<'redis' | 'tokens' | 'config' | 'workspaceCache'>,
 ): Record<PoolAdminName, RequestHandler> {
   const d: PoolsDeps = {
     pools: new PoolStore(s.redis),
@@ -55,9 +89,9 @@ export function poolAdminHandlers(
   };
   return {
     listPools: listPoolsRoute(d),
-    createPool: createPoolRoute(d),
+    createPool: createPoolRoute(d, s.workspaceCache),
     getPool: getPoolRoute(d),
-    updatePool: updatePoolRoute(d),
+    updatePool: updatePoolRoute(d, s.workspaceCache),
     deletePool: deletePoolRoute(d),
   };
 }
@@ -85,10 +119,14 @@ const devicesSchema = Joi.array()
   .unique()
   .messages({ 'array.unique': '{{#label}} names a device twice' });
 
-const createPoolSchema = Joi.object<{ id: string; name: string; devices: string[] }>({
+const createPoolSchema = Joi.object<{ id: string; name: string; devices: string[]; workspace?: string }>({
   id: poolIdSchema.required(),
   name: nameSchema.required(),
   devices: devicesSchema.required(),
+  // The operator's: the workspace the pool is made for (default when absent).
+  workspace: Joi.string()
+    .pattern(WORKSPACE_ID_PATTERN)
+    .messages({ 'string.pattern.base': `{{#label}} must be a workspace id: ${SLUG_RULE}` }),
 });
 
 const updatePoolSchema = Joi.object<{ name?: string; devices?: string[] }>({
@@ -101,22 +139,60 @@ function poolIdOf(req: Request): string {
   return parse(Joi.object({ poolId: poolIdSchema.required() }).unknown(true), req.params).poolId as string;
 }
 
-/** GET /pools */
+/** GET /pools — a console's: its workspace's pools only. */
 function listPoolsRoute(d: PoolsDeps): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
-    res.status(200).json({ success: true, pools: await poolViews(d, await d.pools.list()) });
+    const scope = adminScopeOf(res);
+    const all = await d.pools.list();
+    const pools = scope ? all.filter((p) => p.workspace === scope.workspace) : all;
+    res.status(200).json({ success: true, pools: await poolViews(d, pools) });
   };
 }
 
-/** POST /pools `{ id, name, devices }` — 201 with the pool; 409 when the id is taken. */
-function createPoolRoute(d: PoolsDeps): RequestHandler {
+type Owners = Pick<WorkspaceCache, 'get' | 'ownerOf'>;
+
+/**
+ * 400 `Device not found` naming each device of `devices` that `workspace` does not own (another
+ * workspace's and, but for default, one nobody has: the same answer).
+ */
+async function checkDevices(owners: Owners, workspace: string, devices: readonly string[]): Promise<void> {
+  const foreign = await foreignDevices(owners, workspace, devices);
+  if (foreign.length === 0) return;
+  throw new ApiError(
+    400,
+    ADMIN_ERRORS.deviceNotFound,
+    foreign.map((i) => ({
+      path: ['devices', i],
+      message: `"devices[${i}]" names no device of the pool's workspace`,
+    })),
+  );
+}
+
+/**
+ * POST /pools `{ id, name, devices, workspace? }` — 201 with the pool; 409 when the id is taken (pool
+ * ids are the install's: docs/workspaces.md "The console"). A console's pool is its workspace's; the
+ * operator names the workspace (default: `default`). Every device must be that workspace's.
+ */
+function createPoolRoute(d: PoolsDeps, owners: Owners): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const body = parse(createPoolSchema, req.body ?? {});
-    const created = await d.pools.create(body);
+    const scope = adminScopeOf(res);
+    const workspace = scope?.workspace ?? body.workspace ?? DEFAULT_WORKSPACE;
+    const named = body.workspace ?? workspace;
+    if (named !== workspace || (workspace !== DEFAULT_WORKSPACE && !(await owners.get(workspace))))
+      throw new ApiError(400, ADMIN_ERRORS.workspaceNotFound, [
+        { path: ['workspace'], message: '"workspace" names no workspace the pool can be made for' },
+      ]);
+    await checkDevices(owners, workspace, body.devices);
+    const created = await d.pools.create({ ...body, workspace });
     if (created === 'exists') throw new ApiError(409, ADMIN_ERRORS.poolExists);
-    req.log.info('admin created a pool', { poolId: created.id, devices: created.devices.length });
+    req.log.info('admin created a pool', {
+      poolId: created.id,
+      devices: created.devices.length,
+      workspaceId: workspace,
+    });
     const [pool] = await poolViews(d, [created]);
     res.status(201).json({ success: true, pool });
   };
@@ -133,12 +209,20 @@ function getPoolRoute(d: PoolsDeps): RequestHandler {
   };
 }
 
-/** PATCH /pools/:poolId `{ name?, devices? }` (at least one): `devices` replaces the whole set. */
-function updatePoolRoute(d: PoolsDeps): RequestHandler {
+/**
+ * PATCH /pools/:poolId `{ name?, devices? }` (at least one): `devices` replaces the whole set, each
+ * of them the pool's workspace's.
+ */
+function updatePoolRoute(d: PoolsDeps, owners: Owners): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const poolId = poolIdOf(req);
     const change = parse(updatePoolSchema, req.body ?? {});
+    if (change.devices) {
+      const current = await d.pools.get(poolId);
+      if (!current) throw new ApiError(404, ADMIN_ERRORS.poolNotFound);
+      await checkDevices(owners, current.workspace, change.devices);
+    }
     const updated = await d.pools.update(poolId, change);
     if (!updated) throw new ApiError(404, ADMIN_ERRORS.poolNotFound);
     req.log.info('admin changed a pool', { poolId, devices: updated.devices.length });

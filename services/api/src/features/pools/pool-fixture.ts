@@ -29,10 +29,11 @@ export function poolState(redis: MemoryRedis) {
 }
 
 /** A pool's record. */
-export const pool = (id: string, devices: string[]): PoolRecord => ({
+export const pool = (id: string, devices: string[], workspace = 'default'): PoolRecord => ({
   id,
   name: id,
   devices,
+  workspace,
   createdAt: '',
   updatedAt: '',
 });

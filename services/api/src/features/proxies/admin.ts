@@ -15,7 +15,11 @@ export interface ProxyRoutesDeps extends ReconnectDeps {
 
 export type ProxyAdminName = 'getProxy' | 'putProxy' | 'deleteProxy';
 
-/** A device's proxy (docs/proxies.md): where it is (never its credentials), set, remove. */
+/**
+ * A device's proxy (docs/proxies.md): where it is (never its credentials), set, remove. The
+ * operator's only (no `console`): a proxy is the operator's network — where its connection service
+ * connects out from — not a setting of the workspace's (docs/workspaces.md "The console").
+ */
 export const proxyAdminRoutes: AdminRoute<ProxyAdminName>[] = [
   { surface: 'admin', method: 'get', path: '/devices/:deviceId/proxy', handler: 'getProxy' },
   {

@@ -8,7 +8,7 @@ export type SandboxAdminName = 'sandbox';
 
 /** Whether the gateway runs against the simulator: the linking panel's hint. */
 export const sandboxAdminRoutes: AdminRoute<SandboxAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/sandbox', handler: 'sandbox' },
+  { surface: 'admin', method: 'get', path: '/sandbox', handler: 'sandbox', console: 'read' },
 ];
 
 export function sandboxAdminHandlers(s: Uses<'config'>): Record<SandboxAdminName, RequestHandler> {

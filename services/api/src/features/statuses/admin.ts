@@ -15,17 +15,25 @@ const base = '/devices/:deviceId/statuses';
  * tokens'): the admin guard is the gate.
  */
 export const statusAdminRoutes: AdminRoute<StatusAdminName>[] = [
-  { surface: 'admin', method: 'post', path: base, body: statusBody, handler: 'adminPost' },
-  { surface: 'admin', method: 'get', path: base, handler: 'adminList' },
-  { surface: 'admin', method: 'get', path: `${base}/settings`, handler: 'adminGetSettings' },
+  { surface: 'admin', method: 'post', path: base, body: statusBody, handler: 'adminPost', console: 'admin' },
+  { surface: 'admin', method: 'get', path: base, handler: 'adminList', console: 'read' },
+  { surface: 'admin', method: 'get', path: `${base}/settings`, handler: 'adminGetSettings', console: 'read' },
   {
     surface: 'admin',
     method: 'put',
     path: `${base}/settings`,
     body: settingsBody,
     handler: 'adminPutSettings',
+    console: 'admin',
   },
-  { surface: 'admin', method: 'delete', path: `${base}/:id`, body: 'none', handler: 'adminRemove' },
+  {
+    surface: 'admin',
+    method: 'delete',
+    path: `${base}/:id`,
+    body: 'none',
+    handler: 'adminRemove',
+    console: 'admin',
+  },
 ];
 
 /** The admin rows' handlers: `r`, the public handlers with the device from the path (mount.ts). */

@@ -1,4 +1,12 @@
-import { isExpired, parseDuration, type PoolStore, type TokenRecord, type TokenStore } from '@mgw/store';
+import { DEFAULT_WORKSPACE } from '@mgw/contracts';
+import {
+  WORKSPACE_TOKEN_LIMIT,
+  isExpired,
+  parseDuration,
+  type PoolStore,
+  type TokenRecord,
+  type TokenStore,
+} from '@mgw/store';
 
 /** API tokens (`tok_…`, the public API) and admin tokens (`adm_…`, the admin API; made by the CLI). */
 export type TokenKind = 'api' | 'admin';
@@ -52,20 +60,31 @@ export async function listTokens(stores: TokenStores): Promise<TokenView[]> {
  * A new token: its value (shown once, here: Redis keeps its SHA-256) and its view. An empty
  * `deviceId`, `poolId` or `expiresIn` is none; `expiresIn` is `<n>s|m|h|d`, checked by the
  * request's schema. A `poolId` must name a pool (`pool_not_found` otherwise): a token for a pool
- * that does not exist could never send.
+ * that does not exist could never send. A pool or a device of a workspace other than default makes
+ * a token of that workspace (it lists and revokes it, within its token limit: `limit`), since only
+ * its own tokens send through its pool (docs/workspaces.md "The console").
  */
 export async function createToken(
-  tokens: TokenStore,
-  pools: PoolStore,
+  tokens: Pick<TokenStore, 'createWithin'>,
+  pools: Pick<PoolStore, 'get'>,
   request: { name: string; deviceId?: string; poolId?: string; expiresIn?: string },
-): Promise<{ value: string; token: TokenRecord } | 'pool_not_found'> {
-  if (request.poolId && !(await pools.get(request.poolId))) return 'pool_not_found';
-  return tokens.create({
-    name: request.name,
-    ...(request.deviceId ? { deviceId: request.deviceId } : {}),
-    ...(request.poolId ? { poolId: request.poolId } : {}),
-    ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
-  });
+  devices?: { ownerOf(deviceId: string): Promise<string> },
+): Promise<{ value: string; token: TokenRecord } | 'pool_not_found' | 'limit'> {
+  const pool = request.poolId ? await pools.get(request.poolId) : undefined;
+  if (request.poolId && !pool) return 'pool_not_found';
+  // Whose the token is: its pool's or its device's workspace (default's keep the old shape).
+  const owner = pool?.workspace ?? (request.deviceId ? await devices?.ownerOf(request.deviceId) : undefined);
+  const workspace = owner && owner !== DEFAULT_WORKSPACE ? owner : undefined;
+  return tokens.createWithin(
+    {
+      name: request.name,
+      ...(request.deviceId ? { deviceId: request.deviceId } : {}),
+      ...(request.poolId ? { poolId: request.poolId } : {}),
+      ...(workspace ? { workspaceId: workspace } : {}),
+      ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
+    },
+    workspace ? WORKSPACE_TOKEN_LIMIT : Number.MAX_SAFE_INTEGER,
+  );
 }
 
 /**

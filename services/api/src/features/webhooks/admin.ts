@@ -10,13 +10,20 @@ export type WebhookAdminName = 'adminGetWebhook' | 'adminPutWebhook' | 'adminDel
  * handlers, with the device named by the path.
  */
 export const webhookAdminRoutes: AdminRoute<WebhookAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/devices/:deviceId/webhook', handler: 'adminGetWebhook' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/devices/:deviceId/webhook',
+    handler: 'adminGetWebhook',
+    console: 'read',
+  },
   {
     surface: 'admin',
     method: 'put',
     path: '/devices/:deviceId/webhook',
     body: ADMIN_JSON,
     handler: 'adminPutWebhook',
+    console: 'admin',
   },
   {
     surface: 'admin',
@@ -24,6 +31,7 @@ export const webhookAdminRoutes: AdminRoute<WebhookAdminName>[] = [
     path: '/devices/:deviceId/webhook',
     body: 'none',
     handler: 'adminDeleteWebhook',
+    console: 'admin',
   },
 ];
 

@@ -1,16 +1,25 @@
 import type { RequestHandler } from 'express';
-import { DEVICE_ID_PATTERN, Joi, WORKSPACE_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
+import {
+  DEVICE_ID_PATTERN,
+  Joi,
+  POOL_ID_PATTERN,
+  WORKSPACE_ID_PATTERN,
+  emptyQuerySchema,
+} from '@mgw/contracts';
 import { QUOTA_NAMES, WORKSPACE_LIMITS, WORKSPACE_STATUSES, WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
 import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
+import { adminScopeOf } from '../../http/session/console-scope.js';
 import { parse } from '../../http/validation.js';
 import { tokenView } from '../tokens/index.js';
 import { expiresIn, quotaReached, sendUsage, usageRange } from './bodies.js';
 import {
+  createDevice,
   createWorkspaceToken,
   listDevices,
+  showDevice,
   showWorkspace,
   workspaceView,
   type WorkspaceDeps,
@@ -25,17 +34,29 @@ export type WorkspaceAdminName =
   | 'workspaceDevices'
   | 'giveDevice'
   | 'workspaceUsage'
-  | 'createWorkspaceToken';
+  | 'createWorkspaceToken'
+  | 'createWorkspaceDevice';
 
 /**
  * The operator's side of workspaces (docs/workspaces.md): every workspace listed, one created,
  * renamed, suspended or resumed, its quotas set, its usage read; its devices listed and an existing device given
  * to it; a token of it minted (its first workspace token, for its people to take over from).
+ * A workspace's console (docs/workspaces.md "The console") reads its own record, devices and usage,
+ * and its admin creates its devices and tokens; creating workspaces, changing one (its status and
+ * quotas) and giving one a device the operator names stay the operator's (no `console`).
  */
 export const workspaceAdminRoutes: AdminRoute<WorkspaceAdminName>[] = [
-  { surface: 'admin', method: 'get', path: '/workspaces', handler: 'listWorkspaces' },
+  { surface: 'admin', method: 'get', path: '/workspaces', handler: 'listWorkspaces', console: 'read' },
+  // The operator's only: a workspace is made by the operator.
   { surface: 'admin', method: 'post', path: '/workspaces', body: ADMIN_JSON, handler: 'createWorkspace' },
-  { surface: 'admin', method: 'get', path: '/workspaces/:workspaceId', handler: 'getWorkspaceAdmin' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/workspaces/:workspaceId',
+    handler: 'getWorkspaceAdmin',
+    console: 'read',
+  },
+  // The operator's only: a workspace's name, status and quotas are the operator's to set.
   {
     surface: 'admin',
     method: 'patch',
@@ -43,8 +64,30 @@ export const workspaceAdminRoutes: AdminRoute<WorkspaceAdminName>[] = [
     body: ADMIN_JSON,
     handler: 'updateWorkspace',
   },
-  { surface: 'admin', method: 'get', path: '/workspaces/:workspaceId/devices', handler: 'workspaceDevices' },
-  { surface: 'admin', method: 'get', path: '/workspaces/:workspaceId/usage', handler: 'workspaceUsage' },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/workspaces/:workspaceId/devices',
+    handler: 'workspaceDevices',
+    console: 'read',
+  },
+  {
+    surface: 'admin',
+    method: 'get',
+    path: '/workspaces/:workspaceId/usage',
+    handler: 'workspaceUsage',
+    console: 'read',
+  },
+  // A device of the workspace's own, with a random id, within its device quota.
+  {
+    surface: 'admin',
+    method: 'post',
+    path: '/workspaces/:workspaceId/devices',
+    body: 'none',
+    handler: 'createWorkspaceDevice',
+    console: 'admin',
+  },
+  // The operator's only: a device id the operator names, given to the workspace.
   {
     surface: 'admin',
     method: 'put',
@@ -58,6 +101,7 @@ export const workspaceAdminRoutes: AdminRoute<WorkspaceAdminName>[] = [
     path: '/workspaces/:workspaceId/tokens',
     body: ADMIN_JSON,
     handler: 'createWorkspaceToken',
+    console: 'admin',
   },
 ];
 
@@ -90,18 +134,21 @@ export const updateWorkspaceSchema = Joi.object<{
   quotas: quotas(true),
 }).min(1);
 
-const adminTokenSchema = Joi.object<{ name: string; deviceId?: string; expiresIn?: string }>({
-  name: name.required(),
-  deviceId: Joi.string().pattern(DEVICE_ID_PATTERN),
-  expiresIn: expiresIn(),
-});
+const adminTokenSchema = Joi.object<{ name: string; deviceId?: string; poolId?: string; expiresIn?: string }>(
+  {
+    name: name.required(),
+    deviceId: Joi.string().pattern(DEVICE_ID_PATTERN),
+    poolId: Joi.string().pattern(POOL_ID_PATTERN),
+    expiresIn: expiresIn(),
+  },
+).oxor('deviceId', 'poolId');
 
-const WORKSPACE_NOT_FOUND = 'Workspace not found';
+const WORKSPACE_NOT_FOUND = ADMIN_ERRORS.workspaceNotFound;
 
 export function workspaceAdminHandlers(
-  s: Uses<'workspaces' | 'sessions' | 'tokens' | 'usage'>,
+  s: Uses<'workspaces' | 'sessions' | 'tokens' | 'usage' | 'workspaceCache'>,
 ): Record<WorkspaceAdminName, RequestHandler> {
-  const deps: WorkspaceDeps = s;
+  const deps: WorkspaceDeps = { ...s, pools: { workspaceOf: (id) => s.workspaceCache.poolOwner(id) } };
   /** The workspace a path names, or a 404. */
   const named = async (raw: unknown) => {
     const id = String(raw ?? '');
@@ -112,7 +159,11 @@ export function workspaceAdminHandlers(
   return {
     listWorkspaces: async (req, res) => {
       parse(emptyQuerySchema, req.query);
-      const all = await s.workspaces.list();
+      // A console session lists its own workspace only.
+      const scope = adminScopeOf(res);
+      const all = scope
+        ? [await s.workspaces.get(scope.workspace)].filter((w) => w !== undefined)
+        : await s.workspaces.list();
       const views = await Promise.all(
         all.map(async (w) => workspaceView(w, (await s.workspaces.devices(w.id)).length)),
       );
@@ -168,6 +219,15 @@ export function workspaceAdminHandlers(
       req.log.info('admin gave a device to a workspace', { workspaceId: id, deviceId });
       res.status(200).json({ success: true, devices: await listDevices(deps, id) });
     },
+    createWorkspaceDevice: async (req, res) => {
+      parse(emptyQuerySchema, req.query);
+      const { id, quotas: q } = await named(req.params.workspaceId);
+      const made = await createDevice(deps, id);
+      if (made === 'quota') throw quotaReached('devices', q.devices ?? 0);
+      if (made === 'no_workspace') throw new ApiError(404, WORKSPACE_NOT_FOUND);
+      req.log.info('admin created a device of a workspace', { workspaceId: id, deviceId: made.deviceId });
+      res.status(201).json({ success: true, device: await showDevice(deps, id, made.deviceId) });
+    },
     createWorkspaceToken: async (req, res) => {
       parse(emptyQuerySchema, req.query);
       const body = parse(adminTokenSchema, req.body ?? {});
@@ -176,6 +236,11 @@ export function workspaceAdminHandlers(
       if (made === 'device_not_found') {
         throw new ApiError(400, ADMIN_ERRORS.deviceNotFound, [
           { path: ['deviceId'], message: 'deviceId names no device of this workspace' },
+        ]);
+      }
+      if (made === 'pool_not_found') {
+        throw new ApiError(400, ADMIN_ERRORS.poolNotFound, [
+          { path: ['poolId'], message: 'poolId names no pool of this workspace' },
         ]);
       }
       if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);

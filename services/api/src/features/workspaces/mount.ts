@@ -109,7 +109,9 @@ function workspaceHandlers(
       noQuery(req);
       const body = parse(workspaceTokenSchema, req.body ?? {});
       const made = await createWorkspaceToken(deps, workspaceOf(res), body);
-      if (made === 'device_not_found') throw new ApiError(404, ERRORS.deviceNotFound);
+      // No pool is named here (the body has no poolId): a pool not found is a device not found.
+      if (made === 'device_not_found' || made === 'pool_not_found')
+        throw new ApiError(404, ERRORS.deviceNotFound);
       if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);
       req.log.info('workspace created a token', {
         workspaceId: workspaceOf(res),

@@ -122,6 +122,25 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
     expect(await listWorkspaceTokens(deps, 'acme')).to.deep.equal([]);
   });
 
+  it("When a workspace mints a token for a pool, then only for a pool of its own; another's pool and one nobody has are pool_not_found", async () => {
+    const pools = new Map([
+      ['acme-pool', 'acme'],
+      ['globex-pool', 'globex'],
+    ]);
+    const withPools: WorkspaceDeps = { ...deps, pools: { workspaceOf: async (id) => pools.get(id) } };
+    const made = await createWorkspaceToken(withPools, 'acme', { name: 'sender', poolId: 'acme-pool' });
+    if (typeof made === 'string') throw new Error('refused');
+    expect(made.token).to.deep.include({ workspaceId: 'acme', poolId: 'acme-pool' });
+    for (const poolId of ['globex-pool', 'no-pool'])
+      expect(await createWorkspaceToken(withPools, 'acme', { name: 'x', poolId }), poolId).to.equal(
+        'pool_not_found',
+      );
+    expect(
+      await createWorkspaceToken(deps, 'acme', { name: 'x', poolId: 'acme-pool' }),
+      'no pools known',
+    ).to.equal('pool_not_found');
+  });
+
   it("When a workspace holds as many tokens as it may, then one more is refused ('limit'); default's are not bounded", async () => {
     tokenLimit = 2;
     try {

@@ -22,6 +22,8 @@ export interface WorkspaceDeps {
   workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf'>;
   sessions: Pick<SessionStore, 'get'>;
   tokens: Pick<TokenStore, 'createWithin' | 'list' | 'listWorkspace' | 'get' | 'revoke'>;
+  /** Whose a pool is (undefined: no such pool); absent: no pool is any workspace's (no pool tokens). */
+  pools?: { workspaceOf(poolId: string): Promise<string | undefined> };
 }
 
 /** One device of a workspace as its list shows it: the id and what its session says. */
@@ -84,25 +86,30 @@ export async function createDevice(
   throw new Error('two random device ids were both taken');
 }
 
-/** A token request of a workspace: a device of it, or none (a workspace token). */
+/** A token request of a workspace: a device of it, a pool of it, or neither (a workspace token). */
 export interface WorkspaceTokenRequest {
   name: string;
   deviceId?: string;
+  poolId?: string;
   expiresIn?: string;
 }
 
 /**
- * A token of the workspace: for one of its devices, or (no `deviceId`) a workspace token. A device
- * it does not own is `device_not_found`, whoever owns it. The value is in the answer only.
+ * A token of the workspace: for one of its devices, for one of its pools (sending through it), or
+ * (neither) a workspace token. A device or pool it does not own is `device_not_found` /
+ * `pool_not_found`, whoever owns it. The value is in the answer only.
  */
 export async function createWorkspaceToken(
-  deps: Pick<WorkspaceDeps, 'workspaces' | 'tokens'>,
+  deps: Pick<WorkspaceDeps, 'workspaces' | 'tokens' | 'pools'>,
   workspaceId: string,
   request: WorkspaceTokenRequest,
-): Promise<{ value: string; token: TokenRecord } | 'device_not_found' | 'limit'> {
+): Promise<{ value: string; token: TokenRecord } | 'device_not_found' | 'pool_not_found' | 'limit'> {
+  if (request.deviceId && request.poolId) throw new Error('a token has a deviceId or a poolId, not both');
   if (request.deviceId && (await deps.workspaces.workspaceOf(request.deviceId)) !== workspaceId) {
     return 'device_not_found';
   }
+  if (request.poolId && (await deps.pools?.workspaceOf(request.poolId)) !== workspaceId)
+    return 'pool_not_found';
   // Bounded, so that no workspace fills Redis with tokens; default's are the operator's own.
   const limit = workspaceId === DEFAULT_WORKSPACE ? Number.MAX_SAFE_INTEGER : WORKSPACE_TOKEN_LIMIT;
   return deps.tokens.createWithin(
@@ -110,6 +117,7 @@ export async function createWorkspaceToken(
       name: request.name,
       workspaceId,
       ...(request.deviceId ? { deviceId: request.deviceId } : {}),
+      ...(request.poolId ? { poolId: request.poolId } : {}),
       ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
     },
     limit,

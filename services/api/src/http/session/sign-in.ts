@@ -1,8 +1,15 @@
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import { keys } from '@mgw/contracts';
-import { giveBackSignInAttempt, reserveSignInAttempt, type TokenStore } from '@mgw/store';
+import {
+  CONSOLE_USER_PATTERN,
+  giveBackSignInAttempt,
+  reserveSignInAttempt,
+  type ConsoleUserStore,
+  type TokenStore,
+} from '@mgw/store';
 import type { AdminConfig } from '../../config.js';
 import { sameSecret, type AdminSession, type AdminSessions } from './admin-session.js';
+import { KdfBusy, type PasswordHasher } from './password-hash.js';
 
 export interface SignInDeps {
   redis: RedisClient;
@@ -12,6 +19,9 @@ export interface SignInDeps {
   tokens: TokenStore;
   /** Where a failed `lastUsedAt` write of an admin token is logged. */
   logger: Logger;
+  /** The console's users (docs/workspaces.md "The console") and their passwords' KDF. */
+  users: Pick<ConsoleUserStore, 'get'>;
+  passwords: Pick<PasswordHasher, 'verify'>;
 }
 
 /** An admin token was used: its `lastUsedAt`, throttled and in the background (TokenStore.noteUse). */
@@ -65,6 +75,47 @@ export async function signIn(
   if (!sameSecret(password, d.config.password)) return { kind: 'refused', reason: 'wrong_password' };
   await giveBackSignInAttempt(d.redis, client);
   return { kind: 'signed_in', ...(await d.sessions.create()) };
+}
+
+/**
+ * A console user's sign-in (docs/workspaces.md "The console"): one attempt of the client's budget
+ * is reserved first, as the operator's password does (the same budget: guessing either stops at
+ * the same limit), then the password is checked with the KDF — against the user's hash, or, for a
+ * name nobody has, a fixed dummy hash at the same cost, so the answer's time does not tell which
+ * names exist. A wrong name and a wrong password are one refusal. Past the KDF's gate the attempt
+ * is given back (`busy`: nothing was checked). Right: the attempt is given back and a session of
+ * the user's workspace and role is made, holding the record's stamp.
+ */
+export async function signInUser(
+  d: SignInDeps,
+  client: string,
+  name: string,
+  password: string,
+): Promise<
+  | { kind: 'signed_in'; id: string; session: AdminSession }
+  | TooManyAttempts
+  | { kind: 'refused'; reason: 'wrong_user_or_password' | 'busy' }
+> {
+  const { blocked, ttlMs } = await reserveSignInAttempt(
+    d.redis,
+    client,
+    d.config.signInWindowMs,
+    d.config.signInLimit,
+  );
+  if (blocked) return tooMany(ttlMs);
+  const user = CONSOLE_USER_PATTERN.test(name) ? await d.users.get(name) : undefined;
+  let right: boolean;
+  try {
+    right = await d.passwords.verify(password, user?.password);
+  } catch (err) {
+    if (!(err instanceof KdfBusy)) throw err;
+    await giveBackSignInAttempt(d.redis, client);
+    return { kind: 'refused', reason: 'busy' };
+  }
+  if (!user || !right) return { kind: 'refused', reason: 'wrong_user_or_password' };
+  await giveBackSignInAttempt(d.redis, client);
+  const who = { role: user.role, workspace: user.workspace, user: user.user, stamp: user.stamp };
+  return { kind: 'signed_in', ...(await d.sessions.create(who)) };
 }
 
 /**

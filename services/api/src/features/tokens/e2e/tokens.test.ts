@@ -265,6 +265,7 @@ describe('Admin API tokens (token CLI admin-create / admin-list / admin-revoke)'
       success: true,
       via: 'token',
       tokenId: id,
+      role: 'operator',
     });
     // Redis holds its hash, never its value.
     const stored = await t.redis.keys('mgw:admin:token:*');

@@ -78,7 +78,11 @@ describe('Admin API: sign-in, sessions, CSRF and the automation token', () => {
   it('When automation presents the admin token, then it is served without a session or CSRF token', async () => {
     const res = await adminCall(t, '/tokens', { json: { name: 'from-automation' } });
     expect(res.status).to.equal(201);
-    expect((await adminCall(t, '/session')).body).to.deep.equal({ success: true, via: 'token' });
+    expect((await adminCall(t, '/session')).body).to.deep.equal({
+      success: true,
+      via: 'token',
+      role: 'operator',
+    });
     const wrong = await adminCall(t, '/tokens', { token: `${ADMIN_API_TOKEN}x` });
     expect(wrong.status).to.equal(401);
   });
