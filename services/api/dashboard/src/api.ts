@@ -313,8 +313,68 @@ export interface ActivityAnswer {
   totals: Record<ActivityStatus, number>;
 }
 
+/** Who is signed in: the operator (every workspace), or a workspace's admin or agent. */
+export type Role = 'operator' | 'admin' | 'agent';
+
 export interface Session {
   via: 'session' | 'token';
   csrfToken?: string;
+  createdAt?: string;
   expiresAt?: string;
+  /** Absent on a gateway from before workspace consoles: the operator. */
+  role?: Role;
+  /** A session scoped to one workspace (a user's, or the operator viewing one). */
+  workspace?: { id: string; name: string };
+  /** A workspace user's session: its user name. */
+  user?: string;
+  /** The operator, looking at a workspace as its admin sees it. */
+  viewing?: boolean;
+}
+
+/** The quotas of a workspace: absent, no limit (docs/workspaces.md). */
+export type QuotaName = 'devices' | 'messagesPerDay' | 'queuedMessages' | 'mediaBytes';
+export type Quotas = Partial<Record<QuotaName, number>>;
+
+/** A workspace as the admin API shows it, with how many devices it owns. */
+export interface Workspace {
+  id: string;
+  name: string;
+  status: 'active' | 'suspended';
+  quotas: Quotas;
+  devices: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The counts of a workspace's UTC day (GET /workspaces/:id/usage). */
+export const USAGE_COUNTS = [
+  'accepted',
+  'otp',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'received',
+  'mediaBytes',
+] as const;
+export type UsageCount = (typeof USAGE_COUNTS)[number];
+export type UsageDay = { day: string } & Record<UsageCount, number> & {
+    failedByReason: Record<string, number>;
+  };
+
+/** GET /workspaces/:id/usage `usage`: the days of the range, oldest first, and their sums. */
+export interface Usage {
+  workspaceId: string;
+  from: string;
+  to: string;
+  days: UsageDay[];
+  total: Omit<UsageDay, 'day'>;
+}
+
+/** A person who signs in to a workspace's console. */
+export interface WorkspaceUser {
+  user: string;
+  role: 'admin' | 'agent';
+  createdAt: string;
+  updatedAt?: string;
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { phone } from '../format';
 import { Banner, Spinner } from '../ui';
+import { useCanChange } from '../session';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -52,6 +53,7 @@ function base64Of(file: File): Promise<string> {
  * photo, read and changed through the device's connection (the sender holding it asks WhatsApp).
  */
 export function ProfileSection(props: { deviceId: string }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/profile`;
   const [profile, setProfile] = useState<Profile | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
@@ -132,44 +134,48 @@ export function ProfileSection(props: { deviceId: string }) {
               <div>{profile.pictureUrl ? 'set' : 'none'}</div>
             </div>
           </div>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save();
-            }}
-          >
-            <label>
-              Name
-              <input value={name} maxLength={25} onInput={(e) => setName(e.currentTarget.value)} />
-            </label>
-            <label>
-              About
-              <input value={about} maxLength={139} onInput={(e) => setAbout(e.currentTarget.value)} />
-            </label>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy}>
-                {busy ? 'Saving…' : 'Save profile'}
-              </button>
-            </div>
-          </form>
-          <div class="actions">
-            <label>
-              Photo (JPEG, PNG or WebP, at most 5 MB)
-              <input
-                type="file"
-                accept="image/jpeg,image/png,image/webp"
-                onChange={(e) => setPhoto(e.currentTarget.files?.[0])}
-              />
-            </label>
-            <button type="button" class="primary" disabled={busy || !photo} onClick={() => void upload()}>
-              Set photo
-            </button>
-            {profile.pictureUrl && (
-              <button type="button" class="danger" disabled={busy} onClick={() => void removePhoto()}>
-                Remove photo
-              </button>
-            )}
-          </div>
+          {can && (
+            <>
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void save();
+                }}
+              >
+                <label>
+                  Name
+                  <input value={name} maxLength={25} onInput={(e) => setName(e.currentTarget.value)} />
+                </label>
+                <label>
+                  About
+                  <input value={about} maxLength={139} onInput={(e) => setAbout(e.currentTarget.value)} />
+                </label>
+                <div class="actions">
+                  <button type="submit" class="primary" disabled={busy}>
+                    {busy ? 'Saving…' : 'Save profile'}
+                  </button>
+                </div>
+              </form>
+              <div class="actions">
+                <label>
+                  Photo (JPEG, PNG or WebP, at most 5 MB)
+                  <input
+                    type="file"
+                    accept="image/jpeg,image/png,image/webp"
+                    onChange={(e) => setPhoto(e.currentTarget.files?.[0])}
+                  />
+                </label>
+                <button type="button" class="primary" disabled={busy || !photo} onClick={() => void upload()}>
+                  Set photo
+                </button>
+                {profile.pictureUrl && (
+                  <button type="button" class="danger" disabled={busy} onClick={() => void removePhoto()}>
+                    Remove photo
+                  </button>
+                )}
+              </div>
+            </>
+          )}
         </>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
@@ -179,6 +185,7 @@ export function ProfileSection(props: { deviceId: string }) {
 
 /** The account's blocklist (kept in Redis by the device's holder): who it blocked, and unblock. */
 export function BlocklistSection(props: { deviceId: string }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/blocklist`;
   const [contacts, setContacts] = useState<Contact[] | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
@@ -235,9 +242,11 @@ export function BlocklistSection(props: { deviceId: string }) {
               <tr>
                 <th scope="col">Number</th>
                 <th scope="col">LID</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                {can && (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -249,23 +258,25 @@ export function BlocklistSection(props: { deviceId: string }) {
                   <td data-label="LID" class="mono blocklist-lid">
                     {c.lid ?? '—'}
                   </td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="secondary small-button"
-                      disabled={busy}
-                      aria-label={`Unblock ${c.phone ? phone(c.phone) : c.lid}`}
-                      onClick={() => void unblock(c)}
-                    >
-                      Unblock
-                    </button>
-                  </td>
+                  {can && (
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="secondary small-button"
+                        disabled={busy}
+                        aria-label={`Unblock ${c.phone ? phone(c.phone) : c.lid}`}
+                        onClick={() => void unblock(c)}
+                      >
+                        Unblock
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         ))}
-      {!loadError && (
+      {can && !loadError && (
         <form
           onSubmit={(e) => {
             e.preventDefault();

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, type BatchState, type DeviceBatch, type DeviceBatchPage, type HeldReason } from '../api';
 import { ago, exact } from '../format';
+import { useCanChange } from '../session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
 
 const POLL_MS = 5000;
@@ -168,7 +169,8 @@ function BatchBar(props: { batch: DeviceBatch }) {
 /** One batch: what happened to it and when, its state, its bar, why some waits, and what can be done to it. */
 function BatchRow(props: { batch: ShownBatch; busy: boolean; onAction: (a: Action) => void }) {
   const { batch, busy, onAction } = props;
-  const live = batch.state === 'active' || batch.state === 'paused';
+  // An agent watches batches; it pauses, resumes and cancels none.
+  const live = useCanChange() && (batch.state === 'active' || batch.state === 'paused');
   return (
     <li class="batch-row" data-testid={`batch-${batch.batchId}`} data-state={batch.state}>
       <div class="batch-row-head">

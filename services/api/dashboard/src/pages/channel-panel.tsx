@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Message } from '../api';
 import { Banner, Confirm, Empty, Spinner } from '../ui';
 import { PostTable, type PostStats } from './channel-posts';
+import { useCanChange } from '../session';
 
 /** A channel as GET /channels/:id answers it. */
 export interface Channel {
@@ -36,6 +37,7 @@ export function ChannelPanel(props: {
   onChanged: () => void;
   onDeleted: () => void;
 }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/channels/${encodeURIComponent(props.channelId)}`;
   const [channel, setChannel] = useState<Channel | undefined>(undefined);
   const [posts, setPosts] = useState<PostStats[] | undefined>(undefined);
@@ -166,6 +168,8 @@ export function ChannelPanel(props: {
   };
 
   const owner = channel?.role === 'owner' || channel?.role === 'admin';
+  // What the account may do as the channel's owner, if the console's role may change things.
+  const manage = owner && can;
   return (
     <section class="card channel-panel" aria-labelledby="channel-panel-title" data-testid="channel-panel">
       <h2 id="channel-panel-title">
@@ -201,7 +205,7 @@ export function ChannelPanel(props: {
               {channel.description}
             </p>
           )}
-          {owner && !editing && (
+          {manage && !editing && (
             <div class="actions">
               <button type="button" class="secondary" onClick={() => setEditing(true)}>
                 Edit channel
@@ -244,7 +248,7 @@ export function ChannelPanel(props: {
               </div>
             </form>
           )}
-          {owner && (
+          {manage && (
             <form onSubmit={post} class="channel-post-form" aria-labelledby="channel-post-title">
               <h3 id="channel-post-title">Post to the channel</h3>
               <label>
@@ -272,13 +276,13 @@ export function ChannelPanel(props: {
             <Spinner label="Loading the posts…" />
           ) : posts.length === 0 ? (
             <Empty>
-              {owner ? 'No post yet: write the first one above.' : 'The channel has no post yet.'}
+              {manage ? 'No post yet: write the first one above.' : 'The channel has no post yet.'}
             </Empty>
           ) : (
             <PostTable
               posts={posts}
               texts={texts}
-              owner={owner}
+              owner={manage}
               busy={busy}
               editPost={editPost}
               setEditPost={setEditPost}

@@ -5,6 +5,7 @@ import { LiveIndicator, useLiveData, type LiveEvent } from '../live';
 import { navigate, query } from '../router';
 import { Banner, Empty, Spinner, StatusBadge } from '../ui';
 import { ChatActions, chatPath } from './chat-actions';
+import { useCanChange } from '../session';
 import { ReplyBox } from './chat-compose';
 import { BubbleReactions, ReactButton, ourReactions, reactable } from './chat-reactions';
 import { ChatRow, chatName, known, type Chat } from './chat-row';
@@ -120,6 +121,7 @@ function ChatMessages(props: {
   onChanged: () => void;
 }) {
   const { deviceId, chat } = props;
+  const can = useCanChange();
   const pane = useRef<HTMLElement>(null);
   const title = useRef<HTMLHeadingElement>(null);
   // Brought into view at once, and again once its messages are in (within 5 s): the page may have
@@ -198,7 +200,8 @@ function ChatMessages(props: {
         </div>
         {chat.unreadCount > 0 && <MarkReadButton deviceId={deviceId} chat={chat} onRead={props.onChanged} />}
       </div>
-      {idKind(chat.id) !== 'status' && idKind(chat.id) !== 'channel' && (
+      {/* Pin, archive, mute and labels change the account's app state: not an agent's to change. */}
+      {can && idKind(chat.id) !== 'status' && idKind(chat.id) !== 'channel' && (
         <ChatActions deviceId={deviceId} chat={chat} labels={props.labels} onChanged={props.onChanged} />
       )}
       {error && <Banner kind="error">Could not load the messages: {error}</Banner>}
@@ -283,6 +286,8 @@ function useChatKeys(list: { current: HTMLElement | null }) {
 }
 
 export function ChatsPage() {
+  /** An agent answers chats; their pin, archive, mute and labels are not its to change. */
+  const canChange = useCanChange();
   const [devices, setDevices] = useState<Device[] | undefined>(undefined);
   const deviceId = query('device') ?? devices?.[0]?.deviceId ?? '';
   const open = query('chat');
@@ -345,8 +350,8 @@ export function ChatsPage() {
         <p class="muted">
           The conversations of a device, most recent first, from what the gateway recorded: what contacts
           wrote and what the device sent; pinned chats first, archived ones apart. Open a chat to reply to it
-          with a text or a file, react to a message, mark it read (the contact sees the read receipts), pin,
-          archive, mute or label it (the phone shows it too).
+          with a text or a file, react to a message, mark it read (the contact sees the read receipts)
+          {canChange ? ', pin, archive, mute or label it (the phone shows it too).' : '.'}
         </p>
       </div>
       <section class="card toolbar">

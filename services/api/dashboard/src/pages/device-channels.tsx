@@ -4,6 +4,7 @@ import { ago, exact } from '../format';
 import { Banner, Confirm, Empty, Spinner } from '../ui';
 import { ChannelPanel, type Channel } from './channel-panel';
 import '../channels.css';
+import { useCanChange } from '../session';
 
 /** A row of GET /channels: a channel the device created or followed through the gateway. */
 interface ChannelEntry {
@@ -28,6 +29,7 @@ export const channelPath = (deviceId: string, key: string) =>
  * (channel-panel.tsx) is edited, posted to, unfollowed or deleted there.
  */
 export function ChannelsPage(props: { deviceId: string }) {
+  const can = useCanChange();
   const base = `/devices/${encodeURIComponent(props.deviceId)}/channels`;
   const [list, setList] = useState<ChannelEntry[] | undefined>(undefined);
   const [details, setDetails] = useState<Record<string, Channel | null>>({});
@@ -133,7 +135,9 @@ export function ChannelsPage(props: { deviceId: string }) {
         {!list ? (
           !loadError && <Spinner label="Loading the channels…" />
         ) : list.length === 0 ? (
-          <Empty>No channel yet. Create one below, or follow one by its invite link.</Empty>
+          <Empty>
+            {can ? 'No channel yet. Create one below, or follow one by its invite link.' : 'No channel yet.'}
+          </Empty>
         ) : (
           <table class="table responsive channel-table">
             <thead>
@@ -179,7 +183,7 @@ export function ChannelsPage(props: { deviceId: string }) {
                       >
                         {open === c.id ? 'Close' : 'Open'}
                       </button>
-                      {c.role === 'follower' && (
+                      {can && c.role === 'follower' && (
                         <button
                           type="button"
                           class="danger-outline small-button"
@@ -210,58 +214,60 @@ export function ChannelsPage(props: { deviceId: string }) {
           }}
         />
       )}
-      <div class="channel-forms">
-        <section class="card" aria-labelledby="channel-create-title">
-          <h2 id="channel-create-title">Create a channel</h2>
-          <form onSubmit={create}>
-            <label>
-              Name
-              <input
-                value={name}
-                maxLength={100}
-                dir="auto"
-                onInput={(e) => setName(e.currentTarget.value)}
-              />
-            </label>
-            <label>
-              Description (optional)
-              <textarea
-                rows={2}
-                maxLength={2048}
-                dir="auto"
-                value={description}
-                onInput={(e) => setDescription(e.currentTarget.value)}
-              />
-            </label>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy || !name.trim()}>
-                Create channel
-              </button>
-            </div>
-            {notice?.where === 'create' && <Banner kind={notice.kind}>{notice.text}</Banner>}
-          </form>
-        </section>
-        <section class="card" aria-labelledby="channel-follow-title">
-          <h2 id="channel-follow-title">Follow a channel</h2>
-          <form onSubmit={follow}>
-            <label>
-              Channel id or invite link
-              <input
-                value={key}
-                autocomplete="off"
-                placeholder="https://whatsapp.com/channel/…"
-                onInput={(e) => setKey(e.currentTarget.value)}
-              />
-            </label>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy || !key.trim()}>
-                Follow
-              </button>
-            </div>
-            {notice?.where === 'follow' && <Banner kind={notice.kind}>{notice.text}</Banner>}
-          </form>
-        </section>
-      </div>
+      {can && (
+        <div class="channel-forms">
+          <section class="card" aria-labelledby="channel-create-title">
+            <h2 id="channel-create-title">Create a channel</h2>
+            <form onSubmit={create}>
+              <label>
+                Name
+                <input
+                  value={name}
+                  maxLength={100}
+                  dir="auto"
+                  onInput={(e) => setName(e.currentTarget.value)}
+                />
+              </label>
+              <label>
+                Description (optional)
+                <textarea
+                  rows={2}
+                  maxLength={2048}
+                  dir="auto"
+                  value={description}
+                  onInput={(e) => setDescription(e.currentTarget.value)}
+                />
+              </label>
+              <div class="actions">
+                <button type="submit" class="primary" disabled={busy || !name.trim()}>
+                  Create channel
+                </button>
+              </div>
+              {notice?.where === 'create' && <Banner kind={notice.kind}>{notice.text}</Banner>}
+            </form>
+          </section>
+          <section class="card" aria-labelledby="channel-follow-title">
+            <h2 id="channel-follow-title">Follow a channel</h2>
+            <form onSubmit={follow}>
+              <label>
+                Channel id or invite link
+                <input
+                  value={key}
+                  autocomplete="off"
+                  placeholder="https://whatsapp.com/channel/…"
+                  onInput={(e) => setKey(e.currentTarget.value)}
+                />
+              </label>
+              <div class="actions">
+                <button type="submit" class="primary" disabled={busy || !key.trim()}>
+                  Follow
+                </button>
+              </div>
+              {notice?.where === 'follow' && <Banner kind={notice.kind}>{notice.text}</Banner>}
+            </form>
+          </section>
+        </div>
+      )}
       {leaving && (
         <Confirm
           title={`Unfollow ${leaving.name}?`}

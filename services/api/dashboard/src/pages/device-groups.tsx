@@ -17,6 +17,7 @@ import {
   type ParticipantOutcome,
 } from './group-members';
 import '../groups.css';
+import { useCanChange } from '../session';
 
 /**
  * A device's groups (`/dashboard/devices/<id>/groups`, docs/groups.md): the account's groups, one
@@ -62,6 +63,7 @@ export function GroupsPage(props: { deviceId: string }) {
 
 /** The list of the account's groups, and the forms that make or join one. */
 function GroupsIndex(props: { deviceId: string; left?: string; onOpen: (id: string) => void }) {
+  const can = useCanChange();
   // Read when the page opens and again when a group.updated event says a group changed (one
   // query to WhatsApp per read, so at most one every 2 s).
   const {
@@ -107,7 +109,7 @@ function GroupsIndex(props: { deviceId: string; left?: string; onOpen: (id: stri
         {!groups && !loadError && <Spinner label="Asking WhatsApp for the account's groups…" />}
         {groups && <GroupList groups={groups} onOpen={props.onOpen} />}
       </section>
-      {!(loadError === NOT_CONNECTED) && (
+      {can && !(loadError === NOT_CONNECTED) && (
         <div class="groups-forms">
           <CreateSection deviceId={props.deviceId} onCreated={props.onOpen} />
           <JoinSection deviceId={props.deviceId} onJoined={props.onOpen} />

@@ -6,6 +6,7 @@ import { onLink } from '../router';
 import { Banner, Confirm, Empty, Spinner } from '../ui';
 import { IdLabel } from './recipient';
 import '../labels.css';
+import { useCanChange } from '../session';
 
 /** A label of the admin API's GET /devices/:deviceId/labels (the public GET /labels's). */
 export interface Label {
@@ -174,6 +175,7 @@ const affectsLabels = (e: LiveEvent) => e.type.startsWith('label.');
  * rename or recolour, delete, and the chats each carries.
  */
 export function LabelsPage(props: { deviceId: string }) {
+  const can = useCanChange();
   const base = `/devices/${encodeURIComponent(props.deviceId)}/labels`;
   const labels = useLiveData(
     () => api<{ data: { total: number; labels: Label[] } }>(base).then((r) => r.data),
@@ -219,31 +221,35 @@ export function LabelsPage(props: { deviceId: string }) {
         The account's WhatsApp Business labels, as the phone shares them with this device. A change here is
         made on the phone and every linked device too.
       </p>
-      <form class="label-create" onSubmit={create} noValidate>
-        <div>
-          <label for="label-new-name">New label</label>
-          <input
-            id="label-new-name"
-            dir="auto"
-            maxLength={100}
-            placeholder="VIP"
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <ColourField id="label-new-colour" value={color} onChange={setColor} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !name.trim()}>
-            Create
-          </button>
-        </div>
-      </form>
+      {can && (
+        <form class="label-create" onSubmit={create} noValidate>
+          <div>
+            <label for="label-new-name">New label</label>
+            <input
+              id="label-new-name"
+              dir="auto"
+              maxLength={100}
+              placeholder="VIP"
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+          </div>
+          <ColourField id="label-new-colour" value={color} onChange={setColor} />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy || !name.trim()}>
+              Create
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {labels.error && <Banner kind="error">Could not load the labels: {labels.error}</Banner>}
       {labels.loading && !labels.data ? (
         <Spinner label="Loading the labels…" />
       ) : list.length === 0 ? (
-        labels.data && <Empty>No labels yet: create one above, or on the phone.</Empty>
+        labels.data && (
+          <Empty>{can ? 'No labels yet: create one above, or on the phone.' : 'No labels yet.'}</Empty>
+        )
       ) : (
         <table class="table responsive labels-table">
           <thead>
@@ -283,22 +289,26 @@ export function LabelsPage(props: { deviceId: string }) {
                       {shown === l.id ? 'Hide chats' : 'Show chats'}
                       <span class="visually-hidden"> of {l.name}</span>
                     </button>
-                    <button
-                      type="button"
-                      class="secondary small-button"
-                      disabled={busy}
-                      onClick={() => setEditing(l)}
-                    >
-                      Edit<span class="visually-hidden"> {l.name}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="danger-outline small-button"
-                      disabled={busy}
-                      onClick={() => setDeleting(l)}
-                    >
-                      Delete<span class="visually-hidden"> {l.name}</span>
-                    </button>
+                    {can && (
+                      <>
+                        <button
+                          type="button"
+                          class="secondary small-button"
+                          disabled={busy}
+                          onClick={() => setEditing(l)}
+                        >
+                          Edit<span class="visually-hidden"> {l.name}</span>
+                        </button>
+                        <button
+                          type="button"
+                          class="danger-outline small-button"
+                          disabled={busy}
+                          onClick={() => setDeleting(l)}
+                        >
+                          Delete<span class="visually-hidden"> {l.name}</span>
+                        </button>
+                      </>
+                    )}
                   </td>
                 </tr>
                 {shown === l.id && (

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { ago, exact } from '../format';
 import { Banner, Spinner, usePoll } from '../ui';
+import { useCanChange } from '../session';
 
 /** How one webhook attempt ended, as the notifier recorded it. */
 interface AttemptFacts {
@@ -71,6 +72,7 @@ function answerOf(a: AttemptFacts): string {
 }
 
 function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => Promise<void> }) {
+  const can = useCanChange();
   const w = props.outlets.webhook;
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
@@ -162,7 +164,7 @@ function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => 
           </Fact>
         )}
       </dl>
-      {w.endpoint && (
+      {w.endpoint && can && (
         <div class="actions">
           <button
             type="button"

@@ -9,6 +9,7 @@ import { BlocklistSection, ProfileSection } from './account-section';
 import { PresenceSection } from './presence-section';
 import { UsernameSection } from './username-section';
 import '../device-settings.css';
+import { useCanChange, useWho } from '../session';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -45,6 +46,7 @@ function NewSecret(props: { secret: string; onDone: () => void }) {
 }
 
 function WebhookSection(props: { deviceId: string }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/webhook`;
   const [webhook, setWebhook] = useState<Webhook | null | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
@@ -156,51 +158,53 @@ function WebhookSection(props: { deviceId: string }) {
               <div class="muted">No webhook: events of this device are not sent anywhere.</div>
             )}
           </div>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void put(false);
-            }}
-          >
-            <label for="webhook-url">Webhook URL</label>
-            <input
-              id="webhook-url"
-              type="url"
-              required
-              placeholder="https://example.com/hooks/whatsapp"
-              value={url}
-              onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-            />
-            <fieldset class="checks">
-              <legend>Events (none ticked = all)</legend>
-              {WEBHOOK_EVENTS.map((e) => (
-                <label key={e} class="check">
-                  <input type="checkbox" checked={events.includes(e)} onChange={() => toggle(e)} />
-                  <span class="mono">{e}</span>
-                </label>
-              ))}
-            </fieldset>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
-                {busy ? 'Saving…' : 'Save webhook'}
-              </button>
-              {webhook && (
-                <>
-                  <button type="button" class="secondary" disabled={busy} onClick={() => void put(true)}>
-                    Rotate secret
-                  </button>
-                  <button
-                    type="button"
-                    class="danger-outline"
-                    disabled={busy}
-                    onClick={() => setConfirming(true)}
-                  >
-                    Remove webhook
-                  </button>
-                </>
-              )}
-            </div>
-          </form>
+          {can && (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void put(false);
+              }}
+            >
+              <label for="webhook-url">Webhook URL</label>
+              <input
+                id="webhook-url"
+                type="url"
+                required
+                placeholder="https://example.com/hooks/whatsapp"
+                value={url}
+                onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+              />
+              <fieldset class="checks">
+                <legend>Events (none ticked = all)</legend>
+                {WEBHOOK_EVENTS.map((e) => (
+                  <label key={e} class="check">
+                    <input type="checkbox" checked={events.includes(e)} onChange={() => toggle(e)} />
+                    <span class="mono">{e}</span>
+                  </label>
+                ))}
+              </fieldset>
+              <div class="actions">
+                <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
+                  {busy ? 'Saving…' : 'Save webhook'}
+                </button>
+                {webhook && (
+                  <>
+                    <button type="button" class="secondary" disabled={busy} onClick={() => void put(true)}>
+                      Rotate secret
+                    </button>
+                    <button
+                      type="button"
+                      class="danger-outline"
+                      disabled={busy}
+                      onClick={() => setConfirming(true)}
+                    >
+                      Remove webhook
+                    </button>
+                  </>
+                )}
+              </div>
+            </form>
+          )}
         </>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
@@ -268,6 +272,7 @@ function policyBody(form: Record<string, string>): Record<string, unknown> {
 }
 
 function PolicySection(props: { deviceId: string }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/policy`;
   const [answer, setAnswer] = useState<PolicyAnswer | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
@@ -356,7 +361,7 @@ function PolicySection(props: { deviceId: string }) {
           )}
         </div>
       )}
-      {answer && (
+      {can && answer && (
         <form onSubmit={save} noValidate>
           <div class="policy-grid">
             {POLICY_INPUTS.map(({ field, label, hint }) => (
@@ -408,13 +413,17 @@ function PolicySection(props: { deviceId: string }) {
  * policy, opt-outs and blocklist (device-page.tsx gives the heading and the device's tabs).
  */
 export function DeviceSettingsPage(props: { deviceId: string }) {
+  const who = useWho();
+  const can = who.canChange;
   return (
     <div class="device-settings">
       <ProfileSection deviceId={props.deviceId} />
       <PresenceSection deviceId={props.deviceId} />
-      <UsernameSection deviceId={props.deviceId} />
+      {/* A lookup form only (it records what it finds): an agent's console shows none. */}
+      {can && <UsernameSection deviceId={props.deviceId} />}
       <WebhookSection deviceId={props.deviceId} />
-      <ProxySection deviceId={props.deviceId} />
+      {/* Where a device connects through is the operator's (a workspace's console has no proxy routes). */}
+      {who.operator && <ProxySection deviceId={props.deviceId} />}
       <PolicySection deviceId={props.deviceId} />
       <OptOutsSection deviceId={props.deviceId} />
       <BlocklistSection deviceId={props.deviceId} />

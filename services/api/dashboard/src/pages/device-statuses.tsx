@@ -4,6 +4,7 @@ import { ago, exact, phone as plus } from '../format';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../ui';
 import { StatusForm } from './status-form';
 import '../statuses.css';
+import { useCanChange } from '../session';
 
 interface Identity {
   phone?: string;
@@ -48,6 +49,7 @@ const KIND_LABEL: Record<StatusSummary['kind'], string> = {
  * (GET /devices/:deviceId/messages/:id), read once.
  */
 function StatusList(props: { deviceId: string; reload: number; viewed: number }) {
+  const can = useCanChange();
   const base = `/devices/${encodeURIComponent(props.deviceId)}`;
   const list = usePoll(
     () => api<{ data: { statuses: StatusSummary[] } }>(`${base}/statuses`).then((r) => r.data.statuses),
@@ -107,7 +109,11 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
       {!statuses ? (
         !list.error && <Spinner label="Loading the statuses…" />
       ) : statuses.length === 0 ? (
-        <Empty>No status in the last 24 hours. Post one above: it shows here with its viewers.</Empty>
+        <Empty>
+          {can
+            ? 'No status in the last 24 hours. Post one above: it shows here with its viewers.'
+            : 'No status in the last 24 hours.'}
+        </Empty>
       ) : (
         <table class="table responsive status-table">
           <thead>
@@ -116,9 +122,11 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
               <th scope="col">State</th>
               <th scope="col">When</th>
               <th scope="col">Viewers</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              {can && (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -152,18 +160,20 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
                     </ul>
                   )}
                 </td>
-                <td class="row-actions">
-                  {s.status !== 'deleted' && s.status !== 'failed' && (
-                    <button
-                      type="button"
-                      class="danger-outline small-button"
-                      disabled={busy}
-                      onClick={() => setDeleting(s)}
-                    >
-                      Delete
-                    </button>
-                  )}
-                </td>
+                {can && (
+                  <td class="row-actions">
+                    {s.status !== 'deleted' && s.status !== 'failed' && (
+                      <button
+                        type="button"
+                        class="danger-outline small-button"
+                        disabled={busy}
+                        onClick={() => setDeleting(s)}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -192,6 +202,7 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
  * then live, over the admin event stream.
  */
 function ContactStatuses(props: { deviceId: string; received: ContactStatus[] }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/statuses/settings`;
   const [on, setOn] = useState<boolean | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -223,7 +234,10 @@ function ContactStatuses(props: { deviceId: string; received: ContactStatus[] })
   return (
     <section class="card" aria-labelledby="contact-statuses-title" data-testid="contact-statuses">
       <h2 id="contact-statuses-title">Contacts' statuses</h2>
-      {on !== undefined && (
+      {on !== undefined && !can && (
+        <p data-testid="receive-statuses">Receiving contacts' statuses: {on ? 'on' : 'off'}.</p>
+      )}
+      {on !== undefined && can && (
         <label class="check">
           <input type="checkbox" checked={on} disabled={busy} onChange={() => void toggle()} />
           {/* One flex item: the words wrap as a sentence, not as three columns. */}
@@ -305,11 +319,12 @@ function useStatusEvents(deviceId: string) {
 
 /** The Statuses tab of a device: post one, the account's own with their viewers, contacts' ones. */
 export function StatusesPage(props: { deviceId: string }) {
+  const can = useCanChange();
   const [reload, setReload] = useState(0);
   const events = useStatusEvents(props.deviceId);
   return (
     <div class="statuses-page">
-      <StatusForm deviceId={props.deviceId} onPosted={() => setReload((n) => n + 1)} />
+      {can && <StatusForm deviceId={props.deviceId} onPosted={() => setReload((n) => n + 1)} />}
       <StatusList deviceId={props.deviceId} reload={reload} viewed={events.viewed} />
       <ContactStatuses deviceId={props.deviceId} received={events.received} />
     </div>

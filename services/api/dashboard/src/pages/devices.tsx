@@ -5,7 +5,8 @@ import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../ui';
 import { LiveIndicator, useLiveData } from '../live';
 import { LinkPanel } from './link-panel';
 import { STEP_WORDS, reasonWords } from './passkey-steps';
-import { onLink } from '../router';
+import { onLink, query } from '../router';
+import { useWho } from '../session';
 import '../devices.css';
 
 /**
@@ -28,8 +29,9 @@ const RESTRICTION_LABEL: Record<string, string> = {
 };
 
 /** Today's usage against the caps, and the pause while WhatsApp pushes back. */
-function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
+function SendingCell(props: { device: Device; onResume?: (d: Device) => void }) {
   const s = props.device.sending;
+  const onResume = props.onResume;
   if (!s) return <span class="muted">—</span>;
   const r = s.restriction;
   return (
@@ -49,13 +51,15 @@ function SendingCell(props: { device: Device; onResume: (d: Device) => void }) {
             Paused until <span class="nowrap">{exact(r.until)}</span> (
             {RESTRICTION_LABEL[r.reason] ?? r.reason})
           </span>{' '}
-          <button
-            type="button"
-            class="secondary small-button resume-button"
-            onClick={() => props.onResume(props.device)}
-          >
-            Resume now
-          </button>
+          {onResume && (
+            <button
+              type="button"
+              class="secondary small-button resume-button"
+              onClick={() => onResume(props.device)}
+            >
+              Resume now
+            </button>
+          )}
         </div>
       )}
     </div>
@@ -97,11 +101,13 @@ function HealthCell(props: { device: Device }) {
   );
 }
 
+/** A device's row; without `onDisconnect` and `onResume` (an agent) it only shows. */
 function DeviceRow(props: {
   device: Device;
-  onDisconnect: (d: Device) => void;
-  onResume: (d: Device) => void;
+  onDisconnect?: (d: Device) => void;
+  onResume?: (d: Device) => void;
 }) {
+  const onDisconnect = props.onDisconnect;
   const d = props.device;
   const account = d.name || d.phone;
   return (
@@ -174,8 +180,8 @@ function DeviceRow(props: {
         >
           Manage
         </a>
-        {(d.linked || d.status !== 'disconnected') && (
-          <button type="button" class="danger-outline small-button" onClick={() => props.onDisconnect(d)}>
+        {onDisconnect && (d.linked || d.status !== 'disconnected') && (
+          <button type="button" class="danger-outline small-button" onClick={() => onDisconnect(d)}>
             Disconnect
           </button>
         )}
@@ -185,6 +191,8 @@ function DeviceRow(props: {
 }
 
 export function DevicesPage() {
+  const who = useWho();
+  const can = who.canChange;
   const devices = useLiveData(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), {
     minGapMs: MIN_RELOAD_GAP_MS,
     staleAfterMs: STALE_AFTER_MS,
@@ -234,7 +242,14 @@ export function DevicesPage() {
         </div>
         <p class="muted">WhatsApp accounts linked to this gateway. Status updates live.</p>
       </div>
-      <LinkPanel onChange={() => void devices.refresh()} />
+      {can && (
+        <LinkPanel
+          onChange={() => void devices.refresh()}
+          scoped={!who.operator}
+          {...(!who.operator && devices.data ? { known: devices.data.map((d) => d.deviceId) } : {})}
+          {...(query('link') ? { deviceId: query('link') } : {})}
+        />
+      )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card">
         <h2>All devices</h2>
@@ -242,7 +257,13 @@ export function DevicesPage() {
         {devices.loading && !devices.data ? (
           <Spinner label="Loading devices…" />
         ) : list.length === 0 ? (
-          <Empty>No devices yet. Link one above with a QR code or a pairing code.</Empty>
+          <Empty>
+            {!can
+              ? 'No devices yet.'
+              : who.operator
+                ? 'No devices yet. Link one above with a QR code or a pairing code.'
+                : 'No devices yet. Add one on the Workspace page, then link it above.'}
+          </Empty>
         ) : (
           <table class="table responsive devices-table">
             <thead>
@@ -265,8 +286,9 @@ export function DevicesPage() {
                 <DeviceRow
                   key={d.deviceId}
                   device={d}
-                  onDisconnect={setConfirming}
-                  onResume={(dev) => void resume(dev)}
+                  {...(can
+                    ? { onDisconnect: setConfirming, onResume: (dev: Device) => void resume(dev) }
+                    : {})}
                 />
               ))}
             </tbody>

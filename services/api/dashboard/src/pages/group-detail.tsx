@@ -11,6 +11,7 @@ import {
   useAction,
   type GroupDetail,
 } from './group-members';
+import { useCanChange } from '../session';
 
 interface Invite {
   id: string;
@@ -92,6 +93,7 @@ function InfoSection(props: {
   onLeft: (subject: string) => void;
 }) {
   const { group } = props;
+  const can = useCanChange();
   const [subject, setSubject] = useState(group.subject);
   const [description, setDescription] = useState(group.description ?? '');
   const [announce, setAnnounce] = useState(group.announce);
@@ -142,9 +144,11 @@ function InfoSection(props: {
         <h2 id="group-title">
           <bdi>{group.subject}</bdi>
         </h2>
-        <button type="button" class="danger-outline" disabled={busy} onClick={() => setLeaving(true)}>
-          Leave group
-        </button>
+        {can && (
+          <button type="button" class="danger-outline" disabled={busy} onClick={() => setLeaving(true)}>
+            Leave group
+          </button>
+        )}
       </div>
       <div class="facts" data-testid="group-facts">
         <div>
@@ -160,61 +164,81 @@ function InfoSection(props: {
           <div>{group.isAdmin ? 'Admin' : 'Member'}</div>
         </div>
       </div>
-      <form onSubmit={save} noValidate>
-        <label for="group-subject">Subject</label>
-        <input
-          id="group-subject"
-          dir="auto"
-          maxLength={100}
-          value={subject}
-          disabled={!mayEditInfo}
-          onInput={(e) => setSubject(e.currentTarget.value)}
-        />
-        <label for="group-description" class="group-field">
-          Description
-        </label>
-        <textarea
-          id="group-description"
-          dir="auto"
-          rows={3}
-          maxLength={2048}
-          value={description}
-          disabled={!mayEditInfo}
-          aria-describedby="group-description-hint"
-          onInput={(e) => setDescription(e.currentTarget.value)}
-        />
-        <p class="hint" id="group-description-hint">
-          {mayEditInfo
-            ? 'Empty removes the description.'
-            : 'Only admins may change the subject and description of this group.'}
-        </p>
-        <fieldset class="checks">
-          <legend>Settings{group.isAdmin ? '' : ' (only admins change them)'}</legend>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={announce}
-              disabled={!group.isAdmin}
-              onChange={(e) => setAnnounce(e.currentTarget.checked)}
-            />
-            Only admins may send messages
-          </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={locked}
-              disabled={!group.isAdmin}
-              onChange={(e) => setLocked(e.currentTarget.checked)}
-            />
-            Only admins may edit the subject and description
-          </label>
-        </fieldset>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy || (!mayEditInfo && !group.isAdmin)}>
-            {busy ? 'Saving…' : 'Save changes'}
-          </button>
+      {!can && (
+        <div class="facts" data-testid="group-settings">
+          <div class="wrap">
+            <span class="muted small">Description</span>
+            <div>
+              <bdi>{group.description || '—'}</bdi>
+            </div>
+          </div>
+          <div>
+            <span class="muted small">Who sends</span>
+            <div>{group.announce ? 'Only admins' : 'Every member'}</div>
+          </div>
+          <div>
+            <span class="muted small">Who edits the subject</span>
+            <div>{group.locked ? 'Only admins' : 'Every member'}</div>
+          </div>
         </div>
-      </form>
+      )}
+      {can && (
+        <form onSubmit={save} noValidate>
+          <label for="group-subject">Subject</label>
+          <input
+            id="group-subject"
+            dir="auto"
+            maxLength={100}
+            value={subject}
+            disabled={!mayEditInfo}
+            onInput={(e) => setSubject(e.currentTarget.value)}
+          />
+          <label for="group-description" class="group-field">
+            Description
+          </label>
+          <textarea
+            id="group-description"
+            dir="auto"
+            rows={3}
+            maxLength={2048}
+            value={description}
+            disabled={!mayEditInfo}
+            aria-describedby="group-description-hint"
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
+          <p class="hint" id="group-description-hint">
+            {mayEditInfo
+              ? 'Empty removes the description.'
+              : 'Only admins may change the subject and description of this group.'}
+          </p>
+          <fieldset class="checks">
+            <legend>Settings{group.isAdmin ? '' : ' (only admins change them)'}</legend>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={announce}
+                disabled={!group.isAdmin}
+                onChange={(e) => setAnnounce(e.currentTarget.checked)}
+              />
+              Only admins may send messages
+            </label>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={locked}
+                disabled={!group.isAdmin}
+                onChange={(e) => setLocked(e.currentTarget.checked)}
+              />
+              Only admins may edit the subject and description
+            </label>
+          </fieldset>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy || (!mayEditInfo && !group.isAdmin)}>
+              {busy ? 'Saving…' : 'Save changes'}
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {leaving && (
         <Confirm
@@ -236,6 +260,7 @@ function InfoSection(props: {
 
 /** The invite link (admins only): shown on request, copied, or revoked (a new one replaces it). */
 function InviteSection(props: { path: string; group: GroupDetail }) {
+  const can = useCanChange();
   const [invite, setInvite] = useState<Invite | undefined>(undefined);
   const [copied, setCopied] = useState(false);
   const [revoking, setRevoking] = useState(false);
@@ -292,9 +317,11 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
             Show invite link
           </button>
         )}
-        <button type="button" class="danger-outline" disabled={busy} onClick={() => setRevoking(true)}>
-          Revoke link
-        </button>
+        {can && (
+          <button type="button" class="danger-outline" disabled={busy} onClick={() => setRevoking(true)}>
+            Revoke link
+          </button>
+        )}
       </div>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {revoking && (

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { phone as plus } from '../format';
 import { Banner, Confirm } from '../ui';
+import { useCanChange } from '../session';
 
 /** GET /groups's entries (docs/groups.md). */
 export interface GroupSummary {
@@ -133,6 +134,9 @@ export function MembersSection(props: {
   onChanged: () => Promise<void>;
 }) {
   const { group } = props;
+  // What the account may do as the group's admin, if the console's role may change things.
+  const can = useCanChange();
+  const manage = group.isAdmin && can;
   const path = `${groupsPath(props.deviceId)}/${encodeURIComponent(group.id)}/participants`;
   const { busy, notice, act } = useAction();
   const [outcomes, setOutcomes] = useState<{ list: ParticipantOutcome[]; done: string }>({
@@ -184,7 +188,7 @@ export function MembersSection(props: {
           <tr>
             <th scope="col">Member</th>
             <th scope="col">Role</th>
-            {group.isAdmin && (
+            {manage && (
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
               </th>
@@ -210,7 +214,7 @@ export function MembersSection(props: {
                     {m.admin ? 'Admin' : 'Member'}
                   </span>
                 </td>
-                {group.isAdmin && (
+                {manage && (
                   <td class="row-actions">
                     {!isSelf(m) && (
                       <>
@@ -243,7 +247,7 @@ export function MembersSection(props: {
       </table>
       <Outcomes outcomes={outcomes.list} done={outcomes.done} testId="member-outcomes" />
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-      {group.isAdmin && (
+      {manage && (
         <form class="group-add" onSubmit={(e) => void add(e)} noValidate>
           <label for="group-add-numbers">Add members</label>
           <textarea

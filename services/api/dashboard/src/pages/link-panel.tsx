@@ -80,8 +80,23 @@ function SandboxHint(props: { sandbox: SandboxInfo; qr: string }) {
   );
 }
 
-export function LinkPanel(props: { onChange: () => void }) {
-  const [deviceId, setDeviceId] = useState('default');
+export function LinkPanel(props: {
+  onChange: () => void;
+  /** The device to link first (a workspace's new device, `?link=` of the Devices page). */
+  deviceId?: string;
+  /** A workspace's console: its devices have ids of their own, there is no `default` to act on. */
+  scoped?: boolean;
+  /** The ids the Device ID field suggests (a workspace's own devices). */
+  known?: string[];
+}) {
+  const [deviceId, setDeviceId] = useState(props.deviceId ?? (props.scoped ? '' : 'default'));
+  const section = useRef<HTMLElement>(null);
+  // Sent here to link one device: the panel comes into view with its first button focused.
+  useEffect(() => {
+    if (!props.deviceId) return;
+    section.current?.scrollIntoView({ block: 'start' });
+    section.current?.querySelector<HTMLButtonElement>('button.primary')?.focus({ preventScroll: true });
+  }, []);
   const [phoneNumber, setPhoneNumber] = useState('');
   const [busy, setBusy] = useState<Method | undefined>(undefined);
   const [linking, setLinking] = useState<Linking | undefined>(undefined);
@@ -210,23 +225,37 @@ export function LinkPanel(props: { onChange: () => void }) {
 
   const valid = /^[a-z0-9][a-z0-9_-]{0,31}$/.test(deviceId.trim());
   return (
-    <section class="card link-card">
-      <h2>Link a device</h2>
+    <section class="card link-card" ref={section} aria-labelledby="link-title">
+      <h2 id="link-title">Link a device</h2>
       <div class="link-grid">
         <div class="link-form">
           <label for="link-device">Device ID</label>
           <input
             id="link-device"
+            list={props.known ? 'link-known-devices' : undefined}
             value={deviceId}
             autocomplete="off"
             spellcheck={false}
             aria-describedby="link-device-hint"
             onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
           />
-          <p id="link-device-hint" class="hint">
-            a–z, 0–9, _ and -. Tokens linked to this id act on it; unlinked tokens act on <code>default</code>
-            .
-          </p>
+          {props.known && (
+            <datalist id="link-known-devices">
+              {props.known.map((id) => (
+                <option key={id} value={id} />
+              ))}
+            </datalist>
+          )}
+          {props.scoped ? (
+            <p id="link-device-hint" class="hint">
+              One of the workspace’s devices (the Workspace page adds one).
+            </p>
+          ) : (
+            <p id="link-device-hint" class="hint">
+              a–z, 0–9, _ and -. Tokens linked to this id act on it; unlinked tokens act on{' '}
+              <code>default</code>.
+            </p>
+          )}
           <label for="link-phone">Phone number (for a pairing code)</label>
           <input
             id="link-phone"

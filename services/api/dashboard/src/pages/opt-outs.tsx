@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { exact, phone as plus } from '../format';
 import { Banner, Empty, Spinner } from '../ui';
+import { useCanChange } from '../session';
 
 interface OptOutEntry {
   phone: string;
@@ -40,6 +41,7 @@ type Notice = { kind: 'error' | 'success'; text: string } | undefined;
  * first a page at a time; add or remove a number; switch the confirmation message on or off.
  */
 export function OptOutsSection(props: { deviceId: string }) {
+  const can = useCanChange();
   const base = `/devices/${encodeURIComponent(props.deviceId)}`;
   const [page, setPage] = useState<OptOutPage | undefined>(undefined);
   const [settings, setSettings] = useState<OptOutSettingsAnswer['settings'] | undefined>(undefined);
@@ -105,7 +107,12 @@ export function OptOutsSection(props: { deviceId: string }) {
         messages (OTPs still go);{' '}
         <Keywords list={settings?.optInKeywords ?? ['START']} testId="opt-in-keywords" /> undoes it.
       </p>
-      {settings && (
+      {settings && !can && (
+        <p data-testid="opt-out-confirmation">
+          Confirmation message: {settings.confirmation ? 'sent' : 'not sent'}.
+        </p>
+      )}
+      {settings && can && (
         <label class="check">
           <input
             type="checkbox"
@@ -116,23 +123,25 @@ export function OptOutsSection(props: { deviceId: string }) {
           Send a confirmation message
         </label>
       )}
-      <form onSubmit={add} noValidate>
-        {/* The API takes digits only, as every number field's placeholder shows (a typed "+" is dropped). */}
-        <label for="opt-out-phone">Number to suppress</label>
-        <input
-          id="opt-out-phone"
-          inputMode="tel"
-          autocomplete="off"
-          placeholder="15551234567"
-          value={number}
-          onInput={(e) => setNumber((e.target as HTMLInputElement).value)}
-        />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !number.trim()}>
-            Suppress
-          </button>
-        </div>
-      </form>
+      {can && (
+        <form onSubmit={add} noValidate>
+          {/* The API takes digits only, as every number field's placeholder shows (a typed "+" is dropped). */}
+          <label for="opt-out-phone">Number to suppress</label>
+          <input
+            id="opt-out-phone"
+            inputMode="tel"
+            autocomplete="off"
+            placeholder="15551234567"
+            value={number}
+            onInput={(e) => setNumber((e.target as HTMLInputElement).value)}
+          />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy || !number.trim()}>
+              Suppress
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {!page ? (
         <Spinner label="Loading the suppression list…" />
@@ -148,9 +157,11 @@ export function OptOutsSection(props: { deviceId: string }) {
               <tr>
                 <th scope="col">Number</th>
                 <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                {can && (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -160,17 +171,19 @@ export function OptOutsSection(props: { deviceId: string }) {
                     {plus(n.phone)}
                   </td>
                   <td data-label="Since">{exact(n.optedOutAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={busy}
-                      aria-label={`Remove ${plus(n.phone)}`}
-                      onClick={() => remove(n.phone)}
-                    >
-                      Remove
-                    </button>
-                  </td>
+                  {can && (
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={busy}
+                        aria-label={`Remove ${plus(n.phone)}`}
+                        onClick={() => remove(n.phone)}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type PoolDeviceState } from '../api';
 import { ago, exact } from '../format';
+import { useCanChange } from '../session';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../ui';
 
 /** Device states change while the page is open; pools themselves rarely. */
@@ -159,6 +160,8 @@ function PoolDevice(props: { state: PoolDeviceState }) {
 }
 
 export function PoolsPage() {
+  /** An agent sees the pools; it creates, edits and deletes none. */
+  const can = useCanChange();
   const pools = usePoll(() => api<{ pools: Pool[] }>('/pools').then((r) => r.pools), POLL_MS);
   const [known, setKnown] = useState<Device[]>([]);
   const [editing, setEditing] = useState<Pool | undefined>(undefined);
@@ -204,11 +207,13 @@ export function PoolsPage() {
           Named sets of devices: a batch sent with a token linked to a pool is spread over its devices.
         </p>
       </div>
-      <section class="card" aria-labelledby="pool-new-title">
-        <h2 id="pool-new-title">Create a pool</h2>
-        <PoolForm known={known} onSaved={saved('created')} />
-      </section>
-      {editing && (
+      {can && (
+        <section class="card" aria-labelledby="pool-new-title">
+          <h2 id="pool-new-title">Create a pool</h2>
+          <PoolForm known={known} onSaved={saved('created')} />
+        </section>
+      )}
+      {can && editing && (
         <section class="card" aria-labelledby="pool-edit-title">
           <h2 id="pool-edit-title">
             Edit pool <span class="mono">{editing.id}</span>
@@ -229,7 +234,7 @@ export function PoolsPage() {
         {pools.loading && !pools.data ? (
           <Spinner label="Loading pools…" />
         ) : list.length === 0 ? (
-          <Empty>No pools yet. Create one above.</Empty>
+          <Empty>{can ? 'No pools yet. Create one above.' : 'No pools yet.'}</Empty>
         ) : (
           <table class="table responsive">
             <thead>
@@ -237,9 +242,11 @@ export function PoolsPage() {
                 <th>Pool</th>
                 <th>Devices</th>
                 <th>Updated</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                {can && (
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -262,14 +269,20 @@ export function PoolsPage() {
                   <td data-label="Updated" title={exact(p.updatedAt)}>
                     {ago(p.updatedAt)}
                   </td>
-                  <td class="row-actions">
-                    <button type="button" class="secondary small-button" onClick={() => setEditing(p)}>
-                      Edit
-                    </button>
-                    <button type="button" class="danger-outline small-button" onClick={() => setDeleting(p)}>
-                      Delete
-                    </button>
-                  </td>
+                  {can && (
+                    <td class="row-actions">
+                      <button type="button" class="secondary small-button" onClick={() => setEditing(p)}>
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        class="danger-outline small-button"
+                        onClick={() => setDeleting(p)}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

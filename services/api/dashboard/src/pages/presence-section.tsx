@@ -4,6 +4,7 @@ import { ago, exact, phone } from '../format';
 import { useEventStream, type LiveEvent } from '../live';
 import { Banner } from '../ui';
 import { useAction } from './account-section';
+import { useCanChange } from '../session';
 
 /** A contact's identity as events and the API name it. */
 interface Contact {
@@ -88,6 +89,7 @@ const shown = (c: Contact) => (c.phone ? phone(c.phone) : (c.lid ?? '—'));
  * (WhatsApp's rule), so the table holds what arrived while the page was open.
  */
 export function PresenceSection(props: { deviceId: string }) {
+  const can = useCanChange();
   const base = `/devices/${encodeURIComponent(props.deviceId)}`;
   const [number, setNumber] = useState('');
   const [watched, setWatched] = useState<Map<string, PresenceUpdate | Contact>>(new Map());
@@ -148,44 +150,53 @@ export function PresenceSection(props: { deviceId: string }) {
         online needs a profile name.
       </p>
       <CurrentPresence own={own} error={ownError} />
-      <div class="actions">
-        <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('available')}>
-          Show as online
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('unavailable')}>
-          Show as offline
-        </button>
-      </div>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void watch();
-        }}
-      >
-        <label>
-          Contact (number or LID)
-          <input
-            value={number}
-            placeholder="15551234567"
-            inputMode="text"
-            autocomplete="off"
-            onInput={(e) => setNumber(e.currentTarget.value)}
-          />
-        </label>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !number.trim()}>
-            Watch presence
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy || !number.trim()}
-            onClick={() => void lookUp()}
+      {can && (
+        <>
+          <div class="actions">
+            <button type="button" class="secondary" disabled={busy} onClick={() => void setOwn('available')}>
+              Show as online
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy}
+              onClick={() => void setOwn('unavailable')}
+            >
+              Show as offline
+            </button>
+          </div>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void watch();
+            }}
           >
-            Look up profile
-          </button>
-        </div>
-      </form>
+            <label>
+              Contact (number or LID)
+              <input
+                value={number}
+                placeholder="15551234567"
+                inputMode="text"
+                autocomplete="off"
+                onInput={(e) => setNumber(e.currentTarget.value)}
+              />
+            </label>
+            <div class="actions">
+              <button type="submit" class="primary" disabled={busy || !number.trim()}>
+                Watch presence
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy || !number.trim()}
+                onClick={() => void lookUp()}
+              >
+                Look up profile
+              </button>
+            </div>
+          </form>
+        </>
+      )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       {profile && (
         <div class="facts" data-testid="contact-profile">
@@ -218,7 +229,9 @@ export function PresenceSection(props: { deviceId: string }) {
       )}
       {rows.length === 0 ? (
         <p class="muted" data-testid="presence-empty">
-          No contact watched yet: enter a number and choose “Watch presence”.
+          {can
+            ? 'No contact watched yet: enter a number and choose “Watch presence”.'
+            : 'No contact watched.'}
         </p>
       ) : (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Watched contacts">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, type DeviceProxy } from '../api';
 import { exact } from '../format';
 import { Banner, Confirm, Spinner } from '../ui';
+import { useCanChange } from '../session';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -18,6 +19,7 @@ const APPLIED: Record<string, string> = {
  * The field is cleared after a save.
  */
 export function ProxySection(props: { deviceId: string }) {
+  const can = useCanChange();
   const path = `/devices/${encodeURIComponent(props.deviceId)}/proxy`;
   const [proxy, setProxy] = useState<DeviceProxy | null | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
@@ -113,43 +115,45 @@ export function ProxySection(props: { deviceId: string }) {
               <div class="muted">No proxy of its own.</div>
             )}
           </div>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save();
-            }}
-          >
-            <label for="proxy-url">Proxy URL</label>
-            <input
-              id="proxy-url"
-              type="text"
-              autocomplete="off"
-              spellcheck={false}
-              placeholder="socks5://user:pass@proxy.example:1080"
-              value={url}
-              onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-            />
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
-                {busy ? 'Saving…' : 'Save proxy'}
-              </button>
-              {!proxy?.direct && (
-                <button type="button" class="secondary" disabled={busy} onClick={() => void direct()}>
-                  Connect directly
+          {can && (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void save();
+              }}
+            >
+              <label for="proxy-url">Proxy URL</label>
+              <input
+                id="proxy-url"
+                type="text"
+                autocomplete="off"
+                spellcheck={false}
+                placeholder="socks5://user:pass@proxy.example:1080"
+                value={url}
+                onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+              />
+              <div class="actions">
+                <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
+                  {busy ? 'Saving…' : 'Save proxy'}
                 </button>
-              )}
-              {proxy && (
-                <button
-                  type="button"
-                  class="danger-outline"
-                  disabled={busy}
-                  onClick={() => setConfirming(true)}
-                >
-                  Remove proxy
-                </button>
-              )}
-            </div>
-          </form>
+                {!proxy?.direct && (
+                  <button type="button" class="secondary" disabled={busy} onClick={() => void direct()}>
+                    Connect directly
+                  </button>
+                )}
+                {proxy && (
+                  <button
+                    type="button"
+                    class="danger-outline"
+                    disabled={busy}
+                    onClick={() => setConfirming(true)}
+                  >
+                    Remove proxy
+                  </button>
+                )}
+              </div>
+            </form>
+          )}
         </>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}

@@ -1,8 +1,15 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api, type Session } from '../api';
 import { Banner } from '../ui';
+import '../workspaces.css';
 
+/**
+ * Sign-in: a workspace user with their user name and password, or the operator with the admin
+ * password alone (the user name left empty). A wrong name or password is one answer (401), so the
+ * page never says which.
+ */
 export function SignIn(props: { notice?: string; onSignedIn: (s: Session) => void }) {
+  const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -11,13 +18,22 @@ export function SignIn(props: { notice?: string; onSignedIn: (s: Session) => voi
     e.preventDefault();
     setBusy(true);
     setError(undefined);
+    const name = user.trim();
     try {
-      const session = await api<Session>('/session', { json: { password } });
+      const session = await api<Session>('/session', {
+        json: name ? { user: name, password } : { password },
+      });
       setPassword('');
       props.onSignedIn(session);
     } catch (err) {
       const failure = err as ApiFailure;
-      setError(failure.status === 401 ? 'That password is not right.' : failure.message);
+      setError(
+        failure.status === 401
+          ? name
+            ? 'That user name or password is not right.'
+            : 'That password is not right.'
+          : failure.message,
+      );
     } finally {
       setBusy(false);
     }
@@ -33,10 +49,27 @@ export function SignIn(props: { notice?: string; onSignedIn: (s: Session) => voi
           Messenger Gateway
         </div>
         <h1>Sign in</h1>
-        <p class="muted">Use the dashboard password of this gateway (ADMIN_PASSWORD).</p>
+        <p class="muted">
+          With your user name and password, or as the operator: leave the user name empty and use the
+          gateway's admin password (ADMIN_PASSWORD).
+        </p>
         {props.notice && !error && <Banner kind="info">{props.notice}</Banner>}
         {error && <Banner kind="error">{error}</Banner>}
-        <label for="admin-password">Admin password</label>
+        <label for="sign-in-user">User name</label>
+        <input
+          id="sign-in-user"
+          class="sign-in-user"
+          autocomplete="username"
+          autocapitalize="none"
+          spellcheck={false}
+          aria-describedby="sign-in-user-hint"
+          value={user}
+          onInput={(e) => setUser((e.target as HTMLInputElement).value)}
+        />
+        <p id="sign-in-user-hint" class="hint sign-in-hint">
+          Optional: empty signs in the operator.
+        </p>
+        <label for="admin-password">{user.trim() ? 'Password' : 'Admin password'}</label>
         <input
           id="admin-password"
           type="password"

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type Token } from '../api';
 import { ago, exact, shortDate } from '../format';
+import { useWho } from '../session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../ui';
 import '../tokens.css';
 
@@ -46,6 +47,9 @@ function NewToken(props: { token: Token; value: string; onDone: () => void }) {
 }
 
 export function TokensPage() {
+  const who = useWho();
+  /** An agent reads the tokens; it creates and revokes none. */
+  const can = who.canChange;
   const tokens = usePoll(() => api<{ tokens: Token[] }>('/tokens').then((r) => r.tokens), 15_000);
   const [devices, setDevices] = useState<string[]>([]);
   const [name, setName] = useState('');
@@ -131,98 +135,102 @@ export function TokensPage() {
           </a>
         </nav>
       </div>
-      <section class="card">
-        <h2>Create an API token</h2>
-        <p class="muted">
-          Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>. A token linked to a device acts
-          on that device; one linked to a pool spreads its batches over the pool&apos;s devices; without
-          either it acts on the default device.
-        </p>
-        <form class="form-grid" onSubmit={create}>
-          <div>
-            <label for="token-name">Name</label>
-            <input
-              id="token-name"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </div>
-          <div>
-            <label for={linkTo === 'pool' ? 'token-pool' : 'token-device'}>
-              {linkTo === 'pool' ? 'Pool' : 'Device (optional)'}
-            </label>
-            <div class="inline">
-              <select
-                aria-label="Link the token to"
-                class="link-to"
-                value={linkTo}
-                onChange={(e) => setLinkTo((e.target as HTMLSelectElement).value as 'device' | 'pool')}
-              >
-                <option value="device">Device</option>
-                <option value="pool">Pool</option>
-              </select>
-              {linkTo === 'pool' ? (
-                <select
-                  id="token-pool"
-                  required
-                  value={poolId}
-                  onChange={(e) => setPoolId((e.target as HTMLSelectElement).value)}
-                >
-                  <option value="">{pools.length === 0 ? 'No pools yet' : 'Choose a pool'}</option>
-                  {pools.map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.name} ({p.id})
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                <input
-                  id="token-device"
-                  list="known-devices"
-                  placeholder="default"
-                  autocomplete="off"
-                  value={deviceId}
-                  onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
-                />
-              )}
+      {can && (
+        <section class="card">
+          <h2>Create an API token</h2>
+          <p class="muted">
+            Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>. A token linked to a device
+            acts on that device; one linked to a pool spreads its batches over the pool&apos;s devices;
+            {who.operator
+              ? 'without either it acts on the default device.'
+              : 'without either it is a workspace token: it acts on any device of the workspace, named in its path (/api/messenger/v1/devices/<id>/…).'}
+          </p>
+          <form class="form-grid" onSubmit={create}>
+            <div>
+              <label for="token-name">Name</label>
+              <input
+                id="token-name"
+                required
+                maxLength={100}
+                value={name}
+                onInput={(e) => setName((e.target as HTMLInputElement).value)}
+              />
             </div>
-            <datalist id="known-devices">
-              {devices.map((d) => (
-                <option key={d} value={d} />
-              ))}
-            </datalist>
-          </div>
-          <div>
-            <label for="token-expiry">Expires</label>
-            <select
-              id="token-expiry"
-              value={expiresIn}
-              onChange={(e) => setExpiresIn((e.target as HTMLSelectElement).value)}
-            >
-              {EXPIRY.map((x) => (
-                <option key={x.value} value={x.value}>
-                  {x.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="form-submit">
-            <button
-              type="submit"
-              class="primary"
-              disabled={creating || name.trim() === '' || (linkTo === 'pool' && poolId === '')}
-            >
-              {creating ? 'Creating…' : 'Create token'}
-            </button>
-          </div>
-        </form>
-        {error && <Banner kind="error">{error}</Banner>}
-        {created && (
-          <NewToken token={created.token} value={created.value} onDone={() => setCreated(undefined)} />
-        )}
-      </section>
+            <div>
+              <label for={linkTo === 'pool' ? 'token-pool' : 'token-device'}>
+                {linkTo === 'pool' ? 'Pool' : 'Device (optional)'}
+              </label>
+              <div class="inline">
+                <select
+                  aria-label="Link the token to"
+                  class="link-to"
+                  value={linkTo}
+                  onChange={(e) => setLinkTo((e.target as HTMLSelectElement).value as 'device' | 'pool')}
+                >
+                  <option value="device">Device</option>
+                  <option value="pool">Pool</option>
+                </select>
+                {linkTo === 'pool' ? (
+                  <select
+                    id="token-pool"
+                    required
+                    value={poolId}
+                    onChange={(e) => setPoolId((e.target as HTMLSelectElement).value)}
+                  >
+                    <option value="">{pools.length === 0 ? 'No pools yet' : 'Choose a pool'}</option>
+                    {pools.map((p) => (
+                      <option key={p.id} value={p.id}>
+                        {p.name} ({p.id})
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <input
+                    id="token-device"
+                    list="known-devices"
+                    placeholder={who.operator ? 'default' : 'any of the workspace'}
+                    autocomplete="off"
+                    value={deviceId}
+                    onInput={(e) => setDeviceId((e.target as HTMLInputElement).value)}
+                  />
+                )}
+              </div>
+              <datalist id="known-devices">
+                {devices.map((d) => (
+                  <option key={d} value={d} />
+                ))}
+              </datalist>
+            </div>
+            <div>
+              <label for="token-expiry">Expires</label>
+              <select
+                id="token-expiry"
+                value={expiresIn}
+                onChange={(e) => setExpiresIn((e.target as HTMLSelectElement).value)}
+              >
+                {EXPIRY.map((x) => (
+                  <option key={x.value} value={x.value}>
+                    {x.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="form-submit">
+              <button
+                type="submit"
+                class="primary"
+                disabled={creating || name.trim() === '' || (linkTo === 'pool' && poolId === '')}
+              >
+                {creating ? 'Creating…' : 'Create token'}
+              </button>
+            </div>
+          </form>
+          {error && <Banner kind="error">{error}</Banner>}
+          {created && (
+            <NewToken token={created.token} value={created.value} onDone={() => setCreated(undefined)} />
+          )}
+        </section>
+      )}
       {notice && (
         <div ref={noticeRef} tabIndex={-1} class="tokens-notice">
           <Banner kind="success">{notice}</Banner>
@@ -232,7 +240,7 @@ export function TokensPage() {
         tokens={tokens.data}
         loading={tokens.loading}
         error={tokens.error}
-        onRevoke={(t) => setRevoking(t)}
+        {...(can ? { onRevoke: (t: Token) => setRevoking(t) } : {})}
       />
       {revoking && (
         <Confirm
@@ -276,8 +284,10 @@ function TokenList(props: {
   tokens: Token[] | undefined;
   loading: boolean;
   error: string | undefined;
-  onRevoke: (t: Token) => void;
+  /** Absent: the list only shows (an agent). */
+  onRevoke?: (t: Token) => void;
 }) {
+  const scoped = !useWho().operator;
   const [query, setQuery] = useState('');
   const all = [...(props.tokens ?? [])].sort(byLastUse);
   const shown = all.filter((t) => matches(t, query));
@@ -301,11 +311,15 @@ function TokenList(props: {
           </div>
         )}
       </div>
-      <p class="muted">
-        API tokens and admin tokens. Admin tokens open the admin API for automation; they are made with the
-        token CLI (<code>npm run -s token -- admin-create --name &lt;name&gt;</code>), not here, and can be
-        revoked here. “Last used” is kept to within a minute.
-      </p>
+      {scoped ? (
+        <p class="muted">The workspace’s API tokens. “Last used” is kept to within a minute.</p>
+      ) : (
+        <p class="muted">
+          API tokens and admin tokens. Admin tokens open the admin API for automation; they are made with the
+          token CLI (<code>npm run -s token -- admin-create --name &lt;name&gt;</code>), not here, and can be
+          revoked here. “Last used” is kept to within a minute.
+        </p>
+      )}
       {props.error && <Banner kind="error">Could not load tokens: {props.error}</Banner>}
       {props.loading && !props.tokens ? (
         <Spinner label="Loading tokens…" />
@@ -330,14 +344,16 @@ function TokenList(props: {
                 <th>Created</th>
                 <th>Last used</th>
                 <th>Expires</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                {props.onRevoke && (
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
               {shown.map((t) => (
-                <TokenRow key={t.id} token={t} onRevoke={props.onRevoke} />
+                <TokenRow key={t.id} token={t} {...(props.onRevoke ? { onRevoke: props.onRevoke } : {})} />
               ))}
             </tbody>
           </table>
@@ -347,7 +363,8 @@ function TokenList(props: {
   );
 }
 
-function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke: (t: Token) => void }) {
+function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke?: (t: Token) => void }) {
+  const scoped = !useWho().operator;
   return (
     <tr data-testid={`token-${t.id}`} data-kind={t.kind}>
       <td data-label="Kind">
@@ -372,7 +389,7 @@ function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke: (t: Token) =
             <span class="muted">pool</span> {t.poolId}
           </>
         ) : (
-          (t.deviceId ?? <span class="muted">default</span>)
+          (t.deviceId ?? <span class="muted">{scoped ? 'workspace' : 'default'}</span>)
         )}
       </td>
       <td data-label="Created" title={exact(t.createdAt)}>
@@ -390,16 +407,18 @@ function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke: (t: Token) =
           'Never'
         )}
       </td>
-      <td class="row-actions">
-        <button
-          type="button"
-          class="danger-outline small-button"
-          aria-label={`Revoke ${t.kind === 'admin' ? 'admin token' : 'token'} ${t.name}`}
-          onClick={() => onRevoke(t)}
-        >
-          Revoke
-        </button>
-      </td>
+      {onRevoke && (
+        <td class="row-actions">
+          <button
+            type="button"
+            class="danger-outline small-button"
+            aria-label={`Revoke ${t.kind === 'admin' ? 'admin token' : 'token'} ${t.name}`}
+            onClick={() => onRevoke(t)}
+          >
+            Revoke
+          </button>
+        </td>
+      )}
     </tr>
   );
 }
