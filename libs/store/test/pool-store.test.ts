@@ -39,6 +39,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       id: id('alpha'),
       name: 'Alpha shops',
       devices: ['d-1', 'd-2'],
+      workspace: 'default',
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -46,6 +47,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       id: id('alpha'),
       name: 'Alpha shops',
       devices: '["d-1","d-2"]',
+      workspace: 'default',
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -56,6 +58,17 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
     expect(listed).to.include.members([id('aaa'), id('alpha')]);
     expect(listed.indexOf(id('aaa'))).to.be.lessThan(listed.indexOf(id('alpha')));
     expect(listed).to.deep.equal([...listed].sort());
+  });
+
+  it("When a pool was written before pools had a workspace, then it reads as default's, and a named workspace is kept", async () => {
+    await create(id('legacy'), ['d-1']);
+    await redis.hdel(keys.pool(id('legacy')), 'workspace');
+    expect(await store.get(id('legacy'))).to.include({ workspace: 'default' });
+    expect(await store.workspaceOf(id('legacy'))).to.equal('default');
+    made.push(id('owned'));
+    await store.create({ id: id('owned'), name: 'Owned', devices: ['d-1'], workspace: 'acme' });
+    expect(await store.workspaceOf(id('owned'))).to.equal('acme');
+    expect(await store.workspaceOf(id('nobody'))).to.equal(undefined);
   });
 
   it('When an id is taken, then create answers exists and leaves the pool as it was', async () => {
@@ -93,6 +106,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       id: id('upd'),
       name: 'After',
       devices: ['d-1'],
+      workspace: 'default',
       createdAt: at.toISOString(),
       updatedAt: later.toISOString(),
     });

@@ -23,6 +23,8 @@ describe('e2e: a device stuck on an unresponsive owner holds up nobody else (rea
         callApi(stack().apiUrl, stuckTokens[i % 2]!, 'POST', '/disconnect'),
       ),
     );
+    let disconnectsEnded = false;
+    void disconnects.then(() => (disconnectsEnded = true));
     await waitFor(async () => (await stack().redis.exists(keys.disconnecting(stuck))) === 1, {
       what: 'the stuck disconnect running',
     });
@@ -42,7 +44,11 @@ describe('e2e: a device stuck on an unresponsive owner holds up nobody else (rea
       expect(c.status, JSON.stringify(c.body)).to.equal(200);
       expect(c.body.qrCode).to.be.a('string');
     }
-    expect(times[11], 'slowest connect (ms)').to.be.lessThan(6000);
+    // Not held up: every connect was answered while the stuck device's disconnects still waited
+    // (they end after 10 s). The absolute bound is loose: at the start of a parallel run, four
+    // stacks starting on two cores took all 12 to 8 s together (about 1 s on a quiet machine).
+    expect(disconnectsEnded, 'the connects were answered only after the stuck disconnects').to.equal(false);
+    expect(times[11], 'slowest connect (ms)').to.be.lessThan(10_000);
 
     const ended = await disconnects;
     const spread = Math.max(...ended.map((d) => d.ms)) - Math.min(...ended.map((d) => d.ms));
