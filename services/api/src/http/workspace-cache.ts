@@ -3,8 +3,9 @@ import { startInvalidations } from './invalidations.js';
 import { DEFAULT_WORKSPACE, keys } from '@mgw/contracts';
 import type { PoolStore, WorkspaceRecord, WorkspaceStore } from '@mgw/store';
 
-interface Entry {
-  record: WorkspaceRecord | undefined;
+/** A cached answer and until when it is fresh (ms since the epoch). */
+interface Entry<T> {
+  value: T;
   until: number;
 }
 
@@ -19,9 +20,9 @@ interface Entry {
  * request and the console's scope (docs/workspaces.md "The console").
  */
 export class WorkspaceCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly owners = new Map<string, { owner: string; until: number }>();
-  private readonly poolOwners = new Map<string, { owner: string | undefined; until: number }>();
+  private readonly entries = new Map<string, Entry<WorkspaceRecord | undefined>>();
+  private readonly owners = new Map<string, Entry<string>>();
+  private readonly poolOwners = new Map<string, Entry<string | undefined>>();
   private subscription?: Subscription;
   /** Bumped by every change heard: a lookup that overlapped one is not cached. */
   private changes = 0;
@@ -61,45 +62,42 @@ export class WorkspaceCache {
   }
 
   /** A workspace's record (undefined: no such workspace), from the cache while subscribed. */
-  async get(id: string, now = Date.now()): Promise<WorkspaceRecord | undefined> {
-    const subscribed = this.subscription?.subscribed ?? false;
-    const hit = subscribed ? this.entries.get(id) : undefined;
-    if (hit && hit.until > now) return hit.record;
-    const before = this.changes;
-    const record = await this.store.get(id);
-    if (subscribed && before === this.changes) {
-      if (this.entries.size >= this.opts.maxEntries) this.entries.clear();
-      this.entries.set(id, { record, until: now + this.opts.ttlMs });
-    }
-    return record;
+  get(id: string, now = Date.now()): Promise<WorkspaceRecord | undefined> {
+    return this.cached(this.entries, id, () => this.store.get(id), now);
   }
 
   /** The workspace that owns a device (`default` when no workspace names it), cached while subscribed. */
-  async ownerOf(deviceId: string, now = Date.now()): Promise<string> {
-    const subscribed = this.subscription?.subscribed ?? false;
-    const hit = subscribed ? this.owners.get(deviceId) : undefined;
-    if (hit && hit.until > now) return hit.owner;
-    const before = this.changes;
-    const owner = await this.store.workspaceOf(deviceId);
-    if (subscribed && before === this.changes) {
-      if (this.owners.size >= this.opts.maxEntries) this.owners.clear();
-      this.owners.set(deviceId, { owner, until: now + this.opts.ttlMs });
-    }
-    return owner;
+  ownerOf(deviceId: string, now = Date.now()): Promise<string> {
+    return this.cached(this.owners, deviceId, () => this.store.workspaceOf(deviceId), now);
   }
 
   /** The workspace a pool belongs to (undefined: no such pool), cached while subscribed. */
   async poolOwner(poolId: string, now = Date.now()): Promise<string | undefined> {
-    if (!this.pools) return DEFAULT_WORKSPACE;
+    const pools = this.pools;
+    if (!pools) return DEFAULT_WORKSPACE;
+    return this.cached(this.poolOwners, poolId, () => pools.workspaceOf(poolId), now);
+  }
+
+  /**
+   * `map`'s entry for `id` while it is fresh and the invalidations are subscribed; else `load`'s
+   * answer, kept for `ttlMs` unless a change was heard while it was read (it may predate it). A
+   * full map is emptied rather than grown: its size is bounded whatever ids are asked for.
+   */
+  private async cached<T>(
+    map: Map<string, Entry<T>>,
+    id: string,
+    load: () => Promise<T>,
+    now: number,
+  ): Promise<T> {
     const subscribed = this.subscription?.subscribed ?? false;
-    const hit = subscribed ? this.poolOwners.get(poolId) : undefined;
-    if (hit && hit.until > now) return hit.owner;
+    const hit = subscribed ? map.get(id) : undefined;
+    if (hit && hit.until > now) return hit.value;
     const before = this.changes;
-    const owner = await this.pools.workspaceOf(poolId);
+    const value = await load();
     if (subscribed && before === this.changes) {
-      if (this.poolOwners.size >= this.opts.maxEntries) this.poolOwners.clear();
-      this.poolOwners.set(poolId, { owner, until: now + this.opts.ttlMs });
+      if (map.size >= this.opts.maxEntries) map.clear();
+      map.set(id, { value, until: now + this.opts.ttlMs });
     }
-    return owner;
+    return value;
   }
 }
