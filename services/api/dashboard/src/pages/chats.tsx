@@ -140,13 +140,20 @@ function ChatMessages(props: {
   const [sent, setSent] = useState(0);
   const list = useRef<HTMLOListElement>(null);
   const base = `${chatPath(deviceId, chat.id)}/messages?limit=50`;
+  // Only the latest load is shown: an earlier chat's answer arriving after another chat was
+  // opened (an event reloaded it meanwhile) must not fill this chat's pane.
   useEffect(() => {
+    let current = true;
     api<{ messages: Message[]; nextCursor?: string }>(base)
       .then((p) => {
+        if (!current) return;
         setPages(p);
         setError(undefined);
       })
-      .catch((err: Error) => setError(err.message));
+      .catch((err: Error) => current && setError(err.message));
+    return () => {
+      current = false;
+    };
   }, [deviceId, chat.id, props.version, sent]);
   // The newest message in view, as a phone opens a chat.
   const newest = pages?.messages[0]?.messageId;
