@@ -4,14 +4,17 @@ import {
   createContextKey,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Link,
   type Span,
+  type SpanOptions,
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
@@ -40,6 +43,15 @@ let sdk: NodeSDK | undefined;
  */
 let w3c: TextMapPropagator | undefined;
 let recordRecipients = false;
+/**
+ * The sampling rule (`OTEL_TRACES_SAMPLER` and `_ARG`), the SDK's own: decided here first, before
+ * any span, context or attribute is built for work that will not be recorded (issue 71).
+ */
+let sampling: { parentBased: boolean; root: (traceId: string) => boolean } | undefined;
+/** A new trace's id, chosen (and its sampling decided) before the SDK starts its root span. */
+let nextTraceId: string | undefined;
+/** Trace and span ids (pooled from the CSPRNG), made when tracing starts. */
+let ids: ReturnType<typeof pooledIds> | undefined;
 let recipientKey: Buffer = randomBytes(32);
 
 /** True when `env` asks for traces to be exported. */
@@ -78,12 +90,29 @@ export async function startTracing(o: TracingOptions): Promise<(() => Promise<vo
   recordRecipients = String(env.OTEL_RECORD_RECIPIENTS ?? '').toLowerCase() === 'true';
   if (o.recipientKey) recipientKey = o.recipientKey;
   hashed.clear();
-  const { NodeSDK, core } = await import('@opentelemetry/sdk-node');
+  const { NodeSDK, core, tracing } = await import('@opentelemetry/sdk-node');
   if (sdk) return undefined;
   w3c = new core.W3CTraceContextPropagator();
+  const made = (ids = pooledIds());
+  const rule = samplingRule(env);
+  const root =
+    rule.root === 'on'
+      ? new tracing.AlwaysOnSampler()
+      : rule.root === 'off'
+        ? new tracing.AlwaysOffSampler()
+        : new tracing.TraceIdRatioBasedSampler(rule.root);
+  sampling = { parentBased: rule.parentBased, root: rootDecision(rule.root) };
   const started = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || `mgw-${o.service}`,
-    idGenerator: pooledIds(),
+    sampler: rule.parentBased ? new tracing.ParentBasedSampler({ root }) : root,
+    idGenerator: {
+      generateTraceId: () => {
+        const chosen = nextTraceId;
+        nextTraceId = undefined;
+        return chosen ?? made.generateTraceId();
+      },
+      generateSpanId: made.generateSpanId,
+    },
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
@@ -93,8 +122,102 @@ export async function startTracing(o: TracingOptions): Promise<(() => Promise<vo
   return async () => {
     if (sdk !== started) return;
     sdk = undefined;
+    sampling = undefined;
     await started.shutdown();
   };
+}
+
+/**
+ * `OTEL_TRACES_SAMPLER` and `_ARG` read as the SDK reads them (sdk-node's `createSamplerFromEnv`):
+ * `parentbased_always_on` when unset or unknown, a ratio outside [0, 1] or not a number is 1.
+ */
+export function samplingRule(env: NodeJS.ProcessEnv): { parentBased: boolean; root: 'on' | 'off' | number } {
+  const name = env.OTEL_TRACES_SAMPLER ?? '';
+  const raw = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
+  const arg = raw === '' ? NaN : Number(raw);
+  const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+  switch (name) {
+    case 'always_on':
+      return { parentBased: false, root: 'on' };
+    case 'always_off':
+      return { parentBased: false, root: 'off' };
+    case 'traceidratio':
+      return { parentBased: false, root: ratio };
+    case 'parentbased_always_off':
+      return { parentBased: true, root: 'off' };
+    case 'parentbased_traceidratio':
+      return { parentBased: true, root: ratio };
+    default:
+      return { parentBased: true, root: 'on' };
+  }
+}
+
+/**
+ * A new trace's decision by its id, as the SDK's root samplers make it: `TraceIdRatioBasedSampler`'s
+ * rule (the id's four 32-bit words XORed, below ratio × 2^32 − 1) without its validation and its
+ * result object, for ids that are valid already (ours, or a `traceparent` the W3C parse accepted).
+ * The SDK's sampler, asked again when the span is built, decides the same (tested against it).
+ */
+export function rootDecision(root: 'on' | 'off' | number): (traceId: string) => boolean {
+  if (root === 'on') return () => true;
+  if (root === 'off') return () => false;
+  const bound = root >= 1 ? 0x100000000 : Math.floor(Math.max(0, root) * 0xffffffff);
+  return (traceId) => {
+    let acc = 0;
+    for (let i = 0; i < 32; i += 8) {
+      let word = 0;
+      for (let j = i; j < i + 8; j++) {
+        const c = traceId.charCodeAt(j);
+        word = (word << 4) | (c < 58 ? c - 48 : c < 71 ? c - 55 : c - 87);
+      }
+      acc = (acc ^ word) >>> 0;
+    }
+    return acc < bound;
+  };
+}
+
+/**
+ * Whether a span begun under `ctx` would be recorded, decided as the SDK's sampler would without
+ * building it: false with tracing off; undefined when `ctx` holds no span (a new trace, whose
+ * decision depends on the id it gets).
+ */
+export function sampledUnder(ctx: Context): boolean | undefined {
+  if (!sampling) return false;
+  const sc = trace.getSpanContext(ctx);
+  // A context holds a valid span context or none: ours, or one the W3C parse accepted.
+  if (!sc || sc.traceId === INVALID_SPAN_CONTEXT.traceId) return undefined;
+  return sampling.parentBased ? (sc.traceFlags & TraceFlags.SAMPLED) !== 0 : sampling.root(sc.traceId);
+}
+
+/**
+ * The span of a unit of work that may begin a trace (a request), the sampling decided first: a
+ * child of the caller's `traceparent` when it sent a valid one, else the root of a new trace. Not
+ * sampled (a ratio miss, a caller's unsampled trace), no span is made: the context holds only the
+ * trace's unsampled span context, so that what the work hands on (a job) carries the decision and
+ * nothing downstream records it either. With tracing off: undefined.
+ */
+export function startTraceSpan(
+  t: Tracer,
+  name: string,
+  options: SpanOptions,
+  given: string | undefined,
+): { context: Context; span?: Span } | undefined {
+  if (!sampling) return undefined;
+  const parent = contextOf(given);
+  let decision = sampledUnder(parent);
+  if (decision === undefined) {
+    const traceId = ids!.generateTraceId();
+    decision = sampling.root(traceId);
+    if (!decision) {
+      const sc = { traceId, spanId: ids!.generateSpanId(), traceFlags: TraceFlags.NONE };
+      return { context: trace.setSpanContext(ROOT_CONTEXT, sc) };
+    }
+    // The SDK's root span gets this id, and its sampler (the same rule) decides the same.
+    nextTraceId = traceId;
+  } else if (!decision) return { context: parent };
+  const span = t.startSpan(name, options, parent);
+  nextTraceId = undefined;
+  return { context: trace.setSpan(parent, span), span };
 }
 
 /** The tracer of one part of the gateway (its instrumentation scope: `mgw-api`, `mgw-sender`, …). */
@@ -135,12 +258,15 @@ export function takeAcceptSpan(ctx: Context = context.active()): Span | undefine
   return holder.span;
 }
 
-/** `trace_id` and `span_id` of the active span, for a log line (undefined without one). */
+/** `trace_id` and `span_id` of the active span when it is sampled, for a log line or an exemplar. */
 export function activeSpanIds(): { trace_id: string; span_id: string } | undefined {
   const span = trace.getActiveSpan();
   if (!span) return undefined;
   const sc = span.spanContext();
-  return trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined;
+  // A trace not sampled is nowhere to be found: no log line or exemplar points to it.
+  return (sc.traceFlags & TraceFlags.SAMPLED) !== 0 && trace.isSpanContextValid(sc)
+    ? { trace_id: sc.traceId, span_id: sc.spanId }
+    : undefined;
 }
 
 /**
@@ -196,9 +322,13 @@ export function failSpan(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: maskNumbers(e.message).slice(0, 200) });
 }
 
+/** The span handed to work that is not recorded (tracing off, or its trace not sampled). */
+const UNRECORDED_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `fn` in a new span (a child of `parent`, else of the active context) that ends with it;
- * a throw marks it failed. With tracing off, `fn` runs with a non-recording span.
+ * a throw marks it failed. With tracing off, or under a trace that is not sampled, `fn` runs with
+ * a span that records nothing.
  */
 export async function inSpan<T>(
   t: Tracer,
@@ -207,6 +337,11 @@ export async function inSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   const parent = o.parent ?? context.active();
+  // Not to be recorded: no span is built; `fn` runs in its parent's context (which it hands on).
+  if (sampledUnder(parent) === false)
+    return o.parent && o.parent !== context.active()
+      ? context.with(o.parent, () => fn(UNRECORDED_SPAN))
+      : fn(UNRECORDED_SPAN);
   const span = t.startSpan(
     name,
     { kind: o.kind ?? SpanKind.INTERNAL, attributes: o.attributes, links: o.links, startTime: o.startTime },
@@ -228,7 +363,7 @@ export function recordSpan(
   name: string,
   o: { parent: Context; startTime: number; endTime?: number; attributes?: Attributes; links?: Link[] },
 ): void {
-  if (!sdk) return;
+  if (sampledUnder(o.parent) === false) return;
   const span = t.startSpan(
     name,
     { attributes: o.attributes, links: o.links, startTime: o.startTime },

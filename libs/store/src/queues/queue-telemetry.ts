@@ -1,7 +1,7 @@
-import { trace, type Attributes, type Context, type TimeInput } from '@opentelemetry/api';
+import { context, trace, type Attributes, type Context, type TimeInput } from '@opentelemetry/api';
 import type { Span, Telemetry } from 'bullmq';
 import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
-import { maskNumbers, tracingOn } from '@mgw/common';
+import { maskNumbers, sampledUnder, tracingOn } from '@mgw/common';
 
 /**
  * BullMQ's telemetry interface (bullmq-otel) for the send queues, or undefined with tracing off
@@ -23,7 +23,9 @@ export function queueTelemetry(): Telemetry | undefined {
     tracer: {
       startSpan(name, options, ctx) {
         const kept = KEPT.some((op) => name === op || name.startsWith(`${op} `));
-        return kept ? new QuietSpan(tracer.startSpan(name, options, ctx)) : UNRECORDED;
+        // A job whose trace is not sampled: nothing built, its context handed on as it came.
+        if (!kept || sampledUnder(ctx ?? context.active()) === false) return UNRECORDED;
+        return new QuietSpan(tracer.startSpan(name, options, ctx));
       },
     },
   };
@@ -55,8 +57,9 @@ class QuietSpan extends BullMQOTelSpan {
 }
 
 /**
- * The span of an operation not kept (a poll, a completion): nothing to record, so nothing is done
- * — BullMQ calls it around every job it fetches and completes. Its context is the caller's.
+ * The span of an operation not kept (a poll, a completion) or of a trace not sampled: nothing to
+ * record, so nothing is done — BullMQ calls it around every job it fetches and completes. Its
+ * context is the caller's (for a job not sampled, the job's own, so its decision is handed on).
  */
 const UNRECORDED: Span = {
   setSpanOnContext: (ctx: Context) => ctx,

@@ -1,4 +1,13 @@
-import { inSpan, takeAcceptSpan, traceparent, tracer, tracingOn, type Span } from '@mgw/common';
+import {
+  inSpan,
+  sampledUnder,
+  takeAcceptSpan,
+  traceContext,
+  traceparent,
+  tracer,
+  tracingOn,
+  type Span,
+} from '@mgw/common';
 import type { SendJobData, SendJobResult } from '@mgw/contracts';
 import type { SendQueue } from '@mgw/store';
 import { waitForJob, type JobOutcome, type QueueEventsPool } from '../clients/queue-events-pool.js';
@@ -85,6 +94,10 @@ export class MessageAcceptor {
     // on the request's own span; any other (a second one, a pool's move) gets `message.accept`.
     const request = takeAcceptSpan();
     if (request) return this.acceptIn(request, req);
+    // Under a trace not sampled (a request's ratio miss, a caller's choice): nothing to record,
+    // only the decision to hand on in every job.
+    if (sampledUnder(traceContext.active()) === false)
+      return this.acceptNow({ ...req, traceparent: traceparent() });
     return inSpan(api, 'message.accept', {}, (span) => this.acceptIn(span, req));
   }
 

@@ -52,8 +52,9 @@ export function requestContext(logger: Logger, opts: RequestContextOptions = {})
       Object.defineProperty(proto, 'log', { configurable: true, get: lazyChildLogger });
     }
     res.setHeader('X-Request-Id', requestId);
-    // With tracing on: the request's span (continuing the caller's traceparent), its handlers inside.
-    const span = startRequestSpan(req);
+    // With tracing on: the request's context (its span when sampled, continuing the caller's
+    // traceparent), its handlers inside.
+    const traced = startRequestSpan(req);
     const started = process.hrtime.bigint();
     // A response finishes once: a plain listener (no `once` wrapper) on an object that goes with it.
     res.on('finish', () => {
@@ -68,14 +69,14 @@ export function requestContext(logger: Logger, opts: RequestContextOptions = {})
         route,
         status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10,
-        ...requestSpanIds(span),
+        ...requestSpanIds(traced?.span),
       });
-      if (span) endRequestSpan(span, res, route);
-      // In the request's context: the latency histogram's exemplar is its trace.
-      if (span && finished) traceContext.with(span.context, () => finished(req, res, durationMs));
+      if (traced?.span) endRequestSpan(traced.span, res, route);
+      // In a sampled request's context: the latency histogram's exemplar is its trace.
+      if (traced?.span && finished) traceContext.with(traced.context, () => finished(req, res, durationMs));
       else finished?.(req, res, durationMs);
     });
-    if (span) traceContext.with(span.context, next);
+    if (traced) traceContext.with(traced.context, next);
     else next();
   };
 }

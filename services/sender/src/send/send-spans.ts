@@ -9,6 +9,7 @@ import {
   inSpan,
   recipientAttribute,
   recordSpan,
+  sampledUnder,
   traceApi,
   traceContext,
   traceparent,
@@ -25,10 +26,11 @@ const sender = tracer('sender');
  * `OTEL_RECORD_RECIPIENTS`).
  */
 export function traceAttempt(job: Job<SendJobData, SendJobResult>): void {
-  if (!tracingOn()) return;
-  const data = job.data;
   const attempt = traceApi.getActiveSpan();
-  attempt?.setAttributes({
+  // Tracing off, or the message's trace not sampled: nothing is recorded, nothing built.
+  if (!attempt?.isRecording()) return;
+  const data = job.data;
+  attempt.setAttributes({
     'mgw.device': data.deviceId,
     'mgw.message_id': data.messageId,
     'mgw.kind': data.kind,
@@ -54,7 +56,7 @@ export function inAttemptSpan<T>(name: string, fn: () => Promise<T>): Promise<T>
  * only cost (most of a message's spans otherwise).
  */
 export async function timedWait<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  if (!tracingOn()) return fn();
+  if (sampledUnder(traceContext.active()) === false) return fn();
   const start = Date.now();
   try {
     return await fn();
