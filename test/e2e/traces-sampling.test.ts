@@ -80,6 +80,12 @@ describe('e2e: traces sampled at the request, the decision carried to every serv
     for (let i = 0; i < 20; i++) ids.push(await send(`155507101${String(i).padStart(2, '0')}`));
     await settled(ids);
     const requests = tracesOf((n) => n === 'POST /api/messenger/v1/send');
+    // On a loaded machine an export may come late: each sampled request's attempt, or the check says.
+    await waitFor(() => [...requests].every((t) => tracesOf((n) => n.startsWith('process ')).has(t)), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      what: 'the attempt of every sampled request',
+    }).catch(() => undefined);
     const attempts = tracesOf((n) => n.startsWith('process '));
     const downstream = tracesOf(
       (n) => n.startsWith('message.') || n === 'webhook.deliver' || n.startsWith('process '),
@@ -105,16 +111,18 @@ describe('e2e: traces sampled at the request, the decision carried to every serv
       await send('15550710202', `00-${sampled}-${parent}-01`, `sampled-${sampled}`),
     ];
     await settled(ids);
+    const names = () => otlp.spans.filter((s) => s.traceId === sampled).map((s) => s.name);
+    const wanted = ['POST /api/messenger/v1/send', 'message.send', 'message.read', 'webhook.deliver'];
+    // On a loaded machine an export may come late: the sampled message's spans, or the check says.
+    await waitFor(() => wanted.every((n) => names().includes(n)), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      what: 'the sampled message’s spans',
+    }).catch(() => undefined);
     expect(
       otlp.spans.filter((s) => s.traceId === unsampled).map((s) => `${s.service}:${s.name}`),
     ).to.deep.equal([]);
-    const names = otlp.spans.filter((s) => s.traceId === sampled).map((s) => s.name);
-    expect(names).to.include.members([
-      'POST /api/messenger/v1/send',
-      'message.send',
-      'message.read',
-      'webhook.deliver',
-    ]);
+    expect(names()).to.include.members(wanted);
     const request = otlp.spans.find(
       (s) => s.traceId === sampled && s.name === 'POST /api/messenger/v1/send',
     )!;
