@@ -32,7 +32,9 @@ describe('common: isEntryPoint (a service main runs itself only when node was st
       encoding: 'utf8',
     }).stdout.trim();
 
-  it('When node runs the file, or a symlink to it, then it is the entry point; when another file imports it, it is not', () => {
+  it('When node runs the file, or a symlink to it, then it is the entry point; when another file imports it, it is not', function () {
+    // Three Node processes started with tsx, one after another: seconds each on a loaded machine.
+    this.timeout(60_000);
     expect([run('main.mjs'), run('link.mjs'), run('host.mjs')]).to.deep.equal([
       'runs itself',
       'runs itself',

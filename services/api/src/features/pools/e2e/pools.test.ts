@@ -430,7 +430,8 @@ describe('Admin API: pools of devices', () => {
   });
 
   it('When the token CLI is given --pool, then it makes a pool token, refuses a missing pool and --device with --pool', async function () {
-    this.timeout(30_000);
+    // Four CLI processes, one after another (5 s each here when quiet; CI's load doubled that).
+    this.timeout(90_000);
     const id = freshPoolId();
     await adminCall(t, '/pools', { json: { id, name: 'cli', devices: ['a'] } });
     const made = await tokenCli('create', '--name', 'cli pool', '--pool', id);
