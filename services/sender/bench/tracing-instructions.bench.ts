@@ -27,6 +27,7 @@ import {
   waitFor,
   type Instructions,
 } from '@mgw/testing';
+import { GOALS, SAMPLERS, sidesFromEnv, type TracingSide } from './support/tracing-sides.js';
 
 const CONTACTS = Number(process.env.BENCH_CG_CONTACTS ?? 20);
 const WARM = Number(process.env.BENCH_CG_WARM ?? 3);
@@ -39,16 +40,8 @@ if (!valgrindAvailable()) {
   process.exit(0);
 }
 
-const SAMPLERS = {
-  off: undefined,
-  unsampled: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
-  ratio: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
-  on: { OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
-};
-type Side = keyof typeof SAMPLERS;
-const GOALS: Partial<Record<Side, number>> = { ratio: 1.03, on: 1.1 };
-const sides = (process.env.BENCH_SIDES ?? 'off,ratio,on').split(',').filter((s): s is Side => s in SAMPLERS);
-if (!sides.includes('off')) sides.unshift('off');
+type Side = TracingSide;
+const sides = sidesFromEnv('ratio,on');
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mgw-callgrind-'));
 const otlp = await startOtlpReceiver({ decode: false });

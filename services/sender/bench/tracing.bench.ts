@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { Stack, requireFreshBuild, startOtlpReceiver, waitFor } from '@mgw/testing';
+import { GOALS, SAMPLERS, sidesFromEnv, type TracingSide } from './support/tracing-sides.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 50);
@@ -38,22 +39,8 @@ function cpuSeconds(pid: number | undefined): number {
 const otlp = await startOtlpReceiver({ decode: false });
 // The stack's environment keeps rate limits and account-safety caps out of the way (stack-env.ts).
 const base = { LOG_LEVEL: 'warn', SEND_MIN_GAP_MS: '0' };
-const SAMPLERS = {
-  off: undefined,
-  /** A second stack with tracing off (BENCH_SIDES=control,…): what two equal stacks differ by. */
-  control: undefined,
-  unsampled: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
-  ratio: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
-  on: { OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
-};
-type SideName = keyof typeof SAMPLERS;
-const GOALS: Partial<Record<SideName, number>> = { ratio: 1.03, on: 1.1 };
-const names = [
-  'off',
-  ...(process.env.BENCH_SIDES ?? 'ratio,on')
-    .split(',')
-    .filter((n): n is SideName => n !== 'off' && n in SAMPLERS),
-] as SideName[];
+type SideName = TracingSide;
+const names = sidesFromEnv('ratio,on');
 interface Side {
   name: SideName;
   stack: Stack;
