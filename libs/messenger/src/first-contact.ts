@@ -95,6 +95,29 @@ export class FirstContacts {
     return { ...base, token: 'none' };
   }
 
+  /**
+   * Starts, in one tick (one round trip on the auto-pipelined connection), the reads of the keys
+   * `address` and Baileys' relay make one after another for a message to `jid`: the phone's LID
+   * map entry, the NCT salt and, when the LID is known already (`lid`, from the contact cache),
+   * the contact's tctoken and its main device's session. Each lands in the key cache (a key not
+   * there is cached as absent), so those reads find it there; a write meanwhile is newer and wins
+   * (the key store keeps writes in flight aside). Nothing waits for it and nothing fails by it.
+   */
+  prefetch(jid: string, lid?: string): void {
+    const keys = this.keyStore();
+    const user = jidDecode(jid)?.user;
+    if (!keys || !user || !isDirectChat(jid)) return;
+    const lidUser = isLidUser(jid) ? user : lid && isLidUser(lid) ? jidDecode(lid)?.user : undefined;
+    // The map's entries both ways: `identity` reads one, Baileys' storeLIDPNMappings the other.
+    const mapIds = [...(isLidUser(jid) ? [] : [user]), ...(lidUser ? [`${lidUser}_reverse`] : [])];
+    const reads = [keys.get('lid-mapping', mapIds), readNctSalt(keys)];
+    if (lidUser) {
+      // Baileys' signal address of a LID's device 0 (jidToSignalProtocolAddress: `<user>_1.0`).
+      reads.push(keys.get('tctoken', [`${lidUser}@lid`]), keys.get('session', [`${lidUser}_1.0`]));
+    }
+    for (const read of reads) read.catch(() => undefined);
+  }
+
   async hasSalt(): Promise<boolean> {
     return !!(await readNctSalt(this.keys()));
   }

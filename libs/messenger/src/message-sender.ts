@@ -185,6 +185,15 @@ export class MessageSender {
     return answer?.onWhatsApp && answer.jid ? answer.jid : null;
   }
 
+  /**
+   * Starts reading the Signal keys a one-to-one message to `jid` will need (FirstContacts.prefetch):
+   * a caller that knows the recipient early has them read beside its own reads, not one after
+   * another once the socket write began.
+   */
+  prefetchKeys(jid: string, lid?: string): void {
+    this.firstContacts.prefetch(jid, lid);
+  }
+
   /** What the device's contact cache knows of `phone` (nothing is asked of WhatsApp). */
   known(phone: string): Promise<ContactAnswer | undefined> {
     return this.opts.contacts.get(this.opts.deviceId, phone);
@@ -217,8 +226,14 @@ export class MessageSender {
       if (entry || alone) answers.set(phone, answerOf(entry, phone));
       else unmatched.push(phone);
     }
-    await this.opts.contacts.putMany(this.opts.deviceId, answers);
-    await this.learnPairs(sock, answers);
+    // A send's own lookup (one number): the keys the send reads next go beside the cache's write
+    // and the pairs' (one round trip, not three); a number check's thousands are not sends.
+    const sent = alone ? answers.get(unique[0]!) : undefined;
+    if (sent?.onWhatsApp && sent.jid) this.prefetchKeys(sent.jid, sent.lid);
+    await Promise.all([
+      this.opts.contacts.putMany(this.opts.deviceId, answers),
+      this.learnPairs(sock, answers),
+    ]);
     for (const phone of unmatched) answers.set(phone, (await this.lookupMany([phone])).get(phone)!);
     return answers;
   }

@@ -126,6 +126,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     const sends: OutgoingMessage[] = [];
     const sender = {
       known: async () => opts.known,
+      prefetchKeys: () => undefined,
       lookup: opts.lookup ?? (async () => '15550001111@s.whatsapp.net'),
       send: async (m: OutgoingMessage) => {
         sends.push(m);
@@ -148,7 +149,11 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             media: { bytes: async () => undefined },
             conn: { waitForOpen: async () => true } as unknown as DeviceSocket,
             sender,
-            pacer: { wait: async () => undefined, typing: async () => false } as unknown as Pacer,
+            pacer: {
+              wait: async () => undefined,
+              typing: async () => false,
+              gapMs: async () => 0,
+            } as unknown as Pacer,
             ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),
@@ -414,8 +419,15 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
             media: { bytes: async () => undefined },
             // The socket is reconnecting and the hand-over woke the waiter: not open.
             conn: { waitForOpen: async () => false } as unknown as DeviceSocket,
-            sender: { known: async () => undefined } as unknown as MessageSender,
-            pacer: { wait: async () => undefined, typing: async () => false } as unknown as Pacer,
+            sender: {
+              known: async () => undefined,
+              prefetchKeys: () => undefined,
+            } as unknown as MessageSender,
+            pacer: {
+              wait: async () => undefined,
+              typing: async () => false,
+              gapMs: async () => 0,
+            } as unknown as Pacer,
             ...policyDeps(redis, deviceId),
             metrics: createMetrics(),
             logger: createLogger({ level: 'silent', service: 'test' }),

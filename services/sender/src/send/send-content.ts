@@ -70,8 +70,10 @@ export async function sendableContent(
   job: Job<SendJobData, SendJobResult>,
   deps: SendContentDeps,
   token: string | undefined,
+  /** The content's read when it was started with the job's state (readJobState). */
+  read?: Promise<StoredContent | undefined>,
 ): Promise<StoredContent> {
-  const stored = await acceptedContent(job, deps, token);
+  const stored = await acceptedContent(job, deps, token, read);
   if (!stored)
     throw new PermanentSendError(FAILURE_REASONS.contentExpired, 'the content of the request is gone');
   if (stored.attachmentError) {
@@ -99,11 +101,12 @@ async function acceptedContent(
   job: Job<SendJobData, SendJobResult>,
   deps: SendContentDeps,
   token: string | undefined,
+  read: Promise<StoredContent | undefined> | undefined,
 ): Promise<StoredContent | undefined> {
   const { deviceId, contentId } = job.data;
   const waitUntil = Date.now() + HELD_WAIT_MS;
-  for (;;) {
-    const stored = await deps.contents.get(deviceId, contentId);
+  for (let first = read; ; first = undefined) {
+    const stored = await (first ?? deps.contents.get(deviceId, contentId));
     if (stored?.heldUntil === undefined) return stored;
     if (Date.now() >= stored.heldUntil)
       throw new PermanentSendError(FAILURE_REASONS.enqueueFailed, 'its batch was never wholly accepted');

@@ -43,7 +43,8 @@ export function refuseUnsendable(
 
 /**
  * What a job reads before it decides anything — its record, whether the number opted out, its
- * batch's state, the contact cache's answer, the gate's reads (the device's pause and policy) —
+ * batch's state, the contact cache's answer, the gate's reads (the device's pause and policy), a
+ * lone message's content —
  * asked in one tick, so the general connection's auto-pipelining sends them in one write (one
  * round trip instead of several in a row; the content, read next, is usually the sender's copy).
  * Each is awaited where it was read before, so a failed read fails the job where it did.
@@ -66,11 +67,30 @@ export function readJobState(data: SendJobData, deps: SendJobDeps) {
     known:
       isSendAddress(data.to) && !isLid(data.to) ? deps.sender.known(data.to) : Promise.resolve(undefined),
     gate: deps.gate.read(),
+    // A message of no batch reads its content here too (a lone send's content is never cached
+    // yet); a batch's messages share one content, which the sender keeps once read, and a paused
+    // batch's messages wait without loading it.
+    content: data.batchId ? undefined : deps.contents.get(data.deviceId, data.contentId),
   };
   // A read that is not awaited (an earlier one failed or ended the job) must not be an unhandled
   // rejection; awaiting it still throws.
-  for (const read of Object.values(reads)) read.catch(() => undefined);
+  for (const read of Object.values(reads)) read?.catch(() => undefined);
+  prefetch(data, reads.known, deps);
   return reads;
+}
+
+/**
+ * What the send itself reads after the claim, read beside the job's own reads instead of one
+ * after another once the send began: the pacer's settings (kept 5 s) in this tick, and the
+ * recipient's Signal keys (its LID map entry, tctoken, session) once the contact cache answered.
+ */
+function prefetch(data: SendJobData, known: Promise<ContactAnswer | undefined>, deps: SendJobDeps): void {
+  void deps.pacer.gapMs();
+  if (isLid(data.to)) return deps.sender.prefetchKeys(data.to);
+  void known.then(
+    (answer) => answer?.onWhatsApp && answer.jid && deps.sender.prefetchKeys(answer.jid, answer.lid),
+    () => undefined,
+  );
 }
 
 /**

@@ -119,7 +119,7 @@ export async function processSendJob(
       throw new PermanentSendError(FAILURE_REASONS.recipientBlocked, 'the account blocked the recipient');
     // Before the content is read: a paused batch's messages wait without loading it each time.
     await stopForBatch(job, await reads.batchStop, deps, token);
-    const stored = await sendableContent(job, deps, token);
+    const stored = await sendableContent(job, deps, token, reads.content);
     const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);
     // The gate decides after the socket wait, on what it read with the job's state.
