@@ -445,8 +445,18 @@ export class JobWriter {
  * the accept call with the messages, so an idempotent retry or a refused request counts nothing.
  */
 function stageUsage(tx: StagedWrites, deviceId: string, kind: SendJobData['kind'], messages: number): void {
-  const usage = keys.deviceDayUsage(deviceId, new Date().toISOString());
+  const usage = keys.deviceDayUsage(deviceId, utcDayNow());
   tx.hincrby(usage, 'accepted', messages);
   if (kind === 'otp') tx.hincrby(usage, 'otp', messages);
   tx.expire(usage, USAGE_TTL_SECONDS);
+}
+
+/** The UTC day (`YYYY-MM-DD`) of now, worked out again only when a day has ended. */
+let day = { name: '', ends: 0 };
+function utcDayNow(now = Date.now()): string {
+  if (now >= day.ends || now < day.ends - 86_400_000) {
+    const start = now - (now % 86_400_000);
+    day = { name: new Date(start).toISOString().slice(0, 10), ends: start + 86_400_000 };
+  }
+  return day.name;
 }

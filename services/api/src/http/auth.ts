@@ -61,8 +61,13 @@ function poolMay(req: Request): boolean {
   return POOL_ROUTES.some((r) => r.test(route));
 }
 
+/** Every path of WORKSPACE_ROUTES names one of these: any other path is none of them, unparsed. */
+const WORKSPACE_PATH = /\/(?:devices|tokens|workspace)(?:\/|$)/;
+
 /** Whether a request acts on the workspace itself (WORKSPACE_ROUTES). */
 export function isWorkspaceRoute(req: Request): boolean {
+  // The common case (`POST /send` and every other device route) without building the route.
+  if (!WORKSPACE_PATH.test(req.path)) return false;
   const route = routeOf(req);
   return WORKSPACE_ROUTES.some((r) => r.test(route));
 }

@@ -27,7 +27,7 @@ import {
   type Refusal,
 } from '../../enqueue/refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
-import { withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
+import { namesUsernames, withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: Pick<MessageAcceptor, 'accept'>;
@@ -154,7 +154,10 @@ export async function sendMessage(
   seed?: string,
 ): Promise<SendOutcome> {
   // Usernames in `to` become their LIDs before anything reads `to` (an edit's recipient too).
-  const named = await withUsernamesResolved(deps.usernames, deviceId, request);
+  // (Most sends name none: no lookup, no await.)
+  const named = namesUsernames(request)
+    ? await withUsernamesResolved(deps.usernames, deviceId, request)
+    : request;
   if (isRefusal(named)) return named;
   const body = named;
   // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).

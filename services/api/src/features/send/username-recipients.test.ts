@@ -7,7 +7,7 @@ import {
 } from '@mgw/contracts';
 import type { ContactUsernames } from '@mgw/store';
 import { MemoryLookupCap, MemoryHolder, said } from '../test-support.js';
-import { usernameRecipientDeps, withUsernamesResolved } from './username-recipients.js';
+import { namesUsernames, usernameRecipientDeps, withUsernamesResolved } from './username-recipients.js';
 
 /** A /send naming usernames: resolved from the device's map, or looked up through an in-memory holder. */
 describe('withUsernamesResolved: usernames in `to` become their LIDs (an in-memory holder)', () => {
@@ -108,5 +108,23 @@ describe('withUsernamesResolved: usernames in `to` become their LIDs (an in-memo
       details: [{ path: ['to'], message: 'a username cannot be sent to from here' }],
     });
     expect(mh.asked).to.deep.equal([]);
+  });
+});
+
+describe('namesUsernames: whether a /send needs the username step at all', () => {
+  it('When `to` names a username (alone, in a list), then true; phone numbers, LIDs and personalised entries alone, false', async () => {
+    const cases: [SendBody['to'], boolean][] = [
+      ['@alice.shop', true],
+      ['15551234567', false],
+      ['111@lid', false],
+      [['15551234567', '@alice.shop'], true],
+      [['15551234567', { phone: '15551234568', vars: { name: 'A' } }], false],
+    ];
+    for (const [to, expected] of cases) {
+      expect(namesUsernames({ to }), JSON.stringify(to)).to.equal(expected);
+      // It agrees with the step it guards: a body naming none comes back unchanged.
+      if (!expected)
+        expect(await withUsernamesResolved(undefined, 'ur-1', { to } as SendBody)).to.deep.equal({ to });
+    }
   });
 });

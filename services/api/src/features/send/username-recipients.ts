@@ -23,6 +23,19 @@ interface Named {
 }
 
 /**
+ * Whether any `to` entry names a username (`@alice.shop`): almost no /send does, and it then needs
+ * no lookup at all (`withUsernamesResolved` answers its body unchanged).
+ */
+export function namesUsernames(body: Pick<SendBody, 'to'>): boolean {
+  const to = body.to;
+  if (typeof to === 'string') return usernameOfAddress(to) !== undefined;
+  if (!Array.isArray(to)) return false;
+  for (const entry of to as SendTo[])
+    if (typeof entry === 'string' && usernameOfAddress(entry) !== undefined) return true;
+  return false;
+}
+
+/**
  * A /send whose `to` names usernames (`@alice.shop`), with each one replaced by its LID: the
  * message is accepted to the account that has the username now, and everything after (opt-outs,
  * caps, receipts, events) goes by that LID, whose `contact` carries the username. See
