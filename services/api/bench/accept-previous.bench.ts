@@ -6,22 +6,33 @@
  * same load (autocannon, 10 connections). Printed: each one's API CPU per request (from /proc) and
  * req/s, and the ratios this ÷ base, round by round and their median.
  *
+ * BENCH_BARE=1 (issue 71) adds a third side in the same run: the bare express app adding one
+ * BullMQ job per request with the gateway's job options (`bare-express-queue.ts`, on a database of
+ * its own), the outside measure's baseline; then the order is rotated by one each round (each side
+ * in each place equally often, none measured right after itself: docs/benchmarks.md "The measure
+ * itself"), and this ÷ bare and base ÷ bare are printed beside this ÷ base, for req/s and, with
+ * BENCH_PARTS=instructions, for instructions per request.
+ *
  * The base is built from the repository's history (libs/testing previous-version.ts: `git archive`,
  * `npm ci`, `npm run build`, cached in the temp directory; the upgrade test builds the same one).
  * Each API has a Redis database of its own on the bench's Redis, with its token and its connected
  * device written by its own release's stores, so neither reads the other's formats. Both run as
- * `npm start` runs the gateway (plain Node on the build; run `npm run build` first). Nothing is
- * asserted; ratios are printed.
+ * `npm start` runs the gateway (plain Node on the build; run `npm run build` first). The bare app
+ * runs with Node's type stripping (Node 22.18+), through tsx on an older Node. BENCH_API_ENV
+ * (`K=V,K=V`) sets more variables for both APIs (e.g. `LOG_LEVEL=warn`); BENCH_PROFILE=dir writes
+ * CPU profiles of every side. Nothing is asserted; ratios are printed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { BULL_PREFIX, PRIORITY } from '@mgw/contracts';
 import {
   buildPreviousVersion,
   freePort,
   requireFreshBuild,
+  TSX_ARGS,
   UPGRADE_BASE_COMMIT,
   valgrindAvailable,
   waitFor,
@@ -36,6 +47,19 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** Runs of each side before the measured rounds: V8 still optimises this build's path after one. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const BASE = process.env.BENCH_BASE ?? UPGRADE_BASE_COMMIT;
+const BARE = process.env.BENCH_BARE === '1';
+const PROFILE = process.env.BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
+/** The bare app's TypeScript: Node's own type stripping where there is one, else tsx. */
+const BARE_ARGS = (process.features as { typescript?: string | false }).typescript ? [] : TSX_ARGS;
+const BARE_APP = path.join(ROOT, 'services/api/bench/bare-express-queue.ts');
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_API_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+) as Record<string, string>;
 const body = JSON.stringify({ to: '15551234567', text: 'hello from the accept bench' });
 requireFreshBuild();
 
@@ -48,11 +72,12 @@ const dbUrl = (db: number) => {
   return url.toString();
 };
 
+type Name = 'this' | 'base' | 'bare';
 interface Side {
-  name: string;
+  name: Name;
   url: string;
-  token: string;
-  api: ChildProcess;
+  token?: string;
+  proc: ChildProcess;
 }
 
 /**
@@ -85,12 +110,21 @@ const apiEnv = (db: number): Record<string, string> => ({
   RATE_LIMIT_WINDOW_MS: '60000',
   DEVICE_MAX_QUEUED_MESSAGES: '100000000',
   DEVICE_MAX_QUEUED_BYTES: '10000000000',
+  ...EXTRA_ENV,
 });
 
-async function startSide(name: string, root: string, db: number): Promise<Side> {
+/** The bare app's settings: its own database, the gateway's queue prefix and send priority. */
+const bareEnv = (db: number): Record<string, string> => ({
+  REDIS_URL: dbUrl(db),
+  BENCH_DEVICE: 'bench-bare',
+  BENCH_PREFIX: BULL_PREFIX,
+  BENCH_PRIORITY: String(PRIORITY.send),
+});
+
+async function startSide(name: 'this' | 'base', root: string, db: number): Promise<Side> {
   const token = await seedSide(name, root, db);
   const port = await freePort();
-  const api = spawn(process.execPath, [path.join(root, 'services/api/dist/main.js')], {
+  const proc = spawn(process.execPath, [...PROFILE, path.join(root, 'services/api/dist/main.js')], {
     cwd: root,
     env: { ...process.env, ...apiEnv(db), PORT: String(port), METRICS_PORT: String(await freePort()) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -102,24 +136,43 @@ async function startSide(name: string, root: string, db: number): Promise<Side> 
       what: `${name}'s API`,
     },
   );
-  return { name, url: `http://127.0.0.1:${port}/api/messenger/v1/send`, token, api };
+  return { name, url: `http://127.0.0.1:${port}/api/messenger/v1/send`, token, proc };
 }
 
-/** One run of the load against a side: its req/s and its API's CPU per request (µs). */
+/** The bare express app adding one BullMQ job, on its own (flushed) database. */
+async function startBare(db: number): Promise<Side> {
+  const redis = new Redis(dbUrl(db), { maxRetriesPerRequest: null });
+  await redis.flushdb();
+  redis.disconnect();
+  const port = await freePort();
+  const proc = fork(BARE_APP, {
+    cwd: ROOT,
+    execArgv: [...PROFILE, ...BARE_ARGS],
+    env: { ...process.env, ...bareEnv(db), PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise((r) => proc.once('message', r));
+  return { name: 'bare', url: `http://127.0.0.1:${port}/api/messenger/v1/send`, proc };
+}
+
+/** One run of the load against a side: its req/s and its process's CPU per request (µs). */
 async function run(side: Side): Promise<{ rps: number; cpuUs: number; errors: number }> {
-  const before = cpuMs(side.api.pid);
+  const before = cpuMs(side.proc.pid);
   const result = await autocannon({
     url: side.url,
     connections: CONNECTIONS,
     duration: DURATION_S,
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${side.token}` },
+    headers: {
+      'content-type': 'application/json',
+      ...(side.token ? { authorization: `Bearer ${side.token}` } : {}),
+    },
     body,
   });
   const requests = Math.max(1, result.requests.total);
   return {
     rps: result.requests.average,
-    cpuUs: ((cpuMs(side.api.pid) - before) * 1000) / requests,
+    cpuUs: ((cpuMs(side.proc.pid) - before) * 1000) / requests,
     errors: result.non2xx + result.errors,
   };
 }
@@ -130,11 +183,24 @@ async function run(side: Side): Promise<{ rps: number; cpuUs: number; errors: nu
  * not move — the measure for a goal of a few percent on a shared machine.
  */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps').split(','));
+const list = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join('/');
 
 if (PARTS.has('instructions')) {
   if (!valgrindAvailable()) console.log('instructions per request: skipped (valgrind is not installed)');
   else {
     const apps: CallgrindApp[] = [];
+    const post = (url: string, token?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body,
+      }).then(
+        (r) => r.status === 202,
+        () => false,
+      );
     for (const [name, root, db] of [
       ['this', ROOT, 12],
       ['base', base.root, 13],
@@ -148,15 +214,18 @@ if (PARTS.has('instructions')) {
         env: { ...apiEnv(db), PORT: String(port), METRICS_PORT: String(await freePort()) },
         url,
         token,
-        ready: () =>
-          fetch(url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body,
-          }).then(
-            (r) => r.status === 202,
-            () => false,
-          ),
+        ready: () => post(url, token),
+      });
+    }
+    if (BARE) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/api/messenger/v1/send`;
+      apps.push({
+        name: 'bare',
+        args: [...BARE_ARGS, BARE_APP],
+        env: { ...bareEnv(11), PORT: String(port) },
+        url,
+        ready: () => post(url),
       });
     }
     const counts = await instructionsPerRequest(apps, body, ROOT);
@@ -167,42 +236,61 @@ if (PARTS.has('instructions')) {
         `${base.name} ${k(theirs.total)} (main thread ${k(theirs.mainThread)}) → this ÷ base ${(mine.total / theirs.total).toFixed(3)} ` +
         `(main thread ${(mine.mainThread / theirs.mainThread).toFixed(3)})`,
     );
+    const bare = counts.bare;
+    if (bare) {
+      // "÷ bare" as the rates are: the bare app's instructions ÷ the API's (higher is closer).
+      console.log(
+        `  bare express + a BullMQ job ${k(bare.total)} (main thread ${k(bare.mainThread)}) → bare ÷ this ` +
+          `${(bare.total / mine.total).toFixed(3)} (main thread ${(bare.mainThread / mine.mainThread).toFixed(3)}), ` +
+          `bare ÷ base ${(bare.total / theirs.total).toFixed(3)} (main thread ${(bare.mainThread / theirs.mainThread).toFixed(3)})`,
+      );
+    }
   }
 }
 
-// Database 0 may be the bench's own; the two sides take 14 and 15.
+// Database 0 may be the bench's own; the sides take 14 and 15, the bare app 11.
 if (PARTS.has('rps')) {
-  const sides = [await startSide('this', ROOT, 14), await startSide('base', base.root, 15)] as const;
+  const sides: Side[] = [await startSide('this', ROOT, 14), await startSide('base', base.root, 15)];
+  if (BARE) sides.push(await startBare(11));
   try {
     // warm-up: JIT, connections, scripts
     for (let i = 0; i < WARMUP; i++) for (const side of sides) await run(side);
-    const got = {
-      this: [] as { rps: number; cpuUs: number }[],
-      base: [] as { rps: number; cpuUs: number }[],
-    };
+    const got: Record<Name, { rps: number; cpuUs: number }[]> = { this: [], base: [], bare: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      // Two sides: ABBA. Three: rotated by one each round, so no side runs right after itself.
+      const order = BARE
+        ? sides.map((_, k) => sides[(round + k) % sides.length]!)
+        : round % 2 === 0
+          ? sides
+          : [...sides].reverse();
+      for (const side of order) {
         const r = await run(side);
         if (r.errors > 0) console.log(`  (${side.name} round had ${r.errors} non-2xx/errors)`);
-        got[side.name as 'this' | 'base'].push(r);
+        got[side.name].push(r);
       }
     }
-    const cpuRatios = got.this.map((r, i) => r.cpuUs / got.base[i]!.cpuUs);
-    const rpsRatios = got.this.map((r, i) => r.rps / got.base[i]!.rps);
-    const list = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join('/');
+    const ratios = (a: Name, b: Name, of: 'rps' | 'cpuUs') => got[a].map((r, i) => r[of] / got[b][i]![of]);
+    const line = (label: string, xs: number[]) =>
+      `${label}, round by round ${list(xs, 3)} → median ${median(xs).toFixed(3)}`;
     console.log(
-      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${ROUNDS}×${DURATION_S}s each (ABBA), Node ${process.version}: ` +
-        `this build against ${base.name} (${base.commit.slice(0, 12)})`,
+      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${ROUNDS}×${DURATION_S}s each (${BARE ? 'rotated' : 'ABBA'}), Node ${process.version}: ` +
+        `this build against ${base.name} (${base.commit.slice(0, 12)})${BARE ? ' and bare express + a BullMQ job' : ''}`,
     );
     console.log(
-      `  API CPU per request: this ${list(got.this.map((r) => r.cpuUs))} µs, base ${list(got.base.map((r) => r.cpuUs))} µs ` +
-        `→ this ÷ base, round by round ${list(cpuRatios, 3)} → median ${median(cpuRatios).toFixed(3)}`,
+      `  API CPU per request: this ${list(got.this.map((r) => r.cpuUs))} µs, base ${list(got.base.map((r) => r.cpuUs))} µs` +
+        (BARE ? `, bare ${list(got.bare.map((r) => r.cpuUs))} µs` : '') +
+        ` → ${line('this ÷ base', ratios('this', 'base', 'cpuUs'))}`,
     );
     console.log(
-      `  req/s: this ${list(got.this.map((r) => r.rps))}, base ${list(got.base.map((r) => r.rps))} ` +
-        `→ this ÷ base, round by round ${list(rpsRatios, 3)} → median ${median(rpsRatios).toFixed(3)}`,
+      `  req/s: this ${list(got.this.map((r) => r.rps))}, base ${list(got.base.map((r) => r.rps))}` +
+        (BARE ? `, bare ${list(got.bare.map((r) => r.rps))}` : '') +
+        ` → ${line('this ÷ base', ratios('this', 'base', 'rps'))}`,
     );
+    if (BARE) {
+      console.log(`  req/s ${line('this ÷ bare', ratios('this', 'bare', 'rps'))}`);
+      console.log(`  req/s ${line('base ÷ bare', ratios('base', 'bare', 'rps'))}`);
+    }
   } finally {
-    for (const side of sides) side.api.kill('SIGTERM');
+    for (const side of sides) side.proc.kill('SIGTERM');
   }
 }
