@@ -69,7 +69,13 @@ try {
         {},
         { wrapper: callgrindWrapper(dir, `sender-${side}`), readyTimeoutMs: UNDER_VALGRIND_MS },
       );
-      await stack.linkByQr(`1555775${i}001`, `Bench ${side}`);
+      // linkByQr's own 30 s wait for `connected` is too short for a sender under valgrind.
+      const connect = await stack.api<{ qrCode: string }>('POST', '/connect');
+      await stack.simApi('POST', '/phone/link', {
+        qr: connect.body.qrCode,
+        phone: `1555775${i}001`,
+        name: `Bench ${side}`,
+      });
       await stack.waitForStatus('connected', UNDER_VALGRIND_MS);
       const to = Array.from({ length: CONTACTS }, (_, k) => `1555776${i}${String(k).padStart(3, '0')}`);
       const round = async (n: number) => {
