@@ -106,6 +106,39 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
     }
   });
 
+  it("When a message finds its paced device idle, then one of its own waits its typing while a list's first goes at once, untyped, and the list's next is typed within its gap", async () => {
+    const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    try {
+      const GAP = 1500;
+      const device = `typing-idle-${Math.random().toString(36).slice(2, 8)}`;
+      const started: string[] = [];
+      const lead = (name: string, whenIdle: boolean) => ({
+        ms: 1000,
+        minMs: TYPING_MIN_MS,
+        whenIdle,
+        start: () => started.push(name),
+      });
+      // A message of its own on an idle device: typed first, so it waits the typing.
+      let t0 = Date.now();
+      await new Pacer(redis, `${device}-own`, GAP, 0).wait(lead('own', true), t0);
+      expect(started).to.deep.equal(['own']);
+      expect(Date.now() - t0).to.be.within(950, 1400);
+      // A list's first message on an idle device: at once, nothing typed.
+      const list = new Pacer(redis, `${device}-list`, GAP, 0);
+      const queuedAt = (t0 = Date.now());
+      await list.wait(lead('first', false), queuedAt);
+      expect(Date.now() - t0, 'at once').to.be.lessThan(300);
+      expect(started).to.deep.equal(['own']);
+      // Its next, on schedule: typed within the gap, at the gap's end.
+      const last = Date.now();
+      await list.wait(lead('second', false), queuedAt);
+      expect(started).to.deep.equal(['own', 'second']);
+      expect(Date.now() - last).to.be.within(GAP - 30, GAP + 450);
+    } finally {
+      await redis.quit();
+    }
+  });
+
   it('When the sender reaches a batch message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
     const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {

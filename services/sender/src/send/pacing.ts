@@ -9,6 +9,12 @@ export interface Lead {
   ms: number;
   /** Cut shorter than this (a late turn), it is not shown at all. */
   minMs?: number;
+  /**
+   * Whether a message that finds its device idle waits for it (true: a message of its own, typed
+   * as a person types a reply) or goes at once without it (false: a list's first message — a
+   * list's pace is its gaps, from its acceptance on, and there is no gap to fill yet).
+   */
+  whenIdle?: boolean;
   start: () => void;
 }
 
@@ -84,7 +90,8 @@ export class Pacer {
    * late) shortens it to what is left of the gap; less than `lead.minMs` left, none is shown.
    * Starting it earlier is not possible: the message (its recipient, its text) is known only once
    * the worker reaches it, one job at a time per paced device. After an idle spell (the message
-   * became ready only once the gap was over) the typing is planned: the message waits for it.
+   * became ready only once the gap was over) the typing is planned: the message waits for it —
+   * unless the lead says otherwise (`whenIdle: false`, a list's first message: it goes at once).
    *
    * How late the turn went is its lag (takeLagMs): past its due time, or, with typing, past the
    * time the typing was due to start (within the gap once the message was ready) — a turn that
@@ -99,8 +106,8 @@ export class Pacer {
       const turnStart = Date.now();
       const ready = readyAt ?? called;
       const gapEnd = this.lastSentAt + gap + Math.random() * this.jitterMs;
-      const leadMs = lead ? Math.min(lead.ms, gap) : 0;
       const idle = ready >= gapEnd;
+      const leadMs = lead && (!idle || lead.whenIdle !== false) ? Math.min(lead.ms, gap) : 0;
       // Idle: typed from the turn's start (a person types before sending); else the slot holds.
       const due = idle ? turnStart + leadMs : gapEnd;
       // On schedule: the typing starts within the gap once the message is ready, the message goes

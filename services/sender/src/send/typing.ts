@@ -49,6 +49,8 @@ export async function typingLead(
   return {
     ms: typingMs(text.length),
     minMs: TYPING_MIN_MS,
+    // A list's first message goes at once (its pace is its gaps); a message of its own is typed first.
+    whenIdle: data.batchId === undefined,
     start: () => {
       deps.sender.presence(jid, 'composing').catch((err: unknown) =>
         deps.logger.debug('typing presence not sent', {
