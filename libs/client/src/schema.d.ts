@@ -33,7 +33,7 @@ export interface paths {
      *
      *     **Link previews (Choice):** `linkPreview` (default `true`): a text with an http(s) URL carries a preview (title, description, a small JPEG) of its first URL, fetched by the gateway through the outbound guard (`ALLOWED_PRIVATE_HOSTS`; 3 s, 512 KB page, 64 KB image). A refused, slow or preview-less URL sends the text without a preview; `false` never fetches. OTPs never carry one.
      *
-     *     **Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap; never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).
+     *     **Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap (a list's first message on an idle device goes at once, untyped); never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).
      *
      *     **Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character) or `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.
      *

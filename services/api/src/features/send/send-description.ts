@@ -26,5 +26,5 @@ export const SEND_DESCRIPTION =
   ERRORS.revisionTargetNotFound +
   '`.\n\n' +
   '**Link previews (Choice):** `linkPreview` (default `true`): a text with an http(s) URL carries a preview (title, description, a small JPEG) of its first URL, fetched by the gateway through the outbound guard (`ALLOWED_PRIVATE_HOSTS`; 3 s, 512 KB page, 64 KB image). A refused, slow or preview-less URL sends the text without a preview; `false` never fetches. OTPs never carry one.\n\n' +
-  '**Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap; never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).' +
+  '**Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap (a list\'s first message on an idle device goes at once, untyped); never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).' +
   MESSAGE_KINDS_DESCRIPTION;
