@@ -22,6 +22,11 @@ const NULL_SIZE = 16;
 
 interface Entry {
   value: unknown;
+  /**
+   * Loaded by a warm-up (`AuthCacheScope.set` with `warmed`) and not looked up since: the first
+   * lookup counts the miss the warm-up spared it, so warming ahead moves no hit or miss count.
+   */
+  warmed?: boolean;
 }
 
 let stats: AuthCacheStats | undefined;
@@ -81,10 +86,23 @@ export class AuthCacheScope {
     return cache.has(`${this.prefix}${type}\u0000${id}`);
   }
 
-  set(type: string, id: string, value: unknown, sealedBytes: number): void {
+  /** Caches a value; `warmed`: read ahead of its lookup (see `Entry.warmed`). */
+  set(type: string, id: string, value: unknown, sealedBytes: number, warmed = false): void {
     if (this.gone) return;
-    cache.set(`${this.prefix}${type}\u0000${id}`, { value }, { size: Math.max(NULL_SIZE, sealedBytes) });
+    const entry: Entry = warmed ? { value, warmed } : { value };
+    cache.set(`${this.prefix}${type}\u0000${id}`, entry, { size: Math.max(NULL_SIZE, sealedBytes) });
     stats?.size(cache.calculatedSize);
+  }
+
+  /**
+   * Whether a lookup of a cached entry counts as a hit: not the first one after a warm-up loaded
+   * it (without the warm-up that lookup would have read Redis), every one after.
+   */
+  lookupHits(type: string, id: string): boolean {
+    const e = cache.peek(`${this.prefix}${type}\u0000${id}`);
+    if (!e?.warmed) return true;
+    e.warmed = false;
+    return false;
   }
 
   delete(type: string, id: string): void {

@@ -6,6 +6,7 @@ import {
   type AuthenticationCreds,
   type AuthenticationState,
   type SignalDataSet,
+  type SignalKeyStore,
   type SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
 import { DEVICE_ID_PATTERN, keys } from '@mgw/contracts';
@@ -77,8 +78,11 @@ export interface AuthStateOptions {
   onLidMapping?: (pairs: { phone: string; lid: string }[]) => void;
 }
 
+/** Baileys' key store, and reads ahead of lookups that count no cache hit or miss. */
+export type WarmableKeyStore = SignalKeyStore & { warm(type: string, ids: string[]): Promise<void> };
+
 export interface RedisAuthState {
-  state: AuthenticationState;
+  state: AuthenticationState & { keys: WarmableKeyStore };
   /** Persists `state.creds` (call on every `creds.update`). */
   saveCreds: () => Promise<void>;
   /** True when the stored credentials belong to a registered (linked) account. */
@@ -190,6 +194,25 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
     }
   };
 
+  /** Reads `missing` keys from Redis into the cache (and `found`). */
+  const load = async (type: string, missing: string[], found?: Map<string, unknown>, warmed = false) => {
+    const key = keys.authKeys(deviceId, type);
+    const values = await redis.hmget(key, ...missing);
+    missing.forEach((id, i) => {
+      // Written while this read was on its way: the write is newer than what Redis said.
+      if (pending.get(type)?.has(id)) return void found?.set(id, pending.get(type)!.get(id));
+      // A lookup read it meanwhile (and counted it): not marked as warmed ahead of it.
+      if (warmed && cache.has(type, id)) return;
+      const raw = values[i];
+      let value: unknown = raw ? decodeAuthValue(enc.openText(raw, storageContext(key, id))) : null;
+      if (type === 'app-state-sync-key' && value) {
+        value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
+      }
+      cache.set(type, id, value, raw?.length ?? 0, warmed);
+      found?.set(id, value);
+    });
+  };
+
   return {
     state: {
       creds,
@@ -198,33 +221,32 @@ export async function loadAuthState(opts: AuthStateOptions): Promise<RedisAuthSt
           const found = new Map<string, unknown>();
           const inFlight = pending.get(type);
           const missing: string[] = [];
+          let warmedMisses = 0;
           for (const id of ids) {
             if (inFlight?.has(id)) found.set(id, inFlight.get(id));
-            else if (cache.has(type, id)) found.set(id, cache.get(type, id));
-            else missing.push(id);
+            else if (cache.has(type, id)) {
+              found.set(id, cache.get(type, id));
+              if (!cache.lookupHits(type, id)) warmedMisses++;
+            } else missing.push(id);
           }
-          cache.count(ids.length - missing.length, missing.length);
-          if (missing.length > 0) {
-            const key = keys.authKeys(deviceId, type);
-            const values = await redis.hmget(key, ...missing);
-            missing.forEach((id, i) => {
-              // Written while this read was on its way: the write is newer than what Redis said.
-              if (pending.get(type)?.has(id)) return void found.set(id, pending.get(type)!.get(id));
-              const raw = values[i];
-              let value: unknown = raw ? decodeAuthValue(enc.openText(raw, storageContext(key, id))) : null;
-              if (type === 'app-state-sync-key' && value) {
-                value = proto.Message.AppStateSyncKeyData.fromObject(value as object);
-              }
-              cache.set(type, id, value, raw?.length ?? 0);
-              found.set(id, value);
-            });
-          }
+          const misses = missing.length + warmedMisses;
+          cache.count(ids.length - misses, misses);
+          if (missing.length > 0) await load(type, missing, found);
           const out: { [id: string]: SignalDataTypeMap[T] } = {};
           for (const id of ids) {
             const v = found.get(id);
             if (v !== null && v !== undefined) out[id] = v as SignalDataTypeMap[T];
           }
           return out;
+        },
+        /**
+         * Reads the keys not cached into the cache ahead of their lookups, counting nothing: their
+         * first lookup counts as the miss it would have been (`AuthCacheScope.lookupHits`).
+         */
+        warm: async (type: string, ids: string[]) => {
+          const inFlight = pending.get(type);
+          const missing = ids.filter((id) => !inFlight?.has(id) && !cache.has(type, id));
+          if (missing.length > 0) await load(type, missing, undefined, true);
         },
         set: async (data: SignalDataSet) => {
           const targets: string[] = [];

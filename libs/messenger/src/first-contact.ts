@@ -13,6 +13,7 @@ import {
   forgetNctSalt,
   readNctSalt,
   storeNctSalt,
+  warmNctSalt,
   type NctSaltChange,
   type SaltKeyStore,
 } from './nct-salt.js';
@@ -99,9 +100,10 @@ export class FirstContacts {
    * Starts, in one tick (one round trip on the auto-pipelined connection), the reads of the keys
    * `address` and Baileys' relay make one after another for a message to `jid`: the phone's LID
    * map entry, the NCT salt and, when the LID is known already (`lid`, from the contact cache),
-   * the contact's tctoken and its main device's session. Each lands in the key cache (a key not
-   * there is cached as absent), so those reads find it there; a write meanwhile is newer and wins
-   * (the key store keeps writes in flight aside). Nothing waits for it and nothing fails by it.
+   * the contact's tctoken and its main device's session. Each is warmed into the key cache (a key
+   * not there is cached as absent; a warm-up counts no hit or miss, the lookup it serves does), so
+   * those reads find it there; a write meanwhile is newer and wins (the key store keeps writes in
+   * flight aside). Nothing waits for it and nothing fails by it.
    */
   prefetch(jid: string, lid?: string): void {
     const keys = this.keyStore();
@@ -110,10 +112,10 @@ export class FirstContacts {
     const lidUser = isLidUser(jid) ? user : lid && isLidUser(lid) ? jidDecode(lid)?.user : undefined;
     // The map's entries both ways: `identity` reads one, Baileys' storeLIDPNMappings the other.
     const mapIds = [...(isLidUser(jid) ? [] : [user]), ...(lidUser ? [`${lidUser}_reverse`] : [])];
-    const reads = [keys.get('lid-mapping', mapIds), readNctSalt(keys)];
+    const reads = [keys.warm('lid-mapping', mapIds), warmNctSalt(keys)];
     if (lidUser) {
       // Baileys' signal address of a LID's device 0 (jidToSignalProtocolAddress: `<user>_1.0`).
-      reads.push(keys.get('tctoken', [`${lidUser}@lid`]), keys.get('session', [`${lidUser}_1.0`]));
+      reads.push(keys.warm('tctoken', [`${lidUser}@lid`]), keys.warm('session', [`${lidUser}_1.0`]));
     }
     for (const read of reads) read.catch(() => undefined);
   }

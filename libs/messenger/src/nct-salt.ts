@@ -24,7 +24,12 @@ const MAX_SALT_BYTES = 1024;
 export interface SaltKeyStore {
   get(type: string, ids: string[]): Promise<Record<string, unknown>>;
   set(data: Record<string, Record<string, unknown>>): Promise<void>;
+  /** Reads keys into the key cache ahead of their lookups, counting no hit or miss (auth-state.ts). */
+  warm(type: string, ids: string[]): Promise<void>;
 }
+
+/** Warms the salt's cache entry ahead of `readNctSalt`. */
+export const warmNctSalt = (keys: SaltKeyStore): Promise<void> => keys.warm(NCT_SALT_TYPE, [SALT_ID]);
 
 export async function readNctSalt(keys: SaltKeyStore): Promise<Buffer | undefined> {
   const value = (await keys.get(NCT_SALT_TYPE, [SALT_ID]))[SALT_ID];

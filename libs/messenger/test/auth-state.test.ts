@@ -353,4 +353,62 @@ describe('messenger: Redis auth state with lease fencing (real Redis)', () => {
       configureAuthCache({ maxBytes: 64 * 1024 * 1024 });
     }
   });
+
+  it('When keys are warmed ahead of their lookups, then the warm-up counts nothing and the lookups count what they would have without it', async () => {
+    const counted = { hits: 0, misses: 0 };
+    configureAuthCache({
+      stats: {
+        hits: (n) => (counted.hits += n),
+        misses: (n) => (counted.misses += n),
+        evicted: () => undefined,
+        size: () => undefined,
+      },
+    });
+    try {
+      const id = device();
+      const lease = (await new LeaseManager(redis, 'w', 5000).acquire(id))!;
+      const writer = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
+      const session = randomBytes(64);
+      await writer.state.keys.set({ session: { 'c.0': session } });
+      // A fresh load (a restarted sender): nothing of the device is cached.
+      const a = await loadAuthState({ redis, encryption, deviceId: id, epoch: () => lease.epoch });
+      const reads = await watchCommands(() => a.state.keys.warm('session', ['c.0', 'absent.0']));
+      expect(reads, 'one read from Redis for both keys').to.deep.equal(['hmget']);
+      expect(counted).to.deep.equal({ hits: 0, misses: 0 });
+      // The lookup the warm-up served reads no Redis, and counts the two misses it was spared.
+      const first = await watchCommands(async () => {
+        const got = await a.state.keys.get('session', ['c.0', 'absent.0']);
+        expect(Buffer.from(got['c.0'] as Uint8Array)).to.deep.equal(session);
+        expect(got['absent.0']).to.equal(undefined);
+      });
+      expect(first).to.deep.equal([]);
+      expect(counted).to.deep.equal({ hits: 0, misses: 2 });
+      await a.state.keys.get('session', ['c.0', 'absent.0']);
+      expect(counted).to.deep.equal({ hits: 2, misses: 2 });
+      // Warming what is cached reads nothing and counts nothing.
+      expect(await watchCommands(() => a.state.keys.warm('session', ['c.0']))).to.deep.equal([]);
+      await a.state.keys.get('session', ['c.0']);
+      expect(counted).to.deep.equal({ hits: 3, misses: 2 });
+      a.release();
+      writer.release();
+    } finally {
+      configureAuthCache({ maxBytes: 64 * 1024 * 1024 });
+    }
+  });
+
+  /** The commands this test's connection sends while `run` runs (ioredis' own sendCommand, watched). */
+  async function watchCommands(run: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      sent.push(command.name);
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof redis.sendCommand;
+    try {
+      await run();
+    } finally {
+      redis.sendCommand = send;
+    }
+    return sent;
+  }
 });

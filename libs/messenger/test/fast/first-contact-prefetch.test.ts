@@ -2,16 +2,16 @@ import { expect } from 'chai';
 import { createLogger } from '@mgw/common';
 import { FirstContacts, NCT_SALT_TYPE, type SaltKeyStore } from '../../src/index.js';
 
-/** A key store that records each read (type and ids), answering `answer` (or failing). */
+/** A key store that records each warm-up (type and ids), answering `answer` (or failing). */
 function recordingStore(answer: 'nothing' | 'fail' = 'nothing') {
   const reads: [string, string[]][] = [];
   const keys: SaltKeyStore = {
-    get: async (type, ids) => {
+    get: () => Promise.reject(new Error('a prefetch warms the cache; it looks nothing up')),
+    set: async () => undefined,
+    warm: async (type, ids) => {
       reads.push([type, ids]);
       if (answer === 'fail') throw new Error('Redis away');
-      return {};
     },
-    set: async () => undefined,
   };
   return { keys, reads };
 }
@@ -28,7 +28,8 @@ describe('FirstContacts.prefetch: the keys of a send read in one tick', () => {
   it('When the number and its LID are known, then its map entries both ways, the salt, the tctoken and the session are asked at once', () => {
     const { keys, reads } = recordingStore();
     new FirstContacts(() => keys, { logger }).prefetch('15551234567@s.whatsapp.net', '987654321@lid');
-    // Asked synchronously: nothing waits for an answer before the next read is made.
+    // Asked synchronously (nothing waits for an answer before the next is made), and warmed, not
+    // looked up: the key cache's hit and miss counts stay the lookups' (auth-state.test.ts).
     expect(reads).to.deep.equal([
       ['lid-mapping', ['15551234567', '987654321_reverse']],
       [NCT_SALT_TYPE, ['salt']],
