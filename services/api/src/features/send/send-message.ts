@@ -27,7 +27,7 @@ import {
   type Refusal,
 } from '../../enqueue/refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
-import { namesUsernames, withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
+import { withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: Pick<MessageAcceptor, 'accept'>;
@@ -154,10 +154,9 @@ export async function sendMessage(
   seed?: string,
 ): Promise<SendOutcome> {
   // Usernames in `to` become their LIDs before anything reads `to` (an edit's recipient too).
-  // (Most sends name none: no lookup, no await.)
-  const named = namesUsernames(request)
-    ? await withUsernamesResolved(deps.usernames, deviceId, request)
-    : request;
+  // (Most sends name none: the body comes back as it is, no lookup, no await.)
+  const resolving = withUsernamesResolved(deps.usernames, deviceId, request);
+  const named = resolving instanceof Promise ? await resolving : resolving;
   if (isRefusal(named)) return named;
   const body = named;
   // An edit or delete writes through its own script: its hit was counted before (routes/send.ts).

@@ -7,7 +7,7 @@ import {
 } from '@mgw/contracts';
 import type { ContactUsernames } from '@mgw/store';
 import { MemoryLookupCap, MemoryHolder, said } from '../test-support.js';
-import { namesUsernames, usernameRecipientDeps, withUsernamesResolved } from './username-recipients.js';
+import { usernameRecipientDeps, withUsernamesResolved } from './username-recipients.js';
 
 /** A /send naming usernames: resolved from the device's map, or looked up through an in-memory holder. */
 describe('withUsernamesResolved: usernames in `to` become their LIDs (an in-memory holder)', () => {
@@ -111,20 +111,25 @@ describe('withUsernamesResolved: usernames in `to` become their LIDs (an in-memo
   });
 });
 
-describe('namesUsernames: whether a /send needs the username step at all', () => {
-  it('When `to` names a username (alone, in a list), then true; phone numbers, LIDs and personalised entries alone, false', async () => {
-    const cases: [SendBody['to'], boolean][] = [
-      ['@alice.shop', true],
-      ['15551234567', false],
-      ['111@lid', false],
-      [['15551234567', '@alice.shop'], true],
-      [['15551234567', { phone: '15551234568', vars: { name: 'A' } }], false],
+describe('withUsernamesResolved without usernames: no step at all', () => {
+  it('When `to` names no username (a phone, a LID, a list of them, personalised entries), then the body comes back as it is, not as a promise', () => {
+    const cases: SendBody['to'][] = [
+      '15551234567',
+      '111@lid',
+      ['15551234567', '111@lid'],
+      ['15551234567', { phone: '15551234568', vars: { name: 'A' } }],
     ];
-    for (const [to, expected] of cases) {
-      expect(namesUsernames({ to }), JSON.stringify(to)).to.equal(expected);
-      // It agrees with the step it guards: a body naming none comes back unchanged.
-      if (!expected)
-        expect(await withUsernamesResolved(undefined, 'ur-1', { to } as SendBody)).to.deep.equal({ to });
+    for (const to of cases) {
+      const body = { to } as SendBody;
+      expect(withUsernamesResolved(undefined, 'ur-1', body), JSON.stringify(to)).to.equal(body);
+    }
+  });
+
+  it('When `to` names one (alone, in a list), then the step runs (here: refused, no lookup from here)', async () => {
+    for (const to of ['@alice.shop', ['15551234567', '@alice.shop']] as SendBody['to'][]) {
+      const resolving = withUsernamesResolved(undefined, 'ur-1', { to } as SendBody);
+      expect(resolving, JSON.stringify(to)).to.be.instanceOf(Promise);
+      expect(await resolving).to.include({ kind: 'refused' });
     }
   });
 });

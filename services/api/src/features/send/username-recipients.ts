@@ -23,19 +23,6 @@ interface Named {
 }
 
 /**
- * Whether any `to` entry names a username (`@alice.shop`): almost no /send does, and it then needs
- * no lookup at all (`withUsernamesResolved` answers its body unchanged).
- */
-export function namesUsernames(body: Pick<SendBody, 'to'>): boolean {
-  const to = body.to;
-  if (typeof to === 'string') return usernameOfAddress(to) !== undefined;
-  if (!Array.isArray(to)) return false;
-  for (const entry of to as SendTo[])
-    if (typeof entry === 'string' && usernameOfAddress(entry) !== undefined) return true;
-  return false;
-}
-
-/**
  * A /send whose `to` names usernames (`@alice.shop`), with each one replaced by its LID: the
  * message is accepted to the account that has the username now, and everything after (opt-outs,
  * caps, receipts, events) goes by that LID, whose `contact` carries the username. See
@@ -48,18 +35,31 @@ export function namesUsernames(body: Pick<SendBody, 'to'>): boolean {
  * account has, or that is guarded by a PIN and was never resolved with it, refuses the request
  * (422 `username_not_found` / `username_pin_required`, naming the entries): nothing is queued.
  */
-export async function withUsernamesResolved(
+export function withUsernamesResolved(
   deps: UsernameRecipientDeps | undefined,
   deviceId: string,
   body: SendBody,
-): Promise<SendBody | Refusal> {
+): SendBody | Refusal | Promise<SendBody | Refusal> {
   const isList = Array.isArray(body.to);
   const entries = isList ? (body.to as SendTo[]) : [body.to as SendTo];
-  const named: Named[] = entries.flatMap((to, index) => {
+  const named: Named[] = [];
+  entries.forEach((to, index) => {
     const username = typeof to === 'string' ? usernameOfAddress(to) : undefined;
-    return username ? [{ index, username }] : [];
+    if (username) named.push({ index, username });
   });
+  // Almost no /send names one: its body as it came, with no await.
   if (named.length === 0) return body;
+  return resolveNamed(deps, deviceId, body, entries, named);
+}
+
+async function resolveNamed(
+  deps: UsernameRecipientDeps | undefined,
+  deviceId: string,
+  body: SendBody,
+  entries: SendTo[],
+  named: Named[],
+): Promise<SendBody | Refusal> {
+  const isList = Array.isArray(body.to);
   const at = (n: Named) => (isList ? ['to', n.index] : ['to']);
   if (!deps)
     return invalid(named.map((n) => ({ path: at(n), message: 'a username cannot be sent to from here' })));
