@@ -13,6 +13,7 @@ export * from './redis-fill.js';
 export * from './webhook-receiver.js';
 export * from './redis-monitor.js';
 export * from './inspector.js';
+export * from './process-cpu.js';
 export * from './callgrind.js';
 export * from './redis-sentinel.js';
 export * from './previous-version.js';

@@ -14,29 +14,52 @@ export function inspectorUrl(output: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** A session with a process's inspector: protocol calls by method, each answered by its id. */
+export interface InspectorSession {
+  call<T>(method: string, params?: Record<string, unknown>): Promise<T>;
+  close(): void;
+}
+
+/** Opens a session with the inspector at `url` (what `inspectorUrl` found). */
+export async function openInspector(url: string): Promise<InspectorSession> {
+  // A CPU profile of a busy process can be large.
+  const ws = new WebSocket(url, { maxPayload: 1 << 30 });
+  await once(ws, 'open');
+  let next = 0;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  ws.on('message', (data: Buffer) => {
+    const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+    const w = msg.id === undefined ? undefined : waiting.get(msg.id);
+    if (!w) return;
+    waiting.delete(msg.id!);
+    if (msg.error) w.reject(new Error(msg.error.message));
+    else w.resolve(msg.result);
+  });
+  ws.once('close', () => {
+    for (const w of waiting.values()) w.reject(new Error('inspector closed before answering'));
+  });
+  return {
+    call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+      const id = ++next;
+      ws.send(JSON.stringify({ id, method, params }));
+      return new Promise<T>((resolve, reject) => waiting.set(id, { resolve: resolve as never, reject }));
+    },
+    close: () => ws.close(),
+  };
+}
+
 /** Evaluates `expression` on the process's main thread; resolves with its value once it ran. */
 export async function evaluateInProcess(url: string, expression: string): Promise<unknown> {
-  const ws = new WebSocket(url);
+  const session = await openInspector(url);
   try {
-    await once(ws, 'open');
-    const answer = new Promise<unknown>((resolve, reject) => {
-      ws.on('message', (data: Buffer) => {
-        const msg = JSON.parse(data.toString()) as {
-          id?: number;
-          result?: { result?: { value?: unknown }; exceptionDetails?: { text: string } };
-        };
-        if (msg.id !== 1) return;
-        if (msg.result?.exceptionDetails) reject(new Error(msg.result.exceptionDetails.text));
-        else resolve(msg.result?.result?.value);
-      });
-      ws.once('close', () => reject(new Error('inspector closed before answering')));
-    });
-    ws.send(
-      JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }),
+    const answer = await session.call<{ result?: { value?: unknown }; exceptionDetails?: { text: string } }>(
+      'Runtime.evaluate',
+      { expression, returnByValue: true },
     );
-    return await answer;
+    if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.text);
+    return answer.result?.value;
   } finally {
-    ws.close();
+    session.close();
   }
 }
 

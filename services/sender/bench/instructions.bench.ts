@@ -26,11 +26,11 @@ import {
   callgrindDump,
   callgrindWrapper,
   sleep,
-  Stack,
   valgrindAvailable,
   waitFor,
   type Instructions,
 } from '@mgw/testing';
+import { sideStack, UNDER_VALGRIND_ENV } from './support/tracing-sides.js';
 
 const CONTACTS = Number(process.env.BENCH_CG_CONTACTS ?? 20);
 const WARM = Number(process.env.BENCH_CG_WARM ?? 3);
@@ -45,19 +45,7 @@ if (!valgrindAvailable()) {
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mgw-callgrind-'));
-const stack = await Stack.start({
-  built: true,
-  simulatorProcess: true,
-  senders: 0,
-  env: {
-    LOG_LEVEL: 'warn',
-    SEND_MIN_GAP_MS: '0',
-    SEND_GAP_JITTER_MS: '0',
-    // Valgrind slows the lease renewals' thread as well: a lease that cannot lapse under it.
-    LEASE_TTL_MS: '120000',
-    LEASE_RENEW_MS: '10000',
-  },
-});
+const stack = await sideStack('off', undefined, UNDER_VALGRIND_ENV);
 const contacts = (prefix: string) =>
   Array.from({ length: CONTACTS }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
 

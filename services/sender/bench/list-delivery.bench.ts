@@ -27,9 +27,8 @@
  * The services run built, as `npm start` runs them (run `npm run build` first; a missing or stale
  * build stops the bench); BENCH_SOURCES=1 runs them through tsx from the sources.
  */
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { Stack, TestDevice, waitFor } from '@mgw/testing';
+import { processCpuMs, Stack, TestDevice, waitFor } from '@mgw/testing';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -38,15 +37,7 @@ const WARMUP_RUNS = Math.max(0, Number(process.env.BENCH_WARMUP_RUNS ?? 1));
 const IN_FLIGHT = 8; // the sender's worker concurrency when pacing is off
 
 /** CPU time (user + system, s) a process has used so far; Linux only (NaN elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
+const cpuSeconds = (pid: number | undefined): number => processCpuMs(pid) / 1000;
 const selfCpuSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;

@@ -20,14 +20,19 @@ import path from 'node:path';
 import {
   callgrindDump,
   callgrindWrapper,
-  sleep,
-  Stack,
   startOtlpReceiver,
   valgrindAvailable,
-  waitFor,
   type Instructions,
 } from '@mgw/testing';
-import { GOALS, SAMPLERS, sidesFromEnv, type TracingSide } from './support/tracing-sides.js';
+import {
+  GOALS,
+  linkDevice,
+  sendRound,
+  sideStack,
+  sidesFromEnv,
+  type TracingSide,
+  UNDER_VALGRIND_ENV,
+} from './support/tracing-sides.js';
 
 const CONTACTS = Number(process.env.BENCH_CG_CONTACTS ?? 20);
 const WARM = Number(process.env.BENCH_CG_WARM ?? 3);
@@ -48,21 +53,7 @@ const otlp = await startOtlpReceiver({ decode: false });
 const counted = {} as Record<Side, Instructions>;
 try {
   for (const [i, side] of sides.entries()) {
-    const sampler = SAMPLERS[side];
-    const stack = await Stack.start({
-      built: true,
-      simulatorProcess: true,
-      senders: 0,
-      env: {
-        LOG_LEVEL: 'warn',
-        SEND_MIN_GAP_MS: '0',
-        SEND_GAP_JITTER_MS: '0',
-        // Valgrind slows the lease renewals' thread as well: a lease that cannot lapse under it.
-        LEASE_TTL_MS: '120000',
-        LEASE_RENEW_MS: '10000',
-        ...(sampler ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, ...sampler } : {}),
-      },
-    });
+    const stack = await sideStack(side, otlp.url, UNDER_VALGRIND_ENV);
     try {
       const sender = await stack.startService(
         'sender',
@@ -70,23 +61,10 @@ try {
         { wrapper: callgrindWrapper(dir, `sender-${side}`), readyTimeoutMs: UNDER_VALGRIND_MS },
       );
       // linkByQr's own 30 s wait for `connected` is too short for a sender under valgrind.
-      const connect = await stack.api<{ qrCode: string }>('POST', '/connect');
-      await stack.simApi('POST', '/phone/link', {
-        qr: connect.body.qrCode,
-        phone: `1555775${i}001`,
-        name: `Bench ${side}`,
-      });
-      await stack.waitForStatus('connected', UNDER_VALGRIND_MS);
+      await linkDevice(stack, `1555775${i}001`, `Bench ${side}`, UNDER_VALGRIND_MS);
       const to = Array.from({ length: CONTACTS }, (_, k) => `1555776${i}${String(k).padStart(3, '0')}`);
-      const round = async (n: number) => {
-        const res = await stack.api('POST', '/send', { to, text: `round ${n}` });
-        if (res.status !== 202) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
-        await waitFor(
-          async () => (await Promise.all(to.map((p) => stack.inbox(p)))).every((m) => m.length >= n),
-          { timeoutMs: UNDER_VALGRIND_MS, intervalMs: 250, what: `${side}: round ${n} delivered` },
-        );
-        await sleep(SETTLE_MS);
-      };
+      const round = (n: number) =>
+        sendRound(stack, to, n, { timeoutMs: UNDER_VALGRIND_MS, settleMs: SETTLE_MS, what: side });
       for (let n = 1; n <= 1 + WARM; n++) await round(n);
       await callgrindDump(dir, `sender-${side}`, sender.child.pid!);
       for (let n = 2 + WARM; n <= 1 + WARM + ROUNDS; n++) await round(n);

@@ -15,10 +15,9 @@
  *
  * The receiver (in this process) takes the exports without decoding them. Nothing is asserted.
  */
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { Stack, requireFreshBuild, startOtlpReceiver, waitFor } from '@mgw/testing';
+import { processCpuMs, Stack, requireFreshBuild, startOtlpReceiver, waitFor } from '@mgw/testing';
 import { GOALS, SAMPLERS, sidesFromEnv, type TracingSide } from './support/tracing-sides.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -29,11 +28,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BUILT = process.env.BENCH_SOURCES !== '1';
 if (BUILT) requireFreshBuild();
 
-function cpuSeconds(pid: number | undefined): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+/** CPU time (user + system, s) a process has used so far; Linux only (NaN elsewhere). */
+const cpuSeconds = (pid: number | undefined): number => processCpuMs(pid) / 1000;
 
 // Spans are counted, not decoded: the decoding is the tests' (test/e2e/traces.test.ts).
 const otlp = await startOtlpReceiver({ decode: false });

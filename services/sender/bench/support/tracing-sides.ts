@@ -1,3 +1,5 @@
+import { sleep, Stack, waitFor } from '@mgw/testing';
+
 /**
  * The tracing sides the sender's benches compare (issue 71): the sampler variables of each, the
  * goal each is held to (sender CPU or instructions per message ÷ off's), and the sides a run
@@ -20,4 +22,63 @@ export function sidesFromEnv(fallback: string): TracingSide[] {
     .split(',')
     .filter((n): n is TracingSide => n !== 'off' && n in SAMPLERS);
   return ['off', ...new Set(named)];
+}
+
+/** Valgrind slows the lease renewals' thread as well: a lease that cannot lapse under it. */
+export const UNDER_VALGRIND_ENV = { LEASE_TTL_MS: '120000', LEASE_RENEW_MS: '10000' };
+
+/**
+ * A side's stack: built services, the simulator as a process, no sender yet (the bench starts its
+ * own, profiled or under valgrind), pacing off; traced as `side` says, exporting to `otlpUrl`.
+ */
+export function sideStack(
+  side: TracingSide,
+  otlpUrl: string | undefined,
+  env: Record<string, string> = {},
+): Promise<Stack> {
+  const sampler = SAMPLERS[side];
+  return Stack.start({
+    built: true,
+    simulatorProcess: true,
+    senders: 0,
+    env: {
+      LOG_LEVEL: 'warn',
+      SEND_MIN_GAP_MS: '0',
+      SEND_GAP_JITTER_MS: '0',
+      ...env,
+      ...(sampler && otlpUrl ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, ...sampler } : {}),
+    },
+  });
+}
+
+/** Links the stack's device to `phone` (POST /connect, the simulator's phone scans), connected within `timeoutMs`. */
+export async function linkDevice(
+  stack: Stack,
+  phone: string,
+  name: string,
+  timeoutMs: number,
+): Promise<void> {
+  const connect = await stack.api<{ qrCode: string }>('POST', '/connect');
+  await stack.simApi('POST', '/phone/link', { qr: connect.body.qrCode, phone, name });
+  await stack.waitForStatus('connected', timeoutMs);
+}
+
+/**
+ * Round `n`: one list to `to` through POST /send, until every contact has its `n`th message, then
+ * `settleMs` more for its receipts.
+ */
+export async function sendRound(
+  stack: Stack,
+  to: string[],
+  n: number,
+  opts: { timeoutMs: number; settleMs: number; what: string },
+): Promise<void> {
+  const res = await stack.api('POST', '/send', { to, text: `round ${n}` });
+  if (res.status !== 202) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
+  await waitFor(async () => (await Promise.all(to.map((p) => stack.inbox(p)))).every((m) => m.length >= n), {
+    timeoutMs: opts.timeoutMs,
+    intervalMs: 250,
+    what: `${opts.what}: round ${n} delivered`,
+  });
+  await sleep(opts.settleMs);
 }
