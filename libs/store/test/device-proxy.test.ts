@@ -80,7 +80,7 @@ describe('device proxies: the URL checked, sealed at rest, shown without credent
     const store = new DeviceProxyStore(redis, encryption);
     const view = await store.set(
       shop1,
-      'socks5://bob:hidden-pw@127.0.0.1:1080',
+      'socks5://bob.user:hidden-pw@127.0.0.1:1080',
       new Date('2026-01-02T03:04:05Z'),
     );
     expect(view).to.deep.equal({
@@ -93,11 +93,11 @@ describe('device proxies: the URL checked, sealed at rest, shown without credent
     });
     const raw = (await redis.getBuffer(keys.deviceProxy(shop1)))!;
     expect(raw.toString('latin1')).not.to.include('hidden-pw');
-    expect(raw.toString('latin1')).not.to.include('bob');
+    expect(raw.toString('latin1')).not.to.include('bob.user');
     expect(encryption.openText(raw.toString(), storageContext(keys.deviceProxy(shop1)))).to.include(
       'hidden-pw',
     );
-    expect((await store.get(shop1))?.href).to.equal('socks5://bob:hidden-pw@127.0.0.1:1080');
+    expect((await store.get(shop1))?.href).to.equal('socks5://bob.user:hidden-pw@127.0.0.1:1080');
     expect(await store.view(shop1)).to.deep.equal(view);
     expect(await store.remove(shop1)).to.equal(true);
     expect(await store.remove(shop1)).to.equal(false);
