@@ -59,7 +59,7 @@ describe('Redis Cluster failover, as ioredis clients see it', function () {
     expect(await track(new Redis(replica!)).script('EXISTS', sha)).to.deep.equal([0]);
   });
 
-  it('When a master is SIGKILLed, then writes to its slots fail for a few seconds with "Too many Cluster redirections", with or without the offline queue, while every other master answers CLUSTERDOWN for a moment', async () => {
+  it('When a master is SIGKILLed, then writes to its slots fail ("Too many Cluster redirections") or wait for a few seconds, with or without the offline queue, while every other master answers CLUSTERDOWN for a moment', async () => {
     const victim = cluster.nodes.find((n) => n.role === 'master')!.port;
     const bystander = cluster.nodes.find((n) => n.role === 'master' && n.port !== victim)!.port;
     const key = await keyOn(cluster, 'mgw:k', victim);
@@ -105,7 +105,11 @@ describe('Redis Cluster failover, as ioredis clients see it', function () {
 
     for (const seen of [withoutQueue, withQueue]) {
       expect(seen.okAfterMs).to.be.within(2000, 10_000);
-      expect(seen.errors.length).to.be.above(0);
+      // No write succeeds for 2 s (above). ioredis gives up on a command after 16 redirections
+      // 100 ms apart (~1.6 s), less than a failover takes, so the caller mostly sees errors; on a
+      // loaded machine each redirection can take longer (a refused connect, a slots refresh) and
+      // one command outlasts the failover without an error (seen in CI): errors are not required,
+      // but any error is one of these.
       for (const e of seen.errors) {
         expect(e).to.match(
           /^Too many Cluster redirections\. Last error: (Error: Connection is closed\.|ReplyError: MOVED <slot> <node>|ReplyError: CLUSTERDOWN The cluster is down)$/,
