@@ -25,6 +25,7 @@ import {
   waitFor,
   type PreviousVersion,
   type ServiceName,
+  reportFailedTest,
 } from '@mgw/testing';
 
 type MessageRecord = {
@@ -82,7 +83,7 @@ describe(`e2e: an upgrade in place from ${UPGRADE_BASE_COMMIT} — the old relea
     await stack?.stop();
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed' && stack) console.error(stack.dumpLogs(60));
+    reportFailedTest(this.currentTest, stack);
   });
 
   const s = () => stack!;

@@ -5,6 +5,7 @@ export * from './simulator-process.js';
 export * from './test-device.js';
 export * from './test-simulator.js';
 export * from './use-stack.js';
+export { reportFailedTest } from './failure-report.js';
 export { useSharedStack, type SharedStackOptions } from './shared-stack.js';
 export * from './media-download.js';
 export * from './redis-cluster.js';

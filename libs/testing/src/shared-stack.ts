@@ -32,6 +32,7 @@ import { waitFor } from './net.js';
 import { registerSharedPids } from './shared-stack-registry.js';
 import { Stack, type StackOptions } from './stack.js';
 import { noteStackTime } from './stack-timing.js';
+import { reportFailedTest } from './failure-report.js';
 
 /** The options a shared stack may differ by: the ones that configure it, none that make it special. */
 export type SharedStackOptions = Pick<StackOptions, 'senders' | 'notifier' | 'allInOne' | 'env' | 'sim'>;
@@ -183,7 +184,7 @@ export function useSharedStack(opts: SharedStackOptions = {}, logLines = 60): ()
     noteStackTime(startedAt);
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed' && stack) console.error(stack.dumpLogs(logLines));
+    reportFailedTest(this.currentTest, stack, logLines);
   });
   return () => {
     if (!view) throw new Error('the stack is not started yet (use it inside a test or hook)');

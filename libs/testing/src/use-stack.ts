@@ -1,5 +1,6 @@
 import { Stack, type StackOptions } from './stack.js';
 import { noteStackTime } from './stack-timing.js';
+import { reportFailedTest } from './failure-report.js';
 
 /**
  * Mocha hooks for a suite that runs against one whole stack: started before the suite, stopped
@@ -19,7 +20,7 @@ export function useStack(opts: StackOptions = {}, logLines = 60): () => Stack {
     noteStackTime(startedAt);
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed' && stack) console.error(stack.dumpLogs(logLines));
+    reportFailedTest(this.currentTest, stack, logLines);
   });
   return () => {
     if (!stack) throw new Error('the stack is not started yet (use it inside a test or hook)');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Stack, waitFor, type InboxMessage } from '@mgw/testing';
+import { Stack, waitFor, type InboxMessage, reportFailedTest } from '@mgw/testing';
 
 const TYPES = [
   { type: 'image', mimeType: 'image/jpeg', caption: true },
@@ -57,7 +57,7 @@ describe('e2e: media by base64 and URL, text with attachment, replies (real serv
     await new Promise<void>((r) => secret.close(() => r()));
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
+    reportFailedTest(this.currentTest, stack);
   });
 
   async function sendAndWait(body: Record<string, unknown>): Promise<Record<string, string>> {

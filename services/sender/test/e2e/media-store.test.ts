@@ -7,6 +7,7 @@ import {
   waitFor,
   type S3ServerHandle,
   type InboxMessage,
+  reportFailedTest,
 } from '@mgw/testing';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -41,7 +42,7 @@ describe('e2e: media store in S3 (real services, simulator, s3rver)', function (
     await s3?.stop();
   });
   afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.error(stack.dumpLogs(60));
+    reportFailedTest(this.currentTest, stack);
   });
 
   const upload = async (bytes: Buffer, type: string, filename: string) => {
