@@ -51,7 +51,9 @@ export function startConnectionWorker(
       }
       try {
         const reply =
-          req.action === 'connect' ? await connect(req, deps) : await disconnect(req.deviceId, deps);
+          req.action === 'connect'
+            ? await connect(req, deps)
+            : await disconnect(req.deviceId, deps, req.expiresAt);
         deps.metrics.jobsCompleted.inc({ queue_type: 'connection', kind: req.action });
         return reply;
       } catch (err) {
@@ -91,18 +93,22 @@ async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise
           };
     }
     // forceNew on a linked device: log the old session out (as /disconnect would), then pair anew.
-    const out = await disconnect(req.deviceId, deps);
+    const out = await disconnect(req.deviceId, deps, req.expiresAt);
     if (!out.success) return out;
   }
   return deps.pairing.connect(req);
 }
 
-async function disconnect(deviceId: string, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
+async function disconnect(
+  deviceId: string,
+  deps: ConnectionWorkerDeps,
+  answerBy: number | undefined,
+): Promise<ConnectionReply> {
   return deps.coordinator.run(deviceId, async () => {
     // A pairing in progress (on any replica) is ended too: nobody should link a device its owner
     // disconnected.
     const cancelled = await deps.pairing.cancelAnywhere(deviceId, 'disconnect_requested');
-    const reply = await disconnectDevice(deviceId, deps);
+    const reply = await disconnectDevice(deviceId, deps, answerBy);
     return cancelled && reply.message === CONNECTION_MESSAGES.alreadyDisconnected
       ? { ...reply, message: CONNECTION_MESSAGES.pairingCancelled }
       : reply;

@@ -42,6 +42,8 @@ const OWNER_REPLY_TIMEOUT_S = 15;
 /** The API waits CONNECTION_REPLY_TIMEOUT_MS for the answer: give up (503) a little before it does. */
 const ANSWER_MARGIN_MS = 5000;
 const MIN_OVERALL_MS = 5000;
+/** A request taken up late still gets one short try (a free lease, an owner that answers at once). */
+const LATE_TRY_MS = 1000;
 
 /**
  * Logs a device out on WhatsApp. The live socket belongs to whichever sender holds the lease, so:
@@ -51,7 +53,12 @@ const MIN_OVERALL_MS = 5000;
  * (it died) loses its lease within the TTL and the loop takes it. The loop ends (503) a little
  * before the API stops waiting for this answer, so the client learns the logout did not happen.
  */
-export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): Promise<ConnectionReply> {
+export async function disconnectDevice(
+  deviceId: string,
+  deps: DisconnectDeps,
+  /** When the API stops waiting (the request's `expiresAt`): the loop ends a margin before it. */
+  answerBy?: number,
+): Promise<ConnectionReply> {
   const { redis, leases, logger } = deps;
   const log = logger.child({ deviceId });
   if (!(await hasLinkedCredentials(redis, deviceId, deps.encryption))) {
@@ -65,8 +72,7 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
   const owner = new DeviceCommandClient(redis, deps.blocking);
   let loggedOut = false;
   try {
-    const deadline =
-      Date.now() + Math.max(MIN_OVERALL_MS, deps.config.connectionReplyTimeoutMs - ANSWER_MARGIN_MS);
+    const deadline = giveUpAt(deps.config.connectionReplyTimeoutMs, answerBy);
     while (Date.now() < deadline) {
       const lease = await leases.acquire(deviceId);
       if (lease) {
@@ -104,6 +110,18 @@ export async function disconnectDevice(deviceId: string, deps: DisconnectDeps): 
     // a sender must keep serving the device, so it goes back in the linked set.
     if (!loggedOut) await relink(deviceId, deps, log);
   }
+}
+
+/**
+ * When the loop gives up: the API's wait less the margin, counted from when the API sent the
+ * request (`answerBy`) — a request taken up late (the workers busy, Redis failing over) must not
+ * be answered after the API has answered 504 — and never sooner than one short try.
+ */
+function giveUpAt(replyTimeoutMs: number, answerBy?: number): number {
+  const now = Date.now();
+  const byConfig = now + Math.max(MIN_OVERALL_MS, replyTimeoutMs - ANSWER_MARGIN_MS);
+  if (answerBy === undefined || !Number.isFinite(answerBy)) return byConfig;
+  return Math.max(now + LATE_TRY_MS, Math.min(byConfig, answerBy - ANSWER_MARGIN_MS));
 }
 
 async function relink(deviceId: string, deps: DisconnectDeps, log: DisconnectDeps['logger']): Promise<void> {

@@ -134,4 +134,40 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       await redis.del(keys.authCreds(deviceId));
     }
   });
+
+  it('When the request is taken up late and the owner never answers, then the 503 still comes before the API stops waiting (its expiresAt, not the full wait from now)', async () => {
+    const deviceId = 'disc-' + randomBytes(4).toString('hex');
+    await storeLinkedCreds(deviceId);
+    await redis.sadd(keys.linkedDevices(), deviceId);
+    const owner = redis.duplicate();
+    await owner.subscribe(keys.deviceCommands());
+    const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const deps = {
+      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      redis,
+      blocking,
+      bullConnection: redis,
+      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
+      sessions: {} as SessionStore,
+      messages: {} as MessageStore,
+      encryption: Encryption.fromEnv(),
+    } satisfies DisconnectDeps;
+    try {
+      // The API sent it 21 s ago: 9 s of its 30 s wait are left.
+      const answerBy = Date.now() + 9000;
+      const started = Date.now();
+      const reply = await disconnectDevice(deviceId, deps, answerBy);
+      const tookMs = Date.now() - started;
+      expect(reply).to.include({ success: false, httpStatus: 503 });
+      expect(tookMs, 'answered before the API gave up').to.be.below(9000);
+      expect(tookMs, 'the owner was given the time there was').to.be.above(2500);
+      expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
+    } finally {
+      await owner.quit();
+      await blocking.quit();
+      await redis.srem(keys.linkedDevices(), deviceId);
+      await redis.del(keys.authCreds(deviceId));
+    }
+  });
 });
