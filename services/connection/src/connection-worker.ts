@@ -49,12 +49,24 @@ export function startConnectionWorker(
         log.info('request expired before it was handled; dropped');
         return { success: false, error: ERRORS.connectionTimeout, httpStatus: 504 };
       }
+      // One line when a request is taken up and one when it is answered: a request that hangs, or
+      // waited long in the queue, shows in the log (these are rare next to messages).
+      const takenAt = Date.now();
+      log.info('connection request taken up', { queuedMs: takenAt - job.timestamp });
       try {
         const reply =
           req.action === 'connect'
             ? await connect(req, deps)
             : await disconnect(req.deviceId, deps, req.expiresAt);
         deps.metrics.jobsCompleted.inc({ queue_type: 'connection', kind: req.action });
+        const answered = {
+          status: reply.success ? 200 : (reply.httpStatus ?? 409),
+          tookMs: Date.now() - takenAt,
+        };
+        // Too late: the API has answered 504 and the client does not know how it ended.
+        if (req.expiresAt !== undefined && Date.now() > req.expiresAt)
+          log.warn('connection request answered after the API stopped waiting', answered);
+        else log.info('connection request answered', answered);
         return reply;
       } catch (err) {
         log.error('connection request failed', { err: serializeError(err) });

@@ -45,5 +45,25 @@ describe('e2e: disconnect when no sender holds the device (real services, simula
     }
     expect(await stack().redis.keys(keys.authPattern(stack().deviceId))).to.deep.equal([]);
     await queue.close();
+
+    // The connection service logged each request when it took it up and when it answered.
+    const lines = stack()
+      .processes.filter((p) => p.name.startsWith('connection'))
+      .flatMap((p) => p.output)
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      })
+      .filter((l) => l.deviceId === stack().deviceId && l.action === 'disconnect');
+    expect(lines.map((l) => l.message)).to.deep.equal([
+      'connection request taken up',
+      'connection request answered',
+    ]);
+    expect(lines[0]!.queuedMs).to.be.a('number').and.at.least(0);
+    expect(lines[1]).to.include({ level: 'info', status: 200 });
+    expect(lines[1]!.tookMs).to.be.a('number').and.at.least(0);
   });
 });
