@@ -28,6 +28,26 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     );
   }
 
+  /**
+   * What disconnectDevice needs, with the lease always taken (a sender holds the device) unless
+   * `leases` says otherwise; the stores it does not reach in these cases are empty stand-ins.
+   */
+  function depsWith(
+    over: Partial<Pick<DisconnectDeps, 'blocking' | 'leases'>> & { replyTimeoutMs?: number } = {},
+  ): DisconnectDeps {
+    return {
+      config: { connectionReplyTimeoutMs: over.replyTimeoutMs ?? 30_000 } as DisconnectDeps['config'],
+      logger: createLogger({ level: 'silent', service: 'test' }),
+      redis,
+      blocking: over.blocking ?? redis,
+      bullConnection: redis,
+      leases: over.leases ?? ({ owner: 'test', acquire: async () => undefined } as unknown as LeaseManager),
+      sessions: {} as SessionStore,
+      messages: {} as MessageStore,
+      encryption: Encryption.fromEnv(),
+    };
+  }
+
   it('When the logout throws midway (a Redis blip on the lease), then the device is back in the linked set and the error surfaces', async () => {
     const deviceId = 'disc-' + randomBytes(4).toString('hex');
     await storeLinkedCreds(deviceId);
@@ -38,17 +58,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
         throw new Error('lease connection is down');
       },
     } as unknown as LeaseManager;
-    const deps = {
-      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      redis,
-      blocking: redis,
-      bullConnection: redis,
-      leases,
-      sessions: {} as SessionStore,
-      messages: {} as MessageStore,
-      encryption: Encryption.fromEnv(),
-    } satisfies DisconnectDeps;
+    const deps = depsWith({ leases });
     const outcome = await disconnectDevice(deviceId, deps).then(
       () => 'resolved',
       (err: Error) => err.message,
@@ -73,17 +83,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     });
     await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
-    const deps = {
-      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      redis,
-      blocking,
-      bullConnection: redis,
-      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
-      sessions: {} as SessionStore,
-      messages: {} as MessageStore,
-      encryption: Encryption.fromEnv(),
-    } satisfies DisconnectDeps;
+    const deps = depsWith({ blocking });
     try {
       const slowDone = disconnectDevice(slow, deps);
       const deadline = Date.now() + 5_000;
@@ -110,17 +110,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     const apiWaitMs = 8000;
-    const deps = {
-      config: { connectionReplyTimeoutMs: apiWaitMs } as DisconnectDeps['config'],
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      redis,
-      blocking,
-      bullConnection: redis,
-      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
-      sessions: {} as SessionStore,
-      messages: {} as MessageStore,
-      encryption: Encryption.fromEnv(),
-    } satisfies DisconnectDeps;
+    const deps = depsWith({ replyTimeoutMs: apiWaitMs, blocking });
     try {
       const started = Date.now();
       const reply = await disconnectDevice(deviceId, deps);
@@ -142,17 +132,7 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     const owner = redis.duplicate();
     await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
-    const deps = {
-      config: { connectionReplyTimeoutMs: 30_000 } as DisconnectDeps['config'],
-      logger: createLogger({ level: 'silent', service: 'test' }),
-      redis,
-      blocking,
-      bullConnection: redis,
-      leases: { owner: 'test', acquire: async () => undefined } as unknown as LeaseManager,
-      sessions: {} as SessionStore,
-      messages: {} as MessageStore,
-      encryption: Encryption.fromEnv(),
-    } satisfies DisconnectDeps;
+    const deps = depsWith({ blocking });
     try {
       // The API sent it 21 s ago: 9 s of its 30 s wait are left.
       const answerBy = Date.now() + 9000;
