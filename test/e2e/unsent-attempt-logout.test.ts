@@ -42,7 +42,7 @@ describe('e2e: a send attempt that never reached the socket did not begin the se
       poolToken = await createPool(stack(), ADMIN_TOKEN, poolId, [a, b]);
     });
 
-    it('When a pooled message’s attempt finds the socket closed after its claim and its device is then unlinked on the phone, then it moves to the other device: every one of the 60 recipients gets the list exactly once, none fails', async () => {
+    it('When a pooled message’s attempt finds the socket closed after its claim and its device is then unlinked on the phone, then it moves to the other device and arrives once; of the 60 recipients each gets the list exactly once, but for a message the drops caught mid-send on that device, which fails logged_out (at most once)', async () => {
       // B waits long for each turn, so its next message is usually waiting for its turn (claimed
       // right after) when the socket drops; A sends on.
       await stack().redis.hset(keys.deviceSettings(a.deviceId), 'sendGapMs', '200');
@@ -72,7 +72,19 @@ describe('e2e: a send attempt that never reached the socket did not begin the se
 
       await waitForListDone(stack(), batchId, poolToken, 150_000);
       const records = await recordsOf(stack(), ids, poolToken);
-      expect(records.filter((r) => r.status === 'failed')).to.deep.equal([]);
+      // A drop can also catch one of B's messages mid-send (its frame perhaps written: sendBegan).
+      // That one cannot move without risking a second copy, so it fails logged_out once B is
+      // unlinked (seen on a loaded machine); every other message arrives, the unsent one on A.
+      const failed = records.filter((r) => r.status === 'failed');
+      for (const r of failed)
+        expect(r, 'only a message B had begun to send fails').to.include({
+          deviceId: b.deviceId,
+          error: 'logged_out',
+          sendBegan: true,
+        });
+      expect(failed.map((r) => r.messageId)).to.not.include(unsentId);
+      if (failed.length)
+        console.log(`      (${failed.length} of B's messages caught mid-send by a drop: failed logged_out)`);
       // The attempt recorded its end before its retry: its claim went, its send did not begin.
       expect(onB.slice(0, 3), `B's record of ${unsentId}`).to.deep.equal(['queued', null, null]);
       expect(Number(onB[3])).to.be.at.least(1);
