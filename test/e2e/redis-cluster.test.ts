@@ -225,7 +225,7 @@ describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real s
   it('When the device is disconnected, then it is logged out, off the roster, and its session no longer says linked', async () => {
     const res = await stack().api('POST', '/disconnect');
     if (res.status !== 200) {
-      // Seen once in 19 loaded runs (a 504, the connection service silent): say where it stood.
+      // Seen once in 24 loaded runs (a 504, the connection service silent): say where it stood.
       const active = await stack().redis.llen(`${BULL_PREFIX}:${CONNECTION_QUEUE}:active`);
       const lines = stack()
         .processes.filter((p) => p.name.startsWith('connection'))

@@ -101,53 +101,49 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     }
   });
 
-  it('When the owner never answers, then the answer is 503 before the API stops waiting, and the device stays linked', async () => {
+  /**
+   * Runs `fn` on a linked device (in the linked set) whose owner holds the lease and listens, but
+   * never replies (hung), with a blocking connection for the waits; cleans up after.
+   */
+  async function withSilentOwner(fn: (deviceId: string, blocking: Redis) => Promise<void>): Promise<void> {
     const deviceId = 'disc-' + randomBytes(4).toString('hex');
     await storeLinkedCreds(deviceId);
     await redis.sadd(keys.linkedDevices(), deviceId);
-    // An owner that holds the lease and listens, but never replies (hung).
     const owner = redis.duplicate();
     await owner.subscribe(keys.deviceCommands());
     const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
-    const apiWaitMs = 8000;
-    const deps = depsWith({ replyTimeoutMs: apiWaitMs, blocking });
     try {
-      const started = Date.now();
-      const reply = await disconnectDevice(deviceId, deps);
-      expect(reply).to.include({ success: false, httpStatus: 503 });
-      expect(Date.now() - started).to.be.below(apiWaitMs); // the API still gets this answer
-      expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
+      await fn(deviceId, blocking);
     } finally {
       await owner.quit();
       await blocking.quit();
       await redis.srem(keys.linkedDevices(), deviceId);
       await redis.del(keys.authCreds(deviceId));
     }
+  }
+
+  it('When the owner never answers, then the answer is 503 before the API stops waiting, and the device stays linked', async () => {
+    await withSilentOwner(async (deviceId, blocking) => {
+      const apiWaitMs = 8000;
+      const started = Date.now();
+      const reply = await disconnectDevice(deviceId, depsWith({ replyTimeoutMs: apiWaitMs, blocking }));
+      expect(reply).to.include({ success: false, httpStatus: 503 });
+      expect(Date.now() - started).to.be.below(apiWaitMs); // the API still gets this answer
+      expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
+    });
   });
 
   it('When the request is taken up late and the owner never answers, then the 503 still comes before the API stops waiting (its expiresAt, not the full wait from now)', async () => {
-    const deviceId = 'disc-' + randomBytes(4).toString('hex');
-    await storeLinkedCreds(deviceId);
-    await redis.sadd(keys.linkedDevices(), deviceId);
-    const owner = redis.duplicate();
-    await owner.subscribe(keys.deviceCommands());
-    const blocking = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
-    const deps = depsWith({ blocking });
-    try {
+    await withSilentOwner(async (deviceId, blocking) => {
       // The API sent it 21 s ago: 9 s of its 30 s wait are left.
       const answerBy = Date.now() + 9000;
       const started = Date.now();
-      const reply = await disconnectDevice(deviceId, deps, answerBy);
+      const reply = await disconnectDevice(deviceId, depsWith({ blocking }), answerBy);
       const tookMs = Date.now() - started;
       expect(reply).to.include({ success: false, httpStatus: 503 });
       expect(tookMs, 'answered before the API gave up').to.be.below(9000);
       expect(tookMs, 'the owner was given the time there was').to.be.above(2500);
       expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
-    } finally {
-      await owner.quit();
-      await blocking.quit();
-      await redis.srem(keys.linkedDevices(), deviceId);
-      await redis.del(keys.authCreds(deviceId));
-    }
+    });
   });
 });

@@ -16,6 +16,7 @@ import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-r
 import { connect as connectNats } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { orderAndCompleteness, RabbitReader, readNatsStream, type Received } from './readers.js';
+import { counterReaches, relayMetric } from './relay-metrics.js';
 
 /**
  * The broker relay against real servers: a private rabbitmq-server and nats-server (JetStream)
@@ -113,30 +114,6 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
     return r;
   }
 
-  const metricValue = async (metrics: ReturnType<typeof createMetrics>, name: string, transport: string) => {
-    const m = (await metrics.registry.getSingleMetric(name)?.get())?.values.find(
-      (v) => v.labels.transport === transport,
-    );
-    return m?.value ?? 0;
-  };
-
-  /**
-   * Waits for a counter the relay moves once the broker confirmed (a consumer may see the message
-   * before the confirm reaches the relay), then checks it is exactly `value`.
-   */
-  async function counterReaches(
-    metrics: ReturnType<typeof createMetrics>,
-    name: string,
-    transport: string,
-    value: number,
-  ): Promise<void> {
-    await waitFor(async () => (await metricValue(metrics, name, transport)) >= value, {
-      timeoutMs: 10_000,
-      what: `${name}{transport="${transport}"} at ${value}`,
-    });
-    expect(await metricValue(metrics, name, transport)).to.equal(value);
-  }
-
   /**
    * Waits for the backlog gauge to read 0. The relay counts its backlog when it reads the log, so
    * after the broker confirmed the last page (which a consumer may see first) it is its next read,
@@ -150,7 +127,7 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
     await waitFor(
       async () => {
         r.collect();
-        return (await metricValue(metrics, 'mgw_broker_backlog_events', transport)) === 0;
+        return (await relayMetric(metrics, 'mgw_broker_backlog_events', transport)) === 0;
       },
       { timeoutMs: 10_000, what: `the ${transport} backlog gauge back to 0` },
     );
@@ -201,7 +178,7 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
     expect(rr.received.every((m) => m.contentType === 'application/json' && m.persistent)).to.equal(true);
     await counterReaches(metrics, 'mgw_broker_published_total', 'rabbitmq', sent.length);
     await counterReaches(metrics, 'mgw_broker_published_total', 'nats', sent.length);
-    expect(await metricValue(metrics, 'mgw_broker_connected', 'rabbitmq')).to.equal(1);
+    expect(await relayMetric(metrics, 'mgw_broker_connected', 'rabbitmq')).to.equal(1);
   });
 
   it("When a device turns a transport off or picks event types (PUT /events/brokers' store), then only what it wants is published; another device gets everything (the default)", async () => {
@@ -282,9 +259,9 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
       await new Promise((res) => setTimeout(res, 1000));
       // Down: the gauges say so (what the alerts read).
       r.collect();
-      expect(await metricValue(metrics, 'mgw_broker_connected', which)).to.equal(0);
-      expect(await metricValue(metrics, 'mgw_broker_backlog_events', which)).to.be.greaterThan(0);
-      expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.be.greaterThan(0.5);
+      expect(await relayMetric(metrics, 'mgw_broker_connected', which)).to.equal(0);
+      expect(await relayMetric(metrics, 'mgw_broker_backlog_events', which)).to.be.greaterThan(0);
+      expect(await relayMetric(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.be.greaterThan(0.5);
       await server.restart();
       await writer;
 
@@ -305,10 +282,10 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
       console.log(
         `      ${which}: ${total} events, ${got.length} received, ${dups} redelivered copies, 0 lost, order kept`,
       );
-      expect(await metricValue(metrics, 'mgw_broker_lost_events_total', which)).to.equal(0);
+      expect(await relayMetric(metrics, 'mgw_broker_lost_events_total', which)).to.equal(0);
       await backlogDrained(r, metrics, which);
-      expect(await metricValue(metrics, 'mgw_broker_connected', which)).to.equal(1);
-      expect(await metricValue(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.equal(0);
+      expect(await relayMetric(metrics, 'mgw_broker_connected', which)).to.equal(1);
+      expect(await relayMetric(metrics, 'mgw_broker_oldest_pending_seconds', which)).to.equal(0);
       // No count of failed publishes is asserted: whether a batch was in flight at the kill is
       // chance (NATS' client sees its socket close at once and the relay then waits without one).
     });
@@ -388,13 +365,13 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
         async () => {
           r.collect();
           return (
-            (await metricValue(metrics, 'mgw_broker_publish_failures_total', 'nats')) >= 2 &&
-            (await metricValue(metrics, 'mgw_broker_backlog_events', 'nats')) === 20
+            (await relayMetric(metrics, 'mgw_broker_publish_failures_total', 'nats')) >= 2 &&
+            (await relayMetric(metrics, 'mgw_broker_backlog_events', 'nats')) === 20
           );
         },
         { timeoutMs: 20_000, what: 'refused publishes counted and the 20 events waiting' },
       );
-      expect(await metricValue(metrics, 'mgw_broker_connected', 'nats')).to.equal(1);
+      expect(await relayMetric(metrics, 'mgw_broker_connected', 'nats')).to.equal(1);
       await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`] });
       let got: Received[] = [];
       await waitFor(
@@ -405,11 +382,11 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
         { timeoutMs: 20_000, intervalMs: 200, what: 'the refused events once the stream is back' },
       );
       console.log(
-        `      ${await metricValue(metrics, 'mgw_broker_publish_failures_total', 'nats')} refused batches counted; 20 of 20 events arrived after`,
+        `      ${await relayMetric(metrics, 'mgw_broker_publish_failures_total', 'nats')} refused batches counted; 20 of 20 events arrived after`,
       );
       expect(orderAndCompleteness(got, device, 20).duplicates).to.equal(0);
       await backlogDrained(r, metrics, 'nats');
-      expect(await metricValue(metrics, 'mgw_broker_lost_events_total', 'nats')).to.equal(0);
+      expect(await relayMetric(metrics, 'mgw_broker_lost_events_total', 'nats')).to.equal(0);
     } finally {
       await nc.close();
     }
@@ -463,8 +440,8 @@ describe('notifier: broker relay to RabbitMQ and NATS JetStream (real servers)',
     await new Promise((res) => setTimeout(res, 500));
     for (const d of devices)
       expect(orderAndCompleteness(rr.received, d, perDevice)).to.deep.equal({ duplicates: 0, problems: [] });
-    const byA = await metricValue(a.metrics, 'mgw_broker_published_total', 'rabbitmq');
-    const byB = await metricValue(b.metrics, 'mgw_broker_published_total', 'rabbitmq');
+    const byA = await relayMetric(a.metrics, 'mgw_broker_published_total', 'rabbitmq');
+    const byB = await relayMetric(b.metrics, 'mgw_broker_published_total', 'rabbitmq');
     console.log(`      published by notifier a: ${byA}, by notifier b: ${byB} (stopped half way)`);
     expect(byA + byB).to.equal(devices.length * perDevice);
     expect(byA).to.be.greaterThan(0);

@@ -15,6 +15,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BrokerConfig } from '../../src/brokers/broker-config.js';
 import { startBrokerRelays, type BrokerRelays } from '../../src/brokers/broker-relays.js';
 import { orderAndCompleteness } from './readers.js';
+import { counterReaches, relayMetric } from './relay-metrics.js';
 import { SqsDenyProxy } from './sqs-deny-proxy.js';
 import { createQueue, sqsClient, SqsReader, type SqsReceived } from './sqs-reader.js';
 
@@ -99,18 +100,8 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     return { url, reader };
   }
 
-  const metricValue = async (metrics: ReturnType<typeof createMetrics>, name: string) =>
-    (await metrics.registry.getSingleMetric(name)?.get())?.values.find((v) => v.labels.transport === 'sqs')
-      ?.value ?? 0;
-
-  /** Waits for a counter the relay moves once SQS answered (a reader may get the message first), then checks it. */
-  async function counterReaches(metrics: ReturnType<typeof createMetrics>, name: string, value: number) {
-    await waitFor(async () => (await metricValue(metrics, name)) >= value, {
-      timeoutMs: 10_000,
-      what: `${name} at ${value}`,
-    });
-    expect(await metricValue(metrics, name)).to.equal(value);
-  }
+  const metricValue = (metrics: ReturnType<typeof createMetrics>, name: string) =>
+    relayMetric(metrics, name, 'sqs');
 
   const optIn = (deviceId: string, events?: EventType[]) =>
     new BrokerSettingsStore(redis).set(deviceId, { sqs: { enabled: true, ...(events ? { events } : {}) } });
@@ -165,7 +156,7 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     for (const d of devices)
       expect(orderAndCompleteness(reader.received, d, 25)).to.deep.equal({ duplicates: 0, problems: [] });
     expect(reader.received.filter((g) => g.groupId === silentDevice)).to.deep.equal([]);
-    await counterReaches(metrics, 'mgw_broker_published_total', wanted.length);
+    await counterReaches(metrics, 'mgw_broker_published_total', 'sqs', wanted.length);
     expect(await metricValue(metrics, 'mgw_broker_connected')).to.equal(1);
   });
 
@@ -351,7 +342,7 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
       proxy.deny.clear();
       await waitFor(() => reader.received.some((m) => m.body.data.seq === 11), { what: 'the last event' });
       expect(reader.received.map((m) => m.body.data.seq)).to.deep.equal([1, 8, 9, 10, 11]);
-      await counterReaches(metrics, 'mgw_broker_lost_events_total', 6);
+      await counterReaches(metrics, 'mgw_broker_lost_events_total', 'sqs', 6);
     } finally {
       await open.relays?.stop();
       open.relays = undefined;
