@@ -120,6 +120,12 @@ const apiRules: ConfigRule[] = [
     e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS
       ? 'HTTP_HEADERS_TIMEOUT_MS must not be over HTTP_REQUEST_TIMEOUT_MS'
       : undefined,
+  // `true` believes every address of X-Forwarded-For, so the leftmost — which any client writes,
+  // a proxy only appends — would be the address the failure counters key on (docs/security.md).
+  (e) =>
+    e.TRUST_PROXY === true
+      ? 'TRUST_PROXY=true trusts every address a client writes in X-Forwarded-For: set the number of proxies in front of the API (1) or their addresses'
+      : undefined,
 ];
 
 export interface RateLimitsConfig {
