@@ -17187,6 +17187,7 @@ export interface paths {
             /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
             name: string;
             deviceId?: string;
+            /** @description A positive number followed by s, m, h or d, e.g. 30d, of at most 3650d (10 years); without it the token never expires. */
             expiresIn?: string;
           };
         };

@@ -207,6 +207,31 @@ describe('token CLI', function () {
     for (const r of [unknown, noName, badExpiry, badDevice, noId]) expect(r.stdout).to.equal('');
   });
 
+  it('When --expires-in is past the 3650-day maximum (or past any date), then one clear line on stderr and a non-zero exit; the maximum itself is made', async () => {
+    const [atMax, overDays, overSeconds, pastDates, adminOver, tooManyDigits] = await Promise.all([
+      token('create', '--name', 'ten years', '--expires-in', '3650d'),
+      token('create', '--name', 'x', '--expires-in', '3651d'),
+      token('create', '--name', 'x', '--expires-in', '315360001s'),
+      token('create', '--name', 'x', '--expires-in', '9999999999d'),
+      token('admin-create', '--name', 'x', '--expires-in', '87601h'),
+      token('create', '--name', 'x', '--expires-in', '9007199254740993s'),
+    ]);
+    expect(atMax.code, atMax.stderr).to.equal(0);
+    const expiresAt = /expires: (\S+)\)/.exec(atMax.stdout)![1]!;
+    expect(Date.parse(expiresAt) - Date.now()).to.be.within(3650 * 86_400_000 - 120_000, 3650 * 86_400_000);
+    for (const r of [overDays, overSeconds, pastDates, adminOver]) {
+      expect(r.code).to.equal(2);
+      expect(r.stdout).to.equal('');
+      expect(r.stderr.split('\n')[0]).to.match(
+        /^error: --expires-in must be at most 3650d \(10 years\); leave it out for a token that never expires \(got "\d+[smhd]"\)$/,
+      );
+    }
+    expect(tooManyDigits.code).to.equal(2);
+    expect(tooManyDigits.stderr).to.include(
+      '--expires-in must be a positive number followed by s, m, h or d',
+    );
+  });
+
   it('When a token is created with --workspace, then it is a workspace token acting on the devices of that workspace only; an unknown workspace or a device of another is refused', async () => {
     const ws = `cli${process.pid}`;
     await t.services.workspaces.create({ id: ws, name: 'CLI customer' });

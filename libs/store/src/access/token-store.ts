@@ -53,6 +53,30 @@ export function parseDuration(text: string): number | undefined {
 }
 
 /**
+ * The longest lifetime a token may be given (`expiresIn` of every route that mints tokens, the
+ * token CLI's `--expires-in`): 3650 days, ten years. The format alone allows 9,999,999,999 days,
+ * past the last date a JavaScript Date holds (year 275760); a token that should outlive ten years
+ * is one without `expiresIn` (it never expires).
+ */
+export const TOKEN_LIFETIME_MAX_DAYS = 3650;
+export const TOKEN_LIFETIME_MAX_MS = TOKEN_LIFETIME_MAX_DAYS * UNIT_MS.d;
+
+/** What a lifetime must be, as the routes' 400 and the CLI say it (and the OpenAPI document). */
+export const TOKEN_LIFETIME_RULE =
+  `a positive number followed by s, m, h or d, e.g. 30d, of at most ${TOKEN_LIFETIME_MAX_DAYS}d ` +
+  '(10 years); without it the token never expires';
+
+/**
+ * A token's lifetime in milliseconds from `<n>s|m|h|d`, or why it is none: `malformed` (not that
+ * shape) or `too_long` (over TOKEN_LIFETIME_MAX_DAYS).
+ */
+export function tokenLifetime(text: string): number | 'malformed' | 'too_long' {
+  const ms = parseDuration(text);
+  if (ms === undefined) return 'malformed';
+  return ms > TOKEN_LIFETIME_MAX_MS ? 'too_long' : ms;
+}
+
+/**
  * Where a kind of token lives and how its ids and values look. API tokens and admin API tokens
  * are two spaces with their own keys, so a token of one kind is never found as the other.
  */
@@ -125,6 +149,10 @@ export class TokenStore {
   ): Promise<{ value: string; token: TokenRecord } | 'limit'> {
     // A token acts on one device or sends through one pool: both would leave auth to guess.
     if (input.deviceId && input.poolId) throw new Error('a token has a deviceId or a poolId, not both');
+    // The routes and the CLI refuse a longer lifetime first (tokenLifetime): past it lies a date
+    // the record could not hold.
+    if (input.expiresInMs !== undefined && !(input.expiresInMs <= TOKEN_LIFETIME_MAX_MS))
+      throw new RangeError(`a token lives at most ${TOKEN_LIFETIME_MAX_DAYS} days`);
     const now = input.now ?? new Date();
     const value = this.space.newValue();
     const hash = hashToken(value);

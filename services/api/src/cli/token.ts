@@ -25,8 +25,9 @@ import {
   PoolStore,
   TokenStore,
   WorkspaceStore,
+  TOKEN_LIFETIME_MAX_DAYS,
   isExpired,
-  parseDuration,
+  tokenLifetime,
   type TokenRecord,
 } from '@mgw/store';
 import { runCli } from './run-cli.js';
@@ -34,7 +35,7 @@ import { table } from './table.js';
 
 const USAGE = `Usage:
   token create --name NAME [--device DEVICE_ID | --pool POOL_ID] [--workspace WORKSPACE_ID]
-               [--expires-in <n>s|m|h|d]
+               [--expires-in <n>s|m|h|d, at most ${TOKEN_LIFETIME_MAX_DAYS}d]
   token list
   token revoke TOKEN_ID
   token admin-create --name NAME [--expires-in <n>s|m|h|d]
@@ -100,12 +101,18 @@ function parseCommand(argv: string[]): Command {
     }
     let expiresInMs: number | undefined;
     if (values['expires-in'] !== undefined) {
-      expiresInMs = parseDuration(values['expires-in']);
-      if (expiresInMs === undefined) {
+      const lifetime = tokenLifetime(values['expires-in']);
+      if (lifetime === 'malformed') {
         throw new UsageError(
           `--expires-in must be a positive number followed by s, m, h or d, e.g. 30d (got "${values['expires-in']}")`,
         );
       }
+      if (lifetime === 'too_long') {
+        throw new UsageError(
+          `--expires-in must be at most ${TOKEN_LIFETIME_MAX_DAYS}d (10 years); leave it out for a token that never expires (got "${values['expires-in']}")`,
+        );
+      }
+      expiresInMs = lifetime;
     }
     if (values.workspace !== undefined && !WORKSPACE_ID_PATTERN.test(values.workspace)) {
       throw new UsageError(

@@ -10,6 +10,7 @@ import {
   USERNAME_RULE,
   USERNAME_RULES_IN_WORDS,
 } from '@mgw/contracts';
+import { TOKEN_LIFETIME_RULE } from '@mgw/store';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
@@ -76,6 +77,11 @@ function stringSchema(d: Description): JsonSchema {
           // Stated as a date-time (RFC 3339: an offset is required); the 30 days are in the description.
           s.format = 'date-time';
           s.description = `${SEND_AT_RULE}.`;
+          break;
+        }
+        // A token's lifetime: the shape is the rule's pattern; its maximum is said in words.
+        if (args.description === TOKEN_LIFETIME_RULE) {
+          s.description = `${TOKEN_LIFETIME_RULE[0]!.toUpperCase()}${TOKEN_LIFETIME_RULE.slice(1)}.`;
           break;
         }
         if (args.description === EMOJI_RULE) {

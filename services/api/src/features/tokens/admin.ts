@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { ADMIN_TOKENS, PoolStore, TokenStore, WORKSPACE_TOKEN_LIMIT, parseDuration } from '@mgw/store';
+import { ADMIN_TOKENS, PoolStore, TokenStore, WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
@@ -11,6 +11,7 @@ import { adminScopeOf, type AdminScope } from '../../http/session/console-scope.
 import { parse } from '../../http/validation.js';
 import {
   createWorkspaceToken,
+  expiresIn,
   listWorkspaceTokens,
   revokeWorkspaceToken,
   type WorkspaceDeps,
@@ -84,12 +85,8 @@ export const createTokenSchema = Joi.object<{
         '"poolId" must be a pool id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',
       'any.only': '"poolId" cannot be given with "deviceId": a token acts on one device or one pool',
     }),
-  expiresIn: Joi.string()
-    .allow('')
-    .custom((v: string, helpers) =>
-      v === '' || parseDuration(v) !== undefined ? v : helpers.error('any.invalid'),
-    )
-    .messages({ 'any.invalid': '"expiresIn" must be a positive number followed by s, m, h or d, e.g. 30d' }),
+  // The rule of every route that mints a token (its bound too); '' is none (the dashboard's form).
+  expiresIn: expiresIn().allow(''),
 });
 
 /** GET /tokens: both kinds (tokens.ts: listTokens), each with its `kind`; a console's: its workspace's. */

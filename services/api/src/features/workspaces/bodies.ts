@@ -4,7 +4,13 @@
  */
 import type { Response } from 'express';
 import { DEVICE_ID_PATTERN, ERRORS, Joi } from '@mgw/contracts';
-import { USAGE_MAX_DAYS, utcDay } from '@mgw/store';
+import {
+  TOKEN_LIFETIME_MAX_DAYS,
+  TOKEN_LIFETIME_RULE,
+  USAGE_MAX_DAYS,
+  tokenLifetime,
+  utcDay,
+} from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { parse } from '../../http/validation.js';
 import { usageCsv, type UsageView } from './usage.js';
@@ -15,12 +21,21 @@ export const tokenBody: BodySpec = {
   json: { limitBytes: 4 * 1024, tooLargeError: ERRORS.workspaceBodyTooLarge, maxValues: FIELD_ALLOWANCE },
 };
 
-/** A lifetime, `<n>s|m|h|d` (e.g. `30d`), as TokenStore's parseDuration reads it. */
+/**
+ * A token's lifetime, `<n>s|m|h|d` (e.g. `30d`), as TokenStore's parseDuration reads it, of at most
+ * TOKEN_LIFETIME_MAX_DAYS (tokenLifetime): every route that mints a token takes this rule.
+ */
 export const expiresIn = () =>
   Joi.string()
     .pattern(/^[1-9]\d{0,9}[smhd]$/)
+    // The shape is the pattern's to refuse; this rule refuses what is too long only.
+    .custom(
+      (v: string, helpers) => (tokenLifetime(v) === 'too_long' ? helpers.error('expiresIn.max') : v),
+      TOKEN_LIFETIME_RULE,
+    )
     .messages({
       'string.pattern.base': '"expiresIn" must be a positive number followed by s, m, h or d, e.g. 30d',
+      'expiresIn.max': `"expiresIn" must be at most ${TOKEN_LIFETIME_MAX_DAYS}d (10 years); without it the token never expires`,
     });
 
 /** The rules of a token a workspace token creates: a name, one of its devices or none, a lifetime. */
