@@ -405,11 +405,15 @@ export const keys = {
   /**
    * Hash: token id -> SHA-256 of the workspace's API tokens (as `tokenIndex` for all), so a
    * workspace lists its tokens without reading every token, and its count is bounded
-   * (WORKSPACE_TOKEN_LIMIT). Filled for tokens from before it once, at the API's start
-   * (`workspaceTokensIndexed`). Default's tokens from before workspaces are listed from `tokenIndex`.
+   * (WORKSPACE_TOKEN_LIMIT). Default's also lists the tokens without a workspace (the shape from
+   * before workspaces, default's). Filled for tokens from before it once, at the API's start
+   * (`workspaceTokensIndexed`).
    */
   workspaceTokens: (workspaceId: string) => `${workspace(workspaceId)}:tokens`,
-  /** String: set once every token with a workspace is in its `workspaceTokens` (the backfill ran). */
+  /**
+   * String: `2` once every API token is in its `workspaceTokens`, default's without a workspace
+   * too (the backfill ran); `1` was written by the release that indexed workspace tokens only.
+   */
   workspaceTokensIndexed: () => `${P}:workspaces:tokens-indexed`,
   /**
    * Hash: device id -> the workspace that owns it. A device absent here belongs to `default`

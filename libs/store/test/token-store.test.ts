@@ -160,8 +160,86 @@ describe('TokenStore', () => {
     expect(await store.listWorkspace(ws)).to.deep.equal([]);
     expect(await store.indexWorkspaceTokens()).to.be.greaterThan(0);
     expect((await store.listWorkspace(ws)).map((t) => t.id)).to.deep.equal([old.token.id]);
-    expect(await redis.get(keys.workspaceTokensIndexed())).to.equal('1');
+    expect(await redis.get(keys.workspaceTokensIndexed())).to.equal('2');
     expect(await store.indexWorkspaceTokens()).to.equal(0);
+  });
+});
+
+describe("TokenStore: a workspace's list reads its own tokens only", () => {
+  let redis: Redis;
+  before(async () => {
+    redis = createRedis(process.env.REDIS_URL!, 'producer', 'test-tokens-list');
+    await waitForRedis(redis);
+  });
+  after(async () => closeRedis(redis));
+
+  /** The store over a client that notes the key of every command sent through it. */
+  const counted = () => {
+    const read: string[] = [];
+    const client = new Proxy(redis, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof v !== 'function' || typeof prop !== 'string') return v;
+        return (...args: unknown[]) => {
+          if (typeof args[0] === 'string') read.push(`${prop} ${args[0]}`);
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { store: new TokenStore(client), read };
+  };
+
+  it("When the install holds many tokens of other workspaces, then listing one workspace's (default's, its old-shape tokens included) reads its index and its records only", async () => {
+    const setup = new TokenStore(redis);
+    // The backfill of this release has run (the API runs it at start).
+    await setup.indexWorkspaceTokens();
+    const [mine, other] = [`lm${Date.now().toString(36)}`, `lo${Date.now().toString(36)}`];
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) => setup.create({ name: `o${i}`, workspaceId: other })),
+    );
+    const own = await Promise.all([0, 1].map((i) => setup.create({ name: `m${i}`, workspaceId: mine })));
+    const old = await setup.create({ name: 'from before workspaces', deviceId: 'lm-dev' });
+    const defaults = await setup.create({ name: 'of default', workspaceId: 'default' });
+
+    const { store, read } = counted();
+    const listed = await store.listWorkspace(mine);
+    expect(listed.map((t) => t.id).sort()).to.deep.equal(own.map((m) => m.token.id).sort());
+    const ownKeys = new Set([
+      keys.workspaceTokens(mine),
+      ...own.map((m) => keys.tokenByHash(hashToken(m.value))),
+    ]);
+    expect(read.filter((r) => !ownKeys.has(r.split(' ')[1]!))).to.deep.equal([]);
+    expect(read).to.have.length(3);
+
+    read.length = 0;
+    const ofDefault = (await store.listWorkspace('default')).map((t) => t.id);
+    expect(ofDefault).to.include.members([old.token.id, defaults.token.id]);
+    expect(ofDefault).to.not.include.members(own.map((m) => m.token.id));
+    expect(
+      read.some((r) => r.startsWith('hgetall ') && r.endsWith(keys.tokenIndex())),
+      'the install index',
+    ).to.equal(false);
+    // Its index, the backfill's mark and one read per token of default's: not the other 62.
+    expect(read.length).to.equal(2 + ofDefault.length);
+
+    // Revoked, an old-shape token leaves default's index too.
+    expect(await setup.revoke(old.token.id)).to.equal(true);
+    expect(await redis.hexists(keys.workspaceTokens('default'), old.token.id)).to.equal(0);
+  });
+
+  it("When default's old-shape tokens predate its index, then its list reads the install's until the backfill lists them there", async () => {
+    const setup = new TokenStore(redis);
+    const old = await setup.create({ name: 'older still' });
+    // As an install left by the release that indexed workspace tokens only.
+    await redis.hdel(keys.workspaceTokens('default'), old.token.id);
+    await redis.set(keys.workspaceTokensIndexed(), '1');
+    expect((await setup.listWorkspace('default')).map((t) => t.id)).to.include(old.token.id);
+    expect(await setup.indexWorkspaceTokens()).to.be.greaterThan(0);
+    expect(await redis.get(keys.workspaceTokensIndexed())).to.equal('2');
+    expect(await redis.hget(keys.workspaceTokens('default'), old.token.id)).to.equal(
+      await redis.hget(keys.tokenIndex(), old.token.id),
+    );
+    expect((await setup.listWorkspace('default')).map((t) => t.id)).to.include(old.token.id);
   });
 });
 

@@ -1,6 +1,13 @@
 import type { RedisClient } from '@mgw/common';
 import { hash, timingSafeEqual } from 'node:crypto';
-import { keys, newAdminTokenId, newAdminTokenValue, newTokenId, newTokenValue } from '@mgw/contracts';
+import {
+  DEFAULT_WORKSPACE,
+  keys,
+  newAdminTokenId,
+  newAdminTokenValue,
+  newTokenId,
+  newTokenValue,
+} from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
 /** What is stored about a token: never its value, only the SHA-256 of it. */
@@ -33,6 +40,9 @@ const WORKSPACE_ADD = storeScript<number>('workspace-token-add-1');
 
 /** The most tokens one workspace may hold (default's from before workspaces not counted). */
 export const WORKSPACE_TOKEN_LIMIT = 1000;
+
+/** `keys.workspaceTokensIndexed` once every token, default's without a workspace too, is indexed. */
+const TOKENS_INDEXED_VERSION = '2';
 
 export type TokenCheck =
   { ok: true; token: TokenRecord; tokenHash: string } | { ok: false; reason: 'invalid' | 'expired' };
@@ -169,7 +179,8 @@ export class TokenStore {
     };
     // Its workspace's index first, counted against the limit in one script; listed there before
     // the record exists, it is skipped by `listWorkspace` (and dropped) if the record never comes.
-    const wsIndex = input.workspaceId && this.space.workspaceIndex?.(input.workspaceId);
+    // A token of the shape from before workspaces is default's: listed in default's index.
+    const wsIndex = this.space.workspaceIndex?.(input.workspaceId ?? DEFAULT_WORKSPACE);
     if (wsIndex && (await WORKSPACE_ADD.run(this.redis, [wsIndex], [token.id, hash, String(limit)])) !== 1)
       return 'limit';
     // Two keys of two Cluster slots, so no transaction: the record first (the token works), then
@@ -194,12 +205,17 @@ export class TokenStore {
 
   /**
    * A workspace's tokens from its own index (reads its tokens only, however many others there
-   * are), oldest first. An entry whose record is gone (a creation that stopped half-way, a revoke
-   * that did) is dropped from the index.
+   * are), oldest first; default's include the tokens without a workspace (the shape from before
+   * workspaces). An entry whose record is gone (a creation that stopped half-way, a revoke that
+   * did) is dropped from the index. Until the backfill has listed the old tokens in their indexes
+   * (`indexWorkspaceTokens`, at the API's start), default's are read from the install's index.
    */
   async listWorkspace(workspaceId: string): Promise<TokenRecord[]> {
     const indexKey = this.space.workspaceIndex?.(workspaceId);
     if (!indexKey) return [];
+    if (workspaceId === DEFAULT_WORKSPACE && !(await this.indexed())) {
+      return (await this.list()).filter((t) => (t.workspaceId ?? DEFAULT_WORKSPACE) === workspaceId);
+    }
     const index = Object.entries(await this.redis.hgetall(indexKey));
     const rows = await Promise.all(index.map(([, h]) => this.redis.hgetall(this.space.byHash(h))));
     const gone = index.filter((_, i) => toRecord(rows[i]!) === undefined).map(([id]) => id);
@@ -211,21 +227,27 @@ export class TokenStore {
   }
 
   /**
-   * Lists in their workspace's index the tokens made before that index existed (once per install:
-   * `keys.workspaceTokensIndexed` marks it done). Idempotent; the API runs it at start. How many
-   * it listed.
+   * Lists in their workspace's index the tokens made before that index existed, those without a
+   * workspace in default's (once per install: `keys.workspaceTokensIndexed` holds
+   * TOKENS_INDEXED_VERSION when done; `1`, from the release that listed workspace tokens only,
+   * runs it again). Idempotent; the API runs it at start. How many it listed.
    */
   async indexWorkspaceTokens(): Promise<number> {
     const { workspaceIndex } = this.space;
-    if (!workspaceIndex || (await this.redis.exists(keys.workspaceTokensIndexed())) === 1) return 0;
+    if (!workspaceIndex || (await this.indexed())) return 0;
     let listed = 0;
     for (const t of await this.list()) {
-      if (!t.workspaceId) continue;
       const hash = await this.redis.hget(this.space.index(), t.id);
-      if (hash) listed += await this.redis.hset(workspaceIndex(t.workspaceId), t.id, hash);
+      if (hash)
+        listed += await this.redis.hset(workspaceIndex(t.workspaceId ?? DEFAULT_WORKSPACE), t.id, hash);
     }
-    await this.redis.set(keys.workspaceTokensIndexed(), '1');
+    await this.redis.set(keys.workspaceTokensIndexed(), TOKENS_INDEXED_VERSION);
     return listed;
+  }
+
+  /** Whether every token is in its workspace's index (the backfill of this release has run). */
+  private async indexed(): Promise<boolean> {
+    return (await this.redis.get(keys.workspaceTokensIndexed())) === TOKENS_INDEXED_VERSION;
   }
 
   /** One token's record by its id (two reads, whatever the number of tokens); undefined when none. */
@@ -239,7 +261,8 @@ export class TokenStore {
     const hash = await this.redis.hget(this.space.index(), id);
     if (!hash) return false;
     const workspaceId =
-      this.space.workspaceIndex && (await this.redis.hget(this.space.byHash(hash), 'workspaceId'));
+      this.space.workspaceIndex &&
+      ((await this.redis.hget(this.space.byHash(hash), 'workspaceId')) ?? DEFAULT_WORKSPACE);
     // The record first: the token stops working at once. Separate commands, since the record and
     // the indexes are in other Cluster slots; a crash before the HDEL leaves an index entry whose
     // record is gone, which `list` skips and a second revoke removes.

@@ -67,7 +67,6 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
    */
   let tokenLimit = Number.MAX_SAFE_INTEGER;
   const workspaceTokens = (store: TokenStore): WorkspaceDeps['tokens'] => ({
-    list: () => store.list(),
     get: (id) => store.get(id),
     revoke: (id) => store.revoke(id),
     listWorkspace: async (ws) => (await store.list()).filter((t) => t.workspaceId === ws),

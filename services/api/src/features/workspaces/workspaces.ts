@@ -21,7 +21,7 @@ export type WorkspaceView = ReturnType<typeof workspaceView>;
 export interface WorkspaceDeps {
   workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf'>;
   sessions: Pick<SessionStore, 'get'>;
-  tokens: Pick<TokenStore, 'createWithin' | 'list' | 'listWorkspace' | 'get' | 'revoke'>;
+  tokens: Pick<TokenStore, 'createWithin' | 'listWorkspace' | 'get' | 'revoke'>;
   /** Whose a pool is (undefined: no such pool); absent: no pool is any workspace's (no pool tokens). */
   pools?: { workspaceOf(poolId: string): Promise<string | undefined> };
 }
@@ -131,11 +131,9 @@ export const tokenOf = (t: TokenRecord, workspaceId: string): boolean =>
 /** The workspace's tokens, as the admin API shows a token (never a value), newest first. */
 export async function listWorkspaceTokens(deps: Pick<WorkspaceDeps, 'tokens'>, workspaceId: string) {
   const now = new Date();
-  // A workspace's own index; default's tokens from before workspaces are only in the global one.
-  const tokens =
-    workspaceId === DEFAULT_WORKSPACE
-      ? (await deps.tokens.list()).filter((t) => tokenOf(t, workspaceId))
-      : await deps.tokens.listWorkspace(workspaceId);
+  // The workspace's own index (default's lists its tokens from before workspaces too): never
+  // every token of the install.
+  const tokens = await deps.tokens.listWorkspace(workspaceId);
   return tokens.map((t) => tokenView(t, now)).reverse();
 }
 
