@@ -74,7 +74,16 @@ export function toolSchemas(maxRecipients: number) {
       cursor: z.string().max(64).regex(/^\d+$/).optional().describe('The nextCursor of a previous page'),
     },
     getMessage: {
-      messageId: z.string().min(1).max(128).describe('A messageId (from send_message or list_messages)'),
+      messageId: z
+        .string()
+        .min(1)
+        .max(128)
+        // One path segment of GET /messages/{id}, as the API reads paths (docs/security.md): never
+        // a dot segment, a separator or a control character, which no message id holds.
+        .refine((id) => !/^\.{1,2}$/.test(id) && !/[/\\]|\p{Cc}/u.test(id), {
+          message: 'A messageId is one path segment: not . or .., no slash, backslash or control character',
+        })
+        .describe('A messageId (from send_message or list_messages)'),
     },
     listChats: {
       limit: z.number().int().min(1).max(100).optional().describe('Chats per page (20 by default)'),
