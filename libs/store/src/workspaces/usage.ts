@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import { DEFAULT_WORKSPACE, FAILURE_REASONS, keys } from '@mgw/contracts';
+import { FAILURE_REASONS, keys } from '@mgw/contracts';
 import type { WorkspaceStore } from './workspace-store.js';
 
 /**
@@ -79,17 +79,11 @@ export class WorkspaceUsage {
   ) {}
 
   /**
-   * The devices whose usage is the workspace's: those it lists, and for `default` also every
-   * linked device no workspace names (a device linked under default since the API started).
+   * The devices whose usage is the workspace's: those it owns (WorkspaceStore.devices: for
+   * `default` also every linked device no workspace names, linked before or after the start).
    */
   async devicesOf(workspaceId: string): Promise<string[]> {
-    const listed = await this.workspaces.devices(workspaceId);
-    if (workspaceId !== DEFAULT_WORKSPACE) return listed;
-    const linked = await this.redis.smembers(keys.linkedDevices());
-    const unlisted = linked.filter((id) => !listed.includes(id));
-    if (unlisted.length === 0) return listed;
-    const owners = await this.redis.hmget(keys.deviceWorkspaces(), ...unlisted);
-    return [...listed, ...unlisted.filter((_, i) => owners[i] === null)].sort();
+    return this.workspaces.devices(workspaceId);
   }
 
   /** The workspace's usage per day from `from` to `to` (YYYY-MM-DD, inclusive), zero-filled. */

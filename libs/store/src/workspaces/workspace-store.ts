@@ -164,14 +164,33 @@ export class WorkspaceStore {
     return removed;
   }
 
-  /** Whether a workspace's set lists a device (one SISMEMBER). */
+  /**
+   * Whether a workspace owns a device by its set (one SISMEMBER); default also owns every linked
+   * device no workspace names, listed or not (see `devices`).
+   */
   async hasDevice(workspaceId: string, deviceId: string): Promise<boolean> {
-    return (await this.redis.sismember(keys.workspaceDevices(workspaceId), deviceId)) === 1;
+    if ((await this.redis.sismember(keys.workspaceDevices(workspaceId), deviceId)) === 1) return true;
+    if (workspaceId !== DEFAULT_WORKSPACE) return false;
+    const [linked, owner] = await Promise.all([
+      this.redis.sismember(keys.linkedDevices(), deviceId),
+      this.redis.hget(keys.deviceWorkspaces(), deviceId),
+    ]);
+    return linked === 1 && owner === null;
   }
 
-  /** The devices a workspace owns (default's: those `adopt` and `addDevice` listed). */
+  /**
+   * The devices a workspace owns, by id: those its set lists (`addDevice`, `adopt`), and for
+   * `default` also every linked device no workspace names — one linked since the API started
+   * (`adopt` lists the linked ones at start only) is default's all the same.
+   */
   async devices(workspaceId: string): Promise<string[]> {
-    return (await this.redis.smembers(keys.workspaceDevices(workspaceId))).sort();
+    const listed = await this.redis.smembers(keys.workspaceDevices(workspaceId));
+    if (workspaceId !== DEFAULT_WORKSPACE) return listed.sort();
+    const known = new Set(listed);
+    const unlisted = (await this.redis.smembers(keys.linkedDevices())).filter((id) => !known.has(id));
+    if (unlisted.length === 0) return listed.sort();
+    const owners = await this.redis.hmget(keys.deviceWorkspaces(), ...unlisted);
+    return [...listed, ...unlisted.filter((_, i) => owners[i] === null)].sort();
   }
 
   /**

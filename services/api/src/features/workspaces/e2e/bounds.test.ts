@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { TOKEN_LIFETIME_MAX_DAYS } from '@mgw/store';
-import { call, type JsonResponse, type TestApi } from '../../../../test/helpers/api.js';
+import { TOKEN_LIFETIME_MAX_DAYS, markLinked } from '@mgw/store';
+import {
+  call,
+  freshDeviceId,
+  markConnected,
+  type JsonResponse,
+  type TestApi,
+} from '../../../../test/helpers/api.js';
 import { adminCall, signIn, startAdminApi, type AdminSessionClient } from '../../../../test/helpers/admin.js';
 
 /**
@@ -108,5 +114,55 @@ describe('API: bounds — a token lives at most ten years, on every route that m
         );
       }
     }
+  });
+});
+
+describe("API: default lists every device it owns, linked before or after the API's start", () => {
+  let t: TestApi;
+  before(async () => (t = await startAdminApi()));
+  after(async () => t.close());
+
+  it('When a device is linked after the start, then default lists it, counts it and its workspace token reads it; given to a workspace, it leaves default', async () => {
+    const device = freshDeviceId();
+    // Linked as the connection service marks a link (no workspace names it: it is default's).
+    await markConnected(t.redis, device);
+    await markLinked(t.redis, device);
+    const listed = await adminCall(t, '/workspaces/default/devices');
+    expect(listed.status).to.equal(200);
+    const ids = (listed.body.devices as { deviceId: string }[]).map((d) => d.deviceId);
+    expect(ids).to.include(device);
+    const shown = await adminCall(t, '/workspaces/default');
+    expect((shown.body.workspace as { devices: number }).devices).to.equal(ids.length);
+    const all = await adminCall(t, '/workspaces');
+    const listedDefault = (all.body.workspaces as { id: string; devices: number }[]).find(
+      (w) => w.id === 'default',
+    );
+    expect(listedDefault!.devices).to.equal(ids.length);
+    const minted = await adminCall(t, '/workspaces/default/tokens', {
+      method: 'POST',
+      json: { name: 'default ws' },
+    });
+    const token = minted.body.value as string;
+    const one = await call(`${t.api}/devices/${device}`, { token });
+    expect(one.status, JSON.stringify(one.body)).to.equal(200);
+    expect(one.body.data).to.deep.include({ deviceId: device, status: 'connected' });
+    expect(
+      ((await call(`${t.api}/devices`, { token })).body.data as { deviceId: string }[]).map(
+        (d) => d.deviceId,
+      ),
+    ).to.include(device);
+
+    // Another workspace's device, linked too, is never default's.
+    const other = `dl${randomBytes(4).toString('hex')}`;
+    await adminCall(t, '/workspaces', { method: 'POST', json: { id: other, name: 'Other' } });
+    const theirs = (await adminCall(t, `/workspaces/${other}/devices`, { method: 'POST' })).body.device as {
+      deviceId: string;
+    };
+    await markLinked(t.redis, theirs.deviceId);
+    const after = (await adminCall(t, '/workspaces/default/devices')).body.devices as { deviceId: string }[];
+    expect(after.map((d) => d.deviceId))
+      .to.include(device)
+      .and.not.include(theirs.deviceId);
+    expect((await call(`${t.api}/devices/${theirs.deviceId}`, { token })).status).to.equal(404);
   });
 });
