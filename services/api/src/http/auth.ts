@@ -186,8 +186,10 @@ async function authorize(
   const named = namedDeviceOf(res);
   const { poolId, deviceId } = token;
   if (poolId) {
+    // Gone, or another workspace's: a token left on a deleted pool is no token of a pool. Not only
+    // another's: the gone this process cached may already be another's pool it has not heard of.
     const poolOwner = await workspaces.poolOwner(poolId);
-    if (poolOwner !== undefined && poolOwner !== workspaceId) return new ApiError(401, ERRORS.invalidToken);
+    if (poolOwner !== workspaceId) return new ApiError(401, ERRORS.invalidToken);
     if (named) return new ApiError(404, ERRORS.deviceNotFound);
     if (!poolMay(req)) return new ApiError(403, ERRORS.poolTokenNotAllowed);
     return { ...base, deviceId: `pool:${poolId}`, poolId };
