@@ -428,8 +428,9 @@ export const keys = {
   /**
    * String: the messages a workspace's quota counted as accepted on one UTC day (`day`:
    * `2026-11-28`), reserved before the accept call and given back for what it refused; expires two
-   * days after. Only for a workspace with a `messagesPerDay` quota. See
-   * libs/store/src/workspaces/workspace-quota.ts.
+   * days after. Only for a workspace with a `messagesPerDay` quota; it starts from what the
+   * workspace's devices accepted that day (`deviceDayUsage`, always counted), and is deleted when
+   * the quota is removed or newly set. See libs/store/src/workspaces/workspace-quota.ts.
    */
   workspaceDayCount: (workspaceId: string, day: string) =>
     `${workspace(workspaceId)}:day:${day.slice(0, 10)}`,

@@ -160,17 +160,39 @@ describe('store: workspace usage per day, counted with the records (real Redis)'
     }
   });
 
+  /** A workspace without devices: its day's count starts from nothing. */
+  const none = async () => [];
+
+  it("When a day's count starts (a quota set mid-day), then it starts from what the devices accepted that day; a count removed is not brought back by a give-back", async () => {
+    const counts = new WorkspaceQuotaCounts(redis);
+    const ws = id('s');
+    const [d1, d2] = [id('sd'), id('sd')];
+    const { day } = utcDay();
+    await redis.hset(keys.deviceDayUsage(d1, day), 'accepted', '4');
+    await redis.hset(keys.deviceDayUsage(d2, day), 'accepted', '3');
+    let asked = 0;
+    const devices = async () => (asked++, [d1, d2]);
+    expect(await counts.reserveDay(ws, 1, 8, devices)).to.deep.include({ reserved: true, count: 8 });
+    expect(await counts.reserveDay(ws, 1, 8, devices)).to.deep.equal({ reserved: false, count: 8 });
+    expect(asked, 'devices read once, when the count started').to.equal(1);
+    // Removed (as the quota's removal does), a late give-back writes nothing.
+    await redis.del(keys.workspaceDayCount(ws, day));
+    await counts.giveBackDay(ws, day, 1);
+    expect(await redis.exists(keys.workspaceDayCount(ws, day))).to.equal(0);
+    expect(await counts.reserveDay(ws, 2, 8, devices)).to.deep.equal({ reserved: false, count: 7 });
+  });
+
   it('When the daily quota is reserved concurrently, then the day never counts past it; what is given back is room again', async () => {
     const counts = new WorkspaceQuotaCounts(redis);
     const ws = id('q');
-    const tries = await Promise.all(Array.from({ length: 20 }, () => counts.reserveDay(ws, 3, 10)));
+    const tries = await Promise.all(Array.from({ length: 20 }, () => counts.reserveDay(ws, 3, 10, none)));
     const reserved = tries.filter((r) => r.reserved);
     expect(reserved).to.have.length(3);
     const { day } = utcDay();
     expect(await redis.get(keys.workspaceDayCount(ws, day))).to.equal('9');
-    expect((await counts.reserveDay(ws, 2, 10)).reserved).to.equal(false);
+    expect((await counts.reserveDay(ws, 2, 10, none)).reserved).to.equal(false);
     await counts.giveBackDay(ws, day, 3);
-    expect(await counts.reserveDay(ws, 2, 10)).to.deep.include({ reserved: true, count: 8 });
+    expect(await counts.reserveDay(ws, 2, 10, none)).to.deep.include({ reserved: true, count: 8 });
     expect(await redis.ttl(keys.workspaceDayCount(ws, day))).to.be.greaterThan(86_400);
   });
 });

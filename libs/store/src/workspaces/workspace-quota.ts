@@ -3,6 +3,7 @@ import { keys } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
 
 const RESERVE_DAY = storeScript<[number, number]>('workspace-day-reserve-1');
+const GIVE_BACK_DAY = storeScript<number>('workspace-day-give-back-1');
 
 /** A day's reservation count outlives its day by one (a late give-back still finds it). */
 const DAY_COUNT_TTL_SECONDS = 2 * 86_400;
@@ -18,34 +19,50 @@ export function utcDay(now = Date.now()): { day: string; resetsAt: string } {
 
 /**
  * The counts a workspace's quotas are judged on (docs/workspaces.md "Quotas"): its messages of the
- * day (a count of its own, reserved before the accept call), what its devices hold queued and the
- * media bytes they keep (sums over its devices, read when a request arrives).
+ * day (a count of its own, reserved before the accept call, which starts from what its devices
+ * accepted that day: their day usage, always counted), what its devices hold queued and the media
+ * bytes they keep (sums over its devices, read when a request arrives).
  */
 export class WorkspaceQuotaCounts {
   constructor(private readonly redis: RedisClient) {}
 
   /**
    * Reserves `messages` in the day's count unless that would pass `limit`: the count after, or
-   * `{ refused }` with the count as it was (nothing reserved).
+   * `{ refused }` with the count as it was (nothing reserved). A day without a count yet (the
+   * quota's first request of the day, or the first since the quota was set) starts it from what
+   * `deviceIds()` accepted that day, so a quota set in the middle of a day counts the messages
+   * accepted before it: one more round trip then, none on the other requests.
    */
   async reserveDay(
     workspaceId: string,
     messages: number,
     limit: number,
+    deviceIds: () => Promise<readonly string[]>,
     now = Date.now(),
   ): Promise<{ reserved: true; day: string; count: number } | { reserved: false; count: number }> {
     const { day } = utcDay(now);
-    const [ok, count] = await RESERVE_DAY.run(
-      this.redis,
-      [keys.workspaceDayCount(workspaceId, day)],
-      [String(messages), String(limit), String(DAY_COUNT_TTL_SECONDS)],
-    );
+    const key = [keys.workspaceDayCount(workspaceId, day)];
+    const args = [String(messages), String(limit), String(DAY_COUNT_TTL_SECONDS)];
+    let [ok, count] = await RESERVE_DAY.run(this.redis, key, args);
+    if (ok === -1) {
+      const accepted = await this.acceptedOn(await deviceIds(), day);
+      [ok, count] = await RESERVE_DAY.run(this.redis, key, [...args, String(accepted)]);
+    }
     return ok === 1 ? { reserved: true, day, count } : { reserved: false, count };
   }
 
   /** Gives back what a reservation of `day` did not use (the accept call refused it). */
   async giveBackDay(workspaceId: string, day: string, messages: number): Promise<void> {
-    if (messages > 0) await this.redis.decrby(keys.workspaceDayCount(workspaceId, day), messages);
+    if (messages > 0)
+      await GIVE_BACK_DAY.run(this.redis, [keys.workspaceDayCount(workspaceId, day)], [String(messages)]);
+  }
+
+  /** The messages `deviceIds` accepted on `day` (YYYY-MM-DD): their day usage's `accepted`. */
+  async acceptedOn(deviceIds: readonly string[], day: string): Promise<number> {
+    const counts = await Promise.all(
+      deviceIds.map((id) => this.redis.hget(keys.deviceDayUsage(id, day), 'accepted')),
+    );
+    return counts.reduce((sum, c) => sum + Math.max(0, Number(c ?? 0) || 0), 0);
   }
 
   /** The messages `deviceIds` hold accepted and not yet ended (their queue counts). */

@@ -1,6 +1,7 @@
 import type { RedisClient } from '@mgw/common';
 import { DEFAULT_WORKSPACE, WORKSPACE_ID_PATTERN, keys } from '@mgw/contracts';
 import { storeScript } from '../lua.js';
+import { utcDay } from './workspace-quota.js';
 
 /** What a workspace may hold or do at most; an absent quota is no limit (docs/workspaces.md). */
 export interface WorkspaceQuotas {
@@ -115,6 +116,12 @@ export class WorkspaceStore {
     const key = keys.workspace(id);
     const tx = this.redis.multi().hset(key, set);
     if (removed.length) tx.hdel(key, ...removed);
+    // The day's count is kept only while `messagesPerDay` is: removed or newly set, today's goes,
+    // so the next request starts it again from what the devices accepted today (always counted),
+    // not from a count that stopped while there was no quota. Same slot as the record.
+    const perDay = change.quotas?.messagesPerDay;
+    if (perDay === null || (perDay !== undefined && current.quotas.messagesPerDay === undefined))
+      tx.del(keys.workspaceDayCount(id, utcDay(now.getTime()).day));
     await tx.exec();
     await this.redis.publish(keys.workspacesChannel(), id);
     return this.get(id);

@@ -20,7 +20,9 @@ export interface DayReservation {
  *   request, must fit (requests accepted at the same instant on several of its devices may pass it
  *   together: the bound is the requests in flight);
  * - `messagesPerDay`: the request is reserved whole in the day's count, atomically, or refused
- *   whole; what the accept call then refuses is given back.
+ *   whole; what the accept call then refuses is given back. The day's count starts from what its
+ *   devices accepted that day (their usage, counted by the accept call whether or not there is a
+ *   quota), so a quota set mid-day counts what was sent before it.
  * A workspace without either quota (every install's `default` unless the operator sets one) costs
  * two cached lookups and no Redis round trip.
  */
@@ -48,7 +50,13 @@ export class WorkspaceQuotaGate {
         };
     }
     if (quotas.messagesPerDay === undefined) return undefined;
-    const reserved = await counts.reserveDay(workspaceId, messages, quotas.messagesPerDay, now);
+    const reserved = await counts.reserveDay(
+      workspaceId,
+      messages,
+      quotas.messagesPerDay,
+      () => this.deps.devicesOf(workspaceId),
+      now,
+    );
     if (!reserved.reserved)
       return {
         kind: 'refused',

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { keys } from '@mgw/contracts';
 import { TOKEN_LIFETIME_MAX_DAYS, markLinked } from '@mgw/store';
 import {
   call,
@@ -164,5 +165,50 @@ describe("API: default lists every device it owns, linked before or after the AP
       .to.include(device)
       .and.not.include(theirs.deviceId);
     expect((await call(`${t.api}/devices/${theirs.deviceId}`, { token })).status).to.equal(404);
+  });
+});
+
+describe('API: a daily quota counts every message of the day, whenever it was set', () => {
+  let t: TestApi;
+  before(async () => (t = await startAdminApi()));
+  after(async () => t.close());
+
+  it('When a workspace without a quota has sent, then a quota set below that refuses the next send; raised, removed and set again, it still counts the whole day', async () => {
+    const id = `dq${randomBytes(4).toString('hex')}`;
+    expect(
+      (await adminCall(t, '/workspaces', { method: 'POST', json: { id, name: 'Day' } })).status,
+    ).to.equal(201);
+    const token = (await adminCall(t, `/workspaces/${id}/tokens`, { method: 'POST', json: { name: 'o' } }))
+      .body.value as string;
+    const device = (
+      (await call(`${t.api}/devices`, { method: 'POST', token })).body.data as { deviceId: string }
+    ).deviceId;
+    await markConnected(t.redis, device);
+    const send = (to: string | string[]) =>
+      call(`${t.api}/devices/${device}/send`, { method: 'POST', token, json: { to, text: 'counted' } });
+    const quota = async (messagesPerDay: number | null) =>
+      expect(
+        (await adminCall(t, `/workspaces/${id}`, { method: 'PATCH', json: { quotas: { messagesPerDay } } }))
+          .status,
+      ).to.equal(200);
+    const refusedAt = (r: JsonResponse, limit: number) => {
+      expect(r.status, JSON.stringify(r.body)).to.equal(429);
+      expect((r.body.details as Record<string, unknown>[])[0]).to.include({ quota: 'messagesPerDay', limit });
+    };
+
+    expect((await send(['15550004001', '15550004002'])).status).to.equal(202);
+    expect((await send('15550004003')).status).to.equal(202);
+    await quota(2);
+    refusedAt(await send('15550004004'), 2);
+    await quota(4);
+    expect((await send('15550004005')).status).to.equal(202);
+    refusedAt(await send('15550004006'), 4);
+    await quota(null);
+    expect((await send(['15550004007', '15550004008'])).status).to.equal(202);
+    await quota(6);
+    refusedAt(await send('15550004009'), 6);
+    await quota(8);
+    expect((await send('15550004010')).status).to.equal(202);
+    expect(await t.redis.zcard(keys.messageIndex(device))).to.equal(7);
   });
 });
