@@ -5,6 +5,7 @@ import { mountDashboard } from './http/dashboard-static.js';
 import { AdminAuth } from './http/session/admin-auth.js';
 import type { ApiServices } from './api-services.js';
 import { authenticate } from './http/auth.js';
+import { canonicalPath } from './http/canonical-path.js';
 import { devicePath } from './http/device-path.js';
 import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
@@ -49,6 +50,8 @@ export function createApp(s: ApiServices): Express {
   const app = express();
   app.set('trust proxy', s.config.trustProxy);
   app.set('etag', false);
+  // Routes match their path exactly: `/Tokens` is not `/tokens` (docs/security.md "One reading of a path").
+  app.set('case sensitive routing', true);
   app.use(requestContext(s.logger, { headers: securityHeaders(), finished: httpMetrics(s.metrics) }));
 
   // /send's hits are counted by the accept script's calls that write its messages.
@@ -59,6 +62,8 @@ export function createApp(s: ApiServices): Express {
     metrics: s.metrics,
     logger: s.logger,
   });
+  // One spelling of a path under the APIs' bases; any other is a path that does not exist.
+  app.use(canonicalPath());
   // A workspace token names its device in the path (/devices/{id}/…): taken off before routing.
   app.use(devicePath());
   const auth = authenticate({ ...s, tokens: s.tokenCache, workspaces: s.workspaceCache });

@@ -46,6 +46,19 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => {
   next(new ApiError(404, ERRORS.notFound));
 };
 
+/**
+ * The answer of each API base to a path no route has, once the credentials are checked: 404 `Not
+ * found`, or 400 `Malformed request` for a path whose escapes are not UTF-8 (canonical-path.ts
+ * marks it: a client's bug worth naming, docs/api.md).
+ */
+export const noSuchPath: RequestHandler = (_req, res, next) => {
+  next(
+    res.locals.malformedPath
+      ? ApiError.invalid([{ path: [], message: 'Malformed request' }])
+      : new ApiError(404, ERRORS.notFound),
+  );
+};
+
 /** A known path called with a method it does not serve: 405 with the methods it does. */
 export function methodNotAllowed(allow: string): RequestHandler {
   return (_req, res, next) => {

@@ -3,11 +3,12 @@ import type { ApiServices } from '../api-services.js';
 import type { ApiConfig } from '../config.js';
 import type { JsonSchema } from '../openapi/joi-schema.js';
 import type { OperationSpec } from '../openapi/operation.js';
-import { methodNotAllowed, notFoundHandler } from './api-error.js';
+import { methodNotAllowed, noSuchPath } from './api-error.js';
 import { jsonBody, noBody, type JsonBodyOptions } from './body.js';
 import { rawBody, type RawBodyOptions } from './raw-body.js';
 import type { LimitedEndpoint } from './rate-limits.js';
 import type { SendRateLimit } from './send-rate-limit.js';
+import type { ApiGuard } from './auth.js';
 import type { AdminAuth } from './session/admin-auth.js';
 import { scopedMethodNotAllowed, type ConsoleAccess } from './session/console-scope.js';
 
@@ -56,6 +57,14 @@ export interface ApiRoute<H extends string = string> extends RouteRow<H> {
   /** `token` (default): the API token first; `subprotocol`: a WebSocket's token, then the same; `none`. */
   auth?: 'token' | 'subprotocol' | 'none';
   limit: LimitName;
+  /**
+   * What the route acts on, which decides who may call it (http/auth.ts, docs/workspaces.md):
+   * `device` (absent) — one device: a device token's, or the one a workspace token names in the
+   * path; `workspace` — the workspace itself: a workspace token only (403 for any other).
+   */
+  scope?: 'device' | 'workspace';
+  /** A pool token may call it (docs/pools.md: sending, and reading and controlling what it sent). */
+  pool?: true;
 }
 
 /**
@@ -152,7 +161,7 @@ export function allowedMethods(routes: readonly RouteSpec[]): Map<string, string
 
 /** The middleware in front of every route, built once by the app. */
 export interface RouteChainParts {
-  auth: RequestHandler;
+  auth: ApiGuard;
   tokenFromSubprotocol: RequestHandler;
   limits: Record<LimitedEndpoint, RequestHandler>;
   sendLimit: SendRateLimit;
@@ -198,7 +207,9 @@ export function mountFeatures(
   const authOf = (route: RouteSpec): RequestHandler[] => {
     if (route.auth === 'none') return [];
     if (isAdmin(route)) return [guard!, kit.adminAuth!.scope(route.console)];
-    return route.auth === 'subprotocol' ? [parts.tokenFromSubprotocol, parts.auth] : [parts.auth];
+    // The route's own guard: its row's scope decides, never a second reading of the path.
+    const token = parts.auth.route(route);
+    return route.auth === 'subprotocol' ? [parts.tokenFromSubprotocol, token] : [token];
   };
   const limitOf = (route: RouteSpec): RequestHandler[] =>
     isAdmin(route) || route.limit === 'none'
@@ -226,7 +237,7 @@ export function mountFeatures(
     const path = fullPath(route);
     const handler = handlersOf.get(f)![route.handler];
     if (!handler) throw new Error(`${f.name}: no handler ${route.handler} for ${route.method} ${route.path}`);
-    if (route.head === 'refuse') app.head(path, ...authOf(route), methodNotAllowed(allowOf(f, route)));
+    if (route.head === 'refuse') app.head(path, parts.auth.credentials, methodNotAllowed(allowOf(f, route)));
     app[route.method](path, ...authOf(route), ...limitOf(route), ...bodyOf(route), handler, ...settle(route));
   }
   const all = ordered.map(({ route }) => route);
@@ -239,12 +250,12 @@ export function mountFeatures(
       app.all(path, guard!, scopedMethodNotAllowed(methods, consoleMethods.get(path)));
       continue;
     }
-    const credentials = route.auth === 'none' ? [] : [parts.auth];
+    const credentials = route.auth === 'none' ? [] : [parts.auth.credentials];
     app.all(path, ...credentials, methodNotAllowed(methods));
   }
   // Unknown paths under either base need credentials too: without them, nothing is revealed.
-  app.use(API_BASE, parts.auth, notFoundHandler);
-  app.use(ADMIN_BASE, ...(guard ? [guard] : []), notFoundHandler);
+  app.use(API_BASE, parts.auth.credentials, noSuchPath);
+  app.use(ADMIN_BASE, ...(guard ? [guard] : []), noSuchPath);
 }
 
 /** Admin answers (sessions, tokens, account details) are never for a cache to keep. */

@@ -25,13 +25,14 @@ export type BatchName = 'listBatches' | 'getBatch' | BatchControlName;
 export const batches = feature<BatchName, BatchAdminName>({
   name: 'batches',
   routes: [
-    { method: 'get', path: '/batches', limit: 'messages', handler: 'listBatches' },
-    { method: 'get', path: '/batches/:batchId', limit: 'messages', handler: 'getBatch' },
+    { method: 'get', path: '/batches', limit: 'messages', pool: true, handler: 'listBatches' },
+    { method: 'get', path: '/batches/:batchId', limit: 'messages', pool: true, handler: 'getBatch' },
     {
       method: 'post',
       path: '/batches/:batchId/pause',
       limit: 'messages',
       body: 'none',
+      pool: true,
       handler: 'pauseBatch',
     },
     {
@@ -39,6 +40,7 @@ export const batches = feature<BatchName, BatchAdminName>({
       path: '/batches/:batchId/resume',
       limit: 'messages',
       body: 'none',
+      pool: true,
       handler: 'resumeBatch',
     },
     {
@@ -46,6 +48,7 @@ export const batches = feature<BatchName, BatchAdminName>({
       path: '/batches/:batchId/cancel',
       limit: 'messages',
       body: 'none',
+      pool: true,
       handler: 'cancelBatch',
     },
     ...batchAdminRoutes,

@@ -24,7 +24,7 @@ const mcpBody = (config: ApiConfig): BodySpec => ({
  */
 export const mcp = feature({
   name: 'mcp',
-  routes: [{ method: 'post', path: '/mcp', limit: 'none', body: mcpBody, handler: 'mcp' }],
+  routes: [{ method: 'post', path: '/mcp', limit: 'none', body: mcpBody, pool: true, handler: 'mcp' }],
   handlers: (s) => ({ mcp: mcpRoute(s.config.maxRecipients) }),
   operations: mcpOperations,
 });

@@ -16,7 +16,7 @@ export const messages = feature({
   name: 'messages',
   routes: [
     { method: 'get', path: '/messages', limit: 'messages', handler: 'list' },
-    { method: 'get', path: '/messages/:id', limit: 'messages', handler: 'message' },
+    { method: 'get', path: '/messages/:id', limit: 'messages', pool: true, handler: 'message' },
     { method: 'get', path: '/messages/:id/media', limit: 'messages', handler: 'media' },
   ],
   handlers: (s) => ({ list: listMessagesRoute(s), message: messageRoute(s), media: mediaRoute(s) }),

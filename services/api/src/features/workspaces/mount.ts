@@ -36,21 +36,42 @@ export type WorkspaceName =
 /**
  * A workspace as its workspace token sees it (docs/workspaces.md): the workspace and its usage, its devices
  * (listed, created within the quota, one by id), and its tokens (device and workspace tokens,
- * created, listed and revoked). Device and pool tokens get 403 here (auth.ts WORKSPACE_ROUTES).
+ * created, listed and revoked). Device and pool tokens get 403 here (their rows' `scope`).
  * Reads count against the status limit, changes against the connect limit. The operator's side —
  * workspaces created, suspended, given quotas and devices — is admin.ts.
  */
 export const workspaces = feature<WorkspaceName, WorkspaceAdminName>({
   name: 'workspaces',
   routes: [
-    { method: 'get', path: '/workspace', limit: 'status', handler: 'getWorkspace' },
-    { method: 'get', path: '/workspace/usage', limit: 'status', handler: 'getUsage' },
-    { method: 'get', path: '/devices', limit: 'status', handler: 'listDevices' },
-    { method: 'post', path: '/devices', limit: 'connect', body: 'none', handler: 'createDevice' },
-    { method: 'get', path: '/devices/:deviceId', limit: 'status', handler: 'getDevice' },
-    { method: 'get', path: '/tokens', limit: 'status', handler: 'listTokens' },
-    { method: 'post', path: '/tokens', limit: 'connect', body: tokenBody, handler: 'createToken' },
-    { method: 'delete', path: '/tokens/:tokenId', limit: 'connect', body: 'none', handler: 'revokeToken' },
+    { method: 'get', path: '/workspace', limit: 'status', scope: 'workspace', handler: 'getWorkspace' },
+    { method: 'get', path: '/workspace/usage', limit: 'status', scope: 'workspace', handler: 'getUsage' },
+    { method: 'get', path: '/devices', limit: 'status', scope: 'workspace', handler: 'listDevices' },
+    {
+      method: 'post',
+      path: '/devices',
+      limit: 'connect',
+      body: 'none',
+      scope: 'workspace',
+      handler: 'createDevice',
+    },
+    { method: 'get', path: '/devices/:deviceId', limit: 'status', scope: 'workspace', handler: 'getDevice' },
+    { method: 'get', path: '/tokens', limit: 'status', scope: 'workspace', handler: 'listTokens' },
+    {
+      method: 'post',
+      path: '/tokens',
+      limit: 'connect',
+      body: tokenBody,
+      scope: 'workspace',
+      handler: 'createToken',
+    },
+    {
+      method: 'delete',
+      path: '/tokens/:tokenId',
+      limit: 'connect',
+      body: 'none',
+      scope: 'workspace',
+      handler: 'revokeToken',
+    },
     ...workspaceAdminRoutes,
   ],
   handlers: (s) => ({ ...workspaceHandlers(s), ...workspaceAdminHandlers(s) }),
