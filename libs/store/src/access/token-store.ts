@@ -179,9 +179,14 @@ export class TokenStore {
     };
     // Its workspace's index first, counted against the limit in one script; listed there before
     // the record exists, it is skipped by `listWorkspace` (and dropped) if the record never comes.
-    // A token of the shape from before workspaces is default's: listed in default's index.
     const wsIndex = this.space.workspaceIndex?.(input.workspaceId ?? DEFAULT_WORKSPACE);
-    if (wsIndex && (await WORKSPACE_ADD.run(this.redis, [wsIndex], [token.id, hash, String(limit)])) !== 1)
+    if (wsIndex && !input.workspaceId) {
+      // A token of the shape from before workspaces is default's, and counts against nothing.
+      await this.redis.hset(wsIndex, token.id, hash);
+    } else if (
+      wsIndex &&
+      (await WORKSPACE_ADD.run(this.redis, [wsIndex], [token.id, hash, String(limit)])) !== 1
+    )
       return 'limit';
     // Two keys of two Cluster slots, so no transaction: the record first (the token works), then
     // the index entry that lists it. A crash in between leaves a working token that `list` does not
