@@ -17535,10 +17535,10 @@ export interface components {
         path: (string | number)[];
         message: string;
         /**
-         * @description The workspace quota reached (429).
+         * @description The workspace quota reached (429): one the operator set, or a ceiling of the install's (`devices` without a device quota, `tokens`, console `users`).
          * @enum {unknown}
          */
-        quota?: 'devices' | 'messagesPerDay' | 'queuedMessages' | 'mediaBytes';
+        quota?: 'devices' | 'messagesPerDay' | 'queuedMessages' | 'mediaBytes' | 'tokens' | 'users';
         /** @description Its limit (429). */
         limit?: number;
         /**

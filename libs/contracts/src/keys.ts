@@ -405,7 +405,7 @@ export const keys = {
   /**
    * Hash: token id -> SHA-256 of the workspace's API tokens (as `tokenIndex` for all), so a
    * workspace lists its tokens without reading every token, and its count is bounded
-   * (WORKSPACE_TOKEN_LIMIT). Default's also lists the tokens without a workspace (the shape from
+   * (WORKSPACE_MAX_TOKENS). Default's also lists the tokens without a workspace (the shape from
    * before workspaces, default's). Filled for tokens from before it once, at the API's start
    * (`workspaceTokensIndexed`).
    */

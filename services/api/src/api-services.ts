@@ -154,7 +154,7 @@ export function createApiServices(base: {
     maxBytes: config.openedTextCacheBytes,
   });
   const contents = new ContentStore(redis, opener, retention);
-  const workspaces = new WorkspaceStore(redis);
+  const workspaces = new WorkspaceStore(redis, config.workspaceCeilings);
   const workspaceCache = new WorkspaceCache(workspaces, base.subscriber, logger, new PoolStore(redis));
   const usage = new WorkspaceUsage(redis, workspaces);
   const quotaCounts = new WorkspaceQuotaCounts(redis);

@@ -22,11 +22,13 @@ import {
   SEND_POLICY_ENV,
   sendPolicyConfig,
   HEALTH_LOW_SCORE,
+  WORKSPACE_CEILINGS,
   storeConfig,
   storeEnv,
   type EncryptionConfig,
   type SendPolicyConfig,
   type StoreConfig,
+  type WorkspaceCeilings,
 } from '@mgw/store';
 
 const limit = (spec: number) => Joi.number().integer().min(1).default(spec);
@@ -90,6 +92,9 @@ const apiEnv: Joi.PartialSchemaMap = {
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   HTTP_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
+  WORKSPACE_MAX_DEVICES: Joi.number().integer().min(1).max(1_000_000).default(WORKSPACE_CEILINGS.devices),
+  WORKSPACE_MAX_TOKENS: Joi.number().integer().min(1).max(1_000_000).default(WORKSPACE_CEILINGS.tokens),
+  WORKSPACE_MAX_CONSOLE_USERS: Joi.number().integer().min(1).max(100_000).default(WORKSPACE_CEILINGS.users),
 };
 
 /** The dashboard and the admin API (`/dashboard`, `/api/admin/v1`); off while both secrets are unset. */
@@ -224,6 +229,8 @@ export interface ApiConfig extends RuntimeConfig {
   eventStream: EventStreamConfig;
   /** Bytes of opened texts the pages' reads keep in memory (OPENED_TEXT_CACHE_MB; 0: none). */
   openedTextCacheBytes: number;
+  /** What every workspace may hold at most (WORKSPACE_MAX_*; docs/workspaces.md "Quotas"). */
+  workspaceCeilings: WorkspaceCeilings;
 }
 
 export interface EventStreamConfig {
@@ -312,6 +319,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       stallMs: 30_000,
     },
     openedTextCacheBytes: e.OPENED_TEXT_CACHE_MB * 1024 * 1024,
+    workspaceCeilings: {
+      devices: e.WORKSPACE_MAX_DEVICES,
+      tokens: e.WORKSPACE_MAX_TOKENS,
+      users: e.WORKSPACE_MAX_CONSOLE_USERS,
+    },
     admin: {
       ...(e.ADMIN_PASSWORD ? { password: e.ADMIN_PASSWORD } : {}),
       ...(e.ADMIN_API_TOKEN ? { apiToken: e.ADMIN_API_TOKEN } : {}),

@@ -38,9 +38,6 @@ const LAST_USED_TRACKED = 10_000;
 const NOTE_USE = storeScript<number>('token-note-use-1');
 const WORKSPACE_ADD = storeScript<number>('workspace-token-add-1');
 
-/** The most tokens one workspace may hold (default's from before workspaces not counted). */
-export const WORKSPACE_TOKEN_LIMIT = 1000;
-
 /** `keys.workspaceTokensIndexed` once every token, default's without a workspace too, is indexed. */
 const TOKENS_INDEXED_VERSION = '2';
 

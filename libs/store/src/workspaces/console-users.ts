@@ -32,6 +32,7 @@ export interface ConsoleUserRecord {
 }
 
 const CREATE = storeScript<number>('console-user-create-1');
+const LIST = storeScript<number>('workspace-user-add-1');
 const UPDATE = storeScript<string[]>('console-user-update-1');
 
 const newStamp = () => randomBytes(12).toString('base64url');
@@ -50,11 +51,15 @@ const newStamp = () => randomBytes(12).toString('base64url');
 export class ConsoleUserStore {
   constructor(private readonly redis: RedisClient) {}
 
-  /** A new user; `taken` when the name is anyone's in the install (nothing changed then). */
+  /**
+   * A new user; `taken` when the name is anyone's in the install, `full` when its workspace holds
+   * `maxUsers` users already (counted and listed in one script); nothing changed then.
+   */
   async create(
     input: { user: string; workspace: string; role: ConsoleRole; password: string },
     now = new Date(),
-  ): Promise<ConsoleUserRecord | 'taken'> {
+    maxUsers = Number.MAX_SAFE_INTEGER,
+  ): Promise<ConsoleUserRecord | 'taken' | 'full'> {
     if (!CONSOLE_USER_PATTERN.test(input.user)) throw new Error(`not a console user name: ${input.user}`);
     if (!WORKSPACE_ID_PATTERN.test(input.workspace))
       throw new Error(`not a workspace id: ${input.workspace}`);
@@ -64,7 +69,13 @@ export class ConsoleUserStore {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    const listed = (await this.redis.sadd(keys.workspaceUsers(input.workspace), input.user)) === 1;
+    const added = await LIST.run(
+      this.redis,
+      [keys.workspaceUsers(input.workspace)],
+      [input.user, String(maxUsers)],
+    );
+    if (added === -1) return 'full';
+    const listed = added === 1;
     const written = await CREATE.run(this.redis, [keys.consoleUser(input.user)], fields(record));
     if (written === 1) return record;
     // Taken: the entry this call added is taken back, unless the name is this workspace's user.

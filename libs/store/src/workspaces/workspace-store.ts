@@ -35,6 +35,23 @@ export interface WorkspaceRecord {
 /** The rules of a workspace's record (the admin API's schema says the same to its clients). */
 export const WORKSPACE_LIMITS = { maxNameLength: 100, maxQuota: 1e12 } as const;
 
+/**
+ * What every workspace may hold at most, whatever its quotas say (docs/workspaces.md "Quotas"),
+ * so that no tenant fills Redis: devices (only without a `devices` quota, which is the bound
+ * then; `default` has none, it owns the install's devices from before workspaces), tokens
+ * (`default`'s not counted: they are the operator's) and console users (every workspace's).
+ * The API takes them from WORKSPACE_MAX_DEVICES, WORKSPACE_MAX_TOKENS and
+ * WORKSPACE_MAX_CONSOLE_USERS.
+ */
+export interface WorkspaceCeilings {
+  devices: number;
+  tokens: number;
+  users: number;
+}
+
+/** The ceilings' defaults. */
+export const WORKSPACE_CEILINGS: WorkspaceCeilings = { devices: 1000, tokens: 1000, users: 100 };
+
 /** Why a device could not be added to a workspace. */
 export type AddDeviceRefusal = 'no_workspace' | 'quota' | 'taken';
 
@@ -53,7 +70,11 @@ const ADD_DEVICE = storeScript<number>('workspace-add-device-2');
  * against the quota) before the map names its owner, and unnamed in the map before it leaves the set.
  */
 export class WorkspaceStore {
-  constructor(private readonly redis: RedisClient) {}
+  constructor(
+    private readonly redis: RedisClient,
+    /** What a workspace may hold at most (`addDevice` holds `devices`; the routes the others). */
+    readonly ceilings: WorkspaceCeilings = WORKSPACE_CEILINGS,
+  ) {}
 
   /** Creates a workspace (`exists` when the id is taken; nothing changed then). */
   async create(
@@ -73,6 +94,19 @@ export class WorkspaceStore {
     // Also when it exists: an index entry a crash left out is added by the retry.
     await this.redis.sadd(keys.workspaceIndex(), record.id);
     return written === 1 ? record : 'exists';
+  }
+
+  /**
+   * The most devices a workspace may own: its `devices` quota, else the ceiling (none for
+   * `default` without a quota).
+   */
+  deviceLimit(w: Pick<WorkspaceRecord, 'id' | 'quotas'>): number | undefined {
+    return w.quotas.devices ?? (w.id === DEFAULT_WORKSPACE ? undefined : this.ceilings.devices);
+  }
+
+  /** The most tokens a workspace may hold (`default`'s are the operator's: no bound). */
+  tokenLimit(workspaceId: string): number {
+    return workspaceId === DEFAULT_WORKSPACE ? Number.MAX_SAFE_INTEGER : this.ceilings.tokens;
   }
 
   /** The `default` workspace's record, written once (an install from before workspaces has none). */
@@ -133,9 +167,10 @@ export class WorkspaceStore {
   }
 
   /**
-   * Gives a device to a workspace within its device quota. Idempotent for the same workspace; a
-   * device another workspace owns (or, for a workspace other than default, one default holds
-   * already: linked or named by the map) is `taken`.
+   * Gives a device to a workspace within its device quota, or without one within the ceiling
+   * (`ceilings.devices`; default has none: the install's own devices are its). Idempotent for the
+   * same workspace; a device another workspace owns (or, for a workspace other than default, one
+   * default holds already: linked or named by the map) is `taken`.
    */
   async addDevice(workspaceId: string, deviceId: string): Promise<'added' | AddDeviceRefusal> {
     const owner = await this.redis.hget(keys.deviceWorkspaces(), deviceId);
@@ -146,7 +181,7 @@ export class WorkspaceStore {
     const added = await ADD_DEVICE.run(
       this.redis,
       [keys.workspace(workspaceId), keys.workspaceDevices(workspaceId)],
-      [deviceId],
+      workspaceId === DEFAULT_WORKSPACE ? [deviceId] : [deviceId, String(this.ceilings.devices)],
     );
     if (added === -2) return 'no_workspace';
     if (added === -1) return 'quota';

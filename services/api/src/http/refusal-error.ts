@@ -6,10 +6,11 @@ import { ApiError } from './api-error.js';
 /**
  * 429 for a workspace quota reached (docs/workspaces.md "Quotas"): `details` is one problem naming
  * the quota, its limit and when it resets (`null` when it frees as things end, not at a time).
- * `tokens` is the fixed bound on a workspace's tokens (WORKSPACE_TOKEN_LIMIT), not an operator's quota.
+ * `tokens` and `users` are the install's ceilings on a workspace's tokens and console users
+ * (WORKSPACE_MAX_TOKENS, WORKSPACE_MAX_CONSOLE_USERS), not an operator's quota.
  */
 export function workspaceQuotaError(
-  quota: QuotaName | 'tokens',
+  quota: QuotaName | 'tokens' | 'users',
   limit: number,
   resetsAt: string | null = null,
 ): ApiError {

@@ -27,8 +27,9 @@ export const schemas: Record<string, JsonSchema> = {
             path: { type: 'array', items: { type: ['string', 'integer'] } },
             message: { type: 'string' },
             quota: {
-              enum: ['devices', 'messagesPerDay', 'queuedMessages', 'mediaBytes'],
-              description: 'The workspace quota reached (429).',
+              enum: ['devices', 'messagesPerDay', 'queuedMessages', 'mediaBytes', 'tokens', 'users'],
+              description:
+                "The workspace quota reached (429): one the operator set, or a ceiling of the install's (`devices` without a device quota, `tokens`, console `users`).",
             },
             limit: { type: 'integer', minimum: 0, description: 'Its limit (429).' },
             resetsAt: {

@@ -3,6 +3,7 @@ import { Joi, emptyQuerySchema } from '@mgw/contracts';
 import { CONSOLE_PASSWORD_LIMITS, CONSOLE_ROLES, CONSOLE_USER_PATTERN, type ConsoleRole } from '@mgw/store';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
+import { workspaceQuotaError } from '../../http/refusal-error.js';
 import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
 import { adminScopeOf } from '../../http/session/console-scope.js';
 import { KdfBusy, passwordProblem } from '../../http/session/password-hash.js';
@@ -100,6 +101,7 @@ export function consoleAdminHandlers(deps: UsersDeps): Record<ConsoleAdminName, 
       const made = await hashing(res, () => addUser(deps, workspace, body));
       if (made === 'no_workspace') throw new ApiError(404, ADMIN_ERRORS.workspaceNotFound);
       if (made === 'taken') throw new ApiError(409, ADMIN_ERRORS.userTaken);
+      if (made === 'full') throw workspaceQuotaError('users', deps.maxUsers);
       req.log.info('console user added', { workspaceId: workspace, user: made.user, role: made.role });
       res.status(201).json({ success: true, user: made });
     },

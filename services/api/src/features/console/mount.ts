@@ -24,6 +24,7 @@ export const consoleUsers = feature<never, ConsoleAdminName>({
       users: adminAuth.users,
       passwords: adminAuth.passwords,
       workspaces: s.workspaceCache,
+      maxUsers: s.config.workspaceCeilings.users,
     });
   },
   operations: () => ({}),

@@ -70,6 +70,7 @@ describe("Console users: a workspace's users listed, added, changed and removed 
       },
       passwords: { hash: async (p) => (hashed++, `hashed:${p.length}`) },
       workspaces: { get: async (id) => workspaces.get(id) },
+      maxUsers: 100,
     };
   });
 

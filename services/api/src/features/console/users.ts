@@ -10,6 +10,8 @@ export interface UsersDeps {
   /** The password KDF (http/session/password-hash.ts: bounded; it throws when it is busy). */
   passwords: { hash(password: string): Promise<string> };
   workspaces: { get(id: string): Promise<WorkspaceRecord | undefined> };
+  /** The most users one workspace may hold (WORKSPACE_MAX_CONSOLE_USERS). */
+  maxUsers: number;
 }
 
 /** Who asks: a console user (its own login name), or the operator (no `user`: it may do anything). */
@@ -36,19 +38,24 @@ export async function listUsers(deps: Pick<UsersDeps, 'users'>, workspace: strin
 
 /**
  * A new user of the workspace: its password hashed (never kept), its name unique in the install
- * (`taken` whoever holds it: the name is the sign-in's, which names no workspace).
+ * (`taken` whoever holds it: the name is the sign-in's, which names no workspace), within the
+ * workspace's `maxUsers` (`full`).
  */
 export async function addUser(
   deps: UsersDeps,
   workspace: string,
   input: { user: string; password: string; role: ConsoleRole },
-): Promise<UserView | 'taken' | 'no_workspace'> {
+): Promise<UserView | 'taken' | 'no_workspace' | 'full'> {
   if (!(await deps.workspaces.get(workspace))) return 'no_workspace';
   // A name taken already costs no hash.
   if (await deps.users.get(input.user)) return 'taken';
   const password = await deps.passwords.hash(input.password);
-  const made = await deps.users.create({ user: input.user, workspace, role: input.role, password });
-  return made === 'taken' ? 'taken' : userView(made);
+  const made = await deps.users.create(
+    { user: input.user, workspace, role: input.role, password },
+    new Date(),
+    deps.maxUsers,
+  );
+  return made === 'taken' || made === 'full' ? made : userView(made);
 }
 
 /** The user of `workspace` named so; undefined for another workspace's as for a name nobody has. */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Joi } from '@mgw/contracts';
 import { DEVICE_ID_PATTERN, POOL_ID_PATTERN, emptyQuerySchema } from '@mgw/contracts';
-import { ADMIN_TOKENS, PoolStore, TokenStore, WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
+import { ADMIN_TOKENS, PoolStore, TokenStore } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
@@ -115,7 +115,7 @@ function createTokenRoute(
     const scope = adminScopeOf(res);
     const created = scope
       ? await createScoped(workspace, scope, body)
-      : await createToken(tokens, pools, body, devices);
+      : await createToken(tokens, pools, body, devices, workspace.workspaces.ceilings.tokens);
     if (created === 'pool_not_found') {
       throw new ApiError(400, ADMIN_ERRORS.poolNotFound, [
         { path: ['poolId'], message: `poolId names no pool: create the pool first` },
@@ -126,7 +126,7 @@ function createTokenRoute(
         { path: ['deviceId'], message: 'deviceId names no device of this workspace' },
       ]);
     }
-    if (created === 'limit') throw workspaceQuotaError('tokens', WORKSPACE_TOKEN_LIMIT);
+    if (created === 'limit') throw workspaceQuotaError('tokens', workspace.workspaces.ceilings.tokens);
     const { value, token } = created;
     req.log.info('admin created a token', {
       tokenId: token.id,

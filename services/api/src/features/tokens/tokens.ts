@@ -1,12 +1,5 @@
 import { DEFAULT_WORKSPACE } from '@mgw/contracts';
-import {
-  WORKSPACE_TOKEN_LIMIT,
-  isExpired,
-  parseDuration,
-  type PoolStore,
-  type TokenRecord,
-  type TokenStore,
-} from '@mgw/store';
+import { isExpired, parseDuration, type PoolStore, type TokenRecord, type TokenStore } from '@mgw/store';
 
 /** API tokens (`tok_…`, the public API) and admin tokens (`adm_…`, the admin API; made by the CLI). */
 export type TokenKind = 'api' | 'admin';
@@ -61,7 +54,8 @@ export async function listTokens(stores: TokenStores): Promise<TokenView[]> {
  * `deviceId`, `poolId` or `expiresIn` is none; `expiresIn` is `<n>s|m|h|d`, checked by the
  * request's schema. A `poolId` must name a pool (`pool_not_found` otherwise): a token for a pool
  * that does not exist could never send. A pool or a device of a workspace other than default makes
- * a token of that workspace (it lists and revokes it, within its token limit: `limit`), since only
+ * a token of that workspace (it lists and revokes it, within `workspaceTokenLimit`, the install's
+ * WORKSPACE_MAX_TOKENS: `limit`), since only
  * its own tokens send through its pool (docs/workspaces.md "The console").
  */
 export async function createToken(
@@ -69,6 +63,7 @@ export async function createToken(
   pools: Pick<PoolStore, 'get'>,
   request: { name: string; deviceId?: string; poolId?: string; expiresIn?: string },
   devices?: { ownerOf(deviceId: string): Promise<string> },
+  workspaceTokenLimit = Number.MAX_SAFE_INTEGER,
 ): Promise<{ value: string; token: TokenRecord } | 'pool_not_found' | 'limit'> {
   const pool = request.poolId ? await pools.get(request.poolId) : undefined;
   if (request.poolId && !pool) return 'pool_not_found';
@@ -83,7 +78,7 @@ export async function createToken(
       ...(workspace ? { workspaceId: workspace } : {}),
       ...(request.expiresIn ? { expiresInMs: parseDuration(request.expiresIn) } : {}),
     },
-    workspace ? WORKSPACE_TOKEN_LIMIT : Number.MAX_SAFE_INTEGER,
+    workspace ? workspaceTokenLimit : Number.MAX_SAFE_INTEGER,
   );
 }
 

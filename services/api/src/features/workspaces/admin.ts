@@ -6,7 +6,7 @@ import {
   WORKSPACE_ID_PATTERN,
   emptyQuerySchema,
 } from '@mgw/contracts';
-import { QUOTA_NAMES, WORKSPACE_LIMITS, WORKSPACE_STATUSES, WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
+import { QUOTA_NAMES, WORKSPACE_LIMITS, WORKSPACE_STATUSES } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { ADMIN_ERRORS } from '../../http/admin-errors.js';
@@ -202,7 +202,8 @@ export function workspaceAdminHandlers(
     },
     giveDevice: async (req, res) => {
       parse(emptyQuerySchema, req.query);
-      const { id, quotas: q } = await named(req.params.workspaceId);
+      const view = await named(req.params.workspaceId);
+      const { id } = view;
       const deviceId = String(req.params.deviceId ?? '');
       if (!DEVICE_ID_PATTERN.test(deviceId)) throw new ApiError(404, ADMIN_ERRORS.deviceNotFound);
       const given = await s.workspaces.addDevice(id, deviceId);
@@ -213,7 +214,7 @@ export function workspaceAdminHandlers(
         );
       }
       if (given === 'quota') {
-        throw quotaReached('devices', q.devices ?? 0);
+        throw quotaReached('devices', s.workspaces.deviceLimit(view) ?? 0);
       }
       if (given === 'no_workspace') throw new ApiError(404, WORKSPACE_NOT_FOUND);
       req.log.info('admin gave a device to a workspace', { workspaceId: id, deviceId });
@@ -221,9 +222,10 @@ export function workspaceAdminHandlers(
     },
     createWorkspaceDevice: async (req, res) => {
       parse(emptyQuerySchema, req.query);
-      const { id, quotas: q } = await named(req.params.workspaceId);
+      const view = await named(req.params.workspaceId);
+      const { id } = view;
       const made = await createDevice(deps, id);
-      if (made === 'quota') throw quotaReached('devices', q.devices ?? 0);
+      if (made === 'quota') throw quotaReached('devices', s.workspaces.deviceLimit(view) ?? 0);
       if (made === 'no_workspace') throw new ApiError(404, WORKSPACE_NOT_FOUND);
       req.log.info('admin created a device of a workspace', { workspaceId: id, deviceId: made.deviceId });
       res.status(201).json({ success: true, device: await showDevice(deps, id, made.deviceId) });
@@ -243,7 +245,7 @@ export function workspaceAdminHandlers(
           { path: ['poolId'], message: 'poolId names no pool of this workspace' },
         ]);
       }
-      if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);
+      if (made === 'limit') throw quotaReached('tokens', s.workspaces.ceilings.tokens);
       req.log.info('admin created a workspace token', { workspaceId: id, tokenId: made.token.id });
       res.setHeader('Cache-Control', 'no-store');
       res.status(201).json({ success: true, token: tokenView(made.token), value: made.value });

@@ -1,6 +1,5 @@
 import type { RequestHandler, Response } from 'express';
 import { DEVICE_ID_PATTERN, ERRORS, emptyQuerySchema } from '@mgw/contracts';
-import { WORKSPACE_TOKEN_LIMIT } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
@@ -107,7 +106,8 @@ function workspaceHandlers(
       noQuery(req);
       const made = await createDevice(deps, workspaceOf(res));
       if (made === 'quota') {
-        throw quotaReached('devices', (await s.workspaces.get(workspaceOf(res)))?.quotas.devices ?? 0);
+        const w = await s.workspaces.get(workspaceOf(res));
+        throw quotaReached('devices', (w && s.workspaces.deviceLimit(w)) ?? 0);
       }
       if (made === 'no_workspace') throw new ApiError(404, ERRORS.deviceNotFound);
       req.log.info('workspace created a device', { workspaceId: workspaceOf(res), deviceId: made.deviceId });
@@ -133,7 +133,7 @@ function workspaceHandlers(
       // No pool is named here (the body has no poolId): a pool not found is a device not found.
       if (made === 'device_not_found' || made === 'pool_not_found')
         throw new ApiError(404, ERRORS.deviceNotFound);
-      if (made === 'limit') throw quotaReached('tokens', WORKSPACE_TOKEN_LIMIT);
+      if (made === 'limit') throw quotaReached('tokens', s.workspaces.ceilings.tokens);
       req.log.info('workspace created a token', {
         workspaceId: workspaceOf(res),
         tokenId: made.token.id,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { API_TOKENS, TokenStore, type WorkspaceRecord } from '@mgw/store';
+import { API_TOKENS, TokenStore, WORKSPACE_CEILINGS, type WorkspaceRecord } from '@mgw/store';
 import { MemoryRedis } from '../test-support.js';
 import {
   createDevice,
@@ -45,6 +45,8 @@ describe("Workspaces: a workspace's devices and tokens, and none of another's (i
         devices: async (ws) => devicesOf(ws),
         hasDevice: async (ws, d) => devicesOf(ws).includes(d),
         workspaceOf: async (d) => owners.get(d) ?? 'default',
+        ceilings: WORKSPACE_CEILINGS,
+        tokenLimit: (ws) => (ws === 'default' ? Number.MAX_SAFE_INTEGER : WORKSPACE_CEILINGS.tokens),
         addDevice: async (ws, d) => {
           const w = records.get(ws);
           if (!w) return 'no_workspace';

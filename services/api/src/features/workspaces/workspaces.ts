@@ -1,6 +1,6 @@
 import { DEFAULT_WORKSPACE, newWorkspaceDeviceId } from '@mgw/contracts';
 import type { SessionStore, TokenRecord, TokenStore, WorkspaceRecord, WorkspaceStore } from '@mgw/store';
-import { WORKSPACE_TOKEN_LIMIT, parseDuration } from '@mgw/store';
+import { parseDuration } from '@mgw/store';
 import { tokenView } from '../tokens/index.js';
 
 /** What a workspace's people and its operator see of it (docs/workspaces.md). */
@@ -19,7 +19,10 @@ export type WorkspaceView = ReturnType<typeof workspaceView>;
 
 /** The stores a workspace's use cases read and write. */
 export interface WorkspaceDeps {
-  workspaces: Pick<WorkspaceStore, 'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf'>;
+  workspaces: Pick<
+    WorkspaceStore,
+    'get' | 'devices' | 'hasDevice' | 'addDevice' | 'workspaceOf' | 'ceilings' | 'tokenLimit'
+  >;
   sessions: Pick<SessionStore, 'get'>;
   tokens: Pick<TokenStore, 'createWithin' | 'listWorkspace' | 'get' | 'revoke'>;
   /** Whose a pool is (undefined: no such pool); absent: no pool is any workspace's (no pool tokens). */
@@ -110,8 +113,9 @@ export async function createWorkspaceToken(
   }
   if (request.poolId && (await deps.pools?.workspaceOf(request.poolId)) !== workspaceId)
     return 'pool_not_found';
-  // Bounded, so that no workspace fills Redis with tokens; default's are the operator's own.
-  const limit = workspaceId === DEFAULT_WORKSPACE ? Number.MAX_SAFE_INTEGER : WORKSPACE_TOKEN_LIMIT;
+  // Bounded (WORKSPACE_MAX_TOKENS), so that no workspace fills Redis with tokens; default's are
+  // the operator's own.
+  const limit = deps.workspaces.tokenLimit(workspaceId);
   return deps.tokens.createWithin(
     {
       name: request.name,

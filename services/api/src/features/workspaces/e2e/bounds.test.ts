@@ -212,3 +212,143 @@ describe('API: a daily quota counts every message of the day, whenever it was se
     expect(await t.redis.zcard(keys.messageIndex(device))).to.equal(7);
   });
 });
+
+describe('API: default ceilings — devices without a quota, tokens and console users per workspace', () => {
+  let t: TestApi;
+  const ws = (p: string) => `${p}${randomBytes(4).toString('hex')}`;
+  const PASSWORD = 'a console password of some length';
+  /** A workspace with its owner's workspace token (its first token) and a console admin. */
+  const workspace = async (id: string, quotas: Record<string, number> = {}) => {
+    expect(
+      (await adminCall(t, '/workspaces', { method: 'POST', json: { id, name: id, quotas } })).status,
+    ).to.equal(201);
+    const owner = (
+      await adminCall(t, `/workspaces/${id}/tokens`, { method: 'POST', json: { name: 'owner' } })
+    ).body.value as string;
+    const user = `admin@${id}.test`;
+    const made = await adminCall(t, `/workspaces/${id}/users`, {
+      method: 'POST',
+      json: { user, password: PASSWORD, role: 'admin' },
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    return { owner, console: await signIn(t, PASSWORD, user) };
+  };
+  const reached = (r: JsonResponse, quota: string, limit: number) => {
+    expect(r.status, JSON.stringify(r.body)).to.equal(429);
+    expect(r.body).to.deep.equal({
+      success: false,
+      error: 'Workspace quota reached',
+      details: [
+        {
+          path: ['quotas', quota],
+          message: `The workspace's ${quota} quota (${limit}) is reached`,
+          quota,
+          limit,
+          resetsAt: null,
+        },
+      ],
+    });
+  };
+
+  before(async () => {
+    t = await startAdminApi({
+      rateLimits: { connect: 100_000 },
+      workspaceCeilings: { devices: 2, tokens: 3, users: 2 },
+    });
+  });
+  after(async () => t.close());
+
+  it('When a workspace without a device quota holds the ceiling, then every route that makes or gives it a device answers 429; a quota is the bound instead; default has none', async () => {
+    const id = ws('cd');
+    const { owner, console: admin } = await workspace(id);
+    expect((await call(`${t.api}/devices`, { method: 'POST', token: owner })).status).to.equal(201);
+    expect((await adminCall(t, `/workspaces/${id}/devices`, { method: 'POST' })).status).to.equal(201);
+    reached(await call(`${t.api}/devices`, { method: 'POST', token: owner }), 'devices', 2);
+    reached(await adminCall(t, `/workspaces/${id}/devices`, { method: 'POST' }), 'devices', 2);
+    reached(await admin.call(`/workspaces/${id}/devices`, { method: 'POST' }), 'devices', 2);
+    reached(
+      await adminCall(t, `/workspaces/${id}/devices/${freshDeviceId()}`, { method: 'PUT' }),
+      'devices',
+      2,
+    );
+    expect(((await call(`${t.api}/devices`, { token: owner })).body.data as unknown[]).length).to.equal(2);
+
+    // Its own quota, above the ceiling, is its bound.
+    const roomy = ws('cq');
+    const { owner: roomyOwner } = await workspace(roomy, { devices: 3 });
+    for (let i = 0; i < 3; i++)
+      expect((await call(`${t.api}/devices`, { method: 'POST', token: roomyOwner })).status).to.equal(201);
+    reached(await call(`${t.api}/devices`, { method: 'POST', token: roomyOwner }), 'devices', 3);
+
+    // default owns the install's devices from before workspaces: no ceiling.
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await adminCall(t, `/workspaces/default/devices/${freshDeviceId()}`, { method: 'PUT' })).status,
+      ).to.equal(200);
+  });
+
+  it('When a workspace holds the token ceiling, then every route that mints it a token answers 429; default has none', async () => {
+    const id = ws('ct');
+    const { owner, console: admin } = await workspace(id);
+    const device = (
+      (await call(`${t.api}/devices`, { method: 'POST', token: owner })).body.data as { deviceId: string }
+    ).deviceId;
+    expect(
+      (await call(`${t.api}/tokens`, { method: 'POST', token: owner, json: { name: 'two' } })).status,
+    ).to.equal(201);
+    expect((await admin.call('/tokens', { method: 'POST', json: { name: 'three' } })).status).to.equal(201);
+    reached(
+      await call(`${t.api}/tokens`, { method: 'POST', token: owner, json: { name: 'x' } }),
+      'tokens',
+      3,
+    );
+    reached(
+      await adminCall(t, `/workspaces/${id}/tokens`, { method: 'POST', json: { name: 'x' } }),
+      'tokens',
+      3,
+    );
+    reached(await admin.call('/tokens', { method: 'POST', json: { name: 'x' } }), 'tokens', 3);
+    reached(
+      await adminCall(t, '/tokens', { method: 'POST', json: { name: 'x', deviceId: device } }),
+      'tokens',
+      3,
+    );
+    expect(((await call(`${t.api}/tokens`, { token: owner })).body.data as unknown[]).length).to.equal(3);
+    // Revoked, one frees its place.
+    const [oldest] = (
+      (await call(`${t.api}/tokens`, { token: owner })).body.data as { id: string; name: string }[]
+    ).filter((x) => x.name === 'two');
+    expect((await call(`${t.api}/tokens/${oldest!.id}`, { method: 'DELETE', token: owner })).status).to.equal(
+      200,
+    );
+    expect(
+      (await adminCall(t, `/workspaces/${id}/tokens`, { method: 'POST', json: { name: 'again' } })).status,
+    ).to.equal(201);
+    for (let i = 0; i < 4; i++)
+      expect(
+        (await adminCall(t, '/workspaces/default/tokens', { method: 'POST', json: { name: `d${i}` } }))
+          .status,
+      ).to.equal(201);
+  });
+
+  it('When a workspace holds the console-user ceiling, then adding one more answers 429, by the operator or its admin; a removed user frees its place', async () => {
+    const id = ws('cu');
+    const { console: admin } = await workspace(id);
+    const add = (user: string, by: 'operator' | 'admin' = 'operator') => {
+      const json = { user: `${user}@${id}.test`, password: PASSWORD, role: 'agent' };
+      return by === 'operator'
+        ? adminCall(t, `/workspaces/${id}/users`, { method: 'POST', json })
+        : admin.call(`/workspaces/${id}/users`, { method: 'POST', json });
+    };
+    expect((await add('second', 'admin')).status).to.equal(201);
+    reached(await add('third'), 'users', 2);
+    reached(await add('third', 'admin'), 'users', 2);
+    expect((await adminCall(t, `/workspaces/${id}/users`)).body.users).to.have.length(2);
+    expect(
+      (await adminCall(t, `/workspaces/${id}/users/second@${id}.test`, { method: 'DELETE' })).status,
+    ).to.equal(200);
+    expect((await add('third')).status).to.equal(201);
+    // Another workspace has its own room.
+    expect((await workspace(ws('cv'))).owner).to.be.a('string');
+  });
+});
