@@ -265,6 +265,8 @@ export function createControlApi(sim: Simulator, info: () => SimulatorInfo) {
     ['GET', /^\/media$/, () => sim.media.stats()],
     ['GET', /^\/connections\/opened$/, () => ({ times: sim.socketOpens })],
     ['GET', /^\/config$/, () => ({ ...sim.config })],
+    ['GET', /^\/forms$/, () => sim.forms.view()],
+    ['POST', /^\/forms$/, (b) => sim.forms.set(b)],
     ['PUT', /^\/config$/, (b) => sim.setConfig(b as Partial<typeof sim.config>)],
     ...groupRoutes(sim),
     ...accountRoutes(sim),

@@ -5,6 +5,7 @@
  */
 import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
+import { HISTORY_FORMS, type HistoryForm } from './forms.js';
 import { checkAttachmentInput, type InboundAttachment } from './inbound-content.js';
 import {
   HISTORY_SYNC_TYPES,
@@ -118,7 +119,13 @@ export function checkHistorySyncInput(b: Body): HistorySyncInput {
   const conversations = b.conversations.map((c, i) => conversation(c, `conversations[${i}]`, budget));
   const chats = new Set(conversations.map((c) => c.with));
   if (chats.size !== conversations.length) throw new SimError('a conversation is given twice', 400);
+  if (b.form !== undefined && !HISTORY_FORMS.includes(b.form as HistoryForm))
+    throw new SimError(`form must be one of ${HISTORY_FORMS.join(', ')}`, 400);
+  if (b.withoutSalt !== undefined && typeof b.withoutSalt !== 'boolean')
+    throw new SimError('withoutSalt must be true or false', 400);
   return {
+    ...(b.form !== undefined ? { form: b.form as HistoryForm } : {}),
+    ...(b.withoutSalt ? { withoutSalt: true } : {}),
     ...(b.syncType !== undefined ? { syncType: b.syncType as HistorySyncKind } : {}),
     ...(chunkOrder !== undefined ? { chunkOrder } : {}),
     ...(progress !== undefined ? { progress } : {}),

@@ -5,6 +5,11 @@
  * a peer message (`protocolMessage` HISTORY_SYNC_NOTIFICATION) that only the account's own devices
  * accept. The notification carries no URL, only `directPath`: Baileys downloads the blob from
  * `https://mmg.whatsapp.net<directPath>` (a sandbox gateway routes that host to the simulator).
+ *
+ * Or the chunk comes **inline** (forms.ts): the same deflated bytes, not encrypted, in the
+ * notification's `initialHistBootstrapInlinePayload`, with no media key and no `directPath`, as
+ * WhatsApp sends small initial bootstraps; whatsmeow (`DownloadHistorySync`, message.go) and Baileys
+ * (`downloadAndProcessHistorySyncNotification`, Utils/history.ts) inflate it before any download.
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -14,6 +19,7 @@ import { newStanzaId } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { attachmentMessage, type InboundAttachment } from './inbound-content.js';
 import { nctSaltField, saltForHistorySync } from './first-contacts.js';
+import type { HistoryForm } from './forms.js';
 import { encryptLikePhone, type MediaHost } from './media-host.js';
 import { sendToOwnDevices } from './own-devices.js';
 import type { Simulator } from './simulator.js';
@@ -50,13 +56,20 @@ export interface HistorySyncInput {
   chunkOrder?: number;
   progress?: number;
   conversations: HistoryConversationInput[];
+  /** Inline or by download; else the simulator's form (forms.ts: fixed, or random). */
+  form?: HistoryForm;
+  /** Leave the account's NCT salt out even when a device has not had it (a salt that comes later). */
+  withoutSalt?: boolean;
 }
 
 export interface HistorySyncResult {
   /** Linked devices the notification was sent to (an offline one gets it at its next login). */
   devices: number;
-  /** Size of the encrypted blob on the media host. */
+  /** Size of the encrypted blob on the media host, or of the inline payload. */
   bytes: number;
+  form: HistoryForm;
+  /** Whether the chunk carried the account's NCT salt. */
+  nctSalt: boolean;
 }
 
 const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
@@ -204,10 +217,14 @@ export async function sendHistorySync(
 ): Promise<HistorySyncResult> {
   const history = await buildHistorySync(sim, input);
   // The first sync after a device links carries the account's NCT salt (field 19: first-contacts.ts).
-  const salt = saltForHistorySync(account);
+  const salt = input.withoutSalt ? undefined : saltForHistorySync(account);
   const encoded = proto.HistorySync.encode(history).finish();
   const plain = await deflateAsync(salt ? Buffer.concat([encoded, nctSaltField(salt)]) : encoded);
-  const { fields, bytes } = await uploadHistory(sim.media, plain);
+  const form = sim.forms.history(input.form);
+  const { fields, bytes } =
+    form === 'inline'
+      ? { fields: { initialHistBootstrapInlinePayload: plain }, bytes: plain.length }
+      : await uploadHistory(sim.media, plain);
   const times = input.conversations.flatMap((c) => c.messages.map((m) => m.at));
   const message = encodeWAMessage({
     protocolMessage: {
@@ -228,9 +245,10 @@ export async function sendHistorySync(
       devices: sent,
       conversations: input.conversations.length,
       bytes,
+      form,
       nctSalt: !!salt,
     },
     'history sync sent',
   );
-  return { devices: sent, bytes };
+  return { devices: sent, bytes, form, nctSalt: !!salt };
 }

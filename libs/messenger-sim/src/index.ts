@@ -5,6 +5,7 @@ import { createControlApi, type SimulatorInfo } from './control-api.js';
 import type { ContactLookupsView } from './contact-lookups.js';
 import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault, UndecryptableFault } from './faults.js';
+export type { FormsConfig, HistoryForm } from './forms.js';
 import type { InboundResult } from './inbound.js';
 import type { InboundInput } from './inbound-content.js';
 import type { SimLogger } from './logger.js';
@@ -12,6 +13,7 @@ import type { LinkResult } from './pairing.js';
 import type { LinkInput } from './phone.js';
 import type { RestrictInput, RestrictionsView } from './reachout.js';
 import { loadState, StateWriter } from './persistence.js';
+import type { FormsConfig } from './forms.js';
 import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
 
 export interface SimulatorOptions {
@@ -39,6 +41,12 @@ export interface SimulatorOptions {
    * @defaultValue none: nothing is kept (tests)
    */
   stateFile?: string;
+  /**
+   * The forms it writes what WhatsApp writes more than one way (forms.ts: history inline or by
+   * download), each fixed or `random`.
+   * @defaultValue `{ history: 'download' }`
+   */
+  forms?: Partial<FormsConfig>;
   logger?: SimLogger;
 }
 

@@ -16,6 +16,7 @@ import {
 } from './directory.js';
 import { ContactLookups, type ContactLookupsView } from './contact-lookups.js';
 import { Faults, UNDECRYPTABLE_MODES, type UndecryptableFault } from './faults.js';
+import { SimForms, type FormsConfig } from './forms.js';
 import { forgetFailing } from './retry-receipts.js';
 import { SimGroups } from './groups.js';
 import { SimStatuses } from './status-broadcast.js';
@@ -87,6 +88,8 @@ export interface ContactView {
 export class Simulator implements ConnectionHost {
   readonly directory: Directory;
   readonly faults = new Faults();
+  /** The forms it writes what can be written more than one way (forms.ts). */
+  readonly forms: SimForms;
   /** Contact lookups (usync "is this number on WhatsApp?") per account. */
   readonly contactLookups = new ContactLookups();
   /** Privacy tokens each account issued to its contacts (`privacy` set iqs), by account phone. */
@@ -133,9 +136,12 @@ export class Simulator implements ConnectionHost {
       readDelayMs?: number | null;
       /** A state saved by an earlier simulator (persistence.ts): its users, devices and keys. */
       saved?: SavedState;
+      /** The forms it writes in (forms.ts); POST /forms changes them. */
+      forms?: Partial<FormsConfig>;
     } = {},
   ) {
     const { saved } = options;
+    this.forms = new SimForms(options.forms);
     this.directory = new Directory(options.unknownNumbers ?? 'create');
     if (saved) restoreDirectory(this.directory, saved);
     this.certs = createNoiseCertChain(saved && keyPairOf(saved.root));

@@ -12,7 +12,8 @@ const inflateAsync = promisify(inflate);
  * WhatsApp's history sync, read by the gateway itself rather than by Baileys (whose
  * `shouldSyncHistoryMessage` stays off, so it never holds events back waiting for history): the
  * account's phone sends a linked device a HISTORY_SYNC_NOTIFICATION (a peer message, `fromMe`)
- * naming an encrypted, deflated `proto.HistorySync` on the media CDN. The gateway fetches it
+ * naming an encrypted, deflated `proto.HistorySync` on the media CDN (or carrying it deflated
+ * inline, `initialHistBootstrapInlinePayload`, read first). The gateway fetches it
  * through its guarded outbound client, within a byte bound before and after inflating, and takes
  * at most a given number of messages from it: texts and attachments of one-to-one and group
  * chats, in both directions — an attachment as a live inbound one is kept, by its description and
@@ -111,7 +112,13 @@ export async function readHistorySalt(
   return historySyncNctSalt(await historyBytes(notice, fetchBytes, limits, mediaOrigin));
 }
 
-/** The chunk's `HistorySync`, encoded: fetched, checked, decrypted and inflated within `maxBytes`. */
+/**
+ * The chunk's `HistorySync`, encoded, within `maxBytes`: the notification's inline payload when it
+ * has one (`initialHistBootstrapInlinePayload`: deflated, not encrypted, no media key), else the
+ * file it names, fetched, checked and decrypted — inline first, as whatsmeow (`DownloadHistorySync`,
+ * message.go) and Baileys (`downloadAndProcessHistorySyncNotification`, Utils/history.ts) read it.
+ * Both forms are zlib-deflated alike.
+ */
 async function historyBytes(
   notice: HistoryNotice,
   fetchBytes: (url: string) => Promise<Buffer>,
@@ -119,10 +126,19 @@ async function historyBytes(
   mediaOrigin?: string,
 ): Promise<Buffer> {
   const n = notice.notification;
+  const inline = n.initialHistBootstrapInlinePayload;
+  if (inline?.length) {
+    if (inline.length > limits.maxBytes)
+      throw new HistoryTooLargeError(
+        `the inline history is ${inline.length} bytes (at most ${limits.maxBytes})`,
+      );
+    return inflateWithin(Buffer.from(inline), limits.maxBytes);
+  }
   const announced = Number(n.fileLength ?? 0);
   if (announced > limits.maxBytes)
     throw new HistoryTooLargeError(`the history file is ${announced} bytes (at most ${limits.maxBytes})`);
-  if (!n.mediaKey?.length) throw new MediaDecryptError('the history notification carries no media key');
+  if (!n.mediaKey?.length)
+    throw new MediaDecryptError('the history notification carries neither an inline payload nor a media key');
   const url = mediaOrigin && n.directPath?.startsWith('/') ? `${mediaOrigin}${n.directPath}` : mediaUrlOf(n);
   if (!url) throw new MediaDecryptError('the history notification carries no location');
   const encrypted = await fetchBytes(url);
@@ -131,15 +147,17 @@ async function historyBytes(
       `the history file is ${encrypted.length} bytes (at most ${limits.maxBytes})`,
     );
   const deflated = await decryptMedia(encrypted, n.mediaKey, 'md-msg-hist', n.fileSha256);
-  let plain: Buffer;
+  return inflateWithin(deflated, limits.maxBytes);
+}
+
+async function inflateWithin(deflated: Buffer, maxBytes: number): Promise<Buffer> {
   try {
-    plain = await inflateAsync(deflated, { maxOutputLength: limits.maxBytes });
+    return await inflateAsync(deflated, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new HistoryTooLargeError(`the history inflates past ${limits.maxBytes} bytes`);
-    throw new MediaDecryptError(`the history file does not inflate: ${(err as Error).message}`);
+      throw new HistoryTooLargeError(`the history inflates past ${maxBytes} bytes`);
+    throw new MediaDecryptError(`the history does not inflate: ${(err as Error).message}`);
   }
-  return plain;
 }
 
 /** The messages and identities of a decoded chunk: the newest `maxMessages`, oldest first. */

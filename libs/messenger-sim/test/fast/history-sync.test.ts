@@ -215,6 +215,42 @@ describe('messenger-sim: history sync — the phone sends a linked device its ch
     expect(toNumber(r1.messageTimestamp!)).to.equal(now - 90_000);
   });
 
+  it('When a chunk is sent inline, or the forms say random, then Baileys reads each chunk, an inline one from the notification itself (nothing uploaded)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const files = sim.simulator.media.stats().files;
+    const res = await sync({
+      form: 'inline',
+      syncType: 'RECENT',
+      conversations: [
+        { with: '15550007010', messages: [{ id: 'I1', fromMe: false, text: 'inline', at: now }] },
+      ],
+    });
+    expect(res.body).to.include({ devices: 1, form: 'inline' });
+    await until(() => sets.length === 3, 15_000, 'the inline history set');
+    expect(byId(sets[2]!, 'I1').message?.conversation).to.equal('inline');
+    expect(sim.simulator.media.stats().files).to.equal(files);
+
+    expect((await call('POST', '/forms', { history: 'sideways' })).status).to.equal(400);
+    expect((await call('POST', '/forms', { history: 'random' })).body).to.include({ history: 'random' });
+    const forms = new Set<string>();
+    for (let i = 0; forms.size < 2 && i < 40; i++) {
+      const sent = await sync({
+        syncType: 'RECENT',
+        conversations: [
+          { with: '15550007010', messages: [{ id: `RND${i}`, fromMe: true, text: 'r', at: now }] },
+        ],
+      });
+      forms.add(String(sent.body.form));
+      await until(
+        () => sets.some((s) => s.messages.some((m) => m.key.id === `RND${i}`)),
+        15_000,
+        `chunk ${i}`,
+      );
+    }
+    expect([...forms].sort()).to.deep.equal(['download', 'inline']);
+    expect((await call('POST', '/forms', { history: 'download' })).body).to.include({ history: 'download' });
+  });
+
   it('When the control input is hostile, then 400 (nothing uploaded), and 404 for an unknown account', async () => {
     const uploads = sim.simulator.media.stats().uploads;
     const msg = { fromMe: true, text: 'x', at: 1_700_000_000 };
@@ -326,14 +362,15 @@ describe('messenger-sim: history sync — the phone sends a linked device its ch
     );
 
     const now = Math.floor(Date.now() / 1000);
+    const had = sets.length;
     const res = await sync({
       syncType: 'RECENT',
       conversations: [{ with: CONTACT, messages: [{ id: 'S1', fromMe: false, text: 'later', at: now }] }],
     });
     expect(res.body).to.include({ devices: 2 });
     await until(() => notifications.length === 1, 15_000, 'the notification at the second device');
-    await until(() => sets.length === 3, 15_000, 'the third history set at the first device');
-    expect(byId(sets[2]!, 'S1').message?.conversation).to.equal('later');
+    await until(() => sets.length === had + 1, 15_000, 'the next history set at the first device');
+    expect(byId(sets[had]!, 'S1').message?.conversation).to.equal('later');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(secondSets).to.deep.equal([]);
     expect(second.closes.length).to.equal(closes);

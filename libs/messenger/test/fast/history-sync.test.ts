@@ -9,6 +9,7 @@ import {
   HistoryTooLargeError,
   MediaDecryptError,
   readHistory,
+  readHistorySalt,
 } from '../../src/index.js';
 
 const text = (
@@ -168,6 +169,32 @@ describe('history sync (historyChunkOf, readHistory, historyNoticesOf)', () => {
     expect(chunk.messages).to.have.length(5);
     await readHistory(n, async (url) => (asked.push(url), body), { maxBytes: 1 << 20, maxMessages: 1 });
     expect(asked[1]).to.equal('https://mmg.whatsapp.net/v/t62.history/abc.enc');
+  });
+
+  it('When the chunk comes inline (initialHistBootstrapInlinePayload, no media key), then it is inflated and read without a download, its NCT salt too; an inline bomb is refused', async () => {
+    const salt = Buffer.alloc(32, 7);
+    // Field 19 (nctSalt), which rc14's proto lacks, appended raw as the phone's encoder writes it.
+    const encoded = Buffer.concat([
+      proto.HistorySync.encode(SYNC).finish(),
+      Buffer.from([0x9a, 0x01, 32]),
+      salt,
+    ]);
+    const n = { id: 'N2', notification: { initialHistBootstrapInlinePayload: deflateSync(encoded) } };
+    const limits = { maxBytes: 1 << 20, maxMessages: 100 };
+    const never = async (): Promise<Buffer> => {
+      throw new Error('an inline chunk is not downloaded');
+    };
+    const chunk = await readHistory(n, never, limits);
+    expect(chunk.messages).to.have.length(5);
+    expect(chunk.nctSalt).to.deep.equal(salt);
+    expect(await readHistorySalt(n, never, limits)).to.deep.equal(salt);
+    const bomb = {
+      id: 'N3',
+      notification: { initialHistBootstrapInlinePayload: deflateSync(Buffer.alloc(4 << 20)) },
+    };
+    expect(
+      await readHistory(bomb, never, { maxBytes: 64 * 1024, maxMessages: 1 }).catch((e) => e),
+    ).to.be.instanceOf(HistoryTooLargeError);
   });
 
   it('When the file is announced too large, inflates past the bound, or fails its MAC, then it is refused before anything is read from it', async () => {

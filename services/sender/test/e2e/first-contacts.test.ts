@@ -130,6 +130,45 @@ describe('e2e: first contacts with a cstoken, LID-first sends, and a 463 for a m
     }
   });
 
+  it('When the NCT salt comes in a history chunk sent inline (initialHistBootstrapInlinePayload, no media key), then the device keeps it and a first contact carries a valid cstoken: no 463, no pause', async () => {
+    const phone = '15551680601';
+    const deviceId = 'fc-inline';
+    const token = await stack().createToken(deviceId);
+    await stack().linkByQr(phone, 'Inline salt', token);
+    await stack().simApi('POST', '/reachout/strict', { on: true, phone });
+    await deliverNctSalt(stack(), phone, deviceId, 'inline');
+    const contact = '15551680602';
+    const res = await stack().api<{ messageId: string }>('POST', '/send', { to: contact, text: 'hi' }, token);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    let done: Data = {};
+    await waitFor(
+      async () => {
+        done = (await stack().api<{ data: Data }>('GET', `/messages/${res.body.messageId}`, undefined, token))
+          .body.data;
+        return ['delivered', 'read', 'failed'].includes(String(done.status));
+      },
+      { timeoutMs: 60_000, what: 'the first contact settled' },
+    );
+    expect(done.status, JSON.stringify(done)).to.be.oneOf(['delivered', 'read']);
+    const stanzas = (
+      await stack().simApi<{ messages: DirectMessage[] }>('GET', `/accounts/${phone}/direct-messages`)
+    ).messages;
+    expect(stanzas.filter((m) => m.id === done.platformMessageId)).to.deep.equal([
+      stanzas.find((m) => m.id === done.platformMessageId),
+    ]);
+    expect(stanzas.find((m) => m.id === done.platformMessageId)).to.deep.include({
+      to: await lidOf(contact),
+      token: 'cstoken',
+      cstokenValid: true,
+      firstContact: true,
+    });
+    expect(stanzas.filter((m) => m.error === 463)).to.deep.equal([]);
+    const status = (
+      await stack().api<{ sending: { restriction?: unknown } }>('GET', '/status', undefined, token)
+    ).body;
+    expect(status.sending.restriction).to.equal(undefined);
+  });
+
   it('When a list of 50 new contacts goes out with strict first contacts, then each contact gets its message once, by its LID with its phone beside it and a valid cstoken, and no 463 comes back', async () => {
     await deliverNctSalt(stack(), account); // as the first test left it (each test may run alone)
     const phones = Array.from({ length: 50 }, (_, i) => `155516802${String(i).padStart(2, '0')}`);

@@ -273,6 +273,35 @@ describe('e2e: history sync at link time — chats and messages from the phone (
     expect(raw).to.match(/^enc1:/);
   });
 
+  it('When the phone sends a chunk inline (initialHistBootstrapInlinePayload: no media key, nothing to download), then its messages are recorded in their chat as a downloaded chunk\u2019s are', async () => {
+    await redis.del(keys.historyCount(stack().deviceId));
+    const carla = '15551900021';
+    const read = await metric('mgw_history_sync_chunks_total', 'read');
+    const sent = await stack().simApi<{ form: string }>('POST', `/accounts/${account}/history-sync`, {
+      form: 'inline',
+      syncType: 'RECENT',
+      conversations: [
+        {
+          with: carla,
+          messages: [
+            { id: id(500), fromMe: false, text: 'inline hello', at: now - 120 },
+            { id: id(501), fromMe: true, text: 'inline reply', at: now - 110 },
+          ],
+        },
+      ],
+    });
+    expect(sent.form).to.equal('inline');
+    await waitFor(async () => (await metric('mgw_history_sync_chunks_total', 'read')) === read + 1, {
+      timeoutMs: 20_000,
+      what: 'the inline chunk read',
+    });
+    const page = await chatMessages(carla);
+    expect(page.messages.map((m) => [m.direction, m.text, m.history])).to.deep.equal([
+      ['outbound', 'inline reply', true],
+      ['inbound', 'inline hello', true],
+    ]);
+  });
+
   it('When a chunk is over HISTORY_SYNC_MAX_BYTES or the device keeps no history, then it is counted and nothing is recorded, and the device stays connected', async () => {
     await redis.del(keys.historyCount(stack().deviceId));
     const big = Array.from({ length: 24 }, (_, n) => ({
