@@ -33,3 +33,4 @@ export * from './text.js';
 export * from './media-sniff.js';
 export * from './passkeys.js';
 export * from './usernames.js';
+export * from './jid.js';

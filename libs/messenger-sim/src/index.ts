@@ -5,7 +5,7 @@ import { createControlApi, type SimulatorInfo } from './control-api.js';
 import type { ContactLookupsView } from './contact-lookups.js';
 import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault, UndecryptableFault } from './faults.js';
-export type { FormsConfig, HistoryForm } from './forms.js';
+export type { FormsConfig, HistoryForm, ServerSpelling } from './forms.js';
 import type { InboundResult } from './inbound.js';
 import type { InboundInput } from './inbound-content.js';
 import type { SimLogger } from './logger.js';
@@ -43,8 +43,8 @@ export interface SimulatorOptions {
   stateFile?: string;
   /**
    * The forms it writes what WhatsApp writes more than one way (forms.ts: history inline or by
-   * download), each fixed or `random`.
-   * @defaultValue `{ history: 'download' }`
+   * download, the server's address with or without its `@`), each fixed or `random`.
+   * @defaultValue `{ history: 'download', serverAddress: 'at' }`
    */
   forms?: Partial<FormsConfig>;
   logger?: SimLogger;

@@ -47,7 +47,7 @@ export async function runCodeExchange(
   request: CodeRequest,
   code: string,
   primaryIdentity: { public: Buffer; private: Buffer },
-  options: { withoutWrappedKey?: boolean } = {},
+  options: { withoutWrappedKey?: boolean; from?: string } = {},
 ): Promise<Buffer> {
   const w = request.wrappedCompanionEphemeral;
   const companionKey = await derivePairingCodeKey(code, w.subarray(0, 32));
@@ -67,7 +67,12 @@ export async function runCodeExchange(
     };
   });
   // the fault `codeWithoutWrappedKey` (passkey.ts): the companion cannot answer companion_finish
-  sendPrimaryHello(request, primaryIdentity.public, options.withoutWrappedKey ? undefined : wrappedPrimary);
+  sendPrimaryHello(
+    request,
+    primaryIdentity.public,
+    options.withoutWrappedKey ? undefined : wrappedPrimary,
+    options.from,
+  );
   const finishIq = await finished;
   const reg = getBinaryNodeChild(finishIq, 'link_code_companion_reg');
   const bundle = bytesOf(getBinaryNodeChild(reg, 'link_code_pairing_wrapped_key_bundle'));
@@ -107,20 +112,18 @@ export function sendPrimaryHello(
   request: CodeRequest,
   primaryIdentityPub: Buffer,
   wrappedPrimary?: Buffer,
+  /** The server's address as `from` names it (forms.ts: with or without its `@`). */
+  from: string = S_WHATSAPP_NET,
 ): void {
   request.conn.send(
-    node(
-      'notification',
-      { from: S_WHATSAPP_NET, type: 'link_code_companion_reg', id: newStanzaId(), t: unixSeconds() },
-      [
-        node('link_code_companion_reg', { stage: 'primary_hello' }, [
-          node('link_code_pairing_ref', {}, Buffer.from(request.ref)),
-          node('primary_identity_pub', {}, primaryIdentityPub),
-          ...(wrappedPrimary
-            ? [node('link_code_pairing_wrapped_primary_ephemeral_pub', {}, wrappedPrimary)]
-            : []),
-        ]),
-      ],
-    ),
+    node('notification', { from, type: 'link_code_companion_reg', id: newStanzaId(), t: unixSeconds() }, [
+      node('link_code_companion_reg', { stage: 'primary_hello' }, [
+        node('link_code_pairing_ref', {}, Buffer.from(request.ref)),
+        node('primary_identity_pub', {}, primaryIdentityPub),
+        ...(wrappedPrimary
+          ? [node('link_code_pairing_wrapped_primary_ephemeral_pub', {}, wrappedPrimary)]
+          : []),
+      ]),
+    ]),
   );
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { getBinaryNodeChild, S_WHATSAPP_NET, type BinaryNode, type proto } from '@whiskeysockets/baileys';
+import { getBinaryNodeChild, type BinaryNode, type proto } from '@whiskeysockets/baileys';
 import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
 import { normalizePhone, type SimUser } from './directory.js';
 import type { SimLogger } from './logger.js';
+import { SimForms } from './forms.js';
 import { completePairing, type LinkResult, type PairingSession } from './pairing.js';
 import {
   handoffProof,
@@ -151,7 +152,11 @@ export class Passkeys {
   /** Refs handed out by `<iq get md><ref/>`, per connection (a prologue must name one). */
   private readonly refs = new Map<ClientConnection, string[]>();
 
-  constructor(private readonly logger: SimLogger) {}
+  constructor(
+    private readonly logger: SimLogger,
+    /** The server's address in the notifications' `from`, with or without its `@` (forms.ts). */
+    private readonly forms: SimForms = new SimForms(),
+  ) {}
 
   private entry(phone: string): PasskeyAccount {
     const key = normalizePhone(phone);
@@ -251,7 +256,7 @@ export class Passkeys {
     input.session.conn.send(
       node(
         'notification',
-        { from: S_WHATSAPP_NET, type: 'passkey_prologue_request', id: newStanzaId(), t: unixSeconds() },
+        { from: this.forms.server(), type: 'passkey_prologue_request', id: newStanzaId(), t: unixSeconds() },
         entry.faults.omitOptions ? undefined : [node('passkey_request_options', {}, link.options)],
       ),
     );
@@ -377,7 +382,7 @@ export class Passkeys {
     conn.send(
       node(
         'notification',
-        { from: S_WHATSAPP_NET, type: 'crsc_continuation', id: newStanzaId(), t: unixSeconds() },
+        { from: this.forms.server(), type: 'crsc_continuation', id: newStanzaId(), t: unixSeconds() },
         [node('primary_ephemeral_identity', {}, primaryIdentityBytes(link.primary))],
       ),
     );

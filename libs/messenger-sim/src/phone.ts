@@ -2,6 +2,7 @@ import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
 import { normalizePhone, type Directory, type SimUser } from './directory.js';
 import type { SimLogger } from './logger.js';
+import { SimForms } from './forms.js';
 import { parseCompanionHello, runCodeExchange, sendPrimaryHello, type CodeRequest } from './pairing-code.js';
 import {
   completePairing,
@@ -41,8 +42,9 @@ export class PhoneLinker {
   constructor(
     private readonly directory: Directory,
     private readonly logger: SimLogger,
+    private readonly forms: SimForms = new SimForms(),
   ) {
-    this.passkeys = new Passkeys(logger);
+    this.passkeys = new Passkeys(logger, forms);
   }
 
   onRegistration(conn: ClientConnection, payload: proto.ClientPayload): void {
@@ -123,13 +125,14 @@ export class PhoneLinker {
       this.passkeys.requireAuthenticator(phone);
       const account = this.ensureAccount(input);
       request.passkey = true;
-      sendPrimaryHello(request, account.signal.identity.public);
+      sendPrimaryHello(request, account.signal.identity.public, undefined, this.forms.server());
       return this.passkeys.begin({ flow: 'code', session, account }, onPasskey);
     }
     const account = this.ensureAccount(input);
     let advSecret: Buffer;
     try {
       advSecret = await runCodeExchange(request, code, account.signal.identity, {
+        from: this.forms.server(),
         withoutWrappedKey: this.passkeys.faultsOf(phone).codeWithoutWrappedKey,
       });
     } catch (err) {

@@ -152,7 +152,7 @@ export class Simulator implements ConnectionHost {
         ? saved.tls
         : { ...createMediaTlsMaterial(hosts), hosts };
     this.media = new MediaHost(this.tls, logger);
-    this.linker = new PhoneLinker(this.directory, logger);
+    this.linker = new PhoneLinker(this.directory, logger, this.forms);
     this.config = {
       receiptDelayMs: options.receiptDelayMs === undefined ? 400 : options.receiptDelayMs,
       readDelayMs: options.readDelayMs === undefined ? 900 : options.readDelayMs,

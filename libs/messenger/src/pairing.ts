@@ -1,12 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { getBinaryNodeChild, getPlatformId, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import {
-  S_WHATSAPP_NET,
-  getBinaryNodeChild,
-  getPlatformId,
-  jidDecode,
-  type BinaryNode,
-} from '@whiskeysockets/baileys';
-import type { ConnectMethod, PasskeyAssertion, PasskeyFailure } from '@mgw/contracts';
+  isServerAddress,
+  type ConnectMethod,
+  type PasskeyAssertion,
+  type PasskeyFailure,
+} from '@mgw/contracts';
 import { serializeError } from '@mgw/common';
 import { loadAuthState, type RedisAuthState } from './auth-state.js';
 import { accountName } from './device-socket-events.js';
@@ -152,8 +151,10 @@ export class PairingSession extends EventEmitter<PairingEvents> {
       }
       return this.passkey;
     };
-    // Only WhatsApp's own server may start or continue it (whatsmeow ignores any other sender).
-    const fromServer = (node: BinaryNode) => node.attrs.from === S_WHATSAPP_NET;
+    // Only WhatsApp's own server may start or continue it (whatsmeow ignores any other sender),
+    // its address parsed as whatsmeow's pair-passkey.go does: `@s.whatsapp.net` and
+    // `s.whatsapp.net` are both the server (@mgw/contracts jid.ts).
+    const fromServer = (node: BinaryNode) => isServerAddress(node.attrs.from);
     sock.ws.on('CB:notification,type:passkey_prologue_request', (node: BinaryNode) => {
       if (!fromServer(node) || this.finished) return;
       void link()

@@ -165,6 +165,39 @@ describe('e2e: linking an account a passkey guards (real services, the simulator
     await s.waitForStatus('connected', 90_000, token);
   });
 
+  /** The assertion, the phone's code and its confirmation: the link of a gated account finishes. */
+  async function finishLink(s: Stack, token: string, phone: string, passkey: SoftwareAuthenticator) {
+    const request = await waitForStep(s, token, 'assertion');
+    const taken = await s.api(
+      'POST',
+      '/connect/passkey',
+      { assertion: passkey.credential(request.requestOptions.challenge) },
+      token,
+    );
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(202);
+    const atCode = await waitForStep(s, token, 'confirm_code');
+    await s.simApi('POST', `/accounts/${phone}/passkey/confirm`, { code: atCode.code });
+    await s.api('POST', '/connect/passkey/confirm', { code: atCode.code }, token);
+    await s.waitForStatus('connected', 90_000, token);
+  }
+
+  it('When WhatsApp writes its own address without the @ (`s.whatsapp.net`, as whatsmeow parses it too), then a gated link by QR and by pairing code still shows its passkey step and finishes', async () => {
+    const s = stack();
+    expect(await s.simApi('POST', '/forms', { serverAddress: 'bare' })).to.include({ serverAddress: 'bare' });
+    try {
+      for (const [phone, method] of [
+        ['15550330021', 'qrCode'],
+        ['15550330022', 'pairingCode'],
+      ] as const) {
+        const passkey = await gated(s, phone);
+        const { token } = await startLink(s, phone, method);
+        await finishLink(s, token, phone, passkey);
+      }
+    } finally {
+      await s.simApi('POST', '/forms', { serverAddress: 'at' });
+    }
+  });
+
   for (const [name, faults, reason, act] of [
     ['WhatsApp refuses the assertion', { rejectAssertion: true }, 'passkey_rejected', 'assert'],
     ['the continuation never comes', { withholdContinuation: true }, 'passkey_no_continuation', 'assert'],
