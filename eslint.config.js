@@ -4,6 +4,7 @@ import prettier from 'eslint-config-prettier';
 import { fileURLToPath } from 'node:url';
 import { featureImports } from './scripts/eslint/feature-imports.js';
 import { noCrossPackageRelative } from './scripts/eslint/no-cross-package-relative.js';
+import { noRawJid } from './scripts/eslint/no-raw-jid.js';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '');
 
@@ -187,6 +188,15 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { mgw: { rules: { 'no-cross-package-relative': noCrossPackageRelative(ROOT) } } },
     rules: { 'mgw/no-cross-package-relative': 'error' },
+  },
+  // WhatsApp addresses are parsed (@mgw/contracts jid.ts), never compared as strings: the
+  // protocol writes one address more than one way (scripts/eslint/no-raw-jid.js).
+  {
+    files: ['libs/messenger/src/**/*.ts', 'libs/contracts/src/**/*.ts', 'services/*/src/**/*.ts'],
+    // Tests state the spellings they expect; jid.ts is where the spellings are read.
+    ignores: ['**/*.test.ts', '**/e2e/**', '**/*-fixture.ts', 'libs/contracts/src/jid.ts'],
+    plugins: { jid: { rules: { 'no-raw-jid': noRawJid() } } },
+    rules: { 'jid/no-raw-jid': 'error' },
   },
   // A feature imports another feature only through that feature's index.ts (its public surface).
   {

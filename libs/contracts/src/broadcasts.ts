@@ -4,6 +4,7 @@
  * `status@broadcast` with the list of its viewers, once, as a sender-key fan-out (docs/broadcasts.md).
  */
 import { Joi } from './text.js';
+import { isLidAddress, USER_SERVER } from './jid.js';
 import type { ContactIdentity } from './contact.js';
 import { LID_JID_PATTERN } from './groups.js';
 import { PHONE_PATTERN } from './limits.js';
@@ -180,7 +181,7 @@ export function statusBodyProblems(body: StatusBody): { path: string[]; message:
 
 /** An audience entry as the JID a status goes to. */
 export const audienceJid = (entry: string): string =>
-  entry.endsWith('@lid') ? entry : `${entry}@s.whatsapp.net`;
+  isLidAddress(entry) ? entry : `${entry}@${USER_SERVER}`;
 
 /** `data` of status.viewed: a viewer opened one of our statuses (once per viewer and status). */
 export interface StatusViewedEventData {

@@ -3,6 +3,7 @@
  * commands that carry them to the sender holding the device (only it has the WhatsApp socket).
  */
 import { Joi } from './text.js';
+import { isLidAddress, USER_SERVER } from './jid.js';
 import type { ContactIdentity } from './contact.js';
 import type { GroupInvite, GroupUpdateBody } from './group-info.js';
 import { PHONE_PATTERN } from './limits.js';
@@ -148,8 +149,7 @@ export const mentionsSchema = Joi.array()
   });
 
 /** The WhatsApp JID of a mention or participant: a phone number's, or the LID as given. */
-export const memberJid = (entry: string): string =>
-  entry.endsWith('@lid') ? entry : `${entry}@s.whatsapp.net`;
+export const memberJid = (entry: string): string => (isLidAddress(entry) ? entry : `${entry}@${USER_SERVER}`);
 
 export const groupIdSchema = Joi.string()
   .max(64)

@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import {
-  isLidUser,
-  jidDecode,
-  jidNormalizedUser,
-  S_WHATSAPP_NET,
-  type PresenceData,
-} from '@whiskeysockets/baileys';
-import type { AccountPresence, BusinessProfile, ContactPresence } from '@mgw/contracts';
+  isGroupAddress,
+  isLidAddress,
+  toUserJid,
+  type AccountPresence,
+  type BusinessProfile,
+  type ContactPresence,
+} from '@mgw/contracts';
+import { jidDecode, jidNormalizedUser, S_WHATSAPP_NET, type PresenceData } from '@whiskeysockets/baileys';
 import { whatsappErrorCode } from './groups.js';
 import type { WASocket } from './socket.js';
 import { setTextStatus } from './text-status.js';
@@ -165,7 +166,7 @@ export class AccountActions extends EventEmitter<AccountEvents> {
    */
   async block(jid: string, action: 'block' | 'unblock'): Promise<void> {
     const sock = this.requireSocket();
-    const lid = isLidUser(jid) ? jidNormalizedUser(jid) : undefined;
+    const lid = isLidAddress(jid) ? toUserJid(jid) : undefined;
     if (action === 'block' && lid && !(await sock.signalRepository.lidMapping.getPNForLID(lid))) {
       await sock.query({
         tag: 'iq',
@@ -220,7 +221,7 @@ export function presenceOf(
   participant: string,
   data: PresenceData,
 ): PresenceSeen | undefined {
-  const group = chatJid.endsWith('@g.us') ? chatJid : undefined;
+  const group = isGroupAddress(chatJid) ? chatJid : undefined;
   const fromPresenceStanza = 'lastSeen' in data;
   let presence: ContactPresence;
   switch (data.lastKnownPresence) {

@@ -1,9 +1,5 @@
-import {
-  extractMessageContent,
-  getContentType,
-  isJidNewsletter,
-  type WAMessage,
-} from '@whiskeysockets/baileys';
+import { extractMessageContent, getContentType, type WAMessage } from '@whiskeysockets/baileys';
+import { isNewsletterAddress } from '@mgw/contracts';
 import { kindReceivedAt } from './inbound-kinds.js';
 
 /** A post of a channel the account follows, as WhatsApp delivered it (plaintext, not Signal). */
@@ -23,7 +19,7 @@ export interface ChannelPost {
  */
 export function parseChannelPost(msg: WAMessage): ChannelPost | undefined {
   const key = msg.key as WAMessage['key'] & { server_id?: string };
-  if (key.fromMe || !key.id || !msg.message || !isJidNewsletter(key.remoteJid ?? '')) return undefined;
+  if (key.fromMe || !key.id || !msg.message || !isNewsletterAddress(key.remoteJid)) return undefined;
   const content = extractMessageContent(msg.message);
   if (!content) return undefined;
   const type = getContentType(content);

@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
-import {
-  isJidBot,
-  isLidUser,
-  isPnUser,
-  jidDecode,
-  jidEncode,
-  type BinaryNode,
-} from '@whiskeysockets/baileys';
+import { isLidAddress, isPersonAddress, userOfJid } from '@mgw/contracts';
+import { isJidBot, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
 import { isTcTokenExpired } from '@whiskeysockets/baileys/lib/Utils/tc-token-utils.js';
 import { serializeError, type Logger } from '@mgw/common';
 import {
@@ -66,7 +60,7 @@ export function csToken(salt: Uint8Array, lid: string): Buffer {
 
 /** A one-to-one chat with a person (not a group, a status, a channel, a bot or the PSA). */
 export function isDirectChat(jid: string): boolean {
-  return (!!isPnUser(jid) || !!isLidUser(jid)) && !isJidBot(jid) && jidDecode(jid)?.user !== '0';
+  return isPersonAddress(jid) && !isJidBot(jid) && userOfJid(jid) !== '0';
 }
 
 export class FirstContacts {
@@ -109,9 +103,9 @@ export class FirstContacts {
     const keys = this.keyStore();
     const user = jidDecode(jid)?.user;
     if (!keys || !user || !isDirectChat(jid)) return;
-    const lidUser = isLidUser(jid) ? user : lid && isLidUser(lid) ? jidDecode(lid)?.user : undefined;
+    const lidUser = isLidAddress(jid) ? user : lid && isLidAddress(lid) ? jidDecode(lid)?.user : undefined;
     // The map's entries both ways: `identity` reads one, Baileys' storeLIDPNMappings the other.
-    const mapIds = [...(isLidUser(jid) ? [] : [user]), ...(lidUser ? [`${lidUser}_reverse`] : [])];
+    const mapIds = [...(isLidAddress(jid) ? [] : [user]), ...(lidUser ? [`${lidUser}_reverse`] : [])];
     const reads = [keys.warm('lid-mapping', mapIds), warmNctSalt(keys)];
     if (lidUser) {
       // Baileys' signal address of a LID's device 0 (jidToSignalProtocolAddress: `<user>_1.0`).
@@ -169,7 +163,7 @@ export class FirstContacts {
   ): Promise<{ phone?: string; lid?: string }> {
     const user = jidDecode(jid)?.user;
     if (!user) return {};
-    if (isLidUser(jid)) {
+    if (isLidAddress(jid)) {
       const phone = (await keys.get('lid-mapping', [`${user}_reverse`]))[`${user}_reverse`];
       return { lid: `${user}@lid`, ...(typeof phone === 'string' && phone ? { phone } : {}) };
     }

@@ -7,8 +7,14 @@
  * who made it; a change the account made (through the API or on its phone) comes back the same
  * way, marked `byAccount`.
  */
-import { jidDecode, proto, type WAMessage } from '@whiskeysockets/baileys';
-import type { ContactIdentity, GroupChange } from '@mgw/contracts';
+import { proto, type WAMessage } from '@whiskeysockets/baileys';
+import {
+  isGroupAddress,
+  type ContactIdentity,
+  type GroupChange,
+  sameUser,
+  USER_SERVER,
+} from '@mgw/contracts';
 import { participantContact, type GroupDirectory } from './groups.js';
 import type { WASocket } from './socket.js';
 
@@ -69,7 +75,7 @@ export function groupChangesOf(messages: WAMessage[], own: OwnIds): GroupChangeN
   const notices: GroupChangeNotice[] = [];
   for (const m of messages) {
     const id = m.key.remoteJid;
-    if (!m.messageStubType || !id?.endsWith('@g.us')) continue;
+    if (!m.messageStubType || !id || !isGroupAddress(id)) continue;
     const change = changeOf(m.messageStubType, m.messageStubParameters ?? []);
     if (change) notices.push({ id, ...authorOf(m.key.participant ?? undefined, own), change });
   }
@@ -82,12 +88,8 @@ export type OwnIds = () => (string | undefined)[];
 function authorOf(author: string | undefined, own: OwnIds): { author?: ContactIdentity; byAccount: boolean } {
   if (!author) return { byAccount: false };
   const contact = participantContact({ id: author });
-  const mine = own()
-    .map((j) => (j ? jidDecode(j)?.user : undefined))
-    .filter((u): u is string => !!u);
-  const byAccount =
-    (contact.phone !== undefined && mine.includes(contact.phone)) ||
-    (contact.lid !== undefined && mine.includes(contact.lid.replace(/@lid$/, '')));
+  const ids = [contact.phone && `${contact.phone}@${USER_SERVER}`, contact.lid];
+  const byAccount = own().some((me) => ids.some((id) => sameUser(me, id)));
   return { ...(contact.phone || contact.lid ? { author: contact } : {}), byAccount };
 }
 

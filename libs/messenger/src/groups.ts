@@ -5,11 +5,7 @@
  * notifications: a participant, subject or setting change drops the group's entry, and the next
  * need asks once. Entries also expire after a while, in case a notification was missed.
  */
-import {
-  jidDecode,
-  type GroupMetadata,
-  type GroupParticipant as BaileysParticipant,
-} from '@whiskeysockets/baileys';
+import { type GroupMetadata, type GroupParticipant as BaileysParticipant } from '@whiskeysockets/baileys';
 import {
   groupChangeReason,
   inviteLinkOf,
@@ -21,6 +17,11 @@ import {
   type GroupDetail,
   type GroupParticipantOutcome,
   type GroupSummary,
+  isLidAddress,
+  phoneOfJid,
+  sameUser,
+  userOfJid,
+  USER_SERVER,
 } from '@mgw/contracts';
 import { createGroup, updateGroupParticipants } from './privacy-tokens.js';
 import type { WASocket } from './socket.js';
@@ -148,7 +149,7 @@ export class GroupDirectory {
     const answers = await updateGroupParticipants(sock, jid, participants.map(memberJid), action);
     this.entries.delete(jid);
     return participants.map((p): GroupParticipantOutcome => {
-      const answer = answers.find((a) => answerIds(a).some((id) => sameUser(id, p)));
+      const answer = answers.find((a) => answerIds(a).some((id) => isEntry(id, p)));
       if (!answer) return { participant: p, ok: false, reason: 'failed' };
       const reason = groupChangeReason(answer.status, action);
       return reason
@@ -271,18 +272,17 @@ export function participantContact(
   p: Pick<BaileysParticipant, 'id' | 'phoneNumber' | 'lid'>,
 ): ContactIdentity {
   const ids = [p.id, p.phoneNumber, p.lid].filter((j): j is string => typeof j === 'string');
-  const pn = ids.find((j) => j.endsWith('@s.whatsapp.net'));
-  const lid = ids.find((j) => j.endsWith('@lid'));
-  const phone = pn ? jidDecode(pn)?.user : undefined;
-  const lidUser = lid ? jidDecode(lid)?.user : undefined;
+  const phone = ids.map(phoneOfJid).find((user) => !!user);
+  const lidUser = userOfJid(ids.find(isLidAddress));
   return { ...(phone ? { phone } : {}), ...(lidUser ? { lid: `${lidUser}@lid` } : {}) };
 }
 
 function meOf(meta: GroupMetadata, sock: WASocket): BaileysParticipant | undefined {
-  const mine = [sock.user?.id, sock.user?.lid].filter((j): j is string => !!j).map((j) => jidDecode(j)?.user);
+  const mine = [sock.user?.id, sock.user?.lid].filter((j): j is string => !!j);
   return meta.participants.find((p) => {
     const c = participantContact(p);
-    return mine.includes(c.phone) || mine.includes(c.lid?.replace(/@lid$/, ''));
+    const ids = [c.phone && `${c.phone}@${USER_SERVER}`, c.lid];
+    return mine.some((me) => ids.some((id) => sameUser(me, id)));
   });
 }
 
@@ -307,7 +307,7 @@ function detailOf(meta: GroupMetadata, sock: WASocket): GroupDetail {
 
 function sameMember(p: BaileysParticipant, entry: string): boolean {
   const c = participantContact(p);
-  return entry.endsWith('@lid') ? c.lid === entry : c.phone === entry;
+  return isLidAddress(entry) ? sameUser(c.lid, entry) : c.phone === entry;
 }
 
 /**
@@ -323,10 +323,7 @@ function answerIds(answer: { jid?: string; content?: { attrs?: Record<string, st
   );
 }
 
-function sameUser(jid: string, entry: string): boolean {
-  const decoded = jidDecode(jid);
-  if (!decoded) return false;
-  return entry.endsWith('@lid')
-    ? decoded.server === 'lid' && decoded.user === entry.slice(0, -'@lid'.length)
-    : (decoded.server === 's.whatsapp.net' || decoded.server === 'c.us') && decoded.user === entry;
+/** Whether `jid` names a request's entry (`<digits>@lid`, or a phone's digits). */
+function isEntry(jid: string, entry: string): boolean {
+  return sameUser(jid, isLidAddress(entry) ? entry : `${entry}@${USER_SERVER}`);
 }

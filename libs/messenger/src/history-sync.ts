@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
+import { isGroupAddress, type ContactIdentity, type GroupChat } from '@mgw/contracts';
 import { inflate } from 'node:zlib';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
-import type { ContactIdentity, GroupChat } from '@mgw/contracts';
 import { decryptMedia, mediaUrlOf, MediaDecryptError } from './inbound-media.js';
 import { identityOfJids, parseInbound, type InboundMessage } from './inbound-message.js';
 import { historySyncNctSalt } from './nct-salt.js';
@@ -193,7 +193,7 @@ export function historyChunkOf(sync: proto.IHistorySync, maxMessages: number): H
  */
 function historyMessageOf(msg: WAMessage, chatName?: string): HistoryMessage | undefined {
   const jid = msg.key.remoteJid ?? '';
-  const group = jid.endsWith('@g.us');
+  const group = isGroupAddress(jid);
   const parsed = parseInbound(msg, !!msg.key.fromMe);
   // Reactions and poll votes act on other messages: not messages of a chat's history.
   if (!parsed || parsed.reaction || parsed.pollVote) return undefined;

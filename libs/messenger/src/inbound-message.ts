@@ -1,14 +1,20 @@
 import {
   extractMessageContent,
-  isLidUser,
-  isPnUser,
-  jidDecode,
   normalizeMessageContent,
   proto,
   type WAMessage,
   type WAMessageKey,
 } from '@whiskeysockets/baileys';
-import type { ContactIdentity, GroupChat } from '@mgw/contracts';
+import {
+  isBroadcastAddress,
+  isGroupAddress,
+  isLidAddress,
+  isPhoneAddress,
+  phoneOfJid,
+  toUserJid,
+  type ContactIdentity,
+  type GroupChat,
+} from '@mgw/contracts';
 import { kindReceivedAt, parseInboundKind, type InboundKindFields } from './inbound-kinds.js';
 import { usernameOfKey } from './usernames.js';
 
@@ -115,11 +121,8 @@ function withUsername(contact: ContactIdentity, key: WAMessageKey): ContactIdent
 export function identityOfJids(...jids: (string | null | undefined)[]): ContactIdentity {
   const out: ContactIdentity = {};
   for (const jid of jids) {
-    if (!jid) continue;
-    const user = jidDecode(jid)?.user;
-    if (!user) continue;
-    if (isPnUser(jid)) out.phone ??= user;
-    else if (isLidUser(jid)) out.lid ??= `${user}@lid`;
+    if (isPhoneAddress(jid)) out.phone ??= phoneOfJid(jid);
+    else if (isLidAddress(jid)) out.lid ??= toUserJid(jid);
   }
   return out;
 }
@@ -133,8 +136,8 @@ export function parseInbound(msg: WAMessage, own = false): InboundMessage | unde
   if ((msg.key.fromMe && !own) || !msg.key.id || !msg.message) return undefined;
   // A contact's status (`status@broadcast`) or a broadcast list's message is no chat's, whatever
   // alternative JID names its author: statuses are status updates (status-updates.ts).
-  if (msg.key.remoteJid?.endsWith('@broadcast')) return undefined;
-  const group = msg.key.remoteJid?.endsWith('@g.us') ? msg.key.remoteJid : undefined;
+  if (isBroadcastAddress(msg.key.remoteJid)) return undefined;
+  const group = isGroupAddress(msg.key.remoteJid) ? msg.key.remoteJid! : undefined;
   // A group message's contact is its author (none for the account's own: `own`, history sync); a
   // one-to-one chat's, the chat.
   const contact = group

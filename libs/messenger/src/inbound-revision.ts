@@ -1,5 +1,5 @@
 import { normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
-import type { ContactIdentity } from '@mgw/contracts';
+import { isGroupAddress, type ContactIdentity } from '@mgw/contracts';
 import { contactOf, identityOfJids } from './inbound-message.js';
 
 /** A contact edited (`text`) or deleted for everyone (no `text`) a message it sent the account. */
@@ -23,7 +23,7 @@ export interface InboundRevision {
  */
 export function parseRevision(msg: WAMessage): InboundRevision | undefined {
   if (msg.key.fromMe || !msg.key.id || !msg.message) return undefined;
-  const group = msg.key.remoteJid?.endsWith('@g.us');
+  const group = isGroupAddress(msg.key.remoteJid);
   const contact = group ? identityOfJids(msg.key.participant, msg.key.participantAlt) : contactOf(msg.key);
   const p = normalizeMessageContent(msg.message)?.protocolMessage;
   const targetId = p?.key?.id;

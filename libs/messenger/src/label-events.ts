@@ -4,8 +4,8 @@
  * labelled or unlabelled, archived, pinned or muted — on the phone, on another linked device, or by
  * this one.
  */
-import { jidDecode, type Chat } from '@whiskeysockets/baileys';
-import type { Label } from '@mgw/contracts';
+import type { Chat } from '@whiskeysockets/baileys';
+import { phoneOfJid, type Label } from '@mgw/contracts';
 import type { WASocket } from './socket.js';
 
 export type LabelNotice =
@@ -15,8 +15,7 @@ export type LabelNotice =
 
 /** A chat JID as the API names chats: a phone's digits, else the JID (`…@lid`, `…@g.us`). */
 export function chatOf(jid: string): string {
-  const decoded = jidDecode(jid);
-  return decoded?.server === 's.whatsapp.net' ? decoded.user : jid;
+  return phoneOfJid(jid) ?? jid;
 }
 
 export function watchLabels(sock: WASocket, tell: (notice: LabelNotice) => void): void {

@@ -1,19 +1,15 @@
 import { createHash } from 'node:crypto';
-import {
-  decryptPollVote,
-  isLidUser,
-  isPnUser,
-  jidDecode,
-  jidNormalizedUser,
-  type AnyMessageContent,
-  type WAMessageKey,
-} from '@whiskeysockets/baileys';
+import { decryptPollVote, type AnyMessageContent, type WAMessageKey } from '@whiskeysockets/baileys';
 import {
   buildVCard,
   type ContactCard,
   type LocationInput,
   type PollInput,
   type ReactionTarget,
+  isLidAddress,
+  isPersonAddress,
+  phoneOfJid,
+  toUserJid,
 } from '@mgw/contracts';
 
 /** A message kind as the sender puts it on the socket (see @mgw/contracts message-kinds). */
@@ -112,23 +108,22 @@ export function openPollVote(
 export function ownJids(user: { id?: string; lid?: string } | undefined): string[] {
   return [user?.id, user?.lid]
     .filter((j): j is string => Boolean(j))
-    .map((j) => jidNormalizedUser(j))
-    .filter((j) => isPnUser(j) || isLidUser(j));
+    .filter(isPersonAddress)
+    .map((j) => toUserJid(j)!);
 }
 
 /** The normalised user JIDs of a message's chat (phone number and LID, as its key names them). */
 export function chatJids(key: WAMessageKey): string[] {
   const out = new Set<string>();
   for (const jid of [key.remoteJid, key.remoteJidAlt, key.participant, key.participantAlt]) {
-    if (jid && (isPnUser(jid) || isLidUser(jid))) out.add(jidNormalizedUser(jid));
+    if (isPersonAddress(jid)) out.add(toUserJid(jid)!);
   }
   return [...out];
 }
 
 /** A contact's identity from its JIDs: the phone's digits and the LID (`<digits>@lid`). */
 export function chatIdentity(jids: readonly string[]): { phone?: string; lid?: string } {
-  const pn = jids.find((j) => isPnUser(j));
-  const lid = jids.find((j) => isLidUser(j));
-  const phone = pn ? jidDecode(pn)?.user : undefined;
-  return { ...(phone ? { phone } : {}), ...(lid ? { lid: jidNormalizedUser(lid) } : {}) };
+  const phone = jids.map(phoneOfJid).find((p) => !!p);
+  const lid = toUserJid(jids.find(isLidAddress));
+  return { ...(phone ? { phone } : {}), ...(lid ? { lid } : {}) };
 }

@@ -1,7 +1,6 @@
 import {
   DisconnectReason,
   generateWAMessageFromContent,
-  isJidGroup,
   jidDecode,
   prepareWAMessageMedia,
   proto,
@@ -9,7 +8,7 @@ import {
   type AnyMessageContent,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import { memberJid, type AttachmentType, type ContactIdentity } from '@mgw/contracts';
+import { memberJid, type AttachmentType, type ContactIdentity, isGroupAddress } from '@mgw/contracts';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
 import type { ContactAnswer, ContactCache, Encryption } from '@mgw/store';
 import type { DeviceSocket } from './device-socket.js';
@@ -382,7 +381,7 @@ export class MessageSender {
       return { key: { remoteJid: jid, fromMe: true, id: target.platformMessageId }, message };
     }
     const { key } = target;
-    const inGroup = isJidGroup(key.remoteJid);
+    const inGroup = isGroupAddress(key.remoteJid);
     const media = target.mediaMessage ? proto.WebMessageInfo.decode(target.mediaMessage).message : undefined;
     return {
       key: {

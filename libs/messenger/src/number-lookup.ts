@@ -1,13 +1,12 @@
 import {
   getBinaryNodeChild,
   getBinaryNodeChildren,
-  isLidUser,
-  isPnUser,
   jidDecode,
   USyncQuery,
   USyncUser,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
+import { isLidAddress, isPhoneAddress, phoneOfJid, toUserJid, USER_SERVER, userOfJid } from '@mgw/contracts';
 import type { USyncQueryProtocol } from '@whiskeysockets/baileys/lib/Types/USync.js';
 import type { ContactAnswer } from '@mgw/store';
 
@@ -77,7 +76,7 @@ export function parseNumberAnswers(result: BinaryNode | undefined): NumberAnswer
     entries.push({
       id,
       contact: contact?.attrs.type === 'in',
-      ...(isLidUser(id) ? { lid: id } : olderLid ? { lid: olderLid } : {}),
+      ...(isLidAddress(id) ? { lid: toUserJid(id)! } : olderLid ? { lid: olderLid } : {}),
       ...(pnJid ? { pnJid } : {}),
       ...(query ? { query } : {}),
     });
@@ -89,7 +88,7 @@ export function parseNumberAnswers(result: BinaryNode | undefined): NumberAnswer
 export function answersByNumber(list: readonly NumberAnswerEntry[]): Map<string, NumberAnswerEntry> {
   const out = new Map<string, NumberAnswerEntry>();
   for (const entry of list) {
-    const phoneId = isPnUser(entry.id) ? jidDecode(entry.id)?.user : undefined;
+    const phoneId = phoneOfJid(entry.id);
     const names = [entry.query, entry.pnJid ? jidDecode(entry.pnJid)?.user : undefined, phoneId];
     for (const name of names) if (name && !out.has(name)) out.set(name, entry);
   }
@@ -99,13 +98,8 @@ export function answersByNumber(list: readonly NumberAnswerEntry[]): Map<string,
 /** What the device keeps of an answer for `phone`: its phone JID (to send to) and its LID. */
 export function answerOf(entry: NumberAnswerEntry | undefined, phone: string): ContactAnswer {
   if (!entry?.contact) return { onWhatsApp: false };
-  const jid =
-    entry.pnJid && isPnUser(entry.pnJid)
-      ? entry.pnJid
-      : isPnUser(entry.id)
-        ? entry.id
-        : `${phone}@s.whatsapp.net`;
-  const lid = typeof entry.lid === 'string' && entry.lid.endsWith('@lid') ? entry.lid : undefined;
+  const jid = [entry.pnJid, entry.id].filter(isPhoneAddress).map(toUserJid)[0] ?? `${phone}@${USER_SERVER}`;
+  const lid = isLidAddress(entry.lid) ? toUserJid(entry.lid) : undefined;
   return { onWhatsApp: true, jid, ...(lid ? { lid } : {}) };
 }
 
@@ -116,6 +110,7 @@ function digitsOf(content: BinaryNode['content']): string | undefined {
       : content instanceof Uint8Array
         ? Buffer.from(content).toString('utf8')
         : undefined;
-  const digits = text?.replace(LEGACY_SUFFIX, '').replace(/[^0-9]/g, '');
+  // The echo is `+<digits>@c.us` as asked, or the digits alone.
+  const digits = (userOfJid(text) ?? text)?.replace(/[^0-9]/g, '');
   return digits || undefined;
 }

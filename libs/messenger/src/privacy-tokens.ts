@@ -2,13 +2,11 @@ import {
   generateMessageIDV2,
   getBinaryNodeChild,
   getBinaryNodeChildren,
-  isLidUser,
-  isPnUser,
-  jidDecode,
   type BinaryNode,
   type GroupMetadata,
   type ParticipantAction,
 } from '@whiskeysockets/baileys';
+import { isPersonAddress, isPhoneAddress, toUserJid, userOfJid } from '@mgw/contracts';
 import { extractGroupMetadata } from '@whiskeysockets/baileys/lib/Socket/groups.js';
 import { isTcTokenExpired } from '@whiskeysockets/baileys/lib/Utils/tc-token-utils.js';
 import type { WASocket } from './socket.js';
@@ -38,10 +36,10 @@ import type { WASocket } from './socket.js';
 /** The non-expired tctoken the account holds for `jid` (a phone or LID JID), if any. */
 export async function contactTcToken(sock: WASocket, jid: string): Promise<Uint8Array | undefined> {
   const keys = sock.authState?.keys;
-  const user = jidDecode(jid)?.user;
-  if (!keys || !user || (!isPnUser(jid) && !isLidUser(jid))) return undefined;
-  let storage = isLidUser(jid) ? `${user}@lid` : jid;
-  if (isPnUser(jid)) {
+  const user = userOfJid(jid);
+  if (!keys || !user || !isPersonAddress(jid)) return undefined;
+  let storage = toUserJid(jid)!;
+  if (isPhoneAddress(jid)) {
     const lid = (await keys.get('lid-mapping', [user]))[user];
     if (typeof lid === 'string' && lid) storage = `${lid}@lid`;
   }

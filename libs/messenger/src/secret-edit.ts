@@ -1,13 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import {
-  isLidUser,
-  isPnUser,
-  jidNormalizedUser,
-  normalizeMessageContent,
-  proto,
-  type WAMessage,
-} from '@whiskeysockets/baileys';
-import type { ContactIdentity } from '@mgw/contracts';
+import { isBroadcastAddress, isGroupAddress, isPersonAddress, type ContactIdentity } from '@mgw/contracts';
+import { jidNormalizedUser, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { contactOf, identityOfJids } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
 
@@ -120,9 +113,7 @@ export interface SecretEncryptedEdit {
 }
 
 const userJids = (...jids: (string | null | undefined)[]): string[] => [
-  ...new Set(
-    jids.filter((j): j is string => !!j && !!(isPnUser(j) || isLidUser(j))).map((j) => jidNormalizedUser(j)),
-  ),
+  ...new Set(jids.filter((j): j is string => !!j && isPersonAddress(j)).map((j) => jidNormalizedUser(j))),
 ];
 
 const KINDS: Record<number, SecretEncryptedEdit['kind']> = {
@@ -142,8 +133,8 @@ export function parseSecretEdit(msg: WAMessage): SecretEncryptedEdit | undefined
   const target = enc?.targetMessageKey;
   if (!enc || !kind || !target?.id || !enc.encPayload || !enc.encIv) return undefined;
   const k = msg.key;
-  if (k.remoteJid!.endsWith('@broadcast')) return undefined;
-  const group = k.remoteJid!.endsWith('@g.us');
+  if (isBroadcastAddress(k.remoteJid)) return undefined;
+  const group = isGroupAddress(k.remoteJid);
   const contact = group ? identityOfJids(k.participant, k.participantAlt) : contactOf(k);
   if (!contact.phone && !contact.lid) return undefined;
   const senderJids = group

@@ -1,6 +1,6 @@
 import type { Agent } from 'node:https';
+import { sameUser } from '@mgw/contracts';
 import {
-  areJidsSameUser,
   makeWASocket,
   type BinaryNode,
   type UserFacingSocketConfig,
@@ -64,7 +64,7 @@ export function createSocket(
   const log = baileysLogger(ctx.logger, { deviceId: ctx.deviceId });
   const isOwn = (jid: string): boolean => {
     const me = auth.state.creds.me;
-    return !!me && (areJidsSameUser(jid, me.id) || (!!me.lid && areJidsSameUser(jid, me.lid)));
+    return !!me && (sameUser(jid, me.id) || sameUser(jid, me.lid));
   };
   const answers = ctx.retries ? new RetryAnswers(ctx.retries, ctx.logger, ctx.deviceId, isOwn) : undefined;
   const load = (id: string) => protos.load(id);

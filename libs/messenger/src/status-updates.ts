@@ -6,11 +6,10 @@
  */
 import {
   extractMessageContent,
-  isJidStatusBroadcast,
   type MessageUserReceiptUpdate,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import type { ContactIdentity } from '@mgw/contracts';
+import { isStatusAddress, type ContactIdentity } from '@mgw/contracts';
 import { identityOfJids } from './inbound-message.js';
 import { kindReceivedAt } from './inbound-kinds.js';
 
@@ -38,7 +37,7 @@ export interface InboundStatus {
 export function statusViewsOf(updates: readonly MessageUserReceiptUpdate[]): StatusView[] {
   const views: StatusView[] = [];
   for (const { key, receipt } of updates) {
-    if (!key.fromMe || !key.id || !isJidStatusBroadcast(key.remoteJid ?? '')) continue;
+    if (!key.fromMe || !key.id || !isStatusAddress(key.remoteJid)) continue;
     const viewerJid = receipt.userJid;
     const read = receipt.readTimestamp ?? receipt.playedTimestamp;
     if (!viewerJid || read == null) continue;
@@ -87,7 +86,7 @@ const MEDIA: ['imageMessage' | 'videoMessage' | 'audioMessage', 'image' | 'video
 /** A contact's status (text or one picture, video or voice note); anything else is skipped. */
 export function parseInboundStatus(msg: WAMessage): InboundStatus | undefined {
   const key = msg.key;
-  if (key.fromMe || !key.id || !msg.message || !isJidStatusBroadcast(key.remoteJid ?? '')) return undefined;
+  if (key.fromMe || !key.id || !msg.message || !isStatusAddress(key.remoteJid)) return undefined;
   const contact = identityOfJids(key.participant, key.participantAlt);
   if (!contact.phone && !contact.lid) return undefined;
   const content = extractMessageContent(msg.message);

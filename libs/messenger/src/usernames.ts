@@ -22,14 +22,18 @@ import {
   S_WHATSAPP_NET,
   getBinaryNodeChild,
   getBinaryNodeChildren,
-  isJidGroup,
-  isLidUser,
-  isPnUser,
-  jidDecode,
   type BinaryNode,
   type WAMessageKey,
 } from '@whiskeysockets/baileys';
-import { checkUsername, type ContactIdentity, type UsernameLookup } from '@mgw/contracts';
+import {
+  checkUsername,
+  type ContactIdentity,
+  type UsernameLookup,
+  isGroupAddress,
+  isLidAddress,
+  phoneOfJid,
+  toUserJid,
+} from '@mgw/contracts';
 import type { DeviceSocket } from './device-socket.js';
 import { LookupFailedError, NotConnectedError } from './message-sender.js';
 import type { WASocket } from './socket.js';
@@ -99,9 +103,8 @@ export function parseUsernameAnswer(username: string, result: BinaryNode): Usern
   if (contact?.attrs.type === 'out') return { username, status: 'not_found' };
   const jid = user.attrs.jid;
   if (!jid) return { username, status: 'pin_required' };
-  const lid = isLidUser(jid) ? `${jidDecode(jid)!.user}@lid` : undefined;
-  const pnJid = [user.attrs.pn_jid, jid].find((j) => j && isPnUser(j));
-  const phone = pnJid ? jidDecode(pnJid)?.user : undefined;
+  const lid = isLidAddress(jid) ? toUserJid(jid) : undefined;
+  const phone = [user.attrs.pn_jid, jid].map(phoneOfJid).find((p) => !!p);
   if (!lid && !phone) return { username, status: 'not_found' };
   return { username, status: 'found', ...(lid ? { lid } : {}), ...(phone ? { phone } : {}) };
 }
@@ -144,7 +147,7 @@ export class StanzaUsernames {
   /** A `<message>` frame: its writer's username, by the message's id (one-to-one chats only). */
   seen(stanza: BinaryNode): void {
     const { id, from, participant, username } = stanza.attrs;
-    if (!id || !from || participant || isJidGroup(from)) return;
+    if (!id || !from || participant || isGroupAddress(from)) return;
     const name = usernameFromWhatsApp(username);
     if (!name) return;
     this.byId.set(id, name);
@@ -153,7 +156,7 @@ export class StanzaUsernames {
 
   /** Puts the stanza's username on a contact's one-to-one message key that has none. */
   fillUsername(key: WAMessageKey): void {
-    if (key.fromMe || !key.id || key.remoteJidUsername || isJidGroup(key.remoteJid ?? undefined)) return;
+    if (key.fromMe || !key.id || key.remoteJidUsername || isGroupAddress(key.remoteJid)) return;
     const name = this.byId.get(key.id);
     if (name) key.remoteJidUsername = name;
   }
@@ -161,7 +164,7 @@ export class StanzaUsernames {
 
 /** The writer's username of a message: its one-to-one chat's (`remoteJidUsername`) or its group author's. */
 export function usernameOfKey(key: WAMessageKey): string | undefined {
-  if (isJidGroup(key.remoteJid ?? undefined)) return usernameFromWhatsApp(key.participantUsername);
+  if (isGroupAddress(key.remoteJid)) return usernameFromWhatsApp(key.participantUsername);
   return usernameFromWhatsApp(key.remoteJidUsername);
 }
 
@@ -177,11 +180,10 @@ export function contactUsernames(
   const out: ContactIdentity[] = [];
   for (const c of contacts) {
     const username = usernameFromWhatsApp(c.username);
-    const lidJid = [c.lid, c.id].find((j) => j && isLidUser(j));
-    if (!username || !lidJid) continue;
-    const pnJid = [c.phoneNumber, c.id].find((j) => j && isPnUser(j));
-    const phone = pnJid ? jidDecode(pnJid)?.user : undefined;
-    out.push({ ...(phone ? { phone } : {}), lid: `${jidDecode(lidJid)!.user}@lid`, username });
+    const lid = toUserJid([c.lid, c.id].find(isLidAddress));
+    if (!username || !lid) continue;
+    const phone = [c.phoneNumber, c.id].map(phoneOfJid).find((p) => !!p);
+    out.push({ ...(phone ? { phone } : {}), lid, username });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type { ValidationDetail } from '@mgw/contracts';
+import { isGroupAddress, type ValidationDetail } from '@mgw/contracts';
 import type { QuotaName } from '@mgw/store';
 
 /** What a device's quota counts: its queued messages and their bytes. */
@@ -90,7 +90,7 @@ export function blocklistAddress(
   deviceId: string,
   to: string,
 ): string | undefined {
-  if (!blocklist || deviceId.startsWith('pool:') || to.endsWith('@g.us')) return undefined;
+  if (!blocklist || deviceId.startsWith('pool:') || isGroupAddress(to)) return undefined;
   return to;
 }
 

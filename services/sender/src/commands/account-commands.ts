@@ -17,6 +17,7 @@ import {
   type ContactIdentity,
   type DeviceCommandReply,
   type Metrics,
+  isLidAddress,
 } from '@mgw/contracts';
 import { PhotoRefusedError, whatsappErrorCode, type DeviceSocket, type MessageSender } from '@mgw/messenger';
 import {
@@ -179,7 +180,7 @@ async function resolve(
   address: string,
   deps: AccountCommandDeps,
 ): Promise<{ jid: string; contact: ContactIdentity }> {
-  if (address.endsWith('@lid')) {
+  if (isLidAddress(address)) {
     // A LID met before, or one WhatsApp named on the blocklist (a block made on the phone).
     const known =
       (await deps.identities.knowsLid(deviceId, address)) ||

@@ -1,5 +1,5 @@
 import { serializeError, type Logger } from '@mgw/common';
-import { memberJid, type DeviceCommandReply, type LabelCommand } from '@mgw/contracts';
+import { memberJid, type DeviceCommandReply, type LabelCommand, isGroupAddress } from '@mgw/contracts';
 import { whatsappErrorCode, type DeviceSocket } from '@mgw/messenger';
 
 /** How long the holder waits for its socket to open before it answers that it cannot. */
@@ -8,7 +8,7 @@ const OPEN_WAIT_MS = 5_000;
 const DEFAULT_MUTE_SECONDS = 8 * 3600;
 
 /** A chat as the API names it, as a JID. */
-const chatJid = (chat: string) => (chat.endsWith('@g.us') ? chat : memberJid(chat));
+const chatJid = (chat: string) => (isGroupAddress(chat) ? chat : memberJid(chat));
 
 /**
  * Labels and chat state, the holder's half: each is an app-state patch Baileys makes with the

@@ -2,7 +2,7 @@
  * A status update's audience at the moment it goes: its viewers as accepted, less those who opted
  * out of the device since (a status is a message to each of them). None left: the status fails.
  */
-import { FAILURE_REASONS, type StatusContent } from '@mgw/contracts';
+import { FAILURE_REASONS, type StatusContent, isLidAddress, phoneOfJid } from '@mgw/contracts';
 import type { OutgoingMessage } from '@mgw/messenger';
 import { PermanentSendError } from './send-errors.js';
 
@@ -12,8 +12,7 @@ export interface StatusDeps {
 }
 
 /** The address the suppression list knows a viewer's JID by. */
-const addressOf = (jid: string): string =>
-  jid.endsWith('@lid') ? jid : jid.replace(/@s\.whatsapp\.net$/, '');
+const addressOf = (jid: string): string => (isLidAddress(jid) ? jid : (phoneOfJid(jid) ?? jid));
 
 export async function statusToSend(
   status: StatusContent,

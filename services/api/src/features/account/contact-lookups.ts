@@ -1,4 +1,5 @@
 import type { ContactCache, ContactLookupCap } from '@mgw/store';
+import { isLidAddress } from '@mgw/contracts';
 import type { ApiServices } from '../../api-services.js';
 
 /** What counts a contact's lookups: the device's contact cache and the number check's daily cap. */
@@ -21,7 +22,7 @@ export async function reachContact(
   deviceId: string,
   address: string,
 ): Promise<{ ok: true } | LookupsCapped> {
-  if (address.endsWith('@lid')) return { ok: true };
+  if (isLidAddress(address)) return { ok: true };
   if ((await deps.cache.getMany(deviceId, [address])).size > 0) return { ok: true };
   const allowance = await deps.lookups.take(deviceId, 1);
   if (!allowance.granted) {

@@ -1,4 +1,10 @@
-import type { ChatMessagesQuery, ChatSummary, ChatsQuery, MessageRecord } from '@mgw/contracts';
+import {
+  isLidAddress,
+  type ChatMessagesQuery,
+  type ChatSummary,
+  type ChatsQuery,
+  type MessageRecord,
+} from '@mgw/contracts';
 import { ContactIdentities, LabelStore, type ChatRow } from '@mgw/store';
 import { messageViews } from '../devices/index.js';
 import type { Uses } from '../../api-services.js';
@@ -121,7 +127,7 @@ function summary(
 ): ChatSummary {
   const who = { ...contact };
   if (c.type === 'direct') {
-    if (c.id.endsWith('@lid')) who.lid ??= c.id;
+    if (isLidAddress(c.id)) who.lid ??= c.id;
     else who.phone ??= c.id;
   }
   return {

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@mgw/common';
-import { keys, type MessageRecord } from '@mgw/contracts';
+import { keys, type MessageRecord, isGroupAddress } from '@mgw/contracts';
 import type {
   ContentStore,
   MessageKindStore,
@@ -63,7 +63,7 @@ export async function messageViews(
       if (revises) view.revises = revises;
       if (shown && view.status !== 'deleted') withShown(view, shown);
       truncateTexts(view);
-      if (typeof r.to === 'string' && r.to.endsWith('@g.us') && !view.chat)
+      if (typeof r.to === 'string' && isGroupAddress(r.to) && !view.chat)
         view.chat = { type: 'group', id: r.to };
       return view;
     }),

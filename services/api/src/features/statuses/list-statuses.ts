@@ -1,9 +1,15 @@
-import { STATUS_LIMITS, type ContactIdentity, type StatusSummary } from '@mgw/contracts';
+import {
+  STATUS_LIMITS,
+  type ContactIdentity,
+  type StatusSummary,
+  isLidAddress,
+  phoneOfJid,
+} from '@mgw/contracts';
 import type { MessageStore, StatusStore } from '@mgw/store';
 
 /** A viewer's JID as the API names contacts. */
 const identityOf = (jid: string): ContactIdentity =>
-  jid.endsWith('@lid') ? { lid: jid } : { phone: jid.replace(/@s\.whatsapp\.net$/, '') };
+  isLidAddress(jid) ? { lid: jid } : { phone: phoneOfJid(jid) ?? jid };
 
 /**
  * The device's statuses of the last day (GET /statuses), newest first as the status store keeps
