@@ -24,8 +24,11 @@ export interface SimulatorInfo {
   wsUrl: string;
   rootPublicKey: string;
   mediaCaPem: string;
-  /** The media host's origin: where a file named by `directPath` alone (history sync) is fetched. */
-  mediaUrl: string;
+  /**
+   * The media host's origin: where a sandbox-mode client fetches every media file and history
+   * chunk (absent with `publishMediaUrl: false`).
+   */
+  mediaUrl?: string;
 }
 
 type Body = Record<string, unknown>;

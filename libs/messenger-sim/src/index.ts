@@ -47,6 +47,12 @@ export interface SimulatorOptions {
    * @defaultValue `{ history: 'download', serverAddress: 'at' }`
    */
   forms?: Partial<FormsConfig>;
+  /**
+   * Publish the media host's origin as `mediaUrl` in /info. False: a sandbox that names no media
+   * host (an older or another simulator), whose downloads a sandbox-mode gateway refuses rather
+   * than fetch from WhatsApp. @defaultValue true
+   */
+  publishMediaUrl?: boolean;
   logger?: SimLogger;
 }
 
@@ -130,7 +136,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     wsUrl: `ws://${publicHost}:${port}/ws/chat`,
     rootPublicKey: sim.certs.root.public.toString('hex'),
     mediaCaPem: sim.tls.caPem,
-    mediaUrl: `https://${sim.media.hostname}`,
+    ...(options.publishMediaUrl === false ? {} : { mediaUrl: `https://${sim.media.hostname}` }),
   };
   ready.info = info;
 

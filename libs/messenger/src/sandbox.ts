@@ -8,7 +8,11 @@ export interface SandboxInfo {
   /** Hex, 32 bytes: the root key the simulator's certificate chain is signed with. */
   rootPublicKey: string;
   mediaCaPem: string;
-  /** The media host's origin, for files named by `directPath` alone (history sync); else WhatsApp's CDN. */
+  /**
+   * The media host's origin: where every media file and history chunk is fetched in sandbox mode.
+   * A sandbox without one cannot serve downloads (`sandboxMediaUrl` refuses them): sandbox mode
+   * never reaches WhatsApp's CDN.
+   */
   mediaUrl?: string;
 }
 
@@ -18,8 +22,35 @@ export interface SandboxSocketOptions {
   fetchAgent: https.Agent;
   /** The CA of the simulator's media host (for downloads through the guarded outbound client). */
   mediaCaPem: string;
-  /** The simulator's media host, where a file named by `directPath` alone is fetched (history sync). */
+  /** The simulator's media host, where every media file and history chunk is fetched (`sandboxMediaUrl`). */
   mediaOrigin?: string;
+}
+
+export class SandboxMediaError extends Error {
+  override name = 'SandboxMediaError';
+}
+
+/**
+ * Sandbox mode only: where a media file or history chunk named `url` (its URL, or WhatsApp's CDN
+ * and its `directPath`) is fetched — the sandbox's media host, same path and query, never
+ * WhatsApp. A sandbox that published no media host (no `mediaUrl` in its /info) serves no
+ * downloads: SandboxMediaError, saying so.
+ */
+export function sandboxMediaUrl(url: string, mediaOrigin: string | undefined): string {
+  if (!mediaOrigin)
+    throw new SandboxMediaError(
+      'sandbox mode: the sandbox published no media host (no mediaUrl in its /info), and sandbox mode never fetches media from WhatsApp',
+    );
+  const target = new URL(url);
+  return `${new URL(mediaOrigin).origin}${target.pathname}${target.search}`;
+}
+
+/** `fetchBytes` held to the sandbox's media host (`sandboxMediaUrl`): for every media download in sandbox mode. */
+export function sandboxMediaFetcher<A extends unknown[]>(
+  fetchBytes: (url: string, ...rest: A) => Promise<Buffer>,
+  mediaOrigin: string | undefined,
+): (url: string, ...rest: A) => Promise<Buffer> {
+  return async (url, ...rest) => fetchBytes(sandboxMediaUrl(url, mediaOrigin), ...rest);
 }
 
 export async function fetchSandboxInfo(sandboxUrl: string, timeoutMs = 10_000): Promise<SandboxInfo> {

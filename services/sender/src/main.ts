@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import {
   isEntryPoint,
   parseAllowedPrivateHosts,
@@ -6,7 +7,12 @@ import {
   type ServiceHost,
 } from '@mgw/common';
 import { keys, type Metrics } from '@mgw/contracts';
-import { LeaseRenewer, startMessengerRuntime } from '@mgw/messenger';
+import {
+  LeaseRenewer,
+  sandboxMediaFetcher,
+  startMessengerRuntime,
+  type SandboxSocketOptions,
+} from '@mgw/messenger';
 import {
   ContentStore,
   InboundStore,
@@ -22,7 +28,7 @@ import {
 import { createMediaFetcher } from './commands/media-download.js';
 import { MediaSweeper } from './inbound/media-sweeper.js';
 import { createLinkPreviewer } from './send/link-preview.js';
-import { loadSenderConfig } from './config.js';
+import { loadSenderConfig, type SenderConfig } from './config.js';
 import { DeviceFleet } from './fleet/device-fleet.js';
 import { limitHeapGrowth } from './fleet/heap-growth.js';
 import { createAttachmentFetcher } from './send/media-source.js';
@@ -104,11 +110,7 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
           onOutcome: (outcome) => metrics.linkPreviews.inc({ outcome }),
         }),
         fetchAttachment,
-        fetchMedia: createMediaFetcher({
-          outbound: sandboxMediaOutbound(config.outbound, sandbox?.mediaOrigin),
-          timeoutMs: config.mediaFetchTimeoutMs,
-          ...(sandbox ? { ca: sandbox.mediaCaPem } : {}),
-        }),
+        fetchMedia: mediaFetcher(config, sandbox),
       },
     },
     subscriber,
@@ -137,6 +139,23 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
 }
 
 if (isEntryPoint(import.meta.url)) runService('sender', () => startSender());
+
+/**
+ * WhatsApp's media (attachments, history chunks) through the guarded client; in sandbox mode from
+ * the sandbox's media host only, whatever address a message names (`sandboxMediaFetcher`): a
+ * sandbox that published none fails each download, saying so, and never reaches WhatsApp.
+ */
+function mediaFetcher(
+  config: SenderConfig,
+  sandbox: SandboxSocketOptions | undefined,
+): (url: string, via?: Agent) => Promise<Buffer> {
+  const fetchMedia = createMediaFetcher({
+    outbound: sandboxMediaOutbound(config.outbound, sandbox?.mediaOrigin),
+    timeoutMs: config.mediaFetchTimeoutMs,
+    ...(sandbox ? { ca: sandbox.mediaCaPem } : {}),
+  });
+  return sandbox ? sandboxMediaFetcher(fetchMedia, sandbox.mediaOrigin) : fetchMedia;
+}
 
 /**
  * Sandbox mode only: media is fetched from the simulator's media host (a file named by its path

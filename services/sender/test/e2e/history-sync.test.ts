@@ -337,3 +337,49 @@ describe('e2e: history sync at link time — chats and messages from the phone (
     expect((await stack().api('GET', '/status')).body.status).to.equal('connected');
   });
 });
+
+/**
+ * A sandbox that publishes no media host (`mediaUrl` absent from its /info: an older or another
+ * simulator): sandbox mode never reaches WhatsApp, so a chunk to download fails, saying why; an
+ * inline chunk needs no media host and is read.
+ */
+describe('e2e: a sandbox without a media host — no download reaches WhatsApp (real client, simulator)', function () {
+  this.timeout(180_000);
+  const stack = useStack({ sim: { publishMediaUrl: false } });
+  const account = '15551900101';
+  const now = Math.floor(Date.now() / 1000);
+
+  before(async () => {
+    const set = await stack().api('PATCH', '/settings', { historySync: true });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    await stack().linkByQr(account);
+  });
+
+  it('When a history chunk is to be downloaded, then it fails with the sandbox\u2019s reason and nothing is fetched from WhatsApp\u2019s CDN; an inline chunk is still read', async () => {
+    const sender = () => stack().processes.find((p) => p.name.startsWith('sender'))!;
+    const sync = (form: string, id: string, text: string) =>
+      stack().simApi('POST', `/accounts/${account}/history-sync`, {
+        form,
+        syncType: 'RECENT',
+        conversations: [{ with: '15551900111', messages: [{ id, fromMe: false, text, at: now - 60 }] }],
+      });
+    await sync('download', 'NOHOST1', 'never fetched');
+    await waitFor(async () => sender().output.some((l) => l.includes('history sync chunk not kept')), {
+      timeoutMs: 20_000,
+      what: 'the chunk refused',
+    });
+    const refused = sender().output.filter((l) => l.includes('history sync chunk not kept'));
+    expect(refused).to.have.length(1);
+    expect(refused[0]).to.include('SandboxMediaError').and.include('no mediaUrl in its /info');
+    expect(sender().output.filter((l) => l.includes('mmg.whatsapp.net'))).to.deep.equal([]);
+
+    await sync('inline', 'NOHOST2', 'read inline');
+    await waitFor(
+      async () =>
+        (
+          await stack().api<Page<{ messages: MessageView[] }>>('GET', '/chats/15551900111/messages?limit=10')
+        ).body.data?.messages?.some((m) => m.text === 'read inline') ?? false,
+      { timeoutMs: 20_000, what: 'the inline chunk recorded' },
+    );
+  });
+});
