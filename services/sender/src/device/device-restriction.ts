@@ -43,14 +43,15 @@ interface ReachoutWhy {
 
 /**
  * Whether an ack 463 is about the message rather than the account: a one-to-one message that went
- * without any privacy token (no tctoken, no cstoken) from a device that holds no NCT salt yet —
- * a first contact WhatsApp wants a token on (whatsmeow 82d579d5) — while WhatsApp's own answers say
- * the account is neither locked nor capped. Any doubt (a query unanswered, a token sent, a salt
- * held) reads the 463 as before: the account is paused.
+ * without any privacy token (no tctoken, no cstoken) — a first contact WhatsApp wants a token on
+ * (whatsmeow 82d579d5), from a device with no NCT salt yet or with one but without the contact's
+ * LID (a cstoken is made of the LID: whatsmeow's generateCsToken, cstoken.go, sends none without
+ * it) — while WhatsApp's own answers say the account is neither locked nor capped. Any doubt (a
+ * query unanswered, a token sent) reads the 463 as before: the account is paused.
  */
 function tokenMissing(err: ServerRejectedError, { lock, cap }: ReachoutWhy): boolean {
   const sent = err.sentWith;
-  return !!sent && sent.token === 'none' && !sent.salt && lock?.active === false && cap?.capped === false;
+  return !!sent && sent.token === 'none' && lock?.active === false && cap?.capped === false;
 }
 
 /**
@@ -92,12 +93,14 @@ export class DeviceRestriction {
       const why = await this.askWhy();
       if (tokenMissing(err, why)) {
         this.deps.logger.warn(
-          'ack 463 on a first contact sent without a privacy token (no NCT salt yet) while WhatsApp says the account is neither locked nor capped: the message fails first_contact_token_missing, the device goes on',
-          { capped: false, locked: false },
+          'ack 463 on a first contact sent without a privacy token (no NCT salt yet, or no LID of the contact) while WhatsApp says the account is neither locked nor capped: the message fails first_contact_token_missing, the device goes on',
+          { capped: false, locked: false, salt: err.sentWith?.salt ?? false },
         );
         throw new PermanentSendError(
           FAILURE_REASONS.firstContactTokenMissing,
-          'WhatsApp refused a first contact that carried no tctoken or cstoken (the device has no NCT salt yet)',
+          err.sentWith?.salt
+            ? "WhatsApp refused a first contact that carried no tctoken or cstoken (the contact's LID was not resolved)"
+            : 'WhatsApp refused a first contact that carried no tctoken or cstoken (the device has no NCT salt yet)',
         );
       }
       await this.countForHealth('refused463');
