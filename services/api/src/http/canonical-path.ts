@@ -3,9 +3,12 @@ import { ADMIN_BASE, API_BASE } from './route-table.js';
 
 /**
  * A path's segments in their one spelling: unreserved and sub-delimiter characters, `:` and `@`,
- * and percent-escapes (RFC 3986 `pchar`, less `;`, which would start a matrix parameter).
+ * and `%` (RFC 3986 `pchar`, less `;`, which would start a matrix parameter). One character class
+ * (no alternation): the check every request pays is a single linear scan.
  */
-const PLAIN_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,=:@]|%[0-9A-Fa-f]{2})+)+$/;
+const PLAIN_PATH = /^(?:\/[\w\-.~!$&'()*+,=:@%]+)+$/;
+/** A `%` that does not start an escape of two hex digits. */
+const BROKEN_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 /** A dot segment, as written (`/./`, `/../`) or escaped (`%2e`). */
 const DOT_SEGMENT = /\/(?:\.|%2[eE]){1,2}(?=\/|$)/;
 /** An escape of a character that needs none (a letter, a digit, `-._~`): RFC 3986 §6.2.2.2. */
@@ -24,9 +27,10 @@ const CONTROL = /[\\\u0000-\u001f\u007f]/;
  * character. Letter case is the router's: routes match it exactly.
  */
 export function isCanonicalPath(path: string): boolean {
-  if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return false;
+  if (!PLAIN_PATH.test(path)) return false;
+  if (path.includes('/.') && DOT_SEGMENT.test(path)) return false;
   if (!path.includes('%')) return true;
-  if (NEEDLESS_ESCAPE.test(path) || ESCAPED_SEPARATOR.test(path)) return false;
+  if (BROKEN_ESCAPE.test(path) || NEEDLESS_ESCAPE.test(path) || ESCAPED_SEPARATOR.test(path)) return false;
   try {
     return !CONTROL.test(decodeURIComponent(path));
   } catch {
@@ -62,6 +66,8 @@ export function loosened(path: string): string {
 const REFUSED = { api: `${API_BASE}/~`, admin: `${ADMIN_BASE}/~` };
 
 const under = (path: string, base: string) => path === base || path.startsWith(`${base}/`);
+const API_PREFIX = `${API_BASE}/`;
+const ADMIN_PREFIX = `${ADMIN_BASE}/`;
 
 /**
  * The first reading of every request's path. A path under either API's base that is not
@@ -77,8 +83,7 @@ export function canonicalPath(): RequestHandler {
     const query = req.url.indexOf('?');
     const path = query < 0 ? req.url : req.url.slice(0, query);
     // The common case: a path under a base, spelled as the routes are.
-    const exactBase = under(path, API_BASE) || under(path, ADMIN_BASE);
-    if (exactBase && isCanonicalPath(path)) return next();
+    if ((path.startsWith(API_PREFIX) || path.startsWith(ADMIN_PREFIX)) && isCanonicalPath(path)) return next();
     const loose = loosened(path);
     const base = under(loose, API_BASE) ? 'api' : under(loose, ADMIN_BASE) ? 'admin' : undefined;
     if (base) {
