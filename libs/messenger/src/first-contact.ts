@@ -63,6 +63,29 @@ export function isDirectChat(jid: string): boolean {
   return isPersonAddress(jid) && !isJidBot(jid) && userOfJid(jid) !== '0';
 }
 
+/** A contact's tctoken as Baileys keeps it (`tctoken` auth keys). */
+interface TcTokenEntry {
+  token?: Uint8Array;
+  timestamp?: number | string;
+  senderTimestamp?: number;
+}
+
+/**
+ * How long Baileys' relay may take between our read of a tctoken and its own (its device lookups,
+ * sessions and encryption come first): a token expiring within it is not counted on.
+ */
+export const TCTOKEN_RELAY_MARGIN_MS = 5 * 60_000;
+const TC_TOKEN_BUCKET_SECONDS = 7 * 86_400;
+const TC_TOKEN_BUCKETS = 4;
+
+/** Baileys' `isTcTokenExpired` (Utils/tc-token-utils.js: four weekly buckets), at `atMs` rather than now. */
+export function tcTokenExpiredAt(timestamp: number | string | undefined, atMs: number): boolean {
+  const ts = typeof timestamp === 'string' ? parseInt(timestamp, 10) : timestamp;
+  if (ts === undefined || Number.isNaN(ts)) return true;
+  const bucket = Math.floor(Math.floor(atMs / 1000) / TC_TOKEN_BUCKET_SECONDS);
+  return ts < (bucket - (TC_TOKEN_BUCKETS - 1)) * TC_TOKEN_BUCKET_SECONDS;
+}
+
 export class FirstContacts {
   constructor(
     private readonly keyStore: KeyStoreOf,
@@ -79,7 +102,14 @@ export class FirstContacts {
     const salt = await readNctSalt(keys);
     const base = { to, attrs, nodes: [], salt: !!salt };
     // Baileys looks the tctoken up under the destination's LID, which is `to` when one is known.
-    if (await this.tcTokenAttached(sock, keys, to)) return { ...base, token: 'tctoken' };
+    const tc = await this.tcToken(sock, keys, to);
+    if (tc === 'valid' || (tc === 'expiring' && !(salt && lid))) return { ...base, token: 'tctoken' };
+    if (tc === 'expiring') {
+      // Read once, decided once: a token that may expire before Baileys' relay reads it again
+      // (its own expiry rule, at its own moment) is dropped now as Baileys drops an expired one,
+      // so the relay attaches none and the message carries the cstoken: never neither.
+      await this.dropTcToken(keys, to);
+    }
     if (salt && lid) {
       return {
         ...base,
@@ -182,12 +212,30 @@ export class FirstContacts {
     return lidUser ? { phone: user, lid: `${lidUser}@lid` } : { phone: user };
   }
 
-  /** Whether Baileys' relay will attach the contact's tctoken (its own rule, see above). */
-  private async tcTokenAttached(sock: WASocket, keys: SaltKeyStore, tokenJid: string): Promise<boolean> {
+  /**
+   * Whether Baileys' relay will attach the contact's tctoken (its own rule, see above): `valid`, and
+   * still so `TCTOKEN_RELAY_MARGIN_MS` from now; `expiring` within that margin (the relay, which
+   * reads it again later, might find it expired); `none`.
+   */
+  private async tcToken(
+    sock: WASocket,
+    keys: SaltKeyStore,
+    tokenJid: string,
+  ): Promise<'valid' | 'expiring' | 'none'> {
     // A test's fake socket has no server props: no tctoken then, as with the prop off.
-    if (!sock.serverProps?.privacyTokenOn1to1) return false;
-    const entry = (await keys.get('tctoken', [tokenJid]))[tokenJid] as
-      { token?: Uint8Array; timestamp?: number | string } | undefined;
-    return !!entry?.token?.length && !isTcTokenExpired(entry.timestamp);
+    if (!sock.serverProps?.privacyTokenOn1to1) return 'none';
+    const entry = (await keys.get('tctoken', [tokenJid]))[tokenJid] as TcTokenEntry | undefined;
+    if (!entry?.token?.length || isTcTokenExpired(entry.timestamp)) return 'none';
+    return tcTokenExpiredAt(entry.timestamp, Date.now() + TCTOKEN_RELAY_MARGIN_MS) ? 'expiring' : 'valid';
+  }
+
+  /** Drops the contact's tctoken as Baileys drops an expired one (its issuance time kept). */
+  private async dropTcToken(keys: SaltKeyStore, tokenJid: string): Promise<void> {
+    const entry = (await keys.get('tctoken', [tokenJid]))[tokenJid] as TcTokenEntry | undefined;
+    const cleared =
+      entry?.senderTimestamp !== undefined
+        ? { token: Buffer.alloc(0), senderTimestamp: entry.senderTimestamp }
+        : null;
+    await keys.set({ tctoken: { [tokenJid]: cleared } });
   }
 }
