@@ -118,7 +118,15 @@ export class SimAppState {
   }
 
   /** A change made on the phone (a label created, a chat labelled…): one patch, told to the devices. */
-  async phonePatch(user: SimUser, patchCreate: WAPatchCreate): Promise<number> {
+  /**
+   * `tell: false`: the devices are not told (`server_sync`) — a change made before a device linked,
+   * or whose notification was lost: a device learns it only when it syncs the collection.
+   */
+  async phonePatch(
+    user: SimUser,
+    patchCreate: WAPatchCreate,
+    opts: { tell?: boolean } = {},
+  ): Promise<number> {
     const st = this.of(user);
     const c = this.collection(st, patchCreate.type);
     const { patch, state } = await encodeSyncdPatch(
@@ -130,7 +138,7 @@ export class SimAppState {
     this.store(c, { ...patch, version: { version: state.version } });
     c.phone = state;
     record(st.view, patchCreate.index, patchCreate.syncAction);
-    this.tellDevices(user, patchCreate.type, c.version);
+    if (opts.tell !== false) this.tellDevices(user, patchCreate.type, c.version);
     return c.version;
   }
 

@@ -101,18 +101,23 @@ async function nctSaltSync(
   sim: Simulator,
   account: SimUser,
   op: 'set' | 'remove',
+  tell = true,
 ): Promise<{ version: number }> {
   const set = op === 'set';
   if (set) account.nctSalt = randomBytes(NCT_SALT_BYTES);
   const { value, done } = withNctSalt(set ? account.nctSalt : undefined);
   try {
-    const version = await sim.appState.phonePatch(account, {
-      type: 'regular_high',
-      index: ['nct_salt_sync'],
-      syncAction: value,
-      apiVersion: 1,
-      operation: set ? proto.SyncdMutation.SyncdOperation.SET : proto.SyncdMutation.SyncdOperation.REMOVE,
-    });
+    const version = await sim.appState.phonePatch(
+      account,
+      {
+        type: 'regular_high',
+        index: ['nct_salt_sync'],
+        syncAction: value,
+        apiVersion: 1,
+        operation: set ? proto.SyncdMutation.SyncdOperation.SET : proto.SyncdMutation.SyncdOperation.REMOVE,
+      },
+      { tell },
+    );
     return { version };
   } finally {
     done();
@@ -248,7 +253,9 @@ export function firstContactRoutes(sim: Simulator): Array<[string, RegExp, Handl
       /^\/accounts\/([^/]+)\/nct-salt$/,
       (b, [phone]) => {
         if (b.op !== 'set' && b.op !== 'remove') throw new SimError('op must be "set" or "remove"', 400);
-        return nctSaltSync(sim, account(phone!), b.op);
+        if (b.tell !== undefined && typeof b.tell !== 'boolean')
+          throw new SimError('tell must be true or false', 400);
+        return nctSaltSync(sim, account(phone!), b.op, b.tell !== false);
       },
     ],
     [

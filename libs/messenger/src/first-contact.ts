@@ -48,7 +48,21 @@ export interface DirectSend {
 
 export interface FirstContactOptions {
   logger: Logger;
+  /**
+   * The longest a tokenless one-to-one message waits for the salt the device asks for (below).
+   * @defaultValue SALT_WAIT_MS
+   */
+  saltWaitMs?: number;
+  /** The least time between two asks for the salt. @defaultValue SALT_ASK_INTERVAL_MS */
+  saltAskIntervalMs?: number;
 }
+
+/** How long a message that would go without any token waits for the salt being asked for. */
+export const SALT_WAIT_MS = 10_000;
+/** A device without a salt asks for it at most this often (a full resync of one collection). */
+export const SALT_ASK_INTERVAL_MS = 10 * 60_000;
+/** The app-state collection that carries `nct_salt_sync` (whatsapp-rust: WAWebNctSaltSync, RegularHigh). */
+const SALT_COLLECTION = 'regular_high';
 
 /** The device's key store (sealed, fenced), when its socket was started. */
 export type KeyStoreOf = () => SaltKeyStore | undefined;
@@ -87,10 +101,64 @@ export function tcTokenExpiredAt(timestamp: number | string | undefined, atMs: n
 }
 
 export class FirstContacts {
+  /** The ask for the salt in flight or last made (settles once it is answered), and when. */
+  private asking: Promise<void> | undefined;
+  private askedAt = -Infinity;
+  /** The last salt change from the app-state sync being kept. */
+  private keeping: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly keyStore: KeyStoreOf,
     private readonly opts: FirstContactOptions,
   ) {}
+
+  /**
+   * A device without the account's NCT salt asks for it. Neither whatsmeow nor whatsapp-rust has a
+   * request for it: they take it from a history sync (whatsmeow `DownloadHistorySync`, message.go)
+   * or the app-state mutation `nct_salt_sync` of `regular_high` (appstate.go; whatsapp-rust
+   * client.rs, "WAWebNctSaltSync, syncd collection RegularHigh", the history's salt a backfill
+   * only). So asking is syncing that collection again from its start (its stored version dropped,
+   * Baileys then asks for a snapshot): whatever salt the phone set, even before this device linked
+   * or in a change it was never told of, is among its mutations. At most once per
+   * `saltAskIntervalMs`; resolves once the answer (and a salt in it) is kept.
+   */
+  askForSalt(sock: WASocket): Promise<void> {
+    const now = Date.now();
+    if (this.asking && now - this.askedAt < (this.opts.saltAskIntervalMs ?? SALT_ASK_INTERVAL_MS))
+      return this.asking;
+    this.askedAt = now;
+    this.asking = (async () => {
+      const keys = this.keys();
+      if (await readNctSalt(keys)) return;
+      this.opts.logger.info('no NCT salt: asking for it (app-state resync of regular_high from its start)');
+      await keys.set({ 'app-state-sync-version': { [SALT_COLLECTION]: null } });
+      // A test's fake socket cannot sync.
+      await sock.resyncAppState?.([SALT_COLLECTION], false);
+      await this.keeping;
+    })().catch((err: unknown) => {
+      this.opts.logger.warn('NCT salt not asked for', { err: serializeError(err) });
+    });
+    return this.asking;
+  }
+
+  /**
+   * The salt, asked for when the device has none (`askForSalt`) and waited for at most
+   * `saltWaitMs`: until the answer came, or a salt arrived any way (a history chunk, app state).
+   */
+  private async saltOrAsk(sock: WASocket, keys: SaltKeyStore): Promise<Buffer | undefined> {
+    const salt = await readNctSalt(keys);
+    if (salt) return salt;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.opts.saltWaitMs ?? SALT_WAIT_MS);
+    });
+    try {
+      await Promise.race([this.askForSalt(sock), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return readNctSalt(keys);
+  }
 
   /** How a one-to-one message to `jid` (a phone or LID JID, `isDirectChat`) goes. */
   async address(sock: WASocket, jid: string): Promise<DirectSend> {
@@ -99,10 +167,12 @@ export class FirstContacts {
     const to = lid ?? jid;
     const attrs: Record<string, string> =
       lid && phone ? { peer_recipient_pn: jidEncode(phone, 's.whatsapp.net') } : {};
-    const salt = await readNctSalt(keys);
-    const base = { to, attrs, nodes: [], salt: !!salt };
     // Baileys looks the tctoken up under the destination's LID, which is `to` when one is known.
     const tc = await this.tcToken(sock, keys, to);
+    // Without a tctoken to count on, the cstoken is all the message can carry: its salt is asked
+    // for when the device has none, and waited for a bounded time.
+    const salt = tc === 'valid' ? await readNctSalt(keys) : await this.saltOrAsk(sock, keys);
+    const base = { to, attrs, nodes: [], salt: !!salt };
     if (tc === 'valid' || (tc === 'expiring' && !(salt && lid))) return { ...base, token: 'tctoken' };
     if (tc === 'expiring') {
       // Read once, decided once: a token that may expire before Baileys' relay reads it again
@@ -163,6 +233,12 @@ export class FirstContacts {
 
   /** The app-state sync's `nct_salt_sync`: a SET keeps the new salt, a REMOVE forgets it (whatsmeow 82d579d5). */
   async onSaltSync(change: NonNullable<NctSaltChange>): Promise<void> {
+    const kept = this.keepSaltChange(change);
+    this.keeping = kept;
+    await kept;
+  }
+
+  private async keepSaltChange(change: NonNullable<NctSaltChange>): Promise<void> {
     try {
       if ('salt' in change) await this.rememberSalt(change.salt, 'app_state');
       else await this.forgetSalt('app_state');

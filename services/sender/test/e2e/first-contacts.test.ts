@@ -169,6 +169,43 @@ describe('e2e: first contacts with a cstoken, LID-first sends, and a 463 for a m
     expect(status.sending.restriction).to.equal(undefined);
   });
 
+  it('When the account\u2019s NCT salt is only in app state (set before the device linked: no history chunk carries it, no server_sync told of it), then the device asks for it (a resync of regular_high) before its first contact goes, and the message carries a valid cstoken: no 463', async () => {
+    const phone = '15551680701';
+    const deviceId = 'fc-appstate';
+    const token = await stack().createToken(deviceId);
+    await stack().linkByQr(phone, 'App-state salt', token);
+    await stack().simApi('POST', '/reachout/strict', { on: true, phone });
+    const chunk = await stack().simApi<{ nctSalt: boolean }>('POST', `/accounts/${phone}/history-sync`, {
+      conversations: [],
+      withoutSalt: true,
+    });
+    expect(chunk.nctSalt).to.equal(false);
+    await stack().simApi('POST', `/accounts/${phone}/app-state/key-share`);
+    await stack().simApi('POST', `/accounts/${phone}/nct-salt`, { op: 'set', tell: false });
+    expect(await stack().redis.hexists(keys.authKeys(deviceId, 'nct-salt'), 'salt')).to.equal(0);
+
+    const contact = '15551680702';
+    const res = await stack().api<{ messageId: string }>('POST', '/send', { to: contact, text: 'hi' }, token);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    let done: Data = {};
+    await waitFor(
+      async () => {
+        done = (await stack().api<{ data: Data }>('GET', `/messages/${res.body.messageId}`, undefined, token))
+          .body.data;
+        return ['delivered', 'read', 'failed'].includes(String(done.status));
+      },
+      { timeoutMs: 60_000, what: 'the first contact settled' },
+    );
+    expect(done.status, JSON.stringify(done)).to.be.oneOf(['delivered', 'read']);
+    const stanzas = (
+      await stack().simApi<{ messages: DirectMessage[] }>('GET', `/accounts/${phone}/direct-messages`)
+    ).messages;
+    expect(
+      stanzas.map((m) => [m.id === done.platformMessageId, m.token, m.cstokenValid, m.error]),
+    ).to.deep.equal([[true, 'cstoken', true, undefined]]);
+    expect(await stack().redis.hexists(keys.authKeys(deviceId, 'nct-salt'), 'salt')).to.equal(1);
+  });
+
   it('When a list of 50 new contacts goes out with strict first contacts, then each contact gets its message once, by its LID with its phone beside it and a valid cstoken, and no 463 comes back', async () => {
     await deliverNctSalt(stack(), account); // as the first test left it (each test may run alone)
     const phones = Array.from({ length: 50 }, (_, i) => `155516802${String(i).padStart(2, '0')}`);
