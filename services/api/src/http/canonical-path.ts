@@ -13,24 +13,24 @@ const BROKEN_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const DOT_SEGMENT = /\/(?:\.|%2[eE]){1,2}(?=\/|$)/;
 /** An escape of a character that needs none (a letter, a digit, `-._~`): RFC 3986 §6.2.2.2. */
 const NEEDLESS_ESCAPE = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/;
-/** An escaped separator: a slash or a backslash inside a segment. */
-const ESCAPED_SEPARATOR = /%(?:2[Ff]|5[Cc])/;
-/** What an escape may not stand for: a backslash or a control character. */
+/** What an escape may not stand for: a control character. */
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const CONTROL = /[\\\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * Whether a path is the one spelling the router and the guard both read (docs/security.md "One
  * reading of a path"): absolute; no empty segment (a doubled or trailing slash), no dot segment,
  * no matrix parameter (`;`), no backslash; escapes well-formed UTF-8, never of a character that
- * needs none (`%73end` is `send` in disguise), never of a separator (`%2F`, `%5C`) or a control
- * character. Letter case is the router's: routes match it exactly.
+ * needs none (`%73end` is `send` in disguise) or of a control character. An escaped slash (`%2F`) is
+ * data inside its segment (a channel's invite link as its id): the router matches the raw path, so
+ * it never separates segments, and a path that needs it to is a path no route has. Letter case is
+ * the router's: routes match it exactly.
  */
 export function isCanonicalPath(path: string): boolean {
   if (!PLAIN_PATH.test(path)) return false;
   if (path.includes('/.') && DOT_SEGMENT.test(path)) return false;
   if (!path.includes('%')) return true;
-  if (BROKEN_ESCAPE.test(path) || NEEDLESS_ESCAPE.test(path) || ESCAPED_SEPARATOR.test(path)) return false;
+  if (BROKEN_ESCAPE.test(path) || NEEDLESS_ESCAPE.test(path)) return false;
   try {
     return !CONTROL.test(decodeURIComponent(path));
   } catch {
