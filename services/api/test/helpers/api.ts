@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedis, waitForRedis } from '@mgw/common';
 import { createMetrics } from '@mgw/contracts';
-import { Encryption, SessionStore } from '@mgw/store';
+import { Encryption, PoolStore, SessionStore } from '@mgw/store';
 import { loadApiConfig, type ApiConfig } from '../../src/config.js';
 import { createApiServices, type ApiServices } from '../../src/api-services.js';
 import { API_BASE, createApp } from '../../src/app.js';
@@ -88,6 +88,22 @@ export async function startApi(overrides: ConfigOverrides = {}): Promise<TestApi
 /** A fresh device id per test, so queues and sessions never collide. */
 export function freshDeviceId(): string {
   return `t-${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * A pool token of a pool that exists, made first (written as the admin API writes it): a token
+ * whose pool is gone, or never was, is refused 401 (docs/security.md, pool ids reused).
+ */
+export async function createPoolToken(
+  t: TestApi,
+  prefix: string,
+  devices = [freshDeviceId()],
+): Promise<string> {
+  const poolId = `${prefix}-${randomBytes(3).toString('hex')}`;
+  const made = await new PoolStore(t.redis).create({ id: poolId, name: poolId, devices });
+  if (made === 'exists') throw new Error(`pool ${poolId} exists already`);
+  const { value } = await t.services.tokens.create({ name: 'pool', poolId });
+  return value;
 }
 
 export async function createToken(

@@ -11,6 +11,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 
 /**
@@ -98,7 +99,7 @@ describe('Account routes (/profile, /presence, /contacts/:number/…, /blocklist
       expect(res.status, path).to.equal(409);
       expect(res.body.error).to.equal(ERRORS.noDevice);
     }
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-account' });
+    const poolToken = await createPoolToken(t, 'p-account');
     for (const path of ['/profile', '/blocklist', '/contacts/15551234567/profile']) {
       const res = await call(`${t.api}${path}`, { token: poolToken });
       expect(res.status, path).to.equal(403);

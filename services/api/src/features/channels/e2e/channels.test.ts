@@ -10,6 +10,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 
 /**
@@ -147,7 +148,7 @@ describe('Channel routes (/channels…)', () => {
     const offline = freshDeviceId();
     const offToken = await createToken(t, { deviceId: offline });
     expect((await channels(`/${ours}`, 'GET', undefined, offToken)).status).to.equal(409);
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-channels' });
+    const poolToken = await createPoolToken(t, 'p-channels');
     for (const [method, path] of [
       ['GET', ''],
       ['POST', ''],

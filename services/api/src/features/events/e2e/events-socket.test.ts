@@ -10,6 +10,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 import { rawRequest } from '../../../../test/helpers/raw-http.js';
 
@@ -152,7 +153,7 @@ describe('Events: GET /events/ws streams the event log over a WebSocket (the API
     expect(none.body).to.deep.equal({ success: false, error: ERRORS.invalidToken });
     const wrong = await refused('', { headers: { authorization: 'Bearer mgw_not-a-token' } });
     expect(wrong.status).to.equal(401);
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-ws' });
+    const poolToken = await createPoolToken(t, 'p-ws');
     const pool = await refused('', { headers: { authorization: `Bearer ${poolToken}` } });
     expect(pool.status).to.equal(403);
     expect(pool.body).to.deep.equal({ success: false, error: ERRORS.poolTokenNotAllowed });

@@ -10,6 +10,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 import { openSse, type Sse, type SseEvent } from '../../../../test/helpers/sse.js';
 
@@ -223,7 +224,7 @@ describe('Events: GET /events reads the event log (the API alone: no sender, no 
   });
 
   it('When a pool token or another method asks, then 403 and 405', async () => {
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-events' });
+    const poolToken = await createPoolToken(t, 'p-events');
     const res = await events('', poolToken);
     expect(res.status).to.equal(403);
     expect(res.body).to.deep.equal({ success: false, error: ERRORS.poolTokenNotAllowed });
@@ -424,7 +425,7 @@ describe('Events: GET /events/stream streams the event log as Server-Sent Events
   });
 
   it('When a pool token asks, then 403', async () => {
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-stream' });
+    const poolToken = await createPoolToken(t, 'p-stream');
     const res = await call(`${t.api}/events/stream`, { token: poolToken });
     expect(res.status).to.equal(403);
     expect(res.body).to.deep.equal({ success: false, error: ERRORS.poolTokenNotAllowed });

@@ -17,6 +17,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 
 /**
@@ -230,7 +231,7 @@ describe('Group routes (/groups…)', () => {
   });
 
   it('When a pool token asks a group, label or chat-state route, or a method the path does not serve, then 403 and 405', async () => {
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-groups' });
+    const poolToken = await createPoolToken(t, 'p-groups');
     for (const [path, method] of [
       ['', 'GET'],
       [`/${gid}`, 'PATCH'],

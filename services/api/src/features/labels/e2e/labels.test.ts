@@ -9,6 +9,7 @@ import {
   markConnected,
   startApi,
   type TestApi,
+  createPoolToken,
 } from '../../../../test/helpers/api.js';
 import { signIn, startAdminApi, type AdminSessionClient } from '../../../../test/helpers/admin.js';
 
@@ -121,7 +122,7 @@ describe('Label reads (GET /labels, GET /labels/:labelId/chats)', () => {
       'Mine',
     ]);
     expect((await api('/labels/6/chats')).status, "another device's label").to.equal(404);
-    const { value: poolToken } = await t.services.tokens.create({ name: 'pool', poolId: 'p-labels' });
+    const poolToken = await createPoolToken(t, 'p-labels');
     for (const path of ['/labels', '/labels/5/chats']) {
       const res = await call(`${t.api}${path}`, { token: poolToken });
       expect(res.status, path).to.equal(403);
