@@ -101,9 +101,11 @@ export function tcTokenExpiredAt(timestamp: number | string | undefined, atMs: n
 }
 
 export class FirstContacts {
-  /** The ask for the salt in flight or last made (settles once it is answered), and when. */
+  /** The ask for the salt in flight or last made (settles once it is answered). */
   private asking: Promise<void> | undefined;
-  private askedAt = -Infinity;
+  private askInFlight = false;
+  /** When a socket's opening, and when a message, last asked (each bounded on its own). */
+  private askedAt = { open: -Infinity, message: -Infinity };
   /** The last salt change from the app-state sync being kept. */
   private keeping: Promise<void> = Promise.resolve();
 
@@ -119,14 +121,19 @@ export class FirstContacts {
    * client.rs, "WAWebNctSaltSync, syncd collection RegularHigh", the history's salt a backfill
    * only). So asking is syncing that collection again from its start (its stored version dropped,
    * Baileys then asks for a snapshot): whatever salt the phone set, even before this device linked
-   * or in a change it was never told of, is among its mutations. At most once per
-   * `saltAskIntervalMs`; resolves once the answer (and a salt in it) is kept.
+   * or in a change it was never told of, is among its mutations. Asked when a socket opens
+   * (`open`, once per opening) and when a message would go without any token (`message`, at most
+   * once per `saltAskIntervalMs`: a pooled device without a salt gets no share and so no such
+   * message, hence the ask at open); an ask in flight is joined. Resolves once the answer (and a
+   * salt in it) is kept.
    */
-  askForSalt(sock: WASocket): Promise<void> {
+  askForSalt(sock: WASocket, why: 'open' | 'message' = 'message'): Promise<void> {
     const now = Date.now();
-    if (this.asking && now - this.askedAt < (this.opts.saltAskIntervalMs ?? SALT_ASK_INTERVAL_MS))
-      return this.asking;
-    this.askedAt = now;
+    if (this.asking && this.askInFlight) return this.asking;
+    const interval = why === 'open' ? 0 : (this.opts.saltAskIntervalMs ?? SALT_ASK_INTERVAL_MS);
+    if (this.asking && now - this.askedAt[why] < interval) return this.asking;
+    this.askedAt[why] = now;
+    this.askInFlight = true;
     this.asking = (async () => {
       const keys = this.keys();
       if (await readNctSalt(keys)) return;
@@ -135,9 +142,13 @@ export class FirstContacts {
       // A test's fake socket cannot sync.
       await sock.resyncAppState?.([SALT_COLLECTION], false);
       await this.keeping;
-    })().catch((err: unknown) => {
-      this.opts.logger.warn('NCT salt not asked for', { err: serializeError(err) });
-    });
+    })()
+      .catch((err: unknown) => {
+        this.opts.logger.warn('NCT salt not asked for', { err: serializeError(err) });
+      })
+      .finally(() => {
+        this.askInFlight = false;
+      });
     return this.asking;
   }
 
@@ -153,7 +164,7 @@ export class FirstContacts {
       timer = setTimeout(resolve, this.opts.saltWaitMs ?? SALT_WAIT_MS);
     });
     try {
-      await Promise.race([this.askForSalt(sock), bound]);
+      await Promise.race([this.askForSalt(sock, 'message'), bound]);
     } finally {
       clearTimeout(timer);
     }

@@ -170,6 +170,12 @@ export class MessageSender {
     );
     this.firstContacts = new FirstContacts(() => conn.keyStore, { logger: opts.logger });
     conn.on('nctSalt', (change) => void this.firstContacts.onSaltSync(change));
+    // A device without the account's NCT salt asks for it once its socket is open (first-contact.ts
+    // askForSalt): a pooled device without one takes no share of its pool's lists until it has it.
+    conn.on('open', () => {
+      const sock = conn.socket;
+      if (sock) void this.firstContacts.askForSalt(sock, 'open');
+    });
   }
 
   /**

@@ -188,7 +188,7 @@ export interface PoolDeviceState {
   linked: boolean;
   healthScore?: number;
   /** `taking` its share of the pool's batches, or why it dropped out (its waiting messages move). */
-  spread: 'taking' | 'not_linked' | 'restricted' | 'daily_cap' | 'low_health';
+  spread: 'taking' | 'not_linked' | 'restricted' | 'daily_cap' | 'low_health' | 'no_nct_salt';
 }
 
 /** A pool: a named set of devices one batch is spread over (docs/pools.md). */

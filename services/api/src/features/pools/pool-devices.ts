@@ -10,7 +10,13 @@ import {
 } from '@mgw/store';
 
 /** Why a device of a pool takes no new share of a batch now (and its waiting messages move). */
-export type DropReason = 'not_linked' | 'restricted' | 'daily_cap' | 'low_health';
+export type DropReason = 'not_linked' | 'restricted' | 'daily_cap' | 'low_health' | 'no_nct_salt';
+
+/**
+ * The auth-key type a device keeps the account's NCT salt under (libs/messenger nct-salt.ts
+ * `NCT_SALT_TYPE`, field `salt`, sealed): only whether it is there is read here.
+ */
+const NCT_SALT_TYPE = 'nct-salt';
 
 /** One device of a pool as a pooled send and the mover see it. */
 export interface PoolDevice {
@@ -31,6 +37,11 @@ const UNCAPPED_ALLOWANCE = 10_000;
  * The devices of a pool now: linked or not, paused (time-locked, capped, pushed back), at their
  * daily cap (they sent what they may today), or below the pool's health floor — and what each may
  * still send beyond what it holds, which is how a batch is spread over them.
+ *
+ * A device without the account's NCT salt sends a first contact without a token (WhatsApp may
+ * refuse it, 463: docs/contacts-and-identities.md): while another device of the pool in the spread
+ * holds its salt, it is left out (`no_nct_salt`) and its waiting messages move to one that has it,
+ * until it gets its own (it asks for it when its socket opens). When none holds one, nothing changes.
  */
 export async function poolDevices(
   redis: RedisClient,
@@ -38,6 +49,25 @@ export async function poolDevices(
   policy: SendPolicyConfig,
   minHealth = HEALTH_LOW_SCORE,
   now = Date.now(),
+): Promise<PoolDevice[]> {
+  const [states, salted] = await Promise.all([
+    devicesNow(redis, devices, policy, minHealth, now),
+    Promise.all(
+      devices.map(async (d) => (await redis.hexists(keys.authKeys(d, NCT_SALT_TYPE), 'salt')) === 1),
+    ),
+  ]);
+  if (!states.some((d, i) => !d.dropped && salted[i])) return states;
+  return states.map((d, i) =>
+    d.dropped || salted[i] ? d : { ...d, dropped: 'no_nct_salt' as const, weight: 0 },
+  );
+}
+
+async function devicesNow(
+  redis: RedisClient,
+  devices: string[],
+  policy: SendPolicyConfig,
+  minHealth: number,
+  now: number,
 ): Promise<PoolDevice[]> {
   return Promise.all(
     devices.map(async (deviceId): Promise<PoolDevice> => {
