@@ -174,7 +174,9 @@ export class FirstContacts {
   /** How a one-to-one message to `jid` (a phone or LID JID, `isDirectChat`) goes. */
   async address(sock: WASocket, jid: string): Promise<DirectSend> {
     const keys = this.keys();
-    const { phone, lid } = await this.identity(sock, keys, jid);
+    const known = await this.identity(sock, keys, jid);
+    const { phone } = known;
+    let { lid } = known;
     const to = lid ?? jid;
     const attrs: Record<string, string> =
       lid && phone ? { peer_recipient_pn: jidEncode(phone, 's.whatsapp.net') } : {};
@@ -183,6 +185,17 @@ export class FirstContacts {
     // Without a tctoken to count on, the cstoken is all the message can carry: its salt is asked
     // for when the device has none, and waited for a bounded time.
     const salt = tc === 'valid' ? await readNctSalt(keys) : await this.saltOrAsk(sock, keys);
+    if (salt && !lid && phone && tc === 'none') {
+      // A cstoken is made of the LID (whatsmeow generateCsToken sends none without it): a lookup
+      // that did not answer is asked once more before the message would go without any token.
+      lid = (await this.identity(sock, keys, jid)).lid;
+      if (lid) {
+        this.opts.logger.info(
+          "contact's LID resolved on a second lookup: the first contact carries a cstoken",
+        );
+        return this.withCstoken(lid, phone, salt);
+      }
+    }
     const base = { to, attrs, nodes: [], salt: !!salt };
     if (tc === 'valid' || (tc === 'expiring' && !(salt && lid))) return { ...base, token: 'tctoken' };
     if (tc === 'expiring') {
@@ -199,6 +212,17 @@ export class FirstContacts {
       };
     }
     return { ...base, token: 'none' };
+  }
+
+  /** A message to `lid` (its phone beside it) with the cstoken made of it. */
+  private withCstoken(lid: string, phone: string, salt: Buffer): DirectSend {
+    return {
+      to: lid,
+      attrs: { peer_recipient_pn: jidEncode(phone, 's.whatsapp.net') },
+      nodes: [{ tag: 'cstoken', attrs: {}, content: csToken(salt, lid) }],
+      token: 'cstoken',
+      salt: true,
+    };
   }
 
   /**

@@ -71,3 +71,46 @@ describe('messenger: a tctoken about to expire is not counted on (FirstContacts.
     expect(noSalt.kept.token).to.deep.equal(Buffer.from('tc'));
   });
 });
+
+/**
+ * A device that holds the salt but whose lookup of a contact's LID did not answer asks once more
+ * before the message would go without any token (a cstoken is made of the LID).
+ */
+describe('messenger: a contact’s LID resolved before a first contact goes (FirstContacts.address)', () => {
+  const logger = createLogger({ level: 'silent', service: 'test' });
+  const phoneJid = '15550001111@s.whatsapp.net';
+
+  function sockAnswering(answers: (string | null)[]) {
+    const asked: string[] = [];
+    const sock = {
+      serverProps: { privacyTokenOn1to1: true },
+      signalRepository: {
+        lidMapping: {
+          getLIDForPN: async (pn: string) => (asked.push(pn), answers.shift() ?? null),
+        },
+      },
+    } as unknown as WASocket;
+    return { sock, asked };
+  }
+
+  it('When the first lookup of the LID does not answer and the second does, then the message goes to the LID with a valid cstoken', async () => {
+    const keys = memoryKeys();
+    await keys.set({ 'nct-salt': { salt: Buffer.alloc(32, 2) } });
+    const { sock, asked } = sockAnswering([null, '777000@lid']);
+    const sent = await new FirstContacts(() => keys, { logger }).address(sock, phoneJid);
+    expect(asked).to.have.length(2);
+    expect(sent).to.deep.include({
+      to: '777000@lid',
+      token: 'cstoken',
+      attrs: { peer_recipient_pn: phoneJid },
+    });
+  });
+
+  it('When the LID stays unknown, then the message goes by phone as before (its 463, if any, fails only it)', async () => {
+    const keys = memoryKeys();
+    await keys.set({ 'nct-salt': { salt: Buffer.alloc(32, 2) } });
+    const { sock } = sockAnswering([null, null]);
+    const sent = await new FirstContacts(() => keys, { logger }).address(sock, phoneJid);
+    expect(sent).to.deep.include({ to: phoneJid, token: 'none', salt: true });
+  });
+});
