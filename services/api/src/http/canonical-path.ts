@@ -83,7 +83,8 @@ export function canonicalPath(): RequestHandler {
     const query = req.url.indexOf('?');
     const path = query < 0 ? req.url : req.url.slice(0, query);
     // The common case: a path under a base, spelled as the routes are.
-    if ((path.startsWith(API_PREFIX) || path.startsWith(ADMIN_PREFIX)) && isCanonicalPath(path)) return next();
+    if ((path.startsWith(API_PREFIX) || path.startsWith(ADMIN_PREFIX)) && isCanonicalPath(path))
+      return next();
     const loose = loosened(path);
     const base = under(loose, API_BASE) ? 'api' : under(loose, ADMIN_BASE) ? 'admin' : undefined;
     if (base) {
