@@ -57,6 +57,7 @@ const textOf = (node) => {
 };
 const patternOf = (node) => (node && node.type === 'Literal' && node.regex ? node.regex.pattern : undefined);
 const namesJid = (node, method) => {
+  if (node.type === 'Identifier' && node.name === 'S_WHATSAPP_NET') return true;
   const text = textOf(node);
   // `split('@')` takes a JID apart by hand; a bare `@` elsewhere is a username's or an e-mail's.
   if (text !== undefined) return JID_TEXT.test(text) || (method === 'split' && text === '@');

@@ -45,6 +45,9 @@ describe('lint: JIDs are parsed, never compared as strings (jid/no-raw-jid)', fu
     const constant =
       "import { S_WHATSAPP_NET } from '@whiskeysockets/baileys';\nexport const p = (f: string) => f === S_WHATSAPP_NET;\n";
     expect(await refusals('libs/messenger/src/probe.ts', constant)).to.have.length(1);
+    const suffix =
+      "import { S_WHATSAPP_NET } from '@whiskeysockets/baileys';\nexport const p = (f: string) => f.endsWith(S_WHATSAPP_NET);\n";
+    expect(await refusals('libs/messenger/src/probe.ts', suffix)).to.have.length(1);
   });
 
   it('When code builds an address, validates a whole input format, compares other strings, or is a test, then the lint is quiet', async () => {
