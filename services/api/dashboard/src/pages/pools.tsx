@@ -139,6 +139,7 @@ const DROP_TEXT: Record<Exclude<PoolDeviceState['spread'], 'taking'>, string> = 
   restricted: 'paused by WhatsApp',
   daily_cap: 'at its daily cap',
   low_health: 'health below the floor',
+  no_nct_salt: 'waiting for its first-contact salt',
 };
 
 /** A device of a pool: its id, status and health score (the Devices page has the details). */
