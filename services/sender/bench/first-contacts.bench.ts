@@ -15,12 +15,20 @@
  * them (GET /accounts/:phone/direct-messages); with pacing off, messages per second. The ratio
  * strict ÷ baseline is printed, with the 463s and the stanzas that carried a valid cstoken.
  * Run side by side, both see the same machine load. Nothing is asserted: the figures are printed.
+ *
+ * BENCH_FIRST_SALT says how the strict device gets its salt: `download` (default: a history chunk
+ * on the media host), `inline` (a chunk inline in its notification), or `app-state` (only in the
+ * app-state collection `regular_high`, set before the list without telling the device: the device
+ * asks for it itself when its first contact would go without a token).
  */
 import { deliverNctSalt, Stack, waitFor } from '@mgw/testing';
 import { Fleet } from './support/fleet.js';
 
 const LIST = Number(process.env.BENCH_FIRST_LIST ?? 1000);
 const GAP_MS = Number(process.env.BENCH_FIRST_GAP_MS ?? 100);
+const SALT = process.env.BENCH_FIRST_SALT ?? 'download';
+if (!['download', 'inline', 'app-state'].includes(SALT))
+  throw new Error('BENCH_FIRST_SALT must be download, inline or app-state');
 
 interface Stanza {
   recipient?: string;
@@ -43,10 +51,17 @@ try {
   await fleet.linkUpTo(2);
   const [baseline, strict] = fleet.linked;
   const phones = ['15557700000', '15557700001'];
-  await deliverNctSalt(stack, phones[1]!, strict!.deviceId);
+  if (SALT === 'app-state') {
+    await stack.simApi('POST', `/accounts/${phones[1]}/history-sync`, {
+      conversations: [],
+      withoutSalt: true,
+    });
+    await stack.simApi('POST', `/accounts/${phones[1]}/app-state/key-share`);
+    await stack.simApi('POST', `/accounts/${phones[1]}/nct-salt`, { op: 'set', tell: false });
+  } else await deliverNctSalt(stack, phones[1]!, strict!.deviceId, SALT as 'download' | 'inline');
   await stack.simApi('POST', '/reachout/strict', { on: true, phone: phones[1] });
   console.log(
-    `${process.version}; one sender, 2 devices, a list of ${LIST} new contacts each, ${GAP_MS ? `paced at ${GAP_MS} ms` : 'pacing off'}; baseline ${baseline!.deviceId} (no salt, not strict), strict ${strict!.deviceId} (salt, strict first contacts)`,
+    `${process.version}; one sender, 2 devices, a list of ${LIST} new contacts each, ${GAP_MS ? `paced at ${GAP_MS} ms` : 'pacing off'}; baseline ${baseline!.deviceId} (no salt, not strict), strict ${strict!.deviceId} (salt by ${SALT}, strict first contacts)`,
   );
 
   const lists = await fleet.sendLists(2, LIST, 'hello, first time', '1557');
