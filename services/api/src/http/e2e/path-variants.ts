@@ -85,15 +85,10 @@ export function variantsOf(path: string, literal: (index: number) => boolean): [
     const at = seg.search(/[a-z]/);
     const with_ = (v: string) => join(segs.map((s, j) => (j === i ? v : s)));
     out.push([`case of "${seg}"`, with_(seg.slice(0, at) + seg[at]!.toUpperCase() + seg.slice(at + 1))]);
-    out.push([`all capitals "${seg}"`, with_(seg.toUpperCase())]);
     const hex = seg.charCodeAt(at).toString(16).toUpperCase();
     out.push([
       `"${seg}" with a letter percent-encoded`,
       with_(`${seg.slice(0, at)}%${hex}${seg.slice(at + 1)}`),
-    ]);
-    out.push([
-      `"${seg}" with a lower-case escape`,
-      with_(`${seg.slice(0, at)}%${hex.toLowerCase()}${seg.slice(at + 1)}`),
     ]);
     out.push([`"${seg}" with a matrix parameter`, with_(`${seg};v=1`)]);
   });
