@@ -33,3 +33,4 @@ export * from './n8n-host.js';
 export * from './fault-proxy.js';
 export * from './passkey-authenticator.js';
 export * from './nct-salt.js';
+export { noteStarted } from './stack-timing.js';

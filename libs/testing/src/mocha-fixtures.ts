@@ -59,9 +59,11 @@ export async function mochaGlobalTeardown(): Promise<void> {
 }
 
 // MGW_TEST_TIMINGS=<file>: each spec file's wall time (from its first hook to its last) is
-// appended there as `<ms>\t<file>\t<stack ms>\t<started>`, to see where a run's time goes: the
-// third column is what starting and stopping its stacks took (stack-timing.ts), the last when it
-// started (ms since the epoch; root hooks run once per file under --parallel).
+// appended there as `<ms>\t<file>\t<stack ms>\t<started>\t<stacks>\t<browsers>`, to see where a
+// run's time goes: the third column is what starting and stopping its stacks took
+// (stack-timing.ts), the fourth when it started (ms since the epoch; root hooks run once per file
+// under --parallel), the last two how many stacks and browsers it started.
+// `node scripts/test-report.mjs <file>` prints the slowest files and the totals.
 let fileStarted = 0;
 export const mochaHooks = process.env.MGW_TEST_TIMINGS
   ? {
@@ -72,7 +74,8 @@ export const mochaHooks = process.env.MGW_TEST_TIMINGS
       afterAll(this: Mocha.Context): void {
         const file = this.test?.parent?.suites[0]?.file ?? '?';
         const rel = path.relative(process.cwd(), file);
-        const line = [Date.now() - fileStarted, rel, takeStackTime(), fileStarted].join('\t');
+        const { ms, stacks, browsers } = takeStackTime();
+        const line = [Date.now() - fileStarted, rel, ms, fileStarted, stacks, browsers].join('\t');
         appendFileSync(process.env.MGW_TEST_TIMINGS!, `${line}\n`);
       },
     }

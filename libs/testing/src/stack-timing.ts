@@ -1,17 +1,28 @@
 /**
- * How long a spec file spent starting and stopping stacks (`useStack`, `useSharedStack`), for the
- * `MGW_TEST_TIMINGS` report of mocha-fixtures.ts: what a file's wall time owes to its stacks.
+ * What a spec file's wall time owes to its stacks, and how many stacks and browsers it started,
+ * for the `MGW_TEST_TIMINGS` report of mocha-fixtures.ts (`scripts/test-report.mjs` sums them):
+ * starting whole stacks and browsers is most of what the suite's time costs, so the report counts
+ * them where they start (`Stack.start`, the dashboard's `launchChromium`), whoever asked.
  */
 let spent = 0;
+const started = { stacks: 0, browsers: 0 };
 
 /** Adds the time since `startedAt` (ms since the epoch) to the file's stack time. */
 export function noteStackTime(startedAt: number): void {
   spent += Date.now() - startedAt;
 }
 
-/** The file's stack time so far, and a fresh count for the next file. */
-export function takeStackTime(): number {
-  const ms = spent;
+/** Counts one stack or one browser started by the running file. */
+export function noteStarted(what: 'stack' | 'browser'): void {
+  if (what === 'stack') started.stacks++;
+  else started.browsers++;
+}
+
+/** The file's stack time and counts so far, and fresh ones for the next file. */
+export function takeStackTime(): { ms: number; stacks: number; browsers: number } {
+  const taken = { ms: spent, ...started };
   spent = 0;
-  return ms;
+  started.stacks = 0;
+  started.browsers = 0;
+  return taken;
 }

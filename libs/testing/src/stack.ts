@@ -27,6 +27,7 @@ import {
 } from './simulator-process.js';
 import { StackClient } from './stack-client.js';
 import { startStackEnv } from './stack-env.js';
+import { noteStarted } from './stack-timing.js';
 
 export type { InboxMessage };
 
@@ -155,6 +156,7 @@ export class Stack extends StackClient {
   }
 
   static async start(opts: StackOptions = {}): Promise<Stack> {
+    noteStarted('stack');
     const backing = await startStackRedis(opts);
     let env: Awaited<ReturnType<typeof startStackEnv>>;
     try {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { useStack, type Stack, type StackOptions } from '@mgw/testing';
+import { noteStarted, useStack, type Stack, type StackOptions } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 
 /**
@@ -28,6 +28,7 @@ export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   }
+  noteStarted('browser');
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

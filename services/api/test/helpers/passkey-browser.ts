@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
 import { createTlsMaterial } from '@mgw/messenger-sim';
-import { waitFor, type SoftwareAuthenticator } from '@mgw/testing';
+import { noteStarted, waitFor, type SoftwareAuthenticator } from '@mgw/testing';
 import { CHROMIUM } from '../dashboard/browser.js';
 
 export const EXTENSION_DIR = fileURLToPath(
@@ -100,6 +100,7 @@ export async function launchWithExtension(
   };
   let context: BrowserContext;
   try {
+    noteStarted('browser');
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       // `--headless=new` below: Playwright's own flag would add the old `--headless`.
