@@ -8,7 +8,7 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys';
 import type { InboxMessage, SimulatorHandle } from '../src/index.js';
-import { sleep, until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
+import { until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 const ACCOUNT = '15550001001';
 const CONTACT = '15550001002';
@@ -197,7 +197,15 @@ describe('messenger-sim: messaging through a linked device', function () {
     const delivered = await device.sock!.sendMessage('15550001005@s.whatsapp.net', { text: 'deliver only' });
     const silent = await device.sock!.sendMessage('15550001006@s.whatsapp.net', { text: 'no receipts' });
     await arrival('15550001006', silent!.key.id);
-    await sleep(1_000); // past the read delay (600 ms in these tests)
+    // A marker sent after both, to a contact who reads: the simulator times every receipt alike
+    // from its message and sends them in order on the one socket, so once the marker's read is
+    // here, any receipt of the two messages before it would be too (no fixed sleep).
+    const marker = await device.sock!.sendMessage(contactJid, { text: 'marker, read' });
+    await until(
+      () => updates.some((u) => u.key.id === marker!.key.id && u.update.status === WAMessageStatus.READ),
+      10_000,
+      "the marker's read receipt",
+    );
 
     const statusesOf = (id: string | null | undefined) =>
       updates.filter((u) => u.key.id === id).map((u) => u.update.status);
@@ -235,15 +243,22 @@ describe('messenger-sim: messaging through a linked device', function () {
   it('When a query is delayed, then it is answered that much later, and the next one at once', async () => {
     sim.stall({ phone: ACCOUNT, xmlns: 'w:profile:picture', ms: 600 });
 
+    // Two queries in flight: the stall holds the first (at least its 600 ms: a lower bound, which
+    // load cannot break) and only the first, so the one sent after it is answered before it — an
+    // order, not a clock. The client's own timeout (10 s, 10 x the delayed one's ~0.6 s quiet) is
+    // only there so a lost answer fails.
+    const answered: string[] = [];
     const t0 = Date.now();
-    const delayed = await device.sock!.profilePictureUrl(contactJid, 'image', 5000);
-    const delayedMs = Date.now() - t0;
-    const t1 = Date.now();
-    const next = await device.sock!.profilePictureUrl(contactJid, 'image', 5000);
+    const query = (name: string) =>
+      device.sock!.profilePictureUrl(contactJid, 'image', 10_000).then((url) => {
+        answered.push(name);
+        return { url, ms: Date.now() - t0 };
+      });
+    const [delayed, next] = await Promise.all([query('delayed'), query('next')]);
 
-    expect(delayed).to.equal('https://pps.example.test/known.jpg');
-    expect(delayedMs).to.be.within(580, 3000);
-    expect(next).to.equal(delayed);
-    expect(Date.now() - t1).to.be.below(delayedMs);
+    expect(delayed.url).to.equal('https://pps.example.test/known.jpg');
+    expect(delayed.ms).to.be.at.least(580);
+    expect(next.url).to.equal(delayed.url);
+    expect(answered).to.deep.equal(['next', 'delayed']);
   });
 });
