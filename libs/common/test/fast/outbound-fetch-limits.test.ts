@@ -63,11 +63,10 @@ describe('outbound: size and time limits', () => {
       res.writeHead(200, { 'content-length': 50_000_000 });
       res.flushHeaders();
     });
-    const started = Date.now();
     const err = await failure(client().fetch(`http://127.0.0.1:${server.port}/`));
+    // Its kind is the proof, not a clock: the budget running out would be an OutboundTimeoutError.
     expect(err).to.be.instanceOf(OutboundTooLargeError);
     expect(err).to.include({ reason: 'too_large', maxBytes: CAP, host: '127.0.0.1' });
-    expect(Date.now() - started).to.be.below(1000);
   });
 
   it('When a chunked body grows past the cap, then reading stops with too_large', async () => {
@@ -127,7 +126,8 @@ describe('outbound: size and time limits', () => {
     expect(err).to.be.instanceOf(OutboundTimeoutError);
     expect(err).to.include({ reason: 'timeout', timeoutMs: 300, host: '127.0.0.1' });
     expect((err as Error).message).not.to.include('s3cr3t');
-    expect(Date.now() - started).to.be.within(250, 1500);
+    // The 300 ms budget ended it (not before), and not mocha's 20 s timeout: quiet: 310 ms.
+    expect(Date.now() - started).to.be.within(250, 3100);
     expect(server.connections).to.equal(1);
   });
 
@@ -139,7 +139,8 @@ describe('outbound: size and time limits', () => {
     const started = Date.now();
     const err = await failure(client({ timeoutMs: 400 }).fetch(`http://127.0.0.1:${server.port}/`));
     expect(err).to.be.instanceOf(OutboundTimeoutError);
-    expect(Date.now() - started).to.be.within(350, 1500);
+    // The 400 ms budget ended it though bytes kept coming, not mocha's 20 s timeout: quiet: 400 ms.
+    expect(Date.now() - started).to.be.within(350, 4000);
   });
 
   it('When each redirect hop is quick but the chain is long, then the budget covers the whole chain', async () => {
