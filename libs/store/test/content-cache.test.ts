@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys, newMessageId, type MessageContent } from '@mgw/contracts';
+import { waitFor } from '@mgw/testing';
 import { ContentStore, Encryption } from '../src/index.js';
 
 /**
@@ -84,8 +85,12 @@ describe('store: the sender keeps the contents it read (real Redis)', () => {
     const id = await store(contents, { text: 'short-lived copy' });
     expect(await contents.get(deviceId, id)).to.not.equal(undefined);
     await drop(id);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(await contents.get(deviceId, id)).to.equal(undefined);
+    // Read again once the copy is past its 30 ms (waited for, not slept).
+    await waitFor(async () => (await contents.get(deviceId, id)) === undefined, {
+      intervalMs: 10,
+      timeoutMs: 10_000,
+      what: 'the copy to be read again from Redis',
+    });
   });
 
   it('When a content is larger than the whole cache, then it is not kept (the bound holds)', async () => {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { waitFor } from '@mgw/testing';
 import {
   FencedLeases,
   LivenessSet,
+  type BeatReply,
   leaseHolder,
   type LeaseForm,
   type LeaseKeys,
@@ -64,14 +66,16 @@ describe('store: leases with fencing and liveness sets, generic (real Redis)', (
   }
 
   it('When a lease lapsed, then a batch renewal restores it while nobody took it since, and calls it lost once someone did', async () => {
-    const l = leases('token', 200);
+    // The lapse is a DEL, not a wait; the TTL is long enough that the restored lease is still
+    // there when it is read back on a loaded host.
+    const l = leases('token', 30_000);
     const [d1, d2] = [id(), id()];
     const [h1, h2] = await l.acquireMany([d1, d2], 'me');
     await redis.del(keysOf(d1).lease, keysOf(d2).lease);
     await leases('token').acquire(d2, 'other');
     expect(await l.renewMany([h1!, h2!])).to.deep.equal(['restored', 'lost']);
     expect(await redis.get(keysOf(d1).lease)).to.equal('me:1');
-    expect(await redis.pttl(keysOf(d1).lease)).to.be.within(1, 200);
+    expect(await redis.pttl(keysOf(d1).lease)).to.be.within(1, 30_000);
   });
 
   it('When a lease is held by an owner judged dead, then it is taken over with a new epoch; a live holder keeps it', async () => {
@@ -98,9 +102,14 @@ describe('store: leases with fencing and liveness sets, generic (real Redis)', (
     expect(await redis.exists(keysOf(d).reservation)).to.equal(0);
   });
 
-  it('When members beat a liveness set, then the Redis clock judges them: alive, counted, expired, forgotten, gone on leave', async () => {
+  it('When members beat a liveness set, then the Redis clock judges them: alive, counted, expired, forgotten, gone on leave', async function () {
+    this.timeout(30_000);
     const key = `test:coord:${run}:live`;
-    const set = new LivenessSet(redis, { key, ttlMs: 300, forgetMs: 600 });
+    // A TTL and a grace of 2 s: the checks right after a beat have that long to run (quiet: a few
+    // ms); the expiries are waited for, and their timing read on the Redis clock.
+    const TTL = 2000;
+    const FORGET = 2000;
+    const set = new LivenessSet(redis, { key, ttlMs: TTL, forgetMs: FORGET });
     const first = await set.beat('a');
     expect(first.expired).to.deep.equal([]);
     await set.beat('b');
@@ -108,20 +117,29 @@ describe('store: leases with fencing and liveness sets, generic (real Redis)', (
     expect(await set.isAlive('nobody')).to.equal(false);
     expect(await set.countAlive()).to.equal(2);
 
-    await new Promise((r) => setTimeout(r, 400));
-    // Only looking (a hung process): b's entry is not written again.
-    const look = await set.beat('b', false);
-    expect(look.now).to.be.greaterThan(first.now);
+    // Only looking (a hung process): b's entry is not written again, and both run out.
+    let look!: BeatReply;
+    await waitFor(async () => (look = await set.beat('b', false)).expired.length === 2, {
+      timeoutMs: 20_000,
+      what: 'a and b to expire',
+    });
+    expect(look.now - first.now, 'not before its TTL (Redis clock)').to.be.at.least(TTL);
     expect(look.expired.sort()).to.deep.equal(['a', 'b']);
     await set.beat('b');
     expect(await set.isAlive('a')).to.equal(false);
     expect(await set.countAlive()).to.equal(1);
     expect((await set.beat('b')).expired).to.deep.equal(['a']);
 
-    await new Promise((r) => setTimeout(r, 700));
-    await set.beat('b');
-    // Expired longer than forgetMs: dropped.
-    expect(await redis.zscore(key, 'a')).to.equal(null);
+    // Expired longer than forgetMs: dropped by a beat, not before.
+    let dropped!: BeatReply;
+    await waitFor(
+      async () => {
+        dropped = await set.beat('b');
+        return (await redis.zscore(key, 'a')) === null;
+      },
+      { timeoutMs: 20_000, what: "a's entry to be forgotten" },
+    );
+    expect(dropped.now - first.now, 'not before TTL + forgetMs (Redis clock)').to.be.at.least(TTL + FORGET);
     await set.leave('b');
     expect(await redis.exists(key)).to.equal(0);
   });

@@ -24,11 +24,12 @@ describe('store: interval locks and the pool mover lease on Redis Cluster (three
 
   it('When the event log trim and the media sweep take their locks, then one process runs each, renewing it, and the other skips', async () => {
     for (const key of [keys.eventLogTrimLock(), keys.mediaSweepLock()]) {
-      const a = new IntervalLock(client, { key, intervalMs: 300, owner: 'a' });
-      const b = new IntervalLock(client, { key, intervalMs: 300, owner: 'b' });
-      // 270 ms TTL renewed every 90 ms: a run of 600 ms holds it by its renewals.
+      const a = new IntervalLock(client, { key, intervalMs: 2000, owner: 'a' });
+      const b = new IntervalLock(client, { key, intervalMs: 2000, owner: 'b' });
+      // 1.8 s TTL renewed every 0.6 s: a run of 2 s outlasts the take, so only the renewals hold
+      // it; a renewal may be 1.2 s late on a loaded host (10 x more than it takes) and still hold.
       const ran = await a.run(async (lost) => {
-        await new Promise((r) => setTimeout(r, 600));
+        await new Promise((r) => setTimeout(r, 2000));
         expect(await b.run(() => Promise.resolve('b'))).to.equal(undefined);
         return !lost.aborted;
       });

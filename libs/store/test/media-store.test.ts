@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { keys, type MediaObject } from '@mgw/contracts';
-import { startS3Server, type S3ServerHandle } from '@mgw/testing';
+import { startS3Server, waitFor, type S3ServerHandle } from '@mgw/testing';
 import {
   Encryption,
   MediaStore,
@@ -95,8 +95,13 @@ describe('store: the media store (real Redis, real S3 server)', function () {
     const obj = await put(store, deviceId, randomBytes(1000));
     const shown = (await store.show(deviceId, obj.mediaId))!;
     expect((await fetch(shown.url!)).status).to.equal(200);
-    await new Promise((r) => setTimeout(r, 2100));
-    const late = await fetch(shown.url!);
+    // Refused once its second is over: waited for (S3's clock has whole seconds), not slept.
+    let late!: Response;
+    await waitFor(async () => (late = await fetch(shown.url!)).status !== 200, {
+      intervalMs: 250,
+      timeoutMs: 15_000,
+      what: 'the URL to expire',
+    });
     console.log(`      expired URL answered ${late.status}`);
     expect(late.status).to.equal(403);
     expect(await late.text()).to.include('Request has expired');
@@ -109,9 +114,19 @@ describe('store: the media store (real Redis, real S3 server)', function () {
     const early = (await store.show(deviceId, obj.mediaId))!;
     // A URL never outlives its object: at most the retention left.
     expect(Date.parse(early.urlExpiresAt!)).to.be.at.most(Date.parse(obj.expiresAt) + 1000);
-    await new Promise((r) => setTimeout(r, 3100));
-    expect(await store.show(deviceId, obj.mediaId)).to.equal(undefined);
-    const swept = await store.sweep();
+    // Past its 2 s retention: waited for, not slept.
+    await waitFor(async () => (await store.show(deviceId, obj.mediaId)) === undefined, {
+      intervalMs: 250,
+      timeoutMs: 15_000,
+      what: 'the object to pass its retention',
+    });
+    // The sweep takes whole seconds past the expiry: it deletes it once that second is over.
+    let swept = 0;
+    await waitFor(async () => (swept += await store.sweep()) >= 1, {
+      intervalMs: 250,
+      timeoutMs: 15_000,
+      what: 'the sweep to delete it',
+    });
     expect(swept).to.be.at.least(1);
     // Gone from the bucket itself: a URL signed for its key (with the credentials) finds nothing.
     const longer = s3Store({ MEDIA_RETENTION_SECONDS: 3600 });
