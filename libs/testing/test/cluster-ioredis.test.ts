@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { Options as RateLimitOptions } from 'express-rate-limit';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore, type SendCommandClusterDetails } from 'rate-limit-redis';
+import { waitFor } from '../src/net.js';
 import { startRedisCluster, type ClusterHandle } from '../src/redis-cluster.js';
 
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -17,17 +18,20 @@ async function failure(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected a failure');
 }
 
-const timed = async <T>(p: Promise<T>): Promise<[T, number]> => {
-  const started = Date.now();
-  return [await p, Date.now() - started];
-};
-
 describe('ioredis Cluster basics', function () {
   this.timeout(30_000);
   let cluster: ClusterHandle;
   let client: Cluster;
   const direct: Redis[] = [];
   const open = (port: number) => (direct.push(new Redis({ port, host: '127.0.0.1' })), direct.at(-1)!);
+  /** Until a client is blocked (BLPOP) on the node at `port`, as the node itself reports. */
+  const blockedOn = (port: number) => {
+    const node = open(port);
+    return waitFor(async () => /\bblocked_clients:[1-9]/.test(await node.info('clients')), {
+      intervalMs: 10,
+      what: `a client blocked on ${port}`,
+    });
+  };
   /** A key whose master is (or is not) the given port. */
   const keyOn = async (prefix: string, test: (port: number) => boolean) => {
     for (let i = 0; ; i++) if (test(await cluster.masterForKey(`${prefix}${i}`))) return `${prefix}${i}`;
@@ -90,7 +94,7 @@ describe('ioredis Cluster basics', function () {
   it('When BLPOP waits on a hash-tagged key, then a push from elsewhere wakes it; keys of two slots get CROSSSLOT', async () => {
     const blocking = client.duplicate();
     const popped = blocking.blpop('mgw:cmd:{req1}:reply', 5);
-    await new Promise((r) => setTimeout(r, 100));
+    await blockedOn(await cluster.masterForKey('mgw:cmd:{req1}:reply'));
     await client.rpush('mgw:cmd:{req1}:reply', 'done');
     expect(await popped).to.deep.equal(['mgw:cmd:{req1}:reply', 'done']);
     expect((await failure(blocking.blpop('mgw:{a}:q', 'mgw:{b}:q', 1))).message).to.match(/^CROSSSLOT/);
@@ -102,20 +106,26 @@ describe('ioredis Cluster basics', function () {
     const home = await cluster.masterForKey(key);
     const neighbour = await keyOn('n', (p) => p === home);
     const elsewhere = await keyOn('e', (p) => p !== home);
-    const blpop = client.blpop(key, 1);
-    await new Promise((r) => setTimeout(r, 50));
-    const [, sameNodeMs] = await timed(client.get(neighbour));
-    const [, otherNodeMs] = await timed(client.get(elsewhere));
-    await blpop;
-    expect(sameNodeMs).to.be.above(700);
-    expect(otherNodeMs).to.be.below(200);
+    // An order, not a clock: the GET to another node is answered while BLPOP blocks, the one to
+    // its node only after a push (on a connection of its own) has woken it.
+    const order: string[] = [];
+    const note =
+      (what: string) =>
+      <T>(x: T) => (order.push(what), x);
+    const blpop = client.blpop(key, 20).then(note('blpop'));
+    await blockedOn(home);
+    const sameNode = client.get(neighbour).then(note('same node'));
+    await client.get(elsewhere).then(note('other node'));
+    await open(home).rpush(key, 'wake');
+    await Promise.all([blpop, sameNode]);
+    expect(order).to.deep.equal(['other node', 'blpop', 'same node']);
   });
 
   it('When enableOfflineQueue is false, then a command before the Cluster is ready fails at once', async () => {
     const producer = new Cluster(cluster.seeds.split(','), { enableOfflineQueue: false });
-    const [err, ms] = await timed(failure(producer.get('x')));
+    // "At once": the message is the refusal of a client not ready yet, never a timeout's.
+    const err = await failure(producer.get('x'));
     expect(err.message).to.equal("Cluster isn't ready and enableOfflineQueue options is false");
-    expect(ms).to.be.below(50);
     await new Promise((r) => producer.once('ready', r));
     expect(await producer.get('x')).to.equal(null);
     producer.disconnect();
