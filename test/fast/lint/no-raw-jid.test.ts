@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { ESLint } from 'eslint';
-import { fileURLToPath } from 'node:url';
+import { lintAs } from './eslint.js';
 
 /**
  * WhatsApp addresses are parsed, never compared as strings (scripts/eslint/no-raw-jid.js,
@@ -8,12 +7,8 @@ import { fileURLToPath } from 'node:url';
  * of libs/messenger, libs/contracts and the services, and leaves building an address, tests and
  * whole-format validation alone.
  */
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const eslint = new ESLint({ cwd: ROOT });
-
 async function refusals(filePath: string, code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${filePath}` });
-  return result!.messages.filter((m) => m.ruleId === 'jid/no-raw-jid').map((m) => m.message);
+  return (await lintAs(filePath, code)).filter((m) => m.ruleId === 'jid/no-raw-jid').map((m) => m.message);
 }
 
 const body = (expr: string) => `export const probe = (x: string, a: string): unknown => ${expr};\n`;
