@@ -20,21 +20,33 @@ import childProcess from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
-import { createLogger } from '@mgw/common';
-import { routeLibsignalConsole } from '@mgw/messenger';
 import { fastLaneMatches } from './fast-lane-files.js';
 
-// As mocha-fixtures.ts does: services' code refuses to build an Encryption without a key, and
-// libsignal's session dumps (Baileys runs in the simulator's tests) stay out of the report.
-process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
-routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
+// Under `mocha --parallel` this process forks the workers that run the files (each loads this
+// module too): the refusals, and whatever the tests need, belong in the workers. This process
+// runs no test, so it loads nothing heavy (@mgw/messenger is Baileys: a second or two of CPU).
+const parallelMain = process.env.MOCHA_WORKER_ID === undefined && process.argv.includes('--parallel');
 
-const empty = fastLaneMatches().filter((m) => m.files.length === 0);
-if (empty.length > 0) {
-  throw new Error(
-    `.mocharc.fast.json's spec has ${empty.length} glob(s) matching no test file: ` +
-      `${empty.map((m) => m.glob).join(', ')} — point the glob at the folder's new place, or drop it`,
-  );
+if (!parallelMain) {
+  // As mocha-fixtures.ts does: services' code refuses to build an Encryption without a key, and
+  // libsignal's session dumps (Baileys runs in the simulator's tests) stay out of the report.
+  process.env.MGW_ENCRYPTION_KEY ||= `test:${randomBytes(32).toString('base64')}`;
+  const [{ createLogger }, { routeLibsignalConsole }] = await Promise.all([
+    import('@mgw/common'),
+    import('@mgw/messenger'),
+  ]);
+  routeLibsignalConsole(createLogger({ service: 'test', level: 'silent' }));
+}
+
+// Checked once, by the process that reads the configuration (not again by each worker).
+if (process.env.MOCHA_WORKER_ID === undefined) {
+  const empty = fastLaneMatches().filter((m) => m.files.length === 0);
+  if (empty.length > 0) {
+    throw new Error(
+      `.mocharc.fast.json's spec has ${empty.length} glob(s) matching no test file: ` +
+        `${empty.map((m) => m.glob).join(', ')} — point the glob at the folder's new place, or drop it`,
+    );
+  }
 }
 
 /** What the lane refused and no test or hook has failed for yet. */
@@ -50,9 +62,6 @@ function refuse(what: string): never {
 }
 
 const SPAWNS = ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync'] as const;
-// Under `mocha --parallel` this process forks the workers that run the files (each loads this
-// module too): the refusals belong in the workers.
-const parallelMain = process.env.MOCHA_WORKER_ID === undefined && process.argv.includes('--parallel');
 if (!parallelMain) {
   for (const name of SPAWNS) {
     Object.defineProperty(childProcess, name, {
