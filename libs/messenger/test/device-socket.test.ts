@@ -32,6 +32,7 @@ describe('messenger: device connection hand-over (no socket)', () => {
     const waiting = conn.waitForOpen(30_000);
     conn.drain();
     expect(await waiting).to.equal(false);
+    // Not its 30 s wait: quiet: 5 ms.
     expect(Date.now() - started).to.be.below(5_000);
     // A job that starts waiting after the hand-over began does not wait either.
     expect(await conn.waitForOpen(30_000)).to.equal(false);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '@mgw/contracts';
+import { waitFor } from '@mgw/testing';
 import { LeaseManager } from '../src/index.js';
 
 describe('messenger: device leases (real Redis)', () => {
@@ -50,7 +51,10 @@ describe('messenger: device leases (real Redis)', () => {
     const a = new LeaseManager(redis, 'a', 1000);
     const la = (await a.acquire(id))!;
     await redis.pexpire(keys.lease(id), 1);
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await redis.exists(keys.lease(id))) === 0, {
+      intervalMs: 5,
+      what: 'the lapse',
+    });
     expect(await a.renew(la)).to.equal('missing');
     expect((await a.acquire(id))?.epoch).to.equal(la.epoch + 1);
   });

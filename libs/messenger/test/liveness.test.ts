@@ -75,9 +75,11 @@ describe('messenger: process liveness beaten from the renewer thread, and the ta
     await waitFor(async () => reports.some((o) => o.includes(`ghost-${run}`)), {
       what: 'the ghost reported dead',
       intervalMs: 50,
+      timeoutMs: 15_000,
     });
-    // Judged only after the taker beat for a whole TTL itself (and at most a few beats later).
-    expect(Date.now() - started).to.be.within(1000, 10_000);
+    // Judged only after the taker beat for a whole TTL itself (a lower bound), and reported, not
+    // left: quiet: 1300 ms.
+    expect(Date.now() - started).to.be.within(1000, 15_000);
     const leases = new LeaseManager(redis, `taker-${run}`, 30_000);
     expect(await leases.acquireMany([id]), 'a live holder is not taken over').to.deep.equal([undefined]);
     const [taken] = await leases.acquireMany([id], [`ghost-${run}`]);
@@ -97,8 +99,15 @@ describe('messenger: process liveness beaten from the renewer thread, and the ta
     watcher.on('dead', (owners) => reports.push(owners));
     await Promise.all([busy.ready(), watcher.ready()]);
     blockEventLoop(3_000);
-    // The reports sent meanwhile arrive once the loop is free.
-    await new Promise((r) => setTimeout(r, 300));
+    // The reports sent meanwhile arrive once the loop is free, before any sent after it: an owner
+    // entered now as long expired, reported dead later, marks their end (an order, not a sleep).
+    const t = await redis.time();
+    await redis.zadd(key, Number(t[0]) * 1000 - 500, `marker-${run}`);
+    await waitFor(() => reports.some((o) => o.includes(`marker-${run}`)), {
+      what: 'the marker reported dead',
+      intervalMs: 20,
+    });
+    await redis.zrem(key, `marker-${run}`);
     expect(reports.flat()).to.not.include(`busy-${run}`);
     expect(await redis.zscore(key, `busy-${run}`)).to.not.equal(null);
     await busy.stop();
