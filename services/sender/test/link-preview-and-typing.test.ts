@@ -98,7 +98,7 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       expect(started).to.have.length(1);
       // Bounded by the gap (300 ms), not the 5 s asked for.
       expect(turn - started[0]!).to.be.at.least(250);
-      expect(turn - t0).to.be.lessThan(3000);
+      expect(turn - t0).to.be.lessThan(3200); // quiet: 320 ms
       await redis.hset(keys.deviceSettings(`${device}-off`), 'typing', 'false');
       expect(await new Pacer(redis, `${device}-off`, 300, 0).typing()).to.equal(false);
     } finally {
@@ -109,7 +109,10 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
   it("When a message finds its paced device idle, then one of its own waits its typing while a list's first goes at once, untyped, and the list's next is typed within its gap", async () => {
     const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {
-      const GAP = 1500;
+      // Each wait is checked for how late it came past its due time (a few ms when quiet), with
+      // room for 10 x that and more, and a 3 s gap so that a wrong pacer (waiting the gap instead
+      // of the typing, typing after the gap) still lands 1 s or more outside it.
+      const GAP = 3000;
       const device = `typing-idle-${Math.random().toString(36).slice(2, 8)}`;
       const started: string[] = [];
       const lead = (name: string, whenIdle: boolean) => ({
@@ -122,30 +125,33 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       let t0 = Date.now();
       await new Pacer(redis, `${device}-own`, GAP, 0).wait(lead('own', true), t0);
       expect(started).to.deep.equal(['own']);
-      expect(Date.now() - t0).to.be.within(950, 1400);
+      expect(Date.now() - t0 - 1000, 'past its 1 s of typing').to.be.within(-50, 700); // quiet: 45 ms
       // A list's first message on an idle device: at once, nothing typed.
       const list = new Pacer(redis, `${device}-list`, GAP, 0);
       const queuedAt = (t0 = Date.now());
       await list.wait(lead('first', false), queuedAt);
-      expect(Date.now() - t0, 'at once').to.be.lessThan(300);
+      expect(Date.now() - t0, 'at once, not typed first').to.be.lessThan(300); // quiet: 5 ms
       expect(started).to.deep.equal(['own']);
       // Its next, on schedule: typed within the gap, at the gap's end.
       const last = Date.now();
       await list.wait(lead('second', false), queuedAt);
       expect(started).to.deep.equal(['own', 'second']);
-      expect(Date.now() - last).to.be.within(GAP - 30, GAP + 450);
+      expect(Date.now() - last - GAP, 'past its slot').to.be.within(-30, 700); // quiet: 10 ms
     } finally {
       await redis.quit();
     }
   });
 
-  it('When the sender reaches a batch message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async () => {
+  it('When the sender reaches a batch message late, then its typing is cut to what is left of the gap and the message still goes at its slot; with less than the minimum left, none shows', async function () {
+    this.timeout(40_000);
     const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {
-      // A 2 s gap, so that a loaded machine's slower Redis round trips (tens to hundreds of ms)
-      // fit inside each margin, while a wrong pacer (typing the whole gap, or the message pushed
-      // back by how late the turn began) still lands outside it.
-      const GAP = 2000;
+      // Each send is checked for how late it came past its slot (quiet: 5-55 ms), with 700 ms of
+      // room (a loaded machine's slower Redis round trips), and a 3 s gap reached 1 s late, so
+      // that a wrong pacer (typing the whole gap, or the message pushed back by how late the turn
+      // began) still lands 1 s past the slot.
+      const GAP = 3000;
+      const LATE = 1000;
       const pacer = new Pacer(redis, `typing-late-${Math.random().toString(36).slice(2, 8)}`, GAP, 0);
       const started: number[] = [];
       const typing = { ms: GAP, minMs: TYPING_MIN_MS, start: () => started.push(Date.now()) };
@@ -153,26 +159,28 @@ describe('sender: link previews (real HTTP through the outbound guard) and typin
       await pacer.wait(typing, queuedAt); // the first: typed after the idle spell
       let last = Date.now();
       expect(started).to.have.length(1);
-      // On schedule the typing fills the whole gap; the worker gets to the message 700 ms after
-      // the last send (a busy loop): typing from then, and the message at its slot.
-      blockEventLoop(700);
+      // On schedule the typing fills the whole gap; the worker gets to the message 1 s after the
+      // last send (a busy loop): typing from then, and the message at its slot.
+      blockEventLoop(LATE);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last, 'at its slot, not 700 ms past it').to.be.within(GAP - 30, GAP + 450);
-      expect(Date.now() - started[1]!, 'cut to what was left').to.be.within(TYPING_MIN_MS, GAP - 600);
+      const typed = Date.now() - started[1]!;
+      expect(Date.now() - last - GAP, 'past its slot, not 1 s past it').to.be.within(-30, 700); // quiet: 55 ms
+      expect(typed, 'typed').to.be.at.least(TYPING_MIN_MS);
+      expect(typed - (GAP - LATE), 'typed past what was left of the gap').to.be.below(700); // quiet: 10 ms
       pacer.takeLagMs(); // the late turn counts as lag (schedule-lag.test.ts)
       last = Date.now();
-      // 1,800 ms late: 200 ms would be left, under the minimum: no typing, the message at its slot.
-      blockEventLoop(1800);
+      // 2,800 ms late: 200 ms would be left, under the minimum: no typing, the message at its slot.
+      blockEventLoop(GAP - 200);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last).to.be.within(GAP - 30, GAP + 450);
+      expect(Date.now() - last - GAP, 'past its slot').to.be.within(-30, 700); // quiet: 30 ms
       last = Date.now();
-      // Past the slot altogether: it goes at once, untyped.
+      // Past the slot altogether: it goes at once, untyped (not a gap later).
       blockEventLoop(GAP + 500);
       await pacer.wait(typing, queuedAt);
       expect(started).to.have.length(2);
-      expect(Date.now() - last).to.be.within(GAP + 490, GAP + 900);
+      expect(Date.now() - last - (GAP + 500), 'past the block').to.be.within(-10, 700); // quiet: 10 ms
     } finally {
       await redis.quit();
     }
