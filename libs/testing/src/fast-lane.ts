@@ -91,7 +91,9 @@ const listen = net.Server.prototype.listen as unknown as Listen;
   return listen.apply(this, args);
 };
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** A loopback host: `localhost`, `::1`, or any address of 127.0.0.0/8 (a server bound to 0.0.0.0 answers on each). */
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(host);
 type Connect = (this: net.Socket, ...args: unknown[]) => net.Socket;
 const connect = net.Socket.prototype.connect as unknown as Connect;
 /** Where a `connect` call goes: a TCP host and port, or nothing for a Unix socket / pipe path. */
@@ -108,7 +110,7 @@ function tcpTarget(args: unknown[]): { host: string; port: number } | undefined 
 }
 (net.Socket.prototype as unknown as { connect: Connect }).connect = function (this: net.Socket, ...args) {
   const target = tcpTarget(args);
-  if (target && !(LOOPBACK.has(target.host) && ownPorts.has(target.port))) {
+  if (target && !(isLoopback(target.host) && ownPorts.has(target.port))) {
     refuse(`a TCP connection to ${target.host}:${target.port}`);
   }
   return connect.apply(this, args);

@@ -50,11 +50,12 @@ async function runFastLane(files: string[]): Promise<JsonReport> {
 describe('testing: the fast lane (npm run test:fast) starts no process and opens no TCP connection', function () {
   this.timeout(120_000);
 
-  it('When tests of the lane spawn a process or connect over TCP, even catching the refusal, then each of them fails naming the call, and the pure tests around them pass, as does one talking to a server of its own process', async () => {
+  it('When tests of the lane spawn a process or connect over TCP, even catching the refusal, then each of them fails naming the call, and the pure tests around them pass, as do those talking to a server of their own process (at any loopback address)', async () => {
     const report = await runFastLane(['libs/testing/test/fixtures/fast-lane-suite.ts']);
     expect(report.passes.map((t) => t.title)).to.deep.equal([
       'a pure test',
       'talks to an HTTP server of its own process',
+      'talks to a server of its own process on every interface, at another loopback address',
       'a pure test after them',
     ]);
     const failed = Object.fromEntries(report.failures.map((f) => [f.title, f.err.message]));
