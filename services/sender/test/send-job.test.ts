@@ -336,6 +336,7 @@ describe('sender: send job retries and failure reasons (real Redis + BullMQ, fak
     expect(r.outcome).to.deep.equal({ error: 'logged_out' });
     expect(r.record).to.include({ status: 'failed', error: 'logged_out' });
     expect(r.job.attemptsMade).to.equal(1);
+    // Not the hung send's 60 s: quiet: 110 ms.
     expect(Date.now() - started).to.be.below(10_000);
   });
 
