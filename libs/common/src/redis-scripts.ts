@@ -8,7 +8,7 @@ import type { ChainableCommander, Cluster, Redis } from 'ioredis';
  * Lua scripts defined once, loaded once per connection and run by EVALSHA, falling back to EVAL
  * on NOSCRIPT (after a Redis restart or a failover). In pipelines and transactions they are
  * ioredis' `defineCommand`s, which load the missing scripts first. This is the only module that
- * calls `eval`/`evalsha` (test/lint/lua-scripts.test.ts keeps it so): a plain `redis.eval` would
+ * calls `eval`/`evalsha` (test/fast/lint/lua-scripts.test.ts keeps it so): a plain `redis.eval` would
  * send the whole script text on every call.
  *
  * A script's text lives in a `.lua` file of the package that owns its keys (`loadScript`), never in

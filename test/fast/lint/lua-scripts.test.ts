@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { filesUnder, tsFiles } from '../support/source-files.js';
+import { filesUnder, tsFiles } from '../../support/source-files.js';
 
 /**
  * Every Redis script is a `.lua` file of the package that owns its keys (`loadScript` of
@@ -10,7 +10,7 @@ import { filesUnder, tsFiles } from '../support/source-files.js';
  * `eval`/`evalsha`, no service with Lua of its own, and each file named with its key count and
  * opening with a header that says what it does, its KEYS, its ARGV and what it returns.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RUNNER = 'libs/common/src/redis-scripts.ts';
 
 const rel = (path: string) => relative(ROOT, path).split('\\').join('/');

@@ -7,7 +7,7 @@ import {
   contactUsernames,
   parseUsernameAnswer,
   usernameLookupIq,
-} from '../src/index.js';
+} from '../../src/index.js';
 
 const answer = (user?: BinaryNode): BinaryNode => ({
   tag: 'iq',

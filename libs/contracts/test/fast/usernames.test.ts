@@ -9,7 +9,7 @@ import {
   validate,
   validateSendBody,
   type UsernameRule,
-} from '../src/index.js';
+} from '../../src/index.js';
 
 /** Usernames WhatsApp takes, and what they are asked and remembered as. */
 const GOOD: [string, string][] = [

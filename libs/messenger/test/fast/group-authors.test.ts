@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { GroupMetadata } from '@whiskeysockets/baileys';
-import { completeAuthors, GroupDirectory, type GroupChangeNotice } from '../src/index.js';
+import { completeAuthors, GroupDirectory, type GroupChangeNotice } from '../../src/index.js';
 
 const GROUP = '120363000000000001@g.us';
 const bob = { phone: '15551910012', lid: '861669288465899@lid' };

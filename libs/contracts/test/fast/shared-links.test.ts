@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { channelKeyOf, groupJoinBodySchema, inviteCodeOf, validate } from '../src/index.js';
+import { channelKeyOf, groupJoinBodySchema, inviteCodeOf, validate } from '../../src/index.js';
 
 /** WhatsApp's shared links in 2026 carry a query (`?mode=…`); whatsmeow 7c107215 strips it. */
 describe('contracts: invite links as WhatsApp shares them', () => {

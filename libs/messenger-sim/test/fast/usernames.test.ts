@@ -9,7 +9,7 @@ import {
   getBinaryNodeChild,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { startSimulator, type SimulatorHandle } from '../src/index.js';
+import { startSimulator, type SimulatorHandle } from '../../src/index.js';
 import { freePort, until, type TestDevice, linkTestDevice, startTestSimulator } from '@mgw/testing';
 
 const ACCOUNT = '15550071001';

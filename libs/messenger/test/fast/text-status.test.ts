@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { BinaryNode } from '@whiskeysockets/baileys';
-import { whatsappErrorCode } from '../src/groups.js';
-import { mutationOutcome, setTextStatus } from '../src/text-status.js';
-import type { WASocket } from '../src/socket.js';
+import { whatsappErrorCode } from '../../src/groups.js';
+import { mutationOutcome, setTextStatus } from '../../src/text-status.js';
+import type { WASocket } from '../../src/socket.js';
 
 const answer = (body: unknown): BinaryNode => ({
   tag: 'iq',

@@ -9,7 +9,7 @@ import {
   isDirectChat,
   nctSaltChangeOf,
   parseNumberAnswers,
-} from '../src/index.js';
+} from '../../src/index.js';
 
 /** A length-delimited protobuf field, raw (what Baileys' protos cannot write for fields they lack). */
 const bytesField = (field: number, bytes: Uint8Array): Buffer => {

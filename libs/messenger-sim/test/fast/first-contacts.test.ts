@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { USyncQuery, USyncUser, type BinaryNode } from '@whiskeysockets/baileys';
-import type { SimulatorHandle } from '../src/index.js';
+import type { SimulatorHandle } from '../../src/index.js';
 import { TestDevice, until, startTestSimulator, simControl } from '@mgw/testing';
 
 const ACCOUNT = '15550006101';

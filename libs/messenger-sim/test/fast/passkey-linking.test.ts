@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { getBinaryNodeChild, hmacSign, jidDecode, proto, type BinaryNode } from '@whiskeysockets/baileys';
-import type { LinkResult, SimulatorHandle } from '../src/index.js';
+import type { LinkResult, SimulatorHandle } from '../../src/index.js';
 import {
   linkTestDevice,
   simControl,
@@ -11,7 +11,7 @@ import {
   until,
   waitFor,
 } from '@mgw/testing';
-import { PasskeyCompanion, SoftwareAuthenticator, type IqRefusal } from './support/passkey-companion.js';
+import { PasskeyCompanion, SoftwareAuthenticator, type IqRefusal } from '../support/passkey-companion.js';
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const DIR = fileURLToPath(new URL('../../integrations/passkey-extension', import.meta.url));
+const DIR = fileURLToPath(new URL('../../../integrations/passkey-extension', import.meta.url));
 const read = (file: string) => readFileSync(path.join(DIR, file), 'utf8');
 
 interface Manifest {

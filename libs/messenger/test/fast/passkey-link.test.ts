@@ -11,8 +11,8 @@ import {
 import { bytesToCrockford, initAuthCreds, proto, type BinaryNode } from '@whiskeysockets/baileys';
 import { createLogger } from '@mgw/common';
 import type { PasskeyAssertion, PasskeyFailure } from '@mgw/contracts';
-import { PasskeyInputError, PasskeyStepError } from '../src/index.js';
-import { PasskeyLink, type PasskeyState } from '../src/passkey-link.js';
+import { PasskeyInputError, PasskeyStepError } from '../../src/index.js';
+import { PasskeyLink, type PasskeyState } from '../../src/passkey-link.js';
 
 /**
  * The companion's side of a passkey-gated link (passkey-link.ts) against a scripted primary that

@@ -10,8 +10,8 @@ import {
   sealMessageSecret,
   SECRET_ENC_POLL_ADD_OPTION,
   useCaseOf,
-} from '../src/secret-edit.js';
-import { messageSecretOf } from '../src/inbound-message.js';
+} from '../../src/secret-edit.js';
+import { messageSecretOf } from '../../src/inbound-message.js';
 
 const SECRET = Buffer.alloc(32, 0x33);
 const PN = '5511999999999@s.whatsapp.net';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { UserFacingSocketConfig } from '@whiskeysockets/baileys';
-import type { SimulatorHandle } from '../src/index.js';
-import { companionBundle, PRE_KEY_LOW_COUNT, type CompanionDevice } from '../src/directory.js';
+import type { SimulatorHandle } from '../../src/index.js';
+import { companionBundle, PRE_KEY_LOW_COUNT, type CompanionDevice } from '../../src/directory.js';
 import { startTestSimulator, TestDevice, until } from '@mgw/testing';
 
 /**

@@ -23,7 +23,7 @@ import {
   until,
   type NewCompanion,
 } from '@mgw/testing';
-import { startSimulator, type ProvisionedCompanion, type SimulatorHandle } from '../src/index.js';
+import { startSimulator, type ProvisionedCompanion, type SimulatorHandle } from '../../src/index.js';
 
 /** The pair-success stanza the provisioned companion stands for (what a QR link would have sent). */
 function pairSuccess(p: ProvisionedCompanion): BinaryNode {

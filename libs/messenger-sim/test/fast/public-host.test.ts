@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startSimulator, type SimulatorHandle } from '../src/index.js';
+import { startSimulator, type SimulatorHandle } from '../../src/index.js';
 import { until, type TestDevice, linkTestDevice } from '@mgw/testing';
 
 describe('messenger-sim: advertised host (containers)', function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { pooledIds, recipientAttribute, rootDecision, samplingRule } from '../src/index.js';
+import { pooledIds, recipientAttribute, rootDecision, samplingRule } from '../../src/index.js';
 
 describe('common: trace ids and hashed recipients (issue 56)', () => {
   it('When ids are drawn across several pool refills, then each is lowercase hex of W3C length, valid and unique', () => {

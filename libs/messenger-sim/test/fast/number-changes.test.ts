@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { SimulatorHandle } from '../src/index.js';
+import type { SimulatorHandle } from '../../src/index.js';
 import { startTestSimulator } from '@mgw/testing';
 
 /** `POST /contacts/:phone/number`: a contact changes its number, its LID kept (number-changes.ts). */
