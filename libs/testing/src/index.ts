@@ -34,3 +34,4 @@ export * from './fault-proxy.js';
 export * from './passkey-authenticator.js';
 export * from './nct-salt.js';
 export { noteStarted } from './stack-timing.js';
+export { childPids, listWorkerPids } from './worker-pids.js';

@@ -9,39 +9,25 @@
  * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
  * in its `after`), run one after the other.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { isOptedOut, optOut, readOptOutSettings, writeOverrides } from '@mgw/store';
-import { useStack, waitFor, type Stack } from '@mgw/testing';
-import { buildDashboard } from '../../dashboard/build.mjs';
-import { VIEWPORTS, launchChromium, newLaptopContext, screenshots, useDashboardStack } from './browser.js';
+import { waitFor, type Stack } from '@mgw/testing';
+import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 
 describe('Dashboard Batches page in a real browser (chromium, whole stack against the simulator)', function () {
   this.timeout(90_000);
   const PASSWORD = 'batches test password 42';
   const HOUR = 3_600_000;
 
-  let assets: string;
-  let browser: Browser;
   let page: Page;
   const requested: string[] = [];
 
-  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD };
-  before(async () => {
-    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
-    env.DASHBOARD_ASSETS_DIR = assets;
-    browser = await launchChromium();
-    const context = await newLaptopContext(browser);
-    context.on('request', (r) => requested.push(r.url()));
-    page = await context.newPage();
-  });
-  const stack = useStack({ env });
-  after(async () => {
-    await browser?.close();
-    if (assets) await rm(assets, { recursive: true, force: true });
+  const dashboard = useDashboardStack(PASSWORD);
+  const stack = () => dashboard().stack;
+  before(() => {
+    dashboard().context.on('request', (r) => requested.push(r.url()));
+    page = dashboard().page;
   });
 
   it("When a batch is sent, then the Batches page charts the hour's sent, delivered, read and failed messages", async () => {
@@ -236,21 +222,12 @@ describe("Dashboard Batches page: the device's batches, paged, with pause, resum
     counts: Record<string, number>;
   }
 
-  let assets: string;
-  let browser: Browser;
   let page: Page;
 
-  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD };
-  before(async () => {
-    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
-    env.DASHBOARD_ASSETS_DIR = assets;
-    browser = await launchChromium();
-    page = await (await newLaptopContext(browser)).newPage();
-  });
-  const stack = useStack({ env });
-  after(async () => {
-    await browser?.close();
-    if (assets) await rm(assets, { recursive: true, force: true });
+  const dashboard = useDashboardStack(PASSWORD);
+  const stack = () => dashboard().stack;
+  before(() => {
+    page = dashboard().page;
   });
 
   async function sendBatch(to: string[], text: string): Promise<{ batchId: string; ids: string[] }> {
@@ -620,20 +597,12 @@ describe("Dashboard: a device's opt-outs in a real browser (chromium, whole stac
   this.timeout(90_000);
   const PASSWORD = 'opt-out page password 42';
 
-  let assets: string;
-  let browser: Browser;
   let page: Page;
-  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD };
-  before(async () => {
-    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
-    env.DASHBOARD_ASSETS_DIR = assets;
-    browser = await launchChromium();
-    page = await (await newLaptopContext(browser)).newPage();
-  });
-  const stack = useStack({ env });
-  after(async () => {
-    await browser?.close();
-    if (assets) await rm(assets, { recursive: true, force: true });
+
+  const dashboard = useDashboardStack(PASSWORD);
+  const stack = () => dashboard().stack;
+  before(() => {
+    page = dashboard().page;
   });
 
   it('When the admin opens a device, then its opt-outs list, add, remove and the confirmation switch work and reach the store', async () => {

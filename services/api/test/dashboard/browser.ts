@@ -3,7 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { noteStarted, useStack, type Stack, type StackOptions } from '@mgw/testing';
+import {
+  childPids,
+  listWorkerPids,
+  noteStarted,
+  useStack,
+  type Stack,
+  type StackOptions,
+} from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 
 /**
@@ -72,30 +79,74 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 /**
- * The set-up of a dashboard suite: the dashboard built into a temporary directory, chromium with
- * one laptop-sized page, and the whole stack serving those assets with the admin password (plus
- * `env`). Call inside a `describe`; the getter answers once `before` has run.
+ * The worker's one chromium: launched by the first dashboard suite that needs it, reused by every
+ * later one (each in a browser context of its own: `useDashboardStack`), launched anew only when
+ * it is gone (a crash). Playwright ends what it launched when the process exits (its own `exit`
+ * handler: SIGKILL to the browser's process group, its profile removed); under `mocha --parallel`
+ * the browser's pid is also listed where the run's global teardown waits until it is gone
+ * (`listWorkerPids`), as a shared stack's processes are: no chromium outlives the run.
+ */
+let sharedBrowser: Promise<Browser> | undefined;
+/** Chromium's command name in /proc (`chromium`; the wrapper script execs it). */
+const CHROME = /^chrom/;
+
+export async function sharedChromium(): Promise<Browser> {
+  if (sharedBrowser) {
+    const running = await sharedBrowser;
+    if (running.isConnected()) return running;
+  }
+  const launching = (async () => {
+    const before = new Set(childPids(CHROME));
+    const browser = await launchChromium();
+    listWorkerPids(
+      'chromium',
+      childPids(CHROME).filter((pid) => !before.has(pid)),
+    );
+    browser.on('disconnected', () => listWorkerPids('chromium', undefined));
+    return browser;
+  })();
+  // A launch that failed is not tried again by every later suite: they fail with its error.
+  sharedBrowser = launching;
+  return launching;
+}
+
+export interface Dashboard {
+  stack: Stack;
+  /** The suite's page, laptop-sized, in the suite's own browser context. */
+  page: Page;
+  context: BrowserContext;
+  /** The worker's chromium (a page of a context of its own: `browser.newPage()`, closed by its test). */
+  browser: Browser;
+}
+
+/**
+ * The set-up of a dashboard suite: the dashboard built into a temporary directory, a browser
+ * context of the suite's own in the worker's chromium (`sharedChromium`) with one laptop-sized
+ * page, closed after the suite, and the whole stack serving those assets with the admin password
+ * (plus `env`). Call inside a `describe`; the getter answers once `before` has run.
  */
 export function useDashboardStack(
   password: string,
   env: Record<string, string> = {},
   /** More of the stack's options (e.g. `allInOne`). */
   opts: Omit<StackOptions, 'env'> = {},
-): () => { stack: Stack; page: Page } {
+): () => Dashboard {
   let assets: string | undefined;
   let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
   let page: Page | undefined;
   const stackEnv: Record<string, string> = { ...env, ADMIN_PASSWORD: password };
   before(async () => {
     assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
     stackEnv.DASHBOARD_ASSETS_DIR = assets;
-    browser = await launchChromium();
-    page = await (await newLaptopContext(browser)).newPage();
+    browser = await sharedChromium();
+    context = await newLaptopContext(browser);
+    page = await context.newPage();
   });
   const stack = useStack({ ...opts, env: stackEnv });
   after(async () => {
-    await browser?.close();
+    await context?.close();
     if (assets) await rm(assets, { recursive: true, force: true });
   });
-  return () => ({ stack: stack(), page: page! });
+  return () => ({ stack: stack(), page: page!, context: context!, browser: browser! });
 }

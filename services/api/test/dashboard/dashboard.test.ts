@@ -1,17 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { EVENT_TYPES, keys } from '@mgw/contracts';
 import { clearRestriction, markRestricted, recordHealthSignal } from '@mgw/store';
-import { useStack, waitFor } from '@mgw/testing';
-import { buildDashboard } from '../../dashboard/build.mjs';
+import { waitFor } from '@mgw/testing';
 import { WEBHOOK_EVENTS } from '../../dashboard/src/events.js';
-import { VIEWPORTS, launchChromium, newLaptopContext, screenshots } from './browser.js';
+import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 
 const PASSWORD = 'dashboard test password 42';
 /** The simulated phone the linking panel's sandbox command links (the README's sandbox account). */
@@ -20,9 +16,6 @@ const PAGES = ['/dashboard', '/dashboard/devices', '/dashboard/settings/api', '/
 
 describe('Dashboard in a real browser (chromium, whole stack against the simulator)', function () {
   this.timeout(90_000);
-  let assets: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const deviceId = `dash-${Math.random().toString(36).slice(2, 7)}`;
   let tokenValue = '';
@@ -32,8 +25,8 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
   let receiver: Server;
   let receiverUrl = '';
 
-  // The stack reads its environment when it starts, after this suite's first hook built the assets.
-  const env: Record<string, string> = { ADMIN_PASSWORD: PASSWORD, ALLOWED_PRIVATE_HOSTS: '127.0.0.1' };
+  const dashboard = useDashboardStack(PASSWORD, { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
+  const stack = () => dashboard().stack;
   before(async () => {
     receiver = createServer((req, res) => {
       req.resume();
@@ -41,19 +34,12 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/dashboard`;
-    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
-    env.DASHBOARD_ASSETS_DIR = assets;
-    browser = await launchChromium();
-    context = await newLaptopContext(browser);
     // Everything the pages load must come from the gateway itself (no CDN, nothing from WhatsApp).
-    context.on('request', (r) => requested.push(r.url()));
-    page = await context.newPage();
+    dashboard().context.on('request', (r) => requested.push(r.url()));
+    page = dashboard().page;
   });
-  const stack = useStack({ env });
   after(async () => {
-    await browser?.close();
     receiver?.close();
-    if (assets) await rm(assets, { recursive: true, force: true });
   });
 
   const publicApi = (p: string, token: string, method = 'GET') =>
@@ -63,7 +49,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
     });
 
   it('When a stranger opens any dashboard page, then only the sign-in form shows, and every admin call is 401', async () => {
-    const stranger = await browser.newPage({ viewport: VIEWPORTS.laptop });
+    const stranger = await dashboard().browser.newPage({ viewport: VIEWPORTS.laptop });
     try {
       for (const p of PAGES) {
         await stranger.goto(`${stack().apiUrl}${p}`);
