@@ -4,9 +4,11 @@
  * contacts'), a username looked up and the proxy; on the Devices page, the link panel of a
  * passkey-gated account.
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { expect } from 'chai';
 import sharp from 'sharp';
@@ -14,12 +16,11 @@ import type { Page } from 'playwright-core';
 import { keys } from '@mgw/contracts';
 import { SoftwareAuthenticator, waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 import { overflowing } from './overflow.js';
 
 describe("Dashboard: a device's profile and blocklist in a real browser (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
-  const PASSWORD = 'account sections password 42';
 
   interface SimProfile {
     name: string;
@@ -28,8 +29,7 @@ describe("Dashboard: a device's profile and blocklist in a real browser (chromiu
     blocked: { lid: string; phone: string | null }[];
   }
 
-  // One process for the four services: quicker to start on a busy machine.
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_ACCOUNT: '1000' }, { allInOne: true });
+  const dashboard = useDashboardStack();
   const account = '15552500001';
   const [blockedA, blockedB] = ['15552500011', '15552500012'];
 
@@ -102,10 +102,8 @@ describe("Dashboard: a device's profile and blocklist in a real browser (chromiu
 
 describe("Dashboard: the account's presence and its contacts' from the device's settings (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
-  const PASSWORD = 'presence section password 42';
 
-  // One process for the four services: quicker to start on a busy machine.
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_ACCOUNT: '1000' }, { allInOne: true });
+  const dashboard = useDashboardStack();
   const account = '15552510001';
   const friend = '15552510011';
 
@@ -164,9 +162,8 @@ describe("Dashboard: the account's presence and its contacts' from the device's 
 
 describe("Dashboard: a WhatsApp username looked up from the device's settings (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
-  const PASSWORD = 'username section password 42';
 
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_CONTACTS: '1000' }, { allInOne: true });
+  const dashboard = useDashboardStack();
   const account = '15552520001';
   const guarded = '15552520002';
 
@@ -223,10 +220,9 @@ describe("Dashboard: a WhatsApp username looked up from the device's settings (c
 
 describe("Dashboard: a device's proxy in a real browser (chromium, whole stack)", function () {
   this.timeout(90_000);
-  const PASSWORD = 'proxy section password 42';
   const PROXY_PASSWORD = 'dash-proxy-pw-123';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
 
   it('When the admin sets, reads and removes a proxy, then the page never shows its credentials and the store has it sealed', async () => {
     const { stack, page } = dashboard();
@@ -297,7 +293,6 @@ describe("Dashboard: a device's proxy in a real browser (chromium, whole stack)"
  */
 describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromium at 1366 and 390 px, whole stack, simulator)', function () {
   this.timeout(480_000);
-  const PASSWORD = 'passkey panel password 42';
   /** How long WhatsApp may take to answer an assertion: the no-continuation case ends after it. */
   const CONTINUATION_MS = 6000;
 
@@ -308,7 +303,7 @@ describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromi
     code?: string;
   }
 
-  const dashboard = useDashboardStack(PASSWORD, { PASSKEY_CONTINUATION_TIMEOUT_MS: String(CONTINUATION_MS) });
+  const dashboard = useDashboardStack();
   const passkey = new SoftwareAuthenticator();
 
   /** An admin API call made by the signed-in page: its session cookie and CSRF token. */

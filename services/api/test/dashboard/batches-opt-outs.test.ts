@@ -5,25 +5,32 @@
  * and counts say on Batches and Devices, with keywords and number placeholders; the opt-outs
  * list, add, remove and the confirmation switch.
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
 import { isOptedOut, optOut, readOptOutSettings, writeOverrides } from '@mgw/store';
 import { waitFor, type Stack } from '@mgw/testing';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import {
+  ADMIN_API_TOKEN,
+  ADMIN_PASSWORD as PASSWORD,
+  VIEWPORTS,
+  screenshots,
+  useDashboardStack,
+} from './browser.js';
 
 describe('Dashboard Batches page in a real browser (chromium, whole stack against the simulator)', function () {
   this.timeout(90_000);
-  const PASSWORD = 'batches test password 42';
   const HOUR = 3_600_000;
 
   let page: Page;
   const requested: string[] = [];
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const stack = () => dashboard().stack;
   before(() => {
     dashboard().context.on('request', (r) => requested.push(r.url()));
@@ -213,7 +220,6 @@ describe('Dashboard Batches page in a real browser (chromium, whole stack agains
 
 describe("Dashboard Batches page: the device's batches, paged, with pause, resume and cancel (chromium, whole stack against the simulator)", function () {
   this.timeout(120_000);
-  const PASSWORD = 'batches control test password 7';
 
   interface Batch {
     batchId: string;
@@ -224,7 +230,7 @@ describe("Dashboard Batches page: the device's batches, paged, with pause, resum
 
   let page: Page;
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const stack = () => dashboard().stack;
   before(() => {
     page = dashboard().page;
@@ -441,8 +447,7 @@ describe("Dashboard Batches page: the device's batches, paged, with pause, resum
 
 describe('Dashboard wording: what a batch time means, the same count names on Devices and Batches, keywords and number placeholders (chromium, whole stack against the simulator)', function () {
   this.timeout(120_000);
-  const PASSWORD = 'wording test password 11';
-  const ADMIN_TOKEN = 'wording-test-admin-token-0123456789';
+  const ADMIN_TOKEN = ADMIN_API_TOKEN;
   /** Arabic and Latin opt-out keywords mixed: each must read where the list has it. */
   const OPT_OUT_KEYWORDS = ['إلغاء', 'STOP', 'توقف', 'unsubscribe'];
 
@@ -451,7 +456,7 @@ describe('Dashboard wording: what a batch time means, the same count names on De
     counts: Record<string, number>;
   }
 
-  const env = useDashboardStack(PASSWORD, { ADMIN_API_TOKEN: ADMIN_TOKEN });
+  const env = useDashboardStack();
 
   async function send(s: Stack, body: Record<string, unknown>): Promise<string> {
     const res = await s.api<{ messageId: string }>('POST', '/send', body);
@@ -595,11 +600,9 @@ describe('Dashboard wording: what a batch time means, the same count names on De
 
 describe("Dashboard: a device's opt-outs in a real browser (chromium, whole stack)", function () {
   this.timeout(90_000);
-  const PASSWORD = 'opt-out page password 42';
 
   let page: Page;
-
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const stack = () => dashboard().stack;
   before(() => {
     page = dashboard().page;

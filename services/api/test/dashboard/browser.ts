@@ -1,15 +1,16 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { keys } from '@mgw/contracts';
+import { ADMIN_TOKENS, PoolStore, TokenStore } from '@mgw/store';
 import {
   childPids,
   listWorkerPids,
   noteStarted,
-  useStack,
+  useSharedStack,
+  type SharedStackOptions,
   type Stack,
-  type StackOptions,
 } from '@mgw/testing';
 import { buildDashboard } from '../../dashboard/build.mjs';
 
@@ -110,43 +111,153 @@ export async function sharedChromium(): Promise<Browser> {
   return launching;
 }
 
+/** The admin password of every dashboard suite: one, so that they can share the worker's stack. */
+export const ADMIN_PASSWORD = 'dashboard suites password 42';
+/** The stack's ADMIN_API_TOKEN: automation's admin calls (the suites' own, and the reset below). */
+export const ADMIN_API_TOKEN = 'dashboard-suites-admin-token-0123456789';
+
+/**
+ * The dashboard, built once per process into one temporary directory (the first suite's `before`
+ * builds it), removed when the process exits. Its path is known as the suites are declared, so
+ * that every suite names the same stack options.
+ */
+let assetsDir: string | undefined;
+let assetsBuilt: Promise<string> | undefined;
+function dashboardAssets(): string {
+  if (!assetsDir) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mgw-dashboard-'));
+    assetsDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return assetsDir;
+}
+function buildAssets(): Promise<string> {
+  assetsBuilt ??= buildDashboard(dashboardAssets()).catch((err: unknown) => {
+    assetsBuilt = undefined;
+    throw err;
+  });
+  return assetsBuilt;
+}
+
+/**
+ * The options of the dashboard suites' stack: the same for every suite, so that a worker starts one
+ * (`useSharedStack`). What one suite needs is harmless to the others: the notifier (the Events
+ * tab, a webhook failing), webhook retries two minutes apart (a retry waits for its button), a
+ * webhook receiver on 127.0.0.1, rate limits no test reaches, a passkey link that gives up after
+ * 6 s of silence (only gated accounts meet it) and an ADMIN_API_TOKEN.
+ */
+function sharedOptions(): SharedStackOptions {
+  return {
+    notifier: true,
+    env: {
+      ADMIN_PASSWORD,
+      ADMIN_API_TOKEN,
+      DASHBOARD_ASSETS_DIR: dashboardAssets(),
+      ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      RATE_LIMIT_ACCOUNT: '1000',
+      RATE_LIMIT_BROADCASTS: '1000',
+      RATE_LIMIT_CONTACTS: '1000',
+      RATE_LIMIT_GROUPS: '1000',
+      WEBHOOK_RETRY_BASE_MS: '120000',
+      WEBHOOK_RETRY_MAX_MS: '240000',
+      PASSKEY_CONTINUATION_TIMEOUT_MS: '6000',
+    },
+  };
+}
+
+interface ListedDevice {
+  deviceId: string;
+  status: string;
+  linked: boolean;
+}
+
+/**
+ * What a suite finds on the shared stack is what a stack of its own would show it: no pool, no
+ * token but its own (and the stack's), no admin token, and no device record but those of linked
+ * devices (the suite before logged its devices out: `useSharedStack`). Workspaces stay (no page
+ * lists them but the Workspaces page, whose suite names its own).
+ */
+async function resetSharedState(stack: Stack): Promise<void> {
+  const redis = stack.redis;
+  const pools = new PoolStore(redis);
+  for (const pool of await pools.list()) await pools.delete(pool.id);
+  const tokens = new TokenStore(redis);
+  const base = Object.getPrototypeOf(stack) as Stack;
+  const keep = new Set<string>();
+  for (const value of [stack.token, base.token]) {
+    const check = await tokens.verify(value);
+    if (check.ok) keep.add(check.token.id);
+  }
+  for (const token of await tokens.list()) if (!keep.has(token.id)) await tokens.revoke(token.id);
+  const admins = new TokenStore(redis, ADMIN_TOKENS);
+  for (const token of await admins.list()) await admins.revoke(token.id);
+  const listed = await stack.adminApi<{ devices: ListedDevice[] }>(ADMIN_API_TOKEN, 'GET', '/devices');
+  if (listed.status !== 200) throw new Error(`GET /devices: ${listed.status} ${JSON.stringify(listed.body)}`);
+  for (const device of listed.body.devices)
+    if (!device.linked && device.deviceId !== stack.deviceId) await redis.del(keys.session(device.deviceId));
+}
+
+/**
+ * Ends what a suite left under way that the stack's release does not (it logs out linked devices):
+ * a link started on the page and never scanned, whose QR would go on turning over, its events
+ * reaching the next suite's live pages.
+ */
+async function endPairings(stack: Stack): Promise<void> {
+  const listed = await stack.adminApi<{ devices: ListedDevice[] }>(ADMIN_API_TOKEN, 'GET', '/devices');
+  if (listed.status !== 200) return;
+  for (const device of listed.body.devices) {
+    if (device.status !== 'connecting') continue;
+    await stack.adminApi(
+      ADMIN_API_TOKEN,
+      'POST',
+      `/devices/${encodeURIComponent(device.deviceId)}/disconnect`,
+    );
+  }
+}
+
 export interface Dashboard {
+  /** The suite's view of the worker's shared stack: a device and a token of its own. */
   stack: Stack;
-  /** The suite's page, laptop-sized, in the suite's own browser context. */
+  /** The suite's page, laptop-sized, in its own browser context. */
   page: Page;
   context: BrowserContext;
-  /** The worker's chromium (a page of a context of its own: `browser.newPage()`, closed by its test). */
+  /** The worker's chromium (a page of another context: `browser.newPage()`, closed by the test). */
   browser: Browser;
 }
 
 /**
- * The set-up of a dashboard suite: the dashboard built into a temporary directory, a browser
- * context of the suite's own in the worker's chromium (`sharedChromium`) with one laptop-sized
- * page, closed after the suite, and the whole stack serving those assets with the admin password
- * (plus `env`). Call inside a `describe`; the getter answers once `before` has run.
+ * The set-up of a dashboard suite: the worker's shared stack (`useSharedStack`, with the options of
+ * every dashboard suite: the dashboard built once per worker, ADMIN_PASSWORD, ADMIN_API_TOKEN…),
+ * reset to what a fresh stack shows (resetSharedState), and a browser context of the suite's own
+ * in the worker's one chromium, with a laptop-sized page; the context is closed after the suite,
+ * and any link it left half-way is ended before the stack's release logs its devices out. Call
+ * inside a `describe`; the getter answers once `before` has run.
  */
-export function useDashboardStack(
-  password: string,
-  env: Record<string, string> = {},
-  /** More of the stack's options (e.g. `allInOne`). */
-  opts: Omit<StackOptions, 'env'> = {},
-): () => Dashboard {
-  let assets: string | undefined;
-  let browser: Browser | undefined;
+export function useDashboardStack(): () => Dashboard {
   let context: BrowserContext | undefined;
   let page: Page | undefined;
-  const stackEnv: Record<string, string> = { ...env, ADMIN_PASSWORD: password };
+  let browser: Browser | undefined;
   before(async () => {
-    assets = await buildDashboard(await mkdtemp(path.join(os.tmpdir(), 'mgw-dashboard-')));
-    stackEnv.DASHBOARD_ASSETS_DIR = assets;
+    await buildAssets();
+  });
+  // Registered before the stack's hooks: it runs before the stack's `after` (its release).
+  after(async () => {
+    await context?.close().catch(() => undefined);
+    const running = (() => {
+      try {
+        return stack();
+      } catch {
+        return undefined;
+      }
+    })();
+    if (running) await endPairings(running).catch(() => undefined);
+  });
+  const stack = useSharedStack(sharedOptions());
+  before(async () => {
+    await resetSharedState(stack());
     browser = await sharedChromium();
     context = await newLaptopContext(browser);
     page = await context.newPage();
-  });
-  const stack = useStack({ ...opts, env: stackEnv });
-  after(async () => {
-    await context?.close();
-    if (assets) await rm(assets, { recursive: true, force: true });
   });
   return () => ({ stack: stack(), page: page!, context: context!, browser: browser! });
 }

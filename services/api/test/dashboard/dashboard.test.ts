@@ -7,9 +7,8 @@ import { EVENT_TYPES, keys } from '@mgw/contracts';
 import { clearRestriction, markRestricted, recordHealthSignal } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
 import { WEBHOOK_EVENTS } from '../../dashboard/src/events.js';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 
-const PASSWORD = 'dashboard test password 42';
 /** The simulated phone the linking panel's sandbox command links (the README's sandbox account). */
 const ACCOUNT = '15550000001';
 const PAGES = ['/dashboard', '/dashboard/devices', '/dashboard/settings/api', '/dashboard/messages'];
@@ -25,7 +24,8 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
   let receiver: Server;
   let receiverUrl = '';
 
-  const dashboard = useDashboardStack(PASSWORD, { ALLOWED_PRIVATE_HOSTS: '127.0.0.1' });
+  // The stack lets webhooks reach 127.0.0.1 (ALLOWED_PRIVATE_HOSTS), as this suite's receiver is.
+  const dashboard = useDashboardStack();
   const stack = () => dashboard().stack;
   before(async () => {
     receiver = createServer((req, res) => {

@@ -5,19 +5,20 @@
  * channel created and posted to) and Events (the webhook's log, failures and retries, with the
  * notifier).
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { WebhookReceiver, waitFor, type Stack } from '@mgw/testing';
 import { audit } from './axe.js';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 
 describe('Dashboard: a device’s Groups tab — create, rename, members, invite link, join, leave (chromium, whole stack, simulator)', function () {
   this.timeout(240_000);
-  const PASSWORD = 'groups page password 42';
 
   interface SimGroupView {
     id: string;
@@ -64,7 +65,7 @@ describe('Dashboard: a device’s Groups tab — create, rename, members, invite
     return found;
   }
 
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_GROUPS: '1000' });
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552720001';
   const [ana, ben, cai] = ['15552720011', '15552720012', '15552720013'];
 
@@ -208,7 +209,6 @@ describe('Dashboard: a device’s Groups tab — create, rename, members, invite
 
 describe('Dashboard: the Labels tab — create, rename, recolour and delete the account’s labels (chromium, whole stack, simulator)', function () {
   this.timeout(240_000);
-  const PASSWORD = 'labels page password 42';
 
   /** What the simulator's phone holds of the account's labels (GET /accounts/:phone/app-state). */
   interface AppStateView {
@@ -255,7 +255,7 @@ describe('Dashboard: the Labels tab — create, rename, recolour and delete the 
     return found;
   }
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552900001';
 
   it('When the operator creates, edits and deletes a label, then the tab lists it with its colour’s name, the phone has each change, and a label made on the phone shows', async () => {
@@ -349,7 +349,6 @@ describe('Dashboard: the Labels tab — create, rename, recolour and delete the 
 
 describe('Dashboard: a device’s Statuses and Channels tabs — post a status and see who viewed it, contacts’ statuses, a channel created and posted to (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
-  const PASSWORD = 'statuses channels password 42';
 
   interface SimStatus {
     id: string;
@@ -397,7 +396,7 @@ describe('Dashboard: a device’s Statuses and Channels tabs — post a status a
     return found;
   }
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552730001';
   const [ana, ben] = ['15552730011', '15552730012'];
 
@@ -557,7 +556,6 @@ describe('Dashboard: a device’s Statuses and Channels tabs — post a status a
 
 describe("Dashboard: a device's Events tab in a real browser (chromium, whole stack with the notifier)", function () {
   this.timeout(150_000);
-  const PASSWORD = 'events tab password 42';
 
   /**
    * Elements of `root` that stick out (wider than their box, or past `root`'s sides) at both widths.
@@ -593,16 +591,7 @@ describe("Dashboard: a device's Events tab in a real browser (chromium, whole st
     return found;
   }
 
-  const ctx = useDashboardStack(
-    PASSWORD,
-    {
-      ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-      // A refused delivery waits two minutes for its retry: only the button brings it within the test.
-      WEBHOOK_RETRY_BASE_MS: '120000',
-      WEBHOOK_RETRY_MAX_MS: '240000',
-    },
-    { notifier: true },
-  );
+  const ctx = useDashboardStack();
   let receiver: WebhookReceiver | undefined;
   after(async () => receiver?.close());
 

@@ -4,9 +4,11 @@
  * the device's Labels tab linking back to the chat); an attachment, a reaction and a group chat's
  * authors; a device's chats and a chat's messages; the page by keyboard (j/k, Enter, r).
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,12 +17,11 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 import { overflowing } from './overflow.js';
 
 describe('Dashboard: the inbox — marking a chat read and replying to it from the Chats page (chromium, whole stack, simulator)', function () {
   this.timeout(150_000);
-  const PASSWORD = 'inbox page password 42';
 
   /** A read receipt as the simulator's contact saw it (GET /contacts/:phone/read-receipts). */
   interface SimReadReceipt {
@@ -29,7 +30,7 @@ describe('Dashboard: the inbox — marking a chat read and replying to it from t
     shown: boolean;
   }
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15551900001';
   const ana = '15551900011';
 
@@ -110,7 +111,6 @@ describe('Dashboard: the inbox — marking a chat read and replying to it from t
 
 describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label a chat from the Chats page (chromium, whole stack, simulator)', function () {
   this.timeout(600_000);
-  const PASSWORD = 'inbox actions password 42';
 
   /** What the simulator's phone holds of the account's app state (GET /accounts/:phone/app-state). */
   interface AppStateView {
@@ -165,7 +165,7 @@ describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label
    * (CI's, load 15–20).
    */
   const STEP_MS = 60_000;
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552800001';
   const [ana, ben] = ['15552800011', '15552800012'];
   const jid = (p: string) => `${p}@s.whatsapp.net`;
@@ -315,7 +315,6 @@ describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label
 
 describe('Dashboard: the inbox answers with an attachment and a reaction, and a group chat names who wrote (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
-  const PASSWORD = 'inbox compose password 42';
 
   /** A message as the simulator's contact received it (GET /inbox/:phone). */
   interface Arrived {
@@ -335,9 +334,9 @@ describe('Dashboard: the inbox answers with an attachment and a reaction, and a 
     'base64',
   );
 
-  const dashboard = useDashboardStack(PASSWORD);
-  const ACCOUNT = '15552900001';
-  const [ana, ben] = ['15552900011', '15552900012'];
+  const dashboard = useDashboardStack();
+  const ACCOUNT = '15552910001';
+  const [ana, ben] = ['15552910011', '15552910012'];
   let dir = '';
 
   before(async () => {
@@ -482,9 +481,8 @@ describe('Dashboard: the inbox answers with an attachment and a reaction, and a 
 
 describe("Dashboard: a device's chats and a chat's messages in a real browser (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
-  const PASSWORD = 'chats page password 42';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15551800001';
   const [ana, ben] = ['15551800011', '15551800012'];
 
@@ -557,7 +555,6 @@ describe("Dashboard: a device's chats and a chat's messages in a real browser (c
 
 describe('Dashboard: the Chats page works by keyboard (chromium, whole stack, simulator)', function () {
   this.timeout(180_000);
-  const PASSWORD = 'chats state password 42';
 
   /** The focused element and its name: the text of its `<label for>`, else its aria-label or text. */
   const focusedLabel = (page: Page) =>
@@ -575,7 +572,7 @@ describe('Dashboard: the Chats page works by keyboard (chromium, whole stack, si
       .locator('body')
       .evaluate((body) => body.ownerDocument.activeElement?.getAttribute('data-testid') ?? '');
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552100001';
   const [ana, ben, cy] = ['15552100011', '15552100012', '15552100013'];
 

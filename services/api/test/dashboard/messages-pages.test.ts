@@ -5,20 +5,21 @@
  * what it is (status, channel post, reaction, edit, delete); the Devices and Messages pages
  * following the admin event stream, and catching up after a lost connection.
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { waitFor } from '@mgw/testing';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 
 describe('Dashboard: chat ids shown as what they are (phone, Status, channel, group) and a Messages table that keeps words whole (chromium, whole stack, simulator)', function () {
   this.timeout(180_000);
-  const PASSWORD = 'chat ids password 42';
 
   /**
    * Elements of `root` that stick out: wider than their box (scrollWidth past clientWidth) or past
@@ -65,9 +66,9 @@ describe('Dashboard: chat ids shown as what they are (phone, Status, channel, gr
     }, word);
   }
 
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_BROADCASTS: '1000' });
-  const ACCOUNT = '15551900001';
-  const [ana, ben] = ['15551900011', '15551900012'];
+  const dashboard = useDashboardStack();
+  const ACCOUNT = '15551930001';
+  const [ana, ben] = ['15551930011', '15551930012'];
   // Its first 80 characters show (the rest on hover): the long words among them.
   const LONG =
     'I unsubscribed, but your messages still come; the ATTACHMENT of the last one would not open on my phone.';
@@ -159,7 +160,6 @@ describe('Dashboard: chat ids shown as what they are (phone, Status, channel, gr
 
 describe('Dashboard: every kind of message shown as what it is on the Messages page (chromium, whole stack, simulator)', function () {
   this.timeout(180_000);
-  const PASSWORD = 'message kinds password 42';
 
   interface Record {
     status: string;
@@ -167,7 +167,7 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
     edits?: unknown[];
   }
 
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_BROADCASTS: '1000' });
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15551910001';
   const ana = '15551910011';
 
@@ -300,7 +300,6 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
  */
 describe('Dashboard: the live views follow the event stream in a real browser (chromium, whole stack)', function () {
   this.timeout(120_000);
-  const PASSWORD = 'live views password 42';
 
   /** A TCP proxy to the API whose connections the test can cut (`down`) and let through again (`up`). */
   async function tcpProxy(port: number) {
@@ -339,7 +338,7 @@ describe('Dashboard: the live views follow the event stream in a real browser (c
   }
   const ACCOUNT = '15550007001';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   /** Admin API calls the page made, by path (without the query). */
   const calls: string[] = [];
   const callsTo = (p: string) => calls.filter((c) => c === `/api/admin/v1${p}`).length;

@@ -3,9 +3,11 @@
  * stack): a pool created, edited, linked to a token and deleted; API and admin tokens listed with
  * their last use, filtered and revoked.
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { expect } from 'chai';
 import {
@@ -17,13 +19,12 @@ import {
   markRestricted,
 } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
-import { screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
 
 describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', function () {
   this.timeout(120_000);
-  const PASSWORD = 'pools page password 42';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const suffix = Math.random().toString(36).slice(2, 6);
   // Devices the page knows from their session records: two connected, one that logged out.
   const shop1 = `shop-1-${suffix}`;
@@ -137,9 +138,8 @@ describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', 
  */
 describe('Dashboard: Settings → API lists API and admin tokens (chromium, whole stack)', function () {
   this.timeout(120_000);
-  const PASSWORD = 'tokens page password 42';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const suffix = Math.random().toString(36).slice(2, 6);
 
   it('When an API token was used and an admin token exists, then both are listed with their last use, the filter narrows the list, and revoking the admin token on the page ends it', async () => {

@@ -4,16 +4,18 @@
  * the rough pages of issue 66, each at the width where it was rough; axe on every page and dialog;
  * and the keyboard alone signing in, linking a device, replying in the inbox and revoking a token.
  *
- * Each `describe` is one suite as it was when it had a file of its own: its own helpers, its own
- * hooks and its own whole stack (useDashboardStack or useStack: started in its `before`, stopped
- * in its `after`), run one after the other.
+ * Each `describe` is one suite as it was when it had a file of its own: its own helpers and its own
+ * hooks, run one after the other. They share the mocha worker's one stack and one chromium
+ * (useDashboardStack: the stack started by the worker's first dashboard suite and stopped when the
+ * worker exits, reset before each suite to what a fresh one shows): each suite has a device, a
+ * token, phone numbers and a browser context of its own.
  */
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
 import { markRestricted } from '@mgw/store';
 import { WebhookReceiver, waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
-import { VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 import { overflowing } from './overflow.js';
 
 /**
@@ -24,13 +26,8 @@ import { overflowing } from './overflow.js';
  */
 describe('Dashboard: every page with data on it — axe clean, no text out of its box, at 1366 and 390 px (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
-  const PASSWORD = 'every page password 42';
 
-  const dashboard = useDashboardStack(
-    PASSWORD,
-    { ALLOWED_PRIVATE_HOSTS: '127.0.0.1', RATE_LIMIT_GROUPS: '1000' },
-    { notifier: true },
-  );
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552740001';
   const [ana, ben, carl] = ['15552740011', '15552740012', '15552740013'];
   let receiver: WebhookReceiver | undefined;
@@ -268,7 +265,6 @@ describe('Dashboard: every page with data on it — axe clean, no text out of it
  */
 describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 1366 and 390 px, whole stack, simulator)", function () {
   this.timeout(300_000);
-  const PASSWORD = 'rough pages password 42';
 
   /** Where an element is on the screen, and whether the page draws it there (nothing covers its middle). */
   const placeOf = (el: Locator) =>
@@ -284,8 +280,7 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
       };
     });
 
-  // One process for the four services: quicker to start on a busy machine.
-  const dashboard = useDashboardStack(PASSWORD, { RATE_LIMIT_ACCOUNT: '1000' }, { allInOne: true });
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552750001';
   const [ana, ben, carl] = ['15552750011', '15552750012', '15552750013'];
   /** More contacts who wrote: the chat list is long, as a real inbox, on a phone. */
@@ -656,9 +651,8 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
 
 describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dialog at 1366 and 390 px (chromium, whole stack, simulator)', function () {
   this.timeout(240_000);
-  const PASSWORD = 'accessibility password 42';
 
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const ACCOUNT = '15552700001';
   const [ana, ben] = ['15552700011', '15552700012'];
   const poolId = `a11y-${Math.random().toString(36).slice(2, 6)}`;
@@ -814,7 +808,6 @@ describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dia
 
 describe('Dashboard by keyboard only: sign in, link a device, reply in the inbox, revoke a token — no mouse (chromium, whole stack, simulator)', function () {
   this.timeout(240_000);
-  const PASSWORD = 'keyboard only password 42';
 
   /**
    * What has the keyboard's focus: `<tag>:<accessible name>` (its aria-label, else its label's text,
@@ -859,9 +852,9 @@ describe('Dashboard by keyboard only: sign in, link a device, reply in the inbox
     );
   }
 
-  const dashboard = useDashboardStack(PASSWORD);
-  const ACCOUNT = '15552750001';
-  const ana = '15552750011';
+  const dashboard = useDashboardStack();
+  const ACCOUNT = '15552760001';
+  const ana = '15552760011';
   const DEVICE = 'kbd-shop';
 
   it('When the operator uses only the keyboard, then each step is reachable with a visible focus, and each lands: the device links, the contact gets the reply, the revoked token answers 401', async () => {

@@ -5,8 +5,9 @@
  * signs in, is offered no button that changes anything, and answers a chat. Axe and the overflow
  * check at 1366 and 390 px on each new page, and screenshots of them under the artifacts directory.
  *
- * The tests run in order and build on each other (one stack, the workspaces and users the first
- * one makes).
+ * The tests run in order and build on each other (the workspaces and users the first one makes),
+ * on the mocha worker's shared stack and chromium (useDashboardStack: a device, a token, phone
+ * numbers and a browser context of the suite's own; the workspaces' ids are its own too).
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -14,21 +15,20 @@ import { keys } from '@mgw/contracts';
 import { ADMIN_TOKENS, TokenStore } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
-import { screenshots, useDashboardStack } from './browser.js';
+import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
 import { overflowing } from './overflow.js';
 
 describe('Dashboard: a console per workspace — the operator, a workspace admin and an agent (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
-  const PASSWORD = 'workspaces console password 42';
-  const dashboard = useDashboardStack(PASSWORD);
+  const dashboard = useDashboardStack();
   const suffix = Math.random().toString(36).slice(2, 6);
   const acme = `acme-${suffix}`;
   const other = `other-${suffix}`;
   const otherDevice = `other-dev-${suffix}`;
   const admin = { user: `ana.admin-${suffix}`, password: 'ana admin password 1' };
   const agent = { user: `bo.agent-${suffix}`, password: 'bo agent password 22' };
-  const ACCOUNT = '15552750001';
-  const contact = '15552750011';
+  const ACCOUNT = '15552770001';
+  const contact = '15552770011';
   /** The device the admin adds and links (test 2), whose chat the agent answers (test 3). */
   let acmeDevice = '';
   let adminToken = '';
