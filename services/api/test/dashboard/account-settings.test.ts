@@ -18,6 +18,7 @@ import { SoftwareAuthenticator, waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
 import { ADMIN_PASSWORD as PASSWORD, VIEWPORTS, screenshots, useDashboardStack } from './browser.js';
 import { overflowing } from './overflow.js';
+import { sweepPage } from './sweep.js';
 
 describe("Dashboard: a device's profile and blocklist in a real browser (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
@@ -353,11 +354,11 @@ describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromi
     expect(taken.status, JSON.stringify(taken.body)).to.equal(202);
   }
 
-  /** axe and the overflow check at both widths, and the screenshots to look at. */
+  /** axe and the overflow check at both widths, and the screenshots to look at, in one pass over the widths. */
   async function check(page: Page, name: string) {
-    expect(await audit(page, name)).to.deep.equal([]);
-    expect(await overflowing(page)).to.deep.equal([]);
-    await screenshots(page, name);
+    const found = await sweepPage(page, name);
+    expect(found.axe).to.deep.equal([]);
+    expect(found.overflow).to.deep.equal([]);
   }
 
   before(async () => {

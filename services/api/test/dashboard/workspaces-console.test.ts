@@ -14,9 +14,8 @@ import type { Page } from 'playwright-core';
 import { keys } from '@mgw/contracts';
 import { ADMIN_TOKENS, TokenStore } from '@mgw/store';
 import { waitFor } from '@mgw/testing';
-import { audit } from './axe.js';
-import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
-import { overflowing } from './overflow.js';
+import { ADMIN_PASSWORD as PASSWORD, useDashboardStack } from './browser.js';
+import { sweepPage } from './sweep.js';
 
 describe('Dashboard: a console per workspace — the operator, a workspace admin and an agent (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
@@ -35,11 +34,11 @@ describe('Dashboard: a console per workspace — the operator, a workspace admin
 
   const h1 = (page: Page, name: string) => page.getByRole('heading', { name, exact: true, level: 1 });
   const main = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-  /** Axe and the overflow check at both widths, and the two screenshots. */
+  /** Axe and the overflow check at both widths, and the two screenshots, in one pass over the widths. */
   const sweep = async (page: Page, name: string) => {
-    await screenshots(page, `workspaces-${name}`);
-    expect(await audit(page, name), `axe on ${name}`).to.deep.equal([]);
-    expect(await overflowing(page), `overflow on ${name}`).to.deep.equal([]);
+    const found = await sweepPage(page, name, `workspaces-${name}`);
+    expect(found.axe, `axe on ${name}`).to.deep.equal([]);
+    expect(found.overflow, `overflow on ${name}`).to.deep.equal([]);
   };
   const signIn = async (page: Page, who: { user?: string; password: string }) => {
     const { stack } = dashboard();
