@@ -117,7 +117,8 @@ describe('API operations', () => {
   });
 });
 
-describe('API with Redis down', () => {
+describe('API with Redis down', function () {
+  this.timeout(40_000);
   let t: TestApi;
   before(async () => (t = await startApi({ redis: { url: `redis://127.0.0.1:${await freePort()}` } })));
   after(async () => t.close());
@@ -145,8 +146,9 @@ describe('API with Redis down', () => {
       error: 'Service unavailable: storage is not reachable',
     });
     expect(health.status).to.equal(200);
-    // Not a hang: well inside the test timeout, though no exact time is asserted.
-    expect(Date.now() - started).to.be.lessThan(10_000);
+    // Not a hang: 10 x the four calls' time (2.3 s measured alone at load 60), inside the test's
+    // timeout. How fast is not what this shows.
+    expect(Date.now() - started).to.be.lessThan(25_000); // quiet: 2300 ms
   });
 });
 
