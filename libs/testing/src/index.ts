@@ -33,5 +33,5 @@ export * from './n8n-host.js';
 export * from './fault-proxy.js';
 export * from './passkey-authenticator.js';
 export * from './nct-salt.js';
-export { noteStarted } from './stack-timing.js';
+export { countOnly, noteStarted } from './stack-timing.js';
 export { childPids, listWorkerPids } from './worker-pids.js';

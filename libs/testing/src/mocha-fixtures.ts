@@ -19,7 +19,7 @@ import { routeLibsignalConsole } from '@mgw/messenger';
 import { guardCheckout } from './checkout-guard.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 import { awaitSharedStacksGone } from './shared-stack-registry.js';
-import { takeStackTime } from './stack-timing.js';
+import { countOnly, takeStackTime } from './stack-timing.js';
 
 // At load (mocha --require), before any spec file is read: suites may build an Encryption while
 // they are declared.
@@ -78,5 +78,12 @@ export const mochaHooks = process.env.MGW_TEST_TIMINGS
         const line = [Date.now() - fileStarted, rel, ms, fileStarted, stacks, browsers].join('\t');
         appendFileSync(process.env.MGW_TEST_TIMINGS!, `${line}\n`);
       },
+      ...(countOnly
+        ? {
+            beforeEach(this: Mocha.Context): void {
+              this.skip();
+            },
+          }
+        : {}),
     }
   : {};

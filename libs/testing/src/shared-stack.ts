@@ -31,7 +31,7 @@ import { TokenStore } from '@mgw/store';
 import { waitFor } from './net.js';
 import { registerSharedPids } from './shared-stack-registry.js';
 import { Stack, type StackOptions } from './stack.js';
-import { noteStackTime } from './stack-timing.js';
+import { countOnly, noteStackTime } from './stack-timing.js';
 import { reportFailedTest } from './failure-report.js';
 
 /** The options a shared stack may differ by: the ones that configure it, none that make it special. */
@@ -94,6 +94,8 @@ async function acquire(opts: SharedStackOptions): Promise<Stack> {
   if (current?.key === key) {
     const stack = await current.stack.catch(() => undefined);
     if (stack && alive(stack)) return stack;
+    // Counting only (stack-timing.ts): this worker's stack with these options counted once.
+    if (countOnly) throw new Error('MGW_TEST_COUNT_ONLY: the shared stack, counted once');
   }
   await stopSharedStack();
   hookExit();
@@ -105,7 +107,7 @@ async function acquire(opts: SharedStackOptions): Promise<Stack> {
     register(stack);
     return stack;
   } catch (err) {
-    if (current?.stack === started) current = undefined;
+    if (current?.stack === started && !countOnly) current = undefined;
     throw err;
   }
 }
