@@ -1,12 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { featureImports } from './scripts/eslint/feature-imports.js';
 import { noCrossPackageRelative } from './scripts/eslint/no-cross-package-relative.js';
 import { noRawJid } from './scripts/eslint/no-raw-jid.js';
+import { startsAProcess } from './scripts/eslint/starts-a-process.js';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url)).replace(/\/$/, '');
+const readJson = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'));
 
 /**
  * Package boundaries, kept by the linter (docs/development.md shows the same map):
@@ -124,6 +127,19 @@ function useCaseRestrictions() {
   };
 }
 
+/**
+ * The test files of `npm test` (package.json's test:mocha globs) and those of the fast lane
+ * (`npm run test:fast`: .mocharc.fast.json's spec, less its ignore globs). A test outside the lane
+ * starts a process or opens a connection, or it moves into the lane (scripts/eslint/starts-a-process.js).
+ */
+export const TEST_FILES = [
+  ...readJson('./package.json').scripts['test:mocha'].matchAll(/"([^"]+\.test\.ts)"/g),
+].map((m) => m[1]);
+export const FAST_LANE = readJson('./.mocharc.fast.json');
+const lane = { lane: { rules: { 'starts-a-process': startsAProcess(ROOT) } } };
+/** Not moved yet (issue 80): its wall-clock assertions were being rewritten as the rule came in. */
+const LANE_PENDING = ['libs/messenger-sim/test/messaging.test.ts'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**', '.tmp/**'] },
   js.configs.recommended,
@@ -210,6 +226,19 @@ export default tseslint.config(
   },
   ...boundaries,
   { ...USE_CASES, rules: useCaseRestrictions() },
+  // A test outside the fast lane shows that it starts a process or opens a connection: outside
+  // the lane's folders, or in them under one of its ignore globs (an e2e/ folder).
+  {
+    files: TEST_FILES,
+    ignores: [...FAST_LANE.spec, ...LANE_PENDING],
+    plugins: lane,
+    rules: { 'lane/starts-a-process': 'error' },
+  },
+  {
+    files: FAST_LANE.spec.flatMap((spec) => (FAST_LANE.ignore ?? []).map((ignored) => [spec, ignored])),
+    plugins: lane,
+    rules: { 'lane/starts-a-process': 'error' },
+  },
   // Services never import each other, even in tests; the cross-package tests under test/ may
   // read a service's config (e.g. to check a ConfigMap), nothing else of it.
   {
