@@ -83,12 +83,14 @@ describe('API: the streaming JSON shape guard', () => {
     expect(check('{"text":"to","x":[1,2,3,4,5]}', 4)).to.equal(undefined);
   });
 
-  it('When a 13 MB string streams in 64 KiB chunks, then the guard reads it in a few milliseconds', () => {
+  it('When a 13 MB string streams in 64 KiB chunks, then the guard reads it in milliseconds, not seconds', () => {
     const body = Buffer.from(`{"attachment":{"base64":"${'QUFB'.repeat(3_400_000)}"}}`);
     const guard = new JsonShapeGuard(LIMITS);
     const started = performance.now();
     for (let i = 0; i < body.length; i += 65_536) guard.feed(body.subarray(i, i + 65_536));
     const ms = performance.now() - started;
-    expect(ms, `${ms.toFixed(1)} ms`).to.be.lessThan(100);
+    // How fast it reads is services/api/bench/json-shape.bench.ts's (npm run bench -- json-shape:
+    // against JSON.parse and a plain byte scan, same run); here a bound 10 x and more its time.
+    expect(ms, `${ms.toFixed(1)} ms`).to.be.lessThan(1000); // quiet: 7 ms
   });
 });
