@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS, keys, type SendJobData } from '@mgw/contracts';
 import { Blocklist, ContactIdentities, type ContentStore } from '@mgw/store';
-import { RedisMonitor } from '@mgw/testing';
+import { RedisMonitor, waitFor } from '@mgw/testing';
 import { call, createToken, freshDeviceId, markConnected, startApi, type TestApi } from './helpers/api.js';
 
 // The accept path of /send, against the real app and Redis: how requests become transactions
@@ -175,13 +175,19 @@ describe('API accept path: a blocked recipient refused by the accept call', () =
     // The first send reads the device's link generation once; the next ones know it.
     expect((await send({ to: '15550002222', text: 'first' })).status).to.equal(202);
     const sent: string[][] = [];
+    const marker = `monitor-marker-${Math.random().toString(36).slice(2)}`;
+    let markerSeen = false;
     const monitor = await RedisMonitor.start(t.config.redis.url, (args, byScript) => {
+      if (args.includes(marker)) markerSeen = true;
       if (!byScript && args.some((a) => a.includes(deviceId))) sent.push(args);
     });
     try {
       expect((await send({ to: '15550003333', text: 'second' })).status).to.equal(202);
       refusedAsBlocked(await send({ to: blocked, text: 'third' }), blocked);
-      await new Promise((r) => setTimeout(r, 200));
+      // Every command of the two requests is seen once one sent after them is: MONITOR shows them
+      // in the order Redis ran them (a sleep could end before a loaded host's monitor caught up).
+      await t.redis.echo(marker);
+      await waitFor(() => markerSeen, { intervalMs: 10, what: 'the marker seen' });
     } finally {
       monitor.close();
     }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ERRORS, keys } from '@mgw/contracts';
 import { Encryption, storageContext } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import { ApiError } from '../src/http/api-error.js';
 import { Idempotency, OutcomeUnknownError, type Outcome } from '../src/http/idempotency.js';
 
@@ -73,7 +74,8 @@ describe('Idempotency-Key: a run whose outcome is unknown, or whose process is g
       return new Promise<never>(() => undefined);
     });
     void held;
-    await new Promise((r) => setTimeout(r, 50));
+    // Its claim is stored before its run starts: the run having started is the event to wait for.
+    await waitFor(() => heldSeed !== undefined, { intervalMs: 5, what: 'the held run started' });
     const busy = await idem.run(request(key), token, async () => accepted()).catch((err: unknown) => err);
     expect((busy as ApiError).status).to.equal(409);
     // Older than the stale bound (2 s): backdate it rather than wait.

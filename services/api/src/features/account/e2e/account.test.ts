@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createRedis } from '@mgw/common';
 import { ACCOUNT_ERRORS, ERRORS, keys, type AccountCommand, type DeviceCommandReply } from '@mgw/contracts';
 import { Blocklist, ContactIdentities, DeviceCommandResponder } from '@mgw/store';
-import { RedisMonitor } from '@mgw/testing';
+import { RedisMonitor, waitFor } from '@mgw/testing';
 import {
   call,
   createToken,
@@ -201,7 +201,11 @@ describe('Account routes (/profile, /presence, /contacts/:number/…, /blocklist
       const seen: string[][] = [];
       const monitor = await RedisMonitor.start(t.config.redis.url, (args) => seen.push(args));
       await api(path);
-      await new Promise((r) => setTimeout(r, 200));
+      // Every command of the request is seen once one sent after it is: MONITOR shows them in the
+      // order Redis ran them (a sleep could end before a loaded host's monitor caught up).
+      const marker = `monitor-marker-${Math.random().toString(36).slice(2)}`;
+      await t.redis.echo(marker);
+      await waitFor(() => seen.some((a) => a.includes(marker)), { intervalMs: 10, what: 'the marker seen' });
       monitor.close();
       // Only this request's commands: those naming this device's keys or its token.
       return seen.filter((a) => a.some((x) => x.includes(deviceId))).length;

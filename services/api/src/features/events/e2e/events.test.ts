@@ -2,6 +2,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import { ERRORS, keys, newPlatformMessageId } from '@mgw/contracts';
 import { publishEvent } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import { EventLogTrimmer } from '../event-log-trimmer.js';
 import {
   call,
@@ -291,7 +292,12 @@ describe('Events: GET /events/stream streams the event log as Server-Sent Events
     const logged = (page.body.data as { events: { cursor: string; id: string }[] }).events.slice(2);
     expect(got.map((e) => e.id)).to.deep.equal(logged.map((e) => e.cursor));
     expect(got.map((e) => (JSON.parse(e.data) as { id: string }).id)).to.deep.equal(logged.map((e) => e.id));
-    await new Promise((r) => setTimeout(r, 450));
+    // A keep-alive every 200 ms: waited for (up to 10 s), not slept for.
+    await waitFor(() => s.comments.includes('keep-alive'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'a keep-alive',
+    });
     expect(s.comments.filter((c) => c === 'keep-alive').length).to.be.at.least(1);
   });
 

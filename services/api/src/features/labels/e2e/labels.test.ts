@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ERRORS, LABEL_ERRORS, keys, newPlatformMessageId } from '@mgw/contracts';
 import { LabelStore, ChatIndex, MUTED_ALWAYS } from '@mgw/store';
-import { RedisMonitor } from '@mgw/testing';
+import { RedisMonitor, waitFor } from '@mgw/testing';
 import {
   call,
   createToken,
@@ -142,7 +142,11 @@ describe('Label reads (GET /labels, GET /labels/:labelId/chats)', () => {
       const monitor = await RedisMonitor.start(t.config.redis.url, (args) => seen.push(args));
       const res = await api(path);
       expect(res.status, path).to.equal(200);
-      await new Promise((r) => setTimeout(r, 200));
+      // Every command of the request is seen once one sent after it is: MONITOR shows them in the
+      // order Redis ran them (a sleep could end before a loaded host's monitor caught up).
+      const marker = `monitor-marker-${Math.random().toString(36).slice(2)}`;
+      await t.redis.echo(marker);
+      await waitFor(() => seen.some((a) => a.includes(marker)), { intervalMs: 10, what: 'the marker seen' });
       monitor.close();
       // Only this request's commands: those naming this device's keys or its token.
       return seen.filter((a) => a.some((x) => x.includes(deviceId))).length;

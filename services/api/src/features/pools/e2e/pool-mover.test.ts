@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
 import { PoolStore, leaseHolder } from '@mgw/store';
+import { waitFor } from '@mgw/testing';
 import type { ApiServices } from '../../../api-services.js';
 import { PoolMover } from '../pool-mover.js';
 import { openUseCaseServices, type UseCaseServices } from '../../../../test/helpers/use-case-services.js';
@@ -67,7 +68,7 @@ describe('API: the pool mover holds one lease per pool (real Redis)', () => {
     // A dead process renews nothing: its lease lapses at the end of its TTL (brought forward here).
     expect(await redis.pttl(lease())).to.be.within(1, 10_000);
     await redis.pexpire(lease(), 1);
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await redis.exists(lease())) === 0, { intervalMs: 5, what: 'the lapse' });
     expect(await b.round()).to.include(poolId);
     const second = await holder();
     expect(second.owner).to.not.equal(first.owner);
