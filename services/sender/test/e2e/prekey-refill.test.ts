@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { useStack, waitFor } from '@mgw/testing';
+import { useSharedStack, waitFor } from '@mgw/testing';
 
 interface Device {
   preKeys: number;
@@ -15,7 +15,7 @@ interface Device {
  */
 describe('e2e: a linked account keeps 50 one-time pre-keys and refills them as new contacts use them (real services, simulator)', function () {
   this.timeout(180_000);
-  const stack = useStack();
+  const stack = useSharedStack();
   const account = '15550790001';
   const CONTACTS = 60;
   const device = async () =>
