@@ -30,7 +30,7 @@ describe("Dashboard: a device's profile and blocklist in a real browser (chromiu
     blocked: { lid: string; phone: string | null }[];
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const account = '15552500001';
   const [blockedA, blockedB] = ['15552500011', '15552500012'];
 
@@ -104,7 +104,7 @@ describe("Dashboard: a device's profile and blocklist in a real browser (chromiu
 describe("Dashboard: the account's presence and its contacts' from the device's settings (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const account = '15552510001';
   const friend = '15552510011';
 
@@ -164,7 +164,7 @@ describe("Dashboard: the account's presence and its contacts' from the device's 
 describe("Dashboard: a WhatsApp username looked up from the device's settings (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const account = '15552520001';
   const guarded = '15552520002';
 
@@ -223,7 +223,7 @@ describe("Dashboard: a device's proxy in a real browser (chromium, whole stack)"
   this.timeout(90_000);
   const PROXY_PASSWORD = 'dash-proxy-pw-123';
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
 
   it('When the admin sets, reads and removes a proxy, then the page never shows its credentials and the store has it sealed', async () => {
     const { stack, page } = dashboard();
@@ -304,7 +304,7 @@ describe('Dashboard: the link panel of a passkey-gated account (issue 67; chromi
     code?: string;
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const passkey = new SoftwareAuthenticator();
 
   /** An admin API call made by the signed-in page: its session cookie and CSRF token. */

@@ -30,7 +30,7 @@ describe('Dashboard Batches page in a real browser (chromium, whole stack agains
   let page: Page;
   const requested: string[] = [];
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const stack = () => dashboard().stack;
   before(() => {
     dashboard().context.on('request', (r) => requested.push(r.url()));
@@ -230,7 +230,7 @@ describe("Dashboard Batches page: the device's batches, paged, with pause, resum
 
   let page: Page;
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const stack = () => dashboard().stack;
   before(() => {
     page = dashboard().page;
@@ -456,7 +456,7 @@ describe('Dashboard wording: what a batch time means, the same count names on De
     counts: Record<string, number>;
   }
 
-  const env = useDashboardStack();
+  const env = useDashboardStack(this);
 
   async function send(s: Stack, body: Record<string, unknown>): Promise<string> {
     const res = await s.api<{ messageId: string }>('POST', '/send', body);
@@ -602,7 +602,7 @@ describe("Dashboard: a device's opt-outs in a real browser (chromium, whole stac
   this.timeout(90_000);
 
   let page: Page;
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const stack = () => dashboard().stack;
   before(() => {
     page = dashboard().page;

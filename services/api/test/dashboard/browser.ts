@@ -177,10 +177,15 @@ interface ListedDevice {
  * devices (the suite before logged its devices out: `useSharedStack`). Workspaces stay (no page
  * lists them but the Workspaces page, whose suite names its own).
  */
-async function resetSharedState(stack: Stack): Promise<void> {
+async function resetSharedState(stack: Stack, ended: () => boolean): Promise<void> {
+  // A hook that timed out goes on running: once its suite has ended, it must not touch the next
+  // suite's state (revoke its token), so every step first asks.
+  const step = async (what: () => Promise<unknown>) => {
+    if (!ended()) await what();
+  };
   const redis = stack.redis;
   const pools = new PoolStore(redis);
-  for (const pool of await pools.list()) await pools.delete(pool.id);
+  for (const pool of await pools.list()) await step(() => pools.delete(pool.id));
   const tokens = new TokenStore(redis);
   const base = Object.getPrototypeOf(stack) as Stack;
   const keep = new Set<string>();
@@ -188,13 +193,14 @@ async function resetSharedState(stack: Stack): Promise<void> {
     const check = await tokens.verify(value);
     if (check.ok) keep.add(check.token.id);
   }
-  for (const token of await tokens.list()) if (!keep.has(token.id)) await tokens.revoke(token.id);
+  for (const token of await tokens.list()) if (!keep.has(token.id)) await step(() => tokens.revoke(token.id));
   const admins = new TokenStore(redis, ADMIN_TOKENS);
-  for (const token of await admins.list()) await admins.revoke(token.id);
+  for (const token of await admins.list()) await step(() => admins.revoke(token.id));
   const listed = await stack.adminApi<{ devices: ListedDevice[] }>(ADMIN_API_TOKEN, 'GET', '/devices');
   if (listed.status !== 200) throw new Error(`GET /devices: ${listed.status} ${JSON.stringify(listed.body)}`);
   for (const device of listed.body.devices)
-    if (!device.linked && device.deviceId !== stack.deviceId) await redis.del(keys.session(device.deviceId));
+    if (!device.linked && device.deviceId !== stack.deviceId)
+      await step(() => redis.del(keys.session(device.deviceId)));
 }
 
 /**
@@ -215,6 +221,9 @@ async function endPairings(stack: Stack): Promise<void> {
   }
 }
 
+/** How long a suite's set-up and tear-down hooks may take (its tests keep the suite's timeout). */
+const SETUP_TIMEOUT_MS = 300_000;
+
 export interface Dashboard {
   /** The suite's view of the worker's shared stack: a device and a token of its own. */
   stack: Stack;
@@ -231,17 +240,26 @@ export interface Dashboard {
  * reset to what a fresh stack shows (resetSharedState), and a browser context of the suite's own
  * in the worker's one chromium, with a laptop-sized page; the context is closed after the suite,
  * and any link it left half-way is ended before the stack's release logs its devices out. Call
- * inside a `describe`; the getter answers once `before` has run.
+ * inside a `describe` with it (`useDashboardStack(this)`): its set-up hooks get SETUP_TIMEOUT_MS;
+ * the getter answers once `before` has run.
  */
-export function useDashboardStack(): () => Dashboard {
+export function useDashboardStack(suite: Mocha.Suite): () => Dashboard {
   let context: BrowserContext | undefined;
   let page: Page | undefined;
   let browser: Browser | undefined;
+  let ended = false;
+  // The hooks below (the stack's too) may take longer than the suite's tests: the worker's first
+  // suite starts the stack and chromium, minutes on a loaded machine.
+  const testTimeout = suite.timeout();
+  if (testTimeout !== 0) suite.timeout(Math.max(testTimeout, SETUP_TIMEOUT_MS));
   before(async () => {
+    // Chromium starts while the stack does (the first suite of a worker starts both).
+    sharedChromium().catch(() => undefined);
     await buildAssets();
   });
   // Registered before the stack's hooks: it runs before the stack's `after` (its release).
   after(async () => {
+    ended = true;
     await context?.close().catch(() => undefined);
     const running = (() => {
       try {
@@ -254,10 +272,16 @@ export function useDashboardStack(): () => Dashboard {
   });
   const stack = useSharedStack(sharedOptions());
   before(async () => {
-    await resetSharedState(stack());
+    await resetSharedState(stack(), () => ended);
     browser = await sharedChromium();
-    context = await newLaptopContext(browser);
+    const opened = await newLaptopContext(browser);
+    if (ended) {
+      await opened.close();
+      return;
+    }
+    context = opened;
     page = await context.newPage();
   });
+  suite.timeout(testTimeout);
   return () => ({ stack: stack(), page: page!, context: context!, browser: browser! });
 }

@@ -25,7 +25,7 @@ describe('Dashboard in a real browser (chromium, whole stack against the simulat
   let receiverUrl = '';
 
   // The stack lets webhooks reach 127.0.0.1 (ALLOWED_PRIVATE_HOSTS), as this suite's receiver is.
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const stack = () => dashboard().stack;
   before(async () => {
     receiver = createServer((req, res) => {

@@ -65,7 +65,7 @@ describe('Dashboard: a device’s Groups tab — create, rename, members, invite
     return found;
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552720001';
   const [ana, ben, cai] = ['15552720011', '15552720012', '15552720013'];
 
@@ -255,7 +255,7 @@ describe('Dashboard: the Labels tab — create, rename, recolour and delete the 
     return found;
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552900001';
 
   it('When the operator creates, edits and deletes a label, then the tab lists it with its colour’s name, the phone has each change, and a label made on the phone shows', async () => {
@@ -396,7 +396,7 @@ describe('Dashboard: a device’s Statuses and Channels tabs — post a status a
     return found;
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552730001';
   const [ana, ben] = ['15552730011', '15552730012'];
 
@@ -591,7 +591,7 @@ describe("Dashboard: a device's Events tab in a real browser (chromium, whole st
     return found;
   }
 
-  const ctx = useDashboardStack();
+  const ctx = useDashboardStack(this);
   let receiver: WebhookReceiver | undefined;
   after(async () => receiver?.close());
 

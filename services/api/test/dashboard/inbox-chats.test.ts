@@ -30,7 +30,7 @@ describe('Dashboard: the inbox — marking a chat read and replying to it from t
     shown: boolean;
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15551900001';
   const ana = '15551900011';
 
@@ -165,7 +165,7 @@ describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label
    * (CI's, load 15–20).
    */
   const STEP_MS = 60_000;
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552800001';
   const [ana, ben] = ['15552800011', '15552800012'];
   const jid = (p: string) => `${p}@s.whatsapp.net`;
@@ -334,7 +334,7 @@ describe('Dashboard: the inbox answers with an attachment and a reaction, and a 
     'base64',
   );
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552910001';
   const [ana, ben] = ['15552910011', '15552910012'];
   let dir = '';
@@ -482,7 +482,7 @@ describe('Dashboard: the inbox answers with an attachment and a reaction, and a 
 describe("Dashboard: a device's chats and a chat's messages in a real browser (chromium, whole stack, simulator)", function () {
   this.timeout(150_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15551800001';
   const [ana, ben] = ['15551800011', '15551800012'];
 
@@ -572,7 +572,7 @@ describe('Dashboard: the Chats page works by keyboard (chromium, whole stack, si
       .locator('body')
       .evaluate((body) => body.ownerDocument.activeElement?.getAttribute('data-testid') ?? '');
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552100001';
   const [ana, ben, cy] = ['15552100011', '15552100012', '15552100013'];
 

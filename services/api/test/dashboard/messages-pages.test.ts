@@ -66,7 +66,7 @@ describe('Dashboard: chat ids shown as what they are (phone, Status, channel, gr
     }, word);
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15551930001';
   const [ana, ben] = ['15551930011', '15551930012'];
   // Its first 80 characters show (the rest on hover): the long words among them.
@@ -167,7 +167,7 @@ describe('Dashboard: every kind of message shown as what it is on the Messages p
     edits?: unknown[];
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15551910001';
   const ana = '15551910011';
 
@@ -338,7 +338,7 @@ describe('Dashboard: the live views follow the event stream in a real browser (c
   }
   const ACCOUNT = '15550007001';
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   /** Admin API calls the page made, by path (without the query). */
   const calls: string[] = [];
   const callsTo = (p: string) => calls.filter((c) => c === `/api/admin/v1${p}`).length;

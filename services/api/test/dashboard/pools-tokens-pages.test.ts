@@ -24,7 +24,7 @@ import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './br
 describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', function () {
   this.timeout(120_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const suffix = Math.random().toString(36).slice(2, 6);
   // Devices the page knows from their session records: two connected, one that logged out.
   const shop1 = `shop-1-${suffix}`;
@@ -139,7 +139,7 @@ describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', 
 describe('Dashboard: Settings → API lists API and admin tokens (chromium, whole stack)', function () {
   this.timeout(120_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const suffix = Math.random().toString(36).slice(2, 6);
 
   it('When an API token was used and an admin token exists, then both are listed with their last use, the filter narrows the list, and revoking the admin token on the page ends it', async () => {

@@ -28,7 +28,7 @@ import { sweepPage } from './sweep.js';
 describe('Dashboard: every page with data on it — axe clean, no text out of its box, at 1366 and 390 px (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552740001';
   const [ana, ben, carl] = ['15552740011', '15552740012', '15552740013'];
   let receiver: WebhookReceiver | undefined;
@@ -281,7 +281,7 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
       };
     });
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552750001';
   const [ana, ben, carl] = ['15552750011', '15552750012', '15552750013'];
   /** More contacts who wrote: the chat list is long, as a real inbox, on a phone. */
@@ -660,7 +660,7 @@ describe("Dashboard: the console's rough pages, fixed (issue 66; chromium at 136
 describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dialog at 1366 and 390 px (chromium, whole stack, simulator)', function () {
   this.timeout(240_000);
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552700001';
   const [ana, ben] = ['15552700011', '15552700012'];
   const poolId = `a11y-${Math.random().toString(36).slice(2, 6)}`;
@@ -845,7 +845,7 @@ describe('Dashboard by keyboard only: sign in, link a device, reply in the inbox
     );
   }
 
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const ACCOUNT = '15552760001';
   const ana = '15552760011';
   const DEVICE = 'kbd-shop';

@@ -19,7 +19,7 @@ import { sweepPage } from './sweep.js';
 
 describe('Dashboard: a console per workspace — the operator, a workspace admin and an agent (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
-  const dashboard = useDashboardStack();
+  const dashboard = useDashboardStack(this);
   const suffix = Math.random().toString(36).slice(2, 6);
   const acme = `acme-${suffix}`;
   const other = `other-${suffix}`;
