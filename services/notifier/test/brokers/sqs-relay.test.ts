@@ -288,18 +288,26 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
       await waitFor(() => (proxy.denied.get('SendMessageBatch') ?? 0) > 0, { what: 'a denied publish' });
       const failuresAt = await metricValue(metrics, 'mgw_broker_publish_failures_total');
       const started = Date.now();
-      // 2 s of the gauge, every 20 ms: connected means the queue answers, and it does.
+      // The gauge every 20 ms while five more publishes are denied (retried, not given up; an event
+      // to wait for, where a fixed 2 s window fits fewer on a loaded host): connected means the
+      // queue answers, and it does.
       const gauge = new Set<number>();
-      while (Date.now() - started < 2000) {
-        gauge.add(await metricValue(metrics, 'mgw_broker_connected'));
-        expect(r.relays[0]!.connected).to.equal(true);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-      const failures = (await metricValue(metrics, 'mgw_broker_publish_failures_total')) - failuresAt;
-      console.log(`      ${failures} denied publishes in 2 s (retry every 200 ms)`);
+      let failures = 0;
+      await waitFor(
+        async () => {
+          gauge.add(await metricValue(metrics, 'mgw_broker_connected'));
+          expect(r.relays[0]!.connected).to.equal(true);
+          failures = (await metricValue(metrics, 'mgw_broker_publish_failures_total')) - failuresAt;
+          return failures >= 5;
+        },
+        { timeoutMs: 15_000, intervalMs: 20, what: 'five more denied publishes' },
+      );
+      const elapsed = Date.now() - started;
+      console.log(`      ${failures} denied publishes in ${elapsed} ms (retry every 200 ms)`);
       expect([...gauge]).to.deep.equal([1]);
-      // One device, retried every 200 ms (config.retryMs): about 10 in 2 s, not one per round trip.
-      expect(failures).to.be.within(5, 2000 / 200 + 2);
+      // One device, retried every 200 ms (config.retryMs), not once per round trip: at most one a
+      // retry period in the time it took (load makes them rarer, never more frequent).
+      expect(failures).to.be.at.most(Math.ceil(elapsed / 200) + 2);
       expect(logs).to.not.include('sqs unreachable');
       expect(logs.match(/sqs reachable/g)).to.have.length(1);
       expect(logs.match(/broker relay: publish failed/g)).to.have.length(1);
@@ -367,7 +375,9 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
     });
     expect(await backlog()).to.deep.equal([0, 0]);
     expect(r.relays[0]!.connected).to.equal(false);
+    // What `none` logged is older than anything below by 2.5 s at least, whatever the load.
     await new Promise((res) => setTimeout(res, 2500));
+    const afterNone = Date.now();
 
     await optIn(picky, ['message.read']);
     await optIn(all);
@@ -381,8 +391,11 @@ describe('notifier: broker relay to Amazon SQS (a real SQS-protocol server)', fu
       what: 'a backlog of the 8 events the devices want',
     });
     const [, oldest] = await backlog();
-    // The oldest waiting is picky's first message.read, not the first event of `none` (2.5 s older).
-    expect(oldest).to.be.greaterThan(0).and.lessThan(2);
+    // The oldest waiting is picky's first message.read, not the first event of `none`: younger than
+    // the time since `none` logged (an order of the two, not a bound a slow read could pass).
+    expect(oldest)
+      .to.be.greaterThan(0)
+      .and.lessThan((Date.now() - afterNone) / 1000);
     // What waits starts with an event the device wants (the dashboard's "waiting" counts from there).
     expect(await redis.hget(keys.brokerCursor(picky, 'sqs'), 'ord')).to.equal('3');
     expect(await redis.hget(keys.brokerCursor(all, 'sqs'), 'ord')).to.equal(null);

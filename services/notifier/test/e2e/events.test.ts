@@ -146,7 +146,11 @@ describe('e2e: signed durable webhooks (real services with the notifier, simulat
       timeoutMs: 10_000,
       what: '30 message.sent of the batch',
     });
-    await sleep(500);
+    // batch.completed delivered too (waited for, not slept for), and once.
+    await waitFor(() => receiver.events('batch.completed', (d) => d.batchId === batchId).length >= 1, {
+      timeoutMs: 10_000,
+      what: 'batch.completed delivered',
+    });
     expect(receiver.events('batch.completed', (d) => d.batchId === batchId)).to.have.length(1);
     const foreign = await stack().api('GET', '/batches/not-a-batch');
     expect(foreign.status).to.equal(404);
