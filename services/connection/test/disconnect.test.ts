@@ -86,12 +86,18 @@ describe('connection: disconnect keeps a linked device when the logout does not 
     const deps = depsWith({ blocking });
     try {
       const slowDone = disconnectDevice(slow, deps);
+      let slowSettled = false;
+      void slowDone.then(
+        () => (slowSettled = true),
+        () => (slowSettled = true),
+      );
       const deadline = Date.now() + 5_000;
       while (!pending.has(slow) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(pending.has(slow), 'slow device asked').to.equal(true);
-      const started = Date.now();
       expect(await disconnectDevice(quick, deps)).to.include({ success: true });
-      expect(Date.now() - started).to.be.below(5_000);
+      // Not held up: the quick one was answered while the slow one still waited for its owner
+      // (its reply is sent only below; its own wait runs 15 s and more), an order and no clock.
+      expect(slowSettled, 'the slow disconnect still waiting').to.equal(false);
       await redis.rpush(keys.commandReply(pending.get(slow)!), '{"ok":true}');
       expect(await slowDone).to.include({ success: true });
     } finally {
@@ -128,7 +134,10 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       const started = Date.now();
       const reply = await disconnectDevice(deviceId, depsWith({ replyTimeoutMs: apiWaitMs, blocking }));
       expect(reply).to.include({ success: false, httpStatus: 503 });
-      expect(Date.now() - started).to.be.below(apiWaitMs); // the API still gets this answer
+      // The API still gets this answer: the loop ends 5 s before the API stops waiting
+      // (ANSWER_MARGIN_MS), and that margin is what a loaded host may eat (the end is a few ms late
+      // when quiet), so the time it left is what is checked.
+      expect(started + apiWaitMs - Date.now(), 'ms the API still had to wait').to.be.above(0);
       expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
     });
   });
@@ -141,7 +150,8 @@ describe('connection: disconnect keeps a linked device when the logout does not 
       const reply = await disconnectDevice(deviceId, depsWith({ blocking }), answerBy);
       const tookMs = Date.now() - started;
       expect(reply).to.include({ success: false, httpStatus: 503 });
-      expect(tookMs, 'answered before the API gave up').to.be.below(9000);
+      // As above: 5 s of margin before the API's end, a few ms of it used when quiet.
+      expect(answerBy - (started + tookMs), 'ms the API still had to wait').to.be.above(0);
       expect(tookMs, 'the owner was given the time there was').to.be.above(2500);
       expect(await redis.sismember(keys.linkedDevices(), deviceId)).to.equal(1);
     });

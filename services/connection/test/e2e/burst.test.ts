@@ -6,8 +6,10 @@ import { callApi, stuckDevice } from './helpers.js';
 
 describe('e2e: a device stuck on an unresponsive owner holds up nobody else (real services, simulator)', function () {
   this.timeout(120_000);
-  // The connection service gives up a logout 5 s before the API stops waiting: here after 10 s.
-  const stack = useStack({ senders: 0, env: { CONNECTION_REPLY_TIMEOUT_MS: '15000' } });
+  // The connection service gives up a logout 5 s before the API stops waiting: here after 20 s,
+  // the window in which the other devices' connects must be answered (about 1 s for all 12 on a
+  // quiet machine, 8 s seen with four stacks starting on two cores).
+  const stack = useStack({ senders: 0, env: { CONNECTION_REPLY_TIMEOUT_MS: '25000' } });
 
   it('When disconnects of a stuck device pile up, then connects of 12 other devices get their QR within seconds, the stuck device answers 409 to a connect and its disconnects end together with 503', async () => {
     const stuck = stack().deviceId;
@@ -29,6 +31,7 @@ describe('e2e: a device stuck on an unresponsive owner holds up nobody else (rea
       what: 'the stuck disconnect running',
     });
     const raced = await callApi(stack().apiUrl, stuckTokens[1]!, 'POST', '/connect');
+    const racedWhileStuck = !disconnectsEnded;
     const connects = await Promise.all(
       otherTokens.map((token) => callApi(stack().apiUrl, token, 'POST', '/connect?rawQrCode=true')),
     );
@@ -39,16 +42,15 @@ describe('e2e: a device stuck on an unresponsive owner holds up nobody else (rea
     );
     expect(raced.status).to.equal(409);
     expect(raced.body).to.deep.equal({ success: false, error: ERRORS.disconnectInProgress });
-    expect(raced.ms).to.be.lessThan(1000);
+    // At once: answered while its disconnects still waited (an order, not a clock).
+    expect(racedWhileStuck, 'the connect answered only after the stuck disconnects').to.equal(true);
     for (const c of connects) {
       expect(c.status, JSON.stringify(c.body)).to.equal(200);
       expect(c.body.qrCode).to.be.a('string');
     }
     // Not held up: every connect was answered while the stuck device's disconnects still waited
-    // (they end after 10 s). The absolute bound is loose: at the start of a parallel run, four
-    // stacks starting on two cores took all 12 to 8 s together (about 1 s on a quiet machine).
+    // (they end after 20 s, 10 x and more what the 12 connects take): an order, not a clock.
     expect(disconnectsEnded, 'the connects were answered only after the stuck disconnects').to.equal(false);
-    expect(times[11], 'slowest connect (ms)').to.be.lessThan(10_000);
 
     const ended = await disconnects;
     const spread = Math.max(...ended.map((d) => d.ms)) - Math.min(...ended.map((d) => d.ms));

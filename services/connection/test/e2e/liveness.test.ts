@@ -35,13 +35,16 @@ describe('e2e: /connect and /disconnect without a live connection service (real 
       `      waiting disconnect answered ${ended.status} ${afterKill} ms after the kill; ` +
         `then connect ${connect.status} in ${connect.ms} ms, disconnect ${disconnect.status} in ${disconnect.ms} ms`,
     );
+    // DOWN is the answer of the liveness check (the API's 30 s reply timeout answers otherwise):
+    // the body shows what ended the wait; the bounds are 10 x the quiet times, under that timeout
+    // for the next ones.
     expect(ended.status).to.equal(503);
     expect(ended.body).to.deep.equal(DOWN);
-    expect(afterKill, 'answered after the kill (ms)').to.be.lessThan(9000);
+    expect(afterKill, 'answered after the kill (ms)').to.be.lessThan(60_000); // quiet: 5000 ms
     for (const r of [connect, disconnect]) {
       expect(r.status).to.equal(503);
       expect(r.body).to.deep.equal(DOWN);
-      expect(r.ms).to.be.lessThan(500);
+      expect(r.ms).to.be.lessThan(10_000); // quiet: 25 ms
     }
   });
 
@@ -61,6 +64,7 @@ describe('e2e: /connect and /disconnect without a live connection service (real 
     console.log(`      connect after a graceful stop: ${res.status} in ${res.ms} ms`);
     expect(res.status).to.equal(503);
     expect(res.body).to.deep.equal(DOWN);
-    expect(res.ms).to.be.lessThan(2500);
+    // By the liveness (DOWN), within 10 x its quiet time and under the 30 s reply timeout.
+    expect(res.ms).to.be.lessThan(20_000); // quiet: 1500 ms
   });
 });

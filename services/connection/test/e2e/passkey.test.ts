@@ -83,8 +83,8 @@ describe('e2e: linking an account a passkey guards (real services, the simulator
     );
     const saidAfter = Date.now() - scanned;
     console.log(`      (the status said so ${saidAfter} ms after the scan)`);
-    // The promise is 2 s (0.3-0.6 s measured on a quiet machine); room for a loaded CI host.
-    expect(saidAfter).to.be.below(8000);
+    // The promise is 2 s (0.3-0.6 s measured on a quiet machine); the bound is 10 x that.
+    expect(saidAfter).to.be.below(8000); // quiet: 600 ms
     expect(status).to.deep.include({ status: 'connecting', passkey: status.passkey });
     expect((status.passkey as { step: string }).step).to.equal('assertion');
     // A connect meanwhile shows no stale QR.
