@@ -86,8 +86,8 @@ describe('messenger-sim: device session lifecycle', function () {
       },
     );
 
-    await sleep(1_000);
-
+    // Pings every 200 ms: three answers waited for (quiet: 600 ms), not counted in a 1 s window.
+    await until(() => answers.length >= 3, 10_000, 'three ping answers');
     expect(answers.length).to.be.at.least(3);
     expect(device.closes.filter((c) => c.statusCode !== DisconnectReason.restartRequired)).to.deep.equal([]);
   });
