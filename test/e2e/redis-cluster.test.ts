@@ -249,6 +249,7 @@ describe('e2e: the gateway on a Redis Cluster of 3 masters with replicas (real s
     const res = await stack().api('GET', `/messages/${documentId}/media`);
     expect(res.status, JSON.stringify(res.body)).to.equal(409);
     expect(res.body).to.include({ error: ERRORS.noDevice });
-    expect(Date.now() - started).to.be.below(5000);
+    // Without asking anyone (a holder's answer is waited for up to 15 s): quiet: 150 ms.
+    expect(Date.now() - started).to.be.below(10_000);
   });
 });

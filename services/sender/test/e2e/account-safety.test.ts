@@ -97,6 +97,19 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
       await stack().redis.zscore(`${BULL_PREFIX}:${sendQueueName(stack().deviceId)}:delayed`, id),
     ).to.not.equal(null);
   }
+  /**
+   * Until each message's job waits delayed in the queue: the sender took it and put it back for
+   * later (a cap, a pause). The event a "still queued" check needs, instead of a sleep that a
+   * loaded machine could stretch past the pause it checks.
+   */
+  async function held(ids: string[]): Promise<void> {
+    const delayed = `${BULL_PREFIX}:${sendQueueName(stack().deviceId)}:delayed`;
+    await waitFor(
+      async () =>
+        (await Promise.all(ids.map((id) => stack().redis.zscore(delayed, id)))).every((s) => s !== null),
+      { intervalMs: 50, what: `${ids.length} message(s) held in the queue` },
+    );
+  }
   /** Waits until the current cap window has at least `ms` left. */
   async function windowWithRoom(ms: number): Promise<void> {
     const left = WINDOW_MS - (Date.now() % WINDOW_MS);
@@ -105,6 +118,7 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
 
   it('When the phone confirmed the link, then the warm-up started that day: with a ladder, today is day 1 and its step is the cap', async () => {
     const from = Number(await stack().redis.hget(keys.deviceSettings(stack().deviceId), 'warmupFrom'));
+    // Linked in this suite's before(): quiet: 5000 ms.
     expect(Date.now() - from).to.be.within(0, 120_000);
     // The link may have been a window ago on a loaded machine (a "day" here is 12 s): start the
     // warm-up in a window with room left, as the link would have.
@@ -124,10 +138,10 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
     const phones = Array.from({ length: 6 }, (_, i) => `1555071000${i}`);
     const ids = await send(phones);
     await waitFor(async () => (await statuses(ids)).filter(sentOrBeyond).length === 4, { what: '4 sent' });
-    await new Promise((r) => setTimeout(r, 300));
     const now = await statuses(ids);
     const queued = ids.filter((_, i) => now[i] === 'queued');
     expect(queued).to.have.length(2);
+    await held(queued);
     for (const id of queued) await heldInQueue(id);
 
     const otp = await stack().api<{ success: boolean }>('POST', '/otp', {
@@ -151,11 +165,19 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
     await windowWithRoom(8000);
     const friend = '15550720001';
     await stack().simApi('POST', `/contacts/${friend}/send`, { to: account, text: 'hi there' });
-    await new Promise((r) => setTimeout(r, 500));
+    // The device remembered who wrote (the set the first-contact cap reads), not a sleep.
+    await waitFor(
+      async () => (await stack().redis.sismember(keys.deviceChats(stack().deviceId), friend)) === 1,
+      {
+        intervalMs: 50,
+        what: 'the friend remembered as a chat that wrote',
+      },
+    );
     const strangers = ['15550720002', '15550720003'];
     const ids = await send([friend, ...strangers]);
     await waitFor(async () => (await statuses(ids)).filter(sentOrBeyond).length === 2, { what: '2 sent' });
-    await new Promise((r) => setTimeout(r, 300));
+    const afterTwo = await statuses(ids);
+    await held(ids.filter((_, i) => afterTwo[i] === 'queued'));
     const now = await statuses(ids);
     expect(sentOrBeyond(now[0]!), 'the friend is not a first contact').to.equal(true);
     expect(now.filter((s) => s === 'queued')).to.have.length(1);
@@ -179,7 +201,7 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
     const status = await stack().api<{ status: string }>('GET', '/status');
     expect(status.body.status).to.equal('connected');
     const [idB, idC] = await send([b, c]);
-    await new Promise((r) => setTimeout(r, 1000));
+    await held([idB!, idC!]);
     expect(await statuses([idA!, idB!, idC!])).to.deep.equal(['queued', 'queued', 'queued']);
     expect(await stack().inbox(b)).to.deep.equal([]);
     await heldInQueue(idB!);
@@ -211,7 +233,7 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
     });
     const phones = ['15550740001', '15550740002'];
     const ids = await send(phones);
-    await new Promise((r) => setTimeout(r, 1000));
+    await held(ids);
     expect(await statuses(ids)).to.deep.equal(['queued', 'queued']);
     for (const p of phones) expect(await stack().inbox(p)).to.deep.equal([]);
     await waitFor(async () => (await statuses(ids)).every(sentOrBeyond), {
@@ -246,7 +268,7 @@ describe('e2e: keeping the account safe — caps, first contacts, and pausing on
     for (const id of ids) expect(await record(id)).to.include({ error: 'rejected_by_server' });
     expect((await sending()).restriction?.reason).to.equal('repeated_failures');
     const [next] = await send('15550760004');
-    await new Promise((r) => setTimeout(r, 500));
+    await held([next!]);
     expect((await record(next!)).status).to.equal('queued');
     await waitFor(async () => sentOrBeyond((await record(next!)).status!), {
       timeoutMs: 15_000,

@@ -31,7 +31,8 @@ describe('e2e: a sender over its capacity sends later and keeps its devices (rea
     const res = await s.api<{ messageIds: string[] }>('POST', '/send', { to, text: 'busy' });
     expect(res.status).to.equal(202);
     await waitFor(async () => (await s.inbox(to[2]!)).length === 1, { what: 'the list under way' });
-    expect(await scheduleLag(holder), 'lag while keeping up').to.be.below(2);
+    // Seconds: about 0 while it keeps up (a paced list's send is on time within tens of ms).
+    expect(await scheduleLag(holder), 'lag while keeping up').to.be.below(2); // quiet: 0.1 s
 
     // 8 s of a synchronous loop: longer than the lease (6 s in the tests) and the liveness (3 s).
     const stallMs = 8000;
@@ -44,7 +45,8 @@ describe('e2e: a sender over its capacity sends later and keeps its devices (rea
       timeoutMs: 20_000,
       what: 'the schedule lag rising',
     });
-    expect(lag, 'at most the stall plus a gap and a refresh').to.be.below(stallMs / 1000 + 10);
+    // Past the stall, at most a gap and a refresh of the gauge (seconds).
+    expect(lag - stallMs / 1000, 'lag past the stall').to.be.below(10); // quiet: 1 s
 
     let records: { status: string; platformMessageId?: string }[] = [];
     await waitFor(

@@ -218,6 +218,7 @@ describe('e2e: a proxy per device (real services, simulator, real tinyproxy and 
     await waitFor(async () => (await s.inbox('15550919004')).length === 1, {
       what: "A's text while B's proxy is dead",
     });
+    // quiet: 1000 ms
     expect(Date.now() - started, "A's send is not held up by B's proxy").to.be.below(10_000);
     // Removed: B connects directly again.
     const del = await admin(s, 'DELETE', `/devices/${deviceB}/proxy`);

@@ -118,7 +118,7 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
         const l = await lease(stack().deviceId);
         return Boolean(l && l.epoch > before.epoch && holderOf(l));
       },
-      { timeoutMs: 30_000, intervalMs: 50, what: 'another sender holds device A' },
+      { timeoutMs: 40_000, intervalMs: 50, what: 'another sender holds device A' },
     );
     const takenAfter = Date.now() - killedAt;
     const redelivered = await expectEachSentOnce(recipients, ids, 'every list message leaves queued');
@@ -128,7 +128,11 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
       survivor.output
         .filter((l) => l.includes(`"message":"${message}"`))
         .map((l) => JSON.parse(l) as { timestamp: string; takenOverFrom?: string; count?: number });
-    const claimedAt = Date.parse(logged('device claimed').find((l) => l.takenOverFrom)!.timestamp);
+    const claim = logged('device claimed').find((l) => l.takenOverFrom);
+    // Taken from the dead owner (its liveness expired), not picked up after its 15 s lease lapsed:
+    // a lapsed lease is claimed with no owner to take it from.
+    expect(claim, 'device claimed from the killed sender').to.not.equal(undefined);
+    const claimedAt = Date.parse(claim!.timestamp);
     const takenBack = logged('jobs an earlier holder left active taken back');
     const arrivals = (await Promise.all(recipients.map(async (p) => (await stack().inbox(p))[0]!)))
       .map((m) => Date.parse(m.receivedAt))
@@ -152,20 +156,22 @@ describe('e2e: two senders, kill -9 mid-list, dropped sockets, SIGTERM hand-over
         `${heldAfter.length} messages the killed sender held unsent had all arrived ${s(heldLast)} after ` +
         `the kill; ${redelivered} in-flight message(s) written again with the same id)`,
     );
-    // Taken over once the dead sender's liveness (3 s, beaten every 0.25 s) expired, long before
-    // its 15 s lease could lapse; the first message follows the new holder's socket login (3.2–4 s
-    // after the kill on a 2-core machine, up to 5.3 s heavily loaded: docs/benchmarks.md). Loose
-    // bounds: a loaded machine must not fail the test; the lease alone allowed 17.9 s.
-    expect(takenAfter, 'lease taken over').to.be.within(2000, 5000);
-    expect(resumed, 'first message of the new holder').to.be.below(15_000);
-    expect(gap, 'pause in sending').to.be.below(15_000);
+    // Taken over once the dead sender's liveness (3 s, beaten every 0.25 s) expired, not before
+    // (the lower bound); the first message follows the new holder's socket login (3.2–4 s after
+    // the kill on a 2-core machine, docs/benchmarks.md). What shows the takeover did not wait for
+    // the lease or the jobs' locks is the claim from the killed sender (above) and the jobs taken
+    // back (below), not a clock; the upper bounds are 10 x the quiet times, so that only a stuck
+    // takeover fails them, never a loaded machine.
+    expect(takenAfter, 'lease taken over').to.be.within(2000, 40_000); // quiet: 3200 ms
+    expect(resumed, 'first message of the new holder').to.be.below(45_000); // quiet: 4000 ms
+    expect(gap, 'pause in sending').to.be.below(45_000); // quiet: 4000 ms
     // The jobs the victim held were taken back at the takeover, not after their locks lapsed
     // (which took 15 s: a 10 s lock, then BullMQ's stalled checks).
     expect(
       takenBack.map((l) => l.count).filter((n) => n! >= 1),
       'jobs taken back',
     ).to.have.length(1);
-    expect(heldLast, 'the held messages sent').to.be.below(15_000);
+    expect(heldLast, 'the held messages sent').to.be.below(45_000); // quiet: 4400 ms
     // Only what was in flight at the kill can be written twice (at most the worker's concurrency).
     expect(redelivered).to.be.at.most(8);
     // Device B kept working through all this.

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { sleep, useStack, waitFor } from '@mgw/testing';
+import { openSendQueue } from '@mgw/store';
+import { useStack, waitFor } from '@mgw/testing';
 
 const DEVICES = 20;
 /** The sender's bound in this stack: 2 socket opens a second, 1 at once (the host's is higher). */
@@ -41,6 +42,7 @@ describe('e2e: a restarted sender reconnects its devices at the connect rate, an
   );
   const phones = Array.from({ length: DEVICES }, (_, i) => `1555077${String(i).padStart(4, '0')}`);
   const tokens: string[] = [];
+  const deviceIds: string[] = [];
   /**
    * Logins of linked devices the simulator saw: the phone, and when its socket opened (what the
    * connect rate bounds; the handshake's end adds the round trips of two loaded processes, whose
@@ -50,7 +52,8 @@ describe('e2e: a restarted sender reconnects its devices at the connect rate, an
 
   before(async () => {
     for (let i = 0; i < DEVICES; i++) {
-      tokens.push(await stack().createToken(`e2e-restart-${i}-${Math.random().toString(36).slice(2, 6)}`));
+      deviceIds.push(`e2e-restart-${i}-${Math.random().toString(36).slice(2, 6)}`);
+      tokens.push(await stack().createToken(deviceIds[i]!));
       await stack().linkByQr(phones[i]!, `Restart ${i}`, tokens[i]);
     }
     const sim = stack().sim.simulator;
@@ -83,7 +86,13 @@ describe('e2e: a restarted sender reconnects its devices at the connect rate, an
       tokens[queuedDevice],
     );
     expect(queued.status, JSON.stringify(queued.body)).to.equal(202);
-    await sleep(300);
+    // The OTP's job is in its device's queue before the sender starts (its request is still open).
+    const otpQueue = openSendQueue(stack().redis, deviceIds[otpDevice]!);
+    try {
+      await waitFor(async () => (await otpQueue.count()) >= 1, { intervalMs: 50, what: 'the OTP queued' });
+    } finally {
+      await otpQueue.close();
+    }
     logins.length = 0;
     const proc = await stack().startService('sender');
 
