@@ -27,8 +27,10 @@ describe('sender: the media sweep runs once per interval across senders (real Re
     for (const c of connections) c.disconnect();
   });
 
-  it('When two senders sweep every 300 ms, then sweeps never overlap (a long one keeps the lock) and start at least an interval apart, less its margin', async function () {
-    this.timeout(30_000);
+  it('When two senders sweep every 1.5 s, then sweeps never overlap (a long one keeps the lock) and start at least an interval apart, less its margin', async function () {
+    this.timeout(60_000);
+    // A 1.5 s interval: the lock (1.35 s) is renewed every 450 ms, so a renewal 900 ms late on a
+    // loaded host still holds it (a 300 ms interval left 180 ms).
     const sweeps: { start: number; end: number }[] = [];
     let running = 0;
     let overlapped = false;
@@ -38,7 +40,7 @@ describe('sender: the media sweep runs once per interval across senders (real Re
         if (running++ > 0) overlapped = true;
         const start = Date.now();
         // The first sweep outlasts two intervals: the lock is renewed while it runs.
-        await new Promise((r) => setTimeout(r, sweeps.length === 0 ? 700 : 30));
+        await new Promise((r) => setTimeout(r, sweeps.length === 0 ? 3500 : 30));
         sweeps.push({ start, end: Date.now() });
         running--;
         return 0;
@@ -47,19 +49,20 @@ describe('sender: the media sweep runs once per interval across senders (real Re
     const senders = [0, 1].map(() => {
       const redis = new Redis(process.env.REDIS_URL!);
       connections.push(redis);
-      return new MediaSweeper(redis, bucket, 300, logger);
+      return new MediaSweeper(redis, bucket, 1500, logger);
     });
     for (const s of senders) s.start();
     try {
-      await waitFor(() => sweeps.length >= 5, { intervalMs: 50, timeoutMs: 15_000, what: 'five sweeps' });
+      await waitFor(() => sweeps.length >= 5, { intervalMs: 50, timeoutMs: 45_000, what: 'five sweeps' });
     } finally {
       await Promise.all(senders.map((s) => s.stop()));
     }
     expect(overlapped).to.equal(false);
     for (let i = 1; i < sweeps.length; i++) {
-      // The lock (270 ms, from its take or last renewal) spaces the starts; 100 ms of slack for
-      // the Redis round trips between taking the lock and the stand-in noting its start.
-      expect(sweeps[i]!.start - sweeps[i - 1]!.start, `sweep ${i}`).to.be.at.least(270 - 100);
+      // The lock (1.35 s, from its take or last renewal) spaces the starts; 1 s of slack for the
+      // Redis round trips between taking the lock and the stand-in noting its start (a few ms
+      // quiet), still far from back-to-back sweeps.
+      expect(sweeps[i]!.start - sweeps[i - 1]!.start, `sweep ${i}`).to.be.at.least(1350 - 1000);
       expect(sweeps[i]!.start, `sweep ${i} began after the one before ended`).to.be.at.least(
         sweeps[i - 1]!.end,
       );
