@@ -98,7 +98,9 @@ describe('store: interval lock (real Redis)', () => {
       return 'a done';
     });
     expect(result).to.equal('a done');
-    expect(skipped).to.be.greaterThan(10);
+    // About 29 rounds of B when quiet (one per 100 ms of the 3 s); a loaded host runs fewer, and
+    // a few are enough to show they came all along the run and found it held.
+    expect(skipped).to.be.at.least(3);
     const redis = connect();
     // Kept after the run, renewed (its TTL was reset after the take) and never given back.
     expect(leaseHolder('token', (await redis.get(key))!).owner).to.equal('a');
