@@ -279,7 +279,8 @@ describe('messenger: every socket open waits for its admission (fake socket, rea
       connection: 'close',
       lastDisconnect: { error: Object.assign(new Error('timed out'), { output: { statusCode: 408 } }) },
     });
-    const deadline = Date.now() + 3000;
+    // Waited for up to 10 s: 10 x the longest backoff (1 s).
+    const deadline = Date.now() + 10_000;
     while (grants.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(grants).to.have.length(2);
     expect(opened).to.have.length(2);
