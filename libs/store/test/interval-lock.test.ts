@@ -107,7 +107,8 @@ describe('store: interval lock (real Redis)', () => {
     expect(await redis.pttl(key)).to.be.within(1, 1350);
     await waitFor(async () => (await b.run(() => Promise.resolve('b'))) === 'b', {
       intervalMs: 50,
-      timeoutMs: 5000,
+      // It lapses at most 1.35 s after the last renewal: 10 x that.
+      timeoutMs: 14_000,
       what: 'b to run once the lock lapsed',
     });
   });
@@ -162,7 +163,7 @@ describe('store: interval lock (real Redis)', () => {
     try {
       // 270 ms TTL, renewed every 90 ms: a 500 ms run renews it several times.
       expect(await lock(key, 'a', 300).run(() => sleep(500).then(() => 'done'))).to.equal('done');
-      await waitFor(() => extended >= 3, { intervalMs: 20, timeoutMs: 3000, what: 'the renewals seen' });
+      await waitFor(() => extended >= 3, { intervalMs: 20, timeoutMs: 10_000, what: 'the renewals seen' });
     } finally {
       monitor.close();
     }

@@ -38,9 +38,14 @@ describe('connection: its liveness, as its readiness reads it (real Redis)', () 
       await liveness.start();
       expect(liveness.announced()).to.equal(true);
       own.disconnect();
-      await waitFor(() => !liveness.announced(), { timeoutMs: 5000, intervalMs: 50, what: 'not announced' });
+      // Its 600 ms TTL: waited for up to 10 s.
+      await waitFor(() => !liveness.announced(), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: 'not announced',
+      });
       // Redis agrees: its entry expired too.
-      await waitFor(async () => !(await observer.isAlive(id)), { timeoutMs: 5000, what: 'entry expired' });
+      await waitFor(async () => !(await observer.isAlive(id)), { timeoutMs: 10_000, what: 'entry expired' });
     } finally {
       await liveness.stop();
     }
