@@ -17,7 +17,8 @@ import ts from 'typescript';
  * - a name of the test kit (`@mgw/testing`, or a module of its own) other than its in-process
  *   helpers (PURE_TEST_KIT): `Stack`, `useStack`, `useSharedStack`, `startRedisServer`, a webhook
  *   receiver, a proxy, `freePort`, …;
- * - a use of `fetch`, `REDIS_URL`, `createRedis`, `WebSocket` or `EventSource` (SIGN_NAMES).
+ * - a use of `fetch`, `REDIS_URL`, `createRedis`, `WebSocket` or `EventSource` (SIGN_NAMES);
+ * - a video for Baileys to send (`{ video: bytes }`): Baileys runs ffmpeg for its thumbnail.
  * A sign may be a false one (`node:http` imported for a status code): the rule only refuses files
  * with none, which start nothing and open nothing, so the lane's guards would let them run.
  */
@@ -149,6 +150,20 @@ function typesOnly(node) {
   );
 }
 
+/**
+ * `{ video: bytes }`: a video for Baileys to send, which runs ffmpeg (child_process.exec) for its
+ * thumbnail unless it is given one. (`{ video: true }`, a call's flag, is none.)
+ */
+function isVideoToSend(node) {
+  if (ts.isShorthandPropertyAssignment(node)) return node.name.text === 'video';
+  if (!ts.isPropertyAssignment(node) || !(ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)))
+    return false;
+  const value = node.initializer.kind;
+  return (
+    node.name.text === 'video' && value !== ts.SyntaxKind.TrueKeyword && value !== ts.SyntaxKind.FalseKeyword
+  );
+}
+
 /** Each helper's signs, by path and modification time (a long-lived ESLint sees edits). */
 const helperSigns = new Map();
 
@@ -228,6 +243,7 @@ function signsOf(source, repoRoot, within = new Set()) {
       if (!member && !key) signs.push(node.text);
       else if (node.text === 'REDIS_URL') signs.push(node.text); // process.env.REDIS_URL
     } else if (ts.isStringLiteralLike(node) && node.text === 'REDIS_URL') signs.push(node.text);
+    else if (isVideoToSend(node)) signs.push('video');
     ts.forEachChild(node, visit);
   };
   visit(source);

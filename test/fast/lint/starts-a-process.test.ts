@@ -56,7 +56,7 @@ describe('lint: a test outside the fast lane starts a process (lane/starts-a-pro
     }
   });
 
-  it('When a test starts a process or opens a connection (a module, a name of the test kit, fetch, REDIS_URL, a helper of its own that does), then it shows a sign', () => {
+  it('When a test starts a process or opens a connection (a module, a name of the test kit, fetch, REDIS_URL, a video Baileys sends, a helper of its own that does), then it shows a sign', () => {
     for (const [imports, body, sign] of [
       ["import { Redis } from 'ioredis';", 'new Redis().disconnect();', 'ioredis'],
       ["import { Queue } from 'bullmq';", '', 'bullmq'],
@@ -77,6 +77,8 @@ describe('lint: a test outside the fast lane starts a process (lane/starts-a-pro
         "createRedis('redis://127.0.0.1:1', 'producer', 'p');",
         'createRedis',
       ],
+      // Baileys runs ffmpeg for a video's thumbnail.
+      ['', "await sock.sendMessage(jid, { video: bytes, mimetype: 'video/mp4' });", 'video'],
     ] as const) {
       expect(signs('libs/common/test/probe.test.ts', imports, body), imports || body).to.include(sign);
     }
@@ -89,13 +91,14 @@ describe('lint: a test outside the fast lane starts a process (lane/starts-a-pro
     ).to.deep.equal(['startRedisServer from ../src/index.js']);
   });
 
-  it('When what it has only looks like a sign (types, the kit’s in-process helpers, product code given fakes, a property named fetch, a comment), then it shows none', () => {
+  it('When what it has only looks like a sign (types, the kit’s in-process helpers, product code given fakes, a property named fetch, a call’s video flag, a comment), then it shows none', () => {
     for (const [imports, body] of [
       ["import type { Redis } from 'ioredis';", 'const r: Redis | undefined = undefined;'],
       ["import { type ChildProcess } from 'node:child_process';", 'const c = 1 as unknown as ChildProcess;'],
       ["import { sleep, until, startTestSimulator, linkTestDevice } from '@mgw/testing';", 'await sleep(1);'],
       ['', 'const client = { fetch: async () => 1 }; expect(await client.fetch()).to.equal(1);'],
       ['// fetch and REDIS_URL are not needed here', ''],
+      ['', 'const offer = { video: true, from: jid };'],
     ] as const) {
       expect(signs('libs/common/test/probe.test.ts', imports, body), imports || body).to.deep.equal([]);
     }
