@@ -68,3 +68,82 @@ export async function callgrindDump(
   const main = /^\s*([\d,]+) \([\d.]+%\)\s+\S*:node::Start\(int, char\*\*\)/m.exec(annotated ?? '');
   return { total, mainThread: main ? Number(main[1]!.replace(/,/g, '')) : Number.NaN };
 }
+
+/**
+ * A process under callgrind that counts only inside windows the caller opens (`--instr-atstart=no`):
+ * what runs before the first window (Node's start, a warm-up) and between windows costs no
+ * instrumentation and is not counted, so a count holds only the work it means, and the whole run
+ * takes seconds where counting from the start takes minutes. Each thread is counted apart
+ * (`--separate-threads=yes`): thread 1 is the main thread (JS, I/O), the others V8's compiler and
+ * GC helpers, whose share moves more from run to run.
+ */
+export interface CountedProcess {
+  /** The command (valgrind's, then `command`) to spawn. */
+  argv: string[];
+  /**
+   * Counts what the process executes while `work` runs (instrumentation switched on before, off
+   * after, the counters zeroed first and dumped at the end).
+   */
+  count(pid: number, work: () => Promise<void>): Promise<Instructions>;
+}
+
+/**
+ * `env` is the environment the counted process gets: vgdb, which switches its instrumentation,
+ * finds it by names that carry its $HOST and $USER.
+ */
+export function countedProcess(dir: string, name: string, env: NodeJS.ProcessEnv): CountedProcess {
+  let windows = 0;
+  const control = (pid: number, ...args: string[]) => {
+    const r = spawnSync('callgrind_control', [`--vgdb-prefix=${dir}/vgdb`, ...args, String(pid)], {
+      encoding: 'utf8',
+      env,
+    });
+    if (r.status !== 0 || /error|failed/i.test(`${r.stdout}${r.stderr}`))
+      throw new Error(`callgrind_control ${args.join(' ')} ${pid}: ${r.stdout}${r.stderr}`.trim());
+  };
+  return {
+    argv: [
+      'valgrind',
+      '--tool=callgrind',
+      '--quiet',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--vgdb-prefix=${dir}/vgdb`,
+      `--callgrind-out-file=${dir}/${name}.%p`,
+    ],
+    async count(pid, work) {
+      control(pid, '--zero');
+      control(pid, '--instr=on');
+      try {
+        await work();
+      } finally {
+        control(pid, '--instr=off');
+      }
+      control(pid, '--dump');
+      windows += 1;
+      // One file per thread: <name>.<pid>.<dump>-<thread>.
+      const pattern = new RegExp(`^${name}\\.${pid}\\.${windows}-(\\d+)$`);
+      const complete = (f: string) => /^totals: \d+/m.test(readFileSync(path.join(dir, f), 'utf8'));
+      // callgrind_control returns once the command is sent: the files are complete when each has
+      // its totals and no other thread's file appeared since the last look.
+      let files: string[] = [];
+      await waitFor(
+        () => {
+          const seen = readdirSync(dir).filter((f) => pattern.test(f));
+          const settled = seen.length > 0 && seen.length === files.length && seen.every(complete);
+          files = seen;
+          return settled;
+        },
+        { timeoutMs: 120_000, intervalMs: 200, what: `the callgrind dump of ${name}` },
+      );
+      let total = 0;
+      let mainThread = 0;
+      for (const f of files) {
+        const n = Number(/^totals: (\d+)/m.exec(readFileSync(path.join(dir, f), 'utf8'))![1]);
+        total += n;
+        if (Number(pattern.exec(f)![1]) === 1) mainThread = n;
+      }
+      return { total, mainThread };
+    },
+  };
+}

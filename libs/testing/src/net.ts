@@ -128,3 +128,14 @@ export async function until<T>(
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** POSTs `body` to `url` with `token`; answers whether it was accepted (202), false on a network error. */
+export const acceptedPost = (url: string, token: string, body: string): Promise<boolean> =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+  }).then(
+    (r) => r.status === 202,
+    () => false,
+  );

@@ -30,6 +30,7 @@ import { Redis } from 'ioredis';
 import { BULL_PREFIX } from '@mgw/contracts';
 import { SessionStore, TokenStore } from '@mgw/store';
 import {
+  acceptedPost,
   entryArgs,
   freePort,
   requireFreshBuild,
@@ -99,15 +100,7 @@ const median = (xs: number[]) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const post = (url: string, token: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body,
-  }).then(
-    (r) => r.status === 202,
-    () => false,
-  );
+const post = (url: string, token: string) => acceptedPost(url, token, body);
 
 const started: ChildProcess[] = [];
 try {
