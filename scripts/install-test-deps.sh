@@ -14,6 +14,8 @@
 #   rabbitmq-server, nats-server     rabbitmq-server, nats-server   the event broker tests
 #   chromium                         chromium         the dashboard's browser tests (playwright-core
 #                                                     drives Debian's chromium, never a download)
+#   valgrind, callgrind_control      valgrind         the cost budget (npm run cost-budget, run by
+#                                                     .ci/run) and the benches that count instructions
 set -euo pipefail
 
 need=()
@@ -26,6 +28,7 @@ have microsocks || need+=(microsocks)
 { [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || have rabbitmq-server; } || need+=(rabbitmq-server)
 have nats-server || need+=(nats-server)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+{ have valgrind && have callgrind_control; } || need+=(valgrind)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "test dependencies: all installed"

@@ -41,6 +41,8 @@ describe('setup: scripts/install-test-deps.sh installs what the suite starts', (
       'microsocks',
       'rabbitmq-server',
       'nats-server',
+      'valgrind',
+      'callgrind_control',
     ];
     const r = runWith(1000, all);
     // chromium is looked for at /usr/bin/chromium: this machine's (the browser tests need it too).
