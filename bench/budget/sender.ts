@@ -14,7 +14,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { countedProcess, sleep, Stack, waitFor, type Instructions } from '@mgw/testing';
+import {
+  countedProcess,
+  senderBenchStack,
+  sleep,
+  UNDER_VALGRIND_ENV,
+  waitFor,
+  type Instructions,
+} from '@mgw/testing';
 
 const CONTACTS = Number(process.env.BUDGET_SENDER_CONTACTS ?? 10);
 const WARM = 3;
@@ -26,19 +33,7 @@ export type SenderFigure = 'known' | 'new';
 
 export async function senderFigures(windows: number): Promise<Record<SenderFigure, Instructions>[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mgw-budget-sender-'));
-  // A lease that outlives a slow round under valgrind; pacing off (the gaps are timers, not work).
-  const stack = await Stack.start({
-    built: true,
-    simulatorProcess: true,
-    senders: 0,
-    env: {
-      LOG_LEVEL: 'warn',
-      SEND_MIN_GAP_MS: '0',
-      SEND_GAP_JITTER_MS: '0',
-      LEASE_TTL_MS: '120000',
-      LEASE_RENEW_MS: '10000',
-    },
-  });
+  const stack = await senderBenchStack(UNDER_VALGRIND_ENV);
   try {
     // The sender's environment names no HOST of its own (only the API's does): vgdb finds it by ours.
     const counted = countedProcess(dir, 'sender', process.env);

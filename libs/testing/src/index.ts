@@ -16,6 +16,7 @@ export * from './redis-monitor.js';
 export * from './inspector.js';
 export * from './process-cpu.js';
 export * from './callgrind.js';
+export * from './bench-stack.js';
 export * from './redis-sentinel.js';
 export * from './previous-version.js';
 export * from './send-jobs.js';

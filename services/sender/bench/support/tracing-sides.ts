@@ -1,4 +1,4 @@
-import { sleep, Stack, waitFor } from '@mgw/testing';
+import { senderBenchStack, sleep, type Stack, waitFor } from '@mgw/testing';
 
 /**
  * The tracing sides the sender's benches compare (issue 71): the sampler variables of each, the
@@ -24,8 +24,7 @@ export function sidesFromEnv(fallback: string): TracingSide[] {
   return ['off', ...new Set(named)];
 }
 
-/** Valgrind slows the lease renewals' thread as well: a lease that cannot lapse under it. */
-export const UNDER_VALGRIND_ENV = { LEASE_TTL_MS: '120000', LEASE_RENEW_MS: '10000' };
+export { UNDER_VALGRIND_ENV } from '@mgw/testing';
 
 /**
  * A side's stack: built services, the simulator as a process, no sender yet (the bench starts its
@@ -37,17 +36,9 @@ export function sideStack(
   env: Record<string, string> = {},
 ): Promise<Stack> {
   const sampler = SAMPLERS[side];
-  return Stack.start({
-    built: true,
-    simulatorProcess: true,
-    senders: 0,
-    env: {
-      LOG_LEVEL: 'warn',
-      SEND_MIN_GAP_MS: '0',
-      SEND_GAP_JITTER_MS: '0',
-      ...env,
-      ...(sampler && otlpUrl ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, ...sampler } : {}),
-    },
+  return senderBenchStack({
+    ...env,
+    ...(sampler && otlpUrl ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, ...sampler } : {}),
   });
 }
 
