@@ -11,7 +11,7 @@ import { httpMetrics } from './http/metrics.js';
 import { createRateLimiters } from './http/rate-limits.js';
 import { SendRateLimit } from './http/send-rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { ADMIN_BASE, API_BASE, mountFeatures } from './http/route-table.js';
+import { ADMIN_BASE, API_BASE, routeMounts } from './http/route-table.js';
 import { tokenFromSubprotocol } from './features/events/mount.js';
 import { FEATURES } from './features/mounts.js';
 import { mountDocs } from './openapi/docs-page.js';
@@ -62,10 +62,6 @@ export function createApp(s: ApiServices): Express {
     metrics: s.metrics,
     logger: s.logger,
   });
-  // One spelling of a path under the APIs' bases; any other is a path that does not exist.
-  app.use(canonicalPath());
-  // A workspace token names its device in the path (/devices/{id}/…): taken off before routing.
-  app.use(devicePath());
   const auth = authenticate({ ...s, tokens: s.tokenCache, workspaces: s.workspaceCache });
   // The admin API exists only with ADMIN_PASSWORD or ADMIN_API_TOKEN set (404 otherwise).
   const { admin } = s.config;
@@ -73,13 +69,19 @@ export function createApp(s: ApiServices): Express {
     admin.password || admin.apiToken
       ? new AdminAuth({ redis: s.redis, config: admin, logger: s.logger, workspaces: s.workspaceCache })
       : undefined;
-  mountFeatures(
-    app,
+  const routes = routeMounts(
     FEATURES,
     s,
     { auth, tokenFromSubprotocol, limits: createRateLimiters(s), sendLimit, config: s.config },
     { sendLimit, adminAuth },
   );
+  // POST /send and /otp at their exact paths: the first route tried, one layer (route-table.ts).
+  routes.hot(app);
+  // One spelling of a path under the APIs' bases; any other is a path that does not exist.
+  app.use(canonicalPath());
+  // A workspace token names its device in the path (/devices/{id}/…): taken off before routing.
+  app.use(devicePath());
+  routes.all(app);
   mountDashboard(app, s.config.admin);
   mountDocs(app);
 

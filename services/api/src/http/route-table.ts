@@ -11,6 +11,7 @@ import type { SendRateLimit } from './send-rate-limit.js';
 import type { ApiGuard } from './auth.js';
 import type { AdminAuth } from './session/admin-auth.js';
 import { scopedMethodNotAllowed, type ConsoleAccess } from './session/console-scope.js';
+import { oneLayer } from './one-layer.js';
 
 /** The versioned API's base path; every public route is under it unless `root`. */
 export const API_BASE = '/api/messenger/v1';
@@ -65,6 +66,13 @@ export interface ApiRoute<H extends string = string> extends RouteRow<H> {
   scope?: 'device' | 'workspace';
   /** A pool token may call it (docs/pools.md: sending, and reading and controlling what it sent). */
   pool?: true;
+  /**
+   * One of the busiest routes (`POST /send`, `POST /otp`): also mounted first, ahead of the path
+   * middleware and every other route, for a request whose URL is exactly its path (no query, no
+   * `/devices/{id}` prefix: those take the usual way to the same chain). Such a URL is already in
+   * its one spelling, so nothing it skips would change it (`routeMounts`).
+   */
+  hot?: true;
 }
 
 /**
@@ -168,21 +176,34 @@ export interface RouteChainParts {
   config: ApiConfig;
 }
 
+/** The two steps of mounting the features (`routeMounts`), taken in the app's order. */
+export interface RouteMounts {
+  /** The `hot` rows, each as one layer for its exact path: before the path middleware. */
+  hot(app: Express): void;
+  /** Every row, then the 405s and each base's 404: after the path middleware. */
+  all(app: Express): void;
+}
+
 /**
  * Mounts both surfaces of the features in their order (express tries routes in order), then, per
  * known path, a 405 naming the methods it serves, then each base's 404 — all after the caller's
  * credentials, so nothing about a path is revealed without them. A public route runs: [its token]
  * → its per-token limit → its body → its handler; an admin route: [the admin guard] → [the
- * console's guard of its `console`] → its body → its handler. With the admin API off (no ADMIN_PASSWORD, no ADMIN_API_TOKEN), everything under
- * ADMIN_BASE is a 404 and no admin route is mounted.
+ * console's guard of its `console`] → its body → its handler. Each route's chain is one express
+ * layer (`oneLayer`). With the admin API off (no ADMIN_PASSWORD, no ADMIN_API_TOKEN), everything
+ * under ADMIN_BASE is a 404 and no admin route is mounted.
+ *
+ * A `hot` row is mounted twice with the same chain: first (`hot`), for a request whose URL is
+ * exactly the route's path — canonical by itself, so `canonicalPath` would pass it and
+ * `devicePath` would not touch it — and in its place (`all`) for every other spelling that reaches
+ * it (a query, a `/devices/{id}` prefix). Its guard, limit, body and handler are the same either way.
  */
-export function mountFeatures(
-  app: Express,
+export function routeMounts(
   features: readonly AnyFeature[],
   s: ApiServices,
   parts: RouteChainParts,
   kit: MountKit,
-): void {
+): RouteMounts {
   const idleTimeoutMs = parts.config.http.bodyIdleTimeoutMs;
   const guard = kit.adminAuth?.require();
   // One parser per body spec and surface (the surface gives its depth unless the spec says).
@@ -227,35 +248,52 @@ export function mountFeatures(
   const ordered = [
     ...mounted.filter(({ route }) => !isAdmin(route)),
     ...mounted.filter(({ route }) => isAdmin(route)),
-  ];
-  let adminStarted = false;
-  for (const { f, route } of ordered) {
-    if (isAdmin(route) && !adminStarted) {
-      adminStarted = true;
-      app.use(ADMIN_BASE, noStore);
-    }
-    const path = fullPath(route);
+  ].map(({ f, route }) => {
     const handler = handlersOf.get(f)![route.handler];
     if (!handler) throw new Error(`${f.name}: no handler ${route.handler} for ${route.method} ${route.path}`);
-    if (route.head === 'refuse') app.head(path, parts.auth.credentials, methodNotAllowed(allowOf(f, route)));
-    app[route.method](path, ...authOf(route), ...limitOf(route), ...bodyOf(route), handler, ...settle(route));
-  }
-  const all = ordered.map(({ route }) => route);
-  // What a console session may call of each admin path: its 405 names those methods only.
-  const consoleMethods = allowedMethods(all.filter((r) => isAdmin(r) && r.console !== undefined));
-  for (const [path, methods] of allowedMethods(all)) {
-    // The credentials alone (a WebSocket's subprotocol token counts only for its upgrade).
-    const route = all.find((r) => fullPath(r) === path)!;
-    if (isAdmin(route)) {
-      app.all(path, guard!, scopedMethodNotAllowed(methods, consoleMethods.get(path)));
-      continue;
-    }
-    const credentials = route.auth === 'none' ? [] : [parts.auth.credentials];
-    app.all(path, ...credentials, methodNotAllowed(methods));
-  }
-  // Unknown paths under either base need credentials too: without them, nothing is revealed.
-  app.use(API_BASE, parts.auth.credentials, noSuchPath);
-  app.use(ADMIN_BASE, ...(guard ? [guard] : []), noSuchPath);
+    const chain = oneLayer([...authOf(route), ...limitOf(route), ...bodyOf(route), handler], settle(route));
+    return { f, route, chain };
+  });
+
+  return {
+    hot(app) {
+      for (const { route, chain } of ordered) {
+        if (isAdmin(route) || !route.hot) continue;
+        const path = fullPath(route);
+        // express would also match `…/send/` (a trailing slash) and `…/Send` never: only the exact URL.
+        app[route.method](path, (req, res, next) => (req.url === path ? chain(req, res, next) : next()));
+      }
+    },
+    all(app) {
+      let adminStarted = false;
+      for (const { f, route, chain } of ordered) {
+        if (isAdmin(route) && !adminStarted) {
+          adminStarted = true;
+          app.use(ADMIN_BASE, noStore);
+        }
+        const path = fullPath(route);
+        if (route.head === 'refuse')
+          app.head(path, parts.auth.credentials, methodNotAllowed(allowOf(f, route)));
+        app[route.method](path, chain);
+      }
+      const all = ordered.map(({ route }) => route);
+      // What a console session may call of each admin path: its 405 names those methods only.
+      const consoleMethods = allowedMethods(all.filter((r) => isAdmin(r) && r.console !== undefined));
+      for (const [path, methods] of allowedMethods(all)) {
+        // The credentials alone (a WebSocket's subprotocol token counts only for its upgrade).
+        const route = all.find((r) => fullPath(r) === path)!;
+        if (isAdmin(route)) {
+          app.all(path, guard!, scopedMethodNotAllowed(methods, consoleMethods.get(path)));
+          continue;
+        }
+        const credentials = route.auth === 'none' ? [] : [parts.auth.credentials];
+        app.all(path, ...credentials, methodNotAllowed(methods));
+      }
+      // Unknown paths under either base need credentials too: without them, nothing is revealed.
+      app.use(API_BASE, parts.auth.credentials, noSuchPath);
+      app.use(ADMIN_BASE, ...(guard ? [guard] : []), noSuchPath);
+    },
+  };
 }
 
 /** Admin answers (sessions, tokens, account details) are never for a cache to keep. */

@@ -24,7 +24,7 @@ const otpBody: BodySpec = {
 /** One-time passwords in English or Arabic, answered once sent (docs/api.md). */
 export const otp = feature({
   name: 'otp',
-  routes: [{ method: 'post', path: '/otp', limit: 'otp', body: otpBody, handler: 'otp' }],
+  routes: [{ method: 'post', path: '/otp', limit: 'otp', body: otpBody, handler: 'otp', hot: true }],
   handlers: (s) => ({ otp: otpRoute(s) }),
   operations: otpOperations,
   schemas: otpSchemas,

@@ -41,7 +41,9 @@ const sendBody = (config: ApiConfig): BodySpec => ({
  */
 export const send = feature({
   name: 'send',
-  routes: [{ method: 'post', path: '/send', limit: 'send', body: sendBody, pool: true, handler: 'send' }],
+  routes: [
+    { method: 'post', path: '/send', limit: 'send', body: sendBody, pool: true, handler: 'send', hot: true },
+  ],
   handlers: (s, { sendLimit }) => ({ send: sendRoute(s, sendLimit) }),
   operations: sendOperations,
   schemas: sendSchemas,
