@@ -34,6 +34,8 @@ describe('e2e: traces sampled at the request, the decision carried to every serv
       // Half of the new traces: which ones, the API decides from each trace's id.
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.5',
+      // Callers are trusted: their flags decide (untrusted, the default: traces-caller-trust.test.ts).
+      OTEL_TRUST_CALLER_SAMPLING: 'true',
     },
   });
   const account = '15550710001';

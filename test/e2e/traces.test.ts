@@ -44,6 +44,8 @@ describe('e2e: OpenTelemetry traces from the request to the receipt and the webh
         },
         // Spans leave every 200 ms (the batch processor's default is 5 s); protobuf by default.
         OTEL_BSP_SCHEDULE_DELAY: '200',
+        // The caller is trusted: its trace is continued (untrusted, the default: traces-caller-trust.test.ts).
+        OTEL_TRUST_CALLER_SAMPLING: 'true',
         // The events go to a broker too (NATS JetStream): each publish joins its message's trace.
         get EVENTS_NATS_URL() {
           return nats.url;

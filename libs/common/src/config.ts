@@ -48,6 +48,7 @@ export const runtimeEnv: Joi.PartialSchemaMap = {
     .uri({ scheme: ['http', 'https'] })
     .allow(''),
   OTEL_RECORD_RECIPIENTS: Joi.boolean().default(false),
+  OTEL_TRUST_CALLER_SAMPLING: Joi.boolean().default(false),
 };
 
 export interface RuntimeConfig {

@@ -44,6 +44,13 @@ let sdk: NodeSDK | undefined;
 let w3c: TextMapPropagator | undefined;
 let recordRecipients = false;
 /**
+ * `OTEL_TRUST_CALLER_SAMPLING=true`: a caller's `traceparent` is the request's parent, and its
+ * flags decide the sampling (parent-based samplers). Off (the default), a caller cannot choose what
+ * this gateway records: its `traceparent` is only linked from a trace of our own, sampled by our
+ * own rule (`startTraceSpan`, docs/monitoring.md "A caller's traceparent").
+ */
+let trustCallers = false;
+/**
  * The sampling rule (`OTEL_TRACES_SAMPLER` and `_ARG`), the SDK's own: decided here first, before
  * any span, context or attribute is built for work that will not be recorded (issue 71).
  */
@@ -88,6 +95,7 @@ export async function startTracing(o: TracingOptions): Promise<(() => Promise<vo
   const env = o.env ?? process.env;
   if (sdk || !tracingWanted(env)) return undefined;
   recordRecipients = String(env.OTEL_RECORD_RECIPIENTS ?? '').toLowerCase() === 'true';
+  trustCallers = String(env.OTEL_TRUST_CALLER_SAMPLING ?? '').toLowerCase() === 'true';
   if (o.recipientKey) recipientKey = o.recipientKey;
   hashed.clear();
   const { NodeSDK, core, tracing } = await import('@opentelemetry/sdk-node');
@@ -190,11 +198,18 @@ export function sampledUnder(ctx: Context): boolean | undefined {
 }
 
 /**
- * The span of a unit of work that may begin a trace (a request), the sampling decided first: a
- * child of the caller's `traceparent` when it sent a valid one, else the root of a new trace. Not
- * sampled (a ratio miss, a caller's unsampled trace), no span is made: the context holds only the
- * trace's unsampled span context, so that what the work hands on (a job) carries the decision and
- * nothing downstream records it either. With tracing off: undefined.
+ * The span of a unit of work that may begin a trace (a request), the sampling decided first. Not
+ * sampled (a ratio miss, a trusted caller's unsampled trace), no span is made: the context holds
+ * only the trace's unsampled span context, so that what the work hands on (a job) carries the
+ * decision and nothing downstream records it either. With tracing off: undefined.
+ *
+ * The caller's `traceparent` (`given`), when valid:
+ * - trusted (`OTEL_TRUST_CALLER_SAMPLING=true`): the span is its child, and the sampler follows its
+ *   flags (parent-based) or its trace id (`traceidratio`), as the SDK would;
+ * - not trusted (the default): a new trace of our own, decided by our rule on our own id, whose
+ *   span (if sampled) links to the caller's. Its flags are never obeyed: a client that sends
+ *   `…-01` on every request cannot make the gateway record, store and export every message (nor
+ *   pick trace ids its ratio keeps), and one that sends `…-00` cannot hide its requests.
  */
 export function startTraceSpan(
   t: Tracer,
@@ -203,7 +218,7 @@ export function startTraceSpan(
   given: string | undefined,
 ): { context: Context; span?: Span } | undefined {
   if (!sampling) return undefined;
-  const parent = contextOf(given);
+  const parent = trustCallers ? contextOf(given) : ROOT_CONTEXT;
   let decision = sampledUnder(parent);
   if (decision === undefined) {
     const traceId = ids!.generateTraceId();
@@ -215,7 +230,9 @@ export function startTraceSpan(
     // The SDK's root span gets this id, and its sampler (the same rule) decides the same.
     nextTraceId = traceId;
   } else if (!decision) return { context: parent };
-  const span = t.startSpan(name, options, parent);
+  // Parsed only for a span that is recorded: an unsampled request pays nothing for the header.
+  const link = trustCallers || !given ? undefined : trace.getSpanContext(contextOf(given));
+  const span = t.startSpan(name, link ? { ...options, links: [{ context: link }] } : options, parent);
   nextTraceId = undefined;
   return { context: trace.setSpan(parent, span), span };
 }
