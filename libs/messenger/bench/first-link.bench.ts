@@ -1,11 +1,13 @@
 /**
  * First links of ungated accounts (docs/passkeys.md, "Performance"): a pairing socket (real
  * Baileys, `PairingSession`) shows its QR, the simulator's phone scans it, and the pairing ends
- * `paired`. Rounds alternate (ABBA) between the pairing as it is and the same pairing with its
- * passkey listeners taken off the socket right after it opened (what an ungated link did before
- * passkey support), so both meet the same machine; printed: the median time from start to
- * `paired` and this process's CPU per link of each, and their ratio (with ÷ without). Nothing is
- * asserted. BENCH_LINKS links per round (default 8), BENCH_ROUNDS rounds of each (default 4).
+ * `paired`. Three sides take turns, the order rotating each round (libs/testing side-by-side.ts),
+ * so all meet the same machine: the pairing with its passkey listeners taken off the socket right
+ * after it opened (what an ungated link did before passkey support; the baseline), the same again
+ * (the control: the noise floor), and the pairing as it is. Printed: each side's median time from
+ * start to `paired` and this process's CPU per link, the ratios with ÷ without, and the control's.
+ * Nothing is asserted. BENCH_LINKS links per turn (default 8), BENCH_ROUNDS rounds (default 6,
+ * rounded up to a multiple of the sides).
  */
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
@@ -14,10 +16,11 @@ import { startSimulator } from '@mgw/messenger-sim';
 import { keys } from '@mgw/contracts';
 import { createLogger } from '@mgw/common';
 import { Encryption } from '@mgw/store';
+import { median, SideBySide } from '@mgw/testing';
 import { LeaseManager, PairingSession, enableSandbox } from '../src/index.js';
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 8);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const PASSKEY_EVENTS = [
   'CB:notification,type:passkey_prologue_request',
   'CB:notification,type:crsc_continuation',
@@ -61,30 +64,25 @@ async function link(withPasskey: boolean): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const results = {
-  with: { ms: [] as number[], cpu: 0, links: 0 },
-  without: { ms: [] as number[], cpu: 0, links: 0 },
-};
 // Warm-up (JIT, first sockets), not counted.
 await Promise.all(Array.from({ length: 2 }, () => link(true)));
-for (let r = 0; r < ROUNDS * 2; r++) {
-  // ABBA: with, without, without, with, …
-  const withPasskey = r % 4 === 0 || r % 4 === 3;
-  const side = withPasskey ? results.with : results.without;
+const rounds = new SideBySide<'without' | 'control' | 'with'>({
+  baseline: 'without',
+  control: 'control',
+  others: ['with'],
+  rounds: ROUNDS,
+});
+await rounds.run(async (side) => {
   const cpu = process.cpuUsage();
-  side.ms.push(...(await Promise.all(Array.from({ length: LINKS }, () => link(withPasskey)))));
+  const ms = await Promise.all(Array.from({ length: LINKS }, () => link(side === 'with')));
   const used = process.cpuUsage(cpu);
-  side.cpu += (used.user + used.system) / 1000;
-  side.links += LINKS;
-}
-const row = (name: string, s: typeof results.with) =>
-  `${name.padEnd(28)} median ${median(s.ms).toFixed(0).padStart(5)} ms   CPU ${(s.cpu / s.links).toFixed(1)} ms/link`;
-console.log(row('with passkey support', results.with));
-console.log(row('without (listeners removed)', results.without));
+  return { ms: median(ms), cpu: (used.user + used.system) / 1000 / LINKS };
+});
 console.log(
-  `ratio with ÷ without: time ${(median(results.with.ms) / median(results.without.ms)).toFixed(3)}, CPU ${(results.with.cpu / results.with.links / (results.without.cpu / results.without.links)).toFixed(3)}`,
+  `${LINKS} links per turn; without: passkey listeners removed, control: the same again, with: as it is; ${rounds.describe()}`,
 );
+for (const line of rounds.report({ metric: 'ms', label: 'start to paired, median ms' })) console.log(line);
+for (const line of rounds.report({ metric: 'cpu', label: 'CPU ms/link', digits: 1 })) console.log(line);
 
 for (const d of devices) {
   const found = await redis.keys(keys.authPattern(d));

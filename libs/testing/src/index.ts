@@ -36,3 +36,4 @@ export * from './passkey-authenticator.js';
 export * from './nct-salt.js';
 export { countOnly, noteStarted } from './stack-timing.js';
 export { childPids, listWorkerPids } from './worker-pids.js';
+export * from './side-by-side.js';

@@ -2,16 +2,18 @@
  * The accept path against an earlier release, side by side in one run (issue 70: "the accept path
  * costs at most 3 % more CPU per request with workspaces, the accept bench before and after"):
  * POST /send to one recipient, this build's API and the API of BENCH_BASE (default the upgrade
- * base, UPGRADE_BASE_COMMIT: the release before workspaces), alternated in ABBA rounds under the
- * same load (autocannon, 10 connections). Printed: each one's API CPU per request (from /proc) and
- * req/s, and the ratios this ÷ base, round by round and their median.
+ * base, UPGRADE_BASE_COMMIT: the release before workspaces), with a control — a second API of the
+ * base on a database of its own — under the same load (autocannon, 10 connections), in rounds
+ * whose order rotates by one each (libs/testing side-by-side.ts: each side in each place equally
+ * often, none measured right after itself). Printed: each one's API CPU per request (from /proc)
+ * and req/s, the ratios this ÷ base (the median of the rounds' ratios), the control's ratio as the
+ * noise floor, and the verdict on issue 70's 3 % — or its refusal when the floor is wider.
  *
- * BENCH_BARE=1 (issue 71) adds a third side in the same run: the bare express app adding one
- * BullMQ job per request with the gateway's job options (`bare-express-queue.ts`, on a database of
- * its own), the outside measure's baseline; then the order is rotated by one each round (each side
- * in each place equally often, none measured right after itself: docs/benchmarks.md "The measure
- * itself"), and this ÷ bare and base ÷ bare are printed beside this ÷ base, for req/s and, with
- * BENCH_PARTS=instructions, for instructions per request.
+ * BENCH_BARE=1 (issue 71) adds a side in the same run: the bare express app adding one BullMQ job
+ * per request with the gateway's job options (`bare-express-queue.ts`, on a database of its own),
+ * the outside measure's baseline; this ÷ bare and base ÷ bare are printed beside this ÷ base, for
+ * req/s and, with BENCH_PARTS=instructions (BENCH_CG_ROUNDS rotated rounds, rounded up to a
+ * multiple of the sides), for instructions per request.
  *
  * The base is built from the repository's history (libs/testing previous-version.ts: `git archive`,
  * `npm ci`, `npm run build`, cached in the temp directory; the upgrade test builds the same one).
@@ -32,13 +34,14 @@ import {
   buildPreviousVersion,
   freePort,
   requireFreshBuild,
+  SideBySide,
   TSX_ARGS,
   UPGRADE_BASE_COMMIT,
   valgrindAvailable,
   waitFor,
 } from '@mgw/testing';
-import { instructionsPerRequest, type CallgrindApp } from './instructions.js';
-import { cpuMs, median } from './support/measure.js';
+import { instructionsSideBySide, type CallgrindApp } from './instructions.js';
+import { cpuMs } from './support/measure.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -72,7 +75,7 @@ const dbUrl = (db: number) => {
   return url.toString();
 };
 
-type Name = 'this' | 'base' | 'bare';
+type Name = 'this' | 'base' | 'control' | 'bare';
 interface Side {
   name: Name;
   url: string;
@@ -121,7 +124,7 @@ const bareEnv = (db: number): Record<string, string> => ({
   BENCH_PRIORITY: String(PRIORITY.send),
 });
 
-async function startSide(name: 'this' | 'base', root: string, db: number): Promise<Side> {
+async function startSide(name: 'this' | 'base' | 'control', root: string, db: number): Promise<Side> {
   const token = await seedSide(name, root, db);
   const port = await freePort();
   const proc = spawn(process.execPath, [...PROFILE, path.join(root, 'services/api/dist/main.js')], {
@@ -178,17 +181,15 @@ async function run(side: Side): Promise<{ rps: number; cpuUs: number; errors: nu
 }
 
 /**
- * `rps` (default): CPU per request and req/s under load, ABBA; `instructions` (minutes, needs
+ * `rps` (default): CPU per request and req/s under load, rotated rounds; `instructions` (minutes, needs
  * valgrind): instructions per request of each API under callgrind, which the machine's load does
  * not move — the measure for a goal of a few percent on a shared machine.
  */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rps').split(','));
-const list = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join('/');
 
 if (PARTS.has('instructions')) {
   if (!valgrindAvailable()) console.log('instructions per request: skipped (valgrind is not installed)');
   else {
-    const apps: CallgrindApp[] = [];
     const post = (url: string, token?: string) =>
       fetch(url, {
         method: 'POST',
@@ -201,96 +202,96 @@ if (PARTS.has('instructions')) {
         (r) => r.status === 202,
         () => false,
       );
+    // The control is a second API of the base on a database of its own, counted as a side.
+    const apps = {} as Record<Name, CallgrindApp>;
     for (const [name, root, db] of [
       ['this', ROOT, 12],
       ['base', base.root, 13],
+      ['control', base.root, 10],
     ] as const) {
       const token = await seedSide(name, root, db);
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/api/messenger/v1/send`;
-      apps.push({
+      apps[name] = {
         name,
         args: [path.join(root, 'services/api/dist/main.js')],
         env: { ...apiEnv(db), PORT: String(port), METRICS_PORT: String(await freePort()) },
         url,
         token,
         ready: () => post(url, token),
-      });
+      };
     }
     if (BARE) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/api/messenger/v1/send`;
-      apps.push({
+      apps.bare = {
         name: 'bare',
         args: [...BARE_ARGS, BARE_APP],
         env: { ...bareEnv(11), PORT: String(port) },
         url,
         ready: () => post(url),
-      });
+      };
     }
-    const counts = await instructionsPerRequest(apps, body, ROOT);
-    const k = (n: number) => `${Math.round(n / 1000)}k`;
-    const [mine, theirs] = [counts.this!, counts.base!];
+    const counted = new SideBySide<Name>({
+      baseline: 'base',
+      control: 'control',
+      others: BARE ? ['this', 'bare'] : ['this'],
+      rounds: Number(process.env.BENCH_CG_ROUNDS ?? 1),
+    });
+    await instructionsSideBySide(counted, apps, body, ROOT);
     console.log(
-      `instructions per POST /send (callgrind, 10 connections): this ${k(mine.total)} (main thread ${k(mine.mainThread)}), ` +
-        `${base.name} ${k(theirs.total)} (main thread ${k(theirs.mainThread)}) → this ÷ base ${(mine.total / theirs.total).toFixed(3)} ` +
-        `(main thread ${(mine.mainThread / theirs.mainThread).toFixed(3)})`,
+      `instructions per POST /send (callgrind, 10 connections; ${counted.describe()}): this build against ` +
+        `${base.name} (${base.commit.slice(0, 12)})`,
     );
-    const bare = counts.bare;
-    if (bare) {
-      // "÷ bare" as the rates are: the bare app's instructions ÷ the API's (higher is closer).
-      console.log(
-        `  bare express + a BullMQ job ${k(bare.total)} (main thread ${k(bare.mainThread)}) → bare ÷ this ` +
-          `${(bare.total / mine.total).toFixed(3)} (main thread ${(bare.mainThread / mine.mainThread).toFixed(3)}), ` +
-          `bare ÷ base ${(bare.total / theirs.total).toFixed(3)} (main thread ${(bare.mainThread / theirs.mainThread).toFixed(3)})`,
-      );
-    }
+    for (const [metric, label] of [
+      ['total', 'instructions/request'],
+      ['mainThread', 'main thread instructions/request'],
+    ] as const)
+      for (const line of counted.report({ metric, label, goals: { this: { max: 1.03 } } }))
+        console.log(`  ${line}`);
   }
 }
 
-// Database 0 may be the bench's own; the sides take 14 and 15, the bare app 11.
+// Database 0 may be the bench's own; the sides take 14 and 15, the control 9, the bare app 11.
 if (PARTS.has('rps')) {
-  const sides: Side[] = [await startSide('this', ROOT, 14), await startSide('base', base.root, 15)];
-  if (BARE) sides.push(await startBare(11));
+  const sides = {
+    this: await startSide('this', ROOT, 14),
+    base: await startSide('base', base.root, 15),
+    control: await startSide('control', base.root, 9),
+    ...(BARE ? { bare: await startBare(11) } : {}),
+  } as Record<Name, Side>;
   try {
     // warm-up: JIT, connections, scripts
-    for (let i = 0; i < WARMUP; i++) for (const side of sides) await run(side);
-    const got: Record<Name, { rps: number; cpuUs: number }[]> = { this: [], base: [], bare: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      // Two sides: ABBA. Three: rotated by one each round, so no side runs right after itself.
-      const order = BARE
-        ? sides.map((_, k) => sides[(round + k) % sides.length]!)
-        : round % 2 === 0
-          ? sides
-          : [...sides].reverse();
-      for (const side of order) {
-        const r = await run(side);
-        if (r.errors > 0) console.log(`  (${side.name} round had ${r.errors} non-2xx/errors)`);
-        got[side.name].push(r);
-      }
-    }
-    const ratios = (a: Name, b: Name, of: 'rps' | 'cpuUs') => got[a].map((r, i) => r[of] / got[b][i]![of]);
-    const line = (label: string, xs: number[]) =>
-      `${label}, round by round ${list(xs, 3)} → median ${median(xs).toFixed(3)}`;
+    for (let i = 0; i < WARMUP; i++) for (const side of Object.values(sides)) await run(side);
+    const rounds = new SideBySide<Name>({
+      baseline: 'base',
+      control: 'control',
+      others: BARE ? ['this', 'bare'] : ['this'],
+      rounds: ROUNDS,
+    });
+    await rounds.run(async (name) => {
+      const r = await run(sides[name]);
+      if (r.errors > 0) console.log(`  (${name} round had ${r.errors} non-2xx/errors)`);
+      return { rps: r.rps, cpuUs: r.cpuUs };
+    });
     console.log(
-      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${ROUNDS}×${DURATION_S}s each (${BARE ? 'rotated' : 'ABBA'}), Node ${process.version}: ` +
-        `this build against ${base.name} (${base.commit.slice(0, 12)})${BARE ? ' and bare express + a BullMQ job' : ''}`,
+      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${DURATION_S} s each, Node ${process.version}: ` +
+        `this build against ${base.name} (${base.commit.slice(0, 12)})${BARE ? ' and bare express + a BullMQ job' : ''}; ` +
+        rounds.describe(),
     );
-    console.log(
-      `  API CPU per request: this ${list(got.this.map((r) => r.cpuUs))} µs, base ${list(got.base.map((r) => r.cpuUs))} µs` +
-        (BARE ? `, bare ${list(got.bare.map((r) => r.cpuUs))} µs` : '') +
-        ` → ${line('this ÷ base', ratios('this', 'base', 'cpuUs'))}`,
-    );
-    console.log(
-      `  req/s: this ${list(got.this.map((r) => r.rps))}, base ${list(got.base.map((r) => r.rps))}` +
-        (BARE ? `, bare ${list(got.bare.map((r) => r.rps))}` : '') +
-        ` → ${line('this ÷ base', ratios('this', 'base', 'rps'))}`,
-    );
+    // Issue 70's goal: at most 3 % more API CPU per request than the base.
+    for (const line of rounds.report({
+      metric: 'cpuUs',
+      label: 'API CPU µs/request',
+      goals: { this: { max: 1.03 } },
+    }))
+      console.log(`  ${line}`);
+    for (const line of rounds.report({ metric: 'rps', label: 'req/s' })) console.log(`  ${line}`);
     if (BARE) {
-      console.log(`  req/s ${line('this ÷ bare', ratios('this', 'bare', 'rps'))}`);
-      console.log(`  req/s ${line('base ÷ bare', ratios('base', 'bare', 'rps'))}`);
+      console.log(`  req/s ${rounds.ratioText('this', 'rps', 'bare')}`);
+      console.log(`  req/s ${rounds.ratioText('base', 'rps', 'bare')}`);
     }
   } finally {
-    for (const side of sides) side.proc.kill('SIGTERM');
+    for (const side of Object.values(sides)) side.proc.kill('SIGTERM');
   }
 }

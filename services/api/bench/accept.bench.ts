@@ -2,10 +2,12 @@
  * What accepting a message costs the API, against baselines measured in the same run:
  *
  * - POST /send to one recipient (autocannon, 10 connections): the gateway's req/s ÷ a bare
- *   express app's req/s on the same body, in alternating rounds (ABBA); beside it, the same bare
- *   app adding one BullMQ job per request on the same Redis (`bare-express-queue.ts`): what a job
- *   per message costs by itself, so the gateway's own share can be told from BullMQ's and Redis's;
- *   and each app's Redis script calls per request, the round trips whatever the machine's load;
+ *   express app adding one BullMQ job per request on the same Redis (`bare-express-queue.ts`, the
+ *   baseline: what a job per message costs by itself, so the gateway's own share can be told from
+ *   BullMQ's and Redis's), beside a bare express app alone and a control (a second bare app with
+ *   its job, on a queue of its own: the noise floor), in rounds whose order rotates by one each
+ *   (libs/testing side-by-side.ts); and each app's Redis script calls per request, the round trips
+ *   whatever the machine's load;
  * - a 10,000-recipient list: the gateway's accept time ÷ a raw BullMQ `addBulk` of the same jobs,
  *   alternating, and the worst `/healthz` latency while the gateway accepts it (event-loop stalls);
  * - Redis bytes and API memory per queued recipient (a 1,000-recipient list with a 60,000-character
@@ -27,8 +29,16 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BULL_PREFIX, PRIORITY, newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { SessionStore, TokenStore } from '@mgw/store';
-import { entryArgs, freePort, requireFreshBuild, TSX_ARGS, valgrindAvailable, waitFor } from '@mgw/testing';
-import { instructionsPerRequest } from './instructions.js';
+import {
+  entryArgs,
+  freePort,
+  requireFreshBuild,
+  SideBySide,
+  TSX_ARGS,
+  valgrindAvailable,
+  waitFor,
+} from '@mgw/testing';
+import { instructionsSideBySide, type CallgrindApp } from './instructions.js';
 import { cpuMs, median } from './support/measure.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -132,6 +142,7 @@ const apiPort = await freePort();
 const opsPort = await freePort();
 const barePort = await freePort();
 const bareQueuePort = await freePort();
+const controlPort = await freePort();
 /** The gateway's settings (its ports aside): rate limits and the device quota out of the way. */
 const apiEnv = {
   HOST: '127.0.0.1',
@@ -166,6 +177,14 @@ const bareQueue = await startBaseline('bare-express-queue.ts', {
   BENCH_PREFIX: BULL_PREFIX,
   BENCH_PRIORITY: String(PRIORITY.send),
 });
+// The control: a second bare app with its job, on a queue of its own.
+const controlDevice = `${deviceId}-control`;
+const control = await startBaseline('bare-express-queue.ts', {
+  PORT: String(controlPort),
+  BENCH_DEVICE: controlDevice,
+  BENCH_PREFIX: BULL_PREFIX,
+  BENCH_PRIORITY: String(PRIORITY.send),
+});
 
 try {
   const { value: token } = await new TokenStore(redis).create({ name: 'bench', deviceId });
@@ -173,8 +192,9 @@ try {
   const gatewayUrl = `http://127.0.0.1:${apiPort}/api/messenger/v1/send`;
   const bareUrl = `http://127.0.0.1:${barePort}/api/messenger/v1/send`;
   const bareQueueUrl = `http://127.0.0.1:${bareQueuePort}/api/messenger/v1/send`;
+  const controlUrl = `http://127.0.0.1:${controlPort}/api/messenger/v1/send`;
 
-  // --- single-recipient accept rate, ABBA -------------------------------------------------------
+  // --- single-recipient accept rate, rotated rounds ---------------------------------------------
   if (PARTS.has('rps')) {
     // The API's and Redis's CPU per request say more than req/s on a shared machine.
     const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
@@ -182,56 +202,51 @@ try {
       gateway: { url: gatewayUrl, pids: [api.pid, redisPid], token },
       bare: { url: bareUrl, pids: [bare.pid], token: undefined },
       queue: { url: bareQueueUrl, pids: [bareQueue.pid, redisPid], token: undefined },
+      control: { url: controlUrl, pids: [control.pid, redisPid], token: undefined },
     };
     type App = keyof typeof apps;
-    type Runs = { rps: number[]; p99: number[]; cpu: number[][]; load: number[]; scripts: number[] };
-    const runs: Record<App, Runs> = {
-      gateway: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
-      bare: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
-      queue: { rps: [], p99: [], cpu: [], load: [], scripts: [] },
-    };
     // warm-up (JIT, connections, scripts)
     for (const app of Object.values(apps)) await rps(app.url, app.pids, app.token);
-    // The gateway next to the bare app with its job in every round, so each round gives a ratio of
-    // two runs seconds apart (the machine's load drifts less between them than across rounds).
-    const order: App[] = ['gateway', 'queue', 'bare'];
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const which of round % 2 === 0 ? order : [...order].reverse()) {
-        const app = apps[which];
-        const r = await rps(app.url, app.pids, app.token);
-        if (r.errors > 0) console.log(`  (${which} round had ${r.errors} non-2xx/errors)`);
-        runs[which].rps.push(r.rps);
-        runs[which].p99.push(r.p99);
-        runs[which].cpu.push(r.cpuUsPerRequest);
-        runs[which].load.push(r.loadUs);
-        runs[which].scripts.push(r.scriptsPerRequest);
-      }
-    }
-    const rates = (which: App) => runs[which].rps.map(Math.round).join('/');
-    const rate = (which: App) => median(runs[which].rps);
-    const cpu = (which: App, i: number) => Math.round(median(runs[which].cpu.map((c) => c[i]!)));
+    // The baseline is the bare app with its job (issue 71's outside measure); the control, a
+    // second process of it on a queue of its own.
+    const rounds = new SideBySide<App>({
+      baseline: 'queue',
+      control: 'control',
+      others: ['gateway', 'bare'],
+      rounds: ROUNDS,
+    });
+    await rounds.run(async (which) => {
+      const app = apps[which];
+      const r = await rps(app.url, app.pids, app.token);
+      if (r.errors > 0) console.log(`  (${which} round had ${r.errors} non-2xx/errors)`);
+      return {
+        rps: r.rps,
+        p99: r.p99,
+        apiCpu: r.cpuUsPerRequest[0]!,
+        redisCpu: r.cpuUsPerRequest[1] ?? 0,
+        load: r.loadUs,
+        scripts: r.scriptsPerRequest,
+      };
+    });
+    const m = (which: App, metric: string) => Math.round(rounds.median(which, metric));
     console.log(
-      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${ROUNDS}×${DURATION_S}s each (ABBA): gateway ${rates('gateway')} req/s ` +
-        `(p99 ${median(runs.gateway.p99)} ms), bare express ${rates('bare')} req/s → ratio ${(rate('gateway') / rate('bare')).toFixed(2)}`,
+      `POST /send, 1 recipient, ${CONNECTIONS} connections, ${DURATION_S} s each; ${rounds.describe()} ` +
+        `(queue: bare express + a BullMQ job per request; bare: bare express alone)`,
     );
+    for (const line of rounds.report({ metric: 'rps', label: 'req/s' })) console.log(`  ${line}`);
     console.log(
-      `  CPU per request: api ${cpu('gateway', 0)} µs + redis ${cpu('gateway', 1)} µs, bare express ${cpu('bare', 0)} µs ` +
-        `→ bare ÷ api ${(cpu('bare', 0) / cpu('gateway', 0)).toFixed(2)}; the load generator (autocannon) ` +
-        `${Math.round(median(runs.gateway.load))} µs against the gateway, ${Math.round(median(runs.bare.load))} µs against the bare app`,
+      `  req/s ${rounds.ratioText('gateway', 'rps', 'bare')}; gateway p99 ${m('gateway', 'p99')} ms`,
     );
+    for (const line of rounds.report({ metric: 'apiCpu', label: 'app CPU µs/request' }))
+      console.log(`  ${line}`);
     console.log(
-      `  bare express + a BullMQ job per request: ${rates('queue')} req/s (${cpu('queue', 0)} µs + redis ${cpu('queue', 1)} µs per request) ` +
-        `→ ${(rate('queue') / rate('bare')).toFixed(2)} of bare express; gateway ÷ it ${(rate('gateway') / rate('queue')).toFixed(2)}`,
+      `  Redis CPU per request: gateway ${m('gateway', 'redisCpu')} µs, queue ${m('queue', 'redisCpu')} µs; ` +
+        `the load generator (autocannon) ${m('gateway', 'load')} µs against the gateway, ${m('bare', 'load')} µs against the bare app`,
     );
-    const scripts = (which: App) => median(runs[which].scripts).toFixed(2);
+    const scripts = (which: App) => rounds.median(which, 'scripts').toFixed(2);
     console.log(
       `  Redis script calls (round trips) per request: gateway ${scripts('gateway')} (its requests share ` +
         `accept calls), bare express + a BullMQ job ${scripts('queue')}`,
-    );
-    const paired = runs.gateway.rps.map((g, i) => g / runs.queue.rps[i]!);
-    console.log(
-      `  gateway ÷ bare express + a BullMQ job, round by round (adjacent runs): ${paired.map((r) => r.toFixed(2)).join(' ')} ` +
-        `→ median ${median(paired).toFixed(2)}`,
     );
   }
 
@@ -239,8 +254,6 @@ try {
   if (PARTS.has('instructions')) {
     if (!valgrindAvailable()) console.log('instructions per request: skipped (valgrind is not installed)');
     else {
-      const cgApiPort = await freePort();
-      const cgQueuePort = await freePort();
       const post = (url: string, auth?: string) =>
         fetch(url, {
           method: 'POST',
@@ -253,23 +266,35 @@ try {
           (r) => r.status === 202,
           () => false,
         );
-      const cgApiUrl = `http://127.0.0.1:${cgApiPort}/api/messenger/v1/send`;
-      const cgQueueUrl = `http://127.0.0.1:${cgQueuePort}/api/messenger/v1/send`;
-      const counts = await instructionsPerRequest(
-        [
-          {
-            name: 'queue',
-            args: [...(BUILT ? [] : TSX_ARGS), 'services/api/bench/bare-express-queue.ts'],
-            env: {
-              PORT: String(cgQueuePort),
-              BENCH_DEVICE: queueDevice,
-              BENCH_PREFIX: BULL_PREFIX,
-              BENCH_PRIORITY: String(PRIORITY.send),
-            },
-            url: cgQueueUrl,
-            ready: () => post(cgQueueUrl),
+      const queueApp = async (name: string, device: string): Promise<CallgrindApp> => {
+        const url = `http://127.0.0.1:${await freePort()}/api/messenger/v1/send`;
+        return {
+          name,
+          args: [...(BUILT ? [] : TSX_ARGS), 'services/api/bench/bare-express-queue.ts'],
+          env: {
+            PORT: new URL(url).port,
+            BENCH_DEVICE: device,
+            BENCH_PREFIX: BULL_PREFIX,
+            BENCH_PRIORITY: String(PRIORITY.send),
           },
-          {
+          url,
+          ready: () => post(url),
+        };
+      };
+      const cgApiPort = await freePort();
+      const cgApiUrl = `http://127.0.0.1:${cgApiPort}/api/messenger/v1/send`;
+      const counted = new SideBySide<'queue' | 'control' | 'gateway'>({
+        baseline: 'queue',
+        control: 'control',
+        others: ['gateway'],
+        rounds: Number(process.env.BENCH_CG_ROUNDS ?? 1),
+      });
+      await instructionsSideBySide(
+        counted,
+        {
+          queue: await queueApp('queue', queueDevice),
+          control: await queueApp('control', controlDevice),
+          gateway: {
             name: 'gateway',
             args: entryArgs('services/api', 'main', BUILT),
             env: { ...apiEnv, PORT: String(cgApiPort), METRICS_PORT: String(await freePort()) },
@@ -277,18 +302,16 @@ try {
             token,
             ready: () => post(cgApiUrl, token),
           },
-        ],
+        },
         body,
         ROOT,
       );
-      const k = (n: number) => `${Math.round(n / 1000)}k`;
-      const gateway = counts.gateway!;
-      const queue = counts.queue!;
-      console.log(
-        `instructions per POST /send (callgrind, 10 connections): gateway ${k(gateway.total)} (main thread ${k(gateway.mainThread)}), ` +
-          `bare express + a BullMQ job ${k(queue.total)} (main thread ${k(queue.mainThread)}) → bare+job ÷ gateway ` +
-          `${(queue.total / gateway.total).toFixed(2)} (main thread ${(queue.mainThread / gateway.mainThread).toFixed(2)})`,
-      );
+      console.log(`instructions per POST /send (callgrind, 10 connections; ${counted.describe()}):`);
+      for (const [metric, label] of [
+        ['total', 'instructions/request'],
+        ['mainThread', 'main thread instructions/request'],
+      ] as const)
+        for (const line of counted.report({ metric, label })) console.log(`  ${line}`);
     }
   }
 
@@ -390,7 +413,8 @@ try {
   api.kill('SIGTERM');
   bare.kill('SIGTERM');
   bareQueue.kill('SIGTERM');
-  for (const id of [deviceId, queueDevice]) {
+  control.kill('SIGTERM');
+  for (const id of [deviceId, queueDevice, controlDevice]) {
     const queue = new Queue(`send-{${id}}`, { connection: redis, prefix: BULL_PREFIX });
     await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();

@@ -7,17 +7,18 @@
  * so the chat index is written by the same scripts as in production. For each route: Redis
  * commands per request (MONITOR over BENCH_SEQUENTIAL sequential requests: load-independent) and
  * requests per second with BENCH_CONNECTIONS (10) connections for BENCH_SECONDS (3) s, in
- * BENCH_ROUNDS (3) rounds of GET /status then the route (the median of the rounds' ratios: the
- * shared machine's slower stretches weigh on both). The page routes are measured again on an API
- * with the opened-text cache off (OPENED_TEXT_CACHE_MB=0). BENCH_ROUTES picks routes by parts of
- * their names (comma-separated). Nothing is asserted.
+ * BENCH_ROUNDS (3) rounds of GET /status, GET /status again (the control: its ratio to the first
+ * is the noise floor printed beside each ratio) and the route, the order rotating each round (the
+ * median of the rounds' ratios: the shared machine's slower stretches weigh on all). The page
+ * routes are measured again on an API with the opened-text cache off (OPENED_TEXT_CACHE_MB=0).
+ * BENCH_ROUTES picks routes by parts of their names (comma-separated). Nothing is asserted.
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { newMessageId, newPlatformMessageId } from '@mgw/contracts';
 import { Blocklist, LabelStore } from '@mgw/store';
-import { RedisMonitor } from '@mgw/testing';
+import { RedisMonitor, SideBySide } from '@mgw/testing';
 import { createToken, freshDeviceId, markConnected, startApi } from '../test/helpers/api.js';
 
 const CHATS = Number(process.env.BENCH_CHATS ?? 20);
@@ -182,42 +183,50 @@ async function throughput(api: string, path: string): Promise<Throughput> {
 }
 
 const execFileAsync = promisify(execFile);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
- * A route's req/s against /status's: ROUNDS rounds, each measuring /status and then the route, so
- * a slower stretch of the shared machine weighs on both; the median of the rounds' ratios.
+ * A route's req/s against /status's: ROUNDS rounds of /status (the baseline), /status again (the
+ * control) and the route, the order rotating each round (libs/testing side-by-side.ts), so a slower
+ * stretch of the shared machine weighs on all; the median of the rounds' ratios, and the control's
+ * ratio as the noise floor.
  */
 async function againstStatus(api: string, path: string) {
-  const rounds: { status: Throughput; route: Throughput }[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const status = await throughput(api, '/status');
-    rounds.push({ status, route: await throughput(api, path) });
-  }
-  const of = (pick: (r: { status: Throughput; route: Throughput }) => number) => median(rounds.map(pick));
+  const rounds = new SideBySide<'status' | 'control' | 'route'>({
+    baseline: 'status',
+    control: 'control',
+    others: ['route'],
+    rounds: ROUNDS,
+  });
+  await rounds.run(async (side) => {
+    const r = await throughput(api, side === 'route' ? path : '/status');
+    return { ...r, cost: r.apiMicros + r.redisMicros };
+  });
+  const of = (metric: string) => rounds.median('route', metric);
   return {
-    ratio: of((r) => r.route.rps / r.status.rps),
-    rps: of((r) => r.route.rps),
-    p50: of((r) => r.route.p50),
-    p99: of((r) => r.route.p99),
-    apiMicros: of((r) => r.route.apiMicros),
-    redisMicros: of((r) => r.route.redisMicros),
-    statusApiMicros: of((r) => r.status.apiMicros),
-    statusRedisMicros: of((r) => r.status.redisMicros),
+    ratio: rounds.ratio('route', 'rps'),
+    rpsFloor: rounds.floor('rps'),
+    rps: of('rps'),
+    p50: of('p50'),
+    p99: of('p99'),
+    apiMicros: of('apiMicros'),
+    redisMicros: of('redisMicros'),
+    statusApiMicros: rounds.median('status', 'apiMicros'),
+    statusRedisMicros: rounds.median('status', 'redisMicros'),
     /** API + Redis CPU per request against /status's (the per-request cost, load-independent). */
-    costRatio: of(
-      (r) => (r.route.apiMicros + r.route.redisMicros) / (r.status.apiMicros + r.status.redisMicros),
-    ),
+    costRatio: rounds.ratio('route', 'cost'),
+    costFloor: rounds.floor('cost'),
   };
 }
 
 const fmt = (x: number) => x.toFixed(2);
 const cpu = (r: Awaited<ReturnType<typeof againstStatus>>) =>
   `CPU/request: API ${Math.round(r.apiMicros)} µs + Redis ${Math.round(r.redisMicros)} µs ` +
-  `(/status ${Math.round(r.statusApiMicros)} + ${Math.round(r.statusRedisMicros)}; ×${fmt(r.costRatio)})`;
+  `(/status ${Math.round(r.statusApiMicros)} + ${Math.round(r.statusRedisMicros)}; ×${fmt(r.costRatio)}, ` +
+  `floor ±${(r.costFloor * 100).toFixed(0)} %)`;
 console.log(
   `${CHATS} chats × ${PER_CHAT} messages; ${CONNECTIONS} connections, ${SECONDS} s per measure, ` +
-    `${ROUNDS} rounds of /status then the route (medians), the client in its own process`,
+    `${ROUNDS} rounds (rounded up to a multiple of 3) of /status, /status again (the control: its ratio ` +
+    `is the floor) and the route, the order rotated (medians), the client in its own process`,
 );
 const status = await commandsPerRequest('/status');
 /** Each measured route's CPU per request against /status's, by name (for the page-size fit). */
@@ -228,7 +237,7 @@ for (const [name, path] of routes) {
   costs.set(name, r.costRatio);
   console.log(
     `${name.padEnd(38)} Redis commands ${commands.toFixed(1).padStart(5)} (${sent.toFixed(1)} sent; ×${fmt(commands / status.commands)})` +
-      `  ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
+      `  ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}, floor ±${(r.rpsFloor * 100).toFixed(0)} %), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
   );
 }
 
@@ -262,7 +271,7 @@ const cold = await startApi({
 for (const [name, path] of routes.filter(([n]) => PAGES.includes(n))) {
   const r = await againstStatus(cold.api, path);
   console.log(
-    `${`${name}, cache off`.padEnd(38)} ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
+    `${`${name}, cache off`.padEnd(38)} ${Math.round(r.rps).toString().padStart(5)} req/s (×${fmt(r.ratio)}, floor ±${(r.rpsFloor * 100).toFixed(0)} %), p50 ${r.p50} ms, p99 ${r.p99} ms  ${cpu(r)}`,
   );
 }
 await cold.close();

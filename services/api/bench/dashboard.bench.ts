@@ -9,8 +9,10 @@
  * Then each build is served by the API (in this process, against REDIS_URL, signed in with a
  * password) to Debian's chromium with the CPU slowed BENCH_CPU_SLOWDOWN (4) times, as a mid-range
  * phone is: the time from navigation to the Devices page showing its list (a MutationObserver
- * installed before the page's script runs notes the moment), BENCH_LOADS (7) loads each,
- * alternating, the medians compared. Nothing is asserted.
+ * installed before the page's script runs notes the moment), BENCH_LOADS (7, rounded up to a
+ * multiple of the sides) loads each, beside the base's build served again by an API of its own (the
+ * control: the noise floor), the order rotating each round (libs/testing side-by-side.ts); now ÷
+ * base is the median of the rounds' ratios. Nothing is asserted.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Metafile } from 'esbuild';
+import { median, SideBySide } from '@mgw/testing';
 import { buildDashboardFrom } from '../dashboard/build.mjs';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
 import { launchChromium } from '../test/dashboard/browser.js';
@@ -108,20 +111,27 @@ console.log(`\n### Time to the Devices list (chromium, CPU ${SLOWDOWN}× slower,
 const apis: TestApi[] = [];
 const browser = await launchChromium();
 try {
-  const base = await startApi({ admin: adminWith(builds[0]!.outDir) });
-  apis.push(base);
-  for (const b of builds.slice(1)) apis.push(await startApi({ admin: adminWith(b.outDir) }));
-  const times: number[][] = builds.map(() => []);
-  for (let round = 0; round < LOADS; round++) {
-    for (let i = 0; i < builds.length; i++) times[i]!.push(await timeToDevices(apis[i]!));
-  }
-  const medians = times.map((t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!);
-  builds.forEach((b, i) =>
+  for (const b of builds) apis.push(await startApi({ admin: adminWith(b.outDir) }));
+  if (builds.length === 2) {
+    // The base's build served again by an API of its own: the control, the noise floor.
+    apis.push(await startApi({ admin: adminWith(builds[1]!.outDir) }));
+    const api = { now: apis[0]!, base: apis[1]!, control: apis[2]! };
+    const rounds = new SideBySide<keyof typeof api>({
+      baseline: 'base',
+      control: 'control',
+      others: ['now'],
+      rounds: LOADS,
+    });
+    await rounds.run(async (side) => ({ ms: await timeToDevices(api[side]) }));
+    console.log(`now: this checkout; base: ${builds[1]!.name}; ${rounds.describe()}`);
+    for (const line of rounds.report({ metric: 'ms', label: 'ms to the Devices list' })) console.log(line);
+  } else {
+    const times: number[] = [];
+    for (let round = 0; round < LOADS; round++) times.push(await timeToDevices(apis[0]!));
     console.log(
-      `${b.name.padEnd(24)} median ${medians[i]!.toFixed(0)} ms  (${times[i]!.map((t) => t.toFixed(0)).join(', ')})`,
-    ),
-  );
-  if (medians.length === 2) console.log(`now ÷ base: ${(medians[0]! / medians[1]!).toFixed(2)}`);
+      `${builds[0]!.name.padEnd(24)} median ${median(times).toFixed(0)} ms  (${times.map((t) => t.toFixed(0)).join(', ')}); no base to compare with`,
+    );
+  }
 } finally {
   await browser.close();
   for (const a of apis) await a.close();

@@ -8,12 +8,13 @@
  * device linked by QR, pacing off. A run sends BENCH_ROUNDS lists of BENCH_CONTACTS contacts
  * through POST /send and ends when every contact has decrypted every message.
  *
- * - Cost: runs with no reader and runs with BENCH_READERS (200) SSE streams of the device open on
- *   the one API process alternate (none, readers, readers, none, …; BENCH_REPEATS pairs, after
- *   BENCH_WARMUP_RUNS unmeasured pairs), so a
- *   change in the machine's load weighs on both. Printed: each run's time, the ratio of the
- *   totals (readers / none; the goal is ≤ 1.05), the API's and the sender's CPU per message in
- *   each. All but one reader only count the events they get (a few bytes looked at per chunk, so
+ * - Cost: runs with no reader (the baseline), with no reader again (the control: the noise
+ *   floor) and with BENCH_READERS (200) SSE streams of the device open on the one API process
+ *   take turns, the order rotating each round (libs/testing side-by-side.ts; BENCH_REPEATS (3)
+ *   rounds, rounded up to a multiple of the sides, after BENCH_WARMUP_RUNS unmeasured pairs), so a
+ *   change in the machine's load weighs on all. Printed: each run's time, readers ÷ none (the
+ *   median of the rounds' ratios; the goal is ≤ 1.05, no verdict when the control's floor is
+ *   wider), the API's and the sender's CPU in each. All but one reader only count the events they get (a few bytes looked at per chunk, so
  *   this process costs the machine little); every reader must get every event of the run (0
  *   missed is printed).
  * - Latency: one reader parses its events; an event's latency is its arrival here minus its
@@ -34,12 +35,14 @@ import { fileURLToPath } from 'node:url';
 import { keys } from '@mgw/contracts';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { Stack, waitFor } from '@mgw/testing';
+import { SideBySide, Stack, waitFor } from '@mgw/testing';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const READERS = Number(process.env.BENCH_READERS ?? 200);
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
+/** The cost's sides: no reader (the baseline), no reader again (the control), the readers open. */
+type CostSide = 'none' | 'control' | 'readers';
 const WARMUP_RUNS = Math.max(0, Number(process.env.BENCH_WARMUP_RUNS ?? 1));
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 30_000);
@@ -209,19 +212,19 @@ try {
   const eventsAfter = async (cursor: string) =>
     ((await stack.redis.xrange(keys.eventLog(stack.deviceId), `(${cursor}`, '+')) as unknown[]).length;
 
-  // Cost: none / readers alternating. The readers resume after the log's newest event, so each
-  // must get exactly what the run appends.
+  // Cost: none, its control and readers in rotated rounds. The readers resume after the log's
+  // newest event, so each must get exactly what the run appends.
   const readerProcess = startReaderProcess(streamUrl, stack.token);
   const latencies: number[] = [];
   const runs: {
-    readers: boolean;
+    side: CostSide;
     seconds: number;
     apiCpu: number;
     senderCpu: number;
     readersCpu: number;
     missed: number;
   }[] = [];
-  const run = async (withReaders: boolean, measured = true) => {
+  const run = async (withReaders: boolean) => {
     await settle();
     const from = await newest();
     let probe: Reader | undefined;
@@ -258,15 +261,21 @@ try {
       probe!.close();
       await readerProcess.ask('close');
     }
-    if (measured) runs.push({ readers: withReaders, seconds, apiCpu, senderCpu, readersCpu, missed });
+    return { seconds, apiCpu, senderCpu, readersCpu, missed };
   };
   // One unmeasured run each way first: the processes' code warm, as in the runs measured.
-  for (let i = 0; i < WARMUP_RUNS; i++)
-    for (const withReaders of [false, true]) await run(withReaders, false);
-  for (let i = 0; i < REPEATS; i++) {
-    const order = i % 2 === 0 ? [false, true] : [true, false];
-    for (const withReaders of order) await run(withReaders);
-  }
+  for (let i = 0; i < WARMUP_RUNS; i++) for (const withReaders of [false, true]) await run(withReaders);
+  const cost = new SideBySide<CostSide>({
+    baseline: 'none',
+    control: 'control',
+    others: ['readers'],
+    rounds: REPEATS,
+  });
+  await cost.run(async (side) => {
+    const r = await run(side === 'readers');
+    runs.push({ side, ...r });
+    return { seconds: r.seconds, apiCpu: r.apiCpu, senderCpu: r.senderCpu };
+  });
   readerProcess.stop();
 
   // Idle: a reader open, 10 s of silence, then one message: its events' latency.
@@ -332,33 +341,36 @@ try {
     pullProblems += d.duplicates + d.missing + d.outOfOrder + Math.max(0, tail.length - (log.length - k - 1));
   }
 
-  const total = (readers: boolean) => runs.filter((r) => r.readers === readers);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const messages = CONTACTS * ROUNDS;
-  const none = total(false);
-  const withReaders = total(true);
-  const ratio = sum(withReaders.map((r) => r.seconds)) / sum(none.map((r) => r.seconds));
   const sorted = [...latencies].sort((a, b) => a - b);
   const idleWorst = Math.max(...idleLatencies.map((l) => l.ms));
 
   console.log(
     `event streams: ${READERS} SSE readers of one device on one API process; ${ROUNDS} lists of ${CONTACTS} per run, ` +
-      `${REPEATS} runs each way alternating; ${process.version}; ${os.cpus().length} cores`,
+      `no reader in \`none\` and its control; ${cost.describe()}; ${process.version}; ${os.cpus().length} cores`,
   );
   for (const r of runs)
     console.log(
-      `  ${r.readers ? `${READERS} readers` : 'no reader '}: ${r.seconds.toFixed(2)} s for ${messages} messages ` +
+      `  ${r.side.padEnd(8)}: ${r.seconds.toFixed(2)} s for ${messages} messages ` +
         `(${(messages / r.seconds).toFixed(0)}/s); API ${((r.apiCpu / messages) * 1000).toFixed(2)} ms CPU/msg, ` +
         `sender ${((r.senderCpu / messages) * 1000).toFixed(2)} ms CPU/msg` +
-        (r.readers
+        (r.side === 'readers'
           ? `; the readers' process ${((r.readersCpu / messages) * 1000).toFixed(2)} ms CPU/msg; events missed by the readers: ${r.missed}`
           : ''),
     );
-  console.log(
-    `  cost to sending with ${READERS} readers: ${ratio.toFixed(3)}x the time without (goal ≤ 1.05); ` +
-      `sender CPU/msg ${(sum(withReaders.map((r) => r.senderCpu)) / sum(none.map((r) => r.senderCpu))).toFixed(3)}x, ` +
-      `API CPU/msg ${(sum(withReaders.map((r) => r.apiCpu)) / sum(none.map((r) => r.apiCpu))).toFixed(2)}x`,
-  );
+  // Issue 41's goal: sending with the readers takes at most 5 % longer.
+  for (const line of cost.report({
+    metric: 'seconds',
+    label: `time to send with ${READERS} readers (s)`,
+    digits: 2,
+    goals: { readers: { max: 1.05 } },
+  }))
+    console.log(`  ${line}`);
+  for (const [metric, label] of [
+    ['senderCpu', 'sender CPU (s)'],
+    ['apiCpu', 'API CPU (s)'],
+  ] as const)
+    for (const line of cost.report({ metric, label, digits: 2 })) console.log(`  ${line}`);
   console.log(
     `  latency change → stream under load (${sorted.length} events): p50 ${ms(quantile(sorted, 0.5))}, ` +
       `p99 ${ms(quantile(sorted, 0.99))} (goal < 250 ms), max ${ms(sorted.at(-1) ?? NaN)}`,

@@ -1,16 +1,20 @@
 /**
  * How fast the JSON shape guard (http/json-shape.ts) reads a large body, against reading its bytes
  * at all: a 13 MB base64 string (an attachment sent inline) fed in 64 KiB chunks, as a request
- * streams in. Two control sides: `JSON.parse` of the same body (what reads it after the guard
- * let it through), and one pass over the same chunks that looks at every byte (`indexOf` of a
- * byte that is not there). The report is the guard's time over each control's, from the same run,
- * the sides' order rotating each round, and each side's MB/s. Nothing is asserted: the fast test
- * (services/api/test/fast/json-shape.test.ts) only checks that the guard is not quadratic.
+ * streams in. Two references: one pass over the same chunks that looks at every byte (`indexOf` of
+ * a byte that is not there; the baseline) and `JSON.parse` of the same body (what reads it after
+ * the guard let it through); the control is the byte pass again, timed as a side of its own. The
+ * report is the guard's time over each reference's, from the same run, the sides' order rotating
+ * each round (libs/testing side-by-side.ts), the control's ratio as the noise floor, and each
+ * side's MB/s. Nothing is asserted: the fast test (services/api/test/fast/json-shape.test.ts) only
+ * checks that the guard is not quadratic.
  *
- *   BENCH_ROUNDS   rounds (default 7), after one warm-up round
+ *   BENCH_ROUNDS   rounds (default 7, rounded up to a multiple of the 4 sides), after one
+ *                  unmeasured round
  *   BENCH_REPEATS  passes of the guard and of the byte scan per timing (default 50; JSON.parse, a
  *                  hundred times slower, runs once)
  */
+import { SideBySide } from '@mgw/testing';
 import { JsonShapeGuard, type JsonShapeLimits } from '../src/http/json-shape.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -22,7 +26,15 @@ const chunks: Buffer[] = [];
 for (let i = 0; i < body.length; i += CHUNK) chunks.push(body.subarray(i, i + CHUNK));
 const text = body.toString('utf8');
 
-const sides: Record<string, () => void> = {
+const bytes = () => {
+  let found = 0;
+  for (const c of chunks) if (c.indexOf(0x07) >= 0) found++;
+  if (found) throw new Error('the byte pass found a byte that is not there');
+};
+type Side = 'bytes' | 'control' | 'guard' | 'parse';
+const sides: Record<Side, () => void> = {
+  bytes,
+  control: bytes,
   guard: () => {
     const guard = new JsonShapeGuard(LIMITS);
     for (const c of chunks) guard.feed(c);
@@ -30,35 +42,26 @@ const sides: Record<string, () => void> = {
   parse: () => {
     if (!JSON.parse(text)) throw new Error('nothing parsed');
   },
-  bytes: () => {
-    let found = 0;
-    for (const c of chunks) if (c.indexOf(0x07) >= 0) found++;
-    if (found) throw new Error('the control found a byte that is not there');
-  },
+};
+/** One timing of a side: ms per pass. */
+const time = (name: Side): number => {
+  const started = performance.now();
+  const repeats = name === 'parse' ? 1 : REPEATS;
+  for (let r = 0; r < repeats; r++) sides[name]();
+  return (performance.now() - started) / repeats;
 };
 
-const times: Record<string, number[]> = { guard: [], parse: [], bytes: [] };
-const names = Object.keys(sides);
-for (let round = -1; round < ROUNDS; round++) {
-  const shift = ((round % names.length) + names.length) % names.length;
-  const order = [...names.slice(shift), ...names.slice(0, shift)];
-  for (const name of order) {
-    const started = performance.now();
-    const repeats = name === 'parse' ? 1 : REPEATS;
-    for (let r = 0; r < repeats; r++) sides[name]!();
-    const ms = (performance.now() - started) / repeats;
-    if (round >= 0) times[name]!.push(ms);
-  }
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const name of Object.keys(sides) as Side[]) time(name); // warm-up
+const rounds = new SideBySide<Side>({
+  baseline: 'bytes',
+  control: 'control',
+  others: ['guard', 'parse'],
+  rounds: ROUNDS,
+});
+await rounds.run(async (name) => ({ ms: time(name) }));
 const mb = body.length / 1e6;
-for (const name of names)
-  console.log(
-    `${name.padEnd(8)} median ${median(times[name]!).toFixed(1)} ms (${(mb / (median(times[name]!) / 1000)).toFixed(0)} MB/s)`,
-  );
-for (const control of ['parse', 'bytes']) {
-  const ratios = times.guard!.map((g, i) => g / times[control]![i]!);
-  console.log(
-    `guard / ${control}: median ${median(ratios).toFixed(2)}, rounds ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
-  );
-}
+console.log(`${mb.toFixed(1)} MB body; ${rounds.describe()}`);
+for (const line of rounds.report({ metric: 'ms', label: 'ms per pass', digits: 1 })) console.log(line);
+for (const name of rounds.sides)
+  console.log(`  ${name.padEnd(8)} ${(mb / (rounds.median(name, 'ms') / 1000)).toFixed(0)} MB/s`);
+console.log(`  ${rounds.ratioText('guard', 'ms', 'parse')}`);

@@ -5,9 +5,12 @@
  * (the workspace-route pattern the guard tested on `req.path` for every device and old-shape
  * token). Each side runs in its own process under callgrind: a warm-up of 200,000 calls, a dump of
  * the counters, then BENCH_CALLS calls (1,000,000) counted on the main thread alone, between two
- * dumps, so start-up and warm-up never enter the count. A no-op handler is the control side (the
- * loop's own cost, subtracted from both); the order rotates each round. A `/send` costs about 700 k
- * instructions on the main thread (docs/benchmarks.md), against which the difference is put.
+ * dumps, so start-up and warm-up never enter the count. A no-op handler gives the loop's own cost,
+ * subtracted from both; the control is the rule before counted again in a process of its own; the
+ * order rotates each round (libs/testing side-by-side.ts; BENCH_ROUNDS rounded up to a multiple of
+ * the 4 sides). A `/send` costs about 700 k instructions on the main thread (docs/benchmarks.md),
+ * against which the difference and the control's floor are put: no verdict on ±2 % when the floor
+ * is wider.
  * Needs `valgrind`.
  */
 import { spawn } from 'node:child_process';
@@ -17,11 +20,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { callgrindDump, callgrindWrapper, TSX_ARGS, valgrindAvailable } from '@mgw/testing';
+import {
+  callgrindDump,
+  callgrindWrapper,
+  SideBySide,
+  TSX_ARGS,
+  valgrindAvailable,
+  verdict,
+} from '@mgw/testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SEND_INSTRUCTIONS = 700_000;
 if (!valgrindAvailable())
   throw new Error('path-guard: needs valgrind on the PATH (apt-get install valgrind)');
@@ -37,7 +47,7 @@ const WORKSPACE_PATH = /\\/(?:devices|tokens|workspace)(?:\\/|$)/;
 const [side, calls] = [process.argv[2], Number(process.argv[3])];
 const filter = canonicalPath();
 const handlers = {
-  control: (_req: { url: string }, _res: unknown, next: () => void) => next(),
+  noop: (_req: { url: string }, _res: unknown, next: () => void) => next(),
   filter: (req: { url: string }, res: unknown, next: () => void) => filter(req as never, res as never, next),
   before: (req: { url: string }, _res: unknown, next: () => void) => (WORKSPACE_PATH.test(req.url), next()),
 };
@@ -58,14 +68,14 @@ if (passed !== 200_000 + calls) throw new Error('a canonical path was refused');
 `,
 );
 
-/** The main thread's instructions for CALLS calls of one side (after its warm-up). */
-async function instructions(side: string): Promise<number> {
+/** The main thread's instructions for CALLS calls of one handler (after its warm-up); `side` names the run. */
+async function instructions(handler: string, side: string): Promise<number> {
   const [command, ...args] = [
     ...callgrindWrapper(dir, side),
     process.execPath,
     ...TSX_ARGS,
     script,
-    side,
+    handler,
     String(CALLS),
   ];
   const child = spawn(command!, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -84,29 +94,40 @@ async function instructions(side: string): Promise<number> {
   return counted.mainThread / CALLS;
 }
 
-const sides = ['control', 'filter', 'before'];
-const perCall: Record<string, number[]> = { control: [], filter: [], before: [] };
-for (let round = 0; round < ROUNDS; round++) {
-  const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
-  for (const side of order) perCall[side]!.push(await instructions(side));
-}
+// The baseline is the rule before; the control, the same rule counted again in a process of its
+// own; `noop` is the loop's own cost, subtracted from the rule's and the filter's.
+type Side = 'before' | 'control' | 'filter' | 'noop';
+const handlerOf: Record<Side, string> = {
+  before: 'before',
+  control: 'before',
+  filter: 'filter',
+  noop: 'noop',
+};
+const rounds = new SideBySide<Side>({
+  baseline: 'before',
+  control: 'control',
+  others: ['filter', 'noop'],
+  rounds: ROUNDS,
+});
+await rounds.run(async (side, round) => ({
+  perCall: await instructions(handlerOf[side], `${side}-${round}`),
+}));
 rmSync(dir, { recursive: true, force: true });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const control = median(perCall.control!);
-const net = (side: string) => median(perCall[side]!) - control;
+const noop = rounds.median('noop', 'perCall');
+const net = (side: Side) => rounds.median(side, 'perCall') - noop;
+console.log(`path-guard: instructions per call, main thread (${CALLS} calls; ${rounds.describe()})`);
+for (const line of rounds.report({ metric: 'perCall', label: 'instructions per call' }))
+  console.log(`  ${line}`);
 console.log(
-  `path-guard: instructions per call, main thread (${CALLS} calls, ${ROUNDS} rounds, control subtracted)`,
+  `  less the no-op loop (${noop.toFixed(0)}): the path filter (now) ${net('filter').toFixed(0)}, ` +
+    `the workspace-route rule (before) ${net('before').toFixed(0)}, its control ${net('control').toFixed(0)}`,
 );
-console.log(
-  `  control (no-op handler): ${control.toFixed(0)} (rounds: ${perCall.control!.map((x) => x.toFixed(0)).join(', ')})`,
-);
-for (const side of ['filter', 'before']) {
-  console.log(
-    `  ${side === 'filter' ? 'the path filter (now)' : 'the workspace-route rule (before)'}: ${net(side).toFixed(0)}` +
-      ` (rounds: ${perCall[side]!.map((x) => (x - control).toFixed(0)).join(', ')})`,
-  );
-}
 const delta = net('filter') - net('before');
 console.log(
   `  now − before: ${delta.toFixed(0)} instructions per request = ${((100 * delta) / SEND_INSTRUCTIONS).toFixed(3)} % of a /send (${SEND_INSTRUCTIONS / 1000} k)`,
+);
+// Issue 78's ±2 % of a /send: the floor is the control's difference from the rule, on that scale.
+const floor = Math.abs(net('control') - net('before')) / SEND_INSTRUCTIONS;
+console.log(
+  `  ${verdict('a /send with the filter ÷ with the rule before', 1 + delta / SEND_INSTRUCTIONS, floor, { min: 0.98, max: 1.02 })}`,
 );

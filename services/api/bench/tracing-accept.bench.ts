@@ -10,10 +10,12 @@
  * - rate: autocannon, BENCH_CONNECTIONS (10) for BENCH_SECONDS (5); BENCH_ROUNDS (6, rounded up to a
  *   multiple of the sides) rounds of every side, the order rotated by one each round: for each
  *   traced side the median of its rounds' API CPU per request (/proc) ÷ off's, against issue 71's
- *   goals (≤ 1.02, ≤ 1.05, ≤ 1.20 on Node 24). `control` (BENCH_SIDES=off,control,…) is a second process with tracing
- *   off: what two equal processes differ by, the measure's own noise;
+ *   goals (≤ 1.02, ≤ 1.05, ≤ 1.20 on Node 24). `control`, always there, is a second process with
+ *   tracing off: what two equal processes differ by, the noise floor; a goal narrower than the
+ *   floor gets no verdict (libs/testing side-by-side.ts);
  * - instructions (BENCH_PARTS=rate,instructions; not run by default): each API under valgrind's
- *   callgrind, instructions per request after a warm-up, whatever the machine's load (minutes).
+ *   callgrind, instructions per request after a warm-up, whatever the machine's load (minutes);
+ *   BENCH_CG_ROUNDS rotated rounds of every side, the control among them.
  *
  * BENCH_SIDES (e.g. `off,unsampled`) picks the sides; BENCH_PROFILE=dir writes CPU profiles.
  * Nothing is asserted.
@@ -34,11 +36,13 @@ import {
   entryArgs,
   freePort,
   requireFreshBuild,
+  SideBySide,
   startOtlpReceiver,
+  type Goal,
   valgrindAvailable,
   waitFor,
 } from '@mgw/testing';
-import { instructionsPerRequest } from './instructions.js';
+import { instructionsSideBySide, type CallgrindApp } from './instructions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROUNDS = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 6));
@@ -76,7 +80,7 @@ const traced = (sampler: string, arg?: string): Record<string, string> => ({
 });
 const allSides = {
   off: {},
-  /** A second process with tracing off (BENCH_SIDES=off,control,…): what two equal processes differ by. */
+  /** A second process with tracing off, always measured: what two equal processes differ by. */
   control: {},
   unsampled: traced('parentbased_traceidratio', '0'),
   ratio: traced('parentbased_traceidratio', '0.1'),
@@ -84,22 +88,22 @@ const allSides = {
 };
 type Side = keyof typeof allSides;
 const wanted = (process.env.BENCH_SIDES ?? 'off,unsampled,ratio,on').split(',') as Side[];
+const others = wanted.filter((s) => s !== 'off' && s !== 'control' && s in allSides);
 const sides = Object.fromEntries(
-  (['off', ...wanted.filter((s) => s !== 'off' && s in allSides)] as Side[]).map((s) => [s, allSides[s]]),
+  (['off', 'control', ...others] as Side[]).map((s) => [s, allSides[s]]),
 ) as Partial<Record<Side, Record<string, string>>>;
 const sideNames = Object.keys(sides) as Side[];
-/** What each traced side's ratio is held to (issue 71), on Node 24. */
-const GOALS: Partial<Record<Side, number>> = { control: 1, unsampled: 1.02, ratio: 1.05, on: 1.2 };
+/** What each traced side's API CPU per request ÷ off's is held to (issue 71), on Node 24. */
+const GOALS: Partial<Record<Side, Goal>> = {
+  unsampled: { max: 1.02 },
+  ratio: { max: 1.05 },
+  on: { max: 1.2 },
+};
 
 function cpuUs(pid: number | undefined): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const post = (url: string, token: string) => acceptedPost(url, token, body);
 
 const started: ChildProcess[] = [];
@@ -135,9 +139,6 @@ try {
       await waitFor(() => post(url, token), { timeoutMs: 60_000, what: `the ${side} API` });
       apps[side] = { url, pid: child.pid! };
     }
-    const runs = { off: { rps: [] as number[], cpu: [] as number[] } } as Partial<
-      Record<Side, { rps: number[]; cpu: number[] }>
-    >;
     const run = async (side: Side) => {
       const cpu0 = cpuUs(apps[side].pid);
       const r = await autocannon({
@@ -157,32 +158,12 @@ try {
     // often, and never one run twice in a row (a process measured right after itself runs warmer,
     // and `off` in every pair, or at both ends of a reversed order, gained 5–10 % so: as large as
     // the goals). Each traced side's ratio is to `off` of the same round.
-    const traced = sideNames.filter((s) => s !== 'off');
-    const paired = Object.fromEntries(traced.map((s) => [s, { cpu: [] as number[], rps: [] as number[] }]));
-    const rounds = Math.ceil(ROUNDS / sideNames.length) * sideNames.length;
-    for (let i = 0; i < rounds; i++) {
-      const order = sideNames.map((_, k) => sideNames[(i + k) % sideNames.length]!);
-      const got = {} as Record<Side, { cpu: number; rps: number }>;
-      for (const side of order) got[side] = await run(side);
-      runs.off!.cpu.push(got.off.cpu);
-      runs.off!.rps.push(got.off.rps);
-      for (const side of traced) {
-        paired[side]!.cpu.push(got[side].cpu / got.off.cpu);
-        paired[side]!.rps.push(got[side].rps / got.off.rps);
-      }
-    }
-    const off = runs.off!;
-    console.log(
-      `  POST /send, ${CONNECTIONS} connections, ${rounds} rounds of ${DURATION_S} s runs, the order rotated; ` +
-        `off: ${median(off.rps).toFixed(0)} req/s, API CPU ${median(off.cpu).toFixed(0)} µs per request`,
-    );
-    for (const side of traced) {
-      const r = paired[side]!;
-      console.log(
-        `  ${side.padEnd(9)} CPU per request ÷ off, round by round ${r.cpu.map((p) => p.toFixed(3)).join(' ')}` +
-          ` → median ${median(r.cpu).toFixed(3)} (goal ≤ ${GOALS[side]}); req/s ÷ off median ${median(r.rps).toFixed(3)}`,
-      );
-    }
+    const rounds = new SideBySide<Side>({ baseline: 'off', control: 'control', others, rounds: ROUNDS });
+    await rounds.run((side) => run(side));
+    console.log(`  POST /send, ${CONNECTIONS} connections, ${DURATION_S} s runs; ${rounds.describe()}`);
+    for (const line of rounds.report({ metric: 'cpu', label: 'API CPU µs/request', goals: GOALS }))
+      console.log(`  ${line}`);
+    for (const line of rounds.report({ metric: 'rps', label: 'req/s' })) console.log(`  ${line}`);
     await Promise.all(
       started.splice(0).map((c) => new Promise((resolve) => c.once('exit', resolve).kill('SIGTERM'))),
     );
@@ -191,31 +172,32 @@ try {
   if (PARTS.has('instructions')) {
     if (!valgrindAvailable()) console.log('  instructions per request: skipped (valgrind is not installed)');
     else {
-      const apps = [];
+      const apps = {} as Record<Side, CallgrindApp>;
       for (const side of sideNames) {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}/api/messenger/v1/send`;
-        apps.push({
+        apps[side] = {
           name: side,
           args: entryArgs('services/api', 'main', BUILT),
           env: { ...apiEnv, ...sides[side], PORT: String(port), METRICS_PORT: String(await freePort()) },
           url,
           token,
           ready: () => post(url, token),
-        });
+        };
       }
-      const counts = (await instructionsPerRequest(apps, body, ROOT)) as Record<
-        Side,
-        { total: number; mainThread: number }
-      >;
-      const k = (n: number) => `${(n / 1000).toFixed(0)} k`;
-      const base = counts.off;
-      for (const side of sideNames)
-        console.log(
-          `  instructions per POST /send (callgrind, 10 connections), ${side}: ${k(counts[side].mainThread)} main thread ` +
-            `(${k(counts[side].total)} all threads) → ÷ off ${(counts[side].mainThread / base.mainThread).toFixed(3)} main thread, ` +
-            `${(counts[side].total / base.total).toFixed(3)} all threads`,
-        );
+      const counted = new SideBySide<Side>({
+        baseline: 'off',
+        control: 'control',
+        others,
+        rounds: Number(process.env.BENCH_CG_ROUNDS ?? 1),
+      });
+      await instructionsSideBySide(counted, apps, body, ROOT);
+      console.log(`  instructions per POST /send (callgrind, 10 connections; ${counted.describe()}):`);
+      for (const [metric, label] of [
+        ['mainThread', 'main thread instructions/request'],
+        ['total', 'instructions/request'],
+      ] as const)
+        for (const line of counted.report({ metric, label })) console.log(`    ${line}`);
     }
   }
 } finally {

@@ -2,14 +2,17 @@
  * An install with many workspaces against one with one (issue 70: "an install with 1,000
  * workspaces of 10 devices each starts and serves /status as fast as one with one workspace").
  *
- * Two Redis databases of the same server: `one` holds one workspace with BENCH_WS_DEVICES (10)
+ * Databases of the same Redis server: `one` holds one workspace with BENCH_WS_DEVICES (10)
  * devices, `many` BENCH_WORKSPACES (1,000) workspaces of as many devices each; every device has a
  * connected session and its workspace's ownership, every workspace a workspace token, and a sample
  * of devices a device token. The API (built, as `npm start` runs it; no sender) is started on each
- * in turn, ABBA, BENCH_ROUNDS (2) pairs: how long from its spawn until /readyz answers 200, then
+ * in turn, and on a second install of one workspace (the control: the noise floor), the order
+ * rotating each round (libs/testing side-by-side.ts), BENCH_ROUNDS (3, rounded up to a multiple of
+ * the sides) rounds: how long from its spawn until /readyz answers 200, then
  * GET /status with device tokens and GET /devices/{id}/status with workspace tokens
  * (autocannon, 10 connections, BENCH_SECONDS (4) s each): requests per second and the API's CPU per
- * request (from /proc). Printed: each figure for both installs and many ÷ one. Nothing is asserted.
+ * request (from /proc). Printed: each figure for every install, many ÷ one and the control's ratio.
+ * Nothing is asserted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -18,13 +21,13 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { keys } from '@mgw/contracts';
 import { SessionStore, TokenStore, WorkspaceStore } from '@mgw/store';
-import { entryArgs, freePort, requireFreshBuild, waitFor } from '@mgw/testing';
-import { cpuMs, median } from './support/measure.js';
+import { entryArgs, freePort, requireFreshBuild, SideBySide, waitFor } from '@mgw/testing';
+import { cpuMs } from './support/measure.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 1000);
 const DEVICES = Number(process.env.BENCH_WS_DEVICES ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Devices (and workspaces) whose tokens the load uses. */
 const SAMPLE = 20;
@@ -36,7 +39,7 @@ const base = new URL(process.env.REDIS_URL!);
 const urlOf = (db: number) => Object.assign(new URL(base.href), { pathname: `/${db}` }).href;
 
 interface Install {
-  name: 'one' | 'many';
+  name: 'one' | 'control' | 'many';
   url: string;
   deviceTokens: string[];
   workspaceTokens: { token: string; deviceId: string }[];
@@ -157,27 +160,27 @@ console.log(
   `seeded: one workspace × ${DEVICES} devices, ${WORKSPACES} workspaces × ${DEVICES} devices ` +
     `(${((performance.now() - t0) / 1000).toFixed(0)} s)`,
 );
-const results: Record<Install['name'], Figures[]> = { one: [], many: [] };
-for (let r = 0; r < ROUNDS; r++) {
-  const order = r % 2 === 0 ? [one, many] : [many, one];
-  for (const install of order) results[install.name].push(await round(install));
-}
-const rows: [string, keyof Figures, 'lower' | 'higher'][] = [
-  ['start to /readyz 200 (ms)', 'startMs', 'lower'],
-  ['GET /status, device token (req/s)', 'deviceRps', 'higher'],
-  ['  API CPU per request (µs)', 'deviceCpuUs', 'lower'],
-  ['GET /devices/{id}/status, workspace token (req/s)', 'wsRps', 'higher'],
-  ['  API CPU per request (µs)', 'wsCpuUs', 'lower'],
+// The control: a second install of one workspace, on a database of its own.
+const control = await seed('control', 3, 1);
+const installs = { one, control, many };
+const rounds = new SideBySide<Install['name']>({
+  baseline: 'one',
+  control: 'control',
+  others: ['many'],
+  rounds: ROUNDS,
+});
+await rounds.run((name) => round(installs[name]));
+const rows: [string, keyof Figures][] = [
+  ['start to /readyz 200 (ms)', 'startMs'],
+  ['GET /status, device token (req/s)', 'deviceRps'],
+  ['GET /status, device token: API CPU per request (µs)', 'deviceCpuUs'],
+  ['GET /devices/{id}/status, workspace token (req/s)', 'wsRps'],
+  ['GET /devices/{id}/status, workspace token: API CPU per request (µs)', 'wsCpuUs'],
 ];
-console.log(`\n${ROUNDS * 2} rounds (ABBA), medians:`);
-for (const [label, key, better] of rows) {
-  const a = median(results.one.map((f) => f[key]));
-  const b = median(results.many.map((f) => f[key]));
-  console.log(
-    `${label.padEnd(52)} one ${a.toFixed(1).padStart(9)}   many ${b.toFixed(1).padStart(9)}   many ÷ one ${(b / a).toFixed(3)} (${better} is better)`,
-  );
-}
-for (const db of [1, 2]) {
+console.log(`\n${rounds.describe()}:`);
+for (const [label, metric] of rows)
+  for (const line of rounds.report({ metric, label, digits: 1 })) console.log(line);
+for (const db of [1, 2, 3]) {
   const redis = new Redis(urlOf(db));
   await redis.flushdb();
   await redis.quit();

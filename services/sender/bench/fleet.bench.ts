@@ -4,6 +4,14 @@
  * or stale build stops the bench) and the simulator as processes of their own, so neither the
  * simulator nor this process's polling takes the sender's or each other's CPU:
  *
+ * 0. The pace beside the previous release, in the same minutes (issue 81, item 5): two more
+ *    stacks of the previous release's services (UPGRADE_BASE_COMMIT, built from the history as
+ *    accept-previous.bench.ts builds it; this checkout's simulator), the second one the control,
+ *    each with as many devices, take turns with this one in BENCH_FLEET_ROUNDS (3) rotated rounds
+ *    (libs/testing side-by-side.ts), each turn a list of new contacts per device: each device's
+ *    pace (as below), this ÷ previous and the control's ratio as the noise floor; a verdict on
+ *    "no more than 3 % behind the previous release" only when the floor is narrower.
+ *    BENCH_FLEET_PREVIOUS=0 skips it.
  * 1. BENCH_FLEET_DEVICES (100) devices each send a BENCH_FLEET_LIST (20)-recipient list to new
  *    contacts at the default pacing (SEND_MIN_GAP_MS=1000, jitter 500): delivered against the
  *    paced ideal (all devices at once; the phase ends with the slowest device, so the ideal is
@@ -32,7 +40,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { keys } from '@mgw/contracts';
-import { waitFor } from '@mgw/testing';
+import { buildPreviousVersion, SideBySide, type Stack, UPGRADE_BASE_COMMIT, waitFor } from '@mgw/testing';
 import { median } from '../src/fleet/queue-metrics.js';
 import { SETTINGS_TTL_MS } from '../src/send/pacing.js';
 import {
@@ -46,6 +54,7 @@ import {
   renewals,
   sent,
   startFleetStack,
+  tokenStoreOf,
 } from './support/fleet.js';
 
 const DEVICES = Number(process.env.BENCH_FLEET_DEVICES ?? 100);
@@ -53,6 +62,11 @@ const LIST = Number(process.env.BENCH_FLEET_LIST ?? 20);
 const IDLE_DEVICES = Number(process.env.BENCH_FLEET_IDLE_DEVICES ?? 300);
 const IDLE_S = Number(process.env.BENCH_FLEET_IDLE_S ?? 30);
 const PROFILE_DIR = process.env.BENCH_FLEET_PROFILE_DIR;
+/** BENCH_FLEET_PREVIOUS=0 skips the pace beside the previous release (phase 0). */
+const PREVIOUS = process.env.BENCH_FLEET_PREVIOUS !== '0';
+/** Rotated rounds of phase 0 (rounded up to a multiple of its 3 sides). */
+const ROUNDS = Number(process.env.BENCH_FLEET_ROUNDS ?? 3);
+type PaceSide = 'previous' | 'control' | 'this';
 const LISTS_ONLY = process.env.BENCH_FLEET_LISTS_ONLY === '1';
 // Issue 30's goals: 100 busy devices in 512 MiB, 300 in 1 GiB; 300 idle in 1 GiB, 1,000 in 1.5 GiB.
 const BUSY_GOAL_MIB = DEVICES <= 100 ? 512 : 1024;
@@ -134,6 +148,89 @@ const report = (line: string) => {
   console.log(line);
 };
 
+/**
+ * The pace side by side (issue 81, item 5): this stack, a stack of the previous release's
+ * services (UPGRADE_BASE_COMMIT, built from the history; this checkout's simulator) and its control
+ * (a second stack of the previous release), each with DEVICES devices linked, take turns in
+ * rotated rounds (libs/testing side-by-side.ts); in each turn every device of the side sends one
+ * LIST-recipient list to contacts new to it at the default pacing, typing on. Per turn: each
+ * device's pace (as in phase 1), their median and slowest, and delivered/ideal. The other stacks
+ * stay up, idle, while one sends: each side runs beside the same idle neighbours.
+ */
+async function paceBesidePrevious(thisPid: number): Promise<void> {
+  const previous = await buildPreviousVersion(UPGRADE_BASE_COMMIT, (line) => console.log(`  ${line}`));
+  const started: Stack[] = [];
+  try {
+    const sides = { this: { stack, fleet, pid: thisPid } } as Record<
+      PaceSide,
+      { stack: Stack; fleet: Fleet; pid: number }
+    >;
+    for (const name of ['previous', 'control'] as const) {
+      const other = await startFleetStack(previous.root);
+      started.push(other);
+      // The previous release's own store writes its tokens: its API reads its own format.
+      const otherFleet = new Fleet(other, await tokenStoreOf(previous.root, other.redis));
+      await otherFleet.linkUpTo(DEVICES);
+      const otherPid = other.senders()[0]!.child.pid!;
+      await waitFor(() => otherFleet.allHeldBy(otherPid), {
+        timeoutMs: 120_000,
+        what: `the ${name} sender holds every device`,
+      });
+      sides[name] = { stack: other, fleet: otherFleet, pid: otherPid };
+    }
+    const idealSeconds = pacedIdealSeconds(DEVICES, LIST);
+    const rounds = new SideBySide<PaceSide>({
+      baseline: 'previous',
+      control: 'control',
+      others: ['this'],
+      rounds: ROUNDS,
+    });
+    await rounds.run(async (name, round) => {
+      const { stack: s, fleet: f } = sides[name];
+      const sender = s.senders()[0]!;
+      const total = DEVICES * LIST;
+      const sentBefore = sent(await metrics(sender));
+      const t0 = performance.now();
+      // New contacts in every round: prefixes 1560… (phase 1 uses 1555 and 1556).
+      const lists = await f.sendLists(DEVICES, LIST, 'pace', String(1560 + round));
+      await waitFor(async () => sent(await metrics(sender)) - sentBefore >= total, {
+        timeoutMs: 900_000,
+        intervalMs: 1000,
+        what: `${name}: ${total} messages sent`,
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      const paces = (await f.paces(lists, GAP_MS + JITTER_MS / 2)).sort((x, y) => x - y);
+      console.log(
+        `  round ${round + 1}, ${name}: pace median ${median(paces).toFixed(3)}, slowest ${paces[0]!.toFixed(3)}; ${seconds.toFixed(1)} s`,
+      );
+      return { median: median(paces), slowest: paces[0]!, delivered: idealSeconds / seconds };
+    });
+    report(
+      `\n${DEVICES} devices × ${LIST}-recipient list (new contacts each turn), default pacing, beside the previous ` +
+        `release ${previous.name} (${previous.commit.slice(0, 10)}; this checkout's simulator); ${rounds.describe()}:`,
+    );
+    // The pace goal (median ≥ 0.97 of the ideal) allows 3 %: this build may fall that far behind
+    // the previous release's pace, no further.
+    for (const line of rounds.report({
+      metric: 'median',
+      label: "each device's pace, median device",
+      digits: 3,
+      goals: { this: { min: 0.97 } },
+    }))
+      report(`  ${line}`);
+    for (const line of rounds.report({
+      metric: 'slowest',
+      label: "each device's pace, slowest device",
+      digits: 3,
+    }))
+      report(`  ${line}`);
+    for (const line of rounds.report({ metric: 'delivered', label: 'delivered/ideal', digits: 3 }))
+      report(`  ${line}`);
+  } finally {
+    for (const other of started) await other.stop().catch(() => undefined);
+  }
+}
+
 try {
   const [first] = stack.senders();
   const pid = first!.child.pid!;
@@ -152,6 +249,9 @@ try {
     timeoutMs: 120_000,
     what: 'the sender holds every device',
   });
+
+  // --- 0. the pace beside the previous release, in the same minutes -------------------------------
+  if (PREVIOUS) await paceBesidePrevious(pid);
 
   // --- 1. lists at the default pacing, typing on (the default), then off --------------------------
   const simPid = stack.simulator.pid!;

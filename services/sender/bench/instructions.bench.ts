@@ -7,11 +7,15 @@
  * - gateway: the built sender, run under callgrind, holding one linked device; lists of the same
  *   BENCH_CG_CONTACTS contacts (20) through POST /send, pacing off;
  * - baseline: a bare Baileys socket in a process of its own (support/bare-rounds.ts), run under
- *   callgrind too, sending the same rounds to as many other contacts, 8 in flight as the sender.
+ *   callgrind too, sending the same rounds to as many other contacts, 8 in flight as the sender;
+ * - control: a second bare socket, of an account of its own, to other contacts: what two equal
+ *   sides differ by (the noise floor).
  *
- * Each side sends a round that sets up the Signal sessions and BENCH_CG_WARM rounds (3) before its
- * counters are reset, then BENCH_CG_ROUNDS measured rounds (5), each until every contact has the
- * message and 3 s more, so the receipts that come back are handled within the count. The figure
+ * Each side sends a round that sets up the Signal sessions and BENCH_CG_WARM rounds (3), then
+ * BENCH_CG_ROUNDS measured rounds (5, rounded up to a multiple of the sides) in turns whose order
+ * rotates each round (libs/testing side-by-side.ts), each turn counted alone (its counters dumped
+ * right before and after) until every contact has the message and 3 s more, so the receipts that
+ * come back are handled within the count. The figure
  * per message is the main thread's (JS, I/O; V8's compiler threads keep compiling under valgrind)
  * and all threads'. Needs `valgrind` (Debian package); skipped without it. Minutes: valgrind runs
  * Node some 20-50× slower. The ratio is reported, never asserted.
@@ -22,14 +26,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import {
-  callgrindDump,
-  callgrindWrapper,
-  sleep,
-  valgrindAvailable,
-  waitFor,
-  type Instructions,
-} from '@mgw/testing';
+import { callgrindDump, callgrindWrapper, SideBySide, sleep, valgrindAvailable, waitFor } from '@mgw/testing';
 import { sideStack, UNDER_VALGRIND_ENV } from './support/tracing-sides.js';
 
 const CONTACTS = Number(process.env.BENCH_CG_CONTACTS ?? 20);
@@ -38,6 +35,7 @@ const ROUNDS = Number(process.env.BENCH_CG_ROUNDS ?? 5);
 /** After a round has arrived: the receipts coming back are handled by the counted process too. */
 const SETTLE_MS = 3000;
 const UNDER_VALGRIND_MS = 600_000;
+type Side = 'bare' | 'control' | 'sender';
 
 if (!valgrindAvailable()) {
   console.log('instructions per message: skipped (valgrind is not installed)');
@@ -62,16 +60,55 @@ async function delivered(to: string[], count: number): Promise<void> {
   await sleep(SETTLE_MS);
 }
 
-/** Runs the session round and the warm-up, resets the counters, runs the measured rounds: per message. */
-async function count(name: string, pid: number, round: (n: number) => Promise<void>): Promise<Instructions> {
-  for (let n = 1; n <= 1 + WARM; n++) await round(n);
-  await callgrindDump(dir, name, pid);
-  for (let n = 2 + WARM; n <= 1 + WARM + ROUNDS; n++) await round(n);
-  const counted = await callgrindDump(dir, name, pid);
-  const messages = ROUNDS * CONTACTS;
-  return { total: counted.total / messages, mainThread: counted.mainThread / messages };
+/** A counted process and how to make it send round `n` (until delivered and settled). */
+interface Counted {
+  name: string;
+  pid: number;
+  round: (n: number) => Promise<void>;
 }
 
+/** A bare socket under callgrind (support/bare-rounds.ts), linked as `phone`, sending to `to`. */
+async function bareSide(name: string, phone: string, to: string[]): Promise<Counted & { stop(): void }> {
+  const script = fileURLToPath(new URL('./support/bare-rounds.ts', import.meta.url));
+  // Node strips the script's types itself; without the development condition its imports are the
+  // built packages, as the sender's are. Node 20 cannot strip types: tsx does it there.
+  const strip = (process.features as { typescript?: unknown }).typescript ? [] : ['--import', 'tsx'];
+  const [command, ...args] = [...callgrindWrapper(dir, name), process.execPath, ...strip, script];
+  const bare = spawn(command!, args, {
+    env: {
+      ...process.env,
+      BARE_SIM_INFO: JSON.stringify(stack.simulator.info),
+      BARE_SIM_CONTROL_URL: stack.simulator.controlUrl,
+      BARE_CONTACTS: to.join(','),
+      BARE_PHONE: phone,
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: bare.stdout! })[Symbol.asyncIterator]();
+  const expectLine = async (want: string) => {
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) throw new Error(`${name}: the bare socket exited before "${want}"`);
+      if (next.value === want) return;
+    }
+  };
+  await expectLine('linked');
+  return {
+    name,
+    pid: bare.pid!,
+    round: async (n) => {
+      bare.stdin!.write(`round ${n}\n`);
+      await expectLine(`sent ${n}`);
+      await delivered(to, n);
+    },
+    stop: () => {
+      bare.stdin!.end();
+      bare.kill('SIGKILL');
+    },
+  };
+}
+
+const bares: { stop(): void }[] = [];
 try {
   // gateway: the sender under callgrind holds the device linked here
   const sender = await stack.startService(
@@ -82,61 +119,54 @@ try {
   await stack.linkByQr('15557770001', 'Bench Gateway');
   await stack.waitForStatus('connected', UNDER_VALGRIND_MS);
   const gatewayTo = contacts('1555778');
-  const gateway = await count('sender', sender.child.pid!, async (n) => {
-    const res = await stack.api('POST', '/send', { to: gatewayTo, text: `round ${n}` });
-    if (res.status !== 202) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
-    await delivered(gatewayTo, n);
-  });
-
-  // baseline: a bare socket under callgrind, the same rounds to other contacts
-  const bareTo = contacts('1555779');
-  const script = fileURLToPath(new URL('./support/bare-rounds.ts', import.meta.url));
-  // Node strips the script's types itself; without the development condition its imports are the
-  // built packages, as the sender's are. Node 20 cannot strip types: tsx does it there.
-  const strip = (process.features as { typescript?: unknown }).typescript ? [] : ['--import', 'tsx'];
-  const [command, ...args] = [...callgrindWrapper(dir, 'bare'), process.execPath, ...strip, script];
-  const bare = spawn(command!, args, {
-    env: {
-      ...process.env,
-      BARE_SIM_INFO: JSON.stringify(stack.simulator.info),
-      BARE_SIM_CONTROL_URL: stack.simulator.controlUrl,
-      BARE_CONTACTS: bareTo.join(','),
+  // The baseline: a bare socket under callgrind, the same rounds to other contacts; the control,
+  // a second one of an account of its own, to others again.
+  const bare = await bareSide('bare', '15558990001', contacts('1555779'));
+  bares.push(bare);
+  const control = await bareSide('control', '15558990002', contacts('1555780'));
+  bares.push(control);
+  const sides: Record<Side, Counted> = {
+    sender: {
+      name: 'sender',
+      pid: sender.child.pid!,
+      round: async (n) => {
+        const res = await stack.api('POST', '/send', { to: gatewayTo, text: `round ${n}` });
+        if (res.status !== 202) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
+        await delivered(gatewayTo, n);
+      },
     },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: bare.stdout! })[Symbol.asyncIterator]();
-  const expectLine = async (want: string) => {
-    for (;;) {
-      const next = await lines.next();
-      if (next.done) throw new Error(`the bare socket exited before "${want}"`);
-      if (next.value === want) return;
-    }
+    bare,
+    control,
   };
-  try {
-    await expectLine('linked');
-    const baseline = await count('bare', bare.pid!, async (n) => {
-      bare.stdin!.write(`round ${n}\n`);
-      await expectLine(`sent ${n}`);
-      await delivered(bareTo, n);
-    });
-    const m = (i: number) => `${(i / 1e6).toFixed(2)} M`;
-    console.log(
-      `instructions per message (callgrind; ${ROUNDS} rounds × ${CONTACTS} contacts with sessions set up, ` +
-        `after ${WARM} warm-up rounds; pacing off; receipts included; ${process.version}):`,
-    );
-    console.log(
-      `  sender ${m(gateway.mainThread)} main thread (${m(gateway.total)} all threads), ` +
-        `bare socket ${m(baseline.mainThread)} (${m(baseline.total)})`,
-    );
-    console.log(
-      `  ratio sender/bare socket: ${(gateway.mainThread / baseline.mainThread).toFixed(2)}x main thread, ` +
-        `${(gateway.total / baseline.total).toFixed(2)}x all threads`,
-    );
-  } finally {
-    bare.stdin!.end();
-    bare.kill('SIGKILL');
-  }
+  // The round that sets up the sessions and the warm-up rounds, each side in turn, uncounted.
+  const next = { sender: 1, bare: 1, control: 1 };
+  for (let n = 1; n <= 1 + WARM; n++)
+    for (const side of Object.keys(sides) as Side[]) await sides[side].round(next[side]++);
+  const rounds = new SideBySide<Side>({
+    baseline: 'bare',
+    control: 'control',
+    others: ['sender'],
+    rounds: ROUNDS,
+  });
+  // Each turn counted alone: a dump right before it (the counters since then dropped), one after.
+  await rounds.run(async (side) => {
+    const s = sides[side];
+    await callgrindDump(dir, s.name, s.pid);
+    await s.round(next[side]++);
+    const counted = await callgrindDump(dir, s.name, s.pid);
+    return { total: counted.total / CONTACTS, mainThread: counted.mainThread / CONTACTS };
+  });
+  console.log(
+    `instructions per message (callgrind; rounds of ${CONTACTS} contacts with sessions set up, after ${WARM} ` +
+      `warm-up rounds; pacing off; receipts included; ${process.version}); ${rounds.describe()} (bare: a bare Baileys socket):`,
+  );
+  for (const [metric, label] of [
+    ['mainThread', 'main thread instructions/message'],
+    ['total', 'all threads instructions/message'],
+  ] as const)
+    for (const line of rounds.report({ metric, label })) console.log(`  ${line}`);
 } finally {
+  for (const b of bares) b.stop();
   // The sender under valgrind is slow to stop: it is killed, its counts are taken.
   for (const p of stack.processes) if (p.name.startsWith('sender')) p.child.kill('SIGKILL');
   await stack.stop();

@@ -14,9 +14,11 @@
  * gateway/baseline is the price of durability (records, acks, leases, fenced key writes); it is
  * reported, never asserted.
  *
- * The two runs alternate BENCH_REPEATS times (gateway, bare, bare, gateway, …), so a change in
- * the machine's load during the run weighs on both sides; each pair's ratio and the ratio of the
- * totals are printed. Beside the rates, the CPU time of each process per message (Linux, from
+ * The runs take turns in BENCH_REPEATS rounds (3, rounded up to a multiple of the sides), the order
+ * rotating each round (libs/testing side-by-side.ts), beside a control — a second bare socket of
+ * an account of its own, to other contacts: the noise floor — so a change in the machine's load
+ * during the run weighs on every side; the rates, gateway ÷ bare (the median of the rounds'
+ * ratios) and the control's ratio are printed. Beside the rates, the CPU time of each process per message (Linux, from
  * /proc): the sender, the API, the connection service and Redis during the gateway's runs; this
  * process (the simulator and the polling; the bare socket too in the bare runs) during both. The
  * bare socket's own CPU is not told apart from the simulator's here (the simulator's share differs
@@ -28,11 +30,11 @@
  * build stops the bench); BENCH_SOURCES=1 runs them through tsx from the sources.
  */
 import os from 'node:os';
-import { processCpuMs, Stack, TestDevice, waitFor } from '@mgw/testing';
+import { processCpuMs, SideBySide, Stack, TestDevice, waitFor } from '@mgw/testing';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
-const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 2));
+const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
 const WARMUP_RUNS = Math.max(0, Number(process.env.BENCH_WARMUP_RUNS ?? 1));
 const IN_FLIGHT = 8; // the sender's worker concurrency when pacing is off
 
@@ -67,7 +69,6 @@ const stack = await Stack.start({ env: { LOG_LEVEL: 'warn' }, built: process.env
 try {
   await stack.linkByQr('15557770001', 'Bench Gateway');
   const gatewayTo = Array.from({ length: CONTACTS }, (_, i) => `1555778${String(i).padStart(4, '0')}`);
-  const rawTo = Array.from({ length: CONTACTS }, (_, i) => `1555779${String(i).padStart(4, '0')}`);
   const received = (to: string[], count: number) => () => to.every((p) => stack.sim.inbox(p).length >= count);
   const total = CONTACTS * ROUNDS;
   const byName = (name: string) => stack.processes.find((p) => p.name.startsWith(name))?.child.pid;
@@ -112,88 +113,83 @@ try {
     return seconds;
   };
 
-  // baseline: a bare socket, same warm-up, same number of texts, same concurrency
-  const device = new TestDevice(stack.sim.info);
-  device.connect();
-  const qr = await device.nextQr();
-  const opened = device.waitForOpen(20_000);
-  await stack.sim.linkWithQr({ qr, phone: '15557770002', name: 'Bench Raw' });
-  await opened;
-  const sock = device.sock!;
-  const sendAll = async (text: (i: number) => string, count: number) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < count) {
-          const i = next++;
-          await sock.sendMessage(`${rawTo[i % CONTACTS]!}@s.whatsapp.net`, { text: text(i) });
-        }
-      }),
-    );
+  // baseline: a bare socket, same warm-up, same number of texts, same concurrency; the control, a
+  // second bare socket of its own account to other contacts
+  const bareSide = async (phone: string, prefix: string) => {
+    const device = new TestDevice(stack.sim.info);
+    device.connect();
+    const qr = await device.nextQr();
+    const opened = device.waitForOpen(20_000);
+    await stack.sim.linkWithQr({ qr, phone, name: 'Bench Raw' });
+    await opened;
+    const sock = device.sock!;
+    const to = Array.from({ length: CONTACTS }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+    const sendAll = async (text: (i: number) => string, count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < count) {
+            const i = next++;
+            await sock.sendMessage(`${to[i % CONTACTS]!}@s.whatsapp.net`, { text: text(i) });
+          }
+        }),
+      );
+    };
+    await sendAll(() => 'warm-up', CONTACTS);
+    await waitFor(received(to, 1), { timeoutMs: 120_000, intervalMs: 50, what: 'raw warm-up' });
+    let runs = 0;
+    const run = async () => {
+      const self0 = selfCpuSeconds();
+      const t1 = performance.now();
+      await sendAll((i) => `round ${runs}.${Math.floor(i / CONTACTS)}`, total);
+      runs++;
+      await waitFor(received(to, 1 + ROUNDS * runs), {
+        timeoutMs: 300_000,
+        intervalMs: 20,
+        what: 'raw rounds',
+      });
+      bareCpu += selfCpuSeconds() - self0;
+      return (performance.now() - t1) / 1000;
+    };
+    return { device, run };
   };
-  await sendAll(() => 'warm-up', CONTACTS);
-  await waitFor(received(rawTo, 1), { timeoutMs: 120_000, intervalMs: 50, what: 'raw warm-up' });
-  let bareRuns = 0;
   let bareCpu = 0;
-  const bareRun = async () => {
-    const self0 = selfCpuSeconds();
-    const t1 = performance.now();
-    await sendAll((i) => `round ${bareRuns}.${Math.floor(i / CONTACTS)}`, total);
-    bareRuns++;
-    await waitFor(received(rawTo, 1 + ROUNDS * bareRuns), {
-      timeoutMs: 300_000,
-      intervalMs: 20,
-      what: 'raw rounds',
-    });
-    bareCpu += selfCpuSeconds() - self0;
-    return (performance.now() - t1) / 1000;
-  };
+  const bare = await bareSide('15557770002', '1555779');
+  const control = await bareSide('15557770003', '1555780');
 
   for (let i = 0; i < WARMUP_RUNS; i++) {
     await gatewayRun();
-    await bareRun();
+    await bare.run();
+    await control.run();
   }
   // measured from here
   for (const k of Object.keys(gatewayCpu)) gatewayCpu[k as keyof typeof gatewayCpu] = 0;
   bareCpu = 0;
   commandCalls.clear();
   reads = 0;
-  // ABBA: gateway, bare, bare, gateway, …
-  const pairs: { gateway: number; bare: number }[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    if (i % 2 === 0) {
-      const gateway = await gatewayRun();
-      pairs.push({ gateway, bare: await bareRun() });
-    } else {
-      const bare = await bareRun();
-      pairs.push({ gateway: await gatewayRun(), bare });
-    }
-  }
-  await device.end();
+  const runs = { gateway: gatewayRun, bare: bare.run, control: control.run };
+  const rounds = new SideBySide<keyof typeof runs>({
+    baseline: 'bare',
+    control: 'control',
+    others: ['gateway'],
+    rounds: REPEATS,
+  });
+  await rounds.run(async (side) => ({ rate: total / (await runs[side]()) }));
+  await bare.device.end();
+  await control.device.end();
 
-  const rate = (seconds: number) => total / seconds;
   console.log(
     `${total} texts per run (${ROUNDS} rounds × ${CONTACTS} contacts with sessions set up; pacing off), ` +
-      `until decrypted; ${WARMUP_RUNS} unmeasured and ${REPEATS} measured runs each, alternating; ${process.version}; ` +
-      `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+      `until decrypted; ${WARMUP_RUNS} unmeasured runs each, then ${rounds.describe()} (bare: a bare Baileys ` +
+      `socket; gateway: POST /send); ${process.version}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
   );
-  pairs.forEach((p, i) =>
-    console.log(
-      `  run ${i + 1}: bare socket ${rate(p.bare).toFixed(0)} msg/s, gateway ${rate(p.gateway).toFixed(0)} msg/s: ` +
-        `${(p.bare / p.gateway).toFixed(2)}x`,
-    ),
-  );
-  const gatewaySeconds = pairs.reduce((s, p) => s + p.gateway, 0);
-  const bareSeconds = pairs.reduce((s, p) => s + p.bare, 0);
-  console.log(`  bare Baileys socket (baseline): ${rate(bareSeconds / REPEATS).toFixed(0)} msg/s`);
-  console.log(`  whole gateway (POST /send):     ${rate(gatewaySeconds / REPEATS).toFixed(0)} msg/s`);
-  console.log(`  ratio gateway/baseline: ${(bareSeconds / gatewaySeconds).toFixed(2)}x`);
-  const messages = total * REPEATS;
-  const ms = (s: number) => `${((s / messages) * 1000).toFixed(2)} ms`;
+  for (const line of rounds.report({ metric: 'rate', label: 'msg/s' })) console.log(`  ${line}`);
+  const messages = total * rounds.rounds;
+  const ms = (s: number, of = messages) => `${((s / of) * 1000).toFixed(2)} ms`;
   console.log(
     `  CPU per message, gateway runs: sender ${ms(gatewayCpu.sender)}, API ${ms(gatewayCpu.api)}, ` +
       `connection ${ms(gatewayCpu.connection)}, Redis ${ms(gatewayCpu.redis)}, this process (simulator, ` +
-      `polling) ${ms(gatewayCpu.bench)}; bare runs: this process (simulator, bare socket, polling) ${ms(bareCpu)}`,
+      `polling) ${ms(gatewayCpu.bench)}; bare and control runs: this process (simulator, bare socket, polling) ${ms(bareCpu, 2 * messages)}`,
   );
   const perMessage = [...commandCalls]
     .filter(([, calls]) => calls > 0)

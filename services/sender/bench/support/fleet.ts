@@ -5,6 +5,8 @@
  * figures read from /proc and its /metrics.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { keys } from '@mgw/contracts';
 import { TokenStore } from '@mgw/store';
 import { Stack, type ServiceProcess } from '@mgw/testing';
@@ -16,12 +18,17 @@ export const GAP_MS = 1000;
 export const JITTER_MS = 500;
 const LINK_PARALLEL = 8;
 
-/** A stack of one sender (built, simulator in its own process), production pacing and lease timings. */
-export function startFleetStack(): Promise<Stack> {
+/**
+ * A stack of one sender (built, simulator in its own process), production pacing and lease
+ * timings; `serviceRoot`: the services of another tree's build (an earlier release,
+ * `buildPreviousVersion`), the simulator staying this checkout's.
+ */
+export function startFleetStack(serviceRoot?: string): Promise<Stack> {
   return Stack.start({
     senders: 1,
     built: true,
     simulatorProcess: true,
+    ...(serviceRoot ? { serviceRoot } : {}),
     env: {
       SEND_MIN_GAP_MS: String(GAP_MS),
       SEND_GAP_JITTER_MS: String(JITTER_MS),
@@ -64,13 +71,33 @@ export const lostLines = (p: ServiceProcess) => p.output.filter((l) => l.include
 /** Messages the sender of a /metrics page sent so far. */
 export const sent = (text: string) => metric(text, 'mgw_messages_total{status="sent"}');
 
+/** What writes a device's API token: this build's `TokenStore`, or an earlier release's. */
+export interface TokenWriter {
+  create(input: { name: string; deviceId: string }): Promise<{ value: string }>;
+}
+
+/**
+ * The `TokenStore` of another tree's build (`root`, e.g. an earlier release), on `redis`: its
+ * services read the tokens it writes, whatever this build's format is.
+ */
+export async function tokenStoreOf(root: string, redis: Stack['redis']): Promise<TokenWriter> {
+  const store = (await import(pathToFileURL(path.join(root, 'libs/store/dist/index.js')).href)) as {
+    TokenStore: new (r: Stack['redis']) => TokenWriter;
+  };
+  return new store.TokenStore(redis);
+}
+
 /** The devices of a fleet bench: linked to the stack's simulator, each with its own token. */
 export class Fleet {
   readonly linked: { deviceId: string; token: string }[] = [];
-  private readonly tokens: TokenStore;
+  private readonly tokens: TokenWriter;
 
-  constructor(private readonly stack: Stack) {
-    this.tokens = new TokenStore(stack.redis);
+  /** `tokens`: what writes the devices' tokens (default this build's `TokenStore`). */
+  constructor(
+    private readonly stack: Stack,
+    tokens?: TokenWriter,
+  ) {
+    this.tokens = tokens ?? new TokenStore(stack.redis);
   }
 
   /** Links devices (8 at a time) until `n` are linked; prints how long it took. */
