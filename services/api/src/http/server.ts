@@ -118,17 +118,58 @@ export function clientErrorHandler(logger: Logger, metrics: Metrics) {
   };
 }
 
+/** What an express app sets as the prototype of every request and response it handles. */
+interface AppPrototypes {
+  request: object;
+  response: object;
+}
+
+/**
+ * Request and response objects made with the app's prototypes (`app.request`, `app.response`)
+ * from the start. express sets them on every request it handles (`Object.setPrototypeOf`); on an
+ * object made by Node's own classes that swaps its hidden class each time, and every property the
+ * request's path writes to it afterwards (`statusCode`, `_header`, `body`, `route`, …) misses V8's
+ * caches and takes the runtime's slow path: counted under callgrind, about a fifth of the main
+ * thread's instructions per `POST /send` went to those misses (docs/benchmarks.md, issue 81).
+ * Made with these prototypes, express's `setPrototypeOf` finds the prototype already there and
+ * changes nothing. The objects are the same in every other way: Node's own constructors build
+ * them. Node's `IncomingMessage` and `ServerResponse` are plain constructor functions (called
+ * here on the new object); should a Node make them classes, nothing is changed.
+ */
+export function bornWithAppPrototypes(
+  app: Partial<AppPrototypes>,
+): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  const { request, response } = app;
+  const isClass = (f: unknown) => /^class\b/.test(Function.prototype.toString.call(f));
+  if (!request || !response || isClass(http.IncomingMessage) || isClass(http.ServerResponse)) return {};
+  const construct = http.IncomingMessage as unknown as (this: object, ...args: unknown[]) => void;
+  const respond = http.ServerResponse as unknown as (this: object, ...args: unknown[]) => void;
+  function AppRequest(this: object, ...args: unknown[]) {
+    construct.apply(this, args);
+  }
+  AppRequest.prototype = request;
+  function AppResponse(this: object, ...args: unknown[]) {
+    respond.apply(this, args);
+  }
+  AppResponse.prototype = response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
+  };
+}
+
 /**
  * The API's HTTP server: slow clients are closed in seconds rather than Node's minutes (headers
  * and whole-request deadlines, checked often enough to matter), and parser errors get JSON.
  */
 export function createHttpServer(
-  app: RequestListener,
+  app: RequestListener & Partial<AppPrototypes>,
   timeouts: HttpTimeouts,
   logger: Logger,
   metrics: Metrics,
 ): http.Server {
   const server = http.createServer({
+    ...bornWithAppPrototypes(app),
     headersTimeout: timeouts.headersTimeoutMs,
     requestTimeout: timeouts.requestTimeoutMs,
     // Node checks both deadlines only this often (default 30 s, which would triple a 10 s one).
