@@ -33,29 +33,8 @@
     'claimed', or why not: 'moved' (to another device of its pool), 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its batch),
     'expired', 'restricted' (the device is paused)
 ]]
-local rec, byWa, batch, held = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
--- Moved to another device of its pool (pool-release-4.lua): that device sends it, never this one.
-if redis.call('HEXISTS', rec, 'movedTo') == 1 then return 'moved' end
-local cur = redis.call('HGET', rec, 'status') or 'queued'
-if cur == 'failed' then return 'failed' end
-if cur ~= 'queued' and redis.call('HEXISTS', rec, 'sentAt') == 1 then return 'sent' end
--- Deleted while it waited (POST /send delete): never sent.
-if cur == 'deleted' then return 'deleted' end
-if ARGV[6] == '1' then
-  local b = redis.call('HMGET', batch, 'cancelledAt', 'pausedAt')
-  if b[1] then return 'cancelled' end
-  if b[2] then return 'paused' end
-end
-if ARGV[4] ~= '' and tonumber(ARGV[3]) >= tonumber(ARGV[4]) then return 'expired' end
-local pause = redis.call('HMGET', KEYS[5], 'reason', 'until')
-if pause[1] and tonumber(pause[2] or '0') > tonumber(ARGV[3]) then return 'restricted' end
-for k, v in pairs(cjson.decode(ARGV[5])) do redis.call('HSETNX', rec, k, v) end
-redis.call('HSETNX', rec, 'status', 'queued')
-if redis.call('HEXISTS', rec, 'sendingAt') == 1 then redis.call('HSET', rec, 'sendBegan', '1') end
-redis.call('HSET', rec, 'sendingAt', ARGV[3])
-redis.call('HDEL', rec, 'heldReason', 'heldUntil')
-if ARGV[6] == '1' then redis.call('SREM', held, ARGV[1]) end
-redis.call('EXPIRE', rec, tonumber(ARGV[2]))
-redis.call('SET', byWa, ARGV[1], 'EX', tonumber(ARGV[2]))
-redis.call('SET', KEYS[6], ARGV[3], 'EX', tonumber(ARGV[7]))
+--- @include "message-claim"
+local no = mgw_claim_refusal(KEYS[1], KEYS[3], KEYS[5], ARGV[3], ARGV[4], ARGV[6])
+if no then return no end
+mgw_claim_take(KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7])
 return 'claimed'

@@ -17,15 +17,6 @@
     {1, first} when taken (first: 1 when the recipient is a first contact, else 0)
     {0, 'daily_cap' | 'first_contact_cap'}: the cap that is used up
 ]]
-local usage, chats = KEYS[1], KEYS[2]
-local cap, fcap = tonumber(ARGV[2]), tonumber(ARGV[3])
-local first = ARGV[5] ~= '1' and redis.call('SISMEMBER', chats, ARGV[1]) == 0
-local sent = tonumber(redis.call('HGET', usage, 'sent') or '0')
-if cap >= 0 and sent >= cap then return {0, 'daily_cap'} end
-if first and fcap >= 0 and tonumber(redis.call('HGET', usage, 'firstContacts') or '0') >= fcap then
-  return {0, 'first_contact_cap'}
-end
-redis.call('HINCRBY', usage, 'sent', 1)
-if first then redis.call('HINCRBY', usage, 'firstContacts', 1) end
-redis.call('PEXPIRE', usage, tonumber(ARGV[4]))
-return {1, first and 1 or 0}
+--- @include "policy-admit"
+local ok, what = mgw_admit(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5] == '1')
+return {ok, what}

@@ -32,6 +32,8 @@
  *   another (support/flights.ts: commands the sender's connections sent within a few ms of each
  *   other with no answer coming back in between), counted back from the last answer before the
  *   frame to the job's wake-up — the round trips themselves, without the timing's noise.
+ * - **The lone message's count** (issue 81, item 4: at most 5): the median of those paths' lengths
+ *   for a known contact, printed against the goal beside the timing's estimate.
  * - **BENCH_TRACE=1** (`new`, `cold`: those lone messages): the last lone message with the latency,
  *   flight by flight: when each left and each connection's answers came back (ms from the 202),
  *   the answer it followed, each script by name (the SHA-1s of libs/*\/lua and of BullMQ's), the
@@ -327,6 +329,19 @@ try {
       .sort((a, b) => took(a) - took(b))
       .map((r) => `${pathOf(r).steps.length} (${took(r).toFixed(0)} ms)`)
       .join(', ');
+  // The lone message's count, plainly: flights one after another from the job's wake-up (BullMQ's
+  // blocking read answered) to the frame, each a round trip the frame waited for (issue 81, item 4).
+  const loneFlights = lone
+    .filter((r) => r.latency === LATENCY_MS)
+    .map((r) => pathOf(r).steps.length)
+    .sort((a, b) => a - b);
+  const loneMedian = median(loneFlights);
+  console.log(
+    `  LONE MESSAGE, job's wake-up → frame: ${loneMedian} sequential Redis round trips (flights one after ` +
+      `another, median of ${loneFlights.length} runs with the latency: ${loneFlights.join(' ')}) — goal ≤ 5: ` +
+      `${loneMedian <= 5 ? 'met' : 'NOT met'}; by the timing, 202 → frame: ${trips(lone).trips.toFixed(1)} ` +
+      `(with − without the latency, ÷ ${2 * LATENCY_MS} ms)`,
+  );
   console.log(
     `  the frame's path in flights one after another from the job's wake-up (the tap's), each lone message ` +
       `with the latency: to a known contact ${pathLengths(lone)}` +

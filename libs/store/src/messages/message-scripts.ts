@@ -1,5 +1,5 @@
 import { storeScript } from '../lua.js';
-import type { ClaimOutcome } from './message-store.js';
+import type { AdmittedClaim, ClaimOutcome } from './message-store.js';
 
 /**
  * The scripts of the message store (`lua/message-*.lua`). Each runs atomically on keys of one
@@ -27,6 +27,12 @@ export const RECEIPT = storeScript<number | [impliedDelivery: '0' | '1', tracepa
  * a cancel's answer "none of them will be sent" holds (`lua/message-claim-6.lua`).
  */
 export const CLAIM = storeScript<ClaimOutcome>('message-claim-6');
+
+/**
+ * The claim, taking the message's unit of the device's caps in the same step: one round trip
+ * instead of the admission's and the claim's in a row (`lua/message-claim-admit-8.lua`).
+ */
+export const CLAIM_ADMIT = storeScript<[AdmittedClaim, 0 | 1]>('message-claim-admit-8');
 
 /** Records why a queued message waits, in its batch's held set too (`lua/message-hold-3.lua`). */
 export const HOLD = storeScript<number>('message-hold-3');

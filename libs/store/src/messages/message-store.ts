@@ -12,7 +12,8 @@ import {
 } from '@mgw/contracts';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from '../devices/device-activity.js';
 import { USAGE_TTL_SECONDS } from '../workspaces/usage.js';
-import { ATTEMPT_END, CLAIM, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
+import { capTakeCall, type CapName, type CapTake } from '../policy/admission.js';
+import { ATTEMPT_END, CLAIM, CLAIM_ADMIT, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
 
 /**
  * How long the device's last claim (`keys.devicePace`) is kept: longer than any gap a device paces
@@ -87,6 +88,8 @@ export type ClaimOutcome =
   /** A pooled message moved to another device of its pool: that device sends it. */
   | 'moved';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
+/** A claim that takes the caps' unit too (MessageStore.claimAdmitted): or the cap used up. */
+export type AdmittedClaim = ClaimOutcome | CapName;
 
 /**
  * Message records (`keys.message`, per device). A queued message has no record: its job is its
@@ -190,10 +193,36 @@ export class MessageStore {
    * claims nothing while the device is paused (`restricted`: the sender holds the message).
    */
   async claim(job: SendJobData, now = Date.now(), traceparent?: string): Promise<ClaimOutcome> {
-    const [batch, held] = batchKeys(job);
-    return CLAIM.run(
+    const call = this.claimCall(job, now, traceparent);
+    return CLAIM.run(this.redis, call.keys, call.args);
+  }
+
+  /**
+   * `claim`, taking the message's unit of the device's caps (`take`, see admitMessage) in the same
+   * atomic step, for a message with nothing to do between its admission and its claim: the reasons
+   * not to claim come first (nothing taken), then the caps (a held message is not claimed).
+   * `first`: the recipient is a first contact (of a claimed message).
+   */
+  async claimAdmitted(
+    job: SendJobData,
+    take: CapTake,
+    now = Date.now(),
+    traceparent?: string,
+  ): Promise<{ outcome: AdmittedClaim; first: boolean }> {
+    const call = this.claimCall(job, now, traceparent);
+    const caps = capTakeCall(job.deviceId, take);
+    const [outcome, first] = await CLAIM_ADMIT.run(
       this.redis,
-      [
+      [...call.keys, ...caps.keys],
+      [...call.args, ...caps.args],
+    );
+    return { outcome, first: first === 1 };
+  }
+
+  private claimCall(job: SendJobData, now: number, traceparent: string | undefined) {
+    const [batch, held] = batchKeys(job);
+    return {
+      keys: [
         keys.message(job.deviceId, job.messageId),
         keys.messageByPlatformId(job.deviceId, job.platformMessageId),
         batch,
@@ -201,7 +230,7 @@ export class MessageStore {
         keys.deviceRestriction(job.deviceId),
         keys.devicePace(job.deviceId),
       ],
-      [
+      args: [
         job.messageId,
         this.retentionSeconds,
         now,
@@ -211,7 +240,7 @@ export class MessageStore {
         job.batchId ? '1' : '0',
         PACE_TTL_SECONDS,
       ],
-    );
+    };
   }
 
   /**

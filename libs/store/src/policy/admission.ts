@@ -14,6 +14,34 @@ export type Admission = { ok: true; first: boolean } | { ok: false; cap: CapName
 const asLimit = (n: number) => (n === Infinity ? -1 : n);
 
 /**
+ * One message's take of the caps of the window `windowStart`: `cap` messages, `firstContactCap`
+ * first contacts (Infinity: none). A group's message (`group`) counts as one message and never as
+ * a first contact. Taken by `admitMessage`, or with the message's claim (MessageStore.claimAdmitted).
+ */
+export interface CapTake {
+  phone: string;
+  windowStart: number;
+  windowMs: number;
+  cap: number;
+  firstContactCap: number;
+  group: boolean;
+}
+
+/** The keys and arguments of `lua/includes/policy-admit.lua`'s take, as its scripts pass them. */
+export function capTakeCall(deviceId: string, take: CapTake): { keys: [string, string]; args: string[] } {
+  return {
+    keys: [keys.deviceUsage(deviceId, take.windowStart), keys.deviceChats(deviceId)],
+    args: [
+      take.phone,
+      String(asLimit(take.cap)),
+      String(asLimit(take.firstContactCap)),
+      String(2 * take.windowMs),
+      take.group ? '1' : '0',
+    ],
+  };
+}
+
+/**
  * Takes one message of the window `windowStart` if `cap` and `firstContactCap` allow it. A group's
  * message (`group`) counts as one message and never as a first contact.
  */
@@ -27,17 +55,8 @@ export async function admitMessage(
   firstContactCap: number,
   group = false,
 ): Promise<Admission> {
-  const [ok, what] = await ADMIT.run(
-    redis,
-    [keys.deviceUsage(deviceId, windowStart), keys.deviceChats(deviceId)],
-    [
-      phone,
-      String(asLimit(cap)),
-      String(asLimit(firstContactCap)),
-      String(2 * windowMs),
-      ...(group ? ['1'] : []),
-    ],
-  );
+  const call = capTakeCall(deviceId, { phone, windowStart, windowMs, cap, firstContactCap, group });
+  const [ok, what] = await ADMIT.run(redis, call.keys, call.args);
   return ok === 1 ? { ok: true, first: what === 1 } : { ok: false, cap: what as CapName };
 }
 

@@ -27,11 +27,13 @@ export { effectivePolicy, readOverrides, startWarmup, writeOverrides } from './d
 export { capOf, capWindow, capWithoutReserve, quietUntil } from './windows.js';
 export {
   admitMessage,
+  capTakeCall,
   forgetAccount,
   releaseMessage,
   rememberChats,
   type Admission,
   type CapName,
+  type CapTake,
 } from './admission.js';
 export {
   clearRestriction,

@@ -18,9 +18,9 @@ import {
   type QuoteTarget,
   type SendAttempt,
 } from '@mgw/messenger';
-import type { ContactAnswer } from '@mgw/store';
+import type { AdmittedClaim, ContactAnswer } from '@mgw/store';
 import { readySince, type Lead } from './pacing.js';
-import type { Ticket } from './send-gate.js';
+import type { Caps, Ticket } from './send-gate.js';
 import { sendContent } from './send-content.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { holdForPausedBatch, holdMessage } from './hold-message.js';
@@ -32,17 +32,21 @@ import { attemptTraceparent, inAttemptSpan, timedWait } from './send-spans.js';
 
 /**
  * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
- * the gate's ticket: whatever stops it on the way gives the ticket's unit back. Answers the
- * `sentAt` of an earlier send when the claim finds the message already sent, else undefined.
+ * the gate's ticket: whatever stops it on the way gives the ticket's unit back. `pass` is the
+ * ticket, or the caps the claim takes in the same step (passGate, capsWithClaim), which makes the
+ * ticket. Answers the `sentAt` of an earlier send when the claim finds the message already sent,
+ * else the ticket of the message just sent.
  */
 export async function sendHoldingTicket(
   job: Job<SendJobData, SendJobResult>,
   content: MessageContent,
-  ticket: Ticket,
+  pass: Ticket | Caps,
   deps: SendJobDeps,
   token: string | undefined,
   known: ContactAnswer | undefined,
-): Promise<string | undefined> {
+): Promise<{ alreadySentAt: string } | { ticket: Ticket }> {
+  const caps = 'take' in pass ? pass : undefined;
+  let ticket = caps ? undefined : (pass as Ticket);
   try {
     // The cache was read with the job's state (refuseKnownOffWhatsApp): it is not read again —
     // a known JID is used, an unknown number is asked of WhatsApp.
@@ -55,15 +59,16 @@ export async function sendHoldingTicket(
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
-    const claimed = await claim(job, deps, token);
+    const claimed = await claim(job, deps, token, caps);
     if ('alreadySentAt' in claimed) {
-      await ticket.release(); // counted when it was sent
-      return claimed.alreadySentAt;
+      await ticket?.release(); // counted when it was sent
+      return claimed;
     }
+    ticket ??= claimed.ticket!;
     await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
-    return undefined;
+    return { ticket };
   } catch (err) {
-    await ticket.release().catch(() => undefined);
+    await ticket?.release().catch(() => undefined);
     throw err;
   }
 }
@@ -92,16 +97,29 @@ export class MovedAway extends Error {}
  * attempt's end is recorded against that time), or the `sentAt` of an earlier send of it; a
  * message past its expiry, of a cancelled batch or already failed fails; one of a batch paused
  * meanwhile waits, as does every message of a device paused meanwhile (the claim reads the batch
- * and the device's pause atomically).
+ * and the device's pause atomically). With `caps`, the claim takes the message's unit of the caps
+ * in the same step and answers its ticket; caps used up hold the message unclaimed, a refused
+ * claim takes nothing.
  */
 async function claim(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
   token: string | undefined,
-): Promise<{ claimedAt: number } | { alreadySentAt: string }> {
+  caps: Caps | undefined,
+): Promise<{ claimedAt: number; ticket?: Ticket } | { alreadySentAt: string }> {
   const data = job.data;
   const claimedAt = Date.now();
-  const claimed = await deps.messages.claim(data, claimedAt, attemptTraceparent());
+  let ticket: Ticket | undefined;
+  let claimed: AdmittedClaim;
+  if (caps) {
+    const admitted = await deps.messages.claimAdmitted(data, caps.take, claimedAt, attemptTraceparent());
+    claimed = admitted.outcome;
+    if (claimed === 'claimed') ticket = caps.taken(admitted.first);
+    if (claimed === 'daily_cap' || claimed === 'first_contact_cap') {
+      const hold = caps.capped(claimed);
+      await holdMessage(job, hold.held, hold.holdUntil, deps, token);
+    }
+  } else claimed = await deps.messages.claim(data, claimedAt, attemptTraceparent());
   if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
@@ -110,15 +128,15 @@ async function claim(
   if (claimed === 'paused') {
     await holdForPausedBatch(job, deps, token);
     // Resumed in the meantime: claim again.
-    return claim(job, deps, token);
+    return claim(job, deps, token, caps);
   }
   if (claimed === 'restricted') {
     const pausedUntil = await deps.gate.restrictedUntil();
     if (pausedUntil !== undefined) await holdMessage(job, 'device_paused', pausedUntil, deps, token);
     // The pause ended in the meantime: claim again.
-    return claim(job, deps, token);
+    return claim(job, deps, token, caps);
   }
-  if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt };
+  if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt, ...(ticket ? { ticket } : {}) };
   const now = await deps.messages.getRecord(data.deviceId, data.messageId);
   if (now?.sentAt && now.status !== 'failed') return { alreadySentAt: now.sentAt };
   throw new PermanentSendError(reasonOf(now?.error), 'already failed');

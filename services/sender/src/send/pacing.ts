@@ -36,6 +36,8 @@ export class Pacer {
     typing: true,
     readAt: 0,
   };
+  /** The settings' read in flight, if one is. */
+  private reading: Promise<void> | undefined;
   private chain: Promise<void> = Promise.resolve();
   private readonly released = new AbortController();
   /** When the message waiting for its turn is due on schedule (undefined: none waits). */
@@ -51,18 +53,22 @@ export class Pacer {
   ) {}
 
   async gapMs(): Promise<number> {
-    if (Date.now() - this.override.readAt > SETTINGS_TTL_MS) {
-      const [raw, typing] = await this.redis
-        .hmget(keys.deviceSettings(this.deviceId), 'sendGapMs', 'typing')
-        .catch(() => [null, null]);
-      const n = raw === null || raw === undefined ? NaN : Number(raw);
-      this.override = {
-        value: Number.isFinite(n) && n >= 0 ? n : undefined,
-        typing: typing !== 'false',
-        readAt: Date.now(),
-      };
-    }
+    // A read in flight is shared: a job asks for the gap with its state and again before its claim.
+    if (Date.now() - this.override.readAt > SETTINGS_TTL_MS)
+      await (this.reading ??= this.readSettings().finally(() => (this.reading = undefined)));
     return this.override.value ?? this.defaultGapMs;
+  }
+
+  private async readSettings(): Promise<void> {
+    const [raw, typing] = await this.redis
+      .hmget(keys.deviceSettings(this.deviceId), 'sendGapMs', 'typing')
+      .catch(() => [null, null]);
+    const n = raw === null || raw === undefined ? NaN : Number(raw);
+    this.override = {
+      value: Number.isFinite(n) && n >= 0 ? n : undefined,
+      typing: typing !== 'false',
+      readAt: Date.now(),
+    };
   }
 
   private async seed(): Promise<void> {

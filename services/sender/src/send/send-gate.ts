@@ -11,6 +11,8 @@ import {
   quietUntil,
   rememberChats,
   releaseMessage,
+  type CapName,
+  type CapTake,
   type SendPolicyConfig,
   type SuspendedWorkspaces,
 } from '@mgw/store';
@@ -33,7 +35,22 @@ export interface Ticket {
 }
 
 /** A hold: until when (ms), the policy's reason (metrics), and the reason a record shows (`held`). */
-export type Verdict = { go: Ticket } | { holdUntil: number; reason: HoldReason; held: HeldReason };
+export interface Hold {
+  holdUntil: number;
+  reason: HoldReason;
+  held: HeldReason;
+}
+export type Verdict = { go: Ticket } | Hold;
+
+/** The caps' check a message still has to pass once the gate found no reason to hold it. */
+export interface Caps {
+  /** What the caps' script takes. */
+  take: CapTake;
+  /** The hold when `used` is used up. */
+  capped(used: CapName): Hold;
+  /** The ticket once taken (`first`: the recipient is a first contact). */
+  taken(first: boolean): Ticket;
+}
 
 /** What the gate decides on: the device's pause and its policy, read from Redis (see `read`). */
 export interface GateReads {
@@ -83,6 +100,31 @@ export class SendGate {
     data: Pick<SendJobData, 'to' | 'kind'>,
     reads: Promise<GateReads> = this.read(),
   ): Promise<Verdict> {
+    const decided = await this.decide(data, reads);
+    if (!('caps' in decided)) return decided;
+    const { take } = decided.caps;
+    const verdict = await admitMessage(
+      this.redis,
+      this.deviceId,
+      take.phone,
+      take.windowStart,
+      take.windowMs,
+      take.cap,
+      take.firstContactCap,
+      take.group,
+    );
+    return verdict.ok ? { go: decided.caps.taken(verdict.first) } : decided.caps.capped(verdict.cap);
+  }
+
+  /**
+   * The verdict on one message, from `reads`, but for its caps: a hold (the workspace suspended,
+   * the device paused, quiet hours), or the caps' take it still has to pass — by `admit`'s script
+   * or with its claim (MessageStore.claimAdmitted), where nothing runs between the two.
+   */
+  async decide(
+    data: Pick<SendJobData, 'to' | 'kind'>,
+    reads: Promise<GateReads>,
+  ): Promise<{ caps: Caps } | Hold> {
     const {
       suspended,
       restriction,
@@ -103,36 +145,38 @@ export class SendGate {
     const warmup = warmupDay !== undefined && cap < (policy.dailyCap === 0 ? Infinity : policy.dailyCap);
     const firstCap = policy.firstContactCap === 0 ? Infinity : policy.firstContactCap;
     const share = otp ? 0 : policy.otpReserve;
-    const verdict = await admitMessage(
-      this.redis,
-      this.deviceId,
-      data.to,
-      win.start,
-      this.config.windowMs,
-      capWithoutReserve(cap, share),
-      capWithoutReserve(firstCap, share),
-      // A group message, a status or a channel post counts once, whatever its audience, and is no
-      // first contact.
-      isAudienceJid(data.to),
-    );
-    if (!verdict.ok) {
-      const held = verdict.cap === 'daily_cap' && warmup ? 'warmup_cap' : verdict.cap;
-      return this.hold(win.end, verdict.cap, held);
-    }
+    return {
+      caps: {
+        take: {
+          phone: data.to,
+          windowStart: win.start,
+          windowMs: this.config.windowMs,
+          cap: capWithoutReserve(cap, share),
+          firstContactCap: capWithoutReserve(firstCap, share),
+          // A group message, a status or a channel post counts once, whatever its audience, and is
+          // no first contact.
+          group: isAudienceJid(data.to),
+        },
+        capped: (used) => this.hold(win.end, used, used === 'daily_cap' && warmup ? 'warmup_cap' : used),
+        taken: (first) => this.ticket(data.to, win.start, first),
+      },
+    };
+  }
+
+  /** The ticket of a message the caps took (`first`: as a first contact). */
+  private ticket(to: string, windowStart: number, first: boolean): Ticket {
     let settled = false;
     return {
-      go: {
-        sent: async () => {
-          settled = true;
-          // A number the admission found among the chats is there already (only a logout empties
-          // the set, and the next account must not inherit it): one SADD per first contact only.
-          if (verdict.first) await rememberChats(this.redis, this.deviceId, [data.to]);
-        },
-        release: async () => {
-          if (settled) return;
-          settled = true;
-          await releaseMessage(this.redis, this.deviceId, win.start, verdict.first);
-        },
+      sent: async () => {
+        settled = true;
+        // A number the admission found among the chats is there already (only a logout empties
+        // the set, and the next account must not inherit it): one SADD per first contact only.
+        if (first) await rememberChats(this.redis, this.deviceId, [to]);
+      },
+      release: async () => {
+        if (settled) return;
+        settled = true;
+        await releaseMessage(this.redis, this.deviceId, windowStart, first);
       },
     };
   }
@@ -147,7 +191,7 @@ export class SendGate {
     return batchId ? batchStop(this.redis, this.deviceId, batchId) : undefined;
   }
 
-  private hold(until: number, reason: HoldReason, held: HeldReason): Verdict {
+  private hold(until: number, reason: HoldReason, held: HeldReason): Hold {
     this.metrics.sendsHeld.inc({ reason });
     return { holdUntil: until + Math.floor(Math.random() * WAKE_SPREAD_MS), reason, held };
   }

@@ -7,6 +7,7 @@ import {
   FAILURE_REASONS,
   isAudienceJid,
   isChannelJid,
+  isGroupJid,
   isLid,
   isStatusJid,
   isSendAddress,
@@ -16,7 +17,7 @@ import {
 } from '@mgw/contracts';
 import { NotConnectedError } from '@mgw/messenger';
 import type { ContactAnswer } from '@mgw/store';
-import type { GateReads, Ticket } from './send-gate.js';
+import type { Caps, GateReads, Ticket } from './send-gate.js';
 import { PermanentSendError, reasonOf } from './send-errors.js';
 import { holdForPausedBatch, holdMessage } from './hold-message.js';
 import type { SendJobDeps } from './send-job.js';
@@ -135,17 +136,39 @@ export async function waitForSocket(
 
 /**
  * The policy's gate. Over a cap, in quiet hours or while WhatsApp pushes back: wait in the queue,
- * no attempt used (and nothing asked of WhatsApp, not even the number lookup).
+ * no attempt used (and nothing asked of WhatsApp, not even the number lookup). `capsWithClaim`:
+ * the caps are left to the claim (claim-and-send.ts), which takes them in the same step: answers
+ * what it must take then, instead of a ticket.
  */
 export async function passGate(
   job: Job<SendJobData, SendJobResult>,
   deps: SendJobDeps,
   token: string | undefined,
   reads: Promise<GateReads>,
-): Promise<Ticket> {
-  const verdict = await deps.gate.admit(job.data, reads);
+  capsWithClaim: boolean,
+): Promise<Ticket | Caps> {
+  const verdict = capsWithClaim
+    ? await deps.gate.decide(job.data, reads)
+    : await deps.gate.admit(job.data, reads);
   if ('holdUntil' in verdict) await holdMessage(job, verdict.held, verdict.holdUntil, deps, token);
-  return (verdict as { go: Ticket }).go;
+  return 'caps' in verdict ? verdict.caps : (verdict as { go: Ticket }).go;
+}
+
+/**
+ * Whether the message's caps are taken with its claim (MessageStore.claimAdmitted: one round trip
+ * instead of the admission's and then the claim's): only when nothing would run between the two
+ * but reads of Redis. Not when its recipient is asked of WhatsApp first (a number the contact
+ * cache does not know, a group's metadata): a message the caps hold is held before any question
+ * to WhatsApp. Not when the device paces its sends: a message the caps hold must neither show
+ * "typing…" nor spend the device's turn. The gap is the one read with the job's state.
+ */
+export async function capsWithClaim(
+  data: SendJobData,
+  known: ContactAnswer | undefined,
+  deps: SendJobDeps,
+): Promise<boolean> {
+  const jidKnown = isStatusJid(data.to) || isChannelJid(data.to) || Boolean(known?.jid);
+  return jidKnown && !isGroupJid(data.to) && (await deps.pacer.gapMs()) === 0;
 }
 
 /** A message of a cancelled batch fails now; one of a paused batch waits (held) until it resumes. */

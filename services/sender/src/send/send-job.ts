@@ -27,6 +27,7 @@ import { failedAttempt } from './send-failure.js';
 import { holdMessage } from './hold-message.js';
 import type { LinkPreviewer } from './link-preview.js';
 import {
+  capsWithClaim,
   passGate,
   readJobState,
   refuseKnownOffWhatsApp,
@@ -122,11 +123,12 @@ export async function processSendJob(
     const stored = await sendableContent(job, deps, token, reads.content);
     const known = await refuseKnownOffWhatsApp(data, await reads.known, deps);
     await waitForSocket(job, deps, token);
-    // The gate decides after the socket wait, on what it read with the job's state.
-    const ticket = await passGate(job, deps, token, reads.gate);
-    const alreadySentAt = await sendHoldingTicket(job, stored.content, ticket, deps, token, known);
-    if (alreadySentAt) return result(data, alreadySentAt);
-    const { sentAt, counted } = countSent(data, ticket, deps);
+    // The gate decides after the socket wait, on what it read with the job's state; the caps are
+    // taken then, or with the claim when nothing runs between the two.
+    const pass = await passGate(job, deps, token, reads.gate, await capsWithClaim(data, known, deps));
+    const sent = await sendHoldingTicket(job, stored.content, pass, deps, token, known);
+    if ('alreadySentAt' in sent) return result(data, sent.alreadySentAt);
+    const { sentAt, counted } = countSent(data, sent.ticket, deps);
     try {
       return await recordSent(data, sentAt, deps);
     } finally {
