@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { NOT_SAMPLED } from '@mgw/common';
+import { BULL_PREFIX, keys, sendQueueName } from '@mgw/contracts';
 import { startOtlpReceiver, useStack, waitFor, WebhookReceiver, type OtlpReceiver } from '@mgw/testing';
 
 /**
@@ -102,6 +105,37 @@ describe('e2e: traces sampled at the request, the decision carried to every serv
       [...requests].filter((t) => !attempts.has(t)),
       'sampled requests without their attempt',
     ).to.deep.equal([]);
+  });
+
+  it('When a message is not sampled, then its job and its record carry the plain flag, not a traceparent; a sampled one’s carry its trace (issue 81)', async () => {
+    const unsampled = randomBytes(16).toString('hex');
+    const sampled = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const [quiet, traced] = [
+      await send('15550710301', `00-${unsampled}-${parent}-00`),
+      await send('15550710302', `00-${sampled}-${parent}-01`),
+    ];
+    await settled([quiet, traced]);
+    const { deviceId, redis } = stack();
+    // What arrived in Redis, as the sender and the notifier read it: BullMQ's `tm` of the job (kept
+    // an hour after it completed), the record's `tp`, and each of the message's events' `tp`.
+    const queue = new Queue(sendQueueName(deviceId), { connection: redis as never, prefix: BULL_PREFIX });
+    try {
+      const tm = async (id: string) => (await queue.getJob(id))?.opts.telemetry?.metadata;
+      expect(await tm(quiet), 'the unsampled job’s tm').to.equal(NOT_SAMPLED);
+      expect(JSON.parse((await tm(traced))!) as unknown, 'the sampled job’s tm')
+        .to.have.property('traceparent')
+        .that.matches(new RegExp(`^00-${sampled}-[0-9a-f]{16}-01$`));
+    } finally {
+      await queue.close();
+    }
+    const tp = (id: string) => redis.hget(keys.message(deviceId, id), 'tp');
+    expect(await tp(quiet), 'the unsampled record’s tp').to.equal(NOT_SAMPLED);
+    expect(await tp(traced), 'the sampled record’s tp').to.match(
+      new RegExp(`^00-${sampled}-[0-9a-f]{16}-01$`),
+    );
+    // And nothing of the unsampled message was recorded by any service.
+    expect(otlp.spans.filter((s) => s.traceId === unsampled).map((s) => s.name)).to.deep.equal([]);
   });
 
   it('When a caller sends one message with an unsampled traceparent and one with a sampled one, then nothing of the first is recorded anywhere and the second is, whatever the ratio', async () => {

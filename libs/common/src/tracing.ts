@@ -191,6 +191,7 @@ export function rootDecision(root: 'on' | 'off' | number): (traceId: string) => 
  */
 export function sampledUnder(ctx: Context): boolean | undefined {
   if (!sampling) return false;
+  if (ctx.getValue(NOT_SAMPLED_KEY) === true) return false;
   const sc = trace.getSpanContext(ctx);
   // A context holds a valid span context or none: ours, or one the W3C parse accepted.
   if (!sc || sc.traceId === INVALID_SPAN_CONTEXT.traceId) return undefined;
@@ -223,13 +224,10 @@ export function startTraceSpan(
   if (decision === undefined) {
     const traceId = ids!.generateTraceId();
     decision = sampling.root(traceId);
-    if (!decision) {
-      const sc = { traceId, spanId: ids!.generateSpanId(), traceFlags: TraceFlags.NONE };
-      return { context: trace.setSpanContext(ROOT_CONTEXT, sc) };
-    }
+    if (!decision) return { context: NOT_SAMPLED_CONTEXT };
     // The SDK's root span gets this id, and its sampler (the same rule) decides the same.
     nextTraceId = traceId;
-  } else if (!decision) return { context: parent };
+  } else if (!decision) return { context: NOT_SAMPLED_CONTEXT };
   // Parsed only for a span that is recorded: an unsampled request pays nothing for the header.
   const link = trustCallers || !given ? undefined : trace.getSpanContext(contextOf(given));
   const span = t.startSpan(name, link ? { ...options, links: [{ context: link }] } : options, parent);
@@ -250,9 +248,42 @@ export function traceparent(ctx: Context = context.active()): string | undefined
   return carrier.traceparent;
 }
 
-/** The context a `traceparent` (from a header, a job, a record or an event) continues. */
+/**
+ * A message's trace decision as its job, its record and its events carry it (`tm`, `tp`) when the
+ * decision was "not sampled" (issue 81): a plain flag, not a `traceparent` with its sampled bit
+ * clear. Whatever reads it gets {@link NOT_SAMPLED_CONTEXT} without a parse, and nothing downstream
+ * (the sender's attempts, the receipts, the webhook, the brokers) builds a context, a span, ids or
+ * a propagation carrier for the message. It cannot be taken for a `traceparent` (55 characters,
+ * W3C's `version-traceid-spanid-flags`), and a reader that knows nothing of it (another build's
+ * BullMQ context manager) parses it to no context.
+ */
+export const NOT_SAMPLED = '0';
+
+const NOT_SAMPLED_KEY = createContextKey('mgw.not-sampled');
+/**
+ * The one context of all work not sampled: made once, entered as it is. It holds no span and no
+ * ids, only the decision, which `sampledUnder` reads first; a context made from it (a value set on
+ * it) keeps the decision.
+ */
+export const NOT_SAMPLED_CONTEXT: Context = ROOT_CONTEXT.setValue(NOT_SAMPLED_KEY, true);
+
+/**
+ * What a message's job, record or event keeps of the trace it is in (`ctx`, the active context by
+ * default): the sampled span's `traceparent`, {@link NOT_SAMPLED} when the decision was not to
+ * record it, nothing with tracing off or no decision made (a new trace then starts where it is read).
+ */
+export function messageTrace(ctx: Context = context.active()): string | undefined {
+  if (!sdk) return undefined;
+  return sampledUnder(ctx) === false ? NOT_SAMPLED : traceparent(ctx);
+}
+
+/**
+ * The context a `traceparent` (from a header, a job, a record or an event) continues; for the
+ * {@link NOT_SAMPLED} flag, the one context of work not sampled (nothing parsed, nothing made).
+ */
 export function contextOf(parent: string | undefined, base: Context = ROOT_CONTEXT): Context {
   if (!parent || !sdk) return base;
+  if (parent === NOT_SAMPLED) return NOT_SAMPLED_CONTEXT;
   return w3c!.extract(base, { traceparent: parent }, defaultTextMapGetter);
 }
 

@@ -1,14 +1,24 @@
 import { context, trace, type Attributes, type Context, type TimeInput } from '@opentelemetry/api';
 import type { Span, Telemetry } from 'bullmq';
 import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
-import { maskNumbers, sampledUnder, tracingOn } from '@mgw/common';
+import {
+  maskNumbers,
+  messageTrace,
+  NOT_SAMPLED,
+  NOT_SAMPLED_CONTEXT,
+  sampledUnder,
+  tracingOn,
+} from '@mgw/common';
 
 /**
  * BullMQ's telemetry interface (bullmq-otel) for the send queues, or undefined with tracing off
  * (BullMQ then makes no span and stores no context). BullMQ carries the trace in the job (`tm`):
  * the API puts the accept's context there (`jobTraceOptions`), a worker's `process` span continues
  * it, and a failed attempt's retry carries the failure's, so every attempt of a message is one
- * more span of its trace. Only those spans are kept:
+ * more span of its trace. A message not sampled carries the plain flag instead (`NOT_SAMPLED`):
+ * its job is worked in the one context of work not sampled (`NOT_SAMPLED_CONTEXT`), with no parse,
+ * no span, no context made and, on a retry, the flag written back as it came. Only these spans
+ * are kept:
  * - a worker's polling (`getNextJob`, the stalled checks) every few seconds per device would be a
  *   trace of its own each — thousands a minute on an idle fleet — so they are not recorded;
  * - BullMQ's `job completed` event carries the job's result (the recipient's number): its
@@ -17,9 +27,16 @@ import { maskNumbers, sampledUnder, tracingOn } from '@mgw/common';
 export function queueTelemetry(): Telemetry | undefined {
   if (!tracingOn()) return undefined;
   const otel = new BullMQOtel({ tracerName: 'mgw-queue' });
+  const contexts = otel.contextManager;
   const tracer = trace.getTracer('mgw-queue');
   return {
-    contextManager: otel.contextManager,
+    contextManager: {
+      getMetadata: (ctx) => (sampledUnder(ctx) === false ? NOT_SAMPLED : contexts.getMetadata(ctx)),
+      fromMetadata: (active, metadata) =>
+        metadata === NOT_SAMPLED ? NOT_SAMPLED_CONTEXT : contexts.fromMetadata(active, metadata),
+      with: (ctx, fn) => contexts.with(ctx, fn),
+      active: () => contexts.active(),
+    },
     tracer: {
       startSpan(name, options, ctx) {
         const kept = KEPT.some((op) => name === op || name.startsWith(`${op} `));
@@ -70,17 +87,17 @@ const UNRECORDED: Span = {
   end: () => undefined,
 };
 
-let contexts: BullMQOtel['contextManager'] | undefined;
-
 /**
- * The job options that carry a context (`traceparent`: the accept's span; else the active one) to
- * the worker that takes the job, in BullMQ's own format (its `telemetry.metadata`, what
- * bullmq-otel's context manager writes); none with tracing off.
+ * The job options that carry a message's trace (`traceparent`: the accept's, as `messageTrace`
+ * gives it; else the active context's) to the worker that takes the job, in BullMQ's own format
+ * (its `telemetry.metadata`, what bullmq-otel's context manager reads): a sampled span's
+ * `{"traceparent":…}`, or the plain flag `NOT_SAMPLED` as it is; none with tracing off or no
+ * decision made.
  */
-export function jobTraceOptions(traceparent?: string): { telemetry?: { metadata: string } } {
-  if (!tracingOn()) return {};
-  if (traceparent) return { telemetry: { metadata: JSON.stringify({ traceparent }) } };
-  contexts ??= new BullMQOtel({ tracerName: 'mgw-queue' }).contextManager;
-  const metadata = contexts.getMetadata(contexts.active());
-  return metadata === '{}' ? {} : { telemetry: { metadata } };
+export function jobTraceOptions(traceparent: string | undefined = messageTrace()): {
+  telemetry?: { metadata: string };
+} {
+  if (!traceparent || !tracingOn()) return {};
+  const metadata = traceparent === NOT_SAMPLED ? NOT_SAMPLED : JSON.stringify({ traceparent });
+  return { telemetry: { metadata } };
 }

@@ -1,9 +1,10 @@
 import {
   inSpan,
+  messageTrace,
+  NOT_SAMPLED,
   sampledUnder,
   takeAcceptSpan,
   traceContext,
-  traceparent,
   tracer,
   tracingOn,
   type Span,
@@ -94,10 +95,10 @@ export class MessageAcceptor {
     // on the request's own span; any other (a second one, a pool's move) gets `message.accept`.
     const request = takeAcceptSpan();
     if (request) return this.acceptIn(request, req);
-    // Under a trace not sampled (a request's ratio miss, a caller's choice): nothing to record,
-    // only the decision to hand on in every job.
+    // Under a trace not sampled (a request's ratio miss, a trusted caller's choice): nothing to
+    // record, only the decision to hand on in every job, as the plain flag (`NOT_SAMPLED`).
     if (sampledUnder(traceContext.active()) === false)
-      return this.acceptNow({ ...req, traceparent: traceparent() });
+      return this.acceptNow({ ...req, traceparent: NOT_SAMPLED });
     return inSpan(api, 'message.accept', {}, (span) => this.acceptIn(span, req));
   }
 
@@ -107,7 +108,7 @@ export class MessageAcceptor {
       'mgw.recipients': req.recipients.length,
       'mgw.kind': req.kind,
     });
-    const outcome = await this.acceptNow({ ...req, traceparent: traceparent() });
+    const outcome = await this.acceptNow({ ...req, traceparent: messageTrace() });
     span.setAttribute('mgw.outcome', isRefusal(outcome) ? outcome.reason : 'accepted');
     return outcome;
   }

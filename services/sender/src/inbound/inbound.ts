@@ -1,4 +1,4 @@
-import { inSpan, SpanKind, traceparent, tracer, tracingOn } from '@mgw/common';
+import { inSpan, messageTrace, SpanKind, tracer, tracingOn } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import type { InboundMessage } from '@mgw/messenger';
 import type { ContactIdentities, InboundStore } from '@mgw/store';
@@ -67,6 +67,6 @@ function traceReceived<T>(
     sender,
     'message.receive',
     { kind: SpanKind.CONSUMER, attributes: { 'mgw.device': deviceId, 'mgw.group': Boolean(msg.chat) } },
-    () => record(traceparent()),
+    () => record(messageTrace()),
   );
 }

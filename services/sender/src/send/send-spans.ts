@@ -7,12 +7,12 @@
 import type { Job } from 'bullmq';
 import {
   inSpan,
+  messageTrace,
   recipientAttribute,
   recordSpan,
   sampledUnder,
   traceApi,
   traceContext,
-  traceparent,
   tracer,
   tracingOn,
 } from '@mgw/common';
@@ -74,7 +74,10 @@ export function traceHeld(reason: string, until: number): void {
     ?.addEvent('message.held', { 'mgw.reason': reason, 'mgw.until': new Date(until).toISOString() });
 }
 
-/** The attempt's traceparent, kept on the record: its receipts and events continue the trace. */
+/**
+ * The attempt's trace, kept on the record: a sampled one's traceparent (its receipts and events
+ * continue the trace), or the plain flag of a message not sampled (they make nothing of it).
+ */
 export function attemptTraceparent(): string | undefined {
-  return traceparent();
+  return messageTrace();
 }
