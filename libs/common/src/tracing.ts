@@ -54,7 +54,9 @@ let trustCallers = false;
  * The sampling rule (`OTEL_TRACES_SAMPLER` and `_ARG`), the SDK's own: decided here first, before
  * any span, context or attribute is built for work that will not be recorded (issue 71).
  */
-let sampling: { parentBased: boolean; root: (traceId: string) => boolean } | undefined;
+let sampling:
+  | { parentBased: boolean; root: (traceId: string) => boolean; rootWords: (words: number) => boolean }
+  | undefined;
 /** A new trace's id, chosen (and its sampling decided) before the SDK starts its root span. */
 let nextTraceId: string | undefined;
 /** Trace and span ids (pooled from the CSPRNG), made when tracing starts. */
@@ -109,7 +111,11 @@ export async function startTracing(o: TracingOptions): Promise<(() => Promise<vo
       : rule.root === 'off'
         ? new tracing.AlwaysOffSampler()
         : new tracing.TraceIdRatioBasedSampler(rule.root);
-  sampling = { parentBased: rule.parentBased, root: rootDecision(rule.root) };
+  sampling = {
+    parentBased: rule.parentBased,
+    root: rootDecision(rule.root),
+    rootWords: rootWordsDecision(rule.root),
+  };
   const started = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || `mgw-${o.service}`,
     sampler: rule.parentBased ? new tracing.ParentBasedSampler({ root }) : root,
@@ -167,9 +173,7 @@ export function samplingRule(env: NodeJS.ProcessEnv): { parentBased: boolean; ro
  * The SDK's sampler, asked again when the span is built, decides the same (tested against it).
  */
 export function rootDecision(root: 'on' | 'off' | number): (traceId: string) => boolean {
-  if (root === 'on') return () => true;
-  if (root === 'off') return () => false;
-  const bound = root >= 1 ? 0x100000000 : Math.floor(Math.max(0, root) * 0xffffffff);
+  const decide = rootWordsDecision(root);
   return (traceId) => {
     let acc = 0;
     for (let i = 0; i < 32; i += 8) {
@@ -180,8 +184,19 @@ export function rootDecision(root: 'on' | 'off' | number): (traceId: string) => 
       }
       acc = (acc ^ word) >>> 0;
     }
-    return acc < bound;
+    return decide(acc);
   };
+}
+
+/**
+ * The same decision from the id's four 32-bit words already XORed (an unsigned number): what
+ * `pooledIds().newTraceId` decides on from the random bytes, before any string is made.
+ */
+export function rootWordsDecision(root: 'on' | 'off' | number): (words: number) => boolean {
+  if (root === 'on') return () => true;
+  if (root === 'off') return () => false;
+  const bound = root >= 1 ? 0x100000000 : Math.floor(Math.max(0, root) * 0xffffffff);
+  return (words) => words < bound;
 }
 
 /**
@@ -220,14 +235,14 @@ export function startTraceSpan(
 ): { context: Context; span?: Span } | undefined {
   if (!sampling) return undefined;
   const parent = trustCallers ? contextOf(given) : ROOT_CONTEXT;
-  let decision = sampledUnder(parent);
+  const decision = sampledUnder(parent);
   if (decision === undefined) {
-    const traceId = ids!.generateTraceId();
-    decision = sampling.root(traceId);
-    if (!decision) return { context: NOT_SAMPLED_CONTEXT };
+    // Decided on the new id's random bytes: a hex id is made only for a trace that is kept.
+    const traceId = ids!.newTraceId(sampling.rootWords);
+    if (traceId === undefined) return NOT_SAMPLED_START;
     // The SDK's root span gets this id, and its sampler (the same rule) decides the same.
     nextTraceId = traceId;
-  } else if (!decision) return { context: NOT_SAMPLED_CONTEXT };
+  } else if (!decision) return NOT_SAMPLED_START;
   // Parsed only for a span that is recorded: an unsampled request pays nothing for the header.
   const link = trustCallers || !given ? undefined : trace.getSpanContext(contextOf(given));
   const span = t.startSpan(name, link ? { ...options, links: [{ context: link }] } : options, parent);
@@ -266,6 +281,8 @@ const NOT_SAMPLED_KEY = createContextKey('mgw.not-sampled');
  * it) keeps the decision.
  */
 export const NOT_SAMPLED_CONTEXT: Context = ROOT_CONTEXT.setValue(NOT_SAMPLED_KEY, true);
+/** What `startTraceSpan` returns for work not sampled: the same object every time. */
+const NOT_SAMPLED_START = Object.freeze({ context: NOT_SAMPLED_CONTEXT });
 
 /**
  * What a message's job, record or event keeps of the trace it is in (`ctx`, the active context by
@@ -322,23 +339,55 @@ export function activeSpanIds(): { trace_id: string; span_id: string } | undefin
  * generator draws `Math.random()` four bytes at a time into a shared buffer, a fifth of a span's
  * cost here (`npm run bench -- tracing`). The ids stay random (the CSPRNG) and never all zero.
  */
-export function pooledIds(poolBytes = 8192): { generateTraceId(): string; generateSpanId(): string } {
+export function pooledIds(poolBytes = 8192): {
+  generateTraceId(): string;
+  generateSpanId(): string;
+  /**
+   * A new trace's id when `keep` keeps it, decided on its four 32-bit words XORed (the ratio
+   * rule's input, `rootWordsDecision`) before its hex is made; undefined (and no string made)
+   * when not: most new traces at a low ratio.
+   */
+  newTraceId(keep: (words: number) => boolean): string | undefined;
+} {
   const pool = Buffer.allocUnsafe(poolBytes);
   let at = poolBytes;
+  /** The offset of `n` fresh bytes of the pool. */
+  const draw = (n: number): number => {
+    if (at + n > poolBytes) {
+      randomFillSync(pool);
+      at = 0;
+    }
+    at += n;
+    return at - n;
+  };
+  const nonZero = (start: number, n: number): boolean => {
+    for (let i = start; i < start + n; i++) if (pool[i] !== 0) return true;
+    return false;
+  };
+  // An all-zero id is invalid in W3C trace context: draw again (a 2^-64 event at most).
   const take = (n: number): string => {
     for (;;) {
-      if (at + n > poolBytes) {
-        randomFillSync(pool);
-        at = 0;
-      }
-      const start = at;
-      at += n;
-      // An all-zero id is invalid in W3C trace context: draw again (a 2^-64 event at most).
-      for (let i = start; i < start + n; i++)
-        if (pool[i] !== 0) return pool.toString('hex', start, start + n);
+      const start = draw(n);
+      if (nonZero(start, n)) return pool.toString('hex', start, start + n);
     }
   };
-  return { generateTraceId: () => take(16), generateSpanId: () => take(8) };
+  return {
+    generateTraceId: () => take(16),
+    generateSpanId: () => take(8),
+    newTraceId(keep) {
+      for (;;) {
+        const s = draw(16);
+        const words =
+          (pool.readUInt32BE(s) ^
+            pool.readUInt32BE(s + 4) ^
+            pool.readUInt32BE(s + 8) ^
+            pool.readUInt32BE(s + 12)) >>>
+          0;
+        if (!keep(words)) return undefined;
+        if (nonZero(s, 16)) return pool.toString('hex', s, s + 16);
+      }
+    },
+  };
 }
 
 /** Recipients hashed lately (a message's attempt, its receipts): the HMAC once per number, not per span. */

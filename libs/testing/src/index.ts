@@ -37,3 +37,4 @@ export * from './nct-salt.js';
 export { countOnly, noteStarted } from './stack-timing.js';
 export { childPids, listWorkerPids } from './worker-pids.js';
 export * from './side-by-side.js';
+export * from './tracing-samplers.js';

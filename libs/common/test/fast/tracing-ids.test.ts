@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { pooledIds, recipientAttribute, rootDecision, samplingRule } from '../../src/index.js';
+import {
+  pooledIds,
+  recipientAttribute,
+  rootDecision,
+  rootWordsDecision,
+  samplingRule,
+} from '../../src/index.js';
 
 describe('common: trace ids and hashed recipients (issue 56)', () => {
   it('When ids are drawn across several pool refills, then each is lowercase hex of W3C length, valid and unique', () => {
@@ -81,5 +87,37 @@ describe('common: a new trace’s sampling decision made before its span (issue 
     }
     expect(rootDecision('on')(traceIds[0]!)).to.equal(true);
     expect(rootDecision('off')(traceIds[0]!)).to.equal(false);
+  });
+
+  it('When a new trace is decided on its random bytes before its id is made (issue 81), then the ids it keeps are exactly those the SDK’s sampler keeps, at the ratio', async () => {
+    const { tracing } = await import('@opentelemetry/sdk-node');
+    for (const ratio of [0, 0.1, 0.5, 1]) {
+      const sdk = new tracing.TraceIdRatioBasedSampler(ratio);
+      const keep = rootWordsDecision(ratio);
+      const ids = pooledIds(160);
+      let kept = 0;
+      const draws = 20_000;
+      for (let i = 0; i < draws; i++) {
+        const id = ids.newTraceId(keep);
+        if (id === undefined) continue;
+        kept++;
+        expect(id)
+          .to.match(/^[0-9a-f]{32}$/)
+          .and.not.match(/^0+$/);
+        const want = sdk.shouldSample(undefined, id).decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
+        if (!want) expect.fail(`ratio ${ratio}: kept ${id}, which the SDK's sampler drops`);
+        // And the string rule agrees with the words rule on it.
+        expect(rootDecision(ratio)(id), id).to.equal(true);
+      }
+      expect(kept / draws, `ratio ${ratio}`).to.be.closeTo(ratio, 0.015);
+    }
+    // The words rule is the string rule's, word by word, at the bound's edges too.
+    for (const ratio of [0.0001, 0.25, 0.999999]) {
+      const bound = Math.floor(ratio * 0xffffffff);
+      for (const words of [0, bound - 1, bound, bound + 1, 0xffffffff]) {
+        const id = `${words.toString(16).padStart(8, '0')}${'0'.repeat(24)}`;
+        expect(rootWordsDecision(ratio)(words), `${ratio} ${words}`).to.equal(rootDecision(ratio)(id));
+      }
+    }
   });
 });

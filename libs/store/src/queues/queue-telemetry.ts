@@ -98,6 +98,9 @@ export function jobTraceOptions(traceparent: string | undefined = messageTrace()
   telemetry?: { metadata: string };
 } {
   if (!traceparent || !tracingOn()) return {};
-  const metadata = traceparent === NOT_SAMPLED ? NOT_SAMPLED : JSON.stringify({ traceparent });
-  return { telemetry: { metadata } };
+  if (traceparent === NOT_SAMPLED) return NOT_SAMPLED_JOB;
+  return { telemetry: { metadata: JSON.stringify({ traceparent }) } };
 }
+
+/** The options of every job not sampled: one object, never changed. */
+const NOT_SAMPLED_JOB = Object.freeze({ telemetry: Object.freeze({ metadata: NOT_SAMPLED }) });
