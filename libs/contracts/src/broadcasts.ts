@@ -87,16 +87,6 @@ export interface StatusBody {
   sendAt?: string;
 }
 
-/** What a status carries through the queue beside its text/attachment (sealed with the content). */
-export interface StatusContent {
-  /** The viewers' JIDs (`<phone>@s.whatsapp.net` or `<digits>@lid`), deduplicated. */
-  audience: string[];
-  /** ARGB as `#AARRGGBB` (a text status's background). */
-  backgroundColor?: string;
-  /** WhatsApp's font number (STATUS_FONTS). */
-  font?: number;
-}
-
 const audienceEntry = Joi.alternatives()
   .try(Joi.string().pattern(PHONE_PATTERN), Joi.string().max(40).pattern(LID_JID_PATTERN))
   .messages({

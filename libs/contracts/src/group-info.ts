@@ -5,7 +5,7 @@
  */
 import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
-import { GROUP_LIMITS } from './groups.js';
+import { GROUP_LIMITS } from './group-limits.js';
 
 /** WhatsApp's description limit (characters). */
 export const GROUP_DESCRIPTION_MAX = 2048;

@@ -7,6 +7,7 @@ import { isLidAddress, USER_SERVER } from './jid.js';
 import type { ContactIdentity } from './contact.js';
 import type { GroupInvite, GroupUpdateBody } from './group-info.js';
 import { PHONE_PATTERN } from './limits.js';
+import { GROUP_LIMITS } from './group-limits.js';
 
 /** A group's id: `<digits>@g.us` (new groups), or `<creator phone>-<seconds>@g.us` (older ones). */
 export const GROUP_JID_PATTERN = /^\d{5,24}(-\d{5,12})?@g\.us$/;
@@ -14,18 +15,6 @@ export const GROUP_JID_PATTERN = /^\d{5,24}(-\d{5,12})?@g\.us$/;
 export const LID_JID_PATTERN = /^\d{5,24}@lid$/;
 
 export const isGroupJid = (to: string): boolean => GROUP_JID_PATTERN.test(to);
-
-export const GROUP_LIMITS = {
-  /** WhatsApp's subject limit (characters). */
-  subject: 100,
-  /**
-   * Participants per create or change request. WhatsApp takes up to 1,023 members at once; adding
-   * many strangers in one go is what gets accounts banned, so one request adds at most this many.
-   */
-  participants: 50,
-  /** Mentions on one text or caption. */
-  mentions: 100,
-} as const;
 
 export const GROUP_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 export type GroupAction = (typeof GROUP_ACTIONS)[number];

@@ -22,6 +22,7 @@ export * from './revisions.js';
 export * from './vcard.js';
 export * from './message-kinds.js';
 export * from './groups.js';
+export * from './group-limits.js';
 export * from './media.js';
 export * from './account.js';
 export * from './broadcasts.js';

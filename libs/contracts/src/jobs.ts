@@ -1,5 +1,4 @@
 import type { PasskeyStep } from './passkeys.js';
-import type { StatusContent } from './broadcasts.js';
 import type {
   AttachmentType,
   ConnectMethod,
@@ -26,6 +25,16 @@ export interface ContentAttachment {
   filename?: string;
   caption?: string;
   mimeType?: string;
+}
+
+/** What a status carries through the queue beside its text/attachment (sealed with the content). */
+export interface StatusContent {
+  /** The viewers' JIDs (`<phone>@s.whatsapp.net` or `<digits>@lid`), deduplicated. */
+  audience: string[];
+  /** ARGB as `#AARRGGBB` (a text status's background). */
+  backgroundColor?: string;
+  /** WhatsApp's font number (STATUS_FONTS). */
+  font?: number;
 }
 
 /**

@@ -16,7 +16,7 @@ import { watchNctSaltSync, type SaltKeyStore } from './nct-salt.js';
 import { contactOf, parseInbound, type InboundMessage } from './inbound-message.js';
 import { parseRevision, type InboundRevision } from './inbound-revision.js';
 import { parseSecretEdit, type SecretEncryptedEdit } from './secret-edit.js';
-import { watchUsernames } from './usernames.js';
+import { watchUsernames } from './usernames-seen.js';
 import type { DeviceProxyAgent } from './proxy.js';
 import { createSocket, type SocketContext, type WASocket } from './socket.js';
 import { statusUpdatesOf, statusViewsOf } from './status-updates.js';

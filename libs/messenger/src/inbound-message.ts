@@ -16,7 +16,7 @@ import {
   type GroupChat,
 } from '@mgw/contracts';
 import { kindReceivedAt, parseInboundKind, type InboundKindFields } from './inbound-kinds.js';
-import { usernameOfKey } from './usernames.js';
+import { usernameOfKey } from './usernames-seen.js';
 
 export type InboundAttachmentType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
 

@@ -40,3 +40,4 @@ export * from './first-contact.js';
 export * from './nct-salt.js';
 export * from './number-lookup.js';
 export * from './usernames.js';
+export * from './usernames-seen.js';

@@ -6,7 +6,7 @@
 import type { ContactLookupsView, InboxMessage, SimulatorHandle } from '@mgw/messenger-sim';
 import { waitFor } from './net.js';
 import type { SimulatorEndpoint } from './simulator-process.js';
-import type { ServiceProcess } from './stack.js';
+import type { ServiceProcess } from './stack-options.js';
 
 export abstract class StackClient {
   /** The API's address (the api's, or the all-in-one process's), once it runs. */

@@ -10,7 +10,7 @@ import {
   startSimulatorProcess,
   type SimulatorEndpoint,
 } from './simulator-process.js';
-import type { StackOptions } from './stack.js';
+import type { StackOptions } from './stack-options.js';
 
 /** Starts the stack's simulator; answers it, the stack's device id and its services' environment. */
 export async function startStackEnv(opts: StackOptions, redisEnv: Record<string, string>) {

@@ -6,17 +6,17 @@
  * `MGW_TEST_RUN_FROM`: see runFromBuild). Each stack gets its own Redis database, flushed at start, so stacks never see
  * each other's devices, queues or tokens.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import type { InboxMessage, SimulatorHandle, startSimulator } from '@mgw/messenger-sim';
+import type { InboxMessage, SimulatorHandle } from '@mgw/messenger-sim';
 import { Encryption, TokenStore } from '@mgw/store';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { fastLink, type FastLinked } from './fast-link.js';
 import { freePort, waitFor } from './net.js';
 import type { ClusterHandle } from './redis-cluster.js';
 import type { SentinelHandle } from './redis-sentinel.js';
-import { startStackRedis, type StackRedis, type StackRedisOptions } from './stack-redis.js';
+import { startStackRedis, type StackRedis } from './stack-redis.js';
 import {
   entryArgs,
   ORPHAN_GUARD_ARGS,
@@ -26,63 +26,13 @@ import {
   type SimulatorEndpoint,
 } from './simulator-process.js';
 import { StackClient } from './stack-client.js';
+import type { ServiceName, ServiceProcess, StackOptions } from './stack-options.js';
 import { startStackEnv } from './stack-env.js';
 import { noteStarted } from './stack-timing.js';
 
 export type { InboxMessage };
 
-export type ServiceName = 'api' | 'connection' | 'sender' | 'notifier' | 'all-in-one';
-
-export interface ServiceProcess {
-  name: string;
-  child: ChildProcess;
-  /** The service's HTTP port: `PORT` for the api, `METRICS_PORT` for the others. */
-  port: number;
-  /** The port of /metrics, /healthz and /readyz (`METRICS_PORT`; for the api, apart from `port`). */
-  metricsPort: number;
-  /** Everything the process printed (JSON log lines), for assertions and failure reports. */
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-/** `privateRedis`, `redisCluster`, `redisSentinel`: where the stack's Redis is (`stack-redis.ts`). */
-export interface StackOptions extends StackRedisOptions {
-  /** How many sender processes to start (default 1). */
-  senders?: number;
-  /** Also start the notifier (webhook deliveries); off by default, as most suites send no events. */
-  notifier?: boolean;
-  /**
-   * Run the api, connection, sender and notifier as the one all-in-one process
-   * (`services/all-in-one`) instead of a process each; `senders` above 1 adds sender processes
-   * beside it.
-   */
-  allInOne?: boolean;
-  /** Extra environment for every service. */
-  env?: Record<string, string>;
-  /** Simulator options (in-process simulator only). */
-  sim?: Parameters<typeof startSimulator>[0];
-  /**
-   * Run the simulator as its own process (its CLI, as `npm start` does), so its CPU is not this
-   * process's; `stack.sim` is then unavailable (use `simulator` and `simApi`).
-   */
-  simulatorProcess?: boolean;
-  /**
-   * Run the services (and the simulator process, and the token CLI) from the build, as `npm start`
-   * and the image do (true: throws unless the build is fresh), or from their sources through tsx
-   * (false). Unset: runFromBuild() decides (the build when it is fresh).
-   */
-  built?: boolean;
-  /** Device the stack's token acts on (default: a fresh id). */
-  deviceId?: string;
-  /**
-   * Run the services and the token CLI from the build of another tree of this repository — an
-   * earlier release, for an upgrade test (`buildPreviousVersion`) — as
-   * `node <serviceRoot>/services/<name>/dist/main.js`, with the same environment and ports; the
-   * simulator stays this checkout's. `startService(name, env, { root: REPO_ROOT })` then starts
-   * this checkout's service on the same stack.
-   */
-  serviceRoot?: string;
-}
+export type { ServiceName, ServiceProcess, StackOptions } from './stack-options.js';
 
 /** A running stack: its processes, its Redis and how to start, stop and crash them (calls: StackClient). */
 export class Stack extends StackClient {

@@ -1,11 +1,26 @@
 import { storeScript } from '../lua.js';
-import type { AdmittedClaim, ClaimOutcome } from './message-store.js';
+import type { CapName } from '../policy/admission.js';
 
 /**
  * The scripts of the message store (`lua/message-*.lua`). Each runs atomically on keys of one
  * device (one hash tag), which is what makes "settle exactly once" and "expire only if unclaimed"
  * hold under concurrent senders, receipts and API calls; the same logic as GET-then-SET would race.
  */
+
+/** How a claim of a message ended (`CLAIM`): its answer, what the message store's callers read. */
+export type ClaimOutcome =
+  | 'claimed'
+  | 'sent'
+  | 'failed'
+  | 'deleted'
+  | 'expired'
+  | 'cancelled'
+  | 'paused'
+  | 'restricted'
+  /** A pooled message moved to another device of its pool: that device sends it. */
+  | 'moved';
+/** A claim that takes the caps' unit too (MessageStore.claimAdmitted): or the cap used up. */
+export type AdmittedClaim = ClaimOutcome | CapName;
 
 /**
  * A message's status transition; it emits the message's events and moves its batch's counts with

@@ -12,8 +12,17 @@ import {
 } from '@mgw/contracts';
 import { DEVICE_ACTIVITY_TTL_SECONDS } from '../devices/device-activity.js';
 import { USAGE_TTL_SECONDS } from '../workspaces/usage.js';
-import { capTakeCall, type CapName, type CapTake } from '../policy/admission.js';
-import { ATTEMPT_END, CLAIM, CLAIM_ADMIT, HOLD, RECEIPT, TRANSITION } from './message-scripts.js';
+import { capTakeCall, type CapTake } from '../policy/admission.js';
+import {
+  ATTEMPT_END,
+  CLAIM,
+  CLAIM_ADMIT,
+  HOLD,
+  RECEIPT,
+  TRANSITION,
+  type AdmittedClaim,
+  type ClaimOutcome,
+} from './message-scripts.js';
 
 /**
  * How long the device's last claim (`keys.devicePace`) is kept: longer than any gap a device paces
@@ -76,20 +85,8 @@ const PUBLIC_FIELDS = [
   'deletedAt',
 ] as const;
 
-export type ClaimOutcome =
-  | 'claimed'
-  | 'sent'
-  | 'failed'
-  | 'deleted'
-  | 'expired'
-  | 'cancelled'
-  | 'paused'
-  | 'restricted'
-  /** A pooled message moved to another device of its pool: that device sends it. */
-  | 'moved';
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
-/** A claim that takes the caps' unit too (MessageStore.claimAdmitted): or the cap used up. */
-export type AdmittedClaim = ClaimOutcome | CapName;
+export type { AdmittedClaim, ClaimOutcome } from './message-scripts.js';
 
 /**
  * Message records (`keys.message`, per device). A queued message has no record: its job is its
