@@ -1,6 +1,5 @@
-import { changeBlock, profileOf, profileView } from './account-profile.js';
+import { changeBlock, profileOf, profileView, type AccountProfileContext } from './account-profile.js';
 import { driveContactPresence, onlineOf } from './presence-subscriptions.js';
-import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
 
 type Body = Record<string, unknown>;
@@ -20,7 +19,7 @@ const BUSINESS_FIELDS = ['description', 'category', 'email', 'website', 'address
  * photo, blocklist), a contact's about / business profile / last-seen privacy, a contact's
  * presence and chat states, and the phone blocking or unblocking someone.
  */
-export function accountRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function accountRoutes(sim: AccountProfileContext): Array<[string, RegExp, Handler]> {
   const user = (phone: string) => {
     const found = sim.directory.get(phone);
     if (!found) throw new SimError(`unknown phone ${phone}`, 404);

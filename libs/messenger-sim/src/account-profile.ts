@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import { getBinaryNodeChild, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
-import type { Simulator } from './simulator.js';
-import { bytesOf, childrenNamed, iqError, iqResult, node } from './stanza.js';
+import type { MediaHost } from './media-host.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
+import { bytesOf, childrenNamed, iqError, iqResult, newStanzaId, node, unixSeconds } from './stanza.js';
+
+/** What the account's profile (picture, business profile, blocklist) needs of the simulator. */
+export interface AccountProfileContext extends DirectoryContext, DeliveryContext {
+  readonly media: MediaHost;
+  /** Counts what may have changed the state (persistence.ts). */
+  changes: number;
+}
 
 /**
  * An account's profile as WhatsApp keeps it: the "about" (set by the text status mutation,
@@ -67,7 +75,7 @@ export function statusNode(user: SimUser): BinaryNode {
  * `<picture>` stores the account's new photo (no `target`: its own; a group's is not simulated),
  * set without one removes it.
  */
-export function handlePictureIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handlePictureIq(sim: AccountProfileContext, conn: ClientConnection, iq: BinaryNode): void {
   if (iq.attrs.type === 'get') return answerPicture(sim, conn, iq);
   const account = conn.account;
   if (!account) return conn.send(iqError(iq, 401, 'not-authorized'));
@@ -93,7 +101,7 @@ export function handlePictureIq(sim: Simulator, conn: ClientConnection, iq: Bina
   conn.send(iqResult(iq, [node('picture', { id })]));
 }
 
-function answerPicture(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+function answerPicture(sim: AccountProfileContext, conn: ClientConnection, iq: BinaryNode): void {
   const target = jidDecode(iq.attrs.target ?? '');
   const user = target ? sim.directory.resolve(target.user, target.server) : undefined;
   const url = user ? (profileOf(user).picture?.url ?? user.pictureUrl) : undefined;
@@ -103,7 +111,12 @@ function answerPicture(sim: Simulator, conn: ClientConnection, iq: BinaryNode): 
 }
 
 /** The account's other devices learn that its photo changed (`picture` notification). */
-function notifyPicture(sim: Simulator, account: SimUser, from: ClientConnection, action: 'set' | 'delete') {
+function notifyPicture(
+  sim: AccountProfileContext,
+  account: SimUser,
+  from: ClientConnection,
+  action: 'set' | 'delete',
+) {
   const jid = jidEncode(account.phone, 's.whatsapp.net');
   for (const device of account.devices.values()) {
     if (device.connection === from) continue;
@@ -117,7 +130,7 @@ function notifyPicture(sim: Simulator, account: SimUser, from: ClientConnection,
 }
 
 /** `w:biz` get `<business_profile><profile jid/>`: the profile of a business account, else none. */
-export function handleBusinessIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleBusinessIq(sim: AccountProfileContext, conn: ClientConnection, iq: BinaryNode): void {
   const request = getBinaryNodeChild(iq, 'business_profile');
   const profiles = childrenNamed(request, 'profile').map((p) => {
     const jid = jidDecode(p.attrs.jid ?? '');
@@ -167,7 +180,7 @@ function listNode(state: AccountProfileState): BinaryNode {
  * contact that hides its number, blocked by its LID alone (whatsmeow 8d023aa9, 2026: `pn_jid` only
  * when the client knows the number).
  */
-export function handleBlocklistIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleBlocklistIq(sim: AccountProfileContext, conn: ClientConnection, iq: BinaryNode): void {
   const account = conn.account;
   if (!account) return conn.send(iqError(iq, 401, 'not-authorized'));
   const state = profileOf(account);
@@ -190,7 +203,7 @@ export function handleBlocklistIq(sim: Simulator, conn: ClientConnection, iq: Bi
  * `account_sync` notification (the phone blocking someone reaches every linked device).
  */
 export function changeBlock(
-  sim: Simulator,
+  sim: AccountProfileContext,
   account: SimUser,
   contact: SimUser,
   action: 'block' | 'unblock',

@@ -4,8 +4,14 @@
  * now, as the phone decoded it (patches from the devices included).
  */
 import { chatModificationToAppPatch, type ChatModification } from '@whiskeysockets/baileys';
-import type { Simulator } from './simulator.js';
+import type { SimAppState } from './app-state.js';
+import type { DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
+
+/** What the app-state routes need of the simulator. */
+export interface AppStateApiContext extends DirectoryContext {
+  readonly appState: SimAppState;
+}
 
 type Body = Record<string, unknown>;
 type Handler = (body: Body, params: string[]) => unknown;
@@ -13,7 +19,7 @@ type Handler = (body: Body, params: string[]) => unknown;
 const LABEL_ID = /^[0-9]{1,10}$/;
 const CHAT = /^[0-9]{5,24}@(s\.whatsapp\.net|g\.us|lid)$/;
 
-export function appStateRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function appStateRoutes(sim: AppStateApiContext): Array<[string, RegExp, Handler]> {
   const account = (phone: string) => {
     const user = sim.directory.get(phone);
     if (!user) throw new SimError(`unknown account ${phone}`, 404);

@@ -20,12 +20,27 @@ import {
   type LTHashState,
   type WAPatchCreate,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { sendToOwnDevices } from './own-devices.js';
-import type { Simulator } from './simulator.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
-import { bytesOf, childrenNamed, firstChild, iqError, iqResult, node } from './stanza.js';
+import {
+  bytesOf,
+  childrenNamed,
+  firstChild,
+  iqError,
+  iqResult,
+  newStanzaId,
+  node,
+  unixSeconds,
+} from './stanza.js';
+
+/** What the app-state sync needs of the simulator. */
+export interface AppStateContext extends DeliveryContext {
+  readonly logger: SimLogger;
+}
 
 /** Patches kept per collection (a simulator bound; WhatsApp compacts into snapshots). */
 const MAX_PATCHES = 2_000;
@@ -57,7 +72,7 @@ interface AccountAppState {
 export class SimAppState {
   private readonly accounts = new WeakMap<SimUser, AccountAppState>();
 
-  constructor(private readonly sim: Simulator) {}
+  constructor(private readonly sim: AppStateContext) {}
 
   private of(user: SimUser): AccountAppState {
     let st = this.accounts.get(user);

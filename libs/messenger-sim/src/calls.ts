@@ -1,10 +1,11 @@
 import { jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { normalizePhone, type SimUser } from './directory.js';
 import { chatJidOf, lidAddressed } from './lid-chats.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
-import { childrenNamed, firstChild, node } from './stanza.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
+import { childrenNamed, firstChild, newStanzaId, node, unixSeconds } from './stanza.js';
 
 /**
  * Voice and video calls from simulated contacts to an account: the server offers the call to
@@ -19,6 +20,11 @@ import { childrenNamed, firstChild, node } from './stanza.js';
  * whatsmeow 592721a0 ("call: remove tctoken in reject requests") took the token out again.
  * Media, relays and the call's transport are not simulated.
  */
+
+/** What the calls need of the simulator. */
+export interface CallsContext extends DirectoryContext, DeliveryContext {
+  readonly logger: SimLogger;
+}
 
 export type CallState = 'ringing' | 'accepted' | 'rejected' | 'ended' | 'missed';
 
@@ -51,9 +57,9 @@ export interface CallInput {
 
 /** Calls kept per simulator (the oldest are forgotten past it). */
 const MAX_CALLS = 1000;
-const callsBySim = new WeakMap<Simulator, Map<string, SimCall & { offeredMs: number }>>();
+const callsBySim = new WeakMap<CallsContext, Map<string, SimCall & { offeredMs: number }>>();
 
-function callsOf(sim: Simulator): Map<string, SimCall & { offeredMs: number }> {
+function callsOf(sim: CallsContext): Map<string, SimCall & { offeredMs: number }> {
   let calls = callsBySim.get(sim);
   if (!calls) callsBySim.set(sim, (calls = new Map()));
   return calls;
@@ -61,7 +67,7 @@ function callsOf(sim: Simulator): Map<string, SimCall & { offeredMs: number }> {
 
 const view = ({ offeredMs: _offeredMs, ...call }: SimCall & { offeredMs: number }): SimCall => ({ ...call });
 
-function requireCall(sim: Simulator, id: string): SimCall & { offeredMs: number } {
+function requireCall(sim: CallsContext, id: string): SimCall & { offeredMs: number } {
   const call = callsOf(sim).get(id);
   if (!call) throw new SimError(`unknown call ${id}`, 404);
   return call;
@@ -83,12 +89,12 @@ function creatorAttrs(call: SimCall, caller: SimUser): Record<string, string> {
   };
 }
 
-function toDevices(sim: Simulator, account: SimUser, stanza: () => BinaryNode): void {
+function toDevices(sim: CallsContext, account: SimUser, stanza: () => BinaryNode): void {
   for (const device of account.devices.values()) sim.deliverToDevice(device, stanza());
 }
 
 /** A contact calls an account: every linked device is offered the call. */
-export function startCall(sim: Simulator, input: CallInput): SimCall {
+export function startCall(sim: CallsContext, input: CallInput): SimCall {
   const caller = sim.directory.lookupOrCreate(input.from);
   if (!caller) throw new SimError(`${input.from} is not on WhatsApp`, 404);
   const account = sim.directory.get(input.to);
@@ -130,7 +136,7 @@ export function startCall(sim: Simulator, input: CallInput): SimCall {
 }
 
 /** The caller hangs up (`reason: 'timeout'`: nobody answered in time), or the answered call ends. */
-export function terminateCall(sim: Simulator, id: string, reason?: string): SimCall {
+export function terminateCall(sim: CallsContext, id: string, reason?: string): SimCall {
   const call = requireCall(sim, id);
   if (reason !== undefined && reason !== 'timeout')
     throw new SimError('reason must be timeout, or absent', 400);
@@ -147,7 +153,7 @@ export function terminateCall(sim: Simulator, id: string, reason?: string): SimC
 }
 
 /** The account's phone answers the call: its linked devices are told (`accept`). */
-export function acceptCall(sim: Simulator, id: string): SimCall {
+export function acceptCall(sim: CallsContext, id: string): SimCall {
   const call = requireCall(sim, id);
   if (call.state !== 'ringing') throw new SimError(`call ${id} is ${call.state}, not ringing`, 409);
   const caller = sim.directory.get(call.from)!;
@@ -158,7 +164,7 @@ export function acceptCall(sim: Simulator, id: string): SimCall {
   return view(call);
 }
 
-export function callView(sim: Simulator, id: string): SimCall {
+export function callView(sim: CallsContext, id: string): SimCall {
   return view(requireCall(sim, id));
 }
 
@@ -167,7 +173,7 @@ export function callView(sim: Simulator, id: string): SimCall {
  * rejected); every such stanza is acknowledged with an `<ack class="call">` of its id, which
  * Baileys' rejectCall waits for.
  */
-export function handleClientCall(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handleClientCall(sim: CallsContext, conn: ClientConnection, stanza: BinaryNode): void {
   const child = firstChild(stanza);
   const id = stanza.attrs.id;
   if (id) conn.send(node('ack', { id, class: 'call', type: child?.tag ?? '', from: stanza.attrs.to ?? '' }));
@@ -189,7 +195,7 @@ export function handleClientCall(sim: Simulator, conn: ClientConnection, stanza:
 
 /** The control API's call routes. */
 export function callRoutes(
-  sim: Simulator,
+  sim: CallsContext,
 ): Array<[string, RegExp, (body: Record<string, unknown>, params: string[]) => unknown]> {
   const phone = (b: Record<string, unknown>, key: string): string => {
     const v = b[key];

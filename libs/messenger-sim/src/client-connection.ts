@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { WebSocket } from 'ws';
 import type { NoiseCertChain } from './certificates.js';
 import { NoiseServer, type ClientHandshakeResult } from './noise-server.js';
 import type { SimLogger } from './logger.js';
+import type { DeviceConnection } from './device-connection.js';
 import type { CompanionDevice, SimUser } from './directory.js';
+import { newStanzaId } from './stanza.js';
 
 export interface ConnectionHost {
   onHandshake(conn: ClientConnection, result: ClientHandshakeResult): void;
@@ -15,7 +16,7 @@ export interface ConnectionHost {
 let connectionCounter = 0;
 
 /** One client websocket: Noise framing, ordered frame processing, and server-initiated queries. */
-export class ClientConnection {
+export class ClientConnection implements DeviceConnection {
   readonly id = ++connectionCounter;
   /** When the socket was accepted (ms): a client's socket open, before its handshake. */
   readonly openedAt = Date.now();
@@ -151,7 +152,3 @@ export class ClientConnection {
     this.markClosed();
   }
 }
-
-export const newStanzaId = (): string => randomBytes(8).toString('hex').toUpperCase();
-
-export const unixSeconds = (): string => String(Math.floor(Date.now() / 1000));

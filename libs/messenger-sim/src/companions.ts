@@ -1,8 +1,16 @@
 import { normalizePhone } from './directory.js';
 import { addCompanion, PAIR_PLATFORM, signCompanion, type LinkResult } from './pairing.js';
-import type { LinkInput } from './phone.js';
+import type { LinkInput, PhoneLinker } from './phone.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
+import type { SimLogger } from './logger.js';
+
+/** What provisioning companions needs of the simulator. */
+export interface CompanionsContext {
+  readonly linker: PhoneLinker;
+  readonly logger: SimLogger;
+  /** Counts what may have changed the state (persistence.ts). */
+  changes: number;
+}
 
 /**
  * The fast link, for benches and tests (the test kit's `fastLink`): the phone links a companion
@@ -43,7 +51,7 @@ export interface ProvisionedCompanion extends LinkResult {
 /** How many companions one `POST /companions` may provision. */
 export const MAX_COMPANIONS_PER_REQUEST = 1000;
 
-export function provisionCompanion(sim: Simulator, input: CompanionInput): ProvisionedCompanion {
+export function provisionCompanion(sim: CompanionsContext, input: CompanionInput): ProvisionedCompanion {
   const account = sim.linker.ensureAccount(input);
   const signed = signCompanion(account, input.identityKey, input.advSecret);
   addCompanion(account, signed, input);
@@ -69,7 +77,7 @@ type Handler = (body: Body, params: string[]) => unknown;
  * `POST /companions` provisions many (`{ companions: [{ phone, …the same }] }`, up to
  * MAX_COMPANIONS_PER_REQUEST), all checked before any is provisioned.
  */
-export function companionRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function companionRoutes(sim: CompanionsContext): Array<[string, RegExp, Handler]> {
   return [
     [
       'POST',

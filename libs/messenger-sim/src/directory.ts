@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { PhoneSignal, type PreKeyBundle } from './phone-signal.js';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { DeviceConnection } from './device-connection.js';
 import { S_WHATSAPP_NET, type BinaryNode } from '@whiskeysockets/baileys';
-import { node } from './stanza.js';
+import { newStanzaId, node, unixSeconds } from './stanza.js';
 
 export interface InboxMessage {
   id: string;
@@ -84,7 +84,7 @@ export interface CompanionDevice {
   preKeysLowNotified?: number;
   platform: string;
   linkedAt: string;
-  connection?: ClientConnection;
+  connection?: DeviceConnection;
   /** Stanzas for the device while it is offline, delivered after its next login. */
   pending: BinaryNode[];
 }
@@ -129,6 +129,18 @@ export interface ContactInput {
   addressing?: ChatAddressing;
   /** @defaultValue false */
   hidePhone?: boolean;
+}
+
+/** A contact as the control API shows it (Simulator.upsertContact). */
+export interface ContactView {
+  phone: string;
+  lid?: string;
+  name?: string;
+  pictureUrl?: string;
+  receipts?: ReceiptMode;
+  addressing?: ChatAddressing;
+  hidePhone?: boolean;
+  onWhatsApp: boolean;
 }
 
 export type UnknownNumbers = 'create' | 'reject';

@@ -25,9 +25,25 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { jidDecode, jidEncode, proto, type BinaryNode } from '@whiskeysockets/baileys';
 import type { CompanionDevice, SimUser } from './directory.js';
-import type { Admission } from './reachout.js';
-import type { Simulator } from './simulator.js';
+import type { Admission } from './admission.js';
+import type { SimAppState } from './app-state.js';
+import type { DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
+
+/**
+ * The strict first contacts switch of the reach-out rules: the part of Reachout (reachout.ts, which
+ * imports this module) the routes here use.
+ */
+export interface StrictFirstContacts {
+  setStrict(phone: string | undefined, on: boolean): void;
+  strictView(): { all: boolean; phones: string[] };
+}
+
+/** What the first contacts need of the simulator. */
+export interface FirstContactsContext extends DirectoryContext {
+  readonly appState: SimAppState;
+  readonly reachout: StrictFirstContacts;
+}
 
 const NCT_SALT_BYTES = 32;
 /** `HistorySync.nctSalt` (WAWebProtobufsHistorySync.proto). */
@@ -98,7 +114,7 @@ function withNctSalt(salt: Buffer | undefined): { value: proto.SyncActionValue; 
  * devices (`server_sync`). Answers the collection's version.
  */
 async function nctSaltSync(
-  sim: Simulator,
+  sim: FirstContactsContext,
   account: SimUser,
   op: 'set' | 'remove',
   tell = true,
@@ -218,7 +234,7 @@ type Handler = (body: Body, params: string[]) => unknown;
  * base64, and whether each device had it), POST /accounts/:phone/nct-salt `{ op: set | remove }`
  * (the app-state sync) and GET /accounts/:phone/direct-messages.
  */
-export function firstContactRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function firstContactRoutes(sim: FirstContactsContext): Array<[string, RegExp, Handler]> {
   const account = (phone: string) => {
     const user = sim.directory.get(phone);
     if (!user) throw new SimError(`unknown account ${phone}`, 404);

@@ -6,10 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { jidEncode } from '@whiskeysockets/baileys';
-import { unixSeconds } from './client-connection.js';
-import type { SimGroup } from './groups.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { SimGroup, SimGroups } from './groups.js';
+import { node, unixSeconds } from './stanza.js';
+
+/** What the group information changes need of the simulator. */
+export interface GroupInfoContext {
+  readonly groups: SimGroups;
+}
 
 export type GroupInfoChange =
   | { kind: 'subject'; subject: string }
@@ -36,7 +39,7 @@ const isAdmin = (group: SimGroup, phone: string) => {
  * too while the group is locked. Returns WhatsApp's error code, or undefined when done (and told).
  */
 export function changeGroupInfo(
-  sim: Simulator,
+  sim: GroupInfoContext,
   group: SimGroup,
   actor: string,
   change: GroupInfoChange,
@@ -87,7 +90,7 @@ export function changeGroupInfo(
  * working, and members are told of the new link).
  */
 export function inviteCodeOf(
-  sim: Simulator,
+  sim: GroupInfoContext,
   group: SimGroup,
   actor: string,
   revoke: boolean,
@@ -109,7 +112,7 @@ export function inviteCodeOf(
  * group one is already in answers the group without a change, as WhatsApp does.
  */
 export function joinByCode(
-  sim: Simulator,
+  sim: GroupInfoContext,
   phone: string,
   code: string,
 ): { group: SimGroup } | { error: 406 | 410 } {
@@ -123,5 +126,5 @@ export function joinByCode(
 }
 
 /** A member as a notification's or an answer's `<participant>` names it (the group's addressing). */
-export const participantNode = (sim: Simulator, group: SimGroup, phone: string) =>
+export const participantNode = (sim: GroupInfoContext, group: SimGroup, phone: string) =>
   node('participant', sim.groups.memberAttrs(group, phone));

@@ -11,12 +11,19 @@ import {
   joinByCode,
   participantNode,
   type GroupInfoChange,
+  type GroupInfoContext,
 } from './group-info.js';
-import { participantPhone as phoneOf, recordGroupRequest } from './group-privacy.js';
+import {
+  participantPhone as phoneOf,
+  recordGroupRequest,
+  type GroupPrivacyContext,
+} from './group-privacy.js';
 import type { SimGroup } from './groups.js';
-import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
 import { bytesOf, childrenNamed, firstChild, iqError, iqResult, node } from './stanza.js';
+
+/** What the `w:g2` iqs need of the simulator. */
+export interface GroupIqContext extends GroupInfoContext, GroupPrivacyContext {}
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'bad-request',
@@ -28,7 +35,7 @@ const ERROR_TEXT: Record<number, string> = {
 };
 const fail = (iq: BinaryNode, code: number) => iqError(iq, code, ERROR_TEXT[code] ?? 'error');
 
-export function handleGroupIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleGroupIq(sim: GroupIqContext, conn: ClientConnection, iq: BinaryNode): void {
   const account = conn.account;
   const child = firstChild(iq);
   if (!account || !child) return conn.send(iqError(iq, 400, 'bad-request'));
@@ -97,7 +104,7 @@ export function handleGroupIq(sim: Simulator, conn: ClientConnection, iq: Binary
  * WhatsApp does (Baileys issue #1842); one notification of the done ones to every member.
  */
 function changeParticipants(
-  sim: Simulator,
+  sim: GroupIqContext,
   conn: ClientConnection,
   iq: BinaryNode,
   group: SimGroup,
@@ -152,7 +159,7 @@ function infoChange(child: BinaryNode): GroupInfoChange | undefined {
 }
 
 /** `<invite code>` to `@g.us`: `set` joins the group (answers its id), `get` describes it. */
-function joinOrPeek(sim: Simulator, conn: ClientConnection, iq: BinaryNode, child: BinaryNode): void {
+function joinOrPeek(sim: GroupIqContext, conn: ClientConnection, iq: BinaryNode, child: BinaryNode): void {
   const code = child.attrs.code ?? '';
   if (iq.attrs.type !== 'set') {
     const group = [...sim.groups.all()].find((g) => g.inviteCode === code);

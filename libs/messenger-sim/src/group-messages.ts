@@ -21,7 +21,7 @@ import {
   SenderKeyName,
   SenderKeyRecord,
 } from '@whiskeysockets/baileys/lib/Signal/Group/index.js';
-import { unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import {
   companionBundle,
   MAX_INBOX,
@@ -29,14 +29,22 @@ import {
   type InboxMessage,
   type SimUser,
 } from './directory.js';
-import { pnJid, type SimGroup } from './groups.js';
-import { sha256Hex } from './media-host.js';
+import { pnJid, type SimGroup, type SimGroups } from './groups.js';
+import { sha256Hex, type MediaHost } from './media-host.js';
 import { describeMessage } from './message-content.js';
 import { signalAddress } from './phone-signal.js';
 import { applyRevision, rememberSent } from './revisions.js';
-import type { Simulator } from './simulator.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
-import { bytesOf, childrenNamed, node } from './stanza.js';
+import { bytesOf, childrenNamed, node, unixSeconds } from './stanza.js';
+
+/** What the group messages need of the simulator. */
+export interface GroupMessagesContext extends DirectoryContext, DeliveryContext {
+  readonly groups: SimGroups;
+  readonly logger: SimLogger;
+  readonly media: MediaHost;
+}
 
 const senderKeys = new WeakMap<SimUser, Map<string, SenderKeyRecord>>();
 /** Which devices (`group|lid.device`) already have a member's sender key. */
@@ -67,7 +75,11 @@ export function inSenderKeyOrder(user: SimUser, work: () => Promise<void>): Prom
   return done;
 }
 
-export function handleGroupMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handleGroupMessage(
+  sim: GroupMessagesContext,
+  conn: ClientConnection,
+  stanza: BinaryNode,
+): void {
   const account = conn.account;
   const device = conn.device;
   if (!account || !device) return;
@@ -133,7 +145,7 @@ export function handleGroupMessage(sim: Simulator, conn: ClientConnection, stanz
 }
 
 async function record(
-  sim: Simulator,
+  sim: GroupMessagesContext,
   user: SimUser,
   from: string,
   group: SimGroup,
@@ -178,7 +190,7 @@ export function mentionsOf(message: proto.IMessage): { mentions?: string[] } {
  * — the first time — the member's sender key as a Signal copy.
  */
 export async function sendToGroup(
-  sim: Simulator,
+  sim: GroupMessagesContext,
   groupId: string,
   fromPhone: string,
   text: string,

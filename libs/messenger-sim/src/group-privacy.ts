@@ -1,7 +1,8 @@
 import { jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { SimUser } from './directory.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
+import type { Reachout } from './reachout.js';
+import type { DirectoryContext } from './sim-context.js';
 import { bytesOf, childrenNamed } from './stanza.js';
 
 /**
@@ -14,6 +15,11 @@ import { bytesOf, childrenNamed } from './stanza.js';
  * none when it holds none, and before 00ce57f2 its participant add sent none at all).
  * GET /accounts/:phone/group-requests shows them.
  */
+
+/** What the group privacy checks need of the simulator. */
+export interface GroupPrivacyContext extends DirectoryContext {
+  readonly reachout: Reachout;
+}
 
 export type GroupPrivacy = 'valid' | 'invalid' | 'none';
 
@@ -30,7 +36,7 @@ const MAX_REQUESTS = 1000;
 const logs = new WeakMap<SimUser, GroupRequestView[]>();
 
 /** The phone a participant JID names (a LID through the directory), if anyone has it. */
-export function participantPhone(sim: Simulator, jid: string | undefined): string | undefined {
+export function participantPhone(sim: GroupPrivacyContext, jid: string | undefined): string | undefined {
   const decoded = jidDecode(jid ?? '');
   if (!decoded?.user) return undefined;
   if (decoded.server === 'lid') return sim.directory.getByLid(decoded.user)?.phone;
@@ -39,7 +45,7 @@ export function participantPhone(sim: Simulator, jid: string | undefined): strin
 
 /** Records a `create` or `add` from `account`'s device with the verdict on each participant's token. */
 export function recordGroupRequest(
-  sim: Simulator,
+  sim: GroupPrivacyContext,
   account: SimUser,
   kind: 'create' | 'add',
   request: BinaryNode,
@@ -64,7 +70,7 @@ export function recordGroupRequest(
 
 /** GET /accounts/:phone/group-requests: `{ requests }`, oldest first. */
 export function groupPrivacyRoutes(
-  sim: Simulator,
+  sim: GroupPrivacyContext,
 ): Array<[string, RegExp, (body: Record<string, unknown>, params: string[]) => unknown]> {
   return [
     [

@@ -1,10 +1,18 @@
 import { normalizePhone } from './directory.js';
-import { changeGroupInfo, inviteCodeOf, joinByCode, participantNode } from './group-info.js';
+import {
+  changeGroupInfo,
+  inviteCodeOf,
+  joinByCode,
+  participantNode,
+  type GroupInfoContext,
+} from './group-info.js';
 import { groupMemberMessage } from './group-revisions.js';
-import { sendToGroup } from './group-messages.js';
-import type { Simulator } from './simulator.js';
+import { sendToGroup, type GroupMessagesContext } from './group-messages.js';
 import { SimError } from './sim-error.js';
 import { node } from './stanza.js';
+
+/** What the group routes need of the simulator. */
+export interface GroupsApiContext extends GroupInfoContext, GroupMessagesContext {}
 
 type Body = Record<string, unknown>;
 type Handler = (body: Body, params: string[]) => unknown;
@@ -39,7 +47,7 @@ const refused = (code: number | undefined): void => {
  * have a member change it (subject, description, settings, participants, invite link) or leave
  * it, or someone join it by code — each told to the members' linked devices as WhatsApp does.
  */
-export function groupRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function groupRoutes(sim: GroupsApiContext): Array<[string, RegExp, Handler]> {
   return [
     [
       'POST',
@@ -88,7 +96,7 @@ export function groupRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
 }
 
 /** Another member changes the group, leaves it, or someone joins it by code. */
-function memberChangeRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+function memberChangeRoutes(sim: GroupsApiContext): Array<[string, RegExp, Handler]> {
   const group = (id: string) => sim.groups.require(id);
   const view = (id: string) => sim.groups.view(group(id));
   return [

@@ -5,11 +5,13 @@
  */
 import { randomInt } from 'node:crypto';
 import { jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds } from './client-connection.js';
 import { normalizePhone, type SimUser } from './directory.js';
-import type { Simulator } from './simulator.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
-import { node } from './stanza.js';
+import { newStanzaId, node, unixSeconds } from './stanza.js';
+
+/** What the group chats need of the simulator. */
+export interface GroupsContext extends DirectoryContext, DeliveryContext {}
 
 export type GroupRole = 'member' | 'admin' | 'superadmin';
 
@@ -71,7 +73,7 @@ export class SimGroups {
   /** `participating` queries (all groups at once) per account. */
   private readonly listQueries = new Map<string, number>();
 
-  constructor(private readonly sim: Simulator) {}
+  constructor(private readonly sim: GroupsContext) {}
 
   get(id: string): SimGroup | undefined {
     return this.groups.get(id.replace(/@g\.us$/, ''));

@@ -3,7 +3,6 @@
  * devices chats and messages as history, as it does right after a device links. The body is
  * checked field by field (400 with what is wrong), within bounds a phone's chunk keeps.
  */
-import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
 import { HISTORY_FORMS, type HistoryForm } from './forms.js';
 import { checkAttachmentInput, type InboundAttachment } from './inbound-content.js';
@@ -12,6 +11,7 @@ import {
   sendHistorySync,
   type HistoryConversationInput,
   type HistoryMessageInput,
+  type HistorySyncContext,
   type HistorySyncInput,
   type HistorySyncKind,
 } from './history-sync.js';
@@ -133,7 +133,7 @@ export function checkHistorySyncInput(b: Body): HistorySyncInput {
   };
 }
 
-export function historyRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function historyRoutes(sim: HistorySyncContext): Array<[string, RegExp, Handler]> {
   return [
     [
       'POST',

@@ -15,15 +15,25 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
 import { encodeWAMessage, jidEncode, proto } from '@whiskeysockets/baileys';
-import { newStanzaId } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { attachmentMessage, type InboundAttachment } from './inbound-content.js';
 import { nctSaltField, saltForHistorySync } from './first-contacts.js';
-import type { HistoryForm } from './forms.js';
+import type { HistoryForm, SimForms } from './forms.js';
 import { encryptLikePhone, type MediaHost } from './media-host.js';
 import { sendToOwnDevices } from './own-devices.js';
-import type { Simulator } from './simulator.js';
+import type { SimGroups } from './groups.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
+import { newStanzaId } from './stanza.js';
+
+/** What the history syncs need of the simulator. */
+export interface HistorySyncContext extends DirectoryContext, DeliveryContext {
+  readonly forms: SimForms;
+  readonly groups: SimGroups;
+  readonly logger: SimLogger;
+  readonly media: MediaHost;
+}
 
 export const HISTORY_SYNC_TYPES = ['INITIAL_BOOTSTRAP', 'RECENT'] as const;
 export type HistorySyncKind = (typeof HISTORY_SYNC_TYPES)[number];
@@ -84,7 +94,10 @@ function chatJidOfInput(value: string): string {
  * The `proto.HistorySync` the phone makes of the input: each chat's messages newest first (their
  * attachments uploaded to the media host).
  */
-export async function buildHistorySync(sim: Simulator, input: HistorySyncInput): Promise<proto.IHistorySync> {
+export async function buildHistorySync(
+  sim: HistorySyncContext,
+  input: HistorySyncInput,
+): Promise<proto.IHistorySync> {
   return {
     syncType: proto.HistorySync.HistorySyncType[input.syncType ?? 'INITIAL_BOOTSTRAP'],
     conversations: await Promise.all(input.conversations.map((c) => conversationOf(sim, c))),
@@ -94,7 +107,10 @@ export async function buildHistorySync(sim: Simulator, input: HistorySyncInput):
   };
 }
 
-async function conversationOf(sim: Simulator, c: HistoryConversationInput): Promise<proto.IConversation> {
+async function conversationOf(
+  sim: HistorySyncContext,
+  c: HistoryConversationInput,
+): Promise<proto.IConversation> {
   const id = chatJidOfInput(c.with);
   const [user, server] = id.split('@') as [string, string];
   const isGroup = server === 'g.us';
@@ -156,7 +172,7 @@ function chatMessage(
  * the simulator knows), in the key and beside it; the account's own has none.
  */
 function groupMessage(
-  sim: Simulator,
+  sim: HistorySyncContext,
   chat: string,
   m: HistoryMessageInput,
   message: proto.IMessage,
@@ -211,7 +227,7 @@ async function uploadHistory(
  * HISTORY_SYNC_NOTIFICATION peer message per device (encrypted to it like the app-state key share).
  */
 export async function sendHistorySync(
-  sim: Simulator,
+  sim: HistorySyncContext,
   account: SimUser,
   input: HistorySyncInput,
 ): Promise<HistorySyncResult> {

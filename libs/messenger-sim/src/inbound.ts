@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { encodeWAMessage, jidEncode, type BinaryNode, type proto } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
 import { buildInboundMessage, type InboundInput, type InboundMedia } from './inbound-content.js';
 import { signalAddress } from './phone-signal.js';
 import { newMessageSecret } from './secret-edits.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { MediaHost } from './media-host.js';
+import type { Reachout } from './reachout.js';
+import type { DeliveryContext } from './sim-context.js';
+import { newStanzaId, node, unixSeconds } from './stanza.js';
 import { senderAttrs } from './lid-chats.js';
 import { usernameAttrs } from './usernames.js';
+
+/** What a contact's messages to an account need of the simulator. */
+export interface InboundContext extends DeliveryContext {
+  readonly media: MediaHost;
+  readonly reachout: Reachout;
+}
 
 export interface InboundResult {
   id: string;
@@ -50,7 +57,7 @@ function privacyTokenNotification(contact: SimUser, account: SimUser, token: Buf
  * from the prekeys that device uploaded. Offline devices get it after their next login.
  */
 export async function sendFromContact(
-  sim: Simulator,
+  sim: InboundContext,
   contact: SimUser,
   account: SimUser,
   input: InboundInput,

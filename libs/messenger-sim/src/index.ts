@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { createControlApi, type SimulatorInfo } from './control-api.js';
 import type { ContactLookupsView } from './contact-lookups.js';
-import type { ContactInput, InboxMessage, UndecryptableMessage, UnknownNumbers } from './directory.js';
+import type {
+  ContactInput,
+  ContactView,
+  InboxMessage,
+  UndecryptableMessage,
+  UnknownNumbers,
+} from './directory.js';
 import type { AckErrorFault, RefuseLoginFault, StallFault, UndecryptableFault } from './faults.js';
 export type { FormsConfig, HistoryForm, ServerSpelling } from './forms.js';
 import type { InboundResult } from './inbound.js';
@@ -14,7 +20,8 @@ import type { LinkInput } from './phone.js';
 import type { RestrictInput, RestrictionsView } from './reachout.js';
 import { loadState, StateWriter } from './persistence.js';
 import type { FormsConfig } from './forms.js';
-import { Simulator, type ContactView, type LinkedDeviceInfo, type SimulatorConfig } from './simulator.js';
+import type { SimulatorConfig } from './sim-context.js';
+import { Simulator, type LinkedDeviceInfo } from './simulator.js';
 
 export interface SimulatorOptions {
   /** Control API (and WebSocket) port; 0 picks a free one. @defaultValue 3100 */
@@ -178,10 +185,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 }
 
 export { Simulator, SimError } from './simulator.js';
-export type { ContactView, LinkedDeviceInfo, SimulatorConfig } from './simulator.js';
+export type { LinkedDeviceInfo } from './simulator.js';
+export type { SimulatorConfig } from './sim-context.js';
 export type { SimulatorInfo } from './control-api.js';
 export type {
   ContactInput,
+  ContactView,
   InboxMessage,
   ReceiptMode,
   UndecryptableMessage,

@@ -1,20 +1,38 @@
 import { getBinaryNodeChild, type BinaryNode } from '@whiskeysockets/baileys';
-import { handleBlocklistIq, handleBusinessIq, handlePictureIq, handleStatusIq } from './account-profile.js';
+import {
+  handleBlocklistIq,
+  handleBusinessIq,
+  handlePictureIq,
+  handleStatusIq,
+  type AccountProfileContext,
+} from './account-profile.js';
 import type { ClientConnection } from './client-connection.js';
-import { handleGroupIq } from './group-iq.js';
-import { handleMexIq } from './mex.js';
-import { handleNewsletterIq } from './newsletter-posts.js';
+import { handleGroupIq, type GroupIqContext } from './group-iq.js';
+import { handleMexIq, type MexContext } from './mex.js';
+import { handleNewsletterIq, type NewsletterPostsContext } from './newsletter-posts.js';
 import { privacySettings } from './read-receipts.js';
 import { handleEncryptIq } from './prekeys.js';
-import type { Simulator } from './simulator.js';
+import type { SimAppState } from './app-state.js';
+import type { Faults } from './faults.js';
 import { firstChild, iqError, iqResult, node } from './stanza.js';
-import { handleUsyncIq } from './usync.js';
+import { handleUsyncIq, type UsyncContext } from './usync.js';
+
+/** What the iq routing needs of the simulator, with what the handlers it calls need. */
+export interface IqRouterContext
+  extends AccountProfileContext, GroupIqContext, MexContext, NewsletterPostsContext, UsyncContext {
+  readonly appState: SimAppState;
+  readonly faults: Faults;
+  /** The `md` iqs: linking by code, the passkey steps, removing a companion (simulator.ts). */
+  handleMdIq(conn: ClientConnection, iq: BinaryNode): void;
+  /** Privacy tokens each account issued to its contacts, by account phone. */
+  readonly privacyTokensIssued: Map<string, number>;
+}
 
 /**
  * Every iq a Baileys client sends, by namespace; anything unknown gets an empty result. A stall
  * fault swallows it, or with `ms` answers it that much later (`delayed`: that later answer).
  */
-export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, delayed = false): void {
+export function routeIq(sim: IqRouterContext, conn: ClientConnection, iq: BinaryNode, delayed = false): void {
   const xmlns = iq.attrs.xmlns ?? '';
   const child = firstChild(iq);
   const stall = delayed ? undefined : sim.faults.takeStall(conn.account?.phone, xmlns, child?.tag);
@@ -76,7 +94,7 @@ export function routeIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode, 
 }
 
 /** A `privacy` set iq issuing our tokens to contacts (`<tokens><token jid=… type=trusted_contact/>`). */
-function countPrivacyTokens(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+function countPrivacyTokens(sim: IqRouterContext, conn: ClientConnection, iq: BinaryNode): void {
   const phone = conn.account?.phone;
   const tokens = getBinaryNodeChild(iq, 'tokens');
   if (!phone || !tokens || !Array.isArray(tokens.content)) return;

@@ -1,8 +1,7 @@
 import { jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds } from './client-connection.js';
 import type { SimUser } from './directory.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { DeliveryContext } from './sim-context.js';
+import { newStanzaId, node, unixSeconds } from './stanza.js';
 
 /**
  * LID-addressed one-to-one chats. WhatsApp moves a chat to LID addressing (`<lid>@lid`) and then
@@ -49,7 +48,7 @@ function lidMappingNotification(contact: SimUser): BinaryNode {
 }
 
 /** Sends the notification to every linked device of `account`; answers how many got it (now or at login). */
-export function notifyLidMapping(sim: Simulator, contact: SimUser, account: SimUser): number {
+export function notifyLidMapping(sim: DeliveryContext, contact: SimUser, account: SimUser): number {
   for (const device of account.devices.values()) sim.deliverToDevice(device, lidMappingNotification(contact));
   return account.devices.size;
 }

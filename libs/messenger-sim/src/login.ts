@@ -1,13 +1,21 @@
 import { jidEncode, type proto } from '@whiskeysockets/baileys';
-import { unixSeconds, type ClientConnection } from './client-connection.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { ClientConnection } from './client-connection.js';
+import type { Faults } from './faults.js';
+import type { SimLogger } from './logger.js';
+import type { DirectoryContext } from './sim-context.js';
+import { node, unixSeconds } from './stanza.js';
+
+/** What a login needs of the simulator. */
+export interface LoginContext extends DirectoryContext {
+  readonly faults: Faults;
+  readonly logger: SimLogger;
+}
 
 /**
  * A login: the client names its device (`username` + `device`) and proves it with the Noise
  * static key it registered while pairing. Removed, unknown or refused devices get `<failure>`.
  */
-export function handleLogin(sim: Simulator, conn: ClientConnection, payload: proto.ClientPayload): void {
+export function handleLogin(sim: LoginContext, conn: ClientConnection, payload: proto.ClientPayload): void {
   const phone = String(payload.username ?? '');
   const deviceId = Number(payload.device ?? 0);
   const account = sim.directory.get(phone);

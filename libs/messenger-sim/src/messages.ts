@@ -5,22 +5,33 @@ import {
   unpadRandomMax16,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { MAX_INBOX, noteUndecryptable, type InboxMessage, type SimUser } from './directory.js';
-import { handleGroupMessage, mentionsOf } from './group-messages.js';
-import { handleStatusMessage, STATUS_JID } from './status-broadcast.js';
+import { handleGroupMessage, mentionsOf, type GroupMessagesContext } from './group-messages.js';
+import { handleStatusMessage, STATUS_JID, type StatusBroadcastContext } from './status-broadcast.js';
 import { describeMessage } from './message-content.js';
 import { applyRevision } from './revisions.js';
 import { rememberPollSecret } from './message-kinds.js';
 import { sha256Hex } from './media-host.js';
 import { signalAddress } from './phone-signal.js';
-import { handleNewsletterMessage } from './newsletter-posts.js';
-import { scheduleReceipts } from './receipts.js';
-import { askAgain, copyVerdict } from './retry-receipts.js';
-import type { Simulator } from './simulator.js';
-import { bytesOf, childrenNamed, node } from './stanza.js';
+import { handleNewsletterMessage, type NewsletterPostsContext } from './newsletter-posts.js';
+import { scheduleReceipts, type ReceiptsContext } from './receipts.js';
+import { askAgain, copyVerdict, type RetryReceiptsContext } from './retry-receipts.js';
+import type { Reachout } from './reachout.js';
+import { bytesOf, childrenNamed, node, unixSeconds } from './stanza.js';
 import { chatJidOf, lidAddressed } from './lid-chats.js';
 import { peerRecipientMismatch, recordDirectMessage, STANZA_FIELD_INVALID } from './first-contacts.js';
+
+/** What the messages of linked devices need of the simulator, with what the handlers they go on to need. */
+export interface MessagesContext
+  extends
+    GroupMessagesContext,
+    StatusBroadcastContext,
+    NewsletterPostsContext,
+    ReceiptsContext,
+    RetryReceiptsContext {
+  readonly reachout: Reachout;
+}
 
 const ERROR_ACK_DELAY_MS = 300;
 
@@ -32,7 +43,7 @@ const inboxTails = new WeakMap<SimUser, Promise<void>>();
  * every addressed simulated phone decrypt its copy. Decrypt calls are issued synchronously in
  * arrival order because the Signal ratchet must see them in the order the client encrypted.
  */
-export function handleClientMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handleClientMessage(sim: MessagesContext, conn: ClientConnection, stanza: BinaryNode): void {
   const account = conn.account;
   const device = conn.device;
   const id = stanza.attrs.id ?? '';
@@ -107,7 +118,7 @@ export function handleClientMessage(sim: Simulator, conn: ClientConnection, stan
 }
 
 async function recordArrival(
-  sim: Simulator,
+  sim: MessagesContext,
   user: SimUser,
   from: SimUser,
   plaintext: Promise<Buffer>,

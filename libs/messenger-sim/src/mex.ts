@@ -5,13 +5,22 @@ import {
   XWAPaths,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
-import type { Simulator } from './simulator.js';
-import { bytesOf, iqResult, node } from './stanza.js';
-import { newsletterMex } from './newsletters.js';
+import type { SimLogger } from './logger.js';
+import type { Reachout } from './reachout.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
+import { bytesOf, iqResult, newStanzaId, node, unixSeconds } from './stanza.js';
+import { newsletterMex, type SimNewsletters } from './newsletters.js';
 import { SimError } from './sim-error.js';
 import { textStatusMutation, UPDATE_TEXT_STATUS_QUERY } from './text-status.js';
+
+/** What the `w:mex` queries and notifications need of the simulator. */
+export interface MexContext extends DirectoryContext, DeliveryContext {
+  readonly logger: SimLogger;
+  readonly newsletters: SimNewsletters;
+  readonly reachout: Reachout;
+}
 
 /** Baileys' `handleMexNotification` dispatches on these `op_name`s. */
 export const TIMELOCK_OP = 'NotificationUserReachoutTimelockUpdate';
@@ -20,7 +29,7 @@ export const CAPPING_OP = 'MessageCappingInfoNotification';
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
 /** The GraphQL shape both the timelock query and its notification carry. */
-function timelockPayload(sim: Simulator, phone: string) {
+function timelockPayload(sim: MexContext, phone: string) {
   const lock = sim.reachout.lock(phone);
   return lock
     ? {
@@ -38,12 +47,12 @@ function mexNotification(opName: string, data: Record<string, unknown>): BinaryN
   ]);
 }
 
-function notifyDevices(sim: Simulator, account: SimUser, build: () => BinaryNode): void {
+function notifyDevices(sim: MexContext, account: SimUser, build: () => BinaryNode): void {
   for (const device of account.devices.values()) sim.deliverToDevice(device, build());
 }
 
 /** Baileys turns this into `connection.update` with `reachoutTimeLock` (also when lifted). */
-export function notifyTimelock(sim: Simulator, phone: string): void {
+export function notifyTimelock(sim: MexContext, phone: string): void {
   const account = sim.directory.get(phone);
   if (!account) return;
   const payload = timelockPayload(sim, phone);
@@ -53,7 +62,7 @@ export function notifyTimelock(sim: Simulator, phone: string): void {
 }
 
 /** Baileys emits the payload as it is on `message-capping.update`. */
-export function notifyCapping(sim: Simulator, phone: string): void {
+export function notifyCapping(sim: MexContext, phone: string): void {
   const account = sim.directory.get(phone);
   if (!account) return;
   const payload = sim.reachout.capInfo(phone);
@@ -63,7 +72,12 @@ export function notifyCapping(sim: Simulator, phone: string): void {
 }
 
 /** A channel query's answer (its data, or its refusal as a GraphQL error); undefined for other queries. */
-function newsletterBody(sim: Simulator, phone: string, queryId: string | undefined, iq: BinaryNode): unknown {
+function newsletterBody(
+  sim: MexContext,
+  phone: string,
+  queryId: string | undefined,
+  iq: BinaryNode,
+): unknown {
   let variables: Record<string, unknown> = {};
   try {
     const raw = bytesOf(getBinaryNodeChild(iq, 'query'))?.toString('utf8') ?? '{}';
@@ -87,7 +101,7 @@ function newsletterBody(sim: Simulator, phone: string, queryId: string | undefin
  * `w:mex` GraphQL queries by persisted query id; the answer is `<result>{json}</result>`.
  * Unknown ids get a GraphQL error, which Baileys throws as a Boom.
  */
-export function handleMexIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleMexIq(sim: MexContext, conn: ClientConnection, iq: BinaryNode): void {
   const queryId = getBinaryNodeChild(iq, 'query')?.attrs.query_id;
   const phone = conn.account?.phone ?? '';
   let body: unknown;

@@ -1,9 +1,15 @@
 import { proto } from '@whiskeysockets/baileys';
-import { newStanzaId } from './client-connection.js';
-import { addPost, deliverToFollowers, postControlView, postsOf, requirePost } from './newsletter-posts.js';
+import {
+  addPost,
+  deliverToFollowers,
+  postControlView,
+  postsOf,
+  requirePost,
+  type NewsletterPostsContext,
+} from './newsletter-posts.js';
 import type { SimNewsletter } from './newsletters.js';
-import type { Simulator } from './simulator.js';
 import { SimError } from './sim-error.js';
+import { newStanzaId } from './stanza.js';
 
 type Body = Record<string, unknown>;
 type Handler = (body: Body, params: string[]) => unknown;
@@ -26,7 +32,7 @@ export function newsletterControlView(n: SimNewsletter) {
  * someone else's), its owner posting to it, a channel and its posts as the network knows them,
  * and followers viewing and reacting to a post.
  */
-export function newsletterRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function newsletterRoutes(sim: NewsletterPostsContext): Array<[string, RegExp, Handler]> {
   return [
     [
       'POST',
@@ -72,7 +78,7 @@ export function newsletterRoutes(sim: Simulator): Array<[string, RegExp, Handler
  * The owner posts a text to the channel (from outside any linked device): each follower's linked
  * devices get it as WhatsApp sends a channel's posts (newsletter-posts.ts). Returns the post's ids.
  */
-function postToFollowers(sim: Simulator, n: SimNewsletter, text: unknown) {
+function postToFollowers(sim: NewsletterPostsContext, n: SimNewsletter, text: unknown) {
   if (typeof text !== 'string' || !text) throw new SimError('text is required', 400);
   const message: proto.IMessage = { conversation: text };
   const post = addPost(n, newStanzaId(), message);

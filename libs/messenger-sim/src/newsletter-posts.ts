@@ -11,24 +11,14 @@
  */
 import { getBinaryNodeChild, proto, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
-import { newStanzaId, unixSeconds } from './client-connection.js';
-import type { SimNewsletter } from './newsletters.js';
+import type { SimNewsletter, SimNewsletters, SimPost } from './newsletters.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
-import { bytesOf, iqError, iqResult, node } from './stanza.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
+import { bytesOf, iqError, iqResult, newStanzaId, node, unixSeconds } from './stanza.js';
 
-/** A post of a channel, as the network keeps it. */
-export interface SimPost {
-  /** The stanza id the owner's device gave it (or the control API's). */
-  id: string;
-  serverId: string;
-  t: number;
-  message: proto.IMessage;
-  edited?: true;
-  deleted?: true;
-  /** Each follower's reaction (emoji). */
-  reactions: Map<string, string>;
-  viewers: Set<string>;
+/** What the channel posts need of the simulator. */
+export interface NewsletterPostsContext extends DirectoryContext, DeliveryContext {
+  readonly newsletters: SimNewsletters;
 }
 
 /** Posts kept per channel (the oldest leave first). */
@@ -58,7 +48,7 @@ export function addPost(n: SimNewsletter, id: string, message: proto.IMessage): 
 
 /** Every follower's linked devices get the message as the channel sends it; answers how many. */
 export function deliverToFollowers(
-  sim: Simulator,
+  sim: NewsletterPostsContext,
   n: SimNewsletter,
   post: SimPost,
   message: proto.IMessage,
@@ -85,7 +75,11 @@ export function deliverToFollowers(
 }
 
 /** A message stanza from a linked device to a channel: a post, an edit, a revoke or a reaction. */
-export function handleNewsletterMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handleNewsletterMessage(
+  sim: NewsletterPostsContext,
+  conn: ClientConnection,
+  stanza: BinaryNode,
+): void {
   const phone = conn.account?.phone;
   const id = stanza.attrs.id ?? newStanzaId();
   const to = stanza.attrs.to ?? '';
@@ -127,7 +121,11 @@ function react(n: SimNewsletter, phone: string, stanza: BinaryNode): boolean {
 }
 
 /** The `newsletter` iq: `<message_updates count>` of a channel the account owns. */
-export function handleNewsletterIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleNewsletterIq(
+  sim: NewsletterPostsContext,
+  conn: ClientConnection,
+  iq: BinaryNode,
+): void {
   const updates = getBinaryNodeChild(iq, 'message_updates');
   if (!updates) return conn.send(iqResult(iq));
   const n = sim.newsletters.find(iq.attrs.to ?? '', 'JID');

@@ -5,9 +5,25 @@
  * delete; a deleted channel is gone for everyone. Posts to followers: newsletter-api.ts.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { QueryIds, XWAPaths } from '@whiskeysockets/baileys';
-import type { SimPost } from './newsletter-posts.js';
+import { QueryIds, XWAPaths, type proto } from '@whiskeysockets/baileys';
 import { SimError } from './sim-error.js';
+
+/**
+ * A post of a channel, as the network keeps it. Posting, edits and reactions are newsletter-posts.ts's;
+ * the type lives here, beside the channel, as newsletter-posts.ts imports this module.
+ */
+export interface SimPost {
+  /** The stanza id the owner's device gave it (or the control API's). */
+  id: string;
+  serverId: string;
+  t: number;
+  message: proto.IMessage;
+  edited?: true;
+  deleted?: true;
+  /** Each follower's reaction (emoji). */
+  reactions: Map<string, string>;
+  viewers: Set<string>;
+}
 
 export interface SimNewsletter {
   /** `<digits>@newsletter`. */

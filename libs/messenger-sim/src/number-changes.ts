@@ -1,6 +1,14 @@
-import type { Simulator } from './simulator.js';
+import type { SimGroups } from './groups.js';
+import type { DirectoryContext } from './sim-context.js';
 import { normalizePhone, type SimUser } from './directory.js';
 import { SimError } from './sim-error.js';
+
+/** What a number change needs of the simulator. */
+export interface NumberChangesContext extends DirectoryContext {
+  readonly groups: SimGroups;
+  /** Counts what may have changed the state (persistence.ts). */
+  changes: number;
+}
 
 /**
  * A contact changes its number: the account (and its LID) goes on under the new number, and the
@@ -13,7 +21,7 @@ import { SimError } from './sim-error.js';
  * Only a contact: an account with linked devices, or a member of a simulated group (the groups'
  * rosters are by number), is refused (409).
  */
-export function changeNumber(sim: Simulator, phone: string, newPhone: string): SimUser {
+export function changeNumber(sim: NumberChangesContext, phone: string, newPhone: string): SimUser {
   const user = sim.directory.get(phone);
   if (!user) throw new SimError(`${phone} is not a contact`, 404);
   const to = normalizePhone(newPhone);

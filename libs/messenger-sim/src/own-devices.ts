@@ -1,16 +1,19 @@
-import { newStanzaId, unixSeconds } from './client-connection.js';
 import { companionBundle, type SimUser } from './directory.js';
 import { senderAttrs } from './lid-chats.js';
 import { signalAddress } from './phone-signal.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { DeliveryContext } from './sim-context.js';
+import { newStanzaId, node, unixSeconds } from './stanza.js';
 
 /**
  * The phone sends its own linked devices a peer message (`category="peer"`: only the account's own
  * devices accept it, e.g. the app-state key share or a history sync notification), Signal-encrypted
  * to each. Answers how many devices it was sent to.
  */
-export async function sendToOwnDevices(sim: Simulator, user: SimUser, message: Uint8Array): Promise<number> {
+export async function sendToOwnDevices(
+  sim: DeliveryContext,
+  user: SimUser,
+  message: Uint8Array,
+): Promise<number> {
   let sent = 0;
   for (const device of user.devices.values()) {
     const address = signalAddress(user.lid, device.id);

@@ -11,8 +11,8 @@ import {
   S_WHATSAPP_NET,
   type BinaryNode,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
-import { bytesOf, iqError, iqResult, node } from './stanza.js';
+import type { ClientConnection } from './client-connection.js';
+import { bytesOf, iqError, iqResult, newStanzaId, node, unixSeconds } from './stanza.js';
 
 /** A companion that asked for pairing-code linking (stage companion_hello) and waits for the phone. */
 export interface CodeRequest {

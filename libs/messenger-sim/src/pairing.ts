@@ -7,9 +7,9 @@ import {
   proto,
   S_WHATSAPP_NET,
 } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { CompanionDevice, SimUser } from './directory.js';
-import { bytesOf, node } from './stanza.js';
+import { bytesOf, newStanzaId, node, unixSeconds } from './stanza.js';
 
 const ACCOUNT_SIG_PREFIX = Buffer.from([6, 0]);
 const DEVICE_SIG_PREFIX = Buffer.from([6, 1]);

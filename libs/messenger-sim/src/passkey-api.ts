@@ -1,7 +1,11 @@
-import { PASSKEY_GATES, type PasskeyFaults, type PasskeyGate } from './passkey.js';
+import { PASSKEY_GATES, type PasskeyFaults, type PasskeyGate, type Passkeys } from './passkey.js';
 import { parsePasskeyPublicKey } from './passkey-webauthn.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
+
+/** What the passkey routes need of the simulator. */
+export interface PasskeyApiContext {
+  readonly passkeys: Passkeys;
+}
 
 type Body = Record<string, unknown>;
 type Handler = (body: Body, params: string[]) => unknown;
@@ -29,7 +33,7 @@ const FAULT_SWITCHES = [
  * - `POST /accounts/:phone/passkey/confirm` `{ code? }`: the user confirms on the phone the code it
  *   shows (`code`, when given, must be it).
  */
-export function passkeyRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function passkeyRoutes(sim: PasskeyApiContext): Array<[string, RegExp, Handler]> {
   const passkeys = sim.passkeys;
   return [
     ['GET', /^\/accounts\/([^/]+)\/passkey$/, (_b, [phone]) => passkeys.view(phone!)],

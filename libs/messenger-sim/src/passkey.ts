@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { getBinaryNodeChild, type BinaryNode, type proto } from '@whiskeysockets/baileys';
-import { newStanzaId, unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { normalizePhone, type SimUser } from './directory.js';
 import type { SimLogger } from './logger.js';
 import { SimForms } from './forms.js';
@@ -23,7 +23,7 @@ import {
   type RegisteredPasskey,
 } from './passkey-webauthn.js';
 import { SimError } from './sim-error.js';
-import { bytesOf, iqError, iqResult, node } from './stanza.js';
+import { bytesOf, iqError, iqResult, newStanzaId, node, unixSeconds } from './stanza.js';
 
 /**
  * WhatsApp's 2026 passkey gate on linking, as the server and the primary phone play it. For a

@@ -8,7 +8,7 @@ import {
 import type { ClientConnection } from './client-connection.js';
 import { companionBundle } from './directory.js';
 import type { PreKeyBundle } from './phone-signal.js';
-import type { Simulator } from './simulator.js';
+import type { DirectoryContext } from './sim-context.js';
 import { bytesOf, childrenNamed, firstChild, iqResult, node } from './stanza.js';
 
 const KEY_BUNDLE_TYPE = Buffer.from([5]);
@@ -17,7 +17,7 @@ const readId = (n: BinaryNode | undefined): number =>
   [...(bytesOf(n) ?? [])].reduce((acc, b) => acc * 256 + b, 0);
 
 /** The `encrypt` namespace: prekey count, prekey upload, key-bundle digest, bundle fetch, rotation. */
-export function handleEncryptIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleEncryptIq(sim: DirectoryContext, conn: ClientConnection, iq: BinaryNode): void {
   const child = firstChild(iq);
   const device = conn.device;
   if (iq.attrs.type === 'get' && child?.tag === 'count') {
@@ -71,7 +71,7 @@ export function handleEncryptIq(sim: Simulator, conn: ClientConnection, iq: Bina
   }
 }
 
-function bundleNode(sim: Simulator, jid: string): BinaryNode {
+function bundleNode(sim: DirectoryContext, jid: string): BinaryNode {
   const decoded = jidDecode(jid);
   const user = decoded ? sim.directory.resolve(decoded.user, decoded.server) : undefined;
   const deviceId = decoded?.device ?? 0;

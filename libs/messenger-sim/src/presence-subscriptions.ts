@@ -2,7 +2,7 @@ import { jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { profileOf } from './account-profile.js';
-import type { Simulator } from './simulator.js';
+import type { DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
 import { node } from './stanza.js';
 
@@ -25,22 +25,22 @@ interface PresenceWorld {
   subscribers: Map<string, Set<ClientConnection>>;
 }
 
-const worlds = new WeakMap<Simulator, PresenceWorld>();
+const worlds = new WeakMap<DirectoryContext, PresenceWorld>();
 /** Subscriptions one connection may hold (a client subscribes to the contacts it looks at). */
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
 
-function worldOf(sim: Simulator): PresenceWorld {
+function worldOf(sim: DirectoryContext): PresenceWorld {
   let world = worlds.get(sim);
   if (!world) worlds.set(sim, (world = { online: new WeakMap(), subscribers: new Map() }));
   return world;
 }
 
-export function onlineOf(sim: Simulator, user: SimUser): OnlineState {
+export function onlineOf(sim: DirectoryContext, user: SimUser): OnlineState {
   return worldOf(sim).online.get(user) ?? { available: false };
 }
 
 /** A client's `<presence>` stanza. */
-export function handlePresence(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handlePresence(sim: DirectoryContext, conn: ClientConnection, stanza: BinaryNode): void {
   const account = conn.account;
   if (!account) return;
   const { type, name, to } = stanza.attrs;
@@ -49,7 +49,7 @@ export function handlePresence(sim: Simulator, conn: ClientConnection, stanza: B
   if (type === 'available' || type === 'unavailable') setOnline(sim, account, type === 'available');
 }
 
-function subscribe(sim: Simulator, conn: ClientConnection, to: string | undefined): void {
+function subscribe(sim: DirectoryContext, conn: ClientConnection, to: string | undefined): void {
   const jid = jidDecode(to ?? '');
   const target = jid ? sim.directory.resolve(jid.user, jid.server) : undefined;
   if (!target || !to) return;
@@ -63,7 +63,7 @@ function subscribe(sim: Simulator, conn: ClientConnection, to: string | undefine
 }
 
 /** `<presence from>` as a subscriber sees it: `type=unavailable` with `last` (or `deny`) when offline. */
-function presenceStanza(sim: Simulator, user: SimUser, from: string): BinaryNode {
+function presenceStanza(sim: DirectoryContext, user: SimUser, from: string): BinaryNode {
   const state = onlineOf(sim, user);
   if (state.available) return node('presence', { from });
   const last =
@@ -71,7 +71,7 @@ function presenceStanza(sim: Simulator, user: SimUser, from: string): BinaryNode
   return node('presence', { from, type: 'unavailable', last });
 }
 
-function setOnline(sim: Simulator, user: SimUser, available: boolean): number {
+function setOnline(sim: DirectoryContext, user: SimUser, available: boolean): number {
   const world = worldOf(sim);
   const before = onlineOf(sim, user);
   world.online.set(user, { available, lastSeen: available ? before.lastSeen : Date.now() });
@@ -79,7 +79,12 @@ function setOnline(sim: Simulator, user: SimUser, available: boolean): number {
 }
 
 /** Sends `build(jid the subscriber knows the user by)` to every live connection subscribed to `user`. */
-function notify(sim: Simulator, user: SimUser, build: (jid: string) => BinaryNode, only?: SimUser): number {
+function notify(
+  sim: DirectoryContext,
+  user: SimUser,
+  build: (jid: string) => BinaryNode,
+  only?: SimUser,
+): number {
   const set = worldOf(sim).subscribers.get(user.phone);
   let sent = 0;
   for (const conn of set ?? []) {
@@ -109,7 +114,7 @@ export type ContactPresenceInput = (typeof CONTACT_PRESENCE_INPUTS)[number];
  * told; optionally inside a group it shares with `to`). Answers how many connections were told.
  */
 export function driveContactPresence(
-  sim: Simulator,
+  sim: DirectoryContext,
   input: { phone: string; presence: string; to?: string; groupId?: string; shareLastSeen?: boolean },
 ): { delivered: number } {
   const contact = sim.directory.get(input.phone);

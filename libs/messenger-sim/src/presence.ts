@@ -1,6 +1,6 @@
 import { getBinaryNodeChildren, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
-import type { Simulator } from './simulator.js';
+import type { DirectoryContext } from './sim-context.js';
 
 /** A chat state a linked device showed a contact ("typing…"), as the contact's phone saw it. */
 export interface PresenceUpdate {
@@ -12,9 +12,9 @@ export interface PresenceUpdate {
 }
 
 const MAX_UPDATES = 1000;
-const updatesBySim = new WeakMap<Simulator, Map<string, PresenceUpdate[]>>();
+const updatesBySim = new WeakMap<DirectoryContext, Map<string, PresenceUpdate[]>>();
 
-function updatesOf(sim: Simulator): Map<string, PresenceUpdate[]> {
+function updatesOf(sim: DirectoryContext): Map<string, PresenceUpdate[]> {
   let updates = updatesBySim.get(sim);
   if (!updates) updatesBySim.set(sim, (updates = new Map()));
   return updates;
@@ -24,7 +24,7 @@ function updatesOf(sim: Simulator): Map<string, PresenceUpdate[]> {
  * A `<chatstate to=…><composing/></chatstate>` stanza from a linked device (Baileys'
  * sendPresenceUpdate): recorded for the contact it names, newest last, bounded per contact.
  */
-export function recordChatState(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function recordChatState(sim: DirectoryContext, conn: ClientConnection, stanza: BinaryNode): void {
   const from = conn.account?.phone;
   const to = jidDecode(stanza.attrs.to ?? '');
   const child = getBinaryNodeChildren(stanza, 'composing')[0] ?? getBinaryNodeChildren(stanza, 'paused')[0];
@@ -39,10 +39,10 @@ export function recordChatState(sim: Simulator, conn: ClientConnection, stanza: 
 }
 
 /** The chat states shown to `phone`, oldest first. */
-export function presenceOf(sim: Simulator, phone: string): PresenceUpdate[] {
+export function presenceOf(sim: DirectoryContext, phone: string): PresenceUpdate[] {
   return [...(updatesOf(sim).get(phone) ?? [])];
 }
 
-export function clearPresence(sim: Simulator, phone: string): void {
+export function clearPresence(sim: DirectoryContext, phone: string): void {
   updatesOf(sim).delete(phone);
 }

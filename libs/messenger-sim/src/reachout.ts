@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Admission } from './admission.js';
 import type { SimUser } from './directory.js';
 import { csTokenValid } from './first-contacts.js';
 import { SimError } from './sim-error.js';
@@ -46,18 +47,6 @@ interface IssuedToken {
 export interface PrivacyTokens {
   tctoken?: Buffer;
   cstoken?: Buffer;
-}
-
-/** What `admit` decided, and what it saw. */
-export interface Admission {
-  /** The error code to ack with; undefined: the message goes through. */
-  error?: number;
-  /** The account had no chat with the recipient yet. */
-  firstContact: boolean;
-  /** The tctoken is the one the recipient issued to the account. */
-  tctokenValid: boolean;
-  /** The cstoken is HMAC-SHA256(the account's NCT salt, the recipient's LID); absent: none carried. */
-  cstokenValid?: boolean;
 }
 
 export interface ReachoutEvents {

@@ -2,7 +2,7 @@ import { jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
 import { normalizePhone } from './directory.js';
 import { SimError } from './sim-error.js';
-import type { Simulator } from './simulator.js';
+import type { DirectoryContext } from './sim-context.js';
 import { childNodes } from './stanza.js';
 
 /**
@@ -40,29 +40,29 @@ export const PRIVACY_DEFAULTS: Record<string, string> = {
 };
 
 const MAX_PER_CONTACT = 1000;
-const receiptsBySim = new WeakMap<Simulator, Map<string, SimReadReceipt[]>>();
-const privacyBySim = new WeakMap<Simulator, Map<string, Record<string, string>>>();
+const receiptsBySim = new WeakMap<DirectoryContext, Map<string, SimReadReceipt[]>>();
+const privacyBySim = new WeakMap<DirectoryContext, Map<string, Record<string, string>>>();
 
-function receiptsOf(sim: Simulator): Map<string, SimReadReceipt[]> {
+function receiptsOf(sim: DirectoryContext): Map<string, SimReadReceipt[]> {
   let m = receiptsBySim.get(sim);
   if (!m) receiptsBySim.set(sim, (m = new Map()));
   return m;
 }
 
-function privacyOf(sim: Simulator): Map<string, Record<string, string>> {
+function privacyOf(sim: DirectoryContext): Map<string, Record<string, string>> {
   let m = privacyBySim.get(sim);
   if (!m) privacyBySim.set(sim, (m = new Map()));
   return m;
 }
 
 /** The account's privacy settings as a `privacy` get answers them. */
-export function privacySettings(sim: Simulator, phone: string | undefined): Record<string, string> {
+export function privacySettings(sim: DirectoryContext, phone: string | undefined): Record<string, string> {
   return { ...PRIVACY_DEFAULTS, ...(phone ? privacyOf(sim).get(phone) : {}) };
 }
 
 /** Switches the account's read receipts: `all` (contacts see them) or `none`. */
 export function setReadReceiptsPrivacy(
-  sim: Simulator,
+  sim: DirectoryContext,
   phone: string,
   value: unknown,
 ): Record<string, string> {
@@ -74,7 +74,7 @@ export function setReadReceiptsPrivacy(
 }
 
 /** A `read` / `read-self` receipt from a linked device: recorded for the contact it is about. */
-export function recordReadReceipt(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function recordReadReceipt(sim: DirectoryContext, conn: ClientConnection, stanza: BinaryNode): void {
   const from = conn.account?.phone;
   const type = stanza.attrs.type;
   if (!from || (type !== 'read' && type !== 'read-self')) return;
@@ -99,13 +99,13 @@ export function recordReadReceipt(sim: Simulator, conn: ClientConnection, stanza
 }
 
 /** The read receipts sent for messages `phone` wrote, oldest first. */
-export function readReceiptsOf(sim: Simulator, phone: string): SimReadReceipt[] {
+export function readReceiptsOf(sim: DirectoryContext, phone: string): SimReadReceipt[] {
   return [...(receiptsOf(sim).get(normalizePhone(phone)) ?? [])];
 }
 
 /** The control API's routes of read receipts and the accounts' privacy. */
 export function readReceiptRoutes(
-  sim: Simulator,
+  sim: DirectoryContext,
 ): Array<[string, RegExp, (body: Record<string, unknown>, params: string[]) => unknown]> {
   return [
     [

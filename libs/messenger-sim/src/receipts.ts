@@ -1,7 +1,11 @@
-import { unixSeconds } from './client-connection.js';
 import type { CompanionDevice, SimUser } from './directory.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { DeliveryContext, SimulatorConfig } from './sim-context.js';
+import { node, unixSeconds } from './stanza.js';
+
+/** What a contact's receipts need of the simulator. */
+export interface ReceiptsContext extends DeliveryContext {
+  readonly config: SimulatorConfig;
+}
 
 /**
  * Delivery and read receipts from a recipient's phone back to the sending device, delayed as a
@@ -10,7 +14,7 @@ import { node } from './stanza.js';
  * there too); `receiptDelayMs: 0` with a small `readDelayMs` provokes that.
  */
 export function scheduleReceipts(
-  sim: Simulator,
+  sim: ReceiptsContext,
   recipient: SimUser,
   device: CompanionDevice,
   chatJid: string,

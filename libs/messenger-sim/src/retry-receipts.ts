@@ -1,10 +1,16 @@
 import { encodeBigEndian, type BinaryNode } from '@whiskeysockets/baileys';
-import { unixSeconds } from './client-connection.js';
 import { noteUndecryptable, type CompanionDevice, type SimUser } from './directory.js';
-import type { UndecryptableMode } from './faults.js';
+import type { Faults, UndecryptableMode } from './faults.js';
 import { PhoneSignal, type PreKeyBundle } from './phone-signal.js';
-import type { Simulator } from './simulator.js';
-import { node } from './stanza.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext } from './sim-context.js';
+import { node, unixSeconds } from './stanza.js';
+
+/** What the retry receipts need of the simulator. */
+export interface RetryReceiptsContext extends DeliveryContext {
+  readonly faults: Faults;
+  readonly logger: SimLogger;
+}
 
 /**
  * How many retry receipts a phone sends for one message before it gives up and shows "Waiting for
@@ -39,7 +45,12 @@ const failing = new WeakMap<SimUser, Map<string, FailingMessage>>();
  * so the first copy cannot be decrypted and the retry receipt carries the new keys).
  * Call it in arrival order, before `user.signal.decrypt` (a re-install replaces the signal).
  */
-export function copyVerdict(sim: Simulator, user: SimUser, id: string, t: string | undefined): CopyVerdict {
+export function copyVerdict(
+  sim: RetryReceiptsContext,
+  user: SimUser,
+  id: string,
+  t: string | undefined,
+): CopyVerdict {
   let byId = failing.get(user);
   let message = byId?.get(id);
   if (!message) {
@@ -65,7 +76,7 @@ export function copyVerdict(sim: Simulator, user: SimUser, id: string, t: string
  * a new session). Past PHONE_RETRY_MAX asks it gives up.
  */
 export function askAgain(
-  sim: Simulator,
+  sim: RetryReceiptsContext,
   user: SimUser,
   device: CompanionDevice,
   chatJid: string,

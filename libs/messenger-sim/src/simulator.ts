@@ -7,9 +7,9 @@ import {
   normalizePhone,
   type CompanionDevice,
   type ContactInput,
+  type ContactView,
   type InboxMessage,
   type ReceiptMode,
-  type ChatAddressing,
   type SimUser,
   type UndecryptableMessage,
   type UnknownNumbers,
@@ -43,6 +43,7 @@ import type { ClientHandshakeResult } from './noise-server.js';
 import type { LinkResult } from './pairing.js';
 import { PhoneLinker, type LinkInput, type OnPasskeyPending } from './phone.js';
 import { lockFrom, Reachout, type RestrictInput, type RestrictionsView } from './reachout.js';
+import type { SimulatorConfig } from './sim-context.js';
 import { SimError } from './sim-error.js';
 import { firstChild, iqResult, node } from './stanza.js';
 import { createMediaTlsMaterial, type TlsMaterial } from './tls-certificate.js';
@@ -50,13 +51,6 @@ import { keyPairOf, restoreDirectory, stateOf, type SavedState } from './persist
 import type { WebSocket } from 'ws';
 
 export { SimError };
-
-export interface SimulatorConfig {
-  /** Delay before a recipient's delivery receipt; null disables delivery receipts. */
-  receiptDelayMs: number | null;
-  /** Delay (from the send) before the read receipt; null disables read receipts. */
-  readDelayMs: number | null;
-}
 
 export interface LinkedDeviceInfo {
   id: number;
@@ -72,17 +66,6 @@ export interface LinkedDeviceInfo {
 }
 
 const RECEIPT_MODES: readonly ReceiptMode[] = ['read', 'delivered', 'none'];
-
-export interface ContactView {
-  phone: string;
-  lid?: string;
-  name?: string;
-  pictureUrl?: string;
-  receipts?: ReceiptMode;
-  addressing?: ChatAddressing;
-  hidePhone?: boolean;
-  onWhatsApp: boolean;
-}
 
 /** The simulated WhatsApp service: directory, connected devices, pairing, faults and media. */
 export class Simulator implements ConnectionHost {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { getBinaryNodeChildren, S_WHATSAPP_NET, type BinaryNode } from '@whiskeysockets/baileys';
 
 export const iqResult = (request: BinaryNode, content?: BinaryNode[]): BinaryNode => ({
@@ -35,3 +36,7 @@ export const node = (
   attrs,
   ...(content !== undefined ? { content } : {}),
 });
+
+export const newStanzaId = (): string => randomBytes(8).toString('hex').toUpperCase();
+
+export const unixSeconds = (): string => String(Math.floor(Date.now() / 1000));

@@ -1,5 +1,4 @@
-import { postStatus, statusesOf, viewStatus } from './status-broadcast.js';
-import type { Simulator } from './simulator.js';
+import { postStatus, statusesOf, viewStatus, type StatusBroadcastContext } from './status-broadcast.js';
 import { SimError } from './sim-error.js';
 
 type Body = Record<string, unknown>;
@@ -17,7 +16,7 @@ const phoneList = (body: Body, key: string): string[] | undefined => {
  * The control API's status routes: what an account posted (with who decrypted and who opened each),
  * viewers opening a status (read receipts to the poster), a contact posting a text status.
  */
-export function statusRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function statusRoutes(sim: StatusBroadcastContext): Array<[string, RegExp, Handler]> {
   return [
     ['GET', /^\/statuses\/([^/]+)$/, (_b, [phone]) => ({ statuses: statusesOf(sim, phone!) })],
     ['POST', /^\/statuses\/([^/]+)\/view$/, (b, [id]) => viewStatus(sim, id!, phoneList(b, 'viewers'))],

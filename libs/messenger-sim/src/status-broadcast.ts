@@ -23,15 +23,22 @@ import {
   SenderKeyDistributionMessage,
   SenderKeyName,
 } from '@whiskeysockets/baileys/lib/Signal/Group/index.js';
-import { unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import { companionBundle, noteUndecryptable } from './directory.js';
 import { inSenderKeyOrder, keyStore } from './group-messages.js';
 import { pnJid } from './groups.js';
 import { describeMessage } from './message-content.js';
 import { signalAddress } from './phone-signal.js';
-import type { Simulator } from './simulator.js';
+import type { SimLogger } from './logger.js';
+import type { DeliveryContext, DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
-import { bytesOf, childrenNamed, node } from './stanza.js';
+import { bytesOf, childrenNamed, node, unixSeconds } from './stanza.js';
+
+/** What the status updates need of the simulator. */
+export interface StatusBroadcastContext extends DirectoryContext, DeliveryContext {
+  readonly logger: SimLogger;
+  readonly statuses: SimStatuses;
+}
 
 export const STATUS_JID = 'status@broadcast';
 
@@ -87,7 +94,11 @@ export class SimStatuses {
  * A linked device's status (or a revoke of one): acked, then each listed viewer's phone takes the
  * sender key from its copy and decrypts the `skmsg` — once per viewer, in arrival order.
  */
-export function handleStatusMessage(sim: Simulator, conn: ClientConnection, stanza: BinaryNode): void {
+export function handleStatusMessage(
+  sim: StatusBroadcastContext,
+  conn: ClientConnection,
+  stanza: BinaryNode,
+): void {
   const account = conn.account;
   const device = conn.device;
   if (!account || !device) return;
@@ -161,7 +172,7 @@ function describeStatus(status: SimStatus, message: proto.IMessage): void {
 }
 
 /** A revoke sent to `status@broadcast` deletes the poster's status; answers whether it was one. */
-function applyStatusRevoke(sim: Simulator, poster: string, message: proto.IMessage): boolean {
+function applyStatusRevoke(sim: StatusBroadcastContext, poster: string, message: proto.IMessage): boolean {
   const protocol = message.protocolMessage;
   if (protocol?.type !== proto.Message.ProtocolMessage.Type.REVOKE) return false;
   const target = sim.statuses.get(protocol.key?.id ?? '');
@@ -173,7 +184,11 @@ function applyStatusRevoke(sim: Simulator, poster: string, message: proto.IMessa
  * Viewers open a status: each (default: every viewer whose phone decrypted it and has not opened
  * it yet) sends the poster's devices a read receipt from `status@broadcast`, once.
  */
-export function viewStatus(sim: Simulator, id: string, viewers?: string[]): { viewed: string[] } {
+export function viewStatus(
+  sim: StatusBroadcastContext,
+  id: string,
+  viewers?: string[],
+): { viewed: string[] } {
   const status = sim.statuses.require(id);
   const poster = sim.directory.get(status.poster);
   if (!poster) throw new SimError(`unknown poster ${status.poster}`, 404);
@@ -212,7 +227,7 @@ export interface ContactStatusInput {
  * `participant` the contact), plus the contact's status sender key as a Signal copy.
  */
 export async function postStatus(
-  sim: Simulator,
+  sim: StatusBroadcastContext,
   fromPhone: string,
   input: ContactStatusInput,
 ): Promise<{ id: string; deliveredTo: string[] }> {
@@ -279,6 +294,6 @@ export async function postStatus(
 }
 
 /** Who got what: a poster's statuses as the simulator saw them (for tests and the sandbox). */
-export function statusesOf(sim: Simulator, phone: string): SimStatus[] {
+export function statusesOf(sim: StatusBroadcastContext, phone: string): SimStatus[] {
   return sim.statuses.of(phone);
 }

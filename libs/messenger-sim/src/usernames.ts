@@ -18,8 +18,8 @@
  */
 import { getBinaryNodeChild, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from './client-connection.js';
-import type { SimUser } from './directory.js';
-import type { ContactView, Simulator } from './simulator.js';
+import type { ContactView, SimUser } from './directory.js';
+import type { DirectoryContext } from './sim-context.js';
 import { SimError } from './sim-error.js';
 import { node } from './stanza.js';
 
@@ -48,10 +48,10 @@ export interface UsernameLookupsView {
   queries: { at: string; answer: 'found' | 'pin_required' | 'not_found' }[];
 }
 
-const lookups = new WeakMap<Simulator, Map<string, UsernameLookupsView>>();
+const lookups = new WeakMap<DirectoryContext, Map<string, UsernameLookupsView>>();
 
 function record(
-  sim: Simulator,
+  sim: DirectoryContext,
   account: string,
   answer: UsernameLookupsView['queries'][number]['answer'],
 ): void {
@@ -65,13 +65,13 @@ function record(
 }
 
 /** The user whose username is `username` (lower case), if any. */
-function owner(sim: Simulator, username: string): SimUser | undefined {
+function owner(sim: DirectoryContext, username: string): SimUser | undefined {
   return sim.directory.users().find((u) => u.username === username);
 }
 
 /** The answer to one username `<user>` of a usync query (see the module's comment). */
 export function usernameLookupResult(
-  sim: Simulator,
+  sim: DirectoryContext,
   conn: ClientConnection,
   request: BinaryNode,
   protocols: Set<string>,
@@ -114,7 +114,7 @@ export interface UsernameInput {
  * The username fields of a POST /contacts body, checked before the contact is written: a username
  * by the server's rules, not another account's (409); a PIN of 4 digits.
  */
-export function usernameInputOf(sim: Simulator, body: Body): UsernameInput {
+export function usernameInputOf(sim: DirectoryContext, body: Body): UsernameInput {
   const input: UsernameInput = {};
   const { username, usernamePin } = body;
   if (username !== undefined && username !== null) {
@@ -138,7 +138,7 @@ export function usernameInputOf(sim: Simulator, body: Body): UsernameInput {
 
 /** Sets the contact's username and PIN (`POST /contacts`); its view with them. */
 export function withUsername(
-  sim: Simulator,
+  sim: DirectoryContext,
   view: ContactView,
   input: UsernameInput,
 ): ContactView & { username?: string; usernamePin?: string } {
@@ -165,7 +165,7 @@ export function withUsername(
 }
 
 /** `GET /accounts/:phone/username-lookups`: the username lookups the account's devices made. */
-export function usernameRoutes(sim: Simulator): Array<[string, RegExp, Handler]> {
+export function usernameRoutes(sim: DirectoryContext): Array<[string, RegExp, Handler]> {
   return [
     [
       'GET',

@@ -1,5 +1,5 @@
 import { getBinaryNodeChild, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import type { Simulator } from './simulator.js';
+import type { DirectoryContext } from './sim-context.js';
 import { bytesOf, node } from './stanza.js';
 
 /**
@@ -17,7 +17,7 @@ export function asksLidAddressing(usync: BinaryNode | undefined): boolean {
 }
 
 /** The answer for one number (a `user` without a `jid`, its `contact` child naming the number). */
-export function lidAddressedContact(sim: Simulator, request: BinaryNode): BinaryNode {
+export function lidAddressedContact(sim: DirectoryContext, request: BinaryNode): BinaryNode {
   const asked = bytesOf(getBinaryNodeChild(request, 'contact'))?.toString('utf8') ?? '';
   const phone = asked.replace('@c.us', '').replace(/[^0-9]/g, '');
   const user = sim.directory.lookupOrCreate(phone);

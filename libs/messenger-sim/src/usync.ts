@@ -1,18 +1,24 @@
 import { getBinaryNodeChild, jidDecode, jidEncode, type BinaryNode } from '@whiskeysockets/baileys';
-import { unixSeconds, type ClientConnection } from './client-connection.js';
+import type { ClientConnection } from './client-connection.js';
 import type { SimUser } from './directory.js';
 import { statusNode } from './account-profile.js';
-import type { Simulator } from './simulator.js';
-import { bytesOf, childNodes, childrenNamed, iqResult, node } from './stanza.js';
+import type { ContactLookups } from './contact-lookups.js';
+import type { DirectoryContext } from './sim-context.js';
+import { bytesOf, childNodes, childrenNamed, iqResult, node, unixSeconds } from './stanza.js';
 import { asksLidAddressing, lidAddressedContact } from './usync-contacts.js';
 import { isUsernameLookup, usernameLookupResult } from './usernames.js';
+
+/** What the `usync` iqs need of the simulator. */
+export interface UsyncContext extends DirectoryContext {
+  readonly contactLookups: ContactLookups;
+}
 
 /**
  * usync answers device lists (with LIDs: the client stores the PN→LID mapping from them and
  * encrypts to the LID), `onWhatsApp` contact checks (counted per account, see contact-lookups.ts)
  * and LID lookups. Companion devices must carry a key-index or the client drops them.
  */
-export function handleUsyncIq(sim: Simulator, conn: ClientConnection, iq: BinaryNode): void {
+export function handleUsyncIq(sim: UsyncContext, conn: ClientConnection, iq: BinaryNode): void {
   const usync = getBinaryNodeChild(iq, 'usync');
   const protocols = new Set(childNodes(getBinaryNodeChild(usync, 'query')).map((p) => p.tag));
   const requested = childrenNamed(getBinaryNodeChild(usync, 'list'), 'user');
@@ -42,7 +48,7 @@ export function handleUsyncIq(sim: Simulator, conn: ClientConnection, iq: Binary
   );
 }
 
-function userResult(sim: Simulator, request: BinaryNode, protocols: Set<string>): BinaryNode {
+function userResult(sim: UsyncContext, request: BinaryNode, protocols: Set<string>): BinaryNode {
   let jid = request.attrs.jid;
   let user: SimUser | undefined;
   let isLid = false;
