@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { featureImports } from './scripts/eslint/feature-imports.js';
 import { noCrossPackageRelative } from './scripts/eslint/no-cross-package-relative.js';
+import { noImportCycle } from './scripts/eslint/no-import-cycle.js';
 import { noRawJid } from './scripts/eslint/no-raw-jid.js';
 import { startsAProcess } from './scripts/eslint/starts-a-process.js';
 
@@ -202,6 +203,13 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { mgw: { rules: { 'no-cross-package-relative': noCrossPackageRelative(ROOT) } } },
     rules: { 'mgw/no-cross-package-relative': 'error' },
+  },
+  // No circles in the libraries: no module imports, through any others, the module importing it
+  // (`import type` included; scripts/eslint/no-import-cycle.js).
+  {
+    files: ['libs/**/*.ts', 'libs/**/*.tsx'],
+    plugins: { circles: { rules: { 'no-import-cycle': noImportCycle(ROOT) } } },
+    rules: { 'circles/no-import-cycle': 'error' },
   },
   // WhatsApp addresses are parsed (@mgw/contracts jid.ts), never compared as strings: the
   // protocol writes one address more than one way (scripts/eslint/no-raw-jid.js).
