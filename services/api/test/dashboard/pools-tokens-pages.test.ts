@@ -130,6 +130,42 @@ describe('Dashboard: the Pools page in a real browser (chromium, whole stack)', 
     await page.getByTestId(`pool-${poolId}`).waitFor({ state: 'detached', timeout: 10_000 });
     expect(await page.getByTestId(`pool-${poolId}`).count()).to.equal(0);
   });
+
+  it('When the devices fail to load, then the form says so instead of showing none, and its next poll brings them', async () => {
+    const { stack, page } = dashboard();
+    const late = `late-${suffix}`;
+    await new SessionStore(stack.redis).update(late, 'connected', { name: 'Late one', phone: '15550001003' });
+    // The first two loads of the devices answer 503 (an API under load); the next poll gets through.
+    let asked = 0;
+    await page.route(/\/devices$/, (route) =>
+      ++asked <= 2
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ success: false, error: 'Service unavailable' }),
+          })
+        : route.continue(),
+    );
+    try {
+      await page.goto(`${stack.apiUrl}/dashboard/pools`);
+      // Signed in by the test before, or not (this test alone).
+      const signIn = page.getByLabel('Admin password');
+      await page.getByRole('heading', { name: 'Pools', level: 1 }).or(signIn).waitFor();
+      if (await signIn.isVisible()) {
+        await signIn.fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+      }
+      const create = page.getByRole('form', { name: 'New pool' });
+      const alert = page.getByRole('alert').filter({ hasText: 'Could not load the devices' });
+      await alert.waitFor();
+      await screenshots(page, 'pools-devices-unloaded');
+      await create.getByRole('checkbox', { name: new RegExp(late) }).waitFor({ timeout: 20_000 });
+      await alert.waitFor({ state: 'detached' });
+      expect(asked).to.be.greaterThan(2);
+    } finally {
+      await page.unroute(/\/devices$/);
+    }
+  });
 });
 
 /**

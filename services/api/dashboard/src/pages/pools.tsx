@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type Device, type Pool, type PoolDeviceState } from '../api';
 import { ago, exact } from '../format';
 import { useCanChange } from '../session';
@@ -164,17 +164,14 @@ export function PoolsPage() {
   /** An agent sees the pools; it creates, edits and deletes none. */
   const can = useCanChange();
   const pools = usePoll(() => api<{ pools: Pool[] }>('/pools').then((r) => r.pools), POLL_MS);
-  const [known, setKnown] = useState<Device[]>([]);
+  // The devices to tick, polled like the pools: a load that failed says so and is tried again, and
+  // a device linked while the page is open appears.
+  const devices = usePoll(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), POLL_MS);
+  const known = devices.data ?? [];
   const [editing, setEditing] = useState<Pool | undefined>(undefined);
   const [deleting, setDeleting] = useState<Pool | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>(undefined);
-
-  useEffect(() => {
-    api<{ devices: Device[] }>('/devices')
-      .then((r) => setKnown(r.devices))
-      .catch(() => undefined);
-  }, []);
 
   const saved = (verb: string) => (p: Pool) => {
     setNotice({ kind: 'success', text: `Pool “${p.name}” ${verb}.` });
@@ -211,6 +208,9 @@ export function PoolsPage() {
       {can && (
         <section class="card" aria-labelledby="pool-new-title">
           <h2 id="pool-new-title">Create a pool</h2>
+          {devices.error && (
+            <Banner kind="error">Could not load the devices, trying again: {devices.error}</Banner>
+          )}
           <PoolForm known={known} onSaved={saved('created')} />
         </section>
       )}
