@@ -80,10 +80,9 @@ const WRITE = process.argv.includes('--write');
 const TRACED_SIDES = ['unsampled', 'ratio', 'on'] as const;
 type Traced = (typeof TRACED_SIDES)[number];
 /** BUDGET_TRACING=all (or e.g. `unsampled,on`): the traced sides measured, none by default. */
-const TRACED: readonly Traced[] = TRACED_SIDES.filter((s) =>
-  (process.env.BUDGET_TRACING === 'all' ? TRACED_SIDES.join(',') : (process.env.BUDGET_TRACING ?? ''))
-    .split(',')
-    .includes(s),
+const askedTracing = process.env.BUDGET_TRACING ?? '';
+const TRACED: readonly Traced[] = TRACED_SIDES.filter(
+  (s) => askedTracing === 'all' || askedTracing.split(',').includes(s),
 );
 type Side = 'off' | 'control' | Traced;
 /** A traced side is read against a control (a second untraced API): its ratio is the noise floor. */

@@ -60,7 +60,10 @@ function importsOf(file) {
   return to;
 }
 
-/** A path of imports from `start` back to `target` (files, `start` first), or undefined. */
+/**
+ * A path of imports from `start` back to `target` (files, `start` first), or undefined. It never
+ * asks `imports` for `target`'s own: it stops there.
+ */
 function pathBack(start, target, imports) {
   const seen = new Set([start]);
   const stack = [[start]];
@@ -93,14 +96,12 @@ export function noImportCycle(repoRoot) {
       const file = context.filename;
       return {
         Program(program) {
-          const own = specifiersOf(program);
-          // This file's imports as linted (its text may not be on disk yet), the others' from disk.
-          const imports = (at) =>
-            at === file ? own.map((s) => resolve(file, s.source)).filter(Boolean) : importsOf(at);
-          for (const { node, source } of own) {
+          // This file's imports as linted (its text may not be on disk yet); the search from each
+          // stops on reaching this file, so only the others' imports are read (from disk).
+          for (const { node, source } of specifiersOf(program)) {
             const target = resolve(file, source);
             if (!target || target === file) continue;
-            const back = pathBack(target, file, imports);
+            const back = pathBack(target, file, importsOf);
             if (!back) continue;
             const circle = [file, ...back, file].map((f) => path.relative(repoRoot, f)).join(' → ');
             context.report({ node, messageId: 'cycle', data: { circle } });

@@ -64,4 +64,45 @@ describe('e2e: a caller’s traceparent when callers are not trusted (the defaul
     const callerTraces = new Set(callers.map((c) => c.traceId));
     expect(otlp.spans.filter((s) => callerTraces.has(s.traceId))).to.deep.equal([]);
   });
+
+  it('When a caller sends what is not a traceparent (the gateway’s own unsampled flag, upper case, a huge or garbled value), then the request is still recorded in a trace of its own, linked to nothing', async () => {
+    const upper = `00-${randomBytes(16).toString('hex').toUpperCase()}-${randomBytes(8).toString('hex').toUpperCase()}-01`;
+    const given = [
+      '0',
+      ' 0',
+      upper,
+      `00-${'f'.repeat(32)}-${'0'.repeat(16)}-01`,
+      '00-'.repeat(2000),
+      'ÿ-\u0080',
+    ];
+    const ids: string[] = [];
+    for (const [i, traceparent] of given.entries()) {
+      const requestId = `hostile-tp-${i}-${randomBytes(4).toString('hex')}`;
+      ids.push(requestId);
+      const res = await fetch(`${stack().apiUrl}/api/messenger/v1/status`, {
+        headers: { authorization: `Bearer ${stack().token}`, traceparent, 'x-request-id': requestId },
+      });
+      expect(res.status, JSON.stringify(traceparent.slice(0, 40))).to.equal(200);
+    }
+    // Each access line names its request's trace (every trace is sampled here); that trace's span
+    // is the request's, a root with no link.
+    const api = stack().processes.find((p) => p.name.startsWith('api'))!;
+    const traceOf = (requestId: string) =>
+      api.output
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.message === 'request' && l.requestId === requestId)?.trace_id as string | undefined;
+    await waitFor(() => ids.every((id) => traceOf(id) && otlp.spans.some((s) => s.traceId === traceOf(id))), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'each request’s span',
+    });
+    for (const [i, id] of ids.entries()) {
+      const [span, ...more] = otlp.spans.filter((s) => s.traceId === traceOf(id));
+      expect(more, `given[${i}]`).to.deep.equal([]);
+      expect(span!.name).to.equal('GET /api/messenger/v1/status');
+      expect(span!.parentSpanId, `given[${i}]: a root`).to.equal('');
+      expect(span!.links, `given[${i}]: linked to nothing`).to.deep.equal([]);
+    }
+  });
 });
