@@ -81,8 +81,10 @@ describe('device commands on Redis Cluster (three masters with a replica each)',
   it('When the lease is held by a process that does not answer, then ask waits out its timeout and returns undefined', async () => {
     const deviceId = freshDevice();
     await holdLease(deviceId);
-    const heard = await holder('dcc-other', port('replica'));
+    const heard = await holder(freshDevice(), port('replica'));
     expect(await client.ask(logout(deviceId), 1)).to.equal(undefined);
-    expect(heard.map((c) => c.deviceId)).to.deep.equal([deviceId]);
+    // The test before's command may still be crossing the cluster bus (a PUBLISH reaches the other
+    // nodes after its own has answered) and reach this new subscriber: only this test's is counted.
+    expect(heard.filter((c) => c.deviceId === deviceId)).to.have.length(1);
   });
 });
