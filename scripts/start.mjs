@@ -80,7 +80,7 @@ const RUN = allInOne ? [ALL_IN_ONE] : SERVICES;
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
 /** How long the services may take to be ready before the ones that are not are named. */
 const READY_TIMEOUT_MS = Number(env.MGW_READY_TIMEOUT_MS ?? 30_000);
-const DASHBOARD = 'services/api/dist/dashboard/index.html';
+const DASHBOARD = 'libs/console/dist/index.html';
 /**
  * Preloaded into every process started here (never into the image's): it stops itself once this
  * supervisor is gone, even when nothing could tell it (SIGKILL).

@@ -27,14 +27,11 @@ export function isStale(pkgDir) {
 
 /**
  * Whether the repository at `root` needs `npm run build`: a package's `dist/` missing or older
- * than its `src/`, or the dashboard's build older than its sources (built by the api's `build`).
+ * than its `src/` (the console's built files included: libs/console/dist).
  */
 export function buildNeeded(root) {
   const pkgs = ['libs', 'services'].flatMap((d) =>
     readdirSync(path.join(root, d)).map((p) => path.join(root, d, p)),
   );
-  const dashboardStale =
-    newestMtime(path.join(root, 'services/api/dashboard/src')) >
-    newestMtime(path.join(root, 'services/api/dist/dashboard'));
-  return pkgs.some(isStale) || dashboardStale;
+  return pkgs.some(isStale);
 }

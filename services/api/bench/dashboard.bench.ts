@@ -22,9 +22,9 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Metafile } from 'esbuild';
 import { median, SideBySide } from '@mgw/testing';
-import { buildDashboardFrom } from '../dashboard/build.mjs';
+import { buildDashboardFrom } from '@mgw/console/build';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
-import { launchChromium } from '../test/dashboard/browser.js';
+import { launchChromium } from '@mgw/testing/browser';
 import { startApi, type TestApi } from '../test/helpers/api.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -43,14 +43,21 @@ const work = mkdtempSync(path.join(tmpdir(), 'mgw-dashboard-bench-'));
 const builds: Build[] = [];
 builds.push({ name: 'now', ...(await buildDashboardFrom(path.join(work, 'now'))) });
 try {
-  // The earlier commit's src, built with this checkout's node_modules (its imports are the same).
+  // The earlier commit's src, built with this checkout's node_modules (its imports are the same):
+  // the console's package, or the API's dashboard/ folder before the console had a package.
   const src = path.join(work, 'base-src');
   execFileSync('mkdir', ['-p', src]);
-  const tar = execFileSync('git', ['archive', BASE, 'services/api/dashboard/src'], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
+  const at = ['libs/console/src', 'services/api/dashboard/src'].find((dir) => {
+    try {
+      execFileSync('git', ['cat-file', '-e', `${BASE}:${dir}`], { cwd: ROOT, stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
   });
-  execFileSync('tar', ['-x', '-C', src, '--strip-components=4'], { input: tar });
+  if (!at) throw new Error(`no console sources at ${BASE}`);
+  const tar = execFileSync('git', ['archive', BASE, at], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', src, `--strip-components=${at.split('/').length}`], { input: tar });
   const built = await buildDashboardFrom(path.join(work, 'base'), {
     srcDir: src,
     nodePaths: [path.join(ROOT, 'node_modules')],
@@ -67,16 +74,18 @@ const sizes = (b: Build) => {
   return { js: js.length, jsGz: gzipSync(js).length, css: css.length, cssGz: gzipSync(css).length };
 };
 
-/** The JS output's bytes by where they came from: each page file, the shell, Preact. */
+/**
+ * The JS output's bytes by where they came from: each source file by its name (a file keeps its
+ * name when it moves between folders, so a base from before the console's package compares file
+ * by file), and Preact.
+ */
 function byGroup(metafile: Metafile): Map<string, number> {
   const out = Object.entries(metafile.outputs).find(([file]) => file.endsWith('app.js'))?.[1];
   const groups = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(out?.inputs ?? {})) {
     const group = input.includes('node_modules/')
       ? input.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, '$1')
-      : input.includes('/pages/')
-        ? `pages/${path.basename(input)}`
-        : 'shell (main, api, ui, format, live…)';
+      : path.basename(input);
     groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
   }
   return groups;

@@ -179,7 +179,7 @@ export interface AdminConfig {
   /** Failed sign-ins one client IP may make per window before it is refused (429). */
   signInLimit: number;
   signInWindowMs: number;
-  /** Where the built dashboard is; undefined = the package's `dist/dashboard`. */
+  /** Where the built console is; undefined = @mgw/console's `dist/` (BUILT_CONSOLE_DIR). */
   dashboardDir?: string;
   /** The simulator's control API in sandbox mode (MESSENGER_SANDBOX_URL); undefined otherwise. */
   sandboxUrl?: string;

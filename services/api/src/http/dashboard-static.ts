@@ -1,14 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Express, type Response } from 'express';
+import { BUILT_CONSOLE_DIR } from '@mgw/console';
 import type { AdminConfig } from '../config.js';
-
-/** `npm run build` writes the dashboard here (from src/admin or dist/admin alike). */
-export const DEFAULT_DASHBOARD_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../dist/dashboard',
-);
 
 /**
  * What the dashboard may load: only the gateway itself (no CDN, no inline script), images from
@@ -33,14 +27,14 @@ function page(res: Response, status: number, text: string): void {
 }
 
 /**
- * `/dashboard`: the built single-page app. Every page (`/dashboard`, `/dashboard/devices`, …) is
+ * `/dashboard`: the built single-page app (the console, @mgw/console: libs/console). Every page (`/dashboard`, `/dashboard/devices`, …) is
  * the same index.html; the app itself asks the admin API whether a session exists and shows the
  * sign-in form when not, so without a session no page shows anything but the sign-in. Assets
  * hold no data. On whenever the admin API is (ADMIN_PASSWORD for the operator's sign-in, or
  * ADMIN_API_TOKEN alone: the workspaces' console users still sign in here); off (404) otherwise.
  */
 export function mountDashboard(app: Express, config: AdminConfig): void {
-  const dir = config.dashboardDir ?? DEFAULT_DASHBOARD_DIR;
+  const dir = config.dashboardDir ?? BUILT_CONSOLE_DIR;
   const index = path.join(dir, 'index.html');
   app.use(['/dashboard', '/dashboard/*rest'], (req, res, next) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);

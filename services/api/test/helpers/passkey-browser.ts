@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
 import { createTlsMaterial } from '@mgw/messenger-sim';
 import { noteStarted, waitFor, type SoftwareAuthenticator } from '@mgw/testing';
-import { CHROMIUM } from '../dashboard/browser.js';
+import { CHROMIUM } from '@mgw/testing/browser';
 
 export const EXTENSION_DIR = fileURLToPath(
   new URL('../../../../integrations/passkey-extension', import.meta.url),

@@ -22,7 +22,7 @@ import {
   type ExtensionBrowser,
   type WebWhatsApp,
 } from '../../../../test/helpers/passkey-browser.js';
-import { ARTIFACTS } from '../../../../test/dashboard/browser.js';
+import { ARTIFACTS } from '@mgw/testing/browser';
 
 interface PasskeyData {
   step: string;

@@ -174,7 +174,7 @@ const paths = (body: Record<string, unknown>) =>
  * The admin label routes (the dashboard's Labels tab) and the chat list's state (the Chats page),
  * against the real app and Redis: the labels and chat states are written as the device's holder
  * writes them (LabelStore from app-state label notices, ChatIndex.setState from `chats.update`);
- * the way through the real client and the simulator is services/api/test/dashboard/inbox-chats.test.ts.
+ * the way through the real client and the simulator is libs/console/src/chats/e2e/chat-actions.test.ts.
  */
 describe('Admin API: a device’s labels and its chats’ pin, archive, mute and labels, as the public label routes', () => {
   let t: TestApi;

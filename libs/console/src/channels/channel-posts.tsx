@@ -1,0 +1,125 @@
+import type { Dispatch, StateUpdater } from 'preact/hooks';
+import { ago, exact } from '../kit/format';
+
+/** A post of GET /channels/:id/posts: its counts as WhatsApp keeps them, the gateway's id if it sent it. */
+export interface PostStats {
+  messageId?: string;
+  serverId: string;
+  views: number;
+  reactions: Record<string, number>;
+  postedAt?: string;
+}
+
+type PostEdit = { messageId: string; text: string } | undefined;
+
+/**
+ * A channel's latest posts (channel-panel.tsx): each one's text when the gateway sent it (its
+ * message record), when it was posted, its views and reactions as WhatsApp counts them; the owner
+ * edits one in place or deletes it.
+ */
+export function PostTable(props: {
+  posts: PostStats[];
+  texts: Record<string, string>;
+  owner: boolean;
+  busy: boolean;
+  editPost: PostEdit;
+  setEditPost: Dispatch<StateUpdater<PostEdit>>;
+  onSaveEdit: (e: Event) => void;
+  onDelete: (p: PostStats) => void;
+}) {
+  const { texts, owner, busy, editPost, setEditPost } = props;
+  return (
+    <table class="table responsive post-table" data-testid="channel-posts">
+      <thead>
+        <tr>
+          <th scope="col">Post</th>
+          <th scope="col">Posted</th>
+          <th scope="col" class="num">
+            Views
+          </th>
+          <th scope="col">Reactions</th>
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.posts.map((p) => (
+          <tr key={p.serverId} data-testid={`post-${p.serverId}`}>
+            <td data-label="Post" class="post-content">
+              {editPost && editPost.messageId === p.messageId ? (
+                <form onSubmit={props.onSaveEdit}>
+                  <label>
+                    New text
+                    <textarea
+                      rows={2}
+                      dir="auto"
+                      value={editPost.text}
+                      onInput={(e) => setEditPost({ ...editPost, text: e.currentTarget.value })}
+                    />
+                  </label>
+                  <div class="actions">
+                    <button
+                      type="submit"
+                      class="primary small-button"
+                      disabled={busy || !editPost.text.trim()}
+                    >
+                      Save
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary small-button"
+                      onClick={() => setEditPost(undefined)}
+                    >
+                      Cancel
+                    </button>
+                  </div>
+                </form>
+              ) : (
+                <span dir="auto">
+                  {p.messageId ? (texts[p.messageId] ?? '…') : <span class="muted">#{p.serverId}</span>}
+                </span>
+              )}
+            </td>
+            <td data-label="Posted" title={exact(p.postedAt)}>
+              {ago(p.postedAt)}
+            </td>
+            <td data-label="Views" class="num">
+              {p.views}
+            </td>
+            <td data-label="Reactions">
+              {Object.keys(p.reactions).length === 0
+                ? '—'
+                : Object.entries(p.reactions)
+                    .map(([emoji, n]) => `${emoji} ${n}`)
+                    .join('  ')}
+            </td>
+            <td class="row-actions">
+              {owner && p.messageId && !editPost && (
+                <>
+                  <button
+                    type="button"
+                    class="secondary small-button"
+                    aria-label="Edit post"
+                    onClick={() => setEditPost({ messageId: p.messageId!, text: texts[p.messageId!] ?? '' })}
+                  >
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    class="danger-outline small-button"
+                    aria-label="Delete post"
+                    disabled={busy}
+                    onClick={() => props.onDelete(p)}
+                  >
+                    Delete
+                  </button>
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

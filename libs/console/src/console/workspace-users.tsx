@@ -1,0 +1,339 @@
+import { useState } from 'preact/hooks';
+import { api, type WorkspaceUser } from '../kit/api';
+import { ago, exact } from '../kit/format';
+import { useWho } from '../kit/session';
+import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+
+const POLL_MS = 30_000;
+/** The API's rules (the store's CONSOLE_USER_PATTERN and CONSOLE_PASSWORD_LIMITS): the form says them first. */
+const NAME_RULE = '3–64 characters: a–z, 0–9, . _ @ or -, starting with a letter or digit';
+const PASSWORD_MIN = 12;
+type Role = WorkspaceUser['role'];
+type Notice = { kind: 'error' | 'success'; text: string } | undefined;
+
+const ROLE_TEXT: Record<Role, string> = {
+  admin: 'Admin: everything of the workspace, its users too',
+  agent: 'Agent: reads everything, answers chats, changes nothing else',
+};
+
+/** A new user of the workspace: a name, a first password, a role. */
+function AddUser(props: { base: string; onAdded: (u: WorkspaceUser) => void }) {
+  const [user, setUser] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role>('agent');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const r = await api<{ user?: WorkspaceUser }>(`${props.base}/users`, {
+        json: { user: user.trim(), password, role },
+      });
+      props.onAdded(r.user ?? { user: user.trim(), role, createdAt: new Date().toISOString() });
+      setUser('');
+      setPassword('');
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-label="Add a user" class="user-form">
+      <h3>Add a user</h3>
+      <div class="user-fields">
+        <div>
+          <label for="user-new-name">User name</label>
+          <input
+            id="user-new-name"
+            required
+            autocomplete="off"
+            autocapitalize="none"
+            spellcheck={false}
+            placeholder="ana"
+            maxLength={64}
+            pattern="[a-z0-9][a-z0-9._@\-]{2,63}"
+            title={NAME_RULE}
+            aria-describedby="user-new-name-hint"
+            value={user}
+            onInput={(e) => setUser((e.target as HTMLInputElement).value)}
+          />
+          <p id="user-new-name-hint" class="hint">
+            {NAME_RULE}
+          </p>
+        </div>
+        <div>
+          <label for="user-new-password">Password</label>
+          <input
+            id="user-new-password"
+            type="password"
+            required
+            minLength={PASSWORD_MIN}
+            autocomplete="new-password"
+            aria-describedby="user-new-password-hint"
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
+          <p id="user-new-password-hint" class="hint">
+            At least {PASSWORD_MIN} characters.
+          </p>
+        </div>
+        <div>
+          <label for="user-new-role">Role</label>
+          <select
+            id="user-new-role"
+            value={role}
+            onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}
+          >
+            <option value="agent">Agent</option>
+            <option value="admin">Admin</option>
+          </select>
+        </div>
+      </div>
+      <p class="hint">{ROLE_TEXT[role]}. Give the password to the person: the gateway keeps only its hash.</p>
+      <button
+        type="submit"
+        class="primary"
+        disabled={busy || user.trim() === '' || password.length < PASSWORD_MIN}
+      >
+        {busy ? 'Adding…' : 'Add user'}
+      </button>
+      {error && <Banner kind="error">{error}</Banner>}
+    </form>
+  );
+}
+
+/** A new password for a user (it signs in with it from now; its open sessions are the server's call). */
+function ResetPassword(props: {
+  base: string;
+  user: string;
+  self: boolean;
+  onDone: (text?: string) => void;
+}) {
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(`${props.base}/users/${encodeURIComponent(props.user)}`, {
+        method: 'PATCH',
+        json: { password },
+      });
+      props.onDone(`The password of “${props.user}” is changed.`);
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-label={`New password for ${props.user}`} class="user-form">
+      <h3>
+        New password for <bdi>{props.user}</bdi>
+      </h3>
+      {props.self && <p class="hint">Your own: once it is changed, you sign in again with the new one.</p>}
+      <label for="user-reset-password">New password</label>
+      <input
+        id="user-reset-password"
+        type="password"
+        required
+        autoFocus
+        minLength={PASSWORD_MIN}
+        autocomplete="new-password"
+        value={password}
+        onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+      />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || password.length < PASSWORD_MIN}>
+          {busy ? 'Saving…' : 'Save password'}
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => props.onDone()}>
+          Cancel
+        </button>
+      </div>
+      {error && <Banner kind="error">{error}</Banner>}
+    </form>
+  );
+}
+
+/**
+ * The people who sign in to the workspace's console. An admin (or the operator viewing) lists,
+ * adds, changes the role of, resets the password of and removes them (an agent's console shows
+ * none of this: the API answers it 403). Nobody changes the role of or removes their own user (the
+ * API refuses it: another admin does), so a slip cannot lock them out.
+ */
+export function UsersSection(props: { workspaceId: string }) {
+  const who = useWho();
+  const base = `/workspaces/${encodeURIComponent(props.workspaceId)}`;
+  const users = usePoll(
+    () =>
+      api<{ data?: WorkspaceUser[]; users?: WorkspaceUser[] }>(`${base}/users`).then(
+        (r) => r.data ?? r.users ?? [],
+      ),
+    POLL_MS,
+    [base],
+  );
+  const [notice, setNotice] = useState<Notice>(undefined);
+  const [resetting, setResetting] = useState<string | undefined>(undefined);
+  const [removing, setRemoving] = useState<WorkspaceUser | undefined>(undefined);
+  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const can = who.canChange;
+
+  const setRole = async (u: WorkspaceUser, role: Role) => {
+    setBusy(u.user);
+    try {
+      await api(`${base}/users/${encodeURIComponent(u.user)}`, { method: 'PATCH', json: { role } });
+      setNotice({
+        kind: 'success',
+        text: `“${u.user}” is now ${role === 'admin' ? 'an admin' : 'an agent'}.`,
+      });
+      void users.refresh();
+    } catch (err) {
+      setNotice({ kind: 'error', text: `Could not change “${u.user}”: ${(err as Error).message}` });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  const remove = async () => {
+    if (!removing) return;
+    setBusy(removing.user);
+    try {
+      await api(`${base}/users/${encodeURIComponent(removing.user)}`, { method: 'DELETE' });
+      setNotice({ kind: 'success', text: `“${removing.user}” removed: it can no longer sign in.` });
+      void users.refresh();
+    } catch (err) {
+      setNotice({ kind: 'error', text: `Could not remove “${removing.user}”: ${(err as Error).message}` });
+    } finally {
+      setBusy(undefined);
+      setRemoving(undefined);
+    }
+  };
+
+  const list = users.data ?? [];
+  return (
+    <section class="card" aria-labelledby="users-title" data-testid="users">
+      <h2 id="users-title">Users</h2>
+      <p class="muted small">
+        Who signs in to this workspace’s console. Admins manage everything of it; agents read and answer
+        chats.
+      </p>
+      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      {users.error && <Banner kind="error">Could not load the users: {users.error}</Banner>}
+      {users.loading && !users.data ? (
+        <Spinner label="Loading users…" />
+      ) : list.length === 0 ? (
+        <Empty>No users yet{can ? ': add the first below' : ''}.</Empty>
+      ) : (
+        <table class="table responsive users-table">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>Role</th>
+              <th>Added</th>
+              {can && (
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((u) => {
+              const self = u.user === who.session.user;
+              const other: Role = u.role === 'admin' ? 'agent' : 'admin';
+              return (
+                <tr key={u.user} data-testid={`user-${u.user}`}>
+                  <td data-label="User">
+                    <bdi class="strong">{u.user}</bdi>
+                    {self && <span class="muted small"> (you)</span>}
+                  </td>
+                  <td data-label="Role">
+                    <span class={`badge ${u.role === 'admin' ? 'badge-sent' : ''}`}>
+                      {u.role === 'admin' ? 'Admin' : 'Agent'}
+                    </span>
+                  </td>
+                  <td data-label="Added" title={exact(u.createdAt)}>
+                    {ago(u.createdAt)}
+                  </td>
+                  {can && (
+                    <td class="row-actions">
+                      {!self && (
+                        <button
+                          type="button"
+                          class="secondary small-button"
+                          disabled={busy === u.user}
+                          aria-label={`Make ${u.user} ${other === 'admin' ? 'an admin' : 'an agent'}`}
+                          onClick={() => void setRole(u, other)}
+                        >
+                          Make {other === 'admin' ? 'admin' : 'agent'}
+                        </button>
+                      )}
+                      <button
+                        type="button"
+                        class="secondary small-button"
+                        aria-label={`Reset password of ${u.user}`}
+                        onClick={() => setResetting(u.user)}
+                      >
+                        Reset password
+                      </button>
+                      {!self && (
+                        <button
+                          type="button"
+                          class="danger-outline small-button"
+                          disabled={busy === u.user}
+                          aria-label={`Remove ${u.user}`}
+                          onClick={() => setRemoving(u)}
+                        >
+                          Remove
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {can && resetting && (
+        <ResetPassword
+          key={resetting}
+          base={base}
+          user={resetting}
+          self={resetting === who.session.user}
+          onDone={(text) => {
+            setResetting(undefined);
+            if (text) setNotice({ kind: 'success', text });
+          }}
+        />
+      )}
+      {can && (
+        <AddUser
+          base={base}
+          onAdded={(u) => {
+            setNotice({
+              kind: 'success',
+              text: `“${u.user}” added as ${u.role === 'admin' ? 'an admin' : 'an agent'}.`,
+            });
+            void users.refresh();
+          }}
+        />
+      )}
+      {removing && (
+        <Confirm
+          title={`Remove “${removing.user}”?`}
+          confirmLabel="Yes, remove"
+          busy={busy === removing.user}
+          onConfirm={() => void remove()}
+          onCancel={() => setRemoving(undefined)}
+        >
+          <p>They can no longer sign in to this workspace.</p>
+        </Confirm>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,346 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type QuotaName, type Usage, type UsageDay, type Workspace } from '../kit/api';
+import { ago, exact } from '../kit/format';
+import { useWho } from '../kit/session';
+import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
+import './workspaces.css';
+
+/** Workspaces change rarely; their usage of today a little more. */
+const POLL_MS = 15_000;
+const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
+
+type Notice = { kind: 'error' | 'success'; text: string } | undefined;
+
+const EMPTY_QUOTAS = quotaText({});
+/** Today in UTC, the day usage is counted in. */
+export const utcToday = () => new Date().toISOString().slice(0, 10);
+
+/** Create (no `workspace`) or edit one: its name and quotas (its id is for good). */
+function WorkspaceForm(props: {
+  workspace?: Workspace;
+  onSaved: (w: Workspace) => void;
+  onCancel?: () => void;
+}) {
+  const editing = props.workspace !== undefined;
+  const prefix = editing ? 'ws-edit' : 'ws-new';
+  const [id, setId] = useState(props.workspace?.id ?? '');
+  const [name, setName] = useState(props.workspace?.name ?? '');
+  const [quotas, setQuotas] = useState(props.workspace ? quotaText(props.workspace.quotas) : EMPTY_QUOTAS);
+  const [invalid, setInvalid] = useState<QuotaName[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const typed = quotasOf(quotas, editing ? 'null' : 'absent');
+    setInvalid(typed.invalid);
+    if (typed.invalid.length > 0) {
+      setError('A quota is a whole number of 0 or more (media: MB), or empty for no limit.');
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const r = editing
+        ? await api<{ workspace: Workspace }>(`/workspaces/${encodeURIComponent(props.workspace!.id)}`, {
+            method: 'PATCH',
+            json: { name: name.trim(), quotas: typed.quotas },
+          })
+        : await api<{ workspace: Workspace }>('/workspaces', {
+            json: { id: id.trim(), name: name.trim(), quotas: typed.quotas },
+          });
+      if (!editing) {
+        setId('');
+        setName('');
+        setQuotas(EMPTY_QUOTAS);
+      }
+      props.onSaved(r.workspace);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} aria-label={editing ? `Edit workspace ${props.workspace!.id}` : 'New workspace'}>
+      <div class="ws-fields">
+        <div>
+          <label for={`${prefix}-id`}>Workspace id</label>
+          <input
+            id={`${prefix}-id`}
+            required
+            disabled={editing}
+            maxLength={32}
+            placeholder="acme"
+            autocomplete="off"
+            spellcheck={false}
+            title={ID_RULE}
+            aria-describedby={`${prefix}-id-hint`}
+            value={id}
+            onInput={(e) => setId((e.target as HTMLInputElement).value)}
+          />
+          <p id={`${prefix}-id-hint`} class="hint">
+            {editing ? 'An id is for good.' : `${ID_RULE}.`}
+          </p>
+        </div>
+        <div>
+          <label for={`${prefix}-name`}>Name</label>
+          <input
+            id={`${prefix}-name`}
+            required
+            maxLength={100}
+            placeholder="Acme Ltd"
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </div>
+      </div>
+      <QuotaFields
+        prefix={prefix}
+        text={quotas}
+        invalid={invalid}
+        onChange={(q, v) => setQuotas((was) => ({ ...was, [q]: v }))}
+      />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || name.trim() === '' || id.trim() === ''}>
+          {busy ? 'Saving…' : editing ? 'Save workspace' : 'Create workspace'}
+        </button>
+        {props.onCancel && (
+          <button type="button" class="secondary" disabled={busy} onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+      {error && <Banner kind="error">{error}</Banner>}
+    </form>
+  );
+}
+
+/** Today's figures of a workspace (UTC), or a dash while they load or when they cannot be read. */
+function TodayCell(props: { today?: UsageDay | null }) {
+  const t = props.today;
+  if (t === undefined) return <span class="muted">…</span>;
+  if (t === null) return <span class="muted">—</span>;
+  return (
+    <div>
+      <div>
+        <span class="strong">{t.accepted}</span> accepted
+      </div>
+      <div class="muted small">
+        {t.sent} sent · {t.delivered} delivered · {t.failed} failed
+      </div>
+    </div>
+  );
+}
+
+export function WorkspacesPage() {
+  const who = useWho();
+  const list = usePoll(
+    () => api<{ workspaces: Workspace[] }>('/workspaces').then((r) => r.workspaces),
+    POLL_MS,
+  );
+  /** Today's usage by workspace id (null: could not be read). */
+  const [today, setToday] = useState<Record<string, UsageDay | null>>({});
+  const [editing, setEditing] = useState<Workspace | undefined>(undefined);
+  const [suspending, setSuspending] = useState<Workspace | undefined>(undefined);
+  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<Notice>(undefined);
+
+  const ids = (list.data ?? []).map((w) => w.id).join(',');
+  useEffect(() => {
+    let stale = false;
+    const day = utcToday();
+    for (const w of list.data ?? []) {
+      api<{ usage: Usage }>(`/workspaces/${encodeURIComponent(w.id)}/usage?from=${day}&to=${day}`)
+        .then((r) => !stale && setToday((t) => ({ ...t, [w.id]: r.usage.days.at(-1) ?? null })))
+        .catch(() => !stale && setToday((t) => ({ ...t, [w.id]: null })));
+    }
+    return () => {
+      stale = true;
+    };
+  }, [ids, list.data]);
+
+  const saved = (verb: string) => (w: Workspace) => {
+    setNotice({ kind: 'success', text: `Workspace “${w.name}” ${verb}.` });
+    setEditing(undefined);
+    void list.refresh();
+  };
+
+  const setStatus = async (w: Workspace, status: Workspace['status']) => {
+    setBusy(w.id);
+    try {
+      await api(`/workspaces/${encodeURIComponent(w.id)}`, { method: 'PATCH', json: { status } });
+      setNotice({
+        kind: 'success',
+        text:
+          status === 'suspended'
+            ? `Workspace “${w.name}” suspended: its tokens get 403 and its devices hold their messages.`
+            : `Workspace “${w.name}” resumed: its held messages go out within 30 s.`,
+      });
+      void list.refresh();
+    } catch (err) {
+      setNotice({ kind: 'error', text: `Could not change “${w.name}”: ${(err as Error).message}` });
+    } finally {
+      setBusy(undefined);
+      setSuspending(undefined);
+    }
+  };
+
+  /** The operator sees the workspace as its admin does: the whole console scoped to it. */
+  const openAs = async (w: Workspace) => {
+    setBusy(w.id);
+    try {
+      await api('/session/workspace', { method: 'PUT', json: { workspaceId: w.id } });
+      await who.reload('/dashboard/workspace');
+    } catch (err) {
+      setNotice({ kind: 'error', text: `Could not open “${w.name}”: ${(err as Error).message}` });
+      setBusy(undefined);
+    }
+  };
+
+  const rows = list.data ?? [];
+  return (
+    <>
+      <div class="page-head">
+        <h1>Workspaces</h1>
+        <p class="muted">
+          Your customers: each owns its devices, tokens and pools, within its quotas. Open one to see and
+          manage it as its admin does.
+        </p>
+      </div>
+      <section class="card" aria-labelledby="ws-new-title">
+        <h2 id="ws-new-title">Create a workspace</h2>
+        <WorkspaceForm onSaved={saved('created')} />
+      </section>
+      {editing && (
+        <section class="card" aria-labelledby="ws-edit-title">
+          <h2 id="ws-edit-title">
+            Edit workspace <span class="mono">{editing.id}</span>
+          </h2>
+          <WorkspaceForm
+            key={editing.id}
+            workspace={editing}
+            onSaved={saved('saved')}
+            onCancel={() => setEditing(undefined)}
+          />
+        </section>
+      )}
+      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <section class="card" aria-labelledby="ws-list-title">
+        <h2 id="ws-list-title">All workspaces</h2>
+        {list.error && <Banner kind="error">Could not load workspaces: {list.error}</Banner>}
+        {list.loading && !list.data ? (
+          <Spinner label="Loading workspaces…" />
+        ) : rows.length === 0 ? (
+          <Empty>No workspaces yet. Create one above.</Empty>
+        ) : (
+          <table class="table responsive workspaces-table">
+            <thead>
+              <tr>
+                <th>Workspace</th>
+                <th>Status</th>
+                <th class="num">Devices</th>
+                <th>Today (UTC)</th>
+                <th>Updated</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((w) => (
+                <tr key={w.id} data-testid={`workspace-${w.id}`}>
+                  <td data-label="Workspace">
+                    <div>
+                      <div class="strong">
+                        <bdi>{w.name}</bdi>
+                      </div>
+                      <div class="muted small mono">{w.id}</div>
+                    </div>
+                  </td>
+                  <td data-label="Status">
+                    <span class={`badge ${w.status === 'active' ? 'badge-connected' : 'badge-failed'}`}>
+                      <span class="dot" aria-hidden="true" />
+                      {w.status === 'active' ? 'Active' : 'Suspended'}
+                    </span>
+                  </td>
+                  <td data-label="Devices" class="num" data-testid={`workspace-devices-${w.id}`}>
+                    {/* One item: on a phone's card the count and its quota stay together. */}
+                    <span>
+                      {w.devices}
+                      <span class="muted small"> / {limitText('devices', w.quotas)}</span>
+                    </span>
+                  </td>
+                  <td data-label="Today (UTC)" data-testid={`workspace-today-${w.id}`}>
+                    <TodayCell today={today[w.id]} />
+                  </td>
+                  <td data-label="Updated" title={exact(w.updatedAt)}>
+                    {ago(w.updatedAt)}
+                  </td>
+                  <td class="row-actions">
+                    <button
+                      type="button"
+                      class="primary small-button"
+                      disabled={busy === w.id}
+                      aria-label={`Open ${w.name} as its admin`}
+                      onClick={() => void openAs(w)}
+                    >
+                      Open as admin
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary small-button"
+                      aria-label={`Edit ${w.name}`}
+                      onClick={() => setEditing(w)}
+                    >
+                      Edit
+                    </button>
+                    {/* Default is the operator's own devices: suspending it would stop them all. */}
+                    {w.status === 'active' && w.id !== 'default' && (
+                      <button
+                        type="button"
+                        class="danger-outline small-button"
+                        disabled={busy === w.id}
+                        aria-label={`Suspend ${w.name}`}
+                        onClick={() => setSuspending(w)}
+                      >
+                        Suspend
+                      </button>
+                    )}
+                    {w.status === 'suspended' && (
+                      <button
+                        type="button"
+                        class="secondary small-button"
+                        disabled={busy === w.id}
+                        aria-label={`Resume ${w.name}`}
+                        onClick={() => void setStatus(w, 'active')}
+                      >
+                        Resume
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {suspending && (
+        <Confirm
+          title={`Suspend “${suspending.name}”?`}
+          confirmLabel="Yes, suspend"
+          busy={busy === suspending.id}
+          onConfirm={() => void setStatus(suspending, 'suspended')}
+          onCancel={() => setSuspending(undefined)}
+        >
+          <p>
+            Its API tokens get 403 at once and its devices stop sending, keeping their queues. Resume it to
+            let the held messages go.
+          </p>
+        </Confirm>
+      )}
+    </>
+  );
+}
