@@ -5,7 +5,7 @@ import { audit } from './axe.js';
 import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
 
 /**
- * Axe on what the every-page suite above does not sweep: the sign-in page, each dialog and each
+ * Axe on what the every-page suite (every-page.test.ts) does not sweep: the sign-in page, each dialog and each
  * page in a state of its own (a link panel, a new token, a pool in edit, the chart's numbers…).
  * Each page state is audited once: the pages as the sweep shows them (Devices, Pools, Messages, a
  * chat open, Settings → API, a device's settings) are left to it.
