@@ -1,6 +1,7 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ADMIN_BASE, api, type Usage, type UsageDay } from '../kit/api';
+import { BarChart, busyGroups, Legend, type Series } from '../kit/chart';
 import { Banner, Spinner, usePoll } from '../kit/ui';
+// The card's head (.card-head), styled as the Batches page's cards'.
 import '../batches/batches.css';
 import './workspaces.css';
 
@@ -10,28 +11,13 @@ const POLL_MS = 60_000;
 type Count = 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
 
 /** The chart's series, in the order a message reaches them; `cls` colours bar and legend alike. */
-export const USAGE_SERIES: { key: Count; label: string; cls: string }[] = [
+export const USAGE_SERIES: Series<Count>[] = [
   { key: 'accepted', label: 'Accepted', cls: 'series-accepted' },
   { key: 'sent', label: 'Sent', cls: 'series-sent' },
   { key: 'delivered', label: 'Delivered', cls: 'series-delivered' },
   { key: 'read', label: 'Read', cls: 'series-read' },
   { key: 'failed', label: 'Failed', cls: 'series-failed' },
 ];
-
-// As the Batches page's chart (activity-chart.tsx): CSS pixels, the bars as wide as their
-// scroller (at least MIN_W, then it scrolls sideways), the y-axis apart beside it.
-const MIN_W = 720;
-const H = 240;
-const PAD = { top: 14, right: 10, bottom: 30, left: 6 };
-const plotH = H - PAD.top - PAD.bottom;
-
-/** A step of 1, 2 or 5 × 10^k so that about four grid lines cover `max` with whole numbers. */
-function yScale(max: number): { top: number; step: number } {
-  const rough = Math.max(max, 1) / 4;
-  const p = 10 ** Math.floor(Math.log10(rough));
-  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * p).find((s) => s >= rough) ?? 10 * p);
-  return { top: step * Math.max(1, Math.ceil(max / step)), step };
-}
 
 /** "Mar 4": a UTC day as its date (the days are UTC days, whatever the viewer's zone). */
 export function dayLabel(day: string): string {
@@ -42,123 +28,29 @@ export function dayLabel(day: string): string {
   });
 }
 
-const describeDay = (d: UsageDay) =>
-  `${dayLabel(d.day)}: ${USAGE_SERIES.map((s) => `${d[s.key]} ${s.key}`).join(', ')}`;
-
-/** The days as grouped bars, one group a day, one bar a count (side by side: they overlap in meaning). */
-function Bars(props: { days: UsageDay[]; width: number; top: number; step: number }) {
-  const { days, top, step, width: W } = props;
-  const groupW = (W - PAD.left - PAD.right) / Math.max(days.length, 1);
-  const barW = (groupW * 0.8) / USAGE_SERIES.length;
-  const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
-  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
-  const labelEvery = days.length > 12 ? 3 : 1;
-  return (
-    <svg
-      class="activity-chart usage-chart"
-      width={W}
-      height={H}
-      viewBox={`0 0 ${W} ${H}`}
-      role="img"
-      aria-label={`Messages per day from ${dayLabel(days[0]?.day ?? '')} to ${dayLabel(days.at(-1)?.day ?? '')}`}
-      data-testid="usage-chart"
-    >
-      {ticks.map((t) => (
-        <g key={t} class="grid">
-          <line x1={0} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
-        </g>
-      ))}
-      {days.map((d, i) => {
-        const x0 = PAD.left + i * groupW;
-        return (
-          <g key={d.day} class="hour" data-testid="usage-day" data-day={d.day} data-accepted={d.accepted}>
-            <title>{describeDay(d)}</title>
-            <rect class="hour-hit" x={x0} y={PAD.top} width={groupW} height={plotH} />
-            {USAGE_SERIES.map((s, j) =>
-              d[s.key] > 0 ? (
-                <rect
-                  key={s.key}
-                  class={s.cls}
-                  data-status={s.key}
-                  data-count={d[s.key]}
-                  x={x0 + groupW * 0.1 + j * barW}
-                  y={y(d[s.key])}
-                  width={Math.max(barW - 1, 1)}
-                  height={Math.max(PAD.top + plotH - y(d[s.key]), 1)}
-                  rx={1.5}
-                >
-                  <title>{`${dayLabel(d.day)}: ${d[s.key]} ${s.key}`}</title>
-                </rect>
-              ) : null,
-            )}
-            {(days.length - 1 - i) % labelEvery === 0 && (
-              <text class="hour-label" x={x0 + groupW / 2} y={H - 10} text-anchor="middle">
-                {dayLabel(d.day)}
-              </text>
-            )}
-          </g>
-        );
-      })}
-      <line class="axis" x1={0} x2={W - PAD.right} y1={y(0)} y2={y(0)} />
-    </svg>
-  );
-}
-
-/** The scale beside the bars, outside their scroller: a scrolled chart keeps it. */
-function YAxis(props: { top: number; step: number }) {
-  const { top, step } = props;
-  const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
-  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
-  const axisW = 14 + 8 * String(top).length;
-  return (
-    <div class="chart-y">
-      <span class="chart-y-title" style={{ height: `${plotH}px`, marginTop: `${PAD.top}px` }}>
-        Messages
-      </span>
-      <svg
-        class="chart-y-axis"
-        width={axisW}
-        height={H}
-        viewBox={`0 0 ${axisW} ${H}`}
-        role="img"
-        aria-label={`Scale: 0 to ${top} messages`}
-      >
-        {ticks.map((t) => (
-          <g key={t} class="grid">
-            <line x1={axisW - 4} x2={axisW} y1={y(t)} y2={y(t)} />
-            <text x={axisW - 8} y={y(t)} text-anchor="end" dominant-baseline="middle">
-              {t}
-            </text>
-          </g>
-        ))}
-        <line class="axis" x1={axisW - 0.5} x2={axisW - 0.5} y1={PAD.top} y2={y(0)} />
-      </svg>
-    </div>
-  );
-}
-
+/**
+ * The days as grouped bars (kit/chart.tsx: one group a day, one bar a count, side by side: they
+ * overlap in meaning), the y-axis beside them; a narrow screen scrolls them sideways, opening on
+ * the latest days.
+ */
 function Chart(props: { days: UsageDay[] }) {
-  const max = Math.max(0, ...props.days.flatMap((d) => USAGE_SERIES.map((s) => d[s.key])));
-  const { top, step } = yScale(max);
-  const scroller = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(MIN_W);
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const fit = () => setWidth(Math.max(MIN_W, Math.floor(el.clientWidth)));
-    fit();
-    const watch = new ResizeObserver(fit);
-    watch.observe(el);
-    return () => watch.disconnect();
-  }, []);
+  const { days } = props;
   return (
-    <div class="chart-frame">
-      <YAxis top={top} step={step} />
-      {/* Focusable: on a narrow screen it scrolls sideways (opening on the latest days). */}
-      <div class="chart-scroll" tabIndex={0} role="region" aria-label="Messages per day chart" ref={scroller}>
-        <Bars days={props.days} width={width} top={top} step={step} />
-      </div>
-    </div>
+    <BarChart
+      groups={days}
+      series={USAGE_SERIES}
+      id={(d) => d.day}
+      name={(d) => dayLabel(d.day)}
+      label={(d) => dayLabel(d.day)}
+      data={(d) => ({ 'data-testid': 'usage-day', 'data-day': d.day, 'data-accepted': d.accepted })}
+      inset={0.1}
+      svg={{
+        class: 'activity-chart usage-chart',
+        testId: 'usage-chart',
+        label: `Messages per day from ${dayLabel(days[0]?.day ?? '')} to ${dayLabel(days.at(-1)?.day ?? '')}`,
+      }}
+      region="Messages per day chart"
+    />
   );
 }
 
@@ -175,7 +67,7 @@ export function UsageSection(props: { workspaceId: string }) {
     [id],
   );
   const u = usage.data;
-  const busy = u ? u.days.filter((d) => USAGE_SERIES.some((s) => d[s.key] > 0)).reverse() : [];
+  const busy = u ? busyGroups(u.days, USAGE_SERIES).reverse() : [];
   return (
     <section class="card" aria-labelledby="usage-title" data-testid="usage">
       <div class="card-head">
@@ -191,14 +83,13 @@ export function UsageSection(props: { workspaceId: string }) {
         )}
       </div>
       {u && (
-        <ul class="chart-legend" data-testid="usage-totals" aria-label="Totals of the 30 days">
-          {USAGE_SERIES.map((s) => (
-            <li key={s.key} data-status={s.key} data-count={u.total[s.key]}>
-              <span class={`swatch ${s.cls}`} aria-hidden="true" />
-              {s.label} <strong>{u.total[s.key]}</strong>
-            </li>
-          ))}
-        </ul>
+        <Legend
+          series={USAGE_SERIES}
+          counts={u.total}
+          words={(s) => s.label}
+          testId="usage-totals"
+          label="Totals of the 30 days"
+        />
       )}
       <p class="muted small">
         Every message of the workspace’s devices per UTC day, counted once in each status it reached, on the
