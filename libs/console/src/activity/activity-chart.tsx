@@ -67,7 +67,11 @@ function Totals(props: { totals: Record<ActivityStatus, number>; hours: number }
     <Legend
       series={SERIES}
       counts={props.totals}
-      words={(s) => `${s.label} in ${props.hours} h`}
+      say={(s) => (
+        <>
+          {s.label} in {props.hours} h <strong>{props.totals[s.key]}</strong>
+        </>
+      )}
       testId="activity-totals"
       label={`Totals of the last ${props.hours} hours: messages that reached each status`}
     />

@@ -11,6 +11,7 @@
  * A chart brings its groups, its series and their colours, and what to call a group; this module
  * draws the scale, the axes, the bars and the legend's swatches.
  */
+import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import './chart.css';
 
@@ -218,14 +219,14 @@ function YAxis(props: { scale: Scale; testId: string | undefined }) {
 }
 
 /**
- * A chart's legend: each series' swatch in its colour, then what the chart says of it and its
- * count (`words` gives the words: "Sent in 24 h", "Accepted"). The list's own attributes
- * (data-testid, aria-label) are the chart's.
+ * A chart's legend: each series' swatch in its colour, then what the chart says of it (`say`: its
+ * words and its count in a <strong>, "Sent in 24 h **3**"). Every item carries its series
+ * (`data-status`) and its count; the list's data-testid and aria-label are the chart's.
  */
 export function Legend<K extends string>(props: {
   series: readonly Series<K>[];
   counts: Record<K, number>;
-  words: (s: Series<K>) => string;
+  say: (s: Series<K>) => ComponentChildren;
   testId: string;
   label: string;
 }) {
@@ -234,7 +235,7 @@ export function Legend<K extends string>(props: {
       {props.series.map((s) => (
         <li key={s.key} data-status={s.key} data-count={props.counts[s.key]}>
           <span class={`swatch ${s.cls}`} aria-hidden="true" />
-          {props.words(s)} <strong>{props.counts[s.key]}</strong>
+          {props.say(s)}
         </li>
       ))}
     </ul>

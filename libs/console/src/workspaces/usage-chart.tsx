@@ -86,7 +86,11 @@ export function UsageSection(props: { workspaceId: string }) {
         <Legend
           series={USAGE_SERIES}
           counts={u.total}
-          words={(s) => s.label}
+          say={(s) => (
+            <>
+              {s.label} <strong>{u.total[s.key]}</strong>
+            </>
+          )}
           testId="usage-totals"
           label="Totals of the 30 days"
         />
