@@ -83,7 +83,7 @@ const counts = [
     value: filesWith(apiTests, /startApi\(|startStack\(|withStack\(/).length,
   },
   {
-    name: `API test files that start any API, process or stack (dashboard's included), of ${apiTests.length}`,
+    name: `API test files that start any API, process or stack, of ${apiTests.length}`,
     value: filesWith(
       apiTests,
       /start(Admin)?Api(Process)?\(|startStack\(|withStack\(|use(Dashboard)?Stack\(|startService\(/,
