@@ -77,7 +77,38 @@ export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;
 }
 
-/** A modal confirmation (the native <dialog>: focus trapped, Escape cancels). */
+/**
+ * The console's one modal: a native <dialog> shown with showModal() while mounted (focus kept in
+ * it, the page behind inert, Escape calls `onCancel`), closed when unmounted. Render it only while
+ * it should be open (`{editing && <Modal …>}`). For "are you sure?" use Confirm, built on it; use
+ * Modal itself for a dialog that holds a form of its own.
+ */
+export function Modal(props: {
+  class: string;
+  /** The id of the heading that names the dialog. */
+  labelledBy: string;
+  onCancel: () => void;
+  children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog ref={ref} class={props.class} aria-labelledby={props.labelledBy} onCancel={props.onCancel}>
+      {props.children}
+    </dialog>
+  );
+}
+
+/**
+ * The console's one confirmation of a step that cannot be taken back (delete, revoke, remove,
+ * suspend…): a Modal with a title, what will happen, a dismiss button and the danger button.
+ * Render it while something waits to be confirmed (`{removing && <Confirm …>}`); pass `busy`
+ * while the step runs, and close it (stop rendering it) when the step is done.
+ */
 export function Confirm(props: {
   title: string;
   children: ComponentChildren;
@@ -88,14 +119,8 @@ export function Confirm(props: {
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
-    <dialog ref={ref} class="confirm" aria-labelledby="confirm-title" onCancel={props.onCancel}>
+    <Modal class="confirm" labelledBy="confirm-title" onCancel={props.onCancel}>
       <h2 id="confirm-title">{props.title}</h2>
       <div class="confirm-body">{props.children}</div>
       <div class="actions">
@@ -106,6 +131,6 @@ export function Confirm(props: {
           {props.busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,9 +1,9 @@
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { useLiveData, type LiveEvent } from '../kit/live';
 import { onLink } from '../kit/router';
-import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
+import { Banner, Confirm, Empty, Modal, Spinner } from '../kit/ui';
 import { IdLabel } from '../kit/recipient';
 import './labels.css';
 import { useCanChange } from '../kit/session';
@@ -88,21 +88,10 @@ function EditDialog(props: {
   onSave: (change: { name: string; color: number }) => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [name, setName] = useState(props.label.name);
   const [color, setColor] = useState(props.label.color);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      class="confirm label-dialog"
-      aria-labelledby="label-edit-title"
-      onCancel={props.onCancel}
-    >
+    <Modal class="confirm label-dialog" labelledBy="label-edit-title" onCancel={props.onCancel}>
       <h2 id="label-edit-title">
         Edit the label <bdi>{props.label.name}</bdi>
       </h2>
@@ -130,7 +119,7 @@ function EditDialog(props: {
           </button>
         </div>
       </form>
-    </dialog>
+    </Modal>
   );
 }
 
