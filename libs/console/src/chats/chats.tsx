@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Message } from '../kit/api';
+import { useSubmit } from '../kit/form';
 import { ago, exact, idKind, phone } from '../kit/format';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../kit/live';
 import { navigate, query } from '../kit/router';
@@ -72,23 +73,14 @@ function Bubble(props: {
 
 /** Marks every unread message of the chat read: the contact sees the read receipts. */
 function MarkReadButton(props: { deviceId: string; chat: Chat; onRead: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const mark = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api(`${chatPath(props.deviceId, props.chat.id)}/read`, { method: 'POST' });
-      props.onRead();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const mark = useSubmit(async () => {
+    await api(`${chatPath(props.deviceId, props.chat.id)}/read`, { method: 'POST' });
+    props.onRead();
+  });
+  const { busy, error } = mark;
   return (
     <>
-      <button type="button" class="secondary small-button" disabled={busy} onClick={() => void mark()}>
+      <button type="button" class="secondary small-button" disabled={busy} onClick={() => void mark.run()}>
         {busy ? 'Marking…' : 'Mark read'}
       </button>
       {error && <Banner kind="error">Could not mark the chat read: {error}</Banner>}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type WorkspaceUser } from '../kit/api';
+import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
@@ -21,27 +22,16 @@ function AddUser(props: { base: string; onAdded: (u: WorkspaceUser) => void }) {
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('agent');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const r = await api<{ user?: WorkspaceUser }>(`${props.base}/users`, {
-        json: { user: user.trim(), password, role },
-      });
-      props.onAdded(r.user ?? { user: user.trim(), role, createdAt: new Date().toISOString() });
-      setUser('');
-      setPassword('');
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    const r = await api<{ user?: WorkspaceUser }>(`${props.base}/users`, {
+      json: { user: user.trim(), password, role },
+    });
+    props.onAdded(r.user ?? { user: user.trim(), role, createdAt: new Date().toISOString() });
+    setUser('');
+    setPassword('');
+  });
   return (
-    <form onSubmit={submit} aria-label="Add a user" class="user-form">
+    <form onSubmit={onSubmit} aria-label="Add a user" class="user-form">
       <h3>Add a user</h3>
       <div class="user-fields">
         <div>
@@ -113,25 +103,15 @@ function ResetPassword(props: {
   onDone: (text?: string) => void;
 }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api(`${props.base}/users/${encodeURIComponent(props.user)}`, {
-        method: 'PATCH',
-        json: { password },
-      });
-      props.onDone(`The password of “${props.user}” is changed.`);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    await api(`${props.base}/users/${encodeURIComponent(props.user)}`, {
+      method: 'PATCH',
+      json: { password },
+    });
+    props.onDone(`The password of “${props.user}” is changed.`);
+  });
   return (
-    <form onSubmit={submit} aria-label={`New password for ${props.user}`} class="user-form">
+    <form onSubmit={onSubmit} aria-label={`New password for ${props.user}`} class="user-form">
       <h3>
         New password for <bdi>{props.user}</bdi>
       </h3>
@@ -147,15 +127,13 @@ function ResetPassword(props: {
         value={password}
         onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy || password.length < PASSWORD_MIN}>
-          {busy ? 'Saving…' : 'Save password'}
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => props.onDone()}>
-          Cancel
-        </button>
-      </div>
-      {error && <Banner kind="error">{error}</Banner>}
+      <FormActions
+        label="Save password"
+        busy={busy}
+        disabled={password.length < PASSWORD_MIN}
+        onCancel={() => props.onDone()}
+        error={error}
+      />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Device, type Pool, type PoolDeviceState } from '../kit/api';
+import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
@@ -33,8 +34,6 @@ function PoolForm(props: {
   const [name, setName] = useState(props.pool?.name ?? '');
   const [ticked, setTicked] = useState<string[]>(props.pool?.devices ?? []);
   const [other, setOther] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
   const choices = [
     ...new Set([...props.known.map((d) => d.deviceId), ...(props.pool?.devices ?? [])]),
   ].sort();
@@ -42,34 +41,25 @@ function PoolForm(props: {
   const toggle = (d: string) => setTicked((t) => (t.includes(d) ? t.filter((x) => x !== d) : [...t, d]));
   const prefix = editing ? `pool-edit` : 'pool-new';
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, onSubmit } = useSubmit(async () => {
     const devices = [...new Set([...ticked, ...typedIds(other)])];
-    try {
-      const r = editing
-        ? await api<{ pool: Pool }>(`/pools/${encodeURIComponent(props.pool!.id)}`, {
-            method: 'PATCH',
-            json: { name: name.trim(), devices },
-          })
-        : await api<{ pool: Pool }>('/pools', { json: { id: id.trim(), name: name.trim(), devices } });
-      setOther('');
-      if (!editing) {
-        setId('');
-        setName('');
-        setTicked([]);
-      }
-      props.onSaved(r.pool);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
+    const r = editing
+      ? await api<{ pool: Pool }>(`/pools/${encodeURIComponent(props.pool!.id)}`, {
+          method: 'PATCH',
+          json: { name: name.trim(), devices },
+        })
+      : await api<{ pool: Pool }>('/pools', { json: { id: id.trim(), name: name.trim(), devices } });
+    setOther('');
+    if (!editing) {
+      setId('');
+      setName('');
+      setTicked([]);
     }
-  };
+    props.onSaved(r.pool);
+  });
 
   return (
-    <form onSubmit={submit} aria-label={editing ? `Edit pool ${props.pool!.id}` : 'New pool'}>
+    <form onSubmit={onSubmit} aria-label={editing ? `Edit pool ${props.pool!.id}` : 'New pool'}>
       <div class="pool-fields">
         <div>
           <label for={`${prefix}-id`}>Pool id</label>
@@ -118,17 +108,13 @@ function PoolForm(props: {
         value={other}
         onInput={(e) => setOther((e.target as HTMLInputElement).value)}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy || name.trim() === '' || id.trim() === ''}>
-          {busy ? 'Saving…' : editing ? 'Save pool' : 'Create pool'}
-        </button>
-        {props.onCancel && (
-          <button type="button" class="secondary" disabled={busy} onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-      {error && <Banner kind="error">{error}</Banner>}
+      <FormActions
+        label={editing ? 'Save pool' : 'Create pool'}
+        busy={busy}
+        disabled={name.trim() === '' || id.trim() === ''}
+        onCancel={props.onCancel}
+        error={error}
+      />
     </form>
   );
 }

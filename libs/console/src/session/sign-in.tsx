@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, api, type Session } from '../kit/api';
+import { useSubmit } from '../kit/form';
 import { Banner } from '../kit/ui';
 import '../workspaces/workspaces.css';
 
@@ -11,37 +12,28 @@ import '../workspaces/workspaces.css';
 export function SignIn(props: { notice?: string; onSignedIn: (s: Session) => void }) {
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    const name = user.trim();
-    try {
+  const name = user.trim();
+  const { busy, error, onSubmit } = useSubmit(
+    async () => {
       const session = await api<Session>('/session', {
         json: name ? { user: name, password } : { password },
       });
       setPassword('');
       props.onSignedIn(session);
-    } catch (err) {
-      const failure = err as ApiFailure;
-      setError(
-        failure.status === 401
+    },
+    {
+      failure: (err) =>
+        (err as ApiFailure).status === 401
           ? name
             ? 'That user name or password is not right.'
             : 'That password is not right.'
-          : failure.message,
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
+          : err.message,
+    },
+  );
 
   return (
     <main class="sign-in">
-      <form class="card sign-in-card" onSubmit={submit}>
+      <form class="card sign-in-card" onSubmit={onSubmit}>
         <div class="brand brand-large">
           <span class="logo" aria-hidden="true">
             MG

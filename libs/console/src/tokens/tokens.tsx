@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type Token } from '../kit/api';
+import { useSubmit } from '../kit/form';
 import { ago, exact, shortDate } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
@@ -59,8 +60,6 @@ export function TokensPage() {
   const [pools, setPools] = useState<Pool[]>([]);
   const [poolId, setPoolId] = useState('');
   const [expiresIn, setExpiresIn] = useState('');
-  const [creating, setCreating] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
   const [created, setCreated] = useState<{ token: Token; value: string } | undefined>(undefined);
   const [revoking, setRevoking] = useState<Token | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -83,30 +82,21 @@ export function TokensPage() {
       .catch(() => undefined);
   }, []);
 
-  const create = async (e: Event) => {
-    e.preventDefault();
-    setCreating(true);
-    setError(undefined);
+  const form = useSubmit(async () => {
     setNotice(undefined);
-    try {
-      const res = await api<{ token: Token; value: string }>('/tokens', {
-        json: {
-          name: name.trim(),
-          ...(linkTo === 'pool' ? { poolId } : { deviceId: deviceId.trim() }),
-          expiresIn,
-        },
-      });
-      setCreated(res);
-      setName('');
-      setDeviceId('');
-      setPoolId('');
-      void tokens.refresh();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setCreating(false);
-    }
-  };
+    const res = await api<{ token: Token; value: string }>('/tokens', {
+      json: {
+        name: name.trim(),
+        ...(linkTo === 'pool' ? { poolId } : { deviceId: deviceId.trim() }),
+        expiresIn,
+      },
+    });
+    setCreated(res);
+    setName('');
+    setDeviceId('');
+    setPoolId('');
+    void tokens.refresh();
+  });
 
   const revoke = async () => {
     if (!revoking) return;
@@ -118,7 +108,7 @@ export function TokensPage() {
       if (created?.token.id === revoking.id) setCreated(undefined);
       void tokens.refresh();
     } catch (err) {
-      setError(`Could not revoke “${revoking.name}”: ${(err as Error).message}`);
+      form.setError(`Could not revoke “${revoking.name}”: ${(err as Error).message}`);
     } finally {
       setBusy(false);
       setRevoking(undefined);
@@ -145,7 +135,7 @@ export function TokensPage() {
               ? 'without either it acts on the default device.'
               : 'without either it is a workspace token: it acts on any device of the workspace, named in its path (/api/messenger/v1/devices/<id>/…).'}
           </p>
-          <form class="form-grid" onSubmit={create}>
+          <form class="form-grid" onSubmit={form.onSubmit}>
             <div>
               <label for="token-name">Name</label>
               <input
@@ -219,13 +209,13 @@ export function TokensPage() {
               <button
                 type="submit"
                 class="primary"
-                disabled={creating || name.trim() === '' || (linkTo === 'pool' && poolId === '')}
+                disabled={form.busy || name.trim() === '' || (linkTo === 'pool' && poolId === '')}
               >
-                {creating ? 'Creating…' : 'Create token'}
+                {form.busy ? 'Creating…' : 'Create token'}
               </button>
             </div>
           </form>
-          {error && <Banner kind="error">{error}</Banner>}
+          {form.error && <Banner kind="error">{form.error}</Banner>}
           {created && (
             <NewToken token={created.token} value={created.value} onDone={() => setCreated(undefined)} />
           )}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type QuotaName, type Usage, type UsageDay, type Workspace } from '../kit/api';
+import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
@@ -28,43 +29,39 @@ function WorkspaceForm(props: {
   const [name, setName] = useState(props.workspace?.name ?? '');
   const [quotas, setQuotas] = useState(props.workspace ? quotaText(props.workspace.quotas) : EMPTY_QUOTAS);
   const [invalid, setInvalid] = useState<QuotaName[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const typed = () => quotasOf(quotas, editing ? 'null' : 'absent');
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const typed = quotasOf(quotas, editing ? 'null' : 'absent');
-    setInvalid(typed.invalid);
-    if (typed.invalid.length > 0) {
-      setError('A quota is a whole number of 0 or more (media: MB), or empty for no limit.');
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
+  const check = () => {
+    const bad = typed().invalid;
+    setInvalid(bad);
+    return bad.length > 0
+      ? 'A quota is a whole number of 0 or more (media: MB), or empty for no limit.'
+      : undefined;
+  };
+  const { busy, error, onSubmit } = useSubmit(
+    async () => {
+      const json = { name: name.trim(), quotas: typed().quotas };
       const r = editing
         ? await api<{ workspace: Workspace }>(`/workspaces/${encodeURIComponent(props.workspace!.id)}`, {
             method: 'PATCH',
-            json: { name: name.trim(), quotas: typed.quotas },
+            json,
           })
-        : await api<{ workspace: Workspace }>('/workspaces', {
-            json: { id: id.trim(), name: name.trim(), quotas: typed.quotas },
-          });
+        : await api<{ workspace: Workspace }>('/workspaces', { json: { id: id.trim(), ...json } });
       if (!editing) {
         setId('');
         setName('');
         setQuotas(EMPTY_QUOTAS);
       }
       props.onSaved(r.workspace);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    { check },
+  );
 
   return (
-    <form onSubmit={submit} aria-label={editing ? `Edit workspace ${props.workspace!.id}` : 'New workspace'}>
+    <form
+      onSubmit={onSubmit}
+      aria-label={editing ? `Edit workspace ${props.workspace!.id}` : 'New workspace'}
+    >
       <div class="ws-fields">
         <div>
           <label for={`${prefix}-id`}>Workspace id</label>
@@ -103,17 +100,13 @@ function WorkspaceForm(props: {
         invalid={invalid}
         onChange={(q, v) => setQuotas((was) => ({ ...was, [q]: v }))}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy || name.trim() === '' || id.trim() === ''}>
-          {busy ? 'Saving…' : editing ? 'Save workspace' : 'Create workspace'}
-        </button>
-        {props.onCancel && (
-          <button type="button" class="secondary" disabled={busy} onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-      {error && <Banner kind="error">{error}</Banner>}
+      <FormActions
+        label={editing ? 'Save workspace' : 'Create workspace'}
+        busy={busy}
+        disabled={name.trim() === '' || id.trim() === ''}
+        onCancel={props.onCancel}
+        error={error}
+      />
     </form>
   );
 }
