@@ -3,6 +3,7 @@ import { api, ApiFailure } from '../kit/api';
 import { phone } from '../kit/format';
 import { Banner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
@@ -238,17 +239,7 @@ export function BlocklistSection(props: { deviceId: string }) {
           </p>
         ) : (
           <table class="table responsive blocklist-table" data-testid="blocklist">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">LID</th>
-                {can && (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead columns={['Number', 'LID']} actions={can} scope />
             <tbody>
               {contacts.map((c) => (
                 <tr key={c.lid ?? c.phone}>

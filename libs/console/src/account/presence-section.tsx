@@ -5,6 +5,7 @@ import { useEventStream, type LiveEvent } from '../kit/live';
 import { Banner } from '../kit/ui';
 import { useAction } from './account-section';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 /** A contact's identity as events and the API name it. */
 interface Contact {
@@ -236,14 +237,7 @@ export function PresenceSection(props: { deviceId: string }) {
       ) : (
         <div class="table-scroll" tabIndex={0} role="region" aria-label="Watched contacts">
           <table class="table" data-testid="presence">
-            <thead>
-              <tr>
-                <th>Contact</th>
-                <th>Presence</th>
-                <th>Last seen</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Contact', 'Presence', 'Last seen', 'Updated']} />
             <tbody>
               {rows.map((r) => {
                 const u = 'presence' in r ? r : undefined;

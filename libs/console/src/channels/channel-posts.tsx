@@ -1,5 +1,6 @@
 import type { Dispatch, StateUpdater } from 'preact/hooks';
 import { ago, exact } from '../kit/format';
+import { TableHead } from '../kit/table';
 
 /** A post of GET /channels/:id/posts: its counts as WhatsApp keeps them, the gateway's id if it sent it. */
 export interface PostStats {
@@ -30,19 +31,7 @@ export function PostTable(props: {
   const { texts, owner, busy, editPost, setEditPost } = props;
   return (
     <table class="table responsive post-table" data-testid="channel-posts">
-      <thead>
-        <tr>
-          <th scope="col">Post</th>
-          <th scope="col">Posted</th>
-          <th scope="col" class="num">
-            Views
-          </th>
-          <th scope="col">Reactions</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={['Post', 'Posted', { label: 'Views', class: 'num' }, 'Reactions']} actions scope />
       <tbody>
         {props.posts.map((p) => (
           <tr key={p.serverId} data-testid={`post-${p.serverId}`}>

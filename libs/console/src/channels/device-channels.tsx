@@ -5,6 +5,7 @@ import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
 import { ChannelPanel, type Channel } from './channel-panel';
 import './channels.css';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 /** A row of GET /channels: a channel the device created or followed through the gateway. */
 interface ChannelEntry {
@@ -140,19 +141,11 @@ export function ChannelsPage(props: { deviceId: string }) {
           </Empty>
         ) : (
           <table class="table responsive channel-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="num">
-                  Followers
-                </th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['Name', 'Role', { label: 'Followers', class: 'num' }, 'Since']}
+              actions
+              scope
+            />
             <tbody>
               {list.map((c) => {
                 const d = details[c.id];

@@ -4,6 +4,7 @@ import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { TableHead } from '../kit/table';
 
 const POLL_MS = 30_000;
 /** The API's rules (the store's CONSOLE_USER_PATTERN and CONSOLE_PASSWORD_LIMITS): the form says them first. */
@@ -207,18 +208,7 @@ export function UsersSection(props: { workspaceId: string }) {
         <Empty>No users yet{can ? ': add the first below' : ''}.</Empty>
       ) : (
         <table class="table responsive users-table">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Role</th>
-              <th>Added</th>
-              {can && (
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TableHead columns={['User', 'Role', 'Added']} actions={can} />
           <tbody>
             {list.map((u) => {
               const self = u.user === who.session.user;

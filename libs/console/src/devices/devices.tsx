@@ -8,6 +8,7 @@ import { STEP_WORDS, reasonWords } from '../connection/passkey-steps';
 import { onLink, query } from '../kit/router';
 import { useWho } from '../kit/session';
 import './devices.css';
+import { TableHead } from '../kit/table';
 
 /**
  * The list is reloaded when the event stream says a device changed (its status, a message sent or
@@ -266,21 +267,17 @@ export function DevicesPage() {
           </Empty>
         ) : (
           <table class="table responsive devices-table">
-            <thead>
-              <tr>
-                <th>Device</th>
-                <th>Status</th>
-                <th class="num" title={WAITING_TITLE}>
-                  {WAITING}
-                </th>
-                <th>Sent today</th>
-                <th>Health</th>
-                <th>Updated</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Device',
+                'Status',
+                { label: WAITING, class: 'num', title: WAITING_TITLE },
+                'Sent today',
+                'Health',
+                'Updated',
+              ]}
+              actions
+            />
             <tbody>
               {list.map((d) => (
                 <DeviceRow

@@ -18,6 +18,7 @@ import {
 } from './group-members';
 import './groups.css';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 /**
  * A device's groups (`/dashboard/devices/<id>/groups`, docs/groups.md): the account's groups, one
@@ -128,18 +129,7 @@ function GroupList(props: { groups: GroupSummary[]; onOpen: (id: string) => void
   const sorted = [...props.groups].sort((a, b) => a.subject.localeCompare(b.subject));
   return (
     <table class="table responsive groups-table" data-testid="groups">
-      <thead>
-        <tr>
-          <th scope="col">Subject</th>
-          <th scope="col" class="num">
-            Members
-          </th>
-          <th scope="col">This account</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={['Subject', { label: 'Members', class: 'num' }, 'This account']} actions scope />
       <tbody>
         {sorted.map((g) => (
           <tr key={g.id} data-testid={`group-${g.id}`}>

@@ -3,6 +3,7 @@ import { api, ApiFailure } from '../kit/api';
 import { phone as plus } from '../kit/format';
 import { Banner, Confirm } from '../kit/ui';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 /** GET /groups's entries (docs/groups.md). */
 export interface GroupSummary {
@@ -184,17 +185,7 @@ export function MembersSection(props: {
         </p>
       )}
       <table class="table responsive group-members" data-testid="group-members">
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">Role</th>
-            {manage && (
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <TableHead columns={['Member', 'Role']} actions={manage} scope />
         <tbody>
           {members.map((m) => {
             const name = memberName(m.contact);

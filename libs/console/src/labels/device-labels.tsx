@@ -7,6 +7,7 @@ import { Banner, Confirm, Empty, Modal, Spinner } from '../kit/ui';
 import { IdLabel } from '../kit/recipient';
 import './labels.css';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 /** A label of the admin API's GET /devices/:deviceId/labels (the public GET /labels's). */
 export interface Label {
@@ -241,18 +242,7 @@ export function LabelsPage(props: { deviceId: string }) {
         )
       ) : (
         <table class="table responsive labels-table">
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Colour</th>
-              <th scope="col" class="num">
-                Chats
-              </th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Label', 'Colour', { label: 'Chats', class: 'num' }]} actions scope />
           <tbody>
             {list.map((l) => (
               <Fragment key={l.id}>

@@ -6,6 +6,7 @@ import { Banner, Empty, Spinner, StatusBadge } from '../kit/ui';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../kit/live';
 import { MessageContent } from './message-content';
 import { Recipient } from '../kit/recipient';
+import { TableHead } from '../kit/table';
 
 /** The events that change what this page lists: its messages and its batches. */
 const affectsMessages = (e: LiveEvent) =>
@@ -290,18 +291,18 @@ export function MessagesPage() {
           // Wider than its card only in a narrow window: then it scrolls, and a keyboard reaches it.
           <div class="table-scroll" tabIndex={0} role="region" aria-label="Recent messages">
             <table class="table responsive">
-              <thead>
-                <tr>
-                  <th>Direction</th>
-                  <th>To / from</th>
-                  <th>Status</th>
-                  <th>Kind</th>
-                  <th>Content</th>
-                  <th>Accepted / received</th>
-                  <th>Last change</th>
-                  <th>ID</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Direction',
+                  'To / from',
+                  'Status',
+                  'Kind',
+                  'Content',
+                  'Accepted / received',
+                  'Last change',
+                  'ID',
+                ]}
+              />
               <tbody>
                 {messages.map((m) => (
                   <MessageRow key={m.messageId} m={m} />

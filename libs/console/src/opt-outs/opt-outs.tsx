@@ -3,6 +3,7 @@ import { api } from '../kit/api';
 import { exact, phone as plus } from '../kit/format';
 import { Banner, Empty, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 interface OptOutEntry {
   phone: string;
@@ -153,17 +154,7 @@ export function OptOutsSection(props: { deviceId: string }) {
             {page.total} suppressed {page.total === 1 ? 'number' : 'numbers'}
           </p>
           <table class="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Since</th>
-                {can && (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead columns={['Number', 'Since']} actions={can} scope />
             <tbody>
               {page.numbers.map((n) => (
                 <tr key={n.phone} data-testid={`opt-out-${n.phone}`}>

@@ -4,6 +4,7 @@ import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
+import { TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
 const POLL_MS = 5000;
@@ -224,18 +225,7 @@ export function PoolsPage() {
           <Empty>{can ? 'No pools yet. Create one above.' : 'No pools yet.'}</Empty>
         ) : (
           <table class="table responsive">
-            <thead>
-              <tr>
-                <th>Pool</th>
-                <th>Devices</th>
-                <th>Updated</th>
-                {can && (
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead columns={['Pool', 'Devices', 'Updated']} actions={can} />
             <tbody>
               {list.map((p) => (
                 <tr key={p.id} data-testid={`pool-${p.id}`}>

@@ -5,6 +5,7 @@ import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui
 import { StatusForm } from './status-form';
 import './statuses.css';
 import { useCanChange } from '../kit/session';
+import { TableHead } from '../kit/table';
 
 interface Identity {
   phone?: string;
@@ -116,19 +117,7 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
         </Empty>
       ) : (
         <table class="table responsive status-table">
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col">State</th>
-              <th scope="col">When</th>
-              <th scope="col">Viewers</th>
-              {can && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TableHead columns={['Status', 'State', 'When', 'Viewers']} actions={can} scope />
           <tbody>
             {statuses.map((s) => (
               <tr key={s.messageId} data-testid={`status-row-${s.messageId}`}>

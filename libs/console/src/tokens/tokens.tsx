@@ -5,6 +5,7 @@ import { ago, exact, shortDate } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
 import './tokens.css';
+import { TableHead } from '../kit/table';
 
 const EXPIRY = [
   { value: '', label: 'Never' },
@@ -325,22 +326,10 @@ function TokenList(props: {
             </p>
           )}
           <table class="table responsive tokens-table">
-            <thead>
-              <tr>
-                <th>Kind</th>
-                <th>Id</th>
-                <th>Name</th>
-                <th>Device or pool</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Expires</th>
-                {props.onRevoke && (
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead
+              columns={['Kind', 'Id', 'Name', 'Device or pool', 'Created', 'Last used', 'Expires']}
+              actions={!!props.onRevoke}
+            />
             <tbody>
               {shown.map((t) => (
                 <TokenRow key={t.id} token={t} {...(props.onRevoke ? { onRevoke: props.onRevoke } : {})} />

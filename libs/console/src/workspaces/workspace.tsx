@@ -9,6 +9,7 @@ import { UsersSection } from '../console/workspace-users';
 import { QUOTAS, limitText } from './workspace-quotas';
 import { utcToday } from './workspaces';
 import './workspaces.css';
+import { TableHead } from '../kit/table';
 
 const POLL_MS = 15_000;
 
@@ -30,17 +31,10 @@ function QuotasSection(props: { workspace: Workspace; devices?: Device[]; today?
       </p>
       {/* Three short columns: a plain table at every width (a phone's cards would spread each row out). */}
       <table class="table quotas-table">
-        <thead>
-          <tr>
-            <th scope="col">Quota</th>
-            <th scope="col" class="num">
-              Used
-            </th>
-            <th scope="col" class="num">
-              Limit
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={['Quota', { label: 'Used', class: 'num' }, { label: 'Limit', class: 'num' }]}
+          scope
+        />
         <tbody>
           {QUOTAS.map((q) => (
             <tr key={q.name} data-testid={`quota-${q.name}`}>

@@ -6,6 +6,7 @@ import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
+import { TableHead } from '../kit/table';
 
 /** Workspaces change rarely; their usage of today a little more. */
 const POLL_MS = 15_000;
@@ -230,18 +231,10 @@ export function WorkspacesPage() {
           <Empty>No workspaces yet. Create one above.</Empty>
         ) : (
           <table class="table responsive workspaces-table">
-            <thead>
-              <tr>
-                <th>Workspace</th>
-                <th>Status</th>
-                <th class="num">Devices</th>
-                <th>Today (UTC)</th>
-                <th>Updated</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['Workspace', 'Status', { label: 'Devices', class: 'num' }, 'Today (UTC)', 'Updated']}
+              actions
+            />
             <tbody>
               {rows.map((w) => (
                 <tr key={w.id} data-testid={`workspace-${w.id}`}>
