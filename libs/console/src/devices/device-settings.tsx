@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, type PolicyAnswer, type PolicyOverrides, type Webhook } from '../kit/api';
+import { ShownOnce } from '../kit/copy';
 import { WEBHOOK_EVENTS } from '../kit/events';
 import { exact } from '../kit/format';
 import { Banner, Confirm, Spinner } from '../kit/ui';
@@ -18,30 +19,10 @@ type Notice = { kind: 'error' | 'success'; text: string } | undefined;
  * once, gone on a reload or when "Done" is pressed (GET /webhook never returns it).
  */
 function NewSecret(props: { secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(props.secret);
-      setCopied(true);
-    } catch {
-      const el = document.querySelector('[data-testid="new-webhook-secret"]');
-      if (el) window.getSelection()?.selectAllChildren(el);
-    }
-  };
   return (
-    <div class="new-token" role="status">
-      <h3>Signing secret</h3>
-      <p>Copy it now: it is shown only this once. Deliveries are signed with it (Standard Webhooks).</p>
-      <div class="secret-row">
-        <code data-testid="new-webhook-secret">{props.secret}</code>
-        <button type="button" class="secondary" onClick={() => void copy()}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <button type="button" class="link" onClick={props.onDone}>
-        Done, hide it
-      </button>
-    </div>
+    <ShownOnce title="Signing secret" value={props.secret} testId="new-webhook-secret" onDone={props.onDone}>
+      Copy it now: it is shown only this once. Deliveries are signed with it (Standard Webhooks).
+    </ShownOnce>
   );
 }
 

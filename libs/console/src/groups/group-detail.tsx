@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
+import { CopyRowOf, useCopy } from '../kit/copy';
 import { LiveIndicator, useLiveData } from '../kit/live';
 import { Banner, Confirm, Spinner } from '../kit/ui';
 import {
@@ -262,7 +263,7 @@ function InfoSection(props: {
 function InviteSection(props: { path: string; group: GroupDetail }) {
   const can = useCanChange();
   const [invite, setInvite] = useState<Invite | undefined>(undefined);
-  const [copied, setCopied] = useState(false);
+  const { copied, setCopied, copy } = useCopy();
   const [revoking, setRevoking] = useState(false);
   const { busy, notice, act } = useAction();
   if (!props.group.isAdmin) {
@@ -289,27 +290,18 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
       setRevoking(false);
       return 'A new link replaces the old one, which no longer works.';
     }, 'Could not revoke the link').then(() => setRevoking(false));
-  const copy = async () => {
-    if (!invite) return;
-    try {
-      await navigator.clipboard.writeText(invite.link);
-      setCopied(true);
-    } catch {
-      const el = document.querySelector('[data-testid="invite-link"]');
-      if (el) window.getSelection()?.selectAllChildren(el);
-    }
-  };
   return (
     <section class="card" aria-labelledby="group-invite-title">
       <h2 id="group-invite-title">Invite link</h2>
       <p class="muted">Anyone with the link can join the group. Revoking it makes a new one.</p>
       {invite ? (
-        <div class="secret-row">
-          <code data-testid="invite-link">{invite.link}</code>
-          <button type="button" class="secondary" onClick={() => void copy()}>
-            {copied ? 'Copied' : 'Copy link'}
-          </button>
-        </div>
+        <CopyRowOf
+          value={invite.link}
+          testId="invite-link"
+          label="Copy link"
+          copied={copied}
+          onCopy={() => void copy(invite.link, 'invite-link')}
+        />
       ) : null}
       <div class="actions">
         {!invite && (

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Pool, type Token } from '../kit/api';
+import { ShownOnce } from '../kit/copy';
 import { useSubmit } from '../kit/form';
 import { ago, exact, shortDate } from '../kit/format';
 import { useWho } from '../kit/session';
@@ -20,31 +21,15 @@ const EXPIRY = [
  * the URL or the browser's storage, and gone when the page is left or "Done" is pressed.
  */
 function NewToken(props: { token: Token; value: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(props.value);
-      setCopied(true);
-    } catch {
-      // Clipboard refused (no permission, plain HTTP): select the text so Ctrl-C works.
-      const el = document.querySelector('[data-testid="new-token-value"]');
-      if (el) window.getSelection()?.selectAllChildren(el);
-    }
-  };
   return (
-    <div class="new-token" role="status">
-      <h3>Token “{props.token.name}” created</h3>
-      <p>Copy it now: it is shown only this once. The gateway keeps only its hash.</p>
-      <div class="secret-row">
-        <code data-testid="new-token-value">{props.value}</code>
-        <button type="button" class="secondary" onClick={() => void copy()}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <button type="button" class="link" onClick={props.onDone}>
-        Done, hide it
-      </button>
-    </div>
+    <ShownOnce
+      title={<>Token “{props.token.name}” created</>}
+      value={props.value}
+      testId="new-token-value"
+      onDone={props.onDone}
+    >
+      Copy it now: it is shown only this once. The gateway keeps only its hash.
+    </ShownOnce>
   );
 }
 
