@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
 import { phone } from '../kit/format';
 import { Banner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { TableHead } from '../kit/table';
-
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 interface Profile {
   phone: string;
@@ -20,24 +19,6 @@ interface Contact {
 
 const NOT_CONNECTED =
   'The device is not connected: its profile is read and changed through its WhatsApp connection.';
-
-/** One change through the API: busy meanwhile, its outcome (or the API's message) as the notice. */
-export function useAction() {
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
-  const act = async (change: () => Promise<string>, failure: string) => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
-      setNotice({ kind: 'success', text: await change() });
-    } catch (err) {
-      setNotice({ kind: 'error', text: failure + (err as Error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, notice, act };
-}
 
 /** A file's bytes as base64 (the photo goes to the API as JSON, as a client would send it). */
 function base64Of(file: File): Promise<string> {

@@ -3,7 +3,7 @@ import { api } from '../kit/api';
 import { ago, exact, phone } from '../kit/format';
 import { useEventStream, type LiveEvent } from '../kit/live';
 import { Banner } from '../kit/ui';
-import { useAction } from './account-section';
+import { useAction } from '../kit/action';
 import { useCanChange } from '../kit/session';
 import { TableHead } from '../kit/table';
 

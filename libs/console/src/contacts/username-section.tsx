@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { phone } from '../kit/format';
 import { Banner } from '../kit/ui';
-import { useAction } from '../account/account-section';
+import { useAction } from '../kit/action';
 
 /** POST …/contacts/username's `data` (docs/usernames.md). */
 interface UsernameResolution {

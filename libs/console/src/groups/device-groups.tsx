@@ -11,7 +11,7 @@ import {
   failureText,
   groupsPath,
   parseNumbers,
-  useAction,
+  useGroupAction,
   type GroupDetail,
   type GroupSummary,
   type ParticipantOutcome,
@@ -170,7 +170,7 @@ function CreateSection(props: { deviceId: string; onCreated: (id: string) => voi
   const [subject, setSubject] = useState('');
   const [numbers, setNumbers] = useState('');
   const [outcomes, setOutcomes] = useState<ParticipantOutcome[]>([]);
-  const { busy, notice, act } = useAction();
+  const { busy, notice, act } = useGroupAction();
   const participants = parseNumbers(numbers);
   const create = (e: Event) => {
     e.preventDefault();
@@ -230,7 +230,7 @@ function CreateSection(props: { deviceId: string; onCreated: (id: string) => voi
 /** Joining a group with its invite link (or the code at its end). */
 function JoinSection(props: { deviceId: string; onJoined: (id: string) => void }) {
   const [code, setCode] = useState('');
-  const { busy, notice, act } = useAction();
+  const { busy, notice, act } = useGroupAction();
   const join = (e: Event) => {
     e.preventDefault();
     void act(async () => {

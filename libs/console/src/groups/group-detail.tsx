@@ -9,7 +9,7 @@ import {
   GROUP_EVENTS,
   failureText,
   groupsPath,
-  useAction,
+  useGroupAction,
   type GroupDetail,
 } from './group-members';
 import { useCanChange } from '../kit/session';
@@ -100,7 +100,7 @@ function InfoSection(props: {
   const [announce, setAnnounce] = useState(group.announce);
   const [locked, setLocked] = useState(group.locked);
   const [leaving, setLeaving] = useState(false);
-  const { busy, notice, setNotice, act } = useAction();
+  const { busy, notice, setNotice, act } = useGroupAction();
   // The form follows the group when it changes (here or by a member), not on every read of it.
   useEffect(() => {
     setSubject(group.subject);
@@ -265,7 +265,7 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
   const [invite, setInvite] = useState<Invite | undefined>(undefined);
   const { copied, setCopied, copy } = useCopy();
   const [revoking, setRevoking] = useState(false);
-  const { busy, notice, act } = useAction();
+  const { busy, notice, act } = useGroupAction();
   if (!props.group.isAdmin) {
     return (
       <section class="card" aria-labelledby="group-invite-title">

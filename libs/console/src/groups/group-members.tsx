@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
 import { phone as plus } from '../kit/format';
 import { Banner, Confirm } from '../kit/ui';
@@ -31,8 +32,6 @@ export interface ParticipantOutcome {
   code?: string;
 }
 
-export type Notice = { kind: 'error' | 'success' | 'info'; text: string } | undefined;
-
 /** The events that say a group changed (the pages read it again). */
 export const GROUP_EVENTS = ['group.updated'] as const;
 
@@ -47,26 +46,8 @@ export function failureText(err: unknown): string {
   return err instanceof ApiFailure && err.status === 409 ? NOT_CONNECTED : (err as Error).message;
 }
 
-/** One change through the API: busy meanwhile, its outcome (or the API's message) as the notice. */
-export function useAction() {
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
-  const act = async (work: () => Promise<string | undefined>, failure: string): Promise<boolean> => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
-      const done = await work();
-      if (done) setNotice({ kind: 'success', text: done });
-      return true;
-    } catch (err) {
-      setNotice({ kind: 'error', text: `${failure}: ${failureText(err)}` });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, notice, setNotice, act };
-}
+/** The kit's useAction, its failures said as the group pages say them (failureText). */
+export const useGroupAction = () => useAction((failure, err) => `${failure}: ${failureText(err)}`);
 
 /**
  * Numbers as the API takes them, from what an operator pastes: one per line or separated by
@@ -139,7 +120,7 @@ export function MembersSection(props: {
   const can = useCanChange();
   const manage = group.isAdmin && can;
   const path = `${groupsPath(props.deviceId)}/${encodeURIComponent(group.id)}/participants`;
-  const { busy, notice, act } = useAction();
+  const { busy, notice, act } = useGroupAction();
   const [outcomes, setOutcomes] = useState<{ list: ParticipantOutcome[]; done: string }>({
     list: [],
     done: '',

@@ -1,10 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAction } from '../kit/action';
 import { api, ApiFailure, type DeviceProxy } from '../kit/api';
 import { exact } from '../kit/format';
 import { Banner, Confirm, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
-
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 /** What the API said of the change (`applied`), for the operator. */
 const APPLIED: Record<string, string> = {
@@ -24,9 +23,9 @@ export function ProxySection(props: { deviceId: string }) {
   const [proxy, setProxy] = useState<DeviceProxy | null | undefined>(undefined);
   const [loadError, setLoadError] = useState<string | undefined>(undefined);
   const [url, setUrl] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
   const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  const { busy, notice } = action;
 
   useEffect(() => {
     api<{ data: DeviceProxy }>(path)
@@ -37,19 +36,9 @@ export function ProxySection(props: { deviceId: string }) {
       });
   }, [path]);
 
-  /** One change through the API: busy meanwhile, its outcome (or the API's message) as the notice. */
-  const act = async (change: () => Promise<string>, failure: string) => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
-      setNotice({ kind: 'success', text: await change() });
-    } catch (err) {
-      setNotice({ kind: 'error', text: failure + (err as Error).message });
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
-  };
+  /** The kit's action; the confirmation (of a remove) closes whichever way it went. */
+  const act = (change: () => Promise<string>, failure: string) =>
+    action.act(change, failure).finally(() => setConfirming(false));
   const save = () =>
     act(async () => {
       const r = await api<{ data: DeviceProxy; applied: string }>(path, {
