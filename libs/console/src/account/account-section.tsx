@@ -4,7 +4,7 @@ import { api, ApiFailure } from '../kit/api';
 import { phone } from '../kit/format';
 import { Banner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 interface Profile {
   phone: string;
@@ -232,15 +232,14 @@ export function BlocklistSection(props: { deviceId: string }) {
                   </td>
                   {can && (
                     <td class="row-actions">
-                      <button
-                        type="button"
-                        class="secondary small-button"
+                      <RowButton
+                        kind="secondary"
                         disabled={busy}
-                        aria-label={`Unblock ${c.phone ? phone(c.phone) : c.lid}`}
+                        label={`Unblock ${c.phone ? phone(c.phone) : c.lid}`}
                         onClick={() => void unblock(c)}
                       >
                         Unblock
-                      </button>
+                      </RowButton>
                     </td>
                   )}
                 </tr>

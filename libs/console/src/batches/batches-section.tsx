@@ -3,6 +3,7 @@ import { api, type BatchState, type DeviceBatch, type DeviceBatchPage, type Held
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { RowButton } from '../kit/table';
 
 const POLL_MS = 5000;
 const PAGE = 10;
@@ -194,32 +195,17 @@ function BatchRow(props: { batch: ShownBatch; busy: boolean; onAction: (a: Actio
         {live && (
           <div class="batch-row-actions">
             {batch.state === 'active' ? (
-              <button
-                type="button"
-                class="secondary small-button"
-                disabled={busy}
-                onClick={() => onAction('pause')}
-              >
+              <RowButton kind="secondary" disabled={busy} onClick={() => onAction('pause')}>
                 Pause
-              </button>
+              </RowButton>
             ) : (
-              <button
-                type="button"
-                class="primary small-button"
-                disabled={busy}
-                onClick={() => onAction('resume')}
-              >
+              <RowButton kind="primary" disabled={busy} onClick={() => onAction('resume')}>
                 Resume
-              </button>
+              </RowButton>
             )}
-            <button
-              type="button"
-              class="danger-outline small-button"
-              disabled={busy}
-              onClick={() => onAction('cancel')}
-            >
+            <RowButton kind="danger-outline" disabled={busy} onClick={() => onAction('cancel')}>
               Cancel…
-            </button>
+            </RowButton>
           </div>
         )}
       </div>

@@ -1,6 +1,6 @@
 import type { Dispatch, StateUpdater } from 'preact/hooks';
 import { ago, exact } from '../kit/format';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** A post of GET /channels/:id/posts: its counts as WhatsApp keeps them, the gateway's id if it sent it. */
 export interface PostStats {
@@ -55,13 +55,9 @@ export function PostTable(props: {
                     >
                       Save
                     </button>
-                    <button
-                      type="button"
-                      class="secondary small-button"
-                      onClick={() => setEditPost(undefined)}
-                    >
+                    <RowButton kind="secondary" onClick={() => setEditPost(undefined)}>
                       Cancel
-                    </button>
+                    </RowButton>
                   </div>
                 </form>
               ) : (
@@ -86,23 +82,21 @@ export function PostTable(props: {
             <td class="row-actions">
               {owner && p.messageId && !editPost && (
                 <>
-                  <button
-                    type="button"
-                    class="secondary small-button"
-                    aria-label="Edit post"
+                  <RowButton
+                    kind="secondary"
+                    label="Edit post"
                     onClick={() => setEditPost({ messageId: p.messageId!, text: texts[p.messageId!] ?? '' })}
                   >
                     Edit
-                  </button>
-                  <button
-                    type="button"
-                    class="danger-outline small-button"
-                    aria-label="Delete post"
+                  </RowButton>
+                  <RowButton
+                    kind="danger-outline"
                     disabled={busy}
+                    label="Delete post"
                     onClick={() => props.onDelete(p)}
                   >
                     Delete
-                  </button>
+                  </RowButton>
                 </>
               )}
             </td>

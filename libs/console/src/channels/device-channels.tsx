@@ -5,7 +5,7 @@ import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
 import { ChannelPanel, type Channel } from './channel-panel';
 import './channels.css';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** A row of GET /channels: a channel the device created or followed through the gateway. */
 interface ChannelEntry {
@@ -177,15 +177,14 @@ export function ChannelsPage(props: { deviceId: string }) {
                         {open === c.id ? 'Close' : 'Open'}
                       </button>
                       {can && c.role === 'follower' && (
-                        <button
-                          type="button"
-                          class="danger-outline small-button"
+                        <RowButton
+                          kind="danger-outline"
                           disabled={busy}
-                          aria-label={`Unfollow ${c.name}`}
+                          label={`Unfollow ${c.name}`}
                           onClick={() => setLeaving(c)}
                         >
                           Unfollow
-                        </button>
+                        </RowButton>
                       )}
                     </td>
                   </tr>

@@ -4,6 +4,7 @@ import { api } from '../kit/api';
 import { Banner } from '../kit/ui';
 import { mutedFor, type Chat } from './chat-row';
 import { Swatch, type Label } from '../labels/device-labels';
+import { RowButton } from '../kit/table';
 
 /** The admin API's path of a chat of the device. */
 export const chatPath = (deviceId: string, chatId: string) =>
@@ -141,24 +142,22 @@ export function ChatActions(props: { deviceId: string; chat: Chat; labels: Label
   const carries = (id: string) => made.labels?.[id] ?? (chat.labels ?? []).includes(id);
   return (
     <div class="chat-actions" role="group" aria-label="Chat actions">
-      <button
-        type="button"
-        class="secondary small-button"
+      <RowButton
+        kind="secondary"
         disabled={busy}
         onClick={() => state({ pinned: !pinned }, pinned ? 'Unpinned.' : 'Pinned.', { pinned: !pinned })}
       >
         {pinned ? 'Unpin' : 'Pin'}
-      </button>
-      <button
-        type="button"
-        class="secondary small-button"
+      </RowButton>
+      <RowButton
+        kind="secondary"
         disabled={busy}
         onClick={() =>
           state({ archived: !archived }, archived ? 'Unarchived.' : 'Archived.', { archived: !archived })
         }
       >
         {archived ? 'Unarchive' : 'Archive'}
-      </button>
+      </RowButton>
       {muted ? (
         <button
           type="button"

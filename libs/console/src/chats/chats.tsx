@@ -14,6 +14,7 @@ import type { Label } from '../labels/device-labels';
 import { MessageContent } from '../messages/message-content';
 import { IdLabel } from '../kit/recipient';
 import './chats.css';
+import { RowButton } from '../kit/table';
 
 /** Messages and calls change chats; receipts change the statuses a chat shows; app-state its pin, archive, mute, labels. */
 const affectsChats = (e: LiveEvent) =>
@@ -80,9 +81,9 @@ function MarkReadButton(props: { deviceId: string; chat: Chat; onRead: () => voi
   const { busy, error } = mark;
   return (
     <>
-      <button type="button" class="secondary small-button" disabled={busy} onClick={() => void mark.run()}>
+      <RowButton kind="secondary" disabled={busy} onClick={() => void mark.run()}>
         {busy ? 'Marking…' : 'Mark read'}
-      </button>
+      </RowButton>
       {error && <Banner kind="error">Could not mark the chat read: {error}</Banner>}
     </>
   );
@@ -209,9 +210,9 @@ function ChatMessages(props: {
       ) : (
         <>
           {pages.nextCursor && (
-            <button type="button" class="secondary small-button" onClick={() => void older()}>
+            <RowButton kind="secondary" onClick={() => void older()}>
               Older messages
-            </button>
+            </RowButton>
           )}
           <ol class="bubbles" ref={list}>
             {[...shown].reverse().map((m) => (

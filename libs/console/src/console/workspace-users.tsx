@@ -4,7 +4,7 @@ import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 const POLL_MS = 30_000;
 /** The API's rules (the store's CONSOLE_USER_PATTERN and CONSOLE_PASSWORD_LIMITS): the form says them first. */
@@ -230,34 +230,31 @@ export function UsersSection(props: { workspaceId: string }) {
                   {can && (
                     <td class="row-actions">
                       {!self && (
-                        <button
-                          type="button"
-                          class="secondary small-button"
+                        <RowButton
+                          kind="secondary"
                           disabled={busy === u.user}
-                          aria-label={`Make ${u.user} ${other === 'admin' ? 'an admin' : 'an agent'}`}
+                          label={`Make ${u.user} ${other === 'admin' ? 'an admin' : 'an agent'}`}
                           onClick={() => void setRole(u, other)}
                         >
                           Make {other === 'admin' ? 'admin' : 'agent'}
-                        </button>
+                        </RowButton>
                       )}
-                      <button
-                        type="button"
-                        class="secondary small-button"
-                        aria-label={`Reset password of ${u.user}`}
+                      <RowButton
+                        kind="secondary"
+                        label={`Reset password of ${u.user}`}
                         onClick={() => setResetting(u.user)}
                       >
                         Reset password
-                      </button>
+                      </RowButton>
                       {!self && (
-                        <button
-                          type="button"
-                          class="danger-outline small-button"
+                        <RowButton
+                          kind="danger-outline"
                           disabled={busy === u.user}
-                          aria-label={`Remove ${u.user}`}
+                          label={`Remove ${u.user}`}
                           onClick={() => setRemoving(u)}
                         >
                           Remove
-                        </button>
+                        </RowButton>
                       )}
                     </td>
                   )}

@@ -8,7 +8,7 @@ import { STEP_WORDS, reasonWords } from '../connection/passkey-steps';
 import { onLink, query } from '../kit/router';
 import { useWho } from '../kit/session';
 import './devices.css';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /**
  * The list is reloaded when the event stream says a device changed (its status, a message sent or
@@ -182,9 +182,9 @@ function DeviceRow(props: {
           Manage
         </a>
         {onDisconnect && (d.linked || d.status !== 'disconnected') && (
-          <button type="button" class="danger-outline small-button" onClick={() => onDisconnect(d)}>
+          <RowButton kind="danger-outline" onClick={() => onDisconnect(d)}>
             Disconnect
-          </button>
+          </RowButton>
         )}
       </td>
     </tr>

@@ -18,7 +18,7 @@ import {
 } from './group-members';
 import './groups.css';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /**
  * A device's groups (`/dashboard/devices/<id>/groups`, docs/groups.md): the account's groups, one
@@ -92,14 +92,9 @@ function GroupsIndex(props: { deviceId: string; left?: string; onOpen: (id: stri
             <h2 id="groups-title">Groups of this account</h2>
             <LiveIndicator state={live} />
           </div>
-          <button
-            type="button"
-            class="secondary small-button"
-            disabled={loading}
-            onClick={() => void refresh()}
-          >
+          <RowButton kind="secondary" disabled={loading} onClick={() => void refresh()}>
             Refresh
-          </button>
+          </RowButton>
         </div>
         {props.left !== undefined && (
           <Banner kind="success">
@@ -149,14 +144,9 @@ function GroupList(props: { groups: GroupSummary[]; onOpen: (id: string) => void
               </span>
             </td>
             <td class="row-actions">
-              <button
-                type="button"
-                class="secondary small-button"
-                aria-label={`Open ${g.subject}`}
-                onClick={() => props.onOpen(g.id)}
-              >
+              <RowButton kind="secondary" label={`Open ${g.subject}`} onClick={() => props.onOpen(g.id)}>
                 Open
-              </button>
+              </RowButton>
             </td>
           </tr>
         ))}

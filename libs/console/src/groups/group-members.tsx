@@ -4,7 +4,7 @@ import { api, ApiFailure } from '../kit/api';
 import { phone as plus } from '../kit/format';
 import { Banner, Confirm } from '../kit/ui';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** GET /groups's entries (docs/groups.md). */
 export interface GroupSummary {
@@ -190,24 +190,22 @@ export function MembersSection(props: {
                   <td class="row-actions">
                     {!isSelf(m) && (
                       <>
-                        <button
-                          type="button"
-                          class="secondary small-button"
+                        <RowButton
+                          kind="secondary"
                           disabled={busy}
-                          aria-label={`${m.admin ? 'Demote' : 'Make admin'} ${name}`}
+                          label={`${m.admin ? 'Demote' : 'Make admin'} ${name}`}
                           onClick={() => void change(m.admin ? 'demote' : 'promote', [idOf(m)])}
                         >
                           {m.admin ? 'Demote' : 'Make admin'}
-                        </button>
-                        <button
-                          type="button"
-                          class="danger-outline small-button"
+                        </RowButton>
+                        <RowButton
+                          kind="danger-outline"
                           disabled={busy}
-                          aria-label={`Remove ${name}`}
+                          label={`Remove ${name}`}
                           onClick={() => setRemoving(m)}
                         >
                           Remove
-                        </button>
+                        </RowButton>
                       </>
                     )}
                   </td>

@@ -7,7 +7,7 @@ import { Banner, Confirm, Empty, Modal, Spinner } from '../kit/ui';
 import { IdLabel } from '../kit/recipient';
 import './labels.css';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** A label of the admin API's GET /devices/:deviceId/labels (the public GET /labels's). */
 export interface Label {
@@ -270,22 +270,12 @@ export function LabelsPage(props: { deviceId: string }) {
                     </button>
                     {can && (
                       <>
-                        <button
-                          type="button"
-                          class="secondary small-button"
-                          disabled={busy}
-                          onClick={() => setEditing(l)}
-                        >
+                        <RowButton kind="secondary" disabled={busy} onClick={() => setEditing(l)}>
                           Edit<span class="visually-hidden"> {l.name}</span>
-                        </button>
-                        <button
-                          type="button"
-                          class="danger-outline small-button"
-                          disabled={busy}
-                          onClick={() => setDeleting(l)}
-                        >
+                        </RowButton>
+                        <RowButton kind="danger-outline" disabled={busy} onClick={() => setDeleting(l)}>
                           Delete<span class="visually-hidden"> {l.name}</span>
-                        </button>
+                        </RowButton>
                       </>
                     )}
                   </td>

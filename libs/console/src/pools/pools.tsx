@@ -4,7 +4,7 @@ import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
 const POLL_MS = 5000;
@@ -248,16 +248,12 @@ export function PoolsPage() {
                   </td>
                   {can && (
                     <td class="row-actions">
-                      <button type="button" class="secondary small-button" onClick={() => setEditing(p)}>
+                      <RowButton kind="secondary" onClick={() => setEditing(p)}>
                         Edit
-                      </button>
-                      <button
-                        type="button"
-                        class="danger-outline small-button"
-                        onClick={() => setDeleting(p)}
-                      >
+                      </RowButton>
+                      <RowButton kind="danger-outline" onClick={() => setDeleting(p)}>
                         Delete
-                      </button>
+                      </RowButton>
                     </td>
                   )}
                 </tr>

@@ -5,7 +5,7 @@ import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui
 import { StatusForm } from './status-form';
 import './statuses.css';
 import { useCanChange } from '../kit/session';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 interface Identity {
   phone?: string;
@@ -152,14 +152,9 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
                 {can && (
                   <td class="row-actions">
                     {s.status !== 'deleted' && s.status !== 'failed' && (
-                      <button
-                        type="button"
-                        class="danger-outline small-button"
-                        disabled={busy}
-                        onClick={() => setDeleting(s)}
-                      >
+                      <RowButton kind="danger-outline" disabled={busy} onClick={() => setDeleting(s)}>
                         Delete
-                      </button>
+                      </RowButton>
                     )}
                   </td>
                 )}

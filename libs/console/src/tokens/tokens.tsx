@@ -6,7 +6,7 @@ import { ago, exact, shortDate } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
 import './tokens.css';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 const EXPIRY = [
   { value: '', label: 'Never' },
@@ -373,14 +373,13 @@ function TokenRow({ token: t, onRevoke }: { token: Token; onRevoke?: (t: Token) 
       </td>
       {onRevoke && (
         <td class="row-actions">
-          <button
-            type="button"
-            class="danger-outline small-button"
-            aria-label={`Revoke ${t.kind === 'admin' ? 'admin token' : 'token'} ${t.name}`}
+          <RowButton
+            kind="danger-outline"
+            label={`Revoke ${t.kind === 'admin' ? 'admin token' : 'token'} ${t.name}`}
             onClick={() => onRevoke(t)}
           >
             Revoke
-          </button>
+          </RowButton>
         </td>
       )}
     </tr>

@@ -6,7 +6,7 @@ import { useWho } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
-import { TableHead } from '../kit/table';
+import { RowButton, TableHead } from '../kit/table';
 
 /** Workspaces change rarely; their usage of today a little more. */
 const POLL_MS = 15_000;
@@ -266,45 +266,37 @@ export function WorkspacesPage() {
                     {ago(w.updatedAt)}
                   </td>
                   <td class="row-actions">
-                    <button
-                      type="button"
-                      class="primary small-button"
+                    <RowButton
+                      kind="primary"
                       disabled={busy === w.id}
-                      aria-label={`Open ${w.name} as its admin`}
+                      label={`Open ${w.name} as its admin`}
                       onClick={() => void openAs(w)}
                     >
                       Open as admin
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary small-button"
-                      aria-label={`Edit ${w.name}`}
-                      onClick={() => setEditing(w)}
-                    >
+                    </RowButton>
+                    <RowButton kind="secondary" label={`Edit ${w.name}`} onClick={() => setEditing(w)}>
                       Edit
-                    </button>
+                    </RowButton>
                     {/* Default is the operator's own devices: suspending it would stop them all. */}
                     {w.status === 'active' && w.id !== 'default' && (
-                      <button
-                        type="button"
-                        class="danger-outline small-button"
+                      <RowButton
+                        kind="danger-outline"
                         disabled={busy === w.id}
-                        aria-label={`Suspend ${w.name}`}
+                        label={`Suspend ${w.name}`}
                         onClick={() => setSuspending(w)}
                       >
                         Suspend
-                      </button>
+                      </RowButton>
                     )}
                     {w.status === 'suspended' && (
-                      <button
-                        type="button"
-                        class="secondary small-button"
+                      <RowButton
+                        kind="secondary"
                         disabled={busy === w.id}
-                        aria-label={`Resume ${w.name}`}
+                        label={`Resume ${w.name}`}
                         onClick={() => void setStatus(w, 'active')}
                       >
                         Resume
-                      </button>
+                      </RowButton>
                     )}
                   </td>
                 </tr>
