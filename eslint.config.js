@@ -71,7 +71,7 @@ function restrictions(dir, allowed, why) {
 
 const boundaries = Object.entries(MAY_IMPORT).flatMap(([dir, allowed]) => [
   {
-    files: [`${dir}/src/**/*.ts`],
+    files: [`${dir}/src/**/*.ts`, `${dir}/src/**/*.tsx`],
     rules: restrictions(
       dir,
       allowed,
@@ -130,6 +130,33 @@ function useCaseRestrictions() {
       {
         paths: [...paths, { name: 'express', message: HTTP_FREE }],
         patterns: [...patterns, { group: ['**/http/*', 'express/*'], message: HTTP_FREE }],
+      },
+    ],
+  };
+}
+
+/**
+ * The console's kit (libs/console/src/kit/) is what every capability's screens share: it imports
+ * no capability folder (`../<capability>/…`, its CSS included), or one capability's change would
+ * reach every screen. What a kit piece needs of a capability is passed to it, or moves to the kit.
+ */
+function kitRestrictions() {
+  const dir = 'libs/console';
+  const why = `${dir} may import only: no @mgw package (see eslint.config.js MAY_IMPORT).`;
+  const [level, { paths, patterns }] = restrictions(dir, MAY_IMPORT[dir], why)['no-restricted-imports'];
+  return {
+    'no-restricted-imports': [
+      level,
+      {
+        paths,
+        patterns: [
+          ...patterns,
+          {
+            group: ['../*'],
+            message:
+              'The console kit imports no capability folder: pass what it needs in, or move it to the kit (eslint.config.js kitRestrictions).',
+          },
+        ],
       },
     ],
   };
@@ -239,6 +266,7 @@ export default tseslint.config(
   },
   ...boundaries,
   { ...USE_CASES, rules: useCaseRestrictions() },
+  { files: ['libs/console/src/kit/**/*.ts', 'libs/console/src/kit/**/*.tsx'], rules: kitRestrictions() },
   // A test outside the fast lane shows that it starts a process or opens a connection: outside
   // the lane's folders, or in them under one of its ignore globs (an e2e/ folder).
   {

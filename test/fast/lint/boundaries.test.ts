@@ -173,4 +173,28 @@ describe('package boundaries (eslint)', function () {
     const p = await problems('services/api/src/probe.ts', use('@mgw/store/src/token-store.js', 'TokenStore'));
     expect(p.join()).to.include('Import a package by its name');
   });
+
+  it("When the console's kit imports a capability's folder (its screen or its CSS), then the lint fails; a screen may import the kit and another capability", async () => {
+    const fromKit = await problems('libs/console/src/kit/probe.tsx', use('../pools/pools', 'PoolsPage'));
+    expect(fromKit.join()).to.include('The console kit imports no capability folder');
+    const css = await problems('libs/console/src/kit/probe.tsx', "import '../workspaces/workspaces.css';\n");
+    expect(css.join()).to.include('The console kit imports no capability folder');
+    expect(await problems('libs/console/src/kit/probe.tsx', use('./format', 'phone'))).to.deep.equal([]);
+    expect(
+      await problems('libs/console/src/chats/probe.tsx', use('../labels/device-labels', 'LabelChip')),
+    ).to.deep.equal([]);
+    expect(await problems('libs/console/src/chats/probe.tsx', use('../kit/format', 'phone'))).to.deep.equal(
+      [],
+    );
+  });
+
+  it("When the console's sources (a .tsx screen, or the kit) import any @mgw package, then the lint fails; its tests may use the store", async () => {
+    for (const file of ['libs/console/src/pools/probe.tsx', 'libs/console/src/kit/probe.ts']) {
+      const p = await problems(file, use('@mgw/store', 'PoolStore'));
+      expect(p.join('\n'), file).to.include('libs/console may import only: no @mgw package');
+    }
+    expect(
+      await problems('libs/console/src/pools/e2e/probe.test.ts', use('@mgw/store', 'PoolStore')),
+    ).to.deep.equal([]);
+  });
 });

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { onLink } from './router';
 import { useWho, whoLabel, type Who } from './session';
-import '../workspaces/workspaces.css';
+import './layout.css';
 
 interface NavItem {
   href: string;

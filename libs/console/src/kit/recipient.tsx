@@ -1,6 +1,6 @@
 import type { Message } from './api';
 import { idKind, nameOf } from './format';
-import '../messages/messages.css';
+import './recipient.css';
 
 /**
  * An id named as format.ts's nameOf names it: its tag ("Group", "Channel") and its name, a long id

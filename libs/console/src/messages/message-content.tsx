@@ -1,6 +1,7 @@
 import type { Message } from '../kit/api';
 import { exact } from '../kit/format';
 import { Mentions } from '../kit/recipient';
+import './messages.css';
 
 /** How much of a text the table shows (the whole text is in the cell's title). */
 const SHOWN_CHARS = 80;

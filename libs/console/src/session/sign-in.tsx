@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, api, type Session } from '../kit/api';
 import { useSubmit } from '../kit/form';
 import { Banner } from '../kit/ui';
-import '../workspaces/workspaces.css';
+import './sign-in.css';
 
 /**
  * Sign-in: a workspace user with their user name and password, or the operator with the admin
