@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { ApiServices } from '../api-services.js';
 import type { ApiConfig } from '../config.js';
 import type { JsonSchema } from '../openapi/joi-schema.js';
+import type { AdminOperationSpec } from '../openapi/admin-operation.js';
 import type { OperationSpec } from '../openapi/operation.js';
 import { methodNotAllowed, noSuchPath } from './api-error.js';
 import { jsonBody, noBody, type JsonBodyOptions } from './body.js';
@@ -128,6 +129,20 @@ export interface Feature<H extends string = string, A extends string = never> {
   operations(config: ApiConfig, operation: (spec: OperationSpec) => JsonSchema): Operations<H>;
   /** The components the feature's answers use (merged into `components.schemas`). */
   schemas?: Record<string, JsonSchema>;
+  /**
+   * The admin document's operation of each admin route but those that mirror a public route
+   * (`admin<Name>` serving the public `<name>` for the path's device: derived from the public
+   * operation, openapi/admin-operation.ts `mirrored`), keyed by the route's handler. `operations`
+   * are the feature's public ones (an admin route serving a public handler by another name may
+   * mirror it).
+   */
+  adminOperations?(
+    config: ApiConfig,
+    operation: (spec: AdminOperationSpec) => JsonSchema,
+    operations: Operations<H>,
+  ): Partial<Record<A, JsonSchema>>;
+  /** The components only the admin answers use (merged into the admin document's schemas). */
+  adminSchemas?: Record<string, JsonSchema>;
 }
 
 /** Declares a feature (the handler names checked against its routes and operations). */
@@ -137,6 +152,10 @@ export const feature = <H extends string, A extends string = never>(f: Feature<H
 export type AnyFeature = Feature<string, string>;
 
 const isAdmin = (route: RouteSpec): route is AdminRoute => route.surface === 'admin';
+
+/** The OpenAPI path of an admin route: `/pools/:poolId` → `/api/admin/v1/pools/{poolId}`. */
+export const adminOpenApiPath = (route: Pick<AdminRoute, 'path'>): string =>
+  `${ADMIN_BASE}${route.path.replace(/:(\w+)/g, '{$1}')}`;
 
 /** The OpenAPI path of a public route: `/labels/:labelId` → `/api/messenger/v1/labels/{labelId}`. */
 export const openApiPath = (route: Pick<ApiRoute, 'path' | 'root'>): string =>

@@ -95,6 +95,11 @@ function stringSchema(d: Description): JsonSchema {
           s.description = USERNAME_RULES_IN_WORDS;
           break;
         }
+        // Any other rule the schema describes in words (`.custom(fn, 'what it checks')`): said so.
+        if (typeof args.description === 'string' && args.description !== BASE64_RULE) {
+          s.description = `${args.description[0]!.toUpperCase()}${args.description.slice(1)}.`;
+          break;
+        }
         if (args.description !== BASE64_RULE)
           unsupported(`the string rule "custom" (${String(args.description)})`);
         s.contentEncoding = 'base64';
@@ -102,6 +107,9 @@ function stringSchema(d: Description): JsonSchema {
         break;
       // Surrounding spaces are removed (a normalisation, not a constraint).
       case 'trim':
+        break;
+      // Converted to one case (a user name: lowercase), also a normalisation.
+      case 'case':
         break;
       // A name: no controls, bidi controls or invisible characters (libs/contracts/src/text.ts).
       // Said in words: a second pattern would make an `allOf` that typed clients render badly.
@@ -161,6 +169,11 @@ function objectSchema(d: Description): JsonSchema {
     const each = dep.peers.map((p) => ({ required: [p] }));
     if (dep.rel === 'or') conditions.push({ anyOf: each });
     else if (dep.rel === 'xor') conditions.push({ oneOf: each });
+    // `.oxor(peers)`: at most one of them.
+    else if (dep.rel === 'oxor')
+      conditions.push(
+        ...dep.peers.flatMap((p, i) => dep.peers.slice(i + 1).map((q) => ({ not: { required: [p, q] } }))),
+      );
     // `.without(key, peers)`: the key never comes with any of its peers.
     else if (dep.rel === 'without' && dep.key)
       conditions.push(...dep.peers.map((p) => ({ not: { required: [dep.key!, p] } })));

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { loadApiConfig } from '../../src/config.js';
-import { API_BASE, buildOpenApi } from '../../src/openapi/document.js';
+import { ADMIN_BASE, API_BASE, buildAdminOpenApi, buildOpenApi } from '../../src/openapi/document.js';
 
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
@@ -11,12 +11,17 @@ type Response = { content?: Record<string, { schema: unknown }>; headers?: Recor
 /** Statuses any request may get without reaching an operation (unknown path or method, parser, guard). */
 const UNROUTED = new Set([400, 401, 404, 405, 408, 413, 429, 431, 503]);
 const CHECKED = /^(\/api\/messenger\/v1(\/.*)?|\/healthz|\/readyz)$/;
+/** The admin API's paths: checked against the admin document. */
+const ADMIN_CHECKED = /^\/api\/admin\/v1(\/.*)?$/;
 
-let cached: { doc: Doc; ajv: Ajv2020; routes: { re: RegExp; path: string }[] } | undefined;
+type Checker = { doc: Doc; ajv: Ajv2020; routes: { re: RegExp; path: string }[] };
+const cached: Partial<Record<'api' | 'admin', Checker>> = {};
 
-function setup() {
-  if (cached) return cached;
-  const doc = buildOpenApi(loadApiConfig({ ...process.env, NODE_ENV: 'test' })) as unknown as Doc;
+function setup(which: 'api' | 'admin' = 'api'): Checker {
+  const done = cached[which];
+  if (done) return done;
+  const config = loadApiConfig({ ...process.env, NODE_ENV: 'test' });
+  const doc = (which === 'api' ? buildOpenApi(config) : buildAdminOpenApi(config)) as unknown as Doc;
   // strict off: the document holds OpenAPI fields besides its schemas (they are reached by pointer).
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -28,16 +33,15 @@ function setup() {
       path,
       re: new RegExp(`^${path.replace(/\{[^/]+\}/g, '[^/]+')}$`),
     }));
-  cached = { doc, ajv, routes };
-  return cached;
+  return (cached[which] = { doc, ajv, routes });
 }
 
 const validators = new Map<string, ValidateFunction>();
-function validatorFor(pointer: string): ValidateFunction {
-  let v = validators.get(pointer);
+function validatorFor(which: 'api' | 'admin', pointer: string): ValidateFunction {
+  let v = validators.get(`${which}:${pointer}`);
   if (!v) {
-    v = setup().ajv.compile({ $ref: `openapi.json#${pointer}` });
-    validators.set(pointer, v);
+    v = setup(which).ajv.compile({ $ref: `openapi.json#${pointer}` });
+    validators.set(`${which}:${pointer}`, v);
   }
   return v;
 }
@@ -45,10 +49,11 @@ function validatorFor(pointer: string): ValidateFunction {
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * Checks one answer of the public API against the OpenAPI document: its status must be documented
- * for the operation and its JSON body must match that response's schema; a request that reaches
- * no operation (unknown path or method) must get an error status and the error envelope.
- * Returns the problem, or undefined when the answer is as documented.
+ * Checks one answer of the public API against the OpenAPI document, or of the admin API against
+ * the admin document: its status must be documented for the operation and its JSON body must
+ * match that response's schema; a request that reaches no operation (unknown path or method) must
+ * get an error status and the error envelope. Returns the problem, or undefined when the answer is
+ * as documented.
  */
 export function openApiProblem(
   url: string,
@@ -60,10 +65,14 @@ export function openApiProblem(
   // A path for a named device (`x-device-path`) is the operation's path with the prefix taken off;
   // any of them may answer 404 for a device the token may not act on (the document says so there).
   const original = new URL(url).pathname;
-  const pathname = original.replace(/^(\/api\/messenger\/v1)\/devices\/[^/]+(?=\/.)/, '$1');
-  if (!CHECKED.test(pathname)) return undefined;
+  const admin = ADMIN_CHECKED.test(original);
+  const pathname = admin
+    ? original
+    : original.replace(/^(\/api\/messenger\/v1)\/devices\/[^/]+(?=\/.)/, '$1');
+  if (!admin && !CHECKED.test(pathname)) return undefined;
+  const which = admin ? 'admin' : 'api';
   const deviceRefused = pathname !== original && status === 404;
-  const { doc, routes } = setup();
+  const { doc, routes } = setup(which);
   const route = routes.find((r) => r.re.test(pathname));
   const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
   const operation = route ? doc.paths[route.path]?.[verb] : undefined;
@@ -85,11 +94,11 @@ export function openApiProblem(
     }
   }
   if (method.toUpperCase() === 'HEAD') return undefined;
-  const validate = validatorFor(pointer);
+  const validate = validatorFor(which, pointer);
   if (!validate(body)) {
-    return `${where}: the body does not match the document: ${setup().ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`;
+    return `${where}: the body does not match the ${admin ? 'admin ' : ''}document: ${setup(which).ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`;
   }
   return undefined;
 }
 
-export { API_BASE };
+export { ADMIN_BASE, API_BASE };

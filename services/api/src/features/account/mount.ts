@@ -31,6 +31,7 @@ import { PHOTO_BODY_LIMIT_BYTES, setPhoto, type PhotoRefusal } from './set-photo
 import { setPresence } from './set-presence.js';
 import { subscribePresence } from './subscribe-presence.js';
 import { updateProfile } from './update-profile.js';
+import { accountAdminOperations } from './admin-openapi.js';
 
 /** The account routes' small bodies: a name and an about, a phone, a presence. */
 export const ACCOUNT_BODY_LIMIT_BYTES = 4 * 1024;
@@ -91,6 +92,7 @@ export const account = feature<AccountName, AccountAdminName>({
   }),
   operations: accountOperations,
   schemas: accountSchemas,
+  adminOperations: accountAdminOperations,
 });
 
 /**

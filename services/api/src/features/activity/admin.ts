@@ -23,7 +23,7 @@ export function activityAdminHandlers(s: Uses<'redis'>): Record<ActivityAdminNam
   return { deviceActivity: deviceActivityRoute(new DeviceActivity(s.redis)) };
 }
 
-const activityQuerySchema = Joi.object<{ hours: number }>({
+export const activityQuerySchema = Joi.object<{ hours: number }>({
   hours: Joi.number().integer().min(1).max(DEVICE_ACTIVITY_MAX_HOURS).default(24),
 });
 

@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { activityAdminHandlers, activityAdminRoutes, type ActivityAdminName } from './admin.js';
+import { activityAdminOperations, activityAdminSchemas } from './admin-openapi.js';
 
 /**
  * A device's sending per hour (admin only: the Campaigns page's chart, admin.ts). Admin routes are
@@ -10,4 +11,6 @@ export const activity = feature<never, ActivityAdminName>({
   routes: activityAdminRoutes,
   handlers: (s) => activityAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: activityAdminOperations,
+  adminSchemas: activityAdminSchemas,
 });

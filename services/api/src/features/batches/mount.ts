@@ -11,6 +11,7 @@ import { controlPoolBatch, type PoolBatchControlOutcome } from '../pools/index.j
 import { batchAdminHandlers, batchAdminRoutes, type BatchAdminName } from './admin.js';
 import { controlDeviceBatch, type DeviceBatchControlOutcome } from './control-batch.js';
 import { batchOperations, batchSchemas } from './openapi.js';
+import { batchAdminOperations, batchAdminSchemas } from './admin-openapi.js';
 
 /** The public control routes' handlers (the admin API serves them too: admin.ts). */
 export type BatchControlName = 'pauseBatch' | 'resumeBatch' | 'cancelBatch';
@@ -62,6 +63,8 @@ export const batches = feature<BatchName, BatchAdminName>({
   }),
   operations: batchOperations,
   schemas: batchSchemas,
+  adminOperations: batchAdminOperations,
+  adminSchemas: batchAdminSchemas,
 });
 
 type BatchServices = Uses<'redis' | 'messages' | 'batches' | 'acceptor' | 'poolBatches'>;

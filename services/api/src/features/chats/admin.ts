@@ -90,7 +90,7 @@ type ReplyContent = { text: string } | { attachment: SendAttachmentInput } | { r
  * mediaId, type, filename, mimeType and caption; one emoji or "").
  */
 const sendFields = sendBodySchema(1);
-const replyBodySchema = Joi.object<ReplyContent>({
+export const replyBodySchema = Joi.object<ReplyContent>({
   text: sendFields.extract('text'),
   attachment: sendFields.extract('attachment'),
   reaction: sendFields.extract('reaction'),

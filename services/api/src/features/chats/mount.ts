@@ -21,6 +21,7 @@ import { listChatMessages, listChats, type ChatListServices } from './list-chats
 import { chatOperations, chatSchemas } from './openapi.js';
 import { readChat, type ReadChatOutcome } from './read-chat.js';
 import { readMessage, type ReadMessageOutcome } from './read-message.js';
+import { chatAdminOperations, chatAdminSchemas } from './admin-openapi.js';
 
 /** PATCH /settings: three fields, the longest a text of 1,000 characters. */
 export const SETTINGS_BODY_LIMIT_BYTES = 8 * 1024;
@@ -57,6 +58,8 @@ export const chats = feature<ChatName, ChatAdminName>({
   }),
   operations: chatOperations,
   schemas: chatSchemas,
+  adminOperations: chatAdminOperations,
+  adminSchemas: chatAdminSchemas,
 });
 
 /** How a mark-read ask fails in HTTP. */

@@ -3,3 +3,4 @@
  * admin Devices page serves for the device its path names.
  */
 export { passkeyRoutes } from './mount.js';
+export { connectionOperations, connectionSchemas } from './openapi.js';

@@ -52,18 +52,23 @@ const userName = Joi.string().trim().lowercase().max(64).pattern(CONSOLE_USER_PA
 const PASSWORD_RULE = `{{#label}} must be ${CONSOLE_PASSWORD_LIMITS.minLength} to ${CONSOLE_PASSWORD_LIMITS.maxLength} characters long`;
 const password = Joi.string()
   .max(4 * CONSOLE_PASSWORD_LIMITS.maxLength)
-  .custom((v: string, helpers) => (passwordProblem(v) ? helpers.error('password.length') : v))
+  .custom(
+    (v: string, helpers) => (passwordProblem(v) ? helpers.error('password.length') : v),
+    `${CONSOLE_PASSWORD_LIMITS.minLength} to ${CONSOLE_PASSWORD_LIMITS.maxLength} characters`,
+  )
   .messages({ 'string.max': PASSWORD_RULE, 'string.empty': PASSWORD_RULE, 'password.length': PASSWORD_RULE });
 
 const role = Joi.string().valid(...CONSOLE_ROLES);
 
-const addUserSchema = Joi.object<{ user: string; password: string; role: ConsoleRole }>({
+export const addUserSchema = Joi.object<{ user: string; password: string; role: ConsoleRole }>({
   user: userName.required(),
   password: password.required(),
   role: role.required(),
 });
 
-const changeUserSchema = Joi.object<{ password?: string; role?: ConsoleRole }>({ password, role }).min(1);
+export const changeUserSchema = Joi.object<{ password?: string; role?: ConsoleRole }>({ password, role }).min(
+  1,
+);
 
 /** The handlers, over the admin API's users, password KDF and the workspaces' records. */
 export function consoleAdminHandlers(deps: UsersDeps): Record<ConsoleAdminName, RequestHandler> {

@@ -139,7 +139,7 @@ export const connectBodySchema = Joi.object<{
   forceNew: Joi.boolean().default(false),
 });
 
-const messagesQuerySchema = Joi.object<{ limit: number; direction: DirectionFilter }>({
+export const messagesQuerySchema = Joi.object<{ limit: number; direction: DirectionFilter }>({
   limit: Joi.number().integer().min(1).max(200).default(50),
   direction: Joi.string()
     .valid(...DIRECTIONS)

@@ -1,13 +1,16 @@
 import { feature } from '../../http/route-table.js';
 import { deviceAdminHandlers, deviceAdminRoutes, type DeviceAdminName } from './admin.js';
+import { deviceAdminOperations, deviceAdminSchemas } from './admin-openapi.js';
 
 /**
- * The devices (admin only): the dashboard's Devices and Messages pages (admin.ts). Admin routes are
- * not in the OpenAPI document (docs/dashboard.md describes them), so the feature has no operations.
+ * The devices (admin only): the dashboard's Devices and Messages pages (admin.ts). Its operations are
+ * the admin document's (admin-openapi.ts); it has no public route.
  */
 export const devices = feature<never, DeviceAdminName>({
   name: 'devices',
   routes: deviceAdminRoutes,
   handlers: (s) => deviceAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: deviceAdminOperations,
+  adminSchemas: deviceAdminSchemas,
 });

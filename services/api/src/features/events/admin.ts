@@ -115,7 +115,7 @@ export function eventAdminHandlers(
   };
 }
 
-const streamQuerySchema = Joi.object<{ device?: string; types?: string; after?: string }>({
+export const streamQuerySchema = Joi.object<{ device?: string; types?: string; after?: string }>({
   device: Joi.string()
     .pattern(DEVICE_ID_PATTERN)
     .messages({ 'string.pattern.base': '"device" must be a device id' }),

@@ -24,6 +24,7 @@ import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
 import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 import { traceStreamed } from './event-spans.js';
 import { eventAdminHandlers, eventAdminRoutes, type EventAdminName } from './admin.js';
+import { eventAdminOperations, eventAdminSchemas } from './admin-openapi.js';
 
 /** PUT /events/brokers: the transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {
@@ -70,6 +71,8 @@ export const events = feature<EventName, EventAdminName>({
   }),
   operations: eventOperations,
   schemas: eventLogSchemas,
+  adminOperations: eventAdminOperations,
+  adminSchemas: eventAdminSchemas,
 });
 
 /** Whose log a request reads: the token's device (public API) or a path's (admin API). */

@@ -77,14 +77,17 @@ const phoneSchema = Joi.string()
   .pattern(SEND_ADDRESS_PATTERN)
   .required()
   .messages({ 'string.pattern.base': `{{#label}} ${SEND_ADDRESS_RULE}` });
-const listQuerySchema = Joi.object<{ limit: number; cursor?: string }>({
+export const listQuerySchema = Joi.object<{ limit: number; cursor?: string }>({
   limit: Joi.number().integer().min(1).max(200).default(50),
   cursor: Joi.string()
     .max(40)
-    .custom((v: string, h) => (isOptOutCursor(v) ? v : h.error('any.invalid')))
+    .custom(
+      (v: string, h) => (isOptOutCursor(v) ? v : h.error('any.invalid')),
+      'the nextCursor of an earlier page',
+    )
     .messages({ 'any.invalid': '{{#label}} must be a nextCursor of an earlier page' }),
 });
-const addBodySchema = Joi.object<{ phone: string }>({ phone: phoneSchema });
+export const addBodySchema = Joi.object<{ phone: string }>({ phone: phoneSchema });
 
 /** GET /devices/:deviceId/opt-outs?limit=50&cursor=… — the suppression list, newest first. */
 function listOptOutsRoute(d: OptOutDeps): RequestHandler {

@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { optOutAdminHandlers, optOutAdminRoutes, type OptOutAdminName } from './admin.js';
+import { optOutAdminOperations, optOutAdminSchemas } from './admin-openapi.js';
 
 /**
  * A device's opt-outs (admin only: the Opt-outs page's, admin.ts). Admin routes are not in the
@@ -10,4 +11,6 @@ export const optOuts = feature<never, OptOutAdminName>({
   routes: optOutAdminRoutes,
   handlers: (s) => optOutAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: optOutAdminOperations,
+  adminSchemas: optOutAdminSchemas,
 });

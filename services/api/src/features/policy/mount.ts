@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { policyAdminHandlers, policyAdminRoutes, type PolicyAdminName } from './admin.js';
+import { policyAdminOperations } from './admin-openapi.js';
 
 /**
  * A device's sending policy (admin only: the Devices page's, admin.ts). Admin routes are not in
@@ -10,4 +11,5 @@ export const policy = feature<never, PolicyAdminName>({
   routes: policyAdminRoutes,
   handlers: (s) => policyAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: policyAdminOperations,
 });

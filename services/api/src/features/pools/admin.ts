@@ -119,7 +119,12 @@ const devicesSchema = Joi.array()
   .unique()
   .messages({ 'array.unique': '{{#label}} names a device twice' });
 
-const createPoolSchema = Joi.object<{ id: string; name: string; devices: string[]; workspace?: string }>({
+export const createPoolSchema = Joi.object<{
+  id: string;
+  name: string;
+  devices: string[];
+  workspace?: string;
+}>({
   id: poolIdSchema.required(),
   name: nameSchema.required(),
   devices: devicesSchema.required(),
@@ -129,7 +134,7 @@ const createPoolSchema = Joi.object<{ id: string; name: string; devices: string[
     .messages({ 'string.pattern.base': `{{#label}} must be a workspace id: ${SLUG_RULE}` }),
 });
 
-const updatePoolSchema = Joi.object<{ name?: string; devices?: string[] }>({
+export const updatePoolSchema = Joi.object<{ name?: string; devices?: string[] }>({
   name: nameSchema,
   devices: devicesSchema,
 }).or('name', 'devices');

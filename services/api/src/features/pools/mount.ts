@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { poolAdminHandlers, poolAdminRoutes, type PoolAdminName } from './admin.js';
+import { poolAdminOperations, poolAdminSchemas } from './admin-openapi.js';
 
 /**
  * Pools (admin only): named sets of devices one batch is spread over (docs/pools.md), kept on the
@@ -12,4 +13,6 @@ export const pools = feature<never, PoolAdminName>({
   routes: poolAdminRoutes,
   handlers: (s) => poolAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: poolAdminOperations,
+  adminSchemas: poolAdminSchemas,
 });

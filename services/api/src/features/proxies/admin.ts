@@ -50,7 +50,7 @@ export function proxyAdminHandlers(
 export const PROXY_REMOVED = 'Proxy removed';
 
 /** `{ url }` (a proxy) or `{ direct: true }` (no proxy, not even DEVICE_PROXY_URL): exactly one. */
-const proxyBodySchema = Joi.object<{ url?: string; direct?: true }>({
+export const proxyBodySchema = Joi.object<{ url?: string; direct?: true }>({
   url: Joi.string(),
   direct: Joi.boolean().valid(true),
 }).xor('url', 'direct');

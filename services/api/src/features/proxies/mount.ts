@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { proxyAdminHandlers, proxyAdminRoutes, type ProxyAdminName } from './admin.js';
+import { proxyAdminOperations, proxyAdminSchemas } from './admin-openapi.js';
 
 /**
  * A device's proxy (admin only: the Devices page's, admin.ts; docs/proxies.md). Admin routes are
@@ -10,4 +11,6 @@ export const proxies = feature<never, ProxyAdminName>({
   routes: proxyAdminRoutes,
   handlers: (s) => proxyAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: proxyAdminOperations,
+  adminSchemas: proxyAdminSchemas,
 });

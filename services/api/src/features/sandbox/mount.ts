@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { sandboxAdminHandlers, sandboxAdminRoutes, type SandboxAdminName } from './admin.js';
+import { sandboxAdminOperations } from './admin-openapi.js';
 
 /**
  * Whether the gateway runs against the simulator (admin only: the linking panel's hint, admin.ts).
@@ -10,4 +11,5 @@ export const sandbox = feature<never, SandboxAdminName>({
   routes: sandboxAdminRoutes,
   handlers: (s) => sandboxAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: sandboxAdminOperations,
 });

@@ -1,5 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { tokenAdminHandlers, tokenAdminRoutes, type TokenAdminName } from './admin.js';
+import { tokenAdminOperations, tokenAdminSchemas } from './admin-openapi.js';
 
 /**
  * The API and admin tokens (admin only: the dashboard's Tokens page, admin.ts). Admin routes are
@@ -10,4 +11,6 @@ export const tokens = feature<never, TokenAdminName>({
   routes: tokenAdminRoutes,
   handlers: (s) => tokenAdminHandlers(s),
   operations: () => ({}),
+  adminOperations: tokenAdminOperations,
+  adminSchemas: tokenAdminSchemas,
 });

@@ -8,6 +8,7 @@ import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
 import { webhookAdminHandlers, webhookAdminRoutes, type WebhookAdminName } from './admin.js';
+import { webhookAdminOperations } from './admin-openapi.js';
 
 /** A webhook body is a URL and a list of at most seven event types. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;
@@ -37,6 +38,7 @@ export const webhooks = feature<'put' | 'get' | 'remove', WebhookAdminName>({
   }),
   operations: webhookOperations,
   schemas: webhookSchemas,
+  adminOperations: webhookAdminOperations,
 });
 
 type WebhookServices = Uses<'webhooks' | 'outbound'>;

@@ -134,14 +134,17 @@ export const updateWorkspaceSchema = Joi.object<{
   quotas: quotas(true),
 }).min(1);
 
-const adminTokenSchema = Joi.object<{ name: string; deviceId?: string; poolId?: string; expiresIn?: string }>(
-  {
-    name: name.required(),
-    deviceId: Joi.string().pattern(DEVICE_ID_PATTERN),
-    poolId: Joi.string().pattern(POOL_ID_PATTERN),
-    expiresIn: expiresIn(),
-  },
-).oxor('deviceId', 'poolId');
+export const adminTokenSchema = Joi.object<{
+  name: string;
+  deviceId?: string;
+  poolId?: string;
+  expiresIn?: string;
+}>({
+  name: name.required(),
+  deviceId: Joi.string().pattern(DEVICE_ID_PATTERN),
+  poolId: Joi.string().pattern(POOL_ID_PATTERN),
+  expiresIn: expiresIn(),
+}).oxor('deviceId', 'poolId');
 
 const WORKSPACE_NOT_FOUND = ADMIN_ERRORS.workspaceNotFound;
 

@@ -21,6 +21,7 @@ import {
   showWorkspace,
   type WorkspaceDeps,
 } from './workspaces.js';
+import { workspaceAdminOperations } from './admin-openapi.js';
 
 export type WorkspaceName =
   | 'getWorkspace'
@@ -76,6 +77,7 @@ export const workspaces = feature<WorkspaceName, WorkspaceAdminName>({
   handlers: (s) => ({ ...workspaceHandlers(s), ...workspaceAdminHandlers(s) }),
   operations: workspaceOperations,
   schemas: workspaceSchemas,
+  adminOperations: workspaceAdminOperations,
 });
 
 /** The caller's workspace (auth.ts has refused any token but a workspace token on these routes). */

@@ -62,12 +62,12 @@ const tooManySignIns = (resetIn: number) =>
  * and lowercased, as names are kept). A password is at most 1,024 characters, which JSON may send
  * as up to 4,096 UTF-16 units; a longer one matches nothing.
  */
-const signInSchema = Joi.object<{ user?: string; password: string }>({
+export const signInSchema = Joi.object<{ user?: string; password: string }>({
   user: Joi.string().trim().lowercase().min(1).max(64),
   password: Joi.string().min(1).max(4096).required(),
 });
 
-const viewSchema = Joi.object<{ workspaceId: string }>({
+export const viewSchema = Joi.object<{ workspaceId: string }>({
   workspaceId: Joi.string().pattern(WORKSPACE_ID_PATTERN).required().messages({
     'string.pattern.base':
       '"workspaceId" must be a workspace id: 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit',

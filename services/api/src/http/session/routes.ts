@@ -1,15 +1,15 @@
 import { ApiError } from '../api-error.js';
 import { ERRORS } from '@mgw/contracts';
 import { ADMIN_JSON, feature } from '../route-table.js';
+import { sessionOperations, sessionSchemas, type SessionName } from './openapi.js';
 
 /**
  * The admin API's sign-in, who is signed in, and sign-out (admin-auth.ts), and the operator's
  * view of one workspace as it sees itself (docs/workspaces.md "The console"). The sign-in is the
  * only admin route without the guard; every session may call these (`console: 'session'`: the
- * handlers say who may do what). Admin routes are not in the OpenAPI document
- * (docs/dashboard.md describes them), so the feature has no operations.
+ * handlers say who may do what). Their operations are the admin document's (openapi.ts).
  */
-export const session = feature<never, 'signIn' | 'whoAmI' | 'signOut' | 'viewWorkspace' | 'leaveWorkspace'>({
+export const session = feature<never, SessionName>({
   name: 'session',
   routes: [
     {
@@ -64,4 +64,6 @@ export const session = feature<never, 'signIn' | 'whoAmI' | 'signOut' | 'viewWor
     };
   },
   operations: () => ({}),
+  adminOperations: (_config, op) => sessionOperations(op),
+  adminSchemas: sessionSchemas,
 });
