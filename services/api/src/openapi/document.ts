@@ -148,6 +148,7 @@ export function adminFeaturePaths(config: ApiConfig, features: readonly AnyFeatu
  * (libs/console/src/kit/admin-schema.d.ts).
  */
 export function buildAdminOpenApi(config: ApiConfig, features: readonly AnyFeature[] = FEATURES): JsonSchema {
+  const paths = adminFeaturePaths(config, features);
   return {
     openapi: '3.1.0',
     info: {
@@ -159,7 +160,7 @@ export function buildAdminOpenApi(config: ApiConfig, features: readonly AnyFeatu
     servers: [{ url: '/' }],
     tags: [...ADMIN_OPENAPI_TAGS],
     security: [{ adminSession: [] }, { adminToken: [] }],
-    paths: adminFeaturePaths(config, features),
+    paths,
     components: {
       securitySchemes: {
         adminSession: {
@@ -176,13 +177,42 @@ export function buildAdminOpenApi(config: ApiConfig, features: readonly AnyFeatu
             '`Authorization: Bearer <admin token>`: ADMIN_API_TOKEN, or an `adm_…` token of the token CLI.',
         },
       },
-      schemas: Object.assign(
-        {},
-        schemas,
-        ...features.map((f) => f.schemas ?? {}),
-        ...features.map((f) => f.adminSchemas ?? {}),
-      ) as JsonSchema,
+      schemas: reachable(
+        paths,
+        Object.assign(
+          {},
+          schemas,
+          ...features.map((f) => f.schemas ?? {}),
+          ...features.map((f) => f.adminSchemas ?? {}),
+        ) as Record<string, JsonSchema>,
+      ),
       headers,
     },
   };
+}
+
+/** The components `from` refers to, and those they refer to, by name (the others are left out). */
+function reachable(from: unknown, all: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const kept: Record<string, JsonSchema> = {};
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      const name =
+        key === '$ref' && typeof value === 'string'
+          ? /^#\/components\/schemas\/(.+)$/.exec(value)?.[1]
+          : undefined;
+      if (name !== undefined && !(name in kept)) {
+        if (!all[name]) throw new Error(`openapi: ${value} names no component`);
+        kept[name] = all[name];
+        visit(all[name]);
+      } else visit(value);
+    }
+  };
+  visit(from);
+  return Object.fromEntries(
+    Object.keys(all)
+      .filter((name) => name in kept)
+      .map((name) => [name, kept[name]!]),
+  );
 }

@@ -25,13 +25,12 @@ import type { LookupsCapped } from './contact-lookups.js';
 import { getContactProfile } from './get-contact-profile.js';
 import { getProfile } from './get-profile.js';
 import { listBlocklist } from './list-blocklist.js';
-import { accountOperations, accountSchemas } from './openapi.js';
+import { accountOperations, accountSchemas, accountAdminOperations } from './openapi.js';
 import { removePhoto } from './remove-photo.js';
 import { PHOTO_BODY_LIMIT_BYTES, setPhoto, type PhotoRefusal } from './set-photo.js';
 import { setPresence } from './set-presence.js';
 import { subscribePresence } from './subscribe-presence.js';
 import { updateProfile } from './update-profile.js';
-import { accountAdminOperations } from './admin-openapi.js';
 
 /** The account routes' small bodies: a name and an about, a phone, a presence. */
 export const ACCOUNT_BODY_LIMIT_BYTES = 4 * 1024;

@@ -11,12 +11,14 @@ import {
   profileBodySchema,
   profilePhotoBodySchema,
 } from '@mgw/contracts';
-import type { ApiConfig } from '../../config.js';
 import type { Operations } from '../../http/route-table.js';
-import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
-import { closed, ref, result, str } from '../../openapi/schema-helpers.js';
+import { closed, ref, result, str, timestamp } from '../../openapi/schema-helpers.js';
 import type { AccountName } from './mount.js';
+import type { ApiConfig } from '../../config.js';
+import type { AdminOperationSpec } from '../../openapi/admin-operation.js';
+import type { JsonSchema } from '../../openapi/joi-schema.js';
+import type { AccountAdminName } from './admin.js';
 
 export const accountSchemas: Record<string, JsonSchema> = {
   AccountProfile: closed(
@@ -216,5 +218,42 @@ export function accountOperations(
       }),
       'A phone number (digits) or a LID (`<digits>@lid`).',
     ),
+  };
+}
+
+// --- The account's admin routes in the admin document (admin.ts): the presence read.
+
+const yes = { const: true } as const;
+
+export function accountAdminOperations(
+  _config: ApiConfig,
+  op: (spec: AdminOperationSpec) => JsonSchema,
+): Partial<Record<AccountAdminName, JsonSchema>> {
+  return {
+    adminGetPresence: op({
+      tag: 'Account',
+      summary: "The account's presence",
+      description:
+        'What PUT …/presence last set while the device is connected (and when); `unavailable` otherwise.',
+      query: emptyQuerySchema,
+      success: {
+        status: 200,
+        schema: closed(
+          {
+            success: yes,
+            data: closed(
+              {
+                presence: { enum: [...PRESENCE_STATES] },
+                setAt: timestamp('When it was set.'),
+              },
+              ['presence'],
+            ),
+          },
+          ['success', 'data'],
+        ),
+        description: 'The presence.',
+      },
+      errors: [],
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { activityAdminHandlers, activityAdminRoutes, type ActivityAdminName } from './admin.js';
-import { activityAdminOperations, activityAdminSchemas } from './admin-openapi.js';
+import { activityAdminOperations, activityAdminSchemas } from './openapi.js';
 
 /**
  * A device's sending per hour (admin only: the Campaigns page's chart, admin.ts). Admin routes are

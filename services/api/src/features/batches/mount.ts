@@ -10,8 +10,7 @@ import { parse } from '../../http/validation.js';
 import { controlPoolBatch, type PoolBatchControlOutcome } from '../pools/index.js';
 import { batchAdminHandlers, batchAdminRoutes, type BatchAdminName } from './admin.js';
 import { controlDeviceBatch, type DeviceBatchControlOutcome } from './control-batch.js';
-import { batchOperations, batchSchemas } from './openapi.js';
-import { batchAdminOperations, batchAdminSchemas } from './admin-openapi.js';
+import { batchOperations, batchSchemas, batchAdminOperations, batchAdminSchemas } from './openapi.js';
 
 /** The public control routes' handlers (the admin API serves them too: admin.ts). */
 export type BatchControlName = 'pauseBatch' | 'resumeBatch' | 'cancelBatch';

@@ -18,10 +18,9 @@ import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.
 import { parse } from '../../http/validation.js';
 import { chatAdminHandlers, chatAdminRoutes, type ChatAdminName } from './admin.js';
 import { listChatMessages, listChats, type ChatListServices } from './list-chats.js';
-import { chatOperations, chatSchemas } from './openapi.js';
+import { chatOperations, chatSchemas, chatAdminOperations, chatAdminSchemas } from './openapi.js';
 import { readChat, type ReadChatOutcome } from './read-chat.js';
 import { readMessage, type ReadMessageOutcome } from './read-message.js';
-import { chatAdminOperations, chatAdminSchemas } from './admin-openapi.js';
 
 /** PATCH /settings: three fields, the longest a text of 1,000 characters. */
 export const SETTINGS_BODY_LIMIT_BYTES = 8 * 1024;

@@ -2,7 +2,7 @@ import { ApiError } from '../../http/api-error.js';
 import { ERRORS } from '@mgw/contracts';
 import { feature } from '../../http/route-table.js';
 import { consoleAdminHandlers, consoleAdminRoutes, type ConsoleAdminName } from './admin.js';
-import { consoleAdminOperations, consoleAdminSchemas } from './admin-openapi.js';
+import { consoleAdminOperations, consoleAdminSchemas } from './openapi.js';
 
 /**
  * A workspace's console (admin only: docs/workspaces.md "The console"): its users, who sign in to

@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { deviceAdminHandlers, deviceAdminRoutes, type DeviceAdminName } from './admin.js';
-import { deviceAdminOperations, deviceAdminSchemas } from './admin-openapi.js';
+import { deviceAdminOperations, deviceAdminSchemas } from './openapi.js';
 
 /**
  * The devices (admin only): the dashboard's Devices and Messages pages (admin.ts). Its operations are

@@ -13,7 +13,7 @@ import {
 } from '@mgw/contracts';
 import type { LoggedEvent } from '@mgw/store';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { eventLogSchemas, eventOperations } from './openapi.js';
+import { eventLogSchemas, eventOperations, eventAdminOperations, eventAdminSchemas } from './openapi.js';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { authOf } from '../../http/auth.js';
@@ -24,7 +24,6 @@ import { isUpgrade, takeUpgrade, upgraded } from '../../http/upgrade.js';
 import { END_GRACE_MS, type CutReason, type StreamOutput } from './event-stream.js';
 import { traceStreamed } from './event-spans.js';
 import { eventAdminHandlers, eventAdminRoutes, type EventAdminName } from './admin.js';
-import { eventAdminOperations, eventAdminSchemas } from './admin-openapi.js';
 
 /** PUT /events/brokers: the transports' on/off and event types (the webhook body's 8 KB and answer). */
 const brokersBody: BodySpec = {

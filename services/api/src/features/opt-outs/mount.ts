@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { optOutAdminHandlers, optOutAdminRoutes, type OptOutAdminName } from './admin.js';
-import { optOutAdminOperations, optOutAdminSchemas } from './admin-openapi.js';
+import { optOutAdminOperations, optOutAdminSchemas } from './openapi.js';
 
 /**
  * A device's opt-outs (admin only: the Opt-outs page's, admin.ts). Admin routes are not in the

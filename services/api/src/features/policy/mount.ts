@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { policyAdminHandlers, policyAdminRoutes, type PolicyAdminName } from './admin.js';
-import { policyAdminOperations } from './admin-openapi.js';
+import { policyAdminOperations } from './openapi.js';
 
 /**
  * A device's sending policy (admin only: the Devices page's, admin.ts). Admin routes are not in

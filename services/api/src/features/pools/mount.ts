@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { poolAdminHandlers, poolAdminRoutes, type PoolAdminName } from './admin.js';
-import { poolAdminOperations, poolAdminSchemas } from './admin-openapi.js';
+import { poolAdminOperations, poolAdminSchemas } from './openapi.js';
 
 /**
  * Pools (admin only): named sets of devices one batch is spread over (docs/pools.md), kept on the

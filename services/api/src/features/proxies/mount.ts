@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { proxyAdminHandlers, proxyAdminRoutes, type ProxyAdminName } from './admin.js';
-import { proxyAdminOperations, proxyAdminSchemas } from './admin-openapi.js';
+import { proxyAdminOperations, proxyAdminSchemas } from './openapi.js';
 
 /**
  * A device's proxy (admin only: the Devices page's, admin.ts; docs/proxies.md). Admin routes are

@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { sandboxAdminHandlers, sandboxAdminRoutes, type SandboxAdminName } from './admin.js';
-import { sandboxAdminOperations } from './admin-openapi.js';
+import { sandboxAdminOperations } from './openapi.js';
 
 /**
  * Whether the gateway runs against the simulator (admin only: the linking panel's hint, admin.ts).

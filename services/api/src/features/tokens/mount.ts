@@ -1,6 +1,6 @@
 import { feature } from '../../http/route-table.js';
 import { tokenAdminHandlers, tokenAdminRoutes, type TokenAdminName } from './admin.js';
-import { tokenAdminOperations, tokenAdminSchemas } from './admin-openapi.js';
+import { tokenAdminOperations, tokenAdminSchemas } from './openapi.js';
 
 /**
  * The API and admin tokens (admin only: the dashboard's Tokens page, admin.ts). Admin routes are

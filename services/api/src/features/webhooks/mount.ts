@@ -1,6 +1,6 @@
 import { ERRORS, emptyQuerySchema, webhookBodySchema } from '@mgw/contracts';
 import { FIELD_ALLOWANCE, feature, type BodySpec } from '../../http/route-table.js';
-import { webhookOperations, webhookSchemas } from './openapi.js';
+import { webhookOperations, webhookSchemas, webhookAdminOperations } from './openapi.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { OutboundError } from '@mgw/common';
 import { ApiError } from '../../http/api-error.js';
@@ -8,7 +8,6 @@ import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { parse } from '../../http/validation.js';
 import { webhookAdminHandlers, webhookAdminRoutes, type WebhookAdminName } from './admin.js';
-import { webhookAdminOperations } from './admin-openapi.js';
 
 /** A webhook body is a URL and a list of at most seven event types. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024;

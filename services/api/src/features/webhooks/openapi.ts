@@ -1,10 +1,12 @@
 /** The device's webhook endpoint in the OpenAPI document: its operations and answers. */
 import { EVENT_TYPES, emptyQuerySchema, webhookBodySchema } from '@mgw/contracts';
-import type { ApiConfig } from '../../config.js';
 import type { Operations } from '../../http/route-table.js';
-import type { JsonSchema } from '../../openapi/joi-schema.js';
 import type { OperationSpec } from '../../openapi/operation.js';
 import { closed, str, timestamp } from '../../openapi/schema-helpers.js';
+import type { ApiConfig } from '../../config.js';
+import { mirrored, type AdminOperationSpec } from '../../openapi/admin-operation.js';
+import type { JsonSchema } from '../../openapi/joi-schema.js';
+import type { WebhookAdminName } from './admin.js';
 
 const yes = { const: true } as const;
 
@@ -68,5 +70,20 @@ export function webhookOperations(
       success: { status: 200, schema: 'WebhookRemoved', description: 'Removed.' },
       errors: [404, 413],
     }),
+  };
+}
+
+// --- The webhook's admin routes in the admin document (admin.ts): the public /webhook's, by device.
+
+/** The admin rows serve the public handlers `get`, `put` and `remove`: their operations, mirrored. */
+export function webhookAdminOperations(
+  _config: ApiConfig,
+  _op: (spec: AdminOperationSpec) => JsonSchema,
+  operations: Record<'get' | 'put' | 'remove', JsonSchema>,
+): Record<WebhookAdminName, JsonSchema> {
+  return {
+    adminGetWebhook: mirrored(operations.get),
+    adminPutWebhook: mirrored(operations.put),
+    adminDeleteWebhook: mirrored(operations.remove),
   };
 }

@@ -9,7 +9,7 @@ import { parse } from '../../http/validation.js';
 import { tokenView } from '../tokens/index.js';
 import { workspaceAdminHandlers, workspaceAdminRoutes, type WorkspaceAdminName } from './admin.js';
 import { quotaReached, sendUsage, tokenBody, usageRange, workspaceTokenSchema } from './bodies.js';
-import { workspaceOperations, workspaceSchemas } from './openapi.js';
+import { workspaceOperations, workspaceSchemas, workspaceAdminOperations } from './openapi.js';
 import { readUsage } from './usage.js';
 import {
   createDevice,
@@ -21,7 +21,6 @@ import {
   showWorkspace,
   type WorkspaceDeps,
 } from './workspaces.js';
-import { workspaceAdminOperations } from './admin-openapi.js';
 
 export type WorkspaceName =
   | 'getWorkspace'

@@ -1,5 +1,5 @@
 /** The devices' admin routes in the admin document (admin.ts): their operations and answers. */
-import { CONNECTION_STATUSES, PASSKEY_STEPS, emptyQuerySchema } from '@mgw/contracts';
+import { CONNECTION_STATUSES, MESSAGE_STATUSES, PASSKEY_STEPS, emptyQuerySchema } from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import type { AdminOperationSpec } from '../../openapi/admin-operation.js';
 import { mirrored } from '../../openapi/admin-operation.js';
@@ -72,9 +72,15 @@ export const deviceAdminSchemas: Record<string, JsonSchema> = {
     {
       batchId: str('The batch.'),
       counts: {
-        type: 'object',
-        additionalProperties: { type: 'integer', minimum: 0 },
-        description: 'Messages of the whole batch by status (its stored counts).',
+        ...closed(
+          {
+            ...Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, int(`Messages ${st}.`)])),
+            held: int('Of the queued ones, how many the sender holds (its stored counts only).'),
+          },
+          [...MESSAGE_STATUSES],
+        ),
+        description:
+          'Messages of the whole batch by status (its stored counts, or those of the messages listed).',
       },
       total: int('Messages of the batch.'),
     },
