@@ -4,7 +4,7 @@ import { deviceAdminOperations, deviceAdminSchemas } from './openapi.js';
 
 /**
  * The devices (admin only): the dashboard's Devices and Messages pages (admin.ts). Its operations are
- * the admin document's (admin-openapi.ts); it has no public route.
+ * the admin document's (openapi.ts, adminOperations); it has no public route.
  */
 export const devices = feature<never, DeviceAdminName>({
   name: 'devices',
