@@ -41,10 +41,13 @@ const SANDBOX_PHONE = '15550000001';
 /** Quoted for a POSIX shell: inside single quotes nothing is special but the quote itself. */
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The exact command that lets the simulated phone scan this QR (README: "Try it without a phone"). */
+/**
+ * The exact command that lets the simulated phone scan this QR (README: "Try it without a phone"):
+ * the address and the body each one quoted word, whatever they hold (link-panel.test.ts).
+ */
 export function sandboxLinkCommand(phoneLinkUrl: string, qr: string): string {
   const body = JSON.stringify({ qr, phone: SANDBOX_PHONE, name: 'Sandbox Account' });
-  return `curl -s -X POST ${phoneLinkUrl} -H 'content-type: application/json' \\\n  -d ${shellQuote(body)}`;
+  return `curl -s -X POST ${shellQuote(phoneLinkUrl)} -H 'content-type: application/json' \\\n  -d ${shellQuote(body)}`;
 }
 
 /**
