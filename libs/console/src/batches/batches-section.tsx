@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, type BatchState, type DeviceBatch, type DeviceBatchPage, type HeldReason } from '../kit/api';
-import { ago, exact } from '../kit/format';
+import { ago, exact, ownEntry } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
 import { RowButton } from '../kit/table';
@@ -54,6 +54,8 @@ const HELD_LABEL: Record<HeldReason, string> = {
   device_paused: 'the device’s pause',
   batch_paused: 'the batch’s pause',
   scheduled: 'its send time',
+  device_logged_out: 'the device’s logout (its pool moves them)',
+  workspace_suspended: 'the workspace’s suspension',
 };
 
 type Action = 'pause' | 'resume' | 'cancel';
@@ -117,8 +119,8 @@ function HeldLine(props: { batch: DeviceBatch }) {
       {heldReasons.map((h, i) => (
         <span key={h.reason} data-reason={h.reason}>
           {i > 0 && '; '}
-          {HELD_LABEL[h.reason] ?? h.reason} until <time title={exact(h.until)}>{when(h.until)}</time> (
-          {ago(h.until)})
+          {ownEntry(HELD_LABEL, h.reason) ?? h.reason} until{' '}
+          <time title={exact(h.until)}>{when(h.until)}</time> ({ago(h.until)})
         </span>
       ))}
     </p>

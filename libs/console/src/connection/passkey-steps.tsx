@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, type PasskeyStep, type PasskeyView } from '../kit/api';
+import { ownEntry } from '../kit/format';
 import { Banner } from '../kit/ui';
 
 /** Where a passkey-gated link stands, as the link panel follows it (docs/passkeys.md). */
@@ -24,7 +25,7 @@ const FAILURES: Record<string, string> = {
 
 /** A failed passkey-gated link's reason in plain words, or undefined for any other reason. */
 export function passkeyFailure(reason: string | undefined): string | undefined {
-  return reason ? FAILURES[reason] : undefined;
+  return ownEntry(FAILURES, reason);
 }
 
 /** The same in a few words, for the Devices table (under the status). */
@@ -38,7 +39,7 @@ const SHORT: Record<string, string> = {
 
 /** Why a device is disconnected, in a few words (a passkey reason's own; else the reason's). */
 export function reasonWords(reason: string): string {
-  return SHORT[reason] ?? reason.replace(/_/g, ' ');
+  return ownEntry(SHORT, reason) ?? reason.replace(/_/g, ' ');
 }
 
 /** A connecting device's passkey step, in a few words (the Devices table). */

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
-import { phone as plus } from '../kit/format';
+import { ownEntry, phone as plus } from '../kit/format';
 import { Banner, Confirm } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { RowButton, TableHead } from '../kit/table';
@@ -89,7 +89,9 @@ export function Outcomes(props: { outcomes: ParticipantOutcome[]; done: string; 
       {props.outcomes.map((o) => (
         <li key={o.participant} class={o.ok ? 'ok' : 'refused'}>
           <span class="mono">{memberName(o.participant)}</span>:{' '}
-          {o.ok ? props.done : `${REASONS[o.reason ?? 'failed'] ?? o.reason}${o.code ? ` (${o.code})` : ''}`}
+          {o.ok
+            ? props.done
+            : `${ownEntry(REASONS, o.reason ?? 'failed') ?? o.reason}${o.code ? ` (${o.code})` : ''}`}
         </li>
       ))}
     </ul>

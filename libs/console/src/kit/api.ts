@@ -147,21 +147,11 @@ export type Batch = Schemas['AdminBatchCounts'];
 /** A batch's state (`GET /devices/:deviceId/batches`): what its control buttons can do. */
 export type BatchState = DeviceBatch['state'];
 
-/**
- * Why a queued message waits (`held.reason` of a record): the reasons the Batches page has words
- * for. The API also answers `device_logged_out` and `workspace_suspended` (HELD_REASONS), which it
- * has none for yet.
- */
-export type HeldReason = Exclude<
-  NonNullable<Schemas['AdminDeviceBatch']['heldReasons']>[number]['reason'],
-  'device_logged_out' | 'workspace_suspended'
->;
+/** Why a queued message waits (`held.reason` of a record; docs/batches.md "Held messages"). */
+export type HeldReason = NonNullable<Schemas['AdminDeviceBatch']['heldReasons']>[number]['reason'];
 
 /** A batch as the Batches page lists it: its counts by status (plus `held`). */
-export type DeviceBatch = Omit<Schemas['AdminDeviceBatch'], 'heldReasons'> & {
-  /** The reasons narrowed to HeldReason (see there): the page's words cover those only. */
-  heldReasons?: { reason: HeldReason; until: string }[];
-};
+export type DeviceBatch = Schemas['AdminDeviceBatch'];
 
 /** GET /devices/:deviceId/batches `data`: newest first, and the cursor of the next page. */
 export type DeviceBatchPage = Omit<Schemas['AdminDeviceBatchPage'], 'batches'> & { batches: DeviceBatch[] };

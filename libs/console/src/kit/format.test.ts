@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ago, idKind, initials, nameOf, phone } from './format';
+import { ago, idKind, initials, nameOf, ownEntry, phone } from './format';
 
 describe('console: how the pages write times, numbers and ids (kit/format.ts)', () => {
   const now = Date.parse('2026-11-30T12:00:00Z');
@@ -67,5 +67,12 @@ describe('console: how the pages write times, numbers and ids (kit/format.ts)', 
     expect(initials('alice', 'x')).to.equal('AL');
     expect(initials(undefined, 'device-7')).to.equal('D7');
     expect(initials('   ', 'x')).to.equal('?');
+  });
+
+  it("When a table is read with a key the gateway sent, then only the table's own entries answer, never an inherited one", () => {
+    const words = { daily_cap: 'the daily cap' };
+    expect(ownEntry(words, 'daily_cap')).to.equal('the daily cap');
+    for (const key of ['constructor', 'toString', '__proto__', 'valueOf', 'unknown', undefined])
+      expect(ownEntry(words, key), String(key)).to.equal(undefined);
   });
 });

@@ -1,3 +1,11 @@
+/**
+ * A table's own entry for a key the gateway sent (a reason, a code), or undefined: never one the
+ * object inherits (`constructor`, `toString`), which an unknown key would otherwise find.
+ */
+export function ownEntry<T>(table: Readonly<Record<string, T>>, key: string | undefined): T | undefined {
+  return key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** Dates as people read them: "3 min ago", with the exact time in the title. */
 export function ago(iso: string | undefined, now = Date.now()): string {
   if (!iso) return '—';

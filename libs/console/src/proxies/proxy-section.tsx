@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure, type DeviceProxy } from '../kit/api';
-import { exact } from '../kit/format';
+import { exact, ownEntry } from '../kit/format';
 import { Banner, Confirm, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 
@@ -47,7 +47,7 @@ export function ProxySection(props: { deviceId: string }) {
       });
       setProxy(r.data);
       setUrl('');
-      return `Proxy saved. ${APPLIED[r.applied] ?? ''}`;
+      return `Proxy saved. ${ownEntry(APPLIED, r.applied) ?? ''}`;
     }, '');
   const direct = () =>
     act(async () => {
@@ -56,13 +56,13 @@ export function ProxySection(props: { deviceId: string }) {
         json: { direct: true },
       });
       setProxy(r.data);
-      return `The device connects directly. ${APPLIED[r.applied] ?? ''}`;
+      return `The device connects directly. ${ownEntry(APPLIED, r.applied) ?? ''}`;
     }, 'Could not set the device to connect directly: ');
   const remove = () =>
     act(async () => {
       const r = await api<{ applied: string }>(path, { method: 'DELETE' });
       setProxy(null);
-      return `Proxy removed. ${APPLIED[r.applied] ?? ''}`;
+      return `Proxy removed. ${ownEntry(APPLIED, r.applied) ?? ''}`;
     }, 'Could not remove the proxy: ');
 
   return (
