@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
-import { Banner } from '../kit/ui';
+import { Banner, useDismiss } from '../kit/ui';
 import { mutedFor, type Chat } from './chat-row';
 import { Swatch, type Label } from '../labels/device-labels';
 import { RowButton } from '../kit/table';
@@ -49,25 +49,7 @@ function Disclosure(props: {
   children: (close: () => void) => ComponentChildren;
 }) {
   const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const doc = ref.current?.ownerDocument;
-    const away = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node)) setOpen(false);
-    };
-    const esc = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
-      setOpen(false);
-      ref.current?.querySelector<HTMLButtonElement>('button')?.focus();
-    };
-    doc?.addEventListener('click', away);
-    doc?.addEventListener('keydown', esc);
-    return () => {
-      doc?.removeEventListener('click', away);
-      doc?.removeEventListener('keydown', esc);
-    };
-  }, [open]);
+  const ref = useDismiss<HTMLDivElement>(open, () => setOpen(false));
   return (
     <div class="chat-menu" ref={ref}>
       <button

@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Message } from '../kit/api';
 import { phone } from '../kit/format';
-import { Banner } from '../kit/ui';
+import { Banner, useDismiss } from '../kit/ui';
 import { chatPath } from './chat-actions';
 
 /** The reactions the menu offers, as WhatsApp's quick row has them, with their names. */
@@ -92,28 +92,12 @@ export function ReactButton(props: {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
-  const ref = useRef<HTMLDivElement>(null);
   const menuId = `react-menu-${props.m.messageId}`;
+  const ref = useDismiss<HTMLDivElement>(open, () => setOpen(false), '.react-toggle');
   const toggle = () => ref.current?.querySelector<HTMLButtonElement>('.react-toggle');
   useEffect(() => {
-    if (!open) return;
-    const doc = ref.current?.ownerDocument;
-    const away = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node)) setOpen(false);
-    };
-    const esc = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
-      setOpen(false);
-      toggle()?.focus();
-    };
-    doc?.addEventListener('click', away);
-    doc?.addEventListener('keydown', esc);
     // The first choice, for the keyboard.
-    doc?.getElementById(menuId)?.querySelector('button')?.focus();
-    return () => {
-      doc?.removeEventListener('click', away);
-      doc?.removeEventListener('keydown', esc);
-    };
+    if (open) ref.current?.ownerDocument.getElementById(menuId)?.querySelector('button')?.focus();
   }, [open]);
   const react = async (emoji: string) => {
     setBusy(true);

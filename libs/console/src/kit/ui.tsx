@@ -78,6 +78,35 @@ export function Empty(props: { children: ComponentChildren }) {
 }
 
 /**
+ * The one way a popup that a toggle button opens under it (a menu, a disclosure's panel) closes:
+ * while `open`, a click outside the element the answered ref is put on (the one holding the toggle
+ * and the popup), or Escape, calls `close`; Escape also gives the focus back to the toggle, the
+ * first element there that `toggle` selects (its first button unless told). A dialog wants Modal.
+ */
+export function useDismiss<E extends HTMLElement>(open: boolean, close: () => void, toggle = 'button') {
+  const ref = useRef<E>(null);
+  useEffect(() => {
+    if (!open) return;
+    const doc = ref.current?.ownerDocument;
+    const away = (e: Event) => {
+      if (!ref.current?.contains(e.target as Node)) close();
+    };
+    const esc = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      close();
+      ref.current?.querySelector<HTMLElement>(toggle)?.focus();
+    };
+    doc?.addEventListener('click', away);
+    doc?.addEventListener('keydown', esc);
+    return () => {
+      doc?.removeEventListener('click', away);
+      doc?.removeEventListener('keydown', esc);
+    };
+  }, [open]);
+  return ref;
+}
+
+/**
  * The console's one modal: a native <dialog> shown with showModal() while mounted (focus kept in
  * it, the page behind inert, Escape calls `onCancel`), closed when unmounted. Render it only while
  * it should be open (`{editing && <Modal …>}`). For "are you sure?" use Confirm, built on it; use
