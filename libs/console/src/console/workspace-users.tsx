@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type WorkspaceUser } from '../kit/api';
+import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
@@ -11,7 +12,6 @@ const POLL_MS = 30_000;
 const NAME_RULE = '3–64 characters: a–z, 0–9, . _ @ or -, starting with a letter or digit';
 const PASSWORD_MIN = 12;
 type Role = WorkspaceUser['role'];
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 const ROLE_TEXT: Record<Role, string> = {
   admin: 'Admin: everything of the workspace, its users too',
@@ -156,41 +156,30 @@ export function UsersSection(props: { workspaceId: string }) {
     POLL_MS,
     [base],
   );
-  const [notice, setNotice] = useState<Notice>(undefined);
   const [resetting, setResetting] = useState<string | undefined>(undefined);
-  const [removing, setRemoving] = useState<WorkspaceUser | undefined>(undefined);
-  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const { asking: removing, ask: setRemoving, busy, notice, setNotice, run } = useConfirmed<WorkspaceUser>();
   const can = who.canChange;
 
-  const setRole = async (u: WorkspaceUser, role: Role) => {
-    setBusy(u.user);
-    try {
-      await api(`${base}/users/${encodeURIComponent(u.user)}`, { method: 'PATCH', json: { role } });
-      setNotice({
-        kind: 'success',
-        text: `“${u.user}” is now ${role === 'admin' ? 'an admin' : 'an agent'}.`,
-      });
-      void users.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not change “${u.user}”: ${(err as Error).message}` });
-    } finally {
-      setBusy(undefined);
-    }
-  };
-  const remove = async () => {
-    if (!removing) return;
-    setBusy(removing.user);
-    try {
-      await api(`${base}/users/${encodeURIComponent(removing.user)}`, { method: 'DELETE' });
-      setNotice({ kind: 'success', text: `“${removing.user}” removed: it can no longer sign in.` });
-      void users.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not remove “${removing.user}”: ${(err as Error).message}` });
-    } finally {
-      setBusy(undefined);
-      setRemoving(undefined);
-    }
-  };
+  const setRole = (u: WorkspaceUser, role: Role) =>
+    run(
+      u.user,
+      async () => {
+        await api(`${base}/users/${encodeURIComponent(u.user)}`, { method: 'PATCH', json: { role } });
+        void users.refresh();
+        return `“${u.user}” is now ${role === 'admin' ? 'an admin' : 'an agent'}.`;
+      },
+      `Could not change “${u.user}”`,
+    );
+  const remove = (u: WorkspaceUser) =>
+    run(
+      u.user,
+      async () => {
+        await api(`${base}/users/${encodeURIComponent(u.user)}`, { method: 'DELETE' });
+        void users.refresh();
+        return `“${u.user}” removed: it can no longer sign in.`;
+      },
+      `Could not remove “${u.user}”`,
+    );
 
   const list = users.data ?? [];
   return (
@@ -293,7 +282,7 @@ export function UsersSection(props: { workspaceId: string }) {
           title={`Remove “${removing.user}”?`}
           confirmLabel="Yes, remove"
           busy={busy === removing.user}
-          onConfirm={() => void remove()}
+          onConfirm={() => void remove(removing)}
           onCancel={() => setRemoving(undefined)}
         >
           <p>They can no longer sign in to this workspace.</p>

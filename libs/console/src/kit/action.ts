@@ -33,3 +33,33 @@ export function useAction(
   };
   return { busy, notice, setNotice, act };
 }
+
+/**
+ * The console's one pattern for a page's row actions that change one row through the API, some
+ * asked first in a Confirm (delete a pool, remove a user, suspend a workspace): `asking` is the row
+ * the Confirm asks about (`ask(row)` opens it, `ask(undefined)` closes it); `run(key, change,
+ * failure)` marks that row busy (`busy === key`, for its buttons and the Confirm's `busy`), runs
+ * `change`, whose answer becomes the success notice (none when it answers nothing) and a failure
+ * the error notice `${failure}: ${message}`, then clears `busy` and closes the Confirm. A notice stays until the
+ * next one replaces it; `setNotice` says how another step of the page went (a form saved).
+ *
+ * Buttons that share one busy flag for the whole section want useAction instead.
+ */
+export function useConfirmed<T>() {
+  const [asking, ask] = useState<T | undefined>(undefined);
+  const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<Notice>(undefined);
+  const run = async (key: string, change: () => Promise<string | void>, failure: string) => {
+    setBusy(key);
+    try {
+      const done = await change();
+      if (done) setNotice({ kind: 'success', text: done });
+    } catch (err) {
+      setNotice({ kind: 'error', text: `${failure}: ${(err as Error).message}` });
+    } finally {
+      setBusy(undefined);
+      ask(undefined);
+    }
+  };
+  return { asking, ask, busy, notice, setNotice, run };
+}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Device, type Pool, type PoolDeviceState } from '../kit/api';
+import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
@@ -9,8 +10,6 @@ import { RowButton, TableHead } from '../kit/table';
 /** Device states change while the page is open; pools themselves rarely. */
 const POLL_MS = 5000;
 const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
-
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 /** Ids typed by hand (devices not linked yet), separated by commas or spaces. */
 function typedIds(text: string): string[] {
@@ -156,9 +155,7 @@ export function PoolsPage() {
   const devices = usePoll(() => api<{ devices: Device[] }>('/devices').then((r) => r.devices), POLL_MS);
   const known = devices.data ?? [];
   const [editing, setEditing] = useState<Pool | undefined>(undefined);
-  const [deleting, setDeleting] = useState<Pool | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
+  const { asking: deleting, ask: setDeleting, busy, notice, setNotice, run } = useConfirmed<Pool>();
 
   const saved = (verb: string) => (p: Pool) => {
     setNotice({ kind: 'success', text: `Pool “${p.name}” ${verb}.` });
@@ -167,21 +164,17 @@ export function PoolsPage() {
   };
 
   /** Refused (409) while API tokens send through the pool: the API's text names them. */
-  const remove = async () => {
-    if (!deleting) return;
-    setBusy(true);
-    try {
-      await api(`/pools/${encodeURIComponent(deleting.id)}`, { method: 'DELETE' });
-      setNotice({ kind: 'success', text: `Pool “${deleting.name}” deleted.` });
-      if (editing?.id === deleting.id) setEditing(undefined);
-      void pools.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not delete “${deleting.name}”: ${(err as Error).message}` });
-    } finally {
-      setBusy(false);
-      setDeleting(undefined);
-    }
-  };
+  const remove = (p: Pool) =>
+    run(
+      p.id,
+      async () => {
+        await api(`/pools/${encodeURIComponent(p.id)}`, { method: 'DELETE' });
+        if (editing?.id === p.id) setEditing(undefined);
+        void pools.refresh();
+        return `Pool “${p.name}” deleted.`;
+      },
+      `Could not delete “${p.name}”`,
+    );
 
   const list = pools.data ?? [];
   return (
@@ -266,8 +259,8 @@ export function PoolsPage() {
         <Confirm
           title={`Delete pool “${deleting.name}”?`}
           confirmLabel="Yes, delete"
-          busy={busy}
-          onConfirm={() => void remove()}
+          busy={busy === deleting.id}
+          onConfirm={() => void remove(deleting)}
           onCancel={() => setDeleting(undefined)}
         >
           <p>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type QuotaName, type Usage, type UsageDay, type Workspace } from '../kit/api';
+import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
@@ -11,8 +12,6 @@ import { RowButton, TableHead } from '../kit/table';
 /** Workspaces change rarely; their usage of today a little more. */
 const POLL_MS = 15_000;
 const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
-
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 const EMPTY_QUOTAS = quotaText({});
 /** Today in UTC, the day usage is counted in. */
@@ -138,9 +137,7 @@ export function WorkspacesPage() {
   /** Today's usage by workspace id (null: could not be read). */
   const [today, setToday] = useState<Record<string, UsageDay | null>>({});
   const [editing, setEditing] = useState<Workspace | undefined>(undefined);
-  const [suspending, setSuspending] = useState<Workspace | undefined>(undefined);
-  const [busy, setBusy] = useState<string | undefined>(undefined);
-  const [notice, setNotice] = useState<Notice>(undefined);
+  const { asking: suspending, ask: setSuspending, busy, notice, setNotice, run } = useConfirmed<Workspace>();
 
   const ids = (list.data ?? []).map((w) => w.id).join(',');
   useEffect(() => {
@@ -162,37 +159,30 @@ export function WorkspacesPage() {
     void list.refresh();
   };
 
-  const setStatus = async (w: Workspace, status: Workspace['status']) => {
-    setBusy(w.id);
-    try {
-      await api(`/workspaces/${encodeURIComponent(w.id)}`, { method: 'PATCH', json: { status } });
-      setNotice({
-        kind: 'success',
-        text:
-          status === 'suspended'
-            ? `Workspace “${w.name}” suspended: its tokens get 403 and its devices hold their messages.`
-            : `Workspace “${w.name}” resumed: its held messages go out within 30 s.`,
-      });
-      void list.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not change “${w.name}”: ${(err as Error).message}` });
-    } finally {
-      setBusy(undefined);
-      setSuspending(undefined);
-    }
-  };
+  const setStatus = (w: Workspace, status: Workspace['status']) =>
+    run(
+      w.id,
+      async () => {
+        await api(`/workspaces/${encodeURIComponent(w.id)}`, { method: 'PATCH', json: { status } });
+        void list.refresh();
+        return status === 'suspended'
+          ? `Workspace “${w.name}” suspended: its tokens get 403 and its devices hold their messages.`
+          : `Workspace “${w.name}” resumed: its held messages go out within 30 s.`;
+      },
+      `Could not change “${w.name}”`,
+    );
 
   /** The operator sees the workspace as its admin does: the whole console scoped to it. */
-  const openAs = async (w: Workspace) => {
-    setBusy(w.id);
-    try {
-      await api('/session/workspace', { method: 'PUT', json: { workspaceId: w.id } });
-      await who.reload('/dashboard/workspace');
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not open “${w.name}”: ${(err as Error).message}` });
-      setBusy(undefined);
-    }
-  };
+  const openAs = (w: Workspace) =>
+    run(
+      w.id,
+      async () => {
+        await api('/session/workspace', { method: 'PUT', json: { workspaceId: w.id } });
+        // The console then shows the workspace's home: this page is gone.
+        await who.reload('/dashboard/workspace');
+      },
+      `Could not open “${w.name}”`,
+    );
 
   const rows = list.data ?? [];
   return (
