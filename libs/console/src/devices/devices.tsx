@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
 import { api, type Device } from '../kit/api';
+import { useConfirmed } from '../kit/action';
 import { ago, exact, initials, phone } from '../kit/format';
 import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../kit/ui';
 import { LiveIndicator, useLiveData } from '../kit/live';
@@ -198,40 +198,30 @@ export function DevicesPage() {
     minGapMs: MIN_RELOAD_GAP_MS,
     staleAfterMs: STALE_AFTER_MS,
   });
-  const [confirming, setConfirming] = useState<Device | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | undefined>(undefined);
+  const { asking: confirming, ask: setConfirming, busy, notice, run } = useConfirmed<Device>();
 
-  const disconnect = async () => {
-    if (!confirming) return;
-    setBusy(true);
-    try {
-      const res = await api<{ message?: string }>(`/devices/${confirming.deviceId}/disconnect`, {
-        method: 'POST',
-      });
-      setNotice({ kind: 'success', text: `${confirming.deviceId}: ${res.message ?? 'Disconnected'}.` });
-      void devices.refresh();
-    } catch (err) {
-      setNotice({
-        kind: 'error',
-        text: `Could not disconnect ${confirming.deviceId}: ${(err as Error).message}`,
-      });
-    } finally {
-      setBusy(false);
-      setConfirming(undefined);
-    }
-  };
+  const disconnect = (d: Device) =>
+    run(
+      d.deviceId,
+      async () => {
+        const res = await api<{ message?: string }>(`/devices/${d.deviceId}/disconnect`, { method: 'POST' });
+        void devices.refresh();
+        return `${d.deviceId}: ${res.message ?? 'Disconnected'}.`;
+      },
+      `Could not disconnect ${d.deviceId}`,
+    );
 
   /** Ends a pause now (the operator knows better); a new refusal from WhatsApp pauses it again. */
-  const resume = async (d: Device) => {
-    try {
-      await api(`/devices/${d.deviceId}/restriction`, { method: 'DELETE' });
-      setNotice({ kind: 'success', text: `${d.deviceId}: sending resumed.` });
-      void devices.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not resume ${d.deviceId}: ${(err as Error).message}` });
-    }
-  };
+  const resume = (d: Device) =>
+    run(
+      d.deviceId,
+      async () => {
+        await api(`/devices/${d.deviceId}/restriction`, { method: 'DELETE' });
+        void devices.refresh();
+        return `${d.deviceId}: sending resumed.`;
+      },
+      `Could not resume ${d.deviceId}`,
+    );
 
   const list = devices.data ?? [];
   return (
@@ -296,8 +286,8 @@ export function DevicesPage() {
         <Confirm
           title={`Disconnect ${confirming.deviceId}?`}
           confirmLabel="Yes, disconnect"
-          busy={busy}
-          onConfirm={() => void disconnect()}
+          busy={busy === confirming.deviceId}
+          onConfirm={() => void disconnect(confirming)}
           onCancel={() => setConfirming(undefined)}
         >
           <p>

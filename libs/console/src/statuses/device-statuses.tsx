@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ADMIN_BASE, api, type Message, type MessageStatus } from '../kit/api';
+import { useConfirmed } from '../kit/action';
 import { ago, exact, phone as plus } from '../kit/format';
 import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
 import { StatusForm } from './status-form';
@@ -59,9 +60,7 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
   );
   const [texts, setTexts] = useState<Record<string, string>>({});
   const asked = useRef(new Set<string>());
-  const [deleting, setDeleting] = useState<StatusSummary | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
+  const { asking: deleting, ask: setDeleting, busy, notice, setNotice, run } = useConfirmed<StatusSummary>();
 
   useEffect(() => void list.refresh(), [props.reload, props.viewed]);
   useEffect(() => {
@@ -77,28 +76,25 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
     }
   }, [list.data]);
 
-  const remove = async () => {
-    if (!deleting) return;
-    setBusy(true);
-    try {
-      const r = await api<{ data: { status: string } }>(`${base}/statuses/${deleting.messageId}`, {
-        method: 'DELETE',
-      });
-      setNotice({
-        kind: 'success',
-        text:
-          r.data.status === 'deleted'
-            ? 'The status left the queue: it is never sent.'
-            : 'Deleting: the revoke goes to its viewers through the queue.',
-      });
-      await list.refresh();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `Could not delete the status: ${(err as Error).message}` });
-    } finally {
-      setBusy(false);
-      setDeleting(undefined);
-    }
-  };
+  const remove = (s: StatusSummary) =>
+    run(
+      s.messageId,
+      async () => {
+        const r = await api<{ data: { status: string } }>(`${base}/statuses/${s.messageId}`, {
+          method: 'DELETE',
+        });
+        // Said at once; the dialog closes once the list is read again.
+        setNotice({
+          kind: 'success',
+          text:
+            r.data.status === 'deleted'
+              ? 'The status left the queue: it is never sent.'
+              : 'Deleting: the revoke goes to its viewers through the queue.',
+        });
+        await list.refresh();
+      },
+      'Could not delete the status',
+    );
 
   const statuses = list.data;
   return (
@@ -152,7 +148,11 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
                 {can && (
                   <td class="row-actions">
                     {s.status !== 'deleted' && s.status !== 'failed' && (
-                      <RowButton kind="danger-outline" disabled={busy} onClick={() => setDeleting(s)}>
+                      <RowButton
+                        kind="danger-outline"
+                        disabled={busy !== undefined}
+                        onClick={() => setDeleting(s)}
+                      >
                         Delete
                       </RowButton>
                     )}
@@ -167,8 +167,8 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
         <Confirm
           title="Delete this status?"
           confirmLabel="Delete status"
-          busy={busy}
-          onConfirm={() => void remove()}
+          busy={busy === deleting.messageId}
+          onConfirm={() => void remove(deleting)}
           onCancel={() => setDeleting(undefined)}
         >
           {deleting.status === 'queued' || deleting.status === 'scheduled'
