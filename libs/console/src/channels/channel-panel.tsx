@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Message } from '../kit/api';
+import { useAction } from '../kit/action';
 import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
 import { PostTable, type PostStats } from './channel-posts';
 import { useCanChange } from '../kit/session';
@@ -15,8 +16,6 @@ export interface Channel {
   createdAt?: string;
   verified: boolean;
 }
-
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
 
 const ROLE: Record<Channel['role'], string> = {
   owner: 'Owner',
@@ -44,8 +43,7 @@ export function ChannelPanel(props: {
   const [texts, setTexts] = useState<Record<string, string>>({});
   const asked = useRef(new Set<string>());
   const [error, setError] = useState<string | undefined>(undefined);
-  const [notice, setNotice] = useState<Notice>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, notice, setNotice, act: run } = useAction((failure, err) => `${failure}: ${err.message}`);
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -93,18 +91,13 @@ export function ChannelPanel(props: {
     return () => timers.forEach(clearTimeout);
   }, [posted]);
 
-  const act = async (work: () => Promise<string>, failure: string, reload = true) => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
+  // Said at once; the buttons wait for the channel to be read again.
+  const act = (work: () => Promise<string>, failure: string, reload = true) =>
+    run(async () => {
       setNotice({ kind: 'success', text: await work() });
       if (reload) await load();
-    } catch (err) {
-      setNotice({ kind: 'error', text: `${failure}: ${(err as Error).message}` });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return undefined;
+    }, failure);
   const save = (e: Event) => {
     e.preventDefault();
     void act(async () => {

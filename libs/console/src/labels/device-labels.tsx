@@ -1,5 +1,6 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { useAction } from '../kit/action';
 import { api } from '../kit/api';
 import { useLiveData, type LiveEvent } from '../kit/live';
 import { onLink } from '../kit/router';
@@ -156,8 +157,6 @@ function LabelChats(props: { deviceId: string; label: Label }) {
   );
 }
 
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
-
 const affectsLabels = (e: LiveEvent) => e.type.startsWith('label.');
 
 /**
@@ -174,27 +173,17 @@ export function LabelsPage(props: { deviceId: string }) {
   );
   const [name, setName] = useState('');
   const [color, setColor] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
+  const { busy, notice, act: run } = useAction((_, err) => err.message);
   const [editing, setEditing] = useState<Label | undefined>(undefined);
   const [deleting, setDeleting] = useState<Label | undefined>(undefined);
   const [shown, setShown] = useState<string | undefined>(undefined);
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
+  const act = (work: () => Promise<unknown>, done: string) =>
+    run(async () => {
       await work();
       await labels.refresh();
-      setNotice({ kind: 'success', text: done });
-      return true;
-    } catch (err) {
-      setNotice({ kind: 'error', text: (err as Error).message });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+      return done;
+    }, '');
   const create = (e: Event) => {
     e.preventDefault();
     const label = name.trim();

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
+import { useAction } from '../kit/action';
 import { exact, phone as plus } from '../kit/format';
 import { Banner, Empty, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
@@ -35,8 +36,6 @@ function Keywords(props: { list: string[]; testId: string }) {
   );
 }
 
-type Notice = { kind: 'error' | 'success'; text: string } | undefined;
-
 /**
  * The device's suppression list: the numbers that opted out (a keyword, or added here), newest
  * first a page at a time; add or remove a number; switch the confirmation message on or off.
@@ -47,8 +46,7 @@ export function OptOutsSection(props: { deviceId: string }) {
   const [page, setPage] = useState<OptOutPage | undefined>(undefined);
   const [settings, setSettings] = useState<OptOutSettingsAnswer['settings'] | undefined>(undefined);
   const [number, setNumber] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<Notice>(undefined);
+  const { busy, notice, setNotice, act: run } = useAction((_, err) => err.message);
 
   const load = async () => {
     const [list, s] = await Promise.all([
@@ -62,19 +60,12 @@ export function OptOutsSection(props: { deviceId: string }) {
     load().catch((err: unknown) => setNotice({ kind: 'error', text: (err as Error).message }));
   }, [base]);
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
+  const act = (work: () => Promise<unknown>, done: string) =>
+    run(async () => {
       await work();
       await load();
-      setNotice({ kind: 'success', text: done });
-    } catch (err) {
-      setNotice({ kind: 'error', text: (err as Error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return done;
+    }, '');
   const add = (e: Event) => {
     e.preventDefault();
     const digits = number.replace(/[^\d]/g, '');

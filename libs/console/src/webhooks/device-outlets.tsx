@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
+import { useAction } from '../kit/action';
 import { ago, exact } from '../kit/format';
 import { Banner, Spinner, usePoll } from '../kit/ui';
 import { useCanChange } from '../kit/session';
@@ -74,12 +74,10 @@ function answerOf(a: AttemptFacts): string {
 function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => Promise<void> }) {
   const can = useCanChange();
   const w = props.outlets.webhook;
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
-  const retryNow = async () => {
-    setBusy(true);
-    setNotice(undefined);
-    try {
+  const { busy, notice, setNotice, act } = useAction((_, err) => err.message);
+  // The outcome shows at once; the button waits for the section to be read again.
+  const retryNow = () =>
+    act(async () => {
       const r = await api<{ data: { waiting: number; madeDue: number } }>(
         `/devices/${encodeURIComponent(props.deviceId)}/webhook/retry-now`,
         { method: 'POST' },
@@ -93,12 +91,8 @@ function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => 
             : `${n} ${n === 1 ? 'event is' : 'events are'} due now: the notifier delivers them in order.`,
       });
       await props.reload();
-    } catch (err) {
-      setNotice({ kind: 'error', text: (err as Error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return undefined;
+    }, '');
   return (
     <section class="card outlet" aria-labelledby="outlet-webhook-title" data-testid="outlet-webhook">
       <h2 id="outlet-webhook-title">Webhook</h2>
