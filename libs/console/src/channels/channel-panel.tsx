@@ -25,6 +25,35 @@ const ROLE: Record<Channel['role'], string> = {
 };
 
 /**
+ * A channel's name and description fields (WhatsApp's limits: 100 and 2048 characters), for the
+ * Create form (device-channels.tsx, where the description is `optional`) and the Edit form below.
+ */
+export const channelFields = (
+  name: string,
+  onName: (name: string) => void,
+  description: string,
+  onDescription: (description: string) => void,
+  optional = false,
+) => (
+  <>
+    <label>
+      Name
+      <input value={name} maxLength={100} dir="auto" onInput={(e) => onName(e.currentTarget.value)} />
+    </label>
+    <label>
+      {optional ? 'Description (optional)' : 'Description'}
+      <textarea
+        rows={2}
+        maxLength={2048}
+        dir="auto"
+        value={description}
+        onInput={(e) => onDescription(e.currentTarget.value)}
+      />
+    </label>
+  </>
+);
+
+/**
  * One channel of the device: what WhatsApp says of it (GET …/channels/:id), its edit and delete
  * (owner), a post to it (owner: text, or a picture by URL with a caption) and its latest posts
  * with their views and reactions (GET …/channels/:id/posts); a post the gateway sent shows its text
@@ -212,25 +241,7 @@ export function ChannelPanel(props: {
           )}
           {editing && (
             <form onSubmit={save} class="channel-edit">
-              <label>
-                Name
-                <input
-                  value={name}
-                  maxLength={100}
-                  dir="auto"
-                  onInput={(e) => setName(e.currentTarget.value)}
-                />
-              </label>
-              <label>
-                Description
-                <textarea
-                  rows={2}
-                  maxLength={2048}
-                  dir="auto"
-                  value={description}
-                  onInput={(e) => setDescription(e.currentTarget.value)}
-                />
-              </label>
+              {channelFields(name, setName, description, setDescription)}
               <div class="actions">
                 <button type="submit" class="primary" disabled={busy || !name.trim()}>
                   Save channel

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { ago, exact } from '../kit/format';
 import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
-import { ChannelPanel, type Channel } from './channel-panel';
+import { ChannelPanel, channelFields, type Channel } from './channel-panel';
 import './channels.css';
 import { useCanChange } from '../kit/session';
 import { RowButton, TableHead } from '../kit/table';
@@ -211,25 +211,7 @@ export function ChannelsPage(props: { deviceId: string }) {
           <section class="card" aria-labelledby="channel-create-title">
             <h2 id="channel-create-title">Create a channel</h2>
             <form onSubmit={create}>
-              <label>
-                Name
-                <input
-                  value={name}
-                  maxLength={100}
-                  dir="auto"
-                  onInput={(e) => setName(e.currentTarget.value)}
-                />
-              </label>
-              <label>
-                Description (optional)
-                <textarea
-                  rows={2}
-                  maxLength={2048}
-                  dir="auto"
-                  value={description}
-                  onInput={(e) => setDescription(e.currentTarget.value)}
-                />
-              </label>
+              {channelFields(name, setName, description, setDescription, true)}
               <div class="actions">
                 <button type="submit" class="primary" disabled={busy || !name.trim()}>
                   Create channel
