@@ -173,7 +173,8 @@ export function LabelsPage(props: { deviceId: string }) {
   );
   const [name, setName] = useState('');
   const [color, setColor] = useState(0);
-  const { busy, notice, act: run } = useAction((_, err) => err.message);
+  // A failure is said in the API's own words (no prefix: `act(change, '')`).
+  const { busy, notice, act: run } = useAction();
   const [editing, setEditing] = useState<Label | undefined>(undefined);
   const [deleting, setDeleting] = useState<Label | undefined>(undefined);
   const [shown, setShown] = useState<string | undefined>(undefined);

@@ -46,7 +46,8 @@ export function OptOutsSection(props: { deviceId: string }) {
   const [page, setPage] = useState<OptOutPage | undefined>(undefined);
   const [settings, setSettings] = useState<OptOutSettingsAnswer['settings'] | undefined>(undefined);
   const [number, setNumber] = useState('');
-  const { busy, notice, setNotice, act: run } = useAction((_, err) => err.message);
+  // A failure is said in the API's own words (no prefix: `act(change, '')`).
+  const { busy, notice, setNotice, act: run } = useAction();
 
   const load = async () => {
     const [list, s] = await Promise.all([

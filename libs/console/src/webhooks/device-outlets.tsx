@@ -74,7 +74,8 @@ function answerOf(a: AttemptFacts): string {
 function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => Promise<void> }) {
   const can = useCanChange();
   const w = props.outlets.webhook;
-  const { busy, notice, setNotice, act } = useAction((_, err) => err.message);
+  // A failure is said in the API's own words (no prefix: `act(change, '')`).
+  const { busy, notice, setNotice, act } = useAction();
   // The outcome shows at once; the button waits for the section to be read again.
   const retryNow = () =>
     act(async () => {
