@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { Banner, Confirm, usePoll, PolledList } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 const POLL_MS = 30_000;
@@ -181,7 +181,6 @@ export function UsersSection(props: { workspaceId: string }) {
       `Could not remove “${u.user}”`,
     );
 
-  const list = users.data ?? [];
   return (
     <section class="card" aria-labelledby="users-title" data-testid="users">
       <h2 id="users-title">Users</h2>
@@ -190,69 +189,71 @@ export function UsersSection(props: { workspaceId: string }) {
         chats.
       </p>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-      {users.error && <Banner kind="error">Could not load the users: {users.error}</Banner>}
-      {users.loading && !users.data ? (
-        <Spinner label="Loading users…" />
-      ) : list.length === 0 ? (
-        <Empty>No users yet{can ? ': add the first below' : ''}.</Empty>
-      ) : (
-        <table class="table responsive users-table">
-          <TableHead columns={['User', 'Role', 'Added']} actions={can} />
-          <tbody>
-            {list.map((u) => {
-              const self = u.user === who.session.user;
-              const other: Role = u.role === 'admin' ? 'agent' : 'admin';
-              return (
-                <tr key={u.user} data-testid={`user-${u.user}`}>
-                  <td data-label="User">
-                    <bdi class="strong">{u.user}</bdi>
-                    {self && <span class="muted small"> (you)</span>}
-                  </td>
-                  <td data-label="Role">
-                    <span class={`badge ${u.role === 'admin' ? 'badge-sent' : ''}`}>
-                      {u.role === 'admin' ? 'Admin' : 'Agent'}
-                    </span>
-                  </td>
-                  <td data-label="Added" title={exact(u.createdAt)}>
-                    {ago(u.createdAt)}
-                  </td>
-                  {can && (
-                    <td class="row-actions">
-                      {!self && (
+      <PolledList
+        poll={users}
+        failure="Could not load the users"
+        loading="Loading users…"
+        empty={<>No users yet{can ? ': add the first below' : ''}.</>}
+      >
+        {(list) => (
+          <table class="table responsive users-table">
+            <TableHead columns={['User', 'Role', 'Added']} actions={can} />
+            <tbody>
+              {list.map((u) => {
+                const self = u.user === who.session.user;
+                const other: Role = u.role === 'admin' ? 'agent' : 'admin';
+                return (
+                  <tr key={u.user} data-testid={`user-${u.user}`}>
+                    <td data-label="User">
+                      <bdi class="strong">{u.user}</bdi>
+                      {self && <span class="muted small"> (you)</span>}
+                    </td>
+                    <td data-label="Role">
+                      <span class={`badge ${u.role === 'admin' ? 'badge-sent' : ''}`}>
+                        {u.role === 'admin' ? 'Admin' : 'Agent'}
+                      </span>
+                    </td>
+                    <td data-label="Added" title={exact(u.createdAt)}>
+                      {ago(u.createdAt)}
+                    </td>
+                    {can && (
+                      <td class="row-actions">
+                        {!self && (
+                          <RowButton
+                            kind="secondary"
+                            disabled={busy === u.user}
+                            label={`Make ${u.user} ${other === 'admin' ? 'an admin' : 'an agent'}`}
+                            onClick={() => void setRole(u, other)}
+                          >
+                            Make {other === 'admin' ? 'admin' : 'agent'}
+                          </RowButton>
+                        )}
                         <RowButton
                           kind="secondary"
-                          disabled={busy === u.user}
-                          label={`Make ${u.user} ${other === 'admin' ? 'an admin' : 'an agent'}`}
-                          onClick={() => void setRole(u, other)}
+                          label={`Reset password of ${u.user}`}
+                          onClick={() => setResetting(u.user)}
                         >
-                          Make {other === 'admin' ? 'admin' : 'agent'}
+                          Reset password
                         </RowButton>
-                      )}
-                      <RowButton
-                        kind="secondary"
-                        label={`Reset password of ${u.user}`}
-                        onClick={() => setResetting(u.user)}
-                      >
-                        Reset password
-                      </RowButton>
-                      {!self && (
-                        <RowButton
-                          kind="danger-outline"
-                          disabled={busy === u.user}
-                          label={`Remove ${u.user}`}
-                          onClick={() => setRemoving(u)}
-                        >
-                          Remove
-                        </RowButton>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+                        {!self && (
+                          <RowButton
+                            kind="danger-outline"
+                            disabled={busy === u.user}
+                            label={`Remove ${u.user}`}
+                            onClick={() => setRemoving(u)}
+                          >
+                            Remove
+                          </RowButton>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </PolledList>
       {can && resetting && (
         <ResetPassword
           key={resetting}

@@ -1,7 +1,7 @@
 import { api, type Device } from '../kit/api';
 import { useConfirmed } from '../kit/action';
 import { ago, exact, initials, phone } from '../kit/format';
-import { Banner, Confirm, Empty, Spinner, StatusBadge } from '../kit/ui';
+import { Banner, Confirm, StatusBadge, PolledList } from '../kit/ui';
 import { LiveIndicator, useLiveData } from '../kit/live';
 import { LinkPanel } from '../connection/link-panel';
 import { STEP_WORDS, reasonWords } from '../connection/passkey-steps';
@@ -223,7 +223,6 @@ export function DevicesPage() {
       `Could not resume ${d.deviceId}`,
     );
 
-  const list = devices.data ?? [];
   return (
     <>
       <div class="page-head">
@@ -244,43 +243,45 @@ export function DevicesPage() {
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card">
         <h2>All devices</h2>
-        {devices.error && <Banner kind="error">Could not load devices: {devices.error}</Banner>}
-        {devices.loading && !devices.data ? (
-          <Spinner label="Loading devices…" />
-        ) : list.length === 0 ? (
-          <Empty>
-            {!can
+        <PolledList
+          poll={devices}
+          failure="Could not load devices"
+          loading="Loading devices…"
+          empty={
+            !can
               ? 'No devices yet.'
               : who.operator
                 ? 'No devices yet. Link one above with a QR code or a pairing code.'
-                : 'No devices yet. Add one on the Workspace page, then link it above.'}
-          </Empty>
-        ) : (
-          <table class="table responsive devices-table">
-            <TableHead
-              columns={[
-                'Device',
-                'Status',
-                { label: WAITING, class: 'num', title: WAITING_TITLE },
-                'Sent today',
-                'Health',
-                'Updated',
-              ]}
-              actions
-            />
-            <tbody>
-              {list.map((d) => (
-                <DeviceRow
-                  key={d.deviceId}
-                  device={d}
-                  {...(can
-                    ? { onDisconnect: setConfirming, onResume: (dev: Device) => void resume(dev) }
-                    : {})}
-                />
-              ))}
-            </tbody>
-          </table>
-        )}
+                : 'No devices yet. Add one on the Workspace page, then link it above.'
+          }
+        >
+          {(list) => (
+            <table class="table responsive devices-table">
+              <TableHead
+                columns={[
+                  'Device',
+                  'Status',
+                  { label: WAITING, class: 'num', title: WAITING_TITLE },
+                  'Sent today',
+                  'Health',
+                  'Updated',
+                ]}
+                actions
+              />
+              <tbody>
+                {list.map((d) => (
+                  <DeviceRow
+                    key={d.deviceId}
+                    device={d}
+                    {...(can
+                      ? { onDisconnect: setConfirming, onResume: (dev: Device) => void resume(dev) }
+                      : {})}
+                  />
+                ))}
+              </tbody>
+            </table>
+          )}
+        </PolledList>
       </section>
       {confirming && (
         <Confirm

@@ -78,6 +78,40 @@ export function Empty(props: { children: ComponentChildren }) {
 }
 
 /**
+ * The body of a list that usePoll loads, under the list's heading: the error of its last load
+ * (`failure: error`, the rows it had stay), a Spinner saying `loading` until its first answer,
+ * `empty` (in an Empty) when it has no row, else `children(rows)`, its table. Use it for each
+ * "All …" list a page polls.
+ */
+export function PolledList<T>(props: {
+  poll: { data: T[] | undefined; error: string | undefined; loading: boolean };
+  failure: string;
+  loading: string;
+  empty: ComponentChildren;
+  children: (rows: T[]) => ComponentChildren;
+}) {
+  const { data, error, loading } = props.poll;
+  const rows = data ?? [];
+  return (
+    <>
+      {error && (
+        <Banner kind="error">
+          {`${props.failure}: `}
+          {error}
+        </Banner>
+      )}
+      {loading && !data ? (
+        <Spinner label={props.loading} />
+      ) : rows.length === 0 ? (
+        <Empty>{props.empty}</Empty>
+      ) : (
+        props.children(rows)
+      )}
+    </>
+  );
+}
+
+/**
  * The one way a popup that a toggle button opens under it (a menu, a disclosure's panel) closes:
  * while `open`, a click outside the element the answered ref is put on (the one holding the toggle
  * and the popup), or Escape, calls `close`; Escape also gives the focus back to the toggle, the

@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
-import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
+import { Banner, Confirm, StatusBadge, usePoll, PolledList } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
@@ -176,7 +176,6 @@ export function PoolsPage() {
       `Could not delete “${p.name}”`,
     );
 
-  const list = pools.data ?? [];
   return (
     <>
       <div class="page-head">
@@ -211,49 +210,51 @@ export function PoolsPage() {
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card" aria-labelledby="pools-title">
         <h2 id="pools-title">All pools</h2>
-        {pools.error && <Banner kind="error">Could not load pools: {pools.error}</Banner>}
-        {pools.loading && !pools.data ? (
-          <Spinner label="Loading pools…" />
-        ) : list.length === 0 ? (
-          <Empty>{can ? 'No pools yet. Create one above.' : 'No pools yet.'}</Empty>
-        ) : (
-          <table class="table responsive">
-            <TableHead columns={['Pool', 'Devices', 'Updated']} actions={can} />
-            <tbody>
-              {list.map((p) => (
-                <tr key={p.id} data-testid={`pool-${p.id}`}>
-                  <td data-label="Pool">
-                    {/* One block: on a phone's card the name sits over its id, not beside it. */}
-                    <div>
-                      <div class="strong">{p.name}</div>
-                      <div class="muted small mono">{p.id}</div>
-                    </div>
-                  </td>
-                  <td data-label="Devices">
-                    <ul class="pool-devices">
-                      {p.deviceStates.map((s) => (
-                        <PoolDevice key={s.deviceId} state={s} />
-                      ))}
-                    </ul>
-                  </td>
-                  <td data-label="Updated" title={exact(p.updatedAt)}>
-                    {ago(p.updatedAt)}
-                  </td>
-                  {can && (
-                    <td class="row-actions">
-                      <RowButton kind="secondary" onClick={() => setEditing(p)}>
-                        Edit
-                      </RowButton>
-                      <RowButton kind="danger-outline" onClick={() => setDeleting(p)}>
-                        Delete
-                      </RowButton>
+        <PolledList
+          poll={pools}
+          failure="Could not load pools"
+          loading="Loading pools…"
+          empty={can ? 'No pools yet. Create one above.' : 'No pools yet.'}
+        >
+          {(list) => (
+            <table class="table responsive">
+              <TableHead columns={['Pool', 'Devices', 'Updated']} actions={can} />
+              <tbody>
+                {list.map((p) => (
+                  <tr key={p.id} data-testid={`pool-${p.id}`}>
+                    <td data-label="Pool">
+                      {/* One block: on a phone's card the name sits over its id, not beside it. */}
+                      <div>
+                        <div class="strong">{p.name}</div>
+                        <div class="muted small mono">{p.id}</div>
+                      </div>
                     </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+                    <td data-label="Devices">
+                      <ul class="pool-devices">
+                        {p.deviceStates.map((s) => (
+                          <PoolDevice key={s.deviceId} state={s} />
+                        ))}
+                      </ul>
+                    </td>
+                    <td data-label="Updated" title={exact(p.updatedAt)}>
+                      {ago(p.updatedAt)}
+                    </td>
+                    {can && (
+                      <td class="row-actions">
+                        <RowButton kind="secondary" onClick={() => setEditing(p)}>
+                          Edit
+                        </RowButton>
+                        <RowButton kind="danger-outline" onClick={() => setDeleting(p)}>
+                          Delete
+                        </RowButton>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </PolledList>
       </section>
       {deleting && (
         <Confirm

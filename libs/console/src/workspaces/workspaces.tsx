@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { Banner, Confirm, usePoll, PolledList } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
 import { RowButton, TableHead } from '../kit/table';
@@ -184,7 +184,6 @@ export function WorkspacesPage() {
       `Could not open “${w.name}”`,
     );
 
-  const rows = list.data ?? [];
   return (
     <>
       <div class="page-head">
@@ -214,86 +213,94 @@ export function WorkspacesPage() {
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card" aria-labelledby="ws-list-title">
         <h2 id="ws-list-title">All workspaces</h2>
-        {list.error && <Banner kind="error">Could not load workspaces: {list.error}</Banner>}
-        {list.loading && !list.data ? (
-          <Spinner label="Loading workspaces…" />
-        ) : rows.length === 0 ? (
-          <Empty>No workspaces yet. Create one above.</Empty>
-        ) : (
-          <table class="table responsive workspaces-table">
-            <TableHead
-              columns={['Workspace', 'Status', { label: 'Devices', class: 'num' }, 'Today (UTC)', 'Updated']}
-              actions
-            />
-            <tbody>
-              {rows.map((w) => (
-                <tr key={w.id} data-testid={`workspace-${w.id}`}>
-                  <td data-label="Workspace">
-                    <div>
-                      <div class="strong">
-                        <bdi>{w.name}</bdi>
+        <PolledList
+          poll={list}
+          failure="Could not load workspaces"
+          loading="Loading workspaces…"
+          empty="No workspaces yet. Create one above."
+        >
+          {(rows) => (
+            <table class="table responsive workspaces-table">
+              <TableHead
+                columns={[
+                  'Workspace',
+                  'Status',
+                  { label: 'Devices', class: 'num' },
+                  'Today (UTC)',
+                  'Updated',
+                ]}
+                actions
+              />
+              <tbody>
+                {rows.map((w) => (
+                  <tr key={w.id} data-testid={`workspace-${w.id}`}>
+                    <td data-label="Workspace">
+                      <div>
+                        <div class="strong">
+                          <bdi>{w.name}</bdi>
+                        </div>
+                        <div class="muted small mono">{w.id}</div>
                       </div>
-                      <div class="muted small mono">{w.id}</div>
-                    </div>
-                  </td>
-                  <td data-label="Status">
-                    <span class={`badge ${w.status === 'active' ? 'badge-connected' : 'badge-failed'}`}>
-                      <span class="dot" aria-hidden="true" />
-                      {w.status === 'active' ? 'Active' : 'Suspended'}
-                    </span>
-                  </td>
-                  <td data-label="Devices" class="num" data-testid={`workspace-devices-${w.id}`}>
-                    {/* One item: on a phone's card the count and its quota stay together. */}
-                    <span>
-                      {w.devices}
-                      <span class="muted small"> / {limitText('devices', w.quotas)}</span>
-                    </span>
-                  </td>
-                  <td data-label="Today (UTC)" data-testid={`workspace-today-${w.id}`}>
-                    <TodayCell today={today[w.id]} />
-                  </td>
-                  <td data-label="Updated" title={exact(w.updatedAt)}>
-                    {ago(w.updatedAt)}
-                  </td>
-                  <td class="row-actions">
-                    <RowButton
-                      kind="primary"
-                      disabled={busy === w.id}
-                      label={`Open ${w.name} as its admin`}
-                      onClick={() => void openAs(w)}
-                    >
-                      Open as admin
-                    </RowButton>
-                    <RowButton kind="secondary" label={`Edit ${w.name}`} onClick={() => setEditing(w)}>
-                      Edit
-                    </RowButton>
-                    {/* Default is the operator's own devices: suspending it would stop them all. */}
-                    {w.status === 'active' && w.id !== 'default' && (
+                    </td>
+                    <td data-label="Status">
+                      <span class={`badge ${w.status === 'active' ? 'badge-connected' : 'badge-failed'}`}>
+                        <span class="dot" aria-hidden="true" />
+                        {w.status === 'active' ? 'Active' : 'Suspended'}
+                      </span>
+                    </td>
+                    <td data-label="Devices" class="num" data-testid={`workspace-devices-${w.id}`}>
+                      {/* One item: on a phone's card the count and its quota stay together. */}
+                      <span>
+                        {w.devices}
+                        <span class="muted small"> / {limitText('devices', w.quotas)}</span>
+                      </span>
+                    </td>
+                    <td data-label="Today (UTC)" data-testid={`workspace-today-${w.id}`}>
+                      <TodayCell today={today[w.id]} />
+                    </td>
+                    <td data-label="Updated" title={exact(w.updatedAt)}>
+                      {ago(w.updatedAt)}
+                    </td>
+                    <td class="row-actions">
                       <RowButton
-                        kind="danger-outline"
+                        kind="primary"
                         disabled={busy === w.id}
-                        label={`Suspend ${w.name}`}
-                        onClick={() => setSuspending(w)}
+                        label={`Open ${w.name} as its admin`}
+                        onClick={() => void openAs(w)}
                       >
-                        Suspend
+                        Open as admin
                       </RowButton>
-                    )}
-                    {w.status === 'suspended' && (
-                      <RowButton
-                        kind="secondary"
-                        disabled={busy === w.id}
-                        label={`Resume ${w.name}`}
-                        onClick={() => void setStatus(w, 'active')}
-                      >
-                        Resume
+                      <RowButton kind="secondary" label={`Edit ${w.name}`} onClick={() => setEditing(w)}>
+                        Edit
                       </RowButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+                      {/* Default is the operator's own devices: suspending it would stop them all. */}
+                      {w.status === 'active' && w.id !== 'default' && (
+                        <RowButton
+                          kind="danger-outline"
+                          disabled={busy === w.id}
+                          label={`Suspend ${w.name}`}
+                          onClick={() => setSuspending(w)}
+                        >
+                          Suspend
+                        </RowButton>
+                      )}
+                      {w.status === 'suspended' && (
+                        <RowButton
+                          kind="secondary"
+                          disabled={busy === w.id}
+                          label={`Resume ${w.name}`}
+                          onClick={() => void setStatus(w, 'active')}
+                        >
+                          Resume
+                        </RowButton>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </PolledList>
       </section>
       {suspending && (
         <Confirm
