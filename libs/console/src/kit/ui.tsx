@@ -78,6 +78,23 @@ export function Empty(props: { children: ComponentChildren }) {
 }
 
 /**
+ * The card where one row of a page's "All …" list is edited (a pool, a workspace): the heading
+ * "Edit <noun> <id>" (its id `${prefix}-edit-title` names the card) over the row's form, the
+ * children. Render it while a row is being edited, above the page's notice and its list.
+ */
+export function EditCard(props: { prefix: string; noun: string; id: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby={`${props.prefix}-edit-title`}>
+      <h2 id={`${props.prefix}-edit-title`}>
+        {`Edit ${props.noun} `}
+        <span class="mono">{props.id}</span>
+      </h2>
+      {props.children}
+    </section>
+  );
+}
+
+/**
  * The body of a list that usePoll loads, under the list's heading: the error of its last load
  * (`failure: error`, the rows it had stay), a Spinner saying `loading` until its first answer,
  * `empty` (in an Empty) when it has no row, else `children(rows)`, its table. Use it for each

@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
-import { Banner, Confirm, StatusBadge, usePoll, PolledList } from '../kit/ui';
+import { Banner, Confirm, EditCard, StatusBadge, usePoll, PolledList } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
@@ -194,10 +194,7 @@ export function PoolsPage() {
         </section>
       )}
       {can && editing && (
-        <section class="card" aria-labelledby="pool-edit-title">
-          <h2 id="pool-edit-title">
-            Edit pool <span class="mono">{editing.id}</span>
-          </h2>
+        <EditCard prefix="pool" noun="pool" id={editing.id}>
           <PoolForm
             key={editing.id}
             pool={editing}
@@ -205,7 +202,7 @@ export function PoolsPage() {
             onSaved={saved('saved')}
             onCancel={() => setEditing(undefined)}
           />
-        </section>
+        </EditCard>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card" aria-labelledby="pools-title">

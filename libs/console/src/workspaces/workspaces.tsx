@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Confirm, usePoll, PolledList } from '../kit/ui';
+import { Banner, Confirm, EditCard, usePoll, PolledList } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
 import { RowButton, TableHead } from '../kit/table';
@@ -198,17 +198,14 @@ export function WorkspacesPage() {
         <WorkspaceForm onSaved={saved('created')} />
       </section>
       {editing && (
-        <section class="card" aria-labelledby="ws-edit-title">
-          <h2 id="ws-edit-title">
-            Edit workspace <span class="mono">{editing.id}</span>
-          </h2>
+        <EditCard prefix="ws" noun="workspace" id={editing.id}>
           <WorkspaceForm
             key={editing.id}
             workspace={editing}
             onSaved={saved('saved')}
             onCancel={() => setEditing(undefined)}
           />
-        </section>
+        </EditCard>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <section class="card" aria-labelledby="ws-list-title">
