@@ -74,3 +74,66 @@ export function FormActions(props: {
     </>
   );
 }
+
+/** The API's rule for the id of a pool or a workspace (`@mgw/contracts`' POOL_ID_PATTERN and
+ * WORKSPACE_ID_PATTERN, both DEVICE_ID_PATTERN), as a form says it. */
+export const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
+
+/**
+ * The id and name fields that open the create-or-edit form of a record the API keys by an id of
+ * ID_RULE (a pool, a workspace): the id (`${noun} id`, required, fixed once made: disabled when
+ * `editing`; `hint` under it when given) and the name (required, up to `nameMax` characters).
+ * Their ids are `${prefix}-id` and `${prefix}-name`; `class` is the page's layout of the two.
+ */
+export function IdNameFields(props: {
+  prefix: string;
+  class: string;
+  noun: string;
+  editing: boolean;
+  id: string;
+  onId: (id: string) => void;
+  idPlaceholder: string;
+  hint?: string;
+  name: string;
+  onName: (name: string) => void;
+  nameMax: number;
+  namePlaceholder: string;
+}) {
+  const { prefix, hint } = props;
+  return (
+    <div class={props.class}>
+      <div>
+        <label for={`${prefix}-id`}>{`${props.noun} id`}</label>
+        <input
+          id={`${prefix}-id`}
+          required
+          disabled={props.editing}
+          maxLength={32}
+          placeholder={props.idPlaceholder}
+          autocomplete="off"
+          spellcheck={false}
+          title={ID_RULE}
+          aria-describedby={hint === undefined ? undefined : `${prefix}-id-hint`}
+          value={props.id}
+          onInput={(e) => props.onId((e.target as HTMLInputElement).value)}
+        />
+        {hint !== undefined && (
+          <p id={`${prefix}-id-hint`} class="hint">
+            {hint}
+          </p>
+        )}
+      </div>
+      <div>
+        <label for={`${prefix}-name`}>Name</label>
+        <input
+          id={`${prefix}-name`}
+          required
+          maxLength={props.nameMax}
+          placeholder={props.namePlaceholder}
+          value={props.name}
+          onInput={(e) => props.onName((e.target as HTMLInputElement).value)}
+        />
+      </div>
+    </div>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Device, type Pool, type PoolDeviceState } from '../kit/api';
 import { useConfirmed } from '../kit/action';
-import { FormActions, useSubmit } from '../kit/form';
+import { FormActions, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
 import { Banner, Confirm, EditCard, StatusBadge, usePoll, PolledList } from '../kit/ui';
@@ -9,7 +9,6 @@ import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
 const POLL_MS = 5000;
-const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
 
 /** Ids typed by hand (devices not linked yet), separated by commas or spaces. */
 function typedIds(text: string): string[] {
@@ -60,34 +59,19 @@ function PoolForm(props: {
 
   return (
     <form onSubmit={onSubmit} aria-label={editing ? `Edit pool ${props.pool!.id}` : 'New pool'}>
-      <div class="pool-fields">
-        <div>
-          <label for={`${prefix}-id`}>Pool id</label>
-          <input
-            id={`${prefix}-id`}
-            required
-            disabled={editing}
-            maxLength={32}
-            placeholder="shop-senders"
-            autocomplete="off"
-            spellcheck={false}
-            title={ID_RULE}
-            value={id}
-            onInput={(e) => setId((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div>
-          <label for={`${prefix}-name`}>Name</label>
-          <input
-            id={`${prefix}-name`}
-            required
-            maxLength={64}
-            placeholder="Shop senders"
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </div>
-      </div>
+      <IdNameFields
+        prefix={prefix}
+        class="pool-fields"
+        noun="Pool"
+        editing={editing}
+        id={id}
+        onId={setId}
+        idPlaceholder="shop-senders"
+        name={name}
+        onName={setName}
+        nameMax={64}
+        namePlaceholder="Shop senders"
+      />
       <fieldset class="checks">
         <legend>Devices ({ticked.length} chosen, 1 to 100)</legend>
         {choices.length === 0 && <span class="muted small">No devices known yet: type their ids below.</span>}

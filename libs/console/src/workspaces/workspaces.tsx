@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type QuotaName, type Usage, type UsageDay, type Workspace } from '../kit/api';
 import { useConfirmed } from '../kit/action';
-import { FormActions, useSubmit } from '../kit/form';
+import { FormActions, ID_RULE, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
 import { Banner, Confirm, EditCard, usePoll, PolledList } from '../kit/ui';
@@ -11,7 +11,6 @@ import { RowButton, TableHead } from '../kit/table';
 
 /** Workspaces change rarely; their usage of today a little more. */
 const POLL_MS = 15_000;
-const ID_RULE = '1-32 characters: a-z, 0-9, _ or -, starting with a letter or digit';
 
 const EMPTY_QUOTAS = quotaText({});
 /** Today in UTC, the day usage is counted in. */
@@ -62,38 +61,20 @@ function WorkspaceForm(props: {
       onSubmit={onSubmit}
       aria-label={editing ? `Edit workspace ${props.workspace!.id}` : 'New workspace'}
     >
-      <div class="ws-fields">
-        <div>
-          <label for={`${prefix}-id`}>Workspace id</label>
-          <input
-            id={`${prefix}-id`}
-            required
-            disabled={editing}
-            maxLength={32}
-            placeholder="acme"
-            autocomplete="off"
-            spellcheck={false}
-            title={ID_RULE}
-            aria-describedby={`${prefix}-id-hint`}
-            value={id}
-            onInput={(e) => setId((e.target as HTMLInputElement).value)}
-          />
-          <p id={`${prefix}-id-hint`} class="hint">
-            {editing ? 'An id is for good.' : `${ID_RULE}.`}
-          </p>
-        </div>
-        <div>
-          <label for={`${prefix}-name`}>Name</label>
-          <input
-            id={`${prefix}-name`}
-            required
-            maxLength={100}
-            placeholder="Acme Ltd"
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </div>
-      </div>
+      <IdNameFields
+        prefix={prefix}
+        class="ws-fields"
+        noun="Workspace"
+        editing={editing}
+        id={id}
+        onId={setId}
+        idPlaceholder="acme"
+        hint={editing ? 'An id is for good.' : `${ID_RULE}.`}
+        name={name}
+        onName={setName}
+        nameMax={100}
+        namePlaceholder="Acme Ltd"
+      />
       <QuotaFields
         prefix={prefix}
         text={quotas}
