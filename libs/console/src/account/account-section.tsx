@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
 import { phone } from '../kit/format';
-import { Banner, Spinner } from '../kit/ui';
+import { Banner, Card, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { RowButton, TableHead } from '../kit/table';
 
@@ -85,8 +85,7 @@ export function ProfileSection(props: { deviceId: string }) {
     }, 'Could not remove the photo: ');
 
   return (
-    <section class="card" aria-labelledby="profile-title">
-      <h2 id="profile-title">Profile</h2>
+    <Card id="profile-title" title="Profile">
       <p class="muted">
         What contacts see of this account: its name beside its messages, its about and its photo.
       </p>
@@ -161,7 +160,7 @@ export function ProfileSection(props: { deviceId: string }) {
         </>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-    </section>
+    </Card>
   );
 }
 
@@ -206,8 +205,7 @@ export function BlocklistSection(props: { deviceId: string }) {
     }, 'Could not unblock: ');
 
   return (
-    <section class="card" aria-labelledby="blocklist-title">
-      <h2 id="blocklist-title">Blocklist</h2>
+    <Card id="blocklist-title" title="Blocklist">
       <p class="muted">
         Numbers this account blocked (here or on the phone). A message to one of them is refused.
       </p>
@@ -270,6 +268,6 @@ export function BlocklistSection(props: { deviceId: string }) {
         </form>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-    </section>
+    </Card>
   );
 }

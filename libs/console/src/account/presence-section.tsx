@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { ago, exact, phone } from '../kit/format';
 import { useEventStream, type LiveEvent } from '../kit/live';
-import { Banner } from '../kit/ui';
+import { Banner, Card } from '../kit/ui';
 import { useAction } from '../kit/action';
 import { useCanChange } from '../kit/session';
 import { TableHead } from '../kit/table';
@@ -144,8 +144,7 @@ export function PresenceSection(props: { deviceId: string }) {
 
   const rows = [...watched.values()];
   return (
-    <section class="card" aria-labelledby="presence-title">
-      <h2 id="presence-title">Presence</h2>
+    <Card id="presence-title" title="Presence">
       <p class="muted">
         The gateway connects the account as offline, so its phone keeps getting notifications. Showing it
         online needs a profile name.
@@ -258,6 +257,6 @@ export function PresenceSection(props: { deviceId: string }) {
           </table>
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { ago, exact } from '../kit/format';
-import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, Empty, Spinner } from '../kit/ui';
 import { ChannelPanel, channelFields, type Channel } from './channel-panel';
 import './channels.css';
 import { useCanChange } from '../kit/session';
@@ -208,8 +208,7 @@ export function ChannelsPage(props: { deviceId: string }) {
       )}
       {can && (
         <div class="channel-forms">
-          <section class="card" aria-labelledby="channel-create-title">
-            <h2 id="channel-create-title">Create a channel</h2>
+          <Card id="channel-create-title" title="Create a channel">
             <form onSubmit={create}>
               {channelFields(name, setName, description, setDescription, true)}
               <div class="actions">
@@ -219,9 +218,8 @@ export function ChannelsPage(props: { deviceId: string }) {
               </div>
               {notice?.where === 'create' && <Banner kind={notice.kind}>{notice.text}</Banner>}
             </form>
-          </section>
-          <section class="card" aria-labelledby="channel-follow-title">
-            <h2 id="channel-follow-title">Follow a channel</h2>
+          </Card>
+          <Card id="channel-follow-title" title="Follow a channel">
             <form onSubmit={follow}>
               <label>
                 Channel id or invite link
@@ -239,7 +237,7 @@ export function ChannelsPage(props: { deviceId: string }) {
               </div>
               {notice?.where === 'follow' && <Banner kind={notice.kind}>{notice.text}</Banner>}
             </form>
-          </section>
+          </Card>
         </div>
       )}
       {leaving && (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { phone } from '../kit/format';
-import { Banner } from '../kit/ui';
+import { Banner, Card } from '../kit/ui';
 import { useAction } from '../kit/action';
 
 /** POST …/contacts/username's `data` (docs/usernames.md). */
@@ -46,8 +46,7 @@ export function UsernameSection(props: { deviceId: string }) {
 
   const contact = found?.contact;
   return (
-    <section class="card" aria-labelledby="usernames-title">
-      <h2 id="usernames-title">Usernames</h2>
+    <Card id="usernames-title" title="Usernames">
       <p class="muted">
         A contact may be reached by its WhatsApp username instead of its number. Look a username up once (with
         its PIN when it has one); sends can then name it as its <span class="mono">@username</span>.
@@ -111,6 +110,6 @@ export function UsernameSection(props: { deviceId: string }) {
           )}
         </div>
       )}
-    </section>
+    </Card>
   );
 }

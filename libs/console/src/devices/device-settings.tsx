@@ -3,7 +3,7 @@ import { api, ApiFailure, type PolicyAnswer, type PolicyOverrides, type Webhook 
 import { ShownOnce } from '../kit/copy';
 import { WEBHOOK_EVENTS } from '../kit/events';
 import { exact } from '../kit/format';
-import { Banner, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, Spinner } from '../kit/ui';
 import { OptOutsSection } from '../opt-outs/opt-outs';
 import { ProxySection } from '../proxies/proxy-section';
 import { BlocklistSection, ProfileSection } from '../account/account-section';
@@ -99,8 +99,7 @@ function WebhookSection(props: { deviceId: string }) {
     setEvents((now) => (now.includes(e) ? now.filter((x) => x !== e) : [...now, e]));
 
   return (
-    <section class="card" aria-labelledby="webhook-title">
-      <h2 id="webhook-title">Webhook</h2>
+    <Card id="webhook-title" title="Webhook">
       <p class="muted">
         The gateway POSTs this device's events to this URL, signed with the secret (docs/events.md).
       </p>
@@ -201,7 +200,7 @@ function WebhookSection(props: { deviceId: string }) {
           <p>No more events are sent, and the events not delivered yet are dropped.</p>
         </Confirm>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -294,8 +293,7 @@ function PolicySection(props: { deviceId: string }) {
 
   const s = answer?.sending;
   return (
-    <section class="card" aria-labelledby="policy-title">
-      <h2 id="policy-title">Sending policy</h2>
+    <Card id="policy-title" title="Sending policy">
       <p class="muted">
         What keeps the account safe (docs/architecture.md, “Keeping accounts safe”). An empty field uses the
         gateway's default.
@@ -385,7 +383,7 @@ function PolicySection(props: { deviceId: string }) {
           </div>
         </form>
       )}
-    </section>
+    </Card>
   );
 }
 

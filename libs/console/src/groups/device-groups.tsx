@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Device } from '../kit/api';
 import { navigate, query, usePath } from '../kit/router';
 import { LiveIndicator, useLiveData } from '../kit/live';
-import { Banner, Empty, Spinner } from '../kit/ui';
+import { Banner, Card, Empty, Spinner } from '../kit/ui';
 import { GroupDetailView } from './group-detail';
 import {
   GROUP_EVENTS,
@@ -181,8 +181,7 @@ function CreateSection(props: { deviceId: string; onCreated: (id: string) => voi
     }, 'Could not create the group');
   };
   return (
-    <section class="card" aria-labelledby="group-create-title">
-      <h2 id="group-create-title">New group</h2>
+    <Card id="group-create-title" title="New group">
       <form onSubmit={create} noValidate>
         <label for="group-new-subject">Subject</label>
         <input
@@ -213,7 +212,7 @@ function CreateSection(props: { deviceId: string; onCreated: (id: string) => voi
       </form>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
       <Outcomes outcomes={outcomes} done="added" testId="create-outcomes" />
-    </section>
+    </Card>
   );
 }
 
@@ -232,8 +231,7 @@ function JoinSection(props: { deviceId: string; onJoined: (id: string) => void }
     }, 'Could not join');
   };
   return (
-    <section class="card" aria-labelledby="group-join-title">
-      <h2 id="group-join-title">Join by invite link</h2>
+    <Card id="group-join-title" title="Join by invite link">
       <form onSubmit={join} noValidate>
         <label for="group-join-code">Invite link or code</label>
         <input
@@ -249,6 +247,6 @@ function JoinSection(props: { deviceId: string; onJoined: (id: string) => void }
         </button>
       </form>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-    </section>
+    </Card>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { CopyRowOf, useCopy } from '../kit/copy';
 import { LiveIndicator, useLiveData } from '../kit/live';
-import { Banner, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, Spinner } from '../kit/ui';
 import {
   MembersSection,
   NOT_CONNECTED,
@@ -268,12 +268,11 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
   const { busy, notice, act } = useGroupAction();
   if (!props.group.isAdmin) {
     return (
-      <section class="card" aria-labelledby="group-invite-title">
-        <h2 id="group-invite-title">Invite link</h2>
+      <Card id="group-invite-title" title="Invite link">
         <p class="muted" data-testid="invite-not-admin">
           Only an admin of the group reads or revokes its invite link; this account is not one.
         </p>
-      </section>
+      </Card>
     );
   }
   const show = () =>
@@ -291,8 +290,7 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
       return 'A new link replaces the old one, which no longer works.';
     }, 'Could not revoke the link').then(() => setRevoking(false));
   return (
-    <section class="card" aria-labelledby="group-invite-title">
-      <h2 id="group-invite-title">Invite link</h2>
+    <Card id="group-invite-title" title="Invite link">
       <p class="muted">Anyone with the link can join the group. Revoking it makes a new one.</p>
       {invite ? (
         <CopyRowOf
@@ -329,6 +327,6 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
           </p>
         </Confirm>
       )}
-    </section>
+    </Card>
   );
 }

@@ -78,6 +78,20 @@ export function Empty(props: { children: ComponentChildren }) {
 }
 
 /**
+ * A card of a page under its heading: the section is named by its h2 (`aria-labelledby` = the
+ * h2's `id`), so a screen reader lists it among the page's regions by that name. Use it for every
+ * card with a heading; `title` is the heading's text.
+ */
+export function Card(props: { id: string; title: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+/**
  * The card where one row of a page's "All …" list is edited (a pool, a workspace): the heading
  * "Edit <noun> <id>" (its id `${prefix}-edit-title` names the card) over the row's form, the
  * children. Render it while a row is being edited, above the page's notice and its list.

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Batch, type Device, type Message } from '../kit/api';
 import { ago, exact, idKind } from '../kit/format';
 import { navigate, query } from '../kit/router';
-import { Banner, Empty, Spinner, StatusBadge } from '../kit/ui';
+import { Banner, Card, Empty, Spinner, StatusBadge } from '../kit/ui';
 import { LiveIndicator, useLiveData, type LiveEvent } from '../kit/live';
 import { MessageContent } from './message-content';
 import { Recipient } from '../kit/recipient';
@@ -262,8 +262,7 @@ export function MessagesPage() {
         </section>
       )}
       {batches.length > 0 && (
-        <section class="card" aria-labelledby="batches-title">
-          <h2 id="batches-title">Batches</h2>
+        <Card id="batches-title" title="Batches">
           <ul class="batches">
             {batches.map((b) => (
               <BatchProgress
@@ -273,7 +272,7 @@ export function MessagesPage() {
               />
             ))}
           </ul>
-        </section>
+        </Card>
       )}
       <section class="card">
         <h2>Recent messages{deviceId ? ` of ${deviceId}` : ''}</h2>

@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
-import { Banner, Confirm, EditCard, StatusBadge, usePoll, PolledList } from '../kit/ui';
+import { Banner, Card, Confirm, EditCard, PolledList, StatusBadge, usePoll } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
@@ -169,13 +169,12 @@ export function PoolsPage() {
         </p>
       </div>
       {can && (
-        <section class="card" aria-labelledby="pool-new-title">
-          <h2 id="pool-new-title">Create a pool</h2>
+        <Card id="pool-new-title" title="Create a pool">
           {devices.error && (
             <Banner kind="error">Could not load the devices, trying again: {devices.error}</Banner>
           )}
           <PoolForm known={known} onSaved={saved('created')} />
-        </section>
+        </Card>
       )}
       {can && editing && (
         <EditCard prefix="pool" noun="pool" id={editing.id}>
@@ -189,8 +188,7 @@ export function PoolsPage() {
         </EditCard>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-      <section class="card" aria-labelledby="pools-title">
-        <h2 id="pools-title">All pools</h2>
+      <Card id="pools-title" title="All pools">
         <PolledList
           poll={pools}
           failure="Could not load pools"
@@ -236,7 +234,7 @@ export function PoolsPage() {
             </table>
           )}
         </PolledList>
-      </section>
+      </Card>
       {deleting && (
         <Confirm
           title={`Delete pool “${deleting.name}”?`}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure, type DeviceProxy } from '../kit/api';
 import { exact, ownEntry } from '../kit/format';
-import { Banner, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 
 /** What the API said of the change (`applied`), for the operator. */
@@ -66,8 +66,7 @@ export function ProxySection(props: { deviceId: string }) {
     }, 'Could not remove the proxy: ');
 
   return (
-    <section class="card" aria-labelledby="proxy-title">
-      <h2 id="proxy-title">Proxy</h2>
+    <Card id="proxy-title" title="Proxy">
       <p class="muted">
         Every connection of this device goes through it (HTTP CONNECT or SOCKS5); without one it uses
         DEVICE_PROXY_URL, if set, unless it is set to connect directly. The credentials are stored encrypted
@@ -157,6 +156,6 @@ export function ProxySection(props: { deviceId: string }) {
           <p>The device reconnects directly (or through DEVICE_PROXY_URL).</p>
         </Confirm>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
-import { Banner } from '../kit/ui';
+import { Banner, Card } from '../kit/ui';
 
 /** WhatsApp's status fonts, as POST /statuses names them (STATUS_FONTS of libs/contracts). */
 const FONTS: [string, string][] = [
@@ -90,8 +90,7 @@ export function StatusForm(props: { deviceId: string; onPosted: () => void }) {
     (!later || at !== '');
 
   return (
-    <section class="card" aria-labelledby="status-form-title">
-      <h2 id="status-form-title">Post a status</h2>
+    <Card id="status-form-title" title="Post a status">
       <p class="muted">
         Seen for 24 hours by the viewers you name. It goes through the device's queue like any message (paced,
         held by quiet hours), once, whatever the number of viewers.
@@ -210,6 +209,6 @@ export function StatusForm(props: { deviceId: string; onPosted: () => void }) {
         </div>
       </form>
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-    </section>
+    </Card>
   );
 }

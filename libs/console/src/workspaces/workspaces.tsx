@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, ID_RULE, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Confirm, EditCard, usePoll, PolledList } from '../kit/ui';
+import { Banner, Card, Confirm, EditCard, PolledList, usePoll } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
 import { RowButton, TableHead } from '../kit/table';
@@ -174,10 +174,9 @@ export function WorkspacesPage() {
           manage it as its admin does.
         </p>
       </div>
-      <section class="card" aria-labelledby="ws-new-title">
-        <h2 id="ws-new-title">Create a workspace</h2>
+      <Card id="ws-new-title" title="Create a workspace">
         <WorkspaceForm onSaved={saved('created')} />
-      </section>
+      </Card>
       {editing && (
         <EditCard prefix="ws" noun="workspace" id={editing.id}>
           <WorkspaceForm
@@ -189,8 +188,7 @@ export function WorkspacesPage() {
         </EditCard>
       )}
       {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
-      <section class="card" aria-labelledby="ws-list-title">
-        <h2 id="ws-list-title">All workspaces</h2>
+      <Card id="ws-list-title" title="All workspaces">
         <PolledList
           poll={list}
           failure="Could not load workspaces"
@@ -279,7 +277,7 @@ export function WorkspacesPage() {
             </table>
           )}
         </PolledList>
-      </section>
+      </Card>
       {suspending && (
         <Confirm
           title={`Suspend “${suspending.name}”?`}
