@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
 import { phone } from '../kit/format';
-import { Banner, Card, Spinner } from '../kit/ui';
+import { Banner, Card, NoticeBanner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { RowButton, TableHead } from '../kit/table';
 
@@ -159,7 +159,7 @@ export function ProfileSection(props: { deviceId: string }) {
           )}
         </>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </Card>
   );
 }
@@ -267,7 +267,7 @@ export function BlocklistSection(props: { deviceId: string }) {
           </div>
         </form>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </Card>
   );
 }

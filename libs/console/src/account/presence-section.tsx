@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { ago, exact, phone } from '../kit/format';
 import { useEventStream, type LiveEvent } from '../kit/live';
-import { Banner, Card } from '../kit/ui';
+import { Card, NoticeBanner } from '../kit/ui';
 import { useAction } from '../kit/action';
 import { useCanChange } from '../kit/session';
 import { TableHead } from '../kit/table';
@@ -197,7 +197,7 @@ export function PresenceSection(props: { deviceId: string }) {
           </form>
         </>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {profile && (
         <div class="facts" data-testid="contact-profile">
           <div>

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api, type BatchState, type DeviceBatch, type DeviceBatchPage, type HeldReason } from '../kit/api';
 import { ago, exact, ownEntry } from '../kit/format';
 import { useCanChange } from '../kit/session';
-import { Banner, Confirm, Empty, Spinner, usePoll } from '../kit/ui';
+import { Banner, Confirm, Empty, NoticeBanner, Spinner, usePoll } from '../kit/ui';
 import { RowButton } from '../kit/table';
 
 const POLL_MS = 5000;
@@ -282,7 +282,7 @@ export function BatchesSection(props: { deviceId: string }) {
         batch until you resume it (a message already handed to WhatsApp may still go); a held message goes by
         itself when its wait ends.
       </p>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {batches.error && <Banner kind="error">Could not load the batches: {batches.error}</Banner>}
       {!data ? (
         batches.loading && <Spinner label="Loading batches…" />

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Message } from '../kit/api';
 import { useAction } from '../kit/action';
-import { Banner, Confirm, Empty, Spinner } from '../kit/ui';
+import { Banner, Confirm, Empty, NoticeBanner, Spinner } from '../kit/ui';
 import { PostTable, type PostStats } from './channel-posts';
 import { useCanChange } from '../kit/session';
 
@@ -198,7 +198,7 @@ export function ChannelPanel(props: {
         <bdi>{channel?.name ?? props.channelId}</bdi>
       </h2>
       {error && <Banner kind="error">{error}</Banner>}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {!channel && !error && <Spinner label="Asking WhatsApp about the channel…" />}
       {channel && (
         <>

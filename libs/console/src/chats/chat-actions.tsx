@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
-import { Banner, useDismiss } from '../kit/ui';
+import { NoticeBanner, useDismiss } from '../kit/ui';
 import { mutedFor, type Chat } from './chat-row';
 import { Swatch, type Label } from '../labels/device-labels';
 import { RowButton } from '../kit/table';
@@ -196,7 +196,7 @@ export function ChatActions(props: { deviceId: string; chat: Chat; labels: Label
           )
         }
       </Disclosure>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </div>
   );
 }

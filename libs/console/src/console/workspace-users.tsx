@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Confirm, usePoll, PolledList } from '../kit/ui';
+import { Banner, Confirm, NoticeBanner, PolledList, usePoll } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 const POLL_MS = 30_000;
@@ -188,7 +188,7 @@ export function UsersSection(props: { workspaceId: string }) {
         Who signs in to this workspace’s console. Admins manage everything of it; agents read and answer
         chats.
       </p>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       <PolledList
         poll={users}
         failure="Could not load the users"

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { phone } from '../kit/format';
-import { Banner, Card } from '../kit/ui';
+import { Card, NoticeBanner } from '../kit/ui';
 import { useAction } from '../kit/action';
 
 /** POST …/contacts/username's `data` (docs/usernames.md). */
@@ -85,7 +85,7 @@ export function UsernameSection(props: { deviceId: string }) {
           </button>
         </div>
       </form>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {found && (
         <div class="facts" data-testid="username-result">
           <div>

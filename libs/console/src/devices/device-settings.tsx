@@ -3,7 +3,7 @@ import { api, ApiFailure, type PolicyAnswer, type PolicyOverrides, type Webhook 
 import { ShownOnce } from '../kit/copy';
 import { WEBHOOK_EVENTS } from '../kit/events';
 import { exact } from '../kit/format';
-import { Banner, Card, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, NoticeBanner, Spinner } from '../kit/ui';
 import { OptOutsSection } from '../opt-outs/opt-outs';
 import { ProxySection } from '../proxies/proxy-section';
 import { BlocklistSection, ProfileSection } from '../account/account-section';
@@ -187,7 +187,7 @@ function WebhookSection(props: { deviceId: string }) {
           )}
         </>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {secret && <NewSecret secret={secret} onDone={() => setSecret(undefined)} />}
       {confirming && (
         <Confirm
@@ -375,7 +375,7 @@ function PolicySection(props: { deviceId: string }) {
               </div>
             ))}
           </div>
-          {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+          <NoticeBanner notice={notice} />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
               {busy ? 'Saving…' : 'Save policy'}

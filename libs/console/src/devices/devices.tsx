@@ -1,7 +1,7 @@
 import { api, type Device } from '../kit/api';
 import { useConfirmed } from '../kit/action';
 import { ago, exact, initials, phone } from '../kit/format';
-import { Banner, Confirm, StatusBadge, PolledList } from '../kit/ui';
+import { Confirm, NoticeBanner, PolledList, StatusBadge } from '../kit/ui';
 import { LiveIndicator, useLiveData } from '../kit/live';
 import { LinkPanel } from '../connection/link-panel';
 import { STEP_WORDS, reasonWords } from '../connection/passkey-steps';
@@ -240,7 +240,7 @@ export function DevicesPage() {
           {...(query('link') ? { deviceId: query('link') } : {})}
         />
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       <section class="card">
         <h2>All devices</h2>
         <PolledList

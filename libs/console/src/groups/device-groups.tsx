@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Device } from '../kit/api';
 import { navigate, query, usePath } from '../kit/router';
 import { LiveIndicator, useLiveData } from '../kit/live';
-import { Banner, Card, Empty, Spinner } from '../kit/ui';
+import { Banner, Card, Empty, NoticeBanner, Spinner } from '../kit/ui';
 import { GroupDetailView } from './group-detail';
 import {
   GROUP_EVENTS,
@@ -210,7 +210,7 @@ function CreateSection(props: { deviceId: string; onCreated: (id: string) => voi
           {busy ? 'Creating…' : 'Create group'}
         </button>
       </form>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       <Outcomes outcomes={outcomes} done="added" testId="create-outcomes" />
     </Card>
   );
@@ -246,7 +246,7 @@ function JoinSection(props: { deviceId: string; onJoined: (id: string) => void }
           {busy ? 'Joining…' : 'Join group'}
         </button>
       </form>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </Card>
   );
 }

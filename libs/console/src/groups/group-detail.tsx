@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { CopyRowOf, useCopy } from '../kit/copy';
 import { LiveIndicator, useLiveData } from '../kit/live';
-import { Banner, Card, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, NoticeBanner, Spinner } from '../kit/ui';
 import {
   MembersSection,
   NOT_CONNECTED,
@@ -240,7 +240,7 @@ function InfoSection(props: {
           </div>
         </form>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {leaving && (
         <Confirm
           title="Leave this group?"
@@ -313,7 +313,7 @@ function InviteSection(props: { path: string; group: GroupDetail }) {
           </button>
         )}
       </div>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {revoking && (
         <Confirm
           title="Revoke the invite link?"

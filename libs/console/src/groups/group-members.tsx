@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure } from '../kit/api';
 import { ownEntry, phone as plus } from '../kit/format';
-import { Banner, Confirm } from '../kit/ui';
+import { Confirm, NoticeBanner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { RowButton, TableHead } from '../kit/table';
 
@@ -218,7 +218,7 @@ export function MembersSection(props: {
         </tbody>
       </table>
       <Outcomes outcomes={outcomes.list} done={outcomes.done} testId="member-outcomes" />
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {manage && (
         <form class="group-add" onSubmit={(e) => void add(e)} noValidate>
           <label for="group-add-numbers">Add members</label>

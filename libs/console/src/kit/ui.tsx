@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConnectionStatus, MessageStatus } from './api';
+import type { Notice } from './action';
 
 /** Runs `load` now and every `everyMs` while mounted; the latest answer, error and first-load state. */
 export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: unknown[] = []) {
@@ -40,6 +41,11 @@ export function Banner(props: { kind: 'error' | 'info' | 'success'; children: Co
       {props.children}
     </div>
   );
+}
+
+/** A section's notice (useAction, useConfirmed: how its last step went) as its Banner; nothing without one. */
+export function NoticeBanner(props: { notice: Notice }) {
+  return props.notice ? <Banner kind={props.notice.kind}>{props.notice.text}</Banner> : null;
 }
 
 const STATUS_LABEL: Record<ConnectionStatus | MessageStatus, string> = {

@@ -4,7 +4,7 @@ import { useAction } from '../kit/action';
 import { api } from '../kit/api';
 import { useLiveData, type LiveEvent } from '../kit/live';
 import { onLink } from '../kit/router';
-import { Banner, Confirm, Empty, Modal, Spinner } from '../kit/ui';
+import { Banner, Confirm, Empty, Modal, NoticeBanner, Spinner } from '../kit/ui';
 import { IdLabel } from '../kit/recipient';
 import './labels.css';
 import { useCanChange } from '../kit/session';
@@ -222,7 +222,7 @@ export function LabelsPage(props: { deviceId: string }) {
           </div>
         </form>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {labels.error && <Banner kind="error">Could not load the labels: {labels.error}</Banner>}
       {labels.loading && !labels.data ? (
         <Spinner label="Loading the labels…" />

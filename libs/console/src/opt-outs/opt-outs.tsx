@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../kit/api';
 import { useAction } from '../kit/action';
 import { exact, phone as plus } from '../kit/format';
-import { Banner, Empty, Spinner } from '../kit/ui';
+import { Empty, NoticeBanner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 import { TableHead } from '../kit/table';
 
@@ -135,7 +135,7 @@ export function OptOutsSection(props: { deviceId: string }) {
           </div>
         </form>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {!page ? (
         <Spinner label="Loading the suppression list…" />
       ) : page.numbers.length === 0 ? (

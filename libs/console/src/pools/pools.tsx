@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useCanChange } from '../kit/session';
-import { Banner, Card, Confirm, EditCard, PolledList, StatusBadge, usePoll } from '../kit/ui';
+import { Banner, Card, Confirm, EditCard, NoticeBanner, PolledList, StatusBadge, usePoll } from '../kit/ui';
 import { RowButton, TableHead } from '../kit/table';
 
 /** Device states change while the page is open; pools themselves rarely. */
@@ -187,7 +187,7 @@ export function PoolsPage() {
           />
         </EditCard>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       <Card id="pools-title" title="All pools">
         <PolledList
           poll={pools}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../kit/action';
 import { api, ApiFailure, type DeviceProxy } from '../kit/api';
 import { exact, ownEntry } from '../kit/format';
-import { Banner, Card, Confirm, Spinner } from '../kit/ui';
+import { Banner, Card, Confirm, NoticeBanner, Spinner } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 
 /** What the API said of the change (`applied`), for the operator. */
@@ -144,7 +144,7 @@ export function ProxySection(props: { deviceId: string }) {
           )}
         </>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {confirming && (
         <Confirm
           title={`Remove the proxy of ${props.deviceId}?`}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ADMIN_BASE, api, type Message, type MessageStatus } from '../kit/api';
 import { useConfirmed } from '../kit/action';
 import { ago, exact, phone as plus } from '../kit/format';
-import { Banner, Confirm, Empty, Spinner, StatusBadge, usePoll } from '../kit/ui';
+import { Banner, Confirm, Empty, NoticeBanner, Spinner, StatusBadge, usePoll } from '../kit/ui';
 import { StatusForm } from './status-form';
 import './statuses.css';
 import { useCanChange } from '../kit/session';
@@ -101,7 +101,7 @@ function StatusList(props: { deviceId: string; reload: number; viewed: number })
     <section class="card" aria-labelledby="status-list-title" data-testid="status-list">
       <h2 id="status-list-title">Your statuses</h2>
       <p class="muted">The last 24 hours and the scheduled ones, newest first, with who viewed each.</p>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {list.error && <Banner kind="error">{list.error}</Banner>}
       {!statuses ? (
         !list.error && <Spinner label="Loading the statuses…" />
@@ -233,7 +233,7 @@ function ContactStatuses(props: { deviceId: string; received: ContactStatus[] })
       <p class="muted small">
         Off by default: a device that only posts does not want every contact's story in its webhook.
       </p>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       {props.received.length === 0 ? (
         <Empty>
           {on

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../kit/api';
-import { Banner, Card } from '../kit/ui';
+import { Card, NoticeBanner } from '../kit/ui';
 
 /** WhatsApp's status fonts, as POST /statuses names them (STATUS_FONTS of libs/contracts). */
 const FONTS: [string, string][] = [
@@ -208,7 +208,7 @@ export function StatusForm(props: { deviceId: string; onPosted: () => void }) {
           </button>
         </div>
       </form>
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </Card>
   );
 }

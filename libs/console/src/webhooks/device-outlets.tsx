@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { api } from '../kit/api';
 import { useAction } from '../kit/action';
 import { ago, exact } from '../kit/format';
-import { Banner, Spinner, usePoll } from '../kit/ui';
+import { Banner, NoticeBanner, Spinner, usePoll } from '../kit/ui';
 import { useCanChange } from '../kit/session';
 
 /** How one webhook attempt ended, as the notifier recorded it. */
@@ -176,7 +176,7 @@ function WebhookCard(props: { deviceId: string; outlets: Outlets; reload: () => 
           </span>
         </div>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
     </section>
   );
 }

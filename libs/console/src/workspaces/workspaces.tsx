@@ -4,7 +4,7 @@ import { useConfirmed } from '../kit/action';
 import { FormActions, ID_RULE, IdNameFields, useSubmit } from '../kit/form';
 import { ago, exact } from '../kit/format';
 import { useWho } from '../kit/session';
-import { Banner, Card, Confirm, EditCard, PolledList, usePoll } from '../kit/ui';
+import { Card, Confirm, EditCard, NoticeBanner, PolledList, usePoll } from '../kit/ui';
 import { QuotaFields, limitText, quotaText, quotasOf } from './workspace-quotas';
 import './workspaces.css';
 import { RowButton, TableHead } from '../kit/table';
@@ -187,7 +187,7 @@ export function WorkspacesPage() {
           />
         </EditCard>
       )}
-      {notice && <Banner kind={notice.kind}>{notice.text}</Banner>}
+      <NoticeBanner notice={notice} />
       <Card id="ws-list-title" title="All workspaces">
         <PolledList
           poll={list}
