@@ -25,6 +25,7 @@ export const MAY_IMPORT = {
   'libs/store': ['common', 'contracts'],
   'libs/messenger': ['common', 'contracts', 'store'],
   'libs/messenger-sim': [],
+  'libs/cloud-sim': [],
   'libs/client': [],
   'libs/console': [],
   'libs/testing': ['common', 'contracts', 'store', 'messenger', 'messenger-sim'],
