@@ -53,3 +53,81 @@ export async function overflowingHere(page: Page, label: string): Promise<string
   );
   return found.map((f) => `${label} ${f}`);
 }
+
+/**
+ * Elements of `root` that stick out: wider than their box or past `root`'s sides, at both widths
+ * (an ellipsis, `text-overflow: ellipsis` with the whole text in its title, is meant to, and so is
+ * text for screen readers only).
+ */
+export async function overflowingInPane(page: Page, root: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const [label, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150);
+    const here = await page.locator(root).evaluateAll((roots) =>
+      roots.flatMap((r) => {
+        const box = r.getBoundingClientRect();
+        return (
+          [r, ...r.querySelectorAll('*')]
+            .filter((e) => e.getClientRects().length > 0 || e === r)
+            // Text for screen readers only is clipped to a pixel on purpose.
+            .filter((e) => !e.closest('.visually-hidden'))
+            .filter((e) => r.ownerDocument.defaultView!.getComputedStyle(e).textOverflow !== 'ellipsis')
+            .filter((e) => {
+              const style = r.ownerDocument.defaultView!.getComputedStyle(e);
+              // A deliberate scroller (the messages pane) scrolls what it holds.
+              const scroller = ['auto', 'scroll'].includes(style.overflowX) || style.overflowY === 'auto';
+              const rect = e.getBoundingClientRect();
+              return (
+                (!scroller && e.scrollWidth > e.clientWidth + 1) ||
+                rect.left < box.left - 1 ||
+                rect.right > box.right + 1
+              );
+            })
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`)
+        );
+      }),
+    );
+    found.push(...here.map((h) => `${label} ${h}`));
+  }
+  await page.setViewportSize(VIEWPORTS.laptop);
+  return found;
+}
+
+/**
+ * Elements of `root` that stick out: wider than their box (scrollWidth past clientWidth) or past
+ * `root`'s sides, at both widths. Three kinds are meant to: what is inside a `.table-scroll` (a
+ * wide table scrolls sideways in it), an ellipsis (`text-overflow: ellipsis`, the whole text in its
+ * title) and text for screen readers only (`.visually-hidden`).
+ */
+export async function overflowingInTables(page: Page, root: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const [label, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150);
+    const here = await page.locator(root).evaluateAll((roots) =>
+      roots.flatMap((r) => {
+        const box = r.getBoundingClientRect();
+        return (
+          [r, ...r.querySelectorAll('*')]
+            .filter((e) => e.getClientRects().length > 0 || e === r)
+            .filter((e) => !e.parentElement?.closest('.table-scroll') || e === r)
+            .filter((e) => r.ownerDocument.defaultView!.getComputedStyle(e).textOverflow !== 'ellipsis')
+            // Text for screen readers only, clipped to 1 px on purpose.
+            .filter((e) => !e.closest('.visually-hidden'))
+            .filter((e) => {
+              const rect = e.getBoundingClientRect();
+              return (
+                e.scrollWidth > e.clientWidth + 1 ||
+                (!e.closest('.table-scroll') && (rect.left < box.left - 1 || rect.right > box.right + 1))
+              );
+            })
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`)
+        );
+      }),
+    );
+    found.push(...here.map((h) => `${label} ${h}`));
+  }
+  await page.setViewportSize(VIEWPORTS.laptop);
+  return found;
+}

@@ -1,13 +1,8 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { waitFor } from '@mgw/testing';
 import { audit } from '../../../test/axe.js';
-import {
-  ADMIN_PASSWORD as PASSWORD,
-  VIEWPORTS,
-  screenshots,
-  useDashboardStack,
-} from '../../../test/browser.js';
+import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from '../../../test/browser.js';
+import { overflowingInPane as overflowing } from '../../../test/overflow.js';
 
 describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label a chat from the Chats page (chromium, whole stack, simulator)', function () {
   this.timeout(600_000);
@@ -17,46 +12,6 @@ describe('Dashboard: the inbox’s chat actions — pin, archive, mute and label
     labels: Record<string, { name: string; color?: number; deleted?: boolean }>;
     chatLabels: string[];
     chats: Record<string, { archived?: boolean; pinned?: boolean; mutedUntil?: number }>;
-  }
-
-  /**
-   * Elements of `root` that stick out: wider than their box or past `root`'s sides, at both widths
-   * (an ellipsis, `text-overflow: ellipsis` with the whole text in its title, is meant to, and so is
-   * text for screen readers only).
-   */
-  async function overflowing(page: Page, root: string): Promise<string[]> {
-    const found: string[] = [];
-    for (const [label, size] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(150);
-      const here = await page.locator(root).evaluateAll((roots) =>
-        roots.flatMap((r) => {
-          const box = r.getBoundingClientRect();
-          return (
-            [r, ...r.querySelectorAll('*')]
-              .filter((e) => e.getClientRects().length > 0 || e === r)
-              // Text for screen readers only is clipped to a pixel on purpose.
-              .filter((e) => !e.closest('.visually-hidden'))
-              .filter((e) => r.ownerDocument.defaultView!.getComputedStyle(e).textOverflow !== 'ellipsis')
-              .filter((e) => {
-                const style = r.ownerDocument.defaultView!.getComputedStyle(e);
-                // A deliberate scroller (the messages pane) scrolls what it holds.
-                const scroller = ['auto', 'scroll'].includes(style.overflowX) || style.overflowY === 'auto';
-                const rect = e.getBoundingClientRect();
-                return (
-                  (!scroller && e.scrollWidth > e.clientWidth + 1) ||
-                  rect.left < box.left - 1 ||
-                  rect.right > box.right + 1
-                );
-              })
-              .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`)
-          );
-        }),
-      );
-      found.push(...here.map((h) => `${label} ${h}`));
-    }
-    await page.setViewportSize(VIEWPORTS.laptop);
-    return found;
   }
 
   /**

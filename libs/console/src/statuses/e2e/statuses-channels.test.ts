@@ -1,13 +1,8 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { waitFor, type Stack } from '@mgw/testing';
 import { audit } from '../../../test/axe.js';
-import {
-  ADMIN_PASSWORD as PASSWORD,
-  VIEWPORTS,
-  screenshots,
-  useDashboardStack,
-} from '../../../test/browser.js';
+import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from '../../../test/browser.js';
+import { overflowingInTables as overflowing } from '../../../test/overflow.js';
 
 describe('Dashboard: a device’s Statuses and Channels tabs — post a status and see who viewed it, contacts’ statuses, a channel created and posted to (chromium, whole stack, simulator)', function () {
   this.timeout(300_000);
@@ -19,43 +14,6 @@ describe('Dashboard: a device’s Statuses and Channels tabs — post a status a
     audience: string[];
     readBy: string[];
     deleted?: true;
-  }
-
-  /**
-   * Elements of `root` that stick out: wider than their box (scrollWidth past clientWidth) or past
-   * `root`'s sides, at both widths — but what is inside a `.table-scroll`, an ellipsis (the whole
-   * text in its title) and a screen-reader-only name, which are meant to.
-   */
-  async function overflowing(page: Page, root: string): Promise<string[]> {
-    const found: string[] = [];
-    for (const [label, size] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(150);
-      const here = await page.locator(root).evaluateAll((roots) =>
-        roots.flatMap((r) => {
-          const box = r.getBoundingClientRect();
-          return (
-            [r, ...r.querySelectorAll('*')]
-              .filter((e) => e.getClientRects().length > 0 || e === r)
-              .filter((e) => !e.parentElement?.closest('.table-scroll') || e === r)
-              .filter((e) => r.ownerDocument.defaultView!.getComputedStyle(e).textOverflow !== 'ellipsis')
-              // A name for screen readers only (a column of buttons' "Actions"): clipped to 1 px on purpose.
-              .filter((e) => !e.closest('.visually-hidden'))
-              .filter((e) => {
-                const rect = e.getBoundingClientRect();
-                return (
-                  e.scrollWidth > e.clientWidth + 1 ||
-                  (!e.closest('.table-scroll') && (rect.left < box.left - 1 || rect.right > box.right + 1))
-                );
-              })
-              .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`)
-          );
-        }),
-      );
-      found.push(...here.map((h) => `${label} ${h}`));
-    }
-    await page.setViewportSize(VIEWPORTS.laptop);
-    return found;
   }
 
   const dashboard = useDashboardStack(this);
