@@ -15,7 +15,7 @@ const readJson = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url
 /**
  * Package boundaries, kept by the linter (docs/development.md shows the same map):
  * which workspace packages each package's sources may import. Tests and benchmarks of a package
- * may also import the test kit and the simulator: those under its `test/` and `bench/`, and the
+ * may also import the test kit and the simulators: those under its `test/` and `bench/`, and the
  * tests beside its code (a `<name>.test.ts` under `src/`, an `e2e/` folder there). Anything else
  * under @mgw/ is refused, and so is a relative import into another package.
  */
@@ -26,12 +26,13 @@ export const MAY_IMPORT = {
   'libs/messenger': ['common', 'contracts', 'store'],
   'libs/messenger-sim': [],
   'libs/cloud-sim': [],
+  'libs/cloud': ['common', 'contracts'],
   'libs/client': [],
   'libs/console': [],
   'libs/testing': ['common', 'contracts', 'store', 'messenger', 'messenger-sim'],
-  'services/api': ['common', 'contracts', 'console', 'store'],
+  'services/api': ['cloud', 'common', 'contracts', 'console', 'store'],
   'services/connection': ['common', 'contracts', 'store', 'messenger'],
-  'services/sender': ['common', 'contracts', 'store', 'messenger'],
+  'services/sender': ['cloud', 'common', 'contracts', 'store', 'messenger'],
   'services/notifier': ['common', 'contracts', 'store'],
   'services/all-in-one': ['common', 'contracts', 'api', 'connection', 'sender', 'notifier'],
 };
@@ -43,7 +44,7 @@ export const MAY_IMPORT = {
 export const TESTS_MAY_ALSO_IMPORT = { 'libs/console': ['common', 'contracts', 'store'] };
 /** Only the WhatsApp adapter speaks Baileys (the simulator and the test kit are its protocol peers). */
 export const BAILEYS_ALLOWED = ['libs/messenger', 'libs/messenger-sim', 'libs/testing'];
-const TEST_KIT = ['testing', 'messenger-sim'];
+const TEST_KIT = ['testing', 'messenger-sim', 'cloud-sim'];
 const ALL = Object.keys(MAY_IMPORT).map((dir) => dir.split('/')[1]);
 const SERVICES = Object.keys(MAY_IMPORT).filter((d) => d.startsWith('services/'));
 

@@ -212,5 +212,31 @@ export const FAILURE_REASONS = {
    * cstoken: the device has no NCT salt yet) while the account is neither locked nor capped.
    */
   firstContactTokenMissing: 'first_contact_token_missing',
+  // --- the Cloud API engine (docs/cloud-api.md "Reasons") ---
+  /** A free-form message outside the contact's 24-hour window (Graph 131047): send a template. */
+  windowClosed: 'window_closed',
+  /** The number's throughput or Meta's rate limits (Graph 130429, 4, 80007) past every retry. */
+  rateLimited: 'rate_limited',
+  /** Too many messages to one contact in a short time (Graph 131056) past every retry. */
+  pairRateLimited: 'pair_rate_limited',
+  /** The number reached its messaging tier's unique-contact limit, or Meta's spam limit (131048). */
+  messagingLimitReached: 'messaging_limit_reached',
+  /** The template does not exist in that language, or is not approved (132001, 132016). */
+  templateNotFound: 'template_not_found',
+  /** The template is paused for low quality (132015). */
+  templatePaused: 'template_paused',
+  /** The template's parameters do not fit it (132000, 132012). */
+  templateParamsInvalid: 'template_params_invalid',
+  /** The device's access token expired or was revoked (190): the device turns disconnected. */
+  cloudTokenExpired: 'cloud_token_expired',
+  /** The number is blocked, restricted or not registered at Meta (131031, 133010, 368). */
+  numberBlocked: 'number_blocked',
+  /** WhatsApp could not deliver to the contact (131026: not on WhatsApp, old app, no consent). */
+  undeliverable: 'undeliverable',
+  /**
+   * An earlier attempt's request reached the Graph API and its answer was lost: the Cloud API has no
+   * idempotency key, so the message is not sent blind a second time.
+   */
+  sendOutcomeUnknown: 'send_outcome_unknown',
 } as const;
 export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];

@@ -35,3 +35,4 @@ export * from './media-sniff.js';
 export * from './passkeys.js';
 export * from './usernames.js';
 export * from './jid.js';
+export * from './cloud.js';

@@ -27,6 +27,19 @@ export const keys = {
   tokenIndex: () => `${P}:tokens`,
   /** Set: device ids that have credentials; the senders claim these. */
   linkedDevices: () => `${P}:devices:linked`,
+  /** Hash: Cloud API phone-number id -> the device it is (one device per number, install-wide). */
+  cloudNumbers: () => `${P}:cloud:numbers`,
+  /**
+   * Set: the cloud devices whose verify token has this SHA-256. Meta's webhook handshake names no
+   * number, only the token, so it is found by its digest (never stored in the clear); devices of
+   * one Meta app share theirs.
+   */
+  cloudVerifyToken: (sha256Hex: string) => `${P}:cloud:verify-token:${sha256Hex}`,
+  /**
+   * String (SET NX with a TTL): one webhook delivery from Meta, by the SHA-256 of its signed body,
+   * seen within the replay bound: a replay of it changes nothing.
+   */
+  cloudWebhookSeen: (bodySha256Hex: string) => `${P}:cloud:seen:${bodySha256Hex}`,
   /** String: stored first response of an Idempotency-Key (per token), 24 h; sealed. */
   idempotency: (tokenHash: string, key: string) => `${P}:idem:${tokenHash}:${key}`,
   /** Rate-limit counters, per endpoint (rate-limit-redis adds the token hash). */
@@ -312,6 +325,19 @@ export const keys = {
    * devices/device-proxy.ts); read by the sender each time it opens the device's socket.
    */
   deviceProxy: (deviceId: string) => `${device(deviceId)}:proxy`,
+  /**
+   * String: a Cloud API device's configuration (`CloudDeviceConfig` JSON: its ids and its access
+   * token, app secret and verify token), sealed (libs/store devices/cloud-device.ts). Present
+   * exactly while the device's engine is `cloud`.
+   */
+  cloudDevice: (deviceId: string) => `${device(deviceId)}:cloud`,
+  /** String: what the cloud device's number said of itself when last checked (`CloudNumberProfile` JSON). */
+  cloudProfile: (deviceId: string) => `${device(deviceId)}:cloud:profile`,
+  /**
+   * Sorted set: the cloud device's open 24-hour windows, contact wa_id -> time (ms) of the contact's
+   * last message; entries older than the window are trimmed as they are read.
+   */
+  cloudWindows: (deviceId: string) => `${device(deviceId)}:cloud:windows`,
   /**
    * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
    * phone number when WhatsApp named one): replaced from the blocklist query at every connect,

@@ -35,6 +35,7 @@ export * from './devices/device-activity.js';
 export * from './devices/pairing-record.js';
 export * from './devices/disconnect-marker.js';
 export * from './devices/device-proxy.js';
+export * from './devices/cloud-device.js';
 
 // Contacts: lookups and the phone <-> LID identities; opt-outs; the sending policy.
 export * from './contacts/contact-cache.js';

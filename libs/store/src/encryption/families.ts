@@ -152,6 +152,13 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     type: 'string',
     form: 'text',
   },
+  {
+    // A Cloud API device's configuration: its access token, app secret and verify token.
+    name: 'cloud-devices',
+    pattern: keys.cloudDevice('*'),
+    type: 'string',
+    form: 'text',
+  },
 ];
 
 /** The form of one stored value of a family, or undefined when that field is not sealed. */
