@@ -263,3 +263,37 @@ export function webhookOutboundConfig(e: Env): WebhookOutboundConfig {
   const hosts = [e.ALLOWED_PRIVATE_HOSTS as string, ...(sandboxLoopback ? SANDBOX_WEBHOOK_HOSTS : [])];
   return { allowList: parseAllowedPrivateHosts(hosts.filter(Boolean).join(',')), sandboxLoopback };
 }
+
+/**
+ * Where the Cloud API engine finds Meta's Graph API (docs/cloud-api.md): Meta's by default; the
+ * Cloud API simulator's (libs/cloud-sim) in the sandbox and the tests. A Graph URL on a private or
+ * loopback host is reached only when that host is allowed (ALLOWED_PRIVATE_HOSTS, or CLOUD_GRAPH_URL's
+ * own host in sandbox mode), like every other outbound call.
+ */
+export const cloudEnv: Joi.PartialSchemaMap = {
+  ...outboundEnv,
+  ...sandboxEnv,
+  CLOUD_GRAPH_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://graph.facebook.com'),
+  /** A Graph API call's whole budget. */
+  CLOUD_GRAPH_TIMEOUT_MS: Joi.number().integer().min(1000).max(120_000).default(20_000),
+};
+
+export interface CloudConfig {
+  graphUrl: string;
+  timeoutMs: number;
+  /** ALLOWED_PRIVATE_HOSTS, plus the Graph URL's own host in sandbox mode (the simulator on loopback). */
+  allowList: AllowList;
+}
+
+export function cloudConfig(e: Env): CloudConfig {
+  const graphUrl = e.CLOUD_GRAPH_URL as string;
+  const hosts = [e.ALLOWED_PRIVATE_HOSTS as string];
+  if (e.MESSENGER_SANDBOX_URL) hosts.push(new URL(graphUrl).hostname.replace(/^\[|\]$/g, ''));
+  return {
+    graphUrl,
+    timeoutMs: e.CLOUD_GRAPH_TIMEOUT_MS as number,
+    allowList: parseAllowedPrivateHosts(hosts.filter(Boolean).join(',')),
+  };
+}
