@@ -124,7 +124,8 @@ export class GraphClient {
       'content-type': `multipart/form-data; boundary=${boundary}`,
       body,
     });
-    if (typeof answer.id !== 'string') throw new GraphError(502, 0, 'The Graph API answered an upload without an id');
+    if (typeof answer.id !== 'string')
+      throw new GraphError(502, 0, 'The Graph API answered an upload without an id');
     return answer.id;
   }
 

@@ -94,3 +94,25 @@ export function cloudView(config: CloudDeviceConfig): CloudDeviceView {
     updatedAt: config.updatedAt,
   };
 }
+
+/**
+ * A template message (`/send` with `template`, cloud devices only): an approved template of the
+ * number's WABA by name and language, with its components' parameters in the Graph API's own shape
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#template-object).
+ */
+export interface TemplateInput {
+  name: string;
+  /** The template's language code as the WABA lists it (`en_US`, `ar`). */
+  language: string;
+  /** `[{ type: 'body' | 'header' | 'button', sub_type?, index?, parameters: [...] }]`. */
+  components?: Record<string, unknown>[];
+}
+
+/** Why a cloud device is disconnected: its token no longer works, or it was never connected. */
+export interface CloudDeviceState {
+  /** `connected` after a `/connect` whose check passed, until the token fails or `/disconnect`. */
+  status: 'connected' | 'disconnected';
+  /** The failure reason that turned it `disconnected` (`cloud_token_expired`), when one did. */
+  reason?: string;
+  at: string;
+}

@@ -333,6 +333,8 @@ export const keys = {
   cloudDevice: (deviceId: string) => `${device(deviceId)}:cloud`,
   /** String: what the cloud device's number said of itself when last checked (`CloudNumberProfile` JSON). */
   cloudProfile: (deviceId: string) => `${device(deviceId)}:cloud:profile`,
+  /** String: the cloud device's `CloudDeviceState` JSON (connected, or disconnected and why). */
+  cloudState: (deviceId: string) => `${device(deviceId)}:cloud:state`,
   /**
    * Sorted set: the cloud device's open 24-hour windows, contact wa_id -> time (ms) of the contact's
    * last message; entries older than the window are trimmed as they are read.

@@ -6,6 +6,7 @@ import {
   keys,
   type CloudDeviceConfig,
   type CloudDeviceInput,
+  type CloudDeviceState,
   type CloudNumberProfile,
   type DeviceEngine,
 } from '@mgw/contracts';
@@ -103,7 +104,12 @@ export class CloudDeviceStore {
   async forget(deviceId: string): Promise<boolean> {
     const earlier = await this.get(deviceId);
     if (!earlier) return false;
-    await this.redis.del(keys.cloudDevice(deviceId), keys.cloudProfile(deviceId), keys.cloudWindows(deviceId));
+    await this.redis.del(
+      keys.cloudDevice(deviceId),
+      keys.cloudProfile(deviceId),
+      keys.cloudState(deviceId),
+      keys.cloudWindows(deviceId),
+    );
     await this.dropIndexes(deviceId, earlier);
     return true;
   }
@@ -118,12 +124,29 @@ export class CloudDeviceStore {
     await this.redis.set(keys.cloudProfile(deviceId), JSON.stringify(profile));
   }
 
+  /**
+   * Whether the cloud device is connected: `/connect` (its check passed) makes it so; the engine
+   * turns it `disconnected` with a reason when its token stops working. Undefined: never connected.
+   */
+  async state(deviceId: string): Promise<CloudDeviceState | undefined> {
+    const raw = await this.redis.get(keys.cloudState(deviceId));
+    return raw ? (JSON.parse(raw) as CloudDeviceState) : undefined;
+  }
+
+  async setState(deviceId: string, state: CloudDeviceState): Promise<void> {
+    await this.redis.set(keys.cloudState(deviceId), JSON.stringify(state));
+  }
+
   private async numberOf(deviceId: string): Promise<string | undefined> {
     return (await this.get(deviceId).catch(() => undefined))?.phoneNumberId;
   }
 
   /** Removes the index entries of `earlier` that `now` (the new configuration, if any) no longer has. */
-  private async dropIndexes(deviceId: string, earlier: CloudDeviceConfig, now?: CloudDeviceConfig): Promise<void> {
+  private async dropIndexes(
+    deviceId: string,
+    earlier: CloudDeviceConfig,
+    now?: CloudDeviceConfig,
+  ): Promise<void> {
     if (earlier.phoneNumberId !== now?.phoneNumberId) {
       const numbers = keys.cloudNumbers();
       if ((await this.redis.hget(numbers, earlier.phoneNumberId)) === deviceId)
