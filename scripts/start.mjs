@@ -11,7 +11,8 @@
  * run with the orphan guard (libs/testing/orphan-guard.mjs), so a SIGKILLed supervisor still takes
  * them down; and a child that exits (`kill <api pid>`) stops everything, exit code 1.
  *
- * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and points the services at it.
+ * MESSENGER_SANDBOX=1 also starts the WhatsApp Web simulator and the Cloud API simulator and points
+ * the services at them.
  * MGW_ALL_IN_ONE=1 (or `npm start -- --all-in-one`) runs the four services as one process instead
  * (services/all-in-one: the same code, less memory; for a small install — docs/operations.md).
  * Without MGW_ENCRYPTION_KEY, the key that seals credentials and messages in Redis is created once
@@ -78,6 +79,8 @@ const ALL_IN_ONE = {
 /** What this run starts: a process per service, or the one all-in-one process. */
 const RUN = allInOne ? [ALL_IN_ONE] : SERVICES;
 const SANDBOX = { name: 'sandbox', entry: 'libs/messenger-sim/dist/cli.js' };
+/** The Cloud API sandbox: a Graph API simulator for cloud devices (docs/cloud-api.md#the-sandbox). */
+const CLOUD_SANDBOX = { name: 'cloud-sandbox', entry: 'libs/cloud-sim/dist/cli.js' };
 /** How long the services may take to be ready before the ones that are not are named. */
 const READY_TIMEOUT_MS = Number(env.MGW_READY_TIMEOUT_MS ?? 30_000);
 const DASHBOARD = 'libs/console/dist/index.html';
@@ -115,7 +118,7 @@ function requireBuilt() {
     ...RUN.map((s) => s.entry),
     REDIS_SERVER,
     DASHBOARD,
-    ...(sandboxMode ? [SANDBOX.entry] : []),
+    ...(sandboxMode ? [SANDBOX.entry, CLOUD_SANDBOX.entry] : []),
   ];
   const missing = needed.filter((entry) => !existsSync(path.join(ROOT, entry)));
   if (missing.length > 0) {
@@ -208,6 +211,33 @@ async function startSandbox() {
     await new Promise((r) => setTimeout(r, 100));
   }
   say(`sandbox simulator on ${env.MESSENGER_SANDBOX_URL} — no real WhatsApp is used`);
+  await startCloudSandbox();
+}
+
+/**
+ * The Cloud API's simulator beside WhatsApp Web's: cloud devices send to it (CLOUD_GRAPH_URL), and
+ * its webhooks come to this gateway's Meta endpoint once a device holds the sandbox's verify token.
+ */
+async function startCloudSandbox() {
+  const port = env.CLOUD_SANDBOX_PORT ?? '3101';
+  const callback = `http://${localAddress()}:${env.PORT ?? 3000}/api/cloud/v1/webhook`;
+  startChild(CLOUD_SANDBOX.name, CLOUD_SANDBOX.entry, {
+    ...env,
+    CLOUD_SANDBOX_PORT: port,
+    CLOUD_SANDBOX_CALLBACK_URL: callback,
+  });
+  env.CLOUD_GRAPH_URL = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  // Any answer means it listens (the Graph API answers an unknown path with its error JSON).
+  while ((await fetch(`${env.CLOUD_GRAPH_URL}/`).catch(() => undefined)) === undefined) {
+    if (Date.now() > deadline || stopping) {
+      say(`the Cloud API simulator did not answer on ${env.CLOUD_GRAPH_URL} within 15 s`);
+      say(`is port ${port} taken? set CLOUD_SANDBOX_PORT to a free one`);
+      return stopAll(1);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  say(`Cloud API simulator on ${env.CLOUD_GRAPH_URL} — no Meta account is used (docs/cloud-api.md)`);
 }
 
 /** What a service's /readyz says: undefined when 200, else the reason it is not ready. */

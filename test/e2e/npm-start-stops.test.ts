@@ -114,12 +114,13 @@ describe('npm start refuses to start a partial gateway', function () {
         ...process.env,
         MESSENGER_SANDBOX: '1',
         SANDBOX_PORT: String(port),
+        CLOUD_SANDBOX_PORT: String(await freePort()),
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
         LOG_LEVEL: 'warn',
       });
       expect(code).to.equal(1);
       expect(output).to.match(/sandbox (exited|simulator did not answer)/);
-      expect(output).to.not.match(/started: sandbox, api|ready:/);
+      expect(output).to.not.match(/started: sandbox|ready:/);
     } finally {
       taken.close();
     }
@@ -144,7 +145,9 @@ describe('npm start leaves no process behind', function () {
 
   /** Runs scripts/start.mjs with `env` on free ports; resolves with its ports once it says `ready:`. */
   async function startReady(extra: NodeJS.ProcessEnv, args: string[] = []) {
-    const [api, sandbox, m0, m1, m2, m3] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => freePort()));
+    const [api, sandbox, cloud, m0, m1, m2, m3] = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6].map(() => freePort()),
+    );
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'mgw-start-'));
     output = '';
     const { ALLOWED_PRIVATE_HOSTS: _none, MESSENGER_SANDBOX_URL: _off, ...inherited } = process.env;
@@ -155,6 +158,7 @@ describe('npm start leaves no process behind', function () {
         MGW_DATA_DIR: dataDir,
         PORT: String(api),
         SANDBOX_PORT: String(sandbox),
+        CLOUD_SANDBOX_PORT: String(cloud),
         API_METRICS_PORT: String(m0),
         CONNECTION_METRICS_PORT: String(m1),
         SENDER_METRICS_PORT: String(m2),

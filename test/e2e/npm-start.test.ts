@@ -79,7 +79,8 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
   let atReady: { status: number; body: Record<string, unknown>; output: string };
 
   before(async () => {
-    const [redisPort, apiPort, sandboxPort, m0, m1, m2, m3] = await Promise.all([
+    const [redisPort, apiPort, sandboxPort, cloudPort, m0, m1, m2, m3] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
@@ -99,6 +100,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       MGW_DATA_DIR: dataDir,
       PORT: String(apiPort),
       SANDBOX_PORT: String(sandboxPort),
+      CLOUD_SANDBOX_PORT: String(cloudPort),
       API_METRICS_PORT: String(m0),
       CONNECTION_METRICS_PORT: String(m1),
       SENDER_METRICS_PORT: String(m2),
@@ -185,7 +187,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       `[start] ready: API on ${api} (every service answers /readyz)`,
     ]);
     expect(
-      lines.findIndex((l) => l.startsWith('[start] started: sandbox, api, connection, sender, notifier')),
+      lines.findIndex((l) => l.startsWith('[start] started: sandbox, cloud-sandbox, api, connection, sender, notifier')),
     ).to.be.within(0, readyAt);
     expect(atReady.status, JSON.stringify(atReady.body)).to.equal(200);
     expect(atReady.body.qrCode).to.match(/^data:image\/png;base64,/);
@@ -358,7 +360,7 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
     expect(await idempotentSend()).to.deep.equal(firstAnswer);
     // One process instead of four; the simulator kept the phone and the device linked to it
     // (<data dir>/sandbox-state.json): the device logs in again by itself, and stays connected.
-    expect(output).to.include('[start] started: sandbox, all-in-one;');
+    expect(output).to.include('[start] started: sandbox, cloud-sandbox, all-in-one;');
     await waitFor(async () => (await status(api, token)) === 'connected', {
       timeoutMs: 30_000,
       what: 'connected again, without a new QR',
