@@ -187,7 +187,9 @@ describe('npm start (sandbox mode, built services, its own Redis)', function () 
       `[start] ready: API on ${api} (every service answers /readyz)`,
     ]);
     expect(
-      lines.findIndex((l) => l.startsWith('[start] started: sandbox, cloud-sandbox, api, connection, sender, notifier')),
+      lines.findIndex((l) =>
+        l.startsWith('[start] started: sandbox, cloud-sandbox, api, connection, sender, notifier'),
+      ),
     ).to.be.within(0, readyAt);
     expect(atReady.status, JSON.stringify(atReady.body)).to.equal(200);
     expect(atReady.body.qrCode).to.match(/^data:image\/png;base64,/);
