@@ -29,7 +29,7 @@ export const MAY_IMPORT = {
   'libs/cloud': ['common', 'contracts'],
   'libs/client': [],
   'libs/console': [],
-  'libs/testing': ['common', 'contracts', 'store', 'messenger', 'messenger-sim'],
+  'libs/testing': ['common', 'contracts', 'store', 'messenger', 'messenger-sim', 'cloud-sim'],
   'services/api': ['cloud', 'common', 'contracts', 'console', 'store'],
   'services/connection': ['common', 'contracts', 'store', 'messenger'],
   'services/sender': ['cloud', 'common', 'contracts', 'store', 'messenger'],

@@ -6,17 +6,7 @@
  * asks again every few seconds.
  */
 import { startCloudSim } from './index.js';
-
-/** The sandbox number's credentials: the sandbox's own, printed; no real account has them. */
-export const SANDBOX_NUMBER = {
-  id: '100000000000001',
-  wabaId: '200000000000001',
-  displayPhoneNumber: '+1 555-010-0001',
-  verifiedName: 'Sandbox Shop',
-  accessToken: 'sandbox-access-token',
-  appSecret: 'sandbox-app-secret',
-} as const;
-export const SANDBOX_VERIFY_TOKEN = 'sandbox-verify-token';
+import { SANDBOX_APP_ID, SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from './sandbox.js';
 
 const SUBSCRIBE_EVERY_MS = 3000;
 
@@ -44,10 +34,9 @@ console.log(
 const callback = process.env.CLOUD_SANDBOX_CALLBACK_URL;
 let timer: NodeJS.Timeout | undefined;
 if (callback) {
-  const appId = `app-${SANDBOX_NUMBER.wabaId}`;
   const attempt = async (): Promise<void> => {
     try {
-      await sim.subscribe(appId, callback, SANDBOX_VERIFY_TOKEN);
+      await sim.subscribe(SANDBOX_APP_ID, callback, SANDBOX_VERIFY_TOKEN);
       console.log(`cloud-sim webhooks go to ${callback}`);
     } catch {
       timer = setTimeout(() => void attempt(), SUBSCRIBE_EVERY_MS);

@@ -3,6 +3,7 @@
  * its client (stack-client.ts) and its environment (stack-env.ts) serve and which imports them.
  */
 import type { ChildProcess } from 'node:child_process';
+import type { CloudSimOptions } from '@mgw/cloud-sim';
 import type { startSimulator } from '@mgw/messenger-sim';
 import type { StackRedisOptions } from './stack-redis.js';
 
@@ -34,6 +35,11 @@ export interface StackOptions extends StackRedisOptions {
   allInOne?: boolean;
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /**
+   * Also run the Cloud API simulator (in this process; `stack.cloud`) and point the services'
+   * CLOUD_GRAPH_URL at it: `true` for the sandbox's number (SANDBOX_NUMBER), or its options.
+   */
+  cloud?: true | CloudSimOptions;
   /** Simulator options (in-process simulator only). */
   sim?: Parameters<typeof startSimulator>[0];
   /**

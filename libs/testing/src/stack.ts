@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
+import type { CloudSimHandle } from '@mgw/cloud-sim';
 import type { InboxMessage, SimulatorHandle } from '@mgw/messenger-sim';
 import { Encryption, TokenStore } from '@mgw/store';
 import { nodeArgsOf } from '@mgw/testing/node-args';
@@ -49,6 +50,7 @@ export class Stack extends StackClient {
     readonly deviceId: string,
     private readonly env: Record<string, string>,
     private readonly built = false,
+    private readonly cloudSim?: CloudSimHandle,
   ) {
     super(simulator);
     this.redis = backing.client;
@@ -63,6 +65,12 @@ export class Stack extends StackClient {
       );
     }
     return this.simulator.handle;
+  }
+
+  /** The Cloud API simulator (`cloud` option): the Graph API the services' CLOUD_GRAPH_URL names. */
+  get cloud(): CloudSimHandle {
+    if (!this.cloudSim) throw new Error('this stack was started without cloud');
+    return this.cloudSim;
   }
 
   private sealer?: Encryption;
@@ -116,7 +124,7 @@ export class Stack extends StackClient {
       throw err;
     }
     const built = opts.built ?? runFromBuild();
-    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, built), opts);
+    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, built, env.cloud), opts);
   }
 
   private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
@@ -273,6 +281,7 @@ export class Stack extends StackClient {
       }),
     );
     await this.simulator.close();
+    await this.cloudSim?.close();
     await this.backing.stop();
   }
 
