@@ -6,9 +6,7 @@
  * asks again every few seconds.
  */
 import { startCloudSim } from './index.js';
-import { SANDBOX_APP_ID, SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from './sandbox.js';
-
-const SUBSCRIBE_EVERY_MS = 3000;
+import { SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN, subscribeWhenReady } from './sandbox.js';
 
 const port = Number(process.env.CLOUD_SANDBOX_PORT ?? 3101);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -32,24 +30,15 @@ console.log(
 );
 
 const callback = process.env.CLOUD_SANDBOX_CALLBACK_URL;
-let timer: NodeJS.Timeout | undefined;
-if (callback) {
-  const attempt = async (): Promise<void> => {
-    try {
-      await sim.subscribe(SANDBOX_APP_ID, callback, SANDBOX_VERIFY_TOKEN);
-      console.log(`cloud-sim webhooks go to ${callback}`);
-    } catch {
-      timer = setTimeout(() => void attempt(), SUBSCRIBE_EVERY_MS);
-    }
-  };
-  void attempt();
-}
+const stopSubscribing = callback
+  ? subscribeWhenReady(sim, callback, () => console.log(`cloud-sim webhooks go to ${callback}`))
+  : () => undefined;
 
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
-  clearTimeout(timer);
+  stopSubscribing();
   console.log(`cloud-sim stopping (${signal})`);
   sim.close().then(
     () => process.exit(0),

@@ -108,7 +108,7 @@ export type {
   TemplateStatus,
 } from './config.js';
 export { sampleTemplates } from './config.js';
-export { SANDBOX_APP_ID, SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from './sandbox.js';
+export { SANDBOX_APP_ID, SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN, subscribeWhenReady } from './sandbox.js';
 export {
   GraphError,
   errors,

@@ -19,3 +19,31 @@ export const SANDBOX_VERIFY_TOKEN = 'sandbox-verify-token';
 
 /** The sandbox's app: its numbers' webhooks go to the callback it subscribed. */
 export const SANDBOX_APP_ID = `app-${SANDBOX_NUMBER.wabaId}`;
+
+/**
+ * Subscribes the sandbox's app to `callbackUrl` as soon as the handshake passes — that is, once a
+ * device of the gateway holds SANDBOX_VERIFY_TOKEN — asking again every `everyMs` until then.
+ * Answers a stop for the retries.
+ */
+export function subscribeWhenReady(
+  sim: { subscribe(appId: string, callbackUrl: string, verifyToken: string): Promise<void> },
+  callbackUrl: string,
+  onSubscribed: () => void = () => undefined,
+  everyMs = 3000,
+): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const attempt = async (): Promise<void> => {
+    try {
+      await sim.subscribe(SANDBOX_APP_ID, callbackUrl, SANDBOX_VERIFY_TOKEN);
+      onSubscribed();
+    } catch {
+      if (!stopped) timer = setTimeout(() => void attempt(), everyMs);
+    }
+  };
+  void attempt();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

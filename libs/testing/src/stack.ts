@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import type { CloudSimHandle } from '@mgw/cloud-sim';
+import { subscribeWhenReady, type CloudSimHandle } from '@mgw/cloud-sim';
 import type { InboxMessage, SimulatorHandle } from '@mgw/messenger-sim';
 import { Encryption, TokenStore } from '@mgw/store';
 import { nodeArgsOf } from '@mgw/testing/node-args';
@@ -66,6 +66,9 @@ export class Stack extends StackClient {
     }
     return this.simulator.handle;
   }
+
+  /** Stops the cloud simulator's subscription attempts (see `start`). */
+  private stopSubscribing: () => void = () => undefined;
 
   /** The Cloud API simulator (`cloud` option): the Graph API the services' CLOUD_GRAPH_URL names. */
   get cloud(): CloudSimHandle {
@@ -124,7 +127,20 @@ export class Stack extends StackClient {
       throw err;
     }
     const built = opts.built ?? runFromBuild();
-    return Stack.startServices(new Stack(env.sim, backing, env.deviceId, env.env, built, env.cloud), opts);
+    const stack = await Stack.startServices(
+      new Stack(env.sim, backing, env.deviceId, env.env, built, env.cloud),
+      opts,
+    );
+    // As the sandbox's CLI does: the simulator's app subscribes to the gateway's Meta endpoint once
+    // a device holds the sandbox's verify token.
+    if (env.cloud && stack.apiUrl)
+      stack.stopSubscribing = subscribeWhenReady(
+        env.cloud,
+        `${stack.apiUrl}/api/cloud/v1/webhook`,
+        undefined,
+        250,
+      );
+    return stack;
   }
 
   private static async startServices(stack: Stack, opts: StackOptions): Promise<Stack> {
@@ -281,6 +297,7 @@ export class Stack extends StackClient {
       }),
     );
     await this.simulator.close();
+    this.stopSubscribing();
     await this.cloudSim?.close();
     await this.backing.stop();
   }
