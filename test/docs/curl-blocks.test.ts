@@ -54,9 +54,10 @@ const BASE_URLS: Record<string, string> = {
   GW: 'GW=http://127.0.0.1:${PORT:-3000}/api/messenger/v1',
   ADMIN_API: 'ADMIN_API=http://127.0.0.1:${PORT:-3000}/api/admin/v1',
   SIM: 'SIM=http://127.0.0.1:${SANDBOX_PORT:-3100}',
+  CLOUD_SIM: 'CLOUD_SIM=http://127.0.0.1:${CLOUD_SANDBOX_PORT:-3101}',
 };
 /** Names a reader's shell may hold from another page: the test's bash must not inherit them. */
-const PAGE_NAMES = ['GW', 'ADMIN_API', 'SIM', 'TOKEN', 'ADMIN', 'MESSAGE_ID', 'BATCH'];
+const PAGE_NAMES = ['GW', 'ADMIN_API', 'SIM', 'CLOUD_SIM', 'TOKEN', 'ADMIN', 'MESSAGE_ID', 'BATCH'];
 const PAGE_TIMEOUT_MS = 120_000;
 
 /** Commands that install, start or deploy: never run here, so their blocks must be marked. */
@@ -103,7 +104,7 @@ function conventionProblems(page: string, block: ShellBlock): string[] {
     }
     const url = /https?:\/\/(127\.0\.0\.1|localhost)[^\s"']*/.exec(text)?.[0];
     if (url && !(assigned && BASE_URLS[assigned])) {
-      problems.push(`${where}: ${url} — name the gateway through $GW, $ADMIN_API or $SIM`);
+      problems.push(`${where}: ${url} — name the gateway through $GW, $ADMIN_API, $SIM or $CLOUD_SIM`);
     }
   });
   return problems;
@@ -268,11 +269,13 @@ describe('docs: the shell blocks of the README and docs/ paste and run against a
   before(async function () {
     this.timeout(120_000);
     // The sandbox `npm start` runs: the default device, the dashboard on (so the admin API is),
-    // the notifier, and a real nats-server its events go to (docs/events.md reads them from it).
+    // the notifier, a real nats-server its events go to (docs/events.md reads them from it), and
+    // the Cloud API simulator with the sandbox's number (docs/cloud-api.md).
     nats = await startNatsServer();
     stack = await Stack.start({
       deviceId: 'default',
       notifier: true,
+      cloud: true,
       env: { ADMIN_PASSWORD: 'docs-curl-blocks-password', EVENTS_NATS_URL: nats.url },
     });
     env = { ...process.env, LOG_LEVEL: 'warn' };
@@ -281,6 +284,7 @@ describe('docs: the shell blocks of the README and docs/ paste and run against a
       REDIS_URL: stack.redisUrl,
       PORT: new URL(stack.apiUrl).port,
       SANDBOX_PORT: new URL(stack.simulator.controlUrl).port,
+      CLOUD_SANDBOX_PORT: new URL(stack.cloud.url).port,
       EVENTS_NATS_URL: nats.url,
     });
   });
