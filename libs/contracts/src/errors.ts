@@ -152,6 +152,24 @@ export const ERRORS = {
   deviceBusy: 'The device is busy (held by another process); try again',
   /** 503: the pairing socket gave no QR / pairing code (WhatsApp); the reason follows the prefix. */
   pairingNotStartedPrefix: 'Could not start pairing: ',
+
+  // A device's Cloud API configuration (docs/cloud-api.md): PUT/GET/DELETE /cloud, and /connect.
+  /** 404 on GET or DELETE /cloud: the device holds no Cloud API configuration (its engine is `linked`). */
+  cloudNotConfigured: 'This device is not a Cloud API number',
+  /** 409 on PUT /cloud: the device is linked by QR or pairing code, or a pairing of it is running. */
+  cloudDeviceLinked:
+    'This device is linked by QR or pairing code (or a pairing is in progress): disconnect it before making it a Cloud API number',
+  /** 409 on PUT /cloud: another device already is this phone-number id (which one is not said). */
+  cloudNumberTaken: 'Another device already is this Cloud API phone number',
+  /** 422 on PUT /cloud and /connect: Meta refused the credentials; `details` say what Meta said. */
+  cloudCredentialsRefused: "The Graph API refused the device's Cloud API credentials",
+  /** 502 on PUT /cloud and /connect: Meta could not be reached, or answered with a failure of its own. */
+  cloudGraphUnreachable: 'The Graph API could not be reached or failed; try again shortly',
+  /** 413 on PUT /cloud: its body is two ids, three secrets and three settings. */
+  cloudBodyTooLarge: 'Request body too large: Cloud API configurations are limited to 16 KB',
+  /** 400 detail on /connect with method=pairingCode for a cloud device. */
+  cloudNeedsNoPairing:
+    'method: a Cloud API device needs no pairing code: /connect checks its credentials with the Graph API',
 } as const;
 
 /** Success messages of /connect and /disconnect (the `message` field of the answer). */
@@ -163,6 +181,8 @@ export const CONNECTION_MESSAGES = {
   pairingCancelled: 'Pairing cancelled',
   /** A connect while the account's link waits for its passkey (docs/passkeys.md). */
   passkeyPending: 'The account is protected by a passkey: the link waits for it (GET /connect/passkey)',
+  /** /disconnect or DELETE /cloud of a Cloud API device: its configuration (and secrets) are gone. */
+  cloudForgotten: 'Disconnected: the Cloud API configuration was removed',
 } as const;
 
 /** The message that the spec puts in `details` when neither text nor attachment is given. */

@@ -36,3 +36,4 @@ export * from './passkeys.js';
 export * from './usernames.js';
 export * from './jid.js';
 export * from './cloud.js';
+export * from './cloud-device-body.js';
