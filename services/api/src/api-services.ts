@@ -6,11 +6,13 @@ import {
 } from '@mgw/common';
 import type { Metrics } from '@mgw/contracts';
 import { createOutboundClient, type OutboundClient } from '@mgw/common';
+import { GraphClient } from '@mgw/cloud';
 import {
   Blocklist,
   BatchStore,
   BrokerSettingsStore,
   ChatIndex,
+  CloudDeviceStore,
   DeviceCommandClient,
   ContentStore,
   EventLog,
@@ -117,6 +119,10 @@ export interface ApiServices {
   statuses: StatusStore;
   /** The device's chats and their unread messages (GET /chats). */
   chats: ChatIndex;
+  /** The Cloud API devices' configurations (sealed), profiles and states (features/cloud). */
+  cloudDevices: CloudDeviceStore;
+  /** Meta's Graph API (CLOUD_GRAPH_URL): a cloud device's credentials are checked there. */
+  graph: GraphClient;
   /**
    * The device commands to a device's holder (features/holder/ask-holder.ts), built once: every
    * feature that asks the holder is handed this client (each wait takes a connection of its own).
@@ -257,6 +263,12 @@ export function createApiServices(base: {
     mediaSettings: new MediaSettingsStore(redis),
     statuses: new StatusStore(redis, base.encryption),
     chats: new ChatIndex(redis, opener),
+    cloudDevices: new CloudDeviceStore(redis, base.encryption),
+    graph: new GraphClient({
+      baseUrl: config.cloud.graphUrl,
+      allowList: config.cloud.allowList,
+      timeoutMs: config.cloud.timeoutMs,
+    }),
     commands: new DeviceCommandClient(redis, bullRedis),
     start: async () => {
       await tokenCache.start();

@@ -1,5 +1,7 @@
 import Joi from 'joi';
 import {
+  cloudConfig,
+  cloudEnv,
   opsConfig,
   opsEnv,
   webhookOutboundConfig,
@@ -9,6 +11,7 @@ import {
   runtimeConfig,
   runtimeEnv,
   validateEnv,
+  type CloudConfig,
   type ConfigRule,
   type OpsConfig,
   type WebhookOutboundConfig,
@@ -220,6 +223,8 @@ export interface ApiConfig extends RuntimeConfig {
   outbound: WebhookOutboundConfig;
   /** How long the previous webhook secret keeps signing after a rotation. */
   webhookSecretOverlapSeconds: number;
+  /** Where the Graph API is (CLOUD_GRAPH_URL): PUT /cloud and /connect check a cloud device's credentials there. */
+  cloud: CloudConfig;
   contactCheck: ContactCheckConfig;
   /** Pools: how often a dropped device's waiting messages are looked for, and the health floor. */
   pools: { moveIntervalMs: number; minHealth: number };
@@ -252,6 +257,7 @@ export const API_ENV = [
   storeEnv,
   encryptionEnv,
   webhookOutboundEnv,
+  cloudEnv,
   SEND_POLICY_ENV,
   apiEnv,
   adminEnv,
@@ -295,6 +301,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       pauseMs: e.CONTACT_LOOKUP_PAUSE_MS,
     },
     outbound: webhookOutboundConfig(e),
+    cloud: cloudConfig(e),
     webhookSecretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_SECONDS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     authFailureWindowMs: e.AUTH_FAILURE_WINDOW_MS,
