@@ -525,7 +525,7 @@ export interface paths {
     };
     /**
      * Link the device (QR code or pairing code)
-     * @description Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code.
+     * @description Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code. A Cloud API device (PUT /cloud) is connected instead: its credentials are checked with the Graph API again and the answer is `{ success: true, status: 'connected' }` (no QR or code; `method=pairingCode` is a 400); 422 when Meta refused them (the device turns disconnected with the reason), 502 when the Graph API could not be reached.
      *
      *     Rate limit: 15 requests per 60 s per token.
      */
@@ -622,6 +622,19 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
         /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
         429: {
           headers: {
@@ -705,7 +718,7 @@ export interface paths {
     put?: never;
     /**
      * Link the device (QR code or pairing code)
-     * @description Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code.
+     * @description Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code. A Cloud API device (PUT /cloud) is connected instead: its credentials are checked with the Graph API again and the answer is `{ success: true, status: 'connected' }` (no QR or code; `method=pairingCode` is a 400); 422 when Meta refused them (the device turns disconnected with the reason), 502 when the Graph API could not be reached.
      *
      *     Rate limit: 15 requests per 60 s per token.
      */
@@ -815,6 +828,19 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
         /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
         429: {
           headers: {
@@ -912,7 +938,7 @@ export interface paths {
     put?: never;
     /**
      * Disconnect (log the account out)
-     * @description Logs the account out and deletes its credentials; waiting messages end failed (`logged_out`).
+     * @description Logs the account out and deletes its credentials; waiting messages end failed (`logged_out`). A Cloud API device: its configuration and secrets are forgotten and it leaves the senders.
      *
      *     Rate limit: 5 requests per 60 s per token.
      */
@@ -1111,7 +1137,7 @@ export interface paths {
     };
     /**
      * Connection status
-     * @description The device's status; phone, name and picture while connected. Beyond the spec, a linked device also has `sending` (its usage of the sending policy, its pause) and `health` (a score 0-100 with the reasons that cost it points).
+     * @description The device's status; phone, name and picture while connected. Beyond the spec, a linked device also has `sending` (its usage of the sending policy, its pause) and `health` (a score 0-100 with the reasons that cost it points); a Cloud API device has `engine: 'cloud'`, its number's `qualityRating` and `messagingTier`, and `reason` when a failure disconnected it (its `phone` is the digits of the number Meta displays, its `name` the verified name).
      *
      *     Rate limit: 20 requests per 60 s per token.
      */
@@ -1858,6 +1884,525 @@ export interface paths {
       };
     };
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/messenger/v1/cloud': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The device's Cloud API configuration
+     * @description The configuration without its secrets, what the number said of itself when last checked, and whether the device is connected. 404 when the device is not a Cloud API number (it is linked by QR or code, or not configured).
+     *
+     *     Rate limit: 20 requests per 60 s per token.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The configuration. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /**
+     * Make the device a Cloud API number
+     * @description The device becomes a phone number of WhatsApp's Cloud API (Meta's Graph API) instead of a device linked by QR or pairing code. The credentials are checked with the Graph API first (`GET /{phone-number-id}`), then stored sealed; the access token, app secret and verify token are never shown again. Then `/connect` connects it. 409 when the device is linked by QR or code (or a pairing runs: disconnect it first) or another device already is this number; 422 when Meta refused the credentials (`details` say what Meta said); 502 when the Graph API could not be reached.
+     *
+     *     Rate limit: 15 requests per 60 s per token.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            phoneNumberId: string;
+            wabaId: string;
+            accessToken: string;
+            appSecret: string;
+            verifyToken: string;
+            throughputPerSecond?: number;
+            graphVersion?: string;
+            otpTemplate?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Stored: the configuration, without its secrets. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Forget the device's Cloud API configuration
+     * @description As `/disconnect` does for a Cloud API device: the configuration and its secrets are deleted and the device leaves the senders; it is a device without an engine until it is configured or linked again. 404 when it is not a Cloud API number.
+     *
+     *     Rate limit: 15 requests per 60 s per token.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Forgotten. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudForgotten'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Invalid API token`: token missing, unknown, revoked or expired. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `This token sends through a pool of devices: use a device token for this request`: a token linked to a pool sends, and reads and controls what it sent; everything that acts on one device wants a device token (docs/pools.md). */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Rate limit exceeded` (per token), `Too many failed authentication attempts`, or the device queue quota; `resetIn` says when to retry. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -17636,7 +18181,7 @@ export interface components {
       /** @description URL of the profile picture (connected only, when the account has one). */
       profilePic?: string;
       /**
-       * @description Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed).
+       * @description Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed), or, for a Cloud API device, the failure that turned it disconnected (`cloud_token_expired`, `number_blocked`, …).
        * @enum {unknown}
        */
       reason?:
@@ -17649,7 +18194,51 @@ export interface components {
         | 'passkey_rejected'
         | 'passkey_no_continuation'
         | 'passkey_options_unavailable'
-        | 'passkey_failed';
+        | 'passkey_failed'
+        | 'device_disconnected'
+        | 'logged_out'
+        | 'not_on_whatsapp'
+        | 'invalid_number'
+        | 'attachment_too_large'
+        | 'attachment_unreachable'
+        | 'reply_target_not_found'
+        | 'rejected_by_server'
+        | 'send_failed'
+        | 'enqueue_failed'
+        | 'attachment_url_not_allowed'
+        | 'content_expired'
+        | 'otp_expired'
+        | 'opted_out'
+        | 'cancelled'
+        | 'unknown_contact'
+        | 'deleted'
+        | 'revision_refused'
+        | 'not_allowed_in_group'
+        | 'media_gone'
+        | 'media_store_unavailable'
+        | 'recipient_blocked'
+        | 'status_audience_empty'
+        | 'first_contact_token_missing'
+        | 'window_closed'
+        | 'rate_limited'
+        | 'pair_rate_limited'
+        | 'messaging_limit_reached'
+        | 'template_not_found'
+        | 'template_paused'
+        | 'template_params_invalid'
+        | 'cloud_token_expired'
+        | 'number_blocked'
+        | 'undeliverable'
+        | 'send_outcome_unknown';
+      /**
+       * @description A Cloud API device (docs/cloud-api.md): its status is its own (`connected` after a /connect whose check passed); absent for a device linked by QR or pairing code.
+       * @constant
+       */
+      engine?: 'cloud';
+      /** @description A Cloud API device: its number's quality rating as Meta last said it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`). */
+      qualityRating?: string;
+      /** @description A Cloud API device: its number's messaging limit tier (`TIER_50` … `TIER_UNLIMITED`), when Meta says one. */
+      messagingTier?: string;
       /** @description A passkey-gated link (docs/passkeys.md): its step (`assertion`, `verifying`, `confirm_code`, `finishing`) and when its request expires. GET /connect/passkey has the request and the code. */
       passkey?: {
         /** @enum {unknown} */
@@ -17758,6 +18347,56 @@ export interface components {
       /** @description Where the link stands now. */
       data?: components['schemas']['PasskeyView'];
     };
+    CloudNumberProfile: {
+      /** @description The number as Meta displays it (`display_phone_number`, e.g. `+1 555-010-0001`). */
+      displayPhoneNumber: string;
+      /** @description The business name Meta verified (`verified_name`). */
+      verifiedName: string;
+      /** @description `GREEN`, `YELLOW`, `RED` or `UNKNOWN` (`quality_rating`). */
+      qualityRating: string;
+      /** @description The unique contacts it may start conversations with per 24 h: `TIER_50` … `TIER_UNLIMITED` (`messaging_limit_tier`; absent when Meta says none). */
+      messagingLimitTier?: string;
+      /**
+       * Format: date-time
+       * @description When the Graph API said so (PUT /cloud, /connect).
+       */
+      checkedAt: string;
+    };
+    CloudDevice: {
+      /** @constant */
+      engine: 'cloud';
+      /** @description The number's phone-number id at Meta. */
+      phoneNumberId: string;
+      /** @description The WhatsApp Business Account id. */
+      wabaId: string;
+      /** @description Messages a second it may send. */
+      throughputPerSecond: number;
+      /** @description The Graph API version it is spoken to in (`v21.0`). */
+      graphVersion: string;
+      /** @description The authentication template `/otp` sends. */
+      otpTemplate: string;
+      /**
+       * Format: date-time
+       * @description When it was configured.
+       */
+      updatedAt: string;
+      profile?: components['schemas']['CloudNumberProfile'];
+      /** @enum {unknown} */
+      status: 'connected' | 'disconnected';
+      /** @description Disconnected after a failure: why (`cloud_token_expired`, `number_blocked`, …). */
+      reason?: string;
+    };
+    CloudDeviceAnswer: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['CloudDevice'];
+    };
+    CloudForgotten: {
+      /** @constant */
+      success: true;
+      /** @constant */
+      message: 'Disconnected: the Cloud API configuration was removed';
+    };
     OtpResult: {
       /** @constant */
       success: true;
@@ -17822,7 +18461,7 @@ export interface components {
        * @description Failed for good.
        */
       failedAt?: string;
-      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing. */
+      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing, window_closed, rate_limited, pair_rate_limited, messaging_limit_reached, template_not_found, template_paused, template_params_invalid, cloud_token_expired, number_blocked, undeliverable, send_outcome_unknown. */
       error?: string;
       /**
        * @description `outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).
@@ -18741,7 +19380,7 @@ export interface components {
        * @description Failed for good.
        */
       failedAt?: string;
-      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing. */
+      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing, window_closed, rate_limited, pair_rate_limited, messaging_limit_reached, template_not_found, template_paused, template_params_invalid, cloud_token_expired, number_blocked, undeliverable, send_outcome_unknown. */
       error?: string;
       /**
        * @description `outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).

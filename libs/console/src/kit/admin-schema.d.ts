@@ -6,6 +6,433 @@
  */
 
 export interface paths {
+  '/api/admin/v1/devices/{deviceId}/cloud': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The device's Cloud API configuration
+     * @description The configuration without its secrets, what the number said of itself when last checked, and whether the device is connected. 404 when the device is not a Cloud API number (it is linked by QR or code, or not configured).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The configuration. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Admin authentication required`: no session cookie or admin token, or one that is no longer valid. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Missing or invalid CSRF token` (a change without the session's `X-CSRF-Token`), `Your role cannot do this` (an agent on a workspace admin's route), or the workspace is suspended. */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found; also a path naming a device, pool or workspace of another workspace than a console session's, and a route a console session may not call. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Too many failed sign-in attempts` (`resetIn` says when to retry), or a limit of the route. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    /**
+     * Make the device a Cloud API number
+     * @description The device becomes a phone number of WhatsApp's Cloud API (Meta's Graph API) instead of a device linked by QR or pairing code. The credentials are checked with the Graph API first (`GET /{phone-number-id}`), then stored sealed; the access token, app secret and verify token are never shown again. Then `/connect` connects it. 409 when the device is linked by QR or code (or a pairing runs: disconnect it first) or another device already is this number; 422 when Meta refused the credentials (`details` say what Meta said); 502 when the Graph API could not be reached.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            phoneNumberId: string;
+            wabaId: string;
+            accessToken: string;
+            appSecret: string;
+            verifyToken: string;
+            throughputPerSecond?: number;
+            graphVersion?: string;
+            otpTemplate?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Stored: the configuration, without its secrets. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Admin authentication required`: no session cookie or admin token, or one that is no longer valid. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Missing or invalid CSRF token` (a change without the session's `X-CSRF-Token`), `Your role cannot do this` (an agent on a workspace admin's route), or the workspace is suspended. */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found; also a path naming a device, pool or workspace of another workspace than a console session's, and a route a console session may not call. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Conflict with the device state (e.g. no connected device, a pairing or disconnect in progress). */
+        409: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Too many failed sign-in attempts` (`resetIn` says when to retry), or a limit of the route. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Forget the device's Cloud API configuration
+     * @description As `/disconnect` does for a Cloud API device: the configuration and its secrets are deleted and the device leaves the senders; it is a device without an engine until it is configured or linked again. 404 when it is not a Cloud API number.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Forgotten. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudForgotten'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Admin authentication required`: no session cookie or admin token, or one that is no longer valid. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Missing or invalid CSRF token` (a change without the session's `X-CSRF-Token`), `Your role cannot do this` (an agent on a workspace admin's route), or the workspace is suspended. */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found; also a path naming a device, pool or workspace of another workspace than a console session's, and a route a console session may not call. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Too many failed sign-in attempts` (`resetIn` says when to retry), or a limit of the route. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/admin/v1/devices/{deviceId}/batches': {
     parameters: {
       query?: never;
@@ -13703,7 +14130,7 @@ export interface paths {
     put?: never;
     /**
      * Link the device
-     * @description The public POST /connect for any device: the QR comes raw (`qr`) and as a PNG (`qrImage`). Once the QR or code was used and the link waits for its passkey: `passkey`.
+     * @description The public POST /connect for any device: the QR comes raw (`qr`) and as a PNG (`qrImage`). Once the QR or code was used and the link waits for its passkey: `passkey`. A Cloud API device is connected after its credentials are checked again: `{ success: true, status: 'connected' }` (422 when Meta refused them, 502 when the Graph API could not be reached, 400 for `method: 'pairingCode'`).
      */
     post: {
       parameters: {
@@ -13825,6 +14252,16 @@ export interface paths {
         };
         /** @description Body (or attachment) too large. */
         413: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
           headers: {
             'X-Request-Id': components['headers']['X-Request-Id'];
             [name: string]: unknown;
@@ -14407,7 +14844,7 @@ export interface paths {
     put?: never;
     /**
      * Log the device out
-     * @description Logs the account out, like the public POST /disconnect.
+     * @description Logs the account out, like the public POST /disconnect (a Cloud API device's configuration is forgotten).
      */
     post: {
       parameters: {
@@ -17388,6 +17825,56 @@ export interface components {
       /** @description Where the link stands now. */
       data?: components['schemas']['PasskeyView'];
     };
+    CloudNumberProfile: {
+      /** @description The number as Meta displays it (`display_phone_number`, e.g. `+1 555-010-0001`). */
+      displayPhoneNumber: string;
+      /** @description The business name Meta verified (`verified_name`). */
+      verifiedName: string;
+      /** @description `GREEN`, `YELLOW`, `RED` or `UNKNOWN` (`quality_rating`). */
+      qualityRating: string;
+      /** @description The unique contacts it may start conversations with per 24 h: `TIER_50` … `TIER_UNLIMITED` (`messaging_limit_tier`; absent when Meta says none). */
+      messagingLimitTier?: string;
+      /**
+       * Format: date-time
+       * @description When the Graph API said so (PUT /cloud, /connect).
+       */
+      checkedAt: string;
+    };
+    CloudDevice: {
+      /** @constant */
+      engine: 'cloud';
+      /** @description The number's phone-number id at Meta. */
+      phoneNumberId: string;
+      /** @description The WhatsApp Business Account id. */
+      wabaId: string;
+      /** @description Messages a second it may send. */
+      throughputPerSecond: number;
+      /** @description The Graph API version it is spoken to in (`v21.0`). */
+      graphVersion: string;
+      /** @description The authentication template `/otp` sends. */
+      otpTemplate: string;
+      /**
+       * Format: date-time
+       * @description When it was configured.
+       */
+      updatedAt: string;
+      profile?: components['schemas']['CloudNumberProfile'];
+      /** @enum {unknown} */
+      status: 'connected' | 'disconnected';
+      /** @description Disconnected after a failure: why (`cloud_token_expired`, `number_blocked`, …). */
+      reason?: string;
+    };
+    CloudDeviceAnswer: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['CloudDevice'];
+    };
+    CloudForgotten: {
+      /** @constant */
+      success: true;
+      /** @constant */
+      message: 'Disconnected: the Cloud API configuration was removed';
+    };
     Batch: {
       batchId: string;
       total: number;
@@ -18531,7 +19018,7 @@ export interface components {
        * @description Failed for good.
        */
       failedAt?: string;
-      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing. */
+      /** @description Why it failed: device_disconnected, logged_out, not_on_whatsapp, invalid_number, attachment_too_large, attachment_unreachable, reply_target_not_found, rejected_by_server, send_failed, enqueue_failed, attachment_url_not_allowed, content_expired, otp_expired, opted_out, cancelled, unknown_contact, deleted, revision_refused, not_allowed_in_group, media_gone, media_store_unavailable, recipient_blocked, status_audience_empty, first_contact_token_missing, window_closed, rate_limited, pair_rate_limited, messaging_limit_reached, template_not_found, template_paused, template_params_invalid, cloud_token_expired, number_blocked, undeliverable, send_outcome_unknown. */
       error?: string;
       /**
        * @description `outbound`: sent by the gateway (with `to`, `kind`); `inbound`: a contact wrote it (status `received`, with `from`).
@@ -18852,6 +19339,11 @@ export interface components {
     AdminDevice: {
       /** @description The device id. */
       deviceId: string;
+      /**
+       * @description `linked` (QR or pairing code) or `cloud` (a Cloud API number: its status, number and name are its own).
+       * @enum {unknown}
+       */
+      engine: 'linked' | 'cloud';
       /** @enum {unknown} */
       status: 'connected' | 'disconnected' | 'connecting';
       /** @description Has credentials (in the linked set): a sender serves it. */

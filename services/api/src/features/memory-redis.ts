@@ -110,6 +110,11 @@ export class MemoryRedis {
     this.hash(key, fields);
     return this.hashes.get(key)!.size - before;
   }
+  async hsetnx(key: string, field: string, value: string) {
+    if (this.hashes.get(key)?.has(field)) return 0;
+    this.hash(key, { [field]: value });
+    return 1;
+  }
   async hdel(key: string, ...fields: string[]) {
     const h = this.hashes.get(key);
     return fields.filter((f) => h?.delete(f)).length;

@@ -5,6 +5,7 @@ import { activity } from './activity/mount.js';
 import { batches } from './batches/mount.js';
 import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
+import { cloud } from './cloud/mount.js';
 import { connection } from './connection/mount.js';
 import { consoleUsers } from './console/mount.js';
 import { contacts } from './contacts/mount.js';
@@ -37,6 +38,7 @@ export const FEATURES: readonly AnyFeature[] = [
   send,
   ops,
   connection,
+  cloud,
   otp,
   messages,
   media,

@@ -86,6 +86,7 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/readyz': 'GET, HEAD',
       '/openapi.json': 'GET, HEAD',
       '/connect': 'GET, POST',
+      '/cloud': 'GET, HEAD, PUT, DELETE',
       '/connect/passkey': 'GET, HEAD, POST',
       '/connect/passkey/confirm': 'POST',
       '/disconnect': 'POST',

@@ -7,6 +7,7 @@ import {
   passkeyConfirmBodySchema,
 } from '@mgw/contracts';
 import { ApiError } from '../../http/api-error.js';
+import { cloudConnection, type CloudConnection } from '../cloud/index.js';
 import { handPasskey, readPasskey, type PasskeyInput, type PasskeyOutcome } from './passkey.js';
 import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
@@ -57,12 +58,13 @@ export const connection = feature<ConnectionName>({
     },
   ],
   handlers: (s) => {
-    const connectRoute = connect(s);
+    const cloud = cloudConnection(s);
+    const connectRoute = connect(s, cloud);
     return {
       connect: connectRoute,
       postConnect: connectRoute,
-      disconnect: disconnect(s),
-      status: status(s),
+      disconnect: disconnect(s, cloud),
+      status: status(s, cloud),
       ...passkeyHandlers(passkeyRoutes(s)),
     };
   },
@@ -70,11 +72,18 @@ export const connection = feature<ConnectionName>({
   schemas: connectionSchemas,
 });
 
-/** GET|POST /connect: asks the connection service for a QR code or a pairing code. */
-function connect(s: Uses<'connection'>): RequestHandler {
+/**
+ * GET|POST /connect: a cloud device's credentials are checked again (features/cloud); any other
+ * device asks the connection service for a QR code or a pairing code.
+ */
+function connect(s: Uses<'connection'>, cloud: CloudConnection): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     const q = parse(connectQuerySchema, req.query);
+    if (await cloud.isCloud(deviceId)) {
+      res.status(200).json(await cloud.connect(deviceId, q.method));
+      return;
+    }
     respond(
       res,
       await s.connection.request(
@@ -92,11 +101,15 @@ function connect(s: Uses<'connection'>): RequestHandler {
   };
 }
 
-/** POST /disconnect: the connection service logs the account out. */
-function disconnect(s: Uses<'connection'>): RequestHandler {
+/** POST /disconnect: a cloud device's configuration is forgotten; the connection service logs any other out. */
+function disconnect(s: Uses<'connection'>, cloud: CloudConnection): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
+    if (await cloud.isCloud(deviceId)) {
+      res.status(200).json(await cloud.disconnect(deviceId));
+      return;
+    }
     respond(res, await s.connection.request({ action: 'disconnect', deviceId }, req.log));
   };
 }
@@ -158,11 +171,13 @@ function passkeyError(outcome: Exclude<PasskeyOutcome, { kind: 'taken' }>, field
   }
 }
 
-/** GET /status */
-function status(s: Parameters<typeof readStatus>[0]): RequestHandler {
+/** GET /status: a cloud device's from its state (features/cloud), any other's from its session. */
+function status(s: Parameters<typeof readStatus>[0], cloud: CloudConnection): RequestHandler {
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
-    res.status(200).json(await readStatus(s, deviceId));
+    res
+      .status(200)
+      .json(await ((await cloud.isCloud(deviceId)) ? cloud.status(deviceId) : readStatus(s, deviceId)));
   };
 }

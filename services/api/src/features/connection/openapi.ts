@@ -1,6 +1,7 @@
 /** Linking, status and logout in the OpenAPI document. */
 import {
   CONNECTION_STATUSES,
+  FAILURE_REASONS,
   PASSKEY_FAILURES,
   PASSKEY_STEPS,
   PROXY_ERROR_KINDS,
@@ -27,7 +28,7 @@ export function connectionOperations(
     tag: 'Connection',
     summary: 'Link the device (QR code or pairing code)',
     description:
-      "Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code.",
+      "Asks the connection service to link the token's device; answers the current QR (a PNG data URL, or raw with `rawQrCode=true`) or pairing code. A connect during a pairing answers that pairing's current code. A Cloud API device (PUT /cloud) is connected instead: its credentials are checked with the Graph API again and the answer is `{ success: true, status: 'connected' }` (no QR or code; `method=pairingCode` is a 400); 422 when Meta refused them (the device turns disconnected with the reason), 502 when the Graph API could not be reached.",
     rateLimit: r.connect,
     query: connectQuerySchema,
     success: {
@@ -35,7 +36,7 @@ export function connectionOperations(
       schema: 'ConnectResult',
       description: 'Pairing started, joined, or already connected.',
     },
-    errors: [409, 502, 503, 504],
+    errors: [409, 422, 502, 503, 504],
   };
   return {
     connect: operation(connect),
@@ -44,7 +45,7 @@ export function connectionOperations(
       tag: 'Connection',
       summary: 'Disconnect (log the account out)',
       description:
-        'Logs the account out and deletes its credentials; waiting messages end failed (`logged_out`).',
+        'Logs the account out and deletes its credentials; waiting messages end failed (`logged_out`). A Cloud API device: its configuration and secrets are forgotten and it leaves the senders.',
       rateLimit: r.disconnect,
       query: emptyQuerySchema,
       success: { status: 200, schema: 'DisconnectResult', description: 'Logged out, or nothing to do.' },
@@ -86,7 +87,7 @@ export function connectionOperations(
       tag: 'Connection',
       summary: 'Connection status',
       description:
-        "The device's status; phone, name and picture while connected. Beyond the spec, a linked device also has `sending` (its usage of the sending policy, its pause) and `health` (a score 0-100 with the reasons that cost it points).",
+        "The device's status; phone, name and picture while connected. Beyond the spec, a linked device also has `sending` (its usage of the sending policy, its pause) and `health` (a score 0-100 with the reasons that cost it points); a Cloud API device has `engine: 'cloud'`, its number's `qualityRating` and `messagingTier`, and `reason` when a failure disconnected it (its `phone` is the digits of the number Meta displays, its `name` the verified name).",
       rateLimit: r.status,
       query: emptyQuerySchema,
       success: { status: 200, schema: 'Status', description: 'The status.' },
@@ -133,10 +134,28 @@ export const connectionSchemas: Record<string, JsonSchema> = {
       name: str('Account name (connected only).'),
       profilePic: str('URL of the profile picture (connected only, when the account has one).'),
       reason: {
-        enum: [...PROXY_ERROR_KINDS.map((kind) => `proxy_${kind}`), 'passkey_required', ...PASSKEY_FAILURES],
+        enum: [
+          ...new Set([
+            ...PROXY_ERROR_KINDS.map((kind) => `proxy_${kind}`),
+            'passkey_required',
+            ...PASSKEY_FAILURES,
+            ...Object.values(FAILURE_REASONS),
+          ]),
+        ],
         description:
-          "Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed).",
+          "Connecting: the device's proxy is why its connection failed (unreachable, credentials refused, target refused, other), or `passkey_required`: the link waits for the account's passkey (`passkey` says where it stands). Disconnected: how a passkey-gated link ended (expired, refused by WhatsApp, no answer, options missing, failed), or, for a Cloud API device, the failure that turned it disconnected (`cloud_token_expired`, `number_blocked`, …).",
       },
+      engine: {
+        const: 'cloud',
+        description:
+          'A Cloud API device (docs/cloud-api.md): its status is its own (`connected` after a /connect whose check passed); absent for a device linked by QR or pairing code.',
+      },
+      qualityRating: str(
+        "A Cloud API device: its number's quality rating as Meta last said it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`).",
+      ),
+      messagingTier: str(
+        "A Cloud API device: its number's messaging limit tier (`TIER_50` … `TIER_UNLIMITED`), when Meta says one.",
+      ),
       passkey: {
         ...closed(
           {

@@ -7,6 +7,7 @@ import { deviceIdOf } from '../../http/route-helpers.js';
 import { adminScopeOf } from '../../http/session/console-scope.js';
 import { ADMIN_JSON, type AdminRoute } from '../../http/route-table.js';
 import { parse } from '../../http/validation.js';
+import { cloudConnection, type CloudConnection } from '../cloud/index.js';
 import { passkeyRoutes } from '../connection/index.js';
 import { qrImage } from './device-directory.js';
 import {
@@ -100,9 +101,10 @@ type PasskeyServices = Parameters<typeof passkeyRoutes>[0];
 
 /** The handlers of the rows, over the one device directory of these services (devicesDeps). */
 export function deviceAdminHandlers(
-  s: DevicesServices & PasskeyServices & Uses<'workspaces' | 'workspaceCache'>,
+  s: DevicesServices & PasskeyServices & Uses<'workspaces' | 'workspaceCache' | 'graph'>,
 ): Record<DeviceAdminName, RequestHandler> {
   const d = devicesDeps(s);
+  const cloud = cloudConnection(s);
   const passkey = passkeyRoutes(s, deviceIdOf);
   const owners = {
     devices: (workspace: string) => s.workspaces.devices(workspace),
@@ -111,11 +113,11 @@ export function deviceAdminHandlers(
   return {
     listDevices: listDevicesRoute(d, owners),
     getDevice: getDeviceRoute(d),
-    connectDevice: connectDeviceRoute(d),
+    connectDevice: connectDeviceRoute(d, cloud),
     passkey: passkey.get,
     passkeyAssertion: passkey.assertion,
     passkeyConfirm: passkey.confirm,
-    disconnectDevice: disconnectDeviceRoute(d),
+    disconnectDevice: disconnectDeviceRoute(d, cloud),
     deviceMessages: deviceMessagesRoute(d),
     deviceMessage: deviceMessageRoute(d),
   };
@@ -168,12 +170,17 @@ function getDeviceRoute(d: DevicesDeps): RequestHandler {
  * POST /devices/:deviceId/connect — the public /connect, for any device: the same request to the
  * connection service (one pairing per device, whoever asks). The QR comes raw and as a PNG.
  */
-function connectDeviceRoute(d: DevicesDeps): RequestHandler {
+function connectDeviceRoute(d: DevicesDeps, cloud: CloudConnection): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const deviceId = deviceIdOf(req);
     const body = parse(connectBodySchema, req.body ?? {});
     d.directory.note(deviceId);
+    // A Cloud API device is connected by checking its credentials, not paired (features/cloud).
+    if (await cloud.isCloud(deviceId)) {
+      res.status(200).json(await cloud.connect(deviceId, body.method));
+      return;
+    }
     const outcome = await d.connection.request(
       {
         action: 'connect',
@@ -198,10 +205,14 @@ function connectDeviceRoute(d: DevicesDeps): RequestHandler {
 }
 
 /** POST /devices/:deviceId/disconnect — logs the account out, like the public /disconnect. */
-function disconnectDeviceRoute(d: DevicesDeps): RequestHandler {
+function disconnectDeviceRoute(d: DevicesDeps, cloud: CloudConnection): RequestHandler {
   return async (req, res) => {
     parse(emptyQuerySchema, req.query);
     const deviceId = deviceIdOf(req);
+    if (await cloud.isCloud(deviceId)) {
+      res.status(200).json(await cloud.disconnect(deviceId));
+      return;
+    }
     const outcome = await d.connection.request({ action: 'disconnect', deviceId }, req.log);
     res.status(outcome.status).json(outcome.body);
   };

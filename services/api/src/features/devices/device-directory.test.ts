@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
+import { CloudDeviceStore, Encryption } from '@mgw/store';
 import { MemoryRedis } from '../test-support.js';
 import { devicesFixture, type DevicesFixture } from './device-fixture.js';
 import { DeviceDirectory } from './device-directory.js';
@@ -15,7 +16,7 @@ describe('DeviceDirectory: every device with its status, and its pairing (in-mem
 
   beforeEach(() => {
     ({ redis, session } = devicesFixture());
-    directory = new DeviceDirectory(redis.client);
+    directory = new DeviceDirectory(redis.client, new CloudDeviceStore(redis.client, Encryption.fromEnv()));
   });
 
   it('When the devices are listed, then every one with a session record or linked, with its status; account details only while connected', async () => {

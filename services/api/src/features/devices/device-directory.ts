@@ -1,11 +1,19 @@
 import type { Cluster, Redis } from 'ioredis';
 import QRCode from 'qrcode';
-import { PASSKEY_STEPS, keys, type ConnectionStatus, type PasskeyStep } from '@mgw/contracts';
-import { scanNodes } from '@mgw/store';
+import {
+  PASSKEY_STEPS,
+  keys,
+  type ConnectionStatus,
+  type DeviceEngine,
+  type PasskeyStep,
+} from '@mgw/contracts';
+import { scanNodes, type CloudDeviceStore } from '@mgw/store';
 
 /** A device as the dashboard lists it. */
 export interface DeviceView {
   deviceId: string;
+  /** `cloud` while it holds a Cloud API configuration (features/cloud), else `linked`. */
+  engine: DeviceEngine;
   status: ConnectionStatus;
   /** Has credentials (in the linked set): a sender serves it. */
   linked: boolean;
@@ -68,7 +76,11 @@ export class DeviceDirectory {
   /** Ids named since the last scan (a link started from the dashboard), listed before the next scan. */
   private readonly noted = new Set<string>();
 
-  constructor(private readonly redis: Redis | Cluster) {}
+  constructor(
+    private readonly redis: Redis | Cluster,
+    /** A Cloud API device's status, number and name are its own, not a session record's. */
+    private readonly cloud: Pick<CloudDeviceStore, 'engineOf' | 'state' | 'profile'>,
+  ) {}
 
   note(deviceId: string): void {
     this.noted.add(deviceId);
@@ -106,11 +118,13 @@ export class DeviceDirectory {
       ),
     ]);
     const linked = new Set(linkedIds);
-    return ids.map((deviceId, i) => {
+    const engines = await Promise.all(ids.map((id) => this.cloud.engineOf(id)));
+    const views = ids.map((deviceId, i) => {
       const [fields, messages] = perDevice[i]!;
       const queued = Number(messages ?? 0);
       const view: DeviceView = {
         deviceId,
+        engine: engines[i]!,
         status: (fields[0] as ConnectionStatus | null) ?? 'disconnected',
         linked: linked.has(deviceId),
         queued: Number.isFinite(queued) ? Math.max(0, queued) : 0,
@@ -128,6 +142,33 @@ export class DeviceDirectory {
       });
       return view;
     });
+    return Promise.all(views.map((view) => (view.engine === 'cloud' ? this.withCloudState(view) : view)));
+  }
+
+  /** A Cloud API device as its own state says: connected or not, its number and verified name. */
+  private async withCloudState(view: DeviceView): Promise<DeviceView> {
+    const [state, profile] = await Promise.all([
+      this.cloud.state(view.deviceId),
+      this.cloud.profile(view.deviceId),
+    ]);
+    const shown: DeviceView = {
+      deviceId: view.deviceId,
+      engine: 'cloud',
+      status: state?.status ?? 'disconnected',
+      linked: view.linked,
+      queued: view.queued,
+    };
+    if (shown.status === 'connected' && profile) {
+      const phone = profile.displayPhoneNumber.replace(/\D/g, '');
+      if (phone) shown.phone = phone;
+      if (profile.verifiedName) shown.name = profile.verifiedName;
+    }
+    if (state?.status === 'disconnected' && state.reason) {
+      shown.lastDisconnectReason = state.reason;
+      shown.lastDisconnectAt = state.at;
+    }
+    if (state?.status === 'connected') shown.connectedAt = state.at;
+    return shown;
   }
 
   async pairing(deviceId: string): Promise<PairingView | undefined> {

@@ -1,6 +1,12 @@
 import type { MessageRecord } from '@mgw/contracts';
 import { keys } from '@mgw/contracts';
-import type { DeviceHealth, InboundRecord, SendingView } from '@mgw/store';
+import {
+  CloudDeviceStore,
+  Encryption,
+  type DeviceHealth,
+  type InboundRecord,
+  type SendingView,
+} from '@mgw/store';
 import { MemoryRedis } from '../test-support.js';
 import { DeviceDirectory } from './device-directory.js';
 import type { DevicesDeps } from './devices.js';
@@ -21,7 +27,7 @@ export function devicesFixture() {
     return r?.deviceId === deviceId ? r : undefined;
   };
   const d = {
-    directory: new DeviceDirectory(redis.client),
+    directory: new DeviceDirectory(redis.client, new CloudDeviceStore(redis.client, Encryption.fromEnv())),
     sending: async () => ({ sentToday: 3 }) as SendingView,
     health: async () => ({ score: 90 }) as DeviceHealth,
     redis: redis.client,

@@ -56,6 +56,7 @@ export type DevicesServices = Uses<
   | 'config'
   | 'batches'
   | 'acceptor'
+  | 'cloudDevices'
 >;
 
 /** One set of reads per services object: the Devices page's and the pools' views share its directory. */
@@ -76,7 +77,7 @@ export function devicesDeps(s: DevicesServices): DevicesDeps {
 
 function buildDevicesDeps(s: DevicesServices): DevicesDeps {
   return {
-    directory: new DeviceDirectory(s.redis),
+    directory: new DeviceDirectory(s.redis, s.cloudDevices),
     connection: s.connection,
     messages: s.messages,
     revisions: s.revisions,
@@ -101,7 +102,8 @@ type WithStanding = DeviceView & { sending?: SendingView; health?: DeviceHealth 
 
 /** A linked or connecting device with its sending usage and health score, as /status has them. */
 async function withStanding(d: DevicesDeps, device: DeviceView): Promise<WithStanding> {
-  if (!device.linked && device.status === 'disconnected') return device;
+  // A Cloud API device has no policy of the linked protocol's (caps, warm-up, health from acks).
+  if (device.engine === 'cloud' || (!device.linked && device.status === 'disconnected')) return device;
   const sending = await d.sending(device.deviceId);
   return { ...device, sending, health: await d.health(device.deviceId, sending) };
 }

@@ -1,5 +1,11 @@
 /** The devices' admin routes in the admin document (admin.ts): their operations and answers. */
-import { CONNECTION_STATUSES, MESSAGE_STATUSES, PASSKEY_STEPS, emptyQuerySchema } from '@mgw/contracts';
+import {
+  CONNECTION_STATUSES,
+  DEVICE_ENGINES,
+  MESSAGE_STATUSES,
+  PASSKEY_STEPS,
+  emptyQuerySchema,
+} from '@mgw/contracts';
 import type { ApiConfig } from '../../config.js';
 import type { AdminOperationSpec } from '../../openapi/admin-operation.js';
 import { mirrored } from '../../openapi/admin-operation.js';
@@ -31,6 +37,11 @@ export const deviceAdminSchemas: Record<string, JsonSchema> = {
   AdminDevice: closed(
     {
       deviceId: str('The device id.'),
+      engine: {
+        enum: [...DEVICE_ENGINES],
+        description:
+          '`linked` (QR or pairing code) or `cloud` (a Cloud API number: its status, number and name are its own).',
+      },
       status: { enum: [...CONNECTION_STATUSES] },
       linked: { type: 'boolean', description: 'Has credentials (in the linked set): a sender serves it.' },
       phone: str('The linked number.'),
@@ -54,7 +65,7 @@ export const deviceAdminSchemas: Record<string, JsonSchema> = {
         description: 'Linked or connecting: its health score and what cost it points.',
       },
     },
-    ['deviceId', 'status', 'linked', 'queued'],
+    ['deviceId', 'engine', 'status', 'linked', 'queued'],
   ),
   AdminPairing: closed(
     {
@@ -130,7 +141,7 @@ export function deviceAdminOperations(
       tag,
       summary: 'Link the device',
       description:
-        'The public POST /connect for any device: the QR comes raw (`qr`) and as a PNG (`qrImage`). Once the QR or code was used and the link waits for its passkey: `passkey`.',
+        "The public POST /connect for any device: the QR comes raw (`qr`) and as a PNG (`qrImage`). Once the QR or code was used and the link waits for its passkey: `passkey`. A Cloud API device is connected after its credentials are checked again: `{ success: true, status: 'connected' }` (422 when Meta refused them, 502 when the Graph API could not be reached, 400 for `method: 'pairingCode'`).",
       query: emptyQuerySchema,
       body: connectBodySchema,
       success: {
@@ -149,7 +160,7 @@ export function deviceAdminOperations(
         ),
         description: 'Pairing started, joined, or already connected.',
       },
-      errors: [409, 502, 504],
+      errors: [409, 422, 502, 504],
     }),
     passkey: mirrored(link.passkey),
     passkeyAssertion: mirrored(link.passkeyAssertion),
@@ -157,7 +168,8 @@ export function deviceAdminOperations(
     disconnectDevice: op({
       tag,
       summary: 'Log the device out',
-      description: 'Logs the account out, like the public POST /disconnect.',
+      description:
+        "Logs the account out, like the public POST /disconnect (a Cloud API device's configuration is forgotten).",
       query: emptyQuerySchema,
       success: { status: 200, schema: 'DisconnectResult', description: 'Logged out, or nothing to do.' },
       errors: [409, 413, 502, 504],

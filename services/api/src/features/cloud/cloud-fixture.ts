@@ -1,0 +1,60 @@
+import { GraphClient } from '@mgw/cloud';
+import { parseAllowedPrivateHosts } from '@mgw/common';
+import type { CloudDeviceInput } from '@mgw/contracts';
+import { CloudDeviceStore, Encryption } from '@mgw/store';
+import { MemoryRedis } from '../test-support.js';
+import type { CloudDeps } from './configure-cloud.js';
+
+/**
+ * TEST SUPPORT, not used by the API (left out of the build): the cloud use cases without an API —
+ * the real store of cloud devices over an in-memory Redis, and the real Graph client speaking to
+ * the Cloud API simulator (libs/cloud-sim) on loopback, which each test starts with SIM_NUMBERS.
+ */
+export const NUMBER = {
+  id: '1001',
+  wabaId: '2001',
+  displayPhoneNumber: '+1 555-010-0001',
+  verifiedName: 'Shop One',
+  accessToken: 'token-one',
+  appSecret: 'secret-one',
+} as const;
+export const OTHER_NUMBER = {
+  id: '1002',
+  wabaId: '2002',
+  displayPhoneNumber: '+1 555-010-0002',
+  verifiedName: 'Shop Two',
+  accessToken: 'token-two',
+  appSecret: 'secret-two',
+} as const;
+
+/** The body of a PUT /cloud for one of the simulator's numbers. */
+export const inputFor = (
+  n: typeof NUMBER | typeof OTHER_NUMBER,
+  verifyToken = 'verify-me',
+): CloudDeviceInput => ({
+  phoneNumberId: n.id,
+  wabaId: n.wabaId,
+  accessToken: n.accessToken,
+  appSecret: n.appSecret,
+  verifyToken,
+});
+
+/** The simulator's numbers (`startCloudSim({ numbers: SIM_NUMBERS })`). */
+export const SIM_NUMBERS = [
+  { ...NUMBER, messagingLimitTier: 'TIER_1K' as const },
+  { ...OTHER_NUMBER, qualityRating: 'YELLOW' as const },
+];
+
+/** The use cases' deps over an in-memory Redis, with the Graph API at `graphUrl` (the simulator's). */
+export function cloudFixture(graphUrl: string) {
+  const redis = new MemoryRedis();
+  const cloudDevices = new CloudDeviceStore(redis.client, Encryption.fromEnv());
+  const graph = new GraphClient({
+    baseUrl: graphUrl,
+    allowList: parseAllowedPrivateHosts('127.0.0.1'),
+    timeoutMs: 5000,
+  });
+  const d: CloudDeps = { redis: redis.client, cloudDevices, graph };
+  return { redis, cloudDevices, graph, d };
+}
+export type CloudFixture = ReturnType<typeof cloudFixture>;
