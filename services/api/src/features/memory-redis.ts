@@ -90,6 +90,9 @@ export class MemoryRedis {
   async hgetallBuffer(key: string) {
     return Object.fromEntries([...(this.hashes.get(key) ?? [])].map(([f, v]) => [f, Buffer.from(v)]));
   }
+  async hvals(key: string) {
+    return [...(this.hashes.get(key)?.values() ?? [])].map(String);
+  }
   async hkeys(key: string) {
     return [...(this.hashes.get(key)?.keys() ?? [])];
   }

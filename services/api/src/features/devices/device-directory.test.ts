@@ -14,9 +14,54 @@ describe('DeviceDirectory: every device with its status, and its pairing (in-mem
   let session: DevicesFixture['session'];
   let directory: DeviceDirectory;
 
+  let cloud: CloudDeviceStore;
+
   beforeEach(() => {
     ({ redis, session } = devicesFixture());
-    directory = new DeviceDirectory(redis.client, new CloudDeviceStore(redis.client, Encryption.fromEnv()));
+    cloud = new CloudDeviceStore(redis.client, Encryption.fromEnv());
+    directory = new DeviceDirectory(redis.client, cloud);
+  });
+
+  it('When Cloud API devices are listed, then each with engine cloud (configured ones without a session record too), its own status, number and name', async () => {
+    const input = (id: string) => ({
+      phoneNumberId: id,
+      wabaId: '2001',
+      accessToken: 'token',
+      appSecret: 'secret',
+      verifyToken: 'verify',
+    });
+    await cloud.set('c-new', input('1001'));
+    await cloud.set('c-on', input('1002'));
+    await cloud.keepProfile('c-on', {
+      displayPhoneNumber: '+1 555-010-0002',
+      verifiedName: 'Shop Two',
+      qualityRating: 'GREEN',
+      checkedAt: '2026-11-30T10:00:00.000Z',
+    });
+    await cloud.setState('c-on', { status: 'connected', at: '2026-11-30T10:00:00.000Z' });
+    redis.addMembers(keys.linkedDevices(), 'c-on', 'd-1');
+    // A stale session record of the linked protocol does not speak for a cloud device.
+    session('c-on', { status: 'disconnected', phone: '15550009999' });
+    const byId = Object.fromEntries((await directory.list()).map((v) => [v.deviceId, v]));
+    expect(Object.keys(byId).sort()).to.deep.equal(['c-new', 'c-on', 'd-1']);
+    expect(byId['c-new']).to.deep.equal({
+      deviceId: 'c-new',
+      engine: 'cloud',
+      status: 'disconnected',
+      linked: false,
+      queued: 0,
+    });
+    expect(byId['c-on']).to.deep.equal({
+      deviceId: 'c-on',
+      engine: 'cloud',
+      status: 'connected',
+      linked: true,
+      queued: 0,
+      phone: '15550100002',
+      name: 'Shop Two',
+      connectedAt: '2026-11-30T10:00:00.000Z',
+    });
+    expect(byId['d-1']).to.deep.include({ engine: 'linked' });
   });
 
   it('When the devices are listed, then every one with a session record or linked, with its status; account details only while connected', async () => {

@@ -65,7 +65,7 @@ const SESSION_FIELDS = [
 ] as const;
 
 /**
- * Which devices exist: the linked set ∪ every device with a session record. Session records are
+ * Which devices exist: the linked set ∪ the Cloud API devices ∪ every device with a session record. Session records are
  * found by SCAN, which sees one node at a time, so it runs per node (the one server, or each
  * master of a Cluster: `scanNodes`). A scan walks the whole keyspace, so its result is reused for
  * a few seconds while the linked set and each device's fields are read fresh on every call.
@@ -87,8 +87,14 @@ export class DeviceDirectory {
   }
 
   async ids(): Promise<string[]> {
-    const [linked, scanned] = await Promise.all([this.redis.smembers(keys.linkedDevices()), this.scan()]);
-    return [...new Set([...linked, ...scanned, ...this.noted])].sort();
+    const [linked, cloud, scanned] = await Promise.all([
+      this.redis.smembers(keys.linkedDevices()),
+      // Cloud API devices have no session record: one configured but not connected is found by
+      // its number (the install's index of cloud numbers, phone-number id -> device).
+      this.redis.hvals(keys.cloudNumbers()),
+      this.scan(),
+    ]);
+    return [...new Set([...linked, ...cloud, ...scanned, ...this.noted])].sort();
   }
 
   async list(): Promise<DeviceView[]> {

@@ -390,6 +390,12 @@ describe('API: a Cloud API device — configured, connected, its status, disconn
     const put = await adminCall(t, `/devices/${cloudId}/cloud`, { method: 'PUT', json: body(n) });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
     expect((await adminCall(t, `/devices/${cloudId}/cloud`)).body).to.deep.equal(put.body);
+    // Configured, not yet connected: listed all the same (it has no session record).
+    const first = (await adminCall(t, '/devices')).body.devices as Record<string, unknown>[];
+    expect(first.find((d) => d.deviceId === cloudId)).to.deep.include({
+      engine: 'cloud',
+      status: 'disconnected',
+    });
     const pairing = await adminCall(t, `/devices/${cloudId}/connect`, {
       method: 'POST',
       json: { method: 'pairingCode', phoneNumber: '15550200000' },
