@@ -167,6 +167,11 @@ export const ERRORS = {
   cloudGraphUnreachable: 'The Graph API could not be reached or failed; try again shortly',
   /** 413 on PUT /cloud: its body is two ids, three secrets and three settings. */
   cloudBodyTooLarge: 'Request body too large: Cloud API configurations are limited to 16 KB',
+  /**
+   * 409 from the connection service: a /connect or /disconnect of a device that became a Cloud API
+   * number after the API looked (the API itself connects and disconnects cloud devices).
+   */
+  cloudDeviceRaced: 'This device became a Cloud API number meanwhile; send the request again',
   /** 400 detail on /connect with method=pairingCode for a cloud device. */
   cloudNeedsNoPairing:
     'method: a Cloud API device needs no pairing code: /connect checks its credentials with the Graph API',

@@ -11,7 +11,7 @@ import {
   type Metrics,
 } from '@mgw/contracts';
 import { serializeError, type Logger, type RedisClient } from '@mgw/common';
-import { type SessionStore } from '@mgw/store';
+import { CloudDeviceStore, type SessionStore } from '@mgw/store';
 import { hasLinkedCredentials } from '@mgw/messenger';
 import { disconnectDevice, type DisconnectDeps } from './disconnect.js';
 import type { DisconnectCoordinator } from './disconnect-coordinator.js';
@@ -54,8 +54,9 @@ export function startConnectionWorker(
       const takenAt = Date.now();
       log.info('connection request taken up', { queuedMs: takenAt - job.timestamp });
       try {
-        const reply =
-          req.action === 'connect'
+        const reply = (await isCloud(req.deviceId, deps))
+          ? cloudRaced
+          : req.action === 'connect'
             ? await connect(req, deps)
             : await disconnect(req.deviceId, deps, req.expiresAt);
         deps.metrics.jobsCompleted.inc({ queue_type: 'connection', kind: req.action });
@@ -83,6 +84,17 @@ export function startConnectionWorker(
   );
   worker.on('error', (err) => deps.logger.warn('connection worker error', { err: serializeError(err) }));
   return worker;
+}
+
+/**
+ * A Cloud API device is the API's to connect and disconnect (its features/cloud): a request for one
+ * that reaches this service raced a PUT /cloud after the API looked. It must neither pair the
+ * device (one device, one engine) nor take it off the senders' roster as an unlinked one would be.
+ */
+const cloudRaced: ConnectionReply = { success: false, error: ERRORS.cloudDeviceRaced, httpStatus: 409 };
+
+async function isCloud(deviceId: string, deps: ConnectionWorkerDeps): Promise<boolean> {
+  return (await new CloudDeviceStore(deps.redis, deps.encryption).engineOf(deviceId)) === 'cloud';
 }
 
 async function connect(req: ConnectRequest, deps: ConnectionWorkerDeps): Promise<ConnectionReply> {
