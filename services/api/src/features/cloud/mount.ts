@@ -71,8 +71,11 @@ function cloudRoutes(
     putCloud: async (req, res) => {
       parse(emptyQuerySchema, req.query);
       const input = parse(cloudDeviceBodySchema, req.body ?? {});
-      const outcome = await configureCloud(d, deviceOf(req, res), input);
+      const deviceId = deviceOf(req, res);
+      const outcome = await configureCloud(d, deviceId, input);
       if (!outcome.ok) throw cloudError(outcome);
+      // The ids only: never a secret in a log line.
+      req.log.info('cloud device configured', { deviceId, phoneNumberId: input.phoneNumberId });
       res.status(200).json({ success: true, data: outcome.data });
     },
     getCloud: async (req, res) => {
