@@ -12,9 +12,13 @@ import {
 } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
 import type { Sealer } from '../encryption/sealer.js';
+import { SessionStore } from './session-store.js';
 
 /** The authentication template `/otp` sends on a cloud device unless its configuration names another. */
 export const DEFAULT_OTP_TEMPLATE = 'verification_code';
+
+/** The session record's disconnect reason when a cloud device was disconnected on request. */
+export const CLOUD_DISCONNECTED = 'disconnect_requested';
 
 /** Another device already is this Cloud API number (one device per number, install-wide). */
 export class CloudNumberTakenError extends Error {
@@ -36,10 +40,14 @@ function sha256Hex(text: string): string {
  * never hold one number; a crash between the writes leaves an index entry that names a device
  * without a configuration, which every reader treats as no device (and the next `set` repairs).
  */
+/** The session record's writers a cloud device's state goes through (a script: see SessionStore). */
+export type CloudSessions = Pick<SessionStore, 'update' | 'markDisconnected'>;
+
 export class CloudDeviceStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly sealer: Sealer,
+    private readonly sessions: CloudSessions = new SessionStore(redis),
   ) {}
 
   /** The device's engine: `cloud` while it has a cloud configuration, else `linked`. */
@@ -100,10 +108,15 @@ export class CloudDeviceStore {
     return this.redis.smembers(keys.cloudVerifyToken(sha256Hex(verifyToken)));
   }
 
-  /** Forgets the device's configuration (it is `linked` again, unlinked); false when it had none. */
+  /**
+   * Forgets the device's configuration (it is `linked` again, unlinked, its session record
+   * `disconnected`); false when it had none.
+   */
   async forget(deviceId: string): Promise<boolean> {
     const earlier = await this.get(deviceId);
     if (!earlier) return false;
+    if ((await this.state(deviceId))?.status === 'connected')
+      await this.sessions.markDisconnected(deviceId, CLOUD_DISCONNECTED);
     await this.redis.del(
       keys.cloudDevice(deviceId),
       keys.cloudProfile(deviceId),
@@ -133,8 +146,22 @@ export class CloudDeviceStore {
     return raw ? (JSON.parse(raw) as CloudDeviceState) : undefined;
   }
 
+  /**
+   * Sets the cloud device's state and, in step with it, its session record — the one every reader
+   * of a device's connection goes by (GET /status, the accept path's "connected device" check, the
+   * pools' spread, the console) and whose changes are the `session.status` events: `connected`
+   * with the number's digits and verified name, or `disconnected` with the reason.
+   */
   async setState(deviceId: string, state: CloudDeviceState): Promise<void> {
     await this.redis.set(keys.cloudState(deviceId), JSON.stringify(state));
+    if (state.status === 'connected') {
+      const profile = await this.profile(deviceId);
+      await this.sessions.update(deviceId, 'connected', {
+        ...(profile
+          ? { phone: profile.displayPhoneNumber.replace(/\D/g, ''), name: profile.verifiedName }
+          : {}),
+      });
+    } else await this.sessions.markDisconnected(deviceId, state.reason ?? CLOUD_DISCONNECTED);
   }
 
   private async numberOf(deviceId: string): Promise<string | undefined> {

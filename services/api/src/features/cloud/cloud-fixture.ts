@@ -2,7 +2,7 @@ import { GraphClient } from '@mgw/cloud';
 import { parseAllowedPrivateHosts } from '@mgw/common';
 import type { CloudDeviceInput } from '@mgw/contracts';
 import { CloudDeviceStore, Encryption } from '@mgw/store';
-import { MemoryRedis } from '../test-support.js';
+import { MemoryRedis, MemorySessions } from '../test-support.js';
 import type { CloudDeps } from './configure-cloud.js';
 
 /**
@@ -48,13 +48,15 @@ export const SIM_NUMBERS = [
 /** The use cases' deps over an in-memory Redis, with the Graph API at `graphUrl` (the simulator's). */
 export function cloudFixture(graphUrl: string) {
   const redis = new MemoryRedis();
-  const cloudDevices = new CloudDeviceStore(redis.client, Encryption.fromEnv());
+  // The session record's writers are a script: faked (test-support's MemorySessions).
+  const sessions = new MemorySessions();
+  const cloudDevices = new CloudDeviceStore(redis.client, Encryption.fromEnv(), sessions);
   const graph = new GraphClient({
     baseUrl: graphUrl,
     allowList: parseAllowedPrivateHosts('127.0.0.1'),
     timeoutMs: 5000,
   });
   const d: CloudDeps = { redis: redis.client, cloudDevices, graph };
-  return { redis, cloudDevices, graph, d };
+  return { redis, sessions, cloudDevices, graph, d };
 }
 export type CloudFixture = ReturnType<typeof cloudFixture>;

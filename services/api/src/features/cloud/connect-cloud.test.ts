@@ -32,6 +32,12 @@ describe('cloud: connectCloud — /connect of a cloud device (in-memory Redis, t
     expect(await connectCloud(f.d, 'dev-a', now)).to.deep.equal({ ok: true });
     expect(await f.cloudDevices.state('dev-a')).to.deep.equal({ status: 'connected', at: now.toISOString() });
     expect((await f.cloudDevices.profile('dev-a'))?.qualityRating).to.equal('YELLOW');
+    // The session record every reader of a connection goes by says so too (the accept path's check).
+    expect(await f.sessions.get('dev-a')).to.deep.include({
+      status: 'connected',
+      phone: NUMBER.displayPhoneNumber.replace(/\D/g, ''),
+      name: NUMBER.verifiedName,
+    });
     expect(await f.redis.smembers(keys.linkedDevices())).to.deep.equal(['dev-a']);
     expect(f.redis.published).to.deep.equal([{ channel: keys.devicesChannel(), message: 'dev-a' }]);
   });
@@ -44,6 +50,10 @@ describe('cloud: connectCloud — /connect of a cloud device (in-memory Redis, t
     expect(await f.cloudDevices.state('dev-b')).to.deep.include({
       status: 'disconnected',
       reason: 'cloud_token_expired',
+    });
+    expect(await f.sessions.get('dev-b')).to.deep.include({
+      status: 'disconnected',
+      lastDisconnectReason: 'cloud_token_expired',
     });
     expect(await f.redis.smembers(keys.linkedDevices())).to.deep.equal([]);
     expect(f.redis.published).to.deep.equal([]);

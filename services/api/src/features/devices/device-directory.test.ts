@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { keys } from '@mgw/contracts';
 import { CloudDeviceStore, Encryption } from '@mgw/store';
-import { MemoryRedis } from '../test-support.js';
+import { MemoryRedis, MemorySessions } from '../test-support.js';
 import { devicesFixture, type DevicesFixture } from './device-fixture.js';
 import { DeviceDirectory } from './device-directory.js';
 
@@ -18,7 +18,7 @@ describe('DeviceDirectory: every device with its status, and its pairing (in-mem
 
   beforeEach(() => {
     ({ redis, session } = devicesFixture());
-    cloud = new CloudDeviceStore(redis.client, Encryption.fromEnv());
+    cloud = new CloudDeviceStore(redis.client, Encryption.fromEnv(), new MemorySessions());
     directory = new DeviceDirectory(redis.client, cloud);
   });
 

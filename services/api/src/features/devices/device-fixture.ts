@@ -7,7 +7,7 @@ import {
   type InboundRecord,
   type SendingView,
 } from '@mgw/store';
-import { MemoryRedis } from '../test-support.js';
+import { MemoryRedis, MemorySessions } from '../test-support.js';
 import { DeviceDirectory } from './device-directory.js';
 import type { DevicesDeps } from './devices.js';
 
@@ -27,7 +27,10 @@ export function devicesFixture() {
     return r?.deviceId === deviceId ? r : undefined;
   };
   const d = {
-    directory: new DeviceDirectory(redis.client, new CloudDeviceStore(redis.client, Encryption.fromEnv())),
+    directory: new DeviceDirectory(
+      redis.client,
+      new CloudDeviceStore(redis.client, Encryption.fromEnv(), new MemorySessions()),
+    ),
     sending: async () => ({ sentToday: 3 }) as SendingView,
     health: async () => ({ score: 90 }) as DeviceHealth,
     redis: redis.client,

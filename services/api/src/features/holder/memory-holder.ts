@@ -29,16 +29,35 @@ export interface AskedCommand {
 }
 
 /** The session records of devices, in memory: what `SessionStore.get` reads. */
-export class MemorySessions implements Pick<SessionStore, 'get'> {
+export class MemorySessions implements Pick<SessionStore, 'get' | 'update' | 'markDisconnected'> {
   private readonly records = new Map<string, SessionRecord>();
 
   async get(deviceId: string): Promise<SessionRecord> {
     return { ...(this.records.get(deviceId) ?? { status: 'disconnected' }) };
   }
 
-  /** Sets the device's status and the given fields (the others kept), as `SessionStore.update` does. */
-  update(deviceId: string, status: ConnectionStatus, fields: Partial<SessionRecord> = {}): void {
+  /**
+   * Sets the device's status and the given fields (the others kept), as `SessionStore.update` does
+   * (at once: a test may call it without waiting).
+   */
+  async update(
+    deviceId: string,
+    status: ConnectionStatus,
+    fields: Partial<SessionRecord> = {},
+  ): Promise<void> {
     this.records.set(deviceId, { ...this.records.get(deviceId), ...fields, status });
+  }
+
+  /** Disconnected with the reason, the account's details gone, as `SessionStore.markDisconnected` does. */
+  async markDisconnected(deviceId: string, reason: string): Promise<void> {
+    const {
+      phone: _p,
+      name: _n,
+      profilePic: _pic,
+      connectedAt: _c,
+      ...rest
+    } = this.records.get(deviceId) ?? {};
+    this.records.set(deviceId, { ...rest, status: 'disconnected', lastDisconnectReason: reason });
   }
 }
 
