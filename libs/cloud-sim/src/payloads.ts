@@ -3,7 +3,8 @@
  * - the envelope: `{ object: 'whatsapp_business_account', entry: [{ id: <waba id>, changes: [{ value:
  *   { messaging_product, metadata: { display_phone_number, phone_number_id }, … }, field: 'messages' }] }] }`
  *   (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages);
- * - statuses: `statuses: [{ id, status, timestamp, recipient_id, pricing?, errors? }]`
+ * - statuses: `statuses: [{ id, status, timestamp, recipient_id, biz_opaque_callback_data?, pricing?,
+ *   errors? }]`
  *   (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status);
  * - inbound messages: `contacts: [{ profile: { name }, wa_id }], messages: [{ from, id, timestamp,
  *   type: 'text', text: { body }, context? }]`.
@@ -49,7 +50,7 @@ export function envelope(number: NumberIdentity, value: Record<string, unknown>)
  * left out (README). A failed status carries `errors` instead.
  */
 export function statusValue(
-  message: { id: string; waId: string; pricingCategory: string },
+  message: { id: string; waId: string; pricingCategory: string; callbackData?: string },
   status: string,
   at: number,
   failure?: GraphError,
@@ -60,6 +61,8 @@ export function statusValue(
     timestamp: seconds(at),
     recipient_id: message.waId,
   };
+  // The send's `biz_opaque_callback_data` comes back in every status of the message.
+  if (message.callbackData !== undefined) entry.biz_opaque_callback_data = message.callbackData;
   if (failure) entry.errors = [failure.webhookEntry()];
   else entry.pricing = { billable: true, pricing_model: 'PMP', category: message.pricingCategory };
   return { statuses: [entry] };

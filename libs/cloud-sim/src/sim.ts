@@ -52,6 +52,8 @@ export interface SentMessage {
   /** The request body as sent. */
   request: Record<string, unknown>;
   replyTo?: string;
+  /** The request's `biz_opaque_callback_data`, echoed in each of its status webhooks. */
+  callbackData?: string;
   /** `service` (in a window) or the template's category, lowercase (the status webhook's pricing). */
   pricingCategory: string;
   at: number;
@@ -343,6 +345,7 @@ export class CloudSim {
       type: request.type,
       request: request.raw,
       ...(request.replyTo ? { replyTo: request.replyTo } : {}),
+      ...(request.callbackData !== undefined ? { callbackData: request.callbackData } : {}),
       pricingCategory,
       at: now,
       status: 'sent',

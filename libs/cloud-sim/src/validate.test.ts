@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GraphError } from './errors.js';
-import { TEXT_MAX, toWaId, validateSend } from './validate.js';
+import { CALLBACK_DATA_MAX, TEXT_MAX, toWaId, validateSend } from './validate.js';
 
 const refusal = (body: unknown): GraphError => {
   try {
@@ -18,6 +18,18 @@ describe('cloud-sim: send request validation', () => {
     const request = validateSend({ ...base, type: 'text', text: { body: 'hi', preview_url: true } });
     expect(request).to.include({ waId: '15550102000', type: 'text' });
     expect(request.text).to.deep.equal({ body: 'hi', preview_url: true });
+  });
+
+  it('When biz_opaque_callback_data is a string of at most 512 characters, then it is kept; else error 100 names it', () => {
+    const text = { ...base, text: { body: 'hi' } };
+    const longest = 'é'.repeat(CALLBACK_DATA_MAX);
+    expect(validateSend({ ...text, biz_opaque_callback_data: longest }).callbackData).to.equal(longest);
+    expect(validateSend(text)).not.to.have.property('callbackData');
+    for (const wrong of ['x'.repeat(CALLBACK_DATA_MAX + 1), 42, { a: 1 }]) {
+      const error = refusal({ ...text, biz_opaque_callback_data: wrong });
+      expect(error.code).to.equal(100);
+      expect(error.details).to.include('biz_opaque_callback_data');
+    }
   });
 
   it('When type is omitted, then the message is text (the reference default)', () => {

@@ -21,6 +21,8 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export const TEXT_MAX = 4096;
 export const CAPTION_MAX = 1024;
+/** `biz_opaque_callback_data`: at most 512 characters (the messages reference). */
+export const CALLBACK_DATA_MAX = 512;
 
 export interface MediaObject {
   id?: string;
@@ -41,6 +43,8 @@ export interface SendRequest {
   waId: string;
   type: MessageType;
   replyTo?: string;
+  /** `biz_opaque_callback_data`: echoed in every status webhook of the message. */
+  callbackData?: string;
   text?: { body: string; preview_url: boolean };
   media?: MediaObject;
   template?: TemplateObject;
@@ -170,12 +174,16 @@ export function validateSend(body: unknown): SendRequest {
     const context = obj(body, 'context', 'context');
     replyTo = str(context, 'message_id', "context['message_id']", { required: true });
   }
+  const callbackData = str(body, 'biz_opaque_callback_data', 'biz_opaque_callback_data', {
+    max: CALLBACK_DATA_MAX,
+  });
   const request: SendRequest = {
     to,
     waId,
     type: type as MessageType,
     raw: body,
     ...(replyTo ? { replyTo } : {}),
+    ...(callbackData !== undefined ? { callbackData } : {}),
   };
   switch (request.type) {
     case 'text': {

@@ -9,7 +9,12 @@ type Payload = {
     changes: {
       field: string;
       value: Record<string, unknown> & {
-        statuses?: { id: string; status: string; errors?: { code: number }[] }[];
+        statuses?: {
+          id: string;
+          status: string;
+          errors?: { code: number }[];
+          biz_opaque_callback_data?: string;
+        }[];
       };
     }[];
   }[];
@@ -21,7 +26,7 @@ describe('cloud-sim: webhooks over HTTP', function () {
   let sim: CloudSimHandle;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-  const sendTemplate = async (to = USER) => {
+  const sendTemplate = async (to = USER, extra: Record<string, unknown> = {}) => {
     const response = await fetch(`${sim.url}/v21.0/1001/messages`, {
       method: 'POST',
       headers: { authorization: 'Bearer token-1', 'content-type': 'application/json' },
@@ -30,6 +35,7 @@ describe('cloud-sim: webhooks over HTTP', function () {
         to,
         type: 'template',
         template: { name: 'order_update', language: { code: 'en_US' } },
+        ...extra,
       }),
     });
     expect(response.status).to.equal(200);
@@ -113,6 +119,27 @@ describe('cloud-sim: webhooks over HTTP', function () {
       .find((s) => s.status === 'failed')!;
     expect(failed.errors![0]).to.include({ code: 131026 });
     expect(() => sim.markStatus(wamid, 'delivered')).to.throw(/cannot become/);
+  });
+
+  it('When a send carries biz_opaque_callback_data, then every status of that message carries it back, and no other', async () => {
+    sim = await startCloudSim({ numbers: [NUMBER] });
+    receiver = await startReceiver({ verifyToken: 'v', appSecret: 'secret-1' });
+    await sim.subscribe('app-1', receiver.url, 'v');
+    const tagged = await sendTemplate(USER, { biz_opaque_callback_data: 'msg-42' });
+    const plain = await sendTemplate();
+    sim.markStatus(tagged, 'read');
+    sim.markStatus(plain, 'failed', { code: 131026 });
+    await sim.webhooksIdle();
+    const statuses = receiver.posts().flatMap((p) => valueOf(p.body).statuses ?? []);
+    const ofTagged = statuses.filter((s) => s.id === tagged);
+    expect(ofTagged.map((s) => [s.status, s.biz_opaque_callback_data])).to.deep.equal([
+      ['sent', 'msg-42'],
+      ['delivered', 'msg-42'],
+      ['read', 'msg-42'],
+    ]);
+    const ofPlain = statuses.filter((s) => s.id === plain);
+    expect(ofPlain.map((s) => s.status)).to.deep.equal(['sent', 'failed']);
+    for (const status of ofPlain) expect(status).not.to.have.property('biz_opaque_callback_data');
   });
 
   it('When statuses are automatic, then delivered and read follow on their own', async () => {
