@@ -4,3 +4,4 @@
  */
 export * from './graph-client.js';
 export * from './graph-errors.js';
+export * from './webhook.js';
