@@ -31,7 +31,9 @@
     ARGV[5] fields JSON, set with the status
     ARGV[6] base JSON: the record's fields from its job, set where missing
     ARGV[7] settle: '1' when this is the message's final outcome as the sender sees it
-    ARGV[8] requireUnclaimed: '1' to refuse (-1) when a send attempt already started
+    ARGV[8] guard: '1' to refuse (-1) when a send attempt already started; 'sent' to let a failure
+      follow `sent` too (the Cloud API reports a message it accepted as failed later, by webhook);
+      '0' neither
     ARGV[9] deviceId
     ARGV[10] batch key prefix (keys.batch(id, ''))
     ARGV[11] events channel

@@ -93,6 +93,40 @@ describe('store: events written with the changes they report (real Redis)', () =
     });
   });
 
+  it('When an engine reports a sent message failed (the Cloud API), then it fails once with message.failed; a delivered one never does', async () => {
+    const deviceId = newDevice();
+    await webhooks.set(deviceId, { url: 'https://hooks.example.com/x' });
+    const failing = job(deviceId);
+    await messages.claim(failing);
+    await messages.markSent(failing, new Date());
+    expect(await messages.markFailed(failing, 'undeliverable'), 'the linked rule: not after sent').to.equal(
+      false,
+    );
+    expect(await messages.markFailedAfterSent(deviceId, failing.messageId, 'undeliverable')).to.equal(true);
+    expect(await messages.markFailedAfterSent(deviceId, failing.messageId, 'window_closed')).to.equal(false);
+    expect(await messages.markReceipt(deviceId, failing.messageId, 'read')).to.equal(false);
+    const delivered = job(deviceId);
+    await messages.claim(delivered);
+    await messages.markSent(delivered, new Date());
+    await messages.markReceipt(deviceId, delivered.messageId, 'delivered');
+    expect(await messages.markFailedAfterSent(deviceId, delivered.messageId, 'undeliverable')).to.equal(
+      false,
+    );
+    expect(await messages.get(deviceId, failing.messageId)).to.include({
+      status: 'failed',
+      error: 'undeliverable',
+    });
+    expect(await messages.get(deviceId, delivered.messageId)).to.include({ status: 'delivered' });
+    const events = await outbox(deviceId);
+    expect(events.map((e) => e.id)).to.deep.equal([
+      `${failing.messageId}.sent`,
+      `${failing.messageId}.failed`,
+      `${delivered.messageId}.sent`,
+      `${delivered.messageId}.delivered`,
+    ]);
+    expect(events[1]!.data).to.include({ status: 'failed', error: 'undeliverable' });
+  });
+
   it('When the messages of a batch settle, then its counts sum to the total and batch.completed is emitted once, after the last message event', async () => {
     const deviceId = newDevice();
     await webhooks.set(deviceId, { url: 'https://hooks.example.com/x' });

@@ -33,7 +33,9 @@ end
 if cur == 'failed' or cur == 'deleted' then
   -- final: nothing moves a message out of failed or deleted
 elseif target == 'failed' then
-  if cur == 'queued' or cur == 'scheduled' then apply(true) end
+  -- A failure after `sent` only where the engine reports one (ARGV[8] 'sent': the Cloud API's
+  -- failed status); never after delivered or read.
+  if cur == 'queued' or cur == 'scheduled' or (cur == 'sent' and ARGV[8] == 'sent') then apply(true) end
 elseif ranks[cur] >= rank then
   -- A receipt can overtake the sender's own bookkeeping (it waits for the server ack): the record
   -- is already delivered/read, and the late "sent" only adds its sentAt.
@@ -85,7 +87,11 @@ if changed == 1 then
   end
   local now = redis.call('HGET', rec, 'status')
   if now == 'failed' then
-    if redis.call('HSETNX', rec, 'evRank', 'failed') == 1 then announce('failed', 'failedAt') end
+    -- Once; a failure after `sent` (whose evRank is a number by then) is announced too.
+    if redis.call('HGET', rec, 'evRank') ~= 'failed' then
+      redis.call('HSET', rec, 'evRank', 'failed')
+      announce('failed', 'failedAt')
+    end
   elseif redis.call('HEXISTS', rec, 'sentAt') == 1 then
     local done, rankNow = tonumber(redis.call('HGET', rec, 'evRank') or '0'), ranks[now]
     local steps = { { 'sent', 'sentAt' }, { 'delivered', 'deliveredAt' }, { 'read', 'readAt' } }

@@ -86,6 +86,12 @@ const PUBLIC_FIELDS = [
 ] as const;
 
 export type ExpireOutcome = 'expired' | 'claimed' | 'final';
+
+/**
+ * What a transition must respect besides moving forward: `true`, no send attempt has started
+ * (refused as claimed otherwise); `'sent'`, a failure may follow `sent` (markFailedAfterSent).
+ */
+type TransitionGuard = boolean | 'sent';
 export type { AdmittedClaim, ClaimOutcome } from './message-scripts.js';
 
 /**
@@ -301,6 +307,23 @@ export class MessageStore {
     return r === 1 ? 'expired' : r === -1 ? 'claimed' : 'final';
   }
 
+  /**
+   * Fails a message its engine accepted and reported failed later: the Cloud API answers a send
+   * with its wamid (the record turns `sent`) and tells by status webhook that it could not be
+   * delivered. Moves `queued` or `sent` to `failed` (never delivered or read: those got there) and
+   * announces `message.failed`; settles nothing (the send settled it). False when it did not move.
+   */
+  async markFailedAfterSent(
+    deviceId: string,
+    messageId: string,
+    error: string,
+    at = new Date(),
+  ): Promise<boolean> {
+    const job = { deviceId, messageId } as SendJobData;
+    const fields = { failedAt: at.toISOString(), error };
+    return (await this.transition(job, 'failed', fields, false, 'sent')) === 1;
+  }
+
   /** Applies a receipt; false when the message is unknown or already further along. */
   async markReceipt(
     deviceId: string,
@@ -363,9 +386,9 @@ export class MessageStore {
     target: MessageStatus,
     fields: Record<string, string>,
     settle: boolean,
-    requireUnclaimed = false,
+    guard: TransitionGuard = false,
   ): Promise<number> {
-    return TRANSITION.run(this.redis, ...this.transitionArgs(job, target, fields, settle, requireUnclaimed));
+    return TRANSITION.run(this.redis, ...this.transitionArgs(job, target, fields, settle, guard));
   }
 
   private transitionArgs(
@@ -373,7 +396,7 @@ export class MessageStore {
     target: MessageStatus,
     fields: Record<string, string>,
     settle: boolean,
-    requireUnclaimed = false,
+    guard: TransitionGuard = false,
   ): [string[], string[]] {
     const base = settle ? recordBase(job) : {};
     return [
@@ -394,7 +417,7 @@ export class MessageStore {
         JSON.stringify(fields),
         JSON.stringify(base),
         settle && job.contentId ? '1' : '0',
-        requireUnclaimed ? '1' : '0',
+        guard === 'sent' ? 'sent' : guard ? '1' : '0',
         job.deviceId,
         keys.batch(job.deviceId, ''),
         keys.eventsChannel(),
