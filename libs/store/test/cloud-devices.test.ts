@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { keys, type CloudDeviceInput } from '@mgw/contracts';
+import { CLOUD_WINDOW_MS, keys, type CloudDeviceInput } from '@mgw/contracts';
 import { CloudDeviceStore, CloudNumberTakenError, Encryption, EncryptionKey } from '@mgw/store';
 
 describe('cloud devices: sealed configuration and the webhook indexes (real Redis)', function () {
@@ -90,5 +90,25 @@ describe('cloud devices: sealed configuration and the webhook indexes (real Redi
     expect(await store.profile(shop)).to.equal(undefined);
     expect(await store.deviceOfNumber(input('2').phoneNumberId)).to.equal(undefined);
     expect(await store.devicesOfVerifyToken(input('2').verifyToken)).to.deep.equal([]);
+  });
+  it('When contacts write, then each window keeps their latest message, never one ahead of now, and closed ones go', async () => {
+    const device = `cloud-windows-${run}`;
+    const now = Date.now();
+    await store.keepWindow(device, '15550000001', now - 1000, now);
+    await store.keepWindow(device, '15550000001', now - 5000, now);
+    await store.keepWindow(device, '15550000002', now + 60_000, now);
+    await store.keepWindow(device, '15550000003', now - CLOUD_WINDOW_MS - 1, now - 2);
+    await store.keepWindow(device, '15550000004', now - 10, now);
+    const key = keys.cloudWindows(device);
+    expect(await redis.zrange(key, 0, -1, 'WITHSCORES')).to.deep.equal([
+      '15550000001',
+      String(now - 1000),
+      '15550000004',
+      String(now - 10),
+      '15550000002',
+      String(now),
+    ]);
+    expect(await redis.pttl(key)).to.be.within(1, CLOUD_WINDOW_MS);
+    await redis.del(key);
   });
 });

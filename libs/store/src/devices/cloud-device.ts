@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@mgw/common';
 import {
+  CLOUD_WINDOW_MS,
   DEFAULT_CLOUD_THROUGHPUT_PER_SECOND,
   DEFAULT_GRAPH_VERSION,
   keys,
@@ -162,6 +163,21 @@ export class CloudDeviceStore {
           : {}),
       });
     } else await this.sessions.markDisconnected(deviceId, state.reason ?? CLOUD_DISCONNECTED);
+  }
+
+  /**
+   * A contact wrote to the number at `atMs` (its webhook): their 24-hour window runs from their
+   * latest message (an older one redelivered never moves it back, one dated ahead of `now` counts
+   * from `now`), and windows closed by now are trimmed, so the set holds open windows only.
+   */
+  async keepWindow(deviceId: string, waId: string, atMs: number, now = Date.now()): Promise<void> {
+    const key = keys.cloudWindows(deviceId);
+    await this.redis
+      .multi()
+      .zadd(key, 'GT', Math.min(atMs, now), waId)
+      .zremrangebyscore(key, '-inf', `(${now - CLOUD_WINDOW_MS}`)
+      .pexpire(key, CLOUD_WINDOW_MS)
+      .exec();
   }
 
   private async numberOf(deviceId: string): Promise<string | undefined> {
