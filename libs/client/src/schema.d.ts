@@ -2650,6 +2650,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/cloud/v1/webhook': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Meta's webhook verification
+     * @description Meta subscribes the endpoint with `hub.mode=subscribe`, a cloud device’s verify token and a challenge, and expects the challenge back as plain text. Any other request is refused with 403.
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description Always `subscribe`. */
+          'hub.mode': 'subscribe';
+          /** @description The verify token of a cloud device of the install. */
+          'hub.verify_token': string;
+          /** @description What to answer. */
+          'hub.challenge': string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The challenge, as it came */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
+          };
+        };
+        /** @description Not a subscription with a cloud device’s verify token */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Meta's webhook events
+     * @description Statuses and messages of the install’s Cloud API numbers (`whatsapp_business_account` JSON, at most 1 MB), signed with `X-Hub-Signature-256` by the app of each number it names. A body naming a number no cloud device is, a replay, or events older than 24 h are answered 200 and change nothing (Meta retries anything else for days).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `sha256=` and the hex HMAC-SHA256 of the raw body with the app secret. */
+          'X-Hub-Signature-256': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description Taken (applied, or dropped as a replay, stale or of no cloud device) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudWebhookReceived'];
+          };
+        };
+        /** @description Not the whatsapp_business_account JSON */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The signature is not the app secret’s of each number the body names */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body (or attachment) too large. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/messages': {
     parameters: {
       query?: never;
@@ -18417,6 +18529,10 @@ export interface components {
          */
         sentAt: string;
       };
+    };
+    CloudWebhookReceived: {
+      /** @constant */
+      success: true;
     };
     Message: {
       messageId: string;

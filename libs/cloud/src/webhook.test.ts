@@ -158,7 +158,7 @@ describe('cloud: webhook payloads', () => {
   });
 
   it('When strings are too long, then a person’s text is cut and an id is refused', () => {
-    const long = message({ type: 'text', text: { body: '😀'.repeat(WEBHOOK_LIMITS.text) } }) as MessageEvent;
+    const long = message({ type: 'text', text: { body: '😀'.repeat(WEBHOOK_LIMITS.text) } });
     const text = (only(long) as MessageEvent).text!;
     expect(text.length).to.be.at.most(WEBHOOK_LIMITS.text);
     expect(text).to.match(/^(😀)+$/u, 'never half a surrogate pair');

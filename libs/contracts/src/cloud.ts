@@ -11,6 +11,23 @@ export type DeviceEngine = (typeof DEVICE_ENGINES)[number];
 /** A Graph API node id (phone-number id, WABA id): digits, as Meta writes them. */
 export const GRAPH_ID_PATTERN = /^[0-9]{1,32}$/;
 
+/**
+ * Where Meta's webhooks arrive, one endpoint per install (Meta calls it: no API token), routed to
+ * the device by `metadata.phone_number_id`. Its base is served only in this spelling, as the APIs'.
+ */
+export const CLOUD_WEBHOOK_BASE = '/api/cloud/v1';
+export const CLOUD_WEBHOOK_PATH = `${CLOUD_WEBHOOK_BASE}/webhook`;
+
+/** The webhook endpoint's error strings (its answers are Meta's to read, and an operator's). */
+export const CLOUD_WEBHOOK_ERRORS = {
+  handshakeRefused: 'Webhook verification failed: hub.mode, hub.verify_token or hub.challenge is wrong',
+  badSignature: 'Invalid X-Hub-Signature-256 signature',
+  malformed: 'Malformed webhook payload: expected the whatsapp_business_account JSON object',
+  notJson: 'Content-Type must be application/json',
+  empty: 'The webhook body is empty',
+  tooLarge: 'Request body too large: webhook bodies are limited to 1 MB',
+} as const;
+
 /** The Graph API version the gateway speaks unless a device names another (`v21.0`). */
 export const DEFAULT_GRAPH_VERSION = 'v21.0';
 export const GRAPH_VERSION_PATTERN = /^v[0-9]{1,3}\.[0-9]{1,2}$/;
@@ -22,6 +39,21 @@ export const MAX_CLOUD_THROUGHPUT_PER_SECOND = 1000;
 
 /** The customer service window: free-form messages only within 24 h of the contact's last message. */
 export const CLOUD_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How old a webhook event may be and still change anything: 24 h, the customer service window (a
+ * message older than that opens no window; a status that late is kept by nobody's dashboard in
+ * time). An older event is dropped and counted; so a replayed body is either seen within
+ * CLOUD_WEBHOOK_SEEN_TTL_SECONDS (its key is still there) or its events are too old to act on.
+ */
+export const CLOUD_WEBHOOK_MAX_AGE_MS = CLOUD_WINDOW_MS;
+/**
+ * How long a delivery's digest is kept (`keys.cloudWebhookSeen`): the events' bound plus an hour
+ * for Meta's clock against ours. One short key per delivery for a day (about 100 bytes each).
+ */
+export const CLOUD_WEBHOOK_SEEN_TTL_SECONDS = CLOUD_WEBHOOK_MAX_AGE_MS / 1000 + 3600;
+/** The largest webhook body read (Meta batches at most a few hundred small events: tens of KB). */
+export const CLOUD_WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 /** Bounds of the configuration's strings (an access token is a few hundred characters). */
 export const CLOUD_LIMITS = {

@@ -119,7 +119,10 @@ export interface ApiServices {
   statuses: StatusStore;
   /** The device's chats and their unread messages (GET /chats). */
   chats: ChatIndex;
-  /** The Cloud API devices' configurations (sealed), profiles and states (features/cloud). */
+  /**
+   * The Cloud API devices' configurations (sealed), profiles and states (features/cloud), and the
+   * indexes Meta's webhooks are routed by (features/cloud-webhook).
+   */
   cloudDevices: CloudDeviceStore;
   /** Meta's Graph API (CLOUD_GRAPH_URL): a cloud device's credentials are checked there. */
   graph: GraphClient;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@mgw/common';
 import {
+  CLOUD_WEBHOOK_SEEN_TTL_SECONDS,
   CLOUD_WINDOW_MS,
   DEFAULT_CLOUD_THROUGHPUT_PER_SECOND,
   DEFAULT_GRAPH_VERSION,
@@ -178,6 +179,20 @@ export class CloudDeviceStore {
       .zremrangebyscore(key, '-inf', `(${now - CLOUD_WINDOW_MS}`)
       .pexpire(key, CLOUD_WINDOW_MS)
       .exec();
+  }
+
+  /**
+   * Whether this webhook delivery (the SHA-256 of its signed body) is seen for the first time
+   * within the replay bound (CLOUD_WEBHOOK_SEEN_TTL_SECONDS); a replay of it answers false.
+   */
+  async firstDelivery(bodySha256Hex: string): Promise<boolean> {
+    const key = keys.cloudWebhookSeen(bodySha256Hex);
+    return (await this.redis.set(key, '1', 'EX', CLOUD_WEBHOOK_SEEN_TTL_SECONDS, 'NX')) === 'OK';
+  }
+
+  /** Forgets a delivery whose events could not be applied, so Meta's retry of it is not a replay. */
+  async forgetDelivery(bodySha256Hex: string): Promise<void> {
+    await this.redis.del(keys.cloudWebhookSeen(bodySha256Hex));
   }
 
   private async numberOf(deviceId: string): Promise<string | undefined> {

@@ -6,6 +6,7 @@ import { batches } from './batches/mount.js';
 import { channels } from './channels/mount.js';
 import { chats } from './chats/mount.js';
 import { cloud } from './cloud/mount.js';
+import { cloudWebhook } from './cloud-webhook/mount.js';
 import { connection } from './connection/mount.js';
 import { consoleUsers } from './console/mount.js';
 import { contacts } from './contacts/mount.js';
@@ -40,6 +41,7 @@ export const FEATURES: readonly AnyFeature[] = [
   connection,
   cloud,
   otp,
+  cloudWebhook,
   messages,
   media,
   batches,

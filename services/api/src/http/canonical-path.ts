@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { CLOUD_WEBHOOK_BASE } from '@mgw/contracts';
 import { ADMIN_BASE, API_BASE } from './route-table.js';
 
 /**
@@ -63,14 +64,16 @@ export function loosened(path: string): string {
 }
 
 /** Where the refused path of each base goes: a path under it that no route has (`~` starts none). */
-const REFUSED = { api: `${API_BASE}/~`, admin: `${ADMIN_BASE}/~` };
+const REFUSED = { api: `${API_BASE}/~`, admin: `${ADMIN_BASE}/~`, cloud: `${CLOUD_WEBHOOK_BASE}/~` };
 
 const under = (path: string, base: string) => path === base || path.startsWith(`${base}/`);
 const API_PREFIX = `${API_BASE}/`;
 const ADMIN_PREFIX = `${ADMIN_BASE}/`;
+const CLOUD_PREFIX = `${CLOUD_WEBHOOK_BASE}/`;
 
 /**
- * The first reading of every request's path. A path under either API's base that is not
+ * The first reading of every request's path. A path under either API's base (or Meta's webhook
+ * base, `/api/cloud/v1`: no credentials there, so its refusal is the plain 404) that is not
  * canonical (`isCanonicalPath`), or whose base is spelled otherwise (`/API/messenger/v1`,
  * `//api/…`, `/api/%6Dessenger/…`), is answered as a path that does not exist under that base:
  * the base's credentials first (401 without them), then 404 `Not found` (api-error.ts `noSuchPath`: 400 for
@@ -83,10 +86,19 @@ export function canonicalPath(): RequestHandler {
     const query = req.url.indexOf('?');
     const path = query < 0 ? req.url : req.url.slice(0, query);
     // The common case: a path under a base, spelled as the routes are.
-    if ((path.startsWith(API_PREFIX) || path.startsWith(ADMIN_PREFIX)) && isCanonicalPath(path))
+    if (
+      (path.startsWith(API_PREFIX) || path.startsWith(ADMIN_PREFIX) || path.startsWith(CLOUD_PREFIX)) &&
+      isCanonicalPath(path)
+    )
       return next();
     const loose = loosened(path);
-    const base = under(loose, API_BASE) ? 'api' : under(loose, ADMIN_BASE) ? 'admin' : undefined;
+    const base = under(loose, API_BASE)
+      ? 'api'
+      : under(loose, ADMIN_BASE)
+        ? 'admin'
+        : under(loose, CLOUD_WEBHOOK_BASE)
+          ? 'cloud'
+          : undefined;
     if (base) {
       req.url = REFUSED[base] + (query < 0 ? '' : req.url.slice(query));
       if (!decodes(path)) res.locals.malformedPath = true;

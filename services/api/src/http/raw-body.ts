@@ -12,6 +12,9 @@ const invalid = (path: string[], message: string) =>
 export interface RawBodyOptions {
   limitBytes: number;
   tooLargeError: string;
+  /** What a missing or malformed Content-Type, and an empty body, are told (default: a file's words). */
+  typeError?: string;
+  emptyError?: string;
   /** A body that stalls this long (no byte arrives) is answered 408 and its connection closed. */
   idleTimeoutMs: number;
 }
@@ -26,7 +29,11 @@ export function rawBody(opts: RawBodyOptions): RequestHandler {
   return (req, _res, next) => {
     const type = req.headers['content-type'];
     if (!type || !MIME_TYPE.test(type) || type.length > 255)
-      return refuse(req, next, invalid(['Content-Type'], 'Content-Type must be the MIME type of the file'));
+      return refuse(
+        req,
+        next,
+        invalid(['Content-Type'], opts.typeError ?? 'Content-Type must be the MIME type of the file'),
+      );
     const encoding = req.headers['content-encoding'];
     if (encoding && encoding.toLowerCase() !== 'identity')
       return refuse(
@@ -50,7 +57,7 @@ export function rawBody(opts: RawBodyOptions): RequestHandler {
         chunks.length = 0;
         return refuse(req, next, err, close);
       }
-      if (size === 0) return next(invalid([], ERRORS.mediaBodyRequired));
+      if (size === 0) return next(invalid([], opts.emptyError ?? ERRORS.mediaBodyRequired));
       req.body = Buffer.concat(chunks, size);
       next();
     };

@@ -30,11 +30,16 @@ export const OPENAPI_TAGS = [
     name: 'MCP',
     description: 'The Model Context Protocol endpoint for AI agents (docs/mcp.md): tools over these routes.',
   },
+  {
+    name: 'Cloud API',
+    description:
+      "Meta's webhooks for the install's Cloud API numbers (docs/cloud-api.md): Meta calls them, signed with the app's secret (no token).",
+  },
   { name: 'Operations', description: 'Health, readiness and this document (no token).' },
 ] as const;
 
-/** The tag of an operation of the public API (MCP and Operations are described by hand). */
-export type OperationTag = Exclude<(typeof OPENAPI_TAGS)[number]['name'], 'MCP' | 'Operations'>;
+/** The tag of an operation of the public API (MCP, Cloud API and Operations are described by hand). */
+export type OperationTag = Exclude<(typeof OPENAPI_TAGS)[number]['name'], 'MCP' | 'Cloud API' | 'Operations'>;
 
 /** An area's paths (groups.ts, account.ts, …) under the API's base. */
 export const pathsUnder = (base: string, paths: Record<string, unknown>) =>

@@ -85,6 +85,7 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/healthz': 'GET, HEAD',
       '/readyz': 'GET, HEAD',
       '/openapi.json': 'GET, HEAD',
+      '/api/cloud/v1/webhook': 'GET, HEAD, POST',
       '/connect': 'GET, POST',
       '/cloud': 'GET, HEAD, PUT, DELETE',
       '/connect/passkey': 'GET, HEAD, POST',

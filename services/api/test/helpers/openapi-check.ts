@@ -10,7 +10,7 @@ type Response = { content?: Record<string, { schema: unknown }>; headers?: Recor
 
 /** Statuses any request may get without reaching an operation (unknown path or method, parser, guard). */
 const UNROUTED = new Set([400, 401, 404, 405, 408, 413, 429, 431, 503]);
-const CHECKED = /^(\/api\/messenger\/v1(\/.*)?|\/healthz|\/readyz)$/;
+const CHECKED = /^(\/api\/messenger\/v1(\/.*)?|\/api\/cloud\/v1(\/.*)?|\/healthz|\/readyz)$/;
 /** The admin API's paths: checked against the admin document. */
 const ADMIN_CHECKED = /^\/api\/admin\/v1(\/.*)?$/;
 

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { CLOUD_WINDOW_MS } from '@mgw/contracts';
+import { inboundInput, recordMessage } from './record-message.js';
+import { MemoryInbound, inboundText } from './webhook-fixture.js';
+
+describe('cloud-webhook: contacts’ messages are recorded', () => {
+  it('When a text arrives twice (Meta redelivers), then it is recorded once and the window runs from it', async () => {
+    const memory = new MemoryInbound();
+    const deps = memory.deps();
+    const now = Date.now();
+    const event = inboundText({ timestampMs: now - 1000, contextWamid: 'wamid.out1' });
+    expect(await recordMessage(deps, 'd1', event, now)).to.equal('applied');
+    expect(await recordMessage(deps, 'd1', event, now)).to.equal('unchanged');
+    expect(memory.recorded.get('d1/wamid.in1')).to.deep.include({
+      platformMessageId: 'wamid.in1',
+      from: '15550102000',
+      contact: { phone: '15550102000' },
+      text: 'hello',
+      quotedPlatformMessageId: 'wamid.out1',
+    });
+    expect(memory.windows.get('d1/15550102000')).to.equal(now - 1000);
+  });
+
+  it('When a message is dated ahead of now, then it is received, and its window counted, from now', async () => {
+    const memory = new MemoryInbound();
+    const now = Date.now();
+    await recordMessage(memory.deps(), 'd1', inboundText({ timestampMs: now + CLOUD_WINDOW_MS }), now);
+    expect(memory.windows.get('d1/15550102000')).to.equal(now);
+    expect(memory.recorded.get('d1/wamid.in1')!.receivedAt.getTime()).to.equal(now);
+  });
+
+  it('When a text is an opt-out keyword, then the list changes once; a media caption is no keyword', async () => {
+    const memory = new MemoryInbound();
+    const deps = memory.deps();
+    await recordMessage(deps, 'd1', inboundText({ text: 'STOP' }));
+    await recordMessage(deps, 'd1', inboundText({ text: 'STOP' }));
+    await recordMessage(
+      deps,
+      'd1',
+      inboundText({
+        wamid: 'wamid.in2',
+        type: 'image',
+        text: undefined,
+        media: { type: 'image', id: 'm1', caption: 'STOP' },
+      }),
+    );
+    expect(memory.keywords).to.deep.equal(['d1/15550102000']);
+  });
+
+  it('When a reaction arrives, then it goes on the message it names, once, and records no message', async () => {
+    const memory = new MemoryInbound();
+    const deps = memory.deps();
+    const reaction = inboundText({
+      type: 'reaction',
+      text: undefined,
+      reaction: { wamid: 'wamid.out1', emoji: '👍' },
+    });
+    expect(await recordMessage(deps, 'd1', reaction)).to.equal('applied');
+    expect(await recordMessage(deps, 'd1', reaction)).to.equal('unchanged');
+    expect(memory.recorded.size).to.equal(0);
+    expect(memory.reactions).to.deep.equal(['d1/wamid.in1']);
+  });
+
+  it('When media, a location or cards arrive, then the record holds what the linked engine keeps of them', () => {
+    const at = new Date();
+    const contact = { phone: '15550102000' };
+    expect(
+      inboundInput(
+        inboundText({
+          type: 'document',
+          text: undefined,
+          media: { type: 'document', id: 'm1', filename: 'a.pdf', caption: 'see' },
+        }),
+        contact,
+        at,
+      ),
+    ).to.deep.include({
+      text: 'see',
+      attachment: { type: 'document', mimeType: 'application/octet-stream', fileName: 'a.pdf', size: 0 },
+    });
+    expect(
+      inboundInput(
+        inboundText({ type: 'location', text: undefined, location: { latitude: 1, longitude: 2 } }),
+        contact,
+        at,
+      ).location,
+    ).to.deep.equal({ latitude: 1, longitude: 2 });
+    const cards = inboundInput(
+      inboundText({
+        type: 'contacts',
+        text: undefined,
+        contacts: [
+          {
+            name: 'Bo',
+            phones: [{ phone: '+1 555 010 3000' }, { phone: 'x', waId: '15550103001' }, { phone: '12' }],
+          },
+          { name: 'Nobody', phones: [{ phone: 'none' }] },
+        ],
+      }),
+      contact,
+      at,
+    ).contacts;
+    expect(cards).to.deep.equal([{ name: 'Bo', phones: ['15550103000', '15550103001'] }]);
+  });
+});

@@ -1,0 +1,130 @@
+import type { MessageEvent } from '@mgw/cloud';
+import type { RedisClient } from '@mgw/common';
+import { PHONE_PATTERN, type ContactCard, type Metrics } from '@mgw/contracts';
+import {
+  matchKeyword,
+  optIn,
+  optOut,
+  readOptOutSettings,
+  type CloudDeviceStore,
+  type InboundInput,
+  type InboundStore,
+  type MessageKindStore,
+} from '@mgw/store';
+
+/** What a contact's message did: recorded now, or seen before (Meta redelivers). */
+export type MessageOutcome = 'applied' | 'unchanged';
+
+/** A contact's opt-out or opt-in keyword, applied to the device's suppression list. */
+export interface KeywordOptOuts {
+  /** The list's change the text made, if it is a keyword and the list changed. */
+  onText(deviceId: string, phone: string, text: string): Promise<'opted_out' | 'opted_in' | undefined>;
+}
+
+export interface MessageDeps {
+  inbound: Pick<InboundStore, 'record'>;
+  kinds: Pick<MessageKindStore, 'recordReaction'>;
+  windows: Pick<CloudDeviceStore, 'keepWindow'>;
+  optOuts: KeywordOptOuts;
+  metrics: Pick<Metrics, 'messages' | 'optOutChanges' | 'inboundKinds'>;
+}
+
+/** Meta does not say an attachment's size in the webhook: the record's `size` is 0 until fetched. */
+const UNKNOWN_SIZE = 0;
+
+/**
+ * Records a contact's message to a cloud device as the linked engine records one (InboundStore:
+ * the record, the message index, the chat, `message.received` — so webhooks, SSE, pull, brokers,
+ * MCP and the console's inbox see it unchanged), once per wamid; a reaction updates the message
+ * it names (`message.reaction`), as a linked device's does. Either way the contact wrote: their
+ * 24-hour window runs from this message. A text that is one of the device's keywords changes its
+ * suppression list as on a linked device.
+ */
+export async function recordMessage(
+  deps: MessageDeps,
+  deviceId: string,
+  event: MessageEvent,
+  now = Date.now(),
+): Promise<MessageOutcome> {
+  await deps.windows.keepWindow(deviceId, event.from, event.timestampMs, now);
+  const contact = { phone: event.from };
+  const receivedAt = new Date(Math.min(event.timestampMs, now));
+  if (event.type === 'reaction') {
+    if (!event.reaction) return 'unchanged';
+    const recorded = await deps.kinds.recordReaction(deviceId, {
+      targetPlatformMessageId: event.reaction.wamid,
+      contact,
+      emoji: event.reaction.emoji,
+      at: receivedAt,
+      platformMessageId: event.wamid,
+    });
+    deps.metrics.inboundKinds.inc({ kind: 'reaction', outcome: recorded ? 'recorded' : 'duplicate' });
+    return recorded ? 'applied' : 'unchanged';
+  }
+  const messageId = await deps.inbound.record(deviceId, inboundInput(event, contact, receivedAt));
+  if (!messageId) return 'unchanged';
+  deps.metrics.messages.inc({ status: 'received' });
+  if (event.text !== undefined && event.type === 'text') {
+    const change = await deps.optOuts.onText(deviceId, event.from, event.text);
+    if (change) deps.metrics.optOutChanges.inc({ direction: change, source: 'keyword' });
+  }
+  return 'applied';
+}
+
+/** The store's input of a cloud message: what its type carries, in the linked engine's terms. */
+export function inboundInput(
+  event: MessageEvent,
+  contact: { phone: string },
+  receivedAt: Date,
+): InboundInput {
+  const cards = event.contacts?.map(contactCard).filter((c) => c.phones.length > 0);
+  const text = event.text ?? event.media?.caption;
+  return {
+    platformMessageId: event.wamid,
+    from: event.from,
+    contact,
+    receivedAt,
+    ...(text !== undefined ? { text } : {}),
+    ...(event.contextWamid ? { quotedPlatformMessageId: event.contextWamid } : {}),
+    ...(event.media
+      ? {
+          attachment: {
+            type: event.media.type,
+            mimeType: event.media.mimeType ?? 'application/octet-stream',
+            ...(event.media.filename ? { fileName: event.media.filename } : {}),
+            size: UNKNOWN_SIZE,
+          },
+        }
+      : {}),
+    ...(event.location ? { location: event.location } : {}),
+    ...(cards?.length ? { contacts: cards } : {}),
+  };
+}
+
+/** A card's numbers as the contract keeps them: international digits (its WhatsApp id when given). */
+function contactCard(card: NonNullable<MessageEvent['contacts']>[number]): ContactCard {
+  const phones = card.phones
+    .map((p) => p.waId ?? p.phone.replace(/\D/g, ''))
+    .filter((digits) => PHONE_PATTERN.test(digits));
+  return { name: card.name, phones: [...new Set(phones)] };
+}
+
+/**
+ * The keywords against the store, as the linked engine's holder applies them. Its confirmation
+ * message (a send of the device) is not made here: docs/cloud-api.md "Inbound".
+ */
+export function storeOptOuts(redis: RedisClient): KeywordOptOuts {
+  return {
+    async onText(deviceId, phone, text) {
+      const { settings } = await readOptOutSettings(redis, deviceId);
+      const match = matchKeyword(settings, text);
+      if (!match) return undefined;
+      const changed =
+        match.direction === 'out'
+          ? await optOut(redis, deviceId, phone, 'keyword')
+          : await optIn(redis, deviceId, phone, 'keyword');
+      if (!changed) return undefined;
+      return match.direction === 'out' ? 'opted_out' : 'opted_in';
+    },
+  };
+}
