@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { cloudMetrics } from './cloud-metrics.js';
 
 /**
  * The product's metrics, defined once for every service (a service uses the ones it needs): the
@@ -108,18 +109,7 @@ export function createMetrics({ exemplars = false }: { exemplars?: boolean } = {
       labelNames: ['device'] as const,
       registers: reg,
     }),
-    cloudWebhookDeliveries: new client.Counter({
-      name: `${p}cloud_webhook_deliveries_total`,
-      help: "Meta's webhook deliveries to the Cloud API endpoint, by outcome (ok, bad_signature, unknown_number, replay, stale, malformed).",
-      labelNames: ['outcome'] as const,
-      registers: reg,
-    }),
-    cloudWebhookEvents: new client.Counter({
-      name: `${p}cloud_webhook_events_total`,
-      help: 'Statuses and messages of signed Cloud API webhooks, by kind (status, message) and outcome (applied, unchanged, unknown_message, stale).',
-      labelNames: ['kind', 'outcome'] as const,
-      registers: reg,
-    }),
+    ...cloudMetrics(p, reg),
     optOutChanges: new client.Counter({
       name: `${p}opt_out_changes_total`,
       help: 'Numbers put on (opted_out) or taken off (opted_in) a suppression list, by source (keyword, admin).',
