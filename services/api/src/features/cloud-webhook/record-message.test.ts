@@ -61,6 +61,15 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     expect(memory.reactions).to.deep.equal(['d1/wamid.in1']);
   });
 
+  it('When a message is of a kind the contract has no field for, then it is not recorded, yet the window opens', async () => {
+    const memory = new MemoryInbound();
+    const now = Date.now();
+    const event = inboundText({ type: 'interactive', text: undefined, timestampMs: now });
+    expect(await recordMessage(memory.deps(), 'd1', event, now)).to.equal('unsupported');
+    expect(memory.recorded.size).to.equal(0);
+    expect(memory.windows.get('d1/15550102000')).to.equal(now);
+  });
+
   it('When media, a location or cards arrive, then the record holds what the linked engine keeps of them', () => {
     const at = new Date();
     const contact = { phone: '15550102000' };

@@ -12,8 +12,11 @@ import {
   type MessageKindStore,
 } from '@mgw/store';
 
-/** What a contact's message did: recorded now, or seen before (Meta redelivers). */
-export type MessageOutcome = 'applied' | 'unchanged';
+/**
+ * What a contact's message did: recorded now, seen before (Meta redelivers), or of a kind the
+ * contract has no field for (`interactive`, `order`, `unsupported`, …: the window still opens).
+ */
+export type MessageOutcome = 'applied' | 'unchanged' | 'unsupported';
 
 /** A contact's opt-out or opt-in keyword, applied to the device's suppression list. */
 export interface KeywordOptOuts {
@@ -38,7 +41,7 @@ const UNKNOWN_SIZE = 0;
  * MCP and the console's inbox see it unchanged), once per wamid; a reaction updates the message
  * it names (`message.reaction`), as a linked device's does. Either way the contact wrote: their
  * 24-hour window runs from this message. A text that is one of the device's keywords changes its
- * suppression list as on a linked device.
+ * suppression list as on a linked device. A kind the contract has no field for is not recorded.
  */
 export async function recordMessage(
   deps: MessageDeps,
@@ -61,7 +64,11 @@ export async function recordMessage(
     deps.metrics.inboundKinds.inc({ kind: 'reaction', outcome: recorded ? 'recorded' : 'duplicate' });
     return recorded ? 'applied' : 'unchanged';
   }
-  const messageId = await deps.inbound.record(deviceId, inboundInput(event, contact, receivedAt));
+  const input = inboundInput(event, contact, receivedAt);
+  // As a linked device's parser drops what it cannot read: an empty message.received tells no one anything.
+  if (input.text === undefined && !input.attachment && !input.location && !input.contacts)
+    return 'unsupported';
+  const messageId = await deps.inbound.record(deviceId, input);
   if (!messageId) return 'unchanged';
   deps.metrics.messages.inc({ status: 'received' });
   if (event.text !== undefined && event.type === 'text') {
