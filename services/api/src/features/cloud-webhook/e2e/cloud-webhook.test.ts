@@ -12,7 +12,7 @@ import {
   type SendJobData,
 } from '@mgw/contracts';
 import { queueMessages, waitFor } from '@mgw/testing';
-import { call, freshDeviceId, startApi, type TestApi } from '../../../../test/helpers/api.js';
+import { call, createToken, freshDeviceId, startApi, type TestApi } from '../../../../test/helpers/api.js';
 
 /**
  * Meta's webhook endpoint against the real app, Redis and the Cloud API simulator: the simulator's
@@ -231,6 +231,15 @@ describe('Cloud API webhook (GET|POST /api/cloud/v1/webhook)', function () {
       platformMessageId: wamid,
     });
     expect(Number(await t.redis.zscore(keys.cloudWindows(deviceId), USER))).to.be.closeTo(Date.now(), 60_000);
+    // The device's API sees it as it sees a linked device's: the record and the pulled event.
+    const token = await createToken(t, { deviceId });
+    const record = await call(`${t.api}/messages/${messageId}`, { token });
+    expect(record.status).to.equal(200);
+    expect(record.body.data).to.deep.include({ direction: 'inbound', from: USER, text: 'hello shop' });
+    const pulled = await call(`${t.api}/events?types=message.received`, { token });
+    expect(
+      (pulled.body.data as { events: { data: { messageId: string } }[] }).events.map((e) => e.data.messageId),
+    ).to.include(messageId);
     // Meta redelivers: the same message in another body is recorded once.
     const again = envelope(number.id, { ...textFrom(wamid, Date.now()) });
     expect((await post(again, sign(again, number.secret))).status).to.equal(200);
