@@ -2727,7 +2727,7 @@ export interface paths {
             'application/json': components['schemas']['CloudWebhookReceived'];
           };
         };
-        /** @description Not the whatsapp_business_account JSON */
+        /** @description Not the whatsapp_business_account JSON, or naming over 50 numbers */
         400: {
           headers: {
             [name: string]: unknown;

@@ -1,4 +1,5 @@
 /** Meta's webhook endpoint in the OpenAPI document: written by hand (Meta's parameters, no joi schema of ours). */
+import { MAX_NUMBERS_PER_DELIVERY } from './receive-webhook.js';
 import { CHALLENGE_PATTERN } from './verify-handshake.js';
 import type { Operations } from '../../http/route-table.js';
 import { STATUS_TEXT } from '../../openapi/components.js';
@@ -71,7 +72,10 @@ export function cloudWebhookOperations(): Operations<CloudWebhookName> {
           description: 'Taken (applied, or dropped as a replay, stale or of no cloud device)',
           content: { 'application/json': { schema: ref('CloudWebhookReceived') } },
         },
-        ...error(400, 'Not the whatsapp_business_account JSON'),
+        ...error(
+          400,
+          `Not the whatsapp_business_account JSON, or naming over ${MAX_NUMBERS_PER_DELIVERY} numbers`,
+        ),
         ...error(401, 'The signature is not the app secret’s of each number the body names'),
         ...error(413),
       },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CLOUD_WEBHOOK_MAX_AGE_MS, createMetrics, newMessageId } from '@mgw/contracts';
-import { receiveWebhook, type ReceiveDeps } from './receive-webhook.js';
+import { MAX_NUMBERS_PER_DELIVERY, receiveWebhook, type ReceiveDeps } from './receive-webhook.js';
 import { MemoryInbound, MemoryMessages, envelope, memoryDevices, signed } from './webhook-fixture.js';
 
 describe('cloud-webhook: a delivery of Meta’s', () => {
@@ -118,6 +118,20 @@ describe('cloud-webhook: a delivery of Meta’s', () => {
     for (const raw of ['', 'not json', '[]', 'null', '{"object":"page"}', '"whatsapp_business_account"'])
       expect(await post(raw), raw).to.equal('malformed');
     expect(await receiveWebhook(deps, Buffer.from([0xff, 0xfe, 0x7b]), undefined)).to.equal('malformed');
+    let lookups = 0;
+    const counted: ReceiveDeps = {
+      ...deps,
+      devices: { ...deps.devices, deviceOfNumber: (id) => (lookups++, deps.devices.deviceOfNumber(id)) },
+    };
+    const many = {
+      object: 'whatsapp_business_account',
+      entry: Array.from(
+        { length: MAX_NUMBERS_PER_DELIVERY + 1 },
+        (_, i) => envelope(String(1001 + i), {}).entry[0],
+      ),
+    };
+    expect(await receiveWebhook(counted, Buffer.from(JSON.stringify(many)), undefined)).to.equal('malformed');
+    expect(lookups, 'no lookup for a body naming too many numbers').to.equal(0);
   });
 
   it('When applying fails, then the body is forgotten, so Meta’s retry of it is taken', async () => {

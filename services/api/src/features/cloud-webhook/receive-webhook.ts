@@ -21,6 +21,9 @@ export interface ReceiveDeps {
   metrics: Pick<Metrics, 'cloudWebhookDeliveries' | 'cloudWebhookEvents'>;
 }
 
+/** Numbers one delivery may name (Meta's name one; a WABA has a few dozen at most). */
+export const MAX_NUMBERS_PER_DELIVERY = 50;
+
 /** UTF-8 that refuses what is not (Meta's body is JSON in UTF-8; anything else is not Meta's). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -66,6 +69,8 @@ async function receive(
   const { events, phoneNumberIds } = parseWebhook(body);
   // No number: nothing of it can be routed, nor its signature checked (another field of the app's).
   if (phoneNumberIds.length === 0) return 'unknown_number';
+  // Each number costs lookups before the signature can be checked: an unsigned body may not ask many.
+  if (phoneNumberIds.length > MAX_NUMBERS_PER_DELIVERY) return 'malformed';
   const deviceOf = new Map<string, string>();
   const secrets = new Set<string>();
   for (const phoneNumberId of phoneNumberIds) {
