@@ -84,11 +84,16 @@ async function receive(
   const digest = createHash('sha256').update(raw).digest('hex');
   if (!(await deps.devices.firstDelivery(digest))) return 'replay';
   try {
-    const fresh = events.filter((e) => e.timestampMs >= now - CLOUD_WEBHOOK_MAX_AGE_MS);
-    for (const event of events)
-      if (!fresh.includes(event)) deps.metrics.cloudWebhookEvents.inc({ kind: event.kind, outcome: 'stale' });
-    for (const event of fresh) await apply(deps, deviceOf.get(event.phoneNumberId)!, event, now);
-    return events.length > 0 && fresh.length === 0 ? 'stale' : 'ok';
+    let applied = 0;
+    for (const event of events) {
+      if (event.timestampMs < now - CLOUD_WEBHOOK_MAX_AGE_MS) {
+        deps.metrics.cloudWebhookEvents.inc({ kind: event.kind, outcome: 'stale' });
+        continue;
+      }
+      await apply(deps, deviceOf.get(event.phoneNumberId)!, event, now);
+      applied++;
+    }
+    return events.length > 0 && applied === 0 ? 'stale' : 'ok';
   } catch (err) {
     await deps.devices.forgetDelivery(digest).catch(() => undefined);
     throw err;
