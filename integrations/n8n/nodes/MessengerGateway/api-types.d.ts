@@ -396,6 +396,89 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/cloud': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+      };
+    };
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            phoneNumberId: string;
+            wabaId: string;
+            accessToken: string;
+            appSecret: string;
+            verifyToken: string;
+            throughputPerSecond?: number;
+            graphVersion?: string;
+            otpTemplate?: string;
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudDeviceAnswer'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudForgotten'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/otp': {
     parameters: {
       query?: never;
@@ -3450,7 +3533,46 @@ export interface components {
         | 'passkey_rejected'
         | 'passkey_no_continuation'
         | 'passkey_options_unavailable'
-        | 'passkey_failed';
+        | 'passkey_failed'
+        | 'device_disconnected'
+        | 'logged_out'
+        | 'not_on_whatsapp'
+        | 'invalid_number'
+        | 'attachment_too_large'
+        | 'attachment_unreachable'
+        | 'reply_target_not_found'
+        | 'rejected_by_server'
+        | 'send_failed'
+        | 'enqueue_failed'
+        | 'attachment_url_not_allowed'
+        | 'content_expired'
+        | 'otp_expired'
+        | 'opted_out'
+        | 'cancelled'
+        | 'unknown_contact'
+        | 'deleted'
+        | 'revision_refused'
+        | 'not_allowed_in_group'
+        | 'media_gone'
+        | 'media_store_unavailable'
+        | 'recipient_blocked'
+        | 'status_audience_empty'
+        | 'first_contact_token_missing'
+        | 'window_closed'
+        | 'rate_limited'
+        | 'pair_rate_limited'
+        | 'messaging_limit_reached'
+        | 'template_not_found'
+        | 'template_paused'
+        | 'template_params_invalid'
+        | 'cloud_token_expired'
+        | 'number_blocked'
+        | 'undeliverable'
+        | 'send_outcome_unknown';
+      /** @constant */
+      engine?: 'cloud';
+      qualityRating?: string;
+      messagingTier?: string;
       passkey?: {
         /** @enum {unknown} */
         step: 'assertion' | 'verifying' | 'confirm_code' | 'finishing';
@@ -3518,6 +3640,40 @@ export interface components {
       /** @constant */
       success: true;
       data?: components['schemas']['PasskeyView'];
+    };
+    CloudNumberProfile: {
+      displayPhoneNumber: string;
+      verifiedName: string;
+      qualityRating: string;
+      messagingLimitTier?: string;
+      /** Format: date-time */
+      checkedAt: string;
+    };
+    CloudDevice: {
+      /** @constant */
+      engine: 'cloud';
+      phoneNumberId: string;
+      wabaId: string;
+      throughputPerSecond: number;
+      graphVersion: string;
+      otpTemplate: string;
+      /** Format: date-time */
+      updatedAt: string;
+      profile?: components['schemas']['CloudNumberProfile'];
+      /** @enum {unknown} */
+      status: 'connected' | 'disconnected';
+      reason?: string;
+    };
+    CloudDeviceAnswer: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['CloudDevice'];
+    };
+    CloudForgotten: {
+      /** @constant */
+      success: true;
+      /** @constant */
+      message: 'Disconnected: the Cloud API configuration was removed';
     };
     OtpResult: {
       /** @constant */
