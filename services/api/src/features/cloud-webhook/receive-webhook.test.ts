@@ -85,15 +85,19 @@ describe('cloud-webhook: a delivery of Meta’s', () => {
     expect([...inbound.recorded.keys()]).to.deep.equal(['d1/wamid.in1', 'd2/wamid.in2']);
   });
 
-  it('When a number is no cloud device’s, then the delivery is dropped whole', async () => {
+  it('When no number is a cloud device’s, then the delivery is dropped whole', async () => {
+    expect(await post(envelope('9999', text()))).to.equal('unknown_number');
+    expect(await post({ object: 'whatsapp_business_account', entry: [] })).to.equal('unknown_number');
+    expect(inbound.recorded.size).to.equal(0);
+  });
+
+  it('When one number of a delivery is no cloud device’s, then the others’ events are applied and its own dropped', async () => {
     const body = {
       object: 'whatsapp_business_account',
       entry: [...envelope('1001', text()).entry, ...envelope('9999', text('wamid.in2')).entry],
     };
-    expect(await post(body)).to.equal('unknown_number');
-    expect(await post(envelope('9999', text()))).to.equal('unknown_number');
-    expect(await post({ object: 'whatsapp_business_account', entry: [] })).to.equal('unknown_number');
-    expect(inbound.recorded.size).to.equal(0);
+    expect(await post(body)).to.equal('ok');
+    expect([...inbound.recorded.keys()]).to.deep.equal(['d1/wamid.in1']);
   });
 
   it('When the same body comes again, then it is a replay and changes nothing', async () => {

@@ -7,7 +7,7 @@ import { recordMessage, type MessageDeps } from './record-message.js';
 
 /**
  * What became of one delivery: `ok` (its events applied), `bad_signature` (not signed by the app of
- * each number it names), `unknown_number` (it names a number no cloud device is), `replay` (this
+ * each number it names), `unknown_number` (it names no number a cloud device is), `replay` (this
  * exact body was taken already), `stale` (every event older than the bound), `malformed` (not
  * Meta's JSON). Only `bad_signature` and `malformed` are refused: Meta retries anything but a 200
  * for days, so what it may resend without anyone's fault is answered 200 and dropped.
@@ -76,21 +76,29 @@ async function receive(
   for (const phoneNumberId of phoneNumberIds) {
     const deviceId = await deps.devices.deviceOfNumber(phoneNumberId);
     const config = deviceId ? await deps.devices.get(deviceId) : undefined;
-    if (!deviceId || !config) return 'unknown_number';
+    if (!deviceId || !config) continue;
     deviceOf.set(phoneNumberId, deviceId);
     secrets.add(config.appSecret);
   }
+  // A number no device is (forgotten meanwhile) does not cost the events of the others their
+  // delivery: those are checked and applied, its own are dropped and counted.
+  if (deviceOf.size === 0) return 'unknown_number';
   for (const secret of secrets) if (!verifySignature(raw, signature, secret)) return 'bad_signature';
   const digest = createHash('sha256').update(raw).digest('hex');
   if (!(await deps.devices.firstDelivery(digest))) return 'replay';
   try {
     let applied = 0;
     for (const event of events) {
+      const deviceId = deviceOf.get(event.phoneNumberId);
+      if (!deviceId) {
+        deps.metrics.cloudWebhookEvents.inc({ kind: event.kind, outcome: 'unknown_number' });
+        continue;
+      }
       if (event.timestampMs < now - CLOUD_WEBHOOK_MAX_AGE_MS) {
         deps.metrics.cloudWebhookEvents.inc({ kind: event.kind, outcome: 'stale' });
         continue;
       }
-      await apply(deps, deviceOf.get(event.phoneNumberId)!, event, now);
+      await apply(deps, deviceId, event, now);
       applied++;
     }
     return events.length > 0 && applied === 0 ? 'stale' : 'ok';
