@@ -40,6 +40,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       name: 'Alpha shops',
       devices: ['d-1', 'd-2'],
       workspace: 'default',
+      otpFallback: false,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -48,6 +49,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       name: 'Alpha shops',
       devices: '["d-1","d-2"]',
       workspace: 'default',
+      otpFallback: '0',
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -107,6 +109,7 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
       name: 'After',
       devices: ['d-1'],
       workspace: 'default',
+      otpFallback: false,
       createdAt: at.toISOString(),
       updatedAt: later.toISOString(),
     });
@@ -114,6 +117,13 @@ describe('PoolStore: pool definitions and their index (real Redis)', () => {
     expect(moved).to.include({ name: 'After' });
     expect(moved!.devices).to.deep.equal(['d-2', 'd-3']);
     expect(await store.get(id('upd'))).to.deep.equal(moved);
+    // The OTP fallback is off until turned on, alone or with the rest; a pool from before reads off.
+    expect(await store.update(id('upd'), { otpFallback: true })).to.include({
+      otpFallback: true,
+      name: 'After',
+    });
+    await redis.hdel(keys.pool(id('upd')), 'otpFallback');
+    expect(await store.get(id('upd'))).to.include({ otpFallback: false });
   });
 
   it('When a missing pool is updated or deleted, then nothing is created and the answers say so', async () => {

@@ -1320,6 +1320,7 @@ export interface paths {
             /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
             name: string;
             devices: string[];
+            otpFallback?: boolean;
             workspace?: string;
           };
         };
@@ -1747,7 +1748,9 @@ export interface paths {
                 /** @description A name: no control characters (line breaks included), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or invisible characters (U+200B, U+2060, U+FEFF); ZWNJ and ZWJ are kept. */
                 name?: string;
                 devices?: string[];
+                otpFallback?: boolean;
               }
+            | unknown
             | unknown
             | unknown;
         };
@@ -18844,6 +18847,8 @@ export interface components {
       devices: string[];
       /** @description The workspace it belongs to. */
       workspace: string;
+      /** @description Whether an OTP to one of its linked devices that WhatsApp pauses or restricts goes out through the pool's connected Cloud API device (docs/cloud-api.md). */
+      otpFallback: boolean;
       /** @description When it was created. */
       createdAt: string;
       /** @description When it last changed. */

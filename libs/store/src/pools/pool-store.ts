@@ -21,6 +21,12 @@ export interface PoolRecord {
    * a workspace has none in Redis and is `default`'s (read so: no migration).
    */
   workspace: string;
+  /**
+   * An OTP to one of the pool's linked devices while WhatsApp pauses or restricts it goes out
+   * through the pool's connected Cloud API device instead (docs/cloud-api.md "Pools and fallback").
+   * Off unless the operator turns it on; a pool written before has none (read as off).
+   */
+  otpFallback: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -56,7 +62,7 @@ export class PoolStore {
 
   /** Writes a new pool; `exists` (nothing changed) when a pool of that id is there. */
   async create(
-    input: { id: string; name: string; devices: string[]; workspace?: string },
+    input: { id: string; name: string; devices: string[]; workspace?: string; otpFallback?: boolean },
     now = new Date(),
   ): Promise<PoolRecord | 'exists'> {
     checkId(input.id);
@@ -67,6 +73,7 @@ export class PoolStore {
       name: checkName(input.name),
       devices: checkDevices(input.devices),
       workspace,
+      otpFallback: input.otpFallback === true,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
@@ -96,16 +103,17 @@ export class PoolStore {
     return records.filter((p): p is PoolRecord => p !== undefined).sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  /** Changes the name or the devices (or both); undefined when there is no such pool. */
+  /** Changes the name, the devices or the OTP fallback; undefined when there is no such pool. */
   async update(
     id: string,
-    change: { name?: string; devices?: string[] },
+    change: { name?: string; devices?: string[]; otpFallback?: boolean },
     now = new Date(),
   ): Promise<PoolRecord | undefined> {
     if (!POOL_ID_PATTERN.test(id)) return undefined;
     const set: string[] = ['updatedAt', now.toISOString()];
     if (change.name !== undefined) set.push('name', checkName(change.name));
     if (change.devices !== undefined) set.push('devices', JSON.stringify(checkDevices(change.devices)));
+    if (change.otpFallback !== undefined) set.push('otpFallback', change.otpFallback ? '1' : '0');
     const flat = await UPDATE.run(this.redis, [keys.pool(id)], set);
     const h: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
@@ -141,6 +149,8 @@ function fields(p: PoolRecord): string[] {
     JSON.stringify(p.devices),
     'workspace',
     p.workspace,
+    'otpFallback',
+    p.otpFallback ? '1' : '0',
     'createdAt',
     p.createdAt,
     'updatedAt',
@@ -162,6 +172,7 @@ function toRecord(h: Record<string, string>): PoolRecord | undefined {
     name: h.name ?? '',
     devices: devices.filter((d): d is string => typeof d === 'string'),
     workspace: h.workspace ?? DEFAULT_WORKSPACE,
+    otpFallback: h.otpFallback === '1',
     createdAt: h.createdAt,
     updatedAt: h.updatedAt ?? h.createdAt,
   };

@@ -124,20 +124,24 @@ export const createPoolSchema = Joi.object<{
   name: string;
   devices: string[];
   workspace?: string;
+  otpFallback?: boolean;
 }>({
   id: poolIdSchema.required(),
   name: nameSchema.required(),
   devices: devicesSchema.required(),
+  // An OTP to a paused or restricted linked device of the pool goes out through its cloud device.
+  otpFallback: Joi.boolean().strict(),
   // The operator's: the workspace the pool is made for (default when absent).
   workspace: Joi.string()
     .pattern(WORKSPACE_ID_PATTERN)
     .messages({ 'string.pattern.base': `{{#label}} must be a workspace id: ${SLUG_RULE}` }),
 });
 
-export const updatePoolSchema = Joi.object<{ name?: string; devices?: string[] }>({
+export const updatePoolSchema = Joi.object<{ name?: string; devices?: string[]; otpFallback?: boolean }>({
   name: nameSchema,
   devices: devicesSchema,
-}).or('name', 'devices');
+  otpFallback: Joi.boolean().strict(),
+}).or('name', 'devices', 'otpFallback');
 
 /** The pool the path names (a 400 when it is no pool id). */
 function poolIdOf(req: Request): string {
@@ -175,7 +179,7 @@ async function checkDevices(owners: Owners, workspace: string, devices: readonly
 }
 
 /**
- * POST /pools `{ id, name, devices, workspace? }` — 201 with the pool; 409 when the id is taken (pool
+ * POST /pools `{ id, name, devices, workspace?, otpFallback? }` — 201 with the pool; 409 when the id is taken (pool
  * ids are the install's: docs/workspaces.md "The console"). A console's pool is its workspace's; the
  * operator names the workspace (default: `default`). Every device must be that workspace's.
  */
@@ -215,7 +219,7 @@ function getPoolRoute(d: PoolsDeps): RequestHandler {
 }
 
 /**
- * PATCH /pools/:poolId `{ name?, devices? }` (at least one): `devices` replaces the whole set, each
+ * PATCH /pools/:poolId `{ name?, devices?, otpFallback? }` (at least one): `devices` replaces the whole set, each
  * of them the pool's workspace's.
  */
 function updatePoolRoute(d: PoolsDeps, owners: Owners): RequestHandler {

@@ -48,6 +48,11 @@ export const poolAdminSchemas: Record<string, JsonSchema> = {
       name: str('Its name.'),
       devices: { type: 'array', items: { type: 'string' }, description: 'Its devices, in the given order.' },
       workspace: str('The workspace it belongs to.'),
+      otpFallback: {
+        type: 'boolean',
+        description:
+          "Whether an OTP to one of its linked devices that WhatsApp pauses or restricts goes out through the pool's connected Cloud API device (docs/cloud-api.md).",
+      },
       createdAt: str('When it was created.'),
       updatedAt: str('When it last changed.'),
       deviceStates: {
@@ -56,7 +61,7 @@ export const poolAdminSchemas: Record<string, JsonSchema> = {
         description: 'Each device, in order.',
       },
     },
-    ['id', 'name', 'devices', 'workspace', 'createdAt', 'updatedAt', 'deviceStates'],
+    ['id', 'name', 'devices', 'workspace', 'otpFallback', 'createdAt', 'updatedAt', 'deviceStates'],
   ),
 };
 

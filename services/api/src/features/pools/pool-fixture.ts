@@ -34,6 +34,7 @@ export const pool = (id: string, devices: string[], workspace = 'default'): Pool
   name: id,
   devices,
   workspace,
+  otpFallback: false,
   createdAt: '',
   updatedAt: '',
 });

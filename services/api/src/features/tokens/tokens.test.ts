@@ -57,6 +57,7 @@ describe('Tokens: list, create and revoke both kinds (stores over an in-memory R
       name: id,
       devices: ['d-1'],
       workspace,
+      otpFallback: false,
       createdAt: '',
       updatedAt: '',
     });
