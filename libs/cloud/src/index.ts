@@ -4,4 +4,5 @@
  */
 export * from './graph-client.js';
 export * from './graph-errors.js';
+export * from './outgoing.js';
 export * from './webhook.js';
