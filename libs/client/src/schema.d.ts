@@ -18643,7 +18643,9 @@ export interface components {
           | 'batch_paused'
           | 'scheduled'
           | 'device_logged_out'
-          | 'workspace_suspended';
+          | 'workspace_suspended'
+          | 'device_disconnected'
+          | 'pair_rate';
         /**
          * Format: date-time
          * @description When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.
@@ -19570,7 +19572,9 @@ export interface components {
           | 'batch_paused'
           | 'scheduled'
           | 'device_logged_out'
-          | 'workspace_suspended';
+          | 'workspace_suspended'
+          | 'device_disconnected'
+          | 'pair_rate';
         /**
          * Format: date-time
          * @description When the sender looks at it again (the hold ends: the window, quiet hours or the pause end); for `batch_paused`, when the sender looks at the list again — a resume wakes it at once.

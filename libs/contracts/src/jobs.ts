@@ -8,6 +8,7 @@ import type {
 } from './limits.js';
 import type { ContactIdentity } from './contact.js';
 import type { MessageKindContent, ReactionTarget } from './message-kinds.js';
+import type { TemplateInput } from './cloud.js';
 
 /**
  * Where an attachment's bytes are: fetched by the sender from a URL, or the base64 bytes of the
@@ -63,6 +64,8 @@ export interface MessageContent extends MessageKindContent {
   linkPreview?: false;
   /** A status update (to `status@broadcast`): its viewers and a text status's style (broadcasts.ts). */
   status?: StatusContent;
+  /** A template message of the number's WABA (cloud devices only; docs/cloud-api.md). */
+  template?: TemplateInput;
 }
 
 /** A send job: one recipient, one message; ids only, never content. The job id is `messageId`. */
@@ -206,6 +209,10 @@ export const HELD_REASONS = [
   'device_logged_out',
   /** The device's workspace is suspended (docs/workspaces.md): it waits for the operator to resume it. */
   'workspace_suspended',
+  /** A cloud device whose access token stopped working: it waits for `/connect` with a working one. */
+  'device_disconnected',
+  /** A cloud device's message to a contact it wrote to just before: it waits for the pair rate's slot. */
+  'pair_rate',
 ] as const;
 export type HeldReason = (typeof HELD_REASONS)[number];
 

@@ -341,6 +341,18 @@ export const keys = {
    */
   cloudWindows: (deviceId: string) => `${device(deviceId)}:cloud:windows`,
   /**
+   * Sorted set: the contacts a cloud device messaged outside an open window, wa_id -> time (ms) of
+   * the last such message: its messaging tier's unique recipients in a moving 24 hours (trimmed as
+   * it is read; services/sender cloud/cloud-reach.ts).
+   */
+  cloudReached: (deviceId: string) => `${device(deviceId)}:cloud:reached`,
+  /**
+   * String: the media id a cloud device's upload of one attachment got (the attachment's cache key
+   * as a SHA-256, never its URL), kept for less than Meta keeps the media (30 days).
+   */
+  cloudMedia: (deviceId: string, cacheKeySha256: string) =>
+    `${device(deviceId)}:cloud:media:${cacheKeySha256}`,
+  /**
    * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
    * phone number when WhatsApp named one): replaced from the blocklist query at every connect,
    * changed by the account's blocks and WhatsApp's blocklist pushes, at most BLOCKLIST_MAX entries;

@@ -28,13 +28,16 @@
     ARGV[5] base JSON: the record's fields from its job, set where missing
     ARGV[6] '1' when the message is of a batch
     ARGV[7] the last claim's TTL (s)
+    ARGV[8] '1' to refuse a message an earlier attempt may have written ('unknown': an engine with
+      no idempotency key, message-claim.lua)
 
   Output:
     'claimed', or why not: 'moved' (to another device of its pool), 'failed', 'sent', 'deleted', 'cancelled' / 'paused' (its batch),
-    'expired', 'restricted' (the device is paused)
+    'expired', 'restricted' (the device is paused), 'unknown' (ARGV[8]: an earlier attempt may have
+    written it)
 ]]
 --- @include "message-claim"
-local no = mgw_claim_refusal(KEYS[1], KEYS[3], KEYS[5], ARGV[3], ARGV[4], ARGV[6])
+local no = mgw_claim_refusal(KEYS[1], KEYS[3], KEYS[5], ARGV[3], ARGV[4], ARGV[6], ARGV[8])
 if no then return no end
 mgw_claim_take(KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7])
 return 'claimed'

@@ -28,15 +28,16 @@
     ARGV[10] first-contact cap: first messages to numbers not in `chats`, per window; -1 = none
     ARGV[11] TTL (ms) of the usage hash, set on every take
     ARGV[12] '1' when the message can never be a first contact (a group's, a status, a channel post)
+    ARGV[13] '1' to refuse a message an earlier attempt may have written (message-claim-6.lua's ARGV[8])
 
   Output:
     {'claimed', first} (first: 1 when the recipient is a first contact, else 0), or why not with 0:
     message-claim-6.lua's refusals ('moved', 'failed', 'sent', 'deleted', 'cancelled', 'paused',
-    'expired', 'restricted'), or the cap that is used up ('daily_cap', 'first_contact_cap')
+    'expired', 'restricted', 'unknown'), or the cap that is used up ('daily_cap', 'first_contact_cap')
 ]]
 --- @include "message-claim"
 --- @include "policy-admit"
-local no = mgw_claim_refusal(KEYS[1], KEYS[3], KEYS[5], ARGV[3], ARGV[4], ARGV[6])
+local no = mgw_claim_refusal(KEYS[1], KEYS[3], KEYS[5], ARGV[3], ARGV[4], ARGV[6], ARGV[13])
 if no then return {no, 0} end
 local ok, what = mgw_admit(KEYS[7], KEYS[8], ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), ARGV[11], ARGV[12] == '1')
 if ok == 0 then return {what, 0} end

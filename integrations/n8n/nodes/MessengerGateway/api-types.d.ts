@@ -3751,7 +3751,9 @@ export interface components {
           | 'batch_paused'
           | 'scheduled'
           | 'device_logged_out'
-          | 'workspace_suspended';
+          | 'workspace_suspended'
+          | 'device_disconnected'
+          | 'pair_rate';
         /** Format: date-time */
         until: string;
       };
@@ -4402,7 +4404,9 @@ export interface components {
           | 'batch_paused'
           | 'scheduled'
           | 'device_logged_out'
-          | 'workspace_suspended';
+          | 'workspace_suspended'
+          | 'device_disconnected'
+          | 'pair_rate';
         /** Format: date-time */
         until: string;
       };

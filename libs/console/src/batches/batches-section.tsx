@@ -56,6 +56,8 @@ const HELD_LABEL: Record<HeldReason, string> = {
   scheduled: 'its send time',
   device_logged_out: 'the device’s logout (its pool moves them)',
   workspace_suspended: 'the workspace’s suspension',
+  device_disconnected: 'the device’s access token (connect it again)',
+  pair_rate: 'the pair rate to one contact',
 };
 
 type Action = 'pause' | 'resume' | 'cancel';

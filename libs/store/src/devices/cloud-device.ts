@@ -124,6 +124,7 @@ export class CloudDeviceStore {
       keys.cloudProfile(deviceId),
       keys.cloudState(deviceId),
       keys.cloudWindows(deviceId),
+      keys.cloudReached(deviceId),
     );
     await this.dropIndexes(deviceId, earlier);
     return true;

@@ -18,7 +18,9 @@ export type ClaimOutcome =
   | 'paused'
   | 'restricted'
   /** A pooled message moved to another device of its pool: that device sends it. */
-  | 'moved';
+  | 'moved'
+  /** An earlier attempt may have written it, and the engine has no idempotency key (`once`). */
+  | 'unknown';
 /** A claim that takes the caps' unit too (MessageStore.claimAdmitted): or the cap used up. */
 export type AdmittedClaim = ClaimOutcome | CapName;
 

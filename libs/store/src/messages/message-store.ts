@@ -92,6 +92,15 @@ export type ExpireOutcome = 'expired' | 'claimed' | 'final';
  * (refused as claimed otherwise); `'sent'`, a failure may follow `sent` (markFailedAfterSent).
  */
 type TransitionGuard = boolean | 'sent';
+
+export interface ClaimOptions {
+  /**
+   * The engine has no idempotency key (the Cloud API): a message an earlier attempt may have
+   * handed to it is refused ('unknown') instead of claimed for a second write. Without it, a
+   * linked device's retry re-sends the same WhatsApp id, which WhatsApp de-duplicates.
+   */
+  once?: boolean;
+}
 export type { AdmittedClaim, ClaimOutcome } from './message-scripts.js';
 
 /**
@@ -195,9 +204,14 @@ export class MessageStore {
    * receipts. Refuses a message that is already failed or, for an OTP, past its expiry, and
    * claims nothing while the device is paused (`restricted`: the sender holds the message).
    */
-  async claim(job: SendJobData, now = Date.now(), traceparent?: string): Promise<ClaimOutcome> {
+  async claim(
+    job: SendJobData,
+    now = Date.now(),
+    traceparent?: string,
+    opts: ClaimOptions = {},
+  ): Promise<ClaimOutcome> {
     const call = this.claimCall(job, now, traceparent);
-    return CLAIM.run(this.redis, call.keys, call.args);
+    return CLAIM.run(this.redis, call.keys, [...call.args, opts.once ? '1' : '0']);
   }
 
   /**
@@ -211,13 +225,14 @@ export class MessageStore {
     take: CapTake,
     now = Date.now(),
     traceparent?: string,
+    opts: ClaimOptions = {},
   ): Promise<{ outcome: AdmittedClaim; first: boolean }> {
     const call = this.claimCall(job, now, traceparent);
     const caps = capTakeCall(job.deviceId, take);
     const [outcome, first] = await CLAIM_ADMIT.run(
       this.redis,
       [...call.keys, ...caps.keys],
-      [...call.args, ...caps.args],
+      [...call.args, ...caps.args, opts.once ? '1' : '0'],
     );
     return { outcome, first: first === 1 };
   }
@@ -277,9 +292,36 @@ export class MessageStore {
     return (await ATTEMPT_END.run(this.redis, [keys.message(job.deviceId, job.messageId)], args)) === 1;
   }
 
-  async markSent(job: SendJobData, sentAt: Date, traceparent?: string): Promise<boolean> {
-    const fields = { sentAt: sentAt.toISOString(), ...traced(traceparent) };
-    return (await this.transition(job, 'sent', fields, true)) === 1;
+  /**
+   * Records "sent". `platformMessageId`: the id the platform gave the message when it is not the
+   * one fixed at enqueue time (the Cloud API answers its `wamid.…`): the record takes it, and it
+   * maps back to the message as the claim's mapping does, so statuses and replies find it.
+   */
+  async markSent(
+    job: SendJobData,
+    sentAt: Date,
+    traceparent?: string,
+    platformMessageId?: string,
+  ): Promise<boolean> {
+    const given = platformMessageId !== undefined && platformMessageId !== job.platformMessageId;
+    const fields = {
+      sentAt: sentAt.toISOString(),
+      ...(given ? { platformMessageId } : {}),
+      ...traced(traceparent),
+    };
+    // Issued in one tick with the transition (one write): the mapping first, so a status that
+    // follows the record's "sent" finds the message.
+    const mapped = given
+      ? this.redis.set(
+          keys.messageByPlatformId(job.deviceId, platformMessageId),
+          job.messageId,
+          'EX',
+          this.retentionSeconds,
+        )
+      : undefined;
+    const changed = this.transition(job, 'sent', fields, true);
+    await mapped;
+    return (await changed) === 1;
   }
 
   /** Fails a queued message for good and settles it; false when it was already further along. */
