@@ -55,7 +55,7 @@ import type { AttachmentFetcher } from '../send/media-source.js';
 import { Pacer } from '../send/pacing.js';
 import { SendGate } from '../send/send-gate.js';
 import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
-import { processSendJob, type SendJobDeps } from '../send/send-job.js';
+import { processSendJob, type SendJobDeps, type SentAt } from '../send/send-job.js';
 import { onSendJobFailed } from '../send/send-failure.js';
 import { DeviceRestriction } from './device-restriction.js';
 import { connectClassOf, type ConnectGate } from '../fleet/connect-gate.js';
@@ -121,7 +121,7 @@ export interface DeviceLife {
   /** True while this process hands the device over: jobs not yet sent go back. */
   handingOver: boolean;
   /** Messages sent here whose "sent" could not be recorded yet (see processSendJob). */
-  readonly unrecorded: Map<string, Date>;
+  readonly unrecorded: Map<string, SentAt>;
 }
 
 export function newDeviceLife(): DeviceLife {

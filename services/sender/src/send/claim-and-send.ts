@@ -12,12 +12,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import {
-  NotAllowedInGroupError,
-  ServerRejectedError,
-  type QuoteTarget,
-  type SendAttempt,
-} from '@mgw/messenger';
+import { NotAllowedInGroupError, ServerRejectedError, type QuoteTarget } from '@mgw/messenger';
 import type { AdmittedClaim, ContactAnswer } from '@mgw/store';
 import { readySince, type Lead } from './pacing.js';
 import type { Caps, Ticket } from './send-gate.js';
@@ -29,13 +24,15 @@ import { typingLead } from './typing.js';
 import { handBack, refuseIfRetired } from './send-job-checks.js';
 import type { SendJobDeps } from './send-job.js';
 import { attemptTraceparent, inAttemptSpan, timedWait } from './send-spans.js';
+import { HoldError, type EngineAttempt } from './send-engine.js';
 
 /**
  * Looks the recipient up, waits for the device's turn, claims the message and sends it, holding
  * the gate's ticket: whatever stops it on the way gives the ticket's unit back. `pass` is the
  * ticket, or the caps the claim takes in the same step (passGate, capsWithClaim), which makes the
  * ticket. Answers the `sentAt` of an earlier send when the claim finds the message already sent,
- * else the ticket of the message just sent.
+ * else the ticket of the message just sent; with either, the platform's own id of the message when
+ * it gave one (a cloud device's wamid).
  */
 export async function sendHoldingTicket(
   job: Job<SendJobData, SendJobResult>,
@@ -44,7 +41,7 @@ export async function sendHoldingTicket(
   deps: SendJobDeps,
   token: string | undefined,
   known: ContactAnswer | undefined,
-): Promise<{ alreadySentAt: string } | { ticket: Ticket }> {
+): Promise<({ alreadySentAt: string } | { ticket: Ticket }) & { platformMessageId?: string | undefined }> {
   const caps = 'take' in pass ? pass : undefined;
   let ticket = caps ? undefined : (pass as Ticket);
   try {
@@ -59,14 +56,17 @@ export async function sendHoldingTicket(
     if (!jid) throw new PermanentSendError(FAILURE_REASONS.notOnWhatsApp, 'number is not on WhatsApp');
     const quoted = content.existingMessageId ? await replyTarget(content.existingMessageId, deps) : undefined;
     await waitForTurn(job, deps, token, await typingLead(job.data, content, jid, deps));
+    // The engine's own rules last (a cloud device's window, pair rate, tier and throughput): a
+    // message it passes is claimed and written at once.
+    await deps.engine?.beforeClaim(job, content, token);
     const claimed = await claim(job, deps, token, caps);
     if ('alreadySentAt' in claimed) {
       await ticket?.release(); // counted when it was sent
       return claimed;
     }
     ticket ??= claimed.ticket!;
-    await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
-    return { ticket };
+    const platformMessageId = await sendOrPause(job, content, jid, quoted, deps, token, claimed.claimedAt);
+    return { ticket, platformMessageId };
   } catch (err) {
     await ticket?.release().catch(() => undefined);
     throw err;
@@ -106,21 +106,35 @@ async function claim(
   deps: SendJobDeps,
   token: string | undefined,
   caps: Caps | undefined,
-): Promise<{ claimedAt: number; ticket?: Ticket } | { alreadySentAt: string }> {
+): Promise<{ claimedAt: number; ticket?: Ticket } | { alreadySentAt: string; platformMessageId?: string }> {
   const data = job.data;
   const claimedAt = Date.now();
+  const once = { once: deps.engine?.once ?? false };
   let ticket: Ticket | undefined;
   let claimed: AdmittedClaim;
   if (caps) {
-    const admitted = await deps.messages.claimAdmitted(data, caps.take, claimedAt, attemptTraceparent());
+    const admitted = await deps.messages.claimAdmitted(
+      data,
+      caps.take,
+      claimedAt,
+      attemptTraceparent(),
+      once,
+    );
     claimed = admitted.outcome;
     if (claimed === 'claimed') ticket = caps.taken(admitted.first);
     if (claimed === 'daily_cap' || claimed === 'first_contact_cap') {
       const hold = caps.capped(claimed);
       await holdMessage(job, hold.held, hold.holdUntil, deps, token);
     }
-  } else claimed = await deps.messages.claim(data, claimedAt, attemptTraceparent());
+  } else claimed = await deps.messages.claim(data, claimedAt, attemptTraceparent(), once);
   if (claimed === 'moved') throw new MovedAway('moved to another device of its pool');
+  // An earlier attempt may have reached an engine with no idempotency key (its answer was lost, or
+  // its process died mid-way): a second write could deliver the message twice.
+  if (claimed === 'unknown')
+    throw new PermanentSendError(
+      FAILURE_REASONS.sendOutcomeUnknown,
+      'an earlier attempt may have been sent; it is not sent blind again',
+    );
   if (claimed === 'expired') throw new PermanentSendError(FAILURE_REASONS.otpExpired, 'past its expiry');
   if (claimed === 'deleted') throw new PermanentSendError(FAILURE_REASONS.deleted, 'deleted while queued');
   if (claimed === 'cancelled')
@@ -138,7 +152,8 @@ async function claim(
   }
   if (claimed !== 'failed' && claimed !== 'sent') return { claimedAt, ...(ticket ? { ticket } : {}) };
   const now = await deps.messages.getRecord(data.deviceId, data.messageId);
-  if (now?.sentAt && now.status !== 'failed') return { alreadySentAt: now.sentAt };
+  if (now?.sentAt && now.status !== 'failed')
+    return { alreadySentAt: now.sentAt, platformMessageId: now.platformMessageId };
   throw new PermanentSendError(reasonOf(now?.error), 'already failed');
 }
 
@@ -147,7 +162,9 @@ async function claim(
  * ended before the socket leaves the message as movable as one never claimed. When the server
  * refused it because of the account, not the message, it waits (same WhatsApp id, never
  * delivered) until the device's pause ends — or, of a pooled batch, moves meanwhile to another
- * device of its pool (a refused attempt did not begin its send).
+ * device of its pool (a refused attempt did not begin its send). A device found down (a cloud
+ * device whose token failed) holds the message until it is connected again. Answers the platform's
+ * own id of the message when the engine gave one.
  */
 async function sendOrPause(
   job: Job<SendJobData, SendJobResult>,
@@ -157,14 +174,16 @@ async function sendOrPause(
   deps: SendJobDeps,
   token: string | undefined,
   claimedAt: number,
-): Promise<void> {
-  const attempt: SendAttempt = { began: false };
+): Promise<string | undefined> {
+  const attempt: EngineAttempt = { began: false };
   try {
     await inAttemptSpan('message.send', () =>
       abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired),
     );
+    return attempt.platformMessageId;
   } catch (err) {
     await endAttempt(job.data, claimedAt, attempt, deps);
+    if (err instanceof HoldError) await holdMessage(job, err.held, err.until, deps, token);
     // WhatsApp refuses a group message of an account that may not write there (the cache was stale).
     if (isGroupJid(jid) && err instanceof ServerRejectedError && err.code === '403')
       throw new PermanentSendError(FAILURE_REASONS.notAllowedInGroup, err.message);

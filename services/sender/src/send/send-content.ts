@@ -12,13 +12,7 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import {
-  supportsCaption,
-  type MediaInput,
-  type MessageSender,
-  type QuoteTarget,
-  type SendAttempt,
-} from '@mgw/messenger';
+import { supportsCaption, type MediaInput, type QuoteTarget, type SendAttempt } from '@mgw/messenger';
 import type {
   ContentCacheOptions,
   ContentStore,
@@ -33,6 +27,7 @@ import { sendRevision } from './send-revision.js';
 import type { LinkPreviewer } from './link-preview.js';
 import { isKindContent, sendKind, type SendKindDeps } from './send-kinds.js';
 import { statusToSend, type StatusDeps } from './send-status.js';
+import type { JobSender } from './send-engine.js';
 
 /**
  * The sender's copies of the contents it read (ContentStore's cache): a batch's messages share one
@@ -45,7 +40,7 @@ export const CONTENT_CACHE: ContentCacheOptions = { maxBytes: 4 * 1024 * 1024, t
 export const OTP_PROTO_SECONDS = 15 * 60;
 
 export interface SendContentDeps extends SendKindDeps, StatusDeps {
-  sender: MessageSender;
+  sender: JobSender;
   contents: ContentStore;
   /** Uploaded media (`attachment.mediaId`): read once per device and batch (the upload cache). */
   media: Pick<MediaStore, 'bytes'>;
@@ -134,6 +129,18 @@ export async function sendContent(
 ): Promise<void> {
   if (content.edit || content.delete) return sendRevision(data, content, jid, deps, attempt);
   if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps, attempt);
+  if (content.template) {
+    // Accepted for cloud devices only; one that reached another engine (it changed meanwhile) fails.
+    if (!deps.sender.sendsTemplates)
+      throw new PermanentSendError(
+        FAILURE_REASONS.rejectedByServer,
+        'a template goes only through a Cloud API device',
+      );
+    return deps.sender.send(
+      { jid, platformMessageId: data.platformMessageId, template: content.template, quoted },
+      attempt,
+    );
+  }
   // Whom a text or caption mentions stays on its record (sealed, with the kind fields).
   if (content.mentions?.length)
     await deps.kinds.keep(data.deviceId, data.messageId, { mentions: content.mentions });

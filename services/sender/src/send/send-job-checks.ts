@@ -40,6 +40,8 @@ export function refuseUnsendable(
       FAILURE_REASONS.invalidNumber,
       'not a phone number, a LID, a group, a status or a channel',
     );
+  const unreachable = deps.engine?.unreachable(data.to);
+  if (unreachable) throw new PermanentSendError(FAILURE_REASONS.invalidNumber, unreachable);
 }
 
 /**
@@ -131,6 +133,8 @@ export async function waitForSocket(
   if (await deps.conn.waitForOpen(deps.openWaitMs)) return;
   refuseIfRetired(deps);
   if (deps.handingOver()) await handBack(job, token);
+  const down = deps.conn.downHold?.();
+  if (down) await holdMessage(job, down.reason, down.until, deps, token);
   throw new NotConnectedError('the device socket did not open in time');
 }
 

@@ -8,7 +8,6 @@ import {
   type SendJobData,
   type SendJobResult,
 } from '@mgw/contracts';
-import type { DeviceSocket, MessageSender } from '@mgw/messenger';
 import type {
   ContactIdentities,
   ContentStore,
@@ -37,6 +36,7 @@ import {
 } from './send-job-checks.js';
 import { MovedAway, sendHoldingTicket } from './claim-and-send.js';
 import { attemptTraceparent, traceAttempt } from './send-spans.js';
+import type { JobConnection, JobSender, SendEngine } from './send-engine.js';
 
 export interface SendJobDeps {
   deviceId: string;
@@ -51,8 +51,10 @@ export interface SendJobDeps {
   proxyAgent?: SendContentDeps['proxyAgent'];
   /** The message kinds on records (reaction, location, contact cards, polls). */
   kinds: MessageKindStore;
-  conn: DeviceSocket;
-  sender: MessageSender;
+  conn: JobConnection;
+  sender: JobSender;
+  /** The engine's rules around the claim (a cloud device's); none for a linked device. */
+  engine?: SendEngine;
   pacer: Pacer;
   /** Caps, warm-up, quiet hours and the device's pause: held messages wait in the queue. */
   gate: SendGate;
@@ -84,7 +86,13 @@ export interface SendJobDeps {
    * Messages this process sent whose "sent" could not be recorded (Redis away): a retry here
    * records them instead of sending them a second time.
    */
-  unrecorded: Map<string, Date>;
+  unrecorded: Map<string, SentAt>;
+}
+
+/** When a message was sent, and the id the platform gave it when that is not the enqueued one. */
+export interface SentAt {
+  at: Date;
+  platformMessageId?: string;
 }
 
 /** Bound on the in-memory list of sent-but-unrecorded messages (only ever filled during an outage). */
@@ -111,7 +119,8 @@ export async function processSendJob(
   if (data.poolId && (await deps.messages.movedTo(data))) return movedAway(data);
   const reads = readJobState(data, deps);
   const record = await reads.record;
-  if (record?.sentAt && record.status !== 'failed') return result(data, record.sentAt);
+  if (record?.sentAt && record.status !== 'failed')
+    return result(data, record.sentAt, record.platformMessageId);
   try {
     await waitForPoolMove(job, record, deps, token);
     refuseUnsendable(data, record, deps);
@@ -127,10 +136,10 @@ export async function processSendJob(
     // taken then, or with the claim when nothing runs between the two.
     const pass = await passGate(job, deps, token, reads.gate, await capsWithClaim(data, known, deps));
     const sent = await sendHoldingTicket(job, stored.content, pass, deps, token, known);
-    if ('alreadySentAt' in sent) return result(data, sent.alreadySentAt);
+    if ('alreadySentAt' in sent) return result(data, sent.alreadySentAt, sent.platformMessageId);
     const { sentAt, counted } = countSent(data, sent.ticket, deps);
     try {
-      return await recordSent(data, sentAt, deps);
+      return await recordSent(data, { at: sentAt, platformMessageId: sent.platformMessageId }, deps);
     } finally {
       await counted;
     }
@@ -209,18 +218,24 @@ function countSent(
  * on this process records it instead of sending it again (another process could only re-send it
  * with the same WhatsApp id, which WhatsApp and the phone de-duplicate).
  */
-async function recordSent(data: SendJobData, sentAt: Date, deps: SendJobDeps): Promise<SendJobResult> {
+async function recordSent(data: SendJobData, sent: SentAt, deps: SendJobDeps): Promise<SendJobResult> {
   try {
-    await deps.messages.markSent(data, sentAt, attemptTraceparent());
+    await deps.messages.markSent(data, sent.at, attemptTraceparent(), sent.platformMessageId);
   } catch (err) {
-    if (deps.unrecorded.size < MAX_UNRECORDED) deps.unrecorded.set(data.messageId, sentAt);
+    if (deps.unrecorded.size < MAX_UNRECORDED) deps.unrecorded.set(data.messageId, sent);
     throw err;
   }
   deps.unrecorded.delete(data.messageId);
   deps.metrics.messages.inc({ status: 'sent' });
-  return result(data, sentAt.toISOString());
+  return result(data, sent.at.toISOString(), sent.platformMessageId);
 }
 
-function result(data: SendJobData, sentAt: string): SendJobResult {
-  return { messageId: data.messageId, platformMessageId: data.platformMessageId, phone: data.to, sentAt };
+/** The job's result; `platformMessageId`: the platform's own id of the message, when it gave one. */
+function result(data: SendJobData, sentAt: string, platformMessageId?: string): SendJobResult {
+  return {
+    messageId: data.messageId,
+    platformMessageId: platformMessageId ?? data.platformMessageId,
+    phone: data.to,
+    sentAt,
+  };
 }

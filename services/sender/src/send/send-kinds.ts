@@ -4,12 +4,13 @@
  * sends the same poll), then Baileys puts it on the socket.
  */
 import { FAILURE_REASONS, messageKindOf, type MessageContent, type SendJobData } from '@mgw/contracts';
-import type { MessageSender, OutgoingKind, QuoteTarget, SendAttempt } from '@mgw/messenger';
+import type { OutgoingKind, QuoteTarget, SendAttempt } from '@mgw/messenger';
+import type { JobSender } from './send-engine.js';
 import type { MessageKindStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
 export interface SendKindDeps {
-  sender: MessageSender;
+  sender: JobSender;
   kinds: MessageKindStore;
 }
 

@@ -14,12 +14,13 @@ import {
   type MessageRecord,
   type SendJobData,
 } from '@mgw/contracts';
-import type { MessageSender, SendAttempt } from '@mgw/messenger';
+import type { SendAttempt } from '@mgw/messenger';
+import type { JobSender } from './send-engine.js';
 import type { MessageKindStore, MessageRevisions, MessageStore } from '@mgw/store';
 import { PermanentSendError } from './send-errors.js';
 
 export interface RevisionDeps {
-  sender: MessageSender;
+  sender: JobSender;
   messages: MessageStore;
   revisions: MessageRevisions;
   /** Keeps on the edit's or delete's own record what it changes (the admin views name it). */

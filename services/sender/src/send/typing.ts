@@ -7,7 +7,7 @@
  */
 import { isChannelJid, type MessageContent, type SendJobData } from '@mgw/contracts';
 import type { Logger } from '@mgw/common';
-import type { MessageSender } from '@mgw/messenger';
+import type { JobSender } from './send-engine.js';
 import type { Lead, Pacer } from './pacing.js';
 
 /** A person's pace: a base, then per character, up to a bound. */
@@ -42,7 +42,7 @@ export async function typingLead(
   data: SendJobData,
   content: MessageContent,
   jid: string,
-  deps: { pacer: Pacer; sender: MessageSender; logger: Logger },
+  deps: { pacer: Pacer; sender: JobSender; logger: Logger },
 ): Promise<Lead | undefined> {
   const text = typedText(data, content);
   if (!text || !(await deps.pacer.typing())) return undefined;
