@@ -1,5 +1,14 @@
 import Joi from 'joi';
-import { outboundConfig, outboundEnv, validateEnv, type ConfigRule, type OutboundConfig } from '@mgw/common';
+import {
+  cloudConfig,
+  cloudEnv,
+  outboundConfig,
+  outboundEnv,
+  validateEnv,
+  type CloudConfig,
+  type ConfigRule,
+  type OutboundConfig,
+} from '@mgw/common';
 import {
   MESSENGER_SERVICE_ENV,
   messengerRules,
@@ -84,6 +93,8 @@ export interface SenderConfig extends MessengerServiceConfig {
   sendPolicy: SendPolicyConfig;
   backoff: BackoffConfig;
   connect: ConnectRateConfig;
+  /** Where the Cloud API engine reaches Meta's Graph API (the simulator's in the sandbox and tests). */
+  cloud: CloudConfig;
 }
 
 /** How fast device sockets may open (a restart without a storm; docs/operations.md). */
@@ -115,7 +126,7 @@ const livenessRule: ConfigRule = (e) =>
     : undefined;
 
 /** Every environment variable this service reads, by schema piece. */
-export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, SEND_POLICY_ENV, senderEnv];
+export const SENDER_ENV = [...MESSENGER_SERVICE_ENV, outboundEnv, cloudEnv, SEND_POLICY_ENV, senderEnv];
 
 export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderConfig {
   const e = validateEnv(SENDER_ENV, env, [...messengerRules, livenessRule]);
@@ -145,5 +156,6 @@ export function loadSenderConfig(env: NodeJS.ProcessEnv = process.env): SenderCo
       perHost: { ratePerSecond: e.CONNECT_RATE_PER_HOST, burst: e.CONNECT_BURST_PER_HOST },
       scope: e.CONNECT_RATE_SCOPE,
     },
+    cloud: cloudConfig(e),
   };
 }

@@ -13,7 +13,9 @@ import {
   startMessengerRuntime,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
+import { GraphClient } from '@mgw/cloud';
 import {
+  CloudDeviceStore,
   ContentStore,
   InboundStore,
   MediaSettingsStore,
@@ -103,6 +105,14 @@ export async function startSender(host?: ServiceHost<Metrics>): Promise<void> {
       },
       connectGate,
       workspaces,
+      cloud: {
+        devices: new CloudDeviceStore(redis, encryption),
+        graph: new GraphClient({
+          baseUrl: config.cloud.graphUrl,
+          allowList: config.cloud.allowList,
+          timeoutMs: config.cloud.timeoutMs,
+        }),
+      },
       fetchers: {
         linkPreview: createLinkPreviewer({
           outbound: config.outbound,

@@ -18,8 +18,10 @@ import {
   type Lease,
   type SandboxSocketOptions,
 } from '@mgw/messenger';
+import type { GraphClient } from '@mgw/cloud';
 import {
   Blocklist,
+  type CloudDeviceStore,
   ChatIndex,
   ContactCache,
   ContactIdentities,
@@ -103,6 +105,8 @@ export interface RuntimeDeps {
   connectGate?: ConnectGate;
   /** Which workspaces are suspended (none: no device's is). */
   workspaces?: Pick<SuspendedWorkspaces, 'deviceSuspended'>;
+  /** The Cloud API engine's parts: cloud devices' configurations and the one Graph API client. */
+  cloud: { devices: CloudDeviceStore; graph: GraphClient };
 }
 
 /**
@@ -334,11 +338,13 @@ export const SEND_WORKER_STALLED_INTERVAL_MS = 15_000;
  * The device's send queue worker (not running yet): one job at a time when paced, short locks so
  * a killed owner's jobs come back soon, and what a job's end is recorded as.
  */
-function openSendWorker(
+export function openSendWorker(
   deviceId: string,
   deps: RuntimeDeps,
   log: Logger,
   jobDeps: SendJobDeps,
+  /** Jobs at once (a cloud device's follow its throughput); default by the pacing, below. */
+  concurrency?: number,
 ): Worker<SendJobData, SendJobResult> {
   const { config, metrics } = deps;
   const worker = new Worker<SendJobData, SendJobResult>(
@@ -349,7 +355,7 @@ function openSendWorker(
       prefix: BULL_PREFIX,
       autorun: false,
       // Pacing needs one message at a time; without pacing a few in flight keep the socket busy.
-      concurrency: config.sendMinGapMs === 0 ? 8 : 1,
+      concurrency: concurrency ?? (config.sendMinGapMs === 0 ? 8 : 1),
       // A killed owner's in-flight jobs come back as soon as the device is taken over (start()
       // voids their locks); short locks are the fallback, seconds rather than BullMQ's minute.
       // The lock is renewed every lockDuration/2, so a long media upload keeps its job.

@@ -11,8 +11,12 @@ import {
   type RenewRound,
 } from '@mgw/messenger';
 import { DeviceRuntime, type RuntimeEnd } from '../device/device-runtime.js';
+import { CloudRuntime } from '../cloud/cloud-runtime.js';
 import type { RuntimeDeps } from '../device/device-setup.js';
 import { fairShare, planHandovers } from './fair-share.js';
+
+/** A device this process holds: a linked one's socket and worker, or a cloud one's worker. */
+export type HeldRuntime = DeviceRuntime | CloudRuntime;
 
 /** After giving a device up, wait this long before claiming it again (no ping-pong). */
 const COOLDOWN_MS = 30_000;
@@ -28,19 +32,20 @@ export function leaseMayStillBeOurs(lastConfirmedAt: number, ttlMs: number, now 
 }
 
 /**
- * Claims linked devices through their leases and runs a DeviceRuntime for each one held:
+ * Claims linked devices through their leases and runs a DeviceRuntime for each one held (a
+ * CloudRuntime for a device whose engine is `cloud`: it has a cloud configuration):
  * a jittered scan of `keys.linkedDevices()` (and at once when a link is announced) that claims
  * up to this sender's fair share and hands the excess over to senders below theirs, a renewer
  * thread that renews every lease in one round trip per round, and the reactions the lease
  * outcomes call for.
  */
 export class DeviceFleet {
-  private readonly owned = new Map<string, DeviceRuntime>();
+  private readonly owned = new Map<string, HeldRuntime>();
   /**
    * Devices no longer ours (replaced, fenced) whose runtime is still stopping and releasing: out
    * of `owned` at once, never claimed again meanwhile, and waited for by `stop()`.
    */
-  private readonly ending = new Map<string, { rt: DeviceRuntime | undefined; done: Promise<void> }>();
+  private readonly ending = new Map<string, { rt: HeldRuntime | undefined; done: Promise<void> }>();
   private readonly cooldown = new Map<string, number>();
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
@@ -81,7 +86,7 @@ export class DeviceFleet {
     return this.owned.size;
   }
 
-  runtimes(): DeviceRuntime[] {
+  runtimes(): HeldRuntime[] {
     return [...this.owned.values()];
   }
 
@@ -90,6 +95,9 @@ export class DeviceFleet {
       client: this.subscriber,
       channels: [keys.devicesChannel()],
       onMessage: (_channel, deviceId) => {
+        // A cloud device held here: a /connect or a new configuration (its token, its throughput).
+        const held = this.owned.get(deviceId);
+        if (held instanceof CloudRuntime) void held.refresh();
         // A fresh link of this device: new credentials, nothing to ping-pong over.
         this.cooldown.delete(deviceId);
         void this.scan();
@@ -209,7 +217,12 @@ export class DeviceFleet {
 
   private async claim(lease: AcquiredLease): Promise<void> {
     const { deviceId } = lease;
-    if (this.stopping || !(await hasLinkedCredentials(this.deps.redis, deviceId, this.deps.encryption))) {
+    // The engine first: a cloud device never gets a Baileys socket, whatever else it holds.
+    const cloud = !this.stopping && (await this.deps.cloud.devices.engineOf(deviceId)) === 'cloud';
+    if (
+      this.stopping ||
+      (!cloud && !(await hasLinkedCredentials(this.deps.redis, deviceId, this.deps.encryption)))
+    ) {
       // Listed but without credentials (a logout raced the scan): a socket would start a QR
       // pairing nobody is looking at. Drop it from the set; a new link adds it back.
       if (!this.stopping) await markUnlinked(this.deps.redis, deviceId);
@@ -217,11 +230,14 @@ export class DeviceFleet {
       return;
     }
     await confirmLinked(this.deps.redis, deviceId);
-    const rt = new DeviceRuntime(deviceId, lease, this.deps, (r, why) => {
+    const onEnd = (r: HeldRuntime, why: RuntimeEnd) => {
       this.onRuntimeEnd(r, why).catch((err: unknown) =>
         this.logger.error('device runtime end not handled', { deviceId, why, err: serializeError(err) }),
       );
-    });
+    };
+    const rt: HeldRuntime = cloud
+      ? new CloudRuntime(deviceId, lease, this.deps, onEnd)
+      : new DeviceRuntime(deviceId, lease, this.deps, onEnd);
     this.owned.set(deviceId, rt);
     this.renewer.hold(lease);
     this.deps.metrics.leasesHeld.set(this.owned.size);
@@ -232,6 +248,7 @@ export class DeviceFleet {
     if (lease.takenFrom !== undefined) this.deps.metrics.deviceTakeovers.inc();
     this.logger.info('device claimed', {
       deviceId,
+      engine: cloud ? 'cloud' : 'linked',
       epoch: lease.epoch,
       handedOver: lease.handedOverAt !== undefined,
       ...(lease.takenFrom !== undefined ? { takenOverFrom: lease.takenFrom } : {}),
@@ -327,7 +344,7 @@ export class DeviceFleet {
     }
   }
 
-  private async onRuntimeEnd(rt: DeviceRuntime, why: RuntimeEnd): Promise<void> {
+  private async onRuntimeEnd(rt: HeldRuntime, why: RuntimeEnd): Promise<void> {
     if (this.owned.get(rt.deviceId) !== rt) return;
     this.logger.warn('device runtime ended', { deviceId: rt.deviceId, why });
     if (why === 'logged-out') {
@@ -353,14 +370,14 @@ export class DeviceFleet {
     await done.finally(() => this.ending.delete(rt.deviceId));
   }
 
-  private async giveUp(rt: DeviceRuntime, cooldown = true): Promise<void> {
+  private async giveUp(rt: HeldRuntime, cooldown = true): Promise<void> {
     if (this.owned.get(rt.deviceId) === rt) this.owned.delete(rt.deviceId);
     if (cooldown) this.cooldown.set(rt.deviceId, Date.now() + COOLDOWN_MS);
     this.deps.metrics.leasesHeld.set(this.owned.size);
     await this.release(rt);
   }
 
-  private async release(rt: DeviceRuntime): Promise<void> {
+  private async release(rt: HeldRuntime): Promise<void> {
     // Out of the renewal set, then release: the release moves the epoch counter on, so a renewal
     // round already in flight cannot restore the lease.
     if (this.owned.get(rt.deviceId) === rt) this.owned.delete(rt.deviceId);
@@ -384,6 +401,7 @@ export class DeviceFleet {
   ): Promise<void> {
     const rt = this.owned.get(cmd.deviceId);
     if (!rt) return;
+    if (rt instanceof CloudRuntime) return rt.onCommand(cmd, reply);
     await runDeviceCommand(cmd, {
       device: rt,
       reply,

@@ -175,7 +175,7 @@ async function sendOrPause(
   token: string | undefined,
   claimedAt: number,
 ): Promise<string | undefined> {
-  const attempt: EngineAttempt = { began: false };
+  const attempt: EngineAttempt = { began: false, messageId: job.data.messageId };
   try {
     await inAttemptSpan('message.send', () =>
       abortable(sendContent(job.data, content, jid, quoted, deps, attempt), attempt, deps.retired),

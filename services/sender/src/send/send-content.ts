@@ -162,6 +162,7 @@ export async function sendContent(
         text: content.text,
         quoted,
         keepProtoSeconds,
+        previewWanted: Boolean(wantPreview),
         ...(linkPreview ? { linkPreview } : {}),
         ...(content.mentions ? { mentions: content.mentions } : {}),
         ...status,

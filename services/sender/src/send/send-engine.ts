@@ -7,15 +7,23 @@ import type { Job } from 'bullmq';
 import type { HeldReason, MessageContent, SendJobData, SendJobResult, TemplateInput } from '@mgw/contracts';
 import type { DeviceSocket, MessageSender, OutgoingMessage, SendAttempt } from '@mgw/messenger';
 
-/** A message as an engine puts it out: a template only on an engine that sends templates. */
-export type EngineMessage = OutgoingMessage & { template?: TemplateInput };
+/**
+ * A message as an engine puts it out: a template only on an engine that sends templates;
+ * `previewWanted`: the request wants a text's link preview (an engine whose platform renders the
+ * preview itself reads this instead of `linkPreview`, which the gateway fetched).
+ */
+export type EngineMessage = OutgoingMessage & { template?: TemplateInput; previewWanted?: boolean };
 
 /**
  * One send attempt (SendAttempt: whether it may have reached the platform), and the id the
  * platform gave the message when the engine does not send it under the id fixed at enqueue time
  * (the Cloud API answers its own `wamid.…`): the record and the job's result take that one.
  */
-export type EngineAttempt = SendAttempt & { platformMessageId?: string };
+export type EngineAttempt = SendAttempt & {
+  platformMessageId?: string;
+  /** Our id of the message the attempt sends (the Cloud API echoes it in the message's statuses). */
+  messageId?: string;
+};
 
 /** What the send path uses of the device's sender. */
 export interface JobSender extends Pick<

@@ -12,6 +12,20 @@ export class PermanentSendError extends Error {
   }
 }
 
+/**
+ * A passing failure the job's retry may fix (a rate limit, the platform's passing error), which
+ * names the reason the message fails with once its attempts are spent.
+ */
+export class RetryableSendError extends Error {
+  override name = 'RetryableSendError';
+  constructor(
+    readonly reason: FailureReason,
+    detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+  }
+}
+
 const FAILURE_REASON_VALUES = new Set<string>(Object.values(FAILURE_REASONS));
 export function isFailureReason(s: string): s is FailureReason {
   return FAILURE_REASON_VALUES.has(s);

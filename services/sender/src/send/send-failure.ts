@@ -12,7 +12,7 @@ import {
   type SendJobResult,
 } from '@mgw/contracts';
 import { MediaStoreUnavailableError, type ContentStore, type MessageStore } from '@mgw/store';
-import { isFailureReason, toPermanent } from './send-errors.js';
+import { isFailureReason, RetryableSendError, toPermanent } from './send-errors.js';
 import { attemptTraceparent } from './send-spans.js';
 
 export interface SendFailureDeps {
@@ -46,11 +46,14 @@ export async function failedAttempt(
     return new UnrecoverableError(permanent.reason);
   }
   const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  // The media store away on every attempt says so; anything else is `send_failed`.
+  // The media store away on every attempt says so, as does a failure that names its reason (a
+  // cloud device's rate limits); anything else is `send_failed`.
   const reason =
     err instanceof MediaStoreUnavailableError
       ? FAILURE_REASONS.mediaStoreUnavailable
-      : FAILURE_REASONS.sendFailed;
+      : err instanceof RetryableSendError
+        ? err.reason
+        : FAILURE_REASONS.sendFailed;
   // Marked here, before BullMQ moves the job, so a crash in between cannot leave it `queued`.
   if (last && (await deps.messages.markFailed(data, reason, undefined, attemptTraceparent()))) {
     deps.metrics.messages.inc({ status: 'failed' });
