@@ -340,18 +340,10 @@ export const keys = {
    * last message; entries older than the window are trimmed as they are read.
    */
   cloudWindows: (deviceId: string) => `${device(deviceId)}:cloud:windows`,
-  /**
-   * Sorted set: the contacts a cloud device messaged outside an open window, wa_id -> time (ms) of
-   * the last such message: its messaging tier's unique recipients in a moving 24 hours (trimmed as
-   * it is read; services/sender cloud/cloud-reach.ts).
-   */
+  /** Sorted set: the tier's unique contacts outside a window, wa_id -> ms of the last message (24 h). */
   cloudReached: (deviceId: string) => `${device(deviceId)}:cloud:reached`,
-  /**
-   * String: the media id a cloud device's upload of one attachment got (the attachment's cache key
-   * as a SHA-256, never its URL), kept for less than Meta keeps the media (30 days).
-   */
-  cloudMedia: (deviceId: string, cacheKeySha256: string) =>
-    `${device(deviceId)}:cloud:media:${cacheKeySha256}`,
+  /** String: a cloud device's media id of one attachment (its cache key's SHA-256; kept < 30 days). */
+  cloudMedia: (deviceId: string, keySha256: string) => `${device(deviceId)}:cloud:media:${keySha256}`,
   /**
    * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
    * phone number when WhatsApp named one): replaced from the blocklist query at every connect,
