@@ -223,6 +223,26 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     await queue.close();
   });
 
+  it('When the messaging tier (TIER_1K) is used up by 1,000 contacts outside a window, then a template to a new contact fails messaging_limit_reached without a Graph call, and one to a counted contact goes', async () => {
+    const reached = keys.cloudReached(stack.deviceId);
+    const now = Date.now();
+    const counted = Array.from({ length: 1000 }, (_, i) => `1555099${String(i).padStart(4, '0')}`);
+    await stack.redis.zadd(reached, ...counted.flatMap((waId) => [now, waId]));
+    const template = { name: 'order_update', language: 'en_US' };
+    const { jobs, queue } = await queueMessages({
+      redis: stack.redis,
+      deviceId: stack.deviceId,
+      to: [contact(), counted[0]!],
+      content: { template },
+    });
+    await queue.close();
+    const [fresh, again] = jobs.map((j) => j.messageId);
+    expect(await settled(fresh!)).to.include({ status: 'failed', error: 'messaging_limit_reached' });
+    expect(sentWith(fresh!)).to.deep.equal([]);
+    expect((await settled(again!)).status).to.equal('sent');
+    await stack.redis.del(reached);
+  });
+
   it('When the simulator answers 131047 (its window closed though ours was kept open), then the message fails window_closed at once', async () => {
     const to = contact();
     await stack.redis.zadd(keys.cloudWindows(stack.deviceId), Date.now(), to);
@@ -331,5 +351,20 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
       });
     for (const id of ids) expect((await record(id)).status).to.equal('queued');
     expect(cloud.sent(number.id).filter((m) => to.includes(m.waId))).to.deep.equal([]);
+  });
+
+  it('When the configuration is forgotten (/disconnect) and announced, then the device is dropped like a logged-out one: off the linked set, its held messages failed logged_out', async () => {
+    const queue = sendQueue();
+    const held = (await queue.getJobs(['delayed', 'waiting'])).map((j) => j.id!);
+    await queue.done();
+    expect(held, 'the messages the expired token held').to.have.length(3);
+    await devices.forget(stack.deviceId);
+    await stack.redis.publish(keys.devicesChannel(), stack.deviceId);
+    await waitFor(async () => (await stack.redis.sismember(keys.linkedDevices(), stack.deviceId)) === 0, {
+      what: 'the device off the linked set',
+    });
+    for (const id of held)
+      await waitFor(async () => (await record(id)).status === 'failed', { what: `message ${id} ended` });
+    for (const id of held) expect((await record(id)).error).to.equal('logged_out');
   });
 });
