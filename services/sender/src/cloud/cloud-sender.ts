@@ -123,16 +123,17 @@ export class CloudSender implements JobSender, JobConnection {
       ...(replyTo ? { replyTo } : {}),
       ...(attempt.messageId ? { callbackData: attempt.messageId } : {}),
     });
-    // From here Meta may have it, until its answer says otherwise.
+    // From here Meta may have it, until its answer says otherwise. A second message of the
+    // attempt (the text after an audio) finds it begun already: the first went, whatever happens
+    // to this one, so the attempt stays begun and the message is never sent again.
+    const begunBefore = attempt.began;
     attempt.began = true;
     try {
       const { wamid } = await this.graph.send(this.device.number(), body);
-      // A second message of the attempt (the text after an audio) keeps the first one's id.
       attempt.platformMessageId ??= wamid;
     } catch (err) {
-      const unknown = err instanceof GraphUnreachableError && err.reached;
-      if (!unknown) {
-        attempt.began = false;
+      if (!(err instanceof GraphUnreachableError && err.reached)) {
+        attempt.began = begunBefore;
         await reach?.giveBack();
       }
       throw await this.failure(err);
