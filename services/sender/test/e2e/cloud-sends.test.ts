@@ -159,6 +159,15 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     expect(cloud.sent(number.id).filter((m) => m.waId === to)).to.deep.equal([]);
   });
 
+  it('When a message is for a group, a channel or a LID, then it fails invalid_number: the Cloud API sends to phone numbers only', async () => {
+    const to = ['120363000000000001@g.us', '120363000000000002@newsletter', '123456789012345@lid'];
+    const { jobs, queue } = await queueMessages({ redis: stack.redis, deviceId: stack.deviceId, to });
+    await queue.close();
+    for (const job of jobs)
+      expect(await settled(job.messageId), job.to).to.include({ status: 'failed', error: 'invalid_number' });
+    for (const job of jobs) expect(sentWith(job.messageId)).to.deep.equal([]);
+  });
+
   it('When an image goes to a list of 3, then it is uploaded once and each message names the same media id, with its caption', async () => {
     const to = [contact(), contact(), contact()];
     for (const phone of to) await openWindow(phone);
