@@ -72,8 +72,6 @@ export class CloudRuntime {
   private started = false;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
-  /** The session record was written for the state now (start, or a change since). */
-  private sessionKept = false;
 
   constructor(
     readonly deviceId: string,
@@ -227,27 +225,8 @@ export class CloudRuntime {
     // Never connected yet counts as connected: it is listed because a /connect added it.
     const connected = state?.status !== 'disconnected';
     const back = connected && !this.connected;
-    const changed = connected !== this.connected || !this.sessionKept;
     this.connected = connected;
     this.setState(connected ? 'connected' : 'disconnected');
-    // The session record is what the accept path and /status read of every device, as a linked
-    // device's holder keeps it when its socket opens: the number and its verified name.
-    if (changed) {
-      await this.deps.stores.sessions.update(
-        this.deviceId,
-        connected ? 'connected' : 'disconnected',
-        connected
-          ? {
-              ...(profile ? { phone: profile.displayPhoneNumber.replace(/\D/g, '') } : {}),
-              ...(profile?.verifiedName ? { name: profile.verifiedName } : {}),
-            }
-          : {
-              lastDisconnectReason: state?.reason ?? FAILURE_REASONS.cloudTokenExpired,
-              lastDisconnectAt: state?.at,
-            },
-      );
-      this.sessionKept = true;
-    }
     if (back && this.started) {
       this.log.info('cloud device connected again: its held messages go');
       await this.queue.promoteJobs().catch(() => undefined);
@@ -271,15 +250,14 @@ export class CloudRuntime {
     this.connected = false;
     this.setState('disconnected');
     this.log.warn('cloud device disconnected: its access token no longer works');
-    const at = new Date().toISOString();
-    const reason = FAILURE_REASONS.cloudTokenExpired;
-    await Promise.all([
-      this.deps.cloud.devices.setState(this.deviceId, { status: 'disconnected', reason, at }),
-      this.deps.stores.sessions.update(this.deviceId, 'disconnected', {
-        lastDisconnectReason: reason,
-        lastDisconnectAt: at,
-      }),
-    ]).catch((err: unknown) => this.log.warn('cloud device state not kept', { err: serializeError(err) }));
+    // The state's writer keeps the session record in step (disconnected, with the reason).
+    await this.deps.cloud.devices
+      .setState(this.deviceId, {
+        status: 'disconnected',
+        reason: FAILURE_REASONS.cloudTokenExpired,
+        at: new Date().toISOString(),
+      })
+      .catch((err: unknown) => this.log.warn('cloud device state not kept', { err: serializeError(err) }));
   }
 
   /** Hand-over (shutdown, lease lost, fair share): stop taking jobs, finish the active ones. */
@@ -301,9 +279,9 @@ export class CloudRuntime {
     this.retiredSignal.abort();
     clearTimeout(this.refreshTimer);
     const { redis, stores } = this.deps;
+    // Its session record went `disconnected` with the configuration (CloudDeviceStore.forget).
     await markUnlinked(redis, this.deviceId);
     await forgetAccount(redis, this.deviceId);
-    await stores.sessions.markDisconnected(this.deviceId, reason);
     const ended = await purgeDeviceMessages(
       { redis, queue: this.queue, messages: stores.messages },
       this.deviceId,

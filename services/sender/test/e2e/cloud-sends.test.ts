@@ -86,7 +86,7 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
   /** The contact writes: the simulator opens its window, and the store keeps it as the webhook does. */
   async function openWindow(phone: string): Promise<void> {
     cloud.inbound(number.id, { from: phone, text: 'hello' });
-    await stack.redis.zadd(keys.cloudWindows(stack.deviceId), Date.now(), phone);
+    await devices.keepWindow(stack.deviceId, phone, Date.now());
   }
 
   interface Rec {
@@ -254,7 +254,7 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
 
   it('When the simulator answers 131047 (its window closed though ours was kept open), then the message fails window_closed at once', async () => {
     const to = contact();
-    await stack.redis.zadd(keys.cloudWindows(stack.deviceId), Date.now(), to);
+    await devices.keepWindow(stack.deviceId, to, Date.now());
     const id = await send({ to, text: 'only our window is open' });
     expect(await settled(id)).to.include({ status: 'failed', error: 'window_closed' });
     expect(sentWith(id)).to.deep.equal([]);
