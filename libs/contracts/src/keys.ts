@@ -1,5 +1,6 @@
 /**
- * Redis key and channel builders: the one place that knows how keys are spelled.
+ * Redis key and channel builders: the one place that knows how keys are spelled (with the Cloud
+ * API engine's, spelled in cloud-keys.ts and part of `keys`).
  * Everything lives under `mgw:` so a shared Redis can be inspected and cleaned by prefix.
  *
  * Every key of one device carries the hash tag `{<deviceId>}`: on Redis Cluster a device's lease,
@@ -7,17 +8,8 @@
  * scripts and transactions that touch several of them work, while devices spread over the cluster.
  * Device ids are slugs (`DEVICE_ID_PATTERN`), so they never contain `}` or glob characters.
  */
-const P = 'mgw';
-const device = (deviceId: string) => `${P}:{${deviceId}}`;
-/** A pool's keys share the hash tag `{pool:<poolId>}`: one slot per pool (pool ids are slugs too). */
-const pool = (poolId: string) => `${P}:{pool:${poolId}}`;
-/** A workspace's keys share the hash tag `{ws:<workspaceId>}` (workspace ids are slugs too). */
-const workspace = (workspaceId: string) => `${P}:{ws:${workspaceId}}`;
-/**
- * A console user's keys share the hash tag `{cu:<user>}` (user names are lowercase `a-z`, `0-9`,
- * `.`, `_`, `@`, `-`: never `{`, `}` or a glob character).
- */
-const consoleUser = (user: string) => `${P}:{cu:${user}}`;
+import { P, consoleUser, device, pool, workspace } from './key-spaces.js';
+import { cloudKeys } from './cloud-keys.js';
 
 export const keys = {
   // --- global ---------------------------------------------------------------------------------
@@ -27,19 +19,6 @@ export const keys = {
   tokenIndex: () => `${P}:tokens`,
   /** Set: device ids that have credentials; the senders claim these. */
   linkedDevices: () => `${P}:devices:linked`,
-  /** Hash: Cloud API phone-number id -> the device it is (one device per number, install-wide). */
-  cloudNumbers: () => `${P}:cloud:numbers`,
-  /**
-   * Set: the cloud devices whose verify token has this SHA-256. Meta's webhook handshake names no
-   * number, only the token, so it is found by its digest (never stored in the clear); devices of
-   * one Meta app share theirs.
-   */
-  cloudVerifyToken: (sha256Hex: string) => `${P}:cloud:verify-token:${sha256Hex}`,
-  /**
-   * String (SET NX with a TTL): one webhook delivery from Meta, by the SHA-256 of its signed body,
-   * seen within the replay bound: a replay of it changes nothing.
-   */
-  cloudWebhookSeen: (bodySha256Hex: string) => `${P}:cloud:seen:${bodySha256Hex}`,
   /** String: stored first response of an Idempotency-Key (per token), 24 h; sealed. */
   idempotency: (tokenHash: string, key: string) => `${P}:idem:${tokenHash}:${key}`,
   /** Rate-limit counters, per endpoint (rate-limit-redis adds the token hash). */
@@ -325,25 +304,8 @@ export const keys = {
    * devices/device-proxy.ts); read by the sender each time it opens the device's socket.
    */
   deviceProxy: (deviceId: string) => `${device(deviceId)}:proxy`,
-  /**
-   * String: a Cloud API device's configuration (`CloudDeviceConfig` JSON: its ids and its access
-   * token, app secret and verify token), sealed (libs/store devices/cloud-device.ts). Present
-   * exactly while the device's engine is `cloud`.
-   */
-  cloudDevice: (deviceId: string) => `${device(deviceId)}:cloud`,
-  /** String: what the cloud device's number said of itself when last checked (`CloudNumberProfile` JSON). */
-  cloudProfile: (deviceId: string) => `${device(deviceId)}:cloud:profile`,
-  /** String: the cloud device's `CloudDeviceState` JSON (connected, or disconnected and why). */
-  cloudState: (deviceId: string) => `${device(deviceId)}:cloud:state`,
-  /**
-   * Sorted set: the cloud device's open 24-hour windows, contact wa_id -> time (ms) of the contact's
-   * last message; entries older than the window are trimmed as they are read.
-   */
-  cloudWindows: (deviceId: string) => `${device(deviceId)}:cloud:windows`,
-  /** Sorted set: the tier's unique contacts outside a window, wa_id -> ms of the last message (24 h). */
-  cloudReached: (deviceId: string) => `${device(deviceId)}:cloud:reached`,
-  /** String: a cloud device's media id of one attachment (its cache key's SHA-256; kept < 30 days). */
-  cloudMedia: (deviceId: string, keySha256: string) => `${device(deviceId)}:cloud:media:${keySha256}`,
+  // --- a Cloud API device's (cloud-keys.ts) and the cloud devices' global indexes ---
+  ...cloudKeys,
   /**
    * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
    * phone number when WhatsApp named one): replaced from the blocklist query at every connect,
