@@ -25,6 +25,8 @@ describe('cloud-webhook: statuses move the records', () => {
       'unchanged',
     );
     expect(messages.moves).to.deep.equal([`${mine}:sent`, `${mine}:delivered`, `${mine}:read`]);
+    // The engine's answer was lost: the record takes the wamid the status named.
+    expect(messages.sentAs.get(mine)).to.equal('wamid.x');
   });
 
   it('When a status has no callback data, then the wamid index finds the message', async () => {

@@ -48,9 +48,9 @@ export async function applyStatus(
   switch (event.status) {
     case 'sent': {
       if (record.sentAt) return 'unchanged';
-      // The engine's answer with the wamid was lost: the webhook says it went.
+      // The engine's answer with the wamid was lost: the webhook says it went, and under which id.
       const job = await messages.job(deviceId, messageId);
-      moved = job ? await messages.markSent(job, at) : false;
+      moved = job ? await messages.markSent(job, at, undefined, event.wamid) : false;
       break;
     }
     case 'delivered':

@@ -41,7 +41,12 @@ export class MemoryMessages implements MessageWrites {
   job = (deviceId: string, messageId: string) => Promise.resolve(this.jobs.get(`${deviceId}/${messageId}`));
   findByPlatformId = (deviceId: string, wamid: string) =>
     Promise.resolve(this.wamids.get(`${deviceId}/${wamid}`));
-  markSent = (job: SendJobData, at: Date) => this.move(job.deviceId, job.messageId, 'sent', at);
+  /** The wamid a `sent` status named, by message (what `markSent` was given). */
+  readonly sentAs = new Map<string, string>();
+  markSent = (job: SendJobData, at: Date, _traceparent?: string, platformMessageId?: string) => {
+    if (platformMessageId) this.sentAs.set(job.messageId, platformMessageId);
+    return this.move(job.deviceId, job.messageId, 'sent', at);
+  };
   markReceipt = (deviceId: string, messageId: string, status: 'delivered' | 'read', at = new Date()) =>
     this.move(deviceId, messageId, status, at);
   markFailed = (job: SendJobData, error: string, at = new Date()) =>
