@@ -1,7 +1,6 @@
 import type { RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
-  HELD_REASONS,
   MESSAGE_STATUS_RANK,
   type HeldReason,
   keys,
