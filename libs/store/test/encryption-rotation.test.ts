@@ -42,6 +42,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
   const inbound = keys.message('shop-1', 'in-1');
   const webhook = keys.webhook('shop-1');
   const proxy = keys.deviceProxy('shop-1');
+  const cloud = keys.cloudDevice('shop-1');
   const blob = keys.mediaBlob('shop-1', 'med_1');
   const statusRecord = keys.statusRecord('shop-1', 's-1');
   const chat = keys.chat('shop-1', '120363000000000001@g.us');
@@ -104,6 +105,11 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       proxy,
       before.sealText('{"url":"socks5://u:p@proxy.example:1080"}', storageContext(proxy)),
     );
+    // a Cloud API device's configuration: its access token, app secret and verify token, sealed whole
+    await redis.set(
+      cloud,
+      before.sealText('{"phoneNumberId":"1001","accessToken":"EAAG"}', storageContext(cloud)),
+    );
     // a media object kept in Redis (POST /media without MEDIA_STORE): its bytes, sealed whole
     await redis.set(blob, before.seal(Buffer.from('%PDF-1.4 menu'), storageContext(blob)), 'EX', 600);
   }
@@ -125,6 +131,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       { family: 'device-settings', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'labels', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
       { family: 'device-proxies', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
+      { family: 'cloud-devices', sealed: { k1: 1 }, plaintext: 0, malformed: 0 },
     ]);
     expect(status.map((s) => s.family)).to.deep.equal(ENCRYPTED_FAMILIES.map((f) => f.name));
   });
@@ -146,6 +153,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
       ['device-settings', 1, 0, 0, 0],
       ['labels', 1, 0, 0, 0],
       ['device-proxies', 1, 0, 0, 0],
+      ['cloud-devices', 1, 0, 0, 0],
     ]);
     const status = await encryptionStatus(redis, after);
     for (const s of status) {
@@ -175,7 +183,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
 
     const again = await reencrypt(redis, after);
     expect(again.map((r) => r.rewritten)).to.deep.equal(ENCRYPTED_FAMILIES.map(() => 0));
-    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(again.map((r) => r.current)).to.deep.equal([1, 3, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     expect(onlyK2.openText((await redis.hget(chat, 'subject'))!, storageContext(chat, 'subject'))).to.equal(
       'Team',
     );
@@ -199,7 +207,7 @@ describe('encryption rotation: status and reencrypt (real Redis)', function () {
         raced += 1;
       },
     });
-    expect(raced).to.equal(13);
+    expect(raced).to.equal(14);
     expect(await redis.hget(sessions, 'alice.0')).to.equal(concurrent);
     expect(await redis.exists(creds)).to.equal(0);
     expect(results.find((r) => r.family === 'auth-creds')).to.include({ rewritten: 0, changed: 1 });
