@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { keys } from '@mgw/contracts';
 import { MemoryRedis } from '../test-support.js';
 import { config, poolId, poolState } from './pool-fixture.js';
 import { poolDevices, poolMembers, spread, type PoolDevice } from './pool-devices.js';
@@ -36,6 +37,21 @@ describe("poolMembers, poolDevices, spread: a pool's devices and each one's shar
     expect(devices[0]!.health).to.equal(100);
     expect(devices[0]!.weight, 'more left to send: a bigger share').to.be.greaterThan(devices[1]!.weight);
     expect(devices[2]!.weight).to.equal(0);
+  });
+
+  it('When one device holds the NCT salt, then a linked one without drops out (no_nct_salt) and a Cloud API device stays in the spread', async () => {
+    device('d-salted');
+    device('d-linked');
+    device('d-cloud');
+    await redis.client.hset(keys.authKeys('d-salted', 'nct-salt'), 'salt', 'sealed');
+    // A cloud device's configuration (sealed; only whether it is there is read).
+    await redis.client.set(keys.cloudDevice('d-cloud'), 'sealed');
+    const devices = await poolDevices(redis.client, ['d-salted', 'd-linked', 'd-cloud'], config.sendPolicy);
+    expect(devices.map((d) => [d.deviceId, d.dropped])).to.deep.equal([
+      ['d-salted', undefined],
+      ['d-linked', 'no_nct_salt'],
+      ['d-cloud', undefined],
+    ]);
   });
 
   it('When messages are spread, then each goes to the device furthest below its fair part, counting what each got', () => {
