@@ -82,10 +82,28 @@ type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 
 }
   ? Omit<B, 'success'>
   : never;
+/** The JSON body an operation takes. */
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 
 export type ConnectionStatus = Device['status'];
 
 export type Device = Schemas['AdminDevice'];
+
+/** `linked` (QR or pairing code) or `cloud` (a number of WhatsApp's Cloud API, docs/cloud-api.md). */
+export type DeviceEngine = Device['engine'];
+
+/** A Cloud API device as GET and PUT /devices/:deviceId/cloud show it: never a secret. */
+export type CloudDevice = Schemas['CloudDevice'];
+
+/** What the number said of itself when last checked with the Graph API (PUT /cloud, /connect). */
+export type CloudNumberProfile = Schemas['CloudNumberProfile'];
+
+/** PUT /devices/:deviceId/cloud's body: the two ids, the three secrets, the settings with a default. */
+export type CloudDeviceInput = Body<'/api/admin/v1/devices/{deviceId}/cloud', 'put'>;
 
 export type DeviceHealth = Schemas['DeviceHealth'];
 
