@@ -35,7 +35,10 @@ import { countOnly, noteStackTime } from './stack-timing.js';
 import { reportFailedTest } from './failure-report.js';
 
 /** The options a shared stack may differ by: the ones that configure it, none that make it special. */
-export type SharedStackOptions = Pick<StackOptions, 'senders' | 'notifier' | 'allInOne' | 'env' | 'sim'>;
+export type SharedStackOptions = Pick<
+  StackOptions,
+  'senders' | 'notifier' | 'allInOne' | 'env' | 'sim' | 'cloud' | 'cloudWebhooks'
+>;
 
 /** How long a suite's devices may take to be logged out before the stack is replaced instead. */
 const RELEASE_TIMEOUT_MS = 20_000;

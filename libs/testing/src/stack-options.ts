@@ -40,6 +40,12 @@ export interface StackOptions extends StackRedisOptions {
    * CLOUD_GRAPH_URL at it: `true` for the sandbox's number (SANDBOX_NUMBER), or its options.
    */
   cloud?: true | CloudSimOptions;
+  /**
+   * With `cloud`: whether the simulator's app subscribes to the gateway's Meta endpoint, as the
+   * sandbox does (default true: it asks every 250 ms, an API request and log line each, until a
+   * device holds the sandbox's verify token). False for suites that need the Graph API only.
+   */
+  cloudWebhooks?: boolean;
   /** Simulator options (in-process simulator only). */
   sim?: Parameters<typeof startSimulator>[0];
   /**

@@ -133,7 +133,7 @@ export class Stack extends StackClient {
     );
     // As the sandbox's CLI does: the simulator's app subscribes to the gateway's Meta endpoint once
     // a device holds the sandbox's verify token.
-    if (env.cloud && stack.apiUrl)
+    if (env.cloud && stack.apiUrl && opts.cloudWebhooks !== false)
       stack.stopSubscribing = subscribeWhenReady(
         env.cloud,
         `${stack.apiUrl}/api/cloud/v1/webhook`,
