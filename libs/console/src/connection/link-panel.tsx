@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type Pairing, type PasskeyView } from '../kit/api';
 import { phone as showPhone } from '../kit/format';
+import { onLink } from '../kit/router';
 import { Banner } from '../kit/ui';
 import { PasskeySteps, passkeyFailure, type PasskeyProgress } from './passkey-steps';
 
@@ -91,6 +92,8 @@ export function LinkPanel(props: {
   scoped?: boolean;
   /** The ids the Device ID field suggests (a workspace's own devices). */
   known?: string[];
+  /** The Cloud API numbers among the devices: they connect with their credentials, never a QR or code. */
+  cloud?: string[];
 }) {
   const [deviceId, setDeviceId] = useState(props.deviceId ?? (props.scoped ? '' : 'default'));
   const section = useRef<HTMLElement>(null);
@@ -101,7 +104,7 @@ export function LinkPanel(props: {
     section.current?.querySelector<HTMLButtonElement>('button.primary')?.focus({ preventScroll: true });
   }, []);
   const [phoneNumber, setPhoneNumber] = useState('');
-  const [busy, setBusy] = useState<Method | undefined>(undefined);
+  const [busy, setBusy] = useState<Method | 'cloud' | undefined>(undefined);
   const [linking, setLinking] = useState<Linking | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   // Polls in a row that saw no pairing: one alone may fall between a pairing and its replacement.
@@ -134,6 +137,30 @@ export function LinkPanel(props: {
         ...(done
           ? { outcome: { kind: 'info', text: `${id}: ${res.message ?? res.status ?? 'nothing to do'}.` } }
           : {}),
+      });
+      props.onChange();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  /**
+   * A Cloud API number connects with the credentials its settings hold: /connect checks them with
+   * Meta again and answers `connected` (no QR, no code) or Meta's refusal.
+   */
+  const connectCloud = async () => {
+    if (busy) return;
+    setError(undefined);
+    setBusy('cloud');
+    const id = deviceId.trim();
+    try {
+      await api(`/devices/${encodeURIComponent(id)}/connect`, { json: {} });
+      setLinking({
+        deviceId: id,
+        method: 'qrCode',
+        outcome: { kind: 'success', text: `${id} is connected: Meta accepted its credentials.` },
       });
       props.onChange();
     } catch (err) {
@@ -227,6 +254,8 @@ export function LinkPanel(props: {
   }, [linking]);
 
   const valid = /^[a-z0-9][a-z0-9_-]{0,31}$/.test(deviceId.trim());
+  const cloud = valid && (props.cloud ?? []).includes(deviceId.trim());
+  const settings = `/dashboard/devices/${encodeURIComponent(deviceId.trim())}#cloud`;
   return (
     <section class="card link-card" ref={section} aria-labelledby="link-title">
       <h2 id="link-title">Link a device</h2>
@@ -259,41 +288,79 @@ export function LinkPanel(props: {
               <code>default</code>.
             </p>
           )}
-          <label for="link-phone">Phone number (for a pairing code)</label>
-          <input
-            id="link-phone"
-            inputMode="numeric"
-            placeholder="15551234567"
-            value={phoneNumber}
-            onInput={(e) => setPhoneNumber((e.target as HTMLInputElement).value)}
-          />
-          <div class="actions">
-            <button
-              type="button"
-              class="primary"
-              // Not disabled while it starts: a disabled button drops the keyboard's focus to the page.
-              disabled={!valid}
-              aria-disabled={busy !== undefined}
-              onClick={() => void start('qrCode')}
-            >
-              {busy === 'qrCode' ? 'Starting…' : 'Link with QR code'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!valid || phoneNumber.trim() === ''}
-              aria-disabled={busy !== undefined}
-              onClick={() => void start('pairingCode')}
-            >
-              {busy === 'pairingCode' ? 'Starting…' : 'Link with pairing code'}
-            </button>
-          </div>
+          {cloud ? (
+            <>
+              <p class="link-cloud" data-testid="link-cloud">
+                <strong class="mono">{deviceId.trim()}</strong> is a WhatsApp Cloud API number: it connects
+                with the credentials of its settings, without a phone.
+              </p>
+              <div class="actions">
+                <button
+                  type="button"
+                  class="primary"
+                  aria-disabled={busy !== undefined}
+                  onClick={() => void connectCloud()}
+                >
+                  {busy === 'cloud' ? 'Checking with Meta…' : 'Connect'}
+                </button>
+                <a href={settings} onClick={onLink} class="button-link secondary">
+                  Cloud API settings
+                </a>
+              </div>
+            </>
+          ) : (
+            <>
+              <label for="link-phone">Phone number (for a pairing code)</label>
+              <input
+                id="link-phone"
+                inputMode="numeric"
+                placeholder="15551234567"
+                value={phoneNumber}
+                onInput={(e) => setPhoneNumber((e.target as HTMLInputElement).value)}
+              />
+              <div class="actions">
+                <button
+                  type="button"
+                  class="primary"
+                  // Not disabled while it starts: a disabled button drops the keyboard's focus to the page.
+                  disabled={!valid}
+                  aria-disabled={busy !== undefined}
+                  onClick={() => void start('qrCode')}
+                >
+                  {busy === 'qrCode' ? 'Starting…' : 'Link with QR code'}
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={!valid || phoneNumber.trim() === ''}
+                  aria-disabled={busy !== undefined}
+                  onClick={() => void start('pairingCode')}
+                >
+                  {busy === 'pairingCode' ? 'Starting…' : 'Link with pairing code'}
+                </button>
+              </div>
+              {valid && (
+                <p class="hint">
+                  A number on WhatsApp’s Cloud API instead?{' '}
+                  <a href={settings} onClick={onLink}>
+                    Set it up in its settings
+                  </a>{' '}
+                  (no phone, no QR).
+                </p>
+              )}
+            </>
+          )}
           {error && <Banner kind="error">{error}</Banner>}
         </div>
         <div class="link-result" aria-live="polite">
-          {!linking && (
-            <p class="muted">On the phone: WhatsApp → Settings → Linked devices → Link a device.</p>
-          )}
+          {!linking &&
+            (cloud ? (
+              <p class="muted">
+                A Cloud API number needs no phone: Connect checks its credentials with Meta.
+              </p>
+            ) : (
+              <p class="muted">On the phone: WhatsApp → Settings → Linked devices → Link a device.</p>
+            ))}
           {linking?.outcome && <Banner kind={linking.outcome.kind}>{linking.outcome.text}</Banner>}
           {linking && !linking.outcome && linking.qr && (
             <figure class="qr">

@@ -120,6 +120,15 @@ function DeviceRow(props: {
           </span>
           <div>
             <div class="strong mono">{d.deviceId}</div>
+            {d.engine === 'cloud' && (
+              <span
+                class="badge engine-badge"
+                data-testid={`device-engine-${d.deviceId}`}
+                title="A number on WhatsApp’s Cloud API (Meta’s Graph API): no phone linked"
+              >
+                Cloud API
+              </span>
+            )}
             {account ? (
               <div class="muted small">
                 {d.name}
@@ -127,7 +136,9 @@ function DeviceRow(props: {
                 {phone(d.phone)}
               </div>
             ) : (
-              <div class="muted small">{d.linked ? 'Linked' : 'Not linked'}</div>
+              <div class="muted small">
+                {d.engine === 'cloud' ? 'Not connected' : d.linked ? 'Linked' : 'Not linked'}
+              </div>
             )}
           </div>
         </div>
@@ -237,6 +248,7 @@ export function DevicesPage() {
           onChange={() => void devices.refresh()}
           scoped={!who.operator}
           {...(!who.operator && devices.data ? { known: devices.data.map((d) => d.deviceId) } : {})}
+          cloud={(devices.data ?? []).filter((d) => d.engine === 'cloud').map((d) => d.deviceId)}
           {...(query('link') ? { deviceId: query('link') } : {})}
         />
       )}
@@ -291,10 +303,17 @@ export function DevicesPage() {
           onConfirm={() => void disconnect(confirming)}
           onCancel={() => setConfirming(undefined)}
         >
-          <p>
-            The account {confirming.name ? <strong>{confirming.name}</strong> : 'of this device'} is logged
-            out and its waiting messages fail. Linking it again needs the phone.
-          </p>
+          {confirming.engine === 'cloud' ? (
+            <p>
+              Its Cloud API credentials are deleted and its waiting messages fail. Using the number again
+              needs the credentials again.
+            </p>
+          ) : (
+            <p>
+              The account {confirming.name ? <strong>{confirming.name}</strong> : 'of this device'} is logged
+              out and its waiting messages fail. Linking it again needs the phone.
+            </p>
+          )}
         </Confirm>
       )}
     </>
