@@ -59,11 +59,15 @@ function buildAssets(): Promise<string> {
  * (`useSharedStack`). What one suite needs is harmless to the others: the notifier (the Events
  * tab, a webhook failing), webhook retries two minutes apart (a retry waits for its button), a
  * webhook receiver on 127.0.0.1, rate limits no test reaches, a passkey link that gives up after
- * 6 s of silence (only gated accounts meet it) and an ADMIN_API_TOKEN.
+ * 6 s of silence (only gated accounts meet it), an ADMIN_API_TOKEN, and the Cloud API simulator
+ * with the sandbox's number (`stack.cloud`: the Cloud API section's suite makes a device that
+ * number), whose webhooks no suite needs (no subscription attempts filling the API's log).
  */
 function sharedOptions(): SharedStackOptions {
   return {
     notifier: true,
+    cloud: true,
+    cloudWebhooks: false,
     env: {
       ADMIN_PASSWORD,
       ADMIN_API_TOKEN,

@@ -1,5 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, type PolicyAnswer, type PolicyOverrides, type Webhook } from '../kit/api';
+import {
+  api,
+  ApiFailure,
+  type Device,
+  type PolicyAnswer,
+  type PolicyOverrides,
+  type Webhook,
+} from '../kit/api';
 import { ShownOnce } from '../kit/copy';
 import { WEBHOOK_EVENTS } from '../kit/events';
 import { exact } from '../kit/format';
@@ -9,6 +16,8 @@ import { ProxySection } from '../proxies/proxy-section';
 import { BlocklistSection, ProfileSection } from '../account/account-section';
 import { PresenceSection } from '../account/presence-section';
 import { UsernameSection } from '../contacts/username-section';
+import { CloudSection } from '../cloud/cloud-section';
+import { linkedByCode } from '../cloud/cloud-form';
 import './device-settings.css';
 import { useCanChange, useWho } from '../kit/session';
 
@@ -388,24 +397,54 @@ function PolicySection(props: { deviceId: string }) {
 }
 
 /**
+ * The device as the Devices page lists it (GET /devices/:deviceId): its engine, and whether it is
+ * linked by QR or pairing code. Null when it could not be read (the sections say their own errors).
+ */
+function useDevice(deviceId: string): Device | null | undefined {
+  const [device, setDevice] = useState<Device | null | undefined>(undefined);
+  useEffect(() => {
+    api<{ device: Device }>(`/devices/${encodeURIComponent(deviceId)}`)
+      .then((r) => setDevice(r.device))
+      .catch(() => setDevice(null));
+  }, [deviceId]);
+  return device;
+}
+
+/**
  * `/dashboard/devices/<id>`: the device's profile, presence, username lookups, webhook, proxy, sending
- * policy, opt-outs and blocklist (device-page.tsx gives the heading and the device's tabs).
+ * policy, opt-outs and blocklist, and its WhatsApp Cloud API number (device-page.tsx gives the
+ * heading and the device's tabs). A Cloud API number has no WhatsApp connection of the device's
+ * own: the sections that act through one (profile, presence, usernames, proxy, blocklist) are not
+ * shown for it.
  */
 export function DeviceSettingsPage(props: { deviceId: string }) {
   const who = useWho();
   const can = who.canChange;
+  const device = useDevice(props.deviceId);
+  const linked = device ? linkedByCode(device) : false;
+  // Whether it is a Cloud API number now: as the device was read, then as the section last said.
+  const [cloudNow, setCloudNow] = useState<boolean | undefined>(undefined);
+  const linkedOnly = device !== undefined && !(cloudNow ?? device?.engine === 'cloud');
+  // The Cloud API section comes first where it says what the device is — a Cloud API number, or
+  // one not linked yet that may become one — and after the proxy for a device linked by QR or
+  // code. The place is chosen once the device is read, and no step of the section moves it.
+  const cloud = device !== undefined && (
+    <CloudSection deviceId={props.deviceId} linkedByCode={linked} onEngine={setCloudNow} />
+  );
   return (
     <div class="device-settings">
-      <ProfileSection deviceId={props.deviceId} />
-      <PresenceSection deviceId={props.deviceId} />
+      {!linked && cloud}
+      {linkedOnly && <ProfileSection deviceId={props.deviceId} />}
+      {linkedOnly && <PresenceSection deviceId={props.deviceId} />}
       {/* A lookup form only (it records what it finds): an agent's console shows none. */}
-      {can && <UsernameSection deviceId={props.deviceId} />}
+      {linkedOnly && can && <UsernameSection deviceId={props.deviceId} />}
       <WebhookSection deviceId={props.deviceId} />
       {/* Where a device connects through is the operator's (a workspace's console has no proxy routes). */}
-      {who.operator && <ProxySection deviceId={props.deviceId} />}
+      {linkedOnly && who.operator && <ProxySection deviceId={props.deviceId} />}
+      {linked && cloud}
       <PolicySection deviceId={props.deviceId} />
       <OptOutsSection deviceId={props.deviceId} />
-      <BlocklistSection deviceId={props.deviceId} />
+      {linkedOnly && <BlocklistSection deviceId={props.deviceId} />}
     </div>
   );
 }
