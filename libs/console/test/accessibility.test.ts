@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
+import { SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from '@mgw/cloud-sim';
 import { waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
 import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
@@ -102,6 +103,41 @@ describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dia
     problems.push(...(await audit(page, 'device settings: remove-webhook dialog')));
     await page.keyboard.press('Escape');
     expect(problems).to.deep.equal([]);
+  });
+
+  it("Then a Cloud API device's forget dialog has none", async () => {
+    const { stack } = dashboard();
+    // A device of the suite's own (its release forgets it) made the sandbox number, connected.
+    const deviceId = `a11y-cloud-${Math.random().toString(36).slice(2, 6)}`;
+    const token = await stack.createToken(deviceId);
+    const put = await stack.api(
+      'PUT',
+      '/cloud',
+      {
+        phoneNumberId: SANDBOX_NUMBER.id,
+        wabaId: SANDBOX_NUMBER.wabaId,
+        accessToken: SANDBOX_NUMBER.accessToken,
+        appSecret: SANDBOX_NUMBER.appSecret,
+        verifyToken: SANDBOX_VERIFY_TOKEN,
+      },
+      token,
+    );
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    try {
+      expect((await stack.api('POST', '/connect', undefined, token)).status).to.equal(200);
+      // The section itself is swept by its own suite (src/cloud/e2e): here its dialog.
+      const page = await open(`/dashboard/devices/${deviceId}`, `Settings of ${deviceId}`, (p) =>
+        p.getByRole('region', { name: 'WhatsApp Cloud API' }).getByTestId('cloud-config'),
+      );
+      await page.getByRole('button', { name: 'Forget' }).click();
+      await page.getByRole('dialog').waitFor();
+      const problems = await audit(page, 'device settings: Cloud API forget dialog');
+      await page.keyboard.press('Escape');
+      expect(problems).to.deep.equal([]);
+    } finally {
+      // The simulator's sandbox number is the worker's: free it for the next suite.
+      await stack.api('DELETE', '/cloud', undefined, token);
+    }
   });
 
   it('Then a pool in edit and its delete dialog have none', async () => {
