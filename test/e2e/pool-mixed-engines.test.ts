@@ -77,6 +77,8 @@ describe(`e2e chaos: a pool of linked and Cloud API devices through sender kills
     const connected = await stack().api('POST', '/connect', undefined, token);
     expect(connected.body, JSON.stringify(connected.body)).to.deep.include({ status: 'connected' });
     cloudDevice = { deviceId, token, phone: SANDBOX_NUMBER.id };
+    // The device holds the sandbox's verify token: the simulator's app subscribes to the gateway.
+    await stack().cloudSubscribed();
     // Each contact writes to the cloud number first: Meta's webhook opens its window here.
     for (const from of recipients) stack().cloud.inbound(SANDBOX_NUMBER.id, { from, text: 'hi' });
     await waitFor(

@@ -69,6 +69,24 @@ export class Stack extends StackClient {
 
   /** Stops the cloud simulator's subscription attempts (see `start`). */
   private stopSubscribing: () => void = () => undefined;
+  private subscribed?: Promise<void>;
+
+  /**
+   * Resolves once the Cloud API simulator's app is subscribed to the gateway's Meta endpoint (a
+   * device holds the sandbox's verify token): from then on what contacts write reaches the gateway.
+   */
+  cloudSubscribed(timeoutMs = 30_000): Promise<void> {
+    if (!this.subscribed) return Promise.reject(new Error('this stack subscribes no Cloud API webhooks'));
+    return Promise.race([
+      this.subscribed,
+      new Promise<void>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`the Cloud API simulator did not subscribe within ${timeoutMs} ms`)),
+          timeoutMs,
+        ).unref(),
+      ),
+    ]);
+  }
 
   /** The Cloud API simulator (`cloud` option): the Graph API the services' CLOUD_GRAPH_URL names. */
   get cloud(): CloudSimHandle {
@@ -133,13 +151,16 @@ export class Stack extends StackClient {
     );
     // As the sandbox's CLI does: the simulator's app subscribes to the gateway's Meta endpoint once
     // a device holds the sandbox's verify token.
-    if (env.cloud && stack.apiUrl && opts.cloudWebhooks !== false)
+    if (env.cloud && stack.apiUrl && opts.cloudWebhooks !== false) {
+      let done = () => undefined as void;
+      stack.subscribed = new Promise<void>((resolve) => (done = resolve));
       stack.stopSubscribing = subscribeWhenReady(
         env.cloud,
         `${stack.apiUrl}/api/cloud/v1/webhook`,
-        undefined,
+        done,
         250,
       );
+    }
     return stack;
   }
 
