@@ -37,3 +37,4 @@ export * from './usernames.js';
 export * from './jid.js';
 export * from './cloud.js';
 export * from './cloud-device-body.js';
+export * from './templates.js';

@@ -2,13 +2,16 @@ import { Joi } from './text.js';
 import type { ContactIdentity } from './contact.js';
 import { PHONE_PATTERN } from './limits.js';
 import type { ContactCard } from './vcard.js';
+import type { TemplateInput } from './cloud.js';
+import { templateSchema } from './templates.js';
 
 /**
  * The message kinds a /send may carry instead of `text`/`attachment` (one per message): a
- * reaction, a location, contact cards, a poll. The message record keeps the request's field under
- * the same name and shape (sealed like text); a poll's record adds `tally` and `votes`.
+ * reaction, a location, contact cards, a poll, a template (Cloud API devices only: templates.ts).
+ * The message record keeps the request's field under the same name and shape (sealed like text);
+ * a poll's record adds `tally` and `votes`.
  */
-export const MESSAGE_KINDS = ['reaction', 'location', 'contacts', 'poll'] as const;
+export const MESSAGE_KINDS = ['reaction', 'location', 'contacts', 'poll', 'template'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** The API's errors of the kinds (`error` of their 4xx answers). */
@@ -90,6 +93,8 @@ export interface MessageKindContent {
   location?: LocationInput;
   contacts?: ContactCard[];
   poll?: PollInput;
+  /** An approved template of a Cloud API number (an OTP's carries the code: see kindFieldsOf). */
+  template?: TemplateInput;
   /** Phones or LIDs a text or caption mentions (kept on the record with the kind fields; no kind). */
   mentions?: string[];
 }
@@ -100,6 +105,8 @@ export interface MessageKindFields {
   location?: LocationInput;
   contacts?: ContactCard[];
   poll?: PollInput & { tally: PollTallyEntry[]; votes: PollVoteEntry[] };
+  /** The template sent (an OTP's: its name and language only, never the code). */
+  template?: TemplateInput;
   reactions?: ReceivedReaction[];
   /** A text or caption we sent with mentions: whom it mentioned. */
   mentions?: string[];
@@ -110,13 +117,21 @@ export function messageKindOf(content: MessageKindContent): MessageKind | undefi
   return MESSAGE_KINDS.find((k) => content[k] !== undefined);
 }
 
-/** The kind fields of a content, alone (what a record keeps). */
-export function kindFieldsOf(content: MessageKindContent): MessageKindContent {
+/**
+ * The kind fields of a content, alone (what a record keeps). An OTP's template keeps its name and
+ * language only: its parameters are the code, which leaves Redis with the OTP's content, as a
+ * linked OTP's text does.
+ */
+export function kindFieldsOf(content: MessageKindContent & { otp?: unknown }): MessageKindContent {
   const out: MessageKindContent = {};
   if (content.reaction) out.reaction = content.reaction;
   if (content.location) out.location = content.location;
   if (content.contacts) out.contacts = content.contacts;
   if (content.poll) out.poll = content.poll;
+  if (content.template)
+    out.template = content.otp
+      ? { name: content.template.name, language: content.template.language }
+      : content.template;
   if (content.mentions?.length) out.mentions = content.mentions;
   return out;
 }
@@ -221,6 +236,19 @@ export const KIND_EXCLUSIONS: Record<MessageKind, string[]> = {
   location: ['text', 'attachment', 'edit', 'delete', 'contacts', 'poll'],
   contacts: ['text', 'attachment', 'edit', 'delete', 'poll'],
   poll: ['text', 'attachment', 'edit', 'delete'],
+  // A template is the whole message: its text is the template's, with its parameters.
+  template: [
+    'text',
+    'attachment',
+    'edit',
+    'delete',
+    'reaction',
+    'location',
+    'contacts',
+    'poll',
+    'mentions',
+    'linkPreview',
+  ],
 };
 
 /** `data` of message.reaction: a contact reacted to a message (`emoji: ""`: it removed its reaction). */
@@ -259,6 +287,7 @@ export const messageKindsSchema = MESSAGE_KINDS.reduce(
     location: locationSchema,
     contacts: contactsSchema,
     poll: pollSchema,
+    template: templateSchema,
   }),
 ).messages({
   'object.without': '{{#mainWithLabel}} cannot be sent with {{#peerWithLabel}}: one content kind per message',
