@@ -116,48 +116,39 @@ const media = Joi.object({
     'object.xor': '{{#label}} must have only one of id or link',
   });
 
+/** The fields that hold a parameter's value: exactly the one its `type` names is given. */
+const VALUE_FIELDS = TEMPLATE_PARAMETER_TYPES;
+
+function parameterValue(value: TemplateParameter, helpers: CustomHelpers): unknown {
+  const given = VALUE_FIELDS.filter((f) => value[f] !== undefined);
+  if (given.length === 1 && given[0] === value.type) return value;
+  return helpers.message({
+    custom: `{{#label}} is of type ${value.type}: it must hold ${value.type} and no other value (${given.join(', ') || 'none'} given)`,
+  });
+}
+
 const parameter = Joi.object({
   type: Joi.string()
     .valid(...TEMPLATE_PARAMETER_TYPES)
     .required(),
   /** A named parameter (`{{first_name}}` in the template's text). */
   parameter_name: Joi.string().pattern(PARAMETER_NAME_PATTERN),
-  text: Joi.when('type', {
-    is: 'text',
-    then: paramText(TEMPLATE_LIMITS.text).required(),
-    otherwise: Joi.forbidden(),
+  text: paramText(TEMPLATE_LIMITS.text),
+  currency: Joi.object({
+    fallback_value: paramText(TEMPLATE_LIMITS.fallbackValue).required(),
+    code: Joi.string()
+      .pattern(/^[A-Z]{3}$/)
+      .required()
+      .messages({ 'string.pattern.base': '{{#label}} must be an ISO 4217 currency code (USD, EUR)' }),
+    amount_1000: Joi.number().integer().min(-1e15).max(1e15).required(),
   }),
-  currency: Joi.when('type', {
-    is: 'currency',
-    then: Joi.object({
-      fallback_value: paramText(TEMPLATE_LIMITS.fallbackValue).required(),
-      code: Joi.string()
-        .pattern(/^[A-Z]{3}$/)
-        .required()
-        .messages({ 'string.pattern.base': '{{#label}} must be an ISO 4217 currency code (USD, EUR)' }),
-      amount_1000: Joi.number().integer().min(-1e15).max(1e15).required(),
-    }).required(),
-    otherwise: Joi.forbidden(),
-  }),
-  date_time: Joi.when('type', {
-    is: 'date_time',
-    then: Joi.object({ fallback_value: paramText(TEMPLATE_LIMITS.fallbackValue).required() }).required(),
-    otherwise: Joi.forbidden(),
-  }),
-  image: Joi.when('type', { is: 'image', then: media.required(), otherwise: Joi.forbidden() }),
-  document: Joi.when('type', { is: 'document', then: media.required(), otherwise: Joi.forbidden() }),
-  video: Joi.when('type', { is: 'video', then: media.required(), otherwise: Joi.forbidden() }),
-  payload: Joi.when('type', {
-    is: 'payload',
-    then: paramText(TEMPLATE_LIMITS.payload).required(),
-    otherwise: Joi.forbidden(),
-  }),
-  coupon_code: Joi.when('type', {
-    is: 'coupon_code',
-    then: paramText(TEMPLATE_LIMITS.couponCode).required(),
-    otherwise: Joi.forbidden(),
-  }),
-});
+  date_time: Joi.object({ fallback_value: paramText(TEMPLATE_LIMITS.fallbackValue).required() }),
+  image: media,
+  document: media,
+  video: media,
+  payload: paramText(TEMPLATE_LIMITS.payload),
+  coupon_code: paramText(TEMPLATE_LIMITS.couponCode),
+}).custom(parameterValue, 'the one value field its type names (text, currency, image…), and no other');
 
 /** One component's own rules beyond its fields: what a button needs, which parameters fit where. */
 function componentRules(value: TemplateComponent, helpers: CustomHelpers): unknown {
