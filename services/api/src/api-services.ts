@@ -49,6 +49,7 @@ import { PoolMover } from './features/pools/pool-mover.js';
 import { EventLogTrimmer } from './features/events/event-log-trimmer.js';
 import { EventStreams } from './features/events/event-streams.js';
 import { WorkspaceUsageGauge } from './features/workspaces/usage-metrics.js';
+import { EngineCache, TemplateCatalog, type CloudSendDeps } from './features/cloud-send/index.js';
 
 /**
  * What a feature uses of the services: a feature's handlers take `Uses<'redis' | 'sessions'>`, not
@@ -124,13 +125,21 @@ export interface ApiServices {
    * indexes Meta's webhooks are routed by (features/cloud-webhook).
    */
   cloudDevices: CloudDeviceStore;
-  /** Meta's Graph API (CLOUD_GRAPH_URL): a cloud device's credentials are checked there. */
+  /**
+   * Meta's Graph API (CLOUD_GRAPH_URL), the only client that speaks it: a cloud device's credentials
+   * are checked there (features/cloud), its WABA's templates read (features/cloud-send).
+   */
   graph: GraphClient;
   /**
    * The device commands to a device's holder (features/holder/ask-holder.ts), built once: every
    * feature that asks the holder is handed this client (each wait takes a connection of its own).
    */
   commands: DeviceCommandClient;
+  /**
+   * The Cloud API's rules at accept time (features/cloud-send/): each device's engine (kept a few
+   * seconds), the numbers' templates (kept in Redis), the contacts' 24-hour windows.
+   */
+  cloudSend: CloudSendDeps;
   /** Subscribes to what the API must hear at once (token revocations). */
   start(): Promise<void>;
   /** Closes queues and their event listeners (not the Redis connections it was given). */
@@ -224,6 +233,12 @@ export function createApiServices(base: {
     metrics,
     config: config.eventStream,
   });
+  const cloudDevices = new CloudDeviceStore(redis, base.encryption);
+  const graph = new GraphClient({
+    baseUrl: config.cloud.graphUrl,
+    allowList: config.cloud.allowList,
+    timeoutMs: config.cloud.timeoutMs,
+  });
   const services: ApiServices = {
     config,
     logger,
@@ -266,13 +281,15 @@ export function createApiServices(base: {
     mediaSettings: new MediaSettingsStore(redis),
     statuses: new StatusStore(redis, base.encryption),
     chats: new ChatIndex(redis, opener),
-    cloudDevices: new CloudDeviceStore(redis, base.encryption),
-    graph: new GraphClient({
-      baseUrl: config.cloud.graphUrl,
-      allowList: config.cloud.allowList,
-      timeoutMs: config.cloud.timeoutMs,
-    }),
     commands: new DeviceCommandClient(redis, bullRedis),
+    cloudDevices,
+    graph,
+    cloudSend: {
+      redis,
+      engines: new EngineCache(cloudDevices),
+      cloudDevices,
+      templates: new TemplateCatalog(redis, graph),
+    },
     start: async () => {
       await tokenCache.start();
       await workspaceCache.start();

@@ -223,7 +223,10 @@ export interface ApiConfig extends RuntimeConfig {
   outbound: WebhookOutboundConfig;
   /** How long the previous webhook secret keeps signing after a rotation. */
   webhookSecretOverlapSeconds: number;
-  /** Where the Graph API is (CLOUD_GRAPH_URL): PUT /cloud and /connect check a cloud device's credentials there. */
+  /**
+   * Where the Graph API is (CLOUD_GRAPH_URL): PUT /cloud and /connect check a cloud device's
+   * credentials there, /send reads its templates there.
+   */
   cloud: CloudConfig;
   contactCheck: ContactCheckConfig;
   /** Pools: how often a dropped device's waiting messages are looked for, and the health floor. */

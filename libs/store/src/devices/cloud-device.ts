@@ -125,6 +125,7 @@ export class CloudDeviceStore {
       keys.cloudState(deviceId),
       keys.cloudWindows(deviceId),
       keys.cloudReached(deviceId),
+      keys.cloudTemplates(deviceId),
     );
     await this.dropIndexes(deviceId, earlier);
     return true;

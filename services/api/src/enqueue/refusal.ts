@@ -49,7 +49,22 @@ export type Refusal =
   /** WhatsApp's lookup of a username in `to` did not answer (failed, or not in time). */
   | { kind: 'refused'; reason: 'username_lookup_failed'; timedOut: boolean }
   /** A quota of the device's workspace has no room for the request (workspace-quota-gate.ts). */
-  | { kind: 'refused'; reason: 'workspace_quota'; quota: QuotaName; limit: number; resetsAt: string | null };
+  | { kind: 'refused'; reason: 'workspace_quota'; quota: QuotaName; limit: number; resetsAt: string | null }
+  /** `template` on a linked device: templates are the Cloud API's (features/cloud-send/). */
+  | { kind: 'refused'; reason: 'template_on_linked_device' }
+  /**
+   * The template is not in the number's WABA in that language (`template_not_found`), or is there
+   * but paused or not approved (`template_not_approved`); `details` names it and why.
+   */
+  | {
+      kind: 'refused';
+      reason: 'template_not_found' | 'template_not_approved';
+      details: (ValidationDetail & { reason: string })[];
+    }
+  /** The Graph API did not answer the number's template list: the template could not be checked. */
+  | { kind: 'refused'; reason: 'template_catalog_unavailable' }
+  /** A free-form message to a cloud device's contact whose 24-hour window is closed. */
+  | { kind: 'refused'; reason: 'window_closed'; recipient: string };
 
 /** The reasons that carry nothing but themselves. */
 type BareReason = Exclude<

@@ -1,4 +1,11 @@
-import { ACCOUNT_ERRORS, ERRORS, KIND_ERRORS, USERNAME_ERRORS } from '@mgw/contracts';
+import {
+  ACCOUNT_ERRORS,
+  ERRORS,
+  FAILURE_REASONS,
+  KIND_ERRORS,
+  TEMPLATE_ERRORS,
+  USERNAME_ERRORS,
+} from '@mgw/contracts';
 import type { QuotaName } from '@mgw/store';
 import type { Refusal } from '../enqueue/refusal.js';
 import { ApiError } from './api-error.js';
@@ -88,6 +95,24 @@ export function refusalError(refusal: Refusal): ApiError {
         : new ApiError(502, USERNAME_ERRORS.lookupFailed);
     case 'workspace_quota':
       return workspaceQuotaError(refusal.quota, refusal.limit, refusal.resetsAt);
+    case 'template_on_linked_device':
+      return new ApiError(422, TEMPLATE_ERRORS.linkedDevice, [
+        { path: ['template'], message: 'template needs a Cloud API device; this device is a linked device' },
+      ]);
+    case 'template_not_found':
+      return new ApiError(422, TEMPLATE_ERRORS.notFound, refusal.details);
+    case 'template_not_approved':
+      return new ApiError(422, TEMPLATE_ERRORS.notApproved, refusal.details);
+    case 'template_catalog_unavailable':
+      return new ApiError(502, TEMPLATE_ERRORS.catalogUnavailable);
+    case 'window_closed':
+      return new ApiError(422, TEMPLATE_ERRORS.windowClosed, [
+        {
+          path: ['to'],
+          message: `${refusal.recipient} has not written to this number in the last 24 hours: only a template may be sent`,
+          reason: FAILURE_REASONS.windowClosed,
+        },
+      ]);
     case 'recipient_blocked':
       return new ApiError(422, ACCOUNT_ERRORS.recipientBlocked, [
         { path: ['to'], message: `${refusal.recipient} is on this account's blocklist` },

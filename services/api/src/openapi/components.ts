@@ -1,4 +1,4 @@
-import { ACCOUNT_ERRORS, ERRORS, PASSKEY_STEPS } from '@mgw/contracts';
+import { ACCOUNT_ERRORS, ERRORS, FAILURE_REASONS, PASSKEY_STEPS } from '@mgw/contracts';
 import type { JsonSchema } from './joi-schema.js';
 import { closed } from './schema-helpers.js';
 
@@ -21,7 +21,7 @@ export const schemas: Record<string, JsonSchema> = {
       details: {
         type: 'array',
         description:
-          'Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets.',
+          'Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets. A Cloud API rule (422, docs/cloud-api.md): the field and the failure reason a send would have met.',
         items: closed(
           {
             path: { type: 'array', items: { type: ['string', 'integer'] } },
@@ -32,6 +32,15 @@ export const schemas: Record<string, JsonSchema> = {
                 "The workspace quota reached (429): one the operator set, or a ceiling of the install's (`devices` without a device quota, `tokens`, console `users`).",
             },
             limit: { type: 'integer', minimum: 0, description: 'Its limit (429).' },
+            reason: {
+              enum: [
+                FAILURE_REASONS.templateNotFound,
+                FAILURE_REASONS.templatePaused,
+                FAILURE_REASONS.windowClosed,
+              ],
+              description:
+                "A Cloud API rule's 422: the failure reason WhatsApp would have given (a template missing or not approved, paused; the contact's 24-hour window closed).",
+            },
             resetsAt: {
               type: ['string', 'null'],
               format: 'date-time',

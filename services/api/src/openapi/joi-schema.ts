@@ -144,6 +144,16 @@ function numberSchema(d: Description): JsonSchema {
   return s;
 }
 
+/**
+ * A rule of an object or an array no JSON Schema keyword states (`.custom(fn, 'what it checks')`,
+ * e.g. a template's components: one body at most): said in words, as its description.
+ */
+function ruleInWords(rule: { args?: Record<string, unknown> }, type: string): string {
+  const words = rule.args?.description;
+  if (typeof words !== 'string' || words.length === 0) unsupported(`the ${type} rule "custom" without words`);
+  return `${words[0]!.toUpperCase()}${words.slice(1)}.`;
+}
+
 function objectSchema(d: Description): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -163,6 +173,7 @@ function objectSchema(d: Description): JsonSchema {
   for (const rule of d.rules ?? []) {
     if (rule.name === 'max') s.maxProperties = rule.args?.limit;
     else if (rule.name === 'min') s.minProperties = rule.args?.limit;
+    else if (rule.name === 'custom') s.description = ruleInWords(rule, 'object');
     else unsupported(`the object rule "${rule.name}"`);
   }
   for (const dep of d.dependencies ?? []) {
@@ -225,6 +236,7 @@ function arraySchema(d: Description): JsonSchema {
     if (rule.name === 'min') s.minItems = args.limit;
     else if (rule.name === 'max') s.maxItems = args.limit;
     else if (rule.name === 'unique') s.uniqueItems = true;
+    else if (rule.name === 'custom') s.description = ruleInWords(rule, 'array');
     else unsupported(`the array rule "${rule.name}"`);
   }
   return s;

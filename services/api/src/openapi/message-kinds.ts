@@ -85,6 +85,22 @@ export const messageKindProperties: Record<string, JsonSchema> = {
     ),
     description: 'Outbound: the poll sent, with its decrypted votes and tally.',
   },
+  template: {
+    ...closed(
+      {
+        name: str("The template's name in the number's WhatsApp Business Account."),
+        language: str('Its language code (`en_US`, `ar`).'),
+        components: {
+          type: 'array',
+          description:
+            "The components' parameters as sent, in the Graph API's shape (absent on an OTP's record: they are the code).",
+          items: { type: 'object' },
+        },
+      },
+      ['name', 'language'],
+    ),
+    description: 'Outbound, Cloud API devices: the template sent.',
+  },
   reactions: {
     type: 'array',
     description:
@@ -102,4 +118,4 @@ export const messageKindProperties: Record<string, JsonSchema> = {
 
 /** The /send operation's paragraph on the kinds (the request fields come from the joi schema). */
 export const MESSAGE_KINDS_DESCRIPTION =
-  '\n\n**Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character) or `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.';
+  '\n\n**Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character), `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.';

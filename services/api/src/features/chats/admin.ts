@@ -102,7 +102,9 @@ export const replyBodySchema = Joi.object<ReplyContent>({
   });
 
 /** What the reply asks of the services: the /send use case's (send-message.ts). */
-type ReplyServices = Uses<'acceptor' | 'media' | 'blocklist' | 'messages' | 'inbound' | 'redis'>;
+type ReplyServices = Uses<
+  'acceptor' | 'media' | 'blocklist' | 'messages' | 'inbound' | 'redis' | 'cloudSend'
+>;
 
 /**
  * An operator's reply in a chat of the Chats page: a text, an attachment or a reaction to the

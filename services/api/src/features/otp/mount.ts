@@ -75,7 +75,7 @@ export function otpAnswer(outcome: OtpOutcome, body: OtpBody): Outcome {
 
 /** POST /otp */
 function otpRoute(
-  s: Uses<'config' | 'idempotency' | 'acceptor' | 'messages' | 'metrics' | 'blocklist'>,
+  s: Uses<'config' | 'idempotency' | 'acceptor' | 'messages' | 'metrics' | 'blocklist' | 'cloudSend'>,
 ): RequestHandler {
   const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
   return async (req, res) => {

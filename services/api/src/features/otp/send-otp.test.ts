@@ -13,7 +13,8 @@ import type { ExpireOutcome } from '@mgw/store';
 import type { JobOutcome } from '../../clients/queue-events-pool.js';
 import { AcceptUnanswered, type SendRequest } from '../../enqueue/job-writer.js';
 import type { Refusal } from '../../enqueue/refusal.js';
-import { MemoryMessages } from '../test-support.js';
+import { MemoryMessages, MemoryRedis } from '../test-support.js';
+import { EngineCache } from '../cloud-send/index.js';
 import { sendOtp, type OtpDeps } from './send-otp.js';
 
 /**
@@ -72,6 +73,13 @@ describe('sendOtp: an OTP jumps the queue and the API waits for it (an in-memory
         queue: () => ({ remove: async (id: string) => removed.push(id) }),
       },
       blocklist: { isBlocked: async () => false },
+      // A linked device: it sends the text (a cloud device's template: features/otp/e2e).
+      cloudSend: {
+        redis: new MemoryRedis().client,
+        engines: new EngineCache({ engineOf: async () => 'linked' }),
+        cloudDevices: { get: async () => undefined },
+        templates: { named: async () => [] },
+      },
     };
   });
   const body = { phone: '15550001111', code: '123456', language: 'English' } as Parameters<typeof sendOtp>[2];

@@ -14,6 +14,7 @@ import type { MessageAcceptor } from '../../enqueue/message-acceptor.js';
 import { blocklistAddress, isRefusal, type BlocklistLookup, type Refusal } from '../../enqueue/refusal.js';
 import { idsOf } from '../send/index.js';
 import { acceptOrUnknown, type AcceptUnknown } from '../../enqueue/job-writer.js';
+import { cloudOtpTemplate, type CloudSendDeps } from '../cloud-send/index.js';
 
 /** How long the API keeps waiting for an OTP whose send attempt had started when time ran out. */
 const IN_FLIGHT_GRACE_MS = 20_000;
@@ -27,6 +28,8 @@ export interface OtpDeps {
   metrics: Metrics;
   otpWaitTimeoutMs: number;
   blocklist?: BlocklistLookup;
+  /** A cloud device sends its authentication template instead of the text (features/cloud-send). */
+  cloudSend: CloudSendDeps;
 }
 
 /**
@@ -59,13 +62,19 @@ export async function sendOtp(
   // A blocked number is refused by the accept call itself (no round trip of its own).
   const blocklistCheck = blocklistAddress(deps.blocklist, deviceId, body.phone);
   const ids = seed === undefined ? undefined : idsOf(seed, 1);
+  // A cloud device sends the code in its authentication template (the code is sealed in the
+  // content either way, and its record keeps only the template's name: kindFieldsOf).
+  const template = await cloudOtpTemplate(deps.cloudSend, deviceId, body.code, body.language);
+  if (template && isRefusal(template)) return template;
+  const otp = { language: body.language };
+  const content = template ? { template, otp } : { text: renderOtp(body.code, body.language), otp };
   const accepted = await acceptOrUnknown(ids, undefined, () =>
     deps.acceptor.acceptAndWait(
       {
         deviceId,
         kind: 'otp',
         recipients: [body.phone],
-        content: { text: renderOtp(body.code, body.language), otp: { language: body.language } },
+        content,
         priority: PRIORITY.otp,
         expiresAt: Date.now() + deps.otpWaitTimeoutMs,
         ...(blocklistCheck !== undefined ? { blocklistCheck } : {}),

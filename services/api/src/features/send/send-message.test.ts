@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ATTACHMENT_MAX_BYTES, PRIORITY, seededMessageId, type SendBody } from '@mgw/contracts';
 import { MemoryRedis } from '../test-support.js';
 import { MemoryAcceptor, MemoryMessages } from './memory-send.js';
+import { EngineCache } from '../cloud-send/index.js';
 import {
   contentOf,
   dueAt,
@@ -24,11 +25,12 @@ describe('sendMessage: a /send accepted as one job per recipient (an in-memory s
     messages = new MemoryMessages();
     acceptor = new MemoryAcceptor(messages);
     blocked = new Set();
+    const redis = new MemoryRedis().client;
     deps = {
       acceptor,
       messages,
       inbound: { get: async () => undefined },
-      redis: new MemoryRedis().client,
+      redis,
       media: {
         get: async (d, id) =>
           d === deviceId && id === 'med-1'
@@ -36,6 +38,13 @@ describe('sendMessage: a /send accepted as one job per recipient (an in-memory s
             : undefined,
       },
       blocklist: { isBlocked: async (_d, to) => blocked.has(to) },
+      // A linked device: no Cloud API rule applies (features/cloud-send has its own tests).
+      cloudSend: {
+        redis,
+        engines: new EngineCache({ engineOf: async () => 'linked' }),
+        cloudDevices: { get: async () => undefined },
+        templates: { named: async () => [] },
+      },
     };
   });
   const send = (body: Partial<SendBody>, seed?: string) =>

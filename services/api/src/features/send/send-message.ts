@@ -28,6 +28,7 @@ import {
 } from '../../enqueue/refusal.js';
 import { reviseMessage, type ReviseDeps, type ReviseOutcome } from './revise-message.js';
 import { withUsernamesResolved, type UsernameRecipientDeps } from './username-recipients.js';
+import { cloudSendRefusal, type CloudSendDeps } from '../cloud-send/index.js';
 
 export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   acceptor: Pick<MessageAcceptor, 'accept'>;
@@ -37,6 +38,8 @@ export interface SendDeps extends ReviseDeps, ReactionTargetDeps {
   blocklist?: BlocklistLookup;
   /** `to` naming usernames (`@alice.shop`): resolved to their LIDs (username-recipients.ts); none: refused. */
   usernames?: UsernameRecipientDeps;
+  /** The Cloud API's rules: templates on cloud devices only, the 24-hour window (features/cloud-send). */
+  cloudSend: CloudSendDeps;
 }
 
 /**
@@ -180,6 +183,14 @@ export async function sendMessage(
     if (isRefusal(target)) return blockedFirst(deps, deviceId, blocklistCheck, target);
     content.reactionTarget = target;
   }
+  // A linked device's free-form send: answered at once, no await (cloud-send.ts).
+  const ruling = cloudSendRefusal(deps.cloudSend, deviceId, {
+    ...(body.template ? { template: body.template } : {}),
+    recipients: entries.map(phoneOf),
+    isList,
+  });
+  const cloudRefusal = ruling instanceof Promise ? await ruling : ruling;
+  if (cloudRefusal) return blockedFirst(deps, deviceId, blocklistCheck, cloudRefusal);
   const personal = personalisation(entries, content);
   if (isRefusal(personal)) return blockedFirst(deps, deviceId, blocklistCheck, personal);
   const sendAt = dueAt(body.sendAt);
