@@ -35,7 +35,7 @@ export interface paths {
      *
      *     **Typing (Choice):** while pacing is on, the contact sees "typing…" before a text or caption, for 0.6 s + 35 ms per character (at most 6 s, at most the pacing gap), filling the end of the gap (a list's first message on an idle device goes at once, untyped); never for OTPs, edits or deletes. Per device: the policy field `typing` (admin API).
      *
-     *     **Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character) or `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.
+     *     **Message kinds (Choice):** instead of `text`/`attachment`, exactly one of `reaction` `{ messageId, emoji }` (our messageId of a message we sent or received, in the chat of `to` — one number; `emoji: ""` removes it; 404 for a messageId that is no message of the device, 409 when that message failed), `location` `{ latitude, longitude, name?, address? }`, `contacts` (1–10 cards `{ name, phones, email?, organization? }`; the gateway builds the vCards, escaping every special character), `poll` `{ question, options (2–12, distinct), multiple? }`. GET /messages/{id} shows the same field, and a poll its decrypted `tally` and `votes`. See docs/message-kinds.md.
      *
      *     Rate limit: 30 requests per 60 s per token.
      */
@@ -131,6 +131,69 @@ export interface paths {
                */
               multiple?: boolean;
             };
+            /** @description An approved template of the number's WhatsApp Business Account (Cloud API devices only), with its components' parameters in the Graph API's shape. */
+            template?: {
+              name: string;
+              language: string;
+              /** @description One header, one body and one footer at most; each button index once. */
+              components?: {
+                /** @enum {string} */
+                type: 'header' | 'body' | 'button' | 'footer';
+                /** @enum {string} */
+                sub_type?: 'quick_reply' | 'url' | 'copy_code';
+                index?: number;
+                parameters: {
+                  /** @enum {string} */
+                  type:
+                    | 'text'
+                    | 'currency'
+                    | 'date_time'
+                    | 'image'
+                    | 'document'
+                    | 'video'
+                    | 'payload'
+                    | 'coupon_code';
+                  parameter_name?: string;
+                  /** @description No line breaks, tabs, control characters or more than 4 spaces in a row (Meta error 132018). */
+                  text?: string;
+                  currency?: {
+                    /** @description No line breaks, tabs, control characters or more than 4 spaces in a row (Meta error 132018). */
+                    fallback_value: string;
+                    code: string;
+                    amount_1000: number;
+                  };
+                  date_time?: {
+                    /** @description No line breaks, tabs, control characters or more than 4 spaces in a row (Meta error 132018). */
+                    fallback_value: string;
+                  };
+                  image?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
+                    filename?: string;
+                  } & (unknown | unknown);
+                  document?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
+                    filename?: string;
+                  } & (unknown | unknown);
+                  video?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A file name: reduced to its base name (what follows the last / or \); refused when it is . or .., a Windows device name (CON, NUL, COM1...), has control, bidi or invisible characters or U+FFFD, or is over 255 bytes in UTF-8. */
+                    filename?: string;
+                  } & (unknown | unknown);
+                  /** @description No line breaks, tabs, control characters or more than 4 spaces in a row (Meta error 132018). */
+                  payload?: string;
+                  /** @description No line breaks, tabs, control characters or more than 4 spaces in a row (Meta error 132018). */
+                  coupon_code?: string;
+                }[];
+              }[];
+            };
           } & (unknown &
             unknown &
             unknown &
@@ -154,7 +217,17 @@ export interface paths {
             unknown &
             unknown &
             unknown &
-            (unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown) &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            unknown &
+            (unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown) &
             unknown &
             unknown &
             unknown &
@@ -18187,7 +18260,7 @@ export interface components {
       success: false;
       /** @description What went wrong (see the error table of docs/api.md). */
       error: string;
-      /** @description Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets. */
+      /** @description Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets. A Cloud API rule (422, docs/cloud-api.md): the field and the failure reason a send would have met. */
       details?: {
         path: (string | number)[];
         message: string;
@@ -18198,6 +18271,11 @@ export interface components {
         quota?: 'devices' | 'messagesPerDay' | 'queuedMessages' | 'mediaBytes' | 'tokens' | 'users';
         /** @description Its limit (429). */
         limit?: number;
+        /**
+         * @description A Cloud API rule's 422: the failure reason WhatsApp would have given (a template missing or not approved, paused; the contact's 24-hour window closed).
+         * @enum {unknown}
+         */
+        reason?: 'template_not_found' | 'template_paused' | 'window_closed';
         /**
          * Format: date-time
          * @description When it resets (429; a daily quota: the next midnight UTC); null: not with time.
@@ -18724,6 +18802,15 @@ export interface components {
           /** Format: date-time */
           at: string;
         }[];
+      };
+      /** @description Outbound, Cloud API devices: the template sent. */
+      template?: {
+        /** @description The template's name in the number's WhatsApp Business Account. */
+        name: string;
+        /** @description Its language code (`en_US`, `ar`). */
+        language: string;
+        /** @description The components' parameters as sent, in the Graph API's shape (absent on an OTP's record: they are the code). */
+        components?: Record<string, never>[];
       };
       /** @description Reactions contacts put on this message (each contact's current one; a removed one is gone). */
       reactions?: {
@@ -19653,6 +19740,15 @@ export interface components {
           /** Format: date-time */
           at: string;
         }[];
+      };
+      /** @description Outbound, Cloud API devices: the template sent. */
+      template?: {
+        /** @description The template's name in the number's WhatsApp Business Account. */
+        name: string;
+        /** @description Its language code (`en_US`, `ar`). */
+        language: string;
+        /** @description The components' parameters as sent, in the Graph API's shape (absent on an OTP's record: they are the code). */
+        components?: Record<string, never>[];
       };
       /** @description Reactions contacts put on this message (each contact's current one; a removed one is gone). */
       reactions?: {

@@ -93,6 +93,59 @@ export interface paths {
               /** @default false */
               multiple?: boolean;
             };
+            template?: {
+              name: string;
+              language: string;
+              components?: {
+                /** @enum {string} */
+                type: 'header' | 'body' | 'button' | 'footer';
+                /** @enum {string} */
+                sub_type?: 'quick_reply' | 'url' | 'copy_code';
+                index?: number;
+                parameters: {
+                  /** @enum {string} */
+                  type:
+                    | 'text'
+                    | 'currency'
+                    | 'date_time'
+                    | 'image'
+                    | 'document'
+                    | 'video'
+                    | 'payload'
+                    | 'coupon_code';
+                  parameter_name?: string;
+                  text?: string;
+                  currency?: {
+                    fallback_value: string;
+                    code: string;
+                    amount_1000: number;
+                  };
+                  date_time?: {
+                    fallback_value: string;
+                  };
+                  image?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    filename?: string;
+                  };
+                  document?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    filename?: string;
+                  };
+                  video?: {
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    filename?: string;
+                  };
+                  payload?: string;
+                  coupon_code?: string;
+                }[];
+              }[];
+            };
           };
         };
       };
@@ -3800,6 +3853,11 @@ export interface components {
           at: string;
         }[];
       };
+      template?: {
+        name: string;
+        language: string;
+        components?: Record<string, never>[];
+      };
       reactions?: {
         contact: components['schemas']['ContactIdentity'];
         emoji: string;
@@ -4452,6 +4510,11 @@ export interface components {
           /** Format: date-time */
           at: string;
         }[];
+      };
+      template?: {
+        name: string;
+        language: string;
+        components?: Record<string, never>[];
       };
       reactions?: {
         contact: components['schemas']['ContactIdentity'];

@@ -17710,7 +17710,7 @@ export interface components {
       success: false;
       /** @description What went wrong (see the error table of docs/api.md). */
       error: string;
-      /** @description Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets. */
+      /** @description Validation problems (400): the path of each field and a message. A workspace quota reached (429, docs/workspaces.md): one entry naming the quota, its limit and when it resets. A Cloud API rule (422, docs/cloud-api.md): the field and the failure reason a send would have met. */
       details?: {
         path: (string | number)[];
         message: string;
@@ -17721,6 +17721,11 @@ export interface components {
         quota?: 'devices' | 'messagesPerDay' | 'queuedMessages' | 'mediaBytes' | 'tokens' | 'users';
         /** @description Its limit (429). */
         limit?: number;
+        /**
+         * @description A Cloud API rule's 422: the failure reason WhatsApp would have given (a template missing or not approved, paused; the contact's 24-hour window closed).
+         * @enum {unknown}
+         */
+        reason?: 'template_not_found' | 'template_paused' | 'window_closed';
         /**
          * Format: date-time
          * @description When it resets (429; a daily quota: the next midnight UTC); null: not with time.
@@ -19180,6 +19185,15 @@ export interface components {
           /** Format: date-time */
           at: string;
         }[];
+      };
+      /** @description Outbound, Cloud API devices: the template sent. */
+      template?: {
+        /** @description The template's name in the number's WhatsApp Business Account. */
+        name: string;
+        /** @description Its language code (`en_US`, `ar`). */
+        language: string;
+        /** @description The components' parameters as sent, in the Graph API's shape (absent on an OTP's record: they are the code). */
+        components?: Record<string, never>[];
       };
       /** @description Reactions contacts put on this message (each contact's current one; a removed one is gone). */
       reactions?: {
