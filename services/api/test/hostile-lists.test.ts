@@ -77,6 +77,18 @@ const CASES: {
       contacts: { to: '15551234567', contacts: [{ name: 'Ann', phones: ['15551234568'] }] },
       'contacts.0.phones': { to: '15551234567', contacts: [{ name: 'Ann', phones: ['15551234568'] }] },
       'poll.options': { to: '15551234567', poll: { question: 'Which?', options: ['a', 'b'] } },
+      'template.components': {
+        to: '15551234567',
+        template: { name: 'hello', language: 'en', components: [{ type: 'body', parameters: [] }] },
+      },
+      'template.components.0.parameters': {
+        to: '15551234567',
+        template: {
+          name: 'hello',
+          language: 'en',
+          components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ann' }] }],
+        },
+      },
     },
   },
   {
