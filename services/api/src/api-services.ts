@@ -289,6 +289,7 @@ export function createApiServices(base: {
       engines: new EngineCache(cloudDevices),
       cloudDevices,
       templates: new TemplateCatalog(redis, graph),
+      logger,
     },
     start: async () => {
       await tokenCache.start();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { CLOUD_WINDOW_MS, keys, type CloudDeviceConfig, type DeviceEngine } from '@mgw/contracts';
+import { GraphError } from '@mgw/cloud';
 import { MemoryRedis } from '../test-support.js';
 import { cloudOtpTemplate, cloudSendRefusal, type CloudSendDeps } from './cloud-send.js';
 import { EngineCache } from './engine-cache.js';
@@ -29,11 +30,13 @@ describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at acce
   let redis: MemoryRedis;
   let engine: DeviceEngine;
   let catalog: CatalogEntry[] | Error;
+  let warnings: [string, unknown][];
   let deps: CloudSendDeps;
   beforeEach(() => {
     redis = new MemoryRedis();
     engine = 'cloud';
     catalog = [];
+    warnings = [];
     deps = {
       redis: redis.client,
       engines: new EngineCache({ engineOf: async () => engine }),
@@ -44,6 +47,7 @@ describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at acce
           return catalog;
         },
       },
+      logger: { warn: (message: string, fields?: unknown) => void warnings.push([message, fields]) },
     };
   });
   const freeForm = (to: string, isList = false) =>
@@ -77,8 +81,15 @@ describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at acce
     engine = 'linked';
     expect(await send()).to.deep.equal({ kind: 'refused', reason: 'template_on_linked_device' });
     engine = 'cloud';
-    catalog = new Error('Graph API unreachable');
+    catalog = new GraphError(401, 190, 'Error validating access token', 463, undefined, 'trace-1');
     expect(await send()).to.deep.equal({ kind: 'refused', reason: 'template_catalog_unavailable' });
+    // The operator learns why, by Meta's code and trace id (never the token).
+    expect(warnings).to.deep.equal([
+      [
+        "cloud: the number's templates could not be read from the Graph API",
+        { deviceId: 'd1', status: 401, code: 190, subcode: 463, fbtraceId: 'trace-1' },
+      ],
+    ]);
     catalog = [{ ...otpEntry('en_US'), params: {} }];
     expect(await send()).to.equal(undefined);
   });

@@ -1,16 +1,18 @@
 import type { RedisClient } from '@mgw/common';
+import { GraphError } from '@mgw/cloud';
 import {
   CLOUD_WINDOW_MS,
   CLOUD_OTP_LANGUAGES,
   keys,
   otpTemplateComponents,
+  type CloudDeviceConfig,
   type OtpLanguage,
   type TemplateInput,
 } from '@mgw/contracts';
 import type { CloudDeviceStore } from '@mgw/store';
-import type { Refusal } from '../../enqueue/refusal.js';
+import { isRefusal, type Refusal } from '../../enqueue/refusal.js';
 import type { EngineCache } from './engine-cache.js';
-import type { TemplateCatalog } from './template-catalog.js';
+import type { CatalogEntry, TemplateCatalog } from './template-catalog.js';
 import { templateRefusal } from './template-check.js';
 
 /** What the Cloud API's rules at accept time read (docs/cloud-api.md). */
@@ -19,6 +21,8 @@ export interface CloudSendDeps {
   engines: Pick<EngineCache, 'engineOf'>;
   cloudDevices: Pick<CloudDeviceStore, 'get'>;
   templates: Pick<TemplateCatalog, 'named'>;
+  /** The API's logger (its `warn`). */
+  logger: { warn(message: string, fields: Record<string, unknown>): unknown };
 }
 
 /**
@@ -64,6 +68,29 @@ async function windowOpen(
   return lastMessage !== null && now - Number(lastMessage) < CLOUD_WINDOW_MS;
 }
 
+/**
+ * The number's templates of this name, or the refusal of a list the Graph API did not give (its
+ * failure logged for the operator: Meta's code and trace id, never the token).
+ */
+async function namedOrRefusal(
+  deps: CloudSendDeps,
+  deviceId: string,
+  config: CloudDeviceConfig,
+  name: string,
+): Promise<CatalogEntry[] | Refusal> {
+  try {
+    return await deps.templates.named(deviceId, config, name);
+  } catch (err) {
+    deps.logger.warn("cloud: the number's templates could not be read from the Graph API", {
+      deviceId,
+      ...(err instanceof GraphError
+        ? { status: err.status, code: err.code, subcode: err.subcode, fbtraceId: err.fbtraceId }
+        : { error: (err as Error).message }),
+    });
+    return { kind: 'refused', reason: 'template_catalog_unavailable' };
+  }
+}
+
 async function templateCheck(
   deps: CloudSendDeps,
   deviceId: string,
@@ -71,13 +98,8 @@ async function templateCheck(
 ): Promise<Refusal | undefined> {
   const config = await deps.cloudDevices.get(deviceId);
   if (!config) return { kind: 'refused', reason: 'template_on_linked_device' };
-  let named;
-  try {
-    named = await deps.templates.named(deviceId, config, template.name);
-  } catch {
-    return { kind: 'refused', reason: 'template_catalog_unavailable' };
-  }
-  return templateRefusal(template, named);
+  const named = await namedOrRefusal(deps, deviceId, config, template.name);
+  return isRefusal(named) ? named : templateRefusal(template, named);
 }
 
 /**
@@ -96,12 +118,8 @@ export async function cloudOtpTemplate(
   const config = await deps.cloudDevices.get(deviceId);
   // The device stopped being a cloud device since its engine was read: it sends the text.
   if (!config) return undefined;
-  let named;
-  try {
-    named = await deps.templates.named(deviceId, config, config.otpTemplate);
-  } catch {
-    return { kind: 'refused', reason: 'template_catalog_unavailable' };
-  }
+  const named = await namedOrRefusal(deps, deviceId, config, config.otpTemplate);
+  if (isRefusal(named)) return named;
   const codes = CLOUD_OTP_LANGUAGES[language];
   const approved = codes.find((c) => named.some((t) => t.language === c && t.status === 'APPROVED'));
   const template = {

@@ -79,6 +79,7 @@ describe('sendOtp: an OTP jumps the queue and the API waits for it (an in-memory
         engines: new EngineCache({ engineOf: async () => 'linked' }),
         cloudDevices: { get: async () => undefined },
         templates: { named: async () => [] },
+        logger: { warn: () => undefined },
       },
     };
   });

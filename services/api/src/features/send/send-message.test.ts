@@ -44,6 +44,7 @@ describe('sendMessage: a /send accepted as one job per recipient (an in-memory s
         engines: new EngineCache({ engineOf: async () => 'linked' }),
         cloudDevices: { get: async () => undefined },
         templates: { named: async () => [] },
+        logger: { warn: () => undefined },
       },
     };
   });
