@@ -51,7 +51,7 @@ describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at acce
     };
   });
   const freeForm = (to: string, isList = false) =>
-    cloudSendRefusal(deps, 'd1', { recipients: [to], isList }, NOW);
+    cloudSendRefusal(deps, 'd1', { to: isList ? [to] : to }, NOW);
 
   it('When a linked device sends free-form, then nothing is refused, and once its engine is known the answer is no promise', async () => {
     engine = 'linked';
@@ -76,8 +76,7 @@ describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at acce
 
   it('When a template goes to a linked device, or its list cannot be read, then it is refused; an approved one passes whatever the window', async () => {
     const template = { name: 'verification_code', language: 'en_US' };
-    const send = () =>
-      cloudSendRefusal(deps, 'd1', { template, recipients: ['15550003333'], isList: false }, NOW);
+    const send = () => cloudSendRefusal(deps, 'd1', { template, to: '15550003333' }, NOW);
     engine = 'linked';
     expect(await send()).to.deep.equal({ kind: 'refused', reason: 'template_on_linked_device' });
     engine = 'cloud';

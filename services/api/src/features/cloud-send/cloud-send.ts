@@ -5,8 +5,10 @@ import {
   CLOUD_OTP_LANGUAGES,
   keys,
   otpTemplateComponents,
+  phoneOf,
   type CloudDeviceConfig,
   type OtpLanguage,
+  type SendBody,
   type TemplateInput,
 } from '@mgw/contracts';
 import type { CloudDeviceStore } from '@mgw/store';
@@ -41,16 +43,17 @@ export interface CloudSendDeps {
 export function cloudSendRefusal(
   deps: CloudSendDeps,
   deviceId: string,
-  send: { template?: TemplateInput; recipients: string[]; isList: boolean },
+  /** The /send body (its `to` already resolved: usernames are LIDs), read as it is: nothing is copied. */
+  send: Pick<SendBody, 'template' | 'to'>,
   now = Date.now(),
 ): Refusal | undefined | Promise<Refusal | undefined> {
   if (send.template) return templateCheck(deps, deviceId, send.template);
-  if (send.isList) return undefined;
+  if (Array.isArray(send.to)) return undefined;
   const engine = deps.engines.engineOf(deviceId, now);
   if (engine === 'linked') return undefined;
+  const recipient = phoneOf(send.to);
   return (async () => {
     if ((await engine) === 'linked') return undefined;
-    const recipient = send.recipients[0]!;
     return (await windowOpen(deps.redis, deviceId, recipient, now))
       ? undefined
       : { kind: 'refused', reason: 'window_closed', recipient };

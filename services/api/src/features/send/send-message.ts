@@ -184,11 +184,7 @@ export async function sendMessage(
     content.reactionTarget = target;
   }
   // A linked device's free-form send: answered at once, no await (cloud-send.ts).
-  const ruling = cloudSendRefusal(deps.cloudSend, deviceId, {
-    ...(body.template ? { template: body.template } : {}),
-    recipients: entries.map(phoneOf),
-    isList,
-  });
+  const ruling = cloudSendRefusal(deps.cloudSend, deviceId, body);
   const cloudRefusal = ruling instanceof Promise ? await ruling : ruling;
   if (cloudRefusal) return blockedFirst(deps, deviceId, blocklistCheck, cloudRefusal);
   const personal = personalisation(entries, content);
