@@ -38,4 +38,10 @@ export const cloudKeys = {
   cloudReached: (deviceId: string) => `${device(deviceId)}:cloud:reached`,
   /** String: a cloud device's media id of one attachment (its cache key's SHA-256; kept < 30 days). */
   cloudMedia: (deviceId: string, keySha256: string) => `${device(deviceId)}:cloud:media:${keySha256}`,
+  /**
+   * String (JSON, with a TTL): the cloud device's WABA's templates as the API last read them from
+   * the Graph API (their names, languages, statuses and parameter counts; not secret), for /send's
+   * check of `template` (services/api features/cloud-send/template-catalog.ts).
+   */
+  cloudTemplates: (deviceId: string) => `${device(deviceId)}:cloud:templates`,
 } as const;

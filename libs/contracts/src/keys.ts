@@ -307,12 +307,6 @@ export const keys = {
   // --- a Cloud API device's (cloud-keys.ts) and the cloud devices' global indexes ---
   ...cloudKeys,
   /**
-   * String (JSON, with a TTL): the cloud device's WABA's templates as the API last read them from
-   * the Graph API (their names, languages, statuses and parameter counts; not secret), for /send's
-   * check of `template` (services/api features/cloud-send/template-catalog.ts).
-   */
-  cloudTemplates: (deviceId: string) => `${device(deviceId)}:cloud:templates`,
-  /**
    * Set: the account's blocklist as WhatsApp last told the device's holder (`<digits>@lid`, or a
    * phone number when WhatsApp named one): replaced from the blocklist query at every connect,
    * changed by the account's blocks and WhatsApp's blocklist pushes, at most BLOCKLIST_MAX entries;

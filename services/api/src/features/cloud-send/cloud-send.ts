@@ -20,7 +20,7 @@ import { templateRefusal } from './template-check.js';
 /** What the Cloud API's rules at accept time read (docs/cloud-api.md). */
 export interface CloudSendDeps {
   redis: RedisClient;
-  engines: Pick<EngineCache, 'engineOf'>;
+  engines: Pick<EngineCache, 'engineOf' | 'drop'>;
   cloudDevices: Pick<CloudDeviceStore, 'get'>;
   templates: Pick<TemplateCatalog, 'named'>;
   /** The API's logger (its `warn`). */

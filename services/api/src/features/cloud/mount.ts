@@ -30,7 +30,7 @@ const CLOUD_BODY: BodySpec = {
 export type CloudName = 'putCloud' | 'getCloud' | 'deleteCloud';
 
 /** The services the cloud routes use. */
-export type CloudServices = Uses<'redis' | 'cloudDevices' | 'graph'>;
+export type CloudServices = Uses<'redis' | 'cloudDevices' | 'graph' | 'cloudSend'>;
 
 /**
  * A device's Cloud API configuration (docs/cloud-api.md): the token's device makes itself a
@@ -74,6 +74,8 @@ function cloudRoutes(
       const deviceId = deviceOf(req, res);
       const outcome = await configureCloud(d, deviceId, input);
       if (!outcome.ok) throw cloudError(outcome);
+      // This process's /send sees the new engine at once (the others within their cache's seconds).
+      s.cloudSend.engines.drop(deviceId);
       // The ids only: never a secret in a log line.
       req.log.info('cloud device configured', { deviceId, phoneNumberId: input.phoneNumberId });
       res.status(200).json({ success: true, data: outcome.data });
@@ -86,7 +88,9 @@ function cloudRoutes(
     },
     deleteCloud: async (req, res) => {
       parse(emptyQuerySchema, req.query);
-      if (!(await disconnectCloud(d, deviceOf(req, res)))) throw new ApiError(404, ERRORS.cloudNotConfigured);
+      const deviceId = deviceOf(req, res);
+      if (!(await disconnectCloud(d, deviceId))) throw new ApiError(404, ERRORS.cloudNotConfigured);
+      s.cloudSend.engines.drop(deviceId);
       res.status(200).json({ success: true, message: CONNECTION_MESSAGES.cloudForgotten });
     },
   };
@@ -134,6 +138,7 @@ export function cloudConnection(s: CloudServices) {
     /** /disconnect: the configuration forgotten (already gone meanwhile: already disconnected). */
     async disconnect(deviceId: string): Promise<Record<string, unknown>> {
       const forgot = await disconnectCloud(d, deviceId);
+      s.cloudSend.engines.drop(deviceId);
       return {
         success: true,
         message: forgot ? CONNECTION_MESSAGES.cloudForgotten : CONNECTION_MESSAGES.alreadyDisconnected,

@@ -101,7 +101,7 @@ type PasskeyServices = Parameters<typeof passkeyRoutes>[0];
 
 /** The handlers of the rows, over the one device directory of these services (devicesDeps). */
 export function deviceAdminHandlers(
-  s: DevicesServices & PasskeyServices & Uses<'workspaces' | 'workspaceCache' | 'graph'>,
+  s: DevicesServices & PasskeyServices & Uses<'workspaces' | 'workspaceCache' | 'graph' | 'cloudSend'>,
 ): Record<DeviceAdminName, RequestHandler> {
   const d = devicesDeps(s);
   const cloud = cloudConnection(s);
