@@ -18,8 +18,8 @@ import { Redis } from 'ioredis';
  * A cloud device end to end: the real API, connection and sender processes, a real Redis, and
  * the Cloud API simulator (libs/cloud-sim) as Meta's Graph API, reached through a TCP proxy the
  * crash test blackholes. The device is configured in the store as `/cloud` and `/connect` leave it
- * (configuration, profile, state, listed, announced); messages go through POST /send, templates
- * through the store's accept path (the API's template field is not this slice's).
+ * (configuration, profile, state, listed, announced); messages, templates among them, go through
+ * POST /send (the groups, channels and LIDs the API would refuse, through the store's accept path).
  */
 describe('e2e: a cloud device sends through the Graph API (real services, Cloud API simulator)', function () {
   this.timeout(180_000);
@@ -151,12 +151,19 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     expect((sentWith(plain)[0]!.request.text as { preview_url: boolean }).preview_url).to.equal(false);
   });
 
-  it('When a contact has no open window, then a text fails window_closed and the Graph API is never called', async () => {
-    const to = contact();
-    const id = await send({ to, text: 'out of the window' });
-    const rec = await settled(id);
-    expect(rec).to.include({ status: 'failed', error: 'window_closed' });
-    expect(cloud.sent(number.id).filter((m) => m.waId === to)).to.deep.equal([]);
+  it('When a list names a contact with no open window, then the API takes the list, its text to that contact fails window_closed in the sender and the Graph API is never called for it', async () => {
+    // One recipient alone is refused at /send (422); a list is taken whole and judged per recipient.
+    const [closed, open] = [contact(), contact()];
+    await openWindow(open);
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
+      to: [closed, open],
+      text: 'a list',
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const [shut, sent] = res.body.messageIds;
+    expect(await settled(shut!)).to.include({ status: 'failed', error: 'window_closed' });
+    expect((await settled(sent!)).status).to.equal('sent');
+    expect(cloud.sent(number.id).filter((m) => m.waId === closed)).to.deep.equal([]);
   });
 
   it('When a message is for a group, a channel or a LID, then it fails invalid_number: the Cloud API sends to phone numbers only', async () => {
@@ -212,13 +219,7 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
   it('When a template goes to a contact with no window, then it is sent as the Graph template object and the record takes the wamid', async () => {
     const to = contact();
     const components = [{ type: 'body', parameters: [{ type: 'text', text: '#1234' }] }];
-    const { jobs, queue } = await queueMessages({
-      redis: stack.redis,
-      deviceId: stack.deviceId,
-      to: [to],
-      content: { template: { name: 'order_update', language: 'en_US', components } },
-    });
-    const id = jobs[0]!.messageId;
+    const id = await send({ to, template: { name: 'order_update', language: 'en_US', components } });
     const rec = await settled(id);
     expect(rec.status).to.equal('sent');
     const [graph] = sentWith(id);
@@ -229,7 +230,6 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
       components,
     });
     expect(rec.platformMessageId).to.equal(graph!.id);
-    await queue.close();
   });
 
   it('When the messaging tier (TIER_1K) is used up by 1,000 contacts outside a window, then a template to a new contact fails messaging_limit_reached without a Graph call, and one to a counted contact goes', async () => {
@@ -237,15 +237,17 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     const now = Date.now();
     const counted = Array.from({ length: 1000 }, (_, i) => `1555099${String(i).padStart(4, '0')}`);
     await stack.redis.zadd(reached, ...counted.flatMap((waId) => [now, waId]));
-    const template = { name: 'order_update', language: 'en_US' };
-    const { jobs, queue } = await queueMessages({
-      redis: stack.redis,
-      deviceId: stack.deviceId,
+    const template = {
+      name: 'order_update',
+      language: 'en_US',
+      components: [{ type: 'body', parameters: [{ type: 'text', text: '#1' }] }],
+    };
+    const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
       to: [contact(), counted[0]!],
-      content: { template },
+      template,
     });
-    await queue.close();
-    const [fresh, again] = jobs.map((j) => j.messageId);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const [fresh, again] = res.body.messageIds;
     expect(await settled(fresh!)).to.include({ status: 'failed', error: 'messaging_limit_reached' });
     expect(sentWith(fresh!)).to.deep.equal([]);
     expect((await settled(again!)).status).to.equal('sent');

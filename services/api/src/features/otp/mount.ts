@@ -6,6 +6,8 @@ import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { idempotencyScope } from '../../http/route-helpers.js';
 import { sendOtp, type OtpOutcome } from './send-otp.js';
+import { otpFallback, type OtpFallbackDeps } from './otp-fallback.js';
+import { PoolStore } from '@mgw/store';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
 import { parse } from '../../http/validation.js';
@@ -75,18 +77,48 @@ export function otpAnswer(outcome: OtpOutcome, body: OtpBody): Outcome {
 
 /** POST /otp */
 function otpRoute(
-  s: Uses<'config' | 'idempotency' | 'acceptor' | 'messages' | 'metrics' | 'blocklist' | 'cloudSend'>,
+  s: Uses<
+    | 'config'
+    | 'idempotency'
+    | 'acceptor'
+    | 'messages'
+    | 'metrics'
+    | 'blocklist'
+    | 'cloudSend'
+    | 'cloudDevices'
+    | 'redis'
+  >,
 ): RequestHandler {
   const deps = { ...s, otpWaitTimeoutMs: s.config.otpWaitTimeoutMs };
+  const fallback: OtpFallbackDeps = {
+    redis: s.redis,
+    pools: new PoolStore(s.redis),
+    cloudDevices: s.cloudDevices,
+    engines: s.cloudSend.engines,
+  };
   return async (req, res) => {
     const auth = authOf(res);
     parse(emptyQuerySchema, req.query);
     const body = parse(otpBodySchema, req.body ?? {});
     respond(
       res,
-      await s.idempotency.run(req, idempotencyScope(res, auth.deviceId), async ({ seed }) =>
-        otpAnswer(await sendOtp(deps, auth.deviceId, body, seed), body),
-      ),
+      await s.idempotency.run(req, idempotencyScope(res, auth.deviceId), async ({ seed }) => {
+        const via = await otpFallback(fallback, auth.deviceId);
+        if (via) req.log.info('otp falls back to the pool’s cloud device', { deviceId: auth.deviceId, via });
+        const answer = otpAnswer(await sendOtp(deps, via ?? auth.deviceId, body, seed), body);
+        return via ? sentThrough(answer, via) : answer;
+      }),
     );
   };
+}
+
+/**
+ * An OTP sent by the pool's Cloud API device instead of the token's paused one: its answer says
+ * which device and engine sent it (`data.deviceId`, `data.engine`), beside the contract's fields;
+ * its record is that device's (GET /messages/:id with a token of it, or of the workspace).
+ */
+function sentThrough(answer: Outcome, deviceId: string): Outcome {
+  const body = answer.body as { data?: Record<string, unknown> };
+  if (!body.data) return answer;
+  return { ...answer, body: { ...body, data: { ...body.data, deviceId, engine: 'cloud' } } };
 }

@@ -52,6 +52,9 @@ describe("poolMembers, poolDevices, spread: a pool's devices and each one's shar
       ['d-linked', 'no_nct_salt'],
       ['d-cloud', undefined],
     ]);
+    // With no linked device salted, none drops out: the cloud device holds no salt to go by.
+    const unsalted = await poolDevices(redis.client, ['d-linked', 'd-cloud'], config.sendPolicy);
+    expect(unsalted.map((d) => d.dropped)).to.deep.equal([undefined, undefined]);
   });
 
   it('When messages are spread, then each goes to the device furthest below its fair part, counting what each got', () => {

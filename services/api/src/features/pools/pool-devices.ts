@@ -42,7 +42,7 @@ const UNCAPPED_ALLOWANCE = 10_000;
  * refuse it, 463: docs/contacts-and-identities.md): while another device of the pool in the spread
  * holds its salt, it is left out (`no_nct_salt`) and its waiting messages move to one that has it,
  * until it gets its own (it asks for it when its socket opens). When none holds one, nothing changes.
- * A Cloud API device counts as holding one: the salt is the linked protocol's.
+ * A Cloud API device is out of this rule: the salt is the linked protocol's.
  */
 export async function poolDevices(
   redis: RedisClient,
@@ -51,20 +51,18 @@ export async function poolDevices(
   minHealth = HEALTH_LOW_SCORE,
   now = Date.now(),
 ): Promise<PoolDevice[]> {
-  const [states, salted] = await Promise.all([
+  const [states, salted, cloud] = await Promise.all([
     devicesNow(redis, devices, policy, minHealth, now),
-    // A Cloud API device needs no salt: Meta sends its first contacts (templates) for it.
     Promise.all(
-      devices.map(
-        async (d) =>
-          (await redis.hexists(keys.authKeys(d, NCT_SALT_TYPE), 'salt')) === 1 ||
-          (await redis.exists(keys.cloudDevice(d))) === 1,
-      ),
+      devices.map(async (d) => (await redis.hexists(keys.authKeys(d, NCT_SALT_TYPE), 'salt')) === 1),
     ),
+    // A Cloud API device needs no salt (Meta sends its first contacts, as templates): it never drops
+    // out for one, nor makes a linked device without one drop out.
+    Promise.all(devices.map(async (d) => (await redis.exists(keys.cloudDevice(d))) === 1)),
   ]);
   if (!states.some((d, i) => !d.dropped && salted[i])) return states;
   return states.map((d, i) =>
-    d.dropped || salted[i] ? d : { ...d, dropped: 'no_nct_salt' as const, weight: 0 },
+    d.dropped || salted[i] || cloud[i] ? d : { ...d, dropped: 'no_nct_salt' as const, weight: 0 },
   );
 }
 
