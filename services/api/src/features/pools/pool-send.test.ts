@@ -92,7 +92,7 @@ describe("sendThroughPool: a pooled send spread over the pool's devices (in-memo
     expect(acceptor.requests).to.deep.equal([]);
   });
 
-  it('When the body is one a pool cannot send (a reaction, a group, a username, an uploaded object), then refused before any device is looked at', async () => {
+  it('When the body is one a pool cannot send (a reaction, a template, a group, a username, an uploaded object), then refused before any device is looked at', async () => {
     const refusal = async (body: object) => {
       const outcome = await sendThroughPool(deps, poolId, body as never);
       return 'reason' in outcome ? outcome.reason : outcome.kind;
@@ -100,6 +100,9 @@ describe("sendThroughPool: a pooled send spread over the pool's devices (in-memo
     expect(await refusal({ to: '15550001111', reaction: { messageId: 'm', emoji: '👍' } })).to.equal(
       'invalid',
     );
+    expect(
+      await refusal({ to: ['15550001111'], template: { name: 'order_update', language: 'en_US' } }),
+    ).to.equal('invalid');
     expect(await refusal({ to: ['15550001111', '120363000000000001@g.us'], text: 'Hi' })).to.equal('invalid');
     expect(await refusal({ to: '@alice.shop', text: 'Hi' })).to.equal('invalid');
     expect(await refusal({ to: '15550001111', attachment: { type: 'image', mediaId: 'med-1' } })).to.equal(

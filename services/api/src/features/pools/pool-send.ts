@@ -72,6 +72,12 @@ export async function sendThroughPool(
     return invalid([
       { path: ['reaction'], message: 'a reaction is sent with a device token, not a pool token' },
     ]);
+  // A template is one Cloud API number's (checked against its WABA's list): never spread, nor moved
+  // to a linked device of the pool, which could not send it.
+  if (body.template)
+    return invalid([
+      { path: ['template'], message: "a template is sent with a cloud device's token, not a pool token" },
+    ]);
   if (body.attachment?.base64 !== undefined && attachmentTooLarge(body.attachment.base64))
     return refused('attachment_too_large');
   const isList = Array.isArray(body.to);
