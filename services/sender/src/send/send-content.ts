@@ -128,7 +128,6 @@ export async function sendContent(
   attempt?: SendAttempt,
 ): Promise<void> {
   if (content.edit || content.delete) return sendRevision(data, content, jid, deps, attempt);
-  if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps, attempt);
   if (content.template) {
     // Accepted for cloud devices only; one that reached another engine (it changed meanwhile) fails.
     if (!deps.sender.sendsTemplates)
@@ -136,11 +135,15 @@ export async function sendContent(
         FAILURE_REASONS.rejectedByServer,
         'a template goes only through a Cloud API device',
       );
+    // The record shows the template's name and language (kindFieldsOf: never an OTP's code).
+    await deps.kinds.keep(data.deviceId, data.messageId, content);
     return deps.sender.send(
       { jid, platformMessageId: data.platformMessageId, template: content.template, quoted },
       attempt,
     );
   }
+  // A template is a message kind too, but the Cloud API's: it is sent above, never as the others.
+  if (isKindContent(content)) return sendKind(data, content, jid, quoted, deps, attempt);
   // Whom a text or caption mentions stays on its record (sealed, with the kind fields).
   if (content.mentions?.length)
     await deps.kinds.keep(data.deviceId, data.messageId, { mentions: content.mentions });
