@@ -27,6 +27,7 @@ describe('createMcpServer: the tools call the routes of the server they came to 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.deep.equal([
       'send_message',
+      'send_template',
       'check_numbers',
       'resolve_username',
       'get_status',
@@ -37,6 +38,11 @@ describe('createMcpServer: the tools call the routes of the server they came to 
       'mark_chat_read',
     ]);
     expect(tools.find((t) => t.name === 'send_message')!.inputSchema.required).to.deep.equal(['to', 'text']);
+    expect(tools.find((t) => t.name === 'send_template')!.inputSchema.required).to.deep.equal([
+      'to',
+      'name',
+      'language',
+    ]);
     await client.close();
   });
 
@@ -53,11 +59,33 @@ describe('createMcpServer: the tools call the routes of the server they came to 
       name: 'get_chat_messages',
       arguments: { chatId: '120363000000000001@g.us', limit: 10 },
     });
+    await client.callTool({
+      name: 'send_template',
+      arguments: {
+        to: '15550001111',
+        name: 'order_update',
+        language: 'en_US',
+        components: [{ type: 'body', parameters: [{ type: 'text', text: '#1' }] }],
+      },
+    });
     await client.callTool({ name: 'resolve_username', arguments: { username: 'alice.shop' } });
     await client.callTool({ name: 'mark_chat_read', arguments: { chatId: '15550001111' } });
     expect(api.heard.map((h) => [h.method, h.path, h.body, h.idempotencyKey])).to.deep.equal([
       ['POST', '/api/messenger/v1/send', { to: ['15550001111'], text: 'Hi' }, 'k-2'],
       ['GET', '/api/messenger/v1/chats/120363000000000001%40g.us/messages?limit=10', undefined, undefined],
+      [
+        'POST',
+        '/api/messenger/v1/send',
+        {
+          to: '15550001111',
+          template: {
+            name: 'order_update',
+            language: 'en_US',
+            components: [{ type: 'body', parameters: [{ type: 'text', text: '#1' }] }],
+          },
+        },
+        undefined,
+      ],
       ['POST', '/api/messenger/v1/contacts/username', { username: 'alice.shop' }, undefined],
       ['POST', '/api/messenger/v1/chats/15550001111/read', undefined, undefined],
     ]);

@@ -66,6 +66,29 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
       }),
   );
   server.registerTool(
+    'send_template',
+    {
+      title: 'Send a WhatsApp template (Cloud API devices)',
+      description:
+        'Queues an approved template of the Cloud API number to one recipient or a list (POST /send ' +
+        'with `template`): the only message a contact who has not written in the last 24 hours may ' +
+        'get from a Cloud API device. A device linked by QR or code refuses it (422). Answers as ' +
+        'send_message does.',
+      inputSchema: schemas.sendTemplate,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    ({ to, name, language, components, idempotencyKey }) =>
+      call('POST', `${API_BASE}/send`, {
+        json: { to, template: { name, language, ...(components ? { components } : {}) } },
+        ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+      }),
+  );
+  server.registerTool(
     'check_numbers',
     {
       title: 'Check numbers on WhatsApp',

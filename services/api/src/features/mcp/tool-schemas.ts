@@ -7,6 +7,7 @@ import {
   MESSAGE_STATUSES,
   PHONE_PATTERN,
   STRING_LIMITS,
+  TEMPLATE_LIMITS,
   USERNAME_LIMITS,
   USERNAME_PIN_PATTERN,
 } from '@mgw/contracts';
@@ -37,6 +38,33 @@ export function toolSchemas(maxRecipients: number) {
         .union([recipient, z.array(recipient).min(1).max(maxRecipients)])
         .describe(`One recipient, or a list of at most ${maxRecipients} (one message each, a batch)`),
       text: z.string().min(1).max(STRING_LIMITS.text).describe('The message text'),
+      idempotencyKey: z
+        .string()
+        .min(1)
+        .max(255)
+        .optional()
+        .describe('Replays the first answer of a request with the same key (24 h, per token)'),
+    },
+    sendTemplate: {
+      to: z
+        .union([recipient, z.array(recipient).min(1).max(maxRecipients)])
+        .describe(`One recipient, or a list of at most ${maxRecipients} (one message each, a batch)`),
+      name: z
+        .string()
+        .regex(/^[a-z0-9_]+$/)
+        .max(TEMPLATE_LIMITS.name)
+        .describe("An approved template of the Cloud API number's WhatsApp Business Account"),
+      language: z
+        .string()
+        .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/)
+        .describe('The template language as the WABA lists it, e.g. en_US or ar'),
+      components: z
+        .array(z.record(z.string(), z.unknown()))
+        .max(TEMPLATE_LIMITS.components)
+        .optional()
+        .describe(
+          "The template's parameters in Meta's shape: [{ type: 'body', parameters: [{ type: 'text', text: '…' }] }, …]",
+        ),
       idempotencyKey: z
         .string()
         .min(1)
