@@ -40,7 +40,13 @@ function freshContacts(count: number): string[] {
   return Array.from({ length: count }, () => `1555${String(++contactSeq).padStart(7, '0')}`);
 }
 
-const TEMPLATE = { name: 'verification_code', language: { code: 'en_US' } };
+/** The sandbox WABA's authentication template, with its code in the body and the copy-code button. */
+const CODE = [{ type: 'text', text: '482913' }];
+const COMPONENTS = [
+  { type: 'body', parameters: CODE },
+  { type: 'button', sub_type: 'url', index: 0, parameters: CODE },
+];
+const TEMPLATE = { name: 'verification_code', language: { code: 'en_US' }, components: COMPONENTS };
 
 /** The simulator's rate over the messages sent to `to`: (n − 1) ÷ (last − first), per second. */
 function simRate(to: Set<string>): number {
@@ -87,7 +93,7 @@ async function gateway(): Promise<number> {
   const to = freshContacts(LIST);
   const res = await stack.api<{ messageIds: string[] }>('POST', '/send', {
     to,
-    template: { name: TEMPLATE.name, language: 'en_US' },
+    template: { name: TEMPLATE.name, language: 'en_US', components: COMPONENTS },
   });
   if (res.status !== 202) throw new Error(`POST /send answered ${res.status}: ${JSON.stringify(res.body)}`);
   const wanted = new Set(to);
