@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from '@mgw/cloud-sim';
+import { SANDBOX_NUMBER } from '@mgw/cloud-sim';
 import { markRestricted, clearRestriction } from '@mgw/store';
 import { useStack, waitFor } from '@mgw/testing';
 
@@ -20,19 +20,7 @@ describe('e2e: an OTP falls back from a paused linked device to its pool’s Clo
   before(async () => {
     await stack().fastLink('15550960001');
     const cloudToken = await stack().createToken(cloudId);
-    const put = await stack().api(
-      'PUT',
-      '/cloud',
-      {
-        phoneNumberId: SANDBOX_NUMBER.id,
-        wabaId: SANDBOX_NUMBER.wabaId,
-        accessToken: SANDBOX_NUMBER.accessToken,
-        appSecret: SANDBOX_NUMBER.appSecret,
-        verifyToken: SANDBOX_VERIFY_TOKEN,
-      },
-      cloudToken,
-    );
-    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    await stack().configureSandboxCloud(cloudToken);
     expect((await stack().api('POST', '/connect', undefined, cloudToken)).body).to.deep.include({
       status: 'connected',
     });

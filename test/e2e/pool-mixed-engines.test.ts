@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from '@mgw/cloud-sim';
+import { SANDBOX_NUMBER } from '@mgw/cloud-sim';
 import { keys } from '@mgw/contracts';
 import { useStack, waitFor, type ServiceProcess } from '@mgw/testing';
 import {
@@ -61,19 +61,7 @@ describe(`e2e chaos: a pool of linked and Cloud API devices through sender kills
     // The cloud device: the sandbox's number, configured and connected through its own token.
     const deviceId = `mc-${suffix}`;
     const token = await stack().createToken(deviceId);
-    const put = await stack().api(
-      'PUT',
-      '/cloud',
-      {
-        phoneNumberId: SANDBOX_NUMBER.id,
-        wabaId: SANDBOX_NUMBER.wabaId,
-        accessToken: SANDBOX_NUMBER.accessToken,
-        appSecret: SANDBOX_NUMBER.appSecret,
-        verifyToken: SANDBOX_VERIFY_TOKEN,
-      },
-      token,
-    );
-    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    await stack().configureSandboxCloud(token);
     const connected = await stack().api('POST', '/connect', undefined, token);
     expect(connected.body, JSON.stringify(connected.body)).to.deep.include({ status: 'connected' });
     cloudDevice = { deviceId, token, phone: SANDBOX_NUMBER.id };

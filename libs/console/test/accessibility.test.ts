@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
-import { SANDBOX_NUMBER, SANDBOX_VERIFY_TOKEN } from '@mgw/cloud-sim';
 import { waitFor } from '@mgw/testing';
 import { audit } from './axe.js';
 import { ADMIN_PASSWORD as PASSWORD, screenshots, useDashboardStack } from './browser.js';
@@ -110,19 +109,7 @@ describe('Dashboard accessibility: axe (WCAG 2.1 A and AA) on every page and dia
     // A device of the suite's own (its release forgets it) made the sandbox number, connected.
     const deviceId = `a11y-cloud-${Math.random().toString(36).slice(2, 6)}`;
     const token = await stack.createToken(deviceId);
-    const put = await stack.api(
-      'PUT',
-      '/cloud',
-      {
-        phoneNumberId: SANDBOX_NUMBER.id,
-        wabaId: SANDBOX_NUMBER.wabaId,
-        accessToken: SANDBOX_NUMBER.accessToken,
-        appSecret: SANDBOX_NUMBER.appSecret,
-        verifyToken: SANDBOX_VERIFY_TOKEN,
-      },
-      token,
-    );
-    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    await stack.configureSandboxCloud(token);
     try {
       expect((await stack.api('POST', '/connect', undefined, token)).status).to.equal(200);
       // The section itself is swept by its own suite (src/cloud/e2e): here its dialog.

@@ -9,7 +9,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { subscribeWhenReady, type CloudSimHandle } from '@mgw/cloud-sim';
+import {
+  SANDBOX_NUMBER,
+  SANDBOX_VERIFY_TOKEN,
+  subscribeWhenReady,
+  type CloudSimHandle,
+} from '@mgw/cloud-sim';
 import type { InboxMessage, SimulatorHandle } from '@mgw/messenger-sim';
 import { Encryption, TokenStore } from '@mgw/store';
 import { nodeArgsOf } from '@mgw/testing/node-args';
@@ -278,6 +283,27 @@ export class Stack extends StackClient {
     return this.processes.filter(
       (p) => p.name.startsWith('sender') && p.child.exitCode === null && p.child.signalCode === null,
     );
+  }
+
+  /**
+   * Makes the device `token` acts on the Cloud API simulator's sandbox number (`PUT /cloud`, as a
+   * client does; the stack's `cloud` option): throws with the answer unless it is taken. The
+   * device then holds the sandbox's verify token, so the simulator's app subscribes (cloudSubscribed).
+   */
+  async configureSandboxCloud(token: string): Promise<void> {
+    const put = await this.api(
+      'PUT',
+      '/cloud',
+      {
+        phoneNumberId: SANDBOX_NUMBER.id,
+        wabaId: SANDBOX_NUMBER.wabaId,
+        accessToken: SANDBOX_NUMBER.accessToken,
+        appSecret: SANDBOX_NUMBER.appSecret,
+        verifyToken: SANDBOX_VERIFY_TOKEN,
+      },
+      token,
+    );
+    if (put.status !== 200) throw new Error(`PUT /cloud answered ${put.status}: ${JSON.stringify(put.body)}`);
   }
 
   /** Creates an API token with the real token CLI; returns its value (the CLI's last line). */
