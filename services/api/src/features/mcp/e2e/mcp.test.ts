@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CHAT_ERRORS, ERRORS, MAX_CONTACT_CHECK, STRING_LIMITS, newPlatformMessageId } from '@mgw/contracts';
+import {
+  CHAT_ERRORS,
+  ERRORS,
+  MAX_CONTACT_CHECK,
+  STRING_LIMITS,
+  TEMPLATE_LIMITS,
+  newPlatformMessageId,
+} from '@mgw/contracts';
 import { createRedis } from '@mgw/common';
 import { ContactCache, DeviceCommandResponder, PoolStore, markLinked } from '@mgw/store';
 import {
@@ -56,7 +63,7 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
   });
   after(async () => t.close());
 
-  it('When the tools are listed, then the nine are there with the contract limits in their schemas', async () => {
+  it('When the tools are listed, then the ten are there with the contract limits in their schemas', async () => {
     const { tools } = await (await connect()).listTools();
     expect(tools.map((tool) => tool.name).sort()).to.deep.equal([
       'check_numbers',
@@ -68,7 +75,15 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
       'mark_chat_read',
       'resolve_username',
       'send_message',
+      'send_template',
     ]);
+    const template = tools.find((tool) => tool.name === 'send_template')!.inputSchema as unknown as {
+      properties: { name: Json; components: Json };
+      required: string[];
+    };
+    expect(template.required).to.have.members(['to', 'name', 'language']);
+    expect(template.properties.name.maxLength).to.equal(TEMPLATE_LIMITS.name);
+    expect(template.properties.components.maxItems).to.equal(TEMPLATE_LIMITS.components);
     const send = tools.find((tool) => tool.name === 'send_message')!.inputSchema as unknown as {
       properties: { to: { anyOf: Json[] }; text: Json };
       required: string[];
