@@ -115,6 +115,11 @@ export interface CloudNumberProfile {
   checkedAt: string;
 }
 
+/** The number's digits as `/status` shows a phone: Meta's display number (`+1 555-010-0001`) without its marks. */
+export function cloudPhoneOf(profile: Pick<CloudNumberProfile, 'displayPhoneNumber'>): string {
+  return profile.displayPhoneNumber.replace(/\D/g, '');
+}
+
 export function cloudView(config: CloudDeviceConfig): CloudDeviceView {
   return {
     engine: 'cloud',

@@ -11,6 +11,7 @@ import {
   type CloudDeviceState,
   type CloudNumberProfile,
   type DeviceEngine,
+  cloudPhoneOf,
 } from '@mgw/contracts';
 import { storageContext } from '../encryption/families.js';
 import type { Sealer } from '../encryption/sealer.js';
@@ -161,9 +162,7 @@ export class CloudDeviceStore {
     if (state.status === 'connected') {
       const profile = await this.profile(deviceId);
       await this.sessions.update(deviceId, 'connected', {
-        ...(profile
-          ? { phone: profile.displayPhoneNumber.replace(/\D/g, ''), name: profile.verifiedName }
-          : {}),
+        ...(profile ? { phone: cloudPhoneOf(profile), name: profile.verifiedName } : {}),
       });
     } else await this.sessions.markDisconnected(deviceId, state.reason ?? CLOUD_DISCONNECTED);
   }

@@ -1,3 +1,4 @@
+import { cloudPhoneOf } from '@mgw/contracts';
 import type { CloudDeps } from './configure-cloud.js';
 
 /**
@@ -17,7 +18,7 @@ export async function cloudStatus(
   const status = state?.status ?? 'disconnected';
   const body: Record<string, unknown> = { success: true, status, engine: 'cloud' };
   if (status === 'connected' && profile) {
-    const phone = profile.displayPhoneNumber.replace(/\D/g, '');
+    const phone = cloudPhoneOf(profile);
     if (phone) body.phone = phone;
     if (profile.verifiedName) body.name = profile.verifiedName;
   }

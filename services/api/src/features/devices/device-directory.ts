@@ -6,6 +6,7 @@ import {
   type ConnectionStatus,
   type DeviceEngine,
   type PasskeyStep,
+  cloudPhoneOf,
 } from '@mgw/contracts';
 import { scanNodes, type CloudDeviceStore } from '@mgw/store';
 
@@ -165,7 +166,7 @@ export class DeviceDirectory {
       queued: view.queued,
     };
     if (shown.status === 'connected' && profile) {
-      const phone = profile.displayPhoneNumber.replace(/\D/g, '');
+      const phone = cloudPhoneOf(profile);
       if (phone) shown.phone = phone;
       if (profile.verifiedName) shown.name = profile.verifiedName;
     }
