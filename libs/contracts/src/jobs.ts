@@ -8,7 +8,7 @@ import type {
 } from './limits.js';
 import type { ContactIdentity } from './contact.js';
 import type { MessageKindContent, ReactionTarget } from './message-kinds.js';
-import type { TemplateInput } from './cloud.js';
+import type { DeviceEngine, TemplateInput } from './cloud.js';
 
 /**
  * Where an attachment's bytes are: fetched by the sender from a URL, or the base64 bytes of the
@@ -171,6 +171,11 @@ export interface MessageRecord {
    * closed before the write, refused with an error ack). Absent before the first attempt.
    */
   sendBegan?: boolean;
+  /**
+   * Which engine attempted it: `linked` (the linked-device protocol) or `cloud` (the Cloud API).
+   * Present once an attempt was claimed (with `sendBegan`), absent before.
+   */
+  engine?: DeviceEngine;
   /** Status `deleted`: when it was deleted for everyone (or, unsent, taken out of the queue). */
   deletedAt?: string;
   /** An edited text: its edits, oldest first, and its current text (the last edit's). */

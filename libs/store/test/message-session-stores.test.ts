@@ -291,8 +291,33 @@ describe('store: messages, contents and the device queue quota (real Redis)', ()
     }
     expect(await store.get(deviceId, waiting.messageId)).to.include({ status: 'queued' });
     expect(await store.get(deviceId, waiting.messageId)).to.not.have.property('sendBegan');
-    expect(await store.get(deviceId, unsent.messageId)).to.include({ status: 'queued', sendBegan: false });
+    expect(await store.get(deviceId, waiting.messageId)).to.not.have.property('engine');
+    expect(await store.get(deviceId, unsent.messageId)).to.include({
+      status: 'queued',
+      sendBegan: false,
+      engine: 'linked',
+    });
     expect(await redis.hget(keys.message(deviceId, unsent.messageId), 'unsentAttempts')).to.equal('2');
+  });
+
+  it('When an engine with no idempotency key (the Cloud API) claims, then the record says so, and a message an earlier attempt may have written is refused as unknown', async () => {
+    const deviceId = `st-${Math.random().toString(36).slice(2, 8)}`;
+    const [ended, died, unsent] = [0, 1, 2].map((i) =>
+      sendJobData(deviceId, { to: String(15551250000 + i), linkGeneration: 0 }),
+    ) as [SendJobData, SendJobData, SendJobData];
+    const cloud = { once: true, engine: 'cloud' } as const;
+    const at = Date.now();
+    for (const job of [ended, died, unsent])
+      expect(await store.claim(job, at, undefined, cloud)).to.equal('claimed');
+    expect(await store.endAttempt(ended, at, true)).to.equal(true);
+    expect(await store.endAttempt(unsent, at, false)).to.equal(true);
+    // Began (its request may have reached Meta), or died mid-way: never claimed again.
+    expect(await store.claim(ended, at + 1, undefined, cloud)).to.equal('unknown');
+    expect(await store.claim(died, at + 1, undefined, cloud)).to.equal('unknown');
+    // Nothing of it reached Meta: claimed again.
+    expect(await store.claim(unsent, at + 1, undefined, cloud)).to.equal('claimed');
+    for (const job of [ended, died, unsent])
+      expect(await store.get(deviceId, job.messageId)).to.include({ engine: 'cloud', sendBegan: true });
   });
 
   it('When a device has no session record, then it reads as disconnected; details go on disconnect', async () => {

@@ -3811,6 +3811,8 @@ export interface components {
         until: string;
       };
       sendBegan?: boolean;
+      /** @enum {unknown} */
+      engine?: 'linked' | 'cloud';
       retries?: {
         asked: number;
         answered: number;
@@ -4469,6 +4471,8 @@ export interface components {
         until: string;
       };
       sendBegan?: boolean;
+      /** @enum {unknown} */
+      engine?: 'linked' | 'cloud';
       retries?: {
         asked: number;
         answered: number;

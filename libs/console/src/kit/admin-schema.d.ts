@@ -19115,6 +19115,11 @@ export interface components {
       };
       /** @description Outbound, once an attempt was made: true when one may have handed it to WhatsApp (or one is under way, or it was sent); false while every attempt ended before that (not connected, closed before the write, refused with an error ack). A pooled message whose send began never moves; see docs/architecture.md "When a send began". */
       sendBegan?: boolean;
+      /**
+       * @description Outbound, with `sendBegan`: the engine of the device that attempted it, `linked` (the linked-device protocol) or `cloud` (the Cloud API; docs/cloud-api.md). An OTP a linked device's pool sent through its Cloud API device (`otpFallback`) says `cloud`.
+       * @enum {unknown}
+       */
+      engine?: 'linked' | 'cloud';
       /** @description Outbound: the recipient's phone could not decrypt it and asked for it again (retry receipts); absent when it never asked. See docs/events.md "Retry receipts". */
       retries?: {
         /** @description Retry receipts: how often the recipient asked for it again. */

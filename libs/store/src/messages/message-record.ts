@@ -59,6 +59,9 @@ export function publicRecord(h: Record<string, string>): MessageRecord {
   if (out.direction === 'outbound' && !h.history) {
     if (h.sentAt || h.sendBegan || h.sendingAt) out.sendBegan = true;
     else if (h.unsentAttempts) out.sendBegan = false;
+    // Which engine attempted it (docs/cloud-api.md "Records"): the claim keeps a cloud device's
+    // (`engine`); a record an attempt reached without one was a linked device's. None before.
+    if (out.sendBegan !== undefined) out.engine = h.engine === 'cloud' ? 'cloud' : 'linked';
   }
   // Retry receipts (message-retries.ts): shown once the recipient asked at least once.
   if (h.retriesAsked || h.retriesAnswered) {

@@ -2,6 +2,7 @@ import type { RedisClient } from '@mgw/common';
 import {
   BULL_PREFIX,
   MESSAGE_STATUS_RANK,
+  type DeviceEngine,
   type HeldReason,
   keys,
   sendQueueName,
@@ -64,6 +65,11 @@ export interface ClaimOptions {
    * linked device's retry re-sends the same WhatsApp id, which WhatsApp de-duplicates.
    */
   once?: boolean;
+  /**
+   * The engine the attempt goes through, kept on the record (`engine`) when it is not the default:
+   * a record without one was attempted by a linked device (docs/cloud-api.md "Records").
+   */
+  engine?: DeviceEngine;
 }
 export type { AdmittedClaim, ClaimOutcome } from './message-scripts.js';
 export { recordBase } from './message-record.js';
@@ -175,7 +181,7 @@ export class MessageStore {
     traceparent?: string,
     opts: ClaimOptions = {},
   ): Promise<ClaimOutcome> {
-    const call = this.claimCall(job, now, traceparent);
+    const call = this.claimCall(job, now, traceparent, opts.engine);
     return CLAIM.run(this.redis, call.keys, [...call.args, opts.once ? '1' : '0']);
   }
 
@@ -192,7 +198,7 @@ export class MessageStore {
     traceparent?: string,
     opts: ClaimOptions = {},
   ): Promise<{ outcome: AdmittedClaim; first: boolean }> {
-    const call = this.claimCall(job, now, traceparent);
+    const call = this.claimCall(job, now, traceparent, opts.engine);
     const caps = capTakeCall(job.deviceId, take);
     const [outcome, first] = await CLAIM_ADMIT.run(
       this.redis,
@@ -202,7 +208,12 @@ export class MessageStore {
     return { outcome, first: first === 1 };
   }
 
-  private claimCall(job: SendJobData, now: number, traceparent: string | undefined) {
+  private claimCall(
+    job: SendJobData,
+    now: number,
+    traceparent: string | undefined,
+    engine: DeviceEngine | undefined,
+  ) {
     const [batch, held] = batchKeys(job);
     return {
       keys: [
@@ -219,7 +230,11 @@ export class MessageStore {
         now,
         job.expiresAt === undefined ? '' : job.expiresAt,
         // Its trace from the claim on (tracing on): a receipt can overtake the record of "sent".
-        JSON.stringify({ ...recordBase(job), ...traced(traceparent) }),
+        JSON.stringify({
+          ...recordBase(job),
+          ...traced(traceparent),
+          ...(engine && engine !== 'linked' ? { engine } : {}),
+        }),
         job.batchId ? '1' : '0',
         PACE_TTL_SECONDS,
       ],

@@ -1,8 +1,9 @@
 /**
  * The fields of an outbound message's record that its sending keeps: why it waits (`held`),
- * whether its send began (`sendBegan`), and its retry receipts (`retries`).
+ * whether its send began (`sendBegan`) and through which engine (`engine`), and its retry receipts
+ * (`retries`).
  */
-import { HELD_REASONS } from '@mgw/contracts';
+import { DEVICE_ENGINES, HELD_REASONS } from '@mgw/contracts';
 import type { JsonSchema } from './joi-schema.js';
 import { closed, int, timestamp } from './schema-helpers.js';
 
@@ -28,6 +29,11 @@ export const messageDeliveryProperties: Record<string, JsonSchema> = {
     type: 'boolean',
     description:
       'Outbound, once an attempt was made: true when one may have handed it to WhatsApp (or one is under way, or it was sent); false while every attempt ended before that (not connected, closed before the write, refused with an error ack). A pooled message whose send began never moves; see docs/architecture.md "When a send began".',
+  },
+  engine: {
+    enum: [...DEVICE_ENGINES],
+    description:
+      "Outbound, with `sendBegan`: the engine of the device that attempted it, `linked` (the linked-device protocol) or `cloud` (the Cloud API; docs/cloud-api.md). An OTP a linked device's pool sent through its Cloud API device (`otpFallback`) says `cloud`.",
   },
   retries: {
     ...closed(

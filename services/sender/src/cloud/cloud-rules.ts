@@ -31,6 +31,7 @@ export function tierLimit(tier: string | undefined): number {
 }
 
 export class CloudRules implements SendEngine {
+  readonly name = 'cloud' as const;
   readonly once = true;
   private readonly throughput: ThroughputBucket;
   private readonly pairs = new PairRate();

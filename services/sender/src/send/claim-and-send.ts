@@ -109,7 +109,7 @@ async function claim(
 ): Promise<{ claimedAt: number; ticket?: Ticket } | { alreadySentAt: string; platformMessageId?: string }> {
   const data = job.data;
   const claimedAt = Date.now();
-  const once = { once: deps.engine?.once ?? false };
+  const once = { once: deps.engine?.once ?? false, engine: deps.engine?.name };
   let ticket: Ticket | undefined;
   let claimed: AdmittedClaim;
   if (caps) {

@@ -4,7 +4,14 @@
  * (cloud/cloud-sender.ts). The engine's own rules before the claim are `SendEngine`'s.
  */
 import type { Job } from 'bullmq';
-import type { HeldReason, MessageContent, SendJobData, SendJobResult, TemplateInput } from '@mgw/contracts';
+import type {
+  DeviceEngine,
+  HeldReason,
+  MessageContent,
+  SendJobData,
+  SendJobResult,
+  TemplateInput,
+} from '@mgw/contracts';
 import type { DeviceSocket, MessageSender, OutgoingMessage, SendAttempt } from '@mgw/messenger';
 
 /**
@@ -50,6 +57,8 @@ export interface JobConnection {
 
 /** The device's engine rules around the claim (a cloud device's: cloud/cloud-rules.ts). */
 export interface SendEngine {
+  /** Its name, kept on the records it attempts (`engine`). */
+  readonly name: DeviceEngine;
   /**
    * The engine has no idempotency key: a message an earlier attempt may have handed to it is never
    * written again; its claim is refused and it fails `send_outcome_unknown` (MessageStore.claim `once`).

@@ -94,6 +94,7 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     platformMessageId: string;
     error?: string;
     held?: { reason: string };
+    engine?: string;
   }
 
   async function send(body: Record<string, unknown>): Promise<string> {
@@ -136,6 +137,8 @@ describe('e2e: a cloud device sends through the Graph API (real services, Cloud 
     const id = await send({ to, text: 'Your order: https://shop.example/o/1' });
     const rec = await settled(id);
     expect(rec.status).to.equal('sent');
+    // The record says which engine sent it (issue 83 item 5).
+    expect(rec.engine).to.equal('cloud');
     const [graph] = sentWith(id);
     expect(graph, 'the message at the simulator').to.not.equal(undefined);
     expect(graph!.request.text).to.deep.equal({
