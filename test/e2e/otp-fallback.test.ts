@@ -64,6 +64,25 @@ describe('e2e: an OTP falls back from a paused linked device to its pool’s Clo
     expect(JSON.stringify(sent[0]!.request)).to.contain('482913');
     // Nothing reached the contact through the paused account.
     expect(await stack().inbox('15550960003')).to.deep.equal([]);
+
+    // Its record says which engine sent it, read with the linked device's own token (where it was
+    // asked) and the cloud device's (where it lives) alike.
+    const cloudToken = await stack().createToken(cloudId);
+    for (const token of [undefined, cloudToken]) {
+      const record = await stack().api<{ data: Record<string, unknown> }>(
+        'GET',
+        `/messages/${res.body.data!.messageId}`,
+        undefined,
+        token,
+      );
+      expect(record.status, JSON.stringify(record.body)).to.equal(200);
+      expect(record.body.data).to.deep.include({
+        deviceId: cloudId,
+        kind: 'otp',
+        engine: 'cloud',
+        platformMessageId: sent[0]!.id,
+      });
+    }
   });
 
   it('When the pause is over, then the linked device sends its own OTP again', async () => {
@@ -72,6 +91,11 @@ describe('e2e: an OTP falls back from a paused linked device to its pool’s Clo
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.data?.engine).to.equal(undefined);
     await waitFor(async () => (await stack().inbox('15550960004')).length === 1, { what: 'the linked copy' });
+    const record = await stack().api<{ data: Record<string, unknown> }>(
+      'GET',
+      `/messages/${res.body.data!.messageId}`,
+    );
+    expect(record.body.data).to.deep.include({ deviceId: stack().deviceId, engine: 'linked' });
     expect(
       stack()
         .cloud.sent(SANDBOX_NUMBER.id)

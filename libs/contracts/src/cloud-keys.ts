@@ -44,4 +44,10 @@ export const cloudKeys = {
    * check of `template` (services/api features/cloud-send/template-catalog.ts).
    */
   cloudTemplates: (deviceId: string) => `${device(deviceId)}:cloud:templates`,
+  /**
+   * String (TTL = message retention): the device that sent this device's OTP for it — its pool's
+   * Cloud API device, when the OTP fell back (`otpFallback`) — so that GET /messages/:id with this
+   * device's token reads the record where it lives.
+   */
+  otpSentVia: (deviceId: string, messageId: string) => `${device(deviceId)}:msg-via:${messageId}`,
 } as const;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { MediaObject } from '@mgw/contracts';
+import { keys, type MediaObject } from '@mgw/contracts';
 import type { MessageDeps } from './get-message.js';
 import { inboundRecord, sentRecord, type MemoryRecords } from './memory-records.js';
 import { deviceId, lid, messageFixture, type MessageFixture } from './message-fixture.js';
@@ -84,5 +84,20 @@ describe('getMessage: one message of the device, with its contact, attachment an
       messageId: inbound.messageId,
       deviceId,
     });
+  });
+
+  it('When a linked device’s OTP fell back to its pool’s cloud device, then the linked device reads that record; another device, or a pool token, does not', async () => {
+    const cloudId = 'rm-cloud';
+    const otp = sentRecord(cloudId);
+    records.put(otp);
+    expect(await getMessage(deps, { deviceId }, otp.messageId), 'no pointer yet').to.equal(undefined);
+    // As the OTP route's rememberFallback writes it.
+    await deps.redis.set(keys.otpSentVia(deviceId, otp.messageId), cloudId, 'EX', 60);
+    expect(await getMessage(deps, { deviceId }, otp.messageId)).to.deep.include({
+      messageId: otp.messageId,
+      deviceId: cloudId,
+    });
+    expect(await getMessage(deps, { deviceId: 'rm-other' }, otp.messageId)).to.equal(undefined);
+    expect(await getMessage(deps, { deviceId, poolId: 'p-1' }, otp.messageId)).to.equal(undefined);
   });
 });

@@ -1,3 +1,4 @@
+import { keys } from '@mgw/contracts';
 import type {
   InboundRecord,
   MediaStore,
@@ -9,7 +10,7 @@ import type { ApiServices } from '../../api-services.js';
 import type { RecordReads } from './records.js';
 import { withContacts } from './record-contacts.js';
 import { withRevisions } from './revised-record.js';
-import { ownRecordAndFields } from './own-message.js';
+import { MAX_ID_LENGTH, ownRecordAndFields } from './own-message.js';
 
 /** What GET /messages/:id reads: the record and what is shown beside it. */
 export type MessageDeps = RecordReads &
@@ -31,17 +32,23 @@ export interface MessageAsker {
  * its kind (reaction, location, poll…) and, for an inbound attachment kept in the media store, a
  * URL signed now. Undefined for an id that is no message of the device, so the route says 404
  * and never whose it is. Through a pool: the device that holds the message now (a moved one:
- * where it went).
+ * where it went). An OTP the device's pool sent through its Cloud API device (`otpFallback`):
+ * that device's record, which is where it lives.
  */
 export async function getMessage(
   s: MessageDeps,
   asker: MessageAsker,
   id: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const deviceId = asker.poolId
+  let deviceId = asker.poolId
     ? ((await s.poolBatches.owner(asker.poolId, id)) ?? asker.deviceId)
     : asker.deviceId;
-  const own = await ownRecordAndFields(s, deviceId, id);
+  let own = await ownRecordAndFields(s, deviceId, id);
+  if (!own && !asker.poolId) {
+    // Read only for an id the device has no record of (a 404 otherwise): one GET.
+    const via = id.length <= MAX_ID_LENGTH ? await s.redis.get(keys.otpSentVia(deviceId, id)) : null;
+    if (via) own = await ownRecordAndFields(s, (deviceId = via), id);
+  }
   if (!own) return undefined;
   const { record: data, fields } = own;
   if ('attachment' in data && data.direction === 'inbound') await withMediaUrl(s, deviceId, data);

@@ -8,7 +8,7 @@ import { readRecordAndFields, type AnyRecord } from './records.js';
  */
 
 /** The longest message id looked up; a longer one is no id of ours and costs no read. */
-const MAX_ID_LENGTH = 128;
+export const MAX_ID_LENGTH = 128;
 
 /**
  * Message `id` of the device as GET /messages/:id reads it (one read of its record, whichever its

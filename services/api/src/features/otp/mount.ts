@@ -6,7 +6,7 @@ import type { Uses } from '../../api-services.js';
 import { authOf } from '../../http/auth.js';
 import { idempotencyScope } from '../../http/route-helpers.js';
 import { sendOtp, type OtpOutcome } from './send-otp.js';
-import { otpFallback, type OtpFallbackDeps } from './otp-fallback.js';
+import { otpFallback, rememberFallback, type OtpFallbackDeps } from './otp-fallback.js';
 import { PoolStore } from '@mgw/store';
 import { OutcomeUnknownError, type Outcome } from '../../http/idempotency.js';
 import { refusalError } from '../../http/refusal-error.js';
@@ -95,6 +95,7 @@ function otpRoute(
     pools: new PoolStore(s.redis),
     cloudDevices: s.cloudDevices,
     engines: s.cloudSend.engines,
+    retentionSeconds: s.config.store.messageRetentionSeconds,
   };
   return async (req, res) => {
     const auth = authOf(res);
@@ -105,7 +106,10 @@ function otpRoute(
       await s.idempotency.run(req, idempotencyScope(res, auth.deviceId), async ({ seed }) => {
         const via = await otpFallback(fallback, auth.deviceId);
         if (via) req.log.info('otp falls back to the pool’s cloud device', { deviceId: auth.deviceId, via });
-        const answer = otpAnswer(await sendOtp(deps, via ?? auth.deviceId, body, seed), body);
+        const outcome = await sendOtp(deps, via ?? auth.deviceId, body, seed);
+        if (via && 'messageId' in outcome && outcome.messageId)
+          await rememberFallback(fallback, auth.deviceId, outcome.messageId, via);
+        const answer = otpAnswer(outcome, body);
         return via ? sentThrough(answer, via) : answer;
       }),
     );
@@ -115,7 +119,8 @@ function otpRoute(
 /**
  * An OTP sent by the pool's Cloud API device instead of the token's paused one: its answer says
  * which device and engine sent it (`data.deviceId`, `data.engine`), beside the contract's fields;
- * its record is that device's (GET /messages/:id with a token of it, or of the workspace).
+ * its record is that device's, which GET /messages/:id with the token's device also reads
+ * (`rememberFallback`).
  */
 function sentThrough(answer: Outcome, deviceId: string): Outcome {
   const body = answer.body as { data?: Record<string, unknown> };

@@ -41,6 +41,7 @@ describe('otp: otpFallback — the device an OTP goes out through (in-memory Red
       pools: { list: async () => pools },
       cloudDevices: { state: async (id: string) => states.get(id) },
       engines: { engineOf: (id: string) => engines.get(id) ?? 'linked' },
+      retentionSeconds: 3600,
     };
   });
 

@@ -1,4 +1,5 @@
 import type { RedisClient } from '@mgw/common';
+import { keys } from '@mgw/contracts';
 import { getRestriction, type CloudDeviceStore, type PoolStore } from '@mgw/store';
 import type { EngineCache } from '../cloud-send/index.js';
 
@@ -7,6 +8,8 @@ export interface OtpFallbackDeps {
   pools: Pick<PoolStore, 'list'>;
   cloudDevices: Pick<CloudDeviceStore, 'state'>;
   engines: Pick<EngineCache, 'engineOf'>;
+  /** How long a message record is kept: the pointer to a fallback's record lives as long. */
+  retentionSeconds: number;
 }
 
 /**
@@ -29,4 +32,17 @@ export async function otpFallback(d: OtpFallbackDeps, deviceId: string): Promise
       if ((await d.cloudDevices.state(other))?.status === 'connected') return other;
     }
   return undefined;
+}
+
+/**
+ * Remembers that device `deviceId`'s OTP `messageId` was sent by `via` (its pool's cloud device),
+ * whose record it is: GET /messages/:id with `deviceId`'s token follows this to it (get-message.ts).
+ */
+export async function rememberFallback(
+  d: Pick<OtpFallbackDeps, 'redis' | 'retentionSeconds'>,
+  deviceId: string,
+  messageId: string,
+  via: string,
+): Promise<void> {
+  await d.redis.set(keys.otpSentVia(deviceId, messageId), via, 'EX', d.retentionSeconds);
 }
