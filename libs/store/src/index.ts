@@ -49,6 +49,7 @@ export * from './policy/index.js';
 export * from './queues/send-queues.js';
 export * from './queues/bullmq-door.js';
 export * from './queues/queue-telemetry.js';
+export * from './queues/device-text.js';
 
 // Events: publishing one (to the device's event log, and to its webhook's outbox when wanted).
 export * from './events/event-publish.js';

@@ -27,6 +27,7 @@ import {
   ContactIdentities,
   ContactUsernames,
   isOptedOut,
+  enqueueDeviceText,
   isOptedOutInPool,
   MessageIndex,
   MessageKindStore,
@@ -34,6 +35,7 @@ import {
   openSendQueue,
   queueTelemetry,
   type ContentStore,
+  type DeviceTextDeps,
   type Encryption,
   type InboundStore,
   type MediaSettingsStore,
@@ -56,7 +58,6 @@ import type { LinkPreviewer } from '../send/link-preview.js';
 import type { AttachmentFetcher } from '../send/media-source.js';
 import { Pacer } from '../send/pacing.js';
 import { SendGate } from '../send/send-gate.js';
-import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
 import { processSendJob, type SendJobDeps, type SentAt } from '../send/send-job.js';
 import { onSendJobFailed } from '../send/send-failure.js';
 import { DeviceRestriction } from './device-restriction.js';

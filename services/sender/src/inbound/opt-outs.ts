@@ -2,13 +2,14 @@ import { serializeError, type Logger } from '@mgw/common';
 import type { InboundMessage } from '@mgw/messenger';
 import {
   confirmationText,
+  enqueueDeviceText,
   matchKeyword,
   optIn,
   optOut,
   readOptOutSettings,
+  type DeviceTextDeps,
   type KeywordMatch,
 } from '@mgw/store';
-import { enqueueDeviceText, type DeviceTextDeps } from '../send/device-text.js';
 
 export interface OptOutDeps extends DeviceTextDeps {
   logger: Logger;

@@ -1,15 +1,15 @@
 import type { RedisClient } from '@mgw/common';
 import { newMessageId, newPlatformMessageId, PRIORITY, type Metrics, type SendJobData } from '@mgw/contracts';
-import {
-  addJobTo,
-  jobTransaction,
-  stageQueued,
-  type ContentStore,
-  type MessageIndex,
-  type SendQueue,
-} from '@mgw/store';
+import { addJobTo, jobTransaction } from './bullmq-door.js';
+import type { SendQueue } from './send-queues.js';
+import type { ContentStore } from '../messages/content-store.js';
+import type { MessageIndex } from '../messages/message-index.js';
+import { stageQueued } from '../devices/device-state.js';
 
-/** What the device's own texts (an opt-out confirmation, the answer to a rejected call) are queued with. */
+/**
+ * What the device's own texts (an opt-out confirmation, the answer to a rejected call) are queued
+ * with: by the sender for a linked device, by the API's Meta webhook for a Cloud API device.
+ */
 export interface DeviceTextDeps {
   redis: RedisClient;
   deviceId: string;
