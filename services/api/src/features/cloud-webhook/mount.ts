@@ -1,12 +1,14 @@
 import type { RequestHandler } from 'express';
 import { SIGNATURE_HEADER } from '@mgw/cloud';
+import { serializeError } from '@mgw/common';
 import { CLOUD_WEBHOOK_ERRORS, CLOUD_WEBHOOK_MAX_BYTES, CLOUD_WEBHOOK_PATH } from '@mgw/contracts';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { feature, type BodySpec } from '../../http/route-table.js';
 import { cloudWebhookOperations, cloudWebhookSchemas } from './openapi.js';
 import { receiveWebhook, type ReceiveDeps } from './receive-webhook.js';
-import { storeOptOuts } from './record-message.js';
+import { enqueueDeviceText, getDeviceState } from '@mgw/store';
+import { storeOptOuts, type DeviceTexts } from './record-message.js';
 import { verifyHandshake } from './verify-handshake.js';
 
 export type CloudWebhookName = 'handshake' | 'receive';
@@ -21,7 +23,19 @@ const WEBHOOK_BODY: BodySpec = {
   },
 };
 
-type WebhookServices = Uses<'cloudDevices' | 'messages' | 'inbound' | 'kinds' | 'metrics' | 'redis'>;
+type WebhookServices = Uses<
+  | 'cloudDevices'
+  | 'messages'
+  | 'inbound'
+  | 'kinds'
+  | 'metrics'
+  | 'redis'
+  | 'contents'
+  | 'index'
+  | 'acceptor'
+  | 'config'
+  | 'logger'
+>;
 
 /**
  * Meta's webhooks for the install's Cloud API numbers (docs/cloud-api.md "Inbound"): one endpoint
@@ -75,7 +89,9 @@ function receiveRoute(s: WebhookServices): RequestHandler {
       inbound: s.inbound,
       kinds: s.kinds,
       windows: s.cloudDevices,
-      optOuts: storeOptOuts(s.redis),
+      optOuts: storeOptOuts(s.redis, deviceTexts(s), (err) =>
+        s.logger.warn('cloud opt-out confirmation not queued', { err: serializeError(err) }),
+      ),
       metrics: s.metrics,
     },
     metrics: s.metrics,
@@ -87,5 +103,26 @@ function receiveRoute(s: WebhookServices): RequestHandler {
     // What Meta would resend for days is taken and dropped; the log says so (never the body).
     if (outcome !== 'ok') req.log.info('cloud webhook dropped', { outcome });
     res.status(200).json({ success: true });
+  };
+}
+
+/**
+ * A cloud device's own texts, queued as a linked device's holder queues them (enqueueDeviceText):
+ * on the device's send queue, for its current link, recorded and indexed; its sender sends them.
+ */
+function deviceTexts(s: WebhookServices): DeviceTexts {
+  return async (deviceId, to, text) => {
+    const { linkGeneration } = await getDeviceState(s.redis, deviceId);
+    const deps = {
+      redis: s.redis,
+      deviceId,
+      contents: s.contents,
+      index: s.index,
+      queue: s.acceptor.queue(deviceId),
+      linkGeneration: () => linkGeneration,
+      metrics: s.metrics,
+      failedRetentionSeconds: s.config.store.messageRetentionSeconds,
+    };
+    return enqueueDeviceText(deps, to, text, { optOutNotice: true });
   };
 }

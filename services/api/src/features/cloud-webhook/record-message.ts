@@ -2,6 +2,7 @@ import type { MessageEvent } from '@mgw/cloud';
 import type { RedisClient } from '@mgw/common';
 import { PHONE_PATTERN, type ContactCard, type Metrics } from '@mgw/contracts';
 import {
+  confirmationText,
   matchKeyword,
   optIn,
   optOut,
@@ -116,11 +117,22 @@ function contactCard(card: NonNullable<MessageEvent['contacts']>[number]): Conta
   return { name: card.name, phones: [...new Set(phones)] };
 }
 
+/** Queues `text` to `to` as the device's own message (its opt-out confirmation); its messageId. */
+export type DeviceTexts = (deviceId: string, to: string, text: string) => Promise<string>;
+
 /**
- * The keywords against the store, as the linked engine's holder applies them. Its confirmation
- * message (a send of the device) is not made here: docs/cloud-api.md "Inbound".
+ * The keywords against the store, as the linked engine's holder applies them
+ * (services/sender inbound/opt-outs.ts): a change of the list is confirmed to the contact when the
+ * device's confirmation is on, by a message of the device like those of /send (`confirm`), which
+ * its 24-hour window — opened by the keyword itself — lets the Cloud API send free-form. A
+ * confirmation that could not be queued is the caller's to log (`onConfirmFailed`); the list's
+ * change stands.
  */
-export function storeOptOuts(redis: RedisClient): KeywordOptOuts {
+export function storeOptOuts(
+  redis: RedisClient,
+  confirm: DeviceTexts,
+  onConfirmFailed: (err: unknown) => void,
+): KeywordOptOuts {
   return {
     async onText(deviceId, phone, text) {
       const { settings } = await readOptOutSettings(redis, deviceId);
@@ -131,6 +143,8 @@ export function storeOptOuts(redis: RedisClient): KeywordOptOuts {
           ? await optOut(redis, deviceId, phone, 'keyword')
           : await optIn(redis, deviceId, phone, 'keyword');
       if (!changed) return undefined;
+      if (settings.confirmation)
+        await confirm(deviceId, phone, confirmationText(settings, match)).catch(onConfirmFailed);
       return match.direction === 'out' ? 'opted_out' : 'opted_in';
     },
   };
