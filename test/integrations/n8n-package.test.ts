@@ -2,8 +2,8 @@
  * Issue 57: the n8n community node package (integrations/n8n) without n8n running — its types
  * generated from the API's OpenAPI document (and a renamed field failing the build), every node
  * parameter that fills a body field checked against the document, the trigger's event filter, its
- * signature check, the Device ID's path and rule (workspace tokens), and n8n's own lint of the
- * package. The package is read as packed (the tarball
+ * signature check, the Device ID's path and rule (workspace tokens), the Send Template's lists
+ * (what they call, what a linked device's 404 makes of them), and n8n's own lint of the package. The package is read as packed (the tarball
  * n8n.test.ts installs), unpacked beside its dev dependencies.
  */
 import { expect } from 'chai';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEVICE_ID_PATTERN } from '@mgw/contracts';
 import { installN8nNodesDeps, N8N_NODES_DIR, packN8nNodes } from '@mgw/testing';
+import { TEMPLATE_LIST as templates } from '../support/n8n-templates.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,6 +58,16 @@ interface Operation {
   fields: Record<string, string>;
   pathFields?: Record<string, string>;
 }
+
+/** The node a fake n8n context's getNode() answers (errors name it). */
+const NODE = {
+  id: 'n1',
+  name: 'Messenger Gateway',
+  type: 'x',
+  typeVersion: 1,
+  position: [0, 0],
+  parameters: {},
+};
 
 /** Runs a program; answers its exit code and output (never rejects on a non-zero exit). */
 async function exitOf(file: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
@@ -293,17 +304,9 @@ describe('n8n package (integrations/n8n): types from the OpenAPI document, field
     }
 
     // A fake node context: the node's parameters per item, for an action node (itemIndex) and a trigger (none).
-    const node = {
-      id: 'n1',
-      name: 'Messenger Gateway',
-      type: 'x',
-      typeVersion: 1,
-      position: [0, 0],
-      parameters: {},
-    };
     const calls: unknown[][] = [];
     const ctx = (deviceId: unknown) => ({
-      getNode: () => node,
+      getNode: () => NODE,
       getNodeParameter: (name: string, ...rest: unknown[]) => {
         calls.push([name, ...rest]);
         return name === 'deviceId' && deviceId !== undefined ? deviceId : rest[rest.length - 1];
@@ -344,6 +347,57 @@ describe('n8n package (integrations/n8n): types from the OpenAPI document, field
     for (const bad of ['x'.repeat(33), 'a/b', '-x', 'd1?x=1', 'ü']) {
       expect(refusal(bad), bad).to.not.equal('accepted');
     }
+  });
+
+  it('When the Send Template\u2019s lists are opened, then they read GET /cloud/templates on the node\u2019s device (the chosen template\u2019s languages), and a linked device\u2019s 404 is the list\u2019s error', async () => {
+    type Search = (this: unknown, filter?: string) => Promise<{ results: Array<Record<string, string>> }>;
+    const { templateSearch } = load('./dist/nodes/MessengerGateway/template-search.js') as {
+      templateSearch: { searchTemplates: Search; searchTemplateLanguages: Search };
+    };
+    const urls: string[] = [];
+    // n8n's load-options context as the methods use it: the node's parameters, the credential, its HTTP helper.
+    const ctx = (opts: { deviceId?: string; templateName?: unknown; status?: number; body?: unknown }) => ({
+      getNode: () => NODE,
+      getNodeParameter: (name: string, fallback: unknown) =>
+        name === 'deviceId' ? (opts.deviceId ?? '') : fallback,
+      getCurrentNodeParameter: (name: string) => (name === 'templateName' ? opts.templateName : undefined),
+      getCredentials: async () => ({ baseUrl: 'https://gateway.example/', apiToken: 'mgw_x' }),
+      helpers: {
+        httpRequestWithAuthentication: async (
+          credential: string,
+          options: { method: string; url: string },
+        ) => {
+          urls.push(`${credential} ${options.method} ${options.url}`);
+          const body = opts.body ?? {
+            success: true,
+            data: { templates, fetchedAt: '2026-11-30T12:00:00.000Z' },
+          };
+          return { statusCode: opts.status ?? 200, body };
+        },
+      },
+    });
+    const names = await templateSearch.searchTemplates.call(ctx({}), 'order');
+    expect(names.results).to.deep.equal([
+      { name: 'order_update', value: 'order_update', description: 'UTILITY · ar (PAUSED), en_US' },
+    ]);
+    const languages = await templateSearch.searchTemplateLanguages.call(
+      ctx({ deviceId: 'shop_1', templateName: 'order_update' }),
+    );
+    expect(languages.results.map((r) => r.value)).to.deep.equal(['ar', 'en_US']);
+    expect(urls).to.deep.equal([
+      'messengerGatewayApi GET https://gateway.example/api/messenger/v1/cloud/templates',
+      'messengerGatewayApi GET https://gateway.example/api/messenger/v1/devices/shop_1/cloud/templates',
+    ]);
+    const linked = ctx({
+      status: 404,
+      body: { success: false, error: 'This device is not a Cloud API number' },
+    });
+    const refusal = await templateSearch.searchTemplates.call(linked).then(
+      () => undefined,
+      (err: Error & { httpCode?: string }) => err,
+    );
+    expect(refusal?.message).to.equal('This device is not a Cloud API number');
+    expect(refusal?.httpCode).to.equal('404');
   });
 
   it('When n8n\u2019s own lint runs on the package (n8n-node lint, the community node rules), then it finds no error', async () => {

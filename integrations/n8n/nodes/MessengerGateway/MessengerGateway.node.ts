@@ -9,6 +9,7 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workf
 import { OPERATIONS } from './operations';
 import { Params } from './params';
 import { properties } from './properties';
+import { templateSearch } from './template-search';
 import { fillPath, gatewayRequest } from './transport';
 
 /**
@@ -26,7 +27,7 @@ export class MessengerGateway implements INodeType {
     group: ['output'],
     version: 1,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-    description: 'Send WhatsApp messages, media, lists and OTPs through a Messenger Gateway',
+    description: 'Send WhatsApp messages, media, lists, templates and OTPs through a Messenger Gateway',
     defaults: { name: 'Messenger Gateway' },
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
@@ -34,6 +35,8 @@ export class MessengerGateway implements INodeType {
     credentials: [{ name: 'messengerGatewayApi', required: true }],
     properties,
   };
+
+  methods = { listSearch: templateSearch };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     const items = this.getInputData();

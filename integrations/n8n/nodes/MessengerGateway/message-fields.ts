@@ -73,15 +73,18 @@ export const sendOptions: INodeProperties[] = [
   },
 ];
 
-const to = (operations: string[]): INodeProperties => ({
+/** The recipient of a send (a template's may be several: its own description says how). */
+export const to = (
+  operations: string[],
+  description = "A phone number in international format, digits only (15551234567), a contact's LID (…@lid), a WhatsApp username (@alice.shop) or a group ID (…@g.us)",
+): INodeProperties => ({
   displayName: 'To',
   name: 'to',
   type: 'string',
   required: true,
   default: '',
   placeholder: 'e.g. 15551234567',
-  description:
-    "A phone number in international format, digits only (15551234567), a contact's LID (…@lid), a WhatsApp username (@alice.shop) or a group ID (…@g.us)",
+  description,
   displayOptions: show('message', operations),
 });
 

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Params } from './params';
 import type { Answer, Body, BodyPath, Method, PathParams, Route } from './transport';
 import { withoutSuccess } from './transport';
+import { templateOf, type TemplateFields } from './template';
 
 interface OperationRequest<R extends Route, M extends Method> {
   body?: Body<R, M>;
@@ -132,6 +133,50 @@ export const OPERATIONS: Record<string, RuntimeOperation> = {
       batchId: answer.messageId,
       messageIds: 'messageIds' in answer ? (answer.messageIds ?? []) : [],
     }),
+  }),
+
+  'message:sendTemplate': define({
+    route: '/send',
+    method: 'post',
+    fields: {
+      to: 'to',
+      templateName: 'template.name',
+      templateLanguage: 'template.language',
+      parametersMode: 'template.components',
+      headerType: 'template.components',
+      headerText: 'template.components',
+      headerMedia: 'template.components',
+      headerFileName: 'template.components',
+      bodyParameters: 'template.components',
+      buttonParameters: 'template.components',
+      componentsJson: 'template.components',
+      'options.replyTo': 'existingMessageId',
+      'options.sendAt': 'sendAt',
+    },
+    async request(p) {
+      const recipients = p.list('to', 'To');
+      const template = templateOf({
+        name: p.locator('templateName'),
+        language: p.locator('templateLanguage'),
+        parametersMode: p.optional('parametersMode'),
+        headerType: p.optional('headerType'),
+        headerText: p.value('headerText'),
+        headerMedia: p.value('headerMedia'),
+        headerFileName: p.value('headerFileName'),
+        bodyParameters: p.value('bodyParameters') as TemplateFields['bodyParameters'],
+        buttonParameters: p.value('buttonParameters') as TemplateFields['buttonParameters'],
+        componentsJson: p.value('componentsJson'),
+      });
+      // One recipient: one message; several: one batch. (Its Options have no Link Preview: a
+      // template is the whole message.)
+      const to = recipients.length === 1 ? recipients[0]! : recipients;
+      return { body: sendOptions({ to, template }, p), idempotencyKey: idempotencyKey(p) };
+    },
+    // As Send Text for one recipient ({ messageId }), as Send to List for several.
+    output: (answer) =>
+      'messageIds' in answer && answer.messageIds
+        ? { batchId: answer.messageId, messageIds: answer.messageIds }
+        : withoutSuccess(answer),
   }),
 
   'message:get': define({

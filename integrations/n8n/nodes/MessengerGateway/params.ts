@@ -34,6 +34,17 @@ export class Params {
     return this.ctx.getNodeParameter('options', this.itemIndex, {}) as IDataObject;
   }
 
+  /** A parameter as n8n gives it (a fixedCollection's `{ group: [values] }`, a JSON field's text…). */
+  value(name: string): unknown {
+    return this.raw(name);
+  }
+
+  /** A resource locator's value, whichever mode it was given in (from a list, typed in); '' when unset. */
+  locator(name: string): string {
+    const value = this.ctx.getNodeParameter(name, this.itemIndex, '', { extractValue: true });
+    return value === undefined || value === null ? '' : String(value).trim();
+  }
+
   /** A string parameter, trimmed; undefined when empty. */
   optional(name: string): string | undefined {
     const value = this.raw(name);

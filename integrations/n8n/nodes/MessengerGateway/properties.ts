@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { messageFields } from './message-fields';
 import { otherFields } from './other-fields';
+import { templateFields } from './template-fields';
 import { DEVICE_ID } from './transport';
 
 const operation = (
@@ -19,7 +20,7 @@ const operation = (
 
 /**
  * Resource, then operation, the Device ID (every operation's), then each operation's fields
- * (message-fields.ts, other-fields.ts).
+ * (message-fields.ts, template-fields.ts, other-fields.ts).
  */
 export const properties: INodeProperties[] = [
   {
@@ -59,6 +60,13 @@ export const properties: INodeProperties[] = [
       description:
         'Send an image, video, audio, document or sticker from a binary field, a URL or a media ID',
       action: 'Send media',
+    },
+    {
+      name: 'Send Template',
+      value: 'sendTemplate',
+      description:
+        'Send an approved WhatsApp template with its parameters (Cloud API devices): the only message a contact who has not written in 24 hours may get',
+      action: 'Send a template',
     },
     {
       name: 'Send Text',
@@ -172,5 +180,6 @@ export const properties: INodeProperties[] = [
       "For a workspace token: the device this node acts on, overriding the credential's Device ID (an expression may name another device for each item). Leave empty to use the credential's.",
   },
   ...messageFields,
+  ...templateFields,
   ...otherFields,
 ];

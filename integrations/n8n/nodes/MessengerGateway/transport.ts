@@ -4,6 +4,7 @@ import type {
   IHookFunctions,
   IHttpRequestMethods,
   IHttpRequestOptions,
+  ILoadOptionsFunctions,
   JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -75,7 +76,7 @@ interface GatewayError {
   resetIn?: number;
 }
 
-export type GatewayContext = IExecuteFunctions | IHookFunctions;
+export type GatewayContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 
 export interface GatewayRequest {
   method: Method;
@@ -131,7 +132,7 @@ function baseUrlOf(ctx: GatewayContext, credentials: Credentials, itemIndex?: nu
 /** The node's own Device ID parameter ('' when the node has none or it is empty). */
 function nodeDeviceId(ctx: GatewayContext, itemIndex?: number): unknown {
   // An action node reads it per item (an expression may name another device for each); a
-  // trigger's hooks have no item.
+  // trigger's hooks and a node's lists (load options) have no item.
   return itemIndex === undefined
     ? (ctx as IHookFunctions).getNodeParameter(DEVICE_ID, '')
     : (ctx as IExecuteFunctions).getNodeParameter(DEVICE_ID, itemIndex, '');
