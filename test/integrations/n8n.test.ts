@@ -15,37 +15,12 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  ensureN8n,
-  N8nHost,
-  N8N_VERSION,
-  packN8nNodes,
-  sleep,
-  useStack,
-  waitFor,
-  type N8nInstall,
-  type N8nRun,
-} from '@mgw/testing';
+import { N8nHost, N8N_VERSION, sleep, useStack, waitFor, type N8nRun } from '@mgw/testing';
+import { gatewayNode, itemsOf, manualChain, useN8nInstall, type Workflow } from '../support/n8n.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const example = (name: string) =>
   JSON.parse(readFileSync(path.join(ROOT, 'docs/examples/n8n', name), 'utf8')) as Workflow;
-
-interface WorkflowNode {
-  name: string;
-  type: string;
-  parameters: Record<string, unknown>;
-  webhookId?: string;
-  credentials?: Record<string, { id: string; name: string }>;
-  onError?: string;
-}
-interface Workflow {
-  id?: string;
-  name: string;
-  nodes: WorkflowNode[];
-  connections: Record<string, unknown>;
-  settings?: Record<string, unknown>;
-}
 
 const ACCOUNT = '15550570001';
 /** The stack's admin token: the operator makes the workspace (docs/workspaces.md). */
@@ -98,21 +73,11 @@ function onWorkspaceDevice(workflow: Workflow, id: string): Workflow {
   return filled;
 }
 
-/** The items a node of a run put out (its first run, first output). */
-const itemsOf = (run: N8nRun, node: string) => run.data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? [];
-
 describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, Node 24) against a sandbox stack`, function () {
   // A test may start n8n (N8nHost.start waits up to 3 min beside the parallel suite) and then wait.
   this.timeout(300_000);
-  let install: N8nInstall;
-  let nodesTarball: string;
-
   // First, before the stack starts: n8n and the package, installed and built unless cached.
-  before(async function () {
-    this.timeout(20 * 60_000);
-    install = await ensureN8n();
-    nodesTarball = (await packN8nNodes()).tarball;
-  });
+  const n8n = useN8nInstall();
 
   const stack = useStack({
     notifier: true,
@@ -144,7 +109,7 @@ describe(`n8n: the Messenger Gateway nodes in a real n8n ${N8N_VERSION} (npm, No
     const photoUrl = `http://127.0.0.1:${(photos.address() as { port: number }).port}/photo.png`;
     await stack().linkByQr(ACCOUNT, 'n8n Account');
     await makeWorkspace();
-    host = await N8nHost.create({ install, nodesTarball });
+    host = await N8nHost.create(n8n());
     await host.importCredentials([
       {
         ...CREDENTIAL,
@@ -483,45 +448,15 @@ async function executionsOf(host: N8nHost, workflowId: string): Promise<string[]
  * and without: the run fails there).
  */
 function workspaceWorkflow(device: string, other: string, foreign: string): Workflow {
-  const at = (n: number) => `9d3f1b7e-2c4a-4e8b-a6d1-0f5e3c7b9a${String(n).padStart(2, '0')}`;
-  const gateway = (
-    n: number,
-    name: string,
-    parameters: Record<string, unknown>,
-    onError?: string,
-  ): WorkflowNode & Record<string, unknown> => ({
-    parameters,
-    id: at(n),
-    name,
-    type: 'n8n-nodes-messenger-gateway.messengerGateway',
-    typeVersion: 1,
-    position: [n * 220, 300],
-    credentials: { messengerGatewayApi: { ...WORKSPACE_CREDENTIAL } },
-    ...(onError ? { onError } : {}),
-  });
+  const gateway = (name: string, parameters: Record<string, unknown>, onError?: string) =>
+    gatewayNode(name, parameters, WORKSPACE_CREDENTIAL, onError);
   const status = (deviceId: string) => ({ resource: 'connection', operation: 'getStatus', deviceId });
-  const chain = [
-    "Send from the credential's device",
-    'Devices',
-    'One item per device',
-    'Status of each device',
-    'Not a device ID, continue',
-    "Another workspace's device, continue",
-    "Another workspace's device, stop",
-  ];
-  return {
-    id: WORKSPACE_RUN_ID,
-    name: 'Workspace devices',
-    nodes: [
-      {
-        parameters: {},
-        id: at(0),
-        name: 'Run',
-        type: 'n8n-nodes-base.manualTrigger',
-        typeVersion: 1,
-        position: [0, 300],
-      },
-      gateway(1, chain[0]!, {
+  return manualChain(
+    WORKSPACE_RUN_ID,
+    'Workspace devices',
+    (n) => `9d3f1b7e-2c4a-4e8b-a6d1-0f5e3c7b9a${String(n).padStart(2, '0')}`,
+    [
+      gateway("Send from the credential's device", {
         resource: 'message',
         operation: 'sendText',
         to: WORKSPACE_CONTACT,
@@ -529,71 +464,36 @@ function workspaceWorkflow(device: string, other: string, foreign: string): Work
         options: {},
       }),
       {
-        parameters: { mode: 'raw', jsonOutput: JSON.stringify({ devices: [device, other] }), options: {} },
-        id: at(2),
-        name: chain[1]!,
+        name: 'Devices',
         type: 'n8n-nodes-base.set',
         typeVersion: 3.4,
-        position: [440, 300],
+        parameters: { mode: 'raw', jsonOutput: JSON.stringify({ devices: [device, other] }), options: {} },
       },
       {
-        parameters: { fieldToSplitOut: 'devices', options: {} },
-        id: at(3),
-        name: chain[2]!,
+        name: 'One item per device',
         type: 'n8n-nodes-base.splitOut',
         typeVersion: 1,
-        position: [660, 300],
+        parameters: { fieldToSplitOut: 'devices', options: {} },
       },
-      gateway(4, chain[3]!, status('={{ $json.devices }}')),
-      gateway(5, chain[4]!, status('Not A Device'), 'continueRegularOutput'),
-      gateway(6, chain[5]!, status(foreign), 'continueRegularOutput'),
-      gateway(7, chain[6]!, status(foreign)),
+      gateway('Status of each device', status('={{ $json.devices }}')),
+      gateway('Not a device ID, continue', status('Not A Device'), 'continueRegularOutput'),
+      gateway("Another workspace's device, continue", status(foreign), 'continueRegularOutput'),
+      gateway("Another workspace's device, stop", status(foreign)),
     ],
-    connections: Object.fromEntries(
-      ['Run', ...chain.slice(0, -1)].map((from, i) => [
-        from,
-        { main: [[{ node: chain[i]!, type: 'main', index: 0 }]] },
-      ]),
-    ),
-    settings: { executionOrder: 'v1' },
-  };
+  );
 }
 
 /** A send the gateway refuses (`to` is no phone number), once with continueOnFail and once without. */
 function refusedSendWorkflow(): Workflow {
-  const send = (
-    name: string,
-    position: number,
-    onError?: string,
-  ): WorkflowNode & Record<string, unknown> => ({
-    parameters: { resource: 'message', operation: 'sendText', to: '123', text: 'never sent', options: {} },
-    id: `0c4e8a1f-3b6d-4f2a-9e7c-5d1b8a2f6c${position}0`,
-    name,
-    type: 'n8n-nodes-messenger-gateway.messengerGateway',
-    typeVersion: 1,
-    position: [position * 220, 300],
-    credentials: { messengerGatewayApi: { ...CREDENTIAL } },
-    ...(onError ? { onError } : {}),
-  });
-  return {
-    id: ERRORS_ID,
-    name: 'Refused sends',
-    nodes: [
-      {
-        parameters: {},
-        id: '0c4e8a1f-3b6d-4f2a-9e7c-5d1b8a2f6c00',
-        name: 'Run',
-        type: 'n8n-nodes-base.manualTrigger',
-        typeVersion: 1,
-        position: [0, 300],
-      } as WorkflowNode,
-      send('Refused, continue', 1, 'continueRegularOutput'),
-      send('Refused, stop', 2),
-    ],
-    connections: {
-      Run: { main: [[{ node: 'Refused, continue', type: 'main', index: 0 }]] },
-      'Refused, continue': { main: [[{ node: 'Refused, stop', type: 'main', index: 0 }]] },
-    },
-    settings: { executionOrder: 'v1' },
-  };
+  const send = (name: string, onError?: string) =>
+    gatewayNode(
+      name,
+      { resource: 'message', operation: 'sendText', to: '123', text: 'never sent', options: {} },
+      CREDENTIAL,
+      onError,
+    );
+  return manualChain(ERRORS_ID, 'Refused sends', (n) => `0c4e8a1f-3b6d-4f2a-9e7c-5d1b8a2f6c${n}0`, [
+    send('Refused, continue', 'continueRegularOutput'),
+    send('Refused, stop'),
+  ]);
 }
