@@ -108,7 +108,8 @@ const media = Joi.object({
   link: Joi.string()
     .max(STRING_LIMITS.url)
     .uri({ scheme: ['https', 'http'] }),
-  filename: Joi.string().min(1).max(TEMPLATE_LIMITS.filename).fileName(),
+  // fileName() sets joi's max at the byte limit (255): the template's own, lower, comes after it.
+  filename: Joi.string().min(1).fileName().max(TEMPLATE_LIMITS.filename),
 })
   .xor('id', 'link')
   .messages({

@@ -252,10 +252,15 @@ describe('n8n node: Send Template builds the contract’s `template` from its fi
         `Header Media "${'1'.repeat(65)}" is too long for a media ID`,
         [{ type: 'header', parameters: [{ type: 'image', image: { id: '1'.repeat(65) } }] }],
       ],
-      // TEMPLATE_LIMITS.filename (240): the contract's schema takes up to 255 (its fileName() sets max again).
       [
         { headerType: 'document', headerMedia: '42', headerFileName: `${long(237)}.pdf` },
         'Header File Name is 241 characters: at most 240',
+        [
+          {
+            type: 'header',
+            parameters: [{ type: 'document', document: { id: '42', filename: `${long(237)}.pdf` } }],
+          },
+        ],
       ],
       [{ headerType: 'audio' }, 'Header "audio" is not a header type: none, text, image, video, document'],
       [

@@ -186,6 +186,11 @@ describe('template messages: the /send field', () => {
     });
     expect(problems(doc('a\u202Eb.pdf'))[0]).to.match(/document\.filename/);
     expect(check(doc('invoice.pdf')).details).to.equal(undefined);
+    // TEMPLATE_LIMITS.filename, lower than any file name's 255: fileName() must not lift it.
+    expect(check(doc(`${'a'.repeat(TEMPLATE_LIMITS.filename - 4)}.pdf`)).details).to.equal(undefined);
+    expect(problems(doc(`${'a'.repeat(TEMPLATE_LIMITS.filename - 3)}.pdf`))[0]).to.match(
+      /document\.filename/,
+    );
   });
 
   it('When a template is over its bounds (components, parameters, a text, a coupon code), then 400 and nothing is judged unbounded', () => {
