@@ -2,12 +2,12 @@ import type { RequestHandler } from 'express';
 import { SIGNATURE_HEADER } from '@mgw/cloud';
 import { serializeError } from '@mgw/common';
 import { CLOUD_WEBHOOK_ERRORS, CLOUD_WEBHOOK_MAX_BYTES, CLOUD_WEBHOOK_PATH } from '@mgw/contracts';
+import { enqueueDeviceText, getDeviceState } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { feature, type BodySpec } from '../../http/route-table.js';
 import { cloudWebhookOperations, cloudWebhookSchemas } from './openapi.js';
 import { receiveWebhook, type ReceiveDeps } from './receive-webhook.js';
-import { enqueueDeviceText, getDeviceState } from '@mgw/store';
 import { storeOptOuts, type DeviceTexts } from './record-message.js';
 import { verifyHandshake } from './verify-handshake.js';
 
