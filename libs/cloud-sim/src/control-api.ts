@@ -8,6 +8,8 @@
  * | `POST /control/tokens/expire` `{ token }` | expires a token (then 190/463) |
  * | `POST /control/numbers/{id}/inbound` `{ from, text, name?, replyTo? }` | a user writes (opens the window) |
  * | `POST /control/messages/{wamid}/status` `{ status, error? }` | delivered / read / failed |
+ * | `GET /control/forms` | the webhook forms the simulator writes (name, group, about, reference) |
+ * | `POST /control/numbers/{id}/forms/{name}` `{ from?, name?, username?, target?, times? }` | delivers that form; answers its bodies, the user's wamids and files (bytes in base64) |
  * | `POST /control/templates` | adds a template (TemplateConfig) |
  * | `POST /control/templates/status` `{ wabaId, name, language, status }` | pauses (or sets) a template |
  * | `POST /control/webhooks` `{ appId, callbackUrl, verifyToken }` | verifies and subscribes a callback |
@@ -17,6 +19,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLarge, readBody, sendJson, utf8 } from './http-body.js';
+import { WEBHOOK_FORMS } from './forms/table.js';
 import { CloudSimError, type CloudSim } from './sim.js';
 
 const MAX_CONTROL_BYTES = 256 * 1024;
@@ -56,6 +59,20 @@ export function createControlApi(sim: CloudSim) {
     }
     if (method === 'POST' && (m = /^\/numbers\/(\d+)\/inbound$/.exec(path))) {
       return sendJson(res, 200, sim.inbound(m[1]!, await jsonBody(req)));
+    }
+    if (method === 'GET' && path === '/forms') {
+      return sendJson(
+        res,
+        200,
+        WEBHOOK_FORMS.map(({ name, group, about, reference }) => ({ name, group, about, reference })),
+      );
+    }
+    if (method === 'POST' && (m = /^\/numbers\/(\d+)\/forms\/([a-z0-9._-]{1,80})$/.exec(path))) {
+      const delivered = sim.deliverForm(m[1]!, m[2]!, await jsonBody(req));
+      return sendJson(res, 200, {
+        ...delivered,
+        files: delivered.files.map((f) => ({ ...f, bytes: f.bytes.toString('base64') })),
+      });
     }
     if (method === 'POST' && (m = /^\/messages\/([A-Za-z0-9._=-]+)\/status$/.exec(path))) {
       const { status, error } = await jsonBody(req);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { PhoneNumberConfig, TemplateConfig } from './config.js';
 import { createControlApi } from './control-api.js';
 import { createGraphApi } from './graph-api.js';
+import type { FormDelivery, FormInput } from './forms/deliver.js';
 import { CloudSim, type CloudSimConfig, type SentMessage } from './sim.js';
 import type { Delivery } from './webhooks.js';
 
@@ -32,6 +33,11 @@ export interface CloudSimHandle {
     phoneNumberId: string,
     input: { from: string; text: string; name?: string; replyTo?: string },
   ): { id: string };
+  /**
+   * Delivers a form of Meta's webhook reference (`WEBHOOK_FORMS`, by name), signed, to the app's
+   * subscribed callback; answers what it delivered (await `webhooksIdle()` for the deliveries).
+   */
+  deliverForm(phoneNumberId: string, name: string, input?: FormInput): FormDelivery;
   markStatus(
     wamid: string,
     status: 'delivered' | 'read' | 'failed',
@@ -73,6 +79,7 @@ export async function startCloudSim(options: CloudSimOptions = {}): Promise<Clou
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   ready.url = url;
+  sim.baseUrl = url;
   return {
     url,
     sim,
@@ -80,6 +87,7 @@ export async function startCloudSim(options: CloudSimOptions = {}): Promise<Clou
     updateNumber: (id, update) => sim.updateNumber(id, update),
     expireToken: (token) => sim.expireToken(token),
     inbound: (id, input) => sim.inbound(id, input),
+    deliverForm: (id, name, input) => sim.deliverForm(id, name, input),
     markStatus: (wamid, status, error) => sim.markStatus(wamid, status, error),
     addTemplate: (template) => void sim.addTemplate(template),
     setTemplateStatus: (wabaId, name, language, status) =>
@@ -120,3 +128,6 @@ export { SIGNATURE_HEADER, signPayload, verifySignature } from './signature.js';
 export { TIER_LIMITS, type MessagingTier } from './rate.js';
 export { WINDOW_MS } from './window.js';
 export type { Delivery, WebhookRetry } from './webhooks.js';
+export { WEBHOOK_FORMS, webhookForm, type FormGroup, type WebhookForm } from './forms/table.js';
+export { userIdOf, type FormDelivery, type FormFile, type FormInput } from './forms/deliver.js';
+export type { WebhookBody, WebhookChange, WebhookEntry } from './forms/context.js';

@@ -92,6 +92,23 @@ export class MediaStore {
     return id;
   }
 
+  /**
+   * Keeps a file a user sent to a number, as Meta keeps it for the business (GET /{media-id} with
+   * its token, then the URL): any type the user's app sends, no upload limit (the app's own).
+   */
+  receive(phoneNumberId: string, file: { type: MediaType; mimeType: string; bytes: Buffer }): StoredMedia {
+    const stored: StoredMedia = {
+      id: newMediaId(),
+      phoneNumberId,
+      type: file.type,
+      mimeType: file.mimeType,
+      sha256: createHash('sha256').update(file.bytes).digest('hex'),
+      data: Buffer.from(file.bytes),
+    };
+    this.files.set(stored.id, stored);
+    return stored;
+  }
+
   get(id: string): StoredMedia | undefined {
     return this.files.get(id);
   }

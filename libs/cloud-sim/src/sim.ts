@@ -19,6 +19,9 @@ import { SlidingWindowLimiter, TIER_LIMITS, UniqueRecipients, isTier } from './r
 import { MEDIA_LIMITS, MediaStore, newMediaId, type StoredMedia, type UploadedFile } from './media.js';
 import { validateSend, type MediaType, type SendRequest } from './validate.js';
 import { envelope, inboundValue, statusValue } from './payloads.js';
+import { deliverForm, type FormDelivery, type FormHost, type FormInput } from './forms/deliver.js';
+import type { WebhookBody } from './forms/context.js';
+import { CloudSimError } from './sim-error.js';
 import { CustomerWindows } from './window.js';
 import { DEFAULT_RETRY, WebhookDispatcher, type WebhookRetry } from './webhooks.js';
 
@@ -67,15 +70,7 @@ interface NumberState extends Required<Omit<PhoneNumberConfig, 'appId'>> {
 
 type StoredTemplate = Required<TemplateConfig>;
 
-/** A caller mistake on the control side (an unknown number, a bad value): its HTTP status. */
-export class CloudSimError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { CloudSimError };
 
 const newWamid = () => `wamid.${randomBytes(24).toString('base64url')}`;
 
@@ -93,6 +88,8 @@ export class CloudSim {
   readonly webhooks: WebhookDispatcher;
   private readonly pairRate: PairRate;
   private clockOffset = 0;
+  /** Where the simulator listens (index.ts sets it): the base of the media URLs it gives. */
+  baseUrl = 'http://127.0.0.1';
 
   constructor(private readonly config: CloudSimConfig = {}) {
     this.webhooks = new WebhookDispatcher({ ...DEFAULT_RETRY, ...config.webhookRetry });
@@ -438,21 +435,32 @@ export class CloudSim {
     return this.windows.isOpen(phoneNumberId, waId, this.now());
   }
 
+  /** Delivers a form of the webhook reference (forms/table.ts) for the number: forms/deliver.ts. */
+  deliverForm(phoneNumberId: string, name: unknown, input: FormInput = {}): FormDelivery {
+    return deliverForm(this.formHost, phoneNumberId, name, input);
+  }
+
+  private readonly formHost: FormHost = {
+    number: (id) => this.requireNumber(id),
+    now: () => this.now(),
+    sent: (wamid) => this.messages.find((m) => m.id === wamid),
+    keepUserMedia: (phoneNumberId, file) => {
+      const kept = this.media.receive(phoneNumberId, file);
+      return { id: kept.id, type: kept.type, mimeType: kept.mimeType, sha256: kept.sha256, bytes: kept.data };
+    },
+    mediaUrl: (id) => `${this.baseUrl}/media-download/${id}`,
+    openWindow: (phoneNumberId, waId, at) => this.windows.inbound(phoneNumberId, waId, at),
+    emit: (phoneNumberId, body: WebhookBody) => {
+      const number = this.requireNumber(phoneNumberId);
+      void this.webhooks.send(number.appId, number.appSecret, body);
+    },
+  };
+
   // ---- webhooks ------------------------------------------------------------------------------
 
   async subscribe(appId: string, callbackUrl: unknown, verifyToken: unknown): Promise<void> {
     if (![...this.numbers.values()].some((n) => n.appId === appId))
       throw new CloudSimError(404, `no app ${appId}`);
-    if (typeof callbackUrl !== 'string' || typeof verifyToken !== 'string')
-      throw new CloudSimError(400, 'callbackUrl and verifyToken are required');
-    let url: URL;
-    try {
-      url = new URL(callbackUrl);
-    } catch {
-      throw new CloudSimError(400, 'callbackUrl is not a URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new CloudSimError(400, 'callbackUrl must be http(s)');
     try {
       await this.webhooks.subscribe({ appId, callbackUrl, verifyToken });
     } catch (err) {

@@ -50,9 +50,15 @@ export class WebhookDispatcher {
    * Verifies and saves `callbackUrl` for the app: resolves when the endpoint echoed the
    * challenge, throws (and saves nothing) otherwise.
    */
-  async subscribe(sub: Subscription): Promise<void> {
+  async subscribe(input: { appId: string; callbackUrl: unknown; verifyToken: unknown }): Promise<void> {
+    const { appId, callbackUrl, verifyToken } = input;
+    if (typeof callbackUrl !== 'string' || typeof verifyToken !== 'string')
+      throw new Error('callbackUrl and verifyToken are required');
+    if (!URL.canParse(callbackUrl)) throw new Error('callbackUrl is not a URL');
+    const url = new URL(callbackUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('callbackUrl must be http(s)');
+    const sub: Subscription = { appId, callbackUrl, verifyToken };
     const challenge = String(randomBytes(6).readUIntBE(0, 6));
-    const url = new URL(sub.callbackUrl);
     url.searchParams.set('hub.mode', 'subscribe');
     url.searchParams.set('hub.challenge', challenge);
     url.searchParams.set('hub.verify_token', sub.verifyToken);
