@@ -1,0 +1,179 @@
+/**
+ * The messages a contact writes to a Cloud API number, as the `messages` webhook brings them
+ * (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages
+ * and its pages per type), read as hostile: anything of the wrong shape is left out, every string
+ * bounded, and nothing throws.
+ */
+import {
+  WEBHOOK_LIMITS,
+  cut,
+  digits,
+  errorsOf,
+  finite,
+  isObject,
+  list,
+  str,
+  timestampMs,
+  wamid,
+  type Obj,
+  type WebhookError,
+} from './webhook-read.js';
+
+/** A media message's attachment as Meta describes it (the bytes are fetched by its id). */
+export interface WebhookMedia {
+  id: string;
+  mimeType?: string;
+  sha256?: string;
+  caption?: string;
+  filename?: string;
+}
+
+export interface WebhookLocation {
+  latitude: number;
+  longitude: number;
+  name?: string;
+  address?: string;
+}
+
+/** A contact card, as much of it as the gateway keeps: its name and its phone numbers. */
+export interface WebhookContactCard {
+  name: string;
+  phones: { phone: string; waId?: string; type?: string }[];
+}
+
+export const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+export type WebhookMediaType = (typeof MEDIA_TYPES)[number];
+
+/** A message a contact wrote to the number. */
+export interface MessageEvent {
+  kind: 'message';
+  phoneNumberId: string;
+  wamid: string;
+  /** The contact's wa_id (digits). */
+  from: string;
+  timestampMs: number;
+  /** Meta's type; one the gateway does not read (`interactive`, `order`, …) is kept as type only. */
+  type: string;
+  text?: string;
+  /** The message it answers (`context.id`). */
+  contextWamid?: string;
+  /** The name the contact gave WhatsApp (`contacts[].profile.name` of its wa_id). */
+  profileName?: string;
+  media?: WebhookMedia & { type: WebhookMediaType };
+  location?: WebhookLocation;
+  contacts?: WebhookContactCard[];
+  /** A reaction: the emoji (empty: removed) on the message it names. */
+  reaction?: { wamid: string; emoji: string };
+  errors?: WebhookError[];
+}
+
+function mediaOf(type: WebhookMediaType, v: unknown): MessageEvent['media'] {
+  if (!isObject(v)) return undefined;
+  const id = str(v.id, WEBHOOK_LIMITS.small);
+  if (!id) return undefined;
+  const mimeType = str(v.mime_type, WEBHOOK_LIMITS.small);
+  const sha256 = str(v.sha256, WEBHOOK_LIMITS.small);
+  const caption = cut(v.caption, WEBHOOK_LIMITS.caption);
+  const filename = cut(v.filename, WEBHOOK_LIMITS.name);
+  return {
+    type,
+    id,
+    ...(mimeType ? { mimeType } : {}),
+    ...(sha256 ? { sha256 } : {}),
+    ...(caption ? { caption } : {}),
+    ...(filename ? { filename } : {}),
+  };
+}
+
+function locationOf(v: unknown): WebhookLocation | undefined {
+  if (!isObject(v)) return undefined;
+  const latitude = finite(v.latitude, -90, 90);
+  const longitude = finite(v.longitude, -180, 180);
+  if (latitude === undefined || longitude === undefined) return undefined;
+  const name = cut(v.name, WEBHOOK_LIMITS.name);
+  const address = cut(v.address, WEBHOOK_LIMITS.name);
+  return { latitude, longitude, ...(name ? { name } : {}), ...(address ? { address } : {}) };
+}
+
+function cardsOf(v: unknown): WebhookContactCard[] | undefined {
+  const cards: WebhookContactCard[] = [];
+  for (const c of list(v, WEBHOOK_LIMITS.contactCards)) {
+    if (!isObject(c)) continue;
+    const name = isObject(c.name) ? cut(c.name.formatted_name, WEBHOOK_LIMITS.name) : undefined;
+    if (!name) continue;
+    const phones: WebhookContactCard['phones'] = [];
+    for (const p of list(c.phones, WEBHOOK_LIMITS.phonesPerCard)) {
+      if (!isObject(p)) continue;
+      const phone = str(p.phone, WEBHOOK_LIMITS.small);
+      if (!phone) continue;
+      const waId = digits(p.wa_id);
+      const type = str(p.type, WEBHOOK_LIMITS.small);
+      phones.push({ phone, ...(waId ? { waId } : {}), ...(type ? { type } : {}) });
+    }
+    cards.push({ name, phones });
+  }
+  return cards.length ? cards : undefined;
+}
+
+/** The kind-specific part of a message: what its type carries, or nothing (its type alone). */
+function bodyOf(type: string, m: Obj): Partial<MessageEvent> {
+  switch (type) {
+    case 'text': {
+      const text = isObject(m.text) ? cut(m.text.body, WEBHOOK_LIMITS.text) : undefined;
+      return text !== undefined ? { text } : {};
+    }
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'document':
+    case 'sticker': {
+      const media = mediaOf(type, m[type]);
+      return media ? { media } : {};
+    }
+    case 'location': {
+      const location = locationOf(m.location);
+      return location ? { location } : {};
+    }
+    case 'contacts': {
+      const contacts = cardsOf(m.contacts);
+      return contacts ? { contacts } : {};
+    }
+    case 'reaction': {
+      if (!isObject(m.reaction)) return {};
+      const target = wamid(m.reaction.message_id);
+      // An empty emoji removes the reaction.
+      const emoji = typeof m.reaction.emoji === 'string' ? (cut(m.reaction.emoji, 32) ?? '') : undefined;
+      return target && emoji !== undefined ? { reaction: { wamid: target, emoji } } : {};
+    }
+    default:
+      return {};
+  }
+}
+
+export function messageOf(
+  phoneNumberId: string,
+  m: unknown,
+  names: Map<string, string>,
+): MessageEvent | undefined {
+  if (!isObject(m)) return undefined;
+  const id = wamid(m.id);
+  const from = digits(m.from);
+  const at = timestampMs(m.timestamp);
+  const type = str(m.type, 32);
+  if (!id || !from || at === undefined || !type || !/^[a-z_]+$/.test(type)) return undefined;
+  const contextWamid = isObject(m.context) ? wamid(m.context.id) : undefined;
+  const profileName = names.get(from);
+  const errors = errorsOf(m.errors);
+  return {
+    kind: 'message',
+    phoneNumberId,
+    wamid: id,
+    from,
+    timestampMs: at,
+    type,
+    ...bodyOf(type, m),
+    ...(contextWamid ? { contextWamid } : {}),
+    ...(profileName ? { profileName } : {}),
+    ...(errors ? { errors } : {}),
+  };
+}
