@@ -95,6 +95,21 @@ describe('cloud: webhook payloads', () => {
     });
   });
 
+  it('When a voice message of the number is played, then the status is read (the contract has no played)', () => {
+    const played = only(
+      delivery({
+        statuses: [
+          { id: 'wamid.v1', status: 'played', timestamp: '1700000002', recipient_id: '15550102000' },
+        ],
+      }),
+    );
+    expect(played).to.deep.include({ kind: 'status', wamid: 'wamid.v1', status: 'read' });
+    const other = parseWebhook(
+      delivery({ statuses: [{ id: 'wamid.v1', status: 'deleted', timestamp: '1', recipient_id: '1' }] }),
+    );
+    expect(other).to.deep.include({ events: [], skipped: 1 });
+  });
+
   it('When a text arrives, then it names the writer, their profile name, the text and what it answers', () => {
     expect(
       only(message({ type: 'text', text: { body: 'hi 👋' }, context: { from: '1555', id: 'wamid.out' } })),

@@ -49,6 +49,13 @@ export { WEBHOOK_LIMITS, type WebhookError } from './webhook-read.js';
 export const WEBHOOK_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 
+/**
+ * `played`: the contact played a voice message the number sent (the status reference's trigger
+ * "Your voice message is played"). The contract has no played status: it is read, as a linked
+ * device's played receipt is (libs/messenger `receiptsOf`: READ and above are read).
+ */
+const STATUS_OF_PLAYED: WebhookStatus = 'read';
+
 /** A status of a message the number sent. */
 export interface StatusEvent {
   kind: 'status';
@@ -78,7 +85,9 @@ function statusOf(phoneNumberId: string, s: unknown): StatusEvent | undefined {
   const id = wamid(s.id);
   const status = (WEBHOOK_STATUSES as readonly unknown[]).includes(s.status)
     ? (s.status as WebhookStatus)
-    : undefined;
+    : s.status === 'played'
+      ? STATUS_OF_PLAYED
+      : undefined;
   const at = timestampMs(s.timestamp);
   const recipientId = str(s.recipient_id, WEBHOOK_LIMITS.small);
   if (!id || !status || at === undefined || !recipientId) return undefined;
