@@ -141,8 +141,10 @@ function bodyOf(type: string, m: Obj): Partial<MessageEvent> {
     case 'reaction': {
       if (!isObject(m.reaction)) return {};
       const target = wamid(m.reaction.message_id);
-      // An empty emoji removes the reaction.
-      const emoji = typeof m.reaction.emoji === 'string' ? (cut(m.reaction.emoji, 32) ?? '') : undefined;
+      // A removed reaction comes with an empty emoji, or none at all (the reaction reference:
+      // `emoji` is omitted when the user removed it); anything else must be a well-formed emoji.
+      const given = m.reaction.emoji;
+      const emoji = given === undefined || given === '' ? '' : cut(given, 32);
       return target && emoji !== undefined ? { reaction: { wamid: target, emoji } } : {};
     }
     default:

@@ -164,6 +164,18 @@ describe('cloud: webhook payloads', () => {
     expect((reaction as MessageEvent).reaction).to.deep.equal({ wamid: 'wamid.out', emoji: '' });
   });
 
+  it('When a reaction is removed, with an empty emoji or none, then it is a removal; a malformed emoji is no reaction', () => {
+    const reactionOf = (reaction: Record<string, unknown>) =>
+      (only(message({ type: 'reaction', reaction })) as MessageEvent).reaction;
+    expect(reactionOf({ message_id: 'wamid.out' })).to.deep.equal({ wamid: 'wamid.out', emoji: '' });
+    expect(reactionOf({ message_id: 'wamid.out', emoji: '' })).to.deep.equal({
+      wamid: 'wamid.out',
+      emoji: '',
+    });
+    expect(reactionOf({ message_id: 'wamid.out', emoji: '\uD83D' })).to.equal(undefined);
+    expect(reactionOf({ message_id: 'wamid.out', emoji: 7 })).to.equal(undefined);
+  });
+
   it('When a type is unknown, then the message is kept with its type alone', () => {
     const event = only(message({ type: 'interactive', interactive: { type: 'button_reply', x: 1 } }));
     expect(Object.keys(event).sort()).to.deep.equal(
