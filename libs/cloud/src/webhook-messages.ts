@@ -37,8 +37,13 @@ export interface WebhookLocation {
 
 /** A contact card, as much of it as the gateway keeps: its name and its phone numbers. */
 export interface WebhookContactCard {
+  /** `name.formatted_name` (else its first and last names); empty when the card has none. */
   name: string;
   phones: { phone: string; waId?: string; type?: string }[];
+  /** Its first email address. */
+  email?: string;
+  /** Its organisation's company. */
+  organization?: string;
 }
 
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
@@ -99,8 +104,12 @@ function cardsOf(v: unknown): WebhookContactCard[] | undefined {
   const cards: WebhookContactCard[] = [];
   for (const c of list(v, WEBHOOK_LIMITS.contactCards)) {
     if (!isObject(c)) continue;
-    const name = isObject(c.name) ? cut(c.name.formatted_name, WEBHOOK_LIMITS.name) : undefined;
-    if (!name) continue;
+    const names = isObject(c.name) ? c.name : {};
+    const parts = [names.first_name, names.last_name].filter((n): n is string => typeof n === 'string');
+    const name =
+      cut(names.formatted_name, WEBHOOK_LIMITS.name) ??
+      cut(parts.join(' ').trim(), WEBHOOK_LIMITS.name) ??
+      '';
     const phones: WebhookContactCard['phones'] = [];
     for (const p of list(c.phones, WEBHOOK_LIMITS.phonesPerCard)) {
       if (!isObject(p)) continue;
@@ -110,7 +119,11 @@ function cardsOf(v: unknown): WebhookContactCard[] | undefined {
       const type = str(p.type, WEBHOOK_LIMITS.small);
       phones.push({ phone, ...(waId ? { waId } : {}), ...(type ? { type } : {}) });
     }
-    cards.push({ name, phones });
+    // A card with neither a name nor a number tells nothing (as a linked device's vCard reader).
+    if (!name && phones.length === 0) continue;
+    const email = isObject(list(c.emails, 1)[0]) ? cut((list(c.emails, 1)[0] as Obj).email, 254) : undefined;
+    const organization = isObject(c.org) ? cut(c.org.company, WEBHOOK_LIMITS.name) : undefined;
+    cards.push({ name, phones, ...(email ? { email } : {}), ...(organization ? { organization } : {}) });
   }
   return cards.length ? cards : undefined;
 }

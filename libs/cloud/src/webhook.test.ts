@@ -164,6 +164,37 @@ describe('cloud: webhook payloads', () => {
     expect((reaction as MessageEvent).reaction).to.deep.equal({ wamid: 'wamid.out', emoji: '' });
   });
 
+  it('When contact cards carry emails, a company, no formatted name or no number, then each card keeps what it has', () => {
+    const cards = (
+      only(
+        message({
+          type: 'contacts',
+          contacts: [
+            {
+              name: { formatted_name: 'Barbara J. Johnson' },
+              phones: [{ phone: '+1 (940) 555-1234' }],
+              emails: [{ email: 'b@example.com', type: 'WORK' }, { email: 'other@example.com' }],
+              org: { company: 'Lucky Shrub', title: 'Counsel' },
+            },
+            { name: { first_name: 'Front', last_name: 'Desk' } },
+            { name: {}, phones: [{ phone: '+1 555', wa_id: '1555' }] },
+            { name: {}, emails: [{ email: 'nobody@example.com' }] },
+          ],
+        }),
+      ) as MessageEvent
+    ).contacts;
+    expect(cards).to.deep.equal([
+      {
+        name: 'Barbara J. Johnson',
+        phones: [{ phone: '+1 (940) 555-1234' }],
+        email: 'b@example.com',
+        organization: 'Lucky Shrub',
+      },
+      { name: 'Front Desk', phones: [] },
+      { name: '', phones: [{ phone: '+1 555', waId: '1555' }] },
+    ]);
+  });
+
   it('When a reaction is removed, with an empty emoji or none, then it is a removal; a malformed emoji is no reaction', () => {
     const reactionOf = (reaction: Record<string, unknown>) =>
       (only(message({ type: 'reaction', reaction })) as MessageEvent).reaction;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CLOUD_WINDOW_MS } from '@mgw/contracts';
+import { CLOUD_WINDOW_MS, KIND_LIMITS } from '@mgw/contracts';
 import { inboundInput, recordMessage } from './record-message.js';
 import { MemoryInbound, inboundText } from './webhook-fixture.js';
 
@@ -109,6 +109,30 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
       contact,
       at,
     ).contacts;
-    expect(cards).to.deep.equal([{ name: 'Bo', phones: ['15550103000', '15550103001'] }]);
+    expect(cards).to.deep.equal([
+      { name: 'Bo', phones: ['15550103000', '15550103001'] },
+      { name: 'Nobody', phones: [] },
+    ]);
+  });
+
+  it('When cards carry an email and a company, or are more than a message keeps, then the record has those of a linked card', () => {
+    const card = {
+      name: 'Ana',
+      phones: [{ phone: '+55 11 98765-4321' }],
+      email: 'ana@example.com',
+      organization: 'ACME',
+    };
+    const cards = inboundInput(
+      inboundText({ type: 'contacts', text: undefined, contacts: Array.from({ length: 12 }, () => card) }),
+      { phone: '15550102000' },
+      new Date(),
+    ).contacts;
+    expect(cards).to.have.length(KIND_LIMITS.contacts);
+    expect(cards![0]).to.deep.equal({
+      name: 'Ana',
+      phones: ['5511987654321'],
+      email: 'ana@example.com',
+      organization: 'ACME',
+    });
   });
 });

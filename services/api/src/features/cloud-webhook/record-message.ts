@@ -1,6 +1,6 @@
 import type { MessageEvent } from '@mgw/cloud';
 import type { RedisClient } from '@mgw/common';
-import { PHONE_PATTERN, type ContactCard, type Metrics } from '@mgw/contracts';
+import { KIND_LIMITS, PHONE_PATTERN, type ContactCard, type Metrics } from '@mgw/contracts';
 import {
   confirmationText,
   matchKeyword,
@@ -85,7 +85,7 @@ export function inboundInput(
   contact: { phone: string },
   receivedAt: Date,
 ): InboundInput {
-  const cards = event.contacts?.map(contactCard).filter((c) => c.phones.length > 0);
+  const cards = event.contacts?.slice(0, KIND_LIMITS.contacts).map(contactCard);
   const text = event.text ?? event.media?.caption;
   return {
     platformMessageId: event.wamid,
@@ -109,12 +109,21 @@ export function inboundInput(
   };
 }
 
-/** A card's numbers as the contract keeps them: international digits (its WhatsApp id when given). */
+/**
+ * A card as the contract keeps a linked device's (docs/message-kinds.md "Contact cards"): its name,
+ * its numbers as international digits (its WhatsApp id when given), its email and company. A card
+ * with a name and no number is kept, as a vCard with no TEL is.
+ */
 function contactCard(card: NonNullable<MessageEvent['contacts']>[number]): ContactCard {
   const phones = card.phones
     .map((p) => p.waId ?? p.phone.replace(/\D/g, ''))
     .filter((digits) => PHONE_PATTERN.test(digits));
-  return { name: card.name, phones: [...new Set(phones)] };
+  return {
+    name: card.name,
+    phones: [...new Set(phones)],
+    ...(card.email ? { email: card.email } : {}),
+    ...(card.organization ? { organization: card.organization } : {}),
+  };
 }
 
 /** Queues `text` to `to` as the device's own message (its opt-out confirmation); its messageId. */
