@@ -4,6 +4,7 @@
  * and its pages per type), read as hostile: anything of the wrong shape is left out, every string
  * bounded, and nothing throws.
  */
+import { checkUsername } from '@mgw/contracts';
 import {
   WEBHOOK_LIMITS,
   cut,
@@ -64,6 +65,11 @@ export interface MessageEvent {
   contextWamid?: string;
   /** The name the contact gave WhatsApp (`contacts[].profile.name` of its wa_id). */
   profileName?: string;
+  /**
+   * The contact's WhatsApp username (`contacts[].profile.username`, 2026: only when they adopted
+   * one), by WhatsApp's rules, lower case and without `@` (as the linked engine keeps usernames).
+   */
+  username?: string;
   media?: WebhookMedia & { type: WebhookMediaType };
   location?: WebhookLocation;
   contacts?: WebhookContactCard[];
@@ -165,10 +171,36 @@ function bodyOf(type: string, m: Obj): Partial<MessageEvent> {
   }
 }
 
+/** What `contacts[]` says of a contact: their profile name and username. */
+export interface WebhookProfile {
+  name?: string;
+  username?: string;
+}
+
+/**
+ * The profiles of a value's `contacts[]`, by `wa_id`: `profile.name` and `profile.username` (a
+ * username that breaks WhatsApp's rules is left out).
+ */
+export function profilesOf(contacts: unknown): Map<string, WebhookProfile> {
+  const profiles = new Map<string, WebhookProfile>();
+  for (const c of list(contacts, WEBHOOK_LIMITS.itemsPerChange)) {
+    if (!isObject(c) || !isObject(c.profile)) continue;
+    const waId = digits(c.wa_id);
+    if (!waId) continue;
+    const name = cut(c.profile.name, WEBHOOK_LIMITS.name);
+    const given = str(c.profile.username, WEBHOOK_LIMITS.small);
+    const checked = given ? checkUsername(given) : undefined;
+    const username = checked?.ok ? checked.username : undefined;
+    if (name || username)
+      profiles.set(waId, { ...(name ? { name } : {}), ...(username ? { username } : {}) });
+  }
+  return profiles;
+}
+
 export function messageOf(
   phoneNumberId: string,
   m: unknown,
-  names: Map<string, string>,
+  profiles: Map<string, WebhookProfile>,
 ): MessageEvent | undefined {
   if (!isObject(m)) return undefined;
   const id = wamid(m.id);
@@ -177,7 +209,7 @@ export function messageOf(
   const type = str(m.type, 32);
   if (!id || !from || at === undefined || !type || !/^[a-z_]+$/.test(type)) return undefined;
   const contextWamid = isObject(m.context) ? wamid(m.context.id) : undefined;
-  const profileName = names.get(from);
+  const { name: profileName, username } = profiles.get(from) ?? {};
   const errors = errorsOf(m.errors);
   return {
     kind: 'message',
@@ -189,6 +221,7 @@ export function messageOf(
     ...bodyOf(type, m),
     ...(contextWamid ? { contextWamid } : {}),
     ...(profileName ? { profileName } : {}),
+    ...(username ? { username } : {}),
     ...(errors ? { errors } : {}),
   };
 }

@@ -195,6 +195,31 @@ describe('cloud: webhook payloads', () => {
     ]);
   });
 
+  it('When the contact has a username, then the message names it lower case without @; a username against the rules is left out', () => {
+    const withProfile = (profile: Record<string, unknown>) =>
+      only(
+        delivery({
+          contacts: [{ profile, wa_id: '15550102000', user_id: 'US.1' }],
+          messages: [
+            {
+              from: '15550102000',
+              id: 'wamid.u1',
+              timestamp: '1700000000',
+              type: 'text',
+              text: { body: 'hi' },
+            },
+          ],
+        }),
+      ) as MessageEvent;
+    expect(withProfile({ name: 'Ann', username: '@Ann.Shopper' })).to.deep.include({
+      profileName: 'Ann',
+      username: 'ann.shopper',
+    });
+    expect(withProfile({ username: 'www.example' })).not.to.have.property('username');
+    expect(withProfile({ username: 'a<b>' })).not.to.have.property('username');
+    expect(withProfile({ name: 'Ann' })).not.to.have.property('username');
+  });
+
   it('When a reaction is removed, with an empty emoji or none, then it is a removal; a malformed emoji is no reaction', () => {
     const reactionOf = (reaction: Record<string, unknown>) =>
       (only(message({ type: 'reaction', reaction })) as MessageEvent).reaction;

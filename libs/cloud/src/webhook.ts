@@ -9,10 +9,9 @@
  * nothing here throws.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { messageOf, type MessageEvent } from './webhook-messages.js';
+import { messageOf, profilesOf, type MessageEvent } from './webhook-messages.js';
 import {
   WEBHOOK_LIMITS,
-  cut,
   digits,
   errorsOf,
   isObject,
@@ -127,20 +126,14 @@ export function parseWebhook(body: unknown): ParsedWebhook {
         continue;
       }
       numbers.add(phoneNumberId);
-      const names = new Map<string, string>();
-      for (const c of list(value.contacts, WEBHOOK_LIMITS.itemsPerChange)) {
-        if (!isObject(c)) continue;
-        const waId = digits(c.wa_id);
-        const name = isObject(c.profile) ? cut(c.profile.name, WEBHOOK_LIMITS.name) : undefined;
-        if (waId && name) names.set(waId, name);
-      }
+      const profiles = profilesOf(value.contacts);
       for (const s of list(value.statuses, WEBHOOK_LIMITS.itemsPerChange)) {
         const event = statusOf(phoneNumberId, s);
         if (event) parsed.events.push(event);
         else parsed.skipped++;
       }
       for (const m of list(value.messages, WEBHOOK_LIMITS.itemsPerChange)) {
-        const event = messageOf(phoneNumberId, m, names);
+        const event = messageOf(phoneNumberId, m, profiles);
         if (event) parsed.events.push(event);
         else parsed.skipped++;
       }

@@ -29,6 +29,16 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     expect(memory.recorded.get('d1/wamid.in1')!.receivedAt.getTime()).to.equal(now);
   });
 
+  it('When the contact has a username, then the record names them by phone and username', async () => {
+    const memory = new MemoryInbound();
+    const deps = memory.deps();
+    await recordMessage(deps, 'd1', inboundText({ username: 'ann.shopper' }));
+    expect(memory.recorded.get('d1/wamid.in1')!.contact).to.deep.equal({
+      phone: '15550102000',
+      username: 'ann.shopper',
+    });
+  });
+
   it('When a text is an opt-out keyword, then the list changes once; a media caption is no keyword', async () => {
     const memory = new MemoryInbound();
     const deps = memory.deps();

@@ -1,6 +1,12 @@
 import type { MessageEvent } from '@mgw/cloud';
 import type { RedisClient } from '@mgw/common';
-import { KIND_LIMITS, PHONE_PATTERN, type ContactCard, type Metrics } from '@mgw/contracts';
+import {
+  KIND_LIMITS,
+  PHONE_PATTERN,
+  type ContactCard,
+  type ContactIdentity,
+  type Metrics,
+} from '@mgw/contracts';
 import {
   confirmationText,
   matchKeyword,
@@ -51,7 +57,8 @@ export async function recordMessage(
   now = Date.now(),
 ): Promise<MessageOutcome> {
   await deps.windows.keepWindow(deviceId, event.from, event.timestampMs, now);
-  const contact = { phone: event.from };
+  // Who wrote, as the linked engine names contacts: their phone, and their username when they have one.
+  const contact = { phone: event.from, ...(event.username ? { username: event.username } : {}) };
   const receivedAt = new Date(Math.min(event.timestampMs, now));
   if (event.type === 'reaction') {
     if (!event.reaction) return 'unchanged';
@@ -80,11 +87,7 @@ export async function recordMessage(
 }
 
 /** The store's input of a cloud message: what its type carries, in the linked engine's terms. */
-export function inboundInput(
-  event: MessageEvent,
-  contact: { phone: string },
-  receivedAt: Date,
-): InboundInput {
+export function inboundInput(event: MessageEvent, contact: ContactIdentity, receivedAt: Date): InboundInput {
   const cards = event.contacts?.slice(0, KIND_LIMITS.contacts).map(contactCard);
   const text = event.text ?? event.media?.caption;
   return {
