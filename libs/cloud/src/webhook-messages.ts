@@ -47,6 +47,9 @@ export interface WebhookContactCard {
   organization?: string;
 }
 
+export const REPLY_KINDS = ['button_reply', 'list_reply', 'nfm_reply', 'button'] as const;
+export type WebhookReply = (typeof REPLY_KINDS)[number];
+
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 export type WebhookMediaType = (typeof MEDIA_TYPES)[number];
 
@@ -73,6 +76,12 @@ export interface MessageEvent {
   media?: WebhookMedia & { type: WebhookMediaType };
   location?: WebhookLocation;
   contacts?: WebhookContactCard[];
+  /**
+   * A reply to the number's buttons, list or flow, whose `text` is the reply: the button's or the
+   * row's title (`interactive.button_reply`, `interactive.list_reply`), a template's quick-reply
+   * text (`button`), a flow's answers as JSON (`interactive.nfm_reply`).
+   */
+  reply?: WebhookReply;
   /** A reaction: the emoji (empty: removed) on the message it names. */
   reaction?: { wamid: string; emoji: string };
   errors?: WebhookError[];
@@ -166,9 +175,38 @@ function bodyOf(type: string, m: Obj): Partial<MessageEvent> {
       const emoji = given === undefined || given === '' ? '' : cut(given, 32);
       return target && emoji !== undefined ? { reaction: { wamid: target, emoji } } : {};
     }
+    case 'interactive':
+      return isObject(m.interactive) ? interactiveReplyOf(m.interactive) : {};
+    case 'button': {
+      // A template's quick-reply button: its `text` (what the contact saw) and `payload` (ours).
+      const text = isObject(m.button) ? cut(m.button.text, WEBHOOK_LIMITS.text) : undefined;
+      return text !== undefined ? { text, reply: 'button' } : {};
+    }
     default:
       return {};
   }
+}
+
+/**
+ * A reply to the number's interactive message as text
+ * (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/interactive):
+ * a button's or a list row's title; a flow's `response_json` (its answers, whole: cut JSON would
+ * be no JSON, so an answer over the text bound leaves its `body` instead). Anything else (a call
+ * permission, a product) carries no text.
+ */
+function interactiveReplyOf(interactive: Obj): Partial<MessageEvent> {
+  const kind = interactive.type;
+  const reply = typeof kind === 'string' ? interactive[kind] : undefined;
+  if (!isObject(reply)) return {};
+  if (kind === 'button_reply' || kind === 'list_reply') {
+    const text = cut(reply.title, WEBHOOK_LIMITS.text);
+    return text !== undefined ? { text, reply: kind } : {};
+  }
+  if (kind === 'nfm_reply') {
+    const text = str(reply.response_json, WEBHOOK_LIMITS.text) ?? cut(reply.body, WEBHOOK_LIMITS.text);
+    return text !== undefined ? { text, reply: kind } : {};
+  }
+  return {};
 }
 
 /** What `contacts[]` says of a contact: their profile name and username. */

@@ -232,12 +232,64 @@ describe('cloud: webhook payloads', () => {
     expect(reactionOf({ message_id: 'wamid.out', emoji: 7 })).to.equal(undefined);
   });
 
-  it('When a type is unknown, then the message is kept with its type alone', () => {
-    const event = only(message({ type: 'interactive', interactive: { type: 'button_reply', x: 1 } }));
-    expect(Object.keys(event).sort()).to.deep.equal(
-      ['kind', 'phoneNumberId', 'wamid', 'from', 'timestampMs', 'type', 'profileName'].sort(),
-    );
-    expect((event as MessageEvent).type).to.equal('interactive');
+  it('When a type is unknown, or a reply is of no shape the parser reads, then the message is kept with its type alone', () => {
+    for (const m of [
+      { type: 'order', order: { catalog_id: '1', product_items: [] } },
+      { type: 'interactive', interactive: { type: 'button_reply', x: 1 } },
+      { type: 'interactive', interactive: { type: 'call_permission_reply', call_permission_reply: {} } },
+      { type: 'button', button: { payload: 'P' } },
+    ]) {
+      const event = only(message(m));
+      expect(Object.keys(event).sort(), m.type).to.deep.equal(
+        ['kind', 'phoneNumberId', 'wamid', 'from', 'timestampMs', 'type', 'profileName'].sort(),
+      );
+      expect((event as MessageEvent).type).to.equal(m.type);
+    }
+  });
+
+  it('When the contact taps a button, a list row or a quick reply, or ends a flow, then the reply is its text', () => {
+    const replyOf = (m: Record<string, unknown>) => {
+      const event = only(
+        message({ context: { from: '15550100001', id: 'wamid.out' }, ...m }),
+      ) as MessageEvent;
+      return { text: event.text, reply: event.reply, contextWamid: event.contextWamid };
+    };
+    expect(
+      replyOf({
+        type: 'interactive',
+        interactive: { type: 'button_reply', button_reply: { id: 'b1', title: 'Change' } },
+      }),
+    ).to.deep.equal({ text: 'Change', reply: 'button_reply', contextWamid: 'wamid.out' });
+    expect(
+      replyOf({
+        type: 'interactive',
+        interactive: {
+          type: 'list_reply',
+          list_reply: { id: 'r1', title: 'Express', description: '1–2 days' },
+        },
+      }),
+    ).to.deep.include({ text: 'Express', reply: 'list_reply' });
+    expect(
+      replyOf({ type: 'button', button: { payload: 'STOP_PROMOS', text: 'Stop promotions' } }),
+    ).to.deep.include({
+      text: 'Stop promotions',
+      reply: 'button',
+    });
+    const answers = JSON.stringify({ flow_token: 't', seats: '2' });
+    expect(
+      replyOf({
+        type: 'interactive',
+        interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: answers } },
+      }),
+    ).to.deep.include({ text: answers, reply: 'nfm_reply' });
+    const huge = JSON.stringify({ x: 'y'.repeat(WEBHOOK_LIMITS.text) });
+    expect(
+      replyOf({
+        type: 'interactive',
+        interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: huge } },
+      }).text,
+      'an answer over the bound is not cut into broken JSON',
+    ).to.equal('Sent');
   });
 
   it('When strings are too long, then a person’s text is cut and an id is refused', () => {

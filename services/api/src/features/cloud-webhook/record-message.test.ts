@@ -57,6 +57,31 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     expect(memory.keywords).to.deep.equal(['d1/15550102000']);
   });
 
+  it('When the contact taps a button or a quick reply, then its title is their text and may be a keyword; a flow answer is none', async () => {
+    const memory = new MemoryInbound();
+    const deps = memory.deps();
+    const says = (from: string, reply: 'button' | 'nfm_reply') =>
+      recordMessage(
+        deps,
+        'd1',
+        inboundText({
+          wamid: `wamid.${reply}`,
+          from,
+          type: reply,
+          text: 'STOP',
+          reply,
+          contextWamid: 'wamid.out1',
+        }),
+      );
+    expect(await says('15550102000', 'button')).to.equal('applied');
+    expect(memory.recorded.get('d1/wamid.button')).to.deep.include({
+      text: 'STOP',
+      quotedPlatformMessageId: 'wamid.out1',
+    });
+    expect(await says('15550102009', 'nfm_reply')).to.equal('applied');
+    expect(memory.keywords, 'the tap, not the flow answer').to.deep.equal(['d1/15550102000']);
+  });
+
   it('When a reaction arrives, then it goes on the message it names, once, and records no message', async () => {
     const memory = new MemoryInbound();
     const deps = memory.deps();

@@ -21,7 +21,7 @@ import {
 
 /**
  * What a contact's message did: recorded now, seen before (Meta redelivers), or of a kind the
- * contract has no field for (`interactive`, `order`, `unsupported`, …: the window still opens).
+ * contract has no field for (`order`, `unsupported`, a call permission, …: the window still opens).
  */
 export type MessageOutcome = 'applied' | 'unchanged' | 'unsupported';
 
@@ -79,11 +79,20 @@ export async function recordMessage(
   const messageId = await deps.inbound.record(deviceId, input);
   if (!messageId) return 'unchanged';
   deps.metrics.messages.inc({ status: 'received' });
-  if (event.text !== undefined && event.type === 'text') {
+  if (event.text !== undefined && saysKeyword(event)) {
     const change = await deps.optOuts.onText(deviceId, event.from, event.text);
     if (change) deps.metrics.optOutChanges.inc({ direction: change, source: 'keyword' });
   }
   return 'applied';
+}
+
+/**
+ * Whether the message's text is words the contact chose to send, which a keyword may be: a text,
+ * or the title of a button or list row they tapped (an opt-out button says STOP as well as typing
+ * it does). A caption or a flow's JSON answer is no keyword.
+ */
+function saysKeyword(event: MessageEvent): boolean {
+  return event.type === 'text' || (event.reply !== undefined && event.reply !== 'nfm_reply');
 }
 
 /** The store's input of a cloud message: what its type carries, in the linked engine's terms. */
