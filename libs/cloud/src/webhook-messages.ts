@@ -66,6 +66,12 @@ export interface MessageEvent {
   text?: string;
   /** The message it answers (`context.id`). */
   contextWamid?: string;
+  /**
+   * The group it was written in (`group_id`, the groups reference:
+   * https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/group);
+   * `from` is then its author.
+   */
+  groupId?: string;
   /** The name the contact gave WhatsApp (`contacts[].profile.name` of its wa_id). */
   profileName?: string;
   /**
@@ -247,6 +253,9 @@ export function messageOf(
   const type = str(m.type, 32);
   if (!id || !from || at === undefined || !type || !/^[a-z_]+$/.test(type)) return undefined;
   const contextWamid = isObject(m.context) ? wamid(m.context.id) : undefined;
+  const groupId = m.group_id === undefined ? undefined : str(m.group_id, WEBHOOK_LIMITS.wamid);
+  // A group message whose group cannot be read is no message of one-to-one chat either.
+  if (m.group_id !== undefined && !groupId) return undefined;
   const { name: profileName, username } = profiles.get(from) ?? {};
   const errors = errorsOf(m.errors);
   return {
@@ -258,6 +267,7 @@ export function messageOf(
     type,
     ...bodyOf(type, m),
     ...(contextWamid ? { contextWamid } : {}),
+    ...(groupId ? { groupId } : {}),
     ...(profileName ? { profileName } : {}),
     ...(username ? { username } : {}),
     ...(errors ? { errors } : {}),

@@ -220,6 +220,16 @@ describe('cloud: webhook payloads', () => {
     expect(withProfile({ name: 'Ann' })).not.to.have.property('username');
   });
 
+  it('When a message was written in a group, then it names the group; a group id of no readable shape drops it', () => {
+    const text = { type: 'text', text: { body: 'hello group' } };
+    expect(only(message({ ...text, group_id: 'Y2FwaV9ncm91cDox' }))).to.deep.include({
+      groupId: 'Y2FwaV9ncm91cDox',
+      from: '15550102000',
+    });
+    expect(parseWebhook(message({ ...text, group_id: 42 })).events).to.deep.equal([]);
+    expect(only(message(text))).not.to.have.property('groupId');
+  });
+
   it('When a reaction is removed, with an empty emoji or none, then it is a removal; a malformed emoji is no reaction', () => {
     const reactionOf = (reaction: Record<string, unknown>) =>
       (only(message({ type: 'reaction', reaction })) as MessageEvent).reaction;

@@ -105,6 +105,16 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     expect(memory.windows.get('d1/15550102000')).to.equal(now);
   });
 
+  it('When the contact changed their number, or wrote in a group, then nothing is recorded and no window opens', async () => {
+    const memory = new MemoryInbound();
+    const notice = inboundText({ type: 'system', text: undefined });
+    expect(await recordMessage(memory.deps(), 'd1', notice)).to.equal('unsupported');
+    const group = inboundText({ wamid: 'wamid.g1', groupId: 'Y2FwaV9ncm91cDox' });
+    expect(await recordMessage(memory.deps(), 'd1', group)).to.equal('unsupported');
+    expect(memory.recorded.size).to.equal(0);
+    expect(memory.windows.size).to.equal(0);
+  });
+
   it('When media, a location or cards arrive, then the record holds what the linked engine keeps of them', () => {
     const at = new Date();
     const contact = { phone: '15550102000' };

@@ -48,7 +48,8 @@ const UNKNOWN_SIZE = 0;
  * MCP and the console's inbox see it unchanged), once per wamid; a reaction updates the message
  * it names (`message.reaction`), as a linked device's does. Either way the contact wrote: their
  * 24-hour window runs from this message. A text that is one of the device's keywords changes its
- * suppression list as on a linked device. A kind the contract has no field for is not recorded.
+ * suppression list as on a linked device. A kind the contract has no field for is not recorded
+ * (its window opens all the same); a system notice or a group message neither.
  */
 export async function recordMessage(
   deps: MessageDeps,
@@ -56,6 +57,10 @@ export async function recordMessage(
   event: MessageEvent,
   now = Date.now(),
 ): Promise<MessageOutcome> {
+  // A system notice (the contact changed their number) is no word of theirs, and a group message no
+  // chat of the device (the gateway's groups are a linked account's): neither is recorded, neither
+  // opens the contact's window.
+  if (event.type === 'system' || event.groupId !== undefined) return 'unsupported';
   await deps.windows.keepWindow(deviceId, event.from, event.timestampMs, now);
   // Who wrote, as the linked engine names contacts: their phone, and their username when they have one.
   const contact = { phone: event.from, ...(event.username ? { username: event.username } : {}) };
