@@ -58,8 +58,13 @@ export interface MessageEvent {
   kind: 'message';
   phoneNumberId: string;
   wamid: string;
-  /** The contact's wa_id (digits). */
-  from: string;
+  /**
+   * The contact's wa_id (digits). Absent when Meta does not share their phone number (a user with
+   * a username, 2026): then `userId` alone names them.
+   */
+  from?: string;
+  /** The contact's business-scoped user ID (`from_user_id`, e.g. `US.13491208655302741918`). */
+  userId?: string;
   timestampMs: number;
   /** Meta's type; one the gateway does not read (`interactive`, `order`, …) is kept as type only. */
   type: string;
@@ -215,6 +220,14 @@ function interactiveReplyOf(interactive: Obj): Partial<MessageEvent> {
   return {};
 }
 
+/**
+ * A business-scoped user ID: a country code, a dot, an optional `ENT.` (a parent BSUID) and up to
+ * 128 letters and digits (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids).
+ */
+const USER_ID = /^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]{1,128}$/;
+const userIdOf = (v: unknown): string | undefined =>
+  typeof v === 'string' && USER_ID.test(v) ? v : undefined;
+
 /** What `contacts[]` says of a contact: their profile name and username. */
 export interface WebhookProfile {
   name?: string;
@@ -222,14 +235,15 @@ export interface WebhookProfile {
 }
 
 /**
- * The profiles of a value's `contacts[]`, by `wa_id`: `profile.name` and `profile.username` (a
- * username that breaks WhatsApp's rules is left out).
+ * The profiles of a value's `contacts[]`, by `wa_id` (by `user_id` for a contact whose phone is
+ * not shared): `profile.name` and `profile.username` (a username that breaks WhatsApp's rules is
+ * left out).
  */
 export function profilesOf(contacts: unknown): Map<string, WebhookProfile> {
   const profiles = new Map<string, WebhookProfile>();
   for (const c of list(contacts, WEBHOOK_LIMITS.itemsPerChange)) {
     if (!isObject(c) || !isObject(c.profile)) continue;
-    const waId = digits(c.wa_id);
+    const waId = digits(c.wa_id) ?? userIdOf(c.user_id);
     if (!waId) continue;
     const name = cut(c.profile.name, WEBHOOK_LIMITS.name);
     const given = str(c.profile.username, WEBHOOK_LIMITS.small);
@@ -249,20 +263,22 @@ export function messageOf(
   if (!isObject(m)) return undefined;
   const id = wamid(m.id);
   const from = digits(m.from);
+  const userId = userIdOf(m.from_user_id);
   const at = timestampMs(m.timestamp);
   const type = str(m.type, 32);
-  if (!id || !from || at === undefined || !type || !/^[a-z_]+$/.test(type)) return undefined;
+  if (!id || (!from && !userId) || at === undefined || !type || !/^[a-z_]+$/.test(type)) return undefined;
   const contextWamid = isObject(m.context) ? wamid(m.context.id) : undefined;
   const groupId = m.group_id === undefined ? undefined : str(m.group_id, WEBHOOK_LIMITS.wamid);
   // A group message whose group cannot be read is no message of one-to-one chat either.
   if (m.group_id !== undefined && !groupId) return undefined;
-  const { name: profileName, username } = profiles.get(from) ?? {};
+  const { name: profileName, username } = profiles.get(from ?? userId!) ?? {};
   const errors = errorsOf(m.errors);
   return {
     kind: 'message',
     phoneNumberId,
     wamid: id,
-    from,
+    ...(from ? { from } : {}),
+    ...(userId ? { userId } : {}),
     timestampMs: at,
     type,
     ...bodyOf(type, m),

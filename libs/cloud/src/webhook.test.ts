@@ -220,6 +220,42 @@ describe('cloud: webhook payloads', () => {
     expect(withProfile({ name: 'Ann' })).not.to.have.property('username');
   });
 
+  it('When Meta does not share the contact’s phone, then the message names them by business-scoped user ID and username', () => {
+    const parsed = parseWebhook(
+      delivery({
+        contacts: [{ profile: { name: 'Ann', username: 'ann.shopper' }, user_id: 'US.13491208655302741918' }],
+        messages: [
+          {
+            from_user_id: 'US.13491208655302741918',
+            id: 'wamid.h1',
+            timestamp: '1700000000',
+            type: 'text',
+            text: { body: 'hi' },
+          },
+          {
+            from_user_id: 'not a bsuid',
+            id: 'wamid.h2',
+            timestamp: '1700000000',
+            type: 'text',
+            text: { body: 'x' },
+          },
+        ],
+      }),
+    );
+    expect(parsed.events).to.have.length(1);
+    expect(parsed.skipped).to.equal(1);
+    expect(parsed.events[0]).to.deep.include({
+      userId: 'US.13491208655302741918',
+      username: 'ann.shopper',
+      profileName: 'Ann',
+    });
+    expect(parsed.events[0]).not.to.have.property('from');
+    const both = only(
+      message({ type: 'text', text: { body: 'hi' }, from_user_id: 'US.ENT.11815799212886844830' }),
+    );
+    expect(both).to.deep.include({ from: '15550102000', userId: 'US.ENT.11815799212886844830' });
+  });
+
   it('When a message was written in a group, then it names the group; a group id of no readable shape drops it', () => {
     const text = { type: 'text', text: { body: 'hello group' } };
     expect(only(message({ ...text, group_id: 'Y2FwaV9ncm91cDox' }))).to.deep.include({
@@ -365,7 +401,7 @@ describe('cloud: webhook payloads', () => {
         expect(event.wamid).to.match(/^wamid\./);
         expect(Number.isSafeInteger(event.timestampMs)).to.equal(true);
         if (event.kind === 'message') {
-          expect(event.from).to.match(/^\d+$/);
+          expect(event.from ?? event.userId).to.match(/^(\d+|[A-Z]{2}\.[A-Z0-9.]+)$/i);
           expect(event.type).to.match(/^[a-z_]+$/);
           if (event.text !== undefined)
             expect(event.text)

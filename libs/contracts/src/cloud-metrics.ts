@@ -14,7 +14,7 @@ export function cloudMetrics(p: string, reg: client.Registry[]) {
     }),
     cloudWebhookEvents: new client.Counter({
       name: `${p}cloud_webhook_events_total`,
-      help: 'Statuses and messages of signed Cloud API webhooks, by kind (status, message) and outcome (applied, unchanged, unknown_message, unsupported, stale, unknown_number).',
+      help: 'Statuses and messages of signed Cloud API webhooks, by kind (status, message) and outcome (applied, unchanged, unknown_message, unsupported, no_phone, stale, unknown_number).',
       labelNames: ['kind', 'outcome'] as const,
       registers: reg,
     }),

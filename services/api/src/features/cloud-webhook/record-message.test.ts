@@ -115,6 +115,18 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     expect(memory.windows.size).to.equal(0);
   });
 
+  it('When Meta does not share the contact’s phone, then the message is counted as such, not recorded, and no window opens', async () => {
+    const memory = new MemoryInbound();
+    const hidden = inboundText({
+      from: undefined,
+      userId: 'US.13491208655302741918',
+      username: 'ann.shopper',
+    });
+    expect(await recordMessage(memory.deps(), 'd1', hidden)).to.equal('no_phone');
+    expect(memory.recorded.size).to.equal(0);
+    expect(memory.windows.size).to.equal(0);
+  });
+
   it('When media, a location or cards arrive, then the record holds what the linked engine keeps of them', () => {
     const at = new Date();
     const contact = { phone: '15550102000' };

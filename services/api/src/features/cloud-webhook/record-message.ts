@@ -23,7 +23,10 @@ import {
  * What a contact's message did: recorded now, seen before (Meta redelivers), or of a kind the
  * contract has no field for (`order`, `unsupported`, a call permission, …: the window still opens).
  */
-export type MessageOutcome = 'applied' | 'unchanged' | 'unsupported';
+export type MessageOutcome = 'applied' | 'unchanged' | 'unsupported' | 'no_phone';
+
+/** A message whose writer Meta names by phone: the only ones the gateway's contacts can be. */
+type PhoneMessage = MessageEvent & { from: string };
 
 /** A contact's opt-out or opt-in keyword, applied to the device's suppression list. */
 export interface KeywordOptOuts {
@@ -61,6 +64,10 @@ export async function recordMessage(
   // chat of the device (the gateway's groups are a linked account's): neither is recorded, neither
   // opens the contact's window.
   if (event.type === 'system' || event.groupId !== undefined) return 'unsupported';
+  // A contact whose phone Meta does not share (a username, 2026) is named by a business-scoped
+  // user ID, an identity the gateway has no place for (contacts are phones or LIDs): counted, not
+  // recorded (docs/cloud-api.md "What each inbound form becomes").
+  if (!hasPhone(event)) return 'no_phone';
   await deps.windows.keepWindow(deviceId, event.from, event.timestampMs, now);
   // Who wrote, as the linked engine names contacts: their phone, and their username when they have one.
   const contact = { phone: event.from, ...(event.username ? { username: event.username } : {}) };
@@ -96,12 +103,14 @@ export async function recordMessage(
  * or the title of a button or list row they tapped (an opt-out button says STOP as well as typing
  * it does). A caption or a flow's JSON answer is no keyword.
  */
-function saysKeyword(event: MessageEvent): boolean {
+function saysKeyword(event: PhoneMessage): boolean {
   return event.type === 'text' || (event.reply !== undefined && event.reply !== 'nfm_reply');
 }
 
+const hasPhone = (event: MessageEvent): event is PhoneMessage => event.from !== undefined;
+
 /** The store's input of a cloud message: what its type carries, in the linked engine's terms. */
-export function inboundInput(event: MessageEvent, contact: ContactIdentity, receivedAt: Date): InboundInput {
+export function inboundInput(event: PhoneMessage, contact: ContactIdentity, receivedAt: Date): InboundInput {
   const cards = event.contacts?.slice(0, KIND_LIMITS.contacts).map(contactCard);
   const text = event.text ?? event.media?.caption;
   return {

@@ -134,16 +134,17 @@ export const status = (over: Partial<StatusEvent> = {}): StatusEvent => ({
   ...over,
 });
 
-export const inboundText = (over: Partial<MessageEvent> = {}): MessageEvent => ({
-  kind: 'message',
-  phoneNumberId: '1001',
-  wamid: 'wamid.in1',
-  from: '15550102000',
-  timestampMs: Date.now(),
-  type: 'text',
-  text: 'hello',
-  ...over,
-});
+export const inboundText = (over: Partial<MessageEvent> = {}): MessageEvent & { from: string } =>
+  ({
+    kind: 'message',
+    phoneNumberId: '1001',
+    wamid: 'wamid.in1',
+    from: '15550102000',
+    timestampMs: Date.now(),
+    type: 'text',
+    text: 'hello',
+    ...over,
+  }) as MessageEvent & { from: string };
 
 /** A cloud device per number: its id and app secret, as CloudDeviceStore answers them. */
 export function memoryDevices(numbers: Record<string, { deviceId: string; appSecret: string }>) {
