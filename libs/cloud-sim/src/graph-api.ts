@@ -52,7 +52,7 @@ function parseJson(req: IncomingMessage, raw: Buffer): unknown {
   }
 }
 
-export function createGraphApi(sim: CloudSim, baseUrl: () => string) {
+export function createGraphApi(sim: CloudSim) {
   const maxUpload = Math.max(...Object.values(sim.mediaLimits)) + MULTIPART_OVERHEAD;
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -116,7 +116,7 @@ export function createGraphApi(sim: CloudSim, baseUrl: () => string) {
         const m = node.media;
         sendJson(res, 200, {
           messaging_product: 'whatsapp',
-          url: `${baseUrl()}/media-download/${m.id}`,
+          url: `${sim.baseUrl}/media-download/${m.id}`,
           mime_type: m.mimeType,
           sha256: m.sha256,
           file_size: m.data.length,

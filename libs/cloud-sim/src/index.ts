@@ -58,8 +58,7 @@ export interface CloudSimHandle {
 export async function startCloudSim(options: CloudSimOptions = {}): Promise<CloudSimHandle> {
   const host = options.host ?? '127.0.0.1';
   const sim = new CloudSim(options);
-  const ready: { url?: string } = {};
-  const graph = createGraphApi(sim, () => ready.url!);
+  const graph = createGraphApi(sim);
   const control = createControlApi(sim);
   const server = http.createServer((req, res) => {
     let url: URL;
@@ -78,7 +77,6 @@ export async function startCloudSim(options: CloudSimOptions = {}): Promise<Clou
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  ready.url = url;
   sim.baseUrl = url;
   return {
     url,

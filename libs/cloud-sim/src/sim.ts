@@ -88,7 +88,7 @@ export class CloudSim {
   readonly webhooks: WebhookDispatcher;
   private readonly pairRate: PairRate;
   private clockOffset = 0;
-  /** Where the simulator listens (index.ts sets it): the base of the media URLs it gives. */
+  /** Where the simulator listens (index.ts sets it): the base of the media URLs it names. */
   baseUrl = 'http://127.0.0.1';
 
   constructor(private readonly config: CloudSimConfig = {}) {

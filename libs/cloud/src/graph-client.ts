@@ -6,9 +6,16 @@
  * Reference: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages ,
  * …/reference/media , …/reference/phone-numbers , and the WABA's `message_templates` edge.
  */
-import { createOutboundClient, OutboundError, type AllowList, type OutboundClient } from '@mgw/common';
+import { createHash } from 'node:crypto';
+import {
+  createOutboundClient,
+  OutboundError,
+  OutboundTooLargeError,
+  type AllowList,
+  type OutboundClient,
+} from '@mgw/common';
 import type { CloudNumberProfile } from '@mgw/contracts';
-import { GraphError, GraphUnreachableError, graphErrorOf } from './graph-errors.js';
+import { GraphError, GraphUnreachableError, MediaTooLargeError, graphErrorOf } from './graph-errors.js';
 
 /** Meta's Graph API. */
 export const GRAPH_BASE_URL = 'https://graph.facebook.com';
@@ -30,6 +37,8 @@ export interface GraphClientOptions {
   timeoutMs?: number;
   /** Extra CAs (a simulator over TLS). */
   ca?: string;
+  /** A media download's budget (its URL's answer is the file). Default 30 000 ms. */
+  mediaTimeoutMs?: number;
 }
 
 /** A message as the Graph API takes it, less `messaging_product` (the client adds it). */
@@ -45,6 +54,19 @@ export interface GraphTemplate {
   components: unknown[];
 }
 
+/** A file of the number's, downloaded (GraphClient.downloadMedia). */
+export interface GraphMediaFile {
+  bytes: Buffer;
+  /** The type Meta names for it (`mime_type` of GET /{media-id}). */
+  mimeType: string;
+}
+
+/**
+ * The hosts Meta serves media URLs from (`https://lookaside.fbsbx.com/whatsapp_business/attachments/…`):
+ * the access token goes to them, and to the Graph API's own origin (the simulator's), nowhere else.
+ */
+const MEDIA_HOST_SUFFIXES = ['.fbsbx.com', '.facebook.com'];
+
 /** Answers bigger than this are no Graph API answer (a template page is a few hundred KB at most). */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 /** Media the Cloud API takes: 100 MB for documents (the largest type). */
@@ -57,9 +79,11 @@ const PROFILE_FIELDS = 'display_phone_number,verified_name,quality_rating,messag
 export class GraphClient {
   private readonly http: OutboundClient;
   private readonly base: string;
+  private readonly mediaTimeoutMs: number;
 
   constructor(options: GraphClientOptions = {}) {
     this.base = (options.baseUrl ?? GRAPH_BASE_URL).replace(/\/+$/, '');
+    this.mediaTimeoutMs = options.mediaTimeoutMs ?? 30_000;
     const base = new URL(this.base);
     this.http = createOutboundClient({
       ...(options.allowList ? { allowList: options.allowList } : {}),
@@ -129,6 +153,52 @@ export class GraphClient {
     return answer.id;
   }
 
+  /**
+   * A file the number received (an inbound message's attachment, by the media id its webhook
+   * named), as Meta's media reference says to fetch it
+   * (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-phone-numbers/media):
+   * GET /{media-id} answers its URL, `mime_type`, `sha256` and `file_size`; the URL answers the
+   * bytes to the same bearer token. Through the guarded client like every call: the URL must be
+   * Meta's media host (or the Graph API's own origin), else the token is not sent; a redirect is
+   * not followed (the client follows none); a file over `maxBytes` is refused before and while it
+   * downloads (MediaTooLargeError); bytes that do not hash to the `sha256` Meta named are refused.
+   */
+  async downloadMedia(n: GraphNumber, mediaId: string, maxBytes: number): Promise<GraphMediaFile> {
+    if (!/^\d{1,32}$/.test(mediaId)) throw new GraphError(400, 100, 'A media id is digits');
+    const query = new URLSearchParams({ phone_number_id: n.phoneNumberId });
+    const meta = await this.call(n, 'GET', `${mediaId}?${query}`);
+    const url = typeof meta.url === 'string' ? meta.url : '';
+    const size = Number(meta.file_size);
+    if (Number.isFinite(size) && size > maxBytes) throw new MediaTooLargeError(maxBytes);
+    if (!this.isMediaUrl(url))
+      throw new GraphError(502, 0, 'The Graph API named a media URL that is not Meta’s media host');
+    let res;
+    try {
+      res = await this.http.fetch(url, {
+        headers: { authorization: `Bearer ${n.accessToken}` },
+        maxBytes,
+        timeoutMs: this.mediaTimeoutMs,
+      });
+    } catch (err) {
+      if (err instanceof OutboundTooLargeError) throw new MediaTooLargeError(maxBytes);
+      if (err instanceof OutboundError) throw new GraphUnreachableError(err.message, { cause: err });
+      throw err;
+    }
+    if (res.status !== 200) throw graphErrorOf(res.status, jsonOrUndefined(res.body));
+    const sha256 = typeof meta.sha256 === 'string' ? meta.sha256 : undefined;
+    if (sha256 !== undefined && !hashes(res.body, sha256))
+      throw new GraphError(502, 0, 'The media does not match the SHA-256 Meta named');
+    return { bytes: res.body, mimeType: mimeTypeOf(meta.mime_type) };
+  }
+
+  /** Whether the token may go to `url`: https on Meta's media hosts, or the Graph API's own origin. */
+  private isMediaUrl(url: string): boolean {
+    if (!URL.canParse(url)) return false;
+    const target = new URL(url);
+    if (target.origin === new URL(this.base).origin) return true;
+    return target.protocol === 'https:' && MEDIA_HOST_SUFFIXES.some((s) => target.hostname.endsWith(s));
+  }
+
   /** The WABA's templates (all pages, bounded), optionally only those of one name. */
   async templates(n: GraphNumber, name?: string): Promise<GraphTemplate[]> {
     const found: GraphTemplate[] = [];
@@ -178,15 +248,29 @@ export class GraphClient {
       if (err instanceof OutboundError) throw new GraphUnreachableError(err.message, { cause: err });
       throw err;
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(res.body.toString('utf8'));
-    } catch {
-      body = undefined;
-    }
+    const body = jsonOrUndefined(res.body);
     if (res.status < 200 || res.status > 299) throw graphErrorOf(res.status, body);
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new GraphError(502, 0, `The Graph API answered ${res.status} without a JSON object`);
     return body as Record<string, unknown>;
   }
+}
+
+/** A MIME type as a header may carry it (`audio/ogg; codecs=opus`); anything else is octet-stream. */
+const MIME_TYPE = /^[\w.+-]{1,64}\/[\w.+-]{1,64}(?:; ?[\w.+-]{1,32}=[\w.+-]{1,64})*$/;
+const mimeTypeOf = (v: unknown): string =>
+  typeof v === 'string' && v.length <= 200 && MIME_TYPE.test(v) ? v : 'application/octet-stream';
+
+function jsonOrUndefined(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the bytes hash to `sha256`: Meta writes it in hex (older payloads: base64). */
+function hashes(bytes: Buffer, sha256: string): boolean {
+  const digest = createHash('sha256').update(bytes).digest();
+  return sha256.toLowerCase() === digest.toString('hex') || sha256 === digest.toString('base64');
 }

@@ -40,6 +40,14 @@ export class GraphUnreachableError extends Error {
   }
 }
 
+/** A file over the download's bound: refused as Meta named its size, or cut off as it came. */
+export class MediaTooLargeError extends Error {
+  override name = 'MediaTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`The media is larger than ${maxBytes} bytes`);
+  }
+}
+
 function neverLeft(cause: unknown): boolean {
   if (cause instanceof OutboundRefusedError) return true;
   const code = (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
