@@ -75,9 +75,10 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     fieldPrefixes: { 'vars:': 'text' },
   },
   {
-    // Messages contacts wrote (direction inbound): the text, the media reference and the
-    // messageSecret (msgSecret: opens a secret-encrypted edit, secret-edit.ts); outbound
-    // records share the key pattern but have neither field.
+    // Messages contacts wrote (direction inbound): the text, the media reference (a Cloud API
+    // device's: its media id at Meta, cloudMedia) and the messageSecret (msgSecret: opens a
+    // secret-encrypted edit, secret-edit.ts); outbound records share the key pattern but have
+    // neither field.
     name: 'inbound-messages',
     pattern: keys.message('*', '*'),
     type: 'hash',
@@ -85,6 +86,7 @@ export const ENCRYPTED_FAMILIES: readonly EncryptedFamily[] = [
     fields: {
       text: 'text',
       media: 'text',
+      cloudMedia: 'text',
       kindBody: 'text',
       pollSecret: 'text',
       msgSecret: 'text',

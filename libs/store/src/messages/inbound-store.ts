@@ -31,6 +31,11 @@ export interface InboundInput {
   receivedAt: Date;
   /** The WebMessageInfo bytes when it carries media (needed to download it later). */
   mediaMessage?: Buffer;
+  /**
+   * A Cloud API device's attachment: its media id at Meta (what a later download asks the Graph
+   * API for with the number's token; kept sealed like `mediaMessage`).
+   */
+  cloudMediaId?: string;
   /** Message kinds: a location, contact cards (kept sealed in `kindBody`, as outbound kinds). */
   location?: LocationInput;
   contacts?: ContactCard[];
@@ -152,6 +157,8 @@ export class InboundStore {
       );
     if (msg.mediaMessage)
       fields.media = this.sealer.sealText(msg.mediaMessage.toString('base64'), storageContext(key, 'media'));
+    if (msg.cloudMediaId)
+      fields.cloudMedia = this.sealer.sealText(msg.cloudMediaId, storageContext(key, 'cloudMedia'));
     // The chat it belongs to: the group, else the contact (by phone when known, as /send names it).
     const chatId = msg.chat?.id ?? phone ?? contact.lid ?? '';
     const eventId = randomUUID();
@@ -308,6 +315,18 @@ export class InboundStore {
       waChat ?? (group ? group.id : from ? `${from}@s.whatsapp.net` : `${lid!.slice(0, -4)}@lid`);
     const participant = waAuthor ?? (group && from ? `${from}@s.whatsapp.net` : undefined);
     return { chatId, key: { remoteJid, id: platformMessageId, ...(participant ? { participant } : {}) } };
+  }
+
+  /**
+   * The media id at Meta of a Cloud API device's inbound attachment, from its record's fields
+   * (`MessageStore.fields`); undefined for any other message.
+   */
+  cloudMediaIdFromFields(deviceId: string, messageId: string, h: Record<string, string>): string | undefined {
+    if (h.direction !== 'inbound' || !h.cloudMedia) return undefined;
+    return this.sealer.openText(
+      h.cloudMedia,
+      storageContext(keys.message(deviceId, messageId), 'cloudMedia'),
+    );
   }
 
   /** The sealed media reference of an inbound message with an attachment (for a download). */

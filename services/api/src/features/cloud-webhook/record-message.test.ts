@@ -143,6 +143,7 @@ describe('cloud-webhook: contacts’ messages are recorded', () => {
     ).to.deep.include({
       text: 'see',
       attachment: { type: 'document', mimeType: 'application/octet-stream', fileName: 'a.pdf', size: 0 },
+      cloudMediaId: 'm1',
     });
     expect(
       inboundInput(

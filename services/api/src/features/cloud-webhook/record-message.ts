@@ -128,6 +128,8 @@ export function inboundInput(event: PhoneMessage, contact: ContactIdentity, rece
             ...(event.media.filename ? { fileName: event.media.filename } : {}),
             size: UNKNOWN_SIZE,
           },
+          // What GET /messages/:id/media asks the Graph API for (messages/cloud-media.ts).
+          cloudMediaId: event.media.id,
         }
       : {}),
     ...(event.location ? { location: event.location } : {}),

@@ -42,6 +42,11 @@ describe('downloadMedia: an inbound attachment from the media store or through t
       },
       // No session check: the file comes from WhatsApp's media host, as the route asks.
       holder: mh.unchecked,
+      // No device of these is a Cloud API number (cloud-media.test.ts: those that are).
+      cloud: {
+        devices: { get: () => Promise.resolve(undefined) },
+        graph: { downloadMedia: () => Promise.reject(new Error('not a cloud device')) },
+      },
     };
   });
 

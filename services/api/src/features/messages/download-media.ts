@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '@mgw/contracts';
-import { storageContext, type HistoryOutboundRecord, type InboundRecord, type MediaStore } from '@mgw/store';
+import {
+  storageContext,
+  type HistoryOutboundRecord,
+  type InboundRecord,
+  type InboundStore,
+  type MediaStore,
+} from '@mgw/store';
 import type { ApiServices } from '../../api-services.js';
 import type { AnyRecord, RecordReads } from './records.js';
 import { askHolder, type DeviceHolder, type HolderFailure } from '../holder/index.js';
 import { ownRecordAndFields } from './own-message.js';
+import { downloadCloudMedia, type CloudMediaDeps, type CloudMediaOutcome } from './cloud-media.js';
 
 /** How long the API waits for the device's owner to download an attachment. */
 export const DOWNLOAD_TIMEOUT_SECONDS = 30;
 
 /** What a download needs: the message's record, the media store, and the device's holder. */
-export type DownloadDeps = RecordReads &
-  Pick<ApiServices, 'redis'> & {
+export type DownloadDeps = Omit<RecordReads, 'inbound'> & {
+  inbound: Pick<InboundStore, 'fromFields' | 'cloudMediaIdFromFields'>;
+} & Pick<ApiServices, 'redis'> & {
     media: Pick<MediaStore, 'bytes'>;
     /**
      * Asked without a session check: the file comes from WhatsApp's media host, so the holder needs
@@ -19,6 +27,8 @@ export type DownloadDeps = RecordReads &
      * of its own.
      */
     holder: DeviceHolder;
+    /** A Cloud API device's attachments come from Meta (cloud-media.ts), not from a holder. */
+    cloud: CloudMediaDeps;
   };
 
 /** The attachment as it is answered: its bytes, type and, when it has one, its name. */
@@ -37,12 +47,15 @@ export type DownloadOutcome =
   /** The holder said it was done, and no bytes were left under the request's key. */
   | { ok: false; reason: 'not_handed_over' }
   /** How the ask of the holder failed. */
-  | HolderFailure;
+  | HolderFailure
+  /** How the download from Meta failed (a Cloud API device's). */
+  | Extract<CloudMediaOutcome, { ok: false }>;
 
 /**
  * The attachment of an inbound message of the device (or of one the account sent before the link,
  * from its history): from the media store when the device kept it on arrival (docs/media.md),
- * otherwise downloaded from WhatsApp now by the sender that holds the device (a device command,
+ * a Cloud API device's from Meta by the API (cloud-media.ts), otherwise downloaded from WhatsApp
+ * now by the sender that holds the device (a device command,
  * the bytes handed over sealed under a short-lived key named after the command's id).
  */
 export async function downloadMedia(
@@ -60,6 +73,9 @@ export async function downloadMedia(
     ? await deps.media.bytes(deviceId, attachment.mediaId).catch(() => undefined)
     : undefined;
   if (kept) return { ok: true, file: fileOf(kept, attachment.mimeType, attachment.fileName) };
+  // A Cloud API device's attachment: Meta's media id, fetched from the Graph API by the API itself.
+  const cloudMediaId = deps.inbound.cloudMediaIdFromFields(deviceId, messageId, own.fields);
+  if (cloudMediaId) return downloadCloudMedia(deps.cloud, deviceId, cloudMediaId, attachment.fileName);
 
   const requestId = randomUUID();
   const asked = await askHolder(

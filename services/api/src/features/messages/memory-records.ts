@@ -1,5 +1,5 @@
 import type { MessageRecord } from '@mgw/contracts';
-import { Encryption, type InboundRecord } from '@mgw/store';
+import { Encryption, type InboundRecord, type InboundStore } from '@mgw/store';
 import type { AnyRecord, RecordReads } from './records.js';
 
 /**
@@ -11,18 +11,21 @@ import type { AnyRecord, RecordReads } from './records.js';
 export class MemoryRecords implements RecordReads {
   readonly encryption = Encryption.fromEnv();
   private readonly stored = new Map<string, AnyRecord>();
+  private readonly extra = new Map<string, Record<string, string>>();
   /** The ids whose fields were read, in order. */
   readonly reads: string[] = [];
 
-  /** A record as the sender or the accept leaves it. */
-  put(record: AnyRecord): void {
+  /** A record as the sender or the accept leaves it, with fields of its own (`cloudMedia`). */
+  put(record: AnyRecord, fields: Record<string, string> = {}): void {
     this.stored.set(`${record.deviceId}\n${record.messageId}`, record);
+    this.extra.set(`${record.deviceId}\n${record.messageId}`, fields);
   }
 
   /** The record's fields as `MessageStore.fields` answers them (`{}`: no record). */
   fieldsOf(deviceId: string, messageId: string): Record<string, string> {
     const r = this.stored.get(`${deviceId}\n${messageId}`);
-    return r ? { direction: r.direction ?? 'outbound', record: JSON.stringify(r) } : {};
+    const extra = this.extra.get(`${deviceId}\n${messageId}`);
+    return r ? { direction: r.direction ?? 'outbound', record: JSON.stringify(r), ...extra } : {};
   }
 
   readonly messages: RecordReads['messages'] = {
@@ -34,9 +37,12 @@ export class MemoryRecords implements RecordReads {
       h.record && h.direction !== 'inbound' ? (JSON.parse(h.record) as MessageRecord) : undefined,
   };
 
-  readonly inbound: RecordReads['inbound'] = {
+  readonly inbound: Pick<InboundStore, 'fromFields' | 'cloudMediaIdFromFields'> = {
     fromFields: (_deviceId, _messageId, h) =>
       h.record && h.direction === 'inbound' ? (JSON.parse(h.record) as InboundRecord) : undefined,
+    // In memory the media id is kept as is (the store seals it).
+    cloudMediaIdFromFields: (_deviceId, _messageId, h) =>
+      h.direction === 'inbound' ? h.cloudMedia : undefined,
   };
 }
 

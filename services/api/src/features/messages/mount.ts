@@ -57,16 +57,18 @@ const DOWNLOAD_HOLDER_ERRORS: HolderErrors = {
 
 /**
  * GET /messages/:id/media: the attachment of an inbound message (or of one the account sent before
- * the link, from its history), from the media store or downloaded from WhatsApp now by the sender
- * that owns the device (download-media.ts), so a device nobody holds answers 409 like a send would.
+ * the link, from its history), from the media store, from Meta for a Cloud API device, or
+ * downloaded from WhatsApp now by the sender that owns the device (download-media.ts), so a linked
+ * device nobody holds answers 409 like a send would.
  */
 export function mediaRoute(
-  s: Uses<'messages' | 'inbound' | 'encryption' | 'redis' | 'media' | 'commands'>,
+  s: Uses<'messages' | 'inbound' | 'encryption' | 'redis' | 'media' | 'commands' | 'cloudDevices' | 'graph'>,
 ): RequestHandler {
   const { messages, inbound, encryption, redis, media } = s;
   // No session check: the holder reads the media store, and downloads need no open socket first.
   const holder = { commands: s.commands };
-  const deps = { messages, inbound, encryption, redis, media, holder };
+  const cloud = { devices: s.cloudDevices, graph: s.graph };
+  const deps = { messages, inbound, encryption, redis, media, holder, cloud };
   return async (req, res) => {
     const { deviceId } = authOf(res);
     parse(emptyQuerySchema, req.query);
@@ -84,7 +86,10 @@ function refused(outcome: Extract<DownloadOutcome, { ok: false }>): never {
     case 'no_attachment':
       throw new ApiError(404, ERRORS.mediaNotFound);
     case 'not_handed_over':
+    case 'meta_unavailable':
       throw new ApiError(502, ERRORS.mediaUnavailable);
+    case 'meta_timeout':
+      throw new ApiError(504, ERRORS.mediaTimeout);
     default:
       return answer<never>(outcome, DOWNLOAD_HOLDER_ERRORS);
   }

@@ -9,7 +9,8 @@ import { expectedMessages, expectedRecord, messageValues, type Expected } from '
  * writes (its table, `WEBHOOK_FORMS`: one row each, none listed here) is delivered — twice, as
  * Meta redelivers — signed, to the real gateway (`cloud: true` stack: the API behind Meta's
  * endpoint, the sender behind the device), and what the gateway made of it is read back through
- * its API: the `message.received` / `message.reaction` events (one per wamid), the contact's
+ * its API: the `message.received` / `message.reaction` events (one per wamid), an attachment's
+ * exact bytes through GET /messages/:id/media (from Meta's media endpoints), the contact's
  * 24-hour window, the record a status moves (never backwards), and a 200 for every body — other
  * fields' changes included. What each form must become is form-expectations.ts (the table of
  * docs/cloud-api.md), read from Meta's JSON, not from our parser.
@@ -129,6 +130,7 @@ describe('e2e: every webhook form Meta may send, through the real gateway (forms
       expect(received, `${what}: message.received`).to.have.length(e.kind === 'received' ? 1 : 0);
       expect(reactions, `${what}: message.reaction`).to.have.length(e.kind === 'reaction' ? 1 : 0);
       if (e.kind === 'received') checkReceived(received[0]!.data, e, user, target);
+      if (e.kind === 'received' && e.mediaId) await checkDownload(received[0]!.data, e.mediaId, delivered);
       if (e.kind === 'reaction')
         expect(reactions[0]!.data, what).to.deep.include({
           targetPlatformMessageId: e.target,
@@ -172,6 +174,17 @@ describe('e2e: every webhook form Meta may send, through the real gateway (forms
     if (quotes === target.wamid)
       expect(data.replyTo, 'replyTo: our id of the quoted message').to.equal(target.messageId);
     else expect(data.replyTo).to.equal(undefined);
+  }
+
+  /** The client downloads the attachment (GET /messages/:id/media): the exact bytes the contact sent. */
+  async function checkDownload(data: Record<string, unknown>, mediaId: string, delivered: FormDelivery) {
+    const sent = delivered.files.find((f) => f.id === mediaId)!;
+    const res = await fetch(`${stack().apiUrl}/api/messenger/v1/messages/${String(data.messageId)}/media`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status, await res.clone().text()).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal(sent.mimeType);
+    expect(Buffer.from(await res.arrayBuffer()).equals(sent.bytes), 'the exact bytes').to.equal(true);
   }
 
   async function checkStatuses(delivered: FormDelivery, target: { wamid: string; messageId: string }) {

@@ -22,7 +22,7 @@ export interface ReceivedFields {
 }
 
 export type Expected = { wamid: string; from?: string } & (
-  | { kind: 'received'; fields: ReceivedFields; username?: string }
+  | { kind: 'received'; fields: ReceivedFields; username?: string; mediaId?: string }
   | { kind: 'reaction'; emoji: string; target: string }
   /** Not recorded, no event; `window` whether the contact's 24-hour window opens all the same. */
   | { kind: 'ignored'; window: boolean; why: string }
@@ -64,6 +64,8 @@ function expectedOf(m: Json, usernames: Map<string, string>): Expected {
   const ignored = (window: boolean, why: string): Expected => ({ ...base, kind: 'ignored', window, why });
   if (m.group_id !== undefined) return ignored(false, 'a group message: no chat of the device');
   if (!from) return ignored(false, 'no phone number: the gateway names contacts by phone or LID');
+  const type = m.type as string;
+  const content = obj(m[type]);
   const received = (fields: ReceivedFields): Expected => {
     const quotes = str(obj(m.context).id);
     const username = usernames.get(from);
@@ -72,10 +74,9 @@ function expectedOf(m: Json, usernames: Map<string, string>): Expected {
       kind: 'received',
       fields: { ...fields, ...(quotes ? { quotes } : {}) },
       ...(username ? { username } : {}),
+      ...(fields.attachment ? { mediaId: content.id as string } : {}),
     };
   };
-  const type = m.type as string;
-  const content = obj(m[type]);
   switch (type) {
     case 'text':
       return received({ text: content.body as string });
