@@ -1,13 +1,14 @@
 import type { RequestHandler } from 'express';
 import { SIGNATURE_HEADER } from '@mgw/cloud';
 import { serializeError } from '@mgw/common';
-import { CLOUD_WEBHOOK_ERRORS, CLOUD_WEBHOOK_MAX_BYTES, CLOUD_WEBHOOK_PATH } from '@mgw/contracts';
+import { CLOUD_WEBHOOK_ERRORS, CLOUD_WEBHOOK_MAX_BYTES, CLOUD_WEBHOOK_PATH, keys } from '@mgw/contracts';
 import { enqueueDeviceText, getDeviceState } from '@mgw/store';
 import type { Uses } from '../../api-services.js';
 import { ApiError } from '../../http/api-error.js';
 import { feature, type BodySpec } from '../../http/route-table.js';
 import { cloudWebhookOperations, cloudWebhookSchemas } from './openapi.js';
 import { receiveWebhook, type ReceiveDeps } from './receive-webhook.js';
+import { keepOnArrival, type KeepMediaDeps } from './keep-media.js';
 import { storeOptOuts, type DeviceTexts } from './record-message.js';
 import { verifyHandshake } from './verify-handshake.js';
 
@@ -34,6 +35,9 @@ type WebhookServices = Uses<
   | 'index'
   | 'acceptor'
   | 'config'
+  | 'media'
+  | 'mediaSettings'
+  | 'graph'
   | 'logger'
 >;
 
@@ -82,11 +86,22 @@ function handshakeRoute(s: Uses<'cloudDevices'>): RequestHandler {
 
 /** POST: 401 for a bad signature, 400 for what is not Meta's JSON, else 200 (events applied or dropped). */
 function receiveRoute(s: WebhookServices): RequestHandler {
+  const keepDeps: KeepMediaDeps = {
+    media: s.media,
+    settings: s.mediaSettings,
+    devices: s.cloudDevices,
+    graph: s.graph,
+    recorded: async (deviceId, wamid) =>
+      (await s.redis.exists(keys.inboundByPlatformId(deviceId, wamid))) === 1,
+    metrics: s.metrics,
+    logger: s.logger,
+  };
   const deps: ReceiveDeps = {
     devices: s.cloudDevices,
     statuses: { messages: s.messages, metrics: s.metrics },
     messages: {
       inbound: s.inbound,
+      keep: (deviceId, arriving) => keepOnArrival(keepDeps, deviceId, arriving),
       kinds: s.kinds,
       windows: s.cloudDevices,
       optOuts: storeOptOuts(s.redis, deviceTexts(s), (err) =>

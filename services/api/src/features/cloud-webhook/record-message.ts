@@ -1,4 +1,5 @@
 import type { MessageEvent } from '@mgw/cloud';
+import type { ArrivingMedia } from './keep-media.js';
 import type { RedisClient } from '@mgw/common';
 import {
   KIND_LIMITS,
@@ -36,6 +37,8 @@ export interface KeywordOptOuts {
 
 export interface MessageDeps {
   inbound: Pick<InboundStore, 'record'>;
+  /** Keeps an attachment in the media store before its message is recorded, when the device wants it (keep-media.ts). */
+  keep(deviceId: string, arriving: ArrivingMedia): Promise<void>;
   kinds: Pick<MessageKindStore, 'recordReaction'>;
   windows: Pick<CloudDeviceStore, 'keepWindow'>;
   optOuts: KeywordOptOuts;
@@ -88,6 +91,8 @@ export async function recordMessage(
   // As a linked device's parser drops what it cannot read: an empty message.received tells no one anything.
   if (input.text === undefined && !input.attachment && !input.location && !input.contacts)
     return 'unsupported';
+  if (event.media && hasAttachment(input))
+    await deps.keep(deviceId, { wamid: event.wamid, mediaId: event.media.id, type: event.media.type, input });
   const messageId = await deps.inbound.record(deviceId, input);
   if (!messageId) return 'unchanged';
   deps.metrics.messages.inc({ status: 'received' });
@@ -106,6 +111,9 @@ export async function recordMessage(
 function saysKeyword(event: PhoneMessage): boolean {
   return event.type === 'text' || (event.reply !== undefined && event.reply !== 'nfm_reply');
 }
+
+const hasAttachment = (input: InboundInput): input is ArrivingMedia['input'] =>
+  input.attachment !== undefined;
 
 const hasPhone = (event: MessageEvent): event is PhoneMessage => event.from !== undefined;
 

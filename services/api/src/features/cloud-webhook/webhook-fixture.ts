@@ -97,6 +97,8 @@ export class MemoryInbound {
           return Promise.resolve(`in-${this.recorded.size}`);
         },
       },
+      // Nothing is kept on arrival here (keep-media.test.ts: what is).
+      keep: () => Promise.resolve(),
       kinds: {
         recordReaction: (deviceId, reaction) => {
           const key = `${deviceId}/${reaction.platformMessageId}`;
