@@ -3163,7 +3163,7 @@ export interface paths {
     };
     /**
      * The attachment of an inbound message
-     * @description Downloaded from WhatsApp when asked (by the sender that owns the device) and answered as the file itself, with its MIME type and, for documents, its file name. 404 when the message has no attachment; 409 when no sender holds the device; 502 when WhatsApp did not give it; 504 when the download took over 30 s.
+     * @description Downloaded from WhatsApp when asked (by the sender that owns a linked device; for a Cloud API device, from Meta by the API: docs/media.md) and answered as the file itself, with its MIME type and, for documents, its file name; an attachment kept on arrival comes from the media store. 404 when the message has no attachment; 409 when no sender holds a linked device; 502 when WhatsApp (Meta) did not give it; 504 when the download took too long (over 30 s).
      *
      *     Rate limit: 120 requests per 60 s per token.
      */
