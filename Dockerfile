@@ -46,11 +46,14 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
-# /app/main.js is the default entry point chosen by SERVICE; fail the build on a typo.
+# /app/main.js is the default entry point chosen by SERVICE; fail the build on a typo. The two
+# simulators go by the names `npm start` and docker-compose.yml give them: `sandbox` (WhatsApp Web's)
+# and `cloud-sandbox` (the Cloud API's, docs/cloud-api.md#the-sandbox).
 RUN case "$SERVICE" in \
       api|connection|sender|notifier|all-in-one) target="services/$SERVICE/dist/main.js" ;; \
       sandbox) target="libs/messenger-sim/dist/cli.js" ;; \
-      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, notifier, all-in-one, sandbox)" >&2; exit 1 ;; \
+      cloud-sandbox) target="libs/cloud-sim/dist/cli.js" ;; \
+      *) echo "unknown SERVICE '$SERVICE' (api, connection, sender, notifier, all-in-one, sandbox, cloud-sandbox)" >&2; exit 1 ;; \
     esac \
  && test -f "/app/$target" \
  && ln -s "/app/$target" /app/main.js

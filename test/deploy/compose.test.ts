@@ -181,6 +181,23 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(health).to.not.match(/curl|wget/);
   });
 
+  it("When the image is built with a SERVICE, then each choice is a built entry point, a typo's message lists them all, and the simulators go by their compose names", () => {
+    const dockerfile = readFileSync(repoPath('Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+    const [, arms] = /RUN case "\$SERVICE" in (.*?) esac/.exec(dockerfile)!;
+    const targets = new Map<string, string>();
+    for (const [, labels, target] of arms!.matchAll(/([\w|-]+)\) target="([^"]+)" ;;/g))
+      for (const label of labels!.split('|')) targets.set(label, target!.replace('$SERVICE', label));
+    const listed = /unknown SERVICE '\$SERVICE' \(([^)]*)\)/.exec(arms!)![1]!.split(', ');
+    expect(listed, 'the message on a typo names every choice').to.have.members([...targets.keys()]);
+    expect([...targets.keys()]).to.include.members(['api', 'sandbox', 'cloud-sandbox']);
+    for (const [label, target] of targets) {
+      const source = repoPath(target.replace('/dist/', '/src/').replace(/\.js$/, '.ts'));
+      expect(existsSync(source), `${label}: ${target} is compiled from a source`).to.equal(true);
+      // the same process as compose's service of that name (all-in-one has none)
+      if (services[label]) expect(services[label].command, label).to.deep.equal(['node', target]);
+    }
+  });
+
   it("When the image runs a service by any command, then its NODE_OPTIONS carry the sender's Node options", () => {
     // Whoever runs the image with their own command (no compose, no k8s) still gets the sender's
     // young-generation bound; the runtime stage's ENV is what every command inherits.
