@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,9 @@ import { parse } from 'yaml';
 import { npmBin, repoPath, runTool, type ToolResult } from './helpers/tools.js';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { SEND_POLICY_ENV } from '@mgw/store';
+import { CLOUD_WEBHOOK_PATH } from '@mgw/contracts';
+import { loadApiConfig } from '@mgw/api/config';
+import { loadSenderConfig } from '@mgw/sender/config';
 
 interface ComposeService {
   build?: unknown;
@@ -65,6 +69,7 @@ describe('docker-compose.yml and the Dockerfile', () => {
       connection: 'services/connection/dist/main.js',
       sender: 'services/sender/dist/main.js',
       sandbox: 'libs/messenger-sim/dist/cli.js',
+      'cloud-sandbox': 'libs/cloud-sim/dist/cli.js',
     };
     for (const [name, main] of Object.entries(entry)) {
       const svc = services[name]!;
@@ -103,9 +108,10 @@ describe('docker-compose.yml and the Dockerfile', () => {
         expect(services[name]!.environment, `${name} ${key}`).to.have.property(key, null);
       }
     }
-    for (const name of ['connection', 'sender']) {
+    for (const name of GATEWAY) {
       expect(services[name]!.depends_on, name).to.deep.include({
         sandbox: { condition: 'service_healthy', required: false },
+        'cloud-sandbox': { condition: 'service_healthy', required: false },
       });
     }
   });
@@ -114,7 +120,13 @@ describe('docker-compose.yml and the Dockerfile', () => {
     for (const [name, svc] of Object.entries(services)) {
       expect(svc.healthcheck?.test, `${name} healthcheck`).to.be.an('array').that.is.not.empty;
     }
-    const port: Record<string, number> = { api: 3000, connection: 9464, sender: 9464, sandbox: 3100 };
+    const port: Record<string, number> = {
+      api: 3000,
+      connection: 9464,
+      sender: 9464,
+      sandbox: 3100,
+      'cloud-sandbox': 3101,
+    };
     for (const [name, p] of Object.entries(port)) {
       const test = services[name]!.healthcheck!.test;
       expect(test.slice(0, 3), name).to.deep.equal(['CMD', 'node', '-e']);
@@ -144,10 +156,11 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(seconds(services.connection!.stop_grace_period)).to.be.at.least(30);
   });
 
-  it('When profiles are read, then two senders run by default, the simulator is in "sandbox" and monitoring in "monitoring"', () => {
+  it('When profiles are read, then two senders run by default, the simulators are in "sandbox" and monitoring in "monitoring"', () => {
     expect(services.sender!.deploy?.replicas).to.equal(2);
     for (const name of [...GATEWAY, 'redis']) expect(services[name]!.profiles, name).to.equal(undefined);
     expect(services.sandbox!.profiles).to.deep.equal(['sandbox']);
+    expect(services['cloud-sandbox']!.profiles).to.deep.equal(['sandbox']);
     expect(services.sandbox!.environment).to.include({
       SANDBOX_HOST: '0.0.0.0',
       SANDBOX_PUBLIC_HOST: 'sandbox',
@@ -162,6 +175,42 @@ describe('docker-compose.yml and the Dockerfile', () => {
     );
     // only the sandbox profile sets it (from the shell): an empty value would fail config validation
     expect(services.api!.environment).to.have.property('MESSENGER_SANDBOX_URL', null);
+  });
+
+  it("When the sandbox profile runs, then the API and the senders reach the Cloud API simulator by its service name in sandbox mode only, and its webhooks reach the API's endpoint", () => {
+    const sim = services['cloud-sandbox']!;
+    const env = sim.environment as Record<string, unknown>;
+    expect(env).to.include({ CLOUD_SANDBOX_HOST: '0.0.0.0' });
+    // Published on this machine only, like the other simulator's control API.
+    expect(sim.ports).to.deep.equal([`127.0.0.1:\${CLOUD_SANDBOX_PORT:-3101}:${env.CLOUD_SANDBOX_PORT}`]);
+    const callback = new URL(String(env.CLOUD_SANDBOX_CALLBACK_URL));
+    expect(callback.hostname, 'the api service, by its name on the compose network').to.equal('api');
+    expect(callback.port).to.equal(String(services.api!.environment?.PORT));
+    expect(callback.pathname).to.equal(CLOUD_WEBHOOK_PATH);
+    // Passed through from the shell or .env, as the sandbox profile's command sets them.
+    for (const name of ['api', 'sender']) {
+      expect(services[name]!.environment, name).to.have.property('CLOUD_GRAPH_URL', null);
+      expect(services[name]!.environment, name).to.have.property('CLOUD_GRAPH_TIMEOUT_MS', null);
+    }
+    // What the services make of the profile's values (the header's command, docs/operations.md):
+    // the simulator's private host is allowed because sandbox mode is on, and never without it.
+    const graphUrl = `http://cloud-sandbox:${env.CLOUD_SANDBOX_PORT}`;
+    const secrets = {
+      REDIS_URL: 'redis://redis:6379/0',
+      MGW_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64')}`,
+    };
+    const cloud = { ...secrets, CLOUD_GRAPH_URL: graphUrl };
+    const sandbox = { ...cloud, MESSENGER_SANDBOX_URL: 'http://sandbox:3100' };
+    for (const load of [loadApiConfig, loadSenderConfig]) {
+      const on = load(sandbox).cloud;
+      expect(on.graphUrl, load.name).to.equal(graphUrl);
+      expect(on.allowList.allowsHost('cloud-sandbox'), load.name).to.equal(true);
+      expect(
+        load(cloud).cloud.allowList.allowsHost('cloud-sandbox'),
+        `${load.name} outside sandbox mode`,
+      ).to.equal(false);
+      expect(load(secrets).cloud.allowList.entries, `${load.name}: by default nothing private`).to.be.empty;
+    }
   });
 
   it('When the Dockerfile is read, then it is multi-stage, runs as non-root, execs node directly and has a node healthcheck', () => {
