@@ -9,6 +9,7 @@ import { renderKustomize, type K8sObject } from './helpers/kustomize.js';
 import { repoPath } from './helpers/tools.js';
 import { nodeArgsOf } from '@mgw/testing/node-args';
 import { SEND_POLICY_ENV } from '@mgw/store';
+import { CLOUD_WEBHOOK_PATH } from '@mgw/contracts';
 
 // ---- the parts of the schemas these assertions read ----
 interface Probe {
@@ -99,6 +100,22 @@ function matches(selector: LabelSelector, labels: Record<string, string>): boole
     return !(e.key in labels);
   });
   return byLabels && byExpr;
+}
+
+/**
+ * Whether the network policies let a pod labelled `from` open a connection to a pod labelled `to`
+ * in its namespace: an egress rule of the one and an ingress rule of the other both allow it.
+ */
+function mayConnect(policies: NetworkPolicySpec[], from: Record<string, string>, to: Record<string, string>) {
+  const egress = policies
+    .filter((p) => p.policyTypes.includes('Egress') && matches(p.podSelector, from))
+    .flatMap((p) => p.egress ?? [])
+    .some((r) => !r.to || r.to.some((t) => t.podSelector && matches(t.podSelector, to)));
+  const ingress = policies
+    .filter((p) => p.policyTypes.includes('Ingress') && matches(p.podSelector, to))
+    .flatMap((p) => p.ingress ?? [])
+    .some((r) => !r.from || r.from.some((f) => f.podSelector && matches(f.podSelector, from)));
+  return egress && ingress;
 }
 
 /** The ConfigMap data a container sees through envFrom, by ConfigMap name. */
@@ -496,7 +513,7 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
         expect(s.namespaceSelector ?? s.ipBlock, `${name}: redis open beyond the namespace`).to.equal(
           undefined,
         );
-        const allowed = ['api', 'connection', 'sender', 'redis', 'sandbox'].filter((c) =>
+        const allowed = ['api', 'connection', 'sender', 'redis', 'sandbox', 'cloud-sandbox'].filter((c) =>
           matches(s.podSelector ?? {}, { [COMPONENT]: c, 'app.kubernetes.io/name': 'messenger-gateway' }),
         );
         expect(allowed, name).to.have.members([...GATEWAY]);
@@ -511,8 +528,13 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
       /^registry\.example\.com\/messenger-gateway:/,
     );
     expect(find(objs, 'Deployment', 'sandbox')).to.equal(undefined);
+    expect(find(objs, 'Deployment', 'cloud-sandbox')).to.equal(undefined);
     const cm = gatewayConfigMap(objs);
     expect(cm.data).to.not.have.property('MESSENGER_SANDBOX_URL');
+    // Meta's Graph API, and no private host let through for it
+    const cloud = loadApiConfig({ ...cm.data, ...secretTemplate.stringData }).cloud;
+    expect(cloud.graphUrl).to.equal('https://graph.facebook.com');
+    expect(cloud.allowList.entries).to.be.empty;
     expect(find(objs, 'Ingress', 'api')).to.not.equal(undefined);
   });
 
@@ -538,19 +560,64 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
     const policies = objs.filter((o) => o.kind === 'NetworkPolicy').map((o) => specOf<NetworkPolicySpec>(o));
     for (const from of ['connection', 'sender']) {
       const labels = workload(objs, from).template.metadata.labels;
-      const egress = policies
-        .filter((p) => matches(p.podSelector, labels))
-        .flatMap((p) => p.egress ?? [])
-        .some((r) =>
-          (r.to ?? []).some((t) => t.podSelector && matches(t.podSelector, sim.template.metadata.labels)),
-        );
-      expect(egress, `${from} -> sandbox egress`).to.equal(true);
-      const ingress = policies
-        .filter((p) => matches(p.podSelector, sim.template.metadata.labels))
-        .flatMap((p) => p.ingress ?? [])
-        .some((r) => (r.from ?? []).some((f) => f.podSelector && matches(f.podSelector, labels)));
-      expect(ingress, `sandbox <- ${from} ingress`).to.equal(true);
+      expect(mayConnect(policies, labels, sim.template.metadata.labels), `${from} -> sandbox`).to.equal(true);
     }
+  });
+
+  it('When the sandbox overlay is rendered, then the Cloud API simulator runs, the API and the senders reach it in sandbox mode, and its webhooks reach the API', () => {
+    const objs = rendered.sandbox;
+    const sim = workload(objs, 'cloud-sandbox');
+    const [c] = sim.template.spec.containers;
+    expect(c!.command).to.deep.equal(['node', 'libs/cloud-sim/dist/cli.js']);
+    const env = envOf(objs, c!);
+    expect(env).to.include({ CLOUD_SANDBOX_PORT: '3101', CLOUD_SANDBOX_HOST: '0.0.0.0' });
+    const servicePort = (name: string, port: number) =>
+      specOf<{ ports: Array<{ port: number; targetPort: string | number }> }>(
+        find(objs, 'Service', name)!,
+      ).ports.find((p) => p.port === port);
+    const containerPort = (w: WorkloadSpec, target: string | number | undefined) =>
+      w.template.spec.containers[0]!.ports?.find((p) => p.name === target || p.containerPort === target)
+        ?.containerPort;
+    // The Graph URL the API and the senders get: the simulator's Service, onto its port.
+    const cm = gatewayConfigMap(objs).data!;
+    const graph = new URL(cm.CLOUD_GRAPH_URL!);
+    expect(graph.hostname).to.equal('cloud-sandbox');
+    expect(containerPort(sim, servicePort('cloud-sandbox', Number(graph.port))?.targetPort)).to.equal(
+      Number(env.CLOUD_SANDBOX_PORT),
+    );
+    // What the services make of it: the simulator's host allowed, because sandbox mode is on.
+    const settings = { ...cm, ...secretTemplate.stringData };
+    for (const load of [loadApiConfig, loadSenderConfig]) {
+      expect(load(settings).cloud.allowList.allowsHost('cloud-sandbox'), load.name).to.equal(true);
+      expect(
+        load({ ...settings, MESSENGER_SANDBOX_URL: undefined }).cloud.allowList.allowsHost('cloud-sandbox'),
+        `${load.name} outside sandbox mode`,
+      ).to.equal(false);
+    }
+    // Its webhooks: the api Service, onto the API's own port, at Meta's endpoint.
+    const callback = new URL(env.CLOUD_SANDBOX_CALLBACK_URL!);
+    expect(callback.hostname).to.equal('api');
+    const api = workload(objs, 'api');
+    expect(containerPort(api, servicePort('api', Number(callback.port || 80))?.targetPort)).to.equal(
+      Number(cm.PORT),
+    );
+    expect(callback.pathname).to.equal(CLOUD_WEBHOOK_PATH);
+    const policies = objs.filter((o) => o.kind === 'NetworkPolicy').map((o) => specOf<NetworkPolicySpec>(o));
+    const labels = (name: string) => workload(objs, name).template.metadata.labels;
+    for (const from of ['api', 'sender'])
+      expect(
+        mayConnect(policies, labels(from), labels('cloud-sandbox')),
+        `${from} -> cloud-sandbox`,
+      ).to.equal(true);
+    expect(mayConnect(policies, labels('cloud-sandbox'), labels('api')), 'cloud-sandbox -> api').to.equal(
+      true,
+    );
+    // and nothing else: not Redis, not the notifier or connection service
+    for (const other of ['redis', 'connection', 'notifier'])
+      expect(
+        mayConnect(policies, labels('cloud-sandbox'), labels(other)),
+        `cloud-sandbox -> ${other}`,
+      ).to.equal(false);
   });
 
   it('When the monitoring component is added, then the ServiceMonitor scrapes every service on its metrics port and the PrometheusRule equals the rules file', () => {
