@@ -39,6 +39,19 @@ function bearer(req: IncomingMessage): string {
   return match[1]!;
 }
 
+/** A host as a Host header may name one (name or address, optional port): nothing else is echoed. */
+const HOST = /^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$/;
+
+/**
+ * The origin the client reached the simulator by, as Meta's media URLs are on a host the client
+ * can reach: in a container network that is the service's name (`cloud-sandbox:3101`), not the
+ * address it listens on (`0.0.0.0`). Without a usable Host header: where it listens.
+ */
+function originOf(req: IncomingMessage, fallback: string): string {
+  const host = req.headers.host;
+  return host && HOST.test(host) ? `http://${host}` : fallback;
+}
+
 function parseJson(req: IncomingMessage, raw: Buffer): unknown {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
@@ -116,7 +129,7 @@ export function createGraphApi(sim: CloudSim) {
         const m = node.media;
         sendJson(res, 200, {
           messaging_product: 'whatsapp',
-          url: `${sim.baseUrl}/media-download/${m.id}`,
+          url: `${sim.mediaOrigin ?? originOf(req, sim.baseUrl)}/media-download/${m.id}`,
           mime_type: m.mimeType,
           sha256: m.sha256,
           file_size: m.data.length,

@@ -88,8 +88,10 @@ export class CloudSim {
   readonly webhooks: WebhookDispatcher;
   private readonly pairRate: PairRate;
   private clockOffset = 0;
-  /** Where the simulator listens (index.ts sets it): the base of the media URLs it names. */
+  /** Where the simulator listens (index.ts sets it); media URLs use the origin asked by (graph-api.ts). */
   baseUrl = 'http://127.0.0.1';
+  /** Media URLs' origin when set (a test's other host), else the one asked by. */
+  mediaOrigin: string | undefined;
 
   constructor(private readonly config: CloudSimConfig = {}) {
     this.webhooks = new WebhookDispatcher({ ...DEFAULT_RETRY, ...config.webhookRetry });

@@ -50,14 +50,13 @@ describe('GraphClient.downloadMedia against the Cloud API simulator', () => {
 
   it('When Meta names a media URL on another host, then the token is not sent there', async () => {
     const { files } = sim.deliverForm(NUMBER.id, 'message.image');
-    const real = sim.sim.baseUrl;
-    sim.sim.baseUrl = 'https://media.example.com';
+    sim.sim.mediaOrigin = 'https://media.example.com';
     try {
       const err = await graph.downloadMedia(number, files[0]!.id, 1024 * 1024).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(GraphError);
       expect((err as Error).message).to.match(/not Meta’s media host/);
     } finally {
-      sim.sim.baseUrl = real;
+      sim.sim.mediaOrigin = undefined;
     }
   });
 });
