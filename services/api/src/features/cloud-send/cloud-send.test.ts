@@ -24,6 +24,7 @@ const otpEntry = (language: string, status = 'APPROVED'): CatalogEntry => ({
   status,
   category: 'AUTHENTICATION',
   params: { body: 1, buttons: { 0: 1 } },
+  components: [],
 });
 
 describe('cloudSendRefusal and cloudOtpTemplate: the Cloud API’s rules at accept time', () => {

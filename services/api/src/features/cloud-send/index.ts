@@ -5,5 +5,6 @@
  */
 export { cloudOtpTemplate, cloudSendRefusal, type CloudSendDeps } from './cloud-send.js';
 export { EngineCache } from './engine-cache.js';
-export { TemplateCatalog, templateParams, type CatalogEntry } from './template-catalog.js';
+export { TemplateCatalog, type CatalogEntry, type CatalogList } from './template-catalog.js';
+export { templateParams, type TemplateComponentView, type TemplateParams } from './template-components.js';
 export { templateRefusal } from './template-check.js';

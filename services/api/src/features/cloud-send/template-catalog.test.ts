@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { GraphTemplate } from '@mgw/cloud';
 import { keys, type CloudDeviceConfig } from '@mgw/contracts';
 import { MemoryRedis } from '../test-support.js';
-import { TemplateCatalog, templateParams } from './template-catalog.js';
+import { TemplateCatalog } from './template-catalog.js';
 
 const config = (wabaId = '2001'): CloudDeviceConfig => ({
   phoneNumberId: '1001',
@@ -80,32 +80,56 @@ describe('TemplateCatalog: a number’s templates read once from the Graph API a
     expect(caught).to.equal(failing);
   });
 
-  it("When a template's components are counted, then each placeholder counts once, media headers and code or URL buttons take one, quick replies none", () => {
-    expect(
-      templateParams([
-        { type: 'HEADER', format: 'TEXT', text: 'Hi {{name}}' },
-        { type: 'BODY', text: '{{1}} and {{2}} and {{ 1 }}' },
-        { type: 'FOOTER', text: 'no {{x}} counted' },
-        {
-          type: 'BUTTONS',
-          buttons: [
-            { type: 'QUICK_REPLY', text: 'Yes' },
-            { type: 'URL', url: 'https://example.com/{{1}}' },
-            { type: 'URL', url: 'https://example.com/' },
-            { type: 'OTP', otp_type: 'COPY_CODE' },
-          ],
-        },
-      ]),
-    ).to.deep.equal({ header: 1, body: 2, buttons: { 1: 1, 3: 1 } });
-    expect(
-      templateParams([
-        { type: 'HEADER', format: 'IMAGE' },
-        { type: 'BODY', text: 'plain' },
-      ]),
-    ).to.deep.equal({
-      header: 1,
-      body: 0,
-    });
-    expect(templateParams([null, 'x', { type: 7 }, { type: 'BUTTONS', buttons: 'no' }])).to.deep.equal({});
+  it('When the whole list is asked for, then the kept one is answered; a refresh reads it again only once the floor has passed', async () => {
+    const c = catalog();
+    const first = await c.all('d1', config(), { now: 1000 });
+    expect(first.fetchedAt).to.equal(1000);
+    expect(first.templates.map((t) => [t.name, t.language, t.components])).to.deep.equal([
+      ['order_update', 'en_US', [{ type: 'BODY', text: 'Order {{1}} for {{2}}, {{1}} again' }]],
+      ['order_update', 'ar', [{ type: 'BODY', text: 'Order {{1}} for {{2}}, {{1}} again' }]],
+    ]);
+    listed.push(template('new_one', 'en'));
+    expect((await c.all('d1', config(), { now: 5000 })).templates).to.have.length(2);
+    // Within the floor a refresh is the kept list: a stream of refreshes is no stream of Graph calls.
+    expect((await c.all('d1', config(), { refresh: true, now: 30_999 })).fetchedAt).to.equal(1000);
+    expect(calls).to.have.length(1);
+    const refreshed = await c.all('d1', config(), { refresh: true, now: 31_000 });
+    expect([refreshed.fetchedAt, refreshed.templates.length]).to.deep.equal([31_000, 3]);
+    expect(calls).to.have.length(2);
+    // named() goes by the same read: the new template is there without another call.
+    expect(await c.named('d1', config(), 'new_one', 31_001)).to.have.length(1);
+    expect(calls).to.have.length(2);
+  });
+
+  it('When a refresh meets a Graph failure, then the kept list is answered; with none kept, the error', async () => {
+    const c = catalog();
+    await c.all('d1', config(), { now: 0 });
+    failing = new Error('unreachable');
+    expect((await c.all('d1', config(), { refresh: true, now: 60_000 })).fetchedAt).to.equal(0);
+    expect(calls).to.have.length(2);
+    let caught: unknown;
+    await c.all('d2', config(), { now: 60_000 }).catch((err: unknown) => (caught = err));
+    expect(caught).to.equal(failing);
+  });
+
+  it('When requests miss the list at once, then one Graph call serves them all', async () => {
+    const c = catalog();
+    const lists = await Promise.all([
+      c.all('d1', config(), { now: 0 }),
+      c.all('d1', config(), { now: 0 }),
+      c.named('d1', config(), 'order_update', 0),
+    ]);
+    expect(calls).to.have.length(1);
+    expect(lists[0]).to.deep.equal(lists[1]);
+  });
+
+  it('When the kept list is from before templates had their components, then it is read again', async () => {
+    const { components: _gone, ...old } = (await catalog().all('d1', config(), { now: 0 })).templates[0]!;
+    await redis.client.set(
+      keys.cloudTemplates('d1'),
+      JSON.stringify({ wabaId: '2001', fetchedAt: 0, templates: [old] }),
+    );
+    expect((await catalog().all('d1', config(), { now: 1 })).templates[0]!.components).to.have.length(1);
+    expect(calls).to.have.length(2);
   });
 });

@@ -1,21 +1,14 @@
 import type { RedisClient } from '@mgw/common';
 import type { GraphClient, GraphTemplate } from '@mgw/cloud';
 import { keys, type CloudDeviceConfig } from '@mgw/contracts';
+import {
+  templateComponents,
+  templateParams,
+  type TemplateComponentView,
+  type TemplateParams,
+} from './template-components.js';
 
-/**
- * How many parameters a template takes, per component, where its text says so: the distinct
- * placeholders (`{{1}}`, `{{first_name}}`) of its header text and body, one for a media header,
- * and one for each button whose URL has a placeholder or that copies a code. A component the
- * template's text says nothing about (a quick reply's optional payload) is not counted.
- */
-export interface TemplateParams {
-  header?: number;
-  body?: number;
-  /** By button index. */
-  buttons?: Record<number, number>;
-}
-
-/** One template of the number's WABA as the check needs it. */
+/** One template of the number's WABA: what /send's check needs, and what GET /cloud/templates shows. */
 export interface CatalogEntry {
   name: string;
   language: string;
@@ -23,13 +16,18 @@ export interface CatalogEntry {
   status: string;
   category: string;
   params: TemplateParams;
+  components: TemplateComponentView[];
+}
+
+/** A number's whole list, and when it was read from the Graph API (ms since the epoch). */
+export interface CatalogList {
+  templates: CatalogEntry[];
+  fetchedAt: number;
 }
 
 /** What is kept in Redis (`keys.cloudTemplates`): the list, whose WABA it is and when it was read. */
-interface Kept {
+interface Kept extends CatalogList {
   wabaId: string;
-  fetchedAt: number;
-  templates: CatalogEntry[];
 }
 
 export interface TemplateCatalogOptions {
@@ -42,41 +40,6 @@ export interface TemplateCatalogOptions {
   refreshFloorMs: number;
 }
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
-
-/** The distinct placeholders of a template's text. */
-function placeholders(text: unknown): number {
-  if (typeof text !== 'string') return 0;
-  return new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1])).size;
-}
-
-/** The parameters a template takes, from its components as `message_templates` lists them. */
-export function templateParams(components: unknown[]): TemplateParams {
-  const params: TemplateParams = {};
-  for (const raw of components) {
-    if (!raw || typeof raw !== 'object') continue;
-    const c = raw as { type?: unknown; format?: unknown; text?: unknown; buttons?: unknown };
-    const type = typeof c.type === 'string' ? c.type.toUpperCase() : '';
-    if (type === 'BODY') params.body = placeholders(c.text);
-    else if (type === 'HEADER') {
-      const format = typeof c.format === 'string' ? c.format.toUpperCase() : 'TEXT';
-      if (format === 'TEXT') params.header = placeholders(c.text);
-      else if (['IMAGE', 'VIDEO', 'DOCUMENT'].includes(format)) params.header = 1;
-    } else if (type === 'BUTTONS' && Array.isArray(c.buttons)) {
-      c.buttons.forEach((b: unknown, index: number) => {
-        const button = (b ?? {}) as { type?: unknown; url?: unknown };
-        const kind = typeof button.type === 'string' ? button.type.toUpperCase() : '';
-        // An authentication template's code button (OTP) and a coupon's copy-code button take the
-        // code; a URL button takes its placeholder's value.
-        const takes =
-          kind === 'OTP' || kind === 'COPY_CODE' ? 1 : kind === 'URL' ? placeholders(button.url) : 0;
-        if (takes > 0) (params.buttons ??= {})[index] = takes;
-      });
-    }
-  }
-  return params;
-}
-
 function entryOf(t: GraphTemplate): CatalogEntry {
   return {
     name: t.name,
@@ -84,16 +47,23 @@ function entryOf(t: GraphTemplate): CatalogEntry {
     status: t.status.toUpperCase(),
     category: t.category,
     params: templateParams(t.components),
+    components: templateComponents(t.components),
   };
 }
 
 /**
  * A cloud device's WABA's templates, read from the Graph API once and kept in Redis for
- * `ttlSeconds` (they are not secret: names, languages, statuses, parameter counts), so the API
+ * `ttlSeconds` (they are not secret: names, languages, statuses, parameter counts, and the
+ * business's own template texts with their placeholders — never a message's), so the API
  * processes share one read. A template the kept list lacks reads the list again (a template just
- * approved), at most once per `refreshFloorMs`. A reconfigured device (another WABA) reads anew.
+ * approved), and so does a list asked to be refreshed, at most once per `refreshFloorMs`. A
+ * reconfigured device (another WABA) reads anew. One process reads a device's list once at a
+ * time: the requests that miss it meanwhile wait for that one read.
  */
 export class TemplateCatalog {
+  /** The reads under way, by device and WABA. */
+  private readonly reading = new Map<string, Promise<Kept>>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly graph: Pick<GraphClient, 'templates'>,
@@ -117,21 +87,55 @@ export class TemplateCatalog {
     return fresh.templates.filter((t) => t.name === name);
   }
 
+  /**
+   * The whole list (GET /cloud/templates): the kept one, or read when none is kept. `refresh`
+   * reads it again once the kept one is `refreshFloorMs` old (younger, it is answered as it is).
+   * A refresh the Graph API does not answer leaves the kept list, whose `fetchedAt` says its age;
+   * with none kept, rejects as `named` does.
+   */
+  async all(
+    deviceId: string,
+    config: CloudDeviceConfig,
+    opts: { refresh?: boolean; now?: number } = {},
+  ): Promise<CatalogList> {
+    const now = opts.now ?? Date.now();
+    const kept = await this.kept(deviceId, config);
+    if (kept && !(opts.refresh && now - kept.fetchedAt >= this.opts.refreshFloorMs)) return kept;
+    try {
+      return await this.read(deviceId, config, now);
+    } catch (err) {
+      if (kept) return kept;
+      throw err;
+    }
+  }
+
   private async kept(deviceId: string, config: CloudDeviceConfig): Promise<Kept | undefined> {
     const raw = await this.redis.get(keys.cloudTemplates(deviceId));
     if (!raw) return undefined;
     try {
       const kept = JSON.parse(raw) as Kept;
-      return kept.wabaId === config.wabaId && Array.isArray(kept.templates) ? kept : undefined;
+      // A list kept before its entries had their components is read again.
+      return kept.wabaId === config.wabaId &&
+        Array.isArray(kept.templates) &&
+        kept.templates.every((t) => Array.isArray(t.components))
+        ? kept
+        : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private async read(deviceId: string, config: CloudDeviceConfig, now: number): Promise<Kept> {
-    const templates = await this.graph.templates(config);
-    const kept: Kept = { wabaId: config.wabaId, fetchedAt: now, templates: templates.map(entryOf) };
-    await this.redis.set(keys.cloudTemplates(deviceId), JSON.stringify(kept), 'EX', this.opts.ttlSeconds);
-    return kept;
+  private read(deviceId: string, config: CloudDeviceConfig, now: number): Promise<Kept> {
+    const key = `${deviceId} ${config.wabaId}`;
+    const under = this.reading.get(key);
+    if (under) return under;
+    const reading = (async () => {
+      const templates = await this.graph.templates(config);
+      const kept: Kept = { wabaId: config.wabaId, fetchedAt: now, templates: templates.map(entryOf) };
+      await this.redis.set(keys.cloudTemplates(deviceId), JSON.stringify(kept), 'EX', this.opts.ttlSeconds);
+      return kept;
+    })().finally(() => this.reading.delete(key));
+    this.reading.set(key, reading);
+    return reading;
   }
 }

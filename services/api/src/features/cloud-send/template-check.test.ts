@@ -9,6 +9,7 @@ const entry = (language: string, status = 'APPROVED', params: CatalogEntry['para
   status,
   category: 'UTILITY',
   params,
+  components: [],
 });
 const text = (t: string) => ({ type: 'text', text: t });
 

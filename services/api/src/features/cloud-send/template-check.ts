@@ -1,6 +1,7 @@
 import { FAILURE_REASONS, type TemplateInput, type ValidationDetail } from '@mgw/contracts';
 import { invalid, type Refusal } from '../../enqueue/refusal.js';
-import type { CatalogEntry, TemplateParams } from './template-catalog.js';
+import type { CatalogEntry } from './template-catalog.js';
+import type { TemplateParams } from './template-components.js';
 
 /**
  * Whether a `template` of /send can be sent as given, judged against the number's templates of
