@@ -1,6 +1,7 @@
 import type { CustomHelpers } from 'joi';
 import { Joi } from './text.js';
 import { STRING_LIMITS, type OtpLanguage } from './limits.js';
+import { token } from './request-fields.js';
 import type { TemplateInput } from './cloud.js';
 
 /**
@@ -239,6 +240,38 @@ export const templateSchema = Joi.object<TemplateInput>({
 }).description(
   "An approved template of the number's WhatsApp Business Account (Cloud API devices only), with its components' parameters in the Graph API's shape.",
 );
+
+/** A template's status as Meta writes it (`APPROVED`, `PAUSED`, `IN_APPEAL`…): one upper-case word. */
+export const TEMPLATE_STATUS_PATTERN = /^[A-Z_]{1,32}$/;
+
+export interface CloudTemplatesQuery {
+  token?: string;
+  name?: string;
+  language?: string;
+  /** Upper-cased (TEMPLATE_STATUS_PATTERN). */
+  status?: string;
+  refresh: boolean;
+}
+
+/**
+ * GET /cloud/templates query: the templates of one name, one language, one status (each exactly;
+ * a status in any letter case), and `refresh` to read the list from the Graph API again.
+ */
+export const cloudTemplatesQuerySchema = Joi.object<CloudTemplatesQuery>({
+  token,
+  name: Joi.string().pattern(TEMPLATE_NAME_PATTERN).messages({
+    'string.pattern.base': '{{#label}} must be a template name: 1 to 512 lower-case letters, digits and _',
+  }),
+  language: Joi.string()
+    .max(16)
+    .pattern(TEMPLATE_LANGUAGE_PATTERN)
+    .messages({ 'string.pattern.base': '{{#label}} must be a template language code such as en_US or ar' }),
+  status: Joi.string()
+    .uppercase()
+    .pattern(TEMPLATE_STATUS_PATTERN)
+    .messages({ 'string.pattern.base': '{{#label}} must be a template status such as APPROVED or PAUSED' }),
+  refresh: Joi.boolean().default(false),
+});
 
 /** The Cloud API's language codes of an OTP's language, in the order they are looked for. */
 export const CLOUD_OTP_LANGUAGES: Record<OtpLanguage, readonly string[]> = {

@@ -136,8 +136,13 @@ export interface ApiServices {
    */
   commands: DeviceCommandClient;
   /**
+   * The cloud numbers' templates, read from their WABAs and kept in Redis: /send's check
+   * (features/cloud-send) and GET /cloud/templates (features/cloud) share the one list.
+   */
+  cloudTemplates: TemplateCatalog;
+  /**
    * The Cloud API's rules at accept time (features/cloud-send/): each device's engine (kept a few
-   * seconds), the numbers' templates (kept in Redis), the contacts' 24-hour windows.
+   * seconds), the numbers' templates (`cloudTemplates`), the contacts' 24-hour windows.
    */
   cloudSend: CloudSendDeps;
   /** Subscribes to what the API must hear at once (token revocations). */
@@ -239,6 +244,7 @@ export function createApiServices(base: {
     allowList: config.cloud.allowList,
     timeoutMs: config.cloud.timeoutMs,
   });
+  const cloudTemplates = new TemplateCatalog(redis, graph);
   const services: ApiServices = {
     config,
     logger,
@@ -284,11 +290,12 @@ export function createApiServices(base: {
     commands: new DeviceCommandClient(redis, bullRedis),
     cloudDevices,
     graph,
+    cloudTemplates,
     cloudSend: {
       redis,
       engines: new EngineCache(cloudDevices),
       cloudDevices,
-      templates: new TemplateCatalog(redis, graph),
+      templates: cloudTemplates,
       logger,
     },
     start: async () => {

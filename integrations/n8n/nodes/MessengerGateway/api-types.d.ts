@@ -532,6 +532,45 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/messenger/v1/cloud/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: {
+          name?: string;
+          language?: string;
+          status?: string;
+          refresh?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudTemplatesAnswer'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/messenger/v1/otp': {
     parameters: {
       query?: never;
@@ -3721,6 +3760,44 @@ export interface components {
       /** @constant */
       success: true;
       data: components['schemas']['CloudDevice'];
+    };
+    CloudTemplateButton: {
+      type: string;
+      text?: string;
+      url?: string;
+      phoneNumber?: string;
+      otpType?: string;
+    };
+    CloudTemplateComponent: {
+      /** @enum {unknown} */
+      type: 'HEADER' | 'BODY' | 'FOOTER' | 'BUTTONS';
+      format?: string;
+      text?: string;
+      buttons?: components['schemas']['CloudTemplateButton'][];
+    };
+    CloudTemplate: {
+      name: string;
+      language: string;
+      status: string;
+      category: string;
+      parameters: {
+        header?: number;
+        body?: number;
+        buttons?: {
+          [key: string]: number;
+        };
+      };
+      components: components['schemas']['CloudTemplateComponent'][];
+    };
+    CloudTemplates: {
+      templates: components['schemas']['CloudTemplate'][];
+      /** Format: date-time */
+      fetchedAt: string;
+    };
+    CloudTemplatesAnswer: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['CloudTemplates'];
     };
     CloudForgotten: {
       /** @constant */

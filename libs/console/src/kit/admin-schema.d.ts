@@ -433,6 +433,163 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/admin/v1/devices/{deviceId}/cloud/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Cloud API number's message templates
+     * @description The templates of the number's WhatsApp Business Account, as `/send` checks a `template` against them: each with its status, its category, the parameters `/send` must give it, and its components as shown (header, body and footer text with their placeholders, buttons). The list is read from the Graph API (`GET /{waba-id}/message_templates`) and kept 10 minutes, shared with `/send`'s check; `fetchedAt` says when it was read. `refresh=true` reads it again when the kept list is at least 30 seconds old (younger, the kept list is answered: no stream of Graph calls); a refresh Meta does not answer answers the kept list. `name`, `language` and `status` keep the templates that have exactly that value (a status in any letter case). 404 when the device is not a Cloud API number; 422 when Meta refused the token (`details` say what Meta said: the token needs `whatsapp_business_management`); 502 when the Graph API could not be reached and no list was kept.
+     */
+    get: {
+      parameters: {
+        query?: {
+          name?: string;
+          language?: string;
+          status?: string;
+          refresh?: boolean;
+        };
+        header?: never;
+        path: {
+          deviceId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The templates. */
+        200: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CloudTemplatesAnswer'];
+          };
+        };
+        /** @description `Invalid request data`: body, query or header invalid; `details` says what. */
+        400: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Admin authentication required`: no session cookie or admin token, or one that is no longer valid. */
+        401: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Missing or invalid CSRF token` (a change without the session's `X-CSRF-Token`), `Your role cannot do this` (an agent on a workspace admin's route), or the workspace is suspended. */
+        403: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found; also a path naming a device, pool or workspace of another workspace than a console session's, and a route a console session may not call. */
+        404: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request timeout: the request did not arrive in time`. */
+        408: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Idempotency-Key was already used with a different request`; on /send and /otp also `The recipient is blocked by this account: unblock it first (DELETE /blocklist/{number})` (the single recipient is on the account's blocklist; `details` names it); on PUT /profile/photo `The photo URL could not be fetched`. */
+        422: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Too many failed sign-in attempts` (`resetIn` says when to retry), or a limit of the route. */
+        429: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Request header fields too large`. */
+        431: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description `Internal server error`. */
+        500: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency failed while handling the request (connection service, or an OTP that could not be sent). */
+        502: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description A dependency is down or silent: storage, the connection service, WhatsApp, or the device owner. A request is answered within about `REDIS_COMMAND_TIMEOUT_MS` when storage does not answer; `outcome: unknown` when an accept went out unanswered. */
+        503: {
+          headers: {
+            'X-Request-Id': components['headers']['X-Request-Id'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/admin/v1/devices/{deviceId}/batches': {
     parameters: {
       query?: never;
@@ -17876,6 +18033,61 @@ export interface components {
       /** @constant */
       success: true;
       data: components['schemas']['CloudDevice'];
+    };
+    CloudTemplateButton: {
+      /** @description `QUICK_REPLY`, `URL`, `PHONE_NUMBER`, `OTP`, `COPY_CODE`, `FLOW`… as Meta says. */
+      type: string;
+      /** @description The button's label. */
+      text?: string;
+      /** @description A URL button's address; its `{{1}}` is the parameter `/send` gives. */
+      url?: string;
+      /** @description A phone-number button's number. */
+      phoneNumber?: string;
+      /** @description An OTP button's kind: `COPY_CODE`, `ONE_TAP`, `ZERO_TAP`. */
+      otpType?: string;
+    };
+    CloudTemplateComponent: {
+      /** @enum {unknown} */
+      type: 'HEADER' | 'BODY' | 'FOOTER' | 'BUTTONS';
+      /** @description A header's: `TEXT`, `IMAGE`, `VIDEO`, `DOCUMENT` or `LOCATION`. */
+      format?: string;
+      /** @description The text as written, placeholders (`{{1}}`, `{{first_name}}`) and all. */
+      text?: string;
+      buttons?: components['schemas']['CloudTemplateButton'][];
+    };
+    CloudTemplate: {
+      /** @description The template's name: what `/send` names in `template.name`. */
+      name: string;
+      /** @description Its language code (`en_US`, `ar`): `template.language`. */
+      language: string;
+      /** @description `APPROVED` (it may be sent), `PENDING`, `REJECTED`, `PAUSED`, `DISABLED`… as Meta says. */
+      status: string;
+      /** @description `AUTHENTICATION`, `MARKETING` or `UTILITY`. */
+      category: string;
+      parameters: {
+        /** @description The header's parameters (its placeholders; 1 for a media header). */
+        header?: number;
+        /** @description The body's parameters (its distinct placeholders). */
+        body?: number;
+        /** @description Each button's parameters, by the button's index (`{"0": 1}`): a URL with a placeholder, a code to copy. */
+        buttons?: {
+          [key: string]: number;
+        };
+      };
+      components: components['schemas']['CloudTemplateComponent'][];
+    };
+    CloudTemplates: {
+      templates: components['schemas']['CloudTemplate'][];
+      /**
+       * Format: date-time
+       * @description When the list was read from the Graph API.
+       */
+      fetchedAt: string;
+    };
+    CloudTemplatesAnswer: {
+      /** @constant */
+      success: true;
+      data: components['schemas']['CloudTemplates'];
     };
     CloudForgotten: {
       /** @constant */

@@ -88,6 +88,7 @@ describe('The route table (features/mounts.ts): mounted once, documented from th
       '/api/cloud/v1/webhook': 'GET, HEAD, POST',
       '/connect': 'GET, POST',
       '/cloud': 'GET, HEAD, PUT, DELETE',
+      '/cloud/templates': 'GET, HEAD',
       '/connect/passkey': 'GET, HEAD, POST',
       '/connect/passkey/confirm': 'POST',
       '/disconnect': 'POST',

@@ -13,8 +13,8 @@ export interface GraphRefused {
   code: number;
   subcode?: number;
   message: string;
-  /** The field Meta's refusal is about, when its code says: the token, or the number id. */
-  field?: 'accessToken' | 'phoneNumberId';
+  /** The field Meta's refusal is about, when its code says: the token, or the id the call named. */
+  field?: 'accessToken' | 'phoneNumberId' | 'wabaId';
   /** Why the device is disconnected after it (FAILURE_REASONS: cloud_token_expired, …). */
   deviceReason: string;
 }
@@ -52,27 +52,41 @@ export async function checkNumber(
     );
     return { ok: true, profile };
   } catch (err) {
-    if (err instanceof GraphUnreachableError) return { ok: false, reason: 'graph_unreachable' };
-    if (!(err instanceof GraphError)) throw err;
-    const verdict = graphVerdict(err);
-    // Meta's passing failures and throttling say nothing of the credentials: try again later.
-    if (verdict.retry) return { ok: false, reason: 'graph_unreachable' };
-    const field =
-      TOKEN_CODES.has(err.code) || (err.code >= 200 && err.code <= 299) || err.status === 401
-        ? 'accessToken'
-        : err.code === 100
-          ? 'phoneNumberId'
-          : undefined;
-    return {
-      ok: false,
-      reason: 'graph_refused',
-      code: err.code,
-      ...(err.subcode !== undefined ? { subcode: err.subcode } : {}),
-      message: redact(err.details ? `${err.message} (${err.details})` : err.message, n.accessToken),
-      ...(field ? { field } : {}),
-      deviceReason: verdict.reason,
-    };
+    return graphFailure(err, n.accessToken);
   }
+}
+
+/**
+ * What a failed Graph call says of the device's credentials: refused by Meta (what it said, the
+ * token taken out should Meta have quoted it), or nothing (unreachable, throttled, Meta's passing
+ * failure). `node` is the id the call named (Meta's code 100 is about it). Rethrows what is no
+ * Graph failure (a bug of ours).
+ */
+export function graphFailure(
+  err: unknown,
+  accessToken: string,
+  node: 'phoneNumberId' | 'wabaId' = 'phoneNumberId',
+): GraphRefused | GraphUnreachable {
+  if (err instanceof GraphUnreachableError) return { ok: false, reason: 'graph_unreachable' };
+  if (!(err instanceof GraphError)) throw err;
+  const verdict = graphVerdict(err);
+  // Meta's passing failures and throttling say nothing of the credentials: try again later.
+  if (verdict.retry) return { ok: false, reason: 'graph_unreachable' };
+  const field =
+    TOKEN_CODES.has(err.code) || (err.code >= 200 && err.code <= 299) || err.status === 401
+      ? 'accessToken'
+      : err.code === 100
+        ? node
+        : undefined;
+  return {
+    ok: false,
+    reason: 'graph_refused',
+    code: err.code,
+    ...(err.subcode !== undefined ? { subcode: err.subcode } : {}),
+    message: redact(err.details ? `${err.message} (${err.details})` : err.message, accessToken),
+    ...(field ? { field } : {}),
+    deviceReason: verdict.reason,
+  };
 }
 
 /** Meta's words without the secret, should they quote it. */

@@ -3,6 +3,7 @@ import {
   CONNECTION_MESSAGES,
   ERRORS,
   cloudDeviceBodySchema,
+  cloudTemplatesQuerySchema,
   emptyQuerySchema,
   type ConnectMethod,
 } from '@mgw/contracts';
@@ -18,6 +19,7 @@ import { cloudStatus } from './cloud-status.js';
 import { configureCloud, type CloudDeps, type DeviceLinked, type NumberTaken } from './configure-cloud.js';
 import { connectCloud, type NotCloud } from './connect-cloud.js';
 import { disconnectCloud } from './disconnect-cloud.js';
+import { listTemplates } from './list-templates.js';
 import { cloudOperations, cloudSchemas } from './openapi.js';
 import { showCloud } from './show-cloud.js';
 
@@ -27,16 +29,20 @@ const CLOUD_BODY: BodySpec = {
 };
 
 /** The public routes' handlers, each the key of its OpenAPI operation (openapi.ts). */
-export type CloudName = 'putCloud' | 'getCloud' | 'deleteCloud';
+export type CloudName = 'putCloud' | 'getCloud' | 'deleteCloud' | 'getCloudTemplates';
+
+/** The services /connect, /status and /disconnect of a cloud device use (`cloudConnection`). */
+type ConnectionServices = Uses<'redis' | 'cloudDevices' | 'graph' | 'cloudSend'>;
 
 /** The services the cloud routes use. */
-export type CloudServices = Uses<'redis' | 'cloudDevices' | 'graph' | 'cloudSend'>;
+export type CloudServices = ConnectionServices & Uses<'cloudTemplates'>;
 
 /**
  * A device's Cloud API configuration (docs/cloud-api.md): the token's device makes itself a
  * Cloud API number (PUT, checked with the Graph API first), shows it (GET, never a secret) or
- * forgets it (DELETE). Reads count against RATE_LIMIT_STATUS, changes against RATE_LIMIT_CONNECT:
- * configuring a number is part of linking it. The admin API serves the same for any device.
+ * forgets it (DELETE), and lists its number's message templates (GET /cloud/templates). Reads
+ * count against RATE_LIMIT_STATUS, changes against RATE_LIMIT_CONNECT: configuring a number is
+ * part of linking it. The admin API serves the same for any device.
  */
 export const cloud = feature<CloudName, CloudAdminName>({
   name: 'cloud',
@@ -44,6 +50,7 @@ export const cloud = feature<CloudName, CloudAdminName>({
     { method: 'put', path: '/cloud', limit: 'connect', body: CLOUD_BODY, handler: 'putCloud' },
     { method: 'get', path: '/cloud', limit: 'status', handler: 'getCloud' },
     { method: 'delete', path: '/cloud', limit: 'connect', body: 'none', handler: 'deleteCloud' },
+    { method: 'get', path: '/cloud/templates', limit: 'status', handler: 'getCloudTemplates' },
     ...cloudAdminRoutes,
   ],
   handlers: (s) => ({
@@ -55,7 +62,7 @@ export const cloud = feature<CloudName, CloudAdminName>({
   schemas: cloudSchemas,
 });
 
-const cloudDeps = (s: CloudServices): CloudDeps => ({
+const cloudDeps = (s: ConnectionServices): CloudDeps => ({
   redis: s.redis,
   cloudDevices: s.cloudDevices,
   graph: s.graph,
@@ -93,6 +100,16 @@ function cloudRoutes(
       s.cloudSend.engines.drop(deviceId);
       res.status(200).json({ success: true, message: CONNECTION_MESSAGES.cloudForgotten });
     },
+    getCloudTemplates: async (req, res) => {
+      const query = parse(cloudTemplatesQuerySchema, req.query);
+      const outcome = await listTemplates(
+        { cloudDevices: s.cloudDevices, templates: s.cloudTemplates },
+        deviceOf(req, res),
+        query,
+      );
+      if (!outcome.ok) throw cloudError(outcome);
+      res.status(200).json({ success: true, data: outcome.data });
+    },
   };
 }
 
@@ -122,7 +139,7 @@ export function cloudError(
  * /connect, /status and /disconnect of a cloud device (features/connection and the admin Devices
  * routes ask `isCloud` first, before the connection service, which knows only linked devices).
  */
-export function cloudConnection(s: CloudServices) {
+export function cloudConnection(s: ConnectionServices) {
   const d = cloudDeps(s);
   return {
     isCloud: async (deviceId: string) => (await s.cloudDevices.engineOf(deviceId)) === 'cloud',
