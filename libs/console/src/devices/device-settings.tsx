@@ -3,6 +3,7 @@ import {
   api,
   ApiFailure,
   type Device,
+  type DeviceEngine,
   type PolicyAnswer,
   type PolicyOverrides,
   type Webhook,
@@ -397,30 +398,22 @@ function PolicySection(props: { deviceId: string }) {
 }
 
 /**
- * The device as the Devices page lists it (GET /devices/:deviceId): its engine, and whether it is
- * linked by QR or pairing code. Null when it could not be read (the sections say their own errors).
- */
-function useDevice(deviceId: string): Device | null | undefined {
-  const [device, setDevice] = useState<Device | null | undefined>(undefined);
-  useEffect(() => {
-    api<{ device: Device }>(`/devices/${encodeURIComponent(deviceId)}`)
-      .then((r) => setDevice(r.device))
-      .catch(() => setDevice(null));
-  }, [deviceId]);
-  return device;
-}
-
-/**
  * `/dashboard/devices/<id>`: the device's profile, presence, username lookups, webhook, proxy, sending
  * policy, opt-outs and blocklist, and its WhatsApp Cloud API number (device-page.tsx gives the
  * heading and the device's tabs). A Cloud API number has no WhatsApp connection of the device's
  * own: the sections that act through one (profile, presence, usernames, proxy, blocklist) are not
  * shown for it.
  */
-export function DeviceSettingsPage(props: { deviceId: string }) {
+export function DeviceSettingsPage(props: {
+  deviceId: string;
+  /** The device as the Devices page lists it (device-page.tsx reads it): its engine, whether it is linked. */
+  device: Device | null | undefined;
+  /** Told when the Cloud API section finds the device is, or is no longer, a Cloud API number. */
+  onEngine: (engine: DeviceEngine) => void;
+}) {
   const who = useWho();
   const can = who.canChange;
-  const device = useDevice(props.deviceId);
+  const device = props.device;
   const linked = device ? linkedByCode(device) : false;
   // Whether it is a Cloud API number now: as the device was read, then as the section last said.
   const [cloudNow, setCloudNow] = useState<boolean | undefined>(undefined);
@@ -429,7 +422,14 @@ export function DeviceSettingsPage(props: { deviceId: string }) {
   // one not linked yet that may become one — and after the proxy for a device linked by QR or
   // code. The place is chosen once the device is read, and no step of the section moves it.
   const cloud = device !== undefined && (
-    <CloudSection deviceId={props.deviceId} linkedByCode={linked} onEngine={setCloudNow} />
+    <CloudSection
+      deviceId={props.deviceId}
+      linkedByCode={linked}
+      onEngine={(isCloud) => {
+        setCloudNow(isCloud);
+        props.onEngine(isCloud ? 'cloud' : 'linked');
+      }}
+    />
   );
   return (
     <div class="device-settings">
