@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Device, type DeviceEngine } from '../kit/api';
 import { onLink } from '../kit/router';
 import { Empty, Spinner } from '../kit/ui';
+import { TemplatesPage } from '../cloud/cloud-templates';
 import { DeviceSettingsPage } from './device-settings';
 import { DeviceEventsPage } from '../events/device-events';
 import { StatusesPage } from '../statuses/device-statuses';
@@ -38,6 +39,7 @@ interface DeviceTab {
 
 const TABS: DeviceTab[] = [
   { slug: '', label: 'Settings', Page: DeviceSettingsPage },
+  { slug: 'templates', label: 'Templates', Page: TemplatesPage, engine: 'cloud' },
   { slug: 'groups', label: 'Groups', Page: GroupsPage, engine: 'linked' },
   { slug: 'labels', label: 'Labels', Page: LabelsPage, engine: 'linked' },
   { slug: 'statuses', label: 'Statuses', Page: StatusesPage, engine: 'linked' },

@@ -188,7 +188,11 @@ function DeviceRow(props: {
           href={`/dashboard/devices/${encodeURIComponent(d.deviceId)}`}
           onClick={onLink}
           class="button-link secondary small-button"
-          title="The device's settings, groups, labels, statuses, channels and events"
+          title={
+            d.engine === 'cloud'
+              ? "The device's settings, message templates and events"
+              : "The device's settings, groups, labels, statuses, channels and events"
+          }
         >
           Manage
         </a>

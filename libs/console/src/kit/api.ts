@@ -105,6 +105,14 @@ export type CloudNumberProfile = Schemas['CloudNumberProfile'];
 /** PUT /devices/:deviceId/cloud's body: the two ids, the three secrets, the settings with a default. */
 export type CloudDeviceInput = Body<'/api/admin/v1/devices/{deviceId}/cloud', 'put'>;
 
+/** GET /devices/:deviceId/cloud/templates: the number's message templates, and when Meta was asked. */
+export type CloudTemplates = Schemas['CloudTemplates'];
+
+/** One message template of a Cloud API number, as it is shown (its texts are the business's, not secret). */
+export type CloudTemplate = Schemas['CloudTemplate'];
+
+export type CloudTemplateComponent = Schemas['CloudTemplateComponent'];
+
 export type DeviceHealth = Schemas['DeviceHealth'];
 
 export type Sending = Schemas['AdminSending'];
