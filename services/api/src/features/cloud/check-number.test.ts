@@ -1,10 +1,14 @@
-import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startCloudSim, type CloudSimHandle } from '@mgw/cloud-sim';
-import { GraphClient } from '@mgw/cloud';
-import { parseAllowedPrivateHosts } from '@mgw/common';
 import { checkNumber } from './check-number.js';
-import { NUMBER, OTHER_NUMBER, cloudFixture, SIM_NUMBERS, type CloudFixture } from './cloud-fixture.js';
+import {
+  NUMBER,
+  OTHER_NUMBER,
+  cloudFixture,
+  SIM_NUMBERS,
+  unreachableGraph,
+  type CloudFixture,
+} from './cloud-fixture.js';
 
 describe('cloud: checkNumber — the credentials asked of the Graph API (the Cloud API simulator)', () => {
   let sim: CloudSimHandle;
@@ -69,17 +73,11 @@ describe('cloud: checkNumber — the credentials asked of the Graph API (the Clo
   });
 
   it('When the Graph URL hangs up without an answer, then it is unreachable (nothing known of the credentials)', async () => {
-    const hangsUp = net.createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
+    const nowhere = await unreachableGraph();
     try {
-      const nowhere = new GraphClient({
-        baseUrl: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`,
-        allowList: parseAllowedPrivateHosts('127.0.0.1'),
-        timeoutMs: 2000,
-      });
-      expect(await checkNumber(nowhere, n())).to.deep.equal({ ok: false, reason: 'graph_unreachable' });
+      expect(await checkNumber(nowhere.graph, n())).to.deep.equal({ ok: false, reason: 'graph_unreachable' });
     } finally {
-      await new Promise((resolve) => hangsUp.close(resolve));
+      await nowhere.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { GraphClient } from '@mgw/cloud';
 import { parseAllowedPrivateHosts } from '@mgw/common';
 import type { CloudDeviceInput } from '@mgw/contracts';
@@ -45,17 +46,30 @@ export const SIM_NUMBERS = [
   { ...OTHER_NUMBER, qualityRating: 'YELLOW' as const },
 ];
 
+/** A Graph client for a Graph API at `baseUrl` on loopback. */
+const graphAt = (baseUrl: string) =>
+  new GraphClient({ baseUrl, allowList: parseAllowedPrivateHosts('127.0.0.1'), timeoutMs: 5000 });
+
+/**
+ * A Graph client whose URL hangs up without an answer (a loopback server that closes every
+ * connection): every call is unreachable. `close` stops the server.
+ */
+export async function unreachableGraph(): Promise<{ graph: GraphClient; close: () => Promise<void> }> {
+  const hangsUp = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
+  return {
+    graph: graphAt(`http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`),
+    close: () => new Promise((resolve) => hangsUp.close(() => resolve())),
+  };
+}
+
 /** The use cases' deps over an in-memory Redis, with the Graph API at `graphUrl` (the simulator's). */
 export function cloudFixture(graphUrl: string) {
   const redis = new MemoryRedis();
   // The session record's writers are a script: faked (test-support's MemorySessions).
   const sessions = new MemorySessions();
   const cloudDevices = new CloudDeviceStore(redis.client, Encryption.fromEnv(), sessions);
-  const graph = new GraphClient({
-    baseUrl: graphUrl,
-    allowList: parseAllowedPrivateHosts('127.0.0.1'),
-    timeoutMs: 5000,
-  });
+  const graph = graphAt(graphUrl);
   const d: CloudDeps = { redis: redis.client, cloudDevices, graph };
   return { redis, sessions, cloudDevices, graph, d };
 }

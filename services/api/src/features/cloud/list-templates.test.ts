@@ -1,7 +1,4 @@
-import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { GraphClient } from '@mgw/cloud';
-import { parseAllowedPrivateHosts } from '@mgw/common';
 import { startCloudSim, type CloudSimHandle } from '@mgw/cloud-sim';
 import { keys } from '@mgw/contracts';
 import { TemplateCatalog } from '../cloud-send/index.js';
@@ -11,6 +8,7 @@ import {
   inputFor,
   cloudFixture,
   SIM_NUMBERS,
+  unreachableGraph,
   type CloudFixture,
 } from './cloud-fixture.js';
 import { listTemplates } from './list-templates.js';
@@ -123,15 +121,9 @@ describe('cloud: listTemplates — GET /cloud/templates (in-memory Redis, the Cl
   it('When the Graph API cannot be reached, then with nothing kept it is unreachable, and with a list kept that list is answered', async () => {
     expect((await listTemplates(deps, 'dev-a', all, 0)).ok).to.equal(true);
     await f.cloudDevices.set('dev-b', inputFor(OTHER_NUMBER));
-    const hangsUp = net.createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
+    const nowhere = await unreachableGraph();
     try {
-      const nowhere = new GraphClient({
-        baseUrl: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`,
-        allowList: parseAllowedPrivateHosts('127.0.0.1'),
-        timeoutMs: 2000,
-      });
-      const cut = { ...deps, templates: new TemplateCatalog(f.redis.client, nowhere) };
+      const cut = { ...deps, templates: new TemplateCatalog(f.redis.client, nowhere.graph) };
       expect(await listTemplates(cut, 'dev-b', all)).to.deep.equal({
         ok: false,
         reason: 'graph_unreachable',
@@ -140,7 +132,7 @@ describe('cloud: listTemplates — GET /cloud/templates (in-memory Redis, the Cl
       expect(kept).to.deep.include({ ok: true });
       expect((kept as { data: { fetchedAt: string } }).data.fetchedAt).to.equal(new Date(0).toISOString());
     } finally {
-      await new Promise((resolve) => hangsUp.close(resolve));
+      await nowhere.close();
     }
   });
 });
