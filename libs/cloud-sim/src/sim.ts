@@ -88,9 +88,8 @@ export class CloudSim {
   readonly webhooks: WebhookDispatcher;
   private readonly pairRate: PairRate;
   private clockOffset = 0;
-  /** Where the simulator listens (index.ts sets it); media URLs use the origin asked by (graph-api.ts). */
+  /** Where it listens (index.ts); media URLs: `mediaOrigin` if set, else the origin asked by. */
   baseUrl = 'http://127.0.0.1';
-  /** Media URLs' origin when set (a test's other host), else the one asked by. */
   mediaOrigin: string | undefined;
 
   constructor(private readonly config: CloudSimConfig = {}) {
