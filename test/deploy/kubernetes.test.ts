@@ -536,6 +536,23 @@ describe('Kubernetes manifests (kustomize overlays and components)', () => {
     expect(cloud.graphUrl).to.equal('https://graph.facebook.com');
     expect(cloud.allowList.entries).to.be.empty;
     expect(find(objs, 'Ingress', 'api')).to.not.equal(undefined);
+    // The API reaches the Graph API (a cloud device's checks, templates, media): HTTPS to public
+    // addresses, never the cluster's private ranges.
+    const policies = objs.filter((o) => o.kind === 'NetworkPolicy').map((o) => specOf<NetworkPolicySpec>(o));
+    const publicHttps = (component: string) =>
+      policies
+        .filter((p) => p.policyTypes.includes('Egress') && matches(p.podSelector, { [COMPONENT]: component }))
+        .flatMap((p) => p.egress ?? [])
+        .filter((r) => (r.ports ?? []).some((port) => port.port === 443))
+        .flatMap((r) => r.to ?? [])
+        .map((t) => t.ipBlock as { cidr: string; except?: string[] } | undefined)
+        .filter((b) => b?.cidr === '0.0.0.0/0');
+    for (const component of ['api', 'sender']) {
+      const blocks = publicHttps(component);
+      expect(blocks, `${component} -> public 443`).to.have.length.greaterThan(0);
+      for (const b of blocks)
+        expect(b!.except, component).to.include.members(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']);
+    }
   });
 
   it('When the sandbox overlay is rendered, then the simulator runs and the services are pointed at it and may reach it', () => {
