@@ -28,6 +28,7 @@ describe('createMcpServer: the tools call the routes of the server they came to 
     expect(tools.map((t) => t.name)).to.deep.equal([
       'send_message',
       'send_template',
+      'list_templates',
       'check_numbers',
       'resolve_username',
       'get_status',
@@ -68,6 +69,10 @@ describe('createMcpServer: the tools call the routes of the server they came to 
         components: [{ type: 'body', parameters: [{ type: 'text', text: '#1' }] }],
       },
     });
+    await client.callTool({
+      name: 'list_templates',
+      arguments: { name: 'order_update', status: 'APPROVED' },
+    });
     await client.callTool({ name: 'resolve_username', arguments: { username: 'alice.shop' } });
     await client.callTool({ name: 'mark_chat_read', arguments: { chatId: '15550001111' } });
     expect(api.heard.map((h) => [h.method, h.path, h.body, h.idempotencyKey])).to.deep.equal([
@@ -86,6 +91,7 @@ describe('createMcpServer: the tools call the routes of the server they came to 
         },
         undefined,
       ],
+      ['GET', '/api/messenger/v1/cloud/templates?name=order_update&status=APPROVED', undefined, undefined],
       ['POST', '/api/messenger/v1/contacts/username', { username: 'alice.shop' }, undefined],
       ['POST', '/api/messenger/v1/chats/15550001111/read', undefined, undefined],
     ]);

@@ -32,7 +32,7 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
     {
       instructions:
         'Tools of a WhatsApp gateway, acting on the device of the API token the MCP request carries. ' +
-        'Each tool is one route of the HTTP API (POST /send, POST /contacts/check, ' +
+        'Each tool is one route of the HTTP API (POST /send, GET /cloud/templates, POST /contacts/check, ' +
         'POST /contacts/username, GET /status, ' +
         'GET /messages, GET /messages/{id}, GET /chats, GET /chats/{chatId}/messages, ' +
         'POST /chats/{chatId}/read) with its rate limit and checks; a refusal is a tool error ' +
@@ -87,6 +87,19 @@ export function createMcpServer(caller: Caller, maxRecipients: number): McpServe
         json: { to, template: { name, language, ...(components ? { components } : {}) } },
         ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
       }),
+  );
+  server.registerTool(
+    'list_templates',
+    {
+      title: 'List the templates (Cloud API devices)',
+      description:
+        'The Cloud API number\u2019s templates (GET /cloud/templates): each one\u2019s name, language, ' +
+        'status (only APPROVED ones are sent), category, the parameters send_template must give its ' +
+        'header, body and buttons, and its text. A device linked by QR or code has none (404).',
+      inputSchema: schemas.listTemplates,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (args) => call('GET', `${API_BASE}/cloud/templates`, { query: queryOf(args) }),
   );
   server.registerTool(
     'check_numbers',

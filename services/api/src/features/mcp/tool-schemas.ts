@@ -94,6 +94,24 @@ export function toolSchemas(maxRecipients: number) {
         .describe('Its 4-digit key, for a username guarded by one'),
     },
     getStatus: {},
+    listTemplates: {
+      name: z
+        .string()
+        .regex(/^[a-z0-9_]+$/)
+        .max(TEMPLATE_LIMITS.name)
+        .optional()
+        .describe('Only the templates of this name'),
+      language: z
+        .string()
+        .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/)
+        .optional()
+        .describe('Only this language, e.g. en_US or ar'),
+      status: z
+        .string()
+        .regex(/^[A-Za-z_]{1,32}$/)
+        .optional()
+        .describe('Only this status as Meta names it, e.g. APPROVED (the only one sent)'),
+    },
     listMessages: {
       direction: z.enum(['outbound', 'inbound']).optional(),
       status: z.enum(MESSAGE_STATUSES).optional(),

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERRORS } from '@mgw/contracts';
+import { SANDBOX_NUMBER } from '@mgw/cloud-sim';
 import { useStack, waitFor } from '@mgw/testing';
 
 type Json = Record<string, unknown>;
@@ -17,7 +18,7 @@ type Json = Record<string, unknown>;
 describe('e2e: the MCP endpoint with the SDK client (real services, simulator)', function () {
   this.timeout(120_000);
   const SEND_LIMIT = 4;
-  const stack = useStack({ env: { RATE_LIMIT_SEND: String(SEND_LIMIT) } });
+  const stack = useStack({ cloud: true, env: { RATE_LIMIT_SEND: String(SEND_LIMIT) } });
   const account = '15550300001';
   const contacts = ['15550300002', '15550300003', '15550300004'];
   const offWhatsApp = '15550300009';
@@ -126,6 +127,67 @@ describe('e2e: the MCP endpoint with the SDK client (real services, simulator)',
     const unknown = await callTool('get_chat_messages', { chatId: '15550309999' });
     expect(unknown.isError).to.equal(true);
     expect(bodyOf(unknown)).to.deep.equal({ status: 404, success: false, error: 'Chat not found' });
+  });
+
+  it('When a Cloud API device lists its templates and sends one, then list_templates names what send_template must give, and the template reaches the Graph API; a linked device has none', async () => {
+    const cloudToken = await stack().createToken(`mcp-cloud-${Math.random().toString(36).slice(2, 7)}`);
+    await stack().configureSandboxCloud(cloudToken);
+    const cloudClient = new Client({ name: 'mcp-e2e-cloud', version: '1' });
+    await cloudClient.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack().apiUrl}/api/messenger/v1/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${cloudToken}` } },
+      }),
+    );
+    try {
+      const cloudTool = async (name: string, args: Json = {}) =>
+        (await cloudClient.callTool({ name, arguments: args })) as CallToolResult;
+      const listed = await cloudTool('list_templates', { name: 'order_update' });
+      expect(listed.isError, JSON.stringify(listed)).to.equal(undefined);
+      const templates = (listed.structuredContent as { data: { templates: Json[] } }).data.templates;
+      expect(templates).to.have.length(1);
+      expect(templates[0]).to.deep.include({
+        name: 'order_update',
+        language: 'en_US',
+        status: 'APPROVED',
+        parameters: { body: 1 },
+      });
+      expect((await stack().api('POST', '/connect', undefined, cloudToken)).body).to.deep.include({
+        status: 'connected',
+      });
+      expect((await cloudTool('get_status')).structuredContent).to.include({
+        status: 'connected',
+        engine: 'cloud',
+      });
+
+      const to = '15550300021';
+      const sent = await cloudTool('send_template', {
+        to,
+        name: 'order_update',
+        language: 'en_US',
+        components: [{ type: 'body', parameters: [{ type: 'text', text: '#77' }] }],
+      });
+      expect(sent.isError, JSON.stringify(sent)).to.equal(undefined);
+      await waitFor(
+        () =>
+          stack()
+            .cloud.sent(SANDBOX_NUMBER.id)
+            .some((m) => m.waId === to),
+        {
+          what: 'the template at the Graph API',
+        },
+      );
+      const [graph] = stack()
+        .cloud.sent(SANDBOX_NUMBER.id)
+        .filter((m) => m.waId === to);
+      expect(graph!.type).to.equal('template');
+      expect(JSON.stringify(graph!.request)).to.contain('#77');
+    } finally {
+      await cloudClient.close();
+    }
+
+    const linked = await callTool('list_templates');
+    expect(linked.isError).to.equal(true);
+    expect(bodyOf(linked)).to.include({ status: 404, success: false });
   });
 
   it('When sends pass the token\u2019s send rate limit, then send_message is a tool error with the contract\u2019s 429 and resetIn', async () => {

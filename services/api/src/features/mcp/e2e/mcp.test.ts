@@ -63,7 +63,7 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
   });
   after(async () => t.close());
 
-  it('When the tools are listed, then the ten are there with the contract limits in their schemas', async () => {
+  it('When the tools are listed, then the eleven are there with the contract limits in their schemas', async () => {
     const { tools } = await (await connect()).listTools();
     expect(tools.map((tool) => tool.name).sort()).to.deep.equal([
       'check_numbers',
@@ -72,6 +72,7 @@ describe('MCP endpoint (POST /api/messenger/v1/mcp)', () => {
       'get_status',
       'list_chats',
       'list_messages',
+      'list_templates',
       'mark_chat_read',
       'resolve_username',
       'send_message',
