@@ -7,7 +7,9 @@ import {
   MESSAGE_STATUSES,
   PHONE_PATTERN,
   STRING_LIMITS,
+  TEMPLATE_LANGUAGE_PATTERN,
   TEMPLATE_LIMITS,
+  TEMPLATE_NAME_PATTERN,
   USERNAME_LIMITS,
   USERNAME_PIN_PATTERN,
 } from '@mgw/contracts';
@@ -51,12 +53,12 @@ export function toolSchemas(maxRecipients: number) {
         .describe(`One recipient, or a list of at most ${maxRecipients} (one message each, a batch)`),
       name: z
         .string()
-        .regex(/^[a-z0-9_]+$/)
+        .regex(TEMPLATE_NAME_PATTERN)
         .max(TEMPLATE_LIMITS.name)
         .describe("An approved template of the Cloud API number's WhatsApp Business Account"),
       language: z
         .string()
-        .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/)
+        .regex(TEMPLATE_LANGUAGE_PATTERN)
         .describe('The template language as the WABA lists it, e.g. en_US or ar'),
       components: z
         .array(z.record(z.string(), z.unknown()))
@@ -97,19 +99,20 @@ export function toolSchemas(maxRecipients: number) {
     listTemplates: {
       name: z
         .string()
-        .regex(/^[a-z0-9_]+$/)
+        .regex(TEMPLATE_NAME_PATTERN)
         .max(TEMPLATE_LIMITS.name)
         .optional()
         .describe('Only the templates of this name'),
       language: z
         .string()
-        .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/)
+        .regex(TEMPLATE_LANGUAGE_PATTERN)
         .optional()
         .describe('Only this language, e.g. en_US or ar'),
       status: z
         .string()
-        .regex(/^[A-Za-z_]{1,32}$/)
+        .max(32)
         .optional()
+        // The route reads it in any letter case and judges it (TEMPLATE_STATUS_PATTERN).
         .describe('Only this status as Meta names it, e.g. APPROVED (the only one sent)'),
     },
     listMessages: {
